@@ -1,0 +1,6 @@
+import type { Command } from 'commander';
+
+/** Registers `keelson payload graph`. */
+export function registerPayloadGraphCommand(_payload: Command): void {
+  // filled by issue 2
+}

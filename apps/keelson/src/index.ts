@@ -1,0 +1,2 @@
+export { buildProgram, main } from './cli.js';
+export { CliError } from './errors.js';

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Adds up the vitest JSON reports of every workspace package (and the pack smoke test) and prints the
+// one closing line CI reads: `Tests: N passed, N failed, N skipped`. A package with a `test` script but
+// no report (its build or test run crashed) counts as one failed test. Exits 1 on any failure or none run.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const rows = [];
+
+for (const group of ['packages', 'apps', 'tooling']) {
+  const dir = join(root, group);
+  if (!existsSync(dir)) continue;
+  for (const name of readdirSync(dir).sort()) {
+    const pkgFile = join(dir, name, 'package.json');
+    if (!existsSync(pkgFile)) continue;
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
+    if (!pkg.scripts?.test) continue;
+    const report = join(dir, name, '.vitest', 'results.json');
+    if (!existsSync(report)) {
+      failed += 1;
+      rows.push(`${pkg.name}: no test report (build or test run failed)`);
+      continue;
+    }
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    const p = r.numPassedTests ?? 0;
+    const f = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+    const s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    passed += p;
+    failed += f;
+    skipped += s;
+    rows.push(`${pkg.name}: ${p} passed, ${f} failed, ${s} skipped`);
+  }
+}
+
+const smoke = join(root, '.keelson', 'pack-smoke.json');
+if (existsSync(smoke)) {
+  const r = JSON.parse(readFileSync(smoke, 'utf8'));
+  passed += r.passed;
+  failed += r.failed;
+  rows.push(`pack smoke: ${r.passed} passed, ${r.failed} failed`);
+}
+
+for (const row of rows) console.log(`  ${row}`);
+console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
