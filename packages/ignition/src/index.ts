@@ -1,3 +1,6 @@
-/** Placeholder: filled by its issue. */
-export const packageName = '@keelson/ignition';
-export const placeholder = true;
+/**
+ * @keelson/ignition — Ignition 2.2/3.x parse, validate, merge, translate (src/spec) and the MCO's
+ * MachineConfig rendering, hashing and diffing (src/machineconfig).
+ */
+export * from './spec/index.js';
+export * from './machineconfig/index.js';

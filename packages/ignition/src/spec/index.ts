@@ -1,0 +1,2 @@
+/** Ignition spec: filled by issue 3 (spec half). */
+export const ignitionSpecPlaceholder = true;
