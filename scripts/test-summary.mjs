@@ -29,6 +29,11 @@ for (const group of ['packages', 'apps', 'tooling']) {
     const p = r.numPassedTests ?? 0;
     const f = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
     const s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    if (r.success === false && f === 0) {
+      // the run failed without a failing test (no test files, an unhandled error, a crashed worker)
+      failed += 1;
+      rows.push(`${pkg.name}: test run failed outside any test (see its log above)`);
+    }
     passed += p;
     failed += f;
     skipped += s;
