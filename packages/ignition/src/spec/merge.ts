@@ -1,0 +1,273 @@
+import { IgnitionMergeError } from './errors.js';
+import { STRUCTS, itemKey, type FieldShape, type StructName } from './shape.js';
+import type { IgnitionConfigV3, JsonPath } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+/** One transcript mapping: the result field `to` came from `from` (tag `parent` or `child` first). */
+export interface MergeMapping {
+  from: JsonPath;
+  to: JsonPath;
+}
+
+/** Result of {@link mergeWithTranscript}. */
+export interface MergeResult {
+  result: IgnitionConfigV3;
+  transcript: MergeMapping[];
+}
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function asObj(v: unknown): Obj {
+  return isObj(v) ? v : {};
+}
+
+function asList(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isObj(v)) return Object.keys(v).length === 0;
+  return false;
+}
+
+/** Go zero value check for a non-pointer primitive. */
+function isZero(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || v === 0 || v === false;
+}
+
+function clone<T>(v: T): T {
+  return v === undefined ? v : (structuredClone(v) as T);
+}
+
+class Merger {
+  readonly transcript: MergeMapping[] = [];
+  constructor(private readonly record: boolean) {}
+
+  private add(from: JsonPath, to: JsonPath): void {
+    if (this.record) this.transcript.push({ from: [...from], to: [...to] });
+  }
+
+  /** Records every populated leaf of a subtree taken wholesale; returns whether anything was recorded. */
+  transcribe(from: JsonPath, to: JsonPath, value: unknown, shape: FieldShape | { kind: 'item'; item: StructName | 'string' }): boolean {
+    if (!this.record) return !isEmpty(value);
+    switch (shape.kind) {
+      case 'val':
+        if (isZero(value)) return false;
+        this.add(from, to);
+        return true;
+      case 'ptr':
+        if (value === undefined || value === null) return false;
+        this.add(from, to);
+        return true;
+      case 'struct':
+        return this.transcribeStruct(from, to, value, shape.struct, true);
+      case 'item':
+        if (shape.item === 'string') {
+          if (isZero(value)) return false;
+          this.add(from, to);
+          return true;
+        }
+        return this.transcribeStruct(from, to, value, shape.item, true);
+      case 'list': {
+        let any = false;
+        asList(value).forEach((item, i) => {
+          any = this.transcribe([...from, i], [...to, i], item, { kind: 'item', item: shape.item }) || any;
+        });
+        if (any) this.add(from, to);
+        return any;
+      }
+    }
+  }
+
+  private transcribeStruct(from: JsonPath, to: JsonPath, value: unknown, struct: StructName, visible: boolean): boolean {
+    const o = asObj(value);
+    let any = false;
+    for (const [name, shape] of STRUCTS[struct]) {
+      any = this.transcribe([...from, name], [...to, name], o[name], shape) || any;
+    }
+    if (any && visible) this.add(from, to);
+    return any;
+  }
+
+  /** Go's reflect IsZero for a struct value held as JSON. */
+  isZeroStruct(struct: StructName, v: unknown): boolean {
+    const o = asObj(v);
+    for (const [name, shape] of STRUCTS[struct]) {
+      const x = o[name];
+      switch (shape.kind) {
+        case 'val':
+          if (!isZero(x)) return false;
+          break;
+        case 'ptr':
+          if (x !== undefined && x !== null) return false;
+          break;
+        case 'struct':
+          if (!this.isZeroStruct(shape.struct, x)) return false;
+          break;
+        case 'list':
+          if (asList(x).length > 0) return false;
+      }
+    }
+    return true;
+  }
+
+  mergeStruct(struct: StructName, parent: Obj, child: Obj, pp: JsonPath, cp: JsonPath, rp: JsonPath): Obj {
+    const result: Obj = {};
+    const fields = STRUCTS[struct];
+    // Child list entries by handle + key (last one wins, as upstream's map does).
+    const childIndex = new Map<string, { list: string; index: number; item: unknown }>();
+    for (const [name, shape] of fields) {
+      if (shape.kind !== 'list' || shape.ignoreDups) continue;
+      const handle = shape.handle ?? name;
+      asList(child[name]).forEach((item, index) => {
+        childIndex.set(handle + '\u0000' + itemKey(shape.item, item), { list: name, index, item });
+      });
+    }
+    // Keys unknown to every 3.x version are carried over (child wins); validation reports them.
+    for (const k of Object.keys(parent)) if (!fields.some(([n]) => n === k)) result[k] = clone(parent[k]);
+    for (const k of Object.keys(child)) if (!fields.some(([n]) => n === k)) result[k] = clone(child[k]);
+
+    for (const [name, shape] of fields) {
+      const pv = parent[name];
+      const cv = child[name];
+      const pf = [...pp, name];
+      const cf = [...cp, name];
+      const rf = [...rp, name];
+      switch (shape.kind) {
+        case 'val':
+          if (cv !== undefined && cv !== null) result[name] = cv;
+          this.transcribe(cf, rf, cv, shape);
+          break;
+        case 'ptr':
+          if (cv === undefined || cv === null) {
+            if (pv !== undefined && pv !== null) result[name] = pv;
+            this.transcribe(pf, rf, pv, shape);
+          } else {
+            result[name] = cv;
+            this.transcribe(cf, rf, cv, shape);
+          }
+          break;
+        case 'struct': {
+          if (this.isZeroStruct(shape.struct, cv)) {
+            if (isObj(pv) && !this.isZeroStruct(shape.struct, pv)) result[name] = clone(pv);
+            else if (isObj(cv)) result[name] = clone(cv);
+            else if (isObj(pv)) result[name] = clone(pv);
+            this.transcribe(pf, rf, pv, shape);
+          } else if (this.isZeroStruct(shape.struct, pv)) {
+            result[name] = clone(cv);
+            this.transcribe(cf, rf, cv, shape);
+          } else {
+            result[name] = this.mergeStruct(shape.struct, asObj(pv), asObj(cv), pf, cf, rf);
+            this.add(pf, rf);
+            this.add(cf, rf);
+          }
+          break;
+        }
+        case 'list': {
+          const pl = asList(pv);
+          const cl = asList(cv);
+          if (pl.length + cl.length === 0) break;
+          const out: unknown[] = [];
+          const itemShape = { kind: 'item', item: shape.item } as const;
+          if (shape.ignoreDups) {
+            pl.forEach((item, i) => {
+              out.push(clone(item));
+              this.transcribe([...pf, i], [...rf, i], item, itemShape);
+            });
+            cl.forEach((item, i) => {
+              out.push(clone(item));
+              this.transcribe([...cf, i], [...rf, pl.length + i], item, itemShape);
+            });
+            if (pl.length > 0) this.add(pf, rf);
+            if (cl.length > 0) this.add(cf, rf);
+            result[name] = out;
+            break;
+          }
+          const handle = shape.handle ?? name;
+          const parentKeys = new Set(pl.map((item) => itemKey(shape.item, item)));
+          let fromParent = false;
+          let fromChild = false;
+          pl.forEach((pItem, i) => {
+            const key = itemKey(shape.item, pItem);
+            const hit = childIndex.get(handle + '\u0000' + key);
+            const rItem = [...rf, out.length];
+            if (hit) {
+              if (hit.list !== name) return; // same key in a sibling list of the same key space
+              const cItemPath = [...cf, hit.index];
+              fromParent = true;
+              fromChild = true;
+              if (shape.item === 'string') {
+                out.push(hit.item);
+                this.transcribe(cItemPath, rItem, hit.item, itemShape);
+              } else {
+                if (shape.item === 'HTTPHeader') {
+                  const v = asObj(hit.item)['value'];
+                  if (v === undefined || v === null) return; // header without value removes the parent's
+                }
+                out.push(this.mergeStruct(shape.item, asObj(pItem), asObj(hit.item), [...pf, i], cItemPath, rItem));
+                this.add([...pf, i], rItem);
+                this.add(cItemPath, rItem);
+              }
+            } else {
+              out.push(clone(pItem));
+              this.transcribe([...pf, i], rItem, pItem, itemShape);
+              fromParent = true;
+            }
+          });
+          cl.forEach((cItem, i) => {
+            if (parentKeys.has(itemKey(shape.item, cItem))) return;
+            const rItem = [...rf, out.length];
+            out.push(clone(cItem));
+            this.transcribe([...cf, i], rItem, cItem, itemShape);
+            fromChild = true;
+          });
+          if (fromParent) this.add(pf, rf);
+          if (fromChild) this.add(cf, rf);
+          result[name] = out;
+          break;
+        }
+      }
+    }
+    return result;
+  }
+}
+
+function checkInput(c: unknown, which: string): Obj {
+  if (!isObj(c)) throw new IgnitionMergeError(`${which} config must be a JSON object`, []);
+  const version = asObj(c['ignition'])['version'];
+  if (typeof version === 'string' && version.startsWith('2.')) {
+    throw new IgnitionMergeError(
+      `${which} config is spec ${version}: merge works on spec 3.x configs; translate it to 3.x first`,
+      ['ignition', 'version'],
+    );
+  }
+  return c;
+}
+
+/**
+ * Merges `child` onto `parent` with coreos/ignition `config/merge` semantics: structs merge field by
+ * field; value fields take the child's value; optional fields take the child's value when set; keyed
+ * lists merge entries with the same key and append the rest; `storage.files/directories/links` share
+ * one `path` key space (a child entry replaces a parent entry of another kind); `append`, filesystem
+ * `options`/`mountOptions`, luks and raid `options` are plainly concatenated; an HTTP header without a
+ * value in the child deletes the parent's header. Inputs are not modified.
+ */
+export function merge(parent: IgnitionConfigV3, child: IgnitionConfigV3): IgnitionConfigV3 {
+  const p = checkInput(parent, 'parent');
+  const c = checkInput(child, 'child');
+  return new Merger(false).mergeStruct('Config', p, c, ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+}
+
+/** Like {@link merge}, also returning upstream's transcript (which input each result field came from). */
+export function mergeWithTranscript(parent: IgnitionConfigV3, child: IgnitionConfigV3): MergeResult {
+  const p = checkInput(parent, 'parent');
+  const c = checkInput(child, 'child');
+  const m = new Merger(true);
+  const result = m.mergeStruct('Config', p, c, ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+  return { result, transcript: m.transcript };
+}
