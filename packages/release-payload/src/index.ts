@@ -1,3 +1,39 @@
-/** Placeholder: filled by its issue. */
-export const packageName = '@keelson/release-payload';
-export const placeholder = true;
+/**
+ * @keelson/release-payload — read, filter, verify and diff OpenShift release payloads.
+ * @packageDocumentation
+ */
+export { PayloadError, PayloadIntegrityError, TemplateError, UnsafeArchiveError } from './errors.js';
+export type { PayloadIssue, PayloadErrorCode } from './errors.js';
+export { Fnv1Hash64, versionHash, base64UrlPadded } from './hash.js';
+export { parseManifestFile, splitApiVersion, manifestId } from './parse.js';
+export type { Manifest, GroupVersionKind, KubeObject, PayloadDir } from './parse.js';
+export { parseReleaseMetadata, parseImageReferences, imagesFromReferences } from './metadata.js';
+export type { ReleaseMetadata, ImageReferences, ImageTag } from './metadata.js';
+export { renderTemplate } from './template.js';
+export type { RenderConfig } from './template.js';
+export { loadPayloadFromFiles, manifestHash, compareNames, DEFAULT_CLUSTER_PROFILE } from './payload.js';
+export type { ReleasePayload, PayloadFiles, PayloadImageInfo, LoadOptions } from './payload.js';
+export { readPayloadDirectory } from './dir.js';
+export {
+  filterManifests,
+  includeManifest,
+  implicitlyEnabledCapabilities,
+  clusterCapabilities,
+  manifestCapabilities,
+  KNOWN_CAPABILITIES,
+  KNOWN_FEATURE_SETS,
+  BASELINE_CAPABILITY_SETS,
+  DELETE_ANNOTATION,
+} from './filter.js';
+export type {
+  ClusterFacts,
+  CapabilitiesStatus,
+  CapabilitiesSpec,
+  ComponentOverride,
+  ExclusionRule,
+  ExclusionReason,
+  ExcludedManifest,
+  FilterResult,
+} from './filter.js';
+export { openPayload } from './open.js';
+export type { OpenOptions } from './open.js';

@@ -1,0 +1,84 @@
+/**
+ * Serialises a plain JSON-compatible value exactly as Go's `encoding/json.Marshal` does for `map[string]interface{}`
+ * trees: object keys sorted by byte order, HTML-sensitive characters escaped (`<`, `>`, `&`, U+2028, U+2029).
+ * The CVO keeps this form as the raw bytes of manifests read from YAML, so hashes match upstream.
+ */
+export function goJsonMarshal(value: unknown): string {
+  const parts: string[] = [];
+  write(value, parts);
+  return parts.join('');
+}
+
+const ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001f<>&\u2028\u2029]/g;
+
+function quote(s: string): string {
+  return (
+    '"' +
+    s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) +
+    '"'
+  );
+}
+
+function compareBytes(a: string, b: string): number {
+  // Go sorts map keys by byte order of their UTF-8 encoding; for BMP-only strings code-unit order matches
+  // except for surrogates, which we handle via Buffer comparison when needed.
+  if (a === b) return 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) {
+      if (ca < 0x80 && cb < 0x80) return ca - cb;
+      return Buffer.compare(Buffer.from(a), Buffer.from(b));
+    }
+  }
+  return a.length - b.length;
+}
+
+function write(v: unknown, out: string[]): void {
+  if (v === null || v === undefined) {
+    out.push('null');
+  } else if (typeof v === 'string') {
+    out.push(quote(v));
+  } else if (typeof v === 'number') {
+    out.push(Number.isFinite(v) ? String(v) : 'null');
+  } else if (typeof v === 'bigint') {
+    out.push(v.toString());
+  } else if (typeof v === 'boolean') {
+    out.push(v ? 'true' : 'false');
+  } else if (Array.isArray(v)) {
+    out.push('[');
+    v.forEach((item, i) => {
+      if (i > 0) out.push(',');
+      write(item, out);
+    });
+    out.push(']');
+  } else if (typeof v === 'object') {
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj).sort(compareBytes);
+    out.push('{');
+    keys.forEach((k, i) => {
+      if (i > 0) out.push(',');
+      out.push(quote(k), ':');
+      write(obj[k], out);
+    });
+    out.push('}');
+  } else {
+    out.push(quote(String(v)));
+  }
+}
