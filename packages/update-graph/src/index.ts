@@ -1,3 +1,40 @@
-/** Placeholder: filled by its issue. */
-export const packageName = '@keelson/update-graph';
-export const placeholder = true;
+/**
+ * @keelson/update-graph: Cincinnati / OpenShift Update Service client, upgrade path planner and graph server.
+ * @packageDocumentation
+ */
+export * from './errors.js';
+export { parseSemver, isSemver, formatSemver, compareSemver, compareVersionStrings, type SemVer } from './semver.js';
+export {
+  Graph,
+  parseGraphNode,
+  type GraphNode,
+  type ClusterCondition,
+  type ConditionalUpdateRisk,
+  type ConditionalEdge,
+  type ConditionalEdgeGroup,
+  type GraphDocument,
+  type GraphDialect,
+  type GraphParseOptions,
+} from './graph.js';
+export { availableUpdates, parseReleaseMetadata, nodeToRelease, type Release, type ConditionalUpdate, type AvailableUpdates, type AvailableUpdatesOptions } from './updates.js';
+export { UpdateGraphClient, buildGraphUrl, type UpdateGraphClientOptions, type FetchUpdatesParams, type FetchUpdatesResult, type FcosGraphParams } from './client.js';
+export { type HttpTransportOptions } from './http.js';
+export {
+  ConditionRegistry,
+  alwaysCondition,
+  validatePromQLRule,
+  defaultConditionRegistry,
+  PromQLCondition,
+  CachedCondition,
+  recommendedCondition,
+  evaluateConditionalUpdates,
+  createRiskRegistry,
+  aggregateMessages,
+  type ConditionType,
+  type PromQLOptions,
+  type CacheOptions,
+  type Condition,
+  type EvaluatedConditionalUpdate,
+  type RiskEvaluationResult,
+  type EvaluateOptions,
+} from './risk.js';

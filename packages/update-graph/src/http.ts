@@ -1,0 +1,118 @@
+/**
+ * Small HTTP helper over undici: custom CA, HTTP(S) proxy via CONNECT, overall timeout,
+ * abort signal, response size limit.
+ */
+import { STATUS_CODES } from 'node:http';
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+
+/** TLS / proxy settings shared by the graph client and the PromQL client. */
+export interface HttpTransportOptions {
+  /** PEM CA bundle (string or bytes) trusted instead of the system roots. */
+  readonly ca?: string | Buffer;
+  /** HTTP proxy URL (`http://host:port`); HTTPS targets are tunnelled with CONNECT. */
+  readonly proxy?: string;
+  /** Hosts that bypass the proxy (exact host names, `*` for all). */
+  readonly noProxy?: readonly string[];
+}
+
+/** Creates an undici dispatcher for these transport options. */
+export function createDispatcher(opts: HttpTransportOptions): Dispatcher {
+  const connect = opts.ca !== undefined ? { ca: opts.ca } : {};
+  if (opts.proxy !== undefined) {
+    return new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect });
+  }
+  return new Agent({ connect });
+}
+
+/** Result of {@link httpGet}. */
+export interface HttpResult {
+  readonly status: number;
+  /** Go-style status line: `500 Internal Server Error`. */
+  readonly statusLine: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
+/** Errors of {@link httpGet}: phase `request` (connect/headers) or `body`. */
+export class HttpFailure extends Error {
+  readonly phase: 'request' | 'body';
+  readonly kind: 'timeout' | 'aborted' | 'too-large' | 'network';
+  constructor(phase: 'request' | 'body', kind: 'timeout' | 'aborted' | 'too-large' | 'network', message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.phase = phase;
+    this.kind = kind;
+  }
+}
+
+/** GET with an overall deadline and a size limit. The body is only read when status is 200. */
+export async function httpGet(
+  url: URL,
+  options: { dispatcher: Dispatcher; headers: Record<string, string>; timeoutMs: number; maxBytes: number; signal?: AbortSignal | undefined; readBodyOnError?: boolean },
+): Promise<HttpResult> {
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort(new Error(`timeout after ${options.timeoutMs} ms`));
+  }, options.timeoutMs);
+  const onAbort = (): void => ctrl.abort(options.signal?.reason ?? new Error('aborted'));
+  if (options.signal) {
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const kindOf = (): 'timeout' | 'aborted' | 'network' => (timedOut ? 'timeout' : options.signal?.aborted ? 'aborted' : 'network');
+  try {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, { method: 'GET', headers: options.headers, dispatcher: options.dispatcher, signal: ctrl.signal });
+    } catch (err) {
+      const kind = kindOf();
+      const why = kind === 'timeout' ? `context deadline exceeded (timeout after ${options.timeoutMs} ms)` : kind === 'aborted' ? 'context canceled' : describe(err);
+      throw new HttpFailure('request', kind, why, err);
+    }
+    const statusText = STATUS_CODES[res.statusCode] ?? '';
+    const statusLine = `${res.statusCode} ${statusText}`.trim();
+    if (res.statusCode !== 200 && !options.readBodyOnError) {
+      res.body.resume();
+      res.body.on('error', () => undefined);
+      return { status: res.statusCode, statusLine, headers: res.headers, body: Buffer.alloc(0) };
+    }
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > options.maxBytes) {
+      res.body.destroy();
+      throw new HttpFailure('body', 'too-large', `response body of ${declared} bytes exceeds the ${options.maxBytes}-byte limit`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        const b = chunk as Buffer;
+        size += b.length;
+        if (size > options.maxBytes) {
+          res.body.destroy();
+          throw new HttpFailure('body', 'too-large', `response body exceeds the ${options.maxBytes}-byte limit`);
+        }
+        chunks.push(b);
+      }
+    } catch (err) {
+      if (err instanceof HttpFailure) throw err;
+      const kind = kindOf();
+      const why = kind === 'timeout' ? `context deadline exceeded (Client.Timeout or context cancellation while reading body; timeout after ${options.timeoutMs} ms)` : kind === 'aborted' ? 'context canceled' : describe(err);
+      throw new HttpFailure('body', kind, why, err);
+    }
+    return { status: res.statusCode, statusLine, headers: res.headers, body: Buffer.concat(chunks) };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as { code?: unknown }).code;
+  let msg = err.message;
+  if (cause instanceof Error && !msg.includes(cause.message)) msg += `: ${cause.message}`;
+  if (typeof code === 'string' && !msg.includes(code)) msg += ` (${code})`;
+  return msg;
+}
