@@ -187,7 +187,7 @@ interface CacheEntry {
 
 /** Throttling settings of {@link CachedCondition} (CVO defaults for PromQL: 1 s, 1 h, 24 h). */
 export interface CacheOptions {
-  /** Minimum time between two evaluations of any query (ms). */
+  /** Minimum time between two evaluations of any query (ms); negative disables throttling. */
   readonly minBetweenMatchesMs?: number;
   /** Minimum time before the same query is re-evaluated (ms). */
   readonly minForConditionMs?: number;
