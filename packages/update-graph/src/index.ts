@@ -38,3 +38,4 @@ export {
   type RiskEvaluationResult,
   type EvaluateOptions,
 } from './risk.js';
+export { planPath, PlanIndex, type PlannedHop, type UpdatePlan, type PlanOptions, type RiskDisposition } from './plan.js';
