@@ -1,0 +1,431 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, renameSync, existsSync } from 'node:fs';
+import { OstreeError } from './errors.js';
+import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
+import { parseOstreeImageReference } from './imageref.js';
+import { parseKernelCommandLine } from './kargs.js';
+import type { JsonObject, JsonValue } from './status.js';
+
+/** Persistent state of a {@link SimulatedRpmOstree}: deployments in the real `status --json` shape plus kargs. */
+export interface SimulatedState {
+  /** Deployment objects exactly as `status --json` prints them, boot order. */
+  deployments: JsonObject[];
+  /** Kernel arguments per deployment id. */
+  kargs: Record<string, string[]>;
+  /** Registered update driver, if any. */
+  updateDriver: { 'driver-name': string; 'driver-sd-unit': string } | null;
+}
+
+/** Options to create a fresh simulated host. */
+export interface SimulatedHostOptions {
+  readonly osname?: string;
+  /** Image the host booted (`ostree-unverified-registry:` reference is recorded). */
+  readonly osImageURL?: string;
+  readonly version?: string;
+  readonly kargs?: readonly string[];
+  /** Requested (layered) packages of the booted deployment. */
+  readonly requestedPackages?: readonly string[];
+  readonly requestedBaseRemovals?: readonly string[];
+  /** Version string reported by `rpm-ostree --version` (default 2024.3). */
+  readonly rpmOstreeVersion?: string;
+  /** Features listed by `--version` (default includes `container`). */
+  readonly features?: readonly string[];
+  /** Persist state to this JSON file after every change (and load it if it exists). */
+  readonly statePath?: string;
+}
+
+function sha(s: string): string {
+  return createHash('sha256').update(s).digest('hex');
+}
+
+function ok(stdout = ''): CommandResult {
+  return { exitCode: 0, signal: null, stdout, stderr: '', timedOut: false };
+}
+function failed(stderr: string, exitCode = 1): CommandResult {
+  return { exitCode, signal: null, stdout: '', stderr: `error: ${stderr}\n`, timedOut: false };
+}
+
+const strs = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/**
+ * An in-memory (optionally on-disk) rpm-ostree host. It implements {@link CommandRunner} and answers the
+ * `rpm-ostree` command lines the driver sends (status --json, --version, kargs, rebase, deploy, cleanup, override,
+ * update, finalize-deployment) by changing deployments kept in the real JSON shape; {@link SimulatedRpmOstree.reboot}
+ * models the reboot into the staged deployment. Used by the cluster simulator and `keelson rehearse`.
+ */
+export class SimulatedRpmOstree implements CommandRunner {
+  /** Current state (mutable; call {@link SimulatedRpmOstree.save} after editing by hand). */
+  state: SimulatedState;
+  /** Every command line received, for assertions. */
+  readonly log: string[][] = [];
+  readonly #statePath: string | undefined;
+  readonly #version: string;
+  readonly #features: readonly string[];
+  #busy = 0;
+  readonly #failures: { match: string; stderr: string; times: number }[] = [];
+  #clock = 1_700_000_000;
+
+  constructor(options: SimulatedHostOptions = {}) {
+    this.#statePath = options.statePath;
+    this.#version = options.rpmOstreeVersion ?? '2024.3';
+    this.#features = options.features ?? ['rust', 'compose', 'container', 'fedora-integration'];
+    if (options.statePath !== undefined && existsSync(options.statePath)) {
+      this.state = SimulatedRpmOstree.#load(options.statePath);
+      return;
+    }
+    const osname = options.osname ?? 'rhcos';
+    const image = options.osImageURL ?? 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + sha('initial').slice(0, 64);
+    const checksum = sha(`image:${image}`);
+    const d: JsonObject = this.#newDeployment(osname, checksum, 0, {
+      'container-image-reference': `ostree-unverified-registry:${image}`,
+      'container-image-reference-digest': `sha256:${sha(`digest:${image}`)}`,
+      version: options.version ?? '9.6.20250101-0',
+      'requested-packages': [...(options.requestedPackages ?? [])],
+      'requested-base-removals': [...(options.requestedBaseRemovals ?? [])],
+      booted: true,
+    });
+    this.state = {
+      deployments: [d],
+      kargs: { [d['id'] as string]: [...(options.kargs ?? ['rw', 'root=LABEL=root', 'ostree=/ostree/boot.1/' + osname])] },
+      updateDriver: null,
+    };
+    this.save();
+  }
+
+  static #load(path: string): SimulatedState {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new OstreeError('SIMULATION', `${path}: cannot read simulated host state (${(e as Error).message}); delete it to start fresh`);
+    }
+    const s = doc as Partial<SimulatedState>;
+    if (typeof doc !== 'object' || doc === null || !Array.isArray(s.deployments) || typeof s.kargs !== 'object' || s.kargs === null) {
+      throw new OstreeError('SIMULATION', `${path}: not a simulated host state (needs "deployments" and "kargs"); delete it to start fresh`);
+    }
+    return { deployments: s.deployments, kargs: s.kargs, updateDriver: s.updateDriver ?? null };
+  }
+
+  /** Writes the state file (atomic rename) when a `statePath` was given. */
+  save(): void {
+    if (this.#statePath === undefined) return;
+    const tmp = `${this.#statePath}.tmp-${process.pid}`;
+    writeFileSync(tmp, JSON.stringify(this.state, null, 2) + '\n');
+    renameSync(tmp, this.#statePath);
+  }
+
+  /** The next `n` mutating commands fail with a "Transaction in progress" error (another client holds the daemon). */
+  holdTransaction(n: number): void {
+    this.#busy = n;
+  }
+  /** The next `times` commands whose line contains `match` fail with `stderr`. */
+  failNext(match: string, stderr: string, times = 1): void {
+    this.#failures.push({ match, stderr, times });
+  }
+
+  #newDeployment(osname: string, checksum: string, serial: number, extra: JsonObject): JsonObject {
+    this.#clock += 60;
+    return {
+      id: `${osname}-${checksum}.${serial}`,
+      osname,
+      serial,
+      checksum,
+      timestamp: this.#clock,
+      booted: false,
+      staged: false,
+      pinned: false,
+      unlocked: 'none',
+      'regenerate-initramfs': false,
+      packages: [],
+      'requested-packages': [],
+      'requested-local-packages': [],
+      'requested-base-removals': [],
+      'base-removals': [],
+      'requested-base-local-replacements': [],
+      'base-local-replacements': [],
+      ...extra,
+    };
+  }
+
+  /** Returns the status document (`rpm-ostree status --json` shape). */
+  statusJson(): JsonObject {
+    const out: JsonObject = {
+      deployments: structuredClone(this.state.deployments),
+      transaction: null,
+      'cached-update': null,
+    };
+    if (this.state.updateDriver) out['update-driver'] = { ...this.state.updateDriver };
+    return out;
+  }
+
+  #booted(): JsonObject {
+    const b = this.state.deployments.find((d) => d['booted'] === true);
+    if (!b) throw new OstreeError('SIMULATION', 'simulated host has no booted deployment');
+    return b;
+  }
+
+  /** Base for a new change: the pending deployment if any (rpm-ostree stacks changes), else the booted one. */
+  #mergeBase(): JsonObject {
+    const first = this.state.deployments[0];
+    return first && first['booted'] !== true && first['staged'] === true ? first : this.#booted();
+  }
+
+  /** Creates (or replaces) the staged deployment derived from the merge base with `change` applied. */
+  #stage(change: (d: JsonObject) => void, kargsChange?: (k: string[]) => string[], lock = false): void {
+    const base = this.#mergeBase();
+    const next = structuredClone(base);
+    change(next);
+    const baseKargs = this.state.kargs[base['id'] as string] ?? [];
+    const kargs = kargsChange ? kargsChange([...baseKargs]) : [...baseKargs];
+    const layered = strs(next['requested-packages']).length > 0 || strs(next['requested-base-removals']).length > 0;
+    const baseChecksum = (next['base-checksum'] as string | undefined) ?? (base['base-checksum'] as string | undefined) ?? (base['checksum'] as string);
+    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${next['container-image-reference'] as string}`) : baseChecksum;
+    const pkgs = [...strs(next['requested-packages'])].sort().join(',');
+    const rem = [...strs(next['requested-base-removals'])].sort().join(',');
+    const checksum = layered ? sha(`layer:${imageBase}:${pkgs}:${rem}`) : imageBase;
+    const osname = next['osname'] as string;
+    this.state.deployments = this.state.deployments.filter((d) => d['staged'] !== true);
+    const serial = this.state.deployments.filter((d) => d['checksum'] === checksum).length;
+    const fresh = this.#newDeployment(osname, checksum, serial, {});
+    for (const [k, v] of Object.entries(next)) if (!['id', 'serial', 'checksum', 'timestamp', 'booted', 'staged', 'pinned', 'base-checksum', 'finalization-locked'].includes(k)) fresh[k] = v;
+    if (layered) fresh['base-checksum'] = imageBase;
+    fresh['staged'] = true;
+    if (lock) fresh['finalization-locked'] = true;
+    this.state.deployments.unshift(fresh);
+    this.state.kargs[fresh['id'] as string] = kargs;
+    this.#gcKargs();
+  }
+
+  #gcKargs(): void {
+    const ids = new Set(this.state.deployments.map((d) => d['id'] as string));
+    for (const id of Object.keys(this.state.kargs)) if (!ids.has(id)) delete this.state.kargs[id];
+  }
+
+  /**
+   * Reboots: a staged, unlocked deployment becomes booted and the old booted one the rollback (older unpinned
+   * ones are dropped, like ostree); a finalization-locked staged deployment is discarded. Returns the booted id.
+   */
+  reboot(): string {
+    const staged = this.state.deployments.find((d) => d['staged'] === true);
+    const booted = this.#booted();
+    if (staged && staged['finalization-locked'] !== true) {
+      const rest = this.state.deployments.filter((d) => d !== staged && d !== booted && d['pinned'] === true);
+      staged['staged'] = false;
+      delete staged['finalization-locked'];
+      staged['booted'] = true;
+      booted['booted'] = false;
+      this.state.deployments = [staged, booted, ...rest];
+    } else {
+      this.state.deployments = this.state.deployments.filter((d) => d !== staged);
+    }
+    this.#gcKargs();
+    this.save();
+    return this.#booted()['id'] as string;
+  }
+
+  /** Kernel arguments of the booted deployment. */
+  bootedKargs(): string[] {
+    return [...(this.state.kargs[this.#booted()['id'] as string] ?? [])];
+  }
+
+  async run(command: string, args: readonly string[], _options?: RunOptions): Promise<CommandResult> {
+    await Promise.resolve();
+    this.log.push([command, ...args]);
+    const line = args.join(' ');
+    const f = this.#failures.find((x) => x.times > 0 && line.includes(x.match));
+    if (f) {
+      f.times--;
+      return failed(f.stderr);
+    }
+    const sub = args[0] ?? '';
+    const readOnly = sub === 'status' || sub === '--version' || (sub === 'kargs' && args.length === 1);
+    if (!readOnly && this.#busy > 0) {
+      this.#busy--;
+      return failed('Transaction in progress: deploy (simulated other client)\n You can cancel the current transaction with `rpm-ostree cancel`');
+    }
+    try {
+      const r = this.#dispatch(args);
+      if (!readOnly) this.save();
+      return r;
+    } catch (e) {
+      if (e instanceof OstreeError && e.code === 'SIMULATION') return failed(e.message.replace(/^simulated: /, ''));
+      throw e;
+    }
+  }
+
+  #dispatch(args: readonly string[]): CommandResult {
+    const [sub, ...rest] = args;
+    const bad = (m: string): never => {
+      throw new OstreeError('SIMULATION', `simulated: ${m}`);
+    };
+    switch (sub) {
+      case '--version':
+        return ok(`rpm-ostree:\n Version: '${this.#version}'\n Git: simulated\n Features:\n${this.#features.map((f) => `  - ${f}\n`).join('')}`);
+      case 'status':
+        if (rest.includes('--json')) return ok(JSON.stringify(this.statusJson(), null, 2) + '\n');
+        return ok(
+          this.state.deployments
+            .map((d) => `${d['booted'] === true ? '●' : ' '} ${(d['container-image-reference'] as string | undefined) ?? (d['origin'] as string | undefined) ?? ''}\n    Version: ${(d['version'] as string | undefined) ?? ''}${d['staged'] === true ? ' (staged)' : ''}\n`)
+            .join('\n'),
+        );
+      case 'kargs':
+        return this.#kargs(rest, bad);
+      case 'rebase': {
+        const flags = rest.filter((a) => a.startsWith('--'));
+        const pos = rest.filter((a, i) => !a.startsWith('--') && !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'));
+        const ref = pos[0] ?? bad('rebase: missing reference');
+        let image: string;
+        try {
+          const parsed = parseOstreeImageReference(ref);
+          image = parsed.imgref.name;
+        } catch (e) {
+          return bad(`rebase: ${(e as Error).message}`);
+        }
+        if (!flags.includes('--experimental') && !flags.includes('--lock-finalization')) bad('rebase: container image references need --experimental');
+        this.#stage((d) => {
+          d['container-image-reference'] = ref;
+          d['container-image-reference-digest'] = `sha256:${sha(`digest:${image}`)}`;
+          delete d['origin'];
+          d['version'] = `sim-${sha(image).slice(0, 8)}`;
+          delete d['base-checksum'];
+        }, undefined, flags.includes('--lock-finalization'));
+        return ok(`Staging deployment...done\nRun "systemctl reboot" to start a reboot\n`);
+      }
+      case 'cleanup': {
+        if (rest.length === 0) bad('cleanup: at least one of -p -r -b -m is required');
+        const booted = this.#booted();
+        const bi = this.state.deployments.indexOf(booted);
+        if (rest.includes('-p')) this.state.deployments = this.state.deployments.filter((d, i) => !(i < bi && d['pinned'] !== true));
+        if (rest.includes('-r')) {
+          const nb = this.state.deployments.indexOf(booted);
+          this.state.deployments = this.state.deployments.filter((d, i) => !(i > nb && d['pinned'] !== true));
+        }
+        this.#gcKargs();
+        return ok();
+      }
+      case 'override': {
+        const mode = rest[0];
+        const pkgs: string[] = [];
+        const extra: string[] = [];
+        for (let i = 1; i < rest.length; i++) {
+          const a = rest[i] as string;
+          if (a === '--install' || a === '--uninstall') extra.push(rest[++i] ?? bad(`override: ${a} needs a package`));
+          else pkgs.push(a);
+        }
+        if (mode === 'remove') {
+          this.#stage((d) => {
+            d['requested-base-removals'] = [...new Set([...strs(d['requested-base-removals']), ...pkgs])];
+            d['requested-packages'] = [...new Set([...strs(d['requested-packages']), ...extra])];
+          });
+        } else if (mode === 'reset') {
+          this.#stage((d) => {
+            const removals = strs(d['requested-base-removals']);
+            for (const p of pkgs) if (!removals.includes(p)) bad(`override reset: no override for package "${p}"`);
+            d['requested-base-removals'] = removals.filter((p) => !pkgs.includes(p));
+            d['requested-packages'] = strs(d['requested-packages']).filter((p) => !extra.includes(p));
+          });
+        } else bad(`override: unknown mode ${JSON.stringify(mode)}`);
+        return ok();
+      }
+      case 'update': {
+        const install: string[] = [];
+        const uninstall: string[] = [];
+        for (let i = 0; i < rest.length; i++) {
+          const a = rest[i] as string;
+          if (a === '--install') install.push(rest[++i] ?? bad('update: --install needs a package'));
+          else if (a === '--uninstall') uninstall.push(rest[++i] ?? bad('update: --uninstall needs a package'));
+          else bad(`update: unsupported argument ${JSON.stringify(a)}`);
+        }
+        this.#stage((d) => {
+          const req = strs(d['requested-packages']);
+          for (const p of uninstall) if (!req.includes(p)) bad(`update: package "${p}" is not currently requested`);
+          d['requested-packages'] = [...req.filter((p) => !uninstall.includes(p)), ...install.filter((p) => !req.includes(p))];
+        });
+        return ok();
+      }
+      case 'deploy': {
+        const reg = rest.find((a) => a.startsWith('--register-driver='));
+        if (reg) {
+          const name = reg.slice('--register-driver='.length);
+          this.state.updateDriver = { 'driver-name': name, 'driver-sd-unit': `${name.toLowerCase()}.service` };
+        }
+        const rev = rest.find((a) => !a.startsWith('--'));
+        if (rev !== undefined && rev !== '') {
+          this.#stage((d) => {
+            if (rev.startsWith('sha256:')) d['container-image-reference-digest'] = rev;
+            else d['version'] = rev.replace(/^revision=/, '');
+          }, undefined, rest.includes('--lock-finalization'));
+        }
+        return ok();
+      }
+      case 'finalize-deployment': {
+        const staged = this.state.deployments.find((d) => d['staged'] === true) ?? bad('finalize-deployment: no staged deployment');
+        const want = rest.filter((a) => !a.startsWith('--'))[0];
+        if (!rest.includes('--allow-missing-checksum') && want !== staged['checksum'] && want !== staged['container-image-reference-digest']) {
+          bad(`finalize-deployment: expected staged checksum ${String(staged['checksum'])}, got ${String(want)}`);
+        }
+        delete staged['finalization-locked'];
+        this.reboot();
+        return ok();
+      }
+      default:
+        return bad(`unknown command ${JSON.stringify(sub)} (simulated rpm-ostree)`);
+    }
+  }
+
+  #kargs(rest: readonly string[], bad: (m: string) => never): CommandResult {
+    const mergeId = this.#mergeBase()['id'] as string;
+    const current = this.state.kargs[mergeId] ?? [];
+    if (rest.length === 0) return ok(current.join(' ') + '\n');
+    const edits = rest.filter((a) => a !== '--unchanged-exit-77');
+    const next = [...current];
+    const keyOf = (a: string): string => a.split('=')[0] as string;
+    for (const e of edits) {
+      const m = /^--(append|delete|delete-if-present|replace|append-if-missing)=(.*)$/s.exec(e);
+      if (!m) bad(`kargs: unsupported argument ${JSON.stringify(e)}`);
+      const [, op, val] = m as unknown as [string, string, string];
+      if (parseKernelCommandLine(val).length !== 1) bad(`kargs: ${JSON.stringify(val)} is not a single kernel argument`);
+      switch (op) {
+        case 'append':
+          next.push(val);
+          break;
+        case 'append-if-missing':
+          if (!next.includes(val)) next.push(val);
+          break;
+        case 'delete':
+        case 'delete-if-present': {
+          let i = next.indexOf(val);
+          if (i < 0 && !val.includes('=')) {
+            const same = next.flatMap((a, j) => (keyOf(a) === val ? [j] : []));
+            if (same.length > 1) bad(`kargs: multiple values for key "${val}" found`);
+            i = same[0] ?? -1;
+          }
+          if (i >= 0) next.splice(i, 1);
+          else if (op === 'delete') bad(`kargs: no karg "${val}" found`);
+          break;
+        }
+        case 'replace': {
+          const parts = val.split('=');
+          const key = parts[0] as string;
+          const idx = next.flatMap((a, j) => (keyOf(a) === key ? [j] : []));
+          if (idx.length === 0) bad(`kargs: no karg with key "${key}" found`);
+          if (parts.length >= 3) {
+            const oldv = `${key}=${parts[1] as string}`;
+            const j = next.indexOf(oldv);
+            if (j < 0) bad(`kargs: no karg "${oldv}" found`);
+            next[j] = `${key}=${parts.slice(2).join('=')}`;
+          } else {
+            if (idx.length > 1) bad(`kargs: multiple values for key "${key}" found`);
+            next[idx[0] as number] = val;
+          }
+          break;
+        }
+      }
+    }
+    if (next.length === current.length && next.every((v, i) => v === current[i])) {
+      return rest.includes('--unchanged-exit-77') ? { ...ok(), exitCode: 77 } : ok();
+    }
+    this.#stage(() => undefined, () => next);
+    return ok();
+  }
+}
