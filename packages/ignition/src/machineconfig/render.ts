@@ -1,0 +1,281 @@
+import { merge, type IgnitionConfigV3 } from '../spec/index.js';
+import { serializeIgnitionV35 } from './gojson.js';
+import { hashInputYAML, renderedName } from './hash.js';
+import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
+import {
+  type ControllerConfigInput,
+  MCO_ANNOTATIONS,
+  MCO_ROLE_LABEL,
+  type JsonObject,
+  type MachineConfig,
+  type MachineConfigSpec,
+} from './types.js';
+
+/** Kernel types the MCO accepts. */
+export const KERNEL_TYPES = ['', 'default', 'realtime', '64k-pages'] as const;
+
+/** Extension allow-list (extension → packages), as in the MCO daemon. */
+export const SUPPORTED_EXTENSIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'two-node-ha': ['pacemaker', 'pcs', 'fence-agents-all'],
+  ipsec: ['NetworkManager-libreswan', 'libreswan', 'openvswitch3.5-ipsec'],
+  usbguard: ['usbguard'],
+  kerberos: ['krb5-workstation', 'libkadm5'],
+  'kernel-devel': ['kernel-devel', 'kernel-headers'],
+  'sandboxed-containers': ['kata-containers'],
+  sysstat: ['sysstat'],
+});
+
+/** Error codes of {@link MachineConfigRenderError}. */
+export type RenderErrorCode =
+  | 'MC_NO_CONFIGS'
+  | 'MC_NO_LABELS'
+  | 'MC_INVALID_KERNEL_TYPE'
+  | 'MC_INVALID_IGNITION'
+  | 'MC_INVALID_MODE'
+  | 'MC_INVALID_EXTENSIONS'
+  | 'MC_STALE_GENERATED'
+  | 'MC_KERNEL_DEVEL'
+  | 'MC_OS_IMAGE_STREAM_CONFLICT'
+  | 'MC_HASH_YAML';
+
+/** A render failure; `message` is the MCO's error text, `machineConfig` names the MC at fault when known. */
+export class MachineConfigRenderError extends Error {
+  constructor(
+    readonly code: RenderErrorCode,
+    message: string,
+    /** Name of the MachineConfig at fault. */
+    readonly machineConfig?: string,
+    /** JSON path inside that MachineConfig. */
+    readonly path: (string | number)[] = [],
+  ) {
+    super(message);
+    this.name = 'MachineConfigRenderError';
+  }
+}
+
+/** The pool being rendered: its name, or the fields of the MachineConfigPool rendering reads. */
+export interface PoolRef {
+  name: string;
+  /** metadata.uid, written into the owner reference. */
+  uid?: string;
+  /** spec.osImageStream.name, if set. */
+  osImageStreamName?: string;
+}
+
+/** Input of {@link renderMachineConfigs}. */
+export interface RenderInput {
+  /** Pool name or reference. */
+  pool: string | PoolRef;
+  /** The MachineConfigs selected by the pool (any order). */
+  configs: readonly MachineConfig[];
+  /** ControllerConfig fields (cluster OS image defaults). */
+  controllerConfig?: ControllerConfigInput;
+  /**
+   * The running controller's version hash: MCs carrying a different non-empty generated-by-controller-version
+   * are refused. When omitted, the check is skipped and no generated-by annotation is written.
+   */
+  controllerVersion?: string;
+}
+
+/** Output of {@link renderMachineConfigs}. */
+export interface RenderResult {
+  /** `rendered-<pool>-<hash>`. */
+  name: string;
+  /** The rendered MachineConfig object (spec.config as a JSON object). */
+  machineConfig: MachineConfig;
+  /** Exact bytes of spec.config. */
+  configRaw: string;
+  /** The spec with `config` as its raw bytes (what the hash is computed over). */
+  spec: MachineConfigSpec & { config: string; kernelArguments: string[]; extensions: string[] };
+  /** Exact hash input (after the salt). */
+  hashInputYAML: string;
+  /** Names for the pool's spec.configuration.source, in merge order. */
+  source: string[];
+  /** True when the OS image differs from the cluster default. */
+  osImageURLOverridden: boolean;
+}
+
+const goOctal = (n: number): string => `0${n.toString(8)}`;
+
+function validateMachineConfig(mc: MachineConfig): JsonObject | undefined {
+  const name = mc.metadata.name;
+  const spec = mc.spec ?? {};
+  const kt = spec.kernelType ?? '';
+  if (!(KERNEL_TYPES as readonly string[]).includes(kt)) {
+    throw new MachineConfigRenderError('MC_INVALID_KERNEL_TYPE', `kernelType=${kt} is invalid`, name, ['spec', 'kernelType']);
+  }
+  if (spec.config === undefined || spec.config === null) return undefined;
+  let ign: Record<string, unknown>;
+  try {
+    ign = parseMachineConfigIgnition(spec.config as JsonObject | string);
+  } catch (err) {
+    if (err instanceof MachineConfigIgnitionError) {
+      throw new MachineConfigRenderError('MC_INVALID_IGNITION', err.message, name, ['spec', 'config', ...err.path]);
+    }
+    throw err;
+  }
+  const files = ((ign['storage'] as Record<string, unknown> | undefined)?.['files'] ?? []) as Record<string, unknown>[];
+  files.forEach((f, i) => {
+    const mode = f['mode'];
+    if (typeof mode === 'number' && mode > 0o777) {
+      throw new MachineConfigRenderError(
+        'MC_INVALID_MODE',
+        `invalid mode ${goOctal(mode)} for ${String(f['path'])}, cannot exceed 0777`,
+        name,
+        ['spec', 'config', 'storage', 'files', i, 'mode'],
+      );
+    }
+  });
+  const exts = spec.extensions ?? [];
+  if (exts.length > 0) {
+    const bad = exts.filter((e) => !Object.hasOwn(SUPPORTED_EXTENSIONS, e));
+    if (bad.length > 0) {
+      throw new MachineConfigRenderError('MC_INVALID_EXTENSIONS', `invalid extensions found: [${bad.join(' ')}]`, name, ['spec', 'extensions']);
+    }
+  }
+  return ign as JsonObject;
+}
+
+const byName = (a: MachineConfig, b: MachineConfig): number =>
+  a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+
+type Obj = Record<string, unknown>;
+
+function filesOf(c: Obj): Obj[] {
+  const storage = c['storage'] as Obj | undefined;
+  return (storage?.['files'] as Obj[] | undefined) ?? [];
+}
+
+/**
+ * Renders a pool's MachineConfigs into the rendered MachineConfig exactly as the MCO render controller does
+ * (generateRenderedMachineConfig + MergeMachineConfigs + getMachineConfigHashedName).
+ * @throws MachineConfigRenderError with the MCO's error text.
+ */
+export function renderMachineConfigs(input: RenderInput): RenderResult {
+  const pool: PoolRef = typeof input.pool === 'string' ? { name: input.pool } : input.pool;
+  const cc = input.controllerConfig ?? {};
+  if (input.configs.length === 0) {
+    throw new MachineConfigRenderError('MC_NO_CONFIGS', `no MachineConfigs found for pool ${pool.name}`);
+  }
+  const sorted = [...input.configs].sort(byName);
+  const parsed = new Map<MachineConfig, JsonObject | undefined>();
+  for (const mc of sorted) parsed.set(mc, validateMachineConfig(mc));
+  if (input.controllerVersion !== undefined) {
+    for (const mc of sorted) {
+      const v = mc.metadata.annotations?.[MCO_ANNOTATIONS.generatedByControllerVersion];
+      if (v !== undefined && v !== '' && v !== input.controllerVersion) {
+        throw new MachineConfigRenderError(
+          'MC_STALE_GENERATED',
+          `ignoring MC ${mc.metadata.name} generated by older version ${v} (my version: ${input.controllerVersion})`,
+          mc.metadata.name,
+          ['metadata', 'annotations', MCO_ANNOTATIONS.generatedByControllerVersion],
+        );
+      }
+    }
+  }
+  for (const mc of sorted) {
+    if (!mc.metadata.labels || Object.keys(mc.metadata.labels).length === 0) {
+      throw new MachineConfigRenderError('MC_NO_LABELS', `cannot find label in MachineConfig ${mc.metadata.name}`, mc.metadata.name, ['metadata', 'labels']);
+    }
+  }
+  const ordered = [
+    ...sorted.filter((mc) => mc.metadata.labels?.[MCO_ROLE_LABEL] === 'worker'),
+    ...sorted.filter((mc) => mc.metadata.labels?.[MCO_ROLE_LABEL] !== 'worker'),
+  ];
+
+  // Ignition merge
+  const first = ordered[0] as MachineConfig;
+  let merged: Obj = (parsed.get(first) as Obj | undefined) ?? { ignition: { version: '3.5.0' } };
+  for (const mc of ordered.slice(1)) {
+    const child = parsed.get(mc) as Obj | undefined;
+    if (child === undefined) continue;
+    const c = structuredClone(child);
+    for (const f of filesOf(c)) {
+      const contents = (f['contents'] ?? {}) as Obj;
+      if (contents['compression'] === undefined || contents['compression'] === null) {
+        f['contents'] = { ...contents, compression: '' };
+      }
+    }
+    merged = merge(merged as IgnitionConfigV3, c as IgnitionConfigV3) as Obj;
+    for (const f of filesOf(merged)) {
+      const contents = f['contents'] as Obj | undefined;
+      if (contents && contents['compression'] === '') {
+        const { compression: _drop, ...rest } = contents;
+        f['contents'] = rest;
+      }
+    }
+  }
+  for (const f of filesOf(merged)) if (f['overwrite'] === undefined || f['overwrite'] === null) f['overwrite'] = true;
+  const configRaw = serializeIgnitionV35(merged);
+
+  // non-Ignition fields
+  let fips = false;
+  let kernelType = 'default';
+  const kernelArguments: string[] = [];
+  const extensions: string[] = [];
+  let osImageURL = cc.baseOSContainerImage ?? '';
+  let baseOSExtensionsContainerImage = cc.baseOSExtensionsContainerImage ?? '';
+  for (const mc of ordered) {
+    const s = mc.spec ?? {};
+    if (s.fips === true) fips = true;
+    if (s.kernelType === 'realtime' || s.kernelType === '64k-pages') kernelType = s.kernelType;
+    kernelArguments.push(...(s.kernelArguments ?? []));
+    extensions.push(...(s.extensions ?? []));
+    const generated = mc.metadata.annotations?.[MCO_ANNOTATIONS.generatedByControllerVersion];
+    if (generated === undefined || generated === '') {
+      if (s.osImageURL) osImageURL = s.osImageURL;
+      if (s.baseOSExtensionsContainerImage) baseOSExtensionsContainerImage = s.baseOSExtensionsContainerImage;
+    }
+  }
+  if (kernelType !== 'default' && extensions.includes('kernel-devel')) {
+    throw new MachineConfigRenderError('MC_KERNEL_DEVEL', `installing kernel-devel extension is not supported with kernelType: ${kernelType}`);
+  }
+  const spec = { osImageURL, baseOSExtensionsContainerImage, config: configRaw, kernelArguments, extensions, fips, kernelType };
+  const osImageURLOverridden = osImageURL !== (cc.baseOSContainerImage ?? '');
+  if (osImageURLOverridden && pool.osImageStreamName) {
+    throw new MachineConfigRenderError(
+      'MC_OS_IMAGE_STREAM_CONFLICT',
+      'cannot override MachineConfig osImageURL and set MachineConfigPool spec.osImageStream.name simultaneously',
+    );
+  }
+  let yaml: string;
+  let name: string;
+  try {
+    yaml = hashInputYAML(spec);
+    name = renderedName(pool.name, spec);
+  } catch (err) {
+    throw new MachineConfigRenderError('MC_HASH_YAML', (err as Error).message);
+  }
+  const annotations: Record<string, string> = {};
+  if (input.controllerVersion !== undefined) annotations[MCO_ANNOTATIONS.generatedByControllerVersion] = input.controllerVersion;
+  if (cc.releaseImageVersion !== undefined) annotations[MCO_ANNOTATIONS.releaseImageVersion] = cc.releaseImageVersion;
+  if (osImageURLOverridden) annotations[MCO_ANNOTATIONS.osImageURLOverridden] = 'true';
+  const machineConfig: MachineConfig = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: {
+      name,
+      annotations,
+      ownerReferences: [
+        {
+          apiVersion: 'machineconfiguration.openshift.io/v1',
+          kind: 'MachineConfigPool',
+          name: pool.name,
+          uid: pool.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: { ...spec, config: JSON.parse(configRaw) as JsonObject },
+  };
+  return {
+    name,
+    machineConfig,
+    configRaw,
+    spec,
+    hashInputYAML: yaml,
+    source: ordered.map((mc) => mc.metadata.name),
+    osImageURLOverridden,
+  };
+}

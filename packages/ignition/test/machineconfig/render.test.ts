@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MachineConfigRenderError, renderMachineConfigs } from '../../src/machineconfig/render.js';
+import type { MachineConfig } from '../../src/machineconfig/types.js';
+import { vectorsFor } from './vectors.js';
+
+interface VectorMC {
+  name: string;
+  labels?: Record<string, string> | null;
+  annotations?: Record<string, string> | null;
+  spec: {
+    configRaw?: string;
+    osImageURL?: string;
+    baseOSExtensionsContainerImage?: string;
+    kernelArguments?: string[] | null;
+    extensions?: string[] | null;
+    fips?: boolean;
+    kernelType?: string;
+  };
+}
+
+export function toMachineConfig(v: VectorMC): MachineConfig {
+  const { configRaw, ...spec } = v.spec;
+  return {
+    metadata: { name: v.name, labels: v.labels ?? null, annotations: v.annotations ?? null },
+    spec: configRaw === undefined ? spec : { ...spec, config: configRaw },
+  };
+}
+
+describe('renderMachineConfigs: render.* vectors', () => {
+  const vs = vectorsFor('render.generateRenderedMachineConfig');
+  it('has the 28 vectors', () => expect(vs.length).toBe(28));
+  for (const v of vs) {
+    it(v.name, () => {
+      const input = v.input as { pool: string; controllerConfig: Record<string, string>; controllerVersionHash?: string; configs: VectorMC[] };
+      const run = () =>
+        renderMachineConfigs({
+          pool: input.pool,
+          configs: input.configs.map(toMachineConfig),
+          controllerConfig: input.controllerConfig,
+          ...(input.controllerVersionHash !== undefined ? { controllerVersion: input.controllerVersionHash } : {}),
+        });
+      if (typeof v.expected['error'] === 'string') {
+        let err: unknown;
+        try {
+          run();
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(MachineConfigRenderError);
+        expect((err as Error).message).toBe(v.expected['error']);
+        return;
+      }
+      const r = run();
+      const exp = v.expected as { renderedName: string; poolSpecConfigurationSource: string[]; spec: Record<string, unknown>; hashInputYAML?: string };
+      const { configRaw, ...rest } = exp.spec;
+      expect(r.configRaw).toBe(configRaw);
+      expect({ ...r.spec, config: undefined }).toEqual({ ...rest, config: undefined });
+      if (exp.hashInputYAML !== undefined) expect(r.hashInputYAML).toBe(exp.hashInputYAML);
+      expect(r.name).toBe(exp.renderedName);
+      expect(r.source).toEqual(exp.poolSpecConfigurationSource);
+      expect(r.machineConfig.metadata.name).toBe(exp.renderedName);
+      expect(r.machineConfig.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'MachineConfigPool', name: input.pool, controller: true, blockOwnerDeletion: true });
+    });
+  }
+});
