@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    globalSetup: ['test/global-setup.ts'],
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },
