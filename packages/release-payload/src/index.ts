@@ -37,3 +37,20 @@ export type {
 } from './filter.js';
 export { openPayload } from './open.js';
 export type { OpenOptions } from './open.js';
+export { LayerTree, applyLayerBuffers, cleanEntryName, autoDecompress, KEPT_DIRS } from './layers.js';
+export type { ExtractLimits } from './layers.js';
+export {
+  readOciLayout,
+  readImageArchive,
+  readImage,
+  unpackArchive,
+  writePayloadFiles,
+  selectPlatform,
+  defaultArchitecture,
+  layoutBlobReader,
+  sha256,
+  MEDIA_TYPES,
+} from './oci.js';
+export type { Descriptor, PlatformSelector, BlobReader, ImagePayload } from './oci.js';
+export { RegistryClient, parseImageReference, readRegistryImage } from './registry.js';
+export type { RegistryOptions, ImageReference } from './registry.js';

@@ -1,0 +1,302 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PayloadError, UnsafeArchiveError } from './errors.js';
+import { MEDIA_TYPES, assertDigest, readImage, sha256, type BlobReader, type Descriptor, type ImagePayload, type PlatformSelector } from './oci.js';
+import type { ExtractLimits } from './layers.js';
+
+/** Options for registry access. */
+export interface RegistryOptions {
+  /** docker `config.json` / pull secret with `auths`; default `$REGISTRY_AUTH_FILE`, `$DOCKER_CONFIG/config.json`, `~/.docker/config.json`. */
+  authFile?: string;
+  /** Content-addressed blob cache directory; default `$XDG_CACHE_HOME/keelson/blobs` (or `~/.cache/keelson/blobs`). */
+  cacheDir?: string;
+  /** Use plain HTTP (always true for `localhost` and `127.0.0.1`). */
+  plainHttp?: boolean;
+  /** Attempts per request on network errors, 429 and 5xx (default 3). */
+  retries?: number;
+}
+
+/** A parsed image reference. */
+export interface ImageReference {
+  registry: string;
+  repository: string;
+  tag?: string;
+  digest?: string;
+}
+
+/** Parses `host[:port]/repo[:tag][@sha256:…]`; Docker Hub short names are expanded. */
+export function parseImageReference(ref: string): ImageReference {
+  let rest = ref.replace(/^docker:\/\//, '');
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = assertDigest(rest.slice(at + 1), `image reference ${ref}`);
+    rest = rest.slice(0, at);
+  }
+  let tag: string | undefined;
+  const slash = rest.lastIndexOf('/');
+  const colon = rest.lastIndexOf(':');
+  if (colon > slash) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  const first = rest.split('/')[0]!;
+  let registry = 'docker.io';
+  let repository = rest;
+  if (rest.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')) {
+    registry = first;
+    repository = rest.slice(first.length + 1);
+  } else if (!rest.includes('/')) {
+    repository = `library/${rest}`;
+  }
+  if (!/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(repository)) {
+    throw new PayloadError('RegistryError', `invalid repository name ${JSON.stringify(repository)} in ${ref}`, ref);
+  }
+  if (tag !== undefined && !/^[\w][\w.-]{0,127}$/.test(tag)) throw new PayloadError('RegistryError', `invalid tag ${JSON.stringify(tag)} in ${ref}`, ref);
+  const out: ImageReference = { registry, repository };
+  if (tag !== undefined) out.tag = tag;
+  if (digest !== undefined) out.digest = digest;
+  if (!tag && !digest) out.tag = 'latest';
+  return out;
+}
+
+interface Creds {
+  username: string;
+  password: string;
+}
+
+async function loadCredentials(registry: string, authFile?: string): Promise<Creds | undefined> {
+  const candidates = authFile
+    ? [authFile]
+    : [process.env['REGISTRY_AUTH_FILE'], process.env['DOCKER_CONFIG'] ? join(process.env['DOCKER_CONFIG'], 'config.json') : undefined, join(homedir(), '.docker', 'config.json')].filter(
+        (x): x is string => !!x,
+      );
+  for (const file of candidates) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await readFile(file, 'utf8'));
+    } catch (e) {
+      if (authFile) throw new PayloadError('RegistryError', `cannot read auth file ${file}: ${(e as Error).message}`, file);
+      continue;
+    }
+    const auths = (doc as { auths?: Record<string, { auth?: string; username?: string; password?: string }> }).auths ?? {};
+    const keys = registry === 'docker.io' ? ['docker.io', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io'] : [registry, `https://${registry}`, `http://${registry}`];
+    for (const k of keys) {
+      const a = auths[k];
+      if (!a) continue;
+      if (a.auth) {
+        const dec = Buffer.from(a.auth, 'base64').toString('utf8');
+        const i = dec.indexOf(':');
+        if (i > 0) return { username: dec.slice(0, i), password: dec.slice(i + 1) };
+      }
+      if (a.username && a.password) return { username: a.username, password: a.password };
+    }
+  }
+  return undefined;
+}
+
+function parseChallenge(h: string): { scheme: string; params: Record<string, string> } {
+  const sp = h.indexOf(' ');
+  const scheme = (sp < 0 ? h : h.slice(0, sp)).toLowerCase();
+  const params: Record<string, string> = {};
+  const re = /(\w+)="([^"]*)"/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(h)) !== null) params[m[1]!] = m[2]!;
+  return { scheme, params };
+}
+
+/** A minimal OCI distribution v2 client: auth, retries, digest verification, blob cache. */
+export class RegistryClient {
+  private authHeader: string | undefined;
+  private creds: Creds | undefined | null = null;
+  private readonly base: string;
+
+  constructor(
+    readonly ref: ImageReference,
+    private readonly opts: RegistryOptions = {},
+  ) {
+    const host = ref.registry === 'docker.io' ? 'registry-1.docker.io' : ref.registry;
+    const plain = opts.plainHttp || /^(localhost|127\.0\.0\.1)(:\d+)?$/.test(host);
+    this.base = `${plain ? 'http' : 'https'}://${host}`;
+  }
+
+  private async credentials(): Promise<Creds | undefined> {
+    if (this.creds === null) this.creds = await loadCredentials(this.ref.registry, this.opts.authFile);
+    return this.creds;
+  }
+
+  private async authenticate(challenge: string): Promise<void> {
+    const { scheme, params } = parseChallenge(challenge);
+    const creds = await this.credentials();
+    if (scheme === 'basic') {
+      if (!creds) throw new PayloadError('RegistryError', `${this.ref.registry} requires credentials; add them to your auth file (docker config.json)`, this.ref.registry);
+      this.authHeader = `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString('base64')}`;
+      return;
+    }
+    if (scheme !== 'bearer' || !params['realm']) throw new PayloadError('RegistryError', `${this.ref.registry}: unsupported auth challenge ${challenge}`, this.ref.registry);
+    const u = new URL(params['realm']);
+    if (params['service']) u.searchParams.set('service', params['service']);
+    u.searchParams.set('scope', params['scope'] ?? `repository:${this.ref.repository}:pull`);
+    const headers: Record<string, string> = {};
+    if (creds) headers['authorization'] = `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString('base64')}`;
+    const res = await this.fetchRetry(u.toString(), { headers });
+    if (!res.ok) throw new PayloadError('RegistryError', `token request to ${u.origin}${u.pathname} failed: HTTP ${res.status}; check your credentials`, this.ref.registry);
+    const body = (await res.json()) as { token?: string; access_token?: string };
+    const tok = body.token ?? body.access_token;
+    if (!tok) throw new PayloadError('RegistryError', `token response from ${u.origin} has no token`, this.ref.registry);
+    this.authHeader = `Bearer ${tok}`;
+  }
+
+  private async fetchRetry(url: string, init: RequestInit): Promise<Response> {
+    const attempts = Math.max(1, this.opts.retries ?? 3);
+    let last: unknown;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        const res = await fetch(url, init);
+        if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
+          await res.body?.cancel();
+          await new Promise((r) => setTimeout(r, 100 * 4 ** i));
+          continue;
+        }
+        return res;
+      } catch (e) {
+        last = e;
+        if (i < attempts - 1) await new Promise((r) => setTimeout(r, 100 * 4 ** i));
+      }
+    }
+    throw new PayloadError('RegistryError', `request to ${url} failed after ${attempts} attempts: ${(last as Error)?.message ?? 'server error'}`, url);
+  }
+
+  /** GET with auth negotiation. */
+  async get(path: string, accept?: string): Promise<Response> {
+    const url = `${this.base}/v2/${this.ref.repository}/${path}`;
+    const mk = (): RequestInit => {
+      const headers: Record<string, string> = {};
+      if (accept) headers['accept'] = accept;
+      if (this.authHeader) headers['authorization'] = this.authHeader;
+      return { headers, redirect: 'follow' };
+    };
+    let res = await this.fetchRetry(url, mk());
+    if (res.status === 401) {
+      const ch = res.headers.get('www-authenticate');
+      await res.body?.cancel();
+      if (!ch) throw new PayloadError('RegistryError', `${url}: 401 Unauthorized without a challenge`, url);
+      await this.authenticate(ch);
+      res = await this.fetchRetry(url, mk());
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new PayloadError('RegistryError', `${url}: HTTP ${res.status}${res.status === 404 ? ' (no such image, tag or blob)' : res.status === 401 || res.status === 403 ? ' (check credentials / pull secret)' : ''}`, url);
+    }
+    return res;
+  }
+
+  /** Fetches a manifest by tag or digest; verifies its digest. */
+  async manifest(reference: string): Promise<{ bytes: Uint8Array; digest: string; mediaType?: string }> {
+    const accept = [MEDIA_TYPES.ociIndex, MEDIA_TYPES.ociManifest, MEDIA_TYPES.dockerList, MEDIA_TYPES.dockerManifest].join(', ');
+    const res = await this.get(`manifests/${reference}`, accept);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length > 4 * 1024 * 1024) throw new PayloadError('RegistryError', `manifest ${reference} is larger than 4 MiB`, reference);
+    const digest = sha256(bytes);
+    if (reference.startsWith('sha256:') && digest !== reference) {
+      throw new UnsafeArchiveError('DigestMismatch', `manifest ${reference}: registry returned content with digest ${digest}`, reference);
+    }
+    const header = res.headers.get('docker-content-digest');
+    if (header && header.startsWith('sha256:') && header !== digest) {
+      throw new UnsafeArchiveError('DigestMismatch', `manifest ${reference}: Docker-Content-Digest ${header} does not match content ${digest}`, reference);
+    }
+    const ct = res.headers.get('content-type')?.split(';')[0];
+    return ct ? { bytes, digest, mediaType: ct } : { bytes, digest };
+  }
+
+  private cacheDir(): string {
+    return this.opts.cacheDir ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'keelson', 'blobs');
+  }
+
+  /** Ensures a blob is in the cache (downloaded and verified); returns its path. */
+  async cachedBlob(desc: Descriptor, onBytes?: (n: number) => void): Promise<string> {
+    const digest = assertDigest(desc.digest, 'blob');
+    const dir = join(this.cacheDir(), 'sha256');
+    const file = join(dir, digest.slice(7));
+    if (await stat(file).catch(() => null)) {
+      onBytes?.(desc.size ?? 0);
+      return file;
+    }
+    await mkdir(dir, { recursive: true });
+    const res = await this.get(`blobs/${digest}`);
+    if (!res.body) throw new PayloadError('RegistryError', `blob ${digest}: empty response`, digest);
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const h = createHash('sha256');
+    let n = 0;
+    const max = desc.size;
+    const counter = new Transform({
+      transform(chunk: Buffer, _e, cb) {
+        h.update(chunk);
+        n += chunk.length;
+        if (max !== undefined && n > max) return cb(new UnsafeArchiveError('DigestMismatch', `blob ${digest}: more data than the declared size ${max}`, digest));
+        onBytes?.(chunk.length);
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), counter, createWriteStream(tmp));
+      const got = `sha256:${h.digest('hex')}`;
+      if (got !== digest) throw new UnsafeArchiveError('DigestMismatch', `blob ${digest}: downloaded content has digest ${got}; refusing it`, digest);
+      await rename(tmp, file);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    return file;
+  }
+
+  /** A {@link BlobReader} backed by the cache. */
+  blobReader(onBytes?: (n: number) => void): BlobReader {
+    return {
+      read: async (desc) => {
+        const data = await readFile(await this.cachedBlob(desc));
+        if (sha256(data) !== desc.digest) {
+          await rm(join(this.cacheDir(), 'sha256', desc.digest.slice(7)), { force: true });
+          throw new UnsafeArchiveError('DigestMismatch', `cached blob ${desc.digest} is corrupt; it was removed, retry`, desc.digest);
+        }
+        return data;
+      },
+      applyLayer: async (tree, desc, label) => {
+        const file = await this.cachedBlob(desc, onBytes);
+        await tree.applyLayer(createReadStream(file), desc.digest, label);
+      },
+    };
+  }
+}
+
+/** Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. */
+export async function readRegistryImage(
+  reference: string,
+  opts: RegistryOptions & { platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (done: number, total: number) => void } = {},
+): Promise<ImagePayload> {
+  const ref = parseImageReference(reference);
+  const client = new RegistryClient(ref, opts);
+  const top = await client.manifest(ref.digest ?? ref.tag!);
+  let total = 0;
+  let done = 0;
+  const onBytes = opts.onProgress ? (n: number) => {
+    done += n;
+    opts.onProgress!(done, total);
+  } : undefined;
+  const blobs = client.blobReader(onBytes);
+  const o: Parameters<typeof readImage>[3] = {
+    fetchManifest: async (d) => (await client.manifest(d.digest)).bytes,
+    onLayers: (layers) => {
+      total = layers.reduce((s, l) => s + (l.size ?? 0), 0);
+    },
+  };
+  if (opts.platform) o.platform = opts.platform;
+  if (opts.limits) o.limits = opts.limits;
+  const pretty = `${ref.registry}/${ref.repository}${ref.tag && !ref.digest ? ':' + ref.tag : ''}@${top.digest}`;
+  return readImage(blobs, top, pretty, o);
+}
