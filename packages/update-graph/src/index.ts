@@ -39,3 +39,17 @@ export {
   type EvaluateOptions,
 } from './risk.js';
 export { planPath, PlanIndex, type PlannedHop, type UpdatePlan, type PlanOptions, type RiskDisposition } from './plan.js';
+export {
+  readGraphData,
+  readReleasesDir,
+  graphFromReleases,
+  applySecondaryMetadata,
+  applyEdgeAddRemove,
+  builderGraphFromDocument,
+  builderGraphToDocument,
+  filterGraph,
+  buildGraph,
+  type BuilderGraph,
+  type ReleaseInput,
+  type GraphData,
+} from './graphdata.js';
