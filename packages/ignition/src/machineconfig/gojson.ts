@@ -314,3 +314,50 @@ export function serializeIgnitionV35(config: unknown): string {
 export function normalizeIgnitionV35(config: unknown): Obj {
   return JSON.parse(serializeIgnitionV35(config)) as Obj;
 }
+
+function goStruct(name: string, o: unknown): Obj {
+  const src = isObj(o) ? o : {};
+  const out: Obj = {};
+  for (const [field, k] of TYPES[name] ?? []) {
+    const x = src[field];
+    switch (k.t) {
+      case 'ptr':
+        if (x !== undefined && x !== null) out[field] = x;
+        break;
+      case 'val':
+        out[field] = x ?? (k.prim === 'string' ? '' : k.prim === 'int' ? 0 : false);
+        break;
+      case 'struct':
+        out[field] = goStruct(k.s, x);
+        break;
+      case 'list':
+        if (Array.isArray(x)) out[field] = x.map((it) => (k.item === 'string' ? it : goStruct(k.item, it)));
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The value Go's decoder would produce for a v3_5 config: unknown keys dropped, value fields defaulted, absent
+ * pointers and lists left out but present empty lists kept (Go tells a nil slice from an empty one, and the
+ * daemon's reflect.DeepEqual comparisons do too).
+ */
+export function toGoStructV35(config: unknown): Obj {
+  return goStruct('Config', config);
+}
+
+/** reflect.DeepEqual over {@link toGoStructV35} values (absent ≠ empty list). */
+export function goDeepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => goDeepEqual(x, b[i]));
+  }
+  if (isObj(a) && isObj(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!goDeepEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return false;
+}

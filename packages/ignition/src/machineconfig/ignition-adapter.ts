@@ -4,7 +4,7 @@
  * MCO's exact error texts. Kept inside the machineconfig module so rendering does not depend on the shape of the
  * spec module's parse/translate API.
  */
-import { normalizeIgnitionV35 } from './gojson.js';
+import { normalizeIgnitionV35, toGoStructV35 } from './gojson.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -200,6 +200,12 @@ function dedupV2(c: Obj): Obj {
     const seen = new Set<string>();
     const kept: unknown[] = [];
     for (let i = files.length - 1; i >= 0; i--) {
+      if (obj(files[i])['filesystem'] !== 'root') {
+        throw new MachineConfigIgnitionError('failed to convert Ignition config spec v2 to v3: cannot dedupe set of files on non-root filesystem', ['storage', 'files', i]);
+      }
+      if (obj(files[i])['append'] === true) {
+        throw new MachineConfigIgnitionError('failed to convert Ignition config spec v2 to v3: cannot dedupe set of files that contains appendices', ['storage', 'files', i]);
+      }
       const p = obj(files[i])['path'];
       const key = typeof p === 'string' ? p : '';
       if (seen.has(key)) continue;
@@ -299,8 +305,13 @@ function translateV2(c: Obj): Obj {
   const storage: Obj = {};
   const files = list(s['files']).map((f, i) => {
     const fo = obj(f);
-    const r = nodeV2(fo, ['storage', 'files', i]);
-    const contents = resourceV2(fo['contents']);
+    // ign-converter: spec 2 files overwrite by default; appending files must not overwrite
+    const r = nodeV2({ ...fo, overwrite: fo['append'] === true ? false : (fo['overwrite'] ?? true) }, ['storage', 'files', i]);
+    const co = obj(fo['contents']);
+    const contents: Obj = { source: typeof co['source'] === 'string' ? co['source'] : '' };
+    if (typeof co['compression'] === 'string' && co['compression'] !== '') contents['compression'] = co['compression'];
+    const hash = obj(co['verification'])['hash'];
+    if (typeof hash === 'string') contents['verification'] = { hash };
     if (fo['append'] === true) r['append'] = [contents];
     else r['contents'] = contents;
     if (typeof fo['mode'] === 'number') r['mode'] = fo['mode'];
@@ -343,8 +354,16 @@ function translateV2(c: Obj): Obj {
 
   const units = list(obj(c['systemd'])['units']).map((u) => {
     const uo = obj(u);
-    const r: Obj = pick(uo, ['contents', 'enabled', 'mask', 'name']);
-    const dropins = list(uo['dropins']).map((d) => pick(obj(d), ['contents', 'name']));
+    const r: Obj = { name: uo['name'] ?? '' };
+    if (uo['enabled'] === true || uo['enable'] === true) r['enabled'] = true;
+    if (uo['enabled'] === false) r['enabled'] = false;
+    if (uo['mask'] === true) r['mask'] = true;
+    if (typeof uo['contents'] === 'string' && uo['contents'] !== '') r['contents'] = uo['contents'];
+    const dropins = list(uo['dropins']).map((d) => {
+      const dr: Obj = { name: obj(d)['name'] ?? '' };
+      if (typeof obj(d)['contents'] === 'string' && obj(d)['contents'] !== '') dr['contents'] = obj(d)['contents'];
+      return dr;
+    });
     if (dropins.length) r['dropins'] = dropins;
     return r;
   });
@@ -386,7 +405,7 @@ export function goMarshalSorted(v: unknown): string {
  * 3.0–3.4 and converting 2.2 the MCO's way. Error texts are the MCO's (IgnParseWrapper).
  * @throws MachineConfigIgnitionError
  */
-export function parseMachineConfigIgnition(config: Obj | string): Obj {
+export function parseMachineConfigIgnition(config: Obj | string, opts: { keepEmptyLists?: boolean } = {}): Obj {
   const raw = typeof config === 'string' ? config : goMarshalSorted(config);
   let parsed: unknown;
   try {
@@ -429,5 +448,5 @@ export function parseMachineConfigIgnition(config: Obj | string): Obj {
   } else {
     throw new MachineConfigIgnitionError(`parsing Ignition config failed: unknown version. Supported spec versions: ${MCO_SUPPORTED_SPECS}`, ['ignition', 'version']);
   }
-  return normalizeIgnitionV35(v3);
+  return opts.keepEmptyLists ? toGoStructV35(v3) : normalizeIgnitionV35(v3);
 }

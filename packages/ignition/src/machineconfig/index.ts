@@ -27,3 +27,33 @@ export {
 } from './render.js';
 export { serializeIgnitionV35, normalizeIgnitionV35, goJsonString } from './gojson.js';
 export { MachineConfigIgnitionError, parseMachineConfigIgnition, MCO_SUPPORTED_SPECS } from './ignition-adapter.js';
+export {
+  MCD_FORCE_FILE,
+  MachineConfigReconcileError,
+  type StorageOverride,
+  type DisruptionAction,
+  type FilePolicy,
+  type UnitPolicy,
+  type NodeDisruptionPolicy,
+  DEFAULT_NODE_DISRUPTION_POLICIES,
+  clusterNodeDisruptionPolicies,
+  findClosestFilePolicyPathMatch,
+  isPathInDropins,
+  splitKernelArguments,
+  kargsArgs,
+  extensionsArgs,
+  type MachineConfigChangeFlags,
+  type LegacyPostConfigAction,
+  type MachineConfigDiff,
+  type DiffOptions,
+  diffMachineConfigs,
+} from './daemon.js';
+export {
+  type AcceptEntry,
+  AcceptHeaderError,
+  IGNITION_MEDIA_SUBTYPE,
+  SERVABLE_IGNITION_VERSIONS,
+  parseAcceptHeader,
+  negotiateIgnitionVersion,
+} from './server.js';
+export { toGoStructV35, goDeepEqual } from './gojson.js';
