@@ -53,3 +53,5 @@ export {
   type ReleaseInput,
   type GraphData,
 } from './graphdata.js';
+export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
+export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
