@@ -54,3 +54,5 @@ export {
 export type { Descriptor, PlatformSelector, BlobReader, ImagePayload } from './oci.js';
 export { RegistryClient, parseImageReference, readRegistryImage } from './registry.js';
 export type { RegistryOptions, ImageReference } from './registry.js';
+export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
+export type { Keyring, SignatureStore, VerifyOptions, VerifiedSignature, VerificationFailure, VerificationResult, AtomicSignature, VerificationConfig } from './verify.js';

@@ -1,0 +1,287 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import * as openpgp from 'openpgp';
+import { PayloadError } from './errors.js';
+import type { KubeObject, Manifest } from './parse.js';
+
+/** A named OpenPGP public keyring (armored text or binary). */
+export interface Keyring {
+  name: string;
+  data: string | Uint8Array;
+}
+
+/** A signature store: an HTTP(S)/file URL, or ConfigMaps carrying signatures in `binaryData`. */
+export type SignatureStore = { url: string } | { name: string; configMaps: readonly KubeObject[] };
+
+/** Options of {@link verifyRelease}. */
+export interface VerifyOptions {
+  /** Release image manifest digest (`sha256:<hex>`). */
+  digest: string;
+  keyrings: readonly Keyring[];
+  stores: readonly SignatureStore[];
+  /** Largest signature accepted (default 50 KiB, as upstream). */
+  maxSignatureBytes?: number;
+  /** Highest `signature-<n>` index probed per store (default 64). */
+  maxSignatures?: number;
+  /** Verification time (default now). */
+  date?: Date;
+}
+
+/** One valid signature. */
+export interface VerifiedSignature {
+  keyring: string;
+  /** Hex fingerprint of the signing key. */
+  fingerprint: string;
+  store: string;
+  /** `signature-<n>` index, or ConfigMap key. */
+  index: string;
+  /** `critical.identity.docker-reference`. */
+  dockerReference: string;
+  creator?: string;
+  timestamp?: number;
+}
+
+/** Why one signature (or store, or keyring) did not verify. */
+export interface VerificationFailure {
+  store?: string;
+  index?: string;
+  keyring?: string;
+  reason: string;
+}
+
+/** Result of {@link verifyRelease}. */
+export interface VerificationResult {
+  verified: boolean;
+  digest: string;
+  /** Valid signatures, at least one per keyring when `verified`. */
+  signatures: VerifiedSignature[];
+  /** Every reason something did not verify. */
+  failures: VerificationFailure[];
+}
+
+const DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
+
+/** Parsed "atomic container signature" claims. */
+export interface AtomicSignature {
+  dockerManifestDigest: string;
+  dockerReference: string;
+  creator?: string;
+  timestamp?: number;
+}
+
+function onlyKeys(o: unknown, allowed: string[], where: string): Record<string, unknown> {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`${where} must be an object`);
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw new Error(`unknown field ${JSON.stringify(k)} in ${where}`);
+  return o as Record<string, unknown>;
+}
+
+/** Parses and strictly validates the signed JSON of an atomic container signature (unknown fields rejected). */
+export function parseAtomicSignature(data: Uint8Array): AtomicSignature {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch (e) {
+    throw new Error(`signed content is not JSON: ${(e as Error).message}`);
+  }
+  const top = onlyKeys(doc, ['critical', 'optional'], 'signature');
+  const crit = onlyKeys(top['critical'], ['type', 'image', 'identity'], 'critical');
+  if (crit['type'] !== 'atomic container signature') throw new Error(`critical.type is ${JSON.stringify(crit['type'])}, expected "atomic container signature"`);
+  const image = onlyKeys(crit['image'], ['docker-manifest-digest'], 'critical.image');
+  const identity = onlyKeys(crit['identity'], ['docker-reference'], 'critical.identity');
+  const d = image['docker-manifest-digest'];
+  if (typeof d !== 'string' || !DIGEST_RE.test(d)) throw new Error(`critical.image.docker-manifest-digest ${JSON.stringify(d)} is not a digest`);
+  const ref = identity['docker-reference'];
+  if (typeof ref !== 'string' || ref === '') throw new Error('critical.identity.docker-reference is empty');
+  const out: AtomicSignature = { dockerManifestDigest: d, dockerReference: ref };
+  if (top['optional'] !== undefined) {
+    const opt = onlyKeys(top['optional'], ['creator', 'timestamp'], 'optional');
+    if (typeof opt['creator'] === 'string') out.creator = opt['creator'];
+    if (typeof opt['timestamp'] === 'number') out.timestamp = opt['timestamp'];
+  }
+  return out;
+}
+
+interface FetchedSig {
+  store: string;
+  index: string;
+  data: Uint8Array;
+}
+
+async function fetchStore(store: SignatureStore, digest: string, opts: VerifyOptions, failures: VerificationFailure[]): Promise<FetchedSig[]> {
+  const max = opts.maxSignatureBytes ?? 50 * 1024;
+  const [algo, hex] = digest.split(':') as [string, string];
+  const out: FetchedSig[] = [];
+  if ('configMaps' in store) {
+    const prefix = `${algo}-${hex}`;
+    for (const cm of store.configMaps) {
+      const bd = (cm['binaryData'] ?? {}) as Record<string, unknown>;
+      const name = String(((cm['metadata'] ?? {}) as Record<string, unknown>)['name'] ?? '?');
+      for (const [k, v] of Object.entries(bd).sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (!k.startsWith(prefix) || typeof v !== 'string') continue;
+        const data = Buffer.from(v, 'base64');
+        if (data.length === 0) continue;
+        if (data.length > max) {
+          failures.push({ store: store.name, index: `${name}/${k}`, reason: `signature larger than ${max} bytes` });
+          continue;
+        }
+        out.push({ store: store.name, index: `${name}/${k}`, data });
+      }
+    }
+    return out;
+  }
+  const base = store.url.replace(/\/+$/, '');
+  for (let n = 1; n <= (opts.maxSignatures ?? 64); n++) {
+    const url = `${base}/${algo}=${hex}/signature-${n}`;
+    try {
+      let data: Uint8Array;
+      if (url.startsWith('file:')) {
+        try {
+          data = await readFile(fileURLToPath(url));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') break;
+          throw e;
+        }
+      } else if (/^https?:/.test(url)) {
+        const res = await fetch(url, { redirect: 'follow' });
+        if (res.status === 404) {
+          await res.body?.cancel();
+          break;
+        }
+        if (!res.ok) {
+          await res.body?.cancel();
+          failures.push({ store: store.url, index: String(n), reason: `GET ${url}: HTTP ${res.status}` });
+          break;
+        }
+        const buf = new Uint8Array(await res.arrayBuffer());
+        data = buf;
+      } else {
+        failures.push({ store: store.url, reason: `unsupported store scheme in ${store.url} (use https, http or file)` });
+        break;
+      }
+      if (data.length > max) {
+        failures.push({ store: store.url, index: String(n), reason: `signature larger than ${max} bytes` });
+        continue;
+      }
+      if (data.length === 0) continue;
+      out.push({ store: store.url, index: String(n), data });
+    } catch (e) {
+      failures.push({ store: store.url, index: String(n), reason: `GET ${url}: ${(e as Error).message}` });
+      break;
+    }
+  }
+  return out;
+}
+
+async function readKeyring(k: Keyring): Promise<openpgp.Key[]> {
+  if (typeof k.data === 'string' && k.data.includes('-----BEGIN PGP')) return openpgp.readKeys({ armoredKeys: k.data });
+  return openpgp.readKeys({ binaryKeys: typeof k.data === 'string' ? Buffer.from(k.data, 'latin1') : k.data });
+}
+
+/**
+ * Verifies a release digest: fetches signatures from every store, checks each OpenPGP signature against each keyring
+ * and its "atomic container signature" claims against the digest. Verified when every keyring verified at least one
+ * signature (as upstream). Reports the key and store that verified, or every failure reason.
+ */
+export async function verifyRelease(opts: VerifyOptions): Promise<VerificationResult> {
+  const failures: VerificationFailure[] = [];
+  const signatures: VerifiedSignature[] = [];
+  const digest = opts.digest;
+  if (!DIGEST_RE.test(digest)) {
+    return { verified: false, digest, signatures, failures: [{ reason: `release images that are not accessed via digest cannot be verified (${JSON.stringify(digest)})` }] };
+  }
+  if (opts.keyrings.length === 0) failures.push({ reason: 'no keyrings were given; nothing can be verified' });
+  if (opts.stores.length === 0) failures.push({ reason: 'no signature stores were given' });
+  const keyrings: { name: string; keys: openpgp.Key[] }[] = [];
+  for (const k of opts.keyrings) {
+    try {
+      keyrings.push({ name: k.name, keys: await readKeyring(k) });
+    } catch (e) {
+      failures.push({ keyring: k.name, reason: `cannot read keyring: ${(e as Error).message}` });
+    }
+  }
+  const fetched = (await Promise.all(opts.stores.map((s) => fetchStore(s, digest, opts, failures)))).flat();
+  if (fetched.length === 0 && opts.stores.length > 0) failures.push({ reason: `no signatures found for ${digest} in ${opts.stores.length} store(s)` });
+  const remaining = new Set(keyrings.map((k) => k.name));
+  for (const sig of fetched) {
+    const readMsg = async (): Promise<openpgp.Message<Uint8Array>> => {
+      try {
+        return await openpgp.readMessage({ binaryMessage: sig.data });
+      } catch {
+        return (await openpgp.readMessage({ armoredMessage: Buffer.from(sig.data).toString('utf8') })) as unknown as openpgp.Message<Uint8Array>;
+      }
+    };
+    try {
+      await readMsg();
+    } catch (e) {
+      failures.push({ store: sig.store, index: sig.index, reason: `not an OpenPGP message: ${(e as Error).message}` });
+      continue;
+    }
+    for (const kr of keyrings) {
+      try {
+        // a message object is consumed by verification: read it again for each keyring
+        const message = await readMsg();
+        const res = await openpgp.verify({ message, verificationKeys: kr.keys, expectSigned: true, format: 'binary', ...(opts.date ? { date: opts.date } : {}) });
+        const first = res.signatures[0];
+        if (!first) throw new Error('no signature');
+        await first.verified;
+        const claims = parseAtomicSignature(res.data);
+        if (claims.dockerManifestDigest !== digest) throw new Error(`signature is for ${claims.dockerManifestDigest}, not ${digest}`);
+        const key = kr.keys.find((k) => k.getKeys(first.keyID).length > 0);
+        const s: VerifiedSignature = {
+          keyring: kr.name,
+          fingerprint: key ? key.getFingerprint() : first.keyID.toHex(),
+          store: sig.store,
+          index: sig.index,
+          dockerReference: claims.dockerReference,
+        };
+        if (claims.creator !== undefined) s.creator = claims.creator;
+        if (claims.timestamp !== undefined) s.timestamp = claims.timestamp;
+        signatures.push(s);
+        remaining.delete(kr.name);
+      } catch (e) {
+        failures.push({ store: sig.store, index: sig.index, keyring: kr.name, reason: (e as Error).message });
+      }
+    }
+  }
+  for (const r of remaining) if (fetched.length > 0) failures.push({ keyring: r, reason: `no signature verified by keyring ${r}` });
+  const verified = keyrings.length > 0 && keyrings.length === opts.keyrings.length && remaining.size === 0;
+  return { verified, digest, signatures, failures: verified ? failures : failures };
+}
+
+/** Keys and stores declared by a payload's verification ConfigMap. */
+export interface VerificationConfig {
+  configMap: string;
+  keyrings: Keyring[];
+  stores: { url: string }[];
+  warnings: string[];
+}
+
+/**
+ * Finds the root of trust in a payload: the first ConfigMap annotated `release.openshift.io/verification-config-map`;
+ * `verifier-public-key-*` keys are keyrings and `store-*` keys are store URLs. Returns `null` when there is none;
+ * throws {@link PayloadError} when it lacks keys or stores.
+ */
+export function verificationConfigFromManifests(manifests: readonly Manifest[]): VerificationConfig | null {
+  const cm = manifests.find((m) => m.gvk.group === '' && m.gvk.kind === 'ConfigMap' && m.annotations !== null && 'release.openshift.io/verification-config-map' in m.annotations);
+  if (!cm) return null;
+  const id = `${cm.namespace}/${cm.name}`;
+  const data = (cm.object['data'] ?? {}) as Record<string, unknown>;
+  const out: VerificationConfig = { configMap: id, keyrings: [], stores: [], warnings: [] };
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v !== 'string') continue;
+    if (k.startsWith('verifier-public-key-')) out.keyrings.push({ name: k.slice('verifier-public-key-'.length), data: v });
+    else if (k.startsWith('store-')) {
+      let u: URL;
+      try {
+        u = new URL(v.trim());
+      } catch {
+        throw new PayloadError('VerificationFailed', `${id}: ${k} is not a valid URL: ${JSON.stringify(v)}`, `${cm.dir}/${cm.filename}#data.${k}`);
+      }
+      if (!['https:', 'http:', 'file:'].includes(u.protocol)) throw new PayloadError('VerificationFailed', `${id}: ${k} must use https, http or file`, `${cm.dir}/${cm.filename}#data.${k}`);
+      out.stores.push({ url: v.trim() });
+    } else out.warnings.push(`${id}: ignoring unrecognized data key ${k}`);
+  }
+  if (out.stores.length === 0) throw new PayloadError('VerificationFailed', `${id} did not provide any signature stores to read from and cannot be used`, `${cm.dir}/${cm.filename}`);
+  if (out.keyrings.length === 0) throw new PayloadError('VerificationFailed', `${id} did not provide any GPG public keys to verify signatures from and cannot be used`, `${cm.dir}/${cm.filename}`);
+  return out;
+}
