@@ -67,6 +67,7 @@ export {
   applyOsChangesOnHost,
   executePlan,
   formatPlan,
+  osConfigSpecFrom,
   type BootedState,
   type MachineConfigLike,
   type OsConfigSpec,

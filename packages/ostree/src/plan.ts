@@ -294,3 +294,45 @@ export async function applyOsChangesOnHost(
   const execution = await executePlan(plan, driver, options.dryRun === undefined ? {} : { dryRun: options.dryRun });
   return { plan, execution };
 }
+
+/**
+ * Validates a parsed MachineConfig (YAML/JSON value) and returns its OS-relevant spec. Accepts a full
+ * `MachineConfig` object (`spec.*`) or a bare spec. Throws `INVALID_ARGUMENT` naming the source and field.
+ */
+export function osConfigSpecFrom(value: unknown, source = 'MachineConfig'): OsConfigSpec {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObj(value)) throw new OstreeError('INVALID_ARGUMENT', `${source}: expected a MachineConfig object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  const kind = value['kind'];
+  if (kind !== undefined && kind !== 'MachineConfig') {
+    throw new OstreeError('INVALID_ARGUMENT', `${source}: kind is ${JSON.stringify(kind)}; give a MachineConfig (e.g. oc get mc rendered-worker-… -o yaml)`);
+  }
+  const hasSpec = 'spec' in value || kind === 'MachineConfig';
+  const spec = hasSpec ? (value['spec'] ?? {}) : value;
+  const prefix = hasSpec ? 'spec.' : '';
+  if (!isObj(spec)) throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix || 'spec'} must be an object`);
+  const str = (k: string): string | undefined => {
+    const v = spec[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a string, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const list = (k: string): string[] | undefined => {
+    const v = spec[k];
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v)) throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a list of strings`);
+    return v.map((x, i) => {
+      if (typeof x !== 'string') throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k}[${i}] must be a string, got ${JSON.stringify(x)}`);
+      return x;
+    });
+  };
+  const out: { -readonly [K in keyof OsConfigSpec]: OsConfigSpec[K] } = {};
+  const os = str('osImageURL');
+  if (os !== undefined) out.osImageURL = os;
+  const ka = list('kernelArguments');
+  if (ka !== undefined) out.kernelArguments = ka;
+  const ex = list('extensions');
+  if (ex !== undefined) out.extensions = ex;
+  const kt = str('kernelType');
+  if (kt !== undefined) out.kernelType = kt;
+  return out;
+}

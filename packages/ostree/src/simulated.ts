@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, renameSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, renameSync, existsSync, rmSync } from 'node:fs';
 import { OstreeError } from './errors.js';
 import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
 import { parseOstreeImageReference } from './imageref.js';
-import { parseKernelCommandLine } from './kargs.js';
+import { parseKernelArguments, parseKernelCommandLine } from './kargs.js';
+import { KERNEL_PACKAGES, canonicalizeKernelType, packagesForExtensions } from './packages.js';
 import type { JsonObject, JsonValue } from './status.js';
 
 /** Persistent state of a {@link SimulatedRpmOstree}: deployments in the real `status --json` shape plus kargs. */
@@ -75,13 +76,18 @@ export class SimulatedRpmOstree implements CommandRunner {
     }
     const osname = options.osname ?? 'rhcos';
     const image = options.osImageURL ?? 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + sha('initial').slice(0, 64);
-    const checksum = sha(`image:${image}`);
+    const base = sha(`image:${image}`);
+    const reqPkgs = [...(options.requestedPackages ?? [])];
+    const reqRem = [...(options.requestedBaseRemovals ?? [])];
+    const layered = reqPkgs.length > 0 || reqRem.length > 0;
+    const checksum = layered ? sha(`layer:${base}:${[...reqPkgs].sort().join(',')}:${[...reqRem].sort().join(',')}`) : base;
     const d: JsonObject = this.#newDeployment(osname, checksum, 0, {
+      ...(layered ? { 'base-checksum': base } : {}),
       'container-image-reference': `ostree-unverified-registry:${image}`,
       'container-image-reference-digest': `sha256:${sha(`digest:${image}`)}`,
       version: options.version ?? '9.6.20250101-0',
-      'requested-packages': [...(options.requestedPackages ?? [])],
-      'requested-base-removals': [...(options.requestedBaseRemovals ?? [])],
+      'requested-packages': reqPkgs,
+      'requested-base-removals': reqRem,
       booted: true,
     });
     this.state = {
@@ -90,6 +96,27 @@ export class SimulatedRpmOstree implements CommandRunner {
       updateDriver: null,
     };
     this.save();
+  }
+
+  /**
+   * A simulated host booted exactly at a MachineConfig: its OS image, its kernel arguments (after `baseKargs`),
+   * the packages of its extensions and, for a realtime/64k kernel, the kernel swap. Replaces an existing state file.
+   */
+  static atConfig(
+    spec: { osImageURL?: string | null; kernelArguments?: readonly string[] | null; extensions?: readonly string[] | null; kernelType?: string | null },
+    options: Omit<SimulatedHostOptions, 'osImageURL' | 'kargs' | 'requestedPackages' | 'requestedBaseRemovals'> & { baseKargs?: readonly string[] } = {},
+  ): SimulatedRpmOstree {
+    if (options.statePath !== undefined && existsSync(options.statePath)) rmSync(options.statePath);
+    const kt = canonicalizeKernelType(spec.kernelType);
+    const kernel = kt === 'default' ? [] : [...KERNEL_PACKAGES[kt]];
+    const { baseKargs, ...rest } = options;
+    return new SimulatedRpmOstree({
+      ...rest,
+      ...(spec.osImageURL ? { osImageURL: spec.osImageURL } : {}),
+      kargs: [...(baseKargs ?? ['rw', 'root=LABEL=root']), ...parseKernelArguments(spec.kernelArguments)],
+      requestedPackages: [...kernel, ...packagesForExtensions(spec.extensions)],
+      requestedBaseRemovals: kt === 'default' ? [] : [...KERNEL_PACKAGES.default],
+    });
   }
 
   static #load(path: string): SimulatedState {
@@ -179,7 +206,7 @@ export class SimulatedRpmOstree implements CommandRunner {
     const kargs = kargsChange ? kargsChange([...baseKargs]) : [...baseKargs];
     const layered = strs(next['requested-packages']).length > 0 || strs(next['requested-base-removals']).length > 0;
     const baseChecksum = (next['base-checksum'] as string | undefined) ?? (base['base-checksum'] as string | undefined) ?? (base['checksum'] as string);
-    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${next['container-image-reference'] as string}`) : baseChecksum;
+    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${parseOstreeImageReference(next['container-image-reference'] as string).imgref.name}`) : baseChecksum;
     const pkgs = [...strs(next['requested-packages'])].sort().join(',');
     const rem = [...strs(next['requested-base-removals'])].sort().join(',');
     const checksum = layered ? sha(`layer:${imageBase}:${pkgs}:${rem}`) : imageBase;

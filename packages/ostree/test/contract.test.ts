@@ -183,3 +183,19 @@ describe.each([
     expect(sim.log.filter((a) => a[1] === 'cleanup').length).toBe(3);
   });
 });
+
+describe('SimulatedRpmOstree.atConfig', () => {
+  for (const sc of scenarios) {
+    it(`${sc.name}: a host created at the config equals one brought there by the plan`, async () => {
+      const viaPlan = await hostAt(sc.new);
+      const direct = SimulatedRpmOstree.atConfig(sc.new);
+      const a = bootedDeployment(await new RpmOstree({ runner: viaPlan.sim }).status());
+      const b = bootedDeployment(await new RpmOstree({ runner: direct }).status());
+      expect(b && osImageUrlOf(b)).toBe(a && osImageUrlOf(a));
+      expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual([...(a?.requestedPackages ?? [])].sort());
+      expect([...(b?.requestedBaseRemovals ?? [])].sort()).toStrictEqual([...(a?.requestedBaseRemovals ?? [])].sort());
+      expect(direct.bootedKargs()).toStrictEqual(viaPlan.sim.bootedKargs());
+      expect(b?.checksum).toBe(a?.checksum);
+    });
+  }
+});
