@@ -1,6 +1,172 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
+import {
+  MachineConfigRenderError,
+  type ControllerConfigInput,
+  type MachineConfig,
+  type PoolRef,
+  renderMachineConfigs,
+} from '@keelson/ignition';
+import { CliError } from '../errors.js';
 
-/** Registers the commands of this area (owned by its issue; see the package README). */
-export function registerMachineConfigCommands(_program: Command): void {
-  // filled by the issue that owns this area
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
+const ROLE = 'machineconfiguration.openshift.io/role';
+
+interface Loaded {
+  mc: MachineConfig;
+  file: string;
+  doc: number;
+}
+
+function jsonPath(path: (string | number)[]): string {
+  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+}
+
+function listFiles(p: string): string[] {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    throw new CliError(`${p}: no such file or directory`, 2);
+  }
+  if (!st.isDirectory()) return [p];
+  return readdirSync(p)
+    .filter((n) => /\.(ya?ml|json)$/i.test(n))
+    .sort()
+    .flatMap((n) => (statSync(join(p, n)).isDirectory() ? [] : [join(p, n)]));
+}
+
+function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig | undefined {
+  const where = (path: (string | number)[]): string => `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}: ${jsonPath(path)}`;
+  if (!isObj(o)) throw new CliError(`${where([])}: expected a MachineConfig object`);
+  if (o['kind'] !== undefined && o['kind'] !== 'MachineConfig') return undefined;
+  const md = o['metadata'];
+  if (!isObj(md) || typeof md['name'] !== 'string' || md['name'] === '') {
+    throw new CliError(`${where(['metadata', 'name'])}: a MachineConfig needs metadata.name (a non-empty string)`);
+  }
+  for (const k of ['labels', 'annotations'] as const) {
+    const m = md[k];
+    if (m === undefined || m === null) continue;
+    if (!isObj(m) || Object.values(m).some((v) => typeof v !== 'string')) {
+      throw new CliError(`${where(['metadata', k])}: must be a map of strings`);
+    }
+  }
+  const spec = o['spec'] ?? {};
+  if (!isObj(spec)) throw new CliError(`${where(['spec'])}: must be an object`);
+  for (const k of ['osImageURL', 'baseOSExtensionsContainerImage', 'kernelType'] as const) {
+    if (spec[k] !== undefined && spec[k] !== null && typeof spec[k] !== 'string') throw new CliError(`${where(['spec', k])}: must be a string`);
+  }
+  for (const k of ['kernelArguments', 'extensions'] as const) {
+    const l = spec[k];
+    if (l !== undefined && l !== null && (!Array.isArray(l) || l.some((x) => typeof x !== 'string'))) {
+      throw new CliError(`${where(['spec', k])}: must be a list of strings`);
+    }
+  }
+  if (spec['fips'] !== undefined && spec['fips'] !== null && typeof spec['fips'] !== 'boolean') throw new CliError(`${where(['spec', 'fips'])}: must be true or false`);
+  const c = spec['config'];
+  if (c !== undefined && c !== null && !isObj(c)) throw new CliError(`${where(['spec', 'config'])}: must be an Ignition config object`);
+  return o as unknown as MachineConfig;
+}
+
+function loadMachineConfigs(paths: string[]): Loaded[] {
+  const out: Loaded[] = [];
+  for (const file of paths.flatMap(listFiles)) {
+    const text = readFileSync(file, 'utf8');
+    const docs = parseAllDocuments(text);
+    const list = Array.isArray(docs) ? docs : [docs];
+    list.forEach((d, i) => {
+      if (d.errors.length > 0) {
+        const e = d.errors[0];
+        const pos = e?.linePos?.[0];
+        throw new CliError(`${file}${pos ? `:${pos.line}:${pos.col}` : ''}: invalid YAML: ${e?.message.split('\n')[0] ?? 'parse error'}`);
+      }
+      const v: unknown = d.toJS({ maxAliasCount: 100 });
+      if (v === null || v === undefined) return;
+      const items = isObj(v) && v['kind'] === 'List' && Array.isArray(v['items']) ? v['items'] : [v];
+      for (const item of items) {
+        const mc = asMachineConfig(item, file, i);
+        if (mc) out.push({ mc, file, doc: i });
+      }
+    });
+  }
+  return out;
+}
+
+function loadControllerConfig(file: string | undefined): ControllerConfigInput {
+  if (file === undefined) return {};
+  let v: unknown;
+  try {
+    v = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new CliError(`${file}: ${(e as Error).message}`, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 2 : 1);
+  }
+  if (!isObj(v)) throw new CliError(`${file}: $: expected a ControllerConfig object`);
+  const spec = isObj(v['spec']) ? v['spec'] : v;
+  const ann = isObj(v['metadata']) && isObj(v['metadata']['annotations']) ? v['metadata']['annotations'] : {};
+  const out: ControllerConfigInput = {};
+  for (const k of ['baseOSContainerImage', 'baseOSExtensionsContainerImage', 'osImageURL'] as const) {
+    const x = spec[k];
+    if (x === undefined || x === null) continue;
+    if (typeof x !== 'string') throw new CliError(`${file}: ${jsonPath(spec === v ? [k] : ['spec', k])}: must be a string`);
+    out[k] = x;
+  }
+  const rel = ann['machineconfiguration.openshift.io/release-image-version'];
+  if (typeof rel === 'string') out.releaseImageVersion = rel;
+  return out;
+}
+
+/** Registers `keelson mc …` (MachineConfig rendering). */
+export function registerMachineConfigCommands(program: Command): void {
+  const mc = program.command('mc').description('MachineConfigs: render a pool exactly as the Machine Config Operator');
+  mc.command('render')
+    .description('Render the MachineConfigs of a pool into rendered-<pool>-<hash>, byte-identical to the MCO')
+    .argument('<paths...>', 'MachineConfig YAML/JSON files or directories of them')
+    .requiredOption('--pool <name>', 'pool to render (worker, master or a custom pool)')
+    .option('--controller-config <file>', 'ControllerConfig YAML (spec.baseOSContainerImage, spec.baseOSExtensionsContainerImage)')
+    .option('--controller-version <hash>', 'controller version hash: refuse generated MCs from another version and annotate the result')
+    .option('--roles <roles>', 'comma-separated role labels to select (default: the pool; custom pools also take worker)')
+    .option('--all', 'use every MachineConfig given, whatever its role label')
+    .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
+    .option('--name-only', 'print only the rendered name')
+    .option('--json', 'print JSON instead of YAML')
+    .action((paths: string[], o: { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean; json?: boolean }) => {
+      const loaded = loadMachineConfigs(paths);
+      const roles = o.roles
+        ? o.roles.split(',').map((r) => r.trim()).filter(Boolean)
+        : o.pool === 'master' || o.pool === 'worker'
+          ? [o.pool]
+          : ['worker', o.pool];
+      const selected = o.all ? loaded : loaded.filter((l) => roles.includes(l.mc.metadata.labels?.[ROLE] ?? ''));
+      if (selected.length === 0) {
+        throw new CliError(`no MachineConfigs found for pool ${o.pool} (selecting role ${roles.join(' or ')} among ${loaded.length} MachineConfigs)`);
+      }
+      const seen = new Map<string, Loaded>();
+      for (const l of selected) {
+        const prev = seen.get(l.mc.metadata.name);
+        if (prev) throw new CliError(`${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`);
+        seen.set(l.mc.metadata.name, l);
+      }
+      const pool: PoolRef = { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) };
+      try {
+        const r = renderMachineConfigs({
+          pool,
+          configs: selected.map((l) => l.mc),
+          controllerConfig: loadControllerConfig(o.controllerConfig),
+          ...(o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {}),
+        });
+        if (o.nameOnly) process.stdout.write(`${r.name}\n`);
+        else if (o.json) process.stdout.write(`${JSON.stringify({ name: r.name, source: r.source, machineConfig: r.machineConfig }, null, 2)}\n`);
+        else process.stdout.write(`# ${r.name} (from ${r.source.join(', ')})\n${stringify(r.machineConfig, { lineWidth: 0 })}`);
+      } catch (e) {
+        if (e instanceof MachineConfigRenderError) {
+          const at = e.machineConfig !== undefined ? seen.get(e.machineConfig) : undefined;
+          const where = at ? `${at.file}: MachineConfig "${e.machineConfig}" at ${jsonPath(e.path)}: ` : '';
+          throw new CliError(`${where}${e.message}`);
+        }
+        throw e;
+      }
+    });
 }
