@@ -1,5 +1,6 @@
 /**
- * Ignition spec half of @keelson/ignition: types, parse, validate, merge, translate.
+ * Ignition spec half of @keelson/ignition: types, parse, validate, merge, translate, and the MCO's
+ * Ignition converter helpers.
  */
 export * from './types.js';
 export {
@@ -13,3 +14,17 @@ export {
   type UpstreamErrorName,
 } from './errors.js';
 export { merge, mergeWithTranscript, type MergeMapping, type MergeResult } from './merge.js';
+export { parseConfig, type ParseOptions, type ParsedConfig } from './parse.js';
+export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
+export { translate, dedupeV2, type TranslateOptions } from './translate.js';
+export {
+  MCO_IGNITION_VERSION,
+  MCO_SUPPORTED_MINOR_VERSIONS,
+  IgnitionConverterError,
+  getSupportedMinorVersions,
+  getSupportedMinorVersion,
+  isConversionSupported,
+  convertIgnition,
+  parseAndConvertConfig,
+} from './converter.js';
+export { getSchema } from './schema.js';

@@ -1,0 +1,704 @@
+/**
+ * Semantic validation of spec 3.x configs: a port of the rules in coreos/ignition
+ * config/v3_N/types (the `Validate()` methods, called for every node in document order, then the
+ * duplicate-key pass). Version differences are gated on the spec minor version.
+ */
+import { finding, MESSAGES, type Finding, type UpstreamErrorName } from './errors.js';
+import {
+  dataURLError,
+  deserializeUnit,
+  goParseURL,
+  goPathClean,
+  goPathJoin,
+  goQueryValues,
+  goSemver,
+  parseARN,
+  semverEqual,
+  type UnitOption,
+} from './goparse.js';
+import { STRUCTS, itemKey, type StructName } from './shape.js';
+import type { JsonPath, ReportEntry } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+/** Version facts the rules depend on. */
+export interface RuleVersion {
+  /** Exact version string validated against (`ignition.version` must equal it). */
+  version: string;
+  /** Minor version (0–7). */
+  minor: number;
+}
+
+const asObj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const nilOrEmpty = (v: unknown): boolean => v === undefined || v === null || v === '';
+const notEmpty = (v: unknown): boolean => isStr(v) && v !== '';
+const isTrue = (v: unknown): boolean => v === true;
+const isFalse = (v: unknown): boolean => v === false;
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+const str = (v: unknown): string => (isStr(v) ? v : '');
+
+const E = (name: UpstreamErrorName): Finding => finding(name);
+const plain = (message: string): Finding => ({ message, name: null });
+
+/** validatePath: non-empty, absolute, clean. */
+export function checkPath(p: string): Finding | null {
+  if (p === '') return E('ErrNoPath');
+  if (!p.startsWith('/')) return E('ErrPathRelative');
+  if (goPathClean(p) !== p) return E('ErrDirtyPath');
+  return null;
+}
+
+/** validateURL for a spec minor version. */
+export function checkURL(s: string, minor: number): Finding | null {
+  const u = goParseURL(s);
+  if (!u) return E('ErrInvalidUrl');
+  switch (u.scheme) {
+    case 'http':
+    case 'https':
+    case 'tftp':
+      return null;
+    case 'gs':
+      return minor >= 2 ? null : E('ErrInvalidScheme');
+    case 's3': {
+      const v = goQueryValues(u.rawQuery, 'versionId');
+      if (v !== undefined && (v.length === 0 || v[0] === '')) return E('ErrInvalidS3ObjectVersionId');
+      return null;
+    }
+    case 'arn': {
+      if (minor < 4) return E('ErrInvalidScheme');
+      const full = `${u.scheme}:${u.opaque}`;
+      const arn = parseARN(full);
+      if (!arn || arn.service !== 's3') return E('ErrInvalidS3ARN');
+      const split = full.split('/');
+      if (arn.resource.startsWith('accesspoint/') ? split.length < 3 : split.length < 2) return E('ErrInvalidS3ARN');
+      const v = goQueryValues(u.rawQuery, 'versionId');
+      if (v !== undefined && (v.length === 0 || v[0] === '')) return E('ErrInvalidS3ObjectVersionId');
+      return null;
+    }
+    case 'data': {
+      const err = dataURLError(s);
+      return err === null ? null : plain(err);
+    }
+    default:
+      return E('ErrInvalidScheme');
+  }
+}
+
+/** validateURLNilOK. */
+export function checkURLNilOK(s: unknown, minor: number): Finding | null {
+  return nilOrEmpty(s) ? null : checkURL(str(s), minor);
+}
+
+/** validateMode: 0..07777. */
+export function checkMode(m: unknown): Finding | null {
+  return typeof m === 'number' && (m < 0 || m > 0o7777) ? E('ErrFileIllegalMode') : null;
+}
+
+/** validateModeSpecialBits (a warning before 3.6.0). */
+export function checkModeSpecialBits(m: unknown): Finding | null {
+  if (typeof m !== 'number') return null;
+  return ((m >>> 0) & 0o7000) !== 0 ? E('ErrModeSpecialBits') : null;
+}
+
+/** Partition validateLabel. */
+export function checkPartitionLabel(label: unknown): Finding | null {
+  if (!isStr(label)) return null;
+  if (Buffer.byteLength(label, 'utf8') > 36) return E('ErrLabelTooLong');
+  if (label.includes(':')) return E('ErrLabelContainsColon');
+  return null;
+}
+
+/** validateGUID. */
+export function checkGUID(g: unknown): Finding | null {
+  if (!isStr(g)) return null;
+  return /^(|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/.test(g) ? null : E('ErrDoesntMatchGUIDRegex');
+}
+
+/** Unit validateName: known unit type suffix. */
+export function checkUnitName(name: string): Finding | null {
+  const ext = goExt(name);
+  return [
+    '.service', '.socket', '.device', '.mount', '.automount', '.swap', '.target', '.path', '.timer', '.snapshot', '.slice', '.scope',
+  ].includes(ext)
+    ? null
+    : E('ErrInvalidSystemdExt');
+}
+
+function goExt(p: string): string {
+  for (let i = p.length - 1; i >= 0 && p[i] !== '/'; i--) if (p[i] === '.') return p.slice(i);
+  return '';
+}
+
+/** Verification.HashParts: splits `<function>-<sum>`. */
+export function hashParts(hash: string | null | undefined): { fn: string; sum: string } | Finding {
+  if (hash === null || hash === undefined) return { fn: '', sum: '' };
+  const i = hash.indexOf('-');
+  if (i < 0) return E('ErrHashMalformed');
+  return { fn: hash.slice(0, i), sum: hash.slice(i + 1) };
+}
+
+/** Verification hash check for a spec minor version (sha256 from 3.1). */
+export function checkHash(hash: unknown, minor: number): Finding | null {
+  if (!isStr(hash)) return null;
+  const parts = hashParts(hash);
+  if ('message' in parts) return parts;
+  let size: number;
+  if (parts.fn === 'sha512') size = 64;
+  else if (parts.fn === 'sha256' && minor >= 1) size = 32;
+  else return E('ErrHashUnrecognized');
+  return parts.sum.length !== size * 2 ? E('ErrHashWrongSize') : null;
+}
+
+/** HTTPHeaders.Parse: the request headers, or the first error. */
+export function parseHeaders(headers: { name?: string; value?: string | null }[]): Finding | [string, string][] {
+  const out: [string, string][] = [];
+  for (const h of headers) {
+    if (!h.name) return E('ErrEmptyHTTPHeaderName');
+    if (h.value === undefined || h.value === null || h.value === '') return E('ErrInvalidHTTPHeader');
+    out.push([h.name, h.value]);
+  }
+  return out;
+}
+
+/** Proxy URL check for one field; `httpOk` false for the https proxy field. */
+export function checkProxyURL(s: unknown, httpOk: boolean): (Finding & { kind: 'error' | 'warning' }) | null {
+  if (!isStr(s)) return null;
+  const u = goParseURL(s);
+  if (!u) return { ...E('ErrInvalidUrl'), kind: 'error' };
+  if (u.scheme !== 'https' && u.scheme !== 'http') return { ...E('ErrInvalidProxy'), kind: 'error' };
+  if (u.scheme === 'http' && !httpOk) return { ...E('ErrInsecureProxy'), kind: 'warning' };
+  return null;
+}
+
+/** ParseUnitContents: options, or the upstream "invalid unit content" error. */
+export function parseUnitContents(content: unknown): { opts: UnitOption[] | null; err: Finding | null } {
+  if (!isStr(content)) return { opts: [], err: null };
+  try {
+    return { opts: deserializeUnit(content), err: null };
+  } catch (e) {
+    return { opts: null, err: plain(`invalid unit content: ${(e as Error).message}`) };
+  }
+}
+
+/** Filesystem label length per format. */
+export function checkFilesystemLabel(fs: Obj, minor: number, experimental: boolean): Finding | null {
+  const label = fs['label'];
+  if (nilOrEmpty(label)) return null;
+  const format = fs['format'];
+  if (nilOrEmpty(format)) return E('ErrLabelNeedsFormat');
+  const len = Buffer.byteLength(str(label), 'utf8');
+  switch (format) {
+    case 'ext4':
+      return len > 16 ? E('ErrExt4LabelTooLong') : null;
+    case 'btrfs':
+      return len > 256 ? E('ErrBtrfsLabelTooLong') : null;
+    case 'xfs':
+      return len > 12 ? E('ErrXfsLabelTooLong') : null;
+    case 'swap':
+      return len > 15 ? E('ErrSwapLabelTooLong') : null;
+    case 'vfat':
+      return len > 11 ? E('ErrVfatLabelTooLong') : null;
+    case 'virtiofs':
+      return experimental && minor >= 7 ? E('ErrVirtiofsCannotHaveLabel') : null;
+  }
+  void minor;
+  return null;
+}
+
+/** Filesystem format rules. */
+export function checkFilesystemFormat(fs: Obj, minor: number, experimental: boolean): Finding | null {
+  const format = fs['format'];
+  if (nilOrEmpty(format)) {
+    if (
+      notEmpty(fs['path']) ||
+      notEmpty(fs['label']) ||
+      notEmpty(fs['uuid']) ||
+      isTrue(fs['wipeFilesystem']) ||
+      (minor >= 1 && asList(fs['mountOptions']).length !== 0) ||
+      asList(fs['options']).length !== 0
+    ) {
+      return E('ErrFormatNilWithOthers');
+    }
+    return null;
+  }
+  const allowed = ['ext4', 'btrfs', 'xfs', 'swap', 'vfat'];
+  if (minor >= 3) allowed.push('none');
+  if (experimental) allowed.push('virtiofs');
+  return allowed.includes(str(format)) ? null : E('ErrFilesystemInvalidFormat');
+}
+
+/** Raid level check. */
+export function checkRaidLevel(raid: Obj, minor: number): Finding | null {
+  const level = raid['level'];
+  if (minor >= 3 && nilOrEmpty(level)) return E('ErrRaidLevelRequired');
+  switch (str(level)) {
+    case 'linear':
+    case 'raid0':
+    case '0':
+    case 'stripe':
+      return typeof raid['spares'] === 'number' && raid['spares'] !== 0 ? E('ErrSparesUnsupportedForLevel') : null;
+    case 'raid1':
+    case '1':
+    case 'mirror':
+    case 'raid4':
+    case '4':
+    case 'raid5':
+    case '5':
+    case 'raid6':
+    case '6':
+    case 'raid10':
+    case '10':
+      return null;
+    default:
+      return E('ErrUnrecognizedRaidLevel');
+  }
+}
+
+/** Collects report entries (errors and warnings) with paths. */
+export class Collector {
+  readonly entries: ReportEntry[] = [];
+  err(path: JsonPath, f: Finding | null): void {
+    if (f) this.entries.push({ kind: 'error', message: f.message, path: [...path], name: f.name });
+  }
+  warn(path: JsonPath, f: Finding | null): void {
+    if (f) this.entries.push({ kind: 'warning', message: f.message, path: [...path], name: f.name });
+  }
+}
+
+/** The per-node rules, by struct. */
+export class Rules {
+  readonly minor: number;
+  readonly experimental: boolean;
+  constructor(readonly v: RuleVersion) {
+    const m = /^3\.(\d+)\.0(-experimental)?$/.exec(v.version);
+    this.minor = m ? Number(m[1]) : 0;
+    this.experimental = !!m?.[2];
+  }
+
+  /** Validate() of one node (not its children). `role` tells a Resource what it is in 3.0. */
+  node(struct: StructName, o: Obj, c: JsonPath, r: Collector, parent: string): void {
+    const minor = this.minor;
+    switch (struct) {
+      case 'Config':
+        return this.config(o, c, r);
+      case 'Ignition': {
+        const vp = [...c, 'version'];
+        const version = o['version'];
+        const parsed = isStr(version) ? goSemver(version) : null;
+        const want = goSemver(this.v.version);
+        if (!parsed) r.err(vp, E('ErrInvalidVersion'));
+        else if (!want || !semverEqual(parsed, want)) r.err(vp, E('ErrUnknownVersion'));
+        return;
+      }
+      case 'IgnitionConfig':
+        if (minor >= 1) {
+          asList(o['merge']).forEach((res, i) => r.err([...c, 'merge', i], this.requiredSource(asObj(res))));
+        }
+        return;
+      case 'TLS':
+        if (minor >= 1) {
+          asList(o['certificateAuthorities']).forEach((res, i) =>
+            r.err([...c, 'certificateAuthorities', i], this.requiredSource(asObj(res))),
+          );
+        }
+        return;
+      case 'Resource':
+        return this.resource(o, c, r, parent);
+      case 'HTTPHeader':
+        r.err([...c, 'name'], o['name'] === '' || o['name'] === undefined ? E('ErrEmptyHTTPHeaderName') : null);
+        r.err([...c, 'value'], o['value'] === '' ? E('ErrInvalidHTTPHeader') : null);
+        return;
+      case 'Verification':
+        r.err([...c, 'hash'], checkHash(o['hash'], minor));
+        return;
+      case 'Proxy':
+        for (const [field, httpOk] of [
+          ['httpProxy', true],
+          ['httpsProxy', false],
+        ] as const) {
+          const f = checkProxyURL(o[field], httpOk);
+          if (f?.kind === 'error') r.err([...c, field], f);
+          else if (f) r.warn([...c, field], f);
+        }
+        return;
+      case 'File':
+        r.err([...c, 'path'], checkPath(str(o['path'])));
+        r.err([...c, 'mode'], checkMode(o['mode']));
+        if (minor < 6) r.warn([...c, 'mode'], checkModeSpecialBits(o['mode']));
+        r.err([...c, 'overwrite'], isTrue(o['overwrite']) && !present(asObj(o['contents'])['source']) ? E('ErrOverwriteAndNilSource') : null);
+        return;
+      case 'Directory':
+        r.err([...c, 'path'], checkPath(str(o['path'])));
+        r.err([...c, 'mode'], checkMode(o['mode']));
+        if (minor < 6) r.warn([...c, 'mode'], checkModeSpecialBits(o['mode']));
+        return;
+      case 'Link':
+        r.err([...c, 'path'], checkPath(str(o['path'])));
+        return;
+      case 'NodeOwner':
+        r.err(c, present(o['id']) && notEmpty(o['name']) ? E('ErrBothIDAndNameSet') : null);
+        return;
+      case 'Disk':
+        return this.disk(o, c, r);
+      case 'Partition': {
+        if (
+          isFalse(o['shouldExist']) &&
+          (present(o['label']) || notEmpty(o['typeGuid']) || notEmpty(o['guid']) || present(o['startMiB']) || present(o['sizeMiB']))
+        ) {
+          r.err(c, E('ErrShouldNotExistWithOthers'));
+        }
+        if ((typeof o['number'] !== 'number' || o['number'] === 0) && !present(o['label'])) r.err(c, E('ErrNeedLabelOrNumber'));
+        r.err([...c, 'label'], checkPartitionLabel(o['label']));
+        r.err([...c, 'guid'], checkGUID(o['guid']));
+        r.err([...c, 'typeGuid'], checkGUID(o['typeGuid']));
+        return;
+      }
+      case 'Filesystem':
+        return this.filesystem(o, c, r);
+      case 'Luks':
+        return this.luks(o, c, r);
+      case 'ClevisCustom':
+        return this.clevisCustom(o, c, r);
+      case 'Tang': {
+        const u = goParseURL(str(o['url']));
+        r.err([...c, 'url'], !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'));
+        if (nilOrEmpty(o['thumbprint'])) r.err([...c, 'thumbprint'], E('ErrTangThumbprintRequired'));
+        if (minor >= 4 && notEmpty(o['advertisement'])) {
+          let ok = true;
+          try {
+            JSON.parse(str(o['advertisement']));
+          } catch {
+            ok = false;
+          }
+          r.err([...c, 'advertisement'], ok ? null : E('ErrInvalidTangAdvertisement'));
+        }
+        return;
+      }
+      case 'Raid':
+        r.err([...c, 'level'], checkRaidLevel(o, minor));
+        if (asList(o['devices']).length === 0) r.err([...c, 'devices'], E('ErrRaidDevicesRequired'));
+        return;
+      case 'Systemd':
+        return this.systemd(o, c, r);
+      case 'Unit': {
+        r.err([...c, 'name'], checkUnitName(str(o['name'])));
+        const cc = [...c, 'contents'];
+        const { opts, err } = parseUnitContents(o['contents']);
+        r.err(cc, err);
+        if (isTrue(o['enabled']) && !nilOrEmpty(o['contents']) && opts !== null && !opts.some((x) => x.section === 'Install')) {
+          r.warn(cc, plain(`unit ${goQuote(str(o['name']))} is enabled, but has no install section so enable does nothing`));
+        }
+        return;
+      }
+      case 'Dropin': {
+        r.err([...c, 'contents'], parseUnitContents(o['contents']).err);
+        if (goExt(str(o['name'])) !== '.conf') r.err([...c, 'name'], E('ErrInvalidSystemdDropinExt'));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  requiredSource(res: Obj): Finding | null {
+    if (nilOrEmpty(res['source'])) return E('ErrSourceRequired');
+    return checkURL(str(res['source']), this.minor);
+  }
+
+  private resource(o: Obj, c: JsonPath, r: Collector, parent: string): void {
+    const minor = this.minor;
+    if (minor === 0 && (parent === 'config' || parent === 'ca')) {
+      // 3.0 ConfigReference / CaReference: only the source URL
+      r.err([...c, 'source'], parent === 'ca' ? checkURL(str(o['source']), 0) : checkURLNilOK(o['source'], 0));
+      return;
+    }
+    const comp = o['compression'];
+    r.err([...c, 'compression'], present(comp) && comp !== '' && comp !== 'gzip' ? E('ErrCompressionInvalid') : null);
+    r.err(
+      [...c, 'verification', 'hash'],
+      present(asObj(o['verification'])['hash']) && !present(o['source']) ? E('ErrVerificationAndNilSource') : null,
+    );
+    r.err([...c, 'source'], checkURLNilOK(o['source'], minor));
+    if (minor >= 1 && asList(o['httpHeaders']).length > 0) {
+      let f: Finding | null = null;
+      if (nilOrEmpty(o['source'])) f = E('ErrInvalidUrl');
+      else {
+        const u = goParseURL(str(o['source']));
+        f = !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrUnsupportedSchemeForHTTPHeaders');
+      }
+      r.err([...c, 'httpHeaders'], f);
+    }
+  }
+
+  private config(o: Obj, c: JsonPath, r: Collector): void {
+    const unitPaths = new Set<string>();
+    for (const u of asList(asObj(o['systemd'])['units'])) {
+      const unit = asObj(u);
+      if (!nilOrEmpty(unit['contents'])) unitPaths.add('/etc/systemd/system/' + str(unit['name']));
+      for (const d of asList(unit['dropins'])) {
+        const dropin = asObj(d);
+        if (!nilOrEmpty(dropin['contents'])) unitPaths.add(`/etc/systemd/system/${str(unit['name'])}.d/${str(dropin['name'])}`);
+      }
+    }
+    const storage = asObj(o['storage']);
+    for (const kind of ['files', 'directories', 'links']) {
+      asList(storage[kind]).forEach((n, i) => {
+        if (unitPaths.has(str(asObj(n)['path']))) r.err([...c, 'storage', kind, i, 'path'], E('ErrPathConflictsSystemd'));
+      });
+    }
+  }
+
+  private disk(o: Obj, c: JsonPath, r: Collector): void {
+    const device = str(o['device']);
+    if (device.length === 0) {
+      r.err([...c, 'device'], E('ErrDiskDeviceRequired'));
+      return;
+    }
+    r.err([...c, 'device'], checkPath(device));
+    const parts = asList(o['partitions']).map(asObj);
+    // partition numbers collide (upstream iterates a Go map: report the second index of a colliding number)
+    const byNumber = new Map<number, number[]>();
+    parts.forEach((p, i) => {
+      const n = p['number'];
+      if (typeof n === 'number' && n !== 0) byNumber.set(n, [...(byNumber.get(n) ?? []), i]);
+    });
+    for (const idx of byNumber.values()) {
+      if (idx.length > 1) {
+        r.err([...c, 'partitions', idx[1]!], E('ErrPartitionNumbersCollide'));
+        break;
+      }
+    }
+    const overlap = partitionsOverlap(parts);
+    if (overlap !== null) r.err([...c, 'partitions', overlap], E('ErrPartitionsOverlap'));
+    const labels = new Set<string>();
+    for (let i = 0; i < parts.length; i++) {
+      const l = parts[i]!['label'];
+      if (isStr(l)) {
+        if (labels.has(l)) {
+          r.err([...c, 'partitions', i], E('ErrDuplicateLabels'));
+          break;
+        }
+        labels.add(l);
+      }
+    }
+  }
+
+  private filesystem(o: Obj, c: JsonPath, r: Collector): void {
+    const minor = this.minor;
+    const exp = this.experimental;
+    r.err([...c, 'path'], nilOrEmpty(o['path']) ? null : checkPath(str(o['path'])));
+    const device = str(o['device']);
+    if (exp && o['format'] === 'virtiofs') {
+      r.err([...c, 'device'], device === '' ? E('ErrNoDevice') : Buffer.byteLength(device) > 36 ? E('ErrVirtiofsDeviceTagTooLong') : null);
+    } else {
+      r.err([...c, 'device'], checkPath(device));
+    }
+    r.err([...c, 'format'], checkFilesystemFormat(o, minor, exp));
+    r.err([...c, 'label'], checkFilesystemLabel(o, minor, exp));
+    if (exp && o['format'] === 'virtiofs') {
+      if (notEmpty(o['uuid'])) r.err([...c, 'uuid'], E('ErrUUIDNotSupportedForFormat'));
+      if (isTrue(o['wipeFilesystem'])) r.err([...c, 'wipeFilesystem'], E('ErrWipeNotSupportedForFormat'));
+      if (asList(o['options']).length > 0) r.err([...c, 'options'], E('ErrMkfsOptionsNotSupportedForFormat'));
+    }
+  }
+
+  private luks(o: Obj, c: JsonPath, r: Collector): void {
+    const minor = this.minor;
+    if (str(o['name']).includes('/')) r.err([...c, 'name'], E('ErrLuksNameContainsSlash'));
+    const label = o['label'];
+    r.err([...c, 'label'], notEmpty(label) && Buffer.byteLength(str(label)) > 47 ? E('ErrLuksLabelTooLong') : null);
+    if (nilOrEmpty(o['device'])) r.err([...c, 'device'], E('ErrDiskDeviceRequired'));
+    else r.err([...c, 'device'], checkPath(str(o['device'])));
+    const clevis = asObj(o['clevis']);
+    const custom = asObj(clevis['custom']);
+    const others =
+      asList(clevis['tang']).length > 0 || isTrue(clevis['tpm2']) || (typeof clevis['threshold'] === 'number' && clevis['threshold'] !== 0);
+    const customSet = minor === 2 ? present(clevis['custom']) : notEmpty(custom['pin']);
+    if (customSet && others) r.err([...c, 'clevis'], E('ErrClevisCustomWithOthers'));
+    if (checkURLNilOK(asObj(o['keyFile'])['source'], minor)) r.err([...c, 'keys'], E('ErrInvalidLuksKeyFile'));
+    if (minor >= 5) {
+      const clevisPresent = notEmpty(custom['pin']) || others;
+      const cex = isTrue(asObj(o['cex'])['enabled']);
+      if (clevisPresent && cex) r.err([...c, 'cex'], E('ErrCexWithClevis'));
+      if (cex && notEmpty(asObj(o['keyFile'])['source'])) r.err([...c, 'cex'], E('ErrCexWithKeyFile'));
+    }
+  }
+
+  private clevisCustom(o: Obj, c: JsonPath, r: Collector): void {
+    const minor = this.minor;
+    if (minor === 2) {
+      const pin = str(o['pin']);
+      const config = str(o['config']);
+      if (pin === '' && config === '') return;
+      if (!['tpm2', 'tang', 'sss'].includes(pin)) r.err([...c, 'pin'], E('ErrUnknownClevisPin'));
+      if (config === '') r.err([...c, 'config'], E('ErrClevisConfigRequired'));
+      return;
+    }
+    if (nilOrEmpty(o['pin']) && nilOrEmpty(o['config']) && !isTrue(o['needsNetwork'])) return;
+    if (minor >= 6) {
+      if (nilOrEmpty(o['pin'])) r.err([...c, 'pin'], E('ErrClevisPinRequired'));
+    } else if (notEmpty(o['pin'])) {
+      if (!['tpm2', 'tang', 'sss'].includes(str(o['pin']))) r.err([...c, 'pin'], E('ErrUnknownClevisPin'));
+    } else {
+      r.err([...c, 'pin'], E('ErrClevisPinRequired'));
+    }
+    if (nilOrEmpty(o['config'])) r.err([...c, 'config'], E('ErrClevisConfigRequired'));
+  }
+
+  private systemd(o: Obj, c: JsonPath, r: Collector): void {
+    const units = new Map<string, Obj>();
+    const list = asList(o['units']).map(asObj);
+    for (const u of list) units.set(str(u['name']), u);
+    list.forEach((unit, index) => {
+      const m = /^(.+?)@(.+?)\.service$/s.exec(str(unit['name']));
+      if (!m || !isTrue(unit['enabled'])) return;
+      const instantiable = `${m[1]}@.service`;
+      const tmpl = units.get(instantiable);
+      if (!tmpl || !notEmpty(tmpl['contents'])) return;
+      const { opts } = parseUnitContents(tmpl['contents']);
+      if (opts === null) return;
+      if (!opts.some((x) => x.section === 'Install')) {
+        r.warn(
+          [...c, 'units', index, 'contents'],
+          plain(`template unit ${goQuote(instantiable)} for ${goQuote(str(unit['name']))} doesn't have Install section`),
+        );
+      }
+    });
+  }
+
+  /** Storage cross-checks (links, hard links, filesystems vs disks). */
+  storage(o: Obj, c: JsonPath, r: Collector): void {
+    const dirs = asList(o['directories']).map(asObj);
+    const files = asList(o['files']).map(asObj);
+    const links = asList(o['links']).map(asObj);
+    dirs.forEach((d, i) => {
+      for (const l of links) if (str(d['path']).startsWith(str(l['path']) + '/')) r.err([...c, 'directories', i], E('ErrDirectoryUsedSymlink'));
+    });
+    files.forEach((f, i) => {
+      for (const l of links) if (str(f['path']).startsWith(str(l['path']) + '/')) r.err([...c, 'files', i], E('ErrFileUsedSymlink'));
+    });
+    links.forEach((l1, i) => {
+      for (const l2 of links) if (str(l1['path']).startsWith(str(l2['path']) + '/')) r.err([...c, 'links', i], E('ErrLinkUsedSymlink'));
+      if (this.minor >= 3 && nilOrEmpty(l1['target'])) {
+        r.err([...c, 'links', i, 'target'], E('ErrLinkTargetRequired'));
+        return;
+      }
+      if (!isTrue(l1['hard'])) return;
+      let target = goPathClean(str(l1['target']));
+      if (!target.startsWith('/')) target = goPathJoin(str(l1['path']), str(l1['target']));
+      for (const d of dirs) if (target === str(d['path'])) r.err([...c, 'links', i], E('ErrHardLinkToDirectory'));
+      const user = asObj(l1['user']);
+      const group = asObj(l1['group']);
+      if (present(user['id'])) r.warn([...c, 'links', i, 'user', 'id'], E('ErrHardLinkSpecifiesOwner'));
+      if (present(user['name'])) r.warn([...c, 'links', i, 'user', 'name'], E('ErrHardLinkSpecifiesOwner'));
+      if (present(group['id'])) r.warn([...c, 'links', i, 'group', 'id'], E('ErrHardLinkSpecifiesOwner'));
+      if (present(group['name'])) r.warn([...c, 'links', i, 'group', 'name'], E('ErrHardLinkSpecifiesOwner'));
+    });
+    const disks = new Map<string, Obj>();
+    for (const d of asList(o['disks']).map(asObj)) disks.set(str(d['device']), d);
+    asList(o['filesystems']).map(asObj).forEach((f, i) => {
+      const disk = disks.get(str(f['device']));
+      if (!disk) return;
+      if (asList(disk['partitions']).length > 0) r.warn([...c, 'filesystems', i, 'device'], E('ErrPartitionsOverwritten'));
+      else if (!isTrue(f['wipeFilesystem']) && isTrue(disk['wipeTable'])) r.warn([...c, 'filesystems', i, 'device'], E('ErrFilesystemImplicitWipe'));
+    });
+  }
+}
+
+function partitionsOverlap(parts: Obj[]): number | null {
+  const dims = (p: Obj): { start: number; end: number } | null => {
+    const s = p['startMiB'];
+    const z = p['sizeMiB'];
+    if (typeof s !== 'number' || typeof z !== 'number' || s === 0) return null;
+    return { start: s, end: z === 0 ? s : s + z - 1 };
+  };
+  for (let a = 0; a < parts.length; a++) {
+    const p = dims(parts[a]!);
+    if (!p) continue;
+    for (let i = 0; i < parts.length; i++) {
+      const o = dims(parts[i]!);
+      if (!o || sameValue(parts[a]!, parts[i]!)) continue;
+      if (p.start >= o.start && p.start <= o.end) return i;
+      if (p.end >= o.start && p.end <= o.end) return i;
+      if (p.start < o.start && p.end > o.end) return i;
+    }
+  }
+  return null;
+}
+
+function sameValue(a: Obj, b: Obj): boolean {
+  // Go compares the Partition structs by value (pointer fields by address: equal only for the same element)
+  return a === b;
+}
+
+/** Go's %q for simple strings. */
+export function goQuote(s: string): string {
+  return JSON.stringify(s).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h}`);
+}
+
+/** Walks a 3.x config calling every node's rules in upstream order, then the duplicate pass. */
+export function validateSemantics3(config: unknown, version: RuleVersion, root: JsonPath = []): ReportEntry[] {
+  const rules = new Rules(version);
+  const r = new Collector();
+  walk(rules, 'Config', asObj(config), root, r, '');
+  dups('Config', asObj(config), root, r);
+  return r.entries;
+}
+
+/** Validates one node (and its subtree) of the given struct type. */
+export function validateNode3(struct: StructName, node: unknown, version: RuleVersion, root: JsonPath = [], withDups = true): ReportEntry[] {
+  const rules = new Rules(version);
+  const r = new Collector();
+  walk(rules, struct, asObj(node), root, r, '');
+  if (withDups) dups(struct, asObj(node), root, r);
+  return r.entries;
+}
+
+function walk(rules: Rules, struct: StructName, o: Obj, c: JsonPath, r: Collector, parent: string): void {
+  rules.node(struct, o, c, r, parent);
+  if (struct === 'Storage') rules.storage(o, c, r);
+  for (const [name, shape] of STRUCTS[struct]) {
+    const v = o[name];
+    const fc = [...c, name];
+    const role = struct === 'IgnitionConfig' ? 'config' : struct === 'TLS' ? 'ca' : name;
+    if (shape.kind === 'struct') {
+      // 3.2's Clevis and Custom are pointers: absent means no validation (others are value structs)
+      if (rules.minor === 2 && (shape.struct === 'Clevis' || shape.struct === 'ClevisCustom') && (v === undefined || v === null)) continue;
+      walk(rules, shape.struct, asObj(v), fc, r, role);
+    } else if (shape.kind === 'list') {
+      asList(v).forEach((item, i) => {
+        if (shape.item === 'string') {
+          if (struct === 'Raid' && name === 'devices') r.err([...fc, i], checkPath(str(item)));
+        } else {
+          walk(rules, shape.item, asObj(item), [...fc, i], r, role);
+        }
+      });
+    }
+  }
+}
+
+function dups(struct: StructName, o: Obj, c: JsonPath, r: Collector): void {
+  const seen = new Map<string, Set<string>>();
+  for (const [name, shape] of STRUCTS[struct]) {
+    if (shape.kind !== 'list' || shape.ignoreDups) continue;
+    const handle = shape.handle ?? name;
+    let set = seen.get(handle);
+    if (!set) seen.set(handle, (set = new Set()));
+    asList(o[name]).forEach((item, i) => {
+      const key = itemKey(shape.item, item);
+      if (set.has(key)) r.err([...c, name, i], E('ErrDuplicate'));
+      set.add(key);
+    });
+  }
+  for (const [name, shape] of STRUCTS[struct]) {
+    if (shape.kind === 'struct') dups(shape.struct, asObj(o[name]), [...c, name], r);
+    else if (shape.kind === 'list' && shape.item !== 'string') {
+      const item = shape.item;
+      asList(o[name]).forEach((x, i) => dups(item, asObj(x), [...c, name, i], r));
+    }
+  }
+}
+
+export { MESSAGES };

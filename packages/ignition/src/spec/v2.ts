@@ -1,0 +1,175 @@
+/**
+ * Semantic rules for spec 2.2 (coreos/ignition spec2x branch, config/v2_2/types), covering the checks
+ * that matter for serving/consuming 2.2 configs: version, node paths and filesystems, modes, URLs,
+ * verification, compression, units, disks/partitions, raid, filesystems, duplicates.
+ */
+import { finding, type Finding } from './errors.js';
+import {
+  checkGUID,
+  checkHash,
+  checkMode,
+  checkPartitionLabel,
+  checkPath,
+  checkUnitName,
+  Collector,
+  parseUnitContents,
+} from './semantic.js';
+import { dataURLError, goParseURL, goSemver } from './goparse.js';
+import type { JsonPath, ReportEntry } from './types.js';
+
+type Obj = Record<string, unknown>;
+const asObj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const plain = (message: string): Finding => ({ message, name: null });
+
+function checkURL2(s: unknown): Finding | null {
+  if (typeof s !== 'string' || s === '') return null;
+  const u = goParseURL(s);
+  if (!u) return finding('ErrInvalidUrl');
+  switch (u.scheme) {
+    case 'http':
+    case 'https':
+    case 'tftp':
+    case 's3':
+    case 'oem':
+      return null;
+    case 'data': {
+      const e = dataURLError(s);
+      return e === null ? null : plain(e);
+    }
+    default:
+      return finding('ErrInvalidScheme');
+  }
+}
+
+function checkExt(name: string, allowed: string[], err: Finding): Finding | null {
+  const dot = name.lastIndexOf('.');
+  return dot >= 0 && allowed.includes(name.slice(dot)) ? null : err;
+}
+
+/** Semantic validation of a spec 2.2 config. */
+export function validateSemantics2(config: unknown): ReportEntry[] {
+  const r = new Collector();
+  const cfg = asObj(config);
+  const ign = asObj(cfg['ignition']);
+  const v = goSemver(str(ign['version']));
+  if (!v) r.err(['ignition', 'version'], finding('ErrInvalidVersion'));
+  else if (!(v.major === 2 && v.minor === 2 && v.patch === 0 && v.pre === '' && v.meta === '')) {
+    r.err(['ignition', 'version'], finding('ErrUnknownVersion'));
+  }
+  const ic = asObj(ign['config']);
+  asList(ic['append']).forEach((a, i) => {
+    r.err(['ignition', 'config', 'append', i, 'source'], checkURL2(asObj(a)['source']));
+    r.err(['ignition', 'config', 'append', i, 'verification', 'hash'], checkHash(asObj(asObj(a)['verification'])['hash'], 0));
+  });
+  if (ic['replace']) r.err(['ignition', 'config', 'replace', 'source'], checkURL2(asObj(ic['replace'])['source']));
+  asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) =>
+    r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source'])),
+  );
+
+  const storage = asObj(cfg['storage']);
+  const fsNames = new Set(asList(storage['filesystems']).map((f) => str(asObj(f)['name'])));
+  fsNames.add('root');
+  const nodeCheck = (kind: string, n: Obj, i: number): void => {
+    const c: JsonPath = ['storage', kind, i];
+    if (str(n['filesystem']) === '') r.err([...c, 'filesystem'], plain('no filesystem specified'));
+    r.err([...c, 'path'], checkPath(str(n['path'])));
+    r.err([...c, 'mode'], checkMode(n['mode']));
+    for (const o of ['user', 'group'] as const) {
+      const owner = asObj(n[o]);
+      if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '') r.err([...c, o], finding('ErrBothIDAndNameSet'));
+    }
+  };
+  asList(storage['files']).forEach((f, i) => {
+    const file = asObj(f);
+    nodeCheck('files', file, i);
+    const contents = asObj(file['contents']);
+    const comp = contents['compression'];
+    if (comp !== undefined && comp !== null && comp !== '' && comp !== 'gzip') r.err(['storage', 'files', i, 'contents', 'compression'], finding('ErrCompressionInvalid'));
+    r.err(['storage', 'files', i, 'contents', 'source'], checkURL2(contents['source']));
+    r.err(['storage', 'files', i, 'contents', 'verification', 'hash'], checkHash(asObj(contents['verification'])['hash'], 0));
+  });
+  asList(storage['directories']).forEach((d, i) => nodeCheck('directories', asObj(d), i));
+  asList(storage['links']).forEach((l, i) => {
+    nodeCheck('links', asObj(l), i);
+    if (str(asObj(l)['target']) === '') r.err(['storage', 'links', i, 'target'], finding('ErrLinkTargetRequired'));
+  });
+  asList(storage['disks']).forEach((d, i) => {
+    const disk = asObj(d);
+    r.err(['storage', 'disks', i, 'device'], str(disk['device']) === '' ? finding('ErrDiskDeviceRequired') : checkPath(str(disk['device'])));
+    asList(disk['partitions']).forEach((p, j) => {
+      const part = asObj(p);
+      const c: JsonPath = ['storage', 'disks', i, 'partitions', j];
+      r.err([...c, 'label'], checkPartitionLabel(part['label']));
+      r.err([...c, 'guid'], checkGUID(part['guid']));
+      r.err([...c, 'typeGuid'], checkGUID(part['typeGuid']));
+    });
+  });
+  asList(storage['raid']).forEach((a, i) => {
+    const raid = asObj(a);
+    const level = str(raid['level']);
+    const ok = ['linear', 'raid0', '0', 'stripe', 'raid1', '1', 'mirror', 'raid4', '4', 'raid5', '5', 'raid6', '6', 'raid10', '10'];
+    if (!ok.includes(level)) r.err(['storage', 'raid', i, 'level'], finding('ErrUnrecognizedRaidLevel'));
+    if (asList(raid['devices']).length === 0) r.err(['storage', 'raid', i, 'devices'], finding('ErrRaidDevicesRequired'));
+    asList(raid['devices']).forEach((d, j) => r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d))));
+  });
+  asList(storage['filesystems']).forEach((f, i) => {
+    const fs = asObj(f);
+    const c: JsonPath = ['storage', 'filesystems', i];
+    if (str(fs['name']) === '') r.err([...c, 'name'], plain('filesystem is missing name'));
+    const mount = fs['mount'];
+    const path = fs['path'];
+    if ((mount === undefined || mount === null) === (path === undefined || path === null)) {
+      r.err(c, plain('filesystem must use either mount or path'));
+    }
+    if (mount) {
+      const m = asObj(mount);
+      r.err([...c, 'mount', 'device'], checkPath(str(m['device'])));
+      if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format']))) r.err([...c, 'mount', 'format'], finding('ErrFilesystemInvalidFormat'));
+    }
+    if (typeof path === 'string') r.err([...c, 'path'], checkPath(path));
+  });
+
+  for (const [section, exts, err] of [
+    ['systemd', ['.service', '.socket', '.device', '.mount', '.automount', '.swap', '.target', '.path', '.timer', '.snapshot', '.slice', '.scope'], finding('ErrInvalidSystemdExt')],
+    ['networkd', ['.link', '.netdev', '.network'], plain('invalid networkd unit extension')],
+  ] as const) {
+    asList(asObj(cfg[section])['units']).forEach((u, i) => {
+      const unit = asObj(u);
+      const c: JsonPath = [section, 'units', i];
+      r.err([...c, 'name'], section === 'systemd' ? checkUnitName(str(unit['name'])) : checkExt(str(unit['name']), [...exts], err));
+      r.err([...c, 'contents'], parseUnitContents(unit['contents']).err);
+      asList(unit['dropins']).forEach((d, j) => {
+        const dropin = asObj(d);
+        r.err([...c, 'dropins', j, 'contents'], parseUnitContents(dropin['contents']).err);
+        r.err([...c, 'dropins', j, 'name'], checkExt(str(dropin['name']), ['.conf'], finding('ErrInvalidSystemdDropinExt')));
+      });
+    });
+  }
+  asList(asObj(cfg['passwd'])['users']).forEach((u, i) => {
+    if (asObj(u)['create'] !== undefined && asObj(u)['create'] !== null) {
+      r.warn(['passwd', 'users', i, 'create'], finding('ErrDeprecated'));
+    }
+  });
+
+  // duplicates: keyed lists
+  const dupCheck = (items: unknown[], key: (o: Obj) => string, base: JsonPath, seen = new Set<string>()): Set<string> => {
+    items.forEach((x, i) => {
+      const k = key(asObj(x));
+      if (seen.has(k)) r.err([...base, i], finding('ErrDuplicate'));
+      seen.add(k);
+    });
+    return seen;
+  };
+  const nodeKey = (o: Obj): string => `${str(o['filesystem'])}:${str(o['path'])}`;
+  dupCheck(asList(storage['files']), nodeKey, ['storage', 'files']);
+  dupCheck(asList(storage['directories']), nodeKey, ['storage', 'directories']);
+  dupCheck(asList(storage['links']), nodeKey, ['storage', 'links']);
+  dupCheck(asList(storage['disks']), (o) => str(o['device']), ['storage', 'disks']);
+  dupCheck(asList(storage['filesystems']), (o) => str(o['name']), ['storage', 'filesystems']);
+  dupCheck(asList(asObj(cfg['systemd'])['units']), (o) => str(o['name']), ['systemd', 'units']);
+  dupCheck(asList(asObj(cfg['passwd'])['users']), (o) => str(o['name']), ['passwd', 'users']);
+  dupCheck(asList(asObj(cfg['passwd'])['groups']), (o) => str(o['name']), ['passwd', 'groups']);
+  return r.entries;
+}
