@@ -56,3 +56,5 @@ export { RegistryClient, parseImageReference, readRegistryImage } from './regist
 export type { RegistryOptions, ImageReference } from './registry.js';
 export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
 export type { Keyring, SignatureStore, VerifyOptions, VerifiedSignature, VerificationFailure, VerificationResult, AtomicSignature, VerificationConfig } from './verify.js';
+export { diffPayloads, diffValues, componentVersions } from './diff.js';
+export type { PayloadDiff, ManifestChange, ValueChange, ImageChange } from './diff.js';
