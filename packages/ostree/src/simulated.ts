@@ -6,6 +6,7 @@ import { parseOstreeImageReference } from './imageref.js';
 import { parseKernelArguments, parseKernelCommandLine } from './kargs.js';
 import { KERNEL_PACKAGES, canonicalizeKernelType, packagesForExtensions } from './packages.js';
 import type { JsonObject, JsonValue } from './status.js';
+import type { OsConfigSpec } from './plan.js';
 
 /** Persistent state of a {@link SimulatedRpmOstree}: deployments in the real `status --json` shape plus kargs. */
 export interface SimulatedState {
@@ -103,7 +104,7 @@ export class SimulatedRpmOstree implements CommandRunner {
    * the packages of its extensions and, for a realtime/64k kernel, the kernel swap. Replaces an existing state file.
    */
   static atConfig(
-    spec: { osImageURL?: string | null; kernelArguments?: readonly string[] | null; extensions?: readonly string[] | null; kernelType?: string | null },
+    spec: OsConfigSpec,
     options: Omit<SimulatedHostOptions, 'osImageURL' | 'kargs' | 'requestedPackages' | 'requestedBaseRemovals'> & { baseKargs?: readonly string[] } = {},
   ): SimulatedRpmOstree {
     if (options.statePath !== undefined && existsSync(options.statePath)) rmSync(options.statePath);
