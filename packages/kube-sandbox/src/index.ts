@@ -1,3 +1,13 @@
-/** Placeholder: filled by its issue. */
-export const packageName = '@keelson/kube-sandbox';
-export const placeholder = true;
+/**
+ * @keelson/kube-sandbox: an embedded Kubernetes API server that kubectl and @kubernetes/client-node accept.
+ * Start one with {@link startSandbox}.
+ */
+export { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+export { Cluster, type ChangeEvent, type ClusterOptions, type DeleteOptions, type TypeStrategy, type WatchEventType, type WriteOptions } from './cluster.js';
+export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusDetails, type FieldError } from './errors.js';
+export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
+export { generateTls, type TlsMaterial } from './tls.js';
+export { mergePatch, jsonPatch, strategicMergePatch } from './patch.js';
+export { parseLabelSelector, matchLabels, type LabelRequirement } from './selectors.js';
+export { SERVER_VERSION } from './http.js';
+export type { KubeObject, ObjectMeta, OwnerReference, ManagedFieldsEntry, ResourceType, JsonObject, CrdInfo, ListStrategy } from './types.js';

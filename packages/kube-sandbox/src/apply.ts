@@ -1,0 +1,97 @@
+/** Server-side apply (`application/apply-patch+yaml`): field managers, conflicts, force, removal of un-applied fields. */
+import type { Cluster, WriteOptions } from './cluster.js';
+import { ApiError, badRequest, type StatusCause } from './errors.js';
+import { fromFieldsV1, humanPath, keyPath, leafPaths, removeAt, toFieldsV1, valueAt } from './managed.js';
+import { strategicMergePatch } from './patch.js';
+import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type ResourceType } from './types.js';
+import { clone, deepEqual, isObject, nowTime } from './util.js';
+
+/** Options of an apply. */
+export interface ApplyOptions extends WriteOptions {
+  fieldManager: string;
+  force: boolean;
+}
+
+/** Applies a configuration for a field manager; creates the object when absent. */
+export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undefined, name: string, body: unknown, opts: ApplyOptions): KubeObject {
+  if (!isObject(body)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+  const applied = clone(body) as KubeObject;
+  const want = apiVersionOf(t.group, t.version);
+  if (!applied.apiVersion || !applied.kind) throw badRequest('invalid object type: /, Kind=: apiVersion and kind must be set in an apply configuration');
+  if (applied.apiVersion !== want && !(t.crd && String(applied.apiVersion).startsWith(`${t.group}/`)))
+    throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${want})`);
+  if (applied.kind !== t.kind) throw badRequest(`the kind in the data (${applied.kind}) does not match the expected kind (${t.kind})`);
+  const md = (applied.metadata ??= {});
+  if (md.name !== undefined && md.name !== name) throw badRequest(`the name of the object (${md.name}) does not match the name on the URL (${name})`);
+  md.name = name;
+  if (md.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
+  const part = opts.subresource === 'status' ? 'status' : 'main';
+  const appliedSet = leafPaths(t, applied, part);
+  const existing = cluster.peek(t, ns, name);
+  const entry = (fields: Set<string>): ManagedFieldsEntry => {
+    const e: ManagedFieldsEntry = { manager: opts.fieldManager, operation: 'Apply', apiVersion: String(applied.apiVersion), time: nowTime(), fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fields) };
+    if (opts.subresource) e.subresource = opts.subresource;
+    return e;
+  };
+  if (!existing) {
+    if (opts.subresource) throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, { name, kind: t.plural });
+    const obj = clone(applied);
+    obj.metadata!.managedFields = [entry(appliedSet)];
+    const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
+    if (opts.dryRun) wo.dryRun = true;
+    return cluster.create(t, ns, obj, wo);
+  }
+  const entries = (existing.metadata?.managedFields ?? []).map((e) => ({ ...e }));
+  const mine = entries.find((e) => e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource);
+  const prevMine = mine ? fromFieldsV1(mine.fieldsV1) : new Set<string>();
+  // conflicts: leaves owned by other managers whose value would change
+  const conflicts: { manager: string; apiVersion: string; path: string }[] = [];
+  const forced = new Set<string>();
+  for (const e of entries) {
+    if (e === mine || (e.subresource ?? undefined) !== opts.subresource) continue;
+    for (const k of fromFieldsV1(e.fieldsV1)) {
+      if (!appliedSet.has(k)) continue;
+      const p = keyPath(k);
+      if (p.at(-1) === '.') continue;
+      if (deepEqual(valueAt(existing, p), valueAt(applied, p))) continue;
+      if (e.manager === opts.fieldManager) {
+        forced.add(k);
+        continue;
+      }
+      if (opts.force) forced.add(k);
+      else conflicts.push({ manager: e.manager, apiVersion: e.apiVersion, path: humanPath(k) });
+    }
+  }
+  if (conflicts.length) {
+    const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"${c.manager.startsWith('kubectl') || true ? ` using ${c.apiVersion}` : ''}`, field: c.path }));
+    const head = conflicts.length === 1 ? 'Apply failed with 1 conflict' : `Apply failed with ${conflicts.length} conflicts`;
+    const list = conflicts.map((c) => `conflict with "${c.manager}" using ${c.apiVersion}: ${c.path}`).join('\n');
+    const d: ApiError['details'] = { name, kind: t.plural, causes };
+    if (t.group) d.group = t.group;
+    throw new ApiError(409, 'Conflict', `${head}: ${list}`, d);
+  }
+  const next = clone(existing);
+  // remove fields this manager applied before but no longer applies (when nobody else owns them)
+  const othersOwn = new Set<string>();
+  for (const e of entries) if (e !== mine) for (const k of fromFieldsV1(e.fieldsV1)) othersOwn.add(k);
+  const drop = [...prevMine].filter((k) => !appliedSet.has(k) && !othersOwn.has(k)).sort((a, b) => keyPath(b).length - keyPath(a).length);
+  for (const k of drop) removeAt(next, keyPath(k));
+  const appliedBody = clone(applied);
+  delete appliedBody.metadata!.managedFields;
+  const merged = strategicMergePatch(next, appliedBody, (p) => t.lists[p]) as KubeObject;
+  merged.metadata!.resourceVersion = existing.metadata?.resourceVersion ?? '';
+  // new managed fields: others lose forced leaves; mine = appliedSet
+  const newEntries: ManagedFieldsEntry[] = [];
+  for (const e of entries) {
+    if (e === mine) continue;
+    const owned = [...fromFieldsV1(e.fieldsV1)].filter((k) => !(forced.has(k) && e.manager !== opts.fieldManager) || !appliedSet.has(k));
+    const keep = owned.filter((k) => !forced.has(k));
+    if (keep.length) newEntries.push({ ...e, fieldsV1: toFieldsV1(keep) });
+  }
+  newEntries.push(entry(appliedSet));
+  merged.metadata!.managedFields = newEntries;
+  const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
+  if (opts.dryRun) wo.dryRun = true;
+  if (opts.subresource) wo.subresource = opts.subresource;
+  return cluster.applyUpdate(t, existing, merged, wo);
+}

@@ -1,0 +1,452 @@
+/**
+ * The small controller set that makes the sandbox behave like a cluster: garbage collection of dependents,
+ * namespace deletion, PodDisruptionBudget status, and an optional pod simulator (ReplicaSets, Deployments,
+ * DaemonSets and "ready" pods on nodes).
+ */
+import { createHash } from 'node:crypto';
+import type { ChangeEvent, Cluster } from './cluster.js';
+import { ApiError } from './errors.js';
+import { matchLabels, requirementsFromSelector } from './selectors.js';
+import type { JsonObject, KubeObject, OwnerReference, ResourceType } from './types.js';
+import { clone, deepEqual, isObject, nowTime } from './util.js';
+
+function typeOf(c: Cluster, group: string, plural: string): ResourceType {
+  const t = c.allTypes().find((x) => x.group === group && x.plural === plural);
+  if (!t) throw new Error(`internal: type ${group}/${plural} missing`);
+  return t;
+}
+
+/** Swallows the errors a controller expects from races (object gone, conflict). */
+function tolerate(fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError && (e.httpCode === 404 || e.httpCode === 409)) return;
+    throw e;
+  }
+}
+
+/** Runs controllers on cluster changes, coalescing bursts into one pass. */
+export class Controllers {
+  private scheduled = false;
+  private stopped = false;
+  private unsubscribe: () => void;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Whether pods are simulated for workloads. */
+  simulatePods: boolean;
+  /** Errors raised by controller passes (surfaced for debugging). */
+  readonly errors: unknown[] = [];
+
+  constructor(
+    private readonly c: Cluster,
+    opts: { simulatePods?: boolean } = {},
+  ) {
+    this.simulatePods = opts.simulatePods ?? false;
+    this.unsubscribe = c.onChange((e) => this.onChange(e));
+  }
+
+  /** Stops reacting to changes. */
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+    for (const t of this.timers) clearTimeout(t);
+  }
+
+  private onChange(_e: ChangeEvent): void {
+    this.schedule();
+  }
+
+  /** Schedules a pass soon. */
+  schedule(delayMs = 0): void {
+    if (this.stopped) return;
+    if (delayMs > 0) {
+      const tm = setTimeout(() => {
+        this.timers.delete(tm);
+        this.schedule();
+      }, delayMs);
+      this.timers.add(tm);
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.stopped) return;
+      try {
+        this.pass();
+      } catch (e) {
+        this.errors.push(e);
+      }
+    });
+  }
+
+  /** One reconcile pass over everything (level-triggered). */
+  pass(): void {
+    this.garbageCollect();
+    this.namespaces();
+    if (this.simulatePods) {
+      this.deployments();
+      this.replicaSets();
+      this.daemonSets();
+      this.pods();
+    }
+    this.disruptionBudgets();
+  }
+
+  private garbageCollect(): void {
+    const c = this.c;
+    const uids = new Map<string, { t: ResourceType; obj: KubeObject }>();
+    const all: { t: ResourceType; obj: KubeObject }[] = [];
+    for (const e of c.everything()) {
+      all.push(e);
+      if (e.obj.metadata?.uid) uids.set(e.obj.metadata.uid, e);
+    }
+    const dependentsOf = (uid: string): { t: ResourceType; obj: KubeObject }[] => all.filter((e) => e.obj.metadata?.ownerReferences?.some((r) => r.uid === uid));
+    for (const { t, obj } of all) {
+      const md = obj.metadata ?? {};
+      const refs = md.ownerReferences ?? [];
+      if (refs.length && !md.deletionTimestamp) {
+        const live = refs.filter((r) => {
+          const o = uids.get(r.uid);
+          if (!o) return false;
+          const om = o.obj.metadata ?? {};
+          // an owner being deleted in the foreground takes its dependents with it
+          return !(om.deletionTimestamp && (om.finalizers ?? []).includes('foregroundDeletion'));
+        });
+        const dangling = refs.filter((r) => !uids.has(r.uid));
+        if (live.length === 0) {
+          tolerate(() => c.delete(t, md.namespace, md.name ?? '', { propagationPolicy: 'Background' }));
+        } else if (dangling.length) {
+          tolerate(() => {
+            const next = clone(obj);
+            next.metadata!.ownerReferences = refs.filter((r) => uids.has(r.uid));
+            c.applyUpdate(t, obj, next, { fieldManager: 'garbage-collector' });
+          });
+        }
+      }
+      if (md.deletionTimestamp) {
+        const fins = md.finalizers ?? [];
+        if (fins.includes('orphan')) {
+          for (const d of dependentsOf(md.uid ?? '')) {
+            tolerate(() => {
+              const next = clone(d.obj);
+              next.metadata!.ownerReferences = (d.obj.metadata?.ownerReferences ?? []).filter((r: OwnerReference) => r.uid !== md.uid);
+              if (next.metadata!.ownerReferences.length === 0) delete next.metadata!.ownerReferences;
+              c.applyUpdate(d.t, d.obj, next, { fieldManager: 'garbage-collector' });
+            });
+          }
+          removeFinalizer(c, t, obj, 'orphan');
+        } else if (fins.includes('foregroundDeletion')) {
+          const deps = dependentsOf(md.uid ?? '');
+          if (deps.length === 0) removeFinalizer(c, t, obj, 'foregroundDeletion');
+          else for (const d of deps) if (!d.obj.metadata?.deletionTimestamp) tolerate(() => c.delete(d.t, d.obj.metadata?.namespace, d.obj.metadata?.name ?? '', { propagationPolicy: 'Foreground' }));
+        }
+      }
+    }
+  }
+
+  private namespaces(): void {
+    const c = this.c;
+    const nsType = typeOf(c, '', 'namespaces');
+    for (const ns of c.peekAll(nsType)) {
+      if (!ns.metadata?.deletionTimestamp) continue;
+      const name = ns.metadata.name ?? '';
+      let remaining = 0;
+      for (const { t, obj } of [...c.everything()]) {
+        if (!t.namespaced || obj.metadata?.namespace !== name) continue;
+        remaining++;
+        if (!obj.metadata.deletionTimestamp) tolerate(() => c.delete(t, name, obj.metadata?.name ?? '', { propagationPolicy: 'Background' }));
+      }
+      if (remaining > 0) continue;
+      const spec = isObject(ns['spec']) ? ns['spec'] : {};
+      const specFins = Array.isArray(spec['finalizers']) ? (spec['finalizers'] as string[]) : [];
+      if (specFins.includes('kubernetes')) {
+        tolerate(() => {
+          const next = clone(ns);
+          (next['spec'] as JsonObject)['finalizers'] = specFins.filter((f) => f !== 'kubernetes');
+          c.applyUpdate(nsType, ns, next, { fieldManager: 'namespace-controller', subresource: 'finalize' });
+        });
+        continue;
+      }
+      if ((ns.metadata.finalizers ?? []).length === 0) tolerate(() => c.removeNow(nsType, undefined, name));
+    }
+  }
+
+  private readyNodes(): KubeObject[] {
+    const nodeType = typeOf(this.c, '', 'nodes');
+    return this.c.peekAll(nodeType).filter((n) => nodeReady(n) && !n.metadata?.deletionTimestamp);
+  }
+
+  private deployments(): void {
+    const c = this.c;
+    const dType = typeOf(c, 'apps', 'deployments');
+    const rsType = typeOf(c, 'apps', 'replicasets');
+    for (const d of c.peekAll(dType)) {
+      if (d.metadata?.deletionTimestamp) continue;
+      const spec = (d['spec'] ?? {}) as JsonObject;
+      const template = (spec['template'] ?? {}) as JsonObject;
+      const hash = createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10).replace(/[aeiou]/g, 'x');
+      const ns = d.metadata?.namespace ?? 'default';
+      const owned = c.peekAll(rsType, ns).filter((rs) => rs.metadata?.ownerReferences?.some((r) => r.uid === d.metadata?.uid));
+      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
+      const rsName = `${d.metadata?.name ?? ''}-${hash}`;
+      let current = owned.find((rs) => rs.metadata?.name === rsName);
+      if (!current) {
+        const tmplMeta = isObject(template['metadata']) ? template['metadata'] : {};
+        const rs: KubeObject = {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: rsName,
+            namespace: ns,
+            labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash },
+            ownerReferences: [ownerRef(d, true)],
+          },
+          spec: {
+            replicas,
+            selector: mergeSelector(spec['selector'], { 'pod-template-hash': hash }),
+            template: { ...template, metadata: { ...tmplMeta, labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash } } },
+          },
+        };
+        tolerate(() => c.create(rsType, ns, rs, { fieldManager: 'deployment-controller' }));
+        current = c.peek(rsType, ns, rsName);
+      } else if ((current['spec'] as JsonObject)['replicas'] !== replicas) {
+        const cur = current;
+        tolerate(() => {
+          const next = clone(cur);
+          (next['spec'] as JsonObject)['replicas'] = replicas;
+          c.applyUpdate(rsType, cur, next, { fieldManager: 'deployment-controller' });
+        });
+      }
+      for (const old of owned) if (old.metadata?.name !== rsName && !old.metadata?.deletionTimestamp) tolerate(() => c.delete(rsType, ns, old.metadata?.name ?? ''));
+      const rsStatus = (current?.['status'] ?? {}) as JsonObject;
+      const ready = num(rsStatus['readyReplicas']);
+      const status: JsonObject = {
+        observedGeneration: d.metadata?.generation ?? 1,
+        replicas: num(rsStatus['replicas']),
+        updatedReplicas: num(rsStatus['replicas']),
+        readyReplicas: ready,
+        availableReplicas: num(rsStatus['availableReplicas']),
+        conditions: conditions(d, [
+          { type: 'Available', status: ready >= replicas ? 'True' : 'False', reason: ready >= replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', message: ready >= replicas ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.' },
+          { type: 'Progressing', status: 'True', reason: ready >= replicas ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated', message: ready >= replicas ? `ReplicaSet "${rsName}" has successfully progressed.` : `ReplicaSet "${rsName}" is progressing.` },
+        ]),
+      };
+      if (num(status['readyReplicas']) === 0) delete status['readyReplicas'];
+      if (num(status['availableReplicas']) === 0) delete status['availableReplicas'];
+      if (num(status['replicas']) < replicas) status['unavailableReplicas'] = replicas - num(status['availableReplicas']);
+      setStatus(c, dType, d, status);
+    }
+  }
+
+  private replicaSets(): void {
+    const c = this.c;
+    const rsType = typeOf(c, 'apps', 'replicasets');
+    const podType = typeOf(c, '', 'pods');
+    for (const rs of c.peekAll(rsType)) {
+      if (rs.metadata?.deletionTimestamp) continue;
+      const spec = (rs['spec'] ?? {}) as JsonObject;
+      const ns = rs.metadata?.namespace ?? 'default';
+      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
+      const pods = c.peekAll(podType, ns).filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid) && !p.metadata?.deletionTimestamp);
+      for (let i = pods.length; i < replicas; i++) createPod(c, podType, rs, ns, `${rs.metadata?.name ?? ''}-`, undefined);
+      if (pods.length > replicas) for (const p of pods.slice(replicas)) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
+      const live = pods.slice(0, replicas);
+      const ready = live.filter(podReady).length;
+      const status: JsonObject = { replicas: live.length, fullyLabeledReplicas: live.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata?.generation ?? 1 };
+      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) delete status[k];
+      setStatus(c, rsType, rs, status);
+    }
+  }
+
+  private daemonSets(): void {
+    const c = this.c;
+    const dsType = typeOf(c, 'apps', 'daemonsets');
+    const podType = typeOf(c, '', 'pods');
+    const nodeType = typeOf(c, '', 'nodes');
+    const nodes = c.peekAll(nodeType);
+    for (const ds of c.peekAll(dsType)) {
+      if (ds.metadata?.deletionTimestamp) continue;
+      const ns = ds.metadata?.namespace ?? 'default';
+      const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as JsonObject | undefined;
+      const nodeSelector = (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>;
+      const eligible = nodes.filter((n) => !n.metadata?.deletionTimestamp && Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v));
+      const pods = c.peekAll(podType, ns).filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === ds.metadata?.uid));
+      for (const n of eligible) {
+        const nodeName = n.metadata?.name ?? '';
+        if (!pods.some((p) => (p['spec'] as JsonObject | undefined)?.['nodeName'] === nodeName)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, nodeName);
+      }
+      for (const p of pods) {
+        const nn = (p['spec'] as JsonObject | undefined)?.['nodeName'];
+        if (!eligible.some((n) => n.metadata?.name === nn) && !p.metadata?.deletionTimestamp) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
+      }
+      const live = pods.filter((p) => !p.metadata?.deletionTimestamp && eligible.some((n) => n.metadata?.name === (p['spec'] as JsonObject | undefined)?.['nodeName']));
+      const ready = live.filter(podReady).length;
+      const status: JsonObject = {
+        currentNumberScheduled: live.length,
+        desiredNumberScheduled: eligible.length,
+        numberMisscheduled: 0,
+        numberReady: ready,
+        numberAvailable: ready,
+        updatedNumberScheduled: live.length,
+        observedGeneration: ds.metadata?.generation ?? 1,
+      };
+      if (eligible.length - ready > 0) status['numberUnavailable'] = eligible.length - ready;
+      if (ready === 0) delete status['numberAvailable'];
+      setStatus(c, dsType, ds, status);
+    }
+  }
+
+  /** Schedules pending pods on ready nodes and marks them Running/Ready (a tiny kubelet + scheduler). */
+  private pods(): void {
+    const c = this.c;
+    const podType = typeOf(c, '', 'pods');
+    const nodes = this.readyNodes().filter((n) => getSpec(n)['unschedulable'] !== true);
+    let rr = 0;
+    for (const p of c.peekAll(podType)) {
+      if (p.metadata?.deletionTimestamp) continue;
+      const spec = getSpec(p);
+      if (!spec['nodeName']) {
+        if (nodes.length === 0) continue;
+        const node = nodes[rr++ % nodes.length]!;
+        tolerate(() => {
+          const next = clone(p);
+          (next['spec'] as JsonObject)['nodeName'] = node.metadata?.name ?? '';
+          c.applyUpdate(podType, p, next, { fieldManager: 'default-scheduler' });
+        });
+        continue;
+      }
+      const phase = (p['status'] as JsonObject | undefined)?.['phase'];
+      if (phase === 'Running' || phase === 'Succeeded' || phase === 'Failed') continue;
+      const node = c.peek(typeOf(c, '', 'nodes'), undefined, String(spec['nodeName']));
+      if (!node || !nodeReady(node)) continue;
+      const now = nowTime();
+      const containers = Array.isArray(spec['containers']) ? (spec['containers'] as JsonObject[]) : [];
+      const status: JsonObject = {
+        phase: 'Running',
+        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
+        hostIP: '10.0.0.1',
+        podIP: `10.128.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
+        startTime: now,
+        qosClass: 'BestEffort',
+        containerStatuses: containers.map((ct) => ({ name: ct['name'], image: ct['image'], imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt: now } } })),
+      };
+      setStatus(c, podType, p, status);
+    }
+  }
+
+  private disruptionBudgets(): void {
+    const c = this.c;
+    const pdbType = typeOf(c, 'policy', 'poddisruptionbudgets');
+    for (const pdb of c.peekAll(pdbType)) {
+      const s = computePdb(c, pdb);
+      const status: JsonObject = {
+        observedGeneration: pdb.metadata?.generation ?? 1,
+        disruptionsAllowed: s.allowed,
+        currentHealthy: s.current,
+        desiredHealthy: s.desired,
+        expectedPods: s.expected,
+        conditions: conditions(pdb, [
+          s.allowed > 0
+            ? { type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '' }
+            : { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '' },
+        ]),
+      };
+      setStatus(c, pdbType, pdb, status);
+    }
+  }
+}
+
+/** PDB arithmetic shared by the eviction subresource and the status controller. */
+export function computePdb(c: Cluster, pdb: KubeObject): { expected: number; current: number; desired: number; allowed: number } {
+  const podType = typeOf(c, '', 'pods');
+  const spec = getSpec(pdb);
+  const reqs = requirementsFromSelector(spec['selector']) ?? [];
+  const pods = c.peekAll(podType, pdb.metadata?.namespace).filter((p) => reqs.length > 0 && matchLabels(reqs, p.metadata?.labels) && !p.metadata?.deletionTimestamp);
+  const expected = pods.length;
+  const current = pods.filter(podReady).length;
+  let desired: number;
+  const resolve = (v: unknown): number => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) / 100) * expected) : Number(v));
+  if (spec['minAvailable'] !== undefined) desired = resolve(spec['minAvailable']);
+  else if (spec['maxUnavailable'] !== undefined) desired = Math.max(0, expected - resolve(spec['maxUnavailable']));
+  else desired = expected;
+  return { expected, current, desired, allowed: Math.max(0, current - desired) };
+}
+
+function removeFinalizer(c: Cluster, t: ResourceType, obj: KubeObject, f: string): void {
+  tolerate(() => {
+    const cur = c.peek(t, obj.metadata?.namespace, obj.metadata?.name ?? '');
+    if (!cur) return;
+    const next = clone(cur);
+    next.metadata!.finalizers = (next.metadata!.finalizers ?? []).filter((x) => x !== f);
+    c.applyUpdate(t, cur, next, { fieldManager: 'garbage-collector' });
+  });
+}
+
+function getSpec(o: KubeObject): JsonObject {
+  return isObject(o['spec']) ? (o['spec'] as JsonObject) : {};
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+/** Whether a node has condition Ready=True. */
+export function nodeReady(n: KubeObject): boolean {
+  const conds = (n['status'] as JsonObject | undefined)?.['conditions'];
+  return Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
+}
+
+/** Whether a pod has condition Ready=True. */
+export function podReady(p: KubeObject): boolean {
+  const conds = (p['status'] as JsonObject | undefined)?.['conditions'];
+  return Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
+}
+
+function ownerRef(o: KubeObject, controller: boolean): OwnerReference {
+  return { apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata?.name ?? '', uid: o.metadata?.uid ?? '', controller, blockOwnerDeletion: true };
+}
+
+function mergeSelector(sel: unknown, extra: Record<string, string>): JsonObject {
+  const s = isObject(sel) ? clone(sel) : {};
+  s['matchLabels'] = { ...((s['matchLabels'] as Record<string, string>) ?? {}), ...extra };
+  return s;
+}
+
+function createPod(c: Cluster, podType: ResourceType, owner: KubeObject, ns: string, prefix: string, nodeName: string | undefined): void {
+  const template = (((owner['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject;
+  const tmplMeta = isObject(template['metadata']) ? template['metadata'] : {};
+  const spec = clone(isObject(template['spec']) ? template['spec'] : { containers: [] });
+  if (nodeName) spec['nodeName'] = nodeName;
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { generateName: prefix, namespace: ns, labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}) }, ownerReferences: [ownerRef(owner, true)] },
+    spec,
+  };
+  if (tmplMeta['annotations']) pod.metadata!.annotations = tmplMeta['annotations'] as Record<string, string>;
+  tolerate(() => c.create(podType, ns, pod, { fieldManager: 'kube-controller-manager' }));
+}
+
+function conditions(o: KubeObject, want: { type: string; status: string; reason: string; message: string }[]): JsonObject[] {
+  const prev = ((o['status'] as JsonObject | undefined)?.['conditions'] ?? []) as JsonObject[];
+  const now = nowTime();
+  return want.map((w) => {
+    const p = prev.find((x) => x['type'] === w.type);
+    const same = p && p['status'] === w.status && p['reason'] === w.reason && p['message'] === w.message;
+    if (same) return p;
+    return { ...w, lastTransitionTime: p && p['status'] === w.status ? p['lastTransitionTime'] : now, lastUpdateTime: now };
+  });
+}
+
+function setStatus(c: Cluster, t: ResourceType, o: KubeObject, status: JsonObject): void {
+  const cur = isObject(o['status']) ? o['status'] : {};
+  const merged = { ...cur, ...status };
+  for (const k of Object.keys(cur)) if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas')) delete merged[k];
+  if (deepEqual(cur, merged)) return;
+  tolerate(() => {
+    const next = clone(o);
+    next['status'] = merged;
+    c.applyUpdate(t, o, next, { fieldManager: 'kube-controller-manager', subresource: 'status' });
+  });
+}

@@ -1,0 +1,541 @@
+/** `startSandbox`: wires the cluster, strategies, controllers and HTTP(S) server together. */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { applyPatch } from './apply.js';
+import { Cluster } from './cluster.js';
+import { computePdb, Controllers } from './controllers.js';
+import { crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
+import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
+import { ApiHttp, type Handlers } from './http.js';
+import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
+import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
+import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
+import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { generateTls, type TlsMaterial } from './tls.js';
+import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
+import { clone, isObject, nowTime } from './util.js';
+
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** TCP port on 127.0.0.1 (0 = any free port). */
+  port?: number;
+  /** Serve HTTPS with a generated CA (needs `openssl`); default false (plain HTTP). */
+  tls?: boolean;
+  /** Bearer token of the admin identity; random when omitted. */
+  token?: string;
+  /** Run the pod simulator (Deployments/ReplicaSets/DaemonSets get pods that become ready on ready nodes). */
+  simulatePods?: boolean;
+  /** Watch history length (events); older resourceVersions get 410 Gone. Default 10000. */
+  historySize?: number;
+  /** Interval of watch bookmarks in ms (default 10000). */
+  bookmarkIntervalMs?: number;
+  /** Directory for a JSON snapshot: loaded at start when present, written on stop and by `saveSnapshot()`. */
+  persistDir?: string;
+  /** Nodes to create at start (Ready). */
+  nodes?: string[];
+}
+
+/** A running sandbox API server. */
+export interface Sandbox {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Bearer token accepted for the admin identity. */
+  readonly token: string;
+  /** Kubeconfig document for this sandbox (token auth; client certificate too when TLS is on). */
+  readonly kubeconfig: Kubeconfig;
+  /** PEM CA certificate when TLS is on. */
+  readonly caCert: string | undefined;
+  /** The in-memory cluster (direct access for tests and controllers). */
+  readonly cluster: Cluster;
+  /** Writes the kubeconfig to a file (mode 0600) and returns its path. */
+  writeKubeconfig(path: string): Promise<string>;
+  /** The kubeconfig as YAML. */
+  kubeconfigYaml(): string;
+  /** Creates or updates a Node with a Ready condition. */
+  setNodeReady(name: string, ready: boolean, labels?: Record<string, string>): KubeObject;
+  /** Forgets watch history so that resuming any current watch position yields 410 Gone. */
+  compactHistory(): void;
+  /** Closes every open watch stream (clients must re-watch). */
+  closeWatches(): void;
+  /** Waits until controllers have settled (no pending pass). */
+  settle(): Promise<void>;
+  /** Writes the JSON snapshot now (needs `persistDir`). */
+  saveSnapshot(): Promise<void>;
+  /** Stops serving (closes watches and connections) and saves the snapshot when persistence is on. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function tokenEquals(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Starts an embedded Kubernetes API server on 127.0.0.1. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const token = opts.token ?? randomBytes(24).toString('hex');
+  const cluster = new Cluster(opts.historySize !== undefined ? { historySize: opts.historySize } : {});
+  installStrategies(cluster);
+  const controllers = new Controllers(cluster, { simulatePods: opts.simulatePods ?? false });
+  let tls: TlsMaterial | undefined;
+  if (opts.tls) tls = await generateTls();
+
+  const snapshotFile = opts.persistDir ? join(opts.persistDir, 'sandbox-snapshot.json') : undefined;
+  let restored = false;
+  if (snapshotFile) restored = await loadSnapshot(cluster, snapshotFile);
+  const nsType = cluster.findType('', 'v1', 'namespaces')!;
+  if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
+
+  const authenticate = (req: IncomingMessage): boolean => {
+    const h = req.headers['authorization'];
+    if (typeof h === 'string' && h.startsWith('Bearer ') && tokenEquals(h.slice(7).trim(), token)) return true;
+    const sock = req.socket as TLSSocket;
+    if (tls && sock.encrypted && sock.authorized) return true;
+    return false;
+  };
+
+  let hostPort = '127.0.0.1:0';
+  const handlers = makeHandlers(cluster);
+  const api = new ApiHttp(cluster, handlers, authenticate, () => hostPort);
+  if (opts.bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = opts.bookmarkIntervalMs;
+  const server: Server = tls
+    ? (createHttpsServer({ key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false }, api.listener) as unknown as Server)
+    : createServer(api.listener);
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new SandboxError('LISTEN_FAILED', `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`)),
+    );
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  hostPort = `127.0.0.1:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${hostPort}`;
+  const kcOpts: Parameters<typeof buildKubeconfig>[0] = { server: url, token };
+  if (tls) {
+    kcOpts.caCert = tls.caCert;
+    kcOpts.clientCert = tls.clientCert;
+    kcOpts.clientKey = tls.clientKey;
+  }
+  const kubeconfig = buildKubeconfig(kcOpts);
+  const nodeType = cluster.findType('', 'v1', 'nodes')!;
+
+  const setNodeReady = (name: string, ready: boolean, labels?: Record<string, string>): KubeObject => {
+    const existing = cluster.peek(nodeType, undefined, name);
+    const now = nowTime();
+    const cond = { type: 'Ready', status: ready ? 'True' : 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: ready ? 'KubeletReady' : 'KubeletNotReady', message: ready ? 'kubelet is posting ready status' : 'node is not ready' };
+    if (!existing) {
+      return cluster.create(nodeType, undefined, {
+        metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...(labels ?? {}) } },
+        spec: {},
+        status: { conditions: [cond], nodeInfo: { kubeletVersion: 'v1.32.0', operatingSystem: 'linux', architecture: 'amd64' }, addresses: [{ type: 'Hostname', address: name }] },
+      });
+    }
+    const next = clone(existing);
+    const st = (isObject(next['status']) ? next['status'] : (next['status'] = {})) as JsonObject;
+    const conds = (Array.isArray(st['conditions']) ? st['conditions'] : []) as JsonObject[];
+    const prev = conds.find((c) => c['type'] === 'Ready');
+    if (prev && prev['status'] === cond.status) cond.lastTransitionTime = String(prev['lastTransitionTime'] ?? now);
+    st['conditions'] = [...conds.filter((c) => c['type'] !== 'Ready'), cond];
+    if (labels) next.metadata!.labels = { ...(next.metadata!.labels ?? {}), ...labels };
+    const out = cluster.applyUpdate(nodeType, existing, next, { fieldManager: 'keelson-sandbox', subresource: 'status' });
+    if (labels) return cluster.update(nodeType, undefined, name, { ...cluster.get(nodeType, undefined, name), metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata!.labels } });
+    return out;
+  };
+  for (const n of opts.nodes ?? []) setNodeReady(n, true);
+
+  const saveSnapshot = async (): Promise<void> => {
+    if (!snapshotFile || !opts.persistDir) throw new SandboxError('NO_PERSIST_DIR', 'saveSnapshot needs the persistDir option');
+    await mkdir(opts.persistDir, { recursive: true });
+    const items: { group: string; plural: string; object: KubeObject }[] = [];
+    for (const { t, obj } of cluster.everything()) items.push({ group: t.group, plural: t.plural, object: obj });
+    const tmp = `${snapshotFile}.tmp`;
+    await writeFile(tmp, JSON.stringify({ kind: 'KeelsonSandboxSnapshot', version: 1, resourceVersion: cluster.rv, items }));
+    await rename(tmp, snapshotFile);
+  };
+
+  let stopped = false;
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('secureConnection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 50; i++) {
+      const rv = cluster.rv;
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 2));
+      if (cluster.rv === rv) return;
+    }
+  };
+
+  return {
+    url,
+    token,
+    kubeconfig,
+    caCert: tls?.caCert,
+    cluster,
+    writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
+    kubeconfigYaml: () => kubeconfigYaml(kubeconfig),
+    setNodeReady,
+    compactHistory: () => cluster.compact(),
+    closeWatches: () => cluster.closeAllWatches(),
+    settle,
+    saveSnapshot,
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      controllers.stop();
+      cluster.closeAllWatches();
+      if (snapshotFile) await saveSnapshot();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
+
+async function loadSnapshot(cluster: Cluster, file: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new SandboxError('SNAPSHOT_UNREADABLE', `cannot read sandbox snapshot ${file}: ${(e as Error).message}`);
+  }
+  let snap: { kind?: unknown; resourceVersion?: unknown; items?: unknown };
+  try {
+    snap = JSON.parse(text) as typeof snap;
+  } catch (e) {
+    throw new SandboxError('SNAPSHOT_INVALID', `sandbox snapshot ${file} is not valid JSON (${(e as Error).message}); delete it to start empty`);
+  }
+  if (snap.kind !== 'KeelsonSandboxSnapshot' || !Array.isArray(snap.items) || typeof snap.resourceVersion !== 'number')
+    throw new SandboxError('SNAPSHOT_INVALID', `${file} is not a keelson sandbox snapshot (kind KeelsonSandboxSnapshot); delete it to start empty`);
+  const items = snap.items as { group: string; plural: string; object: KubeObject }[];
+  const crds = items.filter((i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions');
+  cluster.restore(crds, snap.resourceVersion);
+  for (const c of crds) registerCrd(cluster, c.object);
+  cluster.restore(items.filter((i) => !crds.includes(i)), snap.resourceVersion);
+  return true;
+}
+
+/** Registers the served types of a CRD and the custom-object strategy. */
+function registerCrd(cluster: Cluster, crd: KubeObject): void {
+  const types = crdTypes(crd);
+  const first = types[0];
+  if (!first) return;
+  cluster.removeTypes(first.group, first.plural, types.map((t) => t.version));
+  for (const t of types) cluster.addType(t);
+  cluster.setStrategy(first.group, first.plural, {
+    validate(obj) {
+      const t = cluster.typeForKind(String(obj.apiVersion), String(obj.kind)) ?? first;
+      const storageT = types.find((x) => x.crd?.storage) ?? t;
+      const { errors } = prepareCustomObject(storageT, obj);
+      return errors;
+    },
+  });
+}
+
+function installStrategies(cluster: Cluster): void {
+  cluster.setStrategy('', 'namespaces', {
+    prepareCreate(obj) {
+      obj['spec'] = { finalizers: ['kubernetes'] };
+      obj['status'] = { phase: 'Active' };
+      obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata!.name ?? '' };
+    },
+    prepareUpdate(obj, old) {
+      obj['spec'] = clone(old['spec'] ?? {});
+      obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata!.name ?? '' };
+    },
+  });
+  cluster.setStrategy('', 'pods', {
+    prepareCreate(obj) {
+      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
+      spec['restartPolicy'] ??= 'Always';
+      spec['terminationGracePeriodSeconds'] ??= 30;
+      spec['dnsPolicy'] ??= 'ClusterFirst';
+      spec['schedulerName'] ??= 'default-scheduler';
+      spec['securityContext'] ??= {};
+      spec['enableServiceLinks'] ??= true;
+      spec['preemptionPolicy'] ??= 'PreemptLowerPriority';
+      spec['priority'] ??= 0;
+      spec['serviceAccountName'] ??= 'default';
+      spec['serviceAccount'] ??= spec['serviceAccountName'];
+      if (Array.isArray(spec['containers'])) {
+        for (const c of spec['containers'] as JsonObject[]) {
+          c['terminationMessagePath'] ??= '/dev/termination-log';
+          c['terminationMessagePolicy'] ??= 'File';
+          c['imagePullPolicy'] ??= typeof c['image'] === 'string' && (c['image'].endsWith(':latest') || !c['image'].includes(':')) ? 'Always' : 'IfNotPresent';
+          c['resources'] ??= {};
+        }
+      }
+      obj['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    },
+    validate(obj) {
+      const spec = obj['spec'];
+      if (!isObject(spec) || !Array.isArray(spec['containers']) || spec['containers'].length === 0) return [{ field: 'spec.containers', type: 'FieldValueRequired', detail: '' }];
+      return [];
+    },
+  });
+  for (const plural of ['deployments', 'replicasets', 'statefulsets', 'daemonsets']) {
+    cluster.setStrategy('apps', plural, {
+      prepareCreate(obj) {
+        const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
+        if (plural !== 'daemonsets') spec['replicas'] ??= 1;
+        spec['revisionHistoryLimit'] ??= 10;
+        if (plural === 'deployments') {
+          spec['progressDeadlineSeconds'] ??= 600;
+          spec['strategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+        }
+        if (plural === 'daemonsets') spec['updateStrategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+        obj['status'] = {};
+      },
+      validate(obj) {
+        const spec = isObject(obj['spec']) ? obj['spec'] : {};
+        const errs: ReturnType<NonNullable<Parameters<Cluster['setStrategy']>[2]['validate']>> = [];
+        const reqs = requirementsFromSelector(spec['selector']);
+        if (!reqs || reqs.length === 0) errs.push({ field: 'spec.selector', type: 'FieldValueRequired', detail: '' });
+        const tmplLabels = (((spec['template'] as JsonObject | undefined)?.['metadata'] as JsonObject | undefined)?.['labels'] ?? {}) as Record<string, string>;
+        if (reqs && reqs.length && !matchLabels(reqs, tmplLabels))
+          errs.push({ field: 'spec.template.metadata.labels', type: 'FieldValueInvalid', value: tmplLabels, detail: '`selector` does not match template `labels`' });
+        return errs;
+      },
+    });
+  }
+  cluster.setStrategy('apiextensions.k8s.io', 'customresourcedefinitions', {
+    prepareCreate(obj) {
+      obj['status'] = crdStatus(obj, namesConflict(cluster, obj), undefined);
+    },
+    prepareUpdate(obj, old) {
+      obj['status'] = crdStatus(obj, namesConflict(cluster, obj), old);
+    },
+    validate(obj, old) {
+      const errs = validateCrd(obj);
+      if (old && isObject(old['spec']) && isObject(obj['spec'])) {
+        if (old['spec']['group'] !== obj['spec']['group']) errs.push({ field: 'spec.group', type: 'FieldValueInvalid', value: obj['spec']['group'], detail: 'field is immutable' });
+        if (old['spec']['scope'] !== obj['spec']['scope']) errs.push({ field: 'spec.scope', type: 'FieldValueInvalid', value: obj['spec']['scope'], detail: 'field is immutable' });
+      }
+      return errs;
+    },
+    afterWrite(type, obj) {
+      if (type === 'DELETED') {
+        const spec = obj['spec'] as { group: string; names: { plural: string } };
+        cluster.removeTypes(spec.group, spec.names.plural, [], true);
+        return;
+      }
+      if (obj.metadata?.deletionTimestamp) {
+        // customresourcecleanup: delete every custom object, then drop the finalizer
+        cleanupCrd(cluster, obj);
+        return;
+      }
+      if (!namesConflict(cluster, obj)) registerCrd(cluster, obj);
+    },
+  });
+  const origCreate = cluster.create.bind(cluster);
+  cluster.create = (t, ns, body, o) => {
+    if (t.group === 'apiextensions.k8s.io' && t.plural === 'customresourcedefinitions' && isObject(body)) {
+      const md = (isObject(body['metadata']) ? body['metadata'] : {}) as JsonObject;
+      const fins = Array.isArray(md['finalizers']) ? (md['finalizers'] as string[]) : [];
+      if (!fins.includes('customresourcecleanup.apiextensions.k8s.io')) body = { ...body, metadata: { ...md, finalizers: [...fins, 'customresourcecleanup.apiextensions.k8s.io'] } };
+    }
+    return origCreate(t, ns, body, o);
+  };
+}
+
+function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
+  const spec = crd['spec'] as { group: string; names: { plural: string } };
+  const t = cluster.allTypes().find((x) => x.group === spec.group && x.plural === spec.names.plural);
+  if (t) {
+    for (const o of cluster.peekAll(t)) {
+      try {
+        cluster.delete(t, o.metadata?.namespace, o.metadata?.name ?? '');
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+      }
+    }
+    if (cluster.peekAll(t).length > 0) return;
+  }
+  const crdType = cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  const cur = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
+  if (!cur) return;
+  const next = clone(cur);
+  next.metadata!.finalizers = (next.metadata!.finalizers ?? []).filter((f) => f !== 'customresourcecleanup.apiextensions.k8s.io');
+  setImmediate(() => {
+    const again = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
+    if (again) cluster.applyUpdate(crdType, again, { ...clone(again), metadata: next.metadata! }, { fieldManager: 'apiextensions' });
+  });
+}
+
+function namesConflict(cluster: Cluster, crd: KubeObject): string | null {
+  const spec = crd['spec'] as { group?: string; names?: { plural?: string; kind?: string } } | undefined;
+  if (!spec?.group || !spec.names?.plural) return null;
+  for (const t of cluster.allTypes()) {
+    if (t.group !== spec.group) continue;
+    if (t.plural === spec.names.plural && t.crd && t.crd.crdName !== crd.metadata?.name) return `"${spec.names.plural}" is already in use`;
+    if (t.kind === spec.names.kind && t.plural !== spec.names.plural) return `"${spec.names.kind}" is already in use`;
+    if (t.plural === spec.names.plural && !t.crd) return `"${spec.names.plural}" is already in use`;
+  }
+  return null;
+}
+
+/** Unknown-field handling for fieldValidation=Strict|Warn (custom resources). */
+function unknownFields(t: ResourceType, obj: unknown): string[] {
+  if (!t.crd?.schema || !isObject(obj)) return [];
+  return prune(clone(obj), t.crd.schema);
+}
+
+function makeHandlers(cluster: Cluster): Handlers {
+  return {
+    patch(t, ns, name, contentType, body, q, fieldManager, subresource) {
+      const media = contentType.split(';')[0]!.trim().toLowerCase();
+      const dryRun = q.getAll('dryRun').includes('All');
+      const opts: { dryRun: boolean; fieldManager: string; subresource?: string } = { dryRun, fieldManager };
+      if (subresource) opts.subresource = subresource;
+      if (media === 'application/apply-patch+yaml' || media === 'application/apply-patch+json' || media === 'application/apply-patch+cbor') {
+        if (!q.get('fieldManager')) throw badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+        return applyPatch(cluster, t, ns, name, body, { ...opts, force: q.get('force') === 'true' });
+      }
+      const existing = cluster.peek(t, ns, name);
+      if (!existing) throw notFound({ group: t.group, resource: t.plural }, name);
+      const base = cluster.view(t, existing);
+      let patched: unknown;
+      if (media === 'application/merge-patch+json') patched = mergePatch(base, body);
+      else if (media === 'application/json-patch+json') patched = jsonPatch(base, body);
+      else if (media === 'application/strategic-merge-patch+json') {
+        if (t.crd)
+          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+        patched = strategicMergePatch(base, body, (p) => t.lists[p.replace(/\[\]$/, '')] ?? t.lists[p]);
+      } else
+        throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${t.crd ? '' : ', application/strategic-merge-patch+json'}`);
+      strictFields(t, patched, q);
+      if (!isObject(patched)) throw badRequest('the patch produced a non-object');
+      const md = (isObject(patched['metadata']) ? patched['metadata'] : {}) as JsonObject;
+      if (md['resourceVersion'] !== undefined && md['resourceVersion'] !== existing.metadata?.resourceVersion) throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, ...(t.group ? { group: t.group } : {}), kind: t.plural });
+      return cluster.applyUpdate(t, existing, clone(patched as KubeObject), opts);
+    },
+    subresource(t, ns, name, sub, method, body, q) {
+      const dryRun = q.getAll('dryRun').includes('All');
+      if (sub === 'eviction' && t.group === '' && t.plural === 'pods') {
+        if (method !== 'POST') throw methodNotAllowed();
+        return evict(cluster, t, ns, name, body, dryRun);
+      }
+      if (sub === 'scale') return scale(cluster, t, ns, name, method, body, q, dryRun);
+      if (sub === 'finalize' && t.plural === 'namespaces') {
+        if (method !== 'PUT') throw methodNotAllowed();
+        const old = cluster.peek(t, undefined, name);
+        if (!old) throw notFound({ group: '', resource: 'namespaces' }, name);
+        const next = clone(old);
+        next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), finalizers: (isObject(body) && isObject(body['spec']) ? body['spec']['finalizers'] : []) ?? [] };
+        return { code: 200, body: cluster.applyUpdate(t, old, next, { dryRun, subresource: 'finalize' }) };
+      }
+      return null;
+    },
+    openapi(path) {
+      if (path === '/openapi/v2') return buildOpenApiV2(cluster);
+      if (path === '/openapi/v3') return openApiV3Paths(cluster);
+      const m = /^\/openapi\/v3\/(apis\/[^/]+\/[^/]+|api\/v1)$/.exec(path);
+      if (m) return buildOpenApiV3(cluster, m[1]!);
+      return undefined;
+    },
+    fieldValidation(t, obj, q) {
+      return strictFields(t, obj, q);
+    },
+  };
+}
+
+function strictFields(t: ResourceType, obj: unknown, q: URLSearchParams): string[] {
+  const mode = q.get('fieldValidation') ?? 'Warn';
+  if (mode === 'Ignore') return [];
+  const unknown = unknownFields(t, obj);
+  if (unknown.length === 0) return [];
+  if (mode === 'Strict') {
+    const msg = unknown.length === 1 ? `strict decoding error: unknown field "${unknown[0]!}"` : `strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`;
+    throw badRequest(msg);
+  }
+  return unknown.map((u) => `unknown field "${u}"`);
+}
+
+function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, name: string, body: unknown, dryRun: boolean): { code: number; body: unknown } {
+  const pod = cluster.peek(podType, ns, name);
+  if (!pod) throw notFound({ group: '', resource: 'pods' }, name);
+  const phase = (pod['status'] as JsonObject | undefined)?.['phase'];
+  const pdbType = cluster.findType('policy', 'v1', 'poddisruptionbudgets')!;
+  if (!pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
+    const pdbs = cluster.peekAll(pdbType, ns).filter((pdb) => {
+      const reqs = requirementsFromSelector((pdb['spec'] as JsonObject | undefined)?.['selector']);
+      return reqs && reqs.length > 0 && matchLabels(reqs, pod.metadata?.labels);
+    });
+    if (pdbs.length > 1) throw new ApiError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    const pdb = pdbs[0];
+    if (pdb) {
+      const s = computePdb(cluster, pdb);
+      if (s.allowed <= 0)
+        throw new ApiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
+          causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata?.name ?? ''} needs ${s.desired} healthy pods and has ${s.current} currently` }],
+        });
+    }
+  }
+  const delOpts = isObject(body) && isObject(body['deleteOptions']) ? body['deleteOptions'] : {};
+  const o: Parameters<Cluster['delete']>[3] = { dryRun };
+  if (isObject(delOpts['preconditions'])) o.preconditions = delOpts['preconditions'] as { uid?: string };
+  cluster.delete(podType, ns, name, o);
+  return { code: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
+}
+
+function scale(cluster: Cluster, t: ResourceType, ns: string | undefined, name: string, method: string, body: unknown, q: URLSearchParams, dryRun: boolean): { code: number; body: unknown } {
+  const obj = cluster.peek(t, ns, name);
+  if (!obj) throw notFound({ group: t.group, resource: t.plural }, name);
+  const specPath = t.crd?.scale?.specReplicasPath ?? '.spec.replicas';
+  const statusPath = t.crd?.scale?.statusReplicasPath ?? '.status.replicas';
+  const selPath = t.crd?.scale?.labelSelectorPath;
+  const read = (o: unknown, p: string): unknown => p.split('.').filter((s) => s).reduce<unknown>((a, k) => (isObject(a) ? a[k] : undefined), o);
+  const toScale = (o: KubeObject): KubeObject => {
+    const md = o.metadata ?? {};
+    const reqs = requirementsFromSelector((o['spec'] as JsonObject | undefined)?.['selector']);
+    const status: JsonObject = { replicas: Number(read(o, statusPath) ?? 0) };
+    const sel = selPath ? read(o, selPath) : reqs ? selectorString(reqs) : undefined;
+    if (typeof sel === 'string' && sel) status['selector'] = sel;
+    const meta: JsonObject = { name: md.name, uid: md.uid, resourceVersion: md.resourceVersion, creationTimestamp: md.creationTimestamp };
+    if (md.namespace) meta['namespace'] = md.namespace;
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta as NonNullable<KubeObject['metadata']>, spec: { replicas: Number(read(o, specPath) ?? 0) }, status };
+  };
+  if (method === 'GET') return { code: 200, body: toScale(obj) };
+  let desired: unknown;
+  if (method === 'PUT') desired = isObject(body) && isObject(body['spec']) ? body['spec']['replicas'] : undefined;
+  else if (method === 'PATCH') {
+    const cur = toScale(obj);
+    const patched = mergePatch(cur, body);
+    desired = isObject(patched) && isObject(patched['spec']) ? patched['spec']['replicas'] : undefined;
+    const rv = isObject(patched) && isObject(patched['metadata']) ? patched['metadata']['resourceVersion'] : undefined;
+    if (rv !== undefined && rv !== obj.metadata?.resourceVersion) throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+  } else throw methodNotAllowed();
+  if (method === 'PUT' && isObject(body) && isObject(body['metadata'])) {
+    const rv = body['metadata']['resourceVersion'];
+    if (typeof rv === 'string' && rv !== '' && rv !== obj.metadata?.resourceVersion)
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+  }
+  if (typeof desired !== 'number' || !Number.isInteger(desired) || desired < 0)
+    throw invalid('autoscaling', 'Scale', name, [{ field: 'spec.replicas', type: 'FieldValueInvalid', value: desired, detail: 'must be greater than or equal to 0' }]);
+  const next = clone(obj);
+  const segs = specPath.split('.').filter((s) => s);
+  let cur: JsonObject = next;
+  for (const s of segs.slice(0, -1)) cur = (isObject(cur[s]) ? cur[s] : (cur[s] = {})) as JsonObject;
+  cur[segs[segs.length - 1]!] = desired;
+  const updated = cluster.applyUpdate(t, obj, next, { dryRun, fieldManager: q.get('fieldManager') ?? 'kubectl-scale' });
+  return { code: 200, body: toScale(updated) };
+}
+
+export { apiVersionOf };

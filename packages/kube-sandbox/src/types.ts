@@ -1,0 +1,106 @@
+/** Shapes shared by the sandbox modules. */
+
+/** A JSON object as stored and served. */
+export type JsonObject = { [k: string]: unknown };
+
+/** A Kubernetes object: anything with apiVersion/kind/metadata. */
+export interface KubeObject extends JsonObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** The part of `metav1.ObjectMeta` the sandbox reads and writes. */
+export interface ObjectMeta extends JsonObject {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** `metav1.OwnerReference`. */
+export interface OwnerReference extends JsonObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** `metav1.ManagedFieldsEntry`. */
+export interface ManagedFieldsEntry extends JsonObject {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: JsonObject;
+  subresource?: string;
+}
+
+/** Which server-side strategic-merge/apply list semantics a path has. */
+export interface ListStrategy {
+  /** Merge key ("name", "type", "key"...), or absent for atomic lists / primitive sets. */
+  mergeKey?: string;
+  /** Primitive list merged as a set (e.g. finalizers). */
+  set?: boolean;
+}
+
+/** Description of one served resource type (built in or from a CRD). */
+export interface ResourceType {
+  group: string;
+  version: string;
+  /** All versions served for this group/resource (the first is the storage/preferred one). */
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  /** Subresources served: status, scale, eviction... */
+  subresources: string[];
+  /** Whether metadata.generation is maintained (bumped on non-metadata/status changes). */
+  generation: boolean;
+  /** Extra selectable fields for fieldSelector, mapped to dotted paths in the object. */
+  fields: Record<string, string>;
+  /** Patch strategies for strategic merge patch / apply, keyed by dotted path with `[]` for list items. */
+  lists: Record<string, ListStrategy>;
+  /** Name validation: DNS-1123 subdomain (default) or label. */
+  nameRule: 'subdomain' | 'label' | 'path';
+  /** Set for resources served from a CRD. */
+  crd?: CrdInfo;
+}
+
+/** What the sandbox keeps about a CRD-served version. */
+export interface CrdInfo {
+  crdName: string;
+  schema?: JsonObject;
+  preserveUnknownAtRoot: boolean;
+  statusSubresource: boolean;
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  printerColumns: { name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }[];
+  storage: boolean;
+}
+
+/** Key identifying a resource type independent of version: `group/plural`. */
+export function grKey(group: string, plural: string): string {
+  return `${group}/${plural}`;
+}
+
+/** apiVersion string for a group/version. */
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}

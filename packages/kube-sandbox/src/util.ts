@@ -1,0 +1,47 @@
+/** Small helpers: cloning, deep equality, timestamps, random names. */
+import { randomBytes } from 'node:crypto';
+
+/** Deep clone of JSON data. */
+export function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** Deep equality of JSON data (key order ignored). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
+  return true;
+}
+
+/** RFC 3339 timestamp with second precision, as Kubernetes writes metav1.Time. */
+export function nowTime(now = Date.now()): string {
+  return new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** A random suffix like the apiserver's generateName (5 chars from a vowel-free alphabet). */
+export function randomSuffix(n = 5): string {
+  const bytes = randomBytes(n);
+  let s = '';
+  for (const b of bytes) s += NAME_CHARS[b % NAME_CHARS.length];
+  return s;
+}
+
+/** Whether a value is a plain JSON object. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { crdDir, sandbox, type Client } from './helpers.js';
+
+let c: Client;
+beforeAll(async () => {
+  c = await sandbox();
+});
+afterAll(async () => {
+  await c.sb.stop();
+});
+
+const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.crd.yaml'));
+
+describe('CustomResourceDefinitions', () => {
+  it('accepts every real OpenShift CRD and reports Established/NamesAccepted', async () => {
+    expect(crdFiles.length).toBeGreaterThanOrEqual(9);
+    for (const f of crdFiles) {
+      const doc = parse(readFileSync(new URL(f, crdDir), 'utf8'));
+      const r = await c.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', doc);
+      expect(r.status, `${f}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(201);
+      const conds = r.body.status.conditions.map((x: { type: string; status: string }) => `${x.type}=${x.status}`);
+      expect(conds).toEqual(['NamesAccepted=True', 'Established=True']);
+      expect(r.body.status.acceptedNames.plural).toBe(doc.spec.names.plural);
+    }
+  });
+  it('serves the CRD versions in discovery', async () => {
+    const apis = await c.req('GET', '/apis');
+    const cfg = apis.body.groups.find((g: { name: string }) => g.name === 'config.openshift.io');
+    expect(cfg.preferredVersion).toEqual({ groupVersion: 'config.openshift.io/v1', version: 'v1' });
+    const rl = await c.req('GET', '/apis/config.openshift.io/v1');
+    expect(rl.body.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'clusterversions', singularName: 'clusterversion', namespaced: false, kind: 'ClusterVersion' }),
+        { name: 'clusterversions/status', singularName: '', namespaced: false, kind: 'ClusterVersion', verbs: ['get', 'patch', 'update'] },
+        expect.objectContaining({ name: 'clusteroperators', shortNames: ['co'] }),
+      ]),
+    );
+    const mc = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1');
+    expect(mc.body.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['machineconfigs', 'machineconfigpools', 'machineconfigpools/status']));
+  });
+  it('validates, prunes and defaults custom objects', async () => {
+    const bad = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { channel: 5 } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.reason).toBe('Invalid');
+    expect(bad.body.message).toMatch(/^ClusterVersion.config.openshift.io "version" is invalid: /);
+    expect(bad.body.details.causes.map((x: { field: string }) => x.field)).toEqual(expect.arrayContaining(['spec.clusterID', 'spec.channel']));
+    const ok = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions', {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: '9b2b4e3c-0b1a-4f9a-8d5e-2a1c3b4d5e6f', channel: 'stable-4.16', bogus: 'dropped' },
+      status: { desired: { version: 'x' } },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body.spec.bogus).toBeUndefined();
+    expect(ok.body.status).toBeUndefined();
+    expect(ok.body.metadata.generation).toBe(1);
+    const strict = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions?fieldValidation=Strict', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'v2' }, spec: { clusterID: 'a', bogus: 1 } });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe('strict decoding error: unknown field "spec.bogus"');
+    const warn = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions?fieldValidation=Warn', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'v3' }, spec: { clusterID: 'a', bogus: 1 } });
+    expect(warn.headers.get('warning')).toBe('299 - "unknown field \\"spec.bogus\\""');
+  });
+  it('applies status subresource semantics and bumps generation on spec changes only', async () => {
+    const cur = (await c.req('GET', '/apis/config.openshift.io/v1/clusterversions/version')).body;
+    const st = await c.req('PUT', '/apis/config.openshift.io/v1/clusterversions/version/status', { ...cur, spec: { clusterID: 'changed' }, status: { availableUpdates: null, observedGeneration: 1, versionHash: 'abc', desired: { version: '4.16.1', image: 'quay.io/x@sha256:1' }, history: [] } });
+    expect(st.status, JSON.stringify(st.body)).toBe(200);
+    expect(st.body.spec.clusterID).toBe(cur.spec.clusterID);
+    expect(st.body.status.versionHash).toBe('abc');
+    expect(st.body.metadata.generation).toBe(1);
+    const sp = await c.req('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { spec: { channel: 'fast-4.16' }, status: { versionHash: 'ignored' } }, 'application/merge-patch+json');
+    expect(sp.body.metadata.generation).toBe(2);
+    expect(sp.body.status.versionHash).toBe('abc');
+    const jp = await c.req('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', [{ op: 'replace', path: '/spec/channel', value: 'candidate-4.16' }], 'application/json-patch+json');
+    expect(jp.body.spec.channel).toBe('candidate-4.16');
+    const smp = await c.req('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { spec: {} }, 'application/strategic-merge-patch+json');
+    expect(smp.status).toBe(415);
+    const noRv = await c.req('PUT', '/apis/config.openshift.io/v1/clusterversions/version', { ...sp.body, metadata: { ...sp.body.metadata, resourceVersion: undefined } });
+    expect(noRv.status).toBe(422);
+  });
+  it('applies schema defaults (MachineConfigPool)', async () => {
+    const r = await c.req('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools', {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfigPool',
+      metadata: { name: 'worker' },
+      spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'worker' } }, nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } } },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.spec.machineConfigSelector.matchLabels).toEqual({ 'machineconfiguration.openshift.io/role': 'worker' });
+  });
+  it('deleting a CRD removes its objects and its discovery entry', async () => {
+    const before = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools');
+    expect(before.body.items).toHaveLength(1);
+    const d = await c.req('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machineconfigpools.machineconfiguration.openshift.io');
+    expect(d.status).toBe(202);
+    for (let i = 0; i < 50 && (await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machineconfigpools.machineconfiguration.openshift.io')).status !== 404; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await c.req('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools')).status).toBe(404);
+    const rl = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1');
+    expect(rl.body.resources.map((r: { name: string }) => r.name)).not.toContain('machineconfigpools');
+  });
+});

@@ -1,0 +1,32 @@
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/index.js';
+
+/** A small fetch client bound to a sandbox. */
+export interface Client {
+  sb: Sandbox;
+  req(method: string, path: string, body?: unknown, contentType?: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
+  const sb = await startSandbox(opts);
+  return {
+    sb,
+    async req(method, path, body, contentType = 'application/json', headers = {}) {
+      const init: RequestInit = { method, headers: { Authorization: `Bearer ${sb.token}`, ...headers } };
+      if (body !== undefined) {
+        (init.headers as Record<string, string>)['Content-Type'] = contentType;
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      }
+      const res = await fetch(`${sb.url}${path}`, init);
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+  };
+}
+
+export const crdDir = new URL('../../../../shared/data/crds/', import.meta.url);
