@@ -55,3 +55,4 @@ export {
 } from './graphdata.js';
 export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
 export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
+export { graphToDot, graphToMermaid, planToDot, planToMermaid, type RenderGraphOptions } from './render.js';

@@ -1,6 +1,290 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import {
+  availableUpdates,
+  compareVersionStrings,
+  createGraphServer,
+  createRiskRegistry,
+  evaluateConditionalUpdates,
+  Graph,
+  graphToDot,
+  graphToMermaid,
+  NoPathError,
+  planPath,
+  planToDot,
+  planToMermaid,
+  UpdateGraphClient,
+  UpdateGraphError,
+  type AvailableUpdates,
+  type Condition,
+  type UpdateGraphClientOptions,
+} from '@keelson/update-graph';
+import { CliError } from '../errors.js';
 
-/** Registers the commands of this area (owned by its issue; see the package README). */
-export function registerGraphCommands(_program: Command): void {
-  // filled by the issue that owns this area
+interface SourceOptions {
+  upstream?: string;
+  graph?: string[];
+  channel?: string[];
+  arch?: string;
+  ca?: string;
+  proxy?: string;
+  timeout?: string;
+}
+
+function clientOptions(o: SourceOptions): UpdateGraphClientOptions {
+  const opts: { ca?: string; proxy?: string; timeoutMs?: number } = {};
+  if (o.ca !== undefined) {
+    try {
+      opts.ca = readFileSync(o.ca, 'utf8');
+    } catch (e) {
+      throw new CliError(`--ca ${o.ca}: ${(e as Error).message}`);
+    }
+  }
+  const proxy = o.proxy ?? process.env['HTTPS_PROXY'] ?? process.env['https_proxy'];
+  if (proxy !== undefined && proxy !== '') opts.proxy = proxy;
+  if (o.timeout !== undefined) {
+    const t = Number(o.timeout);
+    if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${o.timeout}`, 2);
+    opts.timeoutMs = t;
+  }
+  return opts;
+}
+
+function loadGraphFile(file: string): Graph {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`--graph ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return Graph.parse(text);
+  } catch (e) {
+    throw new CliError(`--graph ${file}: ${(e as Error).message}`);
+  }
+}
+
+function wrap(e: unknown): never {
+  if (e instanceof CliError) throw e;
+  if (e instanceof UpdateGraphError) throw new CliError(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message);
+  throw e;
+}
+
+/** Graphs from --graph files, or one fetched graph per --channel from --upstream. */
+async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
+  if (o.graph && o.graph.length > 0) {
+    if (o.upstream !== undefined) throw new CliError('use either --graph or --upstream, not both', 2);
+    return o.graph.map(loadGraphFile);
+  }
+  if (o.upstream === undefined) throw new CliError('a graph source is required: --graph FILE or --upstream URL --channel C', 2);
+  if (!o.channel || o.channel.length === 0) throw new CliError('--upstream needs --channel', 2);
+  const client = new UpdateGraphClient(clientOptions(o));
+  try {
+    const out: Graph[] = [];
+    for (const c of o.channel) out.push((await client.fetchGraph({ upstream: o.upstream, channel: c, version, arch: o.arch ?? 'amd64' })).graph);
+    return out;
+  } catch (e) {
+    return wrap(e);
+  } finally {
+    await client.close();
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('   ')}`.trimEnd()).join('\n');
+}
+
+function formatUpdates(source: string, channel: string, r: AvailableUpdates, recommended: Record<string, Condition | undefined>): string {
+  const lines: string[] = [source, `Channel: ${channel}`, ''];
+  const updates = [...r.updates].sort((a, b) => compareVersionStrings(b.version, a.version));
+  if (updates.length === 0 && r.conditionalUpdates.length === 0) {
+    lines.push('No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.');
+    return `${lines.join('\n')}\n`;
+  }
+  if (updates.length > 0) {
+    lines.push('Recommended updates:', '', table([['VERSION', 'IMAGE'], ...updates.map((u) => [u.version, u.image])]), '');
+  } else {
+    lines.push('No recommended updates.', '');
+  }
+  const cond = [...r.conditionalUpdates].sort((a, b) => compareVersionStrings(b.release.version, a.release.version));
+  if (cond.length > 0) {
+    lines.push('Updates with known issues:', '');
+    for (const c of cond) {
+      const rec = recommended[c.release.version];
+      lines.push(`  Version: ${c.release.version}`, `  Image: ${c.release.image}`);
+      if (rec) lines.push(`  Recommended: ${rec.status}`, `  Reason: ${rec.reason}`, `  Message: ${rec.message.replace(/\n/g, '\n    ')}`);
+      else lines.push(`  Reason: ${c.risks.length === 1 ? c.risks[0]!.name : 'MultipleReasons'} (not evaluated)`);
+      for (const risk of c.risks) lines.push(`  Risk: ${risk.name} ${risk.url}`, `    ${risk.message}`);
+      lines.push('');
+    }
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+const collect = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')];
+
+/** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
+export function registerGraphCommands(program: Command): void {
+  // `graph updates --version V` needs the subcommand to own --version (the program's -V/--version must
+  // then come before the subcommand, which is how it is used anyway).
+  program.enablePositionalOptions();
+  const graph = program.command('graph').description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
+
+  graph
+    .command('updates')
+    .description('List available updates for a version (like `oc adm upgrade`)')
+    .requiredOption('--channel <channel>', 'update channel, e.g. stable-4.18')
+    .requiredOption('--version <version>', 'current cluster version')
+    .option('--upstream <url>', 'update service URL (…/graph)')
+    .option('--graph <file>', 'read the graph from a JSON file instead', (v: string, p: string[] = []) => [...p, v])
+    .option('--arch <arch>', 'architecture (amd64, arm64, …, Multi)', 'amd64')
+    .option('--id <uuid>', 'cluster ID sent as id=')
+    .option('--ca <file>', 'PEM CA bundle for the update service')
+    .option('--proxy <url>', 'HTTP proxy (default: $HTTPS_PROXY)')
+    .option('--timeout <ms>', 'request timeout in milliseconds')
+    .option('--prometheus <url>', 'evaluate PromQL risks against this Prometheus/Thanos URL')
+    .option('--token-file <file>', 'bearer token file for --prometheus')
+    .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
+    .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect)
+    .option('--format <format>', 'table or json', 'table')
+    .action(async (o: SourceOptions & { version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[]; format: string; channel: string | string[] }) => {
+      const channel = Array.isArray(o.channel) ? o.channel[0]! : o.channel;
+      let result: AvailableUpdates;
+      let source: string;
+      try {
+        if (o.graph && o.graph.length > 0) {
+          if (o.upstream !== undefined) throw new CliError('use either --graph or --upstream, not both', 2);
+          result = availableUpdates(loadGraphFile(o.graph[0]!), o.version, { channel, currentArch: o.arch ?? 'amd64' });
+          source = `Graph: ${o.graph[0]}`;
+        } else if (o.upstream !== undefined) {
+          const client = new UpdateGraphClient(clientOptions(o));
+          try {
+            result = await client.fetch({ upstream: o.upstream, channel, version: o.version, arch: o.arch ?? 'amd64', ...(o.id !== undefined ? { id: o.id } : {}) });
+          } finally {
+            await client.close();
+          }
+          source = `Upstream: ${o.upstream}`;
+        } else {
+          throw new CliError('a graph source is required: --upstream URL or --graph FILE', 2);
+        }
+      } catch (e) {
+        return wrap(e);
+      }
+      const recommended: Record<string, Condition | undefined> = {};
+      if (o.prometheus !== undefined && result.conditionalUpdates.length > 0) {
+        const reg = createRiskRegistry(
+          {
+            url: o.prometheus,
+            ...(o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {}),
+            ...(o.prometheusCa !== undefined ? { ca: readFileSync(o.prometheusCa, 'utf8') } : {}),
+          },
+          { minBetweenMatchesMs: -1 },
+        );
+        const ev = await evaluateConditionalUpdates(result.conditionalUpdates, { registry: reg, updates: result.updates, acceptRisks: o.acceptRisks ?? [] });
+        for (const c of ev.conditionalUpdates) recommended[c.release.version] = c.conditions[0];
+      }
+      if (o.format === 'json') {
+        process.stdout.write(`${JSON.stringify({ current: result.current, updates: result.updates, conditionalUpdates: result.conditionalUpdates.map((c) => ({ ...c, ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}) })) }, null, 2)}\n`);
+      } else if (o.format === 'table') {
+        process.stdout.write(formatUpdates(source, channel, result, recommended));
+      } else {
+        throw new CliError(`--format must be table or json, got ${o.format}`, 2);
+      }
+    });
+
+  graph
+    .command('path <from> <to>')
+    .description('Plan the shortest safe update path across minors')
+    .option('--graph <file>', 'graph JSON file (repeat for several channels)', (v: string, p: string[] = []) => [...p, v])
+    .option('--upstream <url>', 'update service URL')
+    .option('--channel <channel>', 'channel(s) to fetch from --upstream (repeat or comma list)', collect)
+    .option('--arch <arch>', 'architecture', 'amd64')
+    .option('--ca <file>', 'PEM CA bundle for the update service')
+    .option('--proxy <url>', 'HTTP proxy')
+    .option('--timeout <ms>', 'request timeout in milliseconds')
+    .option('--accept-risks <names>', 'conditional-update risks you accept (comma list)', collect)
+    .option('--format <format>', 'text, json, dot or mermaid', 'text')
+    .action(async (from: string, to: string, o: SourceOptions & { acceptRisks?: string[]; format: string }) => {
+      const graphs = await loadGraphs(o, from);
+      let plan;
+      try {
+        plan = planPath(graphs.length === 1 ? graphs[0]! : graphs, from, to, { acceptRisks: o.acceptRisks ?? [] });
+      } catch (e) {
+        if (e instanceof NoPathError) throw new CliError(e.message);
+        return wrap(e);
+      }
+      switch (o.format) {
+        case 'json':
+          process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+          break;
+        case 'dot':
+          process.stdout.write(planToDot(plan));
+          break;
+        case 'mermaid':
+          process.stdout.write(planToMermaid(plan));
+          break;
+        case 'text': {
+          const lines = [`Update path ${from} → ${to}: ${plan.hops.length} hop(s)${plan.conditionalHops ? `, ${plan.conditionalHops} conditional` : ''}`];
+          plan.hops.forEach((h, i) => {
+            lines.push(`  ${i + 1}. ${h.explanation}`);
+            lines.push(`     image: ${h.image}`);
+          });
+          process.stdout.write(`${lines.join('\n')}\n`);
+          break;
+        }
+        default:
+          throw new CliError(`--format must be text, json, dot or mermaid, got ${o.format}`, 2);
+      }
+    });
+
+  graph
+    .command('draw')
+    .description('Draw a graph as DOT, Mermaid or JSON')
+    .option('--graph <file>', 'graph JSON file', (v: string, p: string[] = []) => [...p, v])
+    .option('--upstream <url>', 'update service URL')
+    .option('--channel <channel>', 'channel to fetch', collect)
+    .option('--version <version>', 'version sent to the update service', '0.0.0')
+    .option('--arch <arch>', 'architecture', 'amd64')
+    .option('--ca <file>', 'PEM CA bundle')
+    .option('--proxy <url>', 'HTTP proxy')
+    .option('--only <prefixes>', 'only versions starting with these prefixes (comma list, e.g. 4.7.)', collect)
+    .option('--format <format>', 'dot, mermaid or json', 'dot')
+    .action(async (o: SourceOptions & { version: string; only?: string[]; format: string }) => {
+      const [g] = await loadGraphs(o, o.version);
+      const opts = o.only ? { versionPrefixes: o.only } : {};
+      if (o.format === 'dot') process.stdout.write(graphToDot(g!, opts));
+      else if (o.format === 'mermaid') process.stdout.write(graphToMermaid(g!, opts));
+      else if (o.format === 'json') process.stdout.write(`${JSON.stringify(g!.toDocument(), null, 2)}\n`);
+      else throw new CliError(`--format must be dot, mermaid or json, got ${o.format}`, 2);
+    });
+
+  graph
+    .command('serve')
+    .description('Serve an update graph built from release metadata and cincinnati-graph-data (OpenShift Update Service API)')
+    .requiredOption('--releases <dir>', 'directory of release-metadata JSON files (with "payload")')
+    .option('--graph-data <dir>', 'cincinnati-graph-data directory')
+    .option('--port <port>', 'port (0 = any free port)', '8080')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--prefix <path>', 'path prefix, e.g. /api/upgrades_info', '')
+    .action(async (o: { releases: string; graphData?: string; port: string; host: string; prefix: string }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${o.port}`, 2);
+      let srv;
+      try {
+        srv = createGraphServer({ releases: o.releases, ...(o.graphData !== undefined ? { graphData: o.graphData } : {}), prefix: o.prefix });
+      } catch (e) {
+        return wrap(e);
+      }
+      for (const w of srv.warnings) process.stderr.write(`warning: ${w}\n`);
+      const url = await srv.listen(port, o.host);
+      process.stdout.write(`serving ${srv.graph.nodes.length} releases at ${url}${o.prefix}/v1/graph\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          void srv.close().then(resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
 }

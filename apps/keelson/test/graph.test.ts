@@ -1,0 +1,142 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const CIN = new URL('../../../../shared/data/cincinnati/', import.meta.url);
+const G47 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', CIN));
+const G49 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', CIN));
+const GRAPH_DATA = fileURLToPath(new URL('graph-data', CIN));
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('keelson graph updates / path / draw (built CLI as a child process)', () => {
+  it('updates --graph prints an oc-style table: recommended (newest first), then conditional with risk name and URL', async () => {
+    const r = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.7.0']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Channel: stable-4.7');
+    expect(r.stdout).toMatch(/Recommended updates:\n\n {2}VERSION +IMAGE\n {2}4\.7\.60 +quay\.io\/openshift-release-dev\/ocp-release@sha256:/);
+    expect(r.stdout.indexOf('4.7.60')).toBeLessThan(r.stdout.indexOf('4.7.59'));
+    expect(r.stdout).toContain('Updates with known issues:');
+    expect(r.stdout).toContain('Version: 4.7.4');
+    expect(r.stdout).toContain('Risk: VSphereNodeNameChanges https://bugzilla.redhat.com/show_bug.cgi?id=1942207#c3');
+  });
+  it('updates --format json, VersionNotFound and usage errors', async () => {
+    const j = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.7.0', '--format', 'json']);
+    const doc = JSON.parse(j.stdout) as { current: { version: string }; conditionalUpdates: { release: { version: string } }[] };
+    expect(doc.current.version).toBe('4.7.0');
+    expect(doc.conditionalUpdates.map((c) => c.release.version)).toEqual(['4.7.4']);
+    const nf = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.1.0']);
+    expect(nf.code).toBe(1);
+    expect(nf.stderr).toContain('VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel');
+    const usage = await run(['graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0']);
+    expect(usage.code).toBe(2);
+    const missing = await run(['graph', 'updates', '--graph', G47, '--version', '4.7.0']);
+    expect(missing.code).toBe(2);
+  });
+  it('path: text, json, dot, mermaid; no path explains the missing hop and the risks to accept', async () => {
+    const t = await run(['graph', 'path', '4.6.15', '4.7.60', '--graph', G47]);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain('Update path 4.6.15 → 4.7.60: 2 hop(s)');
+    expect(t.stdout).toContain('1. 4.6.15 → 4.6.62: recommended update');
+    const blocked = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47]);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain('--accept-risks VSphereNodeNameChanges');
+    const j = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47, '--accept-risks', 'VSphereNodeNameChanges', '--format', 'json']);
+    expect((JSON.parse(j.stdout) as { hops: { kind: string }[] }).hops.map((h) => h.kind)).toEqual(['conditional']);
+    const dot = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47, '--accept-risks', 'VSphereNodeNameChanges', '--format', 'dot']);
+    expect(dot.stdout).toContain('"4.7.0" -> "4.7.4" [style=dashed, label="VSphereNodeNameChanges (accepted)"]');
+    const mm = await run(['graph', 'path', '4.6.15', '4.7.60', '--graph', G47, '--format', 'mermaid']);
+    expect(mm.stdout.split('\n')[0]).toBe('flowchart LR');
+    const gap = await run(['graph', 'path', '4.6.15', '4.9.0', '--graph', G47, '--graph', G49]);
+    expect(gap.code).toBe(1);
+    expect(gap.stderr).toContain('the missing hop is 4.7.60 → 4.9.0');
+  });
+  it('draw --format dot|mermaid|json', async () => {
+    const d = await run(['graph', 'draw', '--graph', G47, '--only', '4.7.5', '--format', 'dot']);
+    expect(d.stdout.startsWith('digraph updates {')).toBe(true);
+    expect(d.stdout).toContain('"4.7.50" -> "4.7.55"');
+    const m = await run(['graph', 'draw', '--graph', G47, '--format', 'mermaid']);
+    expect(m.stdout).toContain('v_4_7_0 -.-> v_4_7_4');
+    const j = await run(['graph', 'draw', '--graph', G47, '--format', 'json']);
+    expect((JSON.parse(j.stdout) as { nodes: unknown[] }).nodes).toHaveLength(102);
+  });
+});
+
+describe('keelson graph serve + updates --upstream (two child processes over loopback)', () => {
+  let child: ChildProcess;
+  let base = '';
+  let prom: Server;
+  let promUrl = '';
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-graph-'));
+    const versions = ['4.16.0', '4.16.1', '4.16.2', '4.16.3', '4.16.8', '4.16.9', '4.16.10', '4.16.11'];
+    versions.forEach((v, i) => {
+      const previous = v === '4.16.10' ? ['4.16.2', '4.16.9'] : versions.slice(Math.max(0, i - 2), i);
+      writeFileSync(join(dir, `${v}.json`), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: v, payload: `quay.io/openshift-release-dev/ocp-release@sha256:${String(i).repeat(64).slice(0, 64)}`, previous, metadata: { url: `https://errata/${v}` } }));
+    });
+    child = spawn(process.execPath, [BIN, 'graph', 'serve', '--releases', dir, '--graph-data', GRAPH_DATA, '--port', '0', '--prefix', '/api/upgrades_info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (c) => reject(new Error(`serve exited ${c}`)));
+    });
+    prom = createServer((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // the HyperShift risk query: answer "exposed" (1)
+      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [0, q.includes('hypershift') ? '1' : '0'] }] } }));
+    });
+    await new Promise<void>((r) => prom.listen(0, '127.0.0.1', () => r()));
+    promUrl = `http://127.0.0.1:${(prom.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    child.kill('SIGTERM');
+    await new Promise<void>((r) => prom.close(() => r()));
+  });
+
+  it('serves the graph; updates --upstream shows the conditional update from graph-data', async () => {
+    expect(base).toContain('/api/upgrades_info/v1/graph');
+    const r = await run(['graph', 'updates', '--upstream', base, '--channel', 'stable-4.16', '--version', '4.16.2']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Upstream: ${base}`);
+    expect(r.stdout).toMatch(/4\.16\.3 +quay\.io/);
+    expect(r.stdout).toContain('Version: 4.16.10');
+    expect(r.stdout).toContain('Risk: HyperShiftNodePoolSkewBinaryDownload https://issues.redhat.com/browse/HOSTEDCP-1941');
+  });
+  it('evaluates PromQL risks with --prometheus and honours --accept-risks', async () => {
+    const r = await run(['graph', 'updates', '--upstream', base, '--channel', 'stable-4.16', '--version', '4.16.2', '--prometheus', promUrl]);
+    expect(r.stdout).toContain('Recommended: False');
+    expect(r.stdout).toContain('Reason: HyperShiftNodePoolSkewBinaryDownload');
+    const a = await run(['graph', 'updates', '--upstream', base, '--channel', 'stable-4.16', '--version', '4.16.2', '--prometheus', promUrl, '--accept-risks', 'HyperShiftNodePoolSkewBinaryDownload', '--format', 'json']);
+    const doc = JSON.parse(a.stdout) as { conditionalUpdates: { conditions: { status: string; reason: string }[] }[] };
+    expect(doc.conditionalUpdates[0]!.conditions[0]).toMatchObject({ status: 'True', reason: 'AllExposedRisksAccepted' });
+  });
+  it('path --upstream --channel plans over the served graph', async () => {
+    const r = await run(['graph', 'path', '4.16.0', '4.16.11', '--upstream', base, '--channel', 'stable-4.16', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { hops: { from: string; to: string }[] };
+    expect(plan.hops.at(-1)!.to).toBe('4.16.11');
+  });
+  it('an unreachable upstream → RemoteFailed on stderr, exit 1', async () => {
+    const r = await run(['graph', 'updates', '--upstream', 'http://127.0.0.1:1/graph', '--channel', 'stable-4.16', '--version', '4.16.2', '--timeout', '3000']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('RemoteFailed');
+  });
+});
