@@ -13,6 +13,8 @@ export interface RebaseOptions {
   readonly customOriginDescription?: string;
   /** Optional revision/digest after the reference (Zincati: `rebase --lock-finalization <ref> <digest>`). */
   readonly revision?: string;
+  /** `--disallow-downgrade` (appended last, as Zincati does). */
+  readonly disallowDowngrade?: boolean;
 }
 
 /** Options of `rpm-ostree deploy`. */
@@ -72,6 +74,7 @@ export const rpmOstreeArgs = {
     if (o.revision !== undefined) a.push(checkArg('rebase revision', o.revision));
     if (o.customOriginUrl !== undefined) a.push('--custom-origin-url', checkArg('custom origin url', o.customOriginUrl));
     if (o.customOriginDescription !== undefined) a.push('--custom-origin-description', checkArg('custom origin description', o.customOriginDescription));
+    if (o.disallowDowngrade) a.push('--disallow-downgrade');
     return a;
   },
   /** `kargs --delete-if-present=… --delete=… --replace=… --append=… --append-if-missing=…`. */
@@ -85,14 +88,14 @@ export const rpmOstreeArgs = {
     if (e.unchangedExit77) a.push('--unchanged-exit-77');
     return a;
   },
-  /** `deploy [flags] <revision>` (revision may be `''` for `--register-driver`). */
+  /** `deploy [--lock-finalization] [--skip-branch-check] [--bypass-driver] <revision> [--register-driver=X] [--disallow-downgrade]` (revision `''` to only register). */
   deploy(revision: string, o: DeployOptions = {}): string[] {
     const a = ['deploy'];
     if (o.lockFinalization) a.push('--lock-finalization');
     if (o.skipBranchCheck) a.push('--skip-branch-check');
-    if (o.registerDriver !== undefined) a.push(`--register-driver=${checkArg('driver name', o.registerDriver)}`);
     if (o.bypassDriver) a.push('--bypass-driver');
     a.push(revision);
+    if (o.registerDriver !== undefined) a.push(`--register-driver=${checkArg('driver name', o.registerDriver)}`);
     if (o.disallowDowngrade) a.push('--disallow-downgrade');
     return a;
   },
@@ -116,6 +119,12 @@ export const rpmOstreeArgs = {
   overrideRemove(remove: readonly string[], install: readonly string[] = []): string[] {
     const a = ['override', 'remove', ...remove.map((p) => checkArg('package', p))];
     for (const p of install) a.push('--install', checkArg('package', p));
+    return a;
+  },
+  /** `override replace <pkgs or URLs…> [--remove <pkg> …]`. */
+  overrideReplace(replace: readonly string[], remove: readonly string[] = []): string[] {
+    const a = ['override', 'replace', ...replace.map((p) => checkArg('package', p))];
+    for (const p of remove) a.push('--remove', checkArg('package', p));
     return a;
   },
   /** `override reset <pkgs…> --uninstall <pkg> …`. */
@@ -148,4 +157,24 @@ export function revertKernelSwapArgs(d: {
   const layers = d.requestedPackages.filter((p) => p.startsWith('kernel-rt-') || p.startsWith('kernel-64k-'));
   if (overrides.length > 0 && layers.length > 0) return rpmOstreeArgs.overrideReset(overrides, layers);
   return undefined;
+}
+
+/** What Zincati stages: an ostree commit checksum or an OCI image digest (optionally rebasing from an ostree origin). */
+export type ZincatiPayload =
+  | { readonly checksum: string }
+  | { readonly digest: string; readonly rebaseTo?: string };
+
+/**
+ * The `rpm-ostree` arguments Zincati uses to stage an update: `deploy --lock-finalization --skip-branch-check
+ * revision=<checksum>`, `deploy --lock-finalization <digest>` or `rebase --lock-finalization <image ref> <digest>`,
+ * each followed by `--disallow-downgrade` unless downgrades are allowed.
+ */
+export function zincatiStageArgs(payload: ZincatiPayload, allowDowngrade = false): string[] {
+  if ('checksum' in payload) {
+    return rpmOstreeArgs.deploy(`revision=${checkArg('checksum', payload.checksum)}`, { lockFinalization: true, skipBranchCheck: true, disallowDowngrade: !allowDowngrade });
+  }
+  if (payload.rebaseTo !== undefined) {
+    return rpmOstreeArgs.rebase(payload.rebaseTo, { lockFinalization: true, revision: payload.digest, disallowDowngrade: !allowDowngrade });
+  }
+  return rpmOstreeArgs.deploy(checkArg('digest', payload.digest), { lockFinalization: true, disallowDowngrade: !allowDowngrade });
 }

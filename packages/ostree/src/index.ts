@@ -46,6 +46,8 @@ export { parseRpmOstreeVersion, versionAtLeast, type RpmOstreeVersion } from './
 export {
   revertKernelSwapArgs,
   rpmOstreeArgs,
+  zincatiStageArgs,
+  type ZincatiPayload,
   type CleanupOptions,
   type DeployOptions,
   type KargsEdit,

@@ -249,6 +249,10 @@ export class RpmOstree {
   async overrideRemove(remove: readonly string[], install: readonly string[] = []): Promise<void> {
     await this.exec(rpmOstreeArgs.overrideRemove(remove, install));
   }
+  /** `override replace … --remove …`. */
+  async overrideReplace(replace: readonly string[], remove: readonly string[] = []): Promise<void> {
+    await this.exec(rpmOstreeArgs.overrideReplace(replace, remove));
+  }
   /** `override reset … --uninstall …`. */
   async overrideReset(reset: readonly string[], uninstall: readonly string[] = []): Promise<void> {
     await this.exec(rpmOstreeArgs.overrideReset(reset, uninstall));

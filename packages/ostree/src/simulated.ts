@@ -312,7 +312,7 @@ export class SimulatedRpmOstree implements CommandRunner {
         if (!flags.includes('--experimental') && !flags.includes('--lock-finalization')) bad('rebase: container image references need --experimental');
         this.#stage((d) => {
           d['container-image-reference'] = ref;
-          d['container-image-reference-digest'] = `sha256:${sha(`digest:${image}`)}`;
+          d['container-image-reference-digest'] = pos[1]?.startsWith('sha256:') ? pos[1] : `sha256:${sha(`digest:${image}`)}`;
           delete d['origin'];
           d['version'] = `sim-${sha(image).slice(0, 8)}`;
           delete d['base-checksum'];

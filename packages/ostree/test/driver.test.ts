@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChildProcessRunner, RpmOstree, RpmOstreeError, rpmOstreeArgs, parseRpmOstreeVersion, versionAtLeast } from '../src/index.js';
+import { ChildProcessRunner, RpmOstree, RpmOstreeError, rpmOstreeArgs, parseRpmOstreeVersion, versionAtLeast, zincatiStageArgs } from '../src/index.js';
 import { makeFakeRpmOstree, type FakeRpmOstree } from './fake-rpm-ostree.js';
 import { fixture } from './helpers.js';
 
@@ -48,6 +48,7 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
     await driver.registerDriver('Zincati');
     await driver.finalizeDeployment('abc');
     await driver.overrideReset(['kernel', 'kernel-core'], ['kernel-rt-core']);
+    await driver.overrideReplace(['https://example.com/kernel-6.1.rpm'], ['kernel-debug']);
     expect(fake.calls().map((c) => c.argv)).toStrictEqual([
       ['rebase', '--experimental', 'ostree-unverified-registry:quay.io/openshift/os@sha256:aa'],
       ['rebase', '--experimental', 'ostree-unverified-image:containers-storage:quay.io/openshift/os@sha256:bb'],
@@ -62,9 +63,10 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
       ['cleanup', '-b', '-m'],
       ['deploy', '--lock-finalization', '--skip-branch-check', 'revision=abc', '--disallow-downgrade'],
       ['deploy', '--lock-finalization', 'sha256:dd'],
-      ['deploy', '--register-driver=Zincati', ''],
+      ['deploy', '', '--register-driver=Zincati'],
       ['finalize-deployment', 'abc'],
       ['override', 'reset', 'kernel', 'kernel-core', '--uninstall', 'kernel-rt-core'],
+      ['override', 'replace', 'https://example.com/kernel-6.1.rpm', '--remove', 'kernel-debug'],
     ]);
   });
   it('reads kargs with quote handling', async () => {
@@ -136,6 +138,14 @@ describe('argument builders and version helpers', () => {
       'rebase', '--experimental', 'ostree-unverified-registry:x', '--custom-origin-url', 'pivot://x', '--custom-origin-description', 'Managed by machine-config-operator',
     ]);
     expect(rpmOstreeArgs.finalizeDeployment('c', true)).toStrictEqual(['finalize-deployment', '--allow-missing-checksum', 'c']);
+  });
+  it('Zincati staging argument lists', () => {
+    expect(zincatiStageArgs({ checksum: 'abc' })).toStrictEqual(['deploy', '--lock-finalization', '--skip-branch-check', 'revision=abc', '--disallow-downgrade']);
+    expect(zincatiStageArgs({ checksum: 'abc' }, true)).toStrictEqual(['deploy', '--lock-finalization', '--skip-branch-check', 'revision=abc']);
+    expect(zincatiStageArgs({ digest: 'sha256:00' })).toStrictEqual(['deploy', '--lock-finalization', 'sha256:00', '--disallow-downgrade']);
+    expect(zincatiStageArgs({ digest: 'sha256:00', rebaseTo: 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable' })).toStrictEqual([
+      'rebase', '--lock-finalization', 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', 'sha256:00', '--disallow-downgrade',
+    ]);
   });
   it('parses --version and compares versions', () => {
     const v = parseRpmOstreeVersion("rpm-ostree:\n Version: '2022.10'\n Git: g\n Features:\n  - container\n");
