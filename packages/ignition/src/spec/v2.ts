@@ -1,7 +1,7 @@
 /**
  * Semantic rules for spec 2.2 (coreos/ignition spec2x branch, config/v2_2/types), covering the checks
  * that matter for serving/consuming 2.2 configs: version, node paths and filesystems, modes, URLs,
- * verification, compression, units, disks/partitions, raid, filesystems, duplicates.
+ * verification, compression, units, disks/partitions, raid, filesystems.
  */
 import { finding, type Finding } from './errors.js';
 import {
@@ -153,23 +153,7 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     }
   });
 
-  // duplicates: keyed lists
-  const dupCheck = (items: unknown[], key: (o: Obj) => string, base: JsonPath, seen = new Set<string>()): Set<string> => {
-    items.forEach((x, i) => {
-      const k = key(asObj(x));
-      if (seen.has(k)) r.err([...base, i], finding('ErrDuplicate'));
-      seen.add(k);
-    });
-    return seen;
-  };
-  const nodeKey = (o: Obj): string => `${str(o['filesystem'])}:${str(o['path'])}`;
-  dupCheck(asList(storage['files']), nodeKey, ['storage', 'files']);
-  dupCheck(asList(storage['directories']), nodeKey, ['storage', 'directories']);
-  dupCheck(asList(storage['links']), nodeKey, ['storage', 'links']);
-  dupCheck(asList(storage['disks']), (o) => str(o['device']), ['storage', 'disks']);
-  dupCheck(asList(storage['filesystems']), (o) => str(o['name']), ['storage', 'filesystems']);
-  dupCheck(asList(asObj(cfg['systemd'])['units']), (o) => str(o['name']), ['systemd', 'units']);
-  dupCheck(asList(asObj(cfg['passwd'])['users']), (o) => str(o['name']), ['passwd', 'users']);
-  dupCheck(asList(asObj(cfg['passwd'])['groups']), (o) => str(o['name']), ['passwd', 'groups']);
+  // Spec 2.x allows repeated paths, units and users (the last entry wins on the node); the MCO
+  // de-duplicates them before converting to spec 3, so they are not reported here.
   return r.entries;
 }
