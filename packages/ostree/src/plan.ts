@@ -46,6 +46,8 @@ export interface OsPlanOptions {
   readonly hasContainerFeature?: boolean;
   /** Rebase from local container storage with this repo digest instead of the registry. */
   readonly localImageRepoDigest?: string;
+  /** The daemon's force file (`/run/machine-config-daemon-force`) exists: treat the OS image as changed. */
+  readonly force?: boolean;
   /** Extension → packages map (default: the MCO's). */
   readonly extensionsMap?: Readonly<Record<string, readonly string[]>>;
 }
@@ -121,7 +123,7 @@ export function applyOsChanges(
   const oldK = canonicalizeKernelType(o.kernelType);
   const newK = canonicalizeKernelType(n.kernelType);
   const notes: string[] = [];
-  let osUpdate = (o.osImageURL ?? '') !== (n.osImageURL ?? '');
+  let osUpdate = (o.osImageURL ?? '') !== (n.osImageURL ?? '') || options.force === true;
   const booted: BootedState =
     options.booted ??
     (() => {

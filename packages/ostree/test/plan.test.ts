@@ -39,6 +39,13 @@ describe('applyOsChanges plan builder', () => {
     expect(plan.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'kargs']);
     expect(plan.notes.join()).toContain('already in desired image');
   });
+  it('force re-runs the rebase unless the booted image already matches', () => {
+    const drifted = { requestedPackages: [], requestedBaseRemovals: [], osImageURL: B };
+    expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { force: true, booted: drifted }).steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'rebase']);
+    expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { booted: drifted }).steps).toStrictEqual([]);
+    // node assumed at `old` (booted = A): nothing to do even with force, like the daemon's booted-image check
+    expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { force: true }).steps).toStrictEqual([]);
+  });
   it('64k-pages needs arm64; non-EL hosts skip kernel and extensions', () => {
     expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: A, kernelType: '64k-pages' }, { arch: 'amd64' })).toThrow(
       expect.objectContaining({ code: 'UNSUPPORTED_KERNEL_TYPE' }),
