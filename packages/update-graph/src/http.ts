@@ -3,7 +3,7 @@
  * abort signal, response size limit.
  */
 import { STATUS_CODES } from 'node:http';
-import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, interceptors, ProxyAgent, request, type Dispatcher } from 'undici';
 
 /** TLS / proxy settings shared by the graph client and the PromQL client. */
 export interface HttpTransportOptions {
@@ -15,13 +15,50 @@ export interface HttpTransportOptions {
   readonly noProxy?: readonly string[];
 }
 
-/** Creates an undici dispatcher for these transport options. */
+/** True when `host` must bypass the proxy (exact host, `.suffix`/`suffix` domain match, or `*`). */
+export function bypassesProxy(host: string, noProxy: readonly string[] | undefined): boolean {
+  if (!noProxy) return false;
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return noProxy.some((raw) => {
+    const e = raw.trim().toLowerCase();
+    if (e === '') return false;
+    if (e === '*') return true;
+    const d = e.startsWith('.') ? e.slice(1) : e;
+    return h === d || h.endsWith(`.${d}`);
+  });
+}
+
+/**
+ * Creates an undici dispatcher for these transport options (redirects followed, up to 10, like Go's
+ * http.Client). With `noProxy`, requests to listed hosts go direct.
+ */
 export function createDispatcher(opts: HttpTransportOptions): Dispatcher {
   const connect = opts.ca !== undefined ? { ca: opts.ca } : {};
-  if (opts.proxy !== undefined) {
-    return new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect });
+  const direct = new Agent({ connect }).compose(interceptors.redirect({ maxRedirections: 10 }));
+  if (opts.proxy === undefined) return direct;
+  const proxied = new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect }).compose(interceptors.redirect({ maxRedirections: 10 }));
+  if (!opts.noProxy || opts.noProxy.length === 0) return proxied;
+  return new RoutingDispatcher(direct, proxied, opts.noProxy);
+}
+
+/** Sends each request direct or through the proxy depending on its origin host. */
+class RoutingDispatcher extends Agent {
+  private readonly direct: Dispatcher;
+  private readonly proxied: Dispatcher;
+  private readonly noProxy: readonly string[];
+  constructor(direct: Dispatcher, proxied: Dispatcher, noProxy: readonly string[]) {
+    super();
+    this.direct = direct;
+    this.proxied = proxied;
+    this.noProxy = noProxy;
   }
-  return new Agent({ connect });
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const origin = options.origin instanceof URL ? options.origin : new URL(String(options.origin));
+    return (bypassesProxy(origin.hostname, this.noProxy) ? this.direct : this.proxied).dispatch(options, handler);
+  }
+  override async close(): Promise<void> {
+    await Promise.all([this.direct.close(), this.proxied.close(), super.close()]);
+  }
 }
 
 /** Result of {@link httpGet}. */

@@ -5,7 +5,7 @@
 import { NoPathError } from './errors.js';
 import type { ConditionalUpdateRisk, Graph } from './graph.js';
 import type { Condition } from './risk.js';
-import { compareVersionStrings } from './semver.js';
+import { compareSemver, compareVersionStrings, parseSemver } from './semver.js';
 
 /** Why a risk on a planned hop does not block it. */
 export type RiskDisposition = 'accepted' | 'not-matching';
@@ -57,6 +57,8 @@ export class PlanIndex {
   private readonly ids = new Map<string, number>();
   private readonly out: Arc[][] = [];
   private readonly inc: number[][] = [];
+  /** Version order rank per id (0 = oldest). */
+  readonly rank: Int32Array = new Int32Array(0);
 
   constructor(graphs: Graph | readonly Graph[]) {
     const list = Array.isArray(graphs) ? (graphs as readonly Graph[]) : [graphs as Graph];
@@ -99,8 +101,25 @@ export class PlanIndex {
       this.out[from]!.push(arc);
       this.inc[arc.to]!.push(from);
     }
-    // prefer newer intermediate versions on ties
-    for (const l of this.out) l.sort((x, y) => compareVersionStrings(this.versions[y.to]!, this.versions[x.to]!));
+    // prefer newer intermediate versions on ties: rank versions once, then sort arcs by rank
+    const parsed = this.versions.map((v) => {
+      try {
+        return parseSemver(v);
+      } catch {
+        return undefined;
+      }
+    });
+    const order = this.versions.map((_, i) => i);
+    order.sort((a, b) => {
+      const pa = parsed[a];
+      const pb = parsed[b];
+      if (pa && pb) return compareSemver(pa, pb) || (this.versions[a]! < this.versions[b]! ? -1 : 1);
+      return compareVersionStrings(this.versions[a]!, this.versions[b]!);
+    });
+    const rank = new Int32Array(this.versions.length);
+    order.forEach((id, r) => (rank[id] = r));
+    this.rank = rank;
+    for (const l of this.out) l.sort((x, y) => rank[y.to]! - rank[x.to]!);
   }
 
   /** Id of a version or -1. */
@@ -250,11 +269,11 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
   for (let i = 0; i < idx.versions.length; i++) {
     if (fwd[i]) {
       reachable++;
-      if (compareVersionStrings(idx.versions[i]!, idx.versions[highest]!) > 0) highest = i;
+      if (idx.rank[i]! > idx.rank[highest]!) highest = i;
     }
     if (back[i]) {
       leading++;
-      if (compareVersionStrings(idx.versions[i]!, idx.versions[lowest]!) < 0) lowest = i;
+      if (idx.rank[i]! < idx.rank[lowest]!) lowest = i;
     }
   }
   const hi = idx.versions[highest]!;

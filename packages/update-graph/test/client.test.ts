@@ -176,6 +176,19 @@ describe('UpdateGraphClient over loopback HTTP', () => {
     expect(r.url).toBe(`${files.url}/graph?arch=amd64&b=two+words&channel=stable-4.9&version=4.9.0&zz=1`);
   });
 
+  it('follows redirects like Go http.Client', async () => {
+    const redirector = await serve((req, res) => {
+      res.writeHead(302, { location: `${files.url}/graph${(req.url ?? '').slice((req.url ?? '').indexOf('?'))}` });
+      res.end();
+    });
+    try {
+      const r = await new UpdateGraphClient().fetch({ upstream: `${redirector.url}/old`, channel: 'stable-4.9', version: '4.9.0' });
+      expect(r.graph.nodes).toHaveLength(90);
+    } finally {
+      await redirector.close();
+    }
+  });
+
   it('404 → ResponseFailed with the Go status line', async () => {
     const client = new UpdateGraphClient();
     await expect(client.fetch({ upstream: `${files.url}/graph`, channel: 'nope-1.0', version: '4.9.0' })).rejects.toThrowError('ResponseFailed: unexpected HTTP status: 404 Not Found');
@@ -324,6 +337,12 @@ describe('TLS with a custom CA and an HTTP proxy', () => {
     const r = await new UpdateGraphClient({ ca: certs.caCert, proxy: proxy.url }).fetch(params(tls.url));
     expect(r.graph.nodes).toHaveLength(90);
     expect(proxy.connects).toContain(`127.0.0.1:${tls.port}`);
+  });
+  it('NO_PROXY hosts bypass the proxy', async () => {
+    const before = proxy.connects.length + proxy.requests.length;
+    const r = await new UpdateGraphClient({ ca: certs.caCert, proxy: proxy.url, noProxy: ['127.0.0.1'] }).fetch(params(tls.url));
+    expect(r.graph.nodes).toHaveLength(90);
+    expect(proxy.connects.length + proxy.requests.length).toBe(before);
   });
   it('sends plain HTTP through the proxy', async () => {
     const before = proxy.connects.length + proxy.requests.length;
