@@ -1,0 +1,115 @@
+/** Status of a condition, as Kubernetes and OpenShift APIs spell it. */
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/**
+ * A status condition: the common shape of `metav1.Condition`, OpenShift's `ClusterOperatorStatusCondition`,
+ * `MachineConfigPoolCondition` and `OperatorCondition`.
+ */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  /** RFC 3339 time of the last `status` change. */
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+  /** `metav1.Condition` only: the `.metadata.generation` the condition was computed for. */
+  observedGeneration?: number;
+}
+
+/** A Kubernetes timestamp (RFC 3339, second precision, UTC) as the API server renders `metav1.Time`. */
+export function kubeTime(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The condition of `type`, or undefined. */
+export function findCondition<C extends Condition>(conditions: readonly C[] | undefined, type: string): C | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** True when the condition of `type` exists with `status`. */
+export function isConditionStatus(conditions: readonly Condition[] | undefined, type: string, status: ConditionStatus): boolean {
+  return findCondition(conditions, type)?.status === status;
+}
+
+/** True when the condition of `type` exists and is `True`. */
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return isConditionStatus(conditions, type, 'True');
+}
+
+/** True when the condition of `type` exists and is `False`. */
+export function isConditionFalse(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return isConditionStatus(conditions, type, 'False');
+}
+
+/**
+ * Set `next` into `conditions` (a new array is returned; the input is not modified), following
+ * openshift/library-go `v1helpers.SetStatusCondition`:
+ * - a new condition gets `lastTransitionTime` = `next.lastTransitionTime` or `now`;
+ * - an existing condition whose `status` changes gets a new `lastTransitionTime`;
+ * - `reason`, `message` (and `observedGeneration`) are always updated, the transition time is kept otherwise.
+ * Returns the updated list and whether anything changed.
+ */
+export function setCondition<C extends Condition>(
+  conditions: readonly C[] | undefined,
+  next: C,
+  now: Date = new Date(),
+): { conditions: C[]; changed: boolean } {
+  const list = conditions ? [...conditions] : [];
+  const i = list.findIndex((c) => c.type === next.type);
+  if (i < 0) {
+    const added = { ...next, lastTransitionTime: next.lastTransitionTime ?? kubeTime(now) };
+    list.push(added);
+    return { conditions: list, changed: true };
+  }
+  const prev = list[i] as C;
+  const updated: C = { ...prev };
+  if (prev.status !== next.status) {
+    updated.status = next.status;
+    updated.lastTransitionTime = next.lastTransitionTime ?? kubeTime(now);
+  }
+  assignOptional(updated, 'reason', next.reason);
+  assignOptional(updated, 'message', next.message);
+  assignOptional(updated, 'observedGeneration', next.observedGeneration);
+  const changed =
+    updated.status !== prev.status ||
+    updated.reason !== prev.reason ||
+    updated.message !== prev.message ||
+    updated.observedGeneration !== prev.observedGeneration ||
+    updated.lastTransitionTime !== prev.lastTransitionTime;
+  list[i] = updated;
+  return { conditions: list, changed };
+}
+
+function assignOptional<C extends Condition, K extends 'reason' | 'message' | 'observedGeneration'>(
+  target: C,
+  key: K,
+  value: Condition[K],
+): void {
+  if (value === undefined) delete target[key];
+  else target[key] = value as C[K];
+}
+
+/** Remove the condition of `type`; returns the new list and whether it was present. */
+export function removeCondition<C extends Condition>(
+  conditions: readonly C[] | undefined,
+  type: string,
+): { conditions: C[]; changed: boolean } {
+  const list = (conditions ?? []).filter((c) => c.type !== type);
+  return { conditions: list, changed: list.length !== (conditions?.length ?? 0) };
+}
+
+/**
+ * True when two condition lists are equal ignoring order and `lastTransitionTime`
+ * (library-go `ConditionsEqual`-like), useful to skip needless status writes.
+ */
+export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
+  const la = a ?? [];
+  const lb = b ?? [];
+  if (la.length !== lb.length) return false;
+  for (const c of la) {
+    const o = findCondition(lb, c.type);
+    if (o === undefined) return false;
+    if (o.status !== c.status || o.reason !== c.reason || o.message !== c.message || o.observedGeneration !== c.observedGeneration) return false;
+  }
+  return true;
+}

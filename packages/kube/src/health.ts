@@ -1,0 +1,124 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { KubeError } from './errors.js';
+
+/** A named check; return false or throw to fail it. */
+export type HealthCheck = () => boolean | Promise<boolean>;
+
+/** Options of {@link startHealthServer}. */
+export interface HealthServerOptions {
+  /** Port (default 0: any free port). */
+  port?: number;
+  /** Address to bind (default 127.0.0.1). */
+  host?: string;
+  /** Registry served on `/metrics` (default: a new registry with Node default metrics). */
+  registry?: Registry;
+  /** Liveness checks for `/healthz` (a `ping` check is always present). */
+  healthChecks?: Record<string, HealthCheck>;
+  /** Readiness checks for `/readyz` (plus every liveness check). */
+  readyChecks?: Record<string, HealthCheck>;
+}
+
+/** A running health and metrics server. */
+export interface HealthServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly port: number;
+  /** The registry served on `/metrics`. */
+  readonly registry: Registry;
+  /** Add or replace a liveness check. */
+  addHealthCheck(name: string, check: HealthCheck): void;
+  /** Add or replace a readiness check. */
+  addReadyCheck(name: string, check: HealthCheck): void;
+  /** Close the server (open keep-alive connections are closed too). */
+  close(): Promise<void>;
+}
+
+async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolean; lines: string[] }> {
+  const lines: string[] = [];
+  let ok = true;
+  for (const [name, check] of checks) {
+    let pass: boolean;
+    let why = '';
+    try {
+      pass = (await check()) === true;
+    } catch (err) {
+      pass = false;
+      why = `: ${(err as Error).message}`;
+    }
+    if (!pass) ok = false;
+    lines.push(pass ? `[+]${name} ok` : `[-]${name} failed${why}`);
+  }
+  return { ok, lines };
+}
+
+/**
+ * Serve `/healthz`, `/readyz` (kube-apiserver style: `ok`, or per-check `[+]name ok` / `[-]name failed` lines with
+ * `?verbose` or on failure, HTTP 500 when a check fails) and `/metrics` (Prometheus text format from prom-client).
+ */
+export async function startHealthServer(options: HealthServerOptions = {}): Promise<HealthServer> {
+  const registry = options.registry ?? (() => {
+    const r = new Registry();
+    collectDefaultMetrics({ register: r });
+    return r;
+  })();
+  const health = new Map<string, HealthCheck>([['ping', () => true]]);
+  for (const [k, v] of Object.entries(options.healthChecks ?? {})) health.set(k, v);
+  const ready = new Map<string, HealthCheck>();
+  for (const [k, v] of Object.entries(options.readyChecks ?? {})) ready.set(k, v);
+
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://localhost');
+    const send = (code: number, body: string, type = 'text/plain; charset=utf-8'): void => {
+      res.writeHead(code, { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      send(405, 'method not allowed\n');
+      return;
+    }
+    const verbose = u.searchParams.has('verbose');
+    const check = async (checks: Map<string, HealthCheck>, what: string): Promise<void> => {
+      const r = await runChecks(checks);
+      if (r.ok && !verbose) send(200, 'ok');
+      else if (r.ok) send(200, `${r.lines.join('\n')}\n${what} check passed\n`);
+      else send(500, `${r.lines.join('\n')}\n${what} check failed\n`);
+    };
+    const route = async (): Promise<void> => {
+      switch (u.pathname) {
+        case '/healthz':
+        case '/livez':
+          return check(health, u.pathname.slice(1));
+        case '/readyz':
+          return check(new Map([...health, ...ready]), 'readyz');
+        case '/metrics':
+          return send(200, await registry.metrics(), registry.contentType);
+        default:
+          return send(404, 'not found\n');
+      }
+    };
+    route().catch((err: unknown) => send(500, `internal error: ${(err as Error).message}\n`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) =>
+      reject(new KubeError('KUBE_INVALID_ARGUMENT', `health server cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}; choose a free port`, { cause: err })),
+    );
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}`,
+    port: addr.port,
+    registry,
+    addHealthCheck: (n, c) => void health.set(n, c),
+    addReadyCheck: (n, c) => void ready.set(n, c),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { KubeApiError, createLogger } from '../src/index.js';
+
+function capture(): { lines: () => Record<string, unknown>[]; stream: { write(s: string): boolean } } {
+  const out: string[] = [];
+  return {
+    stream: { write: (s: string) => out.push(s) > 0 },
+    lines: () => out.join('').trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+describe('JSON-line logger', () => {
+  it('writes one JSON object per line with ts, level, msg and fields', () => {
+    const c = capture();
+    const log = createLogger({ stream: c.stream, now: () => new Date('2026-02-03T04:05:06.789Z'), fields: { app: 'mco' } });
+    log.info('hello', { pool: 'worker' });
+    log.child({ key: 'k1' }).warn('careful');
+    expect(c.lines()).toEqual([
+      { ts: '2026-02-03T04:05:06.789Z', level: 'info', msg: 'hello', app: 'mco', pool: 'worker' },
+      { ts: '2026-02-03T04:05:06.789Z', level: 'warn', msg: 'careful', app: 'mco', key: 'k1' },
+    ]);
+  });
+
+  it('filters by level and serializes errors and cycles safely', () => {
+    const c = capture();
+    const log = createLogger({ stream: c.stream, level: 'warn' });
+    log.info('dropped');
+    log.debug('dropped');
+    const cyc: Record<string, unknown> = { a: 1 };
+    cyc['self'] = cyc;
+    const err = new KubeApiError('GET', '/api/v1/namespaces/x', 404, { reason: 'NotFound', message: 'namespaces "x" not found' });
+    log.error('boom', { err, cyc, big: 10n, text: 'line\nbreak' });
+    const lines = c.lines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.['err']).toMatchObject({ name: 'KubeApiError', code: 'KUBE_API_ERROR' });
+    expect(String((lines[0]?.['err'] as { message: string }).message)).toContain('404 NotFound');
+    expect(lines[0]?.['cyc']).toEqual({ a: 1, self: '[Circular]' });
+    expect(lines[0]?.['big']).toBe('10');
+    expect(lines[0]?.['text']).toBe('line\nbreak');
+  });
+});
