@@ -59,7 +59,8 @@ export function parseImageReference(text: string, whole: string = text): ImageRe
  * `ostree-unverified-image:containers-storage:…`. Throws {@link OstreeError} `IMAGE_REFERENCE` otherwise.
  */
 export function parseOstreeImageReference(ref: string): OstreeImageReference {
-  if (typeof ref !== 'string' || ref.length > 4096 || /[\s\0]/.test(ref)) fail(String(ref), 'not a single-line string');
+  const input: unknown = ref;
+  if (typeof input !== 'string' || input.length > 4096 || /[\s\0]/.test(input)) fail(String(input), 'not a single-line string');
   const i = ref.indexOf(':');
   if (i <= 0) fail(ref, 'missing scheme');
   const scheme = ref.slice(0, i);

@@ -85,7 +85,7 @@ export interface OsUpdatePlan {
 
 function specOf(mc: MachineConfigLike | null | undefined): OsConfigSpec {
   if (mc == null) return {};
-  if ('spec' in mc) return (mc.spec ?? {}) as OsConfigSpec;
+  if ('spec' in mc) return mc.spec ?? {};
   return mc as OsConfigSpec;
 }
 

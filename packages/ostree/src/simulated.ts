@@ -207,7 +207,7 @@ export class SimulatedRpmOstree implements CommandRunner {
     const kargs = kargsChange ? kargsChange([...baseKargs]) : [...baseKargs];
     const layered = strs(next['requested-packages']).length > 0 || strs(next['requested-base-removals']).length > 0;
     const baseChecksum = (next['base-checksum'] as string | undefined) ?? (base['base-checksum'] as string | undefined) ?? (base['checksum'] as string);
-    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${parseOstreeImageReference(next['container-image-reference'] as string).imgref.name}`) : baseChecksum;
+    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${parseOstreeImageReference(next['container-image-reference']).imgref.name}`) : baseChecksum;
     const pkgs = [...strs(next['requested-packages'])].sort().join(',');
     const rem = [...strs(next['requested-base-removals'])].sort().join(',');
     const checksum = layered ? sha(`layer:${imageBase}:${pkgs}:${rem}`) : imageBase;
@@ -226,7 +226,7 @@ export class SimulatedRpmOstree implements CommandRunner {
 
   #gcKargs(): void {
     const ids = new Set(this.state.deployments.map((d) => d['id'] as string));
-    for (const id of Object.keys(this.state.kargs)) if (!ids.has(id)) delete this.state.kargs[id];
+    this.state.kargs = Object.fromEntries(Object.entries(this.state.kargs).filter(([id]) => ids.has(id)));
   }
 
   /**
@@ -390,7 +390,7 @@ export class SimulatedRpmOstree implements CommandRunner {
         const staged = this.state.deployments.find((d) => d['staged'] === true) ?? bad('finalize-deployment: no staged deployment');
         const want = rest.filter((a) => !a.startsWith('--'))[0];
         if (!rest.includes('--allow-missing-checksum') && want !== staged['checksum'] && want !== staged['container-image-reference-digest']) {
-          bad(`finalize-deployment: expected staged checksum ${String(staged['checksum'])}, got ${String(want)}`);
+          bad(`finalize-deployment: expected staged checksum ${JSON.stringify(staged['checksum'])}, got ${JSON.stringify(want ?? null)}`);
         }
         delete staged['finalization-locked'];
         this.reboot();

@@ -41,8 +41,8 @@ function checkStatusContract(text: string, label: string): RpmOstreeStatus {
 /** A runner that answers `status --json` with fixed text (the parser backend). */
 class FixtureRunner implements CommandRunner {
   constructor(readonly text: string) {}
-  async run(): Promise<CommandResult> {
-    return { exitCode: 0, signal: null, stdout: this.text, stderr: '', timedOut: false };
+  run(): Promise<CommandResult> {
+    return Promise.resolve({ exitCode: 0, signal: null, stdout: this.text, stderr: '', timedOut: false });
   }
 }
 
@@ -54,7 +54,7 @@ interface Backend {
 function simulatedStatuses(make: () => SimulatedRpmOstree): () => Promise<[string, string][]> {
   return async () => {
     const sim = make();
-    const driver = new RpmOstree({ runner: sim, sleep: async () => undefined });
+    const driver = new RpmOstree({ runner: sim, sleep: () => Promise.resolve() });
     const out: [string, string][] = [];
     const snap = async (label: string): Promise<void> => {
       out.push([label, (await sim.run('rpm-ostree', ['status', '--json'])).stdout]);
@@ -81,7 +81,7 @@ function simulatedStatuses(make: () => SimulatedRpmOstree): () => Promise<[strin
 }
 
 const backends: Backend[] = [
-  { name: 'parser on real fixtures', statuses: async () => fixtures() },
+  { name: 'parser on real fixtures', statuses: () => Promise.resolve(fixtures()) },
   { name: 'SimulatedRpmOstree in memory', statuses: simulatedStatuses(() => new SimulatedRpmOstree()) },
   {
     name: 'SimulatedRpmOstree on disk',
@@ -120,7 +120,7 @@ const scenarios: Scenario[] = [
 /** Puts a simulated host exactly at `cfg` by running the plan from an empty config and rebooting. */
 async function hostAt(cfg: Scenario['old'], statePath?: string): Promise<{ sim: SimulatedRpmOstree; driver: RpmOstree }> {
   const sim = new SimulatedRpmOstree({ osImageURL: cfg.osImageURL, kargs: ['rw', 'root=LABEL=root'], ...(statePath ? { statePath } : {}) });
-  const driver = new RpmOstree({ runner: sim, sleep: async () => undefined });
+  const driver = new RpmOstree({ runner: sim, sleep: () => Promise.resolve() });
   await applyOsChangesOnHost(driver, { osImageURL: cfg.osImageURL }, cfg);
   sim.reboot();
   return { sim, driver };

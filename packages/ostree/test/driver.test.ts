@@ -15,8 +15,9 @@ beforeEach(() => {
     runner: new ChildProcessRunner({ env: { ...process.env, FAKE_RPMOSTREE_DIR: fake.dir } }),
     binary: fake.bin,
     clientId: 'machine-config-daemon',
-    sleep: async (ms) => {
+    sleep: (ms) => {
       sleeps.push(ms);
+      return Promise.resolve();
     },
   });
 });

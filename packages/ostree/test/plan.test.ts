@@ -74,7 +74,7 @@ describe('applyOsChanges plan builder', () => {
   it('reports a failing rollback too', async () => {
     const sim = new SimulatedRpmOstree({ osImageURL: A });
     sim.failNext('cleanup', 'daemon crashed', 1);
-    const driver = new RpmOstree({ runner: sim, sleep: async () => undefined });
+    const driver = new RpmOstree({ runner: sim, sleep: () => Promise.resolve() });
     const plan = applyOsChanges({ osImageURL: A }, { osImageURL: B });
     // the first step (cleanup -p) failing is fatal before anything was staged
     await expect(executePlan(plan, driver)).rejects.toThrow(/failed to remove pending deployment.*daemon crashed/);

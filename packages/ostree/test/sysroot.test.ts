@@ -100,7 +100,7 @@ describe('OstreeSysroot on real ostree', () => {
     expect(s.deployments[0]?.booted).toBe(true);
     expect(s.deployments[0]?.origin).toBe(REF);
     // the driver accepts it through any runner
-    const runner = { run: async (): Promise<CommandResult> => ({ exitCode: 0, signal: null, stdout: JSON.stringify(doc), stderr: '', timedOut: false }) };
+    const runner = { run: (): Promise<CommandResult> => Promise.resolve({ exitCode: 0, signal: null, stdout: JSON.stringify(doc), stderr: '', timedOut: false }) };
     expect((await new RpmOstree({ runner }).booted()).checksum).toBe(s.deployments[0]?.checksum);
   });
 

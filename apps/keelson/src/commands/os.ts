@@ -50,7 +50,7 @@ async function loadStatus(o: BackendOptions): Promise<RpmOstreeStatus> {
     const sys = new OstreeSysroot({ path: o.sysroot, ...(o.osname ? { osname: o.osname } : {}) });
     if (!sys.exists()) throw new CliError(`${o.sysroot}: not an ostree sysroot (no ostree/repo/config); create one with "ostree admin init-fs"`);
     try {
-      return parseRpmOstreeStatus(await sys.toStatusJson(), `${o.sysroot}`);
+      return parseRpmOstreeStatus(await sys.toStatusJson(), o.sysroot);
     } catch (e) {
       return notAnRpmOstreeHost(e);
     }
