@@ -6,6 +6,14 @@ import { strategicMergePatch } from './patch.js';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type ResourceType } from './types.js';
 import { clone, deepEqual, isObject, nowTime } from './util.js';
 
+/** How the apiserver names a conflicting manager: Apply managers by name, Update managers with version and time. */
+function describeManager(e: ManagedFieldsEntry): string {
+  let s = JSON.stringify(e.manager);
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  if (e.operation === 'Update') s += ` using ${e.apiVersion}${e.time ? ` at ${e.time}` : ''}`;
+  return s;
+}
+
 /** Options of an apply. */
 export interface ApplyOptions extends WriteOptions {
   fieldManager: string;
@@ -45,7 +53,7 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   const mine = entries.find((e) => e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource);
   const prevMine = mine ? fromFieldsV1(mine.fieldsV1) : new Set<string>();
   // conflicts: leaves owned by other managers whose value would change
-  const conflicts: { manager: string; apiVersion: string; path: string }[] = [];
+  const conflicts: { who: string; path: string }[] = [];
   const forced = new Set<string>();
   for (const e of entries) {
     if (e === mine || (e.subresource ?? undefined) !== opts.subresource) continue;
@@ -59,13 +67,13 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
         continue;
       }
       if (opts.force) forced.add(k);
-      else conflicts.push({ manager: e.manager, apiVersion: e.apiVersion, path: humanPath(k) });
+      else conflicts.push({ who: describeManager(e), path: humanPath(k) });
     }
   }
   if (conflicts.length) {
-    const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"${c.manager.startsWith('kubectl') || true ? ` using ${c.apiVersion}` : ''}`, field: c.path }));
+    const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.who}`, field: c.path }));
     const head = conflicts.length === 1 ? 'Apply failed with 1 conflict' : `Apply failed with ${conflicts.length} conflicts`;
-    const list = conflicts.map((c) => `conflict with "${c.manager}" using ${c.apiVersion}: ${c.path}`).join('\n');
+    const list = conflicts.map((c) => `conflict with ${c.who}: ${c.path}`).join('\n');
     const d: ApiError['details'] = { name, kind: t.plural, causes };
     if (t.group) d.group = t.group;
     throw new ApiError(409, 'Conflict', `${head}: ${list}`, d);

@@ -466,7 +466,7 @@ export class Cluster {
     md.resourceVersion = oldMd.resourceVersion!;
     if (oldMd.managedFields && md.managedFields === undefined) md.managedFields = oldMd.managedFields;
     const st = this.strategy(t);
-    if (sub !== 'status') st.prepareUpdate?.(next, old);
+    if (sub !== 'status' && sub !== 'finalize') st.prepareUpdate?.(next, old);
     const errs = [...validateMeta(t, next), ...(st.validate?.(next, old) ?? [])];
     if (oldMd.deletionTimestamp) {
       const added = (md.finalizers ?? []).filter((f) => !(oldMd.finalizers ?? []).includes(f));
@@ -573,8 +573,8 @@ export class Cluster {
 function stripVolatile(o: KubeObject): KubeObject {
   const c = { ...o, metadata: { ...(o.metadata ?? {}) } };
   delete c.metadata.resourceVersion;
-  delete c.metadata.managedFields;
   delete c.metadata.generation;
+  if (c.metadata.managedFields) c.metadata.managedFields = c.metadata.managedFields.map((e) => ({ ...e, time: '' }));
   return c;
 }
 

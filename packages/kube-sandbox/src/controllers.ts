@@ -34,6 +34,9 @@ export class Controllers {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Whether pods are simulated for workloads. */
   simulatePods: boolean;
+  private readonly seeded = new Set<string>();
+  /** CA bundle published as kube-root-ca.crt in every namespace. */
+  caBundle = '';
   /** Errors raised by controller passes (surfaced for debugging). */
   readonly errors: unknown[] = [];
 
@@ -148,8 +151,20 @@ export class Controllers {
   private namespaces(): void {
     const c = this.c;
     const nsType = typeOf(c, '', 'namespaces');
+    const cmType = typeOf(c, '', 'configmaps');
+    const saType = typeOf(c, '', 'serviceaccounts');
     for (const ns of c.peekAll(nsType)) {
-      if (!ns.metadata?.deletionTimestamp) continue;
+      if (!ns.metadata?.deletionTimestamp) {
+        // what the root-ca publisher and the serviceaccounts controller create in every namespace
+        const name = ns.metadata?.name ?? '';
+        if (!this.seeded.has(ns.metadata?.uid ?? '')) {
+          this.seeded.add(ns.metadata?.uid ?? '');
+          if (!c.peek(saType, name, 'default')) tolerate(() => c.create(saType, name, { metadata: { name: 'default' } }, { fieldManager: 'kube-controller-manager' }));
+          if (!c.peek(cmType, name, 'kube-root-ca.crt'))
+            tolerate(() => c.create(cmType, name, { metadata: { name: 'kube-root-ca.crt', annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } }, data: { 'ca.crt': this.caBundle } }, { fieldManager: 'kube-controller-manager' }));
+        }
+        continue;
+      }
       const name = ns.metadata.name ?? '';
       let remaining = 0;
       for (const { t, obj } of [...c.everything()]) {

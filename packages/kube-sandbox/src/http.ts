@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
+import { decodeProtobufObject } from './protobuf.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { toTable, wantsTable } from './tables.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
@@ -47,7 +48,7 @@ function sendError(res: ServerResponse, err: ApiError): void {
   sendJson(res, err.httpCode, err.toStatus(), headers);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -56,12 +57,14 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
     chunks.push(b);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-function parseBody(text: string, contentType: string): unknown {
-  if (text.trim() === '') return undefined;
+function parseBody(buf: Buffer, contentType: string): unknown {
   const ct = contentType.split(';')[0]!.trim().toLowerCase();
+  if (ct === 'application/vnd.kubernetes.protobuf') return buf.length ? decodeProtobufObject(buf) : undefined;
+  const text = buf.toString('utf8');
+  if (text.trim() === '') return undefined;
   if (!(ct.endsWith('json') || ct.endsWith('yaml') || ct === '' || ct === 'text/plain'))
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
   try {

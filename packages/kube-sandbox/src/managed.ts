@@ -68,7 +68,7 @@ export function leafPaths(t: ResourceType, obj: KubeObject, part: 'main' | 'stat
     if (k === 'metadata' && isObject(v)) {
       const md: JsonObject = {};
       for (const [mk, mv] of Object.entries(v)) if (!IGNORED_META.has(mk)) md[mk] = mv;
-      root[k] = md;
+      if (Object.keys(md).length) root[k] = md;
     } else root[k] = v;
   }
   walk(root, [], '');

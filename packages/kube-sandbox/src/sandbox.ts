@@ -86,6 +86,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const controllers = new Controllers(cluster, { simulatePods: opts.simulatePods ?? false });
   let tls: TlsMaterial | undefined;
   if (opts.tls) tls = await generateTls();
+  controllers.caBundle = tls?.caCert ?? '';
 
   const snapshotFile = opts.persistDir ? join(opts.persistDir, 'sandbox-snapshot.json') : undefined;
   let restored = false;
@@ -261,6 +262,16 @@ function installStrategies(cluster: Cluster): void {
       obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata!.name ?? '' };
     },
   });
+  cluster.setStrategy('', 'secrets', {
+    prepareCreate(obj) {
+      if (!obj['type']) obj['type'] = 'Opaque';
+      foldStringData(obj);
+    },
+    prepareUpdate(obj) {
+      if (!obj['type']) obj['type'] = 'Opaque';
+      foldStringData(obj);
+    },
+  });
   cluster.setStrategy('', 'pods', {
     prepareCreate(obj) {
       const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
@@ -353,6 +364,15 @@ function installStrategies(cluster: Cluster): void {
     }
     return origCreate(t, ns, body, o);
   };
+}
+
+/** Secrets: `stringData` is write-only and merged into base64 `data`. */
+function foldStringData(obj: KubeObject): void {
+  const sd = obj['stringData'];
+  if (!isObject(sd)) return;
+  const data = (isObject(obj['data']) ? obj['data'] : (obj['data'] = {})) as JsonObject;
+  for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(String(v)).toString('base64');
+  delete obj['stringData'];
 }
 
 function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
