@@ -174,3 +174,19 @@ export class IgnitionMergeError extends IgnitionError {
 export function formatPath(path: JsonPath): string {
   return path.length === 0 ? '$' : '$.' + path.join('.');
 }
+
+/** Deepest nesting accepted anywhere in a document (real configs nest about 8 levels). */
+export const MAX_DEPTH = 256;
+
+/** Returns the path of the first value nested deeper than `max`, or null; iterative, so safe on hostile input. */
+export function tooDeep(value: unknown, max: number = MAX_DEPTH): JsonPath | null {
+  const stack: { v: unknown; path: JsonPath }[] = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= max) return path;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: [...path, i] }));
+    else for (const [k, x] of Object.entries(v)) stack.push({ v: x, path: [...path, k] });
+  }
+  return null;
+}

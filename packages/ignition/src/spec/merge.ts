@@ -1,4 +1,4 @@
-import { IgnitionMergeError } from './errors.js';
+import { IgnitionMergeError, MAX_DEPTH, tooDeep } from './errors.js';
 import { STRUCTS, itemKey, type FieldShape, type StructName } from './shape.js';
 import type { IgnitionConfigV3, JsonPath } from './types.js';
 
@@ -228,7 +228,7 @@ class Merger {
           });
           if (fromParent) this.add(pf, rf);
           if (fromChild) this.add(cf, rf);
-          result[name] = out;
+          if (out.length > 0) result[name] = out; // Go's omitempty drops a list emptied by kind changes
           break;
         }
       }
@@ -239,6 +239,8 @@ class Merger {
 
 function checkInput(c: unknown, which: string): Obj {
   if (!isObj(c)) throw new IgnitionMergeError(`${which} config must be a JSON object`, []);
+  const deep = tooDeep(c);
+  if (deep) throw new IgnitionMergeError(`${which} config nests deeper than ${MAX_DEPTH} levels`, deep.slice(0, 8));
   const version = asObj(c['ignition'])['version'];
   if (typeof version === 'string' && version.startsWith('2.')) {
     throw new IgnitionMergeError(

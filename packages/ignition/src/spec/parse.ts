@@ -1,4 +1,4 @@
-import { finding, formatPath, IgnitionParseError, MESSAGES } from './errors.js';
+import { finding, formatPath, IgnitionParseError, MAX_DEPTH, MESSAGES, tooDeep } from './errors.js';
 import { schemaIssues } from './schema.js';
 import { resolveVersion, validateAt } from './validate.js';
 import { translate } from './translate.js';
@@ -115,6 +115,13 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
     });
   }
   const obj = parseJSON(toText(input));
+  const deep = tooDeep(obj);
+  if (deep) {
+    throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: the document nests deeper than ${MAX_DEPTH} levels`, {
+      path: deep.slice(0, 8),
+      upstreamName: 'ErrInvalid',
+    });
+  }
   const experimental = opts.experimental ?? false;
   if (opts.version !== undefined) return parseExact(obj, opts.version, experimental);
 

@@ -1,4 +1,4 @@
-import { formatPath, IgnitionTranslateError } from './errors.js';
+import { formatPath, IgnitionTranslateError, MAX_DEPTH, tooDeep } from './errors.js';
 import { goParseURL, goPathJoin } from './goparse.js';
 import { validateSemantics3 } from './semantic.js';
 import { validateSemantics2 } from './v2.js';
@@ -648,6 +648,8 @@ export interface TranslateOptions {
  */
 export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: TranslateOptions = {}): IgnitionConfig {
   const from = versionOf(config);
+  const deep = tooDeep(config);
+  if (deep) fail(`config nests deeper than ${MAX_DEPTH} levels`, from, toVersion, deep.slice(0, 8));
   const experimental = opts.experimental ?? false;
   const known: readonly string[] = ['2.2.0', ...SPEC3_VERSIONS];
   if (!known.includes(from) || (from === '3.7.0-experimental' && !experimental)) {
