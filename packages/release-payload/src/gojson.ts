@@ -27,7 +27,11 @@ const ESCAPES: Record<string, string> = {
 // eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001f<>&\u2028\u2029]/g;
 
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE_TEST = /["\\\u0000-\u001f<>&\u2028\u2029]/;
+
 function quote(s: string): string {
+  if (!NEEDS_ESCAPE_TEST.test(s)) return '"' + s + '"';
   return (
     '"' +
     s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) +

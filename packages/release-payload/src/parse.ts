@@ -1,4 +1,4 @@
-import { parseDocument, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
+import { binaryTag, boolYaml11Tag, FAILSAFE_SCHEMA, floatYaml11Tag, intYaml11Tag, loadAll, mergeTag, nullYaml11Tag, Schema, YAMLException } from 'js-yaml';
 import { goJsonMarshal } from './gojson.js';
 import type { PayloadIssue } from './errors.js';
 
@@ -43,15 +43,11 @@ export interface Manifest {
   annotations: Readonly<Record<string, string>> | null;
 }
 
-const YAML_OPTS: ParseOptions & DocumentOptions & SchemaOptions = {
-  version: '1.1',
-  merge: true,
-  // Go's yaml.v2 leaves timestamps as strings when decoding into interface{}
-  customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
-  strict: false,
-  prettyErrors: true,
-};
-const TOJS_OPTS: ToJSOptions = { maxAliasCount: 100 };
+/**
+ * YAML 1.1 scalars as Go's yaml.v2 resolves them when decoding into interface{} (booleans y/yes/on, octal 0755, ...),
+ * but timestamps stay strings.
+ */
+const GO_YAML_SCHEMA = new Schema([...FAILSAFE_SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, mergeTag, binaryTag]);
 
 const encoder = new TextEncoder();
 
@@ -169,44 +165,43 @@ function splitYamlStream(text: string, file: string, issues: PayloadIssue[]): Ra
   if (chunkStart < text.length) chunks.push({ text: text.slice(chunkStart), line: startLine });
   for (const chunk of chunks) {
     if (chunk.text.trim() === '') continue;
-    const doc = parseDocument(chunk.text, YAML_OPTS);
-    if (doc.errors.length > 0) {
-      for (const err of doc.errors) {
-        const l = err.linePos?.[0].line;
-        issues.push({
-          file,
-          line: chunk.line + (l ?? 1) - 1,
-          message: `invalid YAML: ${err.message.split('\n')[0] ?? err.message}`,
-        });
-      }
-      continue;
-    }
-    let value: unknown;
+    let values: unknown[];
     try {
-      value = normalise(doc.toJS(TOJS_OPTS));
+      values = loadAll(chunk.text, { schema: GO_YAML_SCHEMA, filename: file });
     } catch (e) {
-      issues.push({ file, line: chunk.line, message: `invalid YAML: ${(e as Error).message}` });
+      const mark = e instanceof YAMLException ? (e as YAMLException & { mark?: { line?: number } }).mark : undefined;
+      const reason = e instanceof YAMLException ? ((e as YAMLException & { reason?: string }).reason ?? e.message) : (e as Error).message;
+      issues.push({ file, line: chunk.line + (mark?.line ?? 0), message: `invalid YAML: ${reason}` });
       continue;
     }
-    const json = goJsonMarshal(value);
-    docs.push({ raw: encoder.encode(json), source: chunk.text, value, line: chunk.line });
+    for (const v of values) {
+      let value: unknown;
+      try {
+        value = normalise(v);
+      } catch (e) {
+        issues.push({ file, line: chunk.line, message: `invalid YAML: ${(e as Error).message}` });
+        continue;
+      }
+      const json = goJsonMarshal(value);
+      docs.push({ raw: encoder.encode(json), source: chunk.text, value, line: chunk.line });
+    }
   }
   return docs;
 }
-
 /** Converts YAML-specific values (binary, maps, sets) to JSON-compatible ones. */
-function normalise(v: unknown): unknown {
+function normalise(v: unknown, budget = { n: 0 }): unknown {
   if (v === null || typeof v !== 'object') return v;
+  if (++budget.n > 2_000_000) throw new Error('document expands to too many nodes (alias bomb?)');
   if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
-  if (Array.isArray(v)) return v.map(normalise);
+  if (Array.isArray(v)) return v.map((x) => normalise(x, budget));
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
-    for (const [k, val] of v) o[String(k)] = normalise(val);
+    for (const [k, val] of v) o[String(k)] = normalise(val, budget);
     return o;
   }
-  if (v instanceof Set) return [...v].map(normalise);
+  if (v instanceof Set) return [...v].map((x) => normalise(x, budget));
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) o[k] = normalise(o[k]);
+  for (const k of Object.keys(o)) o[k] = normalise(o[k], budget);
   return o;
 }
 

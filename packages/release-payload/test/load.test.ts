@@ -145,3 +145,19 @@ describe('template rendering', () => {
     expect(() => renderTemplate('{{ if .X }}', c)).toThrow(/not defined/);
   });
 });
+
+describe('YAML hostile input', () => {
+  it('refuses alias bombs and cycles as integrity issues', async () => {
+    const { parseManifestFile } = await import('../src/index.js');
+    let bomb = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
+    for (let i = 1; i < 9; i++) bomb += `a${i}: &a${i} [*a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}]\n`;
+    const issues: { file: string; line?: number; message: string }[] = [];
+    expect(parseManifestFile(`kind: A\nmetadata: {name: x}\n${bomb}`, 'b.yaml', 'release-manifests', issues)).toEqual([]);
+    expect(issues[0]!.message).toMatch(/too many nodes/);
+  });
+  it('resolves scalars like Go yaml.v2 (YAML 1.1 booleans/octal, timestamps as strings)', async () => {
+    const { parseManifestFile } = await import('../src/index.js');
+    const [m] = parseManifestFile('kind: A\nmetadata: {name: x}\nd: {a: 0755, b: yes, c: 2020-01-01, e: "<&>"}\n', 'f.yaml', 'release-manifests', []);
+    expect(Buffer.from(m!.raw).toString()).toBe('{"d":{"a":493,"b":true,"c":"2020-01-01","e":"\\u003c\\u0026\\u003e"},"kind":"A","metadata":{"name":"x"}}');
+  });
+});

@@ -1,6 +1,305 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import {
+  clusterCapabilities,
+  diffPayloads,
+  filterManifests,
+  openPayload,
+  PayloadError,
+  PayloadIntegrityError,
+  verificationConfigFromManifests,
+  verifyRelease,
+  writePayloadFiles,
+  componentVersions,
+  DEFAULT_CLUSTER_PROFILE,
+  type ClusterFacts,
+  type Keyring,
+  type OpenOptions,
+  type ReleasePayload,
+  type SignatureStore,
+} from '@keelson/release-payload';
+import { CliError } from '../errors.js';
 
-/** Registers the commands of this area (owned by its issue; see the package README). */
-export function registerPayloadCommands(_program: Command): void {
-  // filled by the issue that owns this area
+interface SourceOpts {
+  arch?: string;
+  authFile?: string;
+  cacheDir?: string;
+  plainHttp?: boolean;
+  releaseImage?: string;
+  progress?: boolean;
+}
+
+function addSourceOptions(c: Command): Command {
+  return c
+    .option('--arch <arch>', 'architecture to pick from a manifest list / index (default: this machine)')
+    .option('--auth-file <file>', 'docker config.json / pull secret with registry credentials')
+    .option('--cache-dir <dir>', 'content-addressed blob cache (default ~/.cache/keelson/blobs)')
+    .option('--plain-http', 'talk plain HTTP to the registry (automatic for localhost / 127.0.0.1)')
+    .option('--release-image <pullspec>', 'release image used when rendering the CVO manifests/ templates')
+    .option('--progress', 'always report download progress on stderr (default: only on a terminal)');
+}
+
+function progressReporter(force: boolean | undefined): ((done: number, total: number) => void) | undefined {
+  if (!force && !process.stderr.isTTY) return undefined;
+  let last = 0;
+  let lastDone = -1;
+  return (done, total) => {
+    const now = Date.now();
+    if (done === lastDone || (now - last < 250 && done < total)) return;
+    last = now;
+    lastDone = done;
+    const mb = (n: number) => (n / 1048576).toFixed(1);
+    const pct = total > 0 ? ` (${Math.min(100, Math.floor((done / total) * 100))}%)` : '';
+    process.stderr.write(`downloaded ${mb(done)} / ${mb(total)} MiB${pct}\n`);
+  };
+}
+
+async function load(source: string, o: SourceOpts): Promise<ReleasePayload> {
+  const opts: OpenOptions = {};
+  if (o.arch) opts.platform = { architecture: o.arch };
+  if (o.authFile) opts.authFile = o.authFile;
+  if (o.cacheDir) opts.cacheDir = o.cacheDir;
+  if (o.plainHttp) opts.plainHttp = true;
+  if (o.releaseImage) opts.releaseImage = o.releaseImage;
+  const p = progressReporter(o.progress);
+  if (p) opts.onProgress = p;
+  try {
+    const payload = await openPayload(source, opts);
+    for (const w of payload.warnings) process.stderr.write(`warning: ${w}\n`);
+    return payload;
+  } catch (e) {
+    if (e instanceof PayloadIntegrityError) throw new CliError(e.message, 1);
+    if (e instanceof PayloadError) throw new CliError(`${e.code}: ${e.message}`, 1);
+    throw e;
+  }
+}
+
+function list(v: string | undefined): string[] | undefined {
+  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, v];
+}
+
+function pad(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+interface FilterOpts {
+  profile?: string;
+  capabilities?: string;
+  baselineCapabilitySet?: string;
+  featureSet?: string;
+  featureGates?: string;
+  exclude?: string;
+  explain?: boolean;
+  json?: boolean;
+}
+
+function facts(o: FilterOpts): ClusterFacts {
+  const gates = list(o.featureGates) ?? [];
+  const spec: Parameters<typeof clusterCapabilities>[0] = { enabledFeatureGates: gates };
+  if (o.capabilities !== undefined) {
+    spec.baselineCapabilitySet = o.baselineCapabilitySet ?? 'None';
+    spec.additionalEnabledCapabilities = list(o.capabilities) ?? [];
+  } else if (o.baselineCapabilitySet !== undefined) spec.baselineCapabilitySet = o.baselineCapabilitySet;
+  let capabilities;
+  try {
+    capabilities = clusterCapabilities(spec);
+  } catch (e) {
+    throw new CliError(`--baseline-capability-set: ${(e as Error).message}`, 2);
+  }
+  const f: ClusterFacts = {
+    profile: o.profile ?? DEFAULT_CLUSTER_PROFILE,
+    featureSet: o.featureSet === 'Default' ? '' : (o.featureSet ?? ''),
+    enabledFeatureGates: gates,
+    capabilities,
+  };
+  if (o.exclude !== undefined) f.excludeIdentifier = o.exclude;
+  return f;
+}
+
+/** Registers `keelson payload info|extract|manifests|diff|verify`. */
+export function registerPayloadCommands(payload: Command): void {
+  addSourceOptions(
+    payload
+      .command('info <source>')
+      .description('Show a release payload: name, digest, created, OS/arch, metadata, component versions, images (like oc adm release info)')
+      .option('--json', 'print JSON'),
+  ).action(async (source: string, o: SourceOpts & { json?: boolean }) => {
+    const p = await load(source, o);
+    const included = filterManifests(p, facts({}));
+    const versions = componentVersions(p);
+    if (o.json) {
+      process.stdout.write(
+        JSON.stringify(
+          {
+            name: p.metadata.version,
+            digest: p.image?.digest ?? null,
+            created: p.image?.created ?? p.imageReferences.creationTimestamp ?? null,
+            os: p.image?.os ?? null,
+            architecture: p.metadata.architecture ?? p.image?.architecture ?? null,
+            manifests: p.manifests.length,
+            includedManifests: included.included.length,
+            versionHash: included.versionHash,
+            metadata: { previous: p.metadata.previous, next: p.metadata.next, url: p.metadata.url ?? null, channels: p.metadata.channels, metadata: p.metadata.metadata },
+            componentVersions: versions,
+            images: p.images,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+      return;
+    }
+    const lines: string[] = [];
+    lines.push(`Name:           ${p.metadata.version}`);
+    if (p.image) lines.push(`Digest:         ${p.image.digest}`);
+    const created = p.image?.created ?? p.imageReferences.creationTimestamp;
+    if (created) lines.push(`Created:        ${created}`);
+    if (p.image?.os || p.image?.architecture || p.metadata.architecture) lines.push(`OS/Arch:        ${p.image?.os ?? 'linux'}/${p.metadata.architecture ?? p.image?.architecture ?? 'unknown'}`);
+    lines.push(`Manifests:      ${p.manifests.length} (${included.included.length} included for profile ${DEFAULT_CLUSTER_PROFILE}, default feature set)`);
+    lines.push(`Version hash:   ${included.versionHash}`);
+    if (p.metadata.url) lines.push(`Metadata URL:   ${p.metadata.url}`);
+    lines.push('');
+    lines.push(`Upgrades:       ${p.metadata.previous.length > 0 ? p.metadata.previous.join(', ') : '<none>'}`);
+    if (p.metadata.channels.length > 0) lines.push(`Channels:       ${p.metadata.channels.join(', ')}`);
+    const meta = Object.entries(p.metadata.metadata);
+    if (meta.length > 0) {
+      lines.push('', 'Metadata:');
+      for (const [k, v] of meta) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    }
+    const comps = Object.entries(versions);
+    if (comps.length > 0) {
+      lines.push('', 'Component Versions:');
+      lines.push(pad(comps.sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [`  ${k}`, v])));
+    }
+    lines.push('', `Images (${Object.keys(p.images).length}):`);
+    const rows = Object.entries(p.images)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([n, spec]) => [`  ${n}`, spec]);
+    if (rows.length > 0) lines.push(pad([['  NAME', 'PULL SPEC'], ...rows]));
+    process.stdout.write(lines.join('\n') + '\n');
+  });
+
+  addSourceOptions(
+    payload
+      .command('extract <source>')
+      .description('Extract manifests/ and release-manifests/ of a payload into a directory')
+      .requiredOption('--to <dir>', 'destination directory'),
+  ).action(async (source: string, o: SourceOpts & { to: string }) => {
+    const p = await load(source, o);
+    const n = await writePayloadFiles(p.files, o.to);
+    process.stdout.write(`extracted ${n} files of ${p.metadata.version} to ${o.to}\n`);
+  });
+
+  addSourceOptions(
+    payload
+      .command('manifests <source>')
+      .description('List the manifests a cluster would apply; --explain also lists excluded ones and why')
+      .option('--profile <profile>', 'cluster profile', DEFAULT_CLUSTER_PROFILE)
+      .option('--capabilities <list>', 'enabled capabilities (comma list; baseline None unless --baseline-capability-set)')
+      .option('--baseline-capability-set <set>', 'baseline capability set (None, v4.11 ... v4.18, vCurrent)')
+      .option('--feature-set <set>', 'cluster feature set (Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD)')
+      .option('--feature-gates <list>', 'enabled feature gates (comma list)')
+      .option('--exclude <identifier>', 'exclude identifier (exclude.release.openshift.io/<identifier>)')
+      .option('--explain', 'also list excluded manifests with the reason')
+      .option('--json', 'print JSON'),
+  ).action(async (source: string, o: SourceOpts & FilterOpts) => {
+    const p = await load(source, o);
+    const r = filterManifests(p, facts(o));
+    const row = (m: (typeof r.included)[number]) => [`${m.dir}/${m.filename}`, m.gvk.kind, m.namespace ? `${m.namespace}/${m.name}` : m.name];
+    if (o.json) {
+      const out: Record<string, unknown> = {
+        versionHash: r.versionHash,
+        included: r.included.map((m) => ({ file: `${m.dir}/${m.filename}`, id: m.id, kind: m.gvk.kind, namespace: m.namespace, name: m.name, delete: r.deletions.includes(m) })),
+      };
+      if (o.explain) out['excluded'] = r.excluded.map((e) => ({ file: `${e.manifest.dir}/${e.manifest.filename}`, id: e.manifest.id, rule: e.reason.rule, reason: e.reason.message }));
+      process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+      return;
+    }
+    const lines = [pad([['FILE', 'KIND', 'NAME'], ...r.included.map((m) => [...row(m).slice(0, 2), row(m)[2]! + (r.deletions.includes(m) ? ' (delete)' : '')])])];
+    lines.push('', `${r.included.length} included, ${r.excluded.length} excluded; version hash ${r.versionHash}`);
+    if (o.explain && r.excluded.length > 0) {
+      lines.push('', 'Excluded:');
+      lines.push(pad([['FILE', 'KIND', 'NAME', 'REASON'], ...r.excluded.map((e) => [...row(e.manifest), `${e.reason.rule}: ${e.reason.message}`])]));
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+  });
+
+  addSourceOptions(
+    payload.command('diff <a> <b>').description('Semantic difference between two payloads (manifests, images, OS image, versions)').option('--json', 'print JSON'),
+  ).action(async (a: string, b: string, o: SourceOpts & { json?: boolean }) => {
+    const [pa, pb] = [await load(a, o), await load(b, o)];
+    const d = diffPayloads(pa, pb);
+    if (o.json) {
+      const brief = (m: { dir: string; filename: string; id: string }) => ({ file: `${m.dir}/${m.filename}`, id: m.id });
+      process.stdout.write(JSON.stringify({ ...d, manifests: { ...d.manifests, added: d.manifests.added.map(brief), removed: d.manifests.removed.map(brief) } }, null, 2) + '\n');
+      return;
+    }
+    const L: string[] = [];
+    L.push(`Version: ${d.version.from} -> ${d.version.to}${d.version.changed ? '' : ' (unchanged)'}`);
+    if (d.previous.added.length || d.previous.removed.length) L.push(`Previous: +[${d.previous.added.join(', ')}] -[${d.previous.removed.join(', ')}]`);
+    for (const c of d.osImages) L.push(`OS image ${c.name}: ${c.from ?? '<none>'} -> ${c.to ?? '<none>'}`);
+    if (d.componentVersions.length) {
+      L.push('', 'Component versions:');
+      for (const c of d.componentVersions) L.push(`  ${c.name}: ${c.from ?? '<none>'} -> ${c.to ?? '<none>'}`);
+    }
+    L.push('', `Manifests: ${d.manifests.added.length} added, ${d.manifests.removed.length} removed, ${d.manifests.changed.length} changed, ${d.manifests.unchanged} unchanged`);
+    for (const m of d.manifests.added) L.push(`  + ${m.id} (${m.dir}/${m.filename})`);
+    for (const m of d.manifests.removed) L.push(`  - ${m.id} (${m.dir}/${m.filename})`);
+    for (const c of d.manifests.changed) {
+      L.push(`  ~ ${c.id} (${c.toFile})`);
+      for (const v of c.changes.slice(0, 20)) L.push(`      ${v.path}: ${'from' in v ? JSON.stringify(v.from) : '<absent>'} -> ${'to' in v ? JSON.stringify(v.to) : '<absent>'}`);
+      if (c.changes.length > 20) L.push(`      ... ${c.changes.length - 20} more`);
+    }
+    if (d.images.length) {
+      L.push('', `Images: ${d.images.length} changed`);
+      for (const i of d.images) L.push(`  ${i.name}: ${i.from ?? '<none>'} -> ${i.to ?? '<none>'}`);
+    }
+    process.stdout.write(L.join('\n') + '\n');
+  });
+
+  addSourceOptions(
+    payload
+      .command('verify <source>')
+      .description('Verify release signatures (atomic container signatures) against keyrings from signature stores')
+      .option('--keyring <file>', 'OpenPGP public keyring (armored or binary); repeatable', collect, [] as string[])
+      .option('--store <url>', 'signature store URL (https, http or file); repeatable', collect, [] as string[])
+      .option('--digest <sha256:...>', 'release digest (required for directories; default: the image manifest digest)')
+      .option('--payload-config', 'use the keys and stores of the payload\'s own verification ConfigMap')
+      .option('--json', 'print JSON'),
+  ).action(async (source: string, o: SourceOpts & { keyring: string[]; store: string[]; digest?: string; payloadConfig?: boolean; json?: boolean }) => {
+    const p = await load(source, o);
+    const digest = o.digest ?? p.image?.digest;
+    if (!digest) throw new CliError('the source has no image digest (a directory?): pass --digest sha256:<hex>', 2);
+    const keyrings: Keyring[] = o.keyring.map((f) => {
+      try {
+        return { name: f, data: new Uint8Array(readFileSync(f)) };
+      } catch (e) {
+        throw new CliError(`--keyring ${f}: ${(e as Error).message}`, 2);
+      }
+    });
+    const stores: SignatureStore[] = o.store.map((url) => ({ url }));
+    if (o.payloadConfig) {
+      const cfg = verificationConfigFromManifests(p.manifests);
+      if (!cfg) throw new CliError('the payload has no ConfigMap annotated release.openshift.io/verification-config-map', 1);
+      keyrings.push(...cfg.keyrings);
+      stores.push(...cfg.stores);
+    }
+    if (keyrings.length === 0 || stores.length === 0) throw new CliError('pass at least one --keyring and one --store (or --payload-config)', 2);
+    const r = await verifyRelease({ digest, keyrings, stores });
+    if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+    else if (r.verified) {
+      process.stdout.write(`verified ${digest}\n`);
+      for (const s of r.signatures) process.stdout.write(`  key ${s.fingerprint} (keyring ${s.keyring}) signature ${s.index} from ${s.store} for ${s.dockerReference}\n`);
+    } else {
+      process.stdout.write(`NOT verified ${digest}:\n`);
+      for (const f of r.failures) process.stdout.write(`  ${[f.store, f.index ? `signature ${f.index}` : undefined, f.keyring ? `keyring ${f.keyring}` : undefined].filter(Boolean).join(' ')}${f.store || f.keyring ? ': ' : ''}${f.reason}\n`);
+    }
+    if (!r.verified) throw new CliError(`release ${digest} could not be verified`, 1);
+  });
 }
