@@ -317,6 +317,7 @@ export class Cluster {
 
   /** Drops history so that watches from older resourceVersions get 410 (tests of relist). */
   compact(): void {
+    this.rv++;
     this.compactedRv = this.rv;
     this.history = [];
     this.historyStart = 0;
