@@ -481,7 +481,8 @@ export class Cluster {
     }
     if (deepEqual(stripVolatile(old), stripVolatile(next))) return this.view(t, old);
     if (opts.dryRun) return this.view(t, next);
-    if (md.deletionTimestamp && (md.finalizers ?? []).length === 0) {
+    const specFinalizers = t.group === '' && t.plural === 'namespaces' && isObject(next['spec']) && Array.isArray(next['spec']['finalizers']) ? next['spec']['finalizers'].length : 0;
+    if (md.deletionTimestamp && (md.finalizers ?? []).length === 0 && specFinalizers === 0) {
       md.resourceVersion = this.nextRv();
       this.store(t).objects.delete(objKey(md.namespace, name));
       this.emit(t, 'DELETED', next);
