@@ -27,7 +27,7 @@ writeFileSync(
   `apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata: {name: rendered-worker-b}\nspec:\n  osImageURL: ${IMG_B}\n  kernelArguments: ["hugepagesz=1G hugepages=8", 'bar="hello world"']\n  extensions: [usbguard]\n  kernelType: realtime\n`,
 );
 
-describe('keelson os plan', () => {
+describe('keelson os plan', { timeout: 60_000 }, () => {
   it('prints the exact rpm-ostree commands in order', () => {
     const r = keelson(['os', 'plan', '--from', A, '--to', B, '--arch', 'amd64']);
     expect(r.stderr).toBe('');
@@ -74,7 +74,7 @@ describe('keelson os plan', () => {
   });
 });
 
-describe('keelson os status', () => {
+describe('keelson os status', { timeout: 60_000 }, () => {
   it('explains when rpm-ostree is missing', () => {
     const r = keelson(['os', 'status', '--binary', '/nonexistent/rpm-ostree']);
     expect(r.code).toBe(1);

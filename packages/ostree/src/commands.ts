@@ -178,3 +178,15 @@ export function zincatiStageArgs(payload: ZincatiPayload, allowDowngrade = false
   }
   return rpmOstreeArgs.deploy(checkArg('digest', payload.digest), { lockFinalization: true, disallowDowngrade: !allowDowngrade });
 }
+
+/**
+ * The reboot the machine-config-daemon runs after staging: `systemd-run --unit machine-config-daemon-reboot
+ * --description "machine-config-daemon: <rationale>" [-p Requires=ostree-finalize-staged.service -p
+ * After=ostree-finalize-staged.service] /bin/sh -c "systemctl reboot"` (the two `-p` on CoreOS). Returns argv.
+ */
+export function mcoRebootCommand(rationale: string, coreOS = true): string[] {
+  const argv = ['systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', `machine-config-daemon: ${checkArg('rationale', rationale)}`];
+  if (coreOS) argv.push('-p', 'Requires=ostree-finalize-staged.service', '-p', 'After=ostree-finalize-staged.service');
+  argv.push('/bin/sh', '-c', 'systemctl reboot');
+  return argv;
+}

@@ -47,6 +47,7 @@ export {
   revertKernelSwapArgs,
   rpmOstreeArgs,
   zincatiStageArgs,
+  mcoRebootCommand,
   type ZincatiPayload,
   type CleanupOptions,
   type DeployOptions,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChildProcessRunner, RpmOstree, RpmOstreeError, rpmOstreeArgs, parseRpmOstreeVersion, versionAtLeast, zincatiStageArgs } from '../src/index.js';
+import { ChildProcessRunner, RpmOstree, RpmOstreeError, rpmOstreeArgs, parseRpmOstreeVersion, versionAtLeast, zincatiStageArgs, mcoRebootCommand } from '../src/index.js';
 import { makeFakeRpmOstree, type FakeRpmOstree } from './fake-rpm-ostree.js';
 import { fixture } from './helpers.js';
 
@@ -147,6 +147,13 @@ describe('argument builders and version helpers', () => {
     expect(zincatiStageArgs({ digest: 'sha256:00', rebaseTo: 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable' })).toStrictEqual([
       'rebase', '--lock-finalization', 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', 'sha256:00', '--disallow-downgrade',
     ]);
+  });
+  it('daemon reboot command', () => {
+    expect(mcoRebootCommand('Node will reboot into config rendered-worker-2')).toStrictEqual([
+      'systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', 'machine-config-daemon: Node will reboot into config rendered-worker-2',
+      '-p', 'Requires=ostree-finalize-staged.service', '-p', 'After=ostree-finalize-staged.service', '/bin/sh', '-c', 'systemctl reboot',
+    ]);
+    expect(mcoRebootCommand('x', false)).toStrictEqual(['systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', 'machine-config-daemon: x', '/bin/sh', '-c', 'systemctl reboot']);
   });
   it('parses --version and compares versions', () => {
     const v = parseRpmOstreeVersion("rpm-ostree:\n Version: '2022.10'\n Git: g\n Features:\n  - container\n");
