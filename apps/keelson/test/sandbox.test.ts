@@ -1,0 +1,70 @@
+/** `keelson sandbox start` / `keelson sandbox kubeconfig` run as real child processes, checked with kubectl. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'keelson-sandbox-cli-'));
+const state = join(dir, 'state');
+let proc: ChildProcess;
+let url = '';
+
+beforeAll(async () => {
+  proc = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', state, '--nodes', 'worker-0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  for (let i = 0; i < 300 && !out.includes('kubeconfig:'); i++) await new Promise((r) => setTimeout(r, 50));
+  url = /serving at (\S+)/.exec(out)?.[1] ?? '';
+}, 30_000);
+
+afterAll(async () => {
+  if (proc.exitCode === null) {
+    const done = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await done;
+  }
+});
+
+describe('keelson sandbox', () => {
+  it('starts an HTTPS API server on 127.0.0.1 and writes its kubeconfig', () => {
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const kc = readFileSync(join(state, 'kubeconfig'), 'utf8');
+    expect(kc).toContain(`server: ${url}`);
+    expect(statSync(join(state, 'kubeconfig')).mode & 0o777).toBe(0o600);
+  });
+
+  it('prints a kubeconfig that kubectl can use', async () => {
+    const out = join(dir, 'my-kubeconfig');
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '-o', out, '--namespace', 'kube-system']);
+    expect(r.stdout.trim()).toBe(out);
+    const nodes = await run('kubectl', ['--kubeconfig', out, '--cache-dir', join(dir, 'cache'), 'get', 'nodes', '-o', 'name']);
+    expect(nodes.stdout.trim()).toBe('node/worker-0');
+    const ns = await run('kubectl', ['--kubeconfig', out, '--cache-dir', join(dir, 'cache'), 'config', 'view', '--minify', '-o', 'jsonpath={.contexts[0].context.namespace}']);
+    expect(ns.stdout).toBe('kube-system');
+    const stdout = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state]);
+    expect(stdout.stdout).toContain('kind: Config');
+  });
+
+  it('fails with a clear message when no sandbox was started', async () => {
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', join(dir, 'nothing')]).catch((e: { code: number; stderr: string }) => e);
+    expect((r as { code: number }).code).toBe(1);
+    expect((r as { stderr: string }).stderr).toMatch(/^error: no running sandbox recorded in .*sandbox\.json; start one with "keelson sandbox start"/);
+  });
+
+  it('rejects a bad port as a usage error', async () => {
+    const r = await run(process.execPath, [BIN, 'sandbox', 'start', '--port', 'abc', '--state-dir', join(dir, 'x')]).catch((e: { code: number; stderr: string }) => e);
+    expect((r as { code: number }).code).toBe(2);
+    expect((r as { stderr: string }).stderr).toContain('--port must be an integer between 0 and 65535, got "abc"');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const done = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    proc.kill('SIGTERM');
+    expect(await done).toBe(0);
+  });
+});
