@@ -104,6 +104,9 @@ export class KubeClient {
     } catch (err) {
       throw new KubeError('KUBE_CONFIG', `cannot parse kubeconfig: ${(err as Error).message}; pass a valid kubeconfig YAML document`, { cause: err });
     }
+    if (!kc.getCurrentCluster()) {
+      throw new KubeError('KUBE_CONFIG', 'kubeconfig has no current-context with a cluster: set current-context to a context that names a cluster with a server URL');
+    }
     return new KubeClient(kc, options);
   }
 
@@ -130,12 +133,15 @@ export class KubeClient {
         throw new KubeError('KUBE_CONFIG', `kubeconfig cluster "${cluster.name}" server must be http(s), got ${base.protocol}`);
       }
       const opts: https.RequestOptions = {};
-      await this.kubeConfig.applyToHTTPSOptions(opts);
+      const isHttps = base.protocol === 'https:';
+      // client-node refuses plain-HTTP clusters unless skipTLSVerify is set; there is no TLS to verify on http:,
+      // so credentials are computed from a copy that says so (loopback sandboxes serve plain HTTP).
+      const kc = isHttps ? this.kubeConfig : plainHttpCopy(this.kubeConfig, cluster.name);
+      await kc.applyToHTTPSOptions(opts);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === 'string') headers[k] = v;
       headers['User-Agent'] = this.userAgent;
       headers['Accept'] = 'application/json';
-      const isHttps = base.protocol === 'https:';
       const agentOpts: https.AgentOptions = { keepAlive: true, maxSockets: 64 };
       if (isHttps) {
         if (opts.ca !== undefined) agentOpts.ca = opts.ca;
@@ -276,6 +282,17 @@ export class KubeClient {
     }
     this.prepared = undefined;
   }
+}
+
+function plainHttpCopy(kc: KubeConfig, clusterName: string): KubeConfig {
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === clusterName ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return copy;
 }
 
 function readBody(res: http.IncomingMessage, method: string, path: string): Promise<string> {

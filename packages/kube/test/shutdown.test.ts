@@ -20,7 +20,7 @@ function run(mode: string, signals: NodeJS.Signals[]): Promise<{ code: number | 
   });
 }
 
-describe('onShutdown (real child processes)', () => {
+describe.concurrent('onShutdown (real child processes)', { timeout: 30_000 }, () => {
   it('runs the handler on SIGTERM and exits 0', async () => {
     const r = await run('ok', ['SIGTERM']);
     expect(r.code).toBe(0);

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ClusterOperators,
+  EventRecorder,
+  Events,
+  KubeApiError,
+  KubeClient,
+  KubeError,
+  MachineConfigPools,
+  isConflict,
+  isNotFound,
+  setCondition,
+  type MachineConfigPool,
+} from '../src/index.js';
+import { CO_CRD, MCP_CRD, installCrd, sandboxWithClient } from './helpers.js';
+
+let env: Awaited<ReturnType<typeof sandboxWithClient>>;
+beforeAll(async () => {
+  env = await sandboxWithClient();
+  await installCrd(env.client, MCP_CRD, 'machineconfigpools', 'machineconfiguration.openshift.io');
+  await installCrd(env.client, CO_CRD, 'clusteroperators', 'config.openshift.io');
+});
+afterAll(async () => env.stop());
+
+describe('typed client against the sandbox (real HTTP)', () => {
+  it('creates, reads, lists, updates status, patches and deletes a MachineConfigPool', async () => {
+    const pools = env.client.resource(MachineConfigPools);
+    const created = await pools.create({
+      metadata: { name: 'worker', labels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } },
+      spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'worker' } }, paused: false },
+    });
+    expect(created.apiVersion).toBe('machineconfiguration.openshift.io/v1');
+    expect(created.metadata.uid).toBeTruthy();
+    expect(created.metadata.generation).toBe(1);
+
+    const got = await pools.get('worker');
+    expect(got.spec.machineConfigSelector?.matchLabels).toEqual({ 'machineconfiguration.openshift.io/role': 'worker' });
+
+    const { conditions } = setCondition(got.status?.conditions, { type: 'Updated', status: 'True', reason: '', message: 'All nodes are updated' });
+    const withStatus: MachineConfigPool = { ...got, status: { machineCount: 3, readyMachineCount: 3, conditions } };
+    const st = await pools.updateStatus(withStatus);
+    expect(st.status?.machineCount).toBe(3);
+    expect(st.metadata.generation).toBe(1); // status writes do not bump generation
+
+    const patched = await pools.patch('worker', { spec: { paused: true } });
+    expect(patched.spec.paused).toBe(true);
+    expect(patched.metadata.generation).toBe(2);
+
+    // stale resourceVersion -> typed 409
+    const stale = await pools.update({ ...got, spec: { ...got.spec, paused: false } }).catch((e: unknown) => e);
+    expect(isConflict(stale)).toBe(true);
+    expect((stale as KubeApiError).reason).toBe('Conflict');
+    expect((stale as KubeApiError).message).toContain('re-read the object');
+
+    const list = await pools.listAll({ limit: 1 });
+    expect(list.items.map((p) => p.metadata.name)).toEqual(['worker']);
+    expect(list.metadata.resourceVersion).toBeTruthy();
+
+    await pools.delete('worker');
+    const missing = await pools.get('worker').catch((e: unknown) => e);
+    expect(isNotFound(missing)).toBe(true);
+    expect((missing as KubeApiError).status).toBe(404);
+  });
+
+  it('server-side applies a ClusterOperator status with a field manager', async () => {
+    const cos = env.client.resource(ClusterOperators);
+    await cos.create({ metadata: { name: 'machine-config' }, spec: {} });
+    const applied = await cos.patch(
+      'machine-config',
+      { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'machine-config' }, status: { versions: [{ name: 'operator', version: '4.18.1' }] } },
+      { type: 'apply', status: true, fieldManager: 'keelson-test', force: true },
+    );
+    expect(applied.status?.versions).toEqual([{ name: 'operator', version: '4.18.1' }]);
+    expect(() => cos.patch('machine-config', {}, { type: 'apply' })).toThrow(/fieldManager/);
+  });
+
+  it('refuses namespaced calls without a namespace and bad kubeconfigs with typed errors', async () => {
+    const events = env.client.resource(Events);
+    expect(() => events.get('x')).toThrow(KubeError);
+    expect(() => KubeClient.fromKubeconfigString(': : not yaml [')).toThrow(/kubeconfig/);
+    const unauth = KubeClient.fromKubeconfigString(env.sandbox.kubeconfigYaml().replace(env.sandbox.token, 'wrong-token'));
+    const err = await unauth.resource(MachineConfigPools).list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).status).toBe(401);
+    await unauth.close();
+  });
+
+  it('records core/v1 Events and aggregates repeats into count', async () => {
+    const cos = env.client.resource(ClusterOperators);
+    const co = await cos.create({ metadata: { name: 'events-target' }, spec: {} });
+    const rec = new EventRecorder(env.client, { component: 'keelson-test', host: 'node-a' });
+    const e1 = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    const e3 = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    await rec.normal({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Synced', 'all good');
+    expect(e1?.metadata.namespace).toBe('default'); // cluster-scoped object -> default namespace
+    expect(e3?.metadata.name).toBe(e1?.metadata.name);
+    const list = await env.client.resource(Events).list({ namespace: 'default' });
+    const mine = list.items.filter((e) => e.involvedObject.name === 'events-target');
+    expect(mine.map((e) => [e.reason, e.type, e.count]).sort()).toEqual([
+      ['Degraded', 'Warning', 3],
+      ['Synced', 'Normal', 1],
+    ]);
+    const degraded = mine.find((e) => e.reason === 'Degraded');
+    expect(degraded?.involvedObject).toMatchObject({ kind: 'ClusterOperator', name: 'events-target', uid: co.metadata.uid });
+    expect(degraded?.source).toEqual({ component: 'keelson-test', host: 'node-a' });
+
+    // the aggregated event vanished: the recorder creates a new one instead of failing
+    await env.client.resource(Events).delete(degraded?.metadata.name ?? '', { namespace: 'default' });
+    const again = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    expect(again?.count).toBe(1);
+    expect(again?.metadata.name).not.toBe(degraded?.metadata.name);
+  });
+});
