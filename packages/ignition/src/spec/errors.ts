@@ -180,13 +180,33 @@ export const MAX_DEPTH = 256;
 
 /** Returns the path of the first value nested deeper than `max`, or null; iterative, so safe on hostile input. */
 export function tooDeep(value: unknown, max: number = MAX_DEPTH): JsonPath | null {
-  const stack: { v: unknown; path: JsonPath }[] = [{ v: value, path: [] }];
+  interface Frame {
+    v: unknown;
+    depth: number;
+    parent: Frame | null;
+    key: string | number;
+  }
+  const stack: Frame[] = [{ v: value, depth: 0, parent: null, key: '' }];
   while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
+    const f = stack.pop()!;
+    const v = f.v;
     if (v === null || typeof v !== 'object') continue;
-    if (path.length >= max) return path;
-    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: [...path, i] }));
-    else for (const [k, x] of Object.entries(v)) stack.push({ v: x, path: [...path, k] });
+    if (f.depth >= max) {
+      const path: JsonPath = [];
+      for (let p: Frame | null = f; p && p.parent; p = p.parent) path.unshift(p.key);
+      return path;
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i] as unknown;
+        if (x !== null && typeof x === 'object') stack.push({ v: x, depth: f.depth + 1, parent: f, key: i });
+      }
+    } else {
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push({ v: x, depth: f.depth + 1, parent: f, key: k });
+      }
+    }
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { finding, formatPath, IgnitionParseError, MAX_DEPTH, MESSAGES, tooDeep } from './errors.js';
-import { schemaIssues } from './schema.js';
+import { schemaIssues, type SchemaIssue } from './schema.js';
 import { resolveVersion, validateAt } from './validate.js';
 import { translate } from './translate.js';
 import { goSemver } from './goparse.js';
@@ -56,7 +56,7 @@ function parseJSON(text: string): unknown {
   }
 }
 
-function typeCheck(obj: unknown, version: SpecVersion): void {
+function typeCheck(obj: unknown, version: SpecVersion): SchemaIssue[] {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const report: ReportEntry[] = [{ kind: 'error', message: 'config must be a JSON object', path: [], name: null }];
     throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: the document is not a JSON object`, {
@@ -64,11 +64,13 @@ function typeCheck(obj: unknown, version: SpecVersion): void {
       upstreamName: 'ErrInvalid',
     });
   }
-  const types = schemaIssues(obj, version).filter((i) => i.keyword === 'type');
+  const issues = schemaIssues(obj, version);
+  const types = issues.filter((i) => i.keyword === 'type');
   if (types.length > 0) {
     const report = types.map(({ keyword: _k, ...e }) => e);
     throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
   }
+  return issues;
 }
 
 function versionOf(obj: unknown): unknown {
@@ -88,11 +90,11 @@ function unknownVersion(v: unknown): never {
 
 /** Exact-version parse (upstream Parse). */
 function parseExact(obj: unknown, version: SpecVersion, experimental: boolean): ParsedConfig {
-  typeCheck(obj, version);
+  const issues = typeCheck(obj, version);
   const declared = versionOf(obj);
   const r = resolveVersion(declared, experimental || version === '3.7.0-experimental');
   if ('error' in r || r.version !== version) unknownVersion(declared);
-  const report = validateAt(obj, version, false);
+  const report = validateAt(obj, version, false, issues);
   if (report.some((e) => e.kind === 'error')) {
     throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
   }

@@ -107,32 +107,49 @@ function resolve(root: SchemaNode, node: unknown): SchemaNode[] {
   return out;
 }
 
+interface Shape {
+  items: unknown[];
+  props: Record<string, unknown> | null;
+}
+
+const shapes = new WeakMap<object, Shape>();
+
+function shapeOf(root: SchemaNode, schema: unknown): Shape {
+  if (schema === null || typeof schema !== 'object') return { items: [], props: null };
+  let sh = shapes.get(schema);
+  if (sh) return sh;
+  const nodes = resolve(root, schema);
+  const items = nodes.map((n) => n['items']).filter((x) => x !== undefined);
+  let props: Record<string, unknown> | null = null;
+  for (const n of nodes) {
+    if (n['properties'] && typeof n['properties'] === 'object') props = { ...(props ?? {}), ...(n['properties'] as Record<string, unknown>) };
+  }
+  sh = { items, props };
+  shapes.set(schema, sh);
+  return sh;
+}
+
 /** Upstream's "unused key" warnings: object keys the version's schema does not define. */
 export function unusedKeys(config: unknown, version: string): ReportEntry[] {
   const root = getSchema(version);
   if (!root) return [];
   const out: ReportEntry[] = [];
   const walk = (value: unknown, schema: unknown, path: JsonPath): void => {
-    const nodes = resolve(root, schema);
+    if (value === null || typeof value !== 'object') return;
+    const { items, props } = shapeOf(root, schema);
     if (Array.isArray(value)) {
-      const items = nodes.map((n) => n['items']).filter((x) => x !== undefined);
       if (items.length === 0) return;
-      value.forEach((v, i) => items.forEach((it) => walk(v, it, [...path, i])));
+      for (let i = 0; i < value.length; i++) {
+        const v = value[i] as unknown;
+        if (v === null || typeof v !== 'object') continue;
+        for (const it of items) walk(v, it, [...path, i]);
+      }
       return;
     }
-    if (value === null || typeof value !== 'object') return;
-    const props: Record<string, unknown> = {};
-    let hasProps = false;
-    for (const n of nodes) {
-      if (n['properties'] && typeof n['properties'] === 'object') {
-        hasProps = true;
-        Object.assign(props, n['properties']);
-      }
-    }
-    if (!hasProps) return;
+    if (!props) return;
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (!(k in props)) out.push({ kind: 'warning', message: `unused key ${k}`, path: [...path, k], name: null });
-      else walk(v, props[k], [...path, k]);
+      if (!Object.prototype.hasOwnProperty.call(props, k)) out.push({ kind: 'warning', message: `unused key ${k}`, path: [...path, k], name: null });
+      else if (v !== null && typeof v === 'object') walk(v, props[k], [...path, k]);
     }
   };
   walk(config, root, []);

@@ -63,10 +63,10 @@ function checkValid(cfg: unknown, version: string, from: string, to: string, pre
   if (errors.length > 0) fail(`${prefix}:\n${reportText(errors)}`, from, to, errors[0]!.path);
 }
 
+/** Sets the version in place (translate works on its own deep copy). */
 function withVersion(cfg: Obj, version: string): Obj {
-  const out = structuredClone(cfg);
-  out['ignition'] = { ...asObj(out['ignition']), version };
-  return out;
+  cfg['ignition'] = { ...asObj(cfg['ignition']), version };
+  return cfg;
 }
 
 /** One up step 3.(m-1) → 3.m. */
@@ -124,11 +124,12 @@ function resources(cfg: Obj): { res: Obj; path: JsonPath }[] {
 }
 
 /** One down step 3.m → 3.(m-1), with ign-converter's refusals. */
-function stepDown(cfg: Obj, fromMinor: number, from: string, to: string): Obj {
+function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputValidated: boolean): Obj {
   const fromVersion = versionOf(cfg);
   const toVersion = `3.${fromMinor - 1}.0`;
   const prefix = fromMinor >= 5 ? 'invalid input config' : 'Invalid input config';
-  checkValid(cfg, fromVersion, from, to, prefix);
+  // each converter validates its input; the output of the previous step was validated already
+  if (!inputValidated) checkValid(cfg, fromVersion, from, to, prefix);
   const out = withVersion(cfg, toVersion);
   const storage = asObj(out['storage']);
   const luks = asList(storage['luks']).map(asObj);
@@ -214,8 +215,8 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string): Obj {
 }
 
 /** 3.2 → 2.2 (ign-converter v32tov22). */
-function to22(cfg: Obj, from: string, to: string): IgnitionConfigV2 {
-  checkValid(cfg, '3.2.0', from, to, 'Invalid input config');
+function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): IgnitionConfigV2 {
+  if (!inputValidated) checkValid(cfg, '3.2.0', from, to, 'Invalid input config');
   const ign = asObj(cfg['ignition']);
   const ic = asObj(ign['config']);
   asList(ic['merge']).forEach((r, i) => {
@@ -665,9 +666,13 @@ export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: 
   }
   const curMinor = (): number => minorOf(versionOf(cur));
   if (toVersion === '2.2.0') {
-    while (curMinor() > 2) cur = stepDown(cur, curMinor(), from, toVersion);
+    let validated = false;
+    while (curMinor() > 2) {
+      cur = stepDown(cur, curMinor(), from, toVersion, validated);
+      validated = true;
+    }
     if (curMinor() < 2) fail(`the requested conversion is not supported: no converter from ${versionOf(cur)} to 2.2.0`, from, toVersion);
-    return to22(cur, from, toVersion);
+    return to22(cur, from, toVersion, validated);
   }
   const target = minorOf(toVersion);
   while (curMinor() < target) {
@@ -676,7 +681,11 @@ export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: 
   }
   if (curMinor() > target) {
     if (target < 1) fail('the requested conversion is not supported: there is no converter down to spec 3.0.0', from, toVersion);
-    while (curMinor() > target) cur = stepDown(cur, curMinor(), from, toVersion);
+    let validated = false;
+    while (curMinor() > target) {
+      cur = stepDown(cur, curMinor(), from, toVersion, validated);
+      validated = true;
+    }
   }
   return cur as IgnitionConfigV3;
 }

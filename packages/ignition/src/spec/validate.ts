@@ -1,6 +1,6 @@
 import { finding } from './errors.js';
 import { goSemver } from './goparse.js';
-import { schemaIssues, unusedKeys } from './schema.js';
+import { schemaIssues, unusedKeys, type SchemaIssue } from './schema.js';
 import { validateSemantics3 } from './semantic.js';
 import { SPEC_VERSIONS, type JsonPath, type ReportEntry, type SpecVersion } from './types.js';
 import { validateSemantics2 } from './v2.js';
@@ -44,9 +44,9 @@ function samePath(a: JsonPath, b: JsonPath): boolean {
 }
 
 /** Semantic + schema + unused-key entries for a config at a known version. */
-export function validateAt(config: unknown, version: SpecVersion, withTypes = true): ReportEntry[] {
+export function validateAt(config: unknown, version: SpecVersion, withTypes = true, issues?: SchemaIssue[]): ReportEntry[] {
   const semantic = version === '2.2.0' ? validateSemantics2(config) : validateSemantics3(config, { version, minor: 0 });
-  const schema = schemaIssues(config, version).filter((s) => {
+  const schema = (issues ?? schemaIssues(config, version)).filter((s) => {
     if (!withTypes && s.keyword === 'type') return false;
     // a missing required field is already reported by the node rules with upstream's message
     if (s.keyword === 'required') return !semantic.some((e) => e.kind === 'error' && samePath(e.path, s.path));
