@@ -240,7 +240,12 @@ export function parseManifestFile(text: string, filename: string, dir: PayloadDi
     const name = typeof metaObj['name'] === 'string' ? metaObj['name'] : '';
     const namespace = typeof metaObj['namespace'] === 'string' ? metaObj['namespace'] : '';
     const { group, version } = splitApiVersion(apiVersion);
-    if (kind === '' || name === '') {
+    if (kind === '') {
+      const text = Buffer.from(d.raw).toString('utf8');
+      issues.push({ file, line: d.line, message: `Object 'Kind' is missing in '${text.length > 200 ? text.slice(0, 200) + '...' : text}'; add kind to the document` });
+      continue;
+    }
+    if (name === '') {
       issues.push({
         file,
         line: d.line,
