@@ -272,16 +272,17 @@ export class Cluster {
     return true;
   }
 
-  private deliver(w: Watcher, t: ResourceType, e: ChangeEvent): void {
+  private deliver(w: Watcher, t: ResourceType, e: ChangeEvent, viewOf?: (t: ResourceType) => KubeObject): void {
     const now = this.matches(w, e.object);
+    const v = (): KubeObject => (viewOf ? viewOf(t) : this.view(t, e.object));
     if (e.type === 'MODIFIED' && e.previous) {
       const before = this.matches(w, e.previous);
-      if (now && before) w.send('MODIFIED', this.view(t, e.object));
-      else if (now) w.send('ADDED', this.view(t, e.object));
-      else if (before) w.send('DELETED', this.view(t, e.object));
+      if (now && before) w.send('MODIFIED', v());
+      else if (now) w.send('ADDED', v());
+      else if (before) w.send('DELETED', v());
       return;
     }
-    if (now) w.send(e.type, this.view(t, e.object));
+    if (now) w.send(e.type, v());
   }
 
   /** Number of open watches. */
@@ -302,10 +303,19 @@ export class Cluster {
         this.historyStart = 0;
       }
     }
+    const views = new Map<ResourceType, KubeObject>();
+    const viewOf = (vt: ResourceType): KubeObject => {
+      let v = views.get(vt);
+      if (!v) {
+        v = this.view(vt, e.object);
+        views.set(vt, v);
+      }
+      return v;
+    };
     for (const w of this.watchers) {
       if (w.gr !== e.gr) continue;
-      // watchers receive the object in their own version: find the served type of the watcher via its gr
-      this.deliver(w, this.watchType(w, t), e);
+      // watchers receive the object in their own version (CRD versions share storage); one view per version
+      this.deliver(w, this.watchType(w, t), e, viewOf);
     }
     for (const l of this.listeners) l(e);
   }

@@ -10,6 +10,8 @@ import { matchLabels, requirementsFromSelector } from './selectors.js';
 import type { JsonObject, KubeObject, OwnerReference, ResourceType } from './types.js';
 import { clone, deepEqual, isObject, nowTime } from './util.js';
 
+const WORKLOAD_GRS = new Set(['apps/deployments', 'apps/replicasets', 'apps/daemonsets', '/pods', '/nodes']);
+
 function typeOf(c: Cluster, group: string, plural: string): ResourceType {
   const t = c.allTypes().find((x) => x.group === group && x.plural === plural);
   if (!t) throw new Error(`internal: type ${group}/${plural} missing`);
@@ -55,9 +57,22 @@ export class Controllers {
     for (const t of this.timers) clearTimeout(t);
   }
 
-  private onChange(_e: ChangeEvent): void {
-    this.schedule();
+  private dirty = { gc: false, ns: false, workloads: false, pdb: false };
+
+  private onChange(e: ChangeEvent): void {
+    const md = e.object.metadata ?? {};
+    const fins = md.finalizers ?? [];
+    let any = false;
+    if (e.type === 'DELETED' || (md.ownerReferences?.length ?? 0) > 0 || fins.includes('orphan') || fins.includes('foregroundDeletion')) this.dirty.gc = any = true;
+    if (e.gr === '/namespaces' || (md.deletionTimestamp === undefined && this.terminating.size > 0 && e.type === 'DELETED')) this.dirty.ns = any = true;
+    if (this.terminating.size > 0 && md.namespace && this.terminating.has(md.namespace)) this.dirty.ns = any = true;
+    if (this.simulatePods && WORKLOAD_GRS.has(e.gr)) this.dirty.workloads = any = true;
+    if (e.gr === '/pods' || e.gr === 'policy/poddisruptionbudgets') this.dirty.pdb = any = true;
+    if (any) this.schedule();
   }
+
+  /** Namespaces being deleted. */
+  private readonly terminating = new Set<string>();
 
   /** Schedules a pass soon. */
   schedule(delayMs = 0): void {
@@ -85,15 +100,23 @@ export class Controllers {
 
   /** One reconcile pass over everything (level-triggered). */
   pass(): void {
-    this.garbageCollect();
-    this.namespaces();
-    if (this.simulatePods) {
+    const d = this.dirty;
+    this.dirty = { gc: false, ns: false, workloads: false, pdb: false };
+    if (d.gc) this.garbageCollect();
+    if (d.ns) this.namespaces();
+    if (this.simulatePods && d.workloads) {
       this.deployments();
       this.replicaSets();
       this.daemonSets();
       this.pods();
     }
-    this.disruptionBudgets();
+    if (d.pdb) this.disruptionBudgets();
+  }
+
+  /** Marks every controller dirty and runs a pass soon (after start or a snapshot restore). */
+  kick(): void {
+    this.dirty = { gc: true, ns: true, workloads: true, pdb: true };
+    this.schedule();
   }
 
   private garbageCollect(): void {
@@ -153,6 +176,8 @@ export class Controllers {
     const nsType = typeOf(c, '', 'namespaces');
     const cmType = typeOf(c, '', 'configmaps');
     const saType = typeOf(c, '', 'serviceaccounts');
+    this.terminating.clear();
+    for (const ns of c.peekAll(nsType)) if (ns.metadata?.deletionTimestamp) this.terminating.add(ns.metadata.name ?? '');
     for (const ns of c.peekAll(nsType)) {
       if (!ns.metadata?.deletionTimestamp) {
         // what the root-ca publisher and the serviceaccounts controller create in every namespace

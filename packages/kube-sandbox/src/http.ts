@@ -339,7 +339,7 @@ export class ApiHttp {
     let firstTable = true;
     const write = (type: WatchEventType, obj: unknown): void => {
       if (closed) return;
-      res.write(`${JSON.stringify({ type, object: obj })}\n`);
+      res.write(`{"type":${JSON.stringify(type)},"object":${jsonOf(obj)}}\n`);
     };
     const send = (type: WatchEventType, obj: KubeObject): void => {
       if (table && type !== 'BOOKMARK' && type !== 'ERROR') {
@@ -381,6 +381,18 @@ export class ApiHttp {
       timers.push(iv);
     }
   }
+}
+
+const jsonCache = new WeakMap<object, string>();
+/** JSON of an object, cached per object identity (watch fan-out serializes each event once). */
+function jsonOf(o: unknown): string {
+  if (o === null || typeof o !== 'object') return JSON.stringify(o);
+  let s = jsonCache.get(o);
+  if (s === undefined) {
+    s = JSON.stringify(o);
+    jsonCache.set(o, s);
+  }
+  return s;
 }
 
 function warningHeaders(w: string[]): Record<string, string> {

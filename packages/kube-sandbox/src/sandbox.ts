@@ -151,6 +151,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     return out;
   };
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
+  controllers.kick();
 
   const saveSnapshot = async (): Promise<void> => {
     if (!snapshotFile || !opts.persistDir) throw new SandboxError('NO_PERSIST_DIR', 'saveSnapshot needs the persistDir option');

@@ -135,10 +135,10 @@ describe('persistence', () => {
     await a.stop();
     const b = await startSandbox({ persistDir: dir, token: 't' });
     try {
-      const got = await (await fetch(`${b.url}/apis/example.com/v1/things/one`, { headers: h })).json();
+      const got = (await (await fetch(`${b.url}/apis/example.com/v1/things/one`, { headers: h })).json()) as { extra: unknown };
       expect(got.extra).toEqual({ kept: true });
       expect(b.cluster.rv).toBeGreaterThanOrEqual(rv);
-      const created = await (await fetch(`${b.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: h, body: JSON.stringify({ metadata: { name: 'after' } }) })).json();
+      const created = (await (await fetch(`${b.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: h, body: JSON.stringify({ metadata: { name: 'after' } }) })).json()) as { metadata: { resourceVersion: string } };
       expect(Number(created.metadata.resourceVersion)).toBeGreaterThan(rv);
     } finally {
       await b.stop();
