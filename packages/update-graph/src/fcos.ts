@@ -20,11 +20,15 @@ export const FCOS_KEYS = {
 /** Rollout progress (0–1) of a node's metadata at `nowSec`; undefined when the node is not being rolled out. */
 export function rolloutProgress(metadata: Readonly<Record<string, unknown>>, nowSec: number): number | undefined {
   if (!(FCOS_KEYS.rollout in metadata)) return undefined;
-  const epoch = Number.parseInt(String(metadata[FCOS_KEYS.startEpoch] ?? '0'), 10) || 0;
-  const startRaw = Number.parseFloat(String(metadata[FCOS_KEYS.startValue] ?? '0'));
+  const text = (k: string): string | undefined => {
+    const v = metadata[k];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const epoch = Number.parseInt(text(FCOS_KEYS.startEpoch) ?? '0', 10) || 0;
+  const startRaw = Number.parseFloat(text(FCOS_KEYS.startValue) ?? '0');
   const start = Number.isFinite(startRaw) ? startRaw : 0;
-  const minsRaw = metadata[FCOS_KEYS.duration];
-  const mins = minsRaw !== undefined && /^\d+$/.test(String(minsRaw)) ? Math.max(1, Number(minsRaw)) : undefined;
+  const minsRaw = text(FCOS_KEYS.duration);
+  const mins = minsRaw !== undefined && /^\d+$/.test(minsRaw) ? Math.max(1, Number(minsRaw)) : undefined;
   if (mins === undefined) return nowSec < epoch ? 0 : start;
   const end = epoch + mins * 60;
   if (nowSec < epoch) return 0;
@@ -39,7 +43,7 @@ export function computeWariness(rolloutWariness: string | undefined, nodeUuid: s
     if (Number.isFinite(v)) return Math.min(1, Math.max(0, v));
   }
   const digest = createHash('sha256').update(nodeUuid ?? '').digest();
-  const scaled = Number(digest.readBigUInt64BE(0)) / 18446744073709551615;
+  const scaled = Number(digest.readBigUInt64BE(0)) / Number(2n ** 64n - 1n);
   return Math.min(1, Math.max(0.000001, scaled));
 }
 

@@ -225,7 +225,7 @@ export class Graph {
   }
 
   /** Parses a JSON text (or an already-parsed value) into a validated graph. */
-  static parse(input: string | unknown, options: GraphParseOptions = {}): Graph {
+  static parse(input: unknown, options: GraphParseOptions = {}): Graph {
     let value: unknown = input;
     if (typeof input === 'string') {
       try {

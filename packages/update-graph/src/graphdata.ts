@@ -113,7 +113,7 @@ export function readGraphData(dir: string): GraphData {
   if (v.minor > MAX_GRAPH_DATA_VERSION.minor) warnings.push(`graph-data version ${version.trim()} may have features this implementation (1.2.0) does not support`);
 
   const rawFile = join(dir, 'raw', 'metadata.json');
-  let rawMetadata: Record<string, Record<string, string>> = {};
+  let rawMetadata: Record<string, Record<string, string>>;
   try {
     const text = readFileSync(rawFile, 'utf8');
     const parsed: unknown = JSON.parse(text);
@@ -163,7 +163,7 @@ export function readGraphData(dir: string): GraphData {
       blockedEdges.push({ file, to: to!, from });
       continue;
     }
-    const { url, name, message, matchingRules } = doc as Record<string, unknown>;
+    const { url, name, message, matchingRules } = doc;
     if (typeof url === 'string' && typeof name === 'string' && typeof message === 'string' && Array.isArray(matchingRules)) {
       const rules: ClusterCondition[] = [];
       for (const r of matchingRules) {
@@ -538,9 +538,10 @@ export function readReleasesDir(dir: string): ReleaseInput[] {
 /** Policy-engine channel-filter + arch-filter over the graph-builder graph. */
 export function filterGraph(doc: GraphDocument, channel: string | undefined, arch: string | undefined): GraphDocument {
   let keep = doc.nodes.map(() => true);
-  if (channel !== undefined) keep = doc.nodes.map((n) => String(n.metadata[CHANNELS_KEY] ?? '').split(',').some((c) => c.trim() === channel));
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  if (channel !== undefined) keep = doc.nodes.map((n) => text(n.metadata[CHANNELS_KEY]).split(',').some((c) => c.trim() === channel));
   let archKeep = keep;
-  if (arch !== undefined) archKeep = doc.nodes.map((n, i) => keep[i]! && String(n.metadata[ARCH_KEY] ?? '').split(',').some((a) => a.trim() === arch));
+  if (arch !== undefined) archKeep = doc.nodes.map((n, i) => keep[i]! && text(n.metadata[ARCH_KEY]).split(',').some((a) => a.trim() === arch));
   const newIdx = new Int32Array(doc.nodes.length).fill(-1);
   const nodes: GraphDocument['nodes'] = [];
   const rename = new Map<string, string>();
@@ -548,9 +549,8 @@ export function filterGraph(doc: GraphDocument, channel: string | undefined, arc
     if (!archKeep[i]) return;
     newIdx[i] = nodes.length;
     let version = n.version;
-    const metadata = { ...n.metadata };
+    const metadata = arch === undefined ? { ...n.metadata } : Object.fromEntries(Object.entries(n.metadata).filter(([k]) => k !== ARCH_KEY));
     if (arch !== undefined) {
-      delete metadata[ARCH_KEY];
       const s = sv(version);
       if (s) version = formatSemver({ ...s, build: s.build.filter((b) => b !== arch) });
     }

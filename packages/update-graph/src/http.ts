@@ -92,7 +92,9 @@ export async function httpGet(
     timedOut = true;
     ctrl.abort(new Error(`timeout after ${options.timeoutMs} ms`));
   }, options.timeoutMs);
-  const onAbort = (): void => ctrl.abort(options.signal?.reason ?? new Error('aborted'));
+  const onAbort = (): void => {
+    ctrl.abort(options.signal?.reason ?? new Error('aborted'));
+  };
   if (options.signal) {
     if (options.signal.aborted) onAbort();
     else options.signal.addEventListener('abort', onAbort, { once: true });

@@ -231,7 +231,7 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
         hops.push({ from: a, to: b, kind: 'recommended', risks: [], explanation: `${a} → ${b}: recommended update`, image: idx.images[ids[i]!]! });
       } else {
         conditionalHops++;
-        const risks = arc.risks.map((r) => ({ ...r, disposition: (notMatching.has(r.name) ? 'not-matching' : 'accepted') as RiskDisposition }));
+        const risks = arc.risks.map((r) => ({ ...r, disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const) }));
         const why = risks.map((r) => `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`).join('; ');
         hops.push({ from: a, to: b, kind: 'conditional', risks, explanation: `${a} → ${b}: conditional update; ${why}`, image: idx.images[ids[i]!]! });
       }

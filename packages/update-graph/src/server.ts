@@ -165,7 +165,9 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -22,6 +22,14 @@ export interface ConditionalUpdate {
   risks: ConditionalUpdateRisk[];
 }
 
+function hasControlChar(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
 /** Result of {@link availableUpdates}. Empty arrays where the CVO has nil. */
 export interface AvailableUpdates {
   /** The current release as found in the graph. */
@@ -57,7 +65,7 @@ export function parseReleaseMetadata(metadata: Readonly<Record<string, unknown>>
   if ('url' in metadata) {
     const u = metadata['url'];
     if (typeof u === 'string') {
-      if (/[\x00-\x1f\x7f]/.test(u)) errs.push(`invalid release URL: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
+      if (hasControlChar(u)) errs.push(`invalid release URL: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
       else if (u !== '') release.url = u;
     } else {
       errs.push(`URL is not a string: ${String(u)}`);

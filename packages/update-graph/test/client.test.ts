@@ -37,7 +37,7 @@ describe('cvo-cincinnati-vectors.json', () => {
       if (v.function.startsWith('json.Unmarshal')) {
         const raw = JSON.parse(v.input.raw!) as unknown;
         if (v.expected.error) {
-          expect(() => parseGraphNode(raw)).toThrowError(v.expected.error);
+          expect(() => parseGraphNode(raw)).toThrow(v.expected.error);
         } else {
           expect(parseGraphNode(raw)).toEqual({ version: v.expected['version'], payload: v.expected['payload'], metadata: v.expected['metadata'] });
         }
@@ -133,7 +133,7 @@ describe('availableUpdates on the real stable-4.7 graph', () => {
     for (const u of r.updates) expect(u.channels).toContain('stable-4.7');
   });
   it('unknown version → VersionNotFound', () => {
-    expect(() => availableUpdates(g, '4.1.0', { channel: 'stable-4.7' })).toThrowError('VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel');
+    expect(() => availableUpdates(g, '4.1.0', { channel: 'stable-4.7' })).toThrow('VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel');
   });
 });
 
@@ -191,12 +191,12 @@ describe('UpdateGraphClient over loopback HTTP', () => {
 
   it('404 → ResponseFailed with the Go status line', async () => {
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${files.url}/graph`, channel: 'nope-1.0', version: '4.9.0' })).rejects.toThrowError('ResponseFailed: unexpected HTTP status: 404 Not Found');
+    await expect(client.fetch({ upstream: `${files.url}/graph`, channel: 'nope-1.0', version: '4.9.0' })).rejects.toThrow('ResponseFailed: unexpected HTTP status: 404 Not Found');
   });
 
   it('input validation reasons', async () => {
     const client = new UpdateGraphClient();
-    const reason = async (p: Parameters<UpdateGraphClient['fetch']>[0]): Promise<string> => client.fetch(p).then(() => 'ok', (e: UpdateRetrievalError) => e.reason);
+    const reason = async (p: Parameters<UpdateGraphClient['fetch']>[0]): Promise<string> => client.fetch(p).then(() => 'ok', (e: unknown) => (e as UpdateRetrievalError).reason);
     expect(await reason({ upstream: '', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
     expect(await reason({ upstream: 'not a url', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
     expect(await reason({ upstream: 'ftp://127.0.0.1/x', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
@@ -211,7 +211,7 @@ describe('UpdateGraphClient over loopback HTTP', () => {
     const url = s.url;
     await s.close();
     const client = new UpdateGraphClient({ timeoutMs: 5000 });
-    const e = await client.fetch({ upstream: `${url}/graph`, channel: 'c', version: '4.1.0' }).catch((x: UpdateRetrievalError) => x);
+    const e = await client.fetch({ upstream: `${url}/graph`, channel: 'c', version: '4.1.0' }).catch((x: unknown) => x);
     expect((e as UpdateRetrievalError).reason).toBe('RemoteFailed');
     expect((e as UpdateRetrievalError).message).toContain(`Get "${url}/graph?`);
   });

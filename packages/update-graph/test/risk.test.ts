@@ -66,16 +66,16 @@ describe('PromQL over the Prometheus HTTP API', () => {
   });
   it('evaluation errors use the CVO messages', async () => {
     const c = new PromQLCondition({ url: prom.url, token: 's3cret' });
-    await expect(c.match(rule('two-samples'))).rejects.toThrowError('invalid PromQL result length must be one, but is 2');
-    await expect(c.match(rule('empty'))).rejects.toThrowError('invalid PromQL result length must be one, but is 0');
-    await expect(c.match(rule('half'))).rejects.toThrowError('invalid PromQL result (must be 0 or 1): 0.5');
-    await expect(c.match(rule('scalar'))).rejects.toThrowError('invalid PromQL result type is scalar, not vector');
-    await expect(c.match(rule('bad'))).rejects.toThrowError('executing PromQL query: bad_data: parse error at char 4');
-    await expect(new PromQLCondition({ url: prom.url, token: 'wrong' }).match(rule('one'))).rejects.toThrowError('executing PromQL query: unauthorized: bad token');
+    await expect(c.match(rule('two-samples'))).rejects.toThrow('invalid PromQL result length must be one, but is 2');
+    await expect(c.match(rule('empty'))).rejects.toThrow('invalid PromQL result length must be one, but is 0');
+    await expect(c.match(rule('half'))).rejects.toThrow('invalid PromQL result (must be 0 or 1): 0.5');
+    await expect(c.match(rule('scalar'))).rejects.toThrow('invalid PromQL result type is scalar, not vector');
+    await expect(c.match(rule('bad'))).rejects.toThrow('executing PromQL query: bad_data: parse error at char 4');
+    await expect(new PromQLCondition({ url: prom.url, token: 'wrong' }).match(rule('one'))).rejects.toThrow('executing PromQL query: unauthorized: bad token');
   });
   it('uses the CA bundle for https and fails with another CA', async () => {
     expect(await new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.caCert }).match(rule('one'))).toBe(true);
-    await expect(new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.otherCa }).match(rule('one'))).rejects.toThrowError(/executing PromQL query/);
+    await expect(new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.otherCa }).match(rule('one'))).rejects.toThrow(/executing PromQL query/);
   });
 
   it('conformance 20: A (1) and B (0) → Recommended=False reason A; 2 samples → Unknown; accepted → True', async () => {
@@ -118,7 +118,7 @@ describe('PromQL over the Prometheus HTTP API', () => {
   it('first rule that evaluates decides; unrecognised rules are skipped', async () => {
     const reg = createRiskRegistry({ url: prom.url, token: 's3cret' }, { minBetweenMatchesMs: -1 });
     expect(await reg.match([{ type: 'Nope' }, rule('bad'), rule('zero'), { type: 'Always' }])).toBe(false);
-    await expect(reg.match([rule('bad'), rule('two-samples')])).rejects.toThrowError('[executing PromQL query: bad_data: parse error at char 4, invalid PromQL result length must be one, but is 2]');
+    await expect(reg.match([rule('bad'), rule('two-samples')])).rejects.toThrow('[executing PromQL query: bad_data: parse error at char 4, invalid PromQL result length must be one, but is 2]');
   });
   it('evaluates the real stable-4.7 conditional update to 4.7.4 against the loopback server', async () => {
     const g = Graph.parse(readText(STABLE_47));
@@ -152,7 +152,7 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
     const inner = counting();
     const cache = new CachedCondition(inner, { now: () => now });
     expect(await cache.match(rule('yes'))).toBe(true);
-    await expect(cache.match(rule('no'))).rejects.toThrowError('evaluation is throttled until 10:00:01Z');
+    await expect(cache.match(rule('no'))).rejects.toThrow('evaluation is throttled until 10:00:01Z');
     expect(inner.calls).toEqual(['yes']);
     now += 1001;
     expect(await cache.match(rule('no'))).toBe(false);
@@ -166,7 +166,7 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
     const cache = new CachedCondition(slow, { now: () => now });
     expect(await cache.match(rule('yes'))).toBe(true);
     now = t0 + 100;
-    await expect(cache.match(rule('b'))).rejects.toThrowError(/throttled/);
+    await expect(cache.match(rule('b'))).rejects.toThrow(/throttled/);
     now = t0 + 200;
     expect(await cache.match(rule('yes'))).toBe(true); // throttled but cached
     now = t0 + 1500;
@@ -192,6 +192,6 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
   });
   it('registry refuses double registration of a different implementation', () => {
     const reg = new ConditionRegistry().register('Always', alwaysCondition);
-    expect(() => reg.register('Always', { valid: () => undefined, match: () => Promise.resolve(true) })).toThrowError(/already registered/);
+    expect(() => reg.register('Always', { valid: () => undefined, match: () => Promise.resolve(true) })).toThrow(/already registered/);
   });
 });

@@ -105,12 +105,12 @@ describe('createGraphServer with graph-data', () => {
     expect((await get('/elsewhere')).status).toBe(404);
     expect((await get('/api/upgrades_info/v1/openapi')).status).toBe(200);
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'BAD', version: '4.16.1' })).rejects.toThrowError('ResponseFailed: unexpected HTTP status: 400 Bad Request');
+    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'BAD', version: '4.16.1' })).rejects.toThrow('ResponseFailed: unexpected HTTP status: 400 Bad Request');
   });
 
   it('an empty channel answers an empty graph; the client reports VersionNotFound', async () => {
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'fast-4.99', version: '4.16.1' })).rejects.toThrowError('VersionNotFound: currently reconciling cluster version 4.16.1 not found in the "fast-4.99" channel');
+    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'fast-4.99', version: '4.16.1' })).rejects.toThrow('VersionNotFound: currently reconciling cluster version 4.16.1 not found in the "fast-4.99" channel');
   });
 
   it('rejects cyclic release metadata with a typed error', () => {
@@ -121,7 +121,7 @@ describe('createGraphServer with graph-data', () => {
           { version: '4.1.1', payload: 'b', previous: ['4.1.0'] },
         ],
       }),
-    ).toThrowError(/update cycle/);
+    ).toThrow(/update cycle/);
   });
 });
 
