@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // every file imports @kubernetes/client-node (slow to load): reuse workers across files
+    isolate: false,
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },

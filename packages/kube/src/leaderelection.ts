@@ -63,6 +63,7 @@ export class LeaderElector {
   private observedKey = '';
   private observedAt = 0;
   private leader = false;
+  private lastRenewAt = 0;
   private reportedLeader = '';
   private readonly stopCtl = new AbortController();
   private release: boolean;
@@ -104,6 +105,14 @@ export class LeaderElector {
   /** The holder identity last observed ('' when none). */
   getLeader(): string {
     return this.observed?.spec?.holderIdentity ?? '';
+  }
+
+  /**
+   * A health check for `/healthz` (client-go `HealthzAdaptor`): fails when this process believes it leads but has
+   * not renewed the lease for longer than `leaseDuration + toleranceMs`, i.e. it is stuck and should be restarted.
+   */
+  healthCheck(toleranceMs = 20_000): () => boolean {
+    return () => !this.leader || performance.now() - this.lastRenewAt <= this.o.leaseDurationMs + toleranceMs;
   }
 
   /** The Lease record last observed or written. */
@@ -154,11 +163,13 @@ export class LeaderElector {
       .catch((err: unknown) => this.log.error('onStartedLeading failed', { err }));
     // renew
     let lastRenew = performance.now();
+    this.lastRenewAt = lastRenew;
     while (!stop.aborted) {
       await sleep(rp, stop).catch(() => undefined);
       if (stop.aborted) break;
       if (await this.tryAcquireOrRenew()) {
         lastRenew = performance.now();
+        this.lastRenewAt = lastRenew;
         continue;
       }
       if (performance.now() - lastRenew > rd) {

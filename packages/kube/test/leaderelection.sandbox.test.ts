@@ -44,6 +44,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Lease', () => {
     const b = replica(env.client, 'replica-b', reconciled);
     await until(() => b.leaders.includes('replica-a'), 10_000, 'b observes a');
     expect(b.elector.isLeader()).toBe(false);
+    expect(a.elector.healthCheck()()).toBe(true);
     a.enqueue('pool/worker');
     await until(() => reconciled.includes('replica-a:pool/worker'), 5000, 'a reconciles');
     expect(await registry.metrics()).toMatch(/leader_election_master_status\{name="keelson-operator"\} 1/);
