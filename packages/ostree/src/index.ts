@@ -89,3 +89,5 @@ export {
   type SysrootDeployOptions,
   type SysrootDeployment,
 } from './sysroot.js';
+export { SysrootRpmOstree, type SysrootHostOptions } from './sysroot-host.js';
+export { applyKargsEdits, applyPackageCommand, type PackageState } from './host-ops.js';

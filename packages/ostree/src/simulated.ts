@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync, renameSync, existsSync, rmSync } from 'nod
 import { OstreeError } from './errors.js';
 import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
 import { parseOstreeImageReference } from './imageref.js';
-import { parseKernelArguments, parseKernelCommandLine } from './kargs.js';
+import { parseKernelArguments } from './kargs.js';
+import { applyKargsEdits, applyPackageCommand } from './host-ops.js';
 import { KERNEL_PACKAGES, canonicalizeKernelType, packagesForExtensions } from './packages.js';
 import type { JsonObject, JsonValue } from './status.js';
 import type { OsConfigSpec } from './plan.js';
@@ -297,7 +298,7 @@ export class SimulatedRpmOstree implements CommandRunner {
             .join('\n'),
         );
       case 'kargs':
-        return this.#kargs(rest, bad);
+        return this.#kargs(rest);
       case 'rebase': {
         const flags = rest.filter((a) => a.startsWith('--'));
         const pos = rest.filter((a, i) => !a.startsWith('--') && !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'));
@@ -331,43 +332,12 @@ export class SimulatedRpmOstree implements CommandRunner {
         this.#gcKargs();
         return ok();
       }
-      case 'override': {
-        const mode = rest[0];
-        const pkgs: string[] = [];
-        const extra: string[] = [];
-        for (let i = 1; i < rest.length; i++) {
-          const a = rest[i] as string;
-          if (a === '--install' || a === '--uninstall') extra.push(rest[++i] ?? bad(`override: ${a} needs a package`));
-          else pkgs.push(a);
-        }
-        if (mode === 'remove') {
-          this.#stage((d) => {
-            d['requested-base-removals'] = [...new Set([...strs(d['requested-base-removals']), ...pkgs])];
-            d['requested-packages'] = [...new Set([...strs(d['requested-packages']), ...extra])];
-          });
-        } else if (mode === 'reset') {
-          this.#stage((d) => {
-            const removals = strs(d['requested-base-removals']);
-            for (const p of pkgs) if (!removals.includes(p)) bad(`override reset: no override for package "${p}"`);
-            d['requested-base-removals'] = removals.filter((p) => !pkgs.includes(p));
-            d['requested-packages'] = strs(d['requested-packages']).filter((p) => !extra.includes(p));
-          });
-        } else bad(`override: unknown mode ${JSON.stringify(mode)}`);
-        return ok();
-      }
+      case 'override':
       case 'update': {
-        const install: string[] = [];
-        const uninstall: string[] = [];
-        for (let i = 0; i < rest.length; i++) {
-          const a = rest[i] as string;
-          if (a === '--install') install.push(rest[++i] ?? bad('update: --install needs a package'));
-          else if (a === '--uninstall') uninstall.push(rest[++i] ?? bad('update: --uninstall needs a package'));
-          else bad(`update: unsupported argument ${JSON.stringify(a)}`);
-        }
         this.#stage((d) => {
-          const req = strs(d['requested-packages']);
-          for (const p of uninstall) if (!req.includes(p)) bad(`update: package "${p}" is not currently requested`);
-          d['requested-packages'] = [...req.filter((p) => !uninstall.includes(p)), ...install.filter((p) => !req.includes(p))];
+          const next = applyPackageCommand(args, { requestedPackages: strs(d['requested-packages']), requestedBaseRemovals: strs(d['requested-base-removals']) });
+          d['requested-packages'] = [...next.requestedPackages];
+          d['requested-base-removals'] = [...next.requestedBaseRemovals];
         });
         return ok();
       }
@@ -401,58 +371,12 @@ export class SimulatedRpmOstree implements CommandRunner {
     }
   }
 
-  #kargs(rest: readonly string[], bad: (m: string) => never): CommandResult {
+  #kargs(rest: readonly string[]): CommandResult {
     const mergeId = this.#mergeBase()['id'] as string;
     const current = this.state.kargs[mergeId] ?? [];
     if (rest.length === 0) return ok(current.join(' ') + '\n');
-    const edits = rest.filter((a) => a !== '--unchanged-exit-77');
-    const next = [...current];
-    const keyOf = (a: string): string => a.split('=')[0] as string;
-    for (const e of edits) {
-      const m = /^--(append|delete|delete-if-present|replace|append-if-missing)=(.*)$/s.exec(e);
-      if (!m) bad(`kargs: unsupported argument ${JSON.stringify(e)}`);
-      const [, op, val] = m as unknown as [string, string, string];
-      if (parseKernelCommandLine(val).length !== 1) bad(`kargs: ${JSON.stringify(val)} is not a single kernel argument`);
-      switch (op) {
-        case 'append':
-          next.push(val);
-          break;
-        case 'append-if-missing':
-          if (!next.includes(val)) next.push(val);
-          break;
-        case 'delete':
-        case 'delete-if-present': {
-          let i = next.indexOf(val);
-          if (i < 0 && !val.includes('=')) {
-            const same = next.flatMap((a, j) => (keyOf(a) === val ? [j] : []));
-            if (same.length > 1) bad(`kargs: multiple values for key "${val}" found`);
-            i = same[0] ?? -1;
-          }
-          if (i >= 0) next.splice(i, 1);
-          else if (op === 'delete') bad(`kargs: no karg "${val}" found`);
-          break;
-        }
-        case 'replace': {
-          const parts = val.split('=');
-          const key = parts[0] as string;
-          const idx = next.flatMap((a, j) => (keyOf(a) === key ? [j] : []));
-          if (idx.length === 0) bad(`kargs: no karg with key "${key}" found`);
-          if (parts.length >= 3) {
-            const oldv = `${key}=${parts[1] as string}`;
-            const j = next.indexOf(oldv);
-            if (j < 0) bad(`kargs: no karg "${oldv}" found`);
-            next[j] = `${key}=${parts.slice(2).join('=')}`;
-          } else {
-            if (idx.length > 1) bad(`kargs: multiple values for key "${key}" found`);
-            next[idx[0] as number] = val;
-          }
-          break;
-        }
-      }
-    }
-    if (next.length === current.length && next.every((v, i) => v === current[i])) {
-      return rest.includes('--unchanged-exit-77') ? { ...ok(), exitCode: 77 } : ok();
-    }
+    const { next, changed } = applyKargsEdits(current, rest);
+    if (!changed) return rest.includes('--unchanged-exit-77') ? { ...ok(), exitCode: 77 } : ok();
     this.#stage(() => undefined, () => next);
     return ok();
   }

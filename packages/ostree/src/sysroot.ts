@@ -46,8 +46,12 @@ export interface OstreeSysrootOptions {
 
 /** Options of {@link OstreeSysroot.deploy}. */
 export interface SysrootDeployOptions {
-  /** `--karg=` each: replaces the merge deployment's kernel arguments. */
+  /** `--karg=` each: sets an argument, overriding a same-name argument of the merge deployment. */
   readonly kargs?: readonly string[];
+  /** Exact kernel argument list: `--karg-none` then `--karg-append=` each (order and duplicates kept). */
+  readonly kargsExact?: readonly string[];
+  /** `--karg-delete=` each: removes the argument when present. */
+  readonly kargsDelete?: readonly string[];
   /** `--karg-append=` each: keeps the merge deployment's arguments and appends. */
   readonly kargsAppend?: readonly string[];
   /** `--retain`: keep all older deployments. */
@@ -155,7 +159,12 @@ export class OstreeSysroot {
     const args = ['admin', `--sysroot=${this.path}`, 'deploy', `--os=${this.osname}`];
     if (o.retain) args.push('--retain');
     if (o.originFile !== undefined) args.push(`--origin-file=${o.originFile}`);
+    if (o.kargsExact !== undefined) {
+      args.push('--karg-none');
+      for (const k of o.kargsExact) args.push(`--karg-append=${k}`);
+    }
     for (const k of o.kargs ?? []) args.push(`--karg=${k}`);
+    for (const k of o.kargsDelete ?? []) args.push(`--karg-delete=${k}`);
     for (const k of o.kargsAppend ?? []) args.push(`--karg-append=${k}`);
     args.push(refOrChecksum);
     await this.ostree(args);

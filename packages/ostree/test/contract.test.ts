@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,38 +6,15 @@ import {
   OstreeSysroot,
   RpmOstree,
   SimulatedRpmOstree,
-  applyOsChanges,
   applyOsChangesOnHost,
   bootedDeployment,
-  formatPlan,
   osImageUrlOf,
-  parseOstreeImageReference,
-  parseRpmOstreeStatus,
   stagedDeployment,
-  statusToJson,
   type CommandResult,
   type CommandRunner,
-  type RpmOstreeStatus,
 } from '../src/index.js';
 import { fixtures } from './helpers.js';
-
-/** Status invariants every backend's `status --json` must satisfy. */
-function checkStatusContract(text: string, label: string): RpmOstreeStatus {
-  const s = parseRpmOstreeStatus(text, label);
-  expect(statusToJson(s), `${label}: lossless`).toStrictEqual(JSON.parse(text));
-  expect(s.deployments.filter((d) => d.booted).length, `${label}: one booted`).toBeLessThanOrEqual(1);
-  const staged = s.deployments.filter((d) => d.staged);
-  expect(staged.length, `${label}: at most one staged`).toBeLessThanOrEqual(1);
-  if (staged[0]) expect(s.deployments.indexOf(staged[0]), `${label}: staged first`).toBe(0);
-  for (const d of s.deployments) {
-    expect(d.id, `${label}: id`).toBe(`${d.osname}-${d.checksum}.${d.serial}`);
-    expect(d.origin !== undefined || d.containerImageReference !== undefined, `${label}: has an origin`).toBe(true);
-    if (d.containerImageReference !== undefined) expect(() => parseOstreeImageReference(d.containerImageReference as string)).not.toThrow();
-    if (d.finalizationLocked) expect(d.staged).toBe(true);
-    if (d.pending) expect(s.deployments.indexOf(d)).toBe(0);
-  }
-  return s;
-}
+import { IMG1, IMG2, checkStatusContract, planContract, scenarios, simulatedNodeBackends, type Scenario } from './contract-suite.js';
 
 /** A runner that answers `status --json` with fixed text (the parser backend). */
 class FixtureRunner implements CommandRunner {
@@ -125,22 +102,6 @@ describe.each(backends)('status contract: $name', { timeout: 60_000 }, (backend)
   });
 });
 
-const IMG1 = 'quay.io/ocp/os@sha256:' + 'a'.repeat(64);
-const IMG2 = 'quay.io/ocp/os@sha256:' + 'b'.repeat(64);
-
-interface Scenario {
-  name: string;
-  old: { osImageURL: string; kernelArguments?: string[]; extensions?: string[]; kernelType?: string };
-  new: { osImageURL: string; kernelArguments?: string[]; extensions?: string[]; kernelType?: string };
-}
-const scenarios: Scenario[] = [
-  { name: 'OS image only', old: { osImageURL: IMG1 }, new: { osImageURL: IMG2 } },
-  { name: 'kargs only', old: { osImageURL: IMG1, kernelArguments: ['a=1 b'] }, new: { osImageURL: IMG1, kernelArguments: ['b', 'c="x y"'] } },
-  { name: 'to realtime with extensions', old: { osImageURL: IMG1 }, new: { osImageURL: IMG1, kernelType: 'realtime', extensions: ['usbguard', 'sysstat'] } },
-  { name: 'realtime back to default with OS update', old: { osImageURL: IMG1, kernelType: 'realtime', extensions: ['sysstat'] }, new: { osImageURL: IMG2, extensions: [] } },
-  { name: 'everything', old: { osImageURL: IMG1, kernelArguments: ['nosmt'], extensions: ['ipsec'] }, new: { osImageURL: IMG2, kernelArguments: ['hugepages=4'], extensions: ['kerberos'], kernelType: 'realtime' } },
-];
-
 /** Puts a simulated host exactly at `cfg` by running the plan from an empty config and rebooting. */
 async function hostAt(cfg: Scenario['old'], statePath?: string): Promise<{ sim: SimulatedRpmOstree; driver: RpmOstree }> {
   const sim = new SimulatedRpmOstree({ osImageURL: cfg.osImageURL, kargs: ['rw', 'root=LABEL=root'], ...(statePath ? { statePath } : {}) });
@@ -150,39 +111,12 @@ async function hostAt(cfg: Scenario['old'], statePath?: string): Promise<{ sim: 
   return { sim, driver };
 }
 
+for (const nb of simulatedNodeBackends) planContract(nb);
+
 describe.each([
   { backend: 'memory', path: (): string | undefined => undefined },
   { backend: 'disk', path: (): string | undefined => join(mkdtempSync(join(tmpdir(), 'simhost-')), 'state.json') },
-])('plan contract on SimulatedRpmOstree ($backend)', ({ path }) => {
-  for (const sc of scenarios) {
-    it(`${sc.name}: live plan equals the pure plan, executes, and reboots into the new config`, async () => {
-      const statePath = path();
-      const { sim, driver } = await hostAt(sc.old, statePath);
-      const pure = applyOsChanges({ spec: sc.old }, { spec: sc.new }, { arch: 'amd64' });
-      const { plan: live } = await applyOsChangesOnHost(driver, { spec: sc.old }, { spec: sc.new }, { dryRun: true, arch: 'amd64' });
-      expect(formatPlan(live)).toStrictEqual(formatPlan(pure));
-      const before = sim.log.length;
-      await applyOsChangesOnHost(driver, { spec: sc.old }, { spec: sc.new }, { arch: 'amd64' });
-      const ran = sim.log.slice(before).map((a) => a.slice(1)).filter((a) => a[0] !== 'status' && a[0] !== '--version');
-      expect(ran).toStrictEqual(pure.steps.filter((s) => s.args.length > 0).map((s) => [...s.args]));
-      sim.reboot();
-      const b = bootedDeployment(await driver.status());
-      expect(b && osImageUrlOf(b)).toBe(sc.new.osImageURL);
-      const kernelPkgs = sc.new.kernelType === 'realtime' ? ['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra'] : [];
-      expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual(
-        [...kernelPkgs, ...applyOsChanges({}, { spec: { osImageURL: 'x', extensions: sc.new.extensions ?? [] } }).steps.flatMap((s) => (s.kind === 'verify-extensions' ? [...(s.expectPackages ?? [])] : []))].sort(),
-      );
-      const kargs = sim.bootedKargs();
-      for (const k of applyOsChanges({}, { kernelArguments: sc.new.kernelArguments ?? [] }).steps.flatMap((s) => s.args.filter((a) => a.startsWith('--append=')))) {
-        expect(kargs).toContain(k.slice('--append='.length));
-      }
-      for (const k of sc.old.kernelArguments ?? []) for (const a of k.split(' ')) if (!(sc.new.kernelArguments ?? []).join(' ').split(' ').includes(a)) expect(kargs).not.toContain(a);
-      // nothing left to do afterwards
-      const again = await applyOsChangesOnHost(driver, { spec: sc.new }, { spec: sc.new }, { dryRun: true, arch: 'amd64' });
-      expect(again.plan.steps.filter((s) => s.kind === 'revert-kernel-swap' || s.kind === 'extensions')).toStrictEqual([]);
-      if (statePath) expect(JSON.parse(readFileSync(statePath, 'utf8')).deployments.length).toBeGreaterThan(0);
-    });
-  }
+])('failure handling on SimulatedRpmOstree ($backend)', ({ path }) => {
   it('a failing step rolls back with cleanup -p and leaves no staged deployment', async () => {
     const { sim, driver } = await hostAt({ osImageURL: IMG1 }, path());
     sim.failNext('override remove', 'Could not depsolve transaction; 1 problem detected: kernel-rt-core missing');

@@ -89,6 +89,11 @@ describe('OstreeSysroot on real ostree', () => {
     await sys.cleanup();
     list = await sys.deployments();
     expect(list.every((d) => existsSync(d.path))).toBe(true);
+    const exact = await sys.deploy(REF, { kargsExact: ['rw', 'x=1', 'x=1', 'y="a b"'], retain: true });
+    expect(exact.kargs).toStrictEqual(['rw', 'x=1', 'x=1', 'y="a b"']);
+    await sys.deploy(REF, { kargsExact: ['rw', 'x=1', 'y=2'], retain: true });
+    const edited = await sys.deploy(REF, { kargs: ['x=3'], kargsDelete: ['y=2'], kargsAppend: ['z'], retain: true });
+    expect(edited.kargs).toStrictEqual(['rw', 'x=3', 'z']);
     await sys.appendKargsIfMissing(['foo=bar']);
     expect((await sys.deployments()).every((d) => d.kargs.includes('foo=bar'))).toBe(true);
   });
