@@ -15,7 +15,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describe('generatePayload', () => {
+describe('generatePayload', { timeout: 120_000 }, () => {
   it('writes a full-size realistic payload', async () => {
     const out = await tmp();
     const r = await generatePayload({ out });
