@@ -5,7 +5,8 @@
  * Node fields first); unknown keys are dropped (Go's decoder ignores them).
  */
 
-type Kind =
+/** Field kind in the Go type table. */
+export type Kind =
   | { t: 'val'; omitempty: boolean; prim: 'string' | 'int' | 'bool' }
   | { t: 'ptr' }
   | { t: 'struct'; s: string; omitempty: boolean }
@@ -24,7 +25,7 @@ const NODE: [string, Kind][] = [
 ];
 
 /** Go field order of the v3_5 types (from config/v3_5/types/schema.go). */
-const TYPES: Record<string, [string, Kind][]> = {
+export const TYPES: Record<string, [string, Kind][]> = {
   Config: [
     ['ignition', s('Ignition', false)],
     ['kernelArguments', s('KernelArguments')],

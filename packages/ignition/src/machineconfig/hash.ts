@@ -68,7 +68,11 @@ export function hashInputYAML(spec: MachineConfigSpec): string {
  * @throws RenderedNameError when the spec holds characters yaml.v2 refuses.
  */
 export function renderedName(pool: string, spec: MachineConfigSpec): string {
-  const y = hashInputYAML(spec);
+  return renderedNameFromYAML(pool, hashInputYAML(spec));
+}
+
+/** `rendered-<pool>-<md5hex>` from an already computed {@link hashInputYAML}. */
+export function renderedNameFromYAML(pool: string, y: string): string {
   const h = createHash('md5');
   h.update(Uint8Array.from(RENDERED_NAME_SALT));
   h.update(y, 'utf8');

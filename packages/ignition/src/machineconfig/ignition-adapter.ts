@@ -121,7 +121,8 @@ function locate(raw: string, path: (string | number)[]): { line: number; col: nu
   }
 }
 
-function reportString(raw: string | undefined, entries: Entry[]): string {
+function reportString(rawOf: (() => string) | undefined, entries: Entry[]): string {
+  const raw = rawOf?.();
   return entries
     .map((e) => {
       const ctx = ['$', ...e.path].join('.');
@@ -406,7 +407,7 @@ export function goMarshalSorted(v: unknown): string {
  * @throws MachineConfigIgnitionError
  */
 export function parseMachineConfigIgnition(config: Obj | string, opts: { keepEmptyLists?: boolean } = {}): Obj {
-  const raw = typeof config === 'string' ? config : goMarshalSorted(config);
+  const raw = (): string => (typeof config === 'string' ? config : goMarshalSorted(config));
   let parsed: unknown;
   try {
     parsed = typeof config === 'string' ? JSON.parse(config) : config;

@@ -14,7 +14,7 @@ export {
   formatGoFloat,
   yamlKeyLess,
 } from './yamlv2.js';
-export { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName } from './hash.js';
+export { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName, renderedNameFromYAML } from './hash.js';
 export {
   KERNEL_TYPES,
   SUPPORTED_EXTENSIONS,

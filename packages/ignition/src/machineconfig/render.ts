@@ -1,6 +1,6 @@
-import { merge, type IgnitionConfigV3 } from '../spec/index.js';
+import { mergeOwnedV35 } from './fastmerge.js';
 import { serializeIgnitionV35 } from './gojson.js';
-import { hashInputYAML, renderedName } from './hash.js';
+import { hashInputYAML, renderedNameFromYAML } from './hash.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
 import {
   type ControllerConfigInput,
@@ -189,14 +189,14 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
   for (const mc of ordered.slice(1)) {
     const child = parsed.get(mc) as Obj | undefined;
     if (child === undefined) continue;
-    const c = structuredClone(child);
+    const c = child;
     for (const f of filesOf(c)) {
       const contents = (f['contents'] ?? {}) as Obj;
       if (contents['compression'] === undefined || contents['compression'] === null) {
         f['contents'] = { ...contents, compression: '' };
       }
     }
-    merged = merge(merged as IgnitionConfigV3, c as IgnitionConfigV3) as Obj;
+    merged = mergeOwnedV35(merged, c);
     for (const f of filesOf(merged)) {
       const contents = f['contents'] as Obj | undefined;
       if (contents && contents['compression'] === '') {
@@ -240,9 +240,12 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
   }
   let yaml: string;
   let name: string;
+  const configObject = JSON.parse(configRaw) as JsonObject;
   try {
-    yaml = hashInputYAML(spec);
-    name = renderedName(pool.name, spec);
+    // the merged config only holds Go ints, so the parsed object hashes exactly like its raw bytes
+    const hashSpec = { ...spec, config: configObject };
+    yaml = hashInputYAML(hashSpec);
+    name = renderedNameFromYAML(pool.name, yaml);
   } catch (err) {
     throw new MachineConfigRenderError('MC_HASH_YAML', (err as Error).message);
   }
@@ -267,7 +270,7 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
         },
       ],
     },
-    spec: { ...spec, config: JSON.parse(configRaw) as JsonObject },
+    spec: { ...spec, config: structuredClone(configObject) },
   };
   return {
     name,

@@ -68,7 +68,13 @@ export function yamlReaderAccepts(c: number): boolean {
   );
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
 function codePoints(s: string): number[] {
+  if (!SURROGATE.test(s)) {
+    const fast = new Array<number>(s.length);
+    for (let i = 0; i < s.length; i++) fast[i] = s.charCodeAt(i);
+    return fast;
+  }
   const out: number[] = [];
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;
@@ -225,8 +231,17 @@ export function formatGoFloat(f: number): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Key ordering (sorter.go keyList.Less) for string keys.
 
-const isLetter = (ch: string): boolean => /\p{L}/u.test(ch);
-const isDigit = (ch: string | undefined): boolean => ch !== undefined && /\p{Nd}/u.test(ch);
+const isLetter = (ch: string): boolean => {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+  return /\p{L}/u.test(ch);
+};
+const isDigit = (ch: string | undefined): boolean => {
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x30 && c <= 0x39;
+  return /\p{Nd}/u.test(ch);
+};
 const digitVal = (ch: string): bigint => BigInt((ch.codePointAt(0) as number) - 48);
 
 /** yaml.v2's "natural" string key order: true when a sorts before b. */
@@ -263,9 +278,37 @@ export function yamlKeyLess(a: string, b: string): boolean {
   return ar.length < br.length;
 }
 
+const SORT_CACHE = new Map<string, string[]>();
+
 function sortKeys(keys: string[]): string[] {
   // Go uses sort.Sort (not stable) but keys of a map are distinct, so any correct sort gives one order.
-  return keys.sort((x, y) => (yamlKeyLess(x, y) ? -1 : yamlKeyLess(y, x) ? 1 : 0));
+  // Objects of one shape repeat thousands of times in a config: remember the order per key set.
+  const sig = JSON.stringify(keys);
+  const hit = SORT_CACHE.get(sig);
+  if (hit) return hit;
+  const sorted = keys.sort((x, y) => (yamlKeyLess(x, y) ? -1 : yamlKeyLess(y, x) ? 1 : 0));
+  if (SORT_CACHE.size > 2000) SORT_CACHE.clear();
+  SORT_CACHE.set(sig, sorted);
+  return sorted;
+}
+
+interface KeyInfo {
+  cps: number[];
+  analysis: Analysis;
+  simple: boolean;
+}
+const KEY_CACHE = new Map<string, KeyInfo>();
+
+function keyInfo(k: string): KeyInfo {
+  let info = KEY_CACHE.get(k);
+  if (!info) {
+    const cps = codePoints(k);
+    const analysis = analyzeScalar(cps);
+    info = { cps, analysis, simple: !analysis.multiline && Buffer.byteLength(k, 'utf8') <= 128 };
+    if (KEY_CACHE.size > 5000) KEY_CACHE.clear();
+    KEY_CACHE.set(k, info);
+  }
+  return info;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,6 +322,8 @@ interface Analysis {
   singleQuotedAllowed: boolean;
   blockAllowed: boolean;
 }
+
+const FIRST_INDICATORS = new Set(Array.from('#,[]{}&*!|>\'"%@`', (ch) => ch.charCodeAt(0)));
 
 function analyzeScalar(v: number[]): Analysis {
   if (v.length === 0) {
@@ -305,13 +350,12 @@ function analyzeScalar(v: number[]): Analysis {
   for (let i = 0; i < v.length; i++) {
     const c = v[i] as number;
     const followedByWhitespace = i + 1 >= v.length || isBlank(v[i + 1]);
-    const ch = String.fromCodePoint(c);
     if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) blockIndicators = true;
-      else if ((ch === '?' || ch === ':') && followedByWhitespace) blockIndicators = true;
-      else if (ch === '-' && followedByWhitespace) blockIndicators = true;
-    } else if (ch === ':' && followedByWhitespace) blockIndicators = true;
-    else if (ch === '#' && precededByWhitespace) blockIndicators = true;
+      if (FIRST_INDICATORS.has(c)) blockIndicators = true;
+      else if ((c === 0x3f || c === 0x3a) && followedByWhitespace) blockIndicators = true;
+      else if (c === 0x2d && followedByWhitespace) blockIndicators = true;
+    } else if (c === 0x3a && followedByWhitespace) blockIndicators = true;
+    else if (c === 0x23 && precededByWhitespace) blockIndicators = true;
     if (!isPrintable(c)) special = true;
     if (isSpace(c)) {
       if (i === 0) leadingSpace = true;
@@ -349,11 +393,12 @@ function analyzeScalar(v: number[]): Analysis {
   return a;
 }
 
+const PLAIN_SLOW = /[ \r\n\u0085\u2028\u2029]/;
 const BEST_INDENT = 2;
 const BEST_WIDTH = 80;
 
 class Emitter {
-  out: string[] = [];
+  out = '';
   column = 0;
   indent = -1;
   indents: number[] = [];
@@ -363,21 +408,21 @@ class Emitter {
   flowLevel = 0;
 
   put(s: string): void {
-    this.out.push(s);
+    this.out += s;
     this.column++;
   }
   putBreak(): void {
-    this.out.push('\n');
+    this.out += '\n';
     this.column = 0;
   }
   writeCp(c: number): void {
-    this.out.push(String.fromCodePoint(c));
+    this.out += c < 0x10000 ? String.fromCharCode(c) : String.fromCodePoint(c);
     this.column++;
   }
   writeBreakCp(c: number): void {
     if (c === 0x0a) this.putBreak();
     else {
-      this.out.push(String.fromCodePoint(c));
+      this.out += String.fromCharCode(c);
       this.column = 0;
     }
   }
@@ -423,9 +468,7 @@ class Emitter {
       this.increaseIndent(false, false);
       for (const k of keys) {
         this.writeIndent();
-        const kcp = codePoints(k);
-        const ka = analyzeScalar(kcp);
-        const simple = !ka.multiline && Buffer.byteLength(k, 'utf8') <= 128;
+        const { cps: kcp, analysis: ka, simple } = keyInfo(k);
         const value = (v as Record<string, GoYamlValue>)[k] as GoYamlValue;
         if (simple) {
           this.stringScalar(k, kcp, ka, { root: false, simpleKey: true });
@@ -455,7 +498,7 @@ class Emitter {
     else if (Number.isSafeInteger(v)) text = BigInt(v).toString();
     else text = formatGoFloat(v);
     const cps = codePoints(text);
-    this.scalar(cps, 'plain', analyzeScalar(cps), { root: ctx.root, simpleKey: ctx.simpleKey });
+    this.scalar(cps, 'plain', analyzeScalar(cps), { root: ctx.root, simpleKey: ctx.simpleKey }, text);
   }
 
   emptyFlow(open: string, close: string): void {
@@ -473,10 +516,10 @@ class Emitter {
     if (s.includes('\n')) style = 'literal';
     else if (canUsePlain) style = 'plain';
     else style = 'double';
-    this.scalar(cps, style, a, ctx);
+    this.scalar(cps, style, a, ctx, s);
   }
 
-  scalar(cps: number[], requested: Style, a: Analysis, ctx: { root: boolean; simpleKey: boolean }): void {
+  scalar(cps: number[], requested: Style, a: Analysis, ctx: { root: boolean; simpleKey: boolean }, text?: string): void {
     let style = requested;
     if (ctx.simpleKey && a.multiline) style = 'double';
     if (style === 'plain') {
@@ -487,15 +530,24 @@ class Emitter {
     if (style === 'literal' && (!a.blockAllowed || ctx.simpleKey)) style = 'double';
     this.increaseIndent(true, false);
     const allowBreaks = !ctx.simpleKey;
-    if (style === 'plain') this.writePlain(cps, allowBreaks, ctx.root);
+    if (style === 'plain') this.writePlain(cps, allowBreaks, ctx.root, text);
     else if (style === 'single') this.writeSingle(cps, allowBreaks);
     else if (style === 'double') this.writeDouble(cps, allowBreaks);
     else this.writeLiteral(cps);
     this.popIndent();
   }
 
-  writePlain(v: number[], allowBreaks: boolean, root: boolean): void {
+  writePlain(v: number[], allowBreaks: boolean, root: boolean, text?: string): void {
     if (!this.whitespace) this.put(' ');
+    if (text !== undefined && !PLAIN_SLOW.test(text)) {
+      // no spaces or line breaks: nothing can fold
+      this.out += text;
+      this.column += v.length;
+      this.whitespace = false;
+      this.indention = false;
+      if (root) this.openEnded = true;
+      return;
+    }
     let spaces = false;
     let breaks = false;
     for (let i = 0; i < v.length; i++) {
@@ -635,12 +687,12 @@ class Emitter {
   }
 }
 
+const REFUSED = /[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
+
 function checkReadable(v: GoYamlValue): void {
+  // Go's encoding/json escapes everything below 0x20, so only the other refused characters reach the reader
   const check = (s: string): void => {
-    for (const cp of codePoints(s)) {
-      // Go's encoding/json escapes everything below 0x20, so only the other refused characters reach the reader
-      if (cp >= 0x20 && !yamlReaderAccepts(cp)) throw new YamlV2Error('yaml: control characters are not allowed');
-    }
+    if (REFUSED.test(s)) throw new YamlV2Error('yaml: control characters are not allowed');
   };
   if (typeof v === 'string') check(v);
   else if (Array.isArray(v)) v.forEach(checkReadable);
@@ -671,7 +723,7 @@ export function marshalYamlV2(value: GoYamlValue, opts: { checkReadable?: boolea
     e.writeIndicator('...', true, false, false);
     e.writeIndent();
   }
-  return e.out.join('');
+  return e.out;
 }
 
 /**
