@@ -53,7 +53,8 @@ describe('in-place render merge', () => {
   it('gives the same result as the spec module merge (coreos/ignition semantics)', () => {
     fc.assert(
       fc.property(config, config, config, (a, b, c) => {
-        const [na, nb, nc] = [a, b, c].map((x) => normalizeIgnitionV35(JSON.parse(JSON.stringify(x))));
+        const norm = (x: unknown) => normalizeIgnitionV35(JSON.parse(JSON.stringify(x)));
+        const [na, nb, nc] = [norm(a), norm(b), norm(c)];
         const reference = merge(merge(na as IgnitionConfigV3, nb as IgnitionConfigV3), nc as IgnitionConfigV3);
         const fast = mergeOwnedV35(mergeOwnedV35(structuredClone(na), structuredClone(nb)), structuredClone(nc));
         expect(serializeIgnitionV35(fast)).toBe(serializeIgnitionV35(reference));
