@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/global-setup.ts'],
+    // real child processes and real ostree commands: slow on a loaded 2-core CI machine
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },
