@@ -206,7 +206,7 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
   }
   if (facts.featureSet !== undefined && FEATURE_SET in a) {
     const required = facts.featureSet === '' ? 'Default' : facts.featureSet;
-    const value = a[FEATURE_SET]!;
+    const value = a[FEATURE_SET];
     const sets = value.split(',');
     for (const s of sets) {
       if (!KNOWN_FEATURE_SETS.includes(s)) {
@@ -218,7 +218,7 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
     }
   }
   if (gates !== undefined && FEATURE_GATE in a) {
-    for (let req of a[FEATURE_GATE]!.split(',')) {
+    for (let req of a[FEATURE_GATE].split(',')) {
       req = req.trim();
       if (req === '') continue;
       if (req.startsWith('-')) {
@@ -230,7 +230,7 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
     }
   }
   if (facts.majorVersion !== undefined && facts.majorVersion !== null && MAJOR_VERSION in a) {
-    const err = checkMajor(m, facts.majorVersion, a[MAJOR_VERSION]!);
+    const err = checkMajor(m, facts.majorVersion, a[MAJOR_VERSION]);
     if (err !== null) return { rule: 'major-version', message: err };
   }
   if (facts.profile !== undefined) {

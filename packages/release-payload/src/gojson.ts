@@ -83,6 +83,7 @@ function write(v: unknown, out: string[]): void {
     });
     out.push('}');
   } else {
-    out.push(quote(String(v)));
+    // functions, symbols: not JSON values (Go would refuse them); encode as null
+    out.push('null');
   }
 }

@@ -23,7 +23,7 @@ export class Fnv1Hash64 {
       t1 += t0 >>> 16;
       t2 += t1 >>> 16;
       t3 += t2 >>> 16;
-      h0 = (t0 & 0xffff) ^ data[i]!;
+      h0 = (t0 & 0xffff) ^ (data[i] ?? 0);
       h1 = t1 & 0xffff;
       h2 = t2 & 0xffff;
       h3 = t3 & 0xffff;

@@ -53,7 +53,7 @@ export function cleanEntryName(name: string): string {
 }
 
 function isKept(path: string): boolean {
-  const top = path.split('/')[0]!;
+  const top = path.split('/')[0] ?? '';
   return (KEPT_DIRS as readonly string[]).includes(top);
 }
 
@@ -93,15 +93,12 @@ class Sniff extends Transform {
   private decided: Transform | null = null;
   private buf: Buffer[] = [];
   private len = 0;
-  constructor() {
-    super();
-  }
   private decide(): void {
     const head = Buffer.concat(this.buf);
     let t: Transform;
     if (head[0] === 0x1f && head[1] === 0x8b) t = zlib.createGunzip();
     else if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) t = zstdStream();
-    else t = new Transform({ transform: (c, _e, cb) => cb(null, c) });
+    else t = new Transform({ transform: (c, _e, cb) => { cb(null, c); } });
     t.on('data', (d: Buffer) => this.push(d));
     t.on('error', (e) => this.destroy(e));
     this.decided = t;
@@ -110,7 +107,7 @@ class Sniff extends Transform {
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     if (this.decided) {
-      if (!this.decided.write(chunk)) this.decided.once('drain', () => cb());
+      if (!this.decided.write(chunk)) this.decided.once('drain', () => { cb(); });
       else cb();
       return;
     }
@@ -121,9 +118,13 @@ class Sniff extends Transform {
   }
   override _flush(cb: TransformCallback): void {
     if (!this.decided) this.decide();
-    const t = this.decided!;
-    t.once('end', () => cb());
-    t.once('error', (e) => cb(e));
+    const t = this.decided;
+    if (!t) {
+      cb();
+      return;
+    }
+    t.once('end', () => { cb(); });
+    t.once('error', (e) => { cb(e); });
     t.end();
   }
 }
@@ -335,7 +336,7 @@ export class LayerTree {
       if (parts.length !== 2) continue;
       const data = this.resolveFile(k);
       if (!data) continue;
-      (parts[0] === 'manifests' ? out.manifests : out.releaseManifests).set(parts[1]!, data);
+      (parts[0] === 'manifests' ? out.manifests : out.releaseManifests).set(parts[1] ?? '', data);
     }
     return out;
   }
@@ -349,6 +350,6 @@ export class LayerTree {
 /** Convenience: applies layers given as buffers (tests, fuzzing). */
 export async function applyLayerBuffers(layers: readonly Uint8Array[], limits?: ExtractLimits): Promise<LayerTree> {
   const t = new LayerTree(limits);
-  for (let i = 0; i < layers.length; i++) await t.applyLayer(Readable.from([Buffer.from(layers[i]!)]), undefined, `layer ${i}`);
+  for (const [i, layer] of layers.entries()) await t.applyLayer(Readable.from([Buffer.from(layer)]), undefined, `layer ${i}`);
   return t;
 }

@@ -105,7 +105,8 @@ function strMap(v: unknown): Record<string, string> {
 export function parseImageReferences(text: string): ImageReferences {
   const doc = parseDocument(text, { version: '1.1', prettyErrors: true });
   if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
+    const e = doc.errors[0];
+    if (!e) throw new PayloadError('InvalidImageReferences', `${FILE_IR}: invalid YAML/JSON`, FILE_IR);
     throw new PayloadError('InvalidImageReferences', `${FILE_IR}:${e.linePos?.[0].line ?? 1}: invalid YAML/JSON: ${e.message.split('\n')[0]}`, FILE_IR);
   }
   const o = doc.toJS() as unknown;

@@ -69,7 +69,8 @@ export function selectPlatform(manifests: Descriptor[], want: PlatformSelector, 
   const os = want.os ?? 'linux';
   const arch = want.architecture ?? defaultArchitecture();
   const withPlatform = manifests.filter((m) => m.platform);
-  if (withPlatform.length === 0 && manifests.length === 1) return manifests[0]!;
+  const only = manifests[0];
+  if (withPlatform.length === 0 && manifests.length === 1 && only) return only;
   const hit = manifests.find((m) => m.platform?.architecture === arch && (m.platform.os ?? 'linux') === os);
   if (!hit) {
     const avail = manifests.map((m) => `${m.platform?.os ?? '?'}/${m.platform?.architecture ?? '?'}`).join(', ');
@@ -124,8 +125,7 @@ export async function readImage(
   const tree = new LayerTree(opts.limits);
   const total = layers.reduce((s, l) => s + (l.size ?? 0), 0);
   let done = 0;
-  for (let i = 0; i < layers.length; i++) {
-    const l = layers[i]!;
+  for (const [i, l] of layers.entries()) {
     assertDigest(l.digest, `manifest ${digest} layers[${i}]`);
     await blobs.applyLayer(tree, l, `layer ${i} (${l.digest})`);
     done += l.size ?? 0;
@@ -133,7 +133,7 @@ export async function readImage(
   }
   const cc = (cfg['config'] ?? {}) as Record<string, unknown>;
   const labels: Record<string, string> = {};
-  if (cc['Labels'] && typeof cc['Labels'] === 'object') for (const [k, v] of Object.entries(cc['Labels'] as object)) if (typeof v === 'string') labels[k] = v;
+  if (cc['Labels'] && typeof cc['Labels'] === 'object') for (const [k, v] of Object.entries(cc['Labels'])) if (typeof v === 'string') labels[k] = v;
   const image: PayloadImageInfo = { digest, reference, labels, layers: layers.map((l) => l.digest) };
   if (mediaType) image.mediaType = mediaType;
   if (typeof cfg['created'] === 'string') image.created = cfg['created'];
@@ -172,7 +172,7 @@ export async function readOciLayout(root: string, opts: { ref?: string; platform
   if (manifests.length === 0) throw new PayloadError('InvalidImageLayout', `${root}/index.json: no manifest${opts.ref ? ` named ${JSON.stringify(opts.ref)}` : ''}`, 'index.json');
   const blobs = layoutBlobReader(root);
   let top: Descriptor;
-  if (manifests.length === 1) top = manifests[0]!;
+  if (manifests.length === 1 && manifests[0]) top = manifests[0];
   else top = selectPlatform(manifests, opts.platform ?? {}, `${root}/index.json`);
   assertDigest(top.digest, `${root}/index.json`);
   const bytes = await blobs.read(top, `manifest ${top.digest}`);
@@ -272,7 +272,7 @@ async function readDockerArchiveDir(root: string, opts: { limits?: ExtractLimits
   }
   const cc = (cfg['config'] ?? {}) as Record<string, unknown>;
   const labels: Record<string, string> = {};
-  if (cc['Labels'] && typeof cc['Labels'] === 'object') for (const [k, v] of Object.entries(cc['Labels'] as object)) if (typeof v === 'string') labels[k] = v;
+  if (cc['Labels'] && typeof cc['Labels'] === 'object') for (const [k, v] of Object.entries(cc['Labels'])) if (typeof v === 'string') labels[k] = v;
   const image: PayloadImageInfo = { digest: sha256(cfgBytes), reference: opts.reference, labels, layers: layers.map(String) };
   if (typeof cfg['created'] === 'string') image.created = cfg['created'];
   if (typeof cfg['os'] === 'string') image.os = cfg['os'];

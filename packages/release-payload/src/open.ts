@@ -68,7 +68,7 @@ async function readImageSource(source: string, opts: OpenOptions): Promise<Image
     if (await isTar(source)) return readImageArchive(source, common);
     throw new PayloadError('UnsupportedSource', `${source}: file is not a tar archive (oci-archive or docker-archive expected)`, source);
   }
-  if (/^[a-z0-9.-]+(:[0-9]+)?\/.+(@sha256:[a-f0-9]{64}|:[\w][\w.-]*)$/i.test(source) && source.split('/')[0]!.includes('.') || /^(localhost|127\.0\.0\.1)(:[0-9]+)?\//.test(source)) {
+  if (/^[a-z0-9.-]+(:[0-9]+)?\/.+(@sha256:[a-f0-9]{64}|:[\w][\w.-]*)$/i.test(source) && (source.split('/')[0] ?? '').includes('.') || /^(localhost|127\.0\.0\.1)(:[0-9]+)?\//.test(source)) {
     return readRegistryImage(source, { ...opts, ...common });
   }
   throw new PayloadError('UnsupportedSource', `${source}: no such file or directory, and not an image reference (use docker://host/repo:tag)`, source);

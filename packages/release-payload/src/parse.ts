@@ -102,7 +102,7 @@ function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): Ra
     if (c !== 0x7b && c !== 0x5b) {
       // scalar value: read to next whitespace or structural character
       let j = i;
-      while (j < n && !/[\s{[]/.test(text[j]!)) j++;
+      while (j < n && !/[\s{[]/.test(text.charAt(j))) j++;
       end = j;
     } else {
       for (let j = i; j < n; j++) {
@@ -190,8 +190,8 @@ function splitYamlStream(text: string, file: string, issues: PayloadIssue[]): Ra
 }
 /** Converts YAML-specific values (binary, maps, sets) to JSON-compatible ones. */
 function normalise(v: unknown, budget = { n: 0 }): unknown {
-  if (v === null || typeof v !== 'object') return v;
   if (++budget.n > 2_000_000) throw new Error('document expands to too many nodes (alias bomb?)');
+  if (v === null || typeof v !== 'object') return v;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
   if (Array.isArray(v)) return v.map((x) => normalise(x, budget));
   if (v instanceof Map) {

@@ -100,7 +100,7 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
   for (const [dir, map] of dirs) {
     const names = [...map.keys()].filter((n) => MANIFEST_EXT.test(n)).sort(compareNames);
     for (const name of names) {
-      let text = decoder.decode(map.get(name)!);
+      let text = decoder.decode(map.get(name));
       if (dir === 'manifests') {
         try {
           text = renderTemplate(text, cfg, name);

@@ -45,7 +45,7 @@ export function parseImageReference(ref: string): ImageReference {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
   }
-  const first = rest.split('/')[0]!;
+  const first = rest.split('/')[0] ?? '';
   let registry = 'docker.io';
   let repository = rest;
   if (rest.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')) {
@@ -106,7 +106,7 @@ function parseChallenge(h: string): { scheme: string; params: Record<string, str
   const params: Record<string, string> = {};
   const re = /(\w+)="([^"]*)"/g;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(h)) !== null) params[m[1]!] = m[2]!;
+  while ((m = re.exec(h)) !== null) params[m[1] ?? ''] = m[2] ?? '';
   return { scheme, params };
 }
 
@@ -238,13 +238,13 @@ export class RegistryClient {
       transform(chunk: Buffer, _e, cb) {
         h.update(chunk);
         n += chunk.length;
-        if (max !== undefined && n > max) return cb(new UnsafeArchiveError('DigestMismatch', `blob ${digest}: more data than the declared size ${max}`, digest));
+        if (max !== undefined && n > max) { cb(new UnsafeArchiveError('DigestMismatch', `blob ${digest}: more data than the declared size ${max}`, digest)); return; }
         onBytes?.(chunk.length);
         cb(null, chunk);
       },
     });
     try {
-      await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), counter, createWriteStream(tmp));
+      await pipeline(Readable.fromWeb(res.body), counter, createWriteStream(tmp));
       const got = `sha256:${h.digest('hex')}`;
       if (got !== digest) throw new UnsafeArchiveError('DigestMismatch', `blob ${digest}: downloaded content has digest ${got}; refusing it`, digest);
       await rename(tmp, file);
@@ -281,13 +281,16 @@ export async function readRegistryImage(
 ): Promise<ImagePayload> {
   const ref = parseImageReference(reference);
   const client = new RegistryClient(ref, opts);
-  const top = await client.manifest(ref.digest ?? ref.tag!);
+  const top = await client.manifest(ref.digest ?? ref.tag ?? 'latest');
   let total = 0;
   let done = 0;
-  const onBytes = opts.onProgress ? (n: number) => {
-    done += n;
-    opts.onProgress!(done, total);
-  } : undefined;
+  const report = opts.onProgress;
+  const onBytes = report
+    ? (n: number) => {
+        done += n;
+        report(done, total);
+      }
+    : undefined;
   const blobs = client.blobReader(onBytes);
   const o: Parameters<typeof readImage>[3] = {
     fetchManifest: async (d) => (await client.manifest(d.digest)).bytes,

@@ -36,7 +36,7 @@ function tokenize(body: string, file: string, line: number): Tok[] {
   const toks: Tok[] = [];
   let i = 0;
   while (i < body.length) {
-    const c = body[i]!;
+    const c = body.charAt(i);
     if (/\s/.test(c)) {
       i++;
     } else if (c === '"') {
@@ -55,14 +55,15 @@ function tokenize(body: string, file: string, line: number): Tok[] {
       toks.push({ t: 'str', v: body.slice(i + 1, j) });
       i = j + 1;
     } else if (c === '.') {
-      const m = /^(\.[A-Za-z_][A-Za-z0-9_]*)+|^\./.exec(body.slice(i))!;
-      const path = m[0] === '.' ? [] : m[0].slice(1).split('.');
+      const m = /^(\.[A-Za-z_][A-Za-z0-9_]*)+|^\./.exec(body.slice(i));
+      const f = m?.[0] ?? '.';
+      const path = f === '.' ? [] : f.slice(1).split('.');
       toks.push({ t: 'field', path });
-      i += m[0].length;
+      i += f.length;
     } else if (/[A-Za-z_]/.test(c)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(body.slice(i))!;
-      toks.push({ t: 'ident', v: m[0] });
-      i += m[0].length;
+      const id = /^[A-Za-z_][A-Za-z0-9_]*/.exec(body.slice(i))?.[0] ?? c;
+      toks.push({ t: 'ident', v: id });
+      i += id.length;
     } else if (/[0-9-]/.test(c)) {
       const m = /^-?[0-9]+/.exec(body.slice(i));
       if (!m) throw new TemplateError(`unexpected ${JSON.stringify(c)} in command`, file, line);
@@ -79,8 +80,7 @@ type Val = string | number | Readonly<Record<string, string>> | RenderConfig | u
 
 function evalField(path: string[], cfg: RenderConfig, file: string, line: number, src: string): Val {
   let cur: Val = cfg;
-  for (let k = 0; k < path.length; k++) {
-    const name = path[k]!;
+  for (const [k, name] of path.entries()) {
     if (cur === cfg) {
       if (!FIELDS.has(name)) {
         throw new TemplateError(
@@ -160,8 +160,7 @@ export function renderTemplate(text: string, cfg: RenderConfig, file = 'manifest
     let after = close + 2;
     if (/\s-$/.test(body)) {
       body = body.slice(0, -2);
-      const m = /^\s*/.exec(text.slice(after))!;
-      after += m[0].length;
+      after += /^\s*/.exec(text.slice(after))?.[0].length ?? 0;
     }
     const trimmed = body.trim();
     if (trimmed.startsWith('/*')) {
@@ -177,7 +176,8 @@ export function renderTemplate(text: string, cfg: RenderConfig, file = 'manifest
 function evalAction(body: string, cfg: RenderConfig, file: string, line: number): string {
   if (body === '') throw new TemplateError('missing value for command', file, line);
   const toks = tokenize(body, file, line);
-  const first = toks[0]!;
+  const first = toks[0];
+  if (!first) throw new TemplateError('missing value for command', file, line);
   const arg = (t: Tok): Val => {
     if (t.t === 'str') return t.v;
     if (t.t === 'num') return t.v;
@@ -187,7 +187,9 @@ function evalAction(body: string, cfg: RenderConfig, file: string, line: number)
   if (first.t === 'ident') {
     if (first.v === 'index') {
       if (toks.length < 2) throw new TemplateError('wrong number of args for index: want at least 1 got 0', file, line);
-      let cur = arg(toks[1]!);
+      const target = toks[1];
+      if (!target) throw new TemplateError('wrong number of args for index: want at least 1 got 0', file, line);
+      let cur = arg(target);
       for (const t of toks.slice(2)) {
         const key = arg(t);
         if (cur === undefined || typeof cur !== 'object') {

@@ -81,7 +81,7 @@ export function parseAtomicSignature(data: Uint8Array): AtomicSignature {
   try {
     doc = JSON.parse(Buffer.from(data).toString('utf8'));
   } catch (e) {
-    throw new Error(`signed content is not JSON: ${(e as Error).message}`);
+    throw new Error(`signed content is not JSON: ${(e as Error).message}`, { cause: e });
   }
   const top = onlyKeys(doc, ['critical', 'optional'], 'signature');
   const crit = onlyKeys(top['critical'], ['type', 'image', 'identity'], 'critical');
@@ -115,7 +115,8 @@ async function fetchStore(store: SignatureStore, digest: string, opts: VerifyOpt
     const prefix = `${algo}-${hex}`;
     for (const cm of store.configMaps) {
       const bd = (cm['binaryData'] ?? {}) as Record<string, unknown>;
-      const name = String(((cm['metadata'] ?? {}) as Record<string, unknown>)['name'] ?? '?');
+      const rawName = ((cm['metadata'] ?? {}) as Record<string, unknown>)['name'];
+      const name = typeof rawName === 'string' ? rawName : '?';
       for (const [k, v] of Object.entries(bd).sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (!k.startsWith(prefix) || typeof v !== 'string') continue;
         const data = Buffer.from(v, 'base64');
@@ -207,7 +208,7 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
       try {
         return await openpgp.readMessage({ binaryMessage: sig.data });
       } catch {
-        return (await openpgp.readMessage({ armoredMessage: Buffer.from(sig.data).toString('utf8') })) as unknown as openpgp.Message<Uint8Array>;
+        return await openpgp.readMessage({ armoredMessage: Buffer.from(sig.data).toString('utf8') });
       }
     };
     try {
@@ -220,11 +221,13 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
       try {
         // a message object is consumed by verification: read it again for each keyring
         const message = await readMsg();
+        // openpgp's overloaded typings confuse the type-aware lint rules here
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
         const res = await openpgp.verify({ message, verificationKeys: kr.keys, expectSigned: true, format: 'binary', ...(opts.date ? { date: opts.date } : {}) });
         const first = res.signatures[0];
         if (!first) throw new Error('no signature');
         await first.verified;
-        const claims = parseAtomicSignature(res.data);
+        const claims = parseAtomicSignature(res.data as Uint8Array);
         if (claims.dockerManifestDigest !== digest) throw new Error(`signature is for ${claims.dockerManifestDigest}, not ${digest}`);
         const key = kr.keys.find((k) => k.getKeys(first.keyID).length > 0);
         const s: VerifiedSignature = {

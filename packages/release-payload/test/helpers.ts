@@ -22,9 +22,9 @@ export async function tarBuffer(entries: TarEntry[]): Promise<Buffer> {
     const header: Partial<tar.Header> & { name: string } = { name: e.name, type, mode: type === 'directory' ? 0o755 : 0o644, mtime: new Date(0) };
     if (e.linkname !== undefined) header.linkname = e.linkname;
     if (type === 'file') {
-      await new Promise<void>((res, rej) => pack.entry(header as tar.Header, Buffer.from(e.data ?? ''), (err) => (err ? rej(err) : res())));
+      await new Promise<void>((res, rej) => pack.entry(header, Buffer.from(e.data ?? ''), (err) => (err ? rej(err) : res())));
     } else {
-      await new Promise<void>((res, rej) => pack.entry(header as tar.Header, (err) => (err ? rej(err) : res())));
+      await new Promise<void>((res, rej) => pack.entry(header, (err) => (err ? rej(err) : res())));
     }
   }
   pack.finalize();
