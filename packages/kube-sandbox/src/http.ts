@@ -207,6 +207,11 @@ export class ApiHttp {
       case 'POST': {
         if (name) throw methodNotAllowed();
         if (!t.verbs.includes('create')) throw methodNotAllowed();
+        if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
+          // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)
+          const review = isObject(body) ? body : {};
+          return sendJson(res, 201, { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed: true, reason: 'keelson sandbox: single admin identity' } });
+        }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
         return sendJson(res, 201, created, warningHeaders(warnings));

@@ -1,7 +1,8 @@
 /**
  * Decoding of the Kubernetes protobuf wire format (`application/vnd.kubernetes.protobuf`) for the request bodies
  * kubectl's typed clients send: the `k8s\0` + runtime.Unknown envelope around ConfigMap, Secret, Namespace,
- * ServiceAccount, Eviction and DeleteOptions. Other kinds are refused with 415 so the gap is visible.
+ * ServiceAccount, Eviction, DeleteOptions, and the common fields of Deployment and Pod (kubectl create deployment /
+ * kubectl run). Other kinds are refused with 415 so the gap is visible.
  */
 import { ApiError } from './errors.js';
 import type { JsonObject } from './types.js';
@@ -11,6 +12,8 @@ interface Field {
   name: string;
   type: FieldType;
   repeated?: boolean;
+  /** Pointer field in Go: a zero value is meaningful and kept (others are omitted like `omitempty`). */
+  keep?: boolean;
 }
 type Schema = Record<number, Field>;
 
@@ -38,11 +41,50 @@ const S: Record<string, Schema> = {
   Secret: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'data', type: { map: 'bytes' } }, 3: { name: 'type', type: 'string' }, 4: { name: 'stringData', type: { map: 'string' } }, 5: { name: 'immutable', type: 'bool' } },
   Namespace: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'NamespaceSpec' } } },
   NamespaceSpec: { 1: { name: 'finalizers', type: 'string', repeated: true } },
-  ServiceAccount: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'secrets', type: { msg: 'ObjectReference' }, repeated: true }, 3: { name: 'imagePullSecrets', type: { msg: 'LocalObjectReference' }, repeated: true }, 4: { name: 'automountServiceAccountToken', type: 'bool' } },
+  ServiceAccount: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'secrets', type: { msg: 'ObjectReference' }, repeated: true }, 3: { name: 'imagePullSecrets', type: { msg: 'LocalObjectReference' }, repeated: true }, 4: { name: 'automountServiceAccountToken', type: 'bool', keep: true } },
   ObjectReference: { 1: { name: 'kind', type: 'string' }, 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' }, 5: { name: 'apiVersion', type: 'string' }, 6: { name: 'resourceVersion', type: 'string' }, 7: { name: 'fieldPath', type: 'string' } },
   LocalObjectReference: { 1: { name: 'name', type: 'string' } },
   Eviction: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'deleteOptions', type: { msg: 'DeleteOptions' } } },
-  DeleteOptions: { 1: { name: 'gracePeriodSeconds', type: 'varint' }, 2: { name: 'preconditions', type: { msg: 'Preconditions' } }, 3: { name: 'orphanDependents', type: 'bool' }, 4: { name: 'propagationPolicy', type: 'string' }, 5: { name: 'dryRun', type: 'string', repeated: true } },
+  DeleteOptions: { 1: { name: 'gracePeriodSeconds', type: 'varint', keep: true }, 2: { name: 'preconditions', type: { msg: 'Preconditions' } }, 3: { name: 'orphanDependents', type: 'bool', keep: true }, 4: { name: 'propagationPolicy', type: 'string' }, 5: { name: 'dryRun', type: 'string', repeated: true } },
+  Deployment: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'DeploymentSpec' } } },
+  DeploymentSpec: {
+    1: { name: 'replicas', type: 'varint', keep: true },
+    2: { name: 'selector', type: { msg: 'LabelSelector' } },
+    3: { name: 'template', type: { msg: 'PodTemplateSpec' } },
+    5: { name: 'minReadySeconds', type: 'varint' },
+    6: { name: 'revisionHistoryLimit', type: 'varint', keep: true },
+    7: { name: 'paused', type: 'bool' },
+    9: { name: 'progressDeadlineSeconds', type: 'varint', keep: true },
+  },
+  LabelSelector: { 1: { name: 'matchLabels', type: { map: 'string' } } },
+  PodTemplateSpec: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
+  Pod: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
+  PodSpec: {
+    2: { name: 'containers', type: { msg: 'Container' }, repeated: true },
+    3: { name: 'restartPolicy', type: 'string' },
+    4: { name: 'terminationGracePeriodSeconds', type: 'varint', keep: true },
+    6: { name: 'dnsPolicy', type: 'string' },
+    7: { name: 'nodeSelector', type: { map: 'string' } },
+    8: { name: 'serviceAccountName', type: 'string' },
+    10: { name: 'nodeName', type: 'string' },
+    11: { name: 'hostNetwork', type: 'bool' },
+  },
+  Container: {
+    1: { name: 'name', type: 'string' },
+    2: { name: 'image', type: 'string' },
+    3: { name: 'command', type: 'string', repeated: true },
+    4: { name: 'args', type: 'string', repeated: true },
+    5: { name: 'workingDir', type: 'string' },
+    6: { name: 'ports', type: { msg: 'ContainerPort' }, repeated: true },
+    7: { name: 'env', type: { msg: 'EnvVar' }, repeated: true },
+    14: { name: 'imagePullPolicy', type: 'string' },
+  },
+  ContainerPort: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'varint' }, 3: { name: 'containerPort', type: 'varint', keep: true }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+  EnvVar: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } },
+  SelfSubjectAccessReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'SelfSubjectAccessReviewSpec' } } },
+  SelfSubjectAccessReviewSpec: { 1: { name: 'resourceAttributes', type: { msg: 'ResourceAttributes' } }, 2: { name: 'nonResourceAttributes', type: { msg: 'NonResourceAttributes' } } },
+  ResourceAttributes: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' }, 4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } },
+  NonResourceAttributes: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } },
   Preconditions: { 1: { name: 'uid', type: 'string' }, 2: { name: 'resourceVersion', type: 'string' } },
   Time: { 1: { name: 'seconds', type: 'varint' }, 2: { name: 'nanos', type: 'varint' } },
 };
@@ -107,7 +149,7 @@ function decodeMessage(buf: Buffer, schemaName: string, depth = 0): JsonObject {
       else if (t === 'bytes') value = b.toString('base64');
       else if (t === 'time') {
         const tm = decodeMessage(b, 'Time', depth + 1);
-        value = new Date(Number(tm['seconds'] ?? 0) * 1000).toISOString().replace('.000Z', 'Z');
+        value = tm['seconds'] ? new Date(Number(tm['seconds']) * 1000).toISOString().replace('.000Z', 'Z') : null;
       } else if ('msg' in t) value = decodeMessage(b, t.msg, depth + 1);
       else {
         const er = new Reader(b);
@@ -124,12 +166,15 @@ function decodeMessage(buf: Buffer, schemaName: string, depth = 0): JsonObject {
         continue;
       }
     }
+    // gogo-protobuf writes non-pointer zero values; Go's JSON omits them (omitempty), so drop them here
+    if (!f.repeated && !f.keep && (value === '' || value === 0 || value === false || value === null)) continue;
     if (f.repeated) ((out[f.name] ??= []) as unknown[]).push(value);
     else out[f.name] = value;
   }
   return out;
 }
 
+const TOP_LEVEL = new Set(['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'Eviction', 'DeleteOptions', 'Deployment', 'Pod', 'SelfSubjectAccessReview']);
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a protobuf-encoded request body to its JSON form. */
@@ -139,7 +184,7 @@ export function decodeProtobufObject(buf: Buffer): JsonObject {
   const tm = (env['typeMeta'] ?? {}) as { apiVersion?: string; kind?: string };
   const kind = tm.kind ?? '';
   const raw = Buffer.from(String(env['raw'] ?? ''), 'base64');
-  if (!S[kind] || kind === 'Unknown' || kind === 'TypeMeta' || kind === 'Time')
+  if (!TOP_LEVEL.has(kind))
     throw new ApiError(415, 'UnsupportedMediaType', `the keelson sandbox cannot decode protobuf bodies of kind ${JSON.stringify(kind)}; send application/json instead (kubectl: use "kubectl apply -f" with a manifest)`);
   const obj = decodeMessage(raw, kind);
   return { apiVersion: tm.apiVersion ?? '', kind, ...obj };

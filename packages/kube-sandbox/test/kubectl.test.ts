@@ -112,6 +112,18 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect(s.stdout).toBe(`Opaque ${Buffer.from('q').toString('base64')}`);
     const cm = await kubectl(['get', 'configmap', 'cfg']);
     expect(cm.stdout).toMatch(/^NAME\s+DATA\s+AGE\ncfg\s+1\s+\d+s\n$/);
+    expect((await kubectl(['create', 'deployment', 'api', '--image=nginx:1', '--replicas=1', '--port=8080'])).stdout.trim()).toBe('deployment.apps/api created');
+    const dep = JSON.parse((await kubectl(['get', 'deployment', 'api', '-o', 'json'])).stdout);
+    expect(dep.spec.replicas).toBe(1);
+    expect(dep.spec.selector).toEqual({ matchLabels: { app: 'api' } });
+    expect(dep.spec.template.spec.containers).toEqual([{ name: 'nginx', image: 'nginx:1', ports: [{ containerPort: 8080 }] }]);
+    expect(dep.spec.template.metadata).toEqual({ labels: { app: 'api' } });
+    expect((await kubectl(['run', 'one', '--image=busybox:1', '--env=A=b', '--command', '--', 'sleep', '5'])).stdout.trim()).toBe('pod/one created');
+    const pod = JSON.parse((await kubectl(['get', 'pod', 'one', '-o', 'json'])).stdout);
+    expect(pod.spec.containers[0]).toMatchObject({ name: 'one', image: 'busybox:1', command: ['sleep', '5'], env: [{ name: 'A', value: 'b' }] });
+    expect((await kubectl(['auth', 'can-i', 'delete', 'nodes'])).stdout.trim()).toBe('yes');
+    await kubectl(['delete', 'deployment', 'api']);
+    await kubectl(['delete', 'pod', 'one']);
   });
 
   it('streams changes with get --watch', async () => {
