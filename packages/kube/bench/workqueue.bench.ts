@@ -44,7 +44,7 @@ test('WorkQueue', async ({ bench }) => {
 test('rate limiters', async ({ bench }) => {
   await bench.compare(
   bench(`default controller limiter when() × ${N}`, () => {
-    const l = defaultControllerRateLimiter<string>();
+    const l = defaultControllerRateLimiter();
     for (const k of keys) l.when(k);
   }),
   bench(`item exponential when() + forget() × ${N}`, () => {

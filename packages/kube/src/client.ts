@@ -218,7 +218,7 @@ export class KubeClient {
     await new Promise<void>((resolve, reject) => {
       let buf = '';
       let failed = false;
-      const fail = (err: unknown): void => {
+      const fail = (err: Error): void => {
         if (failed) return;
         failed = true;
         res.destroy();
@@ -241,7 +241,7 @@ export class KubeClient {
           try {
             onEvent(ev);
           } catch (err) {
-            fail(err);
+            fail(err instanceof Error ? err : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`));
             return;
           }
         }
@@ -249,7 +249,7 @@ export class KubeClient {
       res.on('end', () => {
         if (!failed) resolve();
       });
-      res.on('aborted', () => fail(new KubeError('KUBE_NETWORK', `watch ${path}: connection closed by the server mid-stream`)));
+      res.on('aborted', () => { fail(new KubeError('KUBE_NETWORK', `watch ${path}: connection closed by the server mid-stream`)); });
       res.on('error', (err) => {
         if (signal?.aborted) {
           failed = true;
@@ -299,15 +299,15 @@ function readBody(res: http.IncomingMessage, method: string, path: string): Prom
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', (err) => reject(new KubeError('KUBE_NETWORK', `${method} ${path}: ${err.message}`, { cause: err })));
+    res.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')); });
+    res.on('error', (err) => { reject(new KubeError('KUBE_NETWORK', `${method} ${path}: ${err.message}`, { cause: err })); });
   });
 }
 
 function parseStatus(text: string): KubeStatus | undefined {
   try {
     const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null ? (v as KubeStatus) : undefined;
+    return typeof v === 'object' && v !== null ? (v) : undefined;
   } catch {
     return text.length > 0 ? { message: text.slice(0, 500) } : undefined;
   }

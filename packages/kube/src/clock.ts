@@ -11,7 +11,7 @@ export const realClock: Clock = {
   now: () => performance.now(),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
-    return () => clearTimeout(t);
+    return () => { clearTimeout(t); };
   },
 };
 

@@ -80,13 +80,21 @@ export function setCondition<C extends Condition>(
   return { conditions: list, changed };
 }
 
-function assignOptional<C extends Condition, K extends 'reason' | 'message' | 'observedGeneration'>(
-  target: C,
-  key: K,
-  value: Condition[K],
-): void {
-  if (value === undefined) delete target[key];
-  else target[key] = value as C[K];
+function assignOptional<K extends 'reason' | 'message' | 'observedGeneration'>(target: Condition, key: K, value: Condition[K]): void {
+  if (value !== undefined) {
+    target[key] = value;
+    return;
+  }
+  switch (key) {
+    case 'reason':
+      delete target.reason;
+      break;
+    case 'message':
+      delete target.message;
+      break;
+    default:
+      delete target.observedGeneration;
+  }
 }
 
 /** Remove the condition of `type`; returns the new list and whether it was present. */

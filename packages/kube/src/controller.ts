@@ -26,7 +26,7 @@ export interface ReconcileContext {
 }
 
 /** Reconciles one key (`namespace/name` or `name`). Throw to retry with backoff. */
-export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult | void>;
+export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult | undefined>;
 
 /** Options of {@link Controller}. */
 export interface ControllerOptions {
@@ -36,7 +36,7 @@ export interface ControllerOptions {
   /** Parallel workers (default 1). A key is never reconciled by two workers at once. */
   workers?: number;
   /** Rate limiter of retries (default: 5 ms..1000 s per key, 10 qps / 100 burst overall). */
-  rateLimiter?: RateLimiter<string>;
+  rateLimiter?: RateLimiter;
   /** Drop a key after this many consecutive failures (default: never). */
   maxRetries?: number;
   /** Registry for `controller_*` and `workqueue_*` metrics. */
@@ -52,7 +52,7 @@ export class Controller {
   /** Controller name. */
   readonly name: string;
   /** The work queue (exposed for custom enqueueing and tests). */
-  readonly queue: WorkQueue<string>;
+  readonly queue: WorkQueue;
   private readonly opts: ControllerOptions;
   private readonly log: Logger;
   private readonly abort = new AbortController();
@@ -77,9 +77,9 @@ export class Controller {
       const dur = histogram(reg, 'controller_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller']);
       const active = gauge(reg, 'controller_active_workers', 'Number of currently used workers per controller', ['controller']);
       this.m = {
-        total: (r) => total.inc({ controller: this.name, result: r }),
-        duration: (s) => dur.observe({ controller: this.name }, s),
-        active: (d) => active.inc({ controller: this.name }, d),
+        total: (r) => { total.inc({ controller: this.name, result: r }); },
+        duration: (s) => { dur.observe({ controller: this.name }, s); },
+        active: (d) => { active.inc({ controller: this.name }, d); },
       };
     }
   }
@@ -103,7 +103,7 @@ export class Controller {
       for (const k of mapper(o)) this.queue.add(k);
     };
     this.informers.push(informer as unknown as Informer<KubeObject>);
-    this.unsubscribers.push(informer.addHandlers({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue }));
+    this.unsubscribers.push(informer.addHandlers({ add: enqueue, update: (_o, n) => { enqueue(n); }, delete: enqueue }));
     return this;
   }
 

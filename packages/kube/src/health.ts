@@ -42,7 +42,7 @@ async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolea
     let pass: boolean;
     let why = '';
     try {
-      pass = (await check()) === true;
+      pass = await check();
     } catch (err) {
       pass = false;
       why = `: ${(err as Error).message}`;
@@ -94,16 +94,15 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
         case '/readyz':
           return check(new Map([...health, ...ready]), 'readyz');
         case '/metrics':
-          return send(200, await registry.metrics(), registry.contentType);
+          { send(200, await registry.metrics(), registry.contentType); return; }
         default:
-          return send(404, 'not found\n');
+          { send(404, 'not found\n'); return; }
       }
     };
-    route().catch((err: unknown) => send(500, `internal error: ${(err as Error).message}\n`));
+    route().catch((err: unknown) => { send(500, `internal error: ${(err as Error).message}\n`); });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) =>
-      reject(new KubeError('KUBE_INVALID_ARGUMENT', `health server cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}; choose a free port`, { cause: err })),
+    server.once('error', (err) => { reject(new KubeError('KUBE_INVALID_ARGUMENT', `health server cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}; choose a free port`, { cause: err })); },
     );
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
@@ -117,7 +116,10 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
     addReadyCheck: (n, c) => void ready.set(n, c),
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
+        server.close((err) => {
+          if (err) reject(err);
+          else resolve();
+        });
         server.closeAllConnections();
       }),
   };

@@ -92,7 +92,7 @@ export class LeaderElector {
     this.wall = options.now ?? Date.now;
     if (options.registry !== undefined) {
       const g = gauge(options.registry, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']);
-      this.metric = (v) => g.set({ name: options.name }, v);
+      this.metric = (v) => { g.set({ name: options.name }, v); };
       this.metric(0);
     }
   }
@@ -160,7 +160,7 @@ export class LeaderElector {
     const lead = new AbortController();
     const started = Promise.resolve()
       .then(() => this.o.onStartedLeading(lead.signal))
-      .catch((err: unknown) => this.log.error('onStartedLeading failed', { err }));
+      .catch((err: unknown) => { this.log.error('onStartedLeading failed', { err }); });
     // renew
     let lastRenew = performance.now();
     this.lastRenewAt = lastRenew;

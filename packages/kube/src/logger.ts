@@ -83,10 +83,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       stream.write(safeStringify(rec) + '\n');
     };
     return {
-      debug: (m, f) => write('debug', m, f),
-      info: (m, f) => write('info', m, f),
-      warn: (m, f) => write('warn', m, f),
-      error: (m, f) => write('error', m, f),
+      debug: (m, f) => { write('debug', m, f); },
+      info: (m, f) => { write('info', m, f); },
+      warn: (m, f) => { write('warn', m, f); },
+      error: (m, f) => { write('error', m, f); },
       child: (f) => make({ ...base, ...f }),
     };
   };

@@ -77,9 +77,9 @@ export function onShutdown(handler: (reason: string) => void | Promise<void>, op
   };
   for (const s of signals) process.on(s, listener);
   const dispose = (): void => {
-    if (!started) return void signals.forEach((s) => process.off(s, listener));
+    if (!started) { signals.forEach((s) => process.off(s, listener)); return; }
     // keep the listener while shutting down so a second signal can force exit; drop it afterwards
-    void done.then(() => signals.forEach((s) => process.off(s, listener)));
+    void done.then(() => { signals.forEach((s) => process.off(s, listener)); });
   };
   return { signal: ctl.signal, done, trigger, dispose };
 }

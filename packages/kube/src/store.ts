@@ -21,7 +21,7 @@ export function splitObjectKey(key: string): { namespace?: string; name: string 
 }
 
 /** Index objects by namespace (client-go `MetaNamespaceIndexFunc`). */
-export const namespaceIndex = <T extends KubeObject>(obj: T): string[] => [obj.metadata.namespace ?? ''];
+export const namespaceIndex = (obj: KubeObject): string[] => [obj.metadata.namespace ?? ''];
 
 /** Index objects by the value of label `label` (objects without it are not indexed). */
 export function labelIndex<T extends KubeObject>(label: string): IndexFunc<T> {
@@ -32,7 +32,7 @@ export function labelIndex<T extends KubeObject>(label: string): IndexFunc<T> {
 }
 
 /** Index objects by the uid of their controller owner reference. */
-export const controllerOwnerIndex = <T extends KubeObject>(obj: T): string[] => {
+export const controllerOwnerIndex = (obj: KubeObject): string[] => {
   const o = obj.metadata.ownerReferences?.find((r) => r.controller === true);
   return o === undefined ? [] : [o.uid];
 };

@@ -40,11 +40,11 @@ class Metrics {
     const qd = histogram(registry, 'workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', l);
     const wd = histogram(registry, 'workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', l);
     return new Metrics(
-      (d) => depth.set({ name }, d),
-      () => adds.inc({ name }),
-      () => retries.inc({ name }),
-      (s) => qd.observe({ name }, s),
-      (s) => wd.observe({ name }, s),
+      (d) => { depth.set({ name }, d); },
+      () => { adds.inc({ name }); },
+      () => { retries.inc({ name }); },
+      (s) => { qd.observe({ name }, s); },
+      (s) => { wd.observe({ name }, s); },
     );
   }
 }

@@ -10,7 +10,6 @@ import {
   findCondition,
   setCondition,
   splitObjectKey,
-  type MachineConfigPool,
 } from '../src/index.js';
 import { MCP_CRD, installCrd, sandboxWithClient, until } from './helpers.js';
 
@@ -47,7 +46,7 @@ describe('Controller against the sandbox', () => {
         const { conditions, changed } = setCondition(pool.status?.conditions, { type: 'Updated', status: 'True', reason: 'Reconciled', message: 'all machines updated' });
         if (!changed) return;
         const fresh = await pools.get(splitObjectKey(key).name);
-        await pools.updateStatus({ ...fresh, status: { ...fresh.status, conditions } } as MachineConfigPool);
+        await pools.updateStatus({ ...fresh, status: { ...fresh.status, conditions } });
       },
     }).watch(informer);
     const running = controller.run();
@@ -90,11 +89,11 @@ describe('Controller against the sandbox', () => {
       name: 'limits',
       maxRetries: 2,
       rateLimiter: new ItemExponentialFailureRateLimiter(1, 10),
-      reconcile: async (key) => {
+      reconcile: (key) => {
         seen.push(key);
-        if (key === 'always-fails') throw new Error('nope');
-        if (key === 'periodic' && ++periodic < 3) return { requeueAfterMs: 5 };
-        return undefined;
+        if (key === 'always-fails') return Promise.reject(new Error('nope'));
+        if (key === 'periodic' && ++periodic < 3) return Promise.resolve({ requeueAfterMs: 5 });
+        return Promise.resolve(undefined);
       },
     });
     const running = controller.run();

@@ -73,7 +73,11 @@ describe('Informer against the sandbox (real HTTP watch)', () => {
   it('re-syncs cached objects periodically as updates', async () => {
     const inf = new Informer(env.client, MachineConfigPools, { resyncPeriodMs: 100 });
     let resyncs = 0;
-    inf.addHandlers({ update: (o, n) => void (o === n && resyncs++) });
+    inf.addHandlers({
+      update: (o, n) => {
+        if (o === n) resyncs++;
+      },
+    });
     inf.start();
     await inf.waitForSync();
     await until(() => resyncs >= 2, 10_000, 'resync');

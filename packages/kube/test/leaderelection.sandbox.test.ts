@@ -24,7 +24,10 @@ function replica(client: KubeClient, identity: string, reconciled: string[], reg
     retryPeriodMs: 250,
     onNewLeader: (id) => leaders.push(id),
     onStartedLeading: async (signal) => {
-      controller = new Controller({ name: `ctl-${identity}`, reconcile: async (key) => void reconciled.push(`${identity}:${key}`) });
+      controller = new Controller({ name: `ctl-${identity}`, reconcile: (key) => {
+        reconciled.push(`${identity}:${key}`);
+        return Promise.resolve(undefined);
+      } });
       const run = controller.run();
       signal.addEventListener('abort', () => void controller?.stop());
       await run;

@@ -33,7 +33,7 @@ describe('JSON-line logger', () => {
     const lines = c.lines();
     expect(lines).toHaveLength(1);
     expect(lines[0]?.['err']).toMatchObject({ name: 'KubeApiError', code: 'KUBE_API_ERROR' });
-    expect(String((lines[0]?.['err'] as { message: string }).message)).toContain('404 NotFound');
+    expect((lines[0]?.['err'] as { message: string }).message).toContain('404 NotFound');
     expect(lines[0]?.['cyc']).toEqual({ a: 1, self: '[Circular]' });
     expect(lines[0]?.['big']).toBe('10');
     expect(lines[0]?.['text']).toBe('line\nbreak');
