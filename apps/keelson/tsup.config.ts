@@ -7,6 +7,6 @@ export default defineConfig({
   platform: 'node',
   sourcemap: true,
   clean: true,
-  splitting: false,
-  banner: { js: '' },
+  // code splitting keeps each command area in its own chunk, loaded only when that command runs
+  splitting: true,
 });

@@ -3,34 +3,45 @@
  * Exit codes: 0 success, 1 the operation failed (error on stderr), 2 usage error.
  */
 import { Command, CommanderError } from 'commander';
-import { registerGraphCommands } from './commands/graph.js';
-import { registerIgnitionCommands } from './commands/ignition.js';
-import { registerMachineConfigCommands } from './commands/mc.js';
-import { registerOsCommands } from './commands/os.js';
-import { registerPayloadCommands } from './commands/payload.js';
-import { registerPayloadGraphCommand } from './commands/payload-graph.js';
-import { registerSandboxCommands } from './commands/sandbox.js';
 import { CliError } from './errors.js';
 
-export function buildProgram(): Command {
+/**
+ * Each top-level area and how to load it. Areas are imported only when their command runs (or for the
+ * top-level help), so `keelson payload graph` does not load the API server, the OS driver, etc.
+ */
+const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
+  payload: async (program) => {
+    const payload = program
+      .command('payload')
+      .description('Release payloads: info, extract, manifests, graph, diff, verify');
+    (await import('./commands/payload-graph.js')).registerPayloadGraphCommand(payload);
+    (await import('./commands/payload.js')).registerPayloadCommands(payload);
+  },
+  ignition: async (program) => (await import('./commands/ignition.js')).registerIgnitionCommands(program),
+  mc: async (program) => (await import('./commands/mc.js')).registerMachineConfigCommands(program),
+  os: async (program) => (await import('./commands/os.js')).registerOsCommands(program),
+  graph: async (program) => (await import('./commands/graph.js')).registerGraphCommands(program),
+  sandbox: async (program) => (await import('./commands/sandbox.js')).registerSandboxCommands(program),
+};
+
+/**
+ * Builds the command tree. With `only`, loads just that area (when it is one); otherwise every area.
+ */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('keelson')
-    .description('Inspect and drive OpenShift cluster updates: release payloads, task graphs, Ignition, MachineConfigs, OS and update graphs')
+    .description(
+      'Inspect and drive OpenShift cluster updates: release payloads, task graphs, Ignition, MachineConfigs, OS and update graphs',
+    )
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  const payload = program.command('payload').description('Release payloads: info, extract, manifests, graph, diff, verify');
-  registerPayloadGraphCommand(payload);
-  registerPayloadCommands(payload);
-  registerIgnitionCommands(program);
-  registerMachineConfigCommands(program);
-  registerOsCommands(program);
-  registerGraphCommands(program);
-  registerSandboxCommands(program);
+  const names = only !== undefined && only in areas ? [only] : Object.keys(areas);
+  for (const name of names) await areas[name]?.(program);
   return program;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv.find((a) => !a.startsWith('-')));
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return 0;
