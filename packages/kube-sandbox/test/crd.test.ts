@@ -101,3 +101,42 @@ describe('CustomResourceDefinitions', () => {
     expect(rl.body.resources.map((r: { name: string }) => r.name)).not.toContain('machineconfigpools');
   });
 });
+
+describe('CRD versions and scale', () => {
+  it('serves several versions from one storage and scales through the scale subresource', async () => {
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } } } };
+    const sub = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } };
+    const r = await c.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.demo.example.com' },
+      spec: {
+        group: 'demo.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'pools', singular: 'pool', kind: 'Pool', shortNames: ['pl'] },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: schema }, subresources: sub },
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, subresources: sub },
+        ],
+      },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.status.storedVersions).toEqual(['v1']);
+    const g = await c.req('GET', '/apis/demo.example.com');
+    expect(g.body.preferredVersion.version).toBe('v1');
+    expect(g.body.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
+    const created = await c.req('POST', '/apis/demo.example.com/v1beta1/namespaces/default/pools', { apiVersion: 'demo.example.com/v1beta1', kind: 'Pool', metadata: { name: 'p' }, spec: { replicas: 1 } });
+    expect(created.status).toBe(201);
+    expect(created.body.apiVersion).toBe('demo.example.com/v1beta1');
+    const v1 = await c.req('GET', '/apis/demo.example.com/v1/namespaces/default/pools/p');
+    expect(v1.body.apiVersion).toBe('demo.example.com/v1');
+    await c.req('PATCH', '/apis/demo.example.com/v1/namespaces/default/pools/p/status', { status: { replicas: 1, selector: 'app=p' } }, 'application/merge-patch+json');
+    const scale = await c.req('GET', '/apis/demo.example.com/v1/namespaces/default/pools/p/scale');
+    expect(scale.body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=p' } });
+    const put = await c.req('PUT', '/apis/demo.example.com/v1/namespaces/default/pools/p/scale', { ...scale.body, spec: { replicas: 4 } });
+    expect(put.body.spec.replicas).toBe(4);
+    const after = await c.req('GET', '/apis/demo.example.com/v1beta1/namespaces/default/pools/p');
+    expect(after.body.spec.replicas).toBe(4);
+    expect(after.body.metadata.generation).toBe(2);
+  });
+});
