@@ -22,7 +22,8 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-describe('keelson graph updates / path / draw (built CLI as a child process)', () => {
+// Each case spawns the built CLI several times; on a loaded 2-core machine a spawn can take ~1 s.
+describe('keelson graph updates / path / draw (built CLI as a child process)', { timeout: 60_000 }, () => {
   it('updates --graph prints an oc-style table: recommended (newest first), then conditional with risk name and URL', async () => {
     const r = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.7.0']);
     expect(r.code).toBe(0);
@@ -71,11 +72,12 @@ describe('keelson graph updates / path / draw (built CLI as a child process)', (
     const m = await run(['graph', 'draw', '--graph', G47, '--format', 'mermaid']);
     expect(m.stdout).toContain('v_4_7_0 -.-> v_4_7_4');
     const j = await run(['graph', 'draw', '--graph', G47, '--format', 'json']);
+    expect(j.stderr).toBe('');
     expect((JSON.parse(j.stdout) as { nodes: unknown[] }).nodes).toHaveLength(102);
   });
 });
 
-describe('keelson graph serve + updates --upstream (two child processes over loopback)', () => {
+describe('keelson graph serve + updates --upstream (two child processes over loopback)', { timeout: 60_000 }, () => {
   let child: ChildProcess;
   let base = '';
   let prom: Server;
@@ -88,6 +90,8 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
       writeFileSync(join(dir, `${v}.json`), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: v, payload: `quay.io/openshift-release-dev/ocp-release@sha256:${String(i).repeat(64).slice(0, 64)}`, previous, metadata: { url: `https://errata/${v}` } }));
     });
     child = spawn(process.execPath, [BIN, 'graph', 'serve', '--releases', dir, '--graph-data', GRAPH_DATA, '--port', '0', '--prefix', '/api/upgrades_info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let errOut = '';
+    child.stderr!.on('data', (b: Buffer) => (errOut += b.toString()));
     base = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (b: Buffer) => {
@@ -95,7 +99,7 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
         const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
         if (m) resolve(m[1]!);
       });
-      child.once('exit', (c) => reject(new Error(`serve exited ${c}`)));
+      child.once('exit', (c) => reject(new Error(`serve exited ${c}: ${errOut}`)));
     });
     prom = createServer((req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
@@ -105,10 +109,10 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
     });
     await new Promise<void>((r) => prom.listen(0, '127.0.0.1', () => r()));
     promUrl = `http://127.0.0.1:${(prom.address() as AddressInfo).port}`;
-  });
+  }, 30_000);
   afterAll(async () => {
     child.kill('SIGTERM');
-    await new Promise<void>((r) => prom.close(() => r()));
+    await new Promise<void>((r) => (prom as Server | undefined) ? prom.close(() => r()) : r());
   });
 
   it('serves the graph; updates --upstream shows the conditional update from graph-data', async () => {

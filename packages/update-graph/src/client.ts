@@ -9,6 +9,7 @@ import { createDispatcher, httpGet, HttpFailure, type HttpTransportOptions } fro
 import { formatSemver, parseSemver } from './semver.js';
 import { availableUpdates, type AvailableUpdates } from './updates.js';
 import type { ConditionRegistry } from './risk.js';
+import { must } from './util.js';
 
 /** Client construction options. */
 export interface UpdateGraphClientOptions extends HttpTransportOptions {
@@ -97,7 +98,7 @@ export function buildGraphUrl(upstream: URL, params: readonly (readonly [string,
     l.push(v);
   }
   const keys = [...values.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const q = keys.flatMap((k) => values.get(k)!.map((v) => `${queryEscape(k)}=${queryEscape(v)}`)).join('&');
+  const q = keys.flatMap((k) => must(values.get(k), 'values entry').map((v) => `${queryEscape(k)}=${queryEscape(v)}`)).join('&');
   const u = new URL(upstream.href);
   u.search = q;
   return u;

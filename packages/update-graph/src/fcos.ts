@@ -3,6 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Graph, GraphDocument } from './graph.js';
+import { at } from './util.js';
 
 const P = 'org.fedoraproject.coreos';
 /** FCOS metadata keys. */
@@ -76,19 +77,19 @@ export function pickFcosUpdate(graph: Graph, bootedPayload: string, denylist: It
   const deny = new Set(denylist);
   const i = graph.indexOfPayload(bootedPayload);
   if (i < 0) return { target: undefined, deadend: false, deadendReason: undefined };
-  const booted = graph.nodes[i]!;
+  const booted = at(graph.nodes, i);
   const deadend = booted.metadata[FCOS_KEYS.deadend] === 'true';
   const reason = booted.metadata[FCOS_KEYS.deadendReason];
   let best = -1;
   for (const t of graph.successors(i)) {
-    const n = graph.nodes[t]!;
+    const n = at(graph.nodes, t);
     if (deny.has(n.payload) || deny.has(n.version)) continue;
     const age = Number(n.metadata[FCOS_KEYS.ageIndex]);
     if (!Number.isFinite(age)) continue;
-    if (best < 0 || age > Number(graph.nodes[best]!.metadata[FCOS_KEYS.ageIndex])) best = t;
+    if (best < 0 || age > Number(at(graph.nodes, best).metadata[FCOS_KEYS.ageIndex])) best = t;
   }
   return {
-    target: best < 0 ? undefined : { version: graph.nodes[best]!.version, payload: graph.nodes[best]!.payload },
+    target: best < 0 ? undefined : { version: at(graph.nodes, best).version, payload: at(graph.nodes, best).payload },
     deadend,
     deadendReason: typeof reason === 'string' ? reason : undefined,
   };

@@ -4,6 +4,7 @@
  */
 import { GraphValidationError, SemverError } from './errors.js';
 import { compareSemver, parseSemver, type SemVer } from './semver.js';
+import { at } from './util.js';
 
 /** A node of the graph: one release. Metadata values are strings in practice (kept as JSON values). */
 export interface GraphNode {
@@ -213,13 +214,13 @@ export class Graph {
       if (!this.byPayload.has(n.payload)) this.byPayload.set(n.payload, i);
     });
     for (const [from, to] of doc.edges) {
-      this.outIdx[from]!.push(to);
-      this.inIdx[to]!.push(from);
+      at(this.outIdx, from).push(to);
+      at(this.inIdx, to).push(from);
     }
     if (options.rejectCycles ?? true) {
       const cycle = this.findCycle();
       if (cycle) {
-        throw new GraphValidationError('$.edges', `$.edges: cycle ${cycle.map((i) => this.nodes[i]!.version).join(' -> ')}`, { hint: 'an update graph must be acyclic' });
+        throw new GraphValidationError('$.edges', `$.edges: cycle ${cycle.map((i) => at(this.nodes, i).version).join(' -> ')}`, { hint: 'an update graph must be acyclic' });
       }
     }
   }
@@ -310,7 +311,10 @@ export class Graph {
     } catch {
       return -1;
     }
-    for (let i = 0; i < this.semvers.length; i++) if (compareSemver(this.semvers[i]!, v) === 0) return i;
+    for (let i = 0; i < this.semvers.length; i++) {
+      const sv = this.semvers[i];
+      if (sv && compareSemver(sv, v) === 0) return i;
+    }
     return -1;
   }
 
@@ -350,11 +354,11 @@ export class Graph {
     const sa = this.semvers[a];
     const sb = this.semvers[b];
     if (sa && sb) return compareSemver(sa, sb);
-    const ageA = Number(this.nodes[a]!.metadata['org.fedoraproject.coreos.releases.age_index']);
-    const ageB = Number(this.nodes[b]!.metadata['org.fedoraproject.coreos.releases.age_index']);
+    const ageA = Number(at(this.nodes, a).metadata['org.fedoraproject.coreos.releases.age_index']);
+    const ageB = Number(at(this.nodes, b).metadata['org.fedoraproject.coreos.releases.age_index']);
     if (Number.isFinite(ageA) && Number.isFinite(ageB) && ageA !== ageB) return ageA < ageB ? -1 : 1;
-    const va = this.nodes[a]!.version;
-    const vb = this.nodes[b]!.version;
+    const va = at(this.nodes, a).version;
+    const vb = at(this.nodes, b).version;
     return va < vb ? -1 : va > vb ? 1 : 0;
   }
 
@@ -374,11 +378,11 @@ export class Graph {
       const stack = [s];
       state[s] = 1;
       while (stack.length > 0) {
-        const u = stack[stack.length - 1]!;
-        const succ = this.outIdx[u]!;
-        if (iter[u]! < succ.length) {
-          const v = succ[iter[u]!]!;
-          iter[u]!++;
+        const u = at(stack, stack.length - 1);
+        const succ = at(this.outIdx, u);
+        if (at(iter, u) < succ.length) {
+          const v = at(succ, at(iter, u));
+          iter[u] = at(iter, u) + 1;
           if (state[v] === 0) {
             state[v] = 1;
             parent[v] = u;
@@ -388,7 +392,7 @@ export class Graph {
             let x = u;
             while (x !== v && x !== -1) {
               cyc.push(x);
-              x = parent[x]!;
+              x = at(parent, x);
             }
             cyc.push(v);
             return cyc.reverse();

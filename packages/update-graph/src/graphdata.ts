@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { GraphDataError } from './errors.js';
 import type { ClusterCondition, ConditionalEdgeGroup, ConditionalUpdateRisk, GraphDocument } from './graph.js';
 import { formatSemver, parseSemver, type SemVer } from './semver.js';
+import { at, must } from './util.js';
 
 const KEY = 'io.openshift.upgrades.graph';
 const ARCH_KEY = `${KEY}.release.arch`;
@@ -160,7 +161,7 @@ export function readGraphData(dir: string): GraphData {
     }
     checkRegex(file, from);
     if (keys.length === 2 && keys.includes('to') && keys.includes('from')) {
-      blockedEdges.push({ file, to: to!, from });
+      blockedEdges.push({ file, to: must(to, 'to'), from });
       continue;
     }
     const { url, name, message, matchingRules } = doc;
@@ -174,7 +175,7 @@ export function readGraphData(dir: string): GraphData {
         const pq = r['promql'];
         rules.push(isObj(pq) && typeof pq['promql'] === 'string' ? { type: r['type'], promql: { promql: pq['promql'] } } : { type: r['type'] });
       }
-      conditionalEdges.push({ file, to: to!, from, risk: { url, name, message, matchingRules: rules } });
+      conditionalEdges.push({ file, to: must(to, 'to'), from, risk: { url, name, message, matchingRules: rules } });
       continue;
     }
     warnings.push(`${file}: neither an unconditional block (exactly to/from) nor a conditional risk (url, name, message, matchingRules) (skipped)`);
@@ -267,7 +268,7 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
     else targets = arches.map((b) => withBuild(to, b));
     for (const t of targets) {
       const i = findExact(g, t);
-      if (i >= 0 && !g.nodes[i]!.abstract) g.nodes[i]!.metadata[rx] = be.from;
+      if (i >= 0 && !at(g.nodes, i).abstract) at(g.nodes, i).metadata[rx] = be.from;
     }
   }
   for (const ce of data.conditionalEdges) {
@@ -275,8 +276,8 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
     g.conditionalTemplates.push({ from: ce.from, to: formatSemver(to), risks: [ce.risk] });
     for (const b of arches) {
       const i = findExact(g, withBuild(to, b));
-      if (i < 0 || g.nodes[i]!.abstract) continue;
-      const md = g.nodes[i]!.metadata;
+      if (i < 0 || at(g.nodes, i).abstract) continue;
+      const md = at(g.nodes, i).metadata;
       md[rx] = rx in md ? `${md[rx]}|${ce.from}` : ce.from;
     }
   }
@@ -308,10 +309,10 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
 }
 
 function annotate(g: BuilderGraph, version: string, ref: number): string {
-  const arch = g.nodes[ref]!.metadata[ARCH_KEY];
+  const arch = at(g.nodes, ref).metadata[ARCH_KEY];
   if (arch === undefined) return version;
   const s = sv(version);
-  if (!s) throw new GraphDataError(`node ${g.nodes[ref]!.version}`, `${JSON.stringify(version)} in an add/remove label is not SemVer`);
+  if (!s) throw new GraphDataError(`node ${at(g.nodes, ref).version}`, `${JSON.stringify(version)} in an add/remove label is not SemVer`);
   return withBuild(s, [arch]);
 }
 
@@ -358,7 +359,7 @@ export function applyEdgeAddRemove(g: BuilderGraph): void {
     g.nodes.forEach((n, ti) => {
       if (!(n.version === t.to || n.version.split('+')[0] === t.to)) return;
       for (const p of preds(ti)) {
-        const fv = g.nodes[p]!.version;
+        const fv = at(g.nodes, p).version;
         if (t.from !== '.*' && !re.test(fv)) continue;
         const k = `${fv}>${n.version}`;
         const cur = edgeRisks.get(k);
@@ -397,7 +398,7 @@ export function applyEdgeAddRemove(g: BuilderGraph): void {
     } catch (err) {
       throw new GraphDataError(`node ${n.version}`, `Parsing ${rxs} as Regex: ${(err as Error).message}`);
     }
-    for (const p of preds(to)) if (rxs === '.*' || re.test(g.nodes[p]!.version)) remove.add(`${p}>${to}`);
+    for (const p of preds(to)) if (rxs === '.*' || re.test(at(g.nodes, p).version)) remove.add(`${p}>${to}`);
   });
   g.nodes.forEach((n, from) => {
     const csv = n.metadata[`${KEY}.next.remove`];
@@ -455,7 +456,7 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
     if (idx.has(version)) throw new GraphDataError(where, `duplicate release ${version}`);
     const metadata: Record<string, string> = { ...(r.metadata ?? {}), [ARCH_KEY]: arch };
     const digest = /@(sha256:[0-9a-f]{64})$/.exec(r.payload);
-    if (digest) metadata[`${KEY}.release.manifestref`] = digest[1]!;
+    if (digest) metadata[`${KEY}.release.manifestref`] = at(digest, 1);
     idx.set(version, g.nodes.length);
     g.nodes.push({ version, payload: r.payload, metadata });
   }
@@ -469,7 +470,7 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
   };
   for (const r of releases) {
     const arch = archOf(r);
-    const me = idx.get(withBuild(parseSemver(r.version), [arch]))!;
+    const me = must(idx.get(withBuild(parseSemver(r.version), [arch])), 'release index');
     for (const p of r.previous ?? []) {
       const ps = sv(p);
       const pi = ps ? idx.get(withBuild(ps, [arch])) : undefined;
@@ -484,16 +485,16 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
   // reject cycles
   const state = new Uint8Array(g.nodes.length);
   const out: number[][] = g.nodes.map(() => []);
-  for (const [a, b] of g.edges) out[a]!.push(b);
+  for (const [a, b] of g.edges) at(out, a).push(b);
   const visit = (s: number): void => {
     const stack: [number, number][] = [[s, 0]];
     state[s] = 1;
     while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const succ = out[top[0]]!;
+      const top = at(stack, stack.length - 1);
+      const succ = at(out, top[0]);
       if (top[1] < succ.length) {
-        const v = succ[top[1]++]!;
-        if (state[v] === 1) throw new GraphDataError(`release ${g.nodes[v]!.version}`, `update cycle through ${g.nodes[top[0]]!.version} -> ${g.nodes[v]!.version}`, { hint: 'previous/next lists must not form a cycle' });
+        const v = at(succ, top[1]++);
+        if (state[v] === 1) throw new GraphDataError(`release ${at(g.nodes, v).version}`, `update cycle through ${at(g.nodes, top[0]).version} -> ${at(g.nodes, v).version}`, { hint: 'previous/next lists must not form a cycle' });
         if (state[v] === 0) {
           state[v] = 1;
           stack.push([v, 0]);
@@ -541,7 +542,7 @@ export function filterGraph(doc: GraphDocument, channel: string | undefined, arc
   const text = (v: unknown): string => (typeof v === 'string' ? v : '');
   if (channel !== undefined) keep = doc.nodes.map((n) => text(n.metadata[CHANNELS_KEY]).split(',').some((c) => c.trim() === channel));
   let archKeep = keep;
-  if (arch !== undefined) archKeep = doc.nodes.map((n, i) => keep[i]! && text(n.metadata[ARCH_KEY]).split(',').some((a) => a.trim() === arch));
+  if (arch !== undefined) archKeep = doc.nodes.map((n, i) => at(keep, i) && text(n.metadata[ARCH_KEY]).split(',').some((a) => a.trim() === arch));
   const newIdx = new Int32Array(doc.nodes.length).fill(-1);
   const nodes: GraphDocument['nodes'] = [];
   const rename = new Map<string, string>();
@@ -557,9 +558,9 @@ export function filterGraph(doc: GraphDocument, channel: string | undefined, arc
     rename.set(n.version, version);
     nodes.push({ version, payload: n.payload, metadata });
   });
-  const edges = doc.edges.filter(([a, b]) => newIdx[a]! >= 0 && newIdx[b]! >= 0).map(([a, b]) => [newIdx[a]!, newIdx[b]!] as [number, number]);
+  const edges = doc.edges.filter(([a, b]) => at(newIdx, a) >= 0 && at(newIdx, b) >= 0).map(([a, b]) => [at(newIdx, a), at(newIdx, b)] as [number, number]);
   const conditionalEdges = (doc.conditionalEdges ?? [])
-    .map((g) => ({ edges: g.edges.filter((e) => rename.has(e.from) && rename.has(e.to)).map((e) => ({ from: rename.get(e.from)!, to: rename.get(e.to)! })), risks: g.risks }))
+    .map((g) => ({ edges: g.edges.filter((e) => rename.has(e.from) && rename.has(e.to)).map((e) => ({ from: must(rename.get(e.from), 'rename entry'), to: must(rename.get(e.to), 'rename entry') })), risks: g.risks }))
     .filter((g) => g.edges.length > 0);
   return { version: 1, nodes, edges, conditionalEdges };
 }

@@ -6,6 +6,7 @@ import { NoPathError } from './errors.js';
 import type { ConditionalUpdateRisk, Graph } from './graph.js';
 import type { Condition } from './risk.js';
 import { compareSemver, compareVersionStrings, parseSemver } from './semver.js';
+import { at, must } from './util.js';
 
 /** Why a risk on a planned hop does not block it. */
 export type RiskDisposition = 'accepted' | 'not-matching';
@@ -79,7 +80,7 @@ export class PlanIndex {
       const local = g.nodes.map((n) => id(n.version, n.payload));
       for (const [a, b] of g.edges) {
         const key = `${local[a]}>${local[b]}`;
-        if (!arcs.has(key)) arcs.set(key, { to: local[b]!, risks: undefined });
+        if (!arcs.has(key)) arcs.set(key, { to: at(local, b), risks: undefined });
       }
     }
     for (const g of list) {
@@ -98,8 +99,8 @@ export class PlanIndex {
     }
     for (const [key, arc] of arcs) {
       const from = Number(key.slice(0, key.indexOf('>')));
-      this.out[from]!.push(arc);
-      this.inc[arc.to]!.push(from);
+      at(this.out, from).push(arc);
+      at(this.inc, arc.to).push(from);
     }
     // prefer newer intermediate versions on ties: rank versions once, then sort arcs by rank
     const parsed = this.versions.map((v) => {
@@ -113,13 +114,13 @@ export class PlanIndex {
     order.sort((a, b) => {
       const pa = parsed[a];
       const pb = parsed[b];
-      if (pa && pb) return compareSemver(pa, pb) || (this.versions[a]! < this.versions[b]! ? -1 : 1);
-      return compareVersionStrings(this.versions[a]!, this.versions[b]!);
+      if (pa && pb) return compareSemver(pa, pb) || (at(this.versions, a) < at(this.versions, b) ? -1 : 1);
+      return compareVersionStrings(at(this.versions, a), at(this.versions, b));
     });
     const rank = new Int32Array(this.versions.length);
     order.forEach((id, r) => (rank[id] = r));
     this.rank = rank;
-    for (const l of this.out) l.sort((x, y) => rank[y.to]! - rank[x.to]!);
+    for (const l of this.out) l.sort((x, y) => at(rank, y.to) - at(rank, x.to));
   }
 
   /** Id of a version or -1. */
@@ -165,15 +166,15 @@ function search(idx: PlanIndex, s: number, t: number, allowed: Gate): { parent: 
     for (const u of frontier) {
       for (const arc of idx.arcs(u) as Arc[]) {
         if (!allowed(arc.risks)) continue;
-        const c = cond[u]! + (arc.risks ? 1 : 0);
+        const c = at(cond, u) + (arc.risks ? 1 : 0);
         const v = arc.to;
         if (dist[v] === -1) {
-          dist[v] = dist[u]! + 1;
+          dist[v] = at(dist, u) + 1;
           cond[v] = c;
           parent[v] = u;
           parentArc[v] = arc;
           next.push(v);
-        } else if (dist[v] === dist[u]! + 1 && c < cond[v]!) {
+        } else if (dist[v] === at(dist, u) + 1 && c < at(cond, v)) {
           cond[v] = c;
           parent[v] = u;
           parentArc[v] = arc;
@@ -190,7 +191,7 @@ function reach(idx: PlanIndex, s: number, forward: boolean, allowed: Gate): Uint
   seen[s] = 1;
   const stack = [s];
   while (stack.length > 0) {
-    const u = stack.pop()!;
+    const u = must(stack.pop(), 'stack entry');
     if (forward) {
       for (const arc of idx.arcs(u)) if (allowed(arc.risks) && !seen[arc.to]) { seen[arc.to] = 1; stack.push(arc.to); }
     } else {
@@ -219,21 +220,21 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
   const found = search(idx, s, t, ok);
   if (found) {
     const ids: number[] = [];
-    for (let v = t; v !== -1; v = found.parent[v]!) ids.push(v);
+    for (let v = t; v !== -1; v = at(found.parent, v)) ids.push(v);
     ids.reverse();
     const hops: PlannedHop[] = [];
     let conditionalHops = 0;
     for (let i = 1; i < ids.length; i++) {
-      const arc = found.parentArc[ids[i]!]!;
-      const a = idx.versions[ids[i - 1]!]!;
-      const b = idx.versions[ids[i]!]!;
+      const arc = must(found.parentArc[at(ids, i)], 'parent arc');
+      const a = at(idx.versions, at(ids, i - 1));
+      const b = at(idx.versions, at(ids, i));
       if (!arc.risks) {
-        hops.push({ from: a, to: b, kind: 'recommended', risks: [], explanation: `${a} → ${b}: recommended update`, image: idx.images[ids[i]!]! });
+        hops.push({ from: a, to: b, kind: 'recommended', risks: [], explanation: `${a} → ${b}: recommended update`, image: at(idx.images, at(ids, i)) });
       } else {
         conditionalHops++;
         const risks = arc.risks.map((r) => ({ ...r, disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const) }));
         const why = risks.map((r) => `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`).join('; ');
-        hops.push({ from: a, to: b, kind: 'conditional', risks, explanation: `${a} → ${b}: conditional update; ${why}`, image: idx.images[ids[i]!]! });
+        hops.push({ from: a, to: b, kind: 'conditional', risks, explanation: `${a} → ${b}: conditional update; ${why}`, image: at(idx.images, at(ids, i)) });
       }
     }
     return { from, to, hops, conditionalHops };
@@ -244,13 +245,13 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
     const blocked: string[] = [];
     let firstBlocked = '';
     const ids: number[] = [];
-    for (let v = t; v !== -1; v = anyPath.parent[v]!) ids.push(v);
+    for (let v = t; v !== -1; v = at(anyPath.parent, v)) ids.push(v);
     ids.reverse();
     for (let i = 1; i < ids.length; i++) {
-      const arc = anyPath.parentArc[ids[i]!]!;
+      const arc = must(anyPath.parentArc[at(ids, i)], 'parent arc');
       if (arc.risks && !ok(arc.risks)) {
         const names = arc.risks.filter((r) => !accepted.has(r.name) && !notMatching.has(r.name)).map((r) => r.name);
-        if (!firstBlocked) firstBlocked = `${idx.versions[ids[i - 1]!]} → ${idx.versions[ids[i]!]} (conditional: ${names.join(', ')})`;
+        if (!firstBlocked) firstBlocked = `${idx.versions[at(ids, i - 1)]} → ${idx.versions[at(ids, i)]} (conditional: ${names.join(', ')})`;
         for (const nm of names) if (!blocked.includes(nm)) blocked.push(nm);
       }
     }
@@ -269,15 +270,15 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
   for (let i = 0; i < idx.versions.length; i++) {
     if (fwd[i]) {
       reachable++;
-      if (idx.rank[i]! > idx.rank[highest]!) highest = i;
+      if (at(idx.rank, i) > at(idx.rank, highest)) highest = i;
     }
     if (back[i]) {
       leading++;
-      if (idx.rank[i]! < idx.rank[lowest]!) lowest = i;
+      if (at(idx.rank, i) < at(idx.rank, lowest)) lowest = i;
     }
   }
-  const hi = idx.versions[highest]!;
-  const lo = idx.versions[lowest]!;
+  const hi = at(idx.versions, highest);
+  const lo = at(idx.versions, lowest);
   const downgrade = compareVersionStrings(to, from) < 0 ? ` (${to} is older than ${from}: downgrades are not supported)` : '';
   const missing = `${hi} → ${lo}`;
   const minorOf = (v: string): [number, number] | undefined => {

@@ -3,6 +3,7 @@
  */
 import type { Graph } from './graph.js';
 import type { UpdatePlan } from './plan.js';
+import { at } from './util.js';
 
 function dotId(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -28,8 +29,8 @@ function edgesOf(graph: Graph, options: RenderGraphOptions): { nodes: string[]; 
   const seen = new Set<string>();
   const edges: [string, string, 'recommended' | 'conditional'][] = [];
   for (const [a, b] of graph.edges) {
-    const x = graph.nodes[a]!.version;
-    const y = graph.nodes[b]!.version;
+    const x = at(graph.nodes, a).version;
+    const y = at(graph.nodes, b).version;
     const k = `${x}\u0000${y}`;
     if (!keep(x) || !keep(y) || seen.has(k)) continue;
     seen.add(k);

@@ -9,6 +9,7 @@ import type { ClusterCondition, ConditionalUpdateRisk } from './graph.js';
 import { createDispatcher, httpGet, HttpFailure } from './http.js';
 import { compareSemver, parseSemver } from './semver.js';
 import type { ConditionalUpdate, Release } from './updates.js';
+import { at, must } from './util.js';
 
 /** One condition type (`Always`, `PromQL`, ...). */
 export interface ConditionType {
@@ -417,7 +418,7 @@ export async function evaluateConditionalUpdates(conditionalUpdates: readonly Co
     .map((x) => x.risk.name);
   const riskConditions: Record<string, Condition> = {};
   for (const name of order) {
-    const risk = riskVersions.get(name)!.risk;
+    const risk = must(riskVersions.get(name), 'riskVersions entry').risk;
     try {
       const match = await opts.registry.match(risk.matchingRules, opts.signal);
       riskConditions[name] = match ? { type: 'Applies', status: 'True', reason: 'Match', message: '' } : { type: 'Applies', status: 'False', reason: 'NotMatch', message: '' };
@@ -438,7 +439,7 @@ export async function evaluateConditionalUpdates(conditionalUpdates: readonly Co
     if (cond.status === 'True') {
       if (!updates.some((u) => u.image === cu.release.image)) updates.push(cu.release);
     } else {
-      for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.image === cu.release.image) updates.splice(i, 1);
+      for (let i = updates.length - 1; i >= 0; i--) if (at(updates, i).image === cu.release.image) updates.splice(i, 1);
     }
     evaluated.push({ release: cu.release, risks: cu.risks, conditions: [cond] });
   }

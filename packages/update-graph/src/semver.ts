@@ -3,6 +3,7 @@
  * and comparison (build metadata ignored, like blang's Compare).
  */
 import { SemverError } from './errors.js';
+import { at } from './util.js';
 
 /** A parsed SemVer version. */
 export interface SemVer {
@@ -39,7 +40,7 @@ export function parseSemver(s: string): SemVer {
   const check = (part: string, label: string): number => {
     if (!NUM.test(part)) throw new SemverError(s, `Invalid character(s) found in ${label} number ${JSON.stringify(part)}`);
     if (part.length > 1 && part.startsWith('0')) {
-      throw new SemverError(s, `${label[0]!.toUpperCase()}${label.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`);
+      throw new SemverError(s, `${at(label, 0).toUpperCase()}${label.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`);
     }
     return parseUint(part);
   };
@@ -107,8 +108,8 @@ export function compareSemver(a: SemVer, b: SemVer): number {
   if (b.pre.length === 0) return -1;
   const n = Math.min(a.pre.length, b.pre.length);
   for (let i = 0; i < n; i++) {
-    const x = a.pre[i]!;
-    const y = b.pre[i]!;
+    const x = at(a.pre, i);
+    const y = at(b.pre, i);
     if (x === y) continue;
     if (typeof x === 'number' && typeof y === 'number') return x < y ? -1 : 1;
     if (typeof x === 'number') return -1;

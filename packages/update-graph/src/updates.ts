@@ -6,6 +6,7 @@ import { UpdateRetrievalError } from './errors.js';
 import { Graph, type ClusterCondition, type ConditionalUpdateRisk, type GraphNode } from './graph.js';
 import { defaultConditionRegistry, type ConditionRegistry } from './risk.js';
 import { formatSemver, parseSemver } from './semver.js';
+import { at, must } from './util.js';
 
 /** A release as the CVO publishes it (configv1.Release; empty fields omitted). */
 export interface Release {
@@ -88,7 +89,7 @@ export function parseReleaseMetadata(metadata: Readonly<Record<string, unknown>>
       } else {
         const channels = c.split(',');
         for (let i = channels.length - 1; i >= 0; i--) {
-          if (channels[i]!.length === 0) {
+          if (at(channels, i).length === 0) {
             errs.push(`io.openshift.upgrades.graph.release.channels entry ${i} is an empty string: ${JSON.stringify(c)}`);
             channels.splice(i, 1);
           }
@@ -139,17 +140,17 @@ export function availableUpdates(graph: Graph, currentVersion: string, options: 
       hint: 'check the channel: it must list the version the cluster runs (oc adm upgrade channel <channel>)',
     });
   }
-  const current = nodeToRelease(graph.nodes[currentIdx]!, 'invalid current node');
+  const current = nodeToRelease(at(graph.nodes, currentIdx), 'invalid current node');
   if (desiredArch === 'Multi' && currentArch !== desiredArch) {
     return { current, updates: [current], conditionalUpdates: [], warnings };
   }
-  let updates = graph.successors(currentIdx).map((i) => nodeToRelease(graph.nodes[i]!, 'invalid recommended update node'));
+  let updates = graph.successors(currentIdx).map((i) => nodeToRelease(at(graph.nodes, i), 'invalid recommended update node'));
   let conditional: { release: Release; risks: (ConditionalUpdateRisk & { matchingRules: ClusterCondition[] })[] }[] = [];
   for (const { to, group } of graph.conditionalFrom(canonical)) {
     const ti = graph.indexOf(to);
     if (ti < 0) throw new UpdateRetrievalError('ResponseInvalid', `no node for conditional update ${to}`);
-    const release = nodeToRelease(graph.nodes[ti]!, 'invalid conditional update node');
-    conditional.push({ release, risks: graph.conditionalEdges[group]!.risks.map(cloneRisk) });
+    const release = nodeToRelease(at(graph.nodes, ti), 'invalid conditional update node');
+    conditional.push({ release, risks: at(graph.conditionalEdges, group).risks.map(cloneRisk) });
   }
   const condImages = new Set(conditional.map((c) => c.release.image));
   updates = updates.filter((u) => {
@@ -172,7 +173,7 @@ export function availableUpdates(graph: Graph, currentVersion: string, options: 
   const counts = new Map<string, number>();
   for (const cu of conditional) counts.set(cu.release.image, (counts.get(cu.release.image) ?? 0) + 1);
   conditional = conditional.filter((cu) => {
-    const n = counts.get(cu.release.image)!;
+    const n = must(counts.get(cu.release.image), 'counts entry');
     if (n > 1) {
       warnings.push(`Upstream declares ${n} conditional updates to ${cu.release.version}; dropping them all.`);
       return false;

@@ -31,7 +31,7 @@ interface SourceOptions {
   timeout?: string;
 }
 
-function clientOptions(o: SourceOptions): UpdateGraphClientOptions {
+function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): UpdateGraphClientOptions {
   const opts: { ca?: string; proxy?: string; timeoutMs?: number } = {};
   if (o.ca !== undefined) {
     try {
@@ -91,8 +91,9 @@ async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
 }
 
 function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('   ')}`.trimEnd()).join('\n');
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((row) => `  ${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}`.trimEnd()).join('\n');
 }
 
 function formatUpdates(source: string, channel: string, r: AvailableUpdates, recommended: Record<string, Condition | undefined>): string {
@@ -114,7 +115,7 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
       const rec = recommended[c.release.version];
       lines.push(`  Version: ${c.release.version}`, `  Image: ${c.release.image}`);
       if (rec) lines.push(`  Recommended: ${rec.status}`, `  Reason: ${rec.reason}`, `  Message: ${rec.message.replace(/\n/g, '\n    ')}`);
-      else lines.push(`  Reason: ${c.risks.length === 1 ? c.risks[0]!.name : 'MultipleReasons'} (not evaluated)`);
+      else lines.push(`  Reason: ${c.risks.length === 1 ? (c.risks[0]?.name ?? '') : 'MultipleReasons'} (not evaluated)`);
       for (const risk of c.risks) lines.push(`  Risk: ${risk.name} ${risk.url}`, `    ${risk.message}`);
       lines.push('');
     }
@@ -122,7 +123,8 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-const collect = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')];
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')];
+const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
 /** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
 export function registerGraphCommands(program: Command): void {
@@ -137,7 +139,7 @@ export function registerGraphCommands(program: Command): void {
     .requiredOption('--channel <channel>', 'update channel, e.g. stable-4.18')
     .requiredOption('--version <version>', 'current cluster version')
     .option('--upstream <url>', 'update service URL (…/graph)')
-    .option('--graph <file>', 'read the graph from a JSON file instead', (v: string, p: string[] = []) => [...p, v])
+    .option('--graph <file>', 'read the graph from a JSON file instead', repeat)
     .option('--arch <arch>', 'architecture (amd64, arm64, …, Multi)', 'amd64')
     .option('--id <uuid>', 'cluster ID sent as id=')
     .option('--ca <file>', 'PEM CA bundle for the update service')
@@ -148,15 +150,16 @@ export function registerGraphCommands(program: Command): void {
     .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
     .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect)
     .option('--format <format>', 'table or json', 'table')
-    .action(async (o: SourceOptions & { version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[]; format: string; channel: string | string[] }) => {
-      const channel = Array.isArray(o.channel) ? o.channel[0]! : o.channel;
+    .action(async (o: Omit<SourceOptions, 'channel'> & { channel: string; version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[]; format: string }) => {
+      const channel = o.channel;
       let result: AvailableUpdates;
       let source: string;
       try {
-        if (o.graph && o.graph.length > 0) {
+        const file = o.graph?.[0];
+        if (file !== undefined) {
           if (o.upstream !== undefined) throw new CliError('use either --graph or --upstream, not both', 2);
-          result = availableUpdates(loadGraphFile(o.graph[0]!), o.version, { channel, currentArch: o.arch ?? 'amd64' });
-          source = `Graph: ${o.graph[0]}`;
+          result = availableUpdates(loadGraphFile(file), o.version, { channel, currentArch: o.arch ?? 'amd64' });
+          source = `Graph: ${file}`;
         } else if (o.upstream !== undefined) {
           const client = new UpdateGraphClient(clientOptions(o));
           try {
@@ -196,7 +199,7 @@ export function registerGraphCommands(program: Command): void {
   graph
     .command('path <from> <to>')
     .description('Plan the shortest safe update path across minors')
-    .option('--graph <file>', 'graph JSON file (repeat for several channels)', (v: string, p: string[] = []) => [...p, v])
+    .option('--graph <file>', 'graph JSON file (repeat for several channels)', repeat)
     .option('--upstream <url>', 'update service URL')
     .option('--channel <channel>', 'channel(s) to fetch from --upstream (repeat or comma list)', collect)
     .option('--arch <arch>', 'architecture', 'amd64')
@@ -209,7 +212,8 @@ export function registerGraphCommands(program: Command): void {
       const graphs = await loadGraphs(o, from);
       let plan;
       try {
-        plan = planPath(graphs.length === 1 ? graphs[0]! : graphs, from, to, { acceptRisks: o.acceptRisks ?? [] });
+        const [only, ...more] = graphs;
+        plan = planPath(only !== undefined && more.length === 0 ? only : graphs, from, to, { acceptRisks: o.acceptRisks ?? [] });
       } catch (e) {
         if (e instanceof NoPathError) throw new CliError(e.message);
         return wrap(e);
@@ -241,7 +245,7 @@ export function registerGraphCommands(program: Command): void {
   graph
     .command('draw')
     .description('Draw a graph as DOT, Mermaid or JSON')
-    .option('--graph <file>', 'graph JSON file', (v: string, p: string[] = []) => [...p, v])
+    .option('--graph <file>', 'graph JSON file', repeat)
     .option('--upstream <url>', 'update service URL')
     .option('--channel <channel>', 'channel to fetch', collect)
     .option('--version <version>', 'version sent to the update service', '0.0.0')
@@ -252,10 +256,11 @@ export function registerGraphCommands(program: Command): void {
     .option('--format <format>', 'dot, mermaid or json', 'dot')
     .action(async (o: SourceOptions & { version: string; only?: string[]; format: string }) => {
       const [g] = await loadGraphs(o, o.version);
+      if (g === undefined) throw new CliError('no graph loaded', 2);
       const opts = o.only ? { versionPrefixes: o.only } : {};
-      if (o.format === 'dot') process.stdout.write(graphToDot(g!, opts));
-      else if (o.format === 'mermaid') process.stdout.write(graphToMermaid(g!, opts));
-      else if (o.format === 'json') process.stdout.write(`${JSON.stringify(g!.toDocument(), null, 2)}\n`);
+      if (o.format === 'dot') process.stdout.write(graphToDot(g, opts));
+      else if (o.format === 'mermaid') process.stdout.write(graphToMermaid(g, opts));
+      else if (o.format === 'json') process.stdout.write(`${JSON.stringify(g.toDocument(), null, 2)}\n`);
       else throw new CliError(`--format must be dot, mermaid or json, got ${o.format}`, 2);
     });
 
