@@ -46,6 +46,6 @@ test('Ignition spec: 5,000 files, 500 units, 50 directories', async ({ bench }) 
     bench('translate 3.5.0 -> 2.2.0', () => {
       translate(big, '2.2.0');
     }),
-    { time: 4000 },
+    { time: 2000 },
   );
-});
+}, 600_000);

@@ -52,9 +52,14 @@ export function isConversionSupported(from: string, to: string): boolean {
   const seen = new Set<string>([from]);
   const queue = [from];
   while (queue.length > 0) {
-    const cur = queue.shift()!;
+    const cur = queue.shift();
+    if (cur === undefined) break;
     if (cur === to) return true;
-    for (const n of EDGES[cur] ?? []) if (!seen.has(n)) (seen.add(n), queue.push(n));
+    for (const n of EDGES[cur] ?? []) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      queue.push(n);
+    }
   }
   return false;
 }

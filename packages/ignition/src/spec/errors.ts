@@ -187,8 +187,7 @@ export function tooDeep(value: unknown, max: number = MAX_DEPTH): JsonPath | nul
     key: string | number;
   }
   const stack: Frame[] = [{ v: value, depth: 0, parent: null, key: '' }];
-  while (stack.length > 0) {
-    const f = stack.pop()!;
+  for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
     const v = f.v;
     if (v === null || typeof v !== 'object') continue;
     if (f.depth >= max) {

@@ -17,7 +17,7 @@ const HEX = /^[0-9a-fA-F]{2}$/;
 
 function unescapeOk(s: string, host: boolean): boolean {
   for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
+    const c = s.charAt(i);
     if (c === '%') {
       if (!HEX.test(s.slice(i + 1, i + 3))) return false;
       i += 2;
@@ -55,7 +55,7 @@ export function goParseURL(raw: string): GoURL | null {
   if (rest === '*') return { scheme: '', opaque: '', rawQuery: '', host: '', path: '*' };
   let scheme = '';
   for (let i = 0; i < rest.length; i++) {
-    const c = rest[i]!;
+    const c = rest.charAt(i);
     if (/[A-Za-z]/.test(c)) continue;
     if (/[0-9+\-.]/.test(c)) {
       if (i === 0) break;
@@ -174,7 +174,7 @@ export function dataURLError(s: string): string | null {
   if (comma < 0) return 'dataurl: missing comma';
   const meta = s.slice(5, comma);
   const params = meta.split(';');
-  const isBase64 = params.length > 0 && params[params.length - 1]!.toLowerCase() === 'base64';
+  const isBase64 = params.length > 0 && (params[params.length - 1] ?? '').toLowerCase() === 'base64';
   const mediaParams = isBase64 ? params.slice(0, -1) : params;
   const media = mediaParams[0] ?? '';
   if (media !== '' && !/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/.test(media)) return 'dataurl: invalid media type';
@@ -205,7 +205,7 @@ export function parseARN(s: string): { service: string; resource: string } | nul
   const sections = s.split(':');
   if (sections.length < 6) return null;
   if (sections[1] === '' || sections[2] === '') return null;
-  return { service: sections[2]!, resource: sections.slice(5).join(':') };
+  return { service: sections[2] ?? '', resource: sections.slice(5).join(':') };
 }
 
 /** One option of a systemd unit. */
@@ -250,7 +250,7 @@ export function deserializeUnit(content: string): UnitOption[] {
   for (;;) {
     checkLine();
     if (pos >= n) return opts;
-    const c = String.fromCodePoint(content.codePointAt(pos)!);
+    const c = String.fromCodePoint(content.codePointAt(pos) ?? 0);
     if (section === null) {
       pos += c.length;
       if (c === '[') section = readSection();
@@ -275,7 +275,7 @@ export function deserializeUnit(content: string): UnitOption[] {
     let name = '';
     for (;;) {
       if (pos >= n) throw new Error('EOF');
-      const r = content[pos]!;
+      const r = content.charAt(pos);
       pos += 1;
       if (r === '\n' || r === '\r') throw new Error('unexpected newline encountered while parsing option name');
       if (r === '=') break;
@@ -342,8 +342,8 @@ export function goSemver(v: string): GoSemver | null {
   const pre = dash >= 0 ? third.slice(dash + 1) : '';
   if (pre !== '' && !validIdentifiers(pre)) return null;
   if (meta !== '' && !validIdentifiers(meta)) return null;
-  const major = goParseInt(dots[0]!);
-  const minor = goParseInt(dots[1]!);
+  const major = goParseInt(dots[0] ?? '');
+  const minor = goParseInt(dots[1] ?? '');
   const patch = goParseInt(patchStr);
   if (major === null || minor === null || patch === null) return null;
   return { major, minor, patch, pre, meta };

@@ -41,7 +41,7 @@ function isZero(v: unknown): boolean {
 }
 
 function clone<T>(v: T): T {
-  return v === undefined ? v : (structuredClone(v) as T);
+  return v === undefined ? v : (structuredClone(v));
 }
 
 class Merger {
@@ -262,7 +262,7 @@ function checkInput(c: unknown, which: string): Obj {
 export function merge(parent: IgnitionConfigV3, child: IgnitionConfigV3): IgnitionConfigV3 {
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
-  return new Merger(false).mergeStruct('Config', p, c, ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+  return new Merger(false).mergeStruct('Config', p, c, ['parent'], ['child'], ['result']);
 }
 
 /** Like {@link merge}, also returning upstream's transcript (which input each result field came from). */

@@ -1,5 +1,5 @@
 /** JSON-schema checks with ajv against the upstream schema bundled at build time. */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { SCHEMAS } from './generated/schemas.js';
 import type { JsonPath, ReportEntry } from './types.js';
 
@@ -62,7 +62,7 @@ export function schemaIssues(config: unknown, version: string): SchemaIssue[] {
   if (fn(config)) return [];
   const seen = new Set<string>();
   const out: SchemaIssue[] = [];
-  for (const e of (fn.errors ?? []) as ErrorObject[]) {
+  for (const e of (fn.errors ?? [])) {
     const path = pointerToPath(e.instancePath);
     let message: string;
     let p = path;

@@ -203,7 +203,6 @@ export function checkFilesystemLabel(fs: Obj, minor: number, experimental: boole
     case 'virtiofs':
       return experimental && minor >= 7 ? E('ErrVirtiofsCannotHaveLabel') : null;
   }
-  void minor;
   return null;
 }
 
@@ -282,7 +281,7 @@ export class Rules {
     const minor = this.minor;
     switch (struct) {
       case 'Config':
-        return this.config(o, c, r);
+        { this.config(o, c, r); return; }
       case 'Ignition': {
         const vp = [...c, 'version'];
         const version = o['version'];
@@ -294,18 +293,17 @@ export class Rules {
       }
       case 'IgnitionConfig':
         if (minor >= 1) {
-          asList(o['merge']).forEach((res, i) => r.err([...c, 'merge', i], this.requiredSource(asObj(res))));
+          asList(o['merge']).forEach((res, i) => { r.err([...c, 'merge', i], this.requiredSource(asObj(res))); });
         }
         return;
       case 'TLS':
         if (minor >= 1) {
-          asList(o['certificateAuthorities']).forEach((res, i) =>
-            r.err([...c, 'certificateAuthorities', i], this.requiredSource(asObj(res))),
+          asList(o['certificateAuthorities']).forEach((res, i) => { r.err([...c, 'certificateAuthorities', i], this.requiredSource(asObj(res))); },
           );
         }
         return;
       case 'Resource':
-        return this.resource(o, c, r, parent);
+        { this.resource(o, c, r, parent); return; }
       case 'HTTPHeader':
         r.err([...c, 'name'], o['name'] === '' || o['name'] === undefined ? E('ErrEmptyHTTPHeaderName') : null);
         r.err([...c, 'value'], o['value'] === '' ? E('ErrInvalidHTTPHeader') : null);
@@ -341,7 +339,7 @@ export class Rules {
         r.err(c, present(o['id']) && notEmpty(o['name']) ? E('ErrBothIDAndNameSet') : null);
         return;
       case 'Disk':
-        return this.disk(o, c, r);
+        { this.disk(o, c, r); return; }
       case 'Partition': {
         if (
           isFalse(o['shouldExist']) &&
@@ -356,11 +354,11 @@ export class Rules {
         return;
       }
       case 'Filesystem':
-        return this.filesystem(o, c, r);
+        { this.filesystem(o, c, r); return; }
       case 'Luks':
-        return this.luks(o, c, r);
+        { this.luks(o, c, r); return; }
       case 'ClevisCustom':
-        return this.clevisCustom(o, c, r);
+        { this.clevisCustom(o, c, r); return; }
       case 'Tang': {
         const u = goParseURL(str(o['url']));
         r.err([...c, 'url'], !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'));
@@ -381,7 +379,7 @@ export class Rules {
         if (asList(o['devices']).length === 0) r.err([...c, 'devices'], E('ErrRaidDevicesRequired'));
         return;
       case 'Systemd':
-        return this.systemd(o, c, r);
+        { this.systemd(o, c, r); return; }
       case 'Unit': {
         r.err([...c, 'name'], checkUnitName(str(o['name'])));
         const cc = [...c, 'contents'];
@@ -422,7 +420,7 @@ export class Rules {
     );
     r.err([...c, 'source'], checkURLNilOK(o['source'], minor));
     if (minor >= 1 && asList(o['httpHeaders']).length > 0) {
-      let f: Finding | null = null;
+      let f: Finding | null;
       if (nilOrEmpty(o['source'])) f = E('ErrInvalidUrl');
       else {
         const u = goParseURL(str(o['source']));
@@ -465,16 +463,17 @@ export class Rules {
       if (typeof n === 'number' && n !== 0) byNumber.set(n, [...(byNumber.get(n) ?? []), i]);
     });
     for (const idx of byNumber.values()) {
-      if (idx.length > 1) {
-        r.err([...c, 'partitions', idx[1]!], E('ErrPartitionNumbersCollide'));
+      const second = idx[1];
+      if (second !== undefined) {
+        r.err([...c, 'partitions', second], E('ErrPartitionNumbersCollide'));
         break;
       }
     }
     const overlap = partitionsOverlap(parts);
     if (overlap !== null) r.err([...c, 'partitions', overlap], E('ErrPartitionsOverlap'));
     const labels = new Set<string>();
-    for (let i = 0; i < parts.length; i++) {
-      const l = parts[i]!['label'];
+    for (const [i, part] of parts.entries()) {
+      const l = part['label'];
       if (isStr(l)) {
         if (labels.has(l)) {
           r.err([...c, 'partitions', i], E('ErrDuplicateLabels'));
@@ -614,12 +613,12 @@ function partitionsOverlap(parts: Obj[]): number | null {
     if (typeof s !== 'number' || typeof z !== 'number' || s === 0) return null;
     return { start: s, end: z === 0 ? s : s + z - 1 };
   };
-  for (let a = 0; a < parts.length; a++) {
-    const p = dims(parts[a]!);
+  for (const pa of parts) {
+    const p = dims(pa);
     if (!p) continue;
-    for (let i = 0; i < parts.length; i++) {
-      const o = dims(parts[i]!);
-      if (!o || sameValue(parts[a]!, parts[i]!)) continue;
+    for (const [i, pi] of parts.entries()) {
+      const o = dims(pi);
+      if (!o || sameValue(pa, pi)) continue;
       if (p.start >= o.start && p.start <= o.end) return i;
       if (p.end >= o.start && p.end <= o.end) return i;
       if (p.start < o.start && p.end > o.end) return i;
@@ -671,11 +670,11 @@ function walk(rules: Rules, struct: StructName, o: Obj, c: JsonPath, r: Collecto
       if (!Array.isArray(v) || v.length === 0) continue;
       const role = struct === 'IgnitionConfig' ? 'config' : struct === 'TLS' ? 'ca' : name;
       if (shape.item === 'string') {
-        if (struct === 'Raid' && name === 'devices') v.forEach((item, i) => r.err([...c, name, i], checkPath(str(item))));
+        if (struct === 'Raid' && name === 'devices') v.forEach((item, i) => { r.err([...c, name, i], checkPath(str(item))); });
         continue;
       }
       const item = shape.item;
-      v.forEach((x, i) => walk(rules, item, asObj(x), [...c, name, i], r, role));
+      v.forEach((x, i) => { walk(rules, item, asObj(x), [...c, name, i], r, role); });
     }
   }
 }

@@ -6,7 +6,6 @@ import {
   SPEC3_VERSIONS,
   type IgnitionConfig,
   type IgnitionConfigV2,
-  type IgnitionConfigV3,
   type JsonPath,
   type ReportEntry,
   type Spec3Version,
@@ -30,7 +29,7 @@ function prune<T>(v: T): T {
       const p = prune(x);
       if (p === undefined || p === null) continue;
       if (Array.isArray(p) && p.length === 0) continue;
-      if (typeof p === 'object' && !Array.isArray(p) && Object.keys(p as Obj).length === 0) continue;
+      if (typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 0) continue;
       out[k] = p;
     }
     return out as T;
@@ -60,7 +59,8 @@ function reportText(entries: ReportEntry[]): string {
 function checkValid(cfg: unknown, version: string, from: string, to: string, prefix: string): void {
   const entries = version === '2.2.0' ? validateSemantics2(cfg) : validateSemantics3(cfg, { version, minor: 0 });
   const errors = entries.filter((e) => e.kind === 'error');
-  if (errors.length > 0) fail(`${prefix}:\n${reportText(errors)}`, from, to, errors[0]!.path);
+  const first = errors[0];
+  if (first) fail(`${prefix}:\n${reportText(errors)}`, from, to, first.path);
 }
 
 /** Sets the version in place (translate works on its own deep copy). */
@@ -206,11 +206,7 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
     });
   }
   const result = prune(out);
-  try {
-    checkValid(result, toVersion, from, to, fromMinor >= 5 ? 'converted spec has unexpected fatal error' : 'Converted spec has unexpected fatal error');
-  } catch (e) {
-    throw e;
-  }
+  checkValid(result, toVersion, from, to, fromMinor >= 5 ? 'converted spec has unexpected fatal error' : 'Converted spec has unexpected fatal error');
   return result;
 }
 
@@ -385,7 +381,7 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
   };
   const pruned = pruneV2(res);
   checkValid(pruned, '2.2.0', from, to, 'Converted spec has unexpected fatal error');
-  return pruned as IgnitionConfigV2;
+  return pruned;
 }
 
 /** Pruning for 2.2 output that keeps meaningful false/"" values Go would emit without omitempty. */
@@ -401,7 +397,7 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   const seen = new Set<string>();
   const outFiles: Obj[] = [];
   for (let i = files.length - 1; i >= 0; i--) {
-    const f = files[i]!;
+    const f = files[i] ?? {};
     if (str(f['filesystem']) !== 'root') fail('cannot dedupe set of files on non-root filesystem', '2.2.0', '3.0.0', ['storage', 'files', i, 'filesystem']);
     if (isTrue(f['append'])) fail('cannot dedupe set of files that contains appendices', '2.2.0', '3.0.0', ['storage', 'files', i, 'append']);
     const p = str(f['path']);
@@ -413,7 +409,7 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   const unitNames = new Set<string>();
   const outUnits: Obj[] = [];
   for (let i = units.length - 1; i >= 0; i--) {
-    const u = units[i]!;
+    const u = units[i] ?? {};
     const name = str(u['name']);
     if (unitNames.has(name)) {
       for (const kept of outUnits) {
@@ -433,7 +429,7 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   const userNames = new Set<string>();
   const outUsers: Obj[] = [];
   for (let i = users.length - 1; i >= 0; i--) {
-    const u = users[i]!;
+    const u = users[i] ?? {};
     const name = str(u['name']);
     if (userNames.has(name)) {
       for (const kept of outUsers) {
@@ -452,7 +448,7 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   if (out['storage'] !== undefined || outFiles.length > 0) storage['files'] = outFiles;
   if (out['systemd'] !== undefined) asObj(out['systemd'])['units'] = outUnits;
   if (out['passwd'] !== undefined) asObj(out['passwd'])['users'] = outUsers;
-  return prune(out) as IgnitionConfigV2;
+  return prune(out);
 }
 
 /** 2.2 → 3.0 (ign-converter v23tov30 with the `root` → `/` filesystem map the MCO passes). */
@@ -662,7 +658,7 @@ export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: 
   if (from === toVersion) return structuredClone(config);
   let cur = structuredClone(config) as Obj;
   if (from === '2.2.0') {
-    cur = from22(dedupeV2(cur as IgnitionConfigV2) as Obj, toVersion);
+    cur = from22(dedupeV2(cur) as Obj, toVersion);
   }
   const curMinor = (): number => minorOf(versionOf(cur));
   if (toVersion === '2.2.0') {
@@ -687,5 +683,5 @@ export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: 
       validated = true;
     }
   }
-  return cur as IgnitionConfigV3;
+  return cur;
 }

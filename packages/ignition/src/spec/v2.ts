@@ -64,8 +64,7 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     r.err(['ignition', 'config', 'append', i, 'verification', 'hash'], checkHash(asObj(asObj(a)['verification'])['hash'], 0));
   });
   if (ic['replace']) r.err(['ignition', 'config', 'replace', 'source'], checkURL2(asObj(ic['replace'])['source']));
-  asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) =>
-    r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source'])),
+  asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) => { r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source'])); },
   );
 
   const storage = asObj(cfg['storage']);
@@ -90,7 +89,7 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     r.err(['storage', 'files', i, 'contents', 'source'], checkURL2(contents['source']));
     r.err(['storage', 'files', i, 'contents', 'verification', 'hash'], checkHash(asObj(contents['verification'])['hash'], 0));
   });
-  asList(storage['directories']).forEach((d, i) => nodeCheck('directories', asObj(d), i));
+  asList(storage['directories']).forEach((d, i) => { nodeCheck('directories', asObj(d), i); });
   asList(storage['links']).forEach((l, i) => {
     nodeCheck('links', asObj(l), i);
     if (str(asObj(l)['target']) === '') r.err(['storage', 'links', i, 'target'], finding('ErrLinkTargetRequired'));
@@ -112,7 +111,7 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     const ok = ['linear', 'raid0', '0', 'stripe', 'raid1', '1', 'mirror', 'raid4', '4', 'raid5', '5', 'raid6', '6', 'raid10', '10'];
     if (!ok.includes(level)) r.err(['storage', 'raid', i, 'level'], finding('ErrUnrecognizedRaidLevel'));
     if (asList(raid['devices']).length === 0) r.err(['storage', 'raid', i, 'devices'], finding('ErrRaidDevicesRequired'));
-    asList(raid['devices']).forEach((d, j) => r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d))));
+    asList(raid['devices']).forEach((d, j) => { r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d))); });
   });
   asList(storage['filesystems']).forEach((f, i) => {
     const fs = asObj(f);

@@ -31,7 +31,8 @@ export function resolveVersion(
   const v = typeof version === 'string' ? goSemver(version) : null;
   if (!v) return { error: 'ErrInvalidVersion' };
   const hit = SPEC_VERSIONS.find((s) => {
-    const p = goSemver(s)!;
+    const p = goSemver(s);
+    if (!p) return false;
     return p.major === v.major && p.minor === v.minor && p.patch === v.patch && p.pre === v.pre && p.meta === v.meta;
   });
   if (!hit) return { error: 'ErrUnknownVersion' };

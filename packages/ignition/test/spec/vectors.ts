@@ -32,7 +32,7 @@ export function prune(v: unknown): unknown {
       const p = prune(x);
       if (p === null || p === undefined) continue;
       if (Array.isArray(p) && p.length === 0) continue;
-      if (typeof p === 'object' && !Array.isArray(p) && Object.keys(p as object).length === 0) continue;
+      if (typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 0) continue;
       out[k] = p;
     }
     return out;
