@@ -85,7 +85,7 @@ function collect(v: string, prev: string[]): string[] {
 function pad(rows: string[][]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
 }
 
 interface FilterOpts {
@@ -221,7 +221,7 @@ export function registerPayloadCommands(payload: Command): void {
       process.stdout.write(JSON.stringify(out, null, 2) + '\n');
       return;
     }
-    const lines = [pad([['FILE', 'KIND', 'NAME'], ...r.included.map((m) => [...row(m).slice(0, 2), row(m)[2]! + (r.deletions.includes(m) ? ' (delete)' : '')])])];
+    const lines = [pad([['FILE', 'KIND', 'NAME'], ...r.included.map((m) => [`${m.dir}/${m.filename}`, m.gvk.kind, (m.namespace ? `${m.namespace}/${m.name}` : m.name) + (r.deletions.includes(m) ? ' (delete)' : '')])])];
     lines.push('', `${r.included.length} included, ${r.excluded.length} excluded; version hash ${r.versionHash}`);
     if (o.explain && r.excluded.length > 0) {
       lines.push('', 'Excluded:');
