@@ -103,6 +103,10 @@ describe('createGraphServer with graph-data', () => {
     expect(await inv.json()).toEqual({ kind: 'invalid_params', value: "invalid client parameters: channel 'Stable_4' does not match regex '^[0-9a-z\\-\\.]+$'" });
     expect((await get('/api/upgrades_info/v1/graph?channel=stable-4.16&arch=x86_64')).status).toBe(400);
     expect((await get('/elsewhere')).status).toBe(404);
+    const head = await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, { method: 'HEAD', headers: { accept: 'application/json' } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect((await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, { method: 'POST' })).status).toBe(405);
     expect((await get('/api/upgrades_info/v1/openapi')).status).toBe(200);
     const client = new UpdateGraphClient();
     await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'BAD', version: '4.16.1' })).rejects.toThrow('ResponseFailed: unexpected HTTP status: 400 Bad Request');
