@@ -1,5 +1,5 @@
 import { test } from 'vitest';
-import { merge, parseConfig, translate, validate, type IgnitionConfigV3 } from '../src/spec/index.js';
+import { merge, parseConfig, translate, validate, type IgnitionConfigV3 } from '../dist/index.js'; // the built package: no module-runner getter overhead
 
 /** A large, valid 3.5.0 config: `files` files, `units` units with a dropin each, 20 users. */
 function bigConfig(files: number, units: number, tag: string): IgnitionConfigV3 {
