@@ -1,5 +1,5 @@
 /** The built-in resource types the sandbox serves, with their discovery data and patch strategies. */
-import type { ListStrategy, ResourceType } from './types.js';
+import type { KubeObject, ListStrategy, ResourceType } from './types.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -51,7 +51,7 @@ const DEFS: Def[] = [
   { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], lists: { secrets: { mergeKey: 'name' } } },
   { group: '', version: 'v1', plural: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'] },
   { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], fields: { 'involvedObject.kind': 'involvedObject.kind', 'involvedObject.namespace': 'involvedObject.namespace', 'involvedObject.name': 'involvedObject.name', 'involvedObject.uid': 'involvedObject.uid', 'involvedObject.apiVersion': 'involvedObject.apiVersion', 'involvedObject.resourceVersion': 'involvedObject.resourceVersion', 'involvedObject.fieldPath': 'involvedObject.fieldPath', reason: 'reason', reportingComponent: 'reportingComponent', source: 'source.component', type: 'type' }, nameRule: 'path' },
-  { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], fields: { 'regarding.kind': 'regarding.kind', 'regarding.namespace': 'regarding.namespace', 'regarding.name': 'regarding.name', 'regarding.uid': 'regarding.uid', reason: 'reason', type: 'type', reportingController: 'reportingController' }, nameRule: 'path' },
+  { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], fields: { 'regarding.kind': 'involvedObject.kind', 'regarding.namespace': 'involvedObject.namespace', 'regarding.name': 'involvedObject.name', 'regarding.uid': 'involvedObject.uid', 'involvedObject.kind': 'involvedObject.kind', 'involvedObject.namespace': 'involvedObject.namespace', 'involvedObject.name': 'involvedObject.name', 'involvedObject.uid': 'involvedObject.uid', reason: 'reason', type: 'type', reportingController: 'reportingComponent', reportingComponent: 'reportingComponent' }, nameRule: 'path' },
   { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], generation: true, lists: { ...podSpecLists('spec.template.spec'), ...CONDITIONS } },
   { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: ['status'], generation: true, lists: { ...podSpecLists('spec.template.spec'), ...CONDITIONS } },
   { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: ['status', 'scale'], generation: true, fields: { 'status.replicas': 'status.replicas' }, lists: { ...podSpecLists('spec.template.spec'), ...CONDITIONS } },
@@ -90,9 +90,51 @@ export function makeType(d: Def): ResourceType {
   };
 }
 
+// events.k8s.io/v1 field name ↔ core/v1 field name (the two APIs share one storage, as in the real server)
+const EVENT_FIELDS: [string, string][] = [
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['reportingController', 'reportingComponent'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+];
+
+function renameFields(o: KubeObject, pairs: [string, string][], apiVersion: string): KubeObject {
+  const out: KubeObject = { ...o, apiVersion, kind: 'Event' };
+  for (const [from, to] of pairs) {
+    if (from in out) {
+      out[to] = out[from];
+      delete out[from];
+    }
+  }
+  return out;
+}
+
 /** All built-in resource types. */
 export function builtinTypes(): ResourceType[] {
-  return DEFS.map(makeType);
+  return DEFS.map((d) => {
+    const t = makeType(d);
+    if (t.group === 'events.k8s.io' && t.plural === 'events') {
+      t.storedAs = {
+        group: '',
+        plural: 'events',
+        toStorage: (o) => {
+          const c = renameFields(o, EVENT_FIELDS, 'v1');
+          c['involvedObject'] ??= {};
+          return c;
+        },
+        fromStorage: (o) =>
+          renameFields(
+            o,
+            EVENT_FIELDS.map(([a, b]) => [b, a]),
+            'events.k8s.io/v1',
+          ),
+      };
+    }
+    return t;
+  });
 }
 
 /** The standard verb list for generic resources. */

@@ -105,6 +105,10 @@ export class Cluster {
   /** Registers (or replaces) a served type. */
   addType(t: ResourceType): void {
     this.types.set(`${t.group}/${t.version}/${t.plural}`, t);
+    if (t.storedAs) {
+      this.discoveryGeneration++;
+      return;
+    }
     const k = grKey(t.group, t.plural);
     const s = this.storage.get(k);
     if (!s) this.storage.set(k, { t, objects: new Map() });
@@ -148,7 +152,16 @@ export class Cluster {
     return () => this.listeners.delete(fn);
   }
 
-  private store(t: ResourceType): Stored {
+  /** The type whose storage holds objects of `t` (itself unless `t.storedAs`). */
+  private base(t: ResourceType): ResourceType {
+    if (!t.storedAs) return t;
+    const { group, plural } = t.storedAs;
+    for (const x of this.types.values()) if (x.group === group && x.plural === plural && !x.storedAs) return x;
+    throw new Error(`internal: storage ${group}/${plural} of ${t.group}/${t.plural} is not registered`);
+  }
+
+  private store(t0: ResourceType): Stored {
+    const t = this.base(t0);
     const k = grKey(t.group, t.plural);
     let s = this.storage.get(k);
     if (!s) {
@@ -159,12 +172,14 @@ export class Cluster {
   }
 
   /** Returns the stored object (not a copy: do not mutate) or undefined. */
-  peek(t: ResourceType, ns: string | undefined, name: string): KubeObject | undefined {
+  peek(t0: ResourceType, ns: string | undefined, name: string): KubeObject | undefined {
+    const t = this.base(t0);
     return this.storage.get(grKey(t.group, t.plural))?.objects.get(objKey(t.namespaced ? ns : undefined, name));
   }
 
   /** Stored objects of a group/resource (not copies). */
-  peekAll(t: ResourceType, ns?: string): KubeObject[] {
+  peekAll(t0: ResourceType, ns?: string): KubeObject[] {
+    const t = this.base(t0);
     const s = this.storage.get(grKey(t.group, t.plural));
     if (!s) return [];
     const all = [...s.objects.values()];
@@ -178,7 +193,7 @@ export class Cluster {
 
   /** Serves an object at a given version: sets apiVersion/kind (CRD versions share storage). */
   view(t: ResourceType, obj: KubeObject): KubeObject {
-    const out = clone(obj);
+    const out = t.storedAs ? t.storedAs.fromStorage(clone(obj)) : clone(obj);
     out.apiVersion = apiVersionOf(t.group, t.version);
     out.kind = t.kind;
     return out;
@@ -247,7 +262,8 @@ export class Cluster {
    * it is empty or "0"), then streams live changes. Throws 410 Expired when history no longer covers it.
    */
   watch(t: ResourceType, w: Omit<Watcher, 'gr'>, resourceVersion: string | undefined): () => void {
-    const gr = grKey(t.group, t.plural);
+    const b = this.base(t);
+    const gr = grKey(b.group, b.plural);
     const watcher: Watcher = { ...w, gr };
     this.watcherTypes.set(watcher, t);
     if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') {
@@ -383,6 +399,7 @@ export class Cluster {
 
   /** create */
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
+    if (t.storedAs) return this.view(t, this.create(this.base(t), ns, t.storedAs.toStorage(this.checkBody(t, body)), opts));
     const obj = clone(this.checkBody(t, body));
     obj.apiVersion = apiVersionOf(t.group, t.version);
     obj.kind = t.kind;
@@ -424,6 +441,7 @@ export class Cluster {
    * the type has a status subresource.
    */
   update(t: ResourceType, ns: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KubeObject {
+    if (t.storedAs) return this.view(t, this.update(this.base(t), ns, name, t.storedAs.toStorage(this.checkBody(t, body)), opts));
     const incoming = this.checkBody(t, body);
     const old = this.peek(t, ns, name);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
@@ -441,6 +459,7 @@ export class Cluster {
 
   /** Shared tail of update/patch: merges immutable fields, subresource semantics, generation, finalizers. */
   applyUpdate(t: ResourceType, old: KubeObject, next: KubeObject, opts: WriteOptions = {}): KubeObject {
+    if (t.storedAs) return this.view(t, this.applyUpdate(this.base(t), old, t.storedAs.toStorage(next), opts));
     const oldMd = old.metadata ?? {};
     const name = oldMd.name ?? '';
     next.apiVersion = apiVersionOf(t.group, t.version);
@@ -511,6 +530,10 @@ export class Cluster {
    * finalizers are removed; returns `{ object, deleted }`.
    */
   delete(t: ResourceType, ns: string | undefined, name: string, opts: DeleteOptions = {}): { object: KubeObject; deleted: boolean } {
+    if (t.storedAs) {
+      const r = this.delete(this.base(t), ns, name, opts);
+      return { object: this.view(t, r.object), deleted: r.deleted };
+    }
     const old = this.peek(t, ns, name);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
     const md = old.metadata ?? {};

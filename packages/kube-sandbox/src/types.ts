@@ -82,6 +82,16 @@ export interface ResourceType {
   nameRule: 'subdomain' | 'label' | 'path';
   /** Set for resources served from a CRD. */
   crd?: CrdInfo;
+  /** Set when objects live in another resource's storage and are converted (events.k8s.io Events → core Events). */
+  storedAs?: StoredAs;
+}
+
+/** Storage shared with another resource, with conversions both ways. */
+export interface StoredAs {
+  group: string;
+  plural: string;
+  toStorage(o: KubeObject): KubeObject;
+  fromStorage(o: KubeObject): KubeObject;
 }
 
 /** What the sandbox keeps about a CRD-served version. */

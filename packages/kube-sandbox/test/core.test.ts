@@ -167,3 +167,35 @@ describe('object semantics', () => {
     expect((await c.req('GET', '/api/v1/namespaces/default/configmaps/fin')).status).toBe(404);
   });
 });
+
+describe('events: core/v1 and events.k8s.io/v1 share storage', () => {
+  it('serves one Event through both APIs with converted field names', async () => {
+    const r = await c.req('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'ev1' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      regarding: { kind: 'Pod', name: 'pa', namespace: 'default' },
+      reason: 'Started',
+      note: 'container started',
+      type: 'Normal',
+      action: 'Start',
+      reportingController: 'keelson/test',
+      reportingInstance: 'test-1',
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', regarding: { name: 'pa' }, note: 'container started' });
+    const core = await c.req('GET', '/api/v1/namespaces/default/events/ev1');
+    expect(core.body).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: { kind: 'Pod', name: 'pa' }, message: 'container started', reportingComponent: 'keelson/test', reason: 'Started' });
+    expect(core.body.note).toBeUndefined();
+    const sel = await c.req('GET', '/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dpa');
+    expect(sel.body.items.map((e: { metadata: { name: string } }) => e.metadata.name)).toEqual(['ev1']);
+    const coreSel = await c.req('GET', '/api/v1/events?fieldSelector=involvedObject.name%3Dpa,reason%3DStarted');
+    expect(coreSel.body.items).toHaveLength(1);
+    const p = await c.req('PATCH', '/apis/events.k8s.io/v1/namespaces/default/events/ev1', { note: 'updated' }, 'application/merge-patch+json');
+    expect(p.body.note).toBe('updated');
+    expect((await c.req('GET', '/api/v1/namespaces/default/events/ev1')).body.message).toBe('updated');
+    expect((await c.req('DELETE', '/apis/events.k8s.io/v1/namespaces/default/events/ev1')).status).toBe(200);
+    expect((await c.req('GET', '/api/v1/namespaces/default/events/ev1')).status).toBe(404);
+  });
+});
