@@ -35,6 +35,8 @@ let registry: ChildProcess;
 let regPort = 0;
 let proxy: Server;
 let proxyPort = 0;
+let basic: Server;
+let basicPort = 0;
 let work = '';
 let amdDigest = '';
 let armDigest = '';
@@ -120,11 +122,31 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   proxyPort = (proxy.address() as AddressInfo).port;
+
+  // basic-auth front of the same registry
+  basic = createServer((req, res) => {
+    void (async () => {
+      if (req.headers.authorization !== `Basic ${Buffer.from('bob:pw').toString('base64')}`) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="registry"' }).end();
+        return;
+      }
+      const up = await fetch(`http://127.0.0.1:${regPort}${req.url ?? '/'}`, { headers: { accept: req.headers.accept ?? '*/*' } });
+      const h: Record<string, string> = {};
+      for (const k of ['content-type', 'docker-content-digest']) {
+        const v = up.headers.get(k);
+        if (v) h[k] = v;
+      }
+      res.writeHead(up.status, h).end(Buffer.from(await up.arrayBuffer()));
+    })();
+  });
+  await new Promise<void>((r) => basic.listen(0, '127.0.0.1', () => r()));
+  basicPort = (basic.address() as AddressInfo).port;
 }, 60_000);
 
 afterAll(async () => {
   registry?.kill('SIGTERM');
   await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+  await new Promise<void>((r) => (basic ? basic.close(() => r()) : r()));
 });
 
 describe('image references', () => {
@@ -178,5 +200,15 @@ describe('registry source (real docker-registry on loopback)', () => {
     } finally {
       stats.tamper = false;
     }
+  });
+
+  it('uses basic auth from an auth file and names the missing credentials otherwise', async () => {
+    const authFile = join(work, 'basic.json');
+    await writeFile(authFile, JSON.stringify({ auths: { [`127.0.0.1:${basicPort}`]: { username: 'bob', password: 'pw' } } }));
+    const p = await openPayload(`docker://127.0.0.1:${basicPort}/ocp/release@${amdDigest}`, { authFile, cacheDir: join(work, 'cache-basic') });
+    expect(p.metadata.version).toBe('1.0.0-abc');
+    const none = join(work, 'none.json');
+    await writeFile(none, JSON.stringify({ auths: {} }));
+    await expect(openPayload(`docker://127.0.0.1:${basicPort}/ocp/release@${amdDigest}`, { authFile: none, cacheDir: join(work, 'cache-basic2') })).rejects.toThrow(/requires credentials/);
   });
 });
