@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { KubeError } from './errors.js';
 import type { Informer } from './informer.js';
 import { nullLogger, type Logger } from './logger.js';
 import { counter, gauge, histogram } from './metrics.js';
@@ -112,7 +113,7 @@ export class Controller {
    * Resolves once the controller has been stopped and the workers have finished.
    */
   async run(): Promise<void> {
-    if (this.workers.length > 0) throw new Error(`controller ${this.name} is already running`);
+    if (this.workers.length > 0) throw new KubeError('KUBE_INVALID_ARGUMENT', `controller ${this.name} is already running: call run() once per Controller`);
     for (const inf of this.informers) inf.start();
     await Promise.all(this.informers.map((i) => i.waitForSync(this.abort.signal))).catch(() => undefined);
     if (this.abort.signal.aborted) return;
