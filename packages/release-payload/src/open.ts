@@ -56,7 +56,10 @@ async function readImageSource(source: string, opts: OpenOptions): Promise<Image
       const hasRef = i > 0 && !(await stat(rest).catch(() => null));
       return readOciLayout(hasRef ? rest.slice(0, i) : rest, { ...common, ...(hasRef ? { ref: rest.slice(i + 1) } : {}) });
     }
-    return readImageArchive(rest.replace(/:[^/:]+$/, (s) => s), common);
+    // oci-archive:<path>[:<ref name>]
+    const j = rest.lastIndexOf(':');
+    const withRef = scheme === 'oci-archive' && j > 0 && !(await stat(rest).catch(() => null));
+    return readImageArchive(withRef ? rest.slice(0, j) : rest, { ...common, ...(withRef ? { ref: rest.slice(j + 1) } : {}) });
   }
   const s = await stat(source).catch(() => null);
   if (s?.isDirectory()) {

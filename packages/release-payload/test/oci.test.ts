@@ -54,6 +54,7 @@ describe('OCI image layout', () => {
     expect(p.metadata.version).toBe('1.0.0-abc');
     expect(p.manifests).toHaveLength(5);
     const p2 = await openPayload(`oci-archive:${arch}`);
+    await expect(openPayload(`oci-archive:${arch}:nope`)).rejects.toThrow(/no manifest named "nope"/);
     expect(p2.image?.digest).toBe(p.image?.digest);
 
     const droot = await tmp();
