@@ -217,6 +217,20 @@ describe('translate', () => {
     const six = translate(c, '3.6.0') as IgnitionConfigV3;
     expect(six.storage!.files![0]!.mode).toBe(0o755);
   });
+  it('turns 3.2 clevis/custom pointer objects into 3.3 values and back', () => {
+    const c32: IgnitionConfigV3 = {
+      ignition: { version: '3.2.0' },
+      storage: { luks: [{ name: 'r', device: '/dev/a', clevis: { custom: { pin: 'tpm2', config: '{}' } } }, { name: 's', device: '/dev/b', clevis: { tpm2: true } }] },
+    };
+    const c33 = translate(c32, '3.3.0') as IgnitionConfigV3;
+    expect(c33.storage!.luks).toEqual(c32.storage!.luks);
+    expect(translate(c33, '3.2.0')).toEqual(c32);
+  });
+  it('drops tang advertisement on 3.5 -> 3.4 like ign-converter', () => {
+    const tang = { url: 'http://t', thumbprint: 'x', advertisement: '{"payload":"e30"}' };
+    const c: IgnitionConfigV3 = { ignition: { version: '3.5.0' }, storage: { luks: [{ name: 'r', device: '/dev/a', clevis: { tang: [tang] } }] } };
+    expect((translate(c, '3.4.0') as IgnitionConfigV3).storage!.luks![0]!.clevis!.tang).toEqual([{ url: 'http://t', thumbprint: 'x' }]);
+  });
   it('round-trips 3.1 -> 3.5 -> 3.1', () => {
     const c: IgnitionConfigV3 = { ignition: { version: '3.1.0' }, storage: { files: [{ path: '/a', contents: { source: 'https://x/y', httpHeaders: [{ name: 'A', value: 'b' }] } }] }, systemd: { units: [{ name: 'a.service', mask: true }] } };
     expect(translate(translate(c, '3.5.0'), '3.1.0')).toEqual(c);
