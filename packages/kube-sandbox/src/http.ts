@@ -237,7 +237,7 @@ export class ApiHttp {
         if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'] as { uid?: string; resourceVersion?: string };
         if (name) {
           const r = this.cluster.delete(t, ns, name, del);
-          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces')) || t.crd) return sendJson(res, r.deleted ? 200 : 202, r.object);
+          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts')) || t.crd) return sendJson(res, r.deleted ? 200 : 202, r.object);
           const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
           if (t.group) details['group'] = t.group;
           return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
