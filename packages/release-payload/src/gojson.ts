@@ -4,9 +4,50 @@
  * The CVO keeps this form as the raw bytes of manifests read from YAML, so hashes match upstream.
  */
 export function goJsonMarshal(value: unknown): string {
+  const sorted = sortedCopy(value);
+  if (sorted !== FALLBACK) {
+    // native serialisation of a key-sorted copy, then Go's HTML-safe escapes
+    const s = JSON.stringify(sorted);
+    return HTML_UNSAFE.test(s) ? s.replace(HTML_UNSAFE_G, (c) => ESCAPES[c] ?? c) : s;
+  }
   const parts: string[] = [];
   write(value, parts);
   return parts.join('');
+}
+
+const FALLBACK = Symbol('fallback');
+const HTML_UNSAFE = /[<>&\u2028\u2029]/;
+const HTML_UNSAFE_G = /[<>&\u2028\u2029]/g;
+// keys JavaScript would order numerically (array-index-like) or strings with lone surrogates need the slow path
+const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function sortedCopy(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'string' && LONE_SURROGATE.test(v)) return FALLBACK;
+    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol' || (typeof v === 'number' && Object.is(v, -0))) return FALLBACK;
+    return v;
+  }
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = sortedCopy(v[i]);
+      if (x === FALLBACK) return FALLBACK;
+      out[i] = x;
+    }
+    return out;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  for (const k of keys) if (INDEX_KEY.test(k) || LONE_SURROGATE.test(k)) return FALLBACK;
+  keys.sort(compareBytes);
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const x = sortedCopy(o[k]);
+    if (x === FALLBACK) return FALLBACK;
+    if (x !== undefined) out[k] = x;
+  }
+  return out;
 }
 
 const ESCAPES: Record<string, string> = {
