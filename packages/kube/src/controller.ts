@@ -8,6 +8,22 @@ import { objectKey } from './store.js';
 import type { KubeObject } from './types.js';
 import { WorkQueue } from './workqueue.js';
 
+/**
+ * A {@link Controller.watch} mapper that enqueues the controlling owner of an object instead of the object itself
+ * (controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner`): objects whose controller owner reference
+ * is of `ownerKind` map to the owner's key (same namespace for namespaced owners; `namespaced: false` for
+ * cluster-scoped owners such as a MachineConfigPool). Others map to nothing.
+ */
+export function ownerKeyMapper(ownerKind: string, options: { namespaced?: boolean } = {}): (obj: KubeObject) => string[] {
+  const namespaced = options.namespaced ?? true;
+  return (obj) => {
+    const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
+    if (ref?.kind !== ownerKind || ref.name === '') return [];
+    const ns = obj.metadata.namespace;
+    return [namespaced && ns !== undefined && ns !== '' ? `${ns}/${ref.name}` : ref.name];
+  };
+}
+
 /** What a reconcile asks for next. Returning nothing means "done, forget the key's backoff". */
 export interface ReconcileResult {
   /** Reconcile this key again after a backoff, without logging an error. */
@@ -58,6 +74,7 @@ export class Controller {
   private readonly log: Logger;
   private readonly abort = new AbortController();
   private workers: Promise<void>[] = [];
+  private started = false;
   private readonly informers: Array<Informer<KubeObject>> = [];
   private readonly unsubscribers: Array<() => void> = [];
   private readonly m:
@@ -113,7 +130,8 @@ export class Controller {
    * Resolves once the controller has been stopped and the workers have finished.
    */
   async run(): Promise<void> {
-    if (this.workers.length > 0) throw new KubeError('KUBE_INVALID_ARGUMENT', `controller ${this.name} is already running: call run() once per Controller`);
+    if (this.started) throw new KubeError('KUBE_INVALID_ARGUMENT', `controller ${this.name} is already running: call run() once per Controller`);
+    this.started = true;
     for (const inf of this.informers) inf.start();
     await Promise.all(this.informers.map((i) => i.waitForSync(this.abort.signal))).catch(() => undefined);
     if (this.abort.signal.aborted) return;

@@ -57,7 +57,7 @@ export { Indexer, objectKey, splitObjectKey, namespaceIndex, labelIndex, control
 export type { IndexFunc } from './store.js';
 export { Informer } from './informer.js';
 export type { InformerOptions, InformerHandlers, InformerStats } from './informer.js';
-export { Controller } from './controller.js';
+export { Controller, ownerKeyMapper } from './controller.js';
 export type { ControllerOptions, Reconciler, ReconcileContext, ReconcileResult } from './controller.js';
 export { LeaderElector, microTime, LEADER_ELECTION_JITTER } from './leaderelection.js';
 export type { LeaderElectionOptions } from './leaderelection.js';
