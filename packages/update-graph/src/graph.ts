@@ -214,8 +214,9 @@ export class Graph {
       if (!this.byPayload.has(n.payload)) this.byPayload.set(n.payload, i);
     });
     for (const [from, to] of doc.edges) {
-      at(this.outIdx, from).push(to);
-      at(this.inIdx, to).push(from);
+      // indices were range-checked while parsing
+      this.outIdx[from]?.push(to);
+      this.inIdx[to]?.push(from);
     }
     if (options.rejectCycles ?? true) {
       const cycle = this.findCycle();
@@ -378,11 +379,12 @@ export class Graph {
       const stack = [s];
       state[s] = 1;
       while (stack.length > 0) {
-        const u = at(stack, stack.length - 1);
-        const succ = at(this.outIdx, u);
-        if (at(iter, u) < succ.length) {
-          const v = at(succ, at(iter, u));
-          iter[u] = at(iter, u) + 1;
+        const u = stack[stack.length - 1] ?? 0;
+        const succ = this.outIdx[u] ?? [];
+        const k = iter[u] ?? 0;
+        if (k < succ.length) {
+          const v = succ[k] ?? 0;
+          iter[u] = k + 1;
           if (state[v] === 0) {
             state[v] = 1;
             parent[v] = u;

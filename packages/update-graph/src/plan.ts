@@ -99,8 +99,8 @@ export class PlanIndex {
     }
     for (const [key, arc] of arcs) {
       const from = Number(key.slice(0, key.indexOf('>')));
-      at(this.out, from).push(arc);
-      at(this.inc, arc.to).push(from);
+      this.out[from]?.push(arc);
+      this.inc[arc.to]?.push(from);
     }
     // prefer newer intermediate versions on ties: rank versions once, then sort arcs by rank
     const parsed = this.versions.map((v) => {
@@ -120,7 +120,7 @@ export class PlanIndex {
     const rank = new Int32Array(this.versions.length);
     order.forEach((id, r) => (rank[id] = r));
     this.rank = rank;
-    for (const l of this.out) l.sort((x, y) => at(rank, y.to) - at(rank, x.to));
+    for (const l of this.out) l.sort((x, y) => (rank[y.to] ?? 0) - (rank[x.to] ?? 0));
   }
 
   /** Id of a version or -1. */
@@ -164,17 +164,20 @@ function search(idx: PlanIndex, s: number, t: number, allowed: Gate): { parent: 
   while (frontier.length > 0 && dist[t] === -1) {
     const next: number[] = [];
     for (const u of frontier) {
+      // typed-array reads are always in range here (ids < n); `?? 0` only satisfies the index type
+      const du = (dist[u] ?? 0) + 1;
+      const cu = cond[u] ?? 0;
       for (const arc of idx.arcs(u) as Arc[]) {
-        if (!allowed(arc.risks)) continue;
-        const c = at(cond, u) + (arc.risks ? 1 : 0);
+        if (arc.risks && !allowed(arc.risks)) continue;
+        const c = arc.risks ? cu + 1 : cu;
         const v = arc.to;
         if (dist[v] === -1) {
-          dist[v] = at(dist, u) + 1;
+          dist[v] = du;
           cond[v] = c;
           parent[v] = u;
           parentArc[v] = arc;
           next.push(v);
-        } else if (dist[v] === at(dist, u) + 1 && c < at(cond, v)) {
+        } else if (dist[v] === du && c < (cond[v] ?? 0)) {
           cond[v] = c;
           parent[v] = u;
           parentArc[v] = arc;
