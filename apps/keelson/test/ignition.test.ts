@@ -39,8 +39,9 @@ describe('keelson ignition validate', () => {
   it('exits 1 and names file and JSON path of each error', () => {
     const r = keelson(['ignition', 'validate', good, bad]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${bad}: error at $.storage.files[0].path: path not absolute`);
-    expect(r.stderr).toContain(`${bad}: error at $.storage.files[1].mode: illegal file mode`);
+    // <file>:<line>:<column> of the offending value, then the JSON path
+    expect(r.stderr).toMatch(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:\\d+: error at \\$\\.storage\\.files\\[0\\]\\.path: path not absolute`));
+    expect(r.stderr).toContain(`: error at $.storage.files[1].mode: illegal file mode`);
     expect(r.stderr).toContain('1 of 2 config(s) invalid');
   });
   it('reports unknown versions with the upstream wording', () => {
@@ -82,7 +83,8 @@ describe('keelson ignition merge', () => {
   it('refuses an invalid input naming the file', () => {
     const r = keelson(['ignition', 'merge', good, bad]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${bad}: error at $.storage.files[0].path: path not absolute`);
+    expect(r.stderr).toContain(`${bad}: config is not valid: error at $.storage.files.0.path: path not absolute`);
+    expect(r.stderr).toMatch(/bad\.ign:1:\d+: error at \$\.storage\.files\[0\]\.path: path not absolute/);
   });
 });
 

@@ -28,7 +28,8 @@ function readInput(file: string): Buffer {
 }
 
 function formatEntry(file: string, e: ReportEntry): string {
-  return `${file}: ${e.kind} at ${jsonPath(e.path)}: ${e.message}`;
+  const where = e.line !== undefined ? `${file}:${e.line}:${e.column ?? 0}` : file;
+  return `${where}: ${e.kind} at ${jsonPath(e.path)}: ${e.message}`;
 }
 
 /** Parses a file into a valid config, or throws a CliError naming the file and JSON path. */
@@ -78,13 +79,14 @@ export function registerIgnitionCommands(program: Command): void {
               ? e.report
               : [{ kind: 'error', message: e.message, path: e.path, name: e.upstreamName }];
           result = { version: null, valid: false, entries };
-          // with a usable version, also report every rule (parse stops at the first fatal stage)
-          try {
-            const obj = JSON.parse(buf.toString('utf8')) as unknown;
-            const v = validate(obj, { experimental: opts.experimental });
-            if (v.version !== null && v.entries.length > entries.length) result = { version: v.version, valid: false, entries: v.entries };
-          } catch {
-            // not JSON: keep the parse error
+          if (e.report.length === 0 && e.code !== 'IGNITION_INVALID_JSON') {
+            // a version problem stops parsing early: when the document is still readable, report every rule too
+            try {
+              const v = validate(JSON.parse(buf.toString('utf8')) as unknown, { experimental: opts.experimental });
+              if (v.version !== null) result = { version: v.version, valid: false, entries: v.entries };
+            } catch {
+              // not JSON: keep the parse error
+            }
           }
         }
         if (!result.valid) failed++;

@@ -1,6 +1,7 @@
 import { finding, formatPath, IgnitionParseError, MAX_DEPTH, MESSAGES, tooDeep } from './errors.js';
 import { schemaIssues, type SchemaIssue } from './schema.js';
 import { resolveVersion, validateAt } from './validate.js';
+import { addPositions } from './positions.js';
 import { translate } from './translate.js';
 import { goSemver } from './goparse.js';
 import type { IgnitionConfig, ReportEntry, Spec3Version, SpecVersion } from './types.js';
@@ -56,7 +57,7 @@ function parseJSON(text: string): unknown {
   }
 }
 
-function typeCheck(obj: unknown, version: SpecVersion): SchemaIssue[] {
+function typeCheck(obj: unknown, version: SpecVersion, text = ''): SchemaIssue[] {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const report: ReportEntry[] = [{ kind: 'error', message: 'config must be a JSON object', path: [], name: null }];
     throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: the document is not a JSON object`, {
@@ -67,7 +68,7 @@ function typeCheck(obj: unknown, version: SpecVersion): SchemaIssue[] {
   const issues = schemaIssues(obj, version);
   const types = issues.filter((i) => i.keyword === 'type');
   if (types.length > 0) {
-    const report = types.map(({ keyword: _k, ...e }) => e);
+    const report = addPositions(text, types.map(({ keyword: _k, ...e }) => e));
     throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
   }
   return issues;
@@ -89,12 +90,12 @@ function unknownVersion(v: unknown): never {
 }
 
 /** Exact-version parse (upstream Parse). */
-function parseExact(obj: unknown, version: SpecVersion, experimental: boolean): ParsedConfig {
-  const issues = typeCheck(obj, version);
+function parseExact(obj: unknown, version: SpecVersion, experimental: boolean, text: string): ParsedConfig {
+  const issues = typeCheck(obj, version, text);
   const declared = versionOf(obj);
   const r = resolveVersion(declared, experimental || version === '3.7.0-experimental');
   if ('error' in r || r.version !== version) unknownVersion(declared);
-  const report = validateAt(obj, version, false, issues);
+  const report = addPositions(text, validateAt(obj, version, false, issues));
   if (report.some((e) => e.kind === 'error')) {
     throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
   }
@@ -116,7 +117,8 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
       upstreamName: 'ErrInvalid',
     });
   }
-  const obj = parseJSON(toText(input));
+  const text = toText(input);
+  const obj = parseJSON(text);
   const deep = tooDeep(obj);
   if (deep) {
     throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: the document nests deeper than ${MAX_DEPTH} levels`, {
@@ -125,7 +127,7 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
     });
   }
   const experimental = opts.experimental ?? false;
-  if (opts.version !== undefined) return parseExact(obj, opts.version, experimental);
+  if (opts.version !== undefined) return parseExact(obj, opts.version, experimental, text);
 
   // version detection (upstream GetConfigVersion: a version stub must decode and parse as semver)
   const declared = versionOf(obj);
@@ -148,11 +150,11 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
   }
   const r = resolveVersion(declared, experimental || opts.compatibleWith === '3.7.0-experimental');
   if ('error' in r) unknownVersion(declared);
-  if (opts.compatibleWith === undefined) return parseExact(obj, r.version, experimental);
+  if (opts.compatibleWith === undefined) return parseExact(obj, r.version, experimental, text);
 
   const target = opts.compatibleWith;
   if (r.version === '2.2.0' || compare3(r.version, target) > 0) unknownVersion(declared);
-  const parsed = parseExact(obj, r.version, true);
+  const parsed = parseExact(obj, r.version, true, text);
   if (r.version === target) return parsed;
   return { version: target, config: translate(parsed.config, target), report: parsed.report };
 }

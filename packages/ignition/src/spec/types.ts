@@ -333,4 +333,8 @@ export interface ReportEntry {
   path: JsonPath;
   /** Name of the upstream error (config/shared/errors), when it comes from there. */
   name?: string | null;
+  /** 1-based line in the parsed text (parseConfig only). */
+  line?: number;
+  /** 1-based column in the parsed text (parseConfig only). */
+  column?: number;
 }

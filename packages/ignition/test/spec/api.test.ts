@@ -75,9 +75,13 @@ describe('mco-vectors: IgnitionConverter', () => {
 
 describe('parseConfig', () => {
   it('detects the version and returns the config with warnings', () => {
-    const r = parseConfig(JSON.stringify({ ignition: { version: '3.3.0' }, storage: { files: [{ path: '/a', bogus: 1 }] } }));
+    const text = JSON.stringify({ ignition: { version: '3.3.0' }, storage: { files: [{ path: '/a', bogus: 1 }] } }, null, 1);
+    const r = parseConfig(text);
     expect(r.version).toBe('3.3.0');
-    expect(r.report).toEqual([{ kind: 'warning', message: 'unused key bogus', path: ['storage', 'files', 0, 'bogus'], name: null }]);
+    // line/column of the value, 1-based
+    const line = text.split('\n').findIndex((l) => l.includes('"bogus"')) + 1;
+    const column = (text.split('\n')[line - 1] ?? '').indexOf(': 1') + 3;
+    expect(r.report).toEqual([{ kind: 'warning', message: 'unused key bogus', path: ['storage', 'files', 0, 'bogus'], name: null, line, column }]);
   });
   it('accepts bytes', () => {
     expect(parseConfig(new TextEncoder().encode('{"ignition":{"version":"2.2.0"}}')).version).toBe('2.2.0');

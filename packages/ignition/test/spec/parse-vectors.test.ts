@@ -5,7 +5,7 @@ import { ignitionVectors, prune } from './vectors.js';
 const parseVectors = ignitionVectors.filter((v) => v.name.startsWith('parse/') || v.kind === 'translate');
 
 type Expected = { error: { message: string; name: string } | null; config: unknown };
-type Entry = { kind: string; message: string; path: (string | number)[] };
+type Entry = { kind: string; message: string; path: (string | number)[]; line?: number; column?: number };
 
 describe('ignition-vectors Parse / ParseCompatibleVersion', () => {
   it('has the vectors', () => {
@@ -37,6 +37,10 @@ describe('ignition-vectors Parse / ParseCompatibleVersion', () => {
           expect(pe.report.map((e) => ({ kind: e.kind, message: e.message, path: e.path }))).toEqual(
             full.map((e) => ({ kind: e.kind, message: e.message, path: e.path })),
           );
+          // upstream's line/column (vcontext markers) where the vector has them
+          full.forEach((e, i) => {
+            if (e.line) expect([pe.report[i]?.line, pe.report[i]?.column]).toEqual([e.line, e.column]);
+          });
         }
       } else {
         expect(error).toBeNull();
