@@ -73,6 +73,17 @@ export interface DeleteOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@link KubeClient}. */
+export interface KubeClientOptions {
+  /** `User-Agent` header (default `keelson-kube/0.1`). */
+  userAgent?: string;
+  /** Socket inactivity limit for non-watch requests (default 60 s); watches rely on their server-side timeout. */
+  requestTimeoutMs?: number;
+}
+
+/** Longest watch event line accepted (a larger one means a broken or hostile server). */
+export const MAX_WATCH_LINE_BYTES = 64 * 1024 * 1024;
+
 interface Prepared {
   base: URL;
   headers: Record<string, string>;
@@ -90,14 +101,16 @@ export class KubeClient {
   readonly kubeConfig: KubeConfig;
   private prepared: Promise<Prepared> | undefined;
   private readonly userAgent: string;
+  private readonly requestTimeoutMs: number;
 
-  constructor(kubeConfig: KubeConfig, options: { userAgent?: string } = {}) {
+  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.kubeConfig = kubeConfig;
     this.userAgent = options.userAgent ?? 'keelson-kube/0.1';
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   }
 
   /** Build a client from kubeconfig YAML text. */
-  static fromKubeconfigString(yaml: string, options: { userAgent?: string } = {}): KubeClient {
+  static fromKubeconfigString(yaml: string, options: KubeClientOptions = {}): KubeClient {
     const kc = new KubeConfig();
     try {
       kc.loadFromString(yaml);
@@ -111,7 +124,7 @@ export class KubeClient {
   }
 
   /** Build a client from the default kubeconfig (`KUBECONFIG`, `~/.kube/config` or in-cluster). */
-  static fromDefault(options: { userAgent?: string } = {}): KubeClient {
+  static fromDefault(options: KubeClientOptions = {}): KubeClient {
     const kc = new KubeConfig();
     kc.loadFromDefault();
     return new KubeClient(kc, options);
@@ -162,7 +175,7 @@ export class KubeClient {
     return u;
   }
 
-  private open(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
+  private open(method: string, path: string, options: RequestOptions, timeoutMs?: number): Promise<http.IncomingMessage> {
     return this.prepare().then(
       (p) =>
         new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -177,6 +190,11 @@ export class KubeClient {
           const reqOpts: http.RequestOptions = { method, headers, agent: p.agent };
           if (options.signal !== undefined) reqOpts.signal = options.signal;
           const req = p.mod.request(u, reqOpts, resolve);
+          if (timeoutMs !== undefined && timeoutMs > 0) {
+            req.setTimeout(timeoutMs, () => {
+              req.destroy(new Error(`no response within ${timeoutMs} ms`));
+            });
+          }
           req.on('error', (err) => {
             if (options.signal?.aborted) reject(new KubeError('KUBE_ABORTED', `${method} ${path} aborted`, { cause: err }));
             else reject(new KubeError('KUBE_NETWORK', `${method} ${path}: cannot reach the API server at ${p.base.origin}: ${err.message}`, { cause: err }));
@@ -188,7 +206,7 @@ export class KubeClient {
 
   /** Perform a request and decode the JSON answer; non-2xx answers throw {@link KubeApiError}. */
   async request<R>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
-    const res = await this.open(method, path, options);
+    const res = await this.open(method, path, options, this.requestTimeoutMs);
     const text = await readBody(res, method, path);
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) throw new KubeApiError(method, path, status, parseStatus(text));
@@ -244,6 +262,10 @@ export class KubeClient {
             fail(err instanceof Error ? err : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`));
             return;
           }
+        }
+        if (buf.length > MAX_WATCH_LINE_BYTES) {
+          fail(new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event line exceeds ${MAX_WATCH_LINE_BYTES} bytes; refusing it`));
+          return;
         }
       });
       res.on('end', () => {
