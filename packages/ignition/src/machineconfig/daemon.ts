@@ -94,7 +94,7 @@ export const DEFAULT_NODE_DISRUPTION_POLICIES: Readonly<Required<NodeDisruptionP
     { name: 'iri-registry.service', actions: [{ type: 'DaemonReload' }, { type: 'Restart', restart: { serviceName: 'iri-registry.service' } }] },
   ],
   sshkey: { actions: [{ type: 'None' }] },
-}) as Readonly<Required<NodeDisruptionPolicy>>;
+});
 
 /** Defaults merged with user policies: same path/name replaces the default, others are appended. */
 export function clusterNodeDisruptionPolicies(user: NodeDisruptionPolicy = {}): Required<NodeDisruptionPolicy> {

@@ -74,13 +74,13 @@ function mergeStruct(name: string, parent: Obj, child: Obj): Obj {
   let childIndex: Map<string, Map<string, { list: string; item: unknown }>> | undefined;
   for (const [f, k] of fields) {
     if (k.t !== 'list' || IGNORE_DUPS.has(`${name}.${f}`)) continue;
-    const cl = child[f];
+    const cl: unknown = child[f];
     if (!Array.isArray(cl) || cl.length === 0) continue;
     const handle = HANDLES[`${name}.${f}`] ?? f;
-    childIndex ??= new Map();
+    childIndex ??= new Map<string, Map<string, { list: string; item: unknown }>>();
     let m = childIndex.get(handle);
-    if (!m) childIndex.set(handle, (m = new Map()));
-    for (const it of cl) m.set(itemKey(k.item, it), { list: f, item: it });
+    if (!m) childIndex.set(handle, (m = new Map<string, { list: string; item: unknown }>()));
+    for (const it of cl as unknown[]) m.set(itemKey(k.item, it), { list: f, item: it });
   }
   for (const [f, k] of fields) {
     const pv = parent[f];
@@ -100,8 +100,8 @@ function mergeStruct(name: string, parent: Obj, child: Obj): Obj {
         else result[f] = mergeStruct(k.s, pv as Obj, cv as Obj);
         break;
       case 'list': {
-        const pl = Array.isArray(pv) ? pv : [];
-        const cl = Array.isArray(cv) ? cv : [];
+        const pl: unknown[] = Array.isArray(pv) ? (pv as unknown[]) : [];
+        const cl: unknown[] = Array.isArray(cv) ? (cv as unknown[]) : [];
         if (pl.length + cl.length === 0) break;
         if (IGNORE_DUPS.has(`${name}.${f}`)) {
           result[f] = [...pl, ...cl];

@@ -10,7 +10,7 @@ export type Kind =
   | { t: 'val'; omitempty: boolean; prim: 'string' | 'int' | 'bool' }
   | { t: 'ptr' }
   | { t: 'struct'; s: string; omitempty: boolean }
-  | { t: 'list'; item: string | 'string' };
+  | { t: 'list'; item: string };
 
 const v = (prim: 'string' | 'int' | 'bool', omitempty = false): Kind => ({ t: 'val', omitempty, prim });
 const p: Kind = { t: 'ptr' };
@@ -201,7 +201,7 @@ export function goJsonString(str: string): string {
     if (c >= 0xd800 && c <= 0xdbff) {
       const d = str.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
-        out += str[i] + (str[i + 1] as string);
+        out += str.charAt(i) + str.charAt(i + 1);
         i++;
       } else out += '\ufffd';
       continue;
@@ -235,7 +235,7 @@ export function goJsonString(str: string): string {
       default:
         if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) {
           out += '\\u' + c.toString(16).padStart(4, '0');
-        } else out += str[i];
+        } else out += str.charAt(i);
     }
   }
   return out + '"';
@@ -332,7 +332,7 @@ function goStruct(name: string, o: unknown): Obj {
         out[field] = goStruct(k.s, x);
         break;
       case 'list':
-        if (Array.isArray(x)) out[field] = x.map((it) => (k.item === 'string' ? it : goStruct(k.item, it)));
+        if (Array.isArray(x)) out[field] = (x as unknown[]).map((it) => (k.item === 'string' ? it : goStruct(k.item, it)));
         break;
     }
   }

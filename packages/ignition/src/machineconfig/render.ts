@@ -107,7 +107,7 @@ function validateMachineConfig(mc: MachineConfig): JsonObject | undefined {
   if (spec.config === undefined || spec.config === null) return undefined;
   let ign: Record<string, unknown>;
   try {
-    ign = parseMachineConfigIgnition(spec.config as JsonObject | string);
+    ign = parseMachineConfigIgnition(spec.config);
   } catch (err) {
     if (err instanceof MachineConfigIgnitionError) {
       throw new MachineConfigRenderError('MC_INVALID_IGNITION', err.message, name, ['spec', 'config', ...err.path]);

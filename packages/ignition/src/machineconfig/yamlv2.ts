@@ -452,7 +452,7 @@ class Emitter {
   // --- nodes -----------------------------------------------------------------------------------------------
   node(v: GoYamlValue, ctx: { root: boolean; mapping: boolean; simpleKey: boolean }): void {
     if (Array.isArray(v)) {
-      if (v.length === 0) return this.emptyFlow('[', ']');
+      if (v.length === 0) { this.emptyFlow('[', ']'); return; }
       this.increaseIndent(false, ctx.mapping && !this.indention);
       for (const item of v) {
         this.writeIndent();
@@ -464,7 +464,7 @@ class Emitter {
     }
     if (v !== null && typeof v === 'object' && !(v instanceof GoFloat) && !(v instanceof GoUint)) {
       const keys = sortKeys(Object.keys(v));
-      if (keys.length === 0) return this.emptyFlow('{', '}');
+      if (keys.length === 0) { this.emptyFlow('{', '}'); return; }
       this.increaseIndent(false, false);
       for (const k of keys) {
         this.writeIndent();
@@ -736,7 +736,7 @@ export function parseJsonForYamlV2(text: string): GoYamlValue {
     if (typeof value === 'number' && context?.source !== undefined) return goNumberFromJson(context.source);
     return value;
   };
-  return JSON.parse(text, reviver as (this: unknown, key: string, value: unknown) => unknown) as GoYamlValue;
+  return JSON.parse(text, reviver) as GoYamlValue;
 }
 
 /** yaml.v2 resolution of a JSON number literal. */

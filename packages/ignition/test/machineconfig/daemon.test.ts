@@ -36,7 +36,7 @@ describe('diffMachineConfigs: daemon.* vectors', () => {
         diffMachineConfigs(mc('old', input.old), mc('new', input.new), {
           irreconcilableStorageOverrides: input.irreconcilableStorageOverrides ?? [],
         });
-      const e = v.expected as Record<string, unknown>;
+      const e = v.expected;
       if (typeof e['reconcileError'] === 'string') {
         let err: unknown;
         try {

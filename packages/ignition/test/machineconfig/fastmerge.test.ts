@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { merge, type IgnitionConfigV3 } from '../../src/spec/index.js';
+import { merge } from '../../src/spec/index.js';
 import { mergeOwnedV35 } from '../../src/machineconfig/fastmerge.js';
 import { normalizeIgnitionV35, serializeIgnitionV35 } from '../../src/machineconfig/gojson.js';
 
@@ -55,7 +55,7 @@ describe('in-place render merge', () => {
       fc.property(config, config, config, (a, b, c) => {
         const norm = (x: unknown) => normalizeIgnitionV35(JSON.parse(JSON.stringify(x)));
         const [na, nb, nc] = [norm(a), norm(b), norm(c)];
-        const reference = merge(merge(na as IgnitionConfigV3, nb as IgnitionConfigV3), nc as IgnitionConfigV3);
+        const reference = merge(merge(na, nb), nc);
         const fast = mergeOwnedV35(mergeOwnedV35(structuredClone(na), structuredClone(nb)), structuredClone(nc));
         expect(serializeIgnitionV35(fast)).toBe(serializeIgnitionV35(reference));
       }),

@@ -29,7 +29,9 @@ const mcArb = fc.record({
   extensions: fc.oneof(fc.constant(undefined), fc.array(fc.constantFrom('usbguard', 'kernel-devel', 'bogus'), { maxLength: 2 })),
 });
 
-function toMc(m: fc.infer<typeof mcArb>): MachineConfig {
+type McIn = typeof mcArb extends fc.Arbitrary<infer T> ? T : never;
+
+function toMc(m: McIn): MachineConfig {
   const spec: MachineConfig['spec'] = {};
   if (m.config !== undefined) spec.config = m.config as never;
   if (m.kernelType !== undefined) spec.kernelType = m.kernelType;

@@ -14,7 +14,7 @@ describe('machine-config-server Accept negotiation: server.* vectors', () => {
       }
       if (typeof v.expected['error'] === 'string') {
         expect(() => negotiateIgnitionVersion(header)).toThrow(AcceptHeaderError);
-        expect(() => negotiateIgnitionVersion(header)).toThrow(v.expected['error'] as string);
+        expect(() => negotiateIgnitionVersion(header)).toThrow(v.expected['error']);
       } else {
         expect(negotiateIgnitionVersion(header)).toBe(v.expected['version']);
       }
