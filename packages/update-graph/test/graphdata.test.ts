@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { applyEdgeAddRemove, applySecondaryMetadata, builderGraphFromDocument, builderGraphToDocument, readGraphData, type GraphDocument } from '../src/index.js';
+import { applyEdgeAddRemove, applySecondaryMetadata, builderGraphFromDocument, builderGraphToDocument, filterGraph, graphFromReleases, readGraphData, type GraphData, type GraphDocument } from '../src/index.js';
 import { CINCINNATI } from './helpers.js';
 
 const FIX = new URL('secondary-metadata-parser-fixture/20200220.104838/', CINCINNATI);
@@ -43,5 +43,74 @@ describe('secondary-metadata-parser fixture 20200220.104838 (upstream compare_qu
     expect(a.conditional).toEqual(b.conditional);
     // the blocks removed edges that release metadata declared
     expect(a.edges.length).toBeLessThan(raw.edges.length);
+  });
+});
+
+describe('graph-builder rules on small graphs', () => {
+  const risk = (name: string) => ({ url: `https://r/${name}`, name, message: `${name} breaks`, matchingRules: [{ type: 'Always' }] });
+  const releases = ['4.10.0', '4.10.1', '4.10.2', '4.10.3'].flatMap((v, i, all) =>
+    ['amd64', 's390x'].map((arch) => ({ version: v, arch, payload: `p-${v}-${arch}`, previous: all.slice(0, i) })),
+  );
+  const data = (over: Partial<GraphData>): GraphData => ({ version: '1.1.0', rawMetadata: {}, blockedEdges: [], conditionalEdges: [], channels: [{ file: 'c', name: 'stable-4.10', versions: ['4.10.0', '4.10.1', '4.10.2', '4.10.3'] }], warnings: [], ...over });
+  const edgesOf = (doc: GraphDocument) => doc.edges.map(([a, b]) => `${doc.nodes[a]!.version}>${doc.nodes[b]!.version}`).sort();
+
+  it('conditional risks: existing predecessors only, grouped by identical risk lists, an edge matched twice carries both risks', () => {
+    const g = graphFromReleases(releases);
+    applySecondaryMetadata(
+      g,
+      data({
+        conditionalEdges: [
+          { file: 'a', to: '4.10.3', from: '4[.]10[.][01][+]', risk: risk('A') },
+          { file: 'b', to: '4.10.3', from: '4[.]10[.]1[+]amd64', risk: risk('B') },
+        ],
+      }),
+    );
+    applyEdgeAddRemove(g);
+    const doc = builderGraphToDocument(g);
+    const groups = doc.conditionalEdges!.map((c) => [c.risks.map((r) => r.name).join('+'), c.edges.map((e) => `${e.from}>${e.to}`).sort()] as const).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    expect(groups).toEqual([
+      ['A', ['4.10.0+amd64>4.10.3+amd64', '4.10.0+s390x>4.10.3+s390x', '4.10.1+s390x>4.10.3+s390x']],
+      ['A+B', ['4.10.1+amd64>4.10.3+amd64']],
+    ]);
+    // the plain edges are removed (remove_regex "A|B" on both arches), 4.10.2 → 4.10.3 stays
+    expect(edgesOf(doc).filter((e) => e.endsWith('4.10.3+amd64'))).toEqual(['4.10.2+amd64>4.10.3+amd64']);
+    expect(doc.nodes.find((n) => n.version === '4.10.3+amd64')!.metadata['io.openshift.upgrades.graph.previous.remove_regex']).toBe('4[.]10[.][01][+]|4[.]10[.]1[+]amd64');
+    // policy-engine view for amd64: versions without +arch, conditional edges rewritten
+    const f = filterGraph(doc, 'stable-4.10', 'amd64');
+    expect(f.conditionalEdges!.flatMap((c) => c.edges.map((e) => `${e.from}>${e.to}`)).sort()).toEqual(['4.10.0>4.10.3', '4.10.1>4.10.3']);
+    expect(f.nodes.map((n) => n.version).sort()).toEqual(['4.10.0', '4.10.1', '4.10.2', '4.10.3']);
+  });
+
+  it('unconditional blocks: all arches, +arch limits, legacy -s390x names; previous.add from raw metadata', () => {
+    const g = graphFromReleases(releases);
+    applySecondaryMetadata(
+      g,
+      data({
+        blockedEdges: [
+          { file: 'x', to: '4.10.2+s390x', from: '.*' },
+          { file: 'y', to: '4.10.1', from: '4[.]10[.]0' },
+        ],
+        rawMetadata: { '4.10.3': { 'io.openshift.upgrades.graph.previous.add': '4.10.0' } },
+      }),
+    );
+    applyEdgeAddRemove(g);
+    const e = edgesOf(builderGraphToDocument(g));
+    expect(e).not.toContain('4.10.0+amd64>4.10.1+amd64');
+    expect(e).not.toContain('4.10.0+s390x>4.10.1+s390x');
+    expect(e.filter((x) => x.endsWith('>4.10.2+s390x'))).toEqual([]);
+    expect(e.filter((x) => x.endsWith('>4.10.2+amd64'))).toHaveLength(2);
+    const g2 = graphFromReleases([{ version: '4.2.11-s390x', arch: 's390x', payload: 'q' }, { version: '4.2.10-s390x', arch: 's390x', payload: 'r', next: ['4.2.11-s390x'] }]);
+    applySecondaryMetadata(g2, data({ channels: [], blockedEdges: [{ file: 'z', to: '4.2.11-s390x', from: '.*' }] }));
+    applyEdgeAddRemove(g2);
+    expect(g2.edges).toEqual([]);
+  });
+
+  it('channels: appended then sorted by the x.y part; a +arch entry only matches that arch', () => {
+    const g = graphFromReleases(releases);
+    applySecondaryMetadata(g, data({ channels: [{ file: 'f', name: 'fast-4.10', versions: ['4.10.1+s390x'] }, { file: 's', name: 'stable-4.9', versions: ['4.10.1'] }, { file: 'c', name: 'candidate-4.10', versions: ['4.10.1'] }] }));
+    const ch = (v: string) => g.nodes.find((n) => n.version === v)!.metadata['io.openshift.upgrades.graph.release.channels'];
+    expect(ch('4.10.1+s390x')).toBe('candidate-4.10,fast-4.10,stable-4.9');
+    expect(ch('4.10.1+amd64')).toBe('candidate-4.10,stable-4.9');
+    expect(ch('4.10.0+amd64')).toBeUndefined();
   });
 });
