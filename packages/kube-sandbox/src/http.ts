@@ -54,9 +54,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   for await (const c of req) {
     const b = c as Buffer;
     size += b.length;
-    if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
-    chunks.push(b);
+    // past the limit, keep draining (so the client can read the answer) but stop buffering; give up on abuse
+    if (size > MAX_BODY * 8) {
+      req.destroy();
+      break;
+    }
+    if (size <= MAX_BODY) chunks.push(b);
   }
+  if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
   return Buffer.concat(chunks);
 }
 

@@ -199,3 +199,27 @@ describe('events: core/v1 and events.k8s.io/v1 share storage', () => {
     expect((await c.req('GET', '/api/v1/namespaces/default/events/ev1')).status).toBe(404);
   });
 });
+
+describe('hostile input', () => {
+  it('refuses oversized, malformed and mistyped bodies with Status errors', async () => {
+    const big = await c.req('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'big' }, data: { x: 'a'.repeat(4 * 1024 * 1024) } }));
+    expect(big.status).toBe(413);
+    expect(big.body.reason).toBe('RequestEntityTooLarge');
+    const bad = await c.req('POST', '/api/v1/namespaces/default/configmaps', '{"metadata": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^error decoding request body: /);
+    const proto = await c.req('POST', '/api/v1/namespaces/default/configmaps', 'k8s\u0000\u00ff\u00ff\u00ff', 'application/vnd.kubernetes.protobuf');
+    expect(proto.status).toBe(400);
+    const ct = await c.req('POST', '/api/v1/namespaces/default/configmaps', '<x/>', 'application/xml');
+    expect(ct.status).toBe(415);
+    const kind = await c.req('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' } });
+    expect(kind.status).toBe(400);
+    expect(kind.body.message).toBe('the kind in the data (Secret) does not match the expected kind (ConfigMap)');
+    const yamlBomb = await c.req('PATCH', '/api/v1/namespaces/default/configmaps/occ?fieldManager=x', 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n', 'application/apply-patch+yaml');
+    expect(yamlBomb.status).toBe(400);
+    const deep = await c.req('POST', '/api/v1/namespaces/default/configmaps', `{"metadata":{"name":"deep"},"x":${'['.repeat(100000)}${']'.repeat(100000)}}`);
+    expect([400, 422, 500]).toContain(deep.status);
+    expect(deep.body.kind).toBe('Status');
+    expect((await c.req('GET', '/version')).status).toBe(200);
+  });
+});

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.setConfig({ testTimeout: 40_000, hookTimeout: 30_000 });
-import { startSandbox, type Sandbox } from '../src/index.js';
+import { generateTls, startSandbox, type Sandbox } from '../src/index.js';
 import { crdDir } from './helpers.js';
 
 const run = promisify(execFile);
@@ -215,10 +215,20 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect((await kubectl(['get', 'namespace', 'team'])).stderr.trim()).toBe('Error from server (NotFound): namespaces "team" not found');
   });
 
-  it('writes a working kubeconfig (token and client certificate)', () => {
+  it('writes a working kubeconfig (token and client certificate)', async () => {
     const text = readFileSync(kubeconfig, 'utf8');
     expect(text).toContain('certificate-authority-data:');
     expect(text).toContain('client-certificate-data:');
     expect(text).toContain(`token: ${sb.token}`);
+    // the client certificate alone authenticates
+    const certOnly = file('cert-only.kubeconfig', text.replace(/^\s*token: .*$/m, ''));
+    const viaCert = await run('kubectl', ['--kubeconfig', certOnly, '--cache-dir', join(dir, 'cache'), 'get', 'namespace', 'default', '-o', 'name'], { env: { ...process.env, HOME: dir } });
+    expect(viaCert.stdout.trim()).toBe('namespace/default');
+    // a certificate from another CA is not accepted (kubectl then has no identity and the server answers 401)
+    const foreign = await generateTls('intruder');
+    const other = file('foreign.kubeconfig', text.replace(/^\s*token: .*$/m, '').replace(/client-certificate-data: .*$/m, `client-certificate-data: ${Buffer.from(foreign.clientCert).toString('base64')}`).replace(/client-key-data: .*$/m, `client-key-data: ${Buffer.from(foreign.clientKey).toString('base64')}`));
+    const denied = await kubectl(['--kubeconfig', other, 'get', 'namespace', 'default'], '');
+    expect(denied.code).not.toBe(0);
+    expect(denied.stdout).toBe('');
   });
 });
