@@ -5,7 +5,7 @@
  */
 import { goDeepEqual } from './gojson.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
-import { SUPPORTED_EXTENSIONS } from './render.js';
+import { SUPPORTED_EXTENSIONS } from './constants.js';
 import type { JsonObject, MachineConfig } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -337,6 +337,28 @@ function disruptionActionsFor(
   return withoutNone.length === 0 ? [{ type: 'None' }] : withoutNone;
 }
 
+function reconcile(oldMc: MachineConfig, newMc: MachineConfig, overrides: readonly StorageOverride[]): { oldIgn: Obj; newIgn: Obj } {
+  const oldIgn = parse(oldMc, 'old');
+  const newIgn = parse(newMc, 'new');
+  const rule = reconcileRule(oldIgn, newIgn, oldMc, newMc, overrides);
+  if (rule !== undefined) {
+    throw new MachineConfigReconcileError(
+      'MC_UNRECONCILABLE',
+      `new machineconfig "${oldMc.metadata.name}" is not reconcilable against "${newMc.metadata.name}": ${rule}`,
+    );
+  }
+  return { oldIgn, newIgn };
+}
+
+/**
+ * The reconcilability check alone (IsRenderedConfigReconcilable): throws when the daemon would refuse to move
+ * a node from `oldMc` to `newMc`.
+ * @throws MachineConfigReconcileError
+ */
+export function checkReconcilable(oldMc: MachineConfig, newMc: MachineConfig, overrides: readonly StorageOverride[] = []): void {
+  reconcile(oldMc, newMc, overrides);
+}
+
 /**
  * What the machine-config-daemon does with an update from `oldMc` to `newMc`: refuses it when not reconcilable
  * (same texts as upstream: `new machineconfig "<old>" is not reconcilable against "<new>": <reason>`), else reports
@@ -344,15 +366,7 @@ function disruptionActionsFor(
  * @throws MachineConfigReconcileError
  */
 export function diffMachineConfigs(oldMc: MachineConfig, newMc: MachineConfig, opts: DiffOptions = {}): MachineConfigDiff {
-  const oldIgn = parse(oldMc, 'old');
-  const newIgn = parse(newMc, 'new');
-  const rule = reconcileRule(oldIgn, newIgn, oldMc, newMc, opts.irreconcilableStorageOverrides ?? []);
-  if (rule !== undefined) {
-    throw new MachineConfigReconcileError(
-      'MC_UNRECONCILABLE',
-      `new machineconfig "${oldMc.metadata.name}" is not reconcilable against "${newMc.metadata.name}": ${rule}`,
-    );
-  }
+  const { oldIgn, newIgn } = reconcile(oldMc, newMc, opts.irreconcilableStorageOverrides ?? []);
   const o = oldMc.spec;
   const n = newMc.spec;
   const oldFiles = list(obj(oldIgn['storage'])['files']);

@@ -47,6 +47,7 @@ export {
   type MachineConfigDiff,
   type DiffOptions,
   diffMachineConfigs,
+  checkReconcilable,
 } from './daemon.js';
 export {
   type AcceptEntry,

@@ -1,3 +1,5 @@
+import { SUPPORTED_EXTENSIONS } from './constants.js';
+import { MachineConfigReconcileError, type StorageOverride, checkReconcilable } from './daemon.js';
 import { mergeOwnedV35 } from './fastmerge.js';
 import { serializeIgnitionV35 } from './gojson.js';
 import { hashInputYAML, renderedNameFromYAML } from './hash.js';
@@ -11,19 +13,10 @@ import {
   type MachineConfigSpec,
 } from './types.js';
 
+export { SUPPORTED_EXTENSIONS } from './constants.js';
+
 /** Kernel types the MCO accepts. */
 export const KERNEL_TYPES = ['', 'default', 'realtime', '64k-pages'] as const;
-
-/** Extension allow-list (extension → packages), as in the MCO daemon. */
-export const SUPPORTED_EXTENSIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  'two-node-ha': ['pacemaker', 'pcs', 'fence-agents-all'],
-  ipsec: ['NetworkManager-libreswan', 'libreswan', 'openvswitch3.5-ipsec'],
-  usbguard: ['usbguard'],
-  kerberos: ['krb5-workstation', 'libkadm5'],
-  'kernel-devel': ['kernel-devel', 'kernel-headers'],
-  'sandboxed-containers': ['kata-containers'],
-  sysstat: ['sysstat'],
-});
 
 /** Error codes of {@link MachineConfigRenderError}. */
 export type RenderErrorCode =
@@ -36,7 +29,8 @@ export type RenderErrorCode =
   | 'MC_STALE_GENERATED'
   | 'MC_KERNEL_DEVEL'
   | 'MC_OS_IMAGE_STREAM_CONFLICT'
-  | 'MC_HASH_YAML';
+  | 'MC_HASH_YAML'
+  | 'MC_RECONCILE';
 
 /** A render failure; `message` is the MCO's error text, `machineConfig` names the MC at fault when known. */
 export class MachineConfigRenderError extends Error {
@@ -75,6 +69,13 @@ export interface RenderInput {
    * are refused. When omitted, the check is skipped and no generated-by annotation is written.
    */
   controllerVersion?: string;
+  /**
+   * The rendered MachineConfig the pool targets now, if it exists: the candidate must be reconcilable with it
+   * (render controller check, same rules as the daemon).
+   */
+  currentRendered?: MachineConfig;
+  /** Storage sections allowed to change (MachineConfiguration irreconcilableValidationOverrides.storage). */
+  irreconcilableStorageOverrides?: readonly StorageOverride[];
 }
 
 /** Output of {@link renderMachineConfigs}. */
@@ -248,6 +249,39 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
     name = renderedNameFromYAML(pool.name, yaml);
   } catch (err) {
     throw new MachineConfigRenderError('MC_HASH_YAML', (err as Error).message);
+  }
+  if (input.currentRendered !== undefined) {
+    const current = input.currentRendered;
+    const candidate: MachineConfig = { metadata: { name }, spec: { ...spec } };
+    const overrides = input.irreconcilableStorageOverrides ?? [];
+    const fail = (a: MachineConfig, b: MachineConfig): string | undefined => {
+      try {
+        checkReconcilable(a, b, overrides);
+        return undefined;
+      } catch (e) {
+        if (e instanceof MachineConfigReconcileError) return e.message;
+        throw e;
+      }
+    };
+    const full = fail(current, candidate);
+    if (full !== undefined) {
+      const components: string[] = [];
+      for (const mc of ordered) {
+        const err = fail(current, mc);
+        if (err === undefined) continue;
+        const reason = err.slice(err.indexOf(': ') + 2);
+        if (full.includes(reason)) {
+          throw new MachineConfigRenderError(
+            'MC_RECONCILE',
+            `reconciliation failed between current config "${current.metadata.name}" and base config "${mc.metadata.name}": ${reason}`,
+            mc.metadata.name,
+            ['spec'],
+          );
+        }
+        components.push(err);
+      }
+      throw new MachineConfigRenderError('MC_RECONCILE', `render reconciliation error: ${full}; component errors: ${components.join('; ')}`);
+    }
   }
   const annotations: Record<string, string> = {};
   if (input.controllerVersion !== undefined) annotations[MCO_ANNOTATIONS.generatedByControllerVersion] = input.controllerVersion;

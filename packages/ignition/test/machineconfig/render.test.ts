@@ -63,3 +63,26 @@ describe('renderMachineConfigs: render.* vectors', () => {
     });
   }
 });
+
+describe('render-time reconcilability against the current rendered config', () => {
+  const worker = { 'machineconfiguration.openshift.io/role': 'worker' };
+  const base: MachineConfig = { metadata: { name: '00-base', labels: worker }, spec: { config: { ignition: { version: '3.5.0' } } } };
+  const current = renderMachineConfigs({ pool: 'worker', configs: [base] }).machineConfig;
+  it('accepts reconcilable changes', () => {
+    const files: MachineConfig = {
+      metadata: { name: '50-files', labels: worker },
+      spec: { config: { ignition: { version: '3.5.0' }, storage: { files: [{ path: '/etc/x', contents: { source: 'data:,x' } }] } } },
+    };
+    expect(renderMachineConfigs({ pool: 'worker', configs: [base, files], currentRendered: current }).name).toMatch(/^rendered-worker-/);
+  });
+  it('names the MC that brings an unreconcilable change', () => {
+    const disks: MachineConfig = {
+      metadata: { name: '60-disks', labels: worker },
+      spec: { config: { ignition: { version: '3.5.0' }, storage: { disks: [{ device: '/dev/sdb', wipeTable: true }] } } },
+    };
+    const run = () => renderMachineConfigs({ pool: 'worker', configs: [base, disks], currentRendered: current });
+    expect(run).toThrow(MachineConfigRenderError);
+    expect(run).toThrow(`reconciliation failed between current config "${current.metadata.name}" and base config "60-disks": ignition disks section contains changes`);
+    expect(renderMachineConfigs({ pool: 'worker', configs: [base, disks], currentRendered: current, irreconcilableStorageOverrides: ['Disks'] }).name).toMatch(/^rendered-worker-/);
+  });
+});
