@@ -28,6 +28,7 @@ export {
   CachedCondition,
   recommendedCondition,
   evaluateConditionalUpdates,
+  evaluateUntilSettled,
   createRiskRegistry,
   aggregateMessages,
   type ConditionType,
@@ -37,6 +38,7 @@ export {
   type EvaluatedConditionalUpdate,
   type RiskEvaluationResult,
   type EvaluateOptions,
+  type SettleOptions,
 } from './risk.js';
 export { planPath, PlanIndex, type PlannedHop, type UpdatePlan, type PlanOptions, type RiskDisposition } from './plan.js';
 export {

@@ -456,3 +456,31 @@ export function createRiskRegistry(promql?: PromQLOptions, cache?: CacheOptions)
   else reg.register('PromQL', { valid: validatePromQLRule, match: () => Promise.reject(new RiskEvaluationError('no PromQL endpoint configured')) });
   return reg;
 }
+
+/** Options of {@link evaluateUntilSettled}. */
+export interface SettleOptions extends EvaluateOptions {
+  /** Delay between attempts (the CVO requeues after 1 s). */
+  readonly retryDelayMs?: number;
+  /** Give up after this many attempts (the last result is returned). */
+  readonly maxAttempts?: number;
+  /** Sleep function (injectable for tests). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Like the CVO's available-updates sync: evaluates, and while some risk is Unknown only because the
+ * cache throttled it (`evaluation is throttled…`), waits `retryDelayMs` and evaluates again.
+ */
+export async function evaluateUntilSettled(conditionalUpdates: readonly ConditionalUpdate[], opts: SettleOptions): Promise<RiskEvaluationResult & { attempts: number }> {
+  const delay = opts.retryDelayMs ?? 1000;
+  const max = opts.maxAttempts ?? 30;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    const res = await evaluateConditionalUpdates(conditionalUpdates, opts);
+    const throttled = Object.values(res.riskConditions).some((c) => c.status === 'Unknown' && c.message.includes('(evaluation is throttled'));
+    if (!throttled || attempts >= max) return { ...res, attempts };
+    await sleep(delay);
+  }
+}

@@ -6,6 +6,7 @@ import {
   alwaysCondition,
   createRiskRegistry,
   evaluateConditionalUpdates,
+  evaluateUntilSettled,
   Graph,
   PromQLCondition,
   type ClusterCondition,
@@ -180,6 +181,23 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
     now = t0 + 3000 + 3_600_000;
     expect(await cache.match(rule('yes'))).toBe(true);
     expect(inner.calls).toEqual(['yes', 'b', 'yes']);
+  });
+  it('evaluateUntilSettled re-evaluates every second until no risk is throttled (CVO requeue)', async () => {
+    let now = Date.UTC(2026, 0, 1, 10, 0, 0);
+    const inner = counting();
+    const reg = new ConditionRegistry().register('Always', alwaysCondition).register('PromQL', new CachedCondition(inner, { now: () => now }));
+    const cus: ConditionalUpdate[] = ['yes', 'no', 'other'].map((q, i) => ({
+      release: { version: `4.1.${i + 1}`, image: `img${i}` },
+      risks: [{ name: `R${i}`, url: 'u', message: 'm', matchingRules: [rule(q)] }],
+    }));
+    const first = await evaluateConditionalUpdates(cus, { registry: reg });
+    expect(Object.values(first.riskConditions).filter((c) => c.status === 'Unknown')).toHaveLength(2);
+    const sleeps: number[] = [];
+    const settled = await evaluateUntilSettled(cus, { registry: reg, sleep: (ms) => { sleeps.push(ms); now += ms + 1; return Promise.resolve(); } });
+    expect(settled.attempts).toBe(3);
+    expect(sleeps).toEqual([1000, 1000]);
+    expect(Object.values(settled.riskConditions).map((c) => c.status).sort()).toEqual(['False', 'False', 'True']);
+    expect(settled.conditionalUpdates.map((c) => c.conditions[0]!.reason)).toEqual(['R0', 'NotExposedToRisks', 'NotExposedToRisks']);
   });
   it('expires entries after 24 h', async () => {
     let now = Date.UTC(2026, 0, 1, 10, 0, 0);
