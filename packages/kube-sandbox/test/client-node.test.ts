@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function eventually(fn: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 750; i++) {
     if (await fn()) return;
     await new Promise((r) => setTimeout(r, 20));
   }

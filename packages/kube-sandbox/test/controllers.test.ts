@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 async function eventually(fn: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 250; i++) {
+  for (let i = 0; i < 750; i++) {
     if (await fn()) return;
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 import { parse } from 'yaml';
 import { crdDir, sandbox, type Client } from './helpers.js';
 

@@ -131,13 +131,13 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const waitFor = async (s: string): Promise<void> => {
-      for (let i = 0; i < 200 && !out.includes(s); i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 600 && !out.includes(s); i++) await new Promise((r) => setTimeout(r, 25));
     };
     await waitFor('kube-root-ca.crt');
     await kubectl(['create', 'configmap', 'w1', '-n', 'team']);
     await kubectl(['label', 'configmap', 'w1', '-n', 'team', 'x=y']);
     await kubectl(['delete', 'configmap', 'w1', '-n', 'team']);
-    for (let i = 0; i < 200 && out.trim().split('\n').length < 4; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 600 && out.trim().split('\n').length < 4; i++) await new Promise((r) => setTimeout(r, 25));
     p.kill();
     // one line per event: the initial object, then ADDED, MODIFIED (label) and DELETED of w1
     expect(out.trim().split('\n')).toEqual(['configmap/kube-root-ca.crt', 'configmap/w1', 'configmap/w1', 'configmap/w1']);
@@ -192,7 +192,7 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect(pods).toHaveLength(2);
     const node = pods[0]!.spec.nodeName;
     // with minAvailable=2 and 2 ready pods, eviction is refused (429) and drain times out
-    const blocked = await kubectl(['drain', node, '--ignore-daemonsets', '--timeout=3s', '--delete-emptydir-data']);
+    const blocked = await kubectl(['drain', node, '--ignore-daemonsets', '--timeout=5s', '--delete-emptydir-data']);
     expect(blocked.code).not.toBe(0);
     expect(blocked.stderr).toContain("Cannot evict pod as it would violate the pod's disruption budget.");
     expect((await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).stdout).toBe('true');

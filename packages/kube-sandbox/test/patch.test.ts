@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 import { jsonPatch, mergePatch, strategicMergePatch, parseLabelSelector, matchLabels, ApiError } from '../src/index.js';
 
 const lists = (p: string): { mergeKey?: string; set?: boolean } | undefined =>

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 import { sandbox, type Client } from './helpers.js';
 
 let c: Client;
@@ -44,7 +46,7 @@ async function openWatch(path: string): Promise<{ events: any[]; raw: string[]; 
     headers: res.headers,
     close: () => ac.abort(),
     async until(n) {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15000;
       while (events.length < n && Date.now() < deadline) await new Promise<void>((r) => waiters.push(r as () => void) && setTimeout(r, 50));
       waiters = [];
     },
