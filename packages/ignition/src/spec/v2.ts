@@ -10,8 +10,10 @@ import {
   checkMode,
   checkPartitionLabel,
   checkPath,
+  checkFilesystemLabel,
   checkUnitName,
   Collector,
+  goQuote,
   parseUnitContents,
 } from './semantic.js';
 import { dataURLError, goParseURL, goSemver } from './goparse.js';
@@ -70,11 +72,18 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   const storage = asObj(cfg['storage']);
   const fsNames = new Set(asList(storage['filesystems']).map((f) => str(asObj(f)['name'])));
   fsNames.add('root');
+  const label: Record<string, string> = { files: 'File', directories: 'Directory', links: 'Link' };
   const nodeCheck = (kind: string, n: Obj, i: number): void => {
     const c: JsonPath = ['storage', kind, i];
     if (str(n['filesystem']) === '') r.err([...c, 'filesystem'], plain('no filesystem specified'));
+    else if (!fsNames.has(str(n['filesystem']))) {
+      r.warn([...c, 'filesystem'], plain(`${label[kind] ?? kind} ${goQuote(str(n['path']))} references nonexistent filesystem ${goQuote(str(n['filesystem']))}. (This is ok if it is defined in a referenced config)`));
+    }
     r.err([...c, 'path'], checkPath(str(n['path'])));
-    r.err([...c, 'mode'], checkMode(n['mode']));
+    if (kind !== 'links') {
+      r.err([...c, 'mode'], checkMode(n['mode']));
+      if (n['mode'] === undefined || n['mode'] === null) r.warn([...c, 'mode'], plain('permissions unset, defaulting to 0000'));
+    }
     for (const o of ['user', 'group'] as const) {
       const owner = asObj(n[o]);
       if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '') r.err([...c, o], finding('ErrBothIDAndNameSet'));
@@ -83,6 +92,7 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   asList(storage['files']).forEach((f, i) => {
     const file = asObj(f);
     nodeCheck('files', file, i);
+    if (file['overwrite'] === true && file['append'] === true) r.err(['storage', 'files', i], plain('cannot set both append and overwrite to true'));
     const contents = asObj(file['contents']);
     const comp = contents['compression'];
     if (comp !== undefined && comp !== null && comp !== '' && comp !== 'gzip') r.err(['storage', 'files', i, 'contents', 'compression'], finding('ErrCompressionInvalid'));
@@ -116,16 +126,23 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   asList(storage['filesystems']).forEach((f, i) => {
     const fs = asObj(f);
     const c: JsonPath = ['storage', 'filesystems', i];
-    if (str(fs['name']) === '') r.err([...c, 'name'], plain('filesystem is missing name'));
     const mount = fs['mount'];
     const path = fs['path'];
-    if ((mount === undefined || mount === null) === (path === undefined || path === null)) {
-      r.err(c, plain('filesystem must use either mount or path'));
-    }
-    if (mount) {
+    const hasMount = mount !== undefined && mount !== null;
+    const hasPath = path !== undefined && path !== null;
+    if (!hasMount && !hasPath) r.err(c, plain('filesystem is missing mount or path'));
+    if (hasMount && hasPath) r.err(c, plain('filesystem has both mount and path defined'));
+    if (hasMount) {
       const m = asObj(mount);
       r.err([...c, 'mount', 'device'], checkPath(str(m['device'])));
       if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format']))) r.err([...c, 'mount', 'format'], finding('ErrFilesystemInvalidFormat'));
+      r.err([...c, 'mount', 'label'], checkFilesystemLabel({ label: m['label'], format: m['format'] }, 3, false));
+      const create = m['create'];
+      if (create !== undefined && create !== null) {
+        if (m['wipeFilesystem'] === true) r.err([...c, 'mount', 'create'], plain('cannot use both create object and wipeFilesystem field'));
+        if (asList(m['options']).length > 0) r.err([...c, 'mount', 'create'], plain('cannot use both create object and mount-level options field'));
+        r.warn([...c, 'mount', 'create'], plain('the create object has been deprecated in favor of mount-level options'));
+      }
     }
     if (typeof path === 'string') r.err([...c, 'path'], checkPath(path));
   });
@@ -142,14 +159,21 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
       asList(unit['dropins']).forEach((d, j) => {
         const dropin = asObj(d);
         r.err([...c, 'dropins', j, 'contents'], parseUnitContents(dropin['contents']).err);
-        r.err([...c, 'dropins', j, 'name'], checkExt(str(dropin['name']), ['.conf'], finding('ErrInvalidSystemdDropinExt')));
+        const dropinErr = section === 'systemd' ? finding('ErrInvalidSystemdDropinExt') : plain('invalid networkd drop-in extension');
+        r.err([...c, 'dropins', j, 'name'], checkExt(str(dropin['name']), ['.conf'], dropinErr));
       });
     });
   }
   asList(asObj(cfg['passwd'])['users']).forEach((u, i) => {
     if (asObj(u)['create'] !== undefined && asObj(u)['create'] !== null) {
-      r.warn(['passwd', 'users', i, 'create'], finding('ErrDeprecated'));
+      r.warn(['passwd', 'users', i, 'create'], plain('the create object has been deprecated in favor of user-level options'));
     }
+  });
+  const seenFs = new Set<string>(['root']);
+  asList(storage['filesystems']).forEach((f, i) => {
+    const name = str(asObj(f)['name']);
+    if (seenFs.has(name)) r.warn(['storage', 'filesystems', i, 'name'], plain(`Filesystem ${goQuote(name)} shadows exising filesystem definition`));
+    seenFs.add(name);
   });
 
   // Spec 2.x allows repeated paths, units and users (the last entry wins on the node); the MCO

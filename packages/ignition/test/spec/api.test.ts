@@ -188,6 +188,22 @@ describe('validate', () => {
       'networkd.units.0.name: invalid networkd unit extension',
     ]);
   });
+  it('applies the spec 2.2 warnings and filesystem rules of ignition v0.35', () => {
+    const r = validate({
+      ignition: { version: '2.2.0' },
+      storage: {
+        filesystems: [{ name: 'data', mount: { device: '/dev/sdb', format: 'xfs', create: { force: true } }, path: '/x' }],
+        files: [{ filesystem: 'other', path: '/a', append: true, overwrite: true, contents: { source: 'data:,' } }],
+      },
+    });
+    expect(r.entries.map((e) => `${e.kind} ${e.path.join('.')}: ${e.message}`)).toEqual([
+      'warning storage.files.0.filesystem: File "/a" references nonexistent filesystem "other". (This is ok if it is defined in a referenced config)',
+      'warning storage.files.0.mode: permissions unset, defaulting to 0000',
+      'error storage.files.0: cannot set both append and overwrite to true',
+      'error storage.filesystems.0: filesystem has both mount and path defined',
+      'warning storage.filesystems.0.mount.create: the create object has been deprecated in favor of mount-level options',
+    ]);
+  });
   it('reports an unusable version', () => {
     expect(validate({ ignition: { version: 'x' } }).entries[0]!.message).toBe("invalid config version (couldn't parse)");
     expect(validate('nope').valid).toBe(false);
