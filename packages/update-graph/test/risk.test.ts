@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   availableUpdates,
@@ -73,6 +76,16 @@ describe('PromQL over the Prometheus HTTP API', () => {
     await expect(c.match(rule('scalar'))).rejects.toThrow('invalid PromQL result type is scalar, not vector');
     await expect(c.match(rule('bad'))).rejects.toThrow('executing PromQL query: bad_data: parse error at char 4');
     await expect(new PromQLCondition({ url: prom.url, token: 'wrong' }).match(rule('one'))).rejects.toThrow('executing PromQL query: unauthorized: bad token');
+  });
+  it('reads the bearer token from a file on every query', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ug-token-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, 's3cret\n');
+    const c = new PromQLCondition({ url: prom.url, tokenFile: file });
+    expect(await c.match(rule('one'))).toBe(true);
+    writeFileSync(file, 'rotated');
+    await expect(c.match(rule('one'))).rejects.toThrow('executing PromQL query: unauthorized: bad token');
+    await expect(new PromQLCondition({ url: prom.url, tokenFile: join(dir, 'missing') }).match(rule('one'))).rejects.toThrow(/reading bearer token file/);
   });
   it('uses the CA bundle for https and fails with another CA', async () => {
     expect(await new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.caCert }).match(rule('one'))).toBe(true);
