@@ -110,6 +110,35 @@ function builtinColumns(t: ResourceType): Column[] {
       return [NAME, col('Type', 'string', (o) => o['type'] ?? 'Opaque'), col('Data', 'integer', (o) => Object.keys(isObject(o['data']) ? o['data'] : {}).length), AGE];
     case 'apps/deployments':
       return [NAME, col('Ready', 'string', (o) => `${num(getPath(o, 'status.readyReplicas'))}/${num(getPath(o, 'spec.replicas'))}`), col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedReplicas'))), col('Available', 'integer', (o) => num(getPath(o, 'status.availableReplicas'))), AGE];
+    case 'apps/replicasets':
+      return [NAME, col('Desired', 'integer', (o) => num(getPath(o, 'spec.replicas'))), col('Current', 'integer', (o) => num(getPath(o, 'status.replicas'))), col('Ready', 'integer', (o) => num(getPath(o, 'status.readyReplicas'))), AGE];
+    case '/services':
+      return [
+        NAME,
+        col('Type', 'string', (o) => getPath(o, 'spec.type') ?? 'ClusterIP'),
+        col('Cluster-IP', 'string', (o) => getPath(o, 'spec.clusterIP') ?? '<none>'),
+        col('External-IP', 'string', () => '<none>'),
+        col('Port(s)', 'string', (o) => {
+          const ports = getPath(o, 'spec.ports');
+          return Array.isArray(ports) && ports.length ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${String(p['protocol'] ?? 'TCP')}` : '')).join(',') : '<none>';
+        }),
+        AGE,
+      ];
+    case '/events':
+    case 'events.k8s.io/events':
+      return [
+        col('Last Seen', 'string', (o, now) => {
+          const ts = getPath(o, 'lastTimestamp') ?? getPath(o, 'deprecatedLastTimestamp') ?? getPath(o, 'eventTime') ?? o.metadata?.creationTimestamp;
+          return typeof ts === 'string' ? humanDuration(now - Date.parse(ts)) : '<unknown>';
+        }),
+        col('Type', 'string', (o) => getPath(o, 'type') ?? ''),
+        col('Reason', 'string', (o) => getPath(o, 'reason') ?? ''),
+        col('Object', 'string', (o) => {
+          const ref = getPath(o, 'involvedObject') ?? getPath(o, 'regarding');
+          return isObject(ref) ? `${String(ref['kind'] ?? '').toLowerCase()}/${String(ref['name'] ?? '')}` : '';
+        }),
+        col('Message', 'string', (o) => String(getPath(o, 'message') ?? getPath(o, 'note') ?? '').trim()),
+      ];
     case 'apps/daemonsets':
       return [NAME, col('Desired', 'integer', (o) => num(getPath(o, 'status.desiredNumberScheduled'))), col('Current', 'integer', (o) => num(getPath(o, 'status.currentNumberScheduled'))), col('Ready', 'integer', (o) => num(getPath(o, 'status.numberReady'))), col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedNumberScheduled'))), col('Available', 'integer', (o) => num(getPath(o, 'status.numberAvailable'))), AGE];
     case 'policy/poddisruptionbudgets':

@@ -208,6 +208,13 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect((await kubectl(['uncordon', node])).stdout.trim()).toBe(`node/${node} uncordoned`);
   });
 
+  it('prints events like kubectl expects', async () => {
+    const ev = file('ev.yaml', 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\ninvolvedObject:\n  kind: Pod\n  name: web-1\n  namespace: default\nreason: Pulled\nmessage: Image pulled\ntype: Normal\n');
+    expect((await kubectl(['apply', '-f', ev])).stdout.trim()).toBe('event/e1 created');
+    const out = await kubectl(['get', 'events']);
+    expect(out.stdout).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n\d+s\s+Normal\s+Pulled\s+pod\/web-1\s+Image pulled\n$/);
+  });
+
   it('deletes a namespace with its content', async () => {
     await kubectl(['create', 'configmap', 'inside', '-n', 'team']);
     const d = await kubectl(['delete', 'namespace', 'team', '--timeout=20s']);
