@@ -216,7 +216,7 @@ export function schemaLists(schema: unknown): Record<string, ListStrategy> {
     if (s['type'] === 'array') {
       const lt = s['x-kubernetes-list-type'];
       const keys = s['x-kubernetes-list-map-keys'];
-      if (lt === 'map' && Array.isArray(keys) && typeof keys[0] === 'string') out[path] = { mergeKey: keys[0] };
+      if (lt === 'map' && Array.isArray(keys) && typeof keys[0] === 'string') out[path] = keys.length > 1 ? { mergeKey: keys[0], mergeKeys: keys.map(String) } : { mergeKey: keys[0] };
       else if (lt === 'set') out[path] = { set: true };
       walk(s['items'], `${path}[]`);
       return;

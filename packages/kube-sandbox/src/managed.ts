@@ -40,6 +40,7 @@ export function leafPaths(t: ResourceType, obj: KubeObject, part: 'main' | 'stat
     if (Array.isArray(v) && v.length > 0) {
       const st = strategyFor(t, dotted);
       if (st?.mergeKey) {
+        const keys = st.mergeKeys ?? [st.mergeKey];
         for (const item of v) {
           if (!isObject(item) || item[st.mergeKey] === undefined) {
             out.add(pathKey(p));
@@ -47,7 +48,9 @@ export function leafPaths(t: ResourceType, obj: KubeObject, part: 'main' | 'stat
           }
         }
         for (const item of v as JsonObject[]) {
-          const ip = [...p, `k:${JSON.stringify({ [st.mergeKey]: item[st.mergeKey] })}`];
+          const key: JsonObject = {};
+          for (const k of keys) if (item[k] !== undefined) key[k] = item[k];
+          const ip = [...p, `k:${JSON.stringify(key)}`];
           out.add(pathKey([...ip, '.']));
           walk(item, ip, `${dotted}[]`);
         }

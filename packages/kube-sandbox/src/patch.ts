@@ -220,13 +220,14 @@ function mergeList(
     return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
   }
   const out: unknown[] = cur.map((x) => x);
+  const keys = strat.mergeKeys ?? [key];
+  const sameItem = (x: unknown, p: Record<string, unknown>): boolean => isObject(x) && keys.every((k) => deepEqual(x[k], p[k]));
   for (const p of patch) {
     if (!isObject(p)) {
       out.push(p);
       continue;
     }
-    const kv = p[key];
-    const idx = out.findIndex((x) => isObject(x) && deepEqual(x[key], kv));
+    const idx = out.findIndex((x) => sameItem(x, p));
     if (p['$patch'] === 'delete') {
       if (idx >= 0) out.splice(idx, 1);
       continue;
@@ -236,7 +237,7 @@ function mergeList(
   }
   if (order) {
     const pos = (x: unknown): number => {
-      const i = order.findIndex((o) => isObject(o) && isObject(x) && deepEqual(o[key], x[key]));
+      const i = order.findIndex((o) => isObject(o) && isObject(x) && keys.every((k) => deepEqual(o[k], x[k])));
       return i < 0 ? Number.MAX_SAFE_INTEGER : i;
     };
     out.sort((a, b) => pos(a) - pos(b));

@@ -53,6 +53,8 @@ export interface ManagedFieldsEntry extends JsonObject {
 export interface ListStrategy {
   /** Merge key ("name", "type", "key"...), or absent for atomic lists / primitive sets. */
   mergeKey?: string;
+  /** All key fields of a `x-kubernetes-list-type: map` list (when more than one). */
+  mergeKeys?: string[];
   /** Primitive list merged as a set (e.g. finalizers). */
   set?: boolean;
 }

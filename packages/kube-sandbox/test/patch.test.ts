@@ -47,3 +47,11 @@ describe('label selectors', () => {
     expect(() => parseLabelSelector('a==,=b')).toThrow(ApiError);
   });
 });
+
+describe('lists keyed by several fields (x-kubernetes-list-map-keys)', () => {
+  it('merges items only when every key matches', () => {
+    const lookup = (p: string): { mergeKey?: string; mergeKeys?: string[] } | undefined => (p === 'rules' ? { mergeKey: 'resource', mergeKeys: ['resource', 'apiGroup'] } : undefined);
+    const out = strategicMergePatch({ rules: [{ resource: 'pods', apiGroup: '', verbs: ['get'] }, { resource: 'pods', apiGroup: 'metrics', verbs: ['get'] }] }, { rules: [{ resource: 'pods', apiGroup: 'metrics', verbs: ['list'] }] }, lookup);
+    expect(out).toEqual({ rules: [{ resource: 'pods', apiGroup: '', verbs: ['get'] }, { resource: 'pods', apiGroup: 'metrics', verbs: ['list'] }] });
+  });
+});
