@@ -18,6 +18,8 @@ export interface GraphServerOptions {
   readonly prefix?: string;
   /** Mandatory query parameters (default `['channel']`). */
   readonly mandatoryParams?: readonly string[];
+  /** `policy-engine` (default: channel/arch filtering) or `graph-builder` (the unfiltered graph, no parameters). */
+  readonly mode?: 'policy-engine' | 'graph-builder';
   /** Default architecture when `arch` is absent (default `amd64`). */
   readonly defaultArch?: string;
   /** Fedora CoreOS graphs per stream and basearch, served at `/v1/graph?basearch&stream`. */
@@ -130,6 +132,10 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
     else if (accept === V1) type = V1;
     else {
       send(res, 406, { kind: 'invalid_content_type', value: `invalid content type: ${accept}; accepted: application/json, ${V1}` });
+      return;
+    }
+    if (options.mode === 'graph-builder') {
+      send(res, 200, graph, type, head);
       return;
     }
     const missing = mandatory.filter((p) => !url.searchParams.get(p));

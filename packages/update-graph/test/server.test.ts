@@ -117,6 +117,18 @@ describe('createGraphServer with graph-data', () => {
     await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'fast-4.99', version: '4.16.1' })).rejects.toThrow('VersionNotFound: currently reconciling cluster version 4.16.1 not found in the "fast-4.99" channel');
   });
 
+  it('graph-builder mode serves the unfiltered graph (all arches, +arch versions) without parameters', async () => {
+    const gb = createGraphServer({ releases: releasesDir(), graphData: GRAPH_DATA, mode: 'graph-builder' });
+    const u = await gb.listen();
+    try {
+      const doc = (await (await fetch(`${u}/v1/graph`, { headers: { accept: 'application/json' } })).json()) as GraphDocument;
+      expect(doc.nodes).toHaveLength(30);
+      expect(doc.nodes.every((n) => /\+(amd64|arm64)$/.test(n.version))).toBe(true);
+    } finally {
+      await gb.close();
+    }
+  });
+
   it('rejects cyclic release metadata with a typed error', () => {
     expect(() =>
       createGraphServer({
