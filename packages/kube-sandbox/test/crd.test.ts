@@ -142,3 +142,30 @@ describe('CRD versions and scale', () => {
     expect(after.body.metadata.generation).toBe(2);
   });
 });
+
+describe('server-side apply on custom resources', () => {
+  it('creates, detects conflicts, and applies status through the subresource', async () => {
+    const path = '/apis/config.openshift.io/v1/clusteroperators/ssa-op';
+    const body = (v: string): string => `apiVersion: config.openshift.io/v1\nkind: ClusterOperator\nmetadata:\n  name: ssa-op\n  labels:\n    tier: "${v}"\nspec: {}\n`;
+    const created = await c.req('PATCH', `${path}?fieldManager=cvo`, body('a'), 'application/apply-patch+yaml');
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'cvo', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:tier': {} } }, 'f:spec': {} } })]);
+    const conflict = await c.req('PATCH', `${path}?fieldManager=other`, body('b'), 'application/apply-patch+yaml');
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toBe('Apply failed with 1 conflict: conflict with "cvo": .metadata.labels.tier');
+    expect(conflict.body.details.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "cvo"', field: '.metadata.labels.tier' }]);
+    const noManager = await c.req('PATCH', path, body('b'), 'application/apply-patch+yaml');
+    expect(noManager.status).toBe(400);
+    const status = `apiVersion: config.openshift.io/v1\nkind: ClusterOperator\nmetadata:\n  name: ssa-op\nstatus:\n  versions:\n  - name: operator\n    version: 4.16.3\n`;
+    const st = await c.req('PATCH', `${path}/status?fieldManager=cvo-status`, status, 'application/apply-patch+yaml');
+    expect(st.status).toBe(200);
+    expect(st.body.status.versions).toEqual([{ name: 'operator', version: '4.16.3' }]);
+    expect(st.body.metadata.generation).toBe(1);
+    const entry = st.body.metadata.managedFields.find((e: { manager: string }) => e.manager === 'cvo-status');
+    expect(entry).toMatchObject({ operation: 'Apply', subresource: 'status' });
+    // dry run does not persist
+    const dry = await c.req('PATCH', `${path}?fieldManager=cvo&dryRun=All`, body('z'), 'application/apply-patch+yaml');
+    expect(dry.body.metadata.labels.tier).toBe('z');
+    expect((await c.req('GET', path)).body.metadata.labels.tier).toBe('a');
+  });
+});
