@@ -102,6 +102,24 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     expect(s.deployments[1]?.rollback).toBe(true);
     expect(keelson(['os', 'status', '--simulate', state]).stdout).toContain('LayeredPackages: kernel-rt-core kernel-rt-modules kernel-rt-modules-extra usbguard');
   });
+  it('real ostree node: sim-init --sysroot, apply, reboot, status', () => {
+    const node = join(mkdtempSync(join(tmpdir(), 'keelson-os-node-')), 'sysroot');
+    const init = keelson(['os', 'sim-init', '--sysroot', node, '--config', A]);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
+    let s = parseRpmOstreeStatus(keelson(['os', 'status', '--sysroot', node, '--json']).stdout);
+    expect(bootedDeployment(s)?.requestedPackages).toStrictEqual(['sysstat']);
+    const run = keelson(['os', 'apply', '--from', A, '--to', B, '--sysroot', node, '--arch', 'amd64']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('ran: rpm-ostree update --install usbguard --uninstall sysstat');
+    expect(keelson(['os', 'reboot', '--sysroot', node]).code).toBe(0);
+    s = parseRpmOstreeStatus(keelson(['os', 'status', '--sysroot', node, '--json']).stdout);
+    const b = bootedDeployment(s);
+    expect(b && osImageUrlOf(b)).toBe(IMG_B);
+    expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'usbguard']);
+    expect(keelson(['os', 'sim-init', '--sysroot', node, '--config', A]).stderr).toContain('already exists');
+    expect(keelson(['os', 'reboot']).code).toBe(2);
+  });
   it('--sysroot reads a real ostree sysroot', async () => {
     const t = mkdtempSync(join(tmpdir(), 'keelson-os-sysroot-'));
     process.env['OSTREE_SYSROOT_DEBUG'] = 'mutable-deployments';

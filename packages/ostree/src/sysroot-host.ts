@@ -17,6 +17,7 @@ interface DeploymentMeta {
   requestedBaseRemovals: string[];
 }
 interface HostState {
+  osname?: string;
   booted: string;
   meta: Record<string, DeploymentMeta>;
 }
@@ -60,7 +61,7 @@ export class SysrootRpmOstree implements CommandRunner {
   /** Creates the sysroot, commits and deploys the first image, marks it booted. */
   static async create(o: SysrootHostOptions): Promise<SysrootRpmOstree> {
     const sysroot = await new OstreeSysroot({ path: o.path, ...(o.osname ? { osname: o.osname } : {}) }).init();
-    const host = new SysrootRpmOstree(sysroot, { booted: '', meta: {} });
+    const host = new SysrootRpmOstree(sysroot, { osname: sysroot.osname, booted: '', meta: {} });
     const checksum = await host.#commitImage(o.osImageURL);
     const d = await sysroot.deploy(checksum, { kargsExact: o.kargs ?? ['rw', 'root=LABEL=root'] });
     host.#state.booted = keyOf(d);
@@ -74,7 +75,8 @@ export class SysrootRpmOstree implements CommandRunner {
     const statePath = join(path, 'keelson-host.json');
     if (!existsSync(statePath)) throw new OstreeError('SYSROOT', `${path}: no keelson-host.json; create the host with SysrootRpmOstree.create`);
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as HostState;
-    return new SysrootRpmOstree(new OstreeSysroot({ path, ...(osname ? { osname } : {}) }), state);
+    const name = osname ?? state.osname;
+    return new SysrootRpmOstree(new OstreeSysroot({ path, ...(name ? { osname: name } : {}) }), state);
   }
 
   #save(): void {
@@ -114,7 +116,8 @@ export class SysrootRpmOstree implements CommandRunner {
       mkdirSync(join(dir, 'usr/share/keelson'), { recursive: true });
       writeFileSync(join(dir, 'usr/share/keelson/layered-packages'), `install: ${[...pkgs].sort().join(' ')}\nremove: ${[...removals].sort().join(' ')}\n`);
       const branch = `keelson/layer/${sha(`${base}:${[...pkgs].sort().join(',')}:${[...removals].sort().join(',')}`).slice(0, 16)}`;
-      await this.sysroot.ostree(['--repo=' + this.sysroot.repo, 'commit', '-b', branch, `--tree=ref=${base}`, `--tree=dir=${dir}`, '--add-metadata-string=version=layered', '-s', 'layered']);
+      const version = (await this.sysroot.commitVersion(base)) ?? 'layered';
+      await this.sysroot.ostree(['--repo=' + this.sysroot.repo, 'commit', '-b', branch, `--tree=ref=${base}`, `--tree=dir=${dir}`, `--add-metadata-string=version=${version}`, '-s', 'layered packages']);
       return await this.sysroot.revParse(branch);
     } finally {
       rmSync(dir, { recursive: true, force: true });

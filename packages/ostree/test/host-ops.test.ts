@@ -47,11 +47,12 @@ describe('SysrootRpmOstree on real ostree', () => {
   it('reopens from disk, keeps /etc changes across a rebase, rejects unsupported commands', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sysroothost-')), 'sysroot');
     const IMG = 'quay.io/ocp/os@sha256:' + 'c'.repeat(64);
-    const host = await SysrootRpmOstree.create({ path, osImageURL: IMG, kargs: ['rw'] });
+    const host = await SysrootRpmOstree.create({ path, osImageURL: IMG, kargs: ['rw'], osname: 'rhcos' });
     const [booted] = await host.sysroot.deployments();
     expect(booted && host.sysroot.readEtc(booted, 'keelson-image')).toBe(`${IMG}\n`);
     if (booted) host.sysroot.writeEtc(booted, 'local.conf', 'admin edit\n');
     const again = SysrootRpmOstree.open(path);
+    expect(again.sysroot.osname).toBe('rhcos');
     const driver = new RpmOstree({ runner: again });
     await driver.rebaseLayered('quay.io/ocp/os@sha256:' + 'd'.repeat(64));
     const [staged] = await again.sysroot.deployments();
@@ -60,6 +61,12 @@ describe('SysrootRpmOstree on real ostree', () => {
     expect(staged && again.sysroot.readEtc(staged, 'keelson-image')).toBe(`quay.io/ocp/os@sha256:${'d'.repeat(64)}\n`);
     expect((await driver.staged())?.containerImageReference).toBe(`ostree-unverified-registry:quay.io/ocp/os@sha256:${'d'.repeat(64)}`);
     expect(await driver.kargs()).toStrictEqual(['rw']);
+    const rebased = await driver.staged();
+    await driver.update(['--install', 'usbguard']);
+    const layered = await driver.staged();
+    expect(layered?.baseChecksum).toBe(rebased?.checksum);
+    expect(layered?.version).toBe(rebased?.version);
+    expect(layered?.requestedPackages).toStrictEqual(['usbguard']);
     await expect(driver.finalizeDeployment('x')).rejects.toMatchObject({ code: 'RPMOSTREE_COMMAND_FAILED' });
     expect(() => SysrootRpmOstree.open(join(path, 'nope'))).toThrow(/keelson-host\.json/);
   });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -7,11 +8,13 @@ import {
   RpmOstree,
   RpmOstreeError,
   SimulatedRpmOstree,
+  SysrootRpmOstree,
   applyOsChanges,
   applyOsChangesOnHost,
   formatPlan,
   osConfigSpecFrom,
   osImageUrlOf,
+  parseKernelArguments,
   parseRpmOstreeStatus,
   statusToJson,
   type OsConfigSpec,
@@ -27,10 +30,22 @@ interface BackendOptions {
   binary?: string;
 }
 
-function driverFor(o: BackendOptions): { driver: RpmOstree; sim?: SimulatedRpmOstree } {
+function isSysrootHost(dir: string): boolean {
+  return existsSync(join(dir, 'keelson-host.json'));
+}
+
+function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promise<string> | string } {
+  if (o.simulate !== undefined && o.sysroot !== undefined) throw new CliError('give either --simulate or --sysroot, not both', 2);
   if (o.simulate !== undefined) {
     const sim = new SimulatedRpmOstree({ statePath: o.simulate });
-    return { driver: new RpmOstree({ runner: sim, clientId: 'keelson' }), sim };
+    return { driver: new RpmOstree({ runner: sim, clientId: 'keelson' }), reboot: () => sim.reboot() };
+  }
+  if (o.sysroot !== undefined) {
+    if (!isSysrootHost(o.sysroot)) {
+      throw new CliError(`${o.sysroot}: not a keelson node sysroot (no keelson-host.json); create one with "keelson os sim-init --sysroot ${o.sysroot} --config <mc.yaml>"`);
+    }
+    const host = SysrootRpmOstree.open(o.sysroot, o.osname);
+    return { driver: new RpmOstree({ runner: host, clientId: 'keelson' }), reboot: () => host.reboot() };
   }
   return { driver: new RpmOstree({ binary: o.binary ?? 'rpm-ostree', clientId: 'keelson' }) };
 }
@@ -46,7 +61,7 @@ function notAnRpmOstreeHost(err: unknown): never {
 }
 
 async function loadStatus(o: BackendOptions): Promise<RpmOstreeStatus> {
-  if (o.sysroot !== undefined) {
+  if (o.sysroot !== undefined && !isSysrootHost(o.sysroot)) {
     const sys = new OstreeSysroot({ path: o.sysroot, ...(o.osname ? { osname: o.osname } : {}) });
     if (!sys.exists()) throw new CliError(`${o.sysroot}: not an ostree sysroot (no ostree/repo/config); create one with "ostree admin init-fs"`);
     try {
@@ -174,6 +189,7 @@ export function registerOsCommands(program: Command): void {
     .requiredOption('--from <mc.yaml>', 'current (old) MachineConfig')
     .requiredOption('--to <mc.yaml>', 'target (new) MachineConfig')
     .option('--simulate <state.json>', 'apply to a simulated rpm-ostree host kept in this file')
+    .option('--sysroot <dir>', 'apply to a node sysroot created by sim-init --sysroot (real ostree)')
     .option('--binary <path>', 'rpm-ostree binary to run', 'rpm-ostree')
     .option('--dry-run', 'plan against the live booted deployment, run nothing')
     .option('--arch <goarch>', 'node architecture (amd64, arm64)')
@@ -194,25 +210,46 @@ export function registerOsCommands(program: Command): void {
     });
 
   os.command('sim-init')
-    .description('create (or reset) a simulated rpm-ostree host booted exactly at a MachineConfig')
-    .requiredOption('--simulate <state.json>', 'simulated host state file to write')
+    .description('create (or reset) a simulated node booted exactly at a MachineConfig: --simulate (JSON state) or --sysroot (real ostree)')
     .requiredOption('--config <mc.yaml>', 'MachineConfig the host runs')
+    .option('--simulate <state.json>', 'simulated rpm-ostree host state file to write')
+    .option('--sysroot <dir>', 'create a real ostree sysroot node here (needs Debian ostree)')
     .option('--osname <name>', 'stateroot name', 'rhcos')
-    .action((o: { simulate: string; config: string; osname: string }) => {
+    .action(async (o: { simulate?: string; sysroot?: string; config: string; osname: string }) => {
       const spec = readMachineConfig(o.config, '--config');
+      if ((o.simulate === undefined) === (o.sysroot === undefined)) throw new CliError('give exactly one of --simulate <state.json> or --sysroot <dir>', 2);
       try {
-        SimulatedRpmOstree.atConfig(spec, { statePath: o.simulate, osname: o.osname });
+        if (o.simulate !== undefined) {
+          SimulatedRpmOstree.atConfig(spec, { statePath: o.simulate, osname: o.osname });
+          process.stdout.write(`simulated host written to ${o.simulate}\n`);
+          return;
+        }
+        const dir = o.sysroot as string;
+        if (!spec.osImageURL) throw new CliError(`${o.config}: spec.osImageURL is required to create a node`);
+        if (existsSync(dir)) throw new CliError(`${dir} already exists; choose a new directory`);
+        const host = await SysrootRpmOstree.create({ path: dir, osname: o.osname, osImageURL: spec.osImageURL, kargs: ['rw', 'root=LABEL=root', ...parseKernelArguments(spec.kernelArguments)] });
+        const driver = new RpmOstree({ runner: host, clientId: 'keelson' });
+        const { plan } = await applyOsChangesOnHost(driver, { osImageURL: spec.osImageURL, kernelArguments: spec.kernelArguments ?? null }, spec);
+        if (plan.steps.length > 0) await host.reboot();
+        process.stdout.write(`ostree node created in ${dir}\n`);
       } catch (e) {
-        throw new CliError((e as Error).message);
+        if (e instanceof CliError) throw e;
+        notAnRpmOstreeHost(e);
       }
-      process.stdout.write(`simulated host written to ${o.simulate}\n`);
     });
 
   os.command('reboot')
-    .description('simulated reboot of a --simulate host: the staged deployment becomes booted')
-    .requiredOption('--simulate <state.json>', 'simulated host state file')
-    .action((o: { simulate: string }) => {
-      const sim = new SimulatedRpmOstree({ statePath: o.simulate });
-      process.stdout.write(`booted ${sim.reboot()}\n`);
+    .description('reboot a --simulate or --sysroot node: the staged deployment becomes booted')
+    .option('--simulate <state.json>', 'simulated host state file')
+    .option('--sysroot <dir>', 'node sysroot created by sim-init --sysroot')
+    .action(async (o: BackendOptions) => {
+      if (o.simulate === undefined && o.sysroot === undefined) throw new CliError('give --simulate <state.json> or --sysroot <dir>', 2);
+      const { reboot } = driverFor(o);
+      if (!reboot) throw new CliError('this backend cannot be rebooted by keelson');
+      try {
+        process.stdout.write(`booted ${await reboot()}\n`);
+      } catch (e) {
+        notAnRpmOstreeHost(e);
+      }
     });
 }
