@@ -34,6 +34,8 @@ export async function buildProgram(only?: string): Promise<Command> {
     )
     .version('0.1.0')
     .showHelpAfterError()
+    // subcommands own their options (`graph updates --version V` is not the program's --version)
+    .enablePositionalOptions()
     .exitOverride();
   const names = only !== undefined && only in areas ? [only] : Object.keys(areas);
   for (const name of names) await areas[name]?.(program);
