@@ -42,7 +42,7 @@ function writeVector(v: Vector): { dir: string; cc: string } {
       metadata: { name: c.name, labels: c.labels ?? undefined, annotations: c.annotations ?? undefined },
       spec: configRaw === undefined ? spec : { ...spec, config: JSON.parse(configRaw) as unknown },
     };
-    writeFileSync(join(mcs, `${c.name}.yaml`), stringify(doc));
+    writeFileSync(join(mcs, `${c.name}.yaml`), stringify(doc, { version: '1.1' }));
   }
   const cc = join(dir, 'controllerconfig.yaml');
   writeFileSync(cc, stringify({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'ControllerConfig', metadata: { name: 'machine-config-controller' }, spec: v.input.controllerConfig }));
@@ -98,6 +98,17 @@ describe('keelson mc render', () => {
     writeFileSync(join(dir, 'rel.yaml'), 'kind: MachineConfig\nmetadata: {name: x, labels: {machineconfiguration.openshift.io/role: worker}}\nspec: {kernelType: lowlatency}\n');
     const r3 = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r3.stderr).toContain('at $.spec.kernelType: kernelType=lowlatency is invalid');
+  });
+  it('reads YAML 1.1 like the Kubernetes decoder: mode 0644 is octal', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-mc-octal-'));
+    const yamlText = (mode: string) =>
+      `kind: MachineConfig\nmetadata:\n  name: 10-octal\n  labels: {machineconfiguration.openshift.io/role: worker}\nspec:\n  config:\n    ignition: {version: 3.5.0}\n    storage:\n      files:\n      - path: /etc/x\n        mode: ${mode}\n        contents: {source: "data:,x"}\n`;
+    writeFileSync(join(dir, 'a.yaml'), yamlText('0644'));
+    const octal = keelson(['mc', 'render', '--pool', 'worker', dir, '--json']);
+    expect(octal.stderr).toBe('');
+    writeFileSync(join(dir, 'a.yaml'), yamlText('420'));
+    const decimal = keelson(['mc', 'render', '--pool', 'worker', dir, '--json']);
+    expect((JSON.parse(octal.stdout) as { name: string }).name).toBe((JSON.parse(decimal.stdout) as { name: string }).name);
   });
   it('missing input is a usage error; no MCs for the pool is an error', () => {
     expect(keelson(['mc', 'render', '--pool', 'worker', '/nonexistent/x.yaml']).code).toBe(2);

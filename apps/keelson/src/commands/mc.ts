@@ -75,7 +75,8 @@ function loadMachineConfigs(paths: string[]): Loaded[] {
   const out: Loaded[] = [];
   for (const file of paths.flatMap(listFiles)) {
     const text = readFileSync(file, 'utf8');
-    const docs = parseAllDocuments(text);
+    // YAML 1.1 like Kubernetes' decoder (gopkg.in/yaml.v2): `mode: 0644` is octal 420, not 644
+    const docs = parseAllDocuments(text, { version: '1.1' });
     const list = Array.isArray(docs) ? docs : [docs];
     list.forEach((d, i) => {
       if (d.errors.length > 0) {
@@ -99,7 +100,7 @@ function loadControllerConfig(file: string | undefined): ControllerConfigInput {
   if (file === undefined) return {};
   let v: unknown;
   try {
-    v = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS({ maxAliasCount: 100 });
+    v = parseAllDocuments(readFileSync(file, 'utf8'), { version: '1.1' })[0]?.toJS({ maxAliasCount: 100 });
   } catch (e) {
     throw new CliError(`${file}: ${(e as Error).message}`, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 2 : 1);
   }

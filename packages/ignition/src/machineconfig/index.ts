@@ -17,6 +17,7 @@ export {
 export { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName, renderedNameFromYAML } from './hash.js';
 export {
   KERNEL_TYPES,
+  MAX_RENDERED_MC_BYTES,
   SUPPORTED_EXTENSIONS,
   MachineConfigRenderError,
   type RenderErrorCode,

@@ -15,6 +15,9 @@ import {
 
 export { SUPPORTED_EXTENSIONS } from './constants.js';
 
+/** Largest rendered MachineConfig the MCO accepts (JSON of the whole object, bytes). */
+export const MAX_RENDERED_MC_BYTES = 1_572_864;
+
 /** Kernel types the MCO accepts. */
 export const KERNEL_TYPES = ['', 'default', 'realtime', '64k-pages'] as const;
 
@@ -30,7 +33,8 @@ export type RenderErrorCode =
   | 'MC_KERNEL_DEVEL'
   | 'MC_OS_IMAGE_STREAM_CONFLICT'
   | 'MC_HASH_YAML'
-  | 'MC_RECONCILE';
+  | 'MC_RECONCILE'
+  | 'MC_TOO_LARGE';
 
 /** A render failure; `message` is the MCO's error text, `machineConfig` names the MC at fault when known. */
 export class MachineConfigRenderError extends Error {
@@ -94,6 +98,8 @@ export interface RenderResult {
   source: string[];
   /** True when the OS image differs from the cluster default. */
   osImageURLOverridden: boolean;
+  /** Size of the rendered object's compact JSON (the MCO's size check; > 80 % of the cap only warns). */
+  sizeBytes: number;
 }
 
 const goOctal = (n: number): string => `0${n.toString(8)}`;
@@ -306,9 +312,17 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
     },
     spec: { ...spec, config: structuredClone(configObject) },
   };
+  const sizeBytes = Buffer.byteLength(JSON.stringify(machineConfig), 'utf8');
+  if (sizeBytes > MAX_RENDERED_MC_BYTES) {
+    throw new MachineConfigRenderError(
+      'MC_TOO_LARGE',
+      `size validation failed: rendered MachineConfig ${name} is too large (${sizeBytes} bytes, max ${MAX_RENDERED_MC_BYTES} bytes)`,
+    );
+  }
   return {
     name,
     machineConfig,
+    sizeBytes,
     configRaw,
     spec,
     hashInputYAML: yaml,

@@ -86,3 +86,16 @@ describe('render-time reconcilability against the current rendered config', () =
     expect(renderMachineConfigs({ pool: 'worker', configs: [base, disks], currentRendered: current, irreconcilableStorageOverrides: ['Disks'] }).name).toMatch(/^rendered-worker-/);
   });
 });
+
+describe('size check', () => {
+  it('refuses a rendered MachineConfig above 1,572,864 bytes', () => {
+    const big = 'x'.repeat(1_600_000);
+    const mc: MachineConfig = {
+      metadata: { name: '99-big', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+      spec: { config: { ignition: { version: '3.5.0' }, storage: { files: [{ path: '/etc/big', contents: { source: `data:,${big}` } }] } } },
+    };
+    expect(() => renderMachineConfigs({ pool: 'worker', configs: [mc] })).toThrow(/^size validation failed: rendered MachineConfig rendered-worker-[0-9a-f]{32} is too large \(\d+ bytes, max 1572864 bytes\)/);
+    const small = renderMachineConfigs({ pool: 'worker', configs: [{ ...mc, spec: { config: { ignition: { version: '3.5.0' } } } }] });
+    expect(small.sizeBytes).toBeLessThan(1000);
+  });
+});
