@@ -128,9 +128,6 @@ const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ??
 
 /** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
 export function registerGraphCommands(program: Command): void {
-  // `graph updates --version V` needs the subcommand to own --version (the program's -V/--version must
-  // then come before the subcommand, which is how it is used anyway).
-  program.enablePositionalOptions();
   const graph = program.command('graph').description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
 
   graph
