@@ -69,4 +69,32 @@ describe('keelson sandbox', () => {
     proc.kill('SIGTERM');
     expect(await done).toBe(0);
   });
+
+  it('persists objects across restarts with --persist', async () => {
+    const persist = join(dir, 'persist');
+    const st = join(dir, 'pstate');
+    const start = async (): Promise<ChildProcess> => {
+      const p = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', st, '--persist', persist], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      for (let i = 0; i < 300 && !out.includes('kubeconfig:'); i++) await new Promise((r) => setTimeout(r, 50));
+      return p;
+    };
+    const stop = async (p: ChildProcess): Promise<void> => {
+      const done = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      await done;
+    };
+    const kc = ['--kubeconfig', join(st, 'kubeconfig'), '--cache-dir', join(dir, 'pcache')];
+    const a = await start();
+    await run('kubectl', [...kc, 'create', 'configmap', 'kept', '--from-literal=k=v']);
+    await stop(a);
+    const b = await start();
+    try {
+      const got = await run('kubectl', [...kc, 'get', 'configmap', 'kept', '-o', 'jsonpath={.data.k}']);
+      expect(got.stdout).toBe('v');
+    } finally {
+      await stop(b);
+    }
+  });
 });
