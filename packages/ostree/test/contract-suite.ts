@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   RpmOstree,
   SimulatedRpmOstree,
@@ -77,10 +77,15 @@ export const simulatedNodeBackends: NodeBackend[] = [
   },
 ];
 
+/** Temp directories to delete after the suite (deployments are mutable: OSTREE_SYSROOT_DEBUG=mutable-deployments). */
+const tempDirs: string[] = [];
+
 export const sysrootNodeBackend: NodeBackend = {
   backend: 'SysrootRpmOstree on real ostree',
   create: async (image) => {
-    const host = await SysrootRpmOstree.create({ path: join(mkdtempSync(join(tmpdir(), 'sysroothost-')), 'sysroot'), osImageURL: image, kargs: ['rw', 'root=LABEL=root'] });
+    const dir = mkdtempSync(join(tmpdir(), 'sysroothost-'));
+    tempDirs.push(dir);
+    const host = await SysrootRpmOstree.create({ path: join(dir, 'sysroot'), osImageURL: image, kargs: ['rw', 'root=LABEL=root'] });
     return {
       runner: host,
       reboot: () => host.reboot(),
@@ -95,6 +100,9 @@ export const sysrootNodeBackend: NodeBackend = {
 
 export function planContract(nb: NodeBackend, only?: readonly string[]): void {
   describe(`plan contract on ${nb.backend}`, { timeout: 120_000 }, () => {
+  afterAll(() => {
+    for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
   for (const sc of scenarios.filter((x) => only === undefined || only.includes(x.name))) {
     it(`${sc.name}: live plan equals the pure plan, executes, and reboots into the new config`, async () => {
       const node = await nb.create(sc.old.osImageURL);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,5 +69,6 @@ describe('SysrootRpmOstree on real ostree', () => {
     expect(layered?.requestedPackages).toStrictEqual(['usbguard']);
     await expect(driver.finalizeDeployment('x')).rejects.toMatchObject({ code: 'RPMOSTREE_COMMAND_FAILED' });
     expect(() => SysrootRpmOstree.open(join(path, 'nope'))).toThrow(/keelson-host\.json/);
+    rmSync(join(path, '..'), { recursive: true });
   });
 });
