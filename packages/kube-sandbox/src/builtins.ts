@@ -25,7 +25,8 @@ function podSpecLists(prefix: string): Record<string, ListStrategy> {
 
 const CONDITIONS: Record<string, ListStrategy> = { 'status.conditions': { mergeKey: 'type' } };
 
-interface Def {
+/** Short definition of a resource type, for {@link makeType} / `defineResourceType`. */
+export interface Def {
   group: string;
   version: string;
   plural: string;

@@ -10,4 +10,10 @@ export { generateTls, type TlsMaterial } from './tls.js';
 export { mergePatch, jsonPatch, strategicMergePatch } from './patch.js';
 export { parseLabelSelector, matchLabels, type LabelRequirement } from './selectors.js';
 export { SERVER_VERSION } from './http.js';
+/**
+ * Builds a served resource type from a short definition (group, version, plural, kind, namespaced, shortNames,
+ * subresources, fields, lists...). Register it with `sandbox.cluster.addType(type)` to serve another kind
+ * generically (it then appears in discovery and supports every verb).
+ */
+export { makeType as defineResourceType, type Def as ResourceTypeDefinition } from './builtins.js';
 export type { KubeObject, ObjectMeta, OwnerReference, ManagedFieldsEntry, ResourceType, JsonObject, CrdInfo, ListStrategy } from './types.js';

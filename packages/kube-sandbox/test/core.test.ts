@@ -225,3 +225,15 @@ describe('hostile input', () => {
     expect((await c.req('GET', '/version')).status).toBe(200);
   });
 });
+
+describe('generic kinds', () => {
+  it('serves a kind registered with defineResourceType', async () => {
+    const { defineResourceType } = await import('../src/index.js');
+    c.sb.cluster.addType(defineResourceType({ group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc'] }));
+    const rl = await c.req('GET', '/apis/storage.k8s.io/v1');
+    expect(rl.body.resources).toEqual([expect.objectContaining({ name: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc'] })]);
+    const r = await c.req('POST', '/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x' });
+    expect(r.status).toBe(201);
+    expect((await c.req('GET', '/apis/storage.k8s.io/v1/storageclasses/fast')).body.provisioner).toBe('x');
+  });
+});
