@@ -384,9 +384,25 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
   return pruned;
 }
 
-/** Pruning for 2.2 output that keeps meaningful false/"" values Go would emit without omitempty. */
+// Spec 2.2 Go fields that are pointers: their false / 0 / "" survive marshalling (every other 2.2
+// field is `omitempty` on a plain value, so Go drops its zero value).
+const V2_POINTER_FIELDS = new Set([
+  'enabled', 'gid', 'httpResponseHeaders', 'httpTotal', 'hash', 'id', 'label', 'mode', 'overwrite', 'passwordHash', 'path', 'uid', 'uuid',
+]);
+
+/** Prunes a 2.2 config the way Go marshals the 2.2 types. */
 function pruneV2(v: Obj): Obj {
-  return prune(v);
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x === null || typeof x !== 'object') return x;
+    const out: Obj = {};
+    for (const [k, val] of Object.entries(x as Obj)) {
+      if ((val === false || val === '' || val === 0) && !V2_POINTER_FIELDS.has(k)) continue;
+      out[k] = walk(val);
+    }
+    return out;
+  };
+  return prune(walk(v) as Obj);
 }
 
 /** The MCO's de-duplication of a spec 2.2 config before conversion (ign-converter + core user rule). */
@@ -667,7 +683,8 @@ export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: 
       cur = stepDown(cur, curMinor(), from, toVersion, validated);
       validated = true;
     }
-    if (curMinor() < 2) fail(`the requested conversion is not supported: no converter from ${versionOf(cur)} to 2.2.0`, from, toVersion);
+    // 3.0 and 3.1 go up (losslessly) to 3.2 first, then through the 3.2 -> 2.2 converter
+    while (curMinor() < 2) cur = stepUp(cur, curMinor() + 1, `3.${curMinor() + 1}.0`);
     return to22(cur, from, toVersion, validated);
   }
   const target = minorOf(toVersion);

@@ -276,6 +276,13 @@ describe('translate', () => {
       expect(e.code).toBe('IGNITION_TRANSLATE');
     });
   }
+  it('serves 2.2 from 3.0 and 3.1 through 3.2', () => {
+    const c: IgnitionConfigV3 = { ignition: { version: '3.0.0' }, systemd: { units: [{ name: 'a.service', enabled: true, contents: '[Unit]' }] } };
+    expect(translate(c, '2.2.0')).toEqual({
+      ignition: { version: '2.2.0' },
+      systemd: { units: [{ name: 'a.service', enabled: true, contents: '[Unit]' }] },
+    });
+  });
   it('has no converter down to 3.0', () => {
     expect(translateErr(() => translate({ ignition: { version: '3.2.0' } }, '3.0.0')).message).toContain('not supported');
   });
@@ -295,14 +302,15 @@ describe('translate', () => {
       ignition: { version: '2.2.0', config: { append: [{ source: 'https://x/c.ign' }] } },
       storage: {
         filesystems: [
-          { name: '/var/data', mount: { device: '/dev/sdb', format: 'xfs', wipeFilesystem: false } },
-          { name: '1', mount: { device: '/dev/sdc', format: 'ext4', wipeFilesystem: false } },
+          { name: '/var/data', mount: { device: '/dev/sdb', format: 'xfs' } },
+          { name: '1', mount: { device: '/dev/sdc', format: 'ext4' } },
         ],
         files: [
-          { filesystem: '/var/data', path: '/a', overwrite: false, contents: { compression: '', source: 'data:,a' }, append: false },
-          { filesystem: '/var/data', path: '/a', overwrite: false, contents: { compression: '', source: 'data:,b' }, append: true },
+          // Go's 2.2 types drop zero values except in pointer fields (overwrite stays false explicitly)
+          { filesystem: '/var/data', path: '/a', overwrite: false, contents: { source: 'data:,a' } },
+          { filesystem: '/var/data', path: '/a', overwrite: false, contents: { source: 'data:,b' }, append: true },
         ],
-        links: [{ filesystem: 'root', path: '/etc/l', user: { id: 0, name: '' }, hard: false, target: '/t' }],
+        links: [{ filesystem: 'root', path: '/etc/l', user: { id: 0 }, target: '/t' }],
       },
     });
   });
