@@ -15,7 +15,7 @@ export {
   type OstreeImageReference,
   type SignatureSource,
 } from './imageref.js';
-export { generateKargs, parseKernelArguments, parseKernelCommandLine, splitKernelArguments } from './kargs.js';
+export { TUNABLE_EL_KARGS, generateKargs, parseKernelArguments, parseKernelCommandLine, splitKernelArguments, tuningKargsCalls } from './kargs.js';
 export {
   KERNEL_PACKAGES,
   SUPPORTED_EXTENSIONS,

@@ -50,3 +50,30 @@ export function generateKargs(
 export function parseKernelCommandLine(line: string): string[] {
   return splitKernelArguments(line);
 }
+
+/** Kernel arguments RHEL-family hosts may tune through the firstboot tuning file. */
+export const TUNABLE_EL_KARGS: readonly string[] = Object.freeze(['nosmt']);
+
+/**
+ * The `rpm-ostree kargs` calls the daemon makes for the firstboot tuning file (`/etc/pivot/kernel-args`): each
+ * `ADD <arg>` line whose bare argument is tunable and not already on `cmdline` gives `['kargs', '--append=<arg>']`,
+ * then each `DELETE <arg>` line whose argument is present gives `['kargs', '--delete=<arg>']` (one call per argument;
+ * on RHEL-family hosts only {@link TUNABLE_EL_KARGS} are tunable, on FCOS every argument, elsewhere none; other
+ * lines are ignored).
+ */
+export function tuningKargsCalls(tuningFile: string, cmdline: string, hostOs: 'el' | 'fcos' | 'other'): string[][] {
+  const tunable = (k: string): boolean => (hostOs === 'fcos' ? true : hostOs === 'el' ? TUNABLE_EL_KARGS.includes(k) : false);
+  const inUse = (k: string): boolean => ` ${cmdline.trim()} `.includes(` ${k} `);
+  const adds: string[][] = [];
+  const dels: string[][] = [];
+  for (const line of tuningFile.split('\n')) {
+    if (line.startsWith('ADD ')) {
+      const k = line.slice(4).trim();
+      if (k !== '' && tunable(k) && !inUse(k)) adds.push(['kargs', `--append=${k}`]);
+    } else if (line.startsWith('DELETE ')) {
+      const k = line.slice(7).trim();
+      if (k !== '' && tunable(k) && inUse(k)) dels.push(['kargs', `--delete=${k}`]);
+    }
+  }
+  return [...adds, ...dels];
+}

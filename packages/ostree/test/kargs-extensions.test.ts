@@ -7,6 +7,7 @@ import {
   packagesForExtensions,
   parseKernelArguments,
   splitKernelArguments,
+  tuningKargsCalls,
   validateExtensions,
 } from '../src/index.js';
 import { mcoVectors } from './helpers.js';
@@ -60,5 +61,17 @@ describe('extensions and kernel types', () => {
       expect((e as OstreeError).code).toBe('INVALID_EXTENSIONS');
     }
     expect(packagesForExtensions(['kerberos', 'sysstat'])).toStrictEqual(['krb5-workstation', 'libkadm5', 'sysstat']);
+  });
+});
+
+describe('firstboot tuning file (/etc/pivot/kernel-args)', () => {
+  const file = 'ADD nosmt\nADD quiet\nDELETE rhgb\nDELETE nosmt\ngarbage line\n';
+  it('RHEL-family: only allow-listed bare args, adds before deletes, skips what is already (not) there', () => {
+    expect(tuningKargsCalls(file, 'root=UUID=x rw rhgb', 'el')).toStrictEqual([['kargs', '--append=nosmt']]);
+    expect(tuningKargsCalls(file, 'root=UUID=x rw nosmt', 'el')).toStrictEqual([['kargs', '--delete=nosmt']]);
+  });
+  it('FCOS: every argument; other OSes: none', () => {
+    expect(tuningKargsCalls(file, 'rw rhgb', 'fcos')).toStrictEqual([['kargs', '--append=nosmt'], ['kargs', '--append=quiet'], ['kargs', '--delete=rhgb']]);
+    expect(tuningKargsCalls(file, 'rw rhgb', 'other')).toStrictEqual([]);
   });
 });
