@@ -273,6 +273,45 @@ function installStrategies(cluster: Cluster): void {
       foldStringData(obj);
     },
   });
+  let nextServiceIp = 1;
+  cluster.setStrategy('', 'services', {
+    prepareCreate(obj) {
+      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
+      spec['type'] ??= 'ClusterIP';
+      spec['sessionAffinity'] ??= 'None';
+      if (spec['type'] !== 'ExternalName') {
+        if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
+          // allocate from OpenShift's default service network 172.30.0.0/16
+          const n = nextServiceIp++;
+          spec['clusterIP'] = `172.30.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
+        }
+        spec['clusterIPs'] ??= [spec['clusterIP']];
+        spec['ipFamilies'] ??= ['IPv4'];
+        spec['ipFamilyPolicy'] ??= 'SingleStack';
+        spec['internalTrafficPolicy'] ??= 'Cluster';
+      }
+      if (Array.isArray(spec['ports']))
+        for (const p of spec['ports'] as JsonObject[]) {
+          p['protocol'] ??= 'TCP';
+          p['targetPort'] ??= p['port'];
+        }
+      obj['status'] = { loadBalancer: {} };
+    },
+    prepareUpdate(obj, old) {
+      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
+      const oldSpec = (isObject(old['spec']) ? old['spec'] : {}) as JsonObject;
+      // clusterIP is immutable once allocated
+      if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') spec['clusterIP'] = oldSpec['clusterIP'];
+      if (spec['clusterIPs'] === undefined) spec['clusterIPs'] = oldSpec['clusterIPs'];
+    },
+    validate(obj, old) {
+      const spec = (isObject(obj['spec']) ? obj['spec'] : {}) as JsonObject;
+      const oldSpec = (old && isObject(old['spec']) ? old['spec'] : undefined) as JsonObject | undefined;
+      if (oldSpec && oldSpec['clusterIP'] !== undefined && spec['clusterIP'] !== oldSpec['clusterIP'])
+        return [{ field: 'spec.clusterIP', type: 'FieldValueInvalid', value: spec['clusterIP'], detail: 'field is immutable' }];
+      return [];
+    },
+  });
   cluster.setStrategy('', 'pods', {
     prepareCreate(obj) {
       const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;

@@ -237,3 +237,16 @@ describe('generic kinds', () => {
     expect((await c.req('GET', '/apis/storage.k8s.io/v1/storageclasses/fast')).body.provisioner).toBe('x');
   });
 });
+
+describe('services', () => {
+  it('allocates an immutable cluster IP and defaults ports', async () => {
+    const r = await c.req('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'svc' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } });
+    expect(r.status).toBe(201);
+    expect(r.body.spec).toMatchObject({ type: 'ClusterIP', sessionAffinity: 'None', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] });
+    expect(r.body.spec.clusterIP).toMatch(/^172\.30\.\d+\.\d+$/);
+    expect(r.body.spec.clusterIPs).toEqual([r.body.spec.clusterIP]);
+    const change = await c.req('PATCH', '/api/v1/namespaces/default/services/svc', { spec: { clusterIP: '172.30.9.9' } }, 'application/merge-patch+json');
+    expect(change.status).toBe(422);
+    expect(change.body.message).toBe('Service "svc" is invalid: spec.clusterIP: Invalid value: "172.30.9.9": field is immutable');
+  });
+});
