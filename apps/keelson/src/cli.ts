@@ -17,11 +17,21 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
     (await import('./commands/payload-graph.js')).registerPayloadGraphCommand(payload);
     (await import('./commands/payload.js')).registerPayloadCommands(payload);
   },
-  ignition: async (program) => (await import('./commands/ignition.js')).registerIgnitionCommands(program),
-  mc: async (program) => (await import('./commands/mc.js')).registerMachineConfigCommands(program),
-  os: async (program) => (await import('./commands/os.js')).registerOsCommands(program),
-  graph: async (program) => (await import('./commands/graph.js')).registerGraphCommands(program),
-  sandbox: async (program) => (await import('./commands/sandbox.js')).registerSandboxCommands(program),
+  ignition: async (program) => {
+    (await import('./commands/ignition.js')).registerIgnitionCommands(program);
+  },
+  mc: async (program) => {
+    (await import('./commands/mc.js')).registerMachineConfigCommands(program);
+  },
+  os: async (program) => {
+    (await import('./commands/os.js')).registerOsCommands(program);
+  },
+  graph: async (program) => {
+    (await import('./commands/graph.js')).registerGraphCommands(program);
+  },
+  sandbox: async (program) => {
+    (await import('./commands/sandbox.js')).registerSandboxCommands(program);
+  },
 };
 
 /**
@@ -45,7 +55,7 @@ export async function buildProgram(only?: string): Promise<Command> {
 export async function main(argv: readonly string[]): Promise<number> {
   const program = await buildProgram(argv.find((a) => !a.startsWith('-')));
   try {
-    await program.parseAsync(argv as string[], { from: 'user' });
+    await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -53,15 +53,21 @@ describe('keelson sandbox', () => {
   });
 
   it('fails with a clear message when no sandbox was started', async () => {
-    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', join(dir, 'nothing')]).catch((e: { code: number; stderr: string }) => e);
-    expect((r as { code: number }).code).toBe(1);
-    expect((r as { stderr: string }).stderr).toMatch(/^error: no running sandbox recorded in .*sandbox\.json; start one with "keelson sandbox start"/);
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', join(dir, 'nothing')]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: no running sandbox recorded in .*sandbox\.json; start one with "keelson sandbox start"/);
   });
 
   it('rejects a bad port as a usage error', async () => {
-    const r = await run(process.execPath, [BIN, 'sandbox', 'start', '--port', 'abc', '--state-dir', join(dir, 'x')]).catch((e: { code: number; stderr: string }) => e);
-    expect((r as { code: number }).code).toBe(2);
-    expect((r as { stderr: string }).stderr).toContain('--port must be an integer between 0 and 65535, got "abc"');
+    const r = await run(process.execPath, [BIN, 'sandbox', 'start', '--port', 'abc', '--state-dir', join(dir, 'x')]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--port must be an integer between 0 and 65535, got "abc"');
   });
 
   it('stops cleanly on SIGTERM', async () => {
@@ -76,7 +82,7 @@ describe('keelson sandbox', () => {
     const start = async (): Promise<ChildProcess> => {
       const p = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', st, '--persist', persist], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
-      p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      p.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       for (let i = 0; i < 300 && !out.includes('kubeconfig:'); i++) await new Promise((r) => setTimeout(r, 50));
       return p;
     };
