@@ -41,12 +41,16 @@ for (const group of ['packages', 'apps', 'tooling']) {
   }
 }
 
-const smoke = join(root, '.keelson', 'pack-smoke.json');
-if (existsSync(smoke)) {
-  const r = JSON.parse(readFileSync(smoke, 'utf8'));
+for (const [file, label] of [
+  ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS)'],
+  ['checks.json', 'static checks (typecheck, lint)'],
+]) {
+  const path = join(root, '.keelson', file);
+  if (!existsSync(path)) continue;
+  const r = JSON.parse(readFileSync(path, 'utf8'));
   passed += r.passed;
   failed += r.failed;
-  rows.push(`pack smoke: ${r.passed} passed, ${r.failed} failed`);
+  rows.push(`${label}: ${r.passed} passed, ${r.failed} failed`);
 }
 
 for (const row of rows) console.log(`  ${row}`);

@@ -5,9 +5,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-registry:docker-registry kubectl:kubernetes-client
-rm -rf packages/*/.vitest apps/*/.vitest tooling/*/.vitest
+rm -rf packages/*/.vitest apps/*/.vitest tooling/*/.vitest .keelson/checks.json .keelson/pack-smoke.json
 status=0
 pnpm turbo run build test --continue --output-logs=new-only || status=$?
+# static checks count as one test each in the summary: strict typecheck (tests included) and eslint
+checks_passed=0 checks_failed=0
+for check in ${KEELSON_CHECKS:-typecheck}; do
+  if pnpm turbo run "$check" --continue --output-logs=errors-only; then
+    checks_passed=$((checks_passed + 1))
+  else
+    checks_failed=$((checks_failed + 1)); status=1
+    echo "static check failed: $check" >&2
+  fi
+done
+mkdir -p .keelson
+printf '{"passed":%d,"failed":%d}\n' "$checks_passed" "$checks_failed" > .keelson/checks.json
 node scripts/pack-smoke.mjs || status=$?
 node scripts/test-summary.mjs || status=$?
 exit $status
