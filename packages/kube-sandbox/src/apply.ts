@@ -26,8 +26,8 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   const applied = clone(body) as KubeObject;
   const want = apiVersionOf(t.group, t.version);
   if (!applied.apiVersion || !applied.kind) throw badRequest('invalid object type: /, Kind=: apiVersion and kind must be set in an apply configuration');
-  if (applied.apiVersion !== want && !(t.crd && String(applied.apiVersion).startsWith(`${t.group}/`)))
-    throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${want})`);
+  if (applied.apiVersion !== want && !(t.crd && applied.apiVersion.startsWith(`${t.group}/`)))
+    throw badRequest(`the API version in the data (${applied.apiVersion}) does not match the expected API version (${want})`);
   if (applied.kind !== t.kind) throw badRequest(`the kind in the data (${applied.kind}) does not match the expected kind (${t.kind})`);
   const md = (applied.metadata ??= {});
   if (md.name !== undefined && md.name !== name) throw badRequest(`the name of the object (${md.name}) does not match the name on the URL (${name})`);
@@ -44,7 +44,7 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   if (!existing) {
     if (opts.subresource) throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, { name, kind: t.plural });
     const obj = clone(applied);
-    obj.metadata!.managedFields = [entry(appliedSet)];
+    (obj.metadata ??= {}).managedFields = [entry(appliedSet)];
     const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
     if (opts.dryRun) wo.dryRun = true;
     return cluster.create(t, ns, obj, wo);
@@ -85,9 +85,9 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   const drop = [...prevMine].filter((k) => !appliedSet.has(k) && !othersOwn.has(k)).sort((a, b) => keyPath(b).length - keyPath(a).length);
   for (const k of drop) removeAt(next, keyPath(k));
   const appliedBody = clone(applied);
-  delete appliedBody.metadata!.managedFields;
+  if (appliedBody.metadata) delete appliedBody.metadata.managedFields;
   const merged = strategicMergePatch(next, appliedBody, (p) => t.lists[p]) as KubeObject;
-  merged.metadata!.resourceVersion = existing.metadata?.resourceVersion ?? '';
+  (merged.metadata ??= {}).resourceVersion = existing.metadata?.resourceVersion ?? '';
   // new managed fields: others lose forced leaves; mine = appliedSet
   const newEntries: ManagedFieldsEntry[] = [];
   for (const e of entries) {
@@ -97,7 +97,7 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
     if (keep.length) newEntries.push({ ...e, fieldsV1: toFieldsV1(keep) });
   }
   newEntries.push(entry(appliedSet));
-  merged.metadata!.managedFields = newEntries;
+  (merged.metadata ??= {}).managedFields = newEntries;
   const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
   if (opts.dryRun) wo.dryRun = true;
   if (opts.subresource) wo.subresource = opts.subresource;

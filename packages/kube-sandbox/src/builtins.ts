@@ -1,5 +1,6 @@
 /** The built-in resource types the sandbox serves, with their discovery data and patch strategies. */
 import type { KubeObject, ListStrategy, ResourceType } from './types.js';
+import { deleteKey } from './util.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -107,7 +108,7 @@ function renameFields(o: KubeObject, pairs: [string, string][], apiVersion: stri
   for (const [from, to] of pairs) {
     if (from in out) {
       out[to] = out[from];
-      delete out[from];
+      deleteKey(out, from);
     }
   }
   return out;

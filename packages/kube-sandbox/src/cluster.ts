@@ -8,7 +8,7 @@ import { builtinTypes } from './builtins.js';
 import { alreadyExists, ApiError, badRequest, conflict, expired, forbidden, invalid, notFound, type FieldError } from './errors.js';
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
 import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceType } from './types.js';
-import { clone, deepEqual, isObject, nowTime, randomSuffix } from './util.js';
+import { clone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
 import { validateMeta } from './validation.js';
 import { recordUpdate } from './managed.js';
 
@@ -236,7 +236,8 @@ export class Cluster {
     let remaining = 0;
     for (const k of keys) {
       if (startAfter && k <= startAfter) continue;
-      const o = s.objects.get(k)!;
+      const o = s.objects.get(k);
+      if (!o) continue;
       if (t.namespaced && ns !== undefined && o.metadata?.namespace !== ns) continue;
       if (opts.labels && opts.labels.length && !matchLabels(opts.labels, o.metadata?.labels)) continue;
       if (opts.fields && opts.fields.length && !matchFields(opts.fields, o)) continue;
@@ -311,7 +312,7 @@ export class Cluster {
     if (previous) e.previous = previous;
     this.history.push(e);
     if (this.history.length - this.historyStart > this.historySize) {
-      const dropped = this.history[this.historyStart]!;
+      const dropped = must(this.history[this.historyStart], 'watch history entry');
       this.compactedRv = dropped.rv;
       this.historyStart++;
       if (this.historyStart > 4096) {
@@ -375,7 +376,7 @@ export class Cluster {
   private checkNamespace(t: ResourceType, ns: string | undefined, name: string, creating: boolean): void {
     if (!t.namespaced) return;
     if (!ns) throw badRequest('the server could not find the requested resource');
-    const nsType = this.findType('', 'v1', 'namespaces')!;
+    const nsType = must(this.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
     const n = this.peek(nsType, undefined, ns);
     if (!n) throw notFound({ group: '', resource: 'namespaces' }, ns);
     if (creating && n.metadata?.deletionTimestamp)
@@ -389,10 +390,10 @@ export class Cluster {
     const obj = body as KubeObject;
     const want = apiVersionOf(t.group, t.version);
     if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-      const okOther = t.crd !== undefined && this.findType(t.group, String(obj.apiVersion).split('/')[1] ?? '', t.plural);
-      if (!okOther) throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+      const okOther = t.crd !== undefined && this.findType(t.group, obj.apiVersion.split('/')[1] ?? '', t.plural);
+      if (!okOther) throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
     }
-    if (obj.kind !== undefined && obj.kind !== t.kind) throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${t.kind})`);
+    if (obj.kind !== undefined && obj.kind !== t.kind) throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${t.kind})`);
     if (obj.metadata !== undefined && !isObject(obj.metadata)) throw badRequest('metadata must be an object');
     return obj;
   }
@@ -411,7 +412,7 @@ export class Cluster {
     if (!md.name && md.generateName) md.name = `${md.generateName}${randomSuffix()}`;
     const name = md.name ?? '';
     this.checkNamespace(t, md.namespace, name, true);
-    for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete md[k];
+    for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) deleteKey(md, k);
     md.uid = randomUUID();
     md.creationTimestamp = nowTime();
     if (t.generation || t.crd) md.generation = 1;
@@ -445,7 +446,7 @@ export class Cluster {
     const incoming = this.checkBody(t, body);
     const old = this.peek(t, ns, name);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
-    const inMd = (incoming.metadata ?? {}) as ObjectMeta;
+    const inMd = (incoming.metadata ?? {});
     if (inMd.name !== undefined && inMd.name !== name) throw badRequest(`the name of the object (${inMd.name}) does not match the name on the URL (${name})`);
     if (t.namespaced && inMd.namespace && inMd.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     if (inMd.resourceVersion !== undefined && inMd.resourceVersion !== '' && inMd.resourceVersion !== old.metadata?.resourceVersion) {
@@ -472,17 +473,17 @@ export class Cluster {
       next = clone(old);
       if (status === undefined) delete next['status'];
       else next['status'] = status;
-      md = next.metadata!;
+      md = next.metadata ??= {};
       if (opts.skipTracking && managed) md.managedFields = managed;
     } else if (t.subresources.includes('status') && (t.crd ? t.crd.statusSubresource : true) && t.plural !== 'namespaces') {
       if (old['status'] === undefined) delete next['status'];
       else next['status'] = clone(old['status']);
     }
     md.name = name;
-    if (t.namespaced) md.namespace = oldMd.namespace!;
+    if (t.namespaced) md.namespace = must(oldMd.namespace, 'stored object metadata.namespace');
     else delete md.namespace;
-    md.uid = oldMd.uid!;
-    md.creationTimestamp = oldMd.creationTimestamp!;
+    md.uid = must(oldMd.uid, 'stored object metadata.uid');
+    md.creationTimestamp = must(oldMd.creationTimestamp, 'stored object metadata.creationTimestamp');
     if (oldMd.deletionTimestamp) {
       md.deletionTimestamp = oldMd.deletionTimestamp;
       if (oldMd.deletionGracePeriodSeconds !== undefined) md.deletionGracePeriodSeconds = oldMd.deletionGracePeriodSeconds;
@@ -493,7 +494,7 @@ export class Cluster {
     if (oldMd.generateName !== undefined && md.generateName === undefined) md.generateName = oldMd.generateName;
     if (oldMd.generation !== undefined) md.generation = oldMd.generation;
     else delete md.generation;
-    md.resourceVersion = oldMd.resourceVersion!;
+    md.resourceVersion = must(oldMd.resourceVersion, 'stored object metadata.resourceVersion');
     if (oldMd.managedFields && md.managedFields === undefined) md.managedFields = oldMd.managedFields;
     const st = this.strategy(t);
     if (sub !== 'status' && sub !== 'finalize') st.prepareUpdate?.(next, old);
@@ -548,7 +549,7 @@ export class Cluster {
     if (finalizers.length > 0 || isNamespace) {
       if (md.deletionTimestamp && deepEqual(finalizers, md.finalizers ?? [])) return { object: this.view(t, old), deleted: false };
       const next = clone(old);
-      const nmd = next.metadata!;
+      const nmd = next.metadata ??= {};
       nmd.deletionTimestamp ??= nowTime();
       nmd.deletionGracePeriodSeconds ??= 0;
       if (finalizers.length) nmd.finalizers = finalizers;
@@ -562,7 +563,7 @@ export class Cluster {
     }
     if (opts.dryRun) return { object: this.view(t, old), deleted: true };
     const gone = clone(old);
-    gone.metadata!.resourceVersion = this.nextRv();
+    (gone.metadata ??= {}).resourceVersion = this.nextRv();
     this.store(t).objects.delete(objKey(md.namespace, name));
     this.emit(t, 'DELETED', gone);
     this.strategy(t).afterWrite?.('DELETED', gone, old);
@@ -574,7 +575,7 @@ export class Cluster {
     const old = this.peek(t, ns, name);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
     const gone = clone(old);
-    gone.metadata!.resourceVersion = this.nextRv();
+    (gone.metadata ??= {}).resourceVersion = this.nextRv();
     this.store(t).objects.delete(objKey(t.namespaced ? ns : undefined, name));
     this.emit(t, 'DELETED', gone);
     this.strategy(t).afterWrite?.('DELETED', gone, old);

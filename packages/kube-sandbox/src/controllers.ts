@@ -8,7 +8,7 @@ import type { ChangeEvent, Cluster } from './cluster.js';
 import { ApiError } from './errors.js';
 import { matchLabels, requirementsFromSelector } from './selectors.js';
 import type { JsonObject, KubeObject, OwnerReference, ResourceType } from './types.js';
-import { clone, deepEqual, isObject, nowTime } from './util.js';
+import { clone, deepEqual, deleteKey, isObject, must, nowTime, text } from './util.js';
 
 const WORKLOAD_GRS = new Set(['apps/deployments', 'apps/replicasets', 'apps/daemonsets', '/pods', '/nodes']);
 
@@ -47,7 +47,7 @@ export class Controllers {
     opts: { simulatePods?: boolean } = {},
   ) {
     this.simulatePods = opts.simulatePods ?? false;
-    this.unsubscribe = c.onChange((e) => this.onChange(e));
+    this.unsubscribe = c.onChange((e) => { this.onChange(e); });
   }
 
   /** Stops reacting to changes. */
@@ -145,7 +145,7 @@ export class Controllers {
         } else if (dangling.length) {
           tolerate(() => {
             const next = clone(obj);
-            next.metadata!.ownerReferences = refs.filter((r) => uids.has(r.uid));
+            (next.metadata ??= {}).ownerReferences = refs.filter((r) => uids.has(r.uid));
             c.applyUpdate(t, obj, next, { fieldManager: 'garbage-collector' });
           });
         }
@@ -156,8 +156,8 @@ export class Controllers {
           for (const d of dependentsOf(md.uid ?? '')) {
             tolerate(() => {
               const next = clone(d.obj);
-              next.metadata!.ownerReferences = (d.obj.metadata?.ownerReferences ?? []).filter((r: OwnerReference) => r.uid !== md.uid);
-              if (next.metadata!.ownerReferences.length === 0) delete next.metadata!.ownerReferences;
+              (next.metadata ??= {}).ownerReferences = (d.obj.metadata?.ownerReferences ?? []).filter((r: OwnerReference) => r.uid !== md.uid);
+              if (next.metadata?.ownerReferences?.length === 0) delete next.metadata.ownerReferences;
               c.applyUpdate(d.t, d.obj, next, { fieldManager: 'garbage-collector' });
             });
           }
@@ -208,7 +208,7 @@ export class Controllers {
         });
         continue;
       }
-      if ((ns.metadata.finalizers ?? []).length === 0) tolerate(() => c.removeNow(nsType, undefined, name));
+      if ((ns.metadata.finalizers ?? []).length === 0) tolerate(() => { c.removeNow(nsType, undefined, name); });
     }
   }
 
@@ -294,7 +294,7 @@ export class Controllers {
       const live = pods.slice(0, replicas);
       const ready = live.filter(podReady).length;
       const status: JsonObject = { replicas: live.length, fullyLabeledReplicas: live.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata?.generation ?? 1 };
-      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) delete status[k];
+      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) deleteKey(status, k);
       setStatus(c, rsType, rs, status);
     }
   }
@@ -348,7 +348,7 @@ export class Controllers {
       const spec = getSpec(p);
       if (!spec['nodeName']) {
         if (nodes.length === 0) continue;
-        const node = nodes[rr++ % nodes.length]!;
+        const node = must(nodes[rr++ % nodes.length], 'ready node');
         tolerate(() => {
           const next = clone(p);
           (next['spec'] as JsonObject)['nodeName'] = node.metadata?.name ?? '';
@@ -358,7 +358,7 @@ export class Controllers {
       }
       const phase = (p['status'] as JsonObject | undefined)?.['phase'];
       if (phase === 'Running' || phase === 'Succeeded' || phase === 'Failed') continue;
-      const node = c.peek(typeOf(c, '', 'nodes'), undefined, String(spec['nodeName']));
+      const node = c.peek(typeOf(c, '', 'nodes'), undefined, text(spec['nodeName']));
       if (!node || !nodeReady(node)) continue;
       const now = nowTime();
       const containers = Array.isArray(spec['containers']) ? (spec['containers'] as JsonObject[]) : [];
@@ -418,13 +418,13 @@ function removeFinalizer(c: Cluster, t: ResourceType, obj: KubeObject, f: string
     const cur = c.peek(t, obj.metadata?.namespace, obj.metadata?.name ?? '');
     if (!cur) return;
     const next = clone(cur);
-    next.metadata!.finalizers = (next.metadata!.finalizers ?? []).filter((x) => x !== f);
+    (next.metadata ??= {}).finalizers = (next.metadata?.finalizers ?? []).filter((x) => x !== f);
     c.applyUpdate(t, cur, next, { fieldManager: 'garbage-collector' });
   });
 }
 
 function getSpec(o: KubeObject): JsonObject {
-  return isObject(o['spec']) ? (o['spec'] as JsonObject) : {};
+  return isObject(o['spec']) ? (o['spec']) : {};
 }
 
 function num(v: unknown): number {
@@ -449,7 +449,7 @@ function ownerRef(o: KubeObject, controller: boolean): OwnerReference {
 
 function mergeSelector(sel: unknown, extra: Record<string, string>): JsonObject {
   const s = isObject(sel) ? clone(sel) : {};
-  s['matchLabels'] = { ...((s['matchLabels'] as Record<string, string>) ?? {}), ...extra };
+  s['matchLabels'] = { ...((s['matchLabels']) ?? {}), ...extra };
   return s;
 }
 
@@ -464,7 +464,7 @@ function createPod(c: Cluster, podType: ResourceType, owner: KubeObject, ns: str
     metadata: { generateName: prefix, namespace: ns, labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}) }, ownerReferences: [ownerRef(owner, true)] },
     spec,
   };
-  if (tmplMeta['annotations']) pod.metadata!.annotations = tmplMeta['annotations'] as Record<string, string>;
+  if (tmplMeta['annotations']) (pod.metadata ??= {}).annotations = tmplMeta['annotations'] as Record<string, string>;
   tolerate(() => c.create(podType, ns, pod, { fieldManager: 'kube-controller-manager' }));
 }
 
@@ -482,7 +482,7 @@ function conditions(o: KubeObject, want: { type: string; status: string; reason:
 function setStatus(c: Cluster, t: ResourceType, o: KubeObject, status: JsonObject): void {
   const cur = isObject(o['status']) ? o['status'] : {};
   const merged = { ...cur, ...status };
-  for (const k of Object.keys(cur)) if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas')) delete merged[k];
+  for (const k of Object.keys(cur)) if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas')) deleteKey(merged, k);
   if (deepEqual(cur, merged)) return;
   tolerate(() => {
     const next = clone(o);

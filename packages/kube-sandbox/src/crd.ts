@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { makeType } from './builtins.js';
 import type { FieldError } from './errors.js';
 import type { CrdInfo, JsonObject, KubeObject, ListStrategy, ResourceType } from './types.js';
-import { clone, isObject, nowTime } from './util.js';
+import { clone, deleteKey, isObject, nowTime } from './util.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
 const compiled = new Map<string, ValidateFunction>();
@@ -151,7 +151,7 @@ export function prune(obj: unknown, schema: unknown, path = '', root = true): st
       else if (isObject(ap)) removed.push(...prune(obj[k], ap, p, false));
       else if (ap === true || preserve) continue;
       else {
-        delete obj[k];
+        deleteKey(obj, k);
         removed.push(p);
       }
     }
@@ -230,7 +230,7 @@ export function schemaLists(schema: unknown): Record<string, ListStrategy> {
 
 /** Served resource types for a CRD (one per served version). */
 export function crdTypes(crd: KubeObject): ResourceType[] {
-  const s = crd['spec'] as unknown as CrdSpec;
+  const s = crd['spec'] as CrdSpec;
   const out: ResourceType[] = [];
   for (const v of s.versions) {
     if (!v.served) continue;
@@ -266,7 +266,7 @@ export function crdTypes(crd: KubeObject): ResourceType[] {
 
 /** Builds the CRD status the apiextensions controllers would write. */
 export function crdStatus(crd: KubeObject, namesConflict: string | null, old: KubeObject | undefined): JsonObject {
-  const s = crd['spec'] as unknown as CrdSpec;
+  const s = crd['spec'] as CrdSpec;
   const prev = isObject(old?.['status']) ? (old['status'] as JsonObject) : {};
   const prevConds = Array.isArray(prev['conditions']) ? (prev['conditions'] as JsonObject[]) : [];
   const now = nowTime();

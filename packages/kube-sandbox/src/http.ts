@@ -7,7 +7,7 @@ import { decodeProtobufObject } from './protobuf.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { toTable, wantsTable } from './tables.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
-import { isObject } from './util.js';
+import { isObject, must } from './util.js';
 
 /** Extra request handlers (patch/apply, subresources) plugged in by the sandbox. */
 export interface Handlers {
@@ -66,7 +66,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function parseBody(buf: Buffer, contentType: string): unknown {
-  const ct = contentType.split(';')[0]!.trim().toLowerCase();
+  const ct = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   if (ct === 'application/vnd.kubernetes.protobuf') return buf.length ? decodeProtobufObject(buf) : undefined;
   const text = buf.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -83,7 +83,7 @@ function parseBody(buf: Buffer, contentType: string): unknown {
 /** Default field manager derived from the User-Agent, as the real server does. */
 export function managerFromUserAgent(ua: string | undefined): string {
   if (!ua) return 'unknown';
-  const first = ua.split('/')[0]!.trim();
+  const first = (ua.split('/')[0] ?? '').trim();
   return first.slice(0, 128) || 'unknown';
 }
 
@@ -131,13 +131,13 @@ export class ApiHttp {
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
-    if (path === '/api') return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }] });
-    if (path === '/apis') return sendJson(res, 200, this.groupList());
+    if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
+    if (path === '/api') { sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }] }); return; }
+    if (path === '/apis') { sendJson(res, 200, this.groupList()); return; }
     if (path.startsWith('/openapi/')) {
       const doc = this.handlers.openapi(path);
       if (doc === undefined) throw notFound({ group: '', resource: 'openapi' }, path);
-      return sendJson(res, 200, doc);
+      sendJson(res, 200, doc); return;
     }
     const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
     let group: string;
@@ -153,7 +153,7 @@ export class ApiHttp {
       if (segs.length === 2) {
         const g = this.groupList().groups.find((x) => x.name === group);
         if (!g) throw this.pageNotFound();
-        return sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+        sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }); return;
       }
       version = segs[2] ?? '';
       rest = segs.slice(3);
@@ -162,7 +162,7 @@ export class ApiHttp {
       if (method !== 'GET') throw methodNotAllowed();
       const list = this.resourceList(group, version);
       if (!list) throw this.pageNotFound();
-      return sendJson(res, 200, list);
+      sendJson(res, 200, list); return;
     }
     const route = this.route(group, version, rest);
     const q = url.searchParams;
@@ -177,11 +177,11 @@ export class ApiHttp {
     if (sub && name) {
       if (!t.subresources.includes(sub)) throw this.pageNotFound();
       const r = this.handlers.subresource(t, ns, name, sub, method, body, q);
-      if (r) return sendJson(res, r.code, r.body);
+      if (r) { sendJson(res, r.code, r.body); return; }
       if (sub === 'status') {
-        if (method === 'GET') return sendJson(res, 200, this.cluster.get(t, ns, name));
-        if (method === 'PUT') return sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' }));
-        if (method === 'PATCH') return sendJson(res, 200, this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, 'status'));
+        if (method === 'GET') { sendJson(res, 200, this.cluster.get(t, ns, name)); return; }
+        if (method === 'PUT') { sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' })); return; }
+        if (method === 'PATCH') { sendJson(res, 200, this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, 'status')); return; }
       }
       throw methodNotAllowed();
     }
@@ -190,15 +190,17 @@ export class ApiHttp {
       case 'GET': {
         if (route.watchPath || q.get('watch') === '1' || q.get('watch') === 'true') {
           if (!t.verbs.includes('watch')) throw methodNotAllowed();
-          return this.serveWatch(req, res, route, q, accept);
+          this.serveWatch(req, res, route, q, accept); return;
         }
         if (name) {
           const obj = this.cluster.get(t, ns, name);
-          if (wantsTable(accept)) return sendJson(res, 200, toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, q.get('includeObject') ?? 'Metadata'));
-          return sendJson(res, 200, obj);
+          if (wantsTable(accept)) { sendJson(res, 200, toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, q.get('includeObject') ?? 'Metadata')); return; }
+          sendJson(res, 200, obj); return;
         }
-        const labels = q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector')!) : [];
-        const fields = q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector')!, t.fields, t.kind) : [];
+        const labelSel = q.get('labelSelector');
+        const labels = labelSel ? parseLabelSelector(labelSel) : [];
+        const fieldSel = q.get('fieldSelector');
+        const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
         const limitS = q.get('limit');
         const limit = limitS ? Number(limitS) : 0;
         if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitS ?? ''}`);
@@ -206,8 +208,8 @@ export class ApiHttp {
         const cont = q.get('continue');
         if (cont) opts.continueToken = cont;
         const list = this.cluster.list(t, ns, opts);
-        if (wantsTable(accept)) return sendJson(res, 200, toTable(t, list['items'] as KubeObject[], list.metadata as Record<string, unknown>, q.get('includeObject') ?? 'Metadata'));
-        return sendJson(res, 200, list);
+        if (wantsTable(accept)) { sendJson(res, 200, toTable(t, list['items'] as KubeObject[], list.metadata as Record<string, unknown>, q.get('includeObject') ?? 'Metadata')); return; }
+        sendJson(res, 200, list); return;
       }
       case 'POST': {
         if (name) throw methodNotAllowed();
@@ -215,22 +217,22 @@ export class ApiHttp {
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
           // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)
           const review = isObject(body) ? body : {};
-          return sendJson(res, 201, { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed: true, reason: 'keelson sandbox: single admin identity' } });
+          sendJson(res, 201, { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed: true, reason: 'keelson sandbox: single admin identity' } }); return;
         }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
-        return sendJson(res, 201, created, warningHeaders(warnings));
+        sendJson(res, 201, created, warningHeaders(warnings)); return;
       }
       case 'PUT': {
         if (!name) throw methodNotAllowed();
         const warnings = this.handlers.fieldValidation(t, body, q);
-        return sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager }), warningHeaders(warnings));
+        sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager }), warningHeaders(warnings)); return;
       }
       case 'PATCH': {
         if (!name) throw methodNotAllowed();
         const before = this.cluster.peek(t, ns, name);
         const out = this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, undefined);
-        return sendJson(res, before ? 200 : 201, out);
+        sendJson(res, before ? 200 : 201, out); return;
       }
       case 'DELETE': {
         const opts = isObject(body) ? body : {};
@@ -239,17 +241,19 @@ export class ApiHttp {
         const del: Parameters<Cluster['delete']>[3] = { dryRun: dryRun || (Array.isArray(opts['dryRun']) && opts['dryRun'].includes('All')) };
         if (policy) del.propagationPolicy = policy;
         else if (orphan === true) del.propagationPolicy = 'Orphan';
-        if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'] as { uid?: string; resourceVersion?: string };
+        if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'];
         if (name) {
           const r = this.cluster.delete(t, ns, name, del);
-          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts')) || t.crd) return sendJson(res, r.deleted ? 200 : 202, r.object);
+          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts')) || t.crd) { sendJson(res, r.deleted ? 200 : 202, r.object); return; }
           const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
           if (t.group) details['group'] = t.group;
-          return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }); return;
         }
         if (!t.verbs.includes('deletecollection')) throw methodNotAllowed();
-        const labels = q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector')!) : [];
-        const fields = q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector')!, t.fields, t.kind) : [];
+        const labelSel = q.get('labelSelector');
+        const labels = labelSel ? parseLabelSelector(labelSel) : [];
+        const fieldSel = q.get('fieldSelector');
+        const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
         const list = this.cluster.list(t, ns, { labels, fields });
         const items: KubeObject[] = [];
         for (const o of list['items'] as KubeObject[]) {
@@ -259,7 +263,7 @@ export class ApiHttp {
             if (!(e instanceof ApiError && e.httpCode === 404)) throw e;
           }
         }
-        return sendJson(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(this.cluster.rv) }, items });
+        sendJson(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(this.cluster.rv) }, items }); return;
       }
       default:
         throw methodNotAllowed();
@@ -306,7 +310,7 @@ export class ApiHttp {
     const groups = [...byGroup.entries()].map(([name, vs]) => {
       const sorted = sortVersions(vs);
       const versions = sorted.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
-      return { name, versions, preferredVersion: versions[0]! };
+      return { name, versions, preferredVersion: must(versions[0], `preferred version of group ${name}`) };
     });
     return { kind: 'APIGroupList', apiVersion: 'v1', groups };
   }
@@ -335,8 +339,10 @@ export class ApiHttp {
 
   private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams, accept: string | undefined): void {
     const { t, ns, name } = route;
-    const labels = q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector')!) : [];
-    const fields = q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector')!, t.fields, t.kind) : [];
+    const labelSel = q.get('labelSelector');
+    const labels = labelSel ? parseLabelSelector(labelSel) : [];
+    const fieldSel = q.get('fieldSelector');
+    const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
     if (name) fields.push({ field: 'metadata.name', path: 'metadata.name', value: name, negate: false });
     const table = wantsTable(accept);
     const includeObject = q.get('includeObject') ?? 'Metadata';
@@ -358,7 +364,7 @@ export class ApiHttp {
       } else write(type, obj);
     };
     let stop: (() => void) | undefined;
-    let removeCloser: (() => void) | undefined;
+    let removeCloser: (() => void) | undefined = undefined;
     const timers: NodeJS.Timeout[] = [];
     const finish = (): void => {
       if (closed) return;
@@ -421,7 +427,7 @@ export function sortVersions(vs: string[]): string[] {
   return [...vs].sort((a, b) => {
     const ra = rank(a);
     const rb = rank(b);
-    for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return rb[i]! - ra[i]!;
+    for (const i of [0, 1, 2] as const) if (ra[i] !== rb[i]) return rb[i] - ra[i];
     return a.localeCompare(b);
   });
 }

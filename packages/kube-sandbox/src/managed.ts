@@ -3,7 +3,7 @@
  * are tracked per item (`k:{"name":"x"}`), set lists per value (`v:"x"`), other lists atomically.
  */
 import type { JsonObject, KubeObject, ListStrategy, ManagedFieldsEntry, ResourceType } from './types.js';
-import { deepEqual, isObject, nowTime } from './util.js';
+import { deepEqual, deleteKey, isObject, nowTime } from './util.js';
 
 /** A leaf path: FieldsV1 keys from the root (`f:spec`, `k:{"name":"c"}`, `f:image`). */
 export type FieldPath = string[];
@@ -99,13 +99,14 @@ export function valueAt(obj: unknown, p: FieldPath): unknown {
 /** Removes the field at a path, in place. */
 export function removeAt(obj: unknown, p: FieldPath): void {
   if (p.length === 0) return;
-  const last = p[p.length - 1]!;
+  const last = p[p.length - 1];
+  if (last === undefined) return;
   if (last === '.') {
     removeAt(obj, p.slice(0, -1));
     return;
   }
   const parent = valueAt(obj, p.slice(0, -1));
-  if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
+  if (last.startsWith('f:') && isObject(parent)) deleteKey(parent, last.slice(2));
   else if (last.startsWith('k:') && Array.isArray(parent)) {
     const key = JSON.parse(last.slice(2)) as JsonObject;
     const i = parent.findIndex((it) => isObject(it) && Object.entries(key).every(([kk, kv]) => deepEqual(it[kk], kv)));
@@ -189,7 +190,8 @@ export function recordUpdate(t: ResourceType, old: KubeObject | undefined, next:
   if (changed.size > 0) {
     const me: ManagerKey = { manager, operation: 'Update', subresource };
     const idx = keep.findIndex((e) => sameEntry(e, me));
-    const prev = idx >= 0 ? fromFieldsV1(keep[idx]!.fieldsV1) : new Set<string>();
+    const found = keep[idx];
+    const prev = idx >= 0 && found ? fromFieldsV1(found.fieldsV1) : new Set<string>();
     for (const k of changed) prev.add(k);
     const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion: String(next.apiVersion), time: nowTime(), fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(prev) };
     if (subresource) entry.subresource = subresource;
@@ -197,6 +199,6 @@ export function recordUpdate(t: ResourceType, old: KubeObject | undefined, next:
     else keep.push(entry);
   }
   const nonEmpty = keep.filter((e) => Object.keys(e.fieldsV1).length > 0);
-  if (nonEmpty.length) next.metadata!.managedFields = nonEmpty;
-  else delete next.metadata!.managedFields;
+  if (nonEmpty.length) (next.metadata ??= {}).managedFields = nonEmpty;
+  else if (next.metadata) delete next.metadata.managedFields;
 }

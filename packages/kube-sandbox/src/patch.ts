@@ -1,14 +1,14 @@
 /** Patch application: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and strategic merge patch. */
 import { ApiError, badRequest } from './errors.js';
 import type { ListStrategy } from './types.js';
-import { clone, deepEqual, isObject } from './util.js';
+import { clone, deepEqual, deleteKey, isObject, must } from './util.js';
 
 /** RFC 7386 JSON merge patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
+    if (v === null) deleteKey(out, k);
     else out[k] = mergePatch(out[k], v);
   }
   return out;
@@ -32,8 +32,7 @@ function jsonPatchError(message: string): ApiError {
 
 function resolveParent(doc: unknown, segs: string[], op: string, path: string): { parent: Record<string, unknown> | unknown[]; key: string } {
   let cur: unknown = doc;
-  for (let i = 0; i < segs.length - 1; i++) {
-    const s = segs[i]!;
+  for (const s of segs.slice(0, -1)) {
     if (Array.isArray(cur)) {
       const idx = Number(s);
       if (!Number.isInteger(idx) || idx < 0 || idx >= cur.length) throw jsonPatchError(`the server rejected our request due to an error in our request: ${op} operation does not apply: doc is missing path: "${path}": missing value`);
@@ -44,7 +43,7 @@ function resolveParent(doc: unknown, segs: string[], op: string, path: string): 
     } else throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
   }
   if (!Array.isArray(cur) && !isObject(cur)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
-  return { parent: cur, key: segs[segs.length - 1]! };
+  return { parent: cur, key: must(segs[segs.length - 1], `last segment of JSON pointer "${path}"`) };
 }
 
 function getAt(doc: unknown, segs: string[], op: string, path: string): unknown {
@@ -78,7 +77,7 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
       }
       if (!(key in parent)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${p}": missing value`);
       const v = parent[key];
-      delete parent[key];
+      deleteKey(parent, key);
       return v;
     };
     const add = (value: unknown, replace: boolean): void => {
@@ -117,7 +116,7 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
         if (op === 'move') {
           const { parent, key } = resolveParent(root, fromSegs, op, String(raw['from']));
           if (Array.isArray(parent)) parent.splice(Number(key), 1);
-          else delete parent[key];
+          else deleteKey(parent, key);
         }
         add(v, false);
         break;
@@ -163,7 +162,7 @@ export function strategicMergePatch(target: unknown, patch: unknown, lookup: Str
     }
     const childPath = path ? `${path}.${k}` : k;
     if (v === null) {
-      delete out[k];
+      deleteKey(out, k);
       continue;
     }
     if (Array.isArray(v)) {
@@ -174,14 +173,14 @@ export function strategicMergePatch(target: unknown, patch: unknown, lookup: Str
     }
     if (isObject(v)) {
       const merged = strategicMergePatch(out[k], v, lookup, childPath);
-      if (merged === undefined) delete out[k];
+      if (merged === undefined) deleteKey(out, k);
       else out[k] = merged;
       continue;
     }
     out[k] = v;
   }
   if (Array.isArray(retain)) {
-    for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
+    for (const k of Object.keys(out)) if (!retain.includes(k)) deleteKey(out, k);
   }
   return out;
 }
@@ -202,7 +201,7 @@ function mergeList(
   path: string,
   order: unknown[] | undefined,
 ): unknown[] {
-  const cur = Array.isArray(current) ? current : [];
+  const cur: unknown[] = Array.isArray(current) ? current : [];
   if (strat?.set) {
     const out = [...cur];
     for (const p of patch) {

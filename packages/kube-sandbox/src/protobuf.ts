@@ -6,6 +6,7 @@
  */
 import { ApiError } from './errors.js';
 import type { JsonObject } from './types.js';
+import { must, text } from './util.js';
 
 type FieldType = 'string' | 'bytes' | 'varint' | 'bool' | 'time' | { msg: string } | { map: 'string' | 'bytes' };
 interface Field {
@@ -97,7 +98,7 @@ class Reader {
     let shift = 0n;
     for (;;) {
       if (this.pos >= this.buf.length) throw bad('truncated varint');
-      const b = this.buf[this.pos++]!;
+      const b = this.buf.readUInt8(this.pos++);
       result |= BigInt(b & 0x7f) << shift;
       if ((b & 0x80) === 0) return result;
       shift += 7n;
@@ -126,7 +127,7 @@ function bad(msg: string): ApiError {
 
 function decodeMessage(buf: Buffer, schemaName: string, depth = 0): JsonObject {
   if (depth > 32) throw bad('message nesting too deep');
-  const schema = S[schemaName]!;
+  const schema = must(S[schemaName], `protobuf schema ${schemaName}`);
   const r = new Reader(buf);
   const out: JsonObject = {};
   while (r.pos < buf.length) {
@@ -183,7 +184,7 @@ export function decodeProtobufObject(buf: Buffer): JsonObject {
   const env = decodeMessage(buf.subarray(4), 'Unknown');
   const tm = (env['typeMeta'] ?? {}) as { apiVersion?: string; kind?: string };
   const kind = tm.kind ?? '';
-  const raw = Buffer.from(String(env['raw'] ?? ''), 'base64');
+  const raw = Buffer.from(text(env['raw'] ?? ''), 'base64');
   if (!TOP_LEVEL.has(kind))
     throw new ApiError(415, 'UnsupportedMediaType', `the keelson sandbox cannot decode protobuf bodies of kind ${JSON.stringify(kind)}; send application/json instead (kubectl: use "kubectl apply -f" with a manifest)`);
   const obj = decodeMessage(raw, kind);

@@ -2,10 +2,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import { applyPatch } from './apply.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
@@ -18,7 +18,7 @@ import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
-import { clone, isObject, nowTime } from './util.js';
+import { clone, isObject, must, nowTime, text } from './util.js';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {
@@ -91,14 +91,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const snapshotFile = opts.persistDir ? join(opts.persistDir, 'sandbox-snapshot.json') : undefined;
   let restored = false;
   if (snapshotFile) restored = await loadSnapshot(cluster, snapshotFile);
-  const nsType = cluster.findType('', 'v1', 'namespaces')!;
+  const nsType = must(cluster.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
 
   const authenticate = (req: IncomingMessage): boolean => {
     const h = req.headers['authorization'];
     if (typeof h === 'string' && h.startsWith('Bearer ') && tokenEquals(h.slice(7).trim(), token)) return true;
-    const sock = req.socket as TLSSocket;
-    if (tls && sock.encrypted && sock.authorized) return true;
+    const sock = req.socket;
+    if (tls && sock instanceof TLSSocket && sock.encrypted && sock.authorized) return true;
     return false;
   };
 
@@ -106,15 +106,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const handlers = makeHandlers(cluster);
   const api = new ApiHttp(cluster, handlers, authenticate, () => hostPort);
   if (opts.bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = opts.bookmarkIntervalMs;
-  const server: Server = tls
-    ? (createHttpsServer({ key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false }, api.listener) as unknown as Server)
-    : createServer(api.listener);
+  const httpsServer = tls
+    ? createHttpsServer({ key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false }, api.listener)
+    : undefined;
+  const server: Server | HttpsServer = httpsServer ?? createServer(api.listener);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new SandboxError('LISTEN_FAILED', `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`)),
+    server.once('error', (e: NodeJS.ErrnoException) => { reject(new SandboxError('LISTEN_FAILED', `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`)); },
     );
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, '127.0.0.1', () => { resolve(); });
   });
   const port = (server.address() as AddressInfo).port;
   hostPort = `127.0.0.1:${port}`;
@@ -126,7 +126,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     kcOpts.clientKey = tls.clientKey;
   }
   const kubeconfig = buildKubeconfig(kcOpts);
-  const nodeType = cluster.findType('', 'v1', 'nodes')!;
+  const nodeType = must(cluster.findType('', 'v1', 'nodes'), 'built-in type v1/nodes');
 
   const setNodeReady = (name: string, ready: boolean, labels?: Record<string, string>): KubeObject => {
     const existing = cluster.peek(nodeType, undefined, name);
@@ -143,11 +143,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const st = (isObject(next['status']) ? next['status'] : (next['status'] = {})) as JsonObject;
     const conds = (Array.isArray(st['conditions']) ? st['conditions'] : []) as JsonObject[];
     const prev = conds.find((c) => c['type'] === 'Ready');
-    if (prev && prev['status'] === cond.status) cond.lastTransitionTime = String(prev['lastTransitionTime'] ?? now);
+    if (prev && prev['status'] === cond.status) cond.lastTransitionTime = text(prev['lastTransitionTime'] ?? now);
     st['conditions'] = [...conds.filter((c) => c['type'] !== 'Ready'), cond];
-    if (labels) next.metadata!.labels = { ...(next.metadata!.labels ?? {}), ...labels };
+    if (labels) (next.metadata ??= {}).labels = { ...(next.metadata?.labels ?? {}), ...labels };
     const out = cluster.applyUpdate(nodeType, existing, next, { fieldManager: 'keelson-sandbox', subresource: 'status' });
-    if (labels) return cluster.update(nodeType, undefined, name, { ...cluster.get(nodeType, undefined, name), metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata!.labels } });
+    if (labels) return cluster.update(nodeType, undefined, name, { ...cluster.get(nodeType, undefined, name), metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata?.labels } });
     return out;
   };
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
@@ -165,11 +165,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   let stopped = false;
   const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => {
+  server.on('connection', (s: import('node:net').Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('secureConnection', (s) => {
+  httpsServer?.on('secureConnection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -192,8 +192,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
     kubeconfigYaml: () => kubeconfigYaml(kubeconfig),
     setNodeReady,
-    compactHistory: () => cluster.compact(),
-    closeWatches: () => cluster.closeAllWatches(),
+    compactHistory: () => { cluster.compact(); },
+    closeWatches: () => { cluster.closeAllWatches(); },
     settle,
     saveSnapshot,
     async stop(): Promise<void> {
@@ -203,7 +203,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       cluster.closeAllWatches();
       if (snapshotFile) await saveSnapshot();
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => { resolve(); });
         for (const s of sockets) s.destroy();
       });
     },
@@ -256,11 +256,11 @@ function installStrategies(cluster: Cluster): void {
     prepareCreate(obj) {
       obj['spec'] = { finalizers: ['kubernetes'] };
       obj['status'] = { phase: 'Active' };
-      obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata!.name ?? '' };
+      (obj.metadata ??= {}).labels = { ...(obj.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata?.name ?? '' };
     },
     prepareUpdate(obj, old) {
       obj['spec'] = clone(old['spec'] ?? {});
-      obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata!.name ?? '' };
+      (obj.metadata ??= {}).labels = { ...(obj.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata?.name ?? '' };
     },
   });
   cluster.setStrategy('', 'secrets', {
@@ -428,14 +428,14 @@ function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
     }
     if (cluster.peekAll(t).length > 0) return;
   }
-  const crdType = cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  const crdType = must(cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'), 'built-in type apiextensions.k8s.io/v1/customresourcedefinitions');
   const cur = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
   if (!cur) return;
   const next = clone(cur);
-  next.metadata!.finalizers = (next.metadata!.finalizers ?? []).filter((f) => f !== 'customresourcecleanup.apiextensions.k8s.io');
+  (next.metadata ??= {}).finalizers = (next.metadata?.finalizers ?? []).filter((f) => f !== 'customresourcecleanup.apiextensions.k8s.io');
   setImmediate(() => {
     const again = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
-    if (again) cluster.applyUpdate(crdType, again, { ...clone(again), metadata: next.metadata! }, { fieldManager: 'apiextensions' });
+    if (again) cluster.applyUpdate(crdType, again, { ...clone(again), metadata: next.metadata ?? {} }, { fieldManager: 'apiextensions' });
   });
 }
 
@@ -460,7 +460,7 @@ function unknownFields(t: ResourceType, obj: unknown): string[] {
 function makeHandlers(cluster: Cluster): Handlers {
   return {
     patch(t, ns, name, contentType, body, q, fieldManager, subresource) {
-      const media = contentType.split(';')[0]!.trim().toLowerCase();
+      const media = (contentType.split(';')[0] ?? '').trim().toLowerCase();
       const dryRun = q.getAll('dryRun').includes('All');
       const opts: { dryRun: boolean; fieldManager: string; subresource?: string } = { dryRun, fieldManager };
       if (subresource) opts.subresource = subresource;
@@ -507,7 +507,7 @@ function makeHandlers(cluster: Cluster): Handlers {
       if (path === '/openapi/v2') return buildOpenApiV2(cluster);
       if (path === '/openapi/v3') return openApiV3Paths(cluster);
       const m = /^\/openapi\/v3\/(apis\/[^/]+\/[^/]+|api\/v1)$/.exec(path);
-      if (m) return buildOpenApiV3(cluster, m[1]!);
+      if (m) return buildOpenApiV3(cluster, m[1] ?? '');
       return undefined;
     },
     fieldValidation(t, obj, q) {
@@ -522,7 +522,7 @@ function strictFields(t: ResourceType, obj: unknown, q: URLSearchParams): string
   const unknown = unknownFields(t, obj);
   if (unknown.length === 0) return [];
   if (mode === 'Strict') {
-    const msg = unknown.length === 1 ? `strict decoding error: unknown field "${unknown[0]!}"` : `strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`;
+    const msg = unknown.length === 1 ? `strict decoding error: unknown field "${unknown[0] ?? ''}"` : `strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`;
     throw badRequest(msg);
   }
   return unknown.map((u) => `unknown field "${u}"`);
@@ -532,7 +532,7 @@ function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, 
   const pod = cluster.peek(podType, ns, name);
   if (!pod) throw notFound({ group: '', resource: 'pods' }, name);
   const phase = (pod['status'] as JsonObject | undefined)?.['phase'];
-  const pdbType = cluster.findType('policy', 'v1', 'poddisruptionbudgets')!;
+  const pdbType = must(cluster.findType('policy', 'v1', 'poddisruptionbudgets'), 'built-in type policy/v1/poddisruptionbudgets');
   if (!pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
     const pdbs = cluster.peekAll(pdbType, ns).filter((pdb) => {
       const reqs = requirementsFromSelector((pdb['spec'] as JsonObject | undefined)?.['selector']);
@@ -550,7 +550,7 @@ function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, 
   }
   const delOpts = isObject(body) && isObject(body['deleteOptions']) ? body['deleteOptions'] : {};
   const o: Parameters<Cluster['delete']>[3] = { dryRun };
-  if (isObject(delOpts['preconditions'])) o.preconditions = delOpts['preconditions'] as { uid?: string };
+  if (isObject(delOpts['preconditions'])) o.preconditions = delOpts['preconditions'];
   cluster.delete(podType, ns, name, o);
   return { code: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
@@ -570,7 +570,7 @@ function scale(cluster: Cluster, t: ResourceType, ns: string | undefined, name: 
     if (typeof sel === 'string' && sel) status['selector'] = sel;
     const meta: JsonObject = { name: md.name, uid: md.uid, resourceVersion: md.resourceVersion, creationTimestamp: md.creationTimestamp };
     if (md.namespace) meta['namespace'] = md.namespace;
-    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta as NonNullable<KubeObject['metadata']>, spec: { replicas: Number(read(o, specPath) ?? 0) }, status };
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta, spec: { replicas: Number(read(o, specPath) ?? 0) }, status };
   };
   if (method === 'GET') return { code: 200, body: toScale(obj) };
   let desired: unknown;
@@ -592,8 +592,8 @@ function scale(cluster: Cluster, t: ResourceType, ns: string | undefined, name: 
   const next = clone(obj);
   const segs = specPath.split('.').filter((s) => s);
   let cur: JsonObject = next;
-  for (const s of segs.slice(0, -1)) cur = (isObject(cur[s]) ? cur[s] : (cur[s] = {})) as JsonObject;
-  cur[segs[segs.length - 1]!] = desired;
+  for (const s of segs.slice(0, -1)) cur = (isObject(cur[s]) ? cur[s] : (cur[s] = {}));
+  cur[must(segs[segs.length - 1], `scale path ${specPath}`)] = desired;
   const updated = cluster.applyUpdate(t, obj, next, { dryRun, fieldManager: q.get('fieldManager') ?? 'kubectl-scale' });
   return { code: 200, body: toScale(updated) };
 }

@@ -1,6 +1,7 @@
 /** Label and field selectors, parsed the way the API server parses its query parameters. */
 import { badRequest } from './errors.js';
 import type { KubeObject } from './types.js';
+import { text } from './util.js';
 
 /** One requirement of a label selector. */
 export interface LabelRequirement {
@@ -33,18 +34,18 @@ export function parseLabelSelector(sel: string): LabelRequirement[] {
   for (const part of splitTopLevel(sel)) {
     let m = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
     if (m) {
-      out.push({ key: m[1]!, op: m[2] as 'in' | 'notin', values: m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '') });
+      out.push({ key: m[1] ?? '', op: m[2] as 'in' | 'notin', values: (m[3] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '') });
       continue;
     }
     m = /^!\s*(\S+)$/.exec(part);
     if (m) {
-      out.push({ key: m[1]!, op: '!', values: [] });
+      out.push({ key: m[1] ?? '', op: '!', values: [] });
       continue;
     }
     m = /^([^=!<>\s]+)\s*(==|=|!=|>|<)\s*(\S*)$/.exec(part);
     if (m) {
       const op = m[2] === '!=' ? '!=' : m[2] === '>' ? 'gt' : m[2] === '<' ? 'lt' : '=';
-      out.push({ key: m[1]!, op, values: [m[3]!] });
+      out.push({ key: m[1] ?? '', op, values: [m[3] ?? ''] });
       continue;
     }
     if (KEY_RE.test(part)) {
@@ -68,11 +69,11 @@ export function matchLabels(reqs: LabelRequirement[], labels: Record<string, str
     switch (r.op) {
       case '=':
       case 'in':
-        if (!has || !r.values.includes(v!)) return false;
+        if (!has || v === undefined || !r.values.includes(v)) return false;
         break;
       case '!=':
       case 'notin':
-        if (has && r.values.includes(v!)) return false;
+        if (has && v !== undefined && r.values.includes(v)) return false;
         break;
       case 'exists':
         if (!has) return false;
@@ -142,18 +143,17 @@ export interface FieldRequirement {
 }
 
 /** Parses a field selector, checking fields against those supported for the kind. */
-export function parseFieldSelector(sel: string, supported: Record<string, string>, kindForError: string): FieldRequirement[] {
+export function parseFieldSelector(sel: string, supported: Record<string, string>, _kindForError: string): FieldRequirement[] {
   const out: FieldRequirement[] = [];
   for (const part of sel.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
     const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/.exec(part);
     if (!m) throw badRequest(`invalid selector: '${sel}'; can't understand '${part}'`);
-    const field = m[1]!.trim();
+    const field = (m[1] ?? '').trim();
     let path: string | undefined;
     if (field === 'metadata.name' || field === 'metadata.namespace') path = field;
     else path = supported[field];
     if (!path) throw badRequest(`field label not supported: ${field}`);
-    void kindForError;
-    out.push({ field, path, value: m[3]!.trim(), negate: m[2] === '!=' });
+    out.push({ field, path, value: (m[3] ?? '').trim(), negate: m[2] === '!=' });
   }
   return out;
 }
@@ -172,7 +172,7 @@ export function getPath(obj: unknown, path: string): unknown {
 export function matchFields(reqs: FieldRequirement[], obj: KubeObject): boolean {
   for (const r of reqs) {
     const v = getPath(obj, r.path);
-    const s = v === undefined || v === null ? '' : String(v);
+    const s = v === undefined || v === null ? '' : text(v);
     if (r.negate ? s === r.value : s !== r.value) return false;
   }
   return true;

@@ -1,7 +1,7 @@
 /** Server-side `Table` rendering (meta.k8s.io/v1), used by `kubectl get`. */
 import { getPath } from './selectors.js';
 import type { KubeObject, ResourceType } from './types.js';
-import { isObject } from './util.js';
+import { isObject, text } from './util.js';
 
 interface Column {
   name: string;
@@ -79,7 +79,7 @@ function nodeStatus(o: KubeObject): string {
   const conds = getPath(o, 'status.conditions');
   let s = 'Unknown';
   if (Array.isArray(conds)) {
-    const r = conds.find((c) => isObject(c) && c['type'] === 'Ready');
+    const r: unknown = conds.find((c) => isObject(c) && c['type'] === 'Ready');
     if (isObject(r)) s = r['status'] === 'True' ? 'Ready' : 'NotReady';
   }
   if (getPath(o, 'spec.unschedulable') === true) s += ',SchedulingDisabled';
@@ -120,7 +120,7 @@ function builtinColumns(t: ResourceType): Column[] {
         col('External-IP', 'string', () => '<none>'),
         col('Port(s)', 'string', (o) => {
           const ports = getPath(o, 'spec.ports');
-          return Array.isArray(ports) && ports.length ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${String(p['protocol'] ?? 'TCP')}` : '')).join(',') : '<none>';
+          return Array.isArray(ports) && ports.length ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${text(p['protocol'] ?? 'TCP')}` : '')).join(',') : '<none>';
         }),
         AGE,
       ];
@@ -135,14 +135,14 @@ function builtinColumns(t: ResourceType): Column[] {
         col('Reason', 'string', (o) => getPath(o, 'reason') ?? ''),
         col('Object', 'string', (o) => {
           const ref = getPath(o, 'involvedObject') ?? getPath(o, 'regarding');
-          return isObject(ref) ? `${String(ref['kind'] ?? '').toLowerCase()}/${String(ref['name'] ?? '')}` : '';
+          return isObject(ref) ? `${text(ref['kind'] ?? '').toLowerCase()}/${text(ref['name'] ?? '')}` : '';
         }),
-        col('Message', 'string', (o) => String(getPath(o, 'message') ?? getPath(o, 'note') ?? '').trim()),
+        col('Message', 'string', (o) => text(getPath(o, 'message') ?? getPath(o, 'note') ?? '').trim()),
       ];
     case 'apps/daemonsets':
       return [NAME, col('Desired', 'integer', (o) => num(getPath(o, 'status.desiredNumberScheduled'))), col('Current', 'integer', (o) => num(getPath(o, 'status.currentNumberScheduled'))), col('Ready', 'integer', (o) => num(getPath(o, 'status.numberReady'))), col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedNumberScheduled'))), col('Available', 'integer', (o) => num(getPath(o, 'status.numberAvailable'))), AGE];
     case 'policy/poddisruptionbudgets':
-      return [NAME, col('Min Available', 'string', (o) => String(getPath(o, 'spec.minAvailable') ?? 'N/A')), col('Max Unavailable', 'string', (o) => String(getPath(o, 'spec.maxUnavailable') ?? 'N/A')), col('Allowed Disruptions', 'integer', (o) => num(getPath(o, 'status.disruptionsAllowed'))), AGE];
+      return [NAME, col('Min Available', 'string', (o) => text(getPath(o, 'spec.minAvailable') ?? 'N/A')), col('Max Unavailable', 'string', (o) => text(getPath(o, 'spec.maxUnavailable') ?? 'N/A')), col('Allowed Disruptions', 'integer', (o) => num(getPath(o, 'status.disruptionsAllowed'))), AGE];
     case 'coordination.k8s.io/leases':
       return [NAME, col('Holder', 'string', (o) => getPath(o, 'spec.holderIdentity') ?? ''), AGE];
     case 'apiextensions.k8s.io/customresourcedefinitions':
@@ -168,7 +168,7 @@ export function evalJsonPath(o: unknown, expr: string): unknown {
     const inner = tok.slice(1, -1);
     const filt = /^\?\(@\.([\w.]+)\s*==\s*["']([^"']*)["']\)$/.exec(inner);
     if (filt && Array.isArray(cur)) {
-      cur = cur.find((x) => String(getPath(x, filt[1]!)) === filt[2]);
+      cur = cur.find((x) => String(getPath(x, filt[1] ?? '')) === filt[2]);
       continue;
     }
     if (/^\d+$/.test(inner) && Array.isArray(cur)) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SandboxError } from './errors.js';
+import { text } from './util.js';
 
 const run = promisify(execFile);
 
@@ -24,7 +25,7 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   } catch (err) {
     const e = err as { code?: unknown; stderr?: unknown; message?: string };
     if (e.code === 'ENOENT') throw new SandboxError('OPENSSL_MISSING', 'the openssl command is required to generate sandbox TLS certificates; install it (apt-get install openssl) or start the sandbox with tls: false');
-    throw new SandboxError('OPENSSL_FAILED', `openssl ${args[0] ?? ''} failed: ${String(e.stderr ?? e.message)}`);
+    throw new SandboxError('OPENSSL_FAILED', `openssl ${args[0] ?? ''} failed: ${text(e.stderr ?? e.message)}`);
   }
 }
 

@@ -37,11 +37,30 @@ const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 export function randomSuffix(n = 5): string {
   const bytes = randomBytes(n);
   let s = '';
-  for (const b of bytes) s += NAME_CHARS[b % NAME_CHARS.length];
+  for (const b of bytes) s += NAME_CHARS.charAt(b % NAME_CHARS.length);
   return s;
 }
 
 /** Whether a value is a plain JSON object. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Renders any JSON value as text exactly like `String(v)` (objects as `[object Object]`, arrays comma-joined),
+ * the way the sandbox prints values of unexpected types in selectors, tables and messages.
+ */
+export function text(v: unknown): string {
+  return String(v);
+}
+
+/** Removes a key from a JSON object (the `delete` operator on a computed key). */
+export function deleteKey(o: object, k: string): void {
+  Reflect.deleteProperty(o, k);
+}
+
+/** Returns `v`, or throws an internal error naming `what` when an invariant of the sandbox does not hold. */
+export function must<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`kube-sandbox internal error: ${what} is missing; please report this`);
+  return v;
 }

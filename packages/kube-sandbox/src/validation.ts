@@ -31,8 +31,9 @@ export function nameProblem(rule: ResourceType['nameRule'], name: string): strin
 function qualifiedKeyProblem(key: string): string | null {
   const parts = key.split('/');
   if (parts.length > 2) return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-  const name = parts.length === 2 ? parts[1]! : parts[0]!;
-  if (parts.length === 2 && (parts[0]!.length > 253 || !SUBDOMAIN.test(parts[0]!))) return `prefix part ${SUBDOMAIN_MSG}`;
+  const first = parts[0] ?? '';
+  const name = parts.length === 2 ? (parts[1] ?? '') : first;
+  if (parts.length === 2 && (first.length > 253 || !SUBDOMAIN.test(first))) return `prefix part ${SUBDOMAIN_MSG}`;
   if (name.length === 0) return 'name part must be non-empty';
   if (name.length > 63) return 'name part must be no more than 63 characters';
   if (!QUALIFIED_NAME.test(name)) return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";

@@ -47,7 +47,7 @@ async function openWatch(path: string): Promise<{ events: any[]; raw: string[]; 
     close: () => ac.abort(),
     async until(n) {
       const deadline = Date.now() + 15000;
-      while (events.length < n && Date.now() < deadline) await new Promise<void>((r) => waiters.push(r as () => void) && setTimeout(r, 50));
+      while (events.length < n && Date.now() < deadline) await new Promise<void>((r) => waiters.push(r) && setTimeout(r, 50));
       waiters = [];
     },
   };
