@@ -20,6 +20,7 @@ export type PayloadErrorCode =
   | 'DigestMismatch'
   | 'InvalidImageLayout'
   | 'RegistryError'
+  | 'RegistryTLSError'
   | 'UnsupportedSource'
   | 'VerificationFailed';
 
@@ -71,5 +72,21 @@ export class UnsafeArchiveError extends PayloadError {
   constructor(code: 'UnsafeArchive' | 'ArchiveLimitExceeded' | 'DigestMismatch', message: string, path?: string) {
     super(code, message, path);
     this.name = 'UnsafeArchiveError';
+  }
+}
+
+/**
+ * The TLS connection to a registry failed: its certificate could not be verified (unknown CA, wrong host name,
+ * expired) or a client certificate could not be loaded. `host` is the registry `host[:port]`; `reason` is the
+ * TLS error code (e.g. `SELF_SIGNED_CERT_IN_CHAIN`).
+ */
+export class RegistryTlsError extends PayloadError {
+  constructor(
+    readonly host: string,
+    readonly reason: string,
+    message: string,
+  ) {
+    super('RegistryTLSError', message, host);
+    this.name = 'RegistryTlsError';
   }
 }

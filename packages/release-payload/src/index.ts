@@ -2,7 +2,7 @@
  * @keelson/release-payload — read, filter, verify and diff OpenShift release payloads.
  * @packageDocumentation
  */
-export { PayloadError, PayloadIntegrityError, TemplateError, UnsafeArchiveError } from './errors.js';
+export { PayloadError, PayloadIntegrityError, RegistryTlsError, TemplateError, UnsafeArchiveError } from './errors.js';
 export type { PayloadIssue, PayloadErrorCode } from './errors.js';
 export { Fnv1Hash64, versionHash, base64UrlPadded } from './hash.js';
 export { parseManifestFile, splitApiVersion, manifestId } from './parse.js';
@@ -58,3 +58,7 @@ export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } 
 export type { Keyring, SignatureStore, VerifyOptions, VerifiedSignature, VerificationFailure, VerificationResult, AtomicSignature, VerificationConfig } from './verify.js';
 export { diffPayloads, diffValues, componentVersions } from './diff.js';
 export type { PayloadDiff, ManifestChange, ValueChange, ImageChange } from './diff.js';
+/** TLS options of the registry source (CA bundle, certs.d directories, client certificates, `tlsVerify`). */
+export type { RegistryTlsOptions } from './transport.js';
+/** Default roots searched for `<root>/<host[:port]>/` certificate directories (like containers/image). */
+export { defaultCertsDirs } from './transport.js';

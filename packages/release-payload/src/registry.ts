@@ -8,14 +8,18 @@ import { pipeline } from 'node:stream/promises';
 import { PayloadError, UnsafeArchiveError } from './errors.js';
 import { MEDIA_TYPES, assertDigest, readImage, sha256, type BlobReader, type Descriptor, type ImagePayload, type PlatformSelector } from './oci.js';
 import type { ExtractLimits } from './layers.js';
+import { isCertificateError, isNotTlsError, loadHostTls, tlsFailure, tlsFetch, type HostTls, type RegistryTlsOptions } from './transport.js';
 
 /** Options for registry access. */
-export interface RegistryOptions {
+export interface RegistryOptions extends RegistryTlsOptions {
   /** docker `config.json` / pull secret with `auths`; default `$REGISTRY_AUTH_FILE`, `$DOCKER_CONFIG/config.json`, `~/.docker/config.json`. */
   authFile?: string;
   /** Content-addressed blob cache directory; default `$XDG_CACHE_HOME/keelson/blobs` (or `~/.cache/keelson/blobs`). */
   cacheDir?: string;
-  /** Use plain HTTP (always true for `localhost` and `127.0.0.1`). */
+  /**
+   * Use plain HTTP. Without it, `localhost` / `127.0.0.1` registries get HTTPS when they speak TLS (verified as
+   * usual) and plain HTTP when they do not.
+   */
   plainHttp?: boolean;
   /** Attempts per request on network errors, 429 and 5xx (default 3). */
   retries?: number;
@@ -114,15 +118,41 @@ function parseChallenge(h: string): { scheme: string; params: Record<string, str
 export class RegistryClient {
   private authHeader: string | undefined;
   private creds: Creds | undefined | null = null;
-  private readonly base: string;
+  private base = '';
+  private tlsCfg: HostTls = { rejectUnauthorized: true, sources: [] };
+  private ready: Promise<void> | undefined;
+  private readonly host: string;
 
   constructor(
     readonly ref: ImageReference,
     private readonly opts: RegistryOptions = {},
   ) {
-    const host = ref.registry === 'docker.io' ? 'registry-1.docker.io' : ref.registry;
-    const plain = opts.plainHttp || /^(localhost|127\.0\.0\.1)(:\d+)?$/.test(host);
-    this.base = `${plain ? 'http' : 'https'}://${host}`;
+    this.host = ref.registry === 'docker.io' ? 'registry-1.docker.io' : ref.registry;
+  }
+
+  /** Loads TLS material and picks the scheme (HTTPS, or HTTP for plain loopback / insecure registries). */
+  private async prepare(): Promise<void> {
+    this.ready ??= (async () => {
+      this.tlsCfg = await loadHostTls(this.ref.registry, this.opts);
+      const host = this.host;
+      if (this.opts.plainHttp) {
+        this.base = `http://${host}`;
+        return;
+      }
+      const loopback = /^(localhost|127\.0\.0\.1)(:\d+)?$/.test(host);
+      const verify = this.tlsCfg.rejectUnauthorized;
+      this.base = `https://${host}`;
+      if (verify && !loopback) return;
+      try {
+        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, 30_000);
+        await res.body?.cancel();
+      } catch (e) {
+        if (isCertificateError(e)) throw tlsFailure(host, e, this.tlsCfg);
+        // not TLS at all (or, when verification is off, any failure): fall back to plain HTTP like containers/image
+        if (!verify || isNotTlsError(e) || (e as { code?: string }).code === 'ECONNREFUSED') this.base = `http://${host}`;
+      }
+    })();
+    return this.ready;
   }
 
   private async credentials(): Promise<Creds | undefined> {
@@ -157,7 +187,7 @@ export class RegistryClient {
     let last: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        const res = await fetch(url, init);
+        const res = await tlsFetch(url, init.headers ? { headers: init.headers as Record<string, string> } : {}, this.tlsCfg);
         if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
           await res.body?.cancel();
           await new Promise((r) => setTimeout(r, 100 * 4 ** i));
@@ -165,6 +195,8 @@ export class RegistryClient {
         }
         return res;
       } catch (e) {
+        if (isCertificateError(e)) throw tlsFailure(new URL(url).host, e, this.tlsCfg);
+        if (e instanceof PayloadError) throw e;
         last = e;
         if (i < attempts - 1) await new Promise((r) => setTimeout(r, 100 * 4 ** i));
       }
@@ -174,12 +206,13 @@ export class RegistryClient {
 
   /** GET with auth negotiation. */
   async get(path: string, accept?: string): Promise<Response> {
+    await this.prepare();
     const url = `${this.base}/v2/${this.ref.repository}/${path}`;
     const mk = (): RequestInit => {
       const headers: Record<string, string> = {};
       if (accept) headers['accept'] = accept;
       if (this.authHeader) headers['authorization'] = this.authHeader;
-      return { headers, redirect: 'follow' };
+      return { headers };
     };
     let res = await this.fetchRetry(url, mk());
     if (res.status === 401) {

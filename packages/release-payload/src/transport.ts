@@ -1,0 +1,187 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { readdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import { PayloadError, RegistryTlsError } from './errors.js';
+
+/** TLS settings for registry access, modelled on containers/image (skopeo, podman). */
+export interface RegistryTlsOptions {
+  /** PEM file of extra CA certificates trusted for the registry (added to Node's built-in roots). */
+  caFile?: string;
+  /**
+   * Directory holding the registry's certificates, like skopeo's `--cert-dir`: every `*.crt` is a trusted CA,
+   * every `*.cert` + `*.key` pair is a client certificate. When unset, `<root>/<host[:port]>` is used for each of
+   * {@link RegistryTlsOptions.certsDirs}.
+   */
+  certDir?: string;
+  /**
+   * Roots of per-registry certificate directories (`<root>/<host[:port]>/ca.crt`, `client.cert`, `client.key`);
+   * default `$HOME/.config/containers/certs.d`, `/etc/containers/certs.d`, `/etc/docker/certs.d`.
+   */
+  certsDirs?: string[];
+  /**
+   * `false` allows plain HTTP and unverified TLS (skopeo `--tls-verify=false`): HTTPS without certificate checks is
+   * tried first, plain HTTP if the registry does not speak TLS. Default `true`.
+   */
+  tlsVerify?: boolean;
+  /** Same as `tlsVerify: false`. */
+  insecure?: boolean;
+}
+
+/** Default roots of per-registry certificate directories, as containers/image looks them up. */
+export function defaultCertsDirs(): string[] {
+  return [join(homedir(), '.config', 'containers', 'certs.d'), '/etc/containers/certs.d', '/etc/docker/certs.d'];
+}
+
+/** Resolved TLS material for one registry host. */
+export interface HostTls {
+  ca?: string[];
+  cert?: string;
+  key?: string;
+  rejectUnauthorized: boolean;
+  /** Files the material came from (for error messages). */
+  sources: string[];
+}
+
+const CERT_ERRORS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** True when `e` is a certificate verification failure (never retried, never downgraded). */
+export function isCertificateError(e: unknown): e is Error & { code: string } {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CERT_ERRORS.has(code);
+}
+
+/** True when `e` says the peer does not speak TLS (e.g. a plain-HTTP registry). */
+export function isNotTlsError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  const msg = (e as Error | null)?.message ?? '';
+  return code === 'EPROTO' || (typeof code === 'string' && code.startsWith('ERR_SSL_')) || /wrong version number|packet length too long|unknown protocol/i.test(msg);
+}
+
+async function readPem(file: string, host: string, what: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new RegistryTlsError(host, 'UNREADABLE', `registry ${host}: cannot read ${what} ${file}: ${(e as Error).message}; fix the path given to --ca-file / --cert-dir`);
+  }
+  if (!/-----BEGIN [A-Z ]+-----/.test(text)) {
+    throw new RegistryTlsError(host, 'NOT_PEM', `registry ${host}: ${what} ${file} is not PEM (no -----BEGIN ...----- block); give a PEM file`);
+  }
+  return text;
+}
+
+/** Loads the TLS material for `host` (`host[:port]`) from the options and the certs.d directories. */
+export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promise<HostTls> {
+  const out: HostTls = { rejectUnauthorized: opts.tlsVerify !== false && !opts.insecure, sources: [] };
+  const cas: string[] = [];
+  if (opts.caFile) {
+    cas.push(await readPem(opts.caFile, host, 'CA file'));
+    out.sources.push(opts.caFile);
+  }
+  if (host.includes('/') || host.includes('..')) throw new PayloadError('RegistryError', `invalid registry host ${JSON.stringify(host)}`, host);
+  const dirs = opts.certDir ? [opts.certDir] : (opts.certsDirs ?? defaultCertsDirs()).map((r) => join(r, host));
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).sort();
+    } catch (e) {
+      if (opts.certDir) throw new RegistryTlsError(host, 'UNREADABLE', `registry ${host}: cannot read certificate directory ${dir}: ${(e as Error).message}`);
+      continue;
+    }
+    for (const n of names.filter((x) => x.endsWith('.crt'))) {
+      cas.push(await readPem(join(dir, n), host, 'CA certificate'));
+      out.sources.push(join(dir, n));
+    }
+    for (const n of names.filter((x) => x.endsWith('.cert'))) {
+      const keyName = n.slice(0, -5) + '.key';
+      if (!names.includes(keyName)) throw new RegistryTlsError(host, 'MISSING_KEY', `registry ${host}: client certificate ${join(dir, n)} has no matching key ${join(dir, keyName)}`);
+      if (out.cert) continue; // first pair wins
+      out.cert = await readPem(join(dir, n), host, 'client certificate');
+      out.key = await readPem(join(dir, keyName), host, 'client key');
+      out.sources.push(join(dir, n));
+    }
+    for (const n of names.filter((x) => x.endsWith('.key'))) {
+      if (!names.includes(n.slice(0, -4) + '.cert')) throw new RegistryTlsError(host, 'MISSING_CERT', `registry ${host}: client key ${join(dir, n)} has no matching certificate ${join(dir, n.slice(0, -4))}.cert`);
+    }
+    if (opts.certDir === undefined && names.length > 0) break; // the first certs.d root holding the host wins
+  }
+  if (cas.length > 0) out.ca = [...rootCertificates, ...cas];
+  return out;
+}
+
+/** Explains a certificate failure for `host` and what to do about it. */
+export function tlsFailure(host: string, e: Error & { code: string }, tlsCfg: HostTls): RegistryTlsError {
+  const trusted = tlsCfg.sources.length > 0 ? ` (trusted extra CAs: ${tlsCfg.sources.join(', ')})` : '';
+  return new RegistryTlsError(
+    host,
+    e.code,
+    `cannot verify the TLS certificate of registry ${host}: ${e.message} [${e.code}]${trusted}. ` +
+      `Pass the registry's CA certificate with --ca-file <ca.pem> (option caFile), or --cert-dir <dir> / /etc/containers/certs.d/${host}/ca.crt; ` +
+      `--tls-verify=false skips verification (unsafe)`,
+  );
+}
+
+/** Minimal fetch over node:http/https with per-host TLS, redirects (auth dropped across origins) and a timeout. */
+export async function tlsFetch(url: string, init: { headers?: Record<string, string> }, tlsCfg: HostTls, timeoutMs = 120_000): Promise<Response> {
+  let current = new URL(url);
+  let headers = { ...(init.headers ?? {}) };
+  for (let hop = 0; hop <= 10; hop++) {
+    const msg = await new Promise<IncomingMessage>((resolve, reject) => {
+      const common = { method: 'GET', headers, timeout: timeoutMs };
+      const req =
+        current.protocol === 'https:'
+          ? httpsRequest(current, {
+              ...common,
+              rejectUnauthorized: tlsCfg.rejectUnauthorized,
+              ...(tlsCfg.ca ? { ca: tlsCfg.ca } : {}),
+              ...(tlsCfg.cert ? { cert: tlsCfg.cert } : {}),
+              ...(tlsCfg.key ? { key: tlsCfg.key } : {}),
+            })
+          : httpRequest(current, common);
+      req.on('response', resolve);
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`no response from ${current.host} within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      req.end();
+    });
+    const status = msg.statusCode ?? 0;
+    const location = msg.headers.location;
+    if ([301, 302, 303, 307, 308].includes(status) && location) {
+      msg.resume();
+      const next = new URL(location, current);
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new PayloadError('RegistryError', `${current}: redirect to unsupported URL ${next.protocol}`, url);
+      if (current.protocol === 'https:' && next.protocol === 'http:') throw new PayloadError('RegistryError', `${current}: refusing a redirect from HTTPS to plain HTTP (${next.host})`, url);
+      if (next.origin !== current.origin) {
+        const { authorization: _drop, ...rest } = headers;
+        headers = rest;
+      }
+      current = next;
+      continue;
+    }
+    const h = new Headers();
+    for (const [k, v] of Object.entries(msg.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
+    }
+    const body = status === 204 || status === 304 ? null : (Readable.toWeb(msg) as ReadableStream<Uint8Array>);
+    if (body === null) msg.resume();
+    return new Response(body, { status, headers: h });
+  }
+  throw new PayloadError('RegistryError', `${url}: too many redirects`, url);
+}
