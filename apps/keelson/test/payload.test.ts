@@ -5,7 +5,8 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { connect as tlsConnect } from 'node:tls';
 import { createServer, type Server } from 'node:http';
 import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,5 +215,76 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('release-manifests/a.yaml:');
     expect(r.stderr).toContain('release-manifests/b.yaml:1');
+  });
+});
+
+/** The same CLI against a real docker-registry serving HTTPS with a certificate from a CA made here with openssl. */
+describe('keelson payload over TLS', { timeout: 60_000 }, () => {
+  let tlsRegistry: ChildProcess | undefined;
+  let host = '';
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'keelson-payload-tls-'));
+    const port = await new Promise<number>((res) => {
+      const s = netServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => res(p));
+      });
+    });
+    host = `127.0.0.1:${port}`;
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=keelson cli test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    await writeFile(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+    ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
+    await mkdir(join(dir, 'certs'));
+    await copyFile(join(dir, 'ca.pem'), join(dir, 'certs', 'ca.crt'));
+    await writeFile(
+      join(dir, 'registry.yml'),
+      `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'storage')}\nhttp:\n  addr: ${host}\n  tls:\n    certificate: ${join(dir, 'server.pem')}\n    key: ${join(dir, 'server.key')}\n`,
+    );
+    tlsRegistry = spawn('/usr/bin/docker-registry', ['serve', join(dir, 'registry.yml')], { stdio: 'ignore' });
+    const ca = await readFile(join(dir, 'ca.pem'), 'utf8');
+    for (let i = 0; i < 100; i++) {
+      const ok = await new Promise<boolean>((res) => {
+        const s = tlsConnect({ host: '127.0.0.1', port, ca }, () => {
+          s.end();
+          res(true);
+        });
+        s.on('error', () => res(false));
+      });
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    execFileSync('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:release`, `docker://${host}/ocp/release:1.0.0-abc`]);
+  }, 60_000);
+  afterAll(() => {
+    tlsRegistry?.kill('SIGTERM');
+  });
+
+  it('info with --ca-file or --cert-dir verifies the registry certificate', async () => {
+    const r = await cli('payload', 'info', '--ca-file', join(dir, 'ca.pem'), '--cache-dir', join(dir, 'c1'), `docker://${host}/ocp/release:1.0.0-abc`);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Digest:         ${digest}`);
+    const c = await cli('payload', 'manifests', '--cert-dir', join(dir, 'certs'), '--cache-dir', join(dir, 'c2'), `docker://${host}/ocp/release@${digest}`);
+    expect(c.code).toBe(0);
+    expect(c.stdout).toContain('0000_10_a_file');
+  });
+
+  it('fails clearly without the CA and works with --tls-verify=false / --insecure', async () => {
+    const r = await cli('payload', 'info', '--cache-dir', join(dir, 'c3'), `docker://${host}/ocp/release:1.0.0-abc`);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`RegistryTLSError: cannot verify the TLS certificate of registry ${host}`);
+    expect(r.stderr).toContain('--ca-file');
+    const off = await cli('payload', 'info', '--tls-verify=false', '--cache-dir', join(dir, 'c4'), `docker://${host}/ocp/release:1.0.0-abc`);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain(`Digest:         ${digest}`);
+    const ins = await cli('payload', 'info', '--insecure', '--cache-dir', join(dir, 'c5'), `docker://${host}/ocp/release:1.0.0-abc`);
+    expect(ins.code).toBe(0);
+    const bad = await cli('payload', 'info', '--tls-verify=maybe', `docker://${host}/ocp/release:1.0.0-abc`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--tls-verify');
   });
 });

@@ -25,6 +25,10 @@ interface SourceOpts {
   authFile?: string;
   cacheDir?: string;
   plainHttp?: boolean;
+  caFile?: string;
+  certDir?: string;
+  tlsVerify?: string | boolean;
+  insecure?: boolean;
   releaseImage?: string;
   progress?: boolean;
 }
@@ -34,7 +38,11 @@ function addSourceOptions(c: Command): Command {
     .option('--arch <arch>', 'architecture to pick from a manifest list / index (default: this machine)')
     .option('--auth-file <file>', 'docker config.json / pull secret with registry credentials')
     .option('--cache-dir <dir>', 'content-addressed blob cache (default ~/.cache/keelson/blobs)')
-    .option('--plain-http', 'talk plain HTTP to the registry (automatic for localhost / 127.0.0.1)')
+    .option('--plain-http', 'talk plain HTTP to the registry (automatic for localhost / 127.0.0.1 registries without TLS)')
+    .option('--ca-file <file>', 'PEM bundle of extra CAs trusted for the registry (e.g. a mirror with a private CA)')
+    .option('--cert-dir <dir>', 'registry certificate directory like skopeo: *.crt CAs, *.cert/*.key client pair (default /etc/containers/certs.d/<host:port>)')
+    .option('--tls-verify [bool]', 'verify the registry TLS certificate (default true); --tls-verify=false allows unverified TLS and plain HTTP')
+    .option('--insecure', 'same as --tls-verify=false')
     .option('--release-image <pullspec>', 'release image used when rendering the CVO manifests/ templates')
     .option('--progress', 'always report download progress on stderr (default: only on a terminal)');
 }
@@ -60,6 +68,14 @@ async function load(source: string, o: SourceOpts): Promise<ReleasePayload> {
   if (o.authFile) opts.authFile = o.authFile;
   if (o.cacheDir) opts.cacheDir = o.cacheDir;
   if (o.plainHttp) opts.plainHttp = true;
+  if (o.caFile) opts.caFile = o.caFile;
+  if (o.certDir) opts.certDir = o.certDir;
+  if (o.tlsVerify !== undefined && o.tlsVerify !== true) {
+    const v = String(o.tlsVerify).toLowerCase();
+    if (v !== 'true' && v !== 'false') throw new CliError(`--tls-verify: expected true or false, got ${JSON.stringify(o.tlsVerify)}`, 2);
+    if (v === 'false') opts.tlsVerify = false;
+  }
+  if (o.insecure) opts.tlsVerify = false;
   if (o.releaseImage) opts.releaseImage = o.releaseImage;
   const p = progressReporter(o.progress);
   if (p) opts.onProgress = p;
