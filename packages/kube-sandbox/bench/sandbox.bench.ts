@@ -82,7 +82,7 @@ async function fanout(): Promise<void> {
       const res = await fetch(`${sb.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${sb.cluster.rv}`, { headers, signal: ac.signal });
       done.push(
         (async () => {
-          const reader = res.body!.getReader();
+          const reader: ReadableStreamDefaultReader<Uint8Array> = res.body!.getReader();
           let n = 0;
           const dec = new TextDecoder();
           while (n < 5000) {

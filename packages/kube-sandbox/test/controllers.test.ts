@@ -81,7 +81,7 @@ describe('pod simulator and workloads', () => {
     await eventually(async () => (await c.req('GET', '/apis/apps/v1/namespaces/default/deployments/d')).body.status?.readyReplicas === 3, 'deployment ready');
     const dep = (await c.req('GET', '/apis/apps/v1/namespaces/default/deployments/d')).body;
     expect(dep.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
-    expect(dep.status.conditions.find((x: { type: string }) => x.type === 'Available').status).toBe('True');
+    expect((dep.status.conditions as { type: string; status: string }[]).find((x) => x.type === 'Available')!.status).toBe('True');
     const pods = (await c.req('GET', '/api/v1/namespaces/default/pods?labelSelector=app%3Dd')).body.items;
     expect(pods).toHaveLength(3);
     expect(pods[0].metadata.ownerReferences[0]).toMatchObject({ kind: 'ReplicaSet', controller: true });
@@ -95,7 +95,7 @@ describe('pod simulator and workloads', () => {
     const ds = (await c.req('GET', '/apis/apps/v1/namespaces/default/daemonsets/ds')).body;
     expect(ds.status).toMatchObject({ desiredNumberScheduled: 3, numberReady: 2, numberUnavailable: 1 });
     const node = (await c.req('GET', '/api/v1/nodes/n3')).body;
-    expect(node.status.conditions.find((x: { type: string }) => x.type === 'Ready').status).toBe('False');
+    expect((node.status.conditions as { type: string; status: string }[]).find((x) => x.type === 'Ready')!.status).toBe('False');
   });
 
   it('refuses evictions that would violate a PDB with 429 TooManyRequests', async () => {

@@ -25,17 +25,17 @@ describe('auth and discovery', () => {
     expect(api.body.kind).toBe('APIVersions');
     expect(api.body.versions).toEqual(['v1']);
     const apis = await c.req('GET', '/apis');
-    const names = apis.body.groups.map((g: { name: string }) => g.name);
+    const names = (apis.body.groups as { name: string }[]).map((g) => g.name);
     expect(names).toEqual(expect.arrayContaining(['apps', 'coordination.k8s.io', 'policy', 'apiextensions.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'batch']));
     const v1 = await c.req('GET', '/api/v1');
     expect(v1.body.kind).toBe('APIResourceList');
     expect(v1.body.groupVersion).toBe('v1');
-    const pods = v1.body.resources.find((r: { name: string }) => r.name === 'pods');
+    const pods = (v1.body.resources as { name: string; verbs: string[] }[]).find((r) => r.name === 'pods');
     expect(pods).toMatchObject({ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', shortNames: ['po'] });
-    expect(pods.verbs).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
-    expect(v1.body.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['pods/status', 'pods/eviction', 'nodes', 'configmaps', 'events', 'namespaces/status']));
+    expect(pods!.verbs).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    expect((v1.body.resources as { name: string }[]).map((r) => r.name)).toEqual(expect.arrayContaining(['pods/status', 'pods/eviction', 'nodes', 'configmaps', 'events', 'namespaces/status']));
     const apps = await c.req('GET', '/apis/apps/v1');
-    expect(apps.body.resources.find((r: { name: string }) => r.name === 'deployments/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect((apps.body.resources as { name: string }[]).find((r) => r.name === 'deployments/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
     expect((await c.req('GET', '/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
     expect((await c.req('GET', '/apis/nope.example.com/v1')).status).toBe(404);
   });
@@ -114,7 +114,7 @@ describe('object semantics', () => {
   it('lists with label and field selectors and paginates', async () => {
     for (let i = 0; i < 7; i++) await c.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `p${i}`, labels: { page: 'yes', idx: String(i) } } });
     const sel = await c.req('GET', '/api/v1/namespaces/default/configmaps?labelSelector=' + encodeURIComponent('page=yes,idx in (1,2,3),idx!=2'));
-    expect(sel.body.items.map((o: { metadata: { name: string } }) => o.metadata.name)).toEqual(['p1', 'p3']);
+    expect((sel.body.items as { metadata: { name: string } }[]).map((o) => o.metadata.name)).toEqual(['p1', 'p3']);
     expect(sel.body.kind).toBe('ConfigMapList');
     const f = await c.req('GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dp4');
     expect(f.body.items).toHaveLength(1);
@@ -126,7 +126,7 @@ describe('object semantics', () => {
     let pages = 0;
     do {
       const r = await c.req('GET', `/api/v1/namespaces/default/configmaps?labelSelector=page%3Dyes&limit=3${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
-      names.push(...r.body.items.map((o: { metadata: { name: string } }) => o.metadata.name));
+      names.push(...(r.body.items as { metadata: { name: string } }[]).map((o) => o.metadata.name));
       cont = r.body.metadata.continue ?? '';
       pages++;
     } while (cont);
@@ -140,7 +140,7 @@ describe('object semantics', () => {
       expect(r.body.status.phase).toBe('Pending');
     }
     const r = await c.req('GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn2');
-    expect(r.body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['pb']);
+    expect((r.body.items as { metadata: { name: string } }[]).map((p) => p.metadata.name)).toEqual(['pb']);
   });
   it('supports dryRun=All without persisting', async () => {
     const r = await c.req('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'dry' } });
@@ -191,7 +191,7 @@ describe('events: core/v1 and events.k8s.io/v1 share storage', () => {
     expect(core.body).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: { kind: 'Pod', name: 'pa' }, message: 'container started', reportingComponent: 'keelson/test', reason: 'Started' });
     expect(core.body.note).toBeUndefined();
     const sel = await c.req('GET', '/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dpa');
-    expect(sel.body.items.map((e: { metadata: { name: string } }) => e.metadata.name)).toEqual(['ev1']);
+    expect((sel.body.items as { metadata: { name: string } }[]).map((e) => e.metadata.name)).toEqual(['ev1']);
     const coreSel = await c.req('GET', '/api/v1/events?fieldSelector=involvedObject.name%3Dpa,reason%3DStarted');
     expect(coreSel.body.items).toHaveLength(1);
     const p = await c.req('PATCH', '/apis/events.k8s.io/v1/namespaces/default/events/ev1', { note: 'updated' }, 'application/merge-patch+json');

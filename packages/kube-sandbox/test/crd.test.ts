@@ -22,15 +22,15 @@ describe('CustomResourceDefinitions', () => {
       const doc = parse(readFileSync(new URL(f, crdDir), 'utf8'));
       const r = await c.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', doc);
       expect(r.status, `${f}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(201);
-      const conds = r.body.status.conditions.map((x: { type: string; status: string }) => `${x.type}=${x.status}`);
+      const conds = (r.body.status.conditions as { type: string; status: string }[]).map((x) => `${x.type}=${x.status}`);
       expect(conds).toEqual(['NamesAccepted=True', 'Established=True']);
       expect(r.body.status.acceptedNames.plural).toBe(doc.spec.names.plural);
     }
   });
   it('serves the CRD versions in discovery', async () => {
     const apis = await c.req('GET', '/apis');
-    const cfg = apis.body.groups.find((g: { name: string }) => g.name === 'config.openshift.io');
-    expect(cfg.preferredVersion).toEqual({ groupVersion: 'config.openshift.io/v1', version: 'v1' });
+    const cfg = (apis.body.groups as { name: string; preferredVersion: unknown }[]).find((g) => g.name === 'config.openshift.io');
+    expect(cfg!.preferredVersion).toEqual({ groupVersion: 'config.openshift.io/v1', version: 'v1' });
     const rl = await c.req('GET', '/apis/config.openshift.io/v1');
     expect(rl.body.resources).toEqual(
       expect.arrayContaining([
@@ -40,14 +40,14 @@ describe('CustomResourceDefinitions', () => {
       ]),
     );
     const mc = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1');
-    expect(mc.body.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['machineconfigs', 'machineconfigpools', 'machineconfigpools/status']));
+    expect((mc.body.resources as { name: string }[]).map((r) => r.name)).toEqual(expect.arrayContaining(['machineconfigs', 'machineconfigpools', 'machineconfigpools/status']));
   });
   it('validates, prunes and defaults custom objects', async () => {
     const bad = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { channel: 5 } });
     expect(bad.status).toBe(422);
     expect(bad.body.reason).toBe('Invalid');
     expect(bad.body.message).toMatch(/^ClusterVersion.config.openshift.io "version" is invalid: /);
-    expect(bad.body.details.causes.map((x: { field: string }) => x.field)).toEqual(expect.arrayContaining(['spec.clusterID', 'spec.channel']));
+    expect((bad.body.details.causes as { field: string }[]).map((x) => x.field)).toEqual(expect.arrayContaining(['spec.clusterID', 'spec.channel']));
     const ok = await c.req('POST', '/apis/config.openshift.io/v1/clusterversions', {
       apiVersion: 'config.openshift.io/v1',
       kind: 'ClusterVersion',
@@ -100,7 +100,7 @@ describe('CustomResourceDefinitions', () => {
     for (let i = 0; i < 50 && (await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machineconfigpools.machineconfiguration.openshift.io')).status !== 404; i++) await new Promise((r) => setTimeout(r, 10));
     expect((await c.req('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools')).status).toBe(404);
     const rl = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1');
-    expect(rl.body.resources.map((r: { name: string }) => r.name)).not.toContain('machineconfigpools');
+    expect((rl.body.resources as { name: string }[]).map((r) => r.name)).not.toContain('machineconfigpools');
   });
 });
 
@@ -126,7 +126,7 @@ describe('CRD versions and scale', () => {
     expect(r.body.status.storedVersions).toEqual(['v1']);
     const g = await c.req('GET', '/apis/demo.example.com');
     expect(g.body.preferredVersion.version).toBe('v1');
-    expect(g.body.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
+    expect((g.body.versions as { version: string }[]).map((v) => v.version)).toEqual(['v1', 'v1beta1']);
     const created = await c.req('POST', '/apis/demo.example.com/v1beta1/namespaces/default/pools', { apiVersion: 'demo.example.com/v1beta1', kind: 'Pool', metadata: { name: 'p' }, spec: { replicas: 1 } });
     expect(created.status).toBe(201);
     expect(created.body.apiVersion).toBe('demo.example.com/v1beta1');
@@ -161,7 +161,7 @@ describe('server-side apply on custom resources', () => {
     expect(st.status).toBe(200);
     expect(st.body.status.versions).toEqual([{ name: 'operator', version: '4.16.3' }]);
     expect(st.body.metadata.generation).toBe(1);
-    const entry = st.body.metadata.managedFields.find((e: { manager: string }) => e.manager === 'cvo-status');
+    const entry = (st.body.metadata.managedFields as { manager: string }[]).find((e) => e.manager === 'cvo-status');
     expect(entry).toMatchObject({ operation: 'Apply', subresource: 'status' });
     // dry run does not persist
     const dry = await c.req('PATCH', `${path}?fieldManager=cvo&dryRun=All`, body('z'), 'application/apply-patch+yaml');

@@ -1,9 +1,16 @@
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/index.js';
 
+/**
+ * A parsed response body: arbitrary JSON of many shapes (Status, lists, tables, objects) that each assertion
+ * navigates freely; call sites give array elements a real type before calling methods on them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of any shape inspected by assertions; the test lint config already allows member access on it
+export type JsonBody = any;
+
 /** A small fetch client bound to a sandbox. */
 export interface Client {
   sb: Sandbox;
-  req(method: string, path: string, body?: unknown, contentType?: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  req(method: string, path: string, body?: unknown, contentType?: string, headers?: Record<string, string>): Promise<{ status: number; body: JsonBody; headers: Headers }>;
 }
 
 export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {

@@ -149,7 +149,7 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     const s = await kubectl(['patch', 'deployment', 'web', '--type', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"B","value":"2"}]}]}}}}']);
     expect(s.stdout.trim()).toBe('deployment.apps/web patched');
     const got = JSON.parse((await kubectl(['get', 'deployment', 'web', '-o', 'json'])).stdout);
-    expect(got.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual(['app', 'side']);
+    expect((got.spec.template.spec.containers as { name: string }[]).map((c) => c.name)).toEqual(['app', 'side']);
     expect(got.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
     expect(got.metadata.generation).toBe(2);
     const j = await kubectl(['patch', 'deployment', 'web', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/template/spec/containers/1/image","value":"busybox:2"}]']);
@@ -178,7 +178,7 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect(forced.stdout.trim()).toBe('configmap/ssa serverside-applied');
     const got = JSON.parse((await kubectl(['get', 'configmap', 'ssa', '-o', 'json', '--show-managed-fields'])).stdout);
     expect(got.data.owned).toBe('2');
-    expect(got.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`)).toEqual(['bob/Apply']);
+    expect((got.metadata.managedFields as { manager: string; operation: string }[]).map((e) => `${e.manager}/${e.operation}`)).toEqual(['bob/Apply']);
     // alice re-applies without the field: nothing to remove (bob owns it)
     expect((await kubectl(['apply', '--server-side', '--field-manager=alice', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n')).code).toBe(0);
     expect(JSON.parse((await kubectl(['get', 'configmap', 'ssa', '-o', 'json'])).stdout).data.owned).toBe('2');

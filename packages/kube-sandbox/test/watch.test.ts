@@ -11,13 +11,19 @@ afterAll(async () => {
   await c.sb.stop();
 });
 
+/** One watch event as sent on the wire (only the fields the assertions read). */
+interface WatchEvent {
+  type: string;
+  object: { kind?: string; apiVersion?: string; message?: string; metadata: { name?: string; resourceVersion?: string } };
+}
+
 /** Opens a watch and collects newline-delimited JSON events. */
-async function openWatch(path: string): Promise<{ events: any[]; raw: string[]; headers: Headers; close(): void; until(n: number): Promise<void> }> {
+async function openWatch(path: string): Promise<{ events: WatchEvent[]; raw: string[]; headers: Headers; close(): void; until(n: number): Promise<void> }> {
   const ac = new AbortController();
   const res = await fetch(`${c.sb.url}${path}`, { headers: { Authorization: `Bearer ${c.sb.token}` }, signal: ac.signal });
-  const events: any[] = [];
+  const events: WatchEvent[] = [];
   const raw: string[] = [];
-  const reader = res.body!.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body!.getReader();
   let buf = '';
   let waiters: (() => void)[] = [];
   void (async () => {
@@ -31,7 +37,7 @@ async function openWatch(path: string): Promise<{ events: any[]; raw: string[]; 
           const line = buf.slice(0, i);
           buf = buf.slice(i + 1);
           raw.push(line);
-          events.push(JSON.parse(line));
+          events.push(JSON.parse(line) as WatchEvent);
           for (const w of waiters) w();
         }
       }
@@ -70,8 +76,8 @@ describe('watch', () => {
     w.close();
     expect(w.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED w0', 'ADDED w1', 'MODIFIED w1', 'DELETED w0', 'DELETED w1']);
     expect(w.raw[0]).toMatch(/^\{"type":"ADDED","object":\{"/);
-    expect(w.events[1].object.kind).toBe('ConfigMap');
-    expect(w.events[1].object.apiVersion).toBe('v1');
+    expect(w.events[1]!.object.kind).toBe('ConfigMap');
+    expect(w.events[1]!.object.apiVersion).toBe('v1');
   });
   it('resumes from a resourceVersion and sends bookmarks', async () => {
     const a = await c.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'r1' } });
@@ -81,7 +87,7 @@ describe('watch', () => {
     w.close();
     expect(w.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'r2' } } });
     const bm = w.events.find((e) => e.type === 'BOOKMARK');
-    expect(bm.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(c.sb.cluster.rv), creationTimestamp: null } });
+    expect(bm!.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(c.sb.cluster.rv), creationTimestamp: null } });
   });
   it('answers a too old resourceVersion with an ERROR event carrying 410 Expired', async () => {
     const first = await c.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'old' } });
@@ -90,9 +96,9 @@ describe('watch', () => {
     await w.until(1);
     w.close();
     expect(w.events).toHaveLength(1);
-    expect(w.events[0].type).toBe('ERROR');
-    expect(w.events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
-    expect(w.events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+    expect(w.events[0]!.type).toBe('ERROR');
+    expect(w.events[0]!.object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
+    expect(w.events[0]!.object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
   });
   it('watches a single object through the legacy /watch/ path', async () => {
     const w = await openWatch('/api/v1/watch/namespaces/default/configmaps/old');
