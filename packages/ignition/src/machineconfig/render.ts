@@ -1,6 +1,6 @@
 import { SUPPORTED_EXTENSIONS } from './constants.js';
 import { MachineConfigReconcileError, type StorageOverride, checkReconcilable } from './daemon.js';
-import { mergeOwnedV35 } from './fastmerge.js';
+import { mergeOwned } from '../spec/merge.js';
 import { serializeIgnitionV35 } from './gojson.js';
 import { hashInputYAML, renderedNameFromYAML } from './hash.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
@@ -203,7 +203,7 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
         f['contents'] = { ...contents, compression: '' };
       }
     }
-    merged = mergeOwnedV35(merged, c);
+    merged = mergeOwned(merged, c) as Obj;
     for (const f of filesOf(merged)) {
       const contents = f['contents'] as Obj | undefined;
       if (contents && contents['compression'] === '') {

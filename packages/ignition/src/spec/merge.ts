@@ -28,33 +28,31 @@ function asList(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-function isEmpty(v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (isObj(v)) return Object.keys(v).length === 0;
-  return false;
-}
-
 /** Go zero value check for a non-pointer primitive. */
 function isZero(v: unknown): boolean {
   return v === undefined || v === null || v === '' || v === 0 || v === false;
 }
 
-function clone<T>(v: T): T {
-  return v === undefined ? v : (structuredClone(v));
-}
-
 class Merger {
   readonly transcript: MergeMapping[] = [];
+  /** The caller owns both inputs: subtrees are moved into the result, never copied. */
   constructor(private readonly record: boolean) {}
 
   private add(from: JsonPath, to: JsonPath): void {
     if (this.record) this.transcript.push({ from: [...from], to: [...to] });
   }
 
-  /** Records every populated leaf of a subtree taken wholesale; returns whether anything was recorded. */
+  /** `path` extended by `seg`; paths only feed the transcript, so they are not built when not recording. */
+  private at(path: JsonPath, seg: string | number): JsonPath {
+    return this.record ? [...path, seg] : path;
+  }
+
+  /**
+   * Records every populated leaf of a subtree taken wholesale; returns whether anything was recorded
+   * (always false when not recording: mergeStruct ignores the answer, only the recursion below uses it).
+   */
   transcribe(from: JsonPath, to: JsonPath, value: unknown, shape: FieldShape | { kind: 'item'; item: StructName | 'string' }): boolean {
-    if (!this.record) return !isEmpty(value);
+    if (!this.record) return false;
     switch (shape.kind) {
       case 'val':
         if (isZero(value)) return false;
@@ -119,25 +117,28 @@ class Merger {
   mergeStruct(struct: StructName, parent: Obj, child: Obj, pp: JsonPath, cp: JsonPath, rp: JsonPath): Obj {
     const result: Obj = {};
     const fields = STRUCTS[struct];
-    // Child list entries by handle + key (last one wins, as upstream's map does).
-    const childIndex = new Map<string, { list: string; index: number; item: unknown }>();
+    // Child list entries by handle, then key (last one wins, as upstream's map does).
+    const childIndex = new Map<string, Map<string, { list: string; index: number; item: unknown }>>();
     for (const [name, shape] of fields) {
       if (shape.kind !== 'list' || shape.ignoreDups) continue;
       const handle = shape.handle ?? name;
-      asList(child[name]).forEach((item, index) => {
-        childIndex.set(handle + '\u0000' + itemKey(shape.item, item), { list: name, index, item });
+      let byKey = childIndex.get(handle);
+      if (!byKey) childIndex.set(handle, (byKey = new Map<string, { list: string; index: number; item: unknown }>()));
+      const index = byKey;
+      asList(child[name]).forEach((item, i) => {
+        index.set(itemKey(shape.item, item), { list: name, index: i, item });
       });
     }
     // Keys unknown to every 3.x version are carried over (child wins); validation reports them.
-    for (const k of Object.keys(parent)) if (!fields.some(([n]) => n === k)) result[k] = clone(parent[k]);
-    for (const k of Object.keys(child)) if (!fields.some(([n]) => n === k)) result[k] = clone(child[k]);
+    for (const k of Object.keys(parent)) if (!fields.some(([n]) => n === k)) result[k] = parent[k];
+    for (const k of Object.keys(child)) if (!fields.some(([n]) => n === k)) result[k] = child[k];
 
     for (const [name, shape] of fields) {
       const pv = parent[name];
       const cv = child[name];
-      const pf = [...pp, name];
-      const cf = [...cp, name];
-      const rf = [...rp, name];
+      const pf = this.at(pp, name);
+      const cf = this.at(cp, name);
+      const rf = this.at(rp, name);
       switch (shape.kind) {
         case 'val':
           if (cv !== undefined && cv !== null) result[name] = cv;
@@ -154,12 +155,12 @@ class Merger {
           break;
         case 'struct': {
           if (this.isZeroStruct(shape.struct, cv)) {
-            if (isObj(pv) && !this.isZeroStruct(shape.struct, pv)) result[name] = clone(pv);
-            else if (isObj(cv)) result[name] = clone(cv);
-            else if (isObj(pv)) result[name] = clone(pv);
+            if (isObj(pv) && !this.isZeroStruct(shape.struct, pv)) result[name] = pv;
+            else if (isObj(cv)) result[name] = cv;
+            else if (isObj(pv)) result[name] = pv;
             this.transcribe(pf, rf, pv, shape);
           } else if (this.isZeroStruct(shape.struct, pv)) {
-            result[name] = clone(cv);
+            result[name] = cv;
             this.transcribe(cf, rf, cv, shape);
           } else {
             result[name] = this.mergeStruct(shape.struct, asObj(pv), asObj(cv), pf, cf, rf);
@@ -176,29 +177,32 @@ class Merger {
           const itemShape = { kind: 'item', item: shape.item } as const;
           if (shape.ignoreDups) {
             pl.forEach((item, i) => {
-              out.push(clone(item));
-              this.transcribe([...pf, i], [...rf, i], item, itemShape);
+              out.push(item);
+              this.transcribe(this.at(pf, i), this.at(rf, i), item, itemShape);
             });
             cl.forEach((item, i) => {
-              out.push(clone(item));
-              this.transcribe([...cf, i], [...rf, pl.length + i], item, itemShape);
+              out.push(item);
+              this.transcribe(this.at(cf, i), this.at(rf, pl.length + i), item, itemShape);
             });
             if (pl.length > 0) this.add(pf, rf);
             if (cl.length > 0) this.add(cf, rf);
             result[name] = out;
             break;
           }
-          const handle = shape.handle ?? name;
-          const parentKeys = new Set(pl.map((item) => itemKey(shape.item, item)));
+          const hits = childIndex.get(shape.handle ?? name);
+          // Child entries whose key a parent entry of this list has were merged into it (or dropped).
+          const childKeys = new Set(cl.map((item) => itemKey(shape.item, item)));
+          const parentKeys = new Set<string>();
           let fromParent = false;
           let fromChild = false;
           pl.forEach((pItem, i) => {
             const key = itemKey(shape.item, pItem);
-            const hit = childIndex.get(handle + '\u0000' + key);
-            const rItem = [...rf, out.length];
+            if (childKeys.has(key)) parentKeys.add(key);
+            const hit = hits?.get(key);
+            const rItem = this.at(rf, out.length);
             if (hit) {
               if (hit.list !== name) return; // same key in a sibling list of the same key space
-              const cItemPath = [...cf, hit.index];
+              const cItemPath = this.at(cf, hit.index);
               fromParent = true;
               fromChild = true;
               if (shape.item === 'string') {
@@ -209,21 +213,21 @@ class Merger {
                   const v = asObj(hit.item)['value'];
                   if (v === undefined || v === null) return; // header without value removes the parent's
                 }
-                out.push(this.mergeStruct(shape.item, asObj(pItem), asObj(hit.item), [...pf, i], cItemPath, rItem));
-                this.add([...pf, i], rItem);
+                out.push(this.mergeStruct(shape.item, asObj(pItem), asObj(hit.item), this.at(pf, i), cItemPath, rItem));
+                this.add(this.at(pf, i), rItem);
                 this.add(cItemPath, rItem);
               }
             } else {
-              out.push(clone(pItem));
-              this.transcribe([...pf, i], rItem, pItem, itemShape);
+              out.push(pItem);
+              this.transcribe(this.at(pf, i), rItem, pItem, itemShape);
               fromParent = true;
             }
           });
           cl.forEach((cItem, i) => {
             if (parentKeys.has(itemKey(shape.item, cItem))) return;
-            const rItem = [...rf, out.length];
-            out.push(clone(cItem));
-            this.transcribe([...cf, i], rItem, cItem, itemShape);
+            const rItem = this.at(rf, out.length);
+            out.push(cItem);
+            this.transcribe(this.at(cf, i), rItem, cItem, itemShape);
             fromChild = true;
           });
           if (fromParent) this.add(pf, rf);
@@ -262,7 +266,7 @@ function checkInput(c: unknown, which: string): Obj {
 export function merge(parent: IgnitionConfigV3, child: IgnitionConfigV3): IgnitionConfigV3 {
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
-  return new Merger(false).mergeStruct('Config', p, c, ['parent'], ['child'], ['result']);
+  return mergeOwned(structuredClone(p), structuredClone(c));
 }
 
 /** Like {@link merge}, also returning upstream's transcript (which input each result field came from). */
@@ -270,6 +274,17 @@ export function mergeWithTranscript(parent: IgnitionConfigV3, child: IgnitionCon
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
   const m = new Merger(true);
-  const result = m.mergeStruct('Config', p, c, ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+  const result = m.mergeStruct('Config', structuredClone(p), structuredClone(c), ['parent'], ['child'], ['result']) as IgnitionConfigV3;
   return { result, transcript: m.transcript };
+}
+
+/**
+ * Internal (not part of the package API): {@link merge} on inputs the caller owns. Nothing is copied: the
+ * result shares structure with both inputs, which must not be used afterwards except through the result.
+ * Only `child` is checked (depth, spec 2.x refusal); `parent` is expected to be an earlier result or a
+ * checked config. Used by the MachineConfig render loop, which merges 200 freshly parsed configs in turn.
+ */
+export function mergeOwned(parent: IgnitionConfigV3, child: IgnitionConfigV3): IgnitionConfigV3 {
+  const c = checkInput(child, 'child');
+  return new Merger(false).mergeStruct('Config', parent as Obj, c, ['parent'], ['child'], ['result']);
 }
