@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { PayloadError, UnsafeArchiveError } from './errors.js';
 import { MEDIA_TYPES, assertDigest, readImage, sha256, type BlobReader, type Descriptor, type ImagePayload, type PlatformSelector } from './oci.js';
 import type { ExtractLimits } from './layers.js';
-import { isCertificateError, isNotTlsError, loadHostTls, tlsFailure, tlsFetch, type HostTls, type RegistryTlsOptions } from './transport.js';
+import { isCertificateError, isNotTlsError, isTlsAlert, loadHostTls, tlsFailure, tlsFetch, type HostTls, type RegistryTlsOptions } from './transport.js';
 
 /** Options for registry access. */
 export interface RegistryOptions extends RegistryTlsOptions {
@@ -147,7 +147,7 @@ export class RegistryClient {
         const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, 30_000);
         await res.body?.cancel();
       } catch (e) {
-        if (isCertificateError(e)) throw tlsFailure(host, e, this.tlsCfg);
+        if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(host, e as Error & { code: string }, this.tlsCfg);
         // not TLS at all (or, when verification is off, any failure): fall back to plain HTTP like containers/image
         if (!verify || isNotTlsError(e) || (e as { code?: string }).code === 'ECONNREFUSED') this.base = `http://${host}`;
       }
@@ -195,7 +195,7 @@ export class RegistryClient {
         }
         return res;
       } catch (e) {
-        if (isCertificateError(e)) throw tlsFailure(new URL(url).host, e, this.tlsCfg);
+        if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(new URL(url).host, e as Error & { code: string }, this.tlsCfg);
         if (e instanceof PayloadError) throw e;
         last = e;
         if (i < attempts - 1) await new Promise((r) => setTimeout(r, 100 * 4 ** i));

@@ -71,7 +71,13 @@ export function isCertificateError(e: unknown): e is Error & { code: string } {
 export function isNotTlsError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   const msg = (e as Error | null)?.message ?? '';
-  return code === 'EPROTO' || (typeof code === 'string' && code.startsWith('ERR_SSL_')) || /wrong version number|packet length too long|unknown protocol/i.test(msg);
+  return code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || /wrong version number|packet length too long/i.test(msg);
+}
+
+/** True when the registry ended the TLS handshake with an alert (e.g. it wants a client certificate). */
+export function isTlsAlert(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^ERR_SSL_.*ALERT/.test(code);
 }
 
 async function readPem(file: string, host: string, what: string): Promise<string> {
@@ -126,13 +132,21 @@ export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promi
   return out;
 }
 
-/** Explains a certificate failure for `host` and what to do about it. */
+/** Explains a certificate failure or TLS alert for `host` and what to do about it. */
 export function tlsFailure(host: string, e: Error & { code: string }, tlsCfg: HostTls): RegistryTlsError {
+  const what = e.message.replace(/\s+/g, ' ').trim();
+  if (isTlsAlert(e)) {
+    return new RegistryTlsError(
+      host,
+      e.code,
+      `registry ${host} refused the TLS handshake: ${what} [${e.code}]. ${tlsCfg.cert ? 'The client certificate given was not accepted; check it was issued by a CA the registry trusts' : 'If it requires a client certificate, put client.cert + client.key in --cert-dir <dir> (or /etc/containers/certs.d/' + host + '/)'}`,
+    );
+  }
   const trusted = tlsCfg.sources.length > 0 ? ` (trusted extra CAs: ${tlsCfg.sources.join(', ')})` : '';
   return new RegistryTlsError(
     host,
     e.code,
-    `cannot verify the TLS certificate of registry ${host}: ${e.message} [${e.code}]${trusted}. ` +
+    `cannot verify the TLS certificate of registry ${host}: ${what} [${e.code}]${trusted}. ` +
       `Pass the registry's CA certificate with --ca-file <ca.pem> (option caFile), or --cert-dir <dir> / /etc/containers/certs.d/${host}/ca.crt; ` +
       `--tls-verify=false skips verification (unsafe)`,
   );
@@ -165,8 +179,8 @@ export async function tlsFetch(url: string, init: { headers?: Record<string, str
     if ([301, 302, 303, 307, 308].includes(status) && location) {
       msg.resume();
       const next = new URL(location, current);
-      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new PayloadError('RegistryError', `${current}: redirect to unsupported URL ${next.protocol}`, url);
-      if (current.protocol === 'https:' && next.protocol === 'http:') throw new PayloadError('RegistryError', `${current}: refusing a redirect from HTTPS to plain HTTP (${next.host})`, url);
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new PayloadError('RegistryError', `${current.href}: redirect to unsupported URL ${next.protocol}`, url);
+      if (current.protocol === 'https:' && next.protocol === 'http:') throw new PayloadError('RegistryError', `${current.href}: refusing a redirect from HTTPS to plain HTTP (${next.host})`, url);
       if (next.origin !== current.origin) {
         const { authorization: _drop, ...rest } = headers;
         headers = rest;

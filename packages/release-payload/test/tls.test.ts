@@ -29,12 +29,36 @@ async function freePort(): Promise<number> {
 }
 
 let registry: ChildProcess;
+let mtls: ChildProcess;
+let mtlsHost = '';
 let port = 0;
 let work = '';
 let host = '';
 let digest = '';
 let caFile = '';
 let certDir = '';
+
+async function startRegistry(name: string, addr: string, extraTls = ''): Promise<ChildProcess> {
+  await writeFile(
+    join(work, `${name}.yml`),
+    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, 'storage')}\nhttp:\n  addr: ${addr}\n  tls:\n    certificate: ${join(work, 'server.pem')}\n    key: ${join(work, 'server.key')}\n${extraTls}`,
+  );
+  const child = spawn('/usr/bin/docker-registry', ['serve', join(work, `${name}.yml`)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ca = await readFile(caFile, 'utf8');
+  const port = Number(addr.split(':')[1]);
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise<boolean>((res) => {
+      const s = connect({ host: '127.0.0.1', port, ca }, () => {
+        s.end();
+        res(true);
+      });
+      s.on('error', () => res(false));
+    });
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`docker-registry ${name} did not come up with TLS on ${addr}`);
+}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rp-tls-'));
@@ -49,28 +73,13 @@ beforeAll(async () => {
   certDir = join(work, 'certs');
   await mkdir(certDir);
   await copyFile(caFile, join(certDir, 'ca.crt'));
-  await writeFile(
-    join(work, 'config.yml'),
-    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, 'storage')}\nhttp:\n  addr: ${host}\n  tls:\n    certificate: ${join(work, 'server.pem')}\n    key: ${join(work, 'server.key')}\n`,
-  );
-  registry = spawn('/usr/bin/docker-registry', ['serve', join(work, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let up = false;
-  for (let i = 0; i < 100 && !up; i++) {
-    try {
-      const ca = await readFile(caFile, 'utf8');
-      await new Promise<void>((res, rej) => {
-        const s = connect({ host: '127.0.0.1', port, ca }, () => {
-          s.end();
-          res();
-        });
-        s.on('error', rej);
-      });
-      up = true;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  if (!up) throw new Error('docker-registry did not come up with TLS');
+  registry = await startRegistry('plain-tls', host);
+  // a second registry on the same storage that requires a client certificate issued by the same CA
+  await ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=keelson client');
+  await writeFile(join(work, 'client.cnf'), 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
+  await ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client.cnf');
+  mtlsHost = `127.0.0.1:${await freePort()}`;
+  mtls = await startRegistry('mtls', mtlsHost, `    clientcas:\n      - ${caFile}\n`);
   const layout = join(work, 'layout');
   digest = (await writeLayout(layout, [gz(await tarBuffer(await payloadEntries(join(DATA, 'payloadtest'))))], { arch: 'amd64', refName: 'r' })).manifestDigest;
   await run('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-cert-dir', certDir, `oci:${layout}:r`, `docker://${host}/ocp/release:4.18.1`]);
@@ -78,6 +87,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   registry?.kill('SIGTERM');
+  mtls?.kill('SIGTERM');
 });
 
 describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
@@ -134,5 +144,23 @@ describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
     await copyFile(join(work, 'server.key'), join(lone, 'client.key'));
     await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') })).rejects.toThrow(PayloadError);
     await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') })).rejects.toThrow(/client key .*client\.key has no matching certificate/);
+  });
+
+  it('presents the client certificate from a certDir to a registry that requires one', async () => {
+    const dir = join(work, 'client-certs');
+    await mkdir(dir);
+    await copyFile(caFile, join(dir, 'ca.crt'));
+    await copyFile(join(work, 'client.pem'), join(dir, 'client.cert'));
+    await copyFile(join(work, 'client.key'), join(dir, 'client.key'));
+    const p = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, { certDir: dir, cacheDir: join(work, 'm1') });
+    expect(p.image?.digest).toBe(digest);
+    const err = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, { caFile, certsDirs: [], cacheDir: join(work, 'm2'), retries: 1 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PayloadError);
+    expect((err as PayloadError).message).toContain(mtlsHost);
+    expect((err as PayloadError).code).toBe('RegistryTLSError');
+    expect((err as PayloadError).message).toMatch(/refused the TLS handshake.*client\.cert \+ client\.key in --cert-dir/);
   });
 });
