@@ -113,7 +113,8 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
       case 'copy': {
         const fromSegs = parsePointer(raw['from']);
         const v = clone(getAt(root, fromSegs, op, String(raw['from'])));
-        if (op === 'move') {
+        // moving the root itself leaves the source in place (nothing to detach), as before; the copy is added below
+        if (op === 'move' && fromSegs.length > 0) {
           const { parent, key } = resolveParent(root, fromSegs, op, String(raw['from']));
           if (Array.isArray(parent)) parent.splice(Number(key), 1);
           else deleteKey(parent, key);
