@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -142,5 +142,67 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
     const r = await run(['graph', 'updates', '--upstream', 'http://127.0.0.1:1/graph', '--channel', 'stable-4.16', '--version', '4.16.2', '--timeout', '3000']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('RemoteFailed');
+  });
+});
+
+describe('keelson graph serve --payload (release payload directories, like graph-builder scraping release images)', { timeout: 60_000 }, () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGTERM');
+  });
+
+  function payloadDir(root: string, version: string, previous: string[], metadata: Record<string, unknown>): string {
+    const dir = join(root, version);
+    mkdirSync(join(dir, 'manifests'), { recursive: true });
+    mkdirSync(join(dir, 'release-manifests'), { recursive: true });
+    writeFileSync(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous, metadata }));
+    writeFileSync(join(dir, 'release-manifests/image-references'), `kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: ${version}\nspec:\n  tags:\n  - name: cli\n    from:\n      kind: DockerImage\n      name: quay.io/x/cli@sha256:${'a'.repeat(64)}\n`);
+    return dir;
+  }
+
+  it('serves nodes and edges from the payloads plus a --releases dir; GET /graph over loopback', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
+    const d1 = payloadDir(root, '4.16.0', [], { url: 'https://errata/4.16.0', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
+    const d2 = payloadDir(root, '4.16.1', ['4.16.0'], { url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16', count: 3 });
+    const rel = join(root, 'releases');
+    mkdirSync(rel);
+    writeFileSync(join(rel, '4.16.2.json'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.16.2', payload: `quay.io/o/r@sha256:${'2'.repeat(64)}`, previous: ['4.16.0', '4.16.1'], metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' } }));
+    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', d1, '--payload', d2, '--releases', rel, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    let errOut = '';
+    c.stderr!.on('data', (b: Buffer) => (errOut += b.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      c.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      c.once('exit', (code) => reject(new Error(`serve exited ${code}: ${errOut}`)));
+    });
+    expect(errOut).toContain('metadata.count is not a string');
+    const res = await fetch(`${url}?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { nodes: { version: string; payload: string; metadata: Record<string, string> }[]; edges: [number, number][] };
+    const versions = doc.nodes.map((n) => n.version);
+    expect([...versions].sort()).toEqual(['4.16.0', '4.16.1', '4.16.2']);
+    const n1 = doc.nodes.find((n) => n.version === '4.16.1')!;
+    expect(n1.payload).toBe(d2);
+    expect(n1.metadata).toEqual({ url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
+    const edges = doc.edges.map(([a, b]) => `${versions[a]}->${versions[b]}`).sort();
+    expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2']);
+  });
+
+  it('a version given twice or a bad payload source is an error naming the source', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
+    const d1 = payloadDir(root, '4.16.0', [], {});
+    const twice = await run(['graph', 'serve', '--payload', d1, '--payload', d1, '--port', '0']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('release 4.16.0 appears twice');
+    const bad = await run(['graph', 'serve', '--payload', join(root, 'missing'), '--port', '0']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`--payload ${join(root, 'missing')}`);
+    const none = await run(['graph', 'serve', '--port', '0']);
+    expect(none.code).toBe(2);
   });
 });

@@ -18,7 +18,10 @@ import {
   type AvailableUpdates,
   type Condition,
   type UpdateGraphClientOptions,
+  type ReleaseInput,
+  readReleasesDir,
 } from '@keelson/update-graph';
+import { openPayload, PayloadError, type ReleasePayload } from '@keelson/release-payload';
 import { CliError } from '../errors.js';
 
 interface SourceOptions {
@@ -125,6 +128,56 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
 
 const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')];
 const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** Metadata key graph-builder's release scraper adds to each node: the release image manifest digest. */
+export const MANIFESTREF_KEY = 'io.openshift.upgrades.graph.release.manifestref';
+
+/**
+ * The graph node graph-builder would make from a scraped release image: version, previous and next from
+ * release-metadata; payload = `<repository>@<digest>` when the image digest is known (else the source);
+ * metadata = release-metadata's string values plus the manifestref key (digest) when known.
+ */
+export function releaseInputFromPayload(p: ReleasePayload, warnings: string[] = []): ReleaseInput {
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(p.metadata.metadata)) {
+    if (typeof v === 'string') metadata[k] = v;
+    else warnings.push(`${p.source}: release-metadata metadata.${k} is not a string; left out of the graph node`);
+  }
+  let payload = p.source;
+  const digest = p.image?.digest;
+  if (digest !== undefined && /^sha256:[a-f0-9]{64}$/.test(digest)) {
+    metadata[MANIFESTREF_KEY] = digest;
+    const ref = p.image?.reference ?? p.source;
+    const repo = ref.replace(/^docker:\/\//, '').replace(/@sha256:[a-f0-9]{64}$/, '').replace(/:[\w][\w.-]*$/, '');
+    payload = /^(oci|oci-archive|docker-archive):/.test(ref) || !repo.includes('/') ? `${p.source}@${digest}` : `${repo}@${digest}`;
+  }
+  const arch = p.image?.architecture;
+  return {
+    kind: p.metadata.kind,
+    version: p.metadata.version,
+    payload,
+    previous: p.metadata.previous,
+    next: p.metadata.next,
+    metadata,
+    ...(metadata['release.openshift.io/architecture'] === 'multi' ? {} : arch !== undefined && arch !== '' ? { arch } : {}),
+  };
+}
+
+async function releasesFromPayloads(sources: string[], warnings: string[]): Promise<ReleaseInput[]> {
+  const out: ReleaseInput[] = [];
+  for (const source of sources) {
+    let p: ReleasePayload;
+    try {
+      p = await openPayload(source);
+    } catch (e) {
+      if (e instanceof PayloadError) throw new CliError(`--payload ${source}: ${e.message}`);
+      throw e;
+    }
+    for (const w of p.warnings) warnings.push(`${source}: ${w}`);
+    out.push(releaseInputFromPayload(p, warnings));
+  }
+  return out;
+}
 
 /** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
 export function registerGraphCommands(program: Command): void {
@@ -264,21 +317,33 @@ export function registerGraphCommands(program: Command): void {
   graph
     .command('serve')
     .description('Serve an update graph built from release metadata and cincinnati-graph-data (OpenShift Update Service API)')
-    .requiredOption('--releases <dir>', 'directory of release-metadata JSON files (with "payload")')
+    .option('--releases <dir>', 'directory of release-metadata JSON files (with "payload")')
+    .option('--payload <source>', 'release payload (directory, OCI layout, archive or docker://image), read like graph-builder scrapes release images (repeatable)', repeat)
     .option('--graph-data <dir>', 'cincinnati-graph-data directory')
     .option('--port <port>', 'port (0 = any free port)', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--prefix <path>', 'path prefix, e.g. /api/upgrades_info', '')
-    .action(async (o: { releases: string; graphData?: string; port: string; host: string; prefix: string }) => {
+    .action(async (o: { releases?: string; payload?: string[]; graphData?: string; port: string; host: string; prefix: string }) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${o.port}`, 2);
+      if (o.releases === undefined && (o.payload ?? []).length === 0) throw new CliError('a release source is required: --releases DIR and/or --payload SOURCE', 2);
+      const warnings: string[] = [];
       let srv;
       try {
-        srv = createGraphServer({ releases: o.releases, ...(o.graphData !== undefined ? { graphData: o.graphData } : {}), prefix: o.prefix });
+        const releases: ReleaseInput[] = o.releases !== undefined ? readReleasesDir(o.releases) : [];
+        const fromPayloads = await releasesFromPayloads(o.payload ?? [], warnings);
+        const seen = new Map(releases.map((r) => [r.version, r.payload]));
+        for (const r of fromPayloads) {
+          const other = seen.get(r.version);
+          if (other !== undefined) throw new CliError(`release ${r.version} appears twice (${other} and ${r.payload}); give each version once`);
+          seen.set(r.version, r.payload);
+          releases.push(r);
+        }
+        srv = createGraphServer({ releases, ...(o.graphData !== undefined ? { graphData: o.graphData } : {}), prefix: o.prefix });
       } catch (e) {
         return wrap(e);
       }
-      for (const w of srv.warnings) process.stderr.write(`warning: ${w}\n`);
+      for (const w of [...warnings, ...srv.warnings]) process.stderr.write(`warning: ${w}\n`);
       const url = await srv.listen(port, o.host);
       process.stdout.write(`serving ${srv.graph.nodes.length} releases at ${url}${o.prefix}/v1/graph\n`);
       await new Promise<void>((resolve) => {
