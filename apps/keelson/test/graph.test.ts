@@ -1,4 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -160,14 +162,34 @@ describe('keelson graph serve --payload (release payload directories, like graph
     return dir;
   }
 
+  // An OCI image layout holding a payload directory as one gzip layer (tar made by GNU tar).
+  function layoutFrom(dir: string, root: string): string {
+    const layer = gzipSync(execFileSync('tar', ['-C', dir, '--sort=name', '-cf', '-', 'manifests', 'release-manifests']));
+    mkdirSync(join(root, 'blobs/sha256'), { recursive: true });
+    const put = (b: Buffer): string => {
+      const d = `sha256:${createHash('sha256').update(b).digest('hex')}`;
+      writeFileSync(join(root, 'blobs/sha256', d.slice(7)), b);
+      return d;
+    };
+    const cfg = Buffer.from(JSON.stringify({ os: 'linux', architecture: 'amd64', rootfs: { type: 'layers', diff_ids: [] } }));
+    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: put(cfg), size: cfg.length }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: put(layer), size: layer.length }] }));
+    const digest = put(manifest);
+    writeFileSync(join(root, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+    writeFileSync(join(root, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest, size: manifest.length, annotations: { 'org.opencontainers.image.ref.name': 'release' } }] }));
+    return digest;
+  }
+
   it('serves nodes and edges from the payloads plus a --releases dir; GET /graph over loopback', async () => {
     const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
     const d1 = payloadDir(root, '4.16.0', [], { url: 'https://errata/4.16.0', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
     const d2 = payloadDir(root, '4.16.1', ['4.16.0'], { url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16', count: 3 });
+    const d3 = payloadDir(root, '4.16.3', ['4.16.1'], { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
+    const layout = join(root, 'layout-4.16.3');
+    const digest = layoutFrom(d3, layout);
     const rel = join(root, 'releases');
     mkdirSync(rel);
     writeFileSync(join(rel, '4.16.2.json'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.16.2', payload: `quay.io/o/r@sha256:${'2'.repeat(64)}`, previous: ['4.16.0', '4.16.1'], metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' } }));
-    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', d1, '--payload', d2, '--releases', rel, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', d1, '--payload', d2, '--payload', layout, '--releases', rel, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     let errOut = '';
     c.stderr!.on('data', (b: Buffer) => (errOut += b.toString()));
@@ -185,12 +207,16 @@ describe('keelson graph serve --payload (release payload directories, like graph
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { nodes: { version: string; payload: string; metadata: Record<string, string> }[]; edges: [number, number][] };
     const versions = doc.nodes.map((n) => n.version);
-    expect([...versions].sort()).toEqual(['4.16.0', '4.16.1', '4.16.2']);
+    expect([...versions].sort()).toEqual(['4.16.0', '4.16.1', '4.16.2', '4.16.3']);
+    // read from an image: pulled by digest, and the manifestref key graph-builder's release scraper adds
+    const n3 = doc.nodes.find((n) => n.version === '4.16.3')!;
+    expect(n3.payload.endsWith(`@${digest}`)).toBe(true);
+    expect(n3.metadata).toEqual({ 'io.openshift.upgrades.graph.release.channels': 'stable-4.16', 'io.openshift.upgrades.graph.release.manifestref': digest });
     const n1 = doc.nodes.find((n) => n.version === '4.16.1')!;
     expect(n1.payload).toBe(d2);
     expect(n1.metadata).toEqual({ url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
     const edges = doc.edges.map(([a, b]) => `${versions[a]}->${versions[b]}`).sort();
-    expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2']);
+    expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2', '4.16.1->4.16.3']);
   });
 
   it('a version given twice or a bad payload source is an error naming the source', async () => {
