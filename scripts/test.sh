@@ -10,7 +10,7 @@ status=0
 pnpm turbo run build test --continue --output-logs=new-only || status=$?
 # static checks count as one test each in the summary: strict typecheck (tests included) and eslint
 checks_passed=0 checks_failed=0
-for check in ${KEELSON_CHECKS:-typecheck}; do
+for check in ${KEELSON_CHECKS:-typecheck lint}; do
   if pnpm turbo run "$check" --continue --output-logs=errors-only; then
     checks_passed=$((checks_passed + 1))
   else

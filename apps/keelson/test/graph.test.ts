@@ -192,10 +192,10 @@ describe('keelson graph serve --payload (release payload directories, like graph
     const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', d1, '--payload', d2, '--payload', layout, '--releases', rel, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     let errOut = '';
-    c.stderr!.on('data', (b: Buffer) => (errOut += b.toString()));
+    c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
-      c.stdout!.on('data', (b: Buffer) => {
+      c.stdout.on('data', (b: Buffer) => {
         out += b.toString();
         const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
         if (m) resolve(m[1]!);
