@@ -1,32 +1,14 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { byNumberAndComponent, createTask, TaskGraph, toDot } from '@keelson/manifest-graph';
 import { generatePayload } from '@keelson/payload-gen';
+import { BIN, cli, SHARED_PAYLOADS, type Run } from './cli-helpers.js';
 
-// The built CLI; KEELSON_TEST_BIN may point at another build of the same sources (used while other
-// packages' dist/ folders are being rebuilt concurrently in a shared work tree).
-const BIN = process.env['KEELSON_TEST_BIN'] ?? fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const SHARED = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const SHARED = SHARED_PAYLOADS;
 
 const dot = (...lines: string[]): string => ['digraph tasks {', '  labelloc=t;', '  rankdir=TB;', ...lines, '}', ''].join('\n');
 

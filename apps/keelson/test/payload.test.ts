@@ -2,7 +2,7 @@
  * `keelson payload info|extract|manifests|diff|verify` run as a child process of the built CLI, against upstream payload
  * trees, OCI layouts built here, a real `docker-registry` on loopback (filled with `skopeo`) and gpg-made signatures.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -11,26 +11,11 @@ import { createServer, type Server } from 'node:http';
 import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cli, SHARED_PAYLOADS } from './cli-helpers.js';
 
-const BIN = process.env['KEELSON_TEST_BIN'] ?? fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const SHARED = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const SHARED = SHARED_PAYLOADS;
 
 const sha = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
