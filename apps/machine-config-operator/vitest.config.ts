@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    passWithNoTests: true,
+    reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
+    benchmark: { include: ['bench/**/*.bench.ts'] },
+  },
+});
