@@ -79,9 +79,14 @@ export function schemaErrors(errors: ErrorObject[] | null | undefined, obj: unkn
         out.push({ field: f, type: 'FieldValueRequired', detail: '' });
         break;
       }
-      case 'type':
-        out.push({ field: base, type: 'FieldValueTypeInvalid', value: val, detail: `${base} in body must be of type ${String(Array.isArray(p['type']) ? (p['type'] as string[]).join(',') : p['type'])}: ${JSON.stringify(typeof val === 'string' ? val : typeName(val))}` });
+      case 'type': {
+        // kube-openapi: the declared types (nullable is a flag there, not a type) and the JSON type of the value,
+        // which is also the reported bad value
+        const declared = (Array.isArray(p['type']) ? (p['type'] as string[]) : [String(p['type'])]).filter((x) => x !== 'null');
+        const actual = typeName(val);
+        out.push({ field: base, type: 'FieldValueTypeInvalid', value: actual, detail: `${base} in body must be of type ${declared.join(',')}: ${JSON.stringify(actual)}` });
         break;
+      }
       case 'enum':
         out.push({ field: base, type: 'FieldValueNotSupported', value: val, detail: `supported values: ${((p['allowedValues'] as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}` });
         break;
@@ -228,6 +233,11 @@ export function schemaLists(schema: unknown): Record<string, ListStrategy> {
   return out;
 }
 
+/** Discovery verbs of a custom resource, in apiextensions-apiserver's (unsorted) order. */
+export const CRD_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'] as const;
+/** Discovery verbs of a custom resource while its CRD is terminating. */
+export const CRD_TERMINATING_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'] as const;
+
 /** Served resource types for a CRD (one per served version). */
 export function crdTypes(crd: KubeObject): ResourceType[] {
   const s = crd['spec'] as CrdSpec;
@@ -245,6 +255,7 @@ export function crdTypes(crd: KubeObject): ResourceType[] {
       subresources: [...(v.subresources?.status ? ['status'] : []), ...(v.subresources?.scale ? ['scale'] : [])],
       generation: true,
       lists: schemaLists(v.schema?.openAPIV3Schema),
+      verbs: [...CRD_VERBS],
     });
     t.singular = s.names.singular ?? s.names.kind.toLowerCase();
     t.listKind = s.names.listKind ?? `${s.names.kind}List`;
