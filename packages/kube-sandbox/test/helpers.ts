@@ -36,4 +36,5 @@ export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
   };
 }
 
-export const crdDir = new URL('../../../../shared/data/crds/', import.meta.url);
+/** The upstream OpenShift CRD manifests shipped by @keelson/api (packages/api/crds, see its README for provenance). */
+export const crdDir = new URL('../../api/crds/', import.meta.url);

@@ -17,9 +17,9 @@ export async function sandboxWithClient(opts: SandboxOptions = {}): Promise<{ sa
   };
 }
 
-/** Install one of the upstream OpenShift CRDs from /work/shared/data/crds and wait until it is served. */
+/** Install one of the upstream OpenShift CRDs shipped by @keelson/api (packages/api/crds) and wait until it is served. */
 export async function installCrd(client: KubeClient, file: string, plural: string, group: string): Promise<void> {
-  const text = readFileSync(new URL(`../../../../shared/data/crds/${file}`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`../../api/crds/${file}`, import.meta.url), 'utf8');
   const crd = loadYaml<Record<string, unknown>>(text);
   try {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
