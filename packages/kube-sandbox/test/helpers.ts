@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import { CRD_DIR } from '@keelson/api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/index.js';
 
 /**
@@ -36,5 +38,4 @@ export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
   };
 }
 
-/** The upstream OpenShift CRD manifests shipped by @keelson/api (packages/api/crds, see its README for provenance). */
-export const crdDir = new URL('../../api/crds/', import.meta.url);
+export const crdDir = pathToFileURL(CRD_DIR);
