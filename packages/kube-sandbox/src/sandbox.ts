@@ -11,7 +11,7 @@ import { applyPatch } from './apply.js';
 import type { Identity } from './authz.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
-import { CRD_TERMINATING_VERBS, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
+import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
 import { ApiHttp, type Handlers } from './http.js';
 import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
@@ -260,11 +260,11 @@ function registerCrd(cluster: Cluster, crd: KubeObject): void {
   cluster.removeTypes(first.group, first.plural, types.map((t) => t.version));
   for (const t of types) cluster.addType(t);
   cluster.setStrategy(first.group, first.plural, {
-    validate(obj) {
+    validate(obj, old) {
       const t = cluster.typeForKind(String(obj.apiVersion), String(obj.kind)) ?? first;
       const storageT = types.find((x) => x.crd?.storage) ?? t;
       const { errors } = prepareCustomObject(storageT, obj);
-      return errors;
+      return [...errors, ...celErrors(storageT, obj, old, errors)];
     },
   });
 }
