@@ -180,3 +180,19 @@ describe('Kubernetes CEL library functions', () => {
     expect(validateCelRules(schema, { a: 'ab' }, undefined)).toEqual([{ field: 'a', type: 'FieldValueInvalid', value: 'string', detail: 'short' }]);
   });
 });
+
+describe('every rule of the shipped OpenShift CRDs', () => {
+  it('compiles in the sandbox CEL environment', async () => {
+    const { loadCrds } = await import('@keelson/api');
+    const { ruleCompileErrors } = await import('../src/cel/index.js');
+    let count = 0;
+    for (const crd of await loadCrds()) {
+      crd.spec.versions.forEach((v, i) => {
+        const schema = v.schema?.openAPIV3Schema;
+        count += JSON.stringify(schema).split('"x-kubernetes-validations"').length - 1;
+        expect(ruleCompileErrors(schema, `${crd.metadata.name ?? ''} versions[${i}]`)).toEqual([]);
+      });
+    }
+    expect(count).toBeGreaterThan(100);
+  });
+});
