@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import {
   MachineConfigRenderError,
   type ControllerConfigInput,
@@ -9,7 +9,7 @@ import {
   type PoolRef,
   renderMachineConfigs,
 } from '@keelson/ignition';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -30,7 +30,7 @@ function listFiles(p: string): string[] {
   try {
     st = statSync(p);
   } catch {
-    throw new CliError(`${p}: no such file or directory`, 2);
+    throw usageError(`${p}: no such file or directory`);
   }
   if (!st.isDirectory()) return [p];
   return readdirSync(p)
@@ -122,7 +122,8 @@ function loadControllerConfig(file: string | undefined): ControllerConfigInput {
 /** Registers `keelson mc …` (MachineConfig rendering). */
 export function registerMachineConfigCommands(program: Command): void {
   const mc = program.command('mc').description('MachineConfigs: render a pool exactly as the Machine Config Operator');
-  mc.command('render')
+  const render = mc
+    .command('render')
     .description('Render the MachineConfigs of a pool into rendered-<pool>-<hash>, byte-identical to the MCO')
     .argument('<paths...>', 'MachineConfig YAML/JSON files or directories of them')
     .requiredOption('--pool <name>', 'pool to render (worker, master or a custom pool)')
@@ -131,9 +132,11 @@ export function registerMachineConfigCommands(program: Command): void {
     .option('--roles <roles>', 'comma-separated role labels to select (default: the pool; custom pools also take worker)')
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
-    .option('--name-only', 'print only the rendered name')
-    .option('--json', 'print JSON instead of YAML')
-    .action((paths: string[], o: { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean; json?: boolean }) => {
+    .option('--name-only', 'same as -o name');
+  // yaml: a comment line naming the result and its sources, then the rendered MachineConfig
+  addOutputOption(render, { formats: ['yaml', 'json', 'name'], aliases: ['json'] })
+    .action(async (paths: string[], o: OutputFlags & { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean }) => {
+      const format = o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
       const loaded = loadMachineConfigs(paths);
       const roles = o.roles
         ? o.roles.split(',').map((r) => r.trim()).filter(Boolean)
@@ -158,9 +161,9 @@ export function registerMachineConfigCommands(program: Command): void {
           controllerConfig: loadControllerConfig(o.controllerConfig),
           ...(o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {}),
         });
-        if (o.nameOnly) process.stdout.write(`${r.name}\n`);
-        else if (o.json) process.stdout.write(`${JSON.stringify({ name: r.name, source: r.source, machineConfig: r.machineConfig }, null, 2)}\n`);
-        else process.stdout.write(`# ${r.name} (from ${r.source.join(', ')})\n${stringify(r.machineConfig, { lineWidth: 0 })}`);
+        if (format === 'name') await writeOut(`${r.name}\n`);
+        else if (format === 'json') await writeOut(await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, 'json'));
+        else await writeOut(`# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`);
       } catch (e) {
         if (e instanceof MachineConfigRenderError) {
           const at = e.machineConfig !== undefined ? seen.get(e.machineConfig) : undefined;
