@@ -58,3 +58,11 @@ export {
 export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
 export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
 export { graphToDot, graphToMermaid, planToDot, planToMermaid, type RenderGraphOptions } from './render.js';
+export {
+  channelVersionWarnings,
+  channelMembershipWarnings,
+  parseChannelName,
+  KNOWN_CHANNEL_STREAMS,
+  CHANNELS_METADATA_KEY,
+  type ChannelStream,
+} from './channels.js';
