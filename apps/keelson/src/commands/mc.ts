@@ -133,8 +133,9 @@ export function registerMachineConfigCommands(program: Command): void {
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
     .option('--name-only', 'same as -o name');
-  // yaml: a comment line naming the result and its sources, then the rendered MachineConfig
-  addOutputOption(render, { formats: ['yaml', 'json', 'name'], aliases: ['json'] })
+  // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;
+  // json / yaml: the result as data ({name, source, machineConfig}); name: the rendered name only
+  addOutputOption(render, { formats: ['manifest', 'json', 'yaml', 'name'], aliases: ['json'] })
     .action(async (paths: string[], o: OutputFlags & { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean }) => {
       const format = o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
       const loaded = loadMachineConfigs(paths);
@@ -162,7 +163,7 @@ export function registerMachineConfigCommands(program: Command): void {
           ...(o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {}),
         });
         if (format === 'name') await writeOut(`${r.name}\n`);
-        else if (format === 'json') await writeOut(await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, 'json'));
+        else if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format));
         else await writeOut(`# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`);
       } catch (e) {
         if (e instanceof MachineConfigRenderError) {
