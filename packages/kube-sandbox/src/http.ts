@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
+import { anonymousAllowed, forbiddenFor, requestAttributes, type Identity } from './authz.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -18,8 +19,8 @@ export interface Handlers {
   fieldValidation(t: ResourceType, obj: unknown, q: URLSearchParams): string[];
 }
 
-/** Identity check result. */
-export type Authenticator = (req: IncomingMessage) => boolean;
+/** Identity of a request: the admin, an anonymous request (no credentials), or bad credentials. */
+export type Authenticator = (req: IncomingMessage) => Identity;
 
 /** Server version reported by `/version`. */
 export const SERVER_VERSION = {
@@ -42,8 +43,8 @@ function sendJson(res: ServerResponse, code: number, body: unknown, headers: Rec
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: ApiError): void {
-  const headers: Record<string, string> = {};
+function sendError(res: ServerResponse, err: ApiError, extra: Record<string, string> = {}): void {
+  const headers: Record<string, string> = { ...extra };
   if (err.httpCode === 429 && err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
   sendJson(res, err.httpCode, err.toStatus(), headers);
 }
@@ -126,11 +127,16 @@ export class ApiHttp {
       res.end('ok');
       return;
     }
-    if (!this.authenticate(req)) {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const who = this.authenticate(req);
+    if (who === 'unauthorized') {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
-    const method = (req.method ?? 'GET').toUpperCase();
+    if (who === 'anonymous' && !anonymousAllowed(method, url)) {
+      sendError(res, forbiddenFor('system:anonymous', requestAttributes(method, url)), { 'X-Content-Type-Options': 'nosniff' });
+      return;
+    }
     if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
     if (path === '/api') { sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }] }); return; }
     if (path === '/apis') { sendJson(res, 200, this.groupList()); return; }
@@ -213,6 +219,12 @@ export class ApiHttp {
       }
       case 'POST': {
         if (name) throw methodNotAllowed();
+        if (t.crd && !t.verbs.includes('create')) {
+          // apiextensions-apiserver refuses only creation while the CRD is terminating
+          const d: Record<string, string> = { kind: t.plural };
+          if (t.group) d['group'] = t.group;
+          throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', d);
+        }
         if (!t.verbs.includes('create')) throw methodNotAllowed();
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
           // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)

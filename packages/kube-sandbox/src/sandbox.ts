@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { applyPatch } from './apply.js';
+import type { Identity } from './authz.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
-import { crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
+import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
 import { ApiHttp, type Handlers } from './http.js';
 import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
@@ -102,12 +103,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
   if (opts.openshiftCrds) await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
 
-  const authenticate = (req: IncomingMessage): boolean => {
+  const authenticate = (req: IncomingMessage): Identity => {
     const h = req.headers['authorization'];
-    if (typeof h === 'string' && h.startsWith('Bearer ') && tokenEquals(h.slice(7).trim(), token)) return true;
+    // a bearer token is either ours (admin) or rejected (401); other schemes and empty tokens are not credentials
+    const bearer = typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
+    if (bearer !== '') return tokenEquals(bearer, token) ? 'admin' : 'unauthorized';
     const sock = req.socket;
-    if (tls && sock instanceof TLSSocket && sock.encrypted && sock.authorized) return true;
-    return false;
+    if (tls && sock instanceof TLSSocket && sock.encrypted) {
+      if (sock.authorized) return 'admin';
+      // a client certificate the CA does not verify fails authentication (401); no certificate at all is anonymous
+      const peer = sock.getPeerCertificate();
+      if (Object.keys(peer).length > 0) return 'unauthorized';
+    }
+    return 'anonymous';
   };
 
   let hostPort = '127.0.0.1:0';
@@ -160,6 +168,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
   controllers.kick();
+  await new Promise((r) => setImmediate(r));
+  cluster.markWatchCacheStart();
 
   const saveSnapshot = async (): Promise<void> => {
     if (!snapshotFile || !opts.persistDir) throw new SandboxError('NO_PERSIST_DIR', 'saveSnapshot needs the persistDir option');
@@ -250,11 +260,11 @@ function registerCrd(cluster: Cluster, crd: KubeObject): void {
   cluster.removeTypes(first.group, first.plural, types.map((t) => t.version));
   for (const t of types) cluster.addType(t);
   cluster.setStrategy(first.group, first.plural, {
-    validate(obj) {
+    validate(obj, old) {
       const t = cluster.typeForKind(String(obj.apiVersion), String(obj.kind)) ?? first;
       const storageT = types.find((x) => x.crd?.storage) ?? t;
       const { errors } = prepareCustomObject(storageT, obj);
-      return errors;
+      return [...errors, ...celErrors(storageT, obj, old, errors)];
     },
   });
 }
@@ -425,6 +435,8 @@ function foldStringData(obj: KubeObject): void {
 
 function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
   const spec = crd['spec'] as { group: string; names: { plural: string } };
+  // a terminating CRD serves only delete/deletecollection/get/list/watch (create, update, patch answer 405)
+  for (const x of cluster.allTypes()) if (x.group === spec.group && x.plural === spec.names.plural) x.verbs = [...CRD_TERMINATING_VERBS];
   const t = cluster.allTypes().find((x) => x.group === spec.group && x.plural === spec.names.plural);
   if (t) {
     for (const o of cluster.peekAll(t)) {

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import {
+  MAX_MACHINECONFIG_BYTES,
+  MachineConfigCheckError,
+  checkMachineConfigObject,
   MachineConfigRenderError,
   type ControllerConfigInput,
   type MachineConfig,
@@ -39,10 +42,43 @@ function listFiles(p: string): string[] {
     .flatMap((n) => (statSync(join(p, n)).isDirectory() ? [] : [join(p, n)]));
 }
 
+/**
+ * Field checks of `mc render`: `--strict` refuses the fields the API server or the MCO would drop (set by a
+ * pre-action hook of the command); without it they are warnings on stderr.
+ */
+const fieldChecks = { strict: false };
+
+/** Largest total size of the inputs of `mc render`, checked before any file is parsed. */
+export const MAX_RENDER_INPUT_BYTES = 32 * 1024 * 1024;
+
+/** The library's checks: a Butane file, wrong types (as the API server refuses them), dropped fields (warned or refused). */
+function checkFields(o: Obj, file: string, doc: number): void {
+  try {
+    const r = checkMachineConfigObject(o, { strict: fieldChecks.strict, source: `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}` });
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+  } catch (e) {
+    if (e instanceof MachineConfigCheckError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** Refuses inputs whose total size is above {@link MAX_RENDER_INPUT_BYTES} before reading them. */
+function checkInputSizes(files: string[]): void {
+  let total = 0;
+  for (const f of files) {
+    total += statSync(f).size;
+    if (total > MAX_RENDER_INPUT_BYTES) {
+      throw new CliError(`inputs are larger than ${MAX_RENDER_INPUT_BYTES} bytes (at ${f}); a rendered MachineConfig is at most ${MAX_MACHINECONFIG_BYTES} bytes, so pass only the MachineConfigs of the pool`);
+    }
+  }
+}
+
 function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig | undefined {
   const where = (path: (string | number)[]): string => `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}: ${jsonPath(path)}`;
   if (!isObj(o)) throw new CliError(`${where([])}: expected a MachineConfig object`);
   if (o['kind'] !== undefined && o['kind'] !== 'MachineConfig') return undefined;
+  // a Butane file (variant + version, no kind) is named as such before anything else is said about it
+  if (o['kind'] === undefined && o['variant'] !== undefined) checkFields(o, file, doc);
   const md = o['metadata'];
   if (!isObj(md) || typeof md['name'] !== 'string' || md['name'] === '') {
     throw new CliError(`${where(['metadata', 'name'])}: a MachineConfig needs metadata.name (a non-empty string)`);
@@ -68,12 +104,15 @@ function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig |
   if (spec['fips'] !== undefined && spec['fips'] !== null && typeof spec['fips'] !== 'boolean') throw new CliError(`${where(['spec', 'fips'])}: must be true or false`);
   const c = spec['config'];
   if (c !== undefined && c !== null && !isObj(c)) throw new CliError(`${where(['spec', 'config'])}: must be an Ignition config object`);
+  checkFields(o, file, doc);
   return o as unknown as MachineConfig;
 }
 
 function loadMachineConfigs(paths: string[]): Loaded[] {
   const out: Loaded[] = [];
-  for (const file of paths.flatMap(listFiles)) {
+  const files = paths.flatMap(listFiles);
+  checkInputSizes(files);
+  for (const file of files) {
     const text = readFileSync(file, 'utf8');
     // YAML 1.1 like Kubernetes' decoder (gopkg.in/yaml.v2): `mode: 0644` is octal 420, not 644
     const docs = parseAllDocuments(text, { version: '1.1' });
@@ -132,6 +171,10 @@ export function registerMachineConfigCommands(program: Command): void {
     .option('--roles <roles>', 'comma-separated role labels to select (default: the pool; custom pools also take worker)')
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
+    .option('--strict', 'refuse fields the API server would prune (unknown to the MachineConfig CRD) and unknown Ignition keys, instead of warning')
+    .hook('preAction', (cmd) => {
+      fieldChecks.strict = cmd.opts<{ strict?: boolean }>().strict === true;
+    })
     .option('--name-only', 'same as -o name');
   // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;
   // json / yaml: the result as data ({name, source, machineConfig}); name: the rendered name only
