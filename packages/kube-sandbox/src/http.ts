@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
 import { anonymousAllowed, forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -35,7 +36,6 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
-const MAX_BODY = 3 * 1024 * 1024;
 
 function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -49,23 +49,6 @@ function sendError(res: ServerResponse, err: ApiError, extra: Record<string, str
   sendJson(res, err.httpCode, err.toStatus(), headers);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    const b = c as Buffer;
-    size += b.length;
-    // past the limit, keep draining (so the client can read the answer) but stop buffering; give up on abuse
-    if (size > MAX_BODY * 8) {
-      req.destroy();
-      break;
-    }
-    if (size <= MAX_BODY) chunks.push(b);
-  }
-  if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
-  return Buffer.concat(chunks);
-}
-
 function parseBody(buf: Buffer, contentType: string): unknown {
   const ct = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   if (ct === 'application/vnd.kubernetes.protobuf') return buf.length ? decodeProtobufObject(buf) : undefined;
@@ -73,12 +56,15 @@ function parseBody(buf: Buffer, contentType: string): unknown {
   if (text.trim() === '') return undefined;
   if (!(ct.endsWith('json') || ct.endsWith('yaml') || ct === '' || ct === 'text/plain'))
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  let parsed: unknown;
   try {
-    if (ct.endsWith('yaml')) return parseYaml(text, { maxAliasCount: 100 }) as unknown;
-    return JSON.parse(text) as unknown;
+    parsed = ct.endsWith('yaml') ? (parseYaml(text, { maxAliasCount: 100 }) as unknown) : (JSON.parse(text) as unknown);
   } catch (e) {
+    if (e instanceof RangeError) throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
     throw badRequest(`error decoding request body: ${(e as Error).message}`);
   }
+  checkDepth(parsed);
+  return parsed;
 }
 
 /** Default field manager derived from the User-Agent, as the real server does. */
@@ -112,6 +98,11 @@ export class ApiHttp {
     this.handle(req, res).catch((err: unknown) => {
       if (res.headersSent) {
         res.destroy();
+        return;
+      }
+      if (err instanceof RequestTooLargeError) {
+        // the rest of the upload is being discarded; close once the answer is out
+        sendError(res, err, { Connection: 'close' });
         return;
       }
       if (err instanceof ApiError) sendError(res, err);
@@ -179,6 +170,7 @@ export class ApiHttp {
     const { t, ns, name, sub } = route;
     let body: unknown;
     if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') body = parseBody(await readBody(req), contentType);
+    if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);
 
     if (sub && name) {
       if (!t.subresources.includes(sub)) throw this.pageNotFound();

@@ -9,6 +9,7 @@ import {
   createRiskRegistry,
   evaluateConditionalUpdates,
   Graph,
+  readGraphFile,
   graphToDot,
   graphToMermaid,
   NoPathError,
@@ -52,15 +53,18 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
   return opts;
 }
 
+/** `--timeout` for PromQL queries (validated like the update-service timeout); nothing when not given. */
+function promqlTimeout(timeout: string | undefined): { timeoutMs?: number } {
+  if (timeout === undefined) return {};
+  const t = Number(timeout);
+  if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${timeout}`, 2);
+  return { timeoutMs: t };
+}
+
 function loadGraphFile(file: string): Graph {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new CliError(`--graph ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return Graph.parse(text);
+    // size-capped (16 MiB, like a graph fetched from an update service) before anything is read
+    return readGraphFile(file);
   } catch (e) {
     throw new CliError(`--graph ${file}: ${(e as Error).message}`);
   }
@@ -232,6 +236,8 @@ export function registerGraphCommands(program: Command): void {
             url: o.prometheus,
             ...(o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {}),
             ...(o.prometheusCa !== undefined ? { ca: readFileSync(o.prometheusCa, 'utf8') } : {}),
+            // --timeout bounds each PromQL query too (default: the CVO's 5 minutes)
+            ...promqlTimeout(o.timeout),
           },
           { minBetweenMatchesMs: -1 },
         );
