@@ -16,6 +16,7 @@ import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } fro
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
 import { clone, isObject, must, nowTime, text } from './util.js';
@@ -38,6 +39,11 @@ export interface SandboxOptions {
   persistDir?: string;
   /** Nodes to create at start (Ready). */
   nodes?: string[];
+  /**
+   * Run the SIMULATOR of cluster operators in-process, as an API client of this sandbox (`true` for the
+   * defaults). It waits for Deployment rollouts only when `simulatePods` is on, unless told otherwise.
+   */
+  simulateOperators?: boolean | Omit<OperatorSimulatorOptions, 'kubeconfig' | 'client'>;
 }
 
 /** A running sandbox API server. */
@@ -66,6 +72,8 @@ export interface Sandbox {
   settle(): Promise<void>;
   /** Writes the JSON snapshot now (needs `persistDir`). */
   saveSnapshot(): Promise<void>;
+  /** The in-process cluster-operator simulator, when `simulateOperators` was given. */
+  readonly operatorSimulator: OperatorSimulator | undefined;
   /** Stops serving (closes watches and connections) and saves the snapshot when persistence is on. */
   stop(): Promise<void>;
 }
@@ -183,10 +191,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
   };
 
+  let operatorSimulator: OperatorSimulator | undefined;
+  if (opts.simulateOperators !== undefined && opts.simulateOperators !== false) {
+    const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
+    operatorSimulator = await startOperatorSimulator({ waitForDeployments: opts.simulatePods ?? false, ...simOpts, kubeconfig: kubeconfigYaml(kubeconfig) });
+  }
+
   return {
     url,
     token,
     kubeconfig,
+    operatorSimulator,
     caCert: tls?.caCert,
     cluster,
     writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
@@ -199,6 +214,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
+      await operatorSimulator?.stop();
       controllers.stop();
       cluster.closeAllWatches();
       if (snapshotFile) await saveSnapshot();
