@@ -34,7 +34,7 @@ export interface Update {
 /** `ConditionalUpdate`. */
 export interface ConditionalUpdate {
   release: Release;
-  risks?: { name: string; url?: string; message?: string }[];
+  risks?: { name: string; url?: string; message?: string; matchingRules?: { type: string }[] }[];
   conditions?: Condition[];
 }
 
