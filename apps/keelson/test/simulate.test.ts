@@ -3,12 +3,11 @@
  * and its flag parsing.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
 import { parseDuration, parseFault } from '../src/commands/simulate.js';
 import { CliError } from '../src/errors.js';
 import { BIN, cli } from './cli-helpers.js';
@@ -42,11 +41,7 @@ describe('keelson simulate operators (child process)', () => {
     return { status: res.status, body: (await res.json()) };
   };
   beforeAll(async () => {
-    sb = await startSandbox();
-    for (const f of ['0000_00_cluster-version-operator_01_clusteroperators.crd.yaml', '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml']) {
-      const doc = parse(await readFile(new URL(`fixtures/upstream/crds/${f}`, import.meta.url), 'utf8')) as unknown;
-      expect((await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', doc)).status).toBe(201);
-    }
+    sb = await startSandbox({ openshiftCrds: ['ClusterVersion', 'ClusterOperator'] });
     dir = await mkdtemp(join(tmpdir(), 'keelson-simulate-'));
     kubeconfig = await sb.writeKubeconfig(join(dir, 'kubeconfig'));
   });

@@ -1,16 +1,12 @@
 /**
  * The cluster-operator SIMULATOR against the embedded sandbox over real HTTP: it watches ClusterOperators
  * created as the CVO creates them, waits for the pod simulator to roll the Deployments out, and reports through
- * the /status subresource of the upstream ClusterOperator CRD.
+ * the /status subresource of the upstream ClusterOperator CRD (served from @keelson/api).
  */
-import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
 import { expectedVersionsFromManifests, startOperatorSimulator, startSandbox, type OperatorSimulator, type Sandbox } from '../src/index.js';
 
 vi.setConfig({ testTimeout: 30_000 });
-
-const CRDS = ['0000_00_cluster-version-operator_01_clusteroperators.crd.yaml', '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml'];
 
 interface Cond { type: string; status: string; reason?: string; message?: string }
 interface Co { metadata: { resourceVersion: string }; status?: { versions?: { name: string; version: string }[]; conditions?: Cond[] } }
@@ -30,14 +26,6 @@ async function req(method: string, path: string, body?: unknown, contentType = '
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${sb.url}${path}`, init);
   return { status: res.status, body: (await res.json()) };
-}
-
-async function installCrds(): Promise<void> {
-  for (const f of CRDS) {
-    const doc = parse(await readFile(new URL(`fixtures/upstream/crds/${f}`, import.meta.url), 'utf8')) as unknown;
-    const r = await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', doc);
-    expect(r.status).toBe(201);
-  }
 }
 
 /** Creates a ClusterOperator the way the CVO precreates one: the object, then relatedObjects through /status. */
@@ -82,8 +70,7 @@ async function deployment(ns: string, name: string, release: string): Promise<vo
 
 describe('cluster-operator simulator', () => {
   it('reports manifest versions and healthy conditions through /status, with faults per operator', async () => {
-    sb = await startSandbox();
-    await installCrds();
+    sb = await startSandbox({ openshiftCrds: ['ClusterOperator', 'ClusterVersion'] });
     sim = await startOperatorSimulator({
       kubeconfig: sb.kubeconfigYaml(),
       delayMs: 50,
@@ -136,8 +123,7 @@ describe('cluster-operator simulator', () => {
   });
 
   it('follows the ClusterVersion desired version, and reports only after the Deployments rolled out', async () => {
-    sb = await startSandbox({ simulatePods: true, nodes: ['master-0'], simulateOperators: { delayMs: 20 } });
-    await installCrds();
+    sb = await startSandbox({ openshiftCrds: ['ClusterOperator', 'ClusterVersion'], simulatePods: true, nodes: ['master-0'], simulateOperators: { delayMs: 20 } });
     sim = sb.operatorSimulator;
     expect(sim).toBeDefined();
     await req('POST', '/api/v1/namespaces', { metadata: { name: 'openshift-dns-operator' } });

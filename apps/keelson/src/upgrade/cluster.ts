@@ -3,14 +3,10 @@
  * write `spec.desiredUpdate` as oc's JSON merge patch. `requestUpgrade` is the programmatic entry point that
  * `keelson rehearse` shares with the command.
  */
-import { defineResource, isNotFound, KubeClient, type ResourceDescriptor } from '@keelson/kube';
-import type { ClusterOperator, ClusterVersion, MachineConfigPool } from './api-types.js';
+import { ClusterOperators as ClusterOperatorsApi, ClusterVersions as ClusterVersionsApi, isNotFound, KubeClient, MachineConfigPools as MachineConfigPoolsApi } from '@keelson/kube';
+import type { ClusterVersion, MachineConfigPool } from './api-types.js';
 import { clearedMessage, desiredUpdatePatch, planUpgrade, UpgradeRequestError, validateUpgradeOptions, type UpgradeRequestOptions } from './request.js';
 import { computeUpgradeStatus, type UpgradeStatusSummary } from './status-summary.js';
-
-const ClusterVersionsApi: ResourceDescriptor<ClusterVersion & { metadata: object }> = defineResource({ group: 'config.openshift.io', version: 'v1', kind: 'ClusterVersion', plural: 'clusterversions', namespaced: false });
-const ClusterOperatorsApi: ResourceDescriptor<ClusterOperator & { metadata: object }> = defineResource({ group: 'config.openshift.io', version: 'v1', kind: 'ClusterOperator', plural: 'clusteroperators', namespaced: false });
-const MachineConfigPoolsApi: ResourceDescriptor<MachineConfigPool & { metadata: object }> = defineResource({ group: 'machineconfiguration.openshift.io', version: 'v1', kind: 'MachineConfigPool', plural: 'machineconfigpools', namespaced: false });
 
 /** The name of the one ClusterVersion. */
 export const CLUSTER_VERSION_NAME = 'version';

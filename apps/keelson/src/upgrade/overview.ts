@@ -91,7 +91,7 @@ export function formatUpgradeOverview(cv: ClusterVersion, includeNotRecommended:
 
 /** The overview as data (`-o json`). */
 export interface UpgradeOverview {
-  current: Release;
+  current: Release | null;
   channel: string;
   upstream: string;
   conditions: Condition[];
@@ -102,7 +102,7 @@ export interface UpgradeOverview {
 /** The overview as plain data. */
 export function upgradeOverview(cv: ClusterVersion, includeNotRecommended: boolean): UpgradeOverview {
   return {
-    current: cv.status?.desired ?? {},
+    current: cv.status?.desired ?? null,
     channel: cv.spec.channel ?? '',
     upstream: cv.spec.upstream ?? '',
     conditions: cv.status?.conditions ?? [],

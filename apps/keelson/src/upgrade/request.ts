@@ -153,7 +153,7 @@ export function planClear(cv: ClusterVersion): UpgradePlan {
 
 /** What oc prints after `--clear` wrote, given the update that was cleared and the ClusterVersion returned. */
 export function clearedMessage(original: Update, updated: ClusterVersion): string {
-  const desired = updated.status?.desired ?? {};
+  const desired: Partial<Release> = updated.status?.desired ?? {};
   const equivalent = original.image && desired.image ? original.image === desired.image : original.version && desired.version ? original.version === desired.version : false;
   if (equivalent) return `Cleared the update field, still at ${desired.version || desired.image || '<unknown>'}`;
   return `Cancelled requested upgrade to ${original.version || original.image || '<unknown>'}`;
@@ -234,7 +234,7 @@ function noTargetError(cv: ClusterVersion, o: UpgradeRequestOptions, possible: R
 export function planTarget(cv: ClusterVersion, o: UpgradeRequestOptions): UpgradePlan {
   const to = o.to ?? '';
   const toImage = o.toImage ?? '';
-  const desired = cv.status?.desired ?? {};
+  const desired: Partial<Release> = cv.status?.desired ?? {};
   if (to !== '' && to === desired.version) return { out: [`info: Cluster is already at version ${to}`], err: [] };
   if (toImage !== '' && toImage === desired.image) return { out: [`info: Cluster is already at ${toImage}`], err: [] };
   const err: string[] = [];

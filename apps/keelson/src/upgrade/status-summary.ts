@@ -84,9 +84,9 @@ function operatorProgress(co: ClusterOperator, target: string, updateStart: stri
   const degraded = findCondition(conds, 'Degraded');
   const progressing = findCondition(conds, 'Progressing');
   const base = { name, version };
-  const withDetail = (state: OperatorUpdateState, c: { lastTransitionTime?: string; reason?: string; message?: string } | undefined, since?: string): OperatorProgress => {
+  const withDetail = (state: OperatorUpdateState, c: { lastTransitionTime?: string | null; reason?: string; message?: string } | undefined, since?: string): OperatorProgress => {
     const p: OperatorProgress = { ...base, state };
-    const s = c?.lastTransitionTime ?? since;
+    const s = c?.lastTransitionTime ?? since ?? undefined;
     if (s !== undefined) p.since = s;
     if (c?.reason !== undefined) p.reason = c.reason;
     if (c?.message !== undefined) p.message = c.message;
@@ -124,7 +124,7 @@ function poolProgress(p: MachineConfigPool): PoolProgress {
     message = updatedCond.message;
   }
   const out: PoolProgress = { name: p.metadata.name ?? '', assessment, percent: machines === 0 ? 100 : Math.floor((updated * 100) / machines), machines, updated, ready: st.readyMachineCount ?? 0, unavailable: st.unavailableMachineCount ?? 0, degraded, paused };
-  if (since !== undefined) out.since = since;
+  if (since !== undefined && since !== null) out.since = since;
   if (message !== undefined && message !== '') out.message = message;
   return out;
 }

@@ -3,13 +3,12 @@
  * MachineConfigPool CRDs over real HTTP: the programmatic entry points (requestUpgrade, setChannel,
  * readUpgradeStatus) and the CLI as a child process.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
 import type { ClusterVersion } from '../../src/upgrade/api-types.js';
 import { readUpgradeStatus, requestUpgrade, setChannel } from '../../src/upgrade/cluster.js';
 import { UpgradeRequestError } from '../../src/upgrade/request.js';
@@ -18,7 +17,6 @@ import { cond, idleCluster, IMG } from './fixtures.js';
 
 vi.setConfig({ testTimeout: 30_000 });
 
-const CRDS = ['0000_00_cluster-version-operator_01_clusteroperators.crd.yaml', '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml', '0000_80_machine-config_01_machineconfigpools.crd.yaml'];
 const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 
 let sb: Sandbox;
@@ -58,11 +56,7 @@ function storedIdle(): ClusterVersion {
 }
 
 beforeAll(async () => {
-  sb = await startSandbox();
-  for (const f of CRDS) {
-    const doc = parse(await readFile(new URL(`../fixtures/upstream/crds/${f}`, import.meta.url), 'utf8')) as unknown;
-    expect((await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', doc)).status).toBe(201);
-  }
+  sb = await startSandbox({ openshiftCrds: ['ClusterVersion', 'ClusterOperator', 'MachineConfigPool'] });
   dir = await mkdtemp(join(tmpdir(), 'keelson-upgrade-'));
   kubeconfig = await sb.writeKubeconfig(join(dir, 'kubeconfig'));
   client = KubeClient.fromKubeconfigString(sb.kubeconfigYaml());

@@ -1,7 +1,7 @@
 /** `keelson upgrade` without flags renders the status block exactly as `oc adm upgrade` does. */
 import { describe, expect, it } from 'vitest';
 import { formatUpgradeOverview, upgradeOverview } from '../../src/upgrade/overview.js';
-import { cond, idleCluster, IMG } from './fixtures.js';
+import { cond, idleCluster, IMG, rec } from './fixtures.js';
 
 describe('formatUpgradeOverview', () => {
   it('idle cluster with recommended updates and a hint about not-recommended ones', () => {
@@ -100,7 +100,7 @@ describe('formatUpgradeOverview', () => {
 
   it('unknown Recommended status is named in the hint', () => {
     const cv = idleCluster();
-    if (cv.status) cv.status.conditionalUpdates = [{ release: { version: '4.18.6', image: IMG(6) }, conditions: [cond('Recommended', 'Unknown', 'EvaluationFailed', 'could not evaluate')] }];
+    if (cv.status) cv.status.conditionalUpdates = [{ release: { version: '4.18.6', image: IMG(6) }, risks: [{ name: 'R', url: 'https://r', message: 'r', matchingRules: [{ type: 'Always' }] }], conditions: [rec('Unknown', 'EvaluationFailed', 'could not evaluate')] }];
     expect(formatUpgradeOverview(cv, false).out).toContain('Additional updates which are not recommended, or where the recommended status is "Unknown", for your cluster configuration are available');
   });
 });

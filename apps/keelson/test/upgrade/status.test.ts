@@ -28,7 +28,7 @@ function updating(failing = false): ClusterVersion {
 function co(name: string, version: string, extra: ReturnType<typeof cond>[] = []): ClusterOperator {
   const base = [cond('Available', 'True'), cond('Degraded', 'False'), cond('Progressing', 'False')];
   const conditions = [...base.filter((b) => !extra.some((e) => e.type === b.type)), ...extra];
-  return { metadata: { name }, status: { versions: [{ name: 'operator', version }], conditions } };
+  return { metadata: { name }, spec: {}, status: { versions: [{ name: 'operator', version }], conditions } };
 }
 
 function pool(name: string, machines: number, updated: number, opts: { updating?: boolean; degraded?: number; paused?: boolean } = {}): MachineConfigPool {

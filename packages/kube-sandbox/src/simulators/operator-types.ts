@@ -1,39 +1,16 @@
 /**
- * Minimal shapes of the OpenShift and apps/v1 objects the cluster-operator simulator reads and writes.
- * Local on purpose: the sandbox does not depend on @keelson/api (which itself uses the sandbox in its tests).
- * Field names are those of `config.openshift.io/v1` and `apps/v1`.
+ * The objects the cluster-operator simulator reads and writes: OpenShift kinds from @keelson/api, and the few
+ * fields of `apps/v1` Deployments it looks at (@keelson/api has no apps/v1 types).
  */
+import type { ClusterOperator, ClusterOperatorStatusCondition, ClusterVersion } from '@keelson/api';
 
-/** `ClusterOperatorStatus.versions[]` entry (`OperandVersion`). */
-export interface OperandVersion {
-  name: string;
-  version: string;
-}
+export type { OperandVersion, RelatedObject } from '@keelson/api';
 
-/** `ClusterOperatorStatusCondition`. */
-export interface OperatorCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime: string;
-  reason?: string;
-  message?: string;
-}
+/** A ClusterOperator condition (`ClusterOperatorStatusCondition`, lastTransitionTime required). */
+export type OperatorCondition = ClusterOperatorStatusCondition;
 
-/** `ObjectReference` of `ClusterOperatorStatus.relatedObjects`. */
-export interface RelatedObject {
-  group: string;
-  resource: string;
-  namespace?: string;
-  name: string;
-}
-
-/** The fields of a `config.openshift.io/v1` ClusterOperator the simulator uses. */
-export interface SimClusterOperator {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name?: string; resourceVersion?: string };
-  status?: { conditions?: OperatorCondition[]; versions?: OperandVersion[]; relatedObjects?: RelatedObject[] };
-}
+/** The parts of a `config.openshift.io/v1` ClusterOperator the simulator uses. */
+export type SimClusterOperator = Pick<ClusterOperator, 'metadata' | 'status'>;
 
 /** The fields of an `apps/v1` Deployment the simulator uses to decide whether a rollout finished. */
 export interface SimDeployment {
@@ -42,11 +19,8 @@ export interface SimDeployment {
   status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number };
 }
 
-/** The fields of a `config.openshift.io/v1` ClusterVersion the simulator uses. */
-export interface SimClusterVersion {
-  metadata: { name?: string };
-  status?: { desired?: { version?: string } };
-}
+/** The parts of a `config.openshift.io/v1` ClusterVersion the simulator uses. */
+export type SimClusterVersion = Pick<ClusterVersion, 'metadata' | 'status'>;
 
 /**
  * A fault injected into one simulated operator.
