@@ -5,17 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { OPERATOR_FAULT_KINDS, startOperatorSimulator, type OperatorFault } from '@keelson/kube-sandbox';
 import type { Command } from 'commander';
+import { parseDuration } from '../duration.js';
 import { CliError } from '../errors.js';
 
-/** Parses `500`, `500ms`, `2s`, `1m` into milliseconds. */
-export function parseDuration(v: string, flag: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new CliError(`${flag} must be a duration such as 500ms, 2s or 1m, got "${v}"`, 2);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  const factor = unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1;
-  return Math.round(n * factor);
-}
+export { parseDuration };
 
 /**
  * Parses `--fault KIND=NAME[:ARG]`: ARG is the message for degraded / unavailable / not-upgradeable (optionally

@@ -5,11 +5,14 @@
  */
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { parseDuration } from '../duration.js';
 import { CliError } from '../errors.js';
 import { clientFromKubeconfig, getClusterVersion, readUpgradeStatus, requestUpgrade, setChannel } from '../upgrade/cluster.js';
 import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
 import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
 import { formatUpgradeStatus } from '../upgrade/status-format.js';
+import type { UpgradeStatusSummary } from '../upgrade/status-summary.js';
+import type { KubeClient } from '@keelson/kube';
 
 type OutputFormat = 'text' | 'json' | 'yaml';
 
@@ -126,19 +129,55 @@ export function registerUpgradeCommands(program: Command): void {
     .command('status')
     .description('Diagnose the current update: per-operator progress, completion, what it waits on and for how long, node pools')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('-o, --output <format>', 'json or yaml instead of text')
-    .action((o: { kubeconfig?: string; output?: string }) =>
+    .option('-o, --output <format>', 'json or yaml instead of text (with --watch: one JSON document per line)')
+    .option('--watch <interval>', 'print again every interval (e.g. 10s) until interrupted; the completion never goes backwards')
+    .action((o: { kubeconfig?: string; output?: string; watch?: string }) =>
       run(async () => {
         const format = outputFormat(o.output);
+        const interval = o.watch === undefined ? undefined : parseDuration(o.watch, '--watch');
         const client = await clientFromKubeconfig(o.kubeconfig);
         try {
-          const now = Date.now();
-          const summary = await readUpgradeStatus(client, now);
-          if (format === 'text') process.stdout.write(formatUpgradeStatus(summary, now));
-          else printData(format, summary);
+          await statusLoop(client, format, interval);
         } finally {
           await client.close();
         }
       }),
     );
+}
+
+/** Prints the diagnosis once, or every `intervalMs` until SIGINT/SIGTERM (each round knows the previous one). */
+async function statusLoop(client: KubeClient, format: OutputFormat, intervalMs: number | undefined): Promise<void> {
+  let stop = false;
+  let wake: (() => void) | undefined;
+  const onSignal = (): void => {
+    stop = true;
+    wake?.();
+  };
+  if (intervalMs !== undefined) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    let previous: UpgradeStatusSummary | undefined;
+    for (;;) {
+      const now = Date.now();
+      const summary = await readUpgradeStatus(client, now, previous);
+      if (format === 'text') process.stdout.write(`${intervalMs !== undefined ? `--- ${new Date(now).toISOString()}\n` : ''}${formatUpgradeStatus(summary, now)}`);
+      else if (intervalMs !== undefined && format === 'json') process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else printData(format, summary);
+      previous = summary;
+      if (intervalMs === undefined || stop) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (stop) return;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

@@ -178,3 +178,24 @@ describe('keelson upgrade as a child process', () => {
     }
   });
 });
+
+describe('keelson upgrade status --watch (child process)', () => {
+  it('prints one JSON document per round and stops on SIGTERM', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../cli-helpers.js');
+    const child = spawn(process.execPath, [BIN, 'upgrade', 'status', '--kubeconfig', kubeconfig, '-o', 'json', '--watch', '200ms'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (stdout.split('\n').filter((l) => l !== '').length < 2) {
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const docs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { assessment: string; completion: { percent: number } });
+    expect(docs.length).toBeGreaterThanOrEqual(2);
+    expect(docs.every((d) => d.assessment === 'Completed')).toBe(true);
+  });
+});
