@@ -13,6 +13,8 @@ const GROUP = 'config.openshift.io';
 const VERSION = 'v1';
 /** Field manager of the simulator's status writes. */
 const FIELD_MANAGER = 'keelson-operator-simulator';
+/** Status writes in flight at most. */
+const WORKERS = 8;
 
 /** Where the simulator logs (JSON-line loggers fit; the default discards). */
 export interface SimulatorLogger {
@@ -139,7 +141,8 @@ class Simulator implements OperatorSimulator {
   private readonly pending = new Map<string, { key: string; since: number }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly dirty = new Set<string>();
-  private running = false;
+  private workers = 0;
+  private readonly inFlight = new Set<string>();
   private stopped = false;
   private markSynced: () => void = () => undefined;
 
@@ -243,28 +246,38 @@ class Simulator implements OperatorSimulator {
       return;
     }
     this.dirty.add(name);
-    if (!this.running) void this.drain();
+    this.pump();
   }
 
-  /** Processes queued names one at a time (a single worker keeps writes ordered and cheap). */
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (!this.stopped && this.dirty.size > 0) {
-        const name = this.dirty.values().next().value as string;
-        this.dirty.delete(name);
-        try {
-          await this.reconcile(name);
-        } catch (err) {
-          // 409: our cached copy was stale; the watch brings the new one and we try again
-          if (httpCode(err) !== 409) this.log.error('simulated operator report failed; retrying', { clusterOperator: name, error: errText(err) });
-          this.enqueue(name, httpCode(err) === 409 ? 100 : 500);
-        }
-      }
-    } finally {
-      this.running = false;
+  /**
+   * Workers take queued names, at most {@link WORKERS} at a time; a name is never reconciled by two workers at
+   * once (queued again while in flight, it is picked up after the running reconcile).
+   */
+  private pump(): void {
+    while (!this.stopped && this.workers < WORKERS) {
+      const name = [...this.dirty].find((n) => !this.inFlight.has(n));
+      if (name === undefined) return;
+      this.dirty.delete(name);
+      this.inFlight.add(name);
+      this.workers++;
+      void this.work(name).finally(() => {
+        this.inFlight.delete(name);
+        this.workers--;
+        this.pump();
+      });
     }
   }
+
+  private async work(name: string): Promise<void> {
+    try {
+      await this.reconcile(name);
+    } catch (err) {
+      // 409: our cached copy was stale; the watch brings the new one and we try again
+      if (httpCode(err) !== 409) this.log.error('simulated operator report failed; retrying', { clusterOperator: name, error: errText(err) });
+      this.enqueue(name, httpCode(err) === 409 ? 100 : 500);
+    }
+  }
+
 
   private deploymentsOf(co: SimClusterOperator): SimDeployment[] {
     const nss = new Set(relatedNamespaces(co.status?.relatedObjects));
