@@ -32,6 +32,12 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
   },
+  upgrade: async (program) => {
+    (await import('./commands/upgrade.js')).registerUpgradeCommands(program);
+  },
+  simulate: async (program) => {
+    (await import('./commands/simulate.js')).registerSimulateCommands(program);
+  },
 };
 
 /**
