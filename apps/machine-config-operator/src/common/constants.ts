@@ -1,44 +1,23 @@
-/** Annotation keys, labels and names of the Machine Config Operator, spelled exactly as upstream. */
+/** Annotation keys, labels and names of the Machine Config Operator, spelled exactly as upstream (mostly from `@keelson/api`). */
+import { MACHINE_CONFIG_ANNOTATIONS, MACHINE_CONFIG_DAEMON_STATES, MCO_LABELS, NODE_ANNOTATIONS, NODE_LABELS, UPDATE_IN_PROGRESS_TAINT as API_TAINT } from '@keelson/api';
 
-const MC = 'machineconfiguration.openshift.io';
-
-/** Node annotations (mco.md 1.6). */
-export const NodeAnnotations = {
-  currentConfig: `${MC}/currentConfig`,
-  desiredConfig: `${MC}/desiredConfig`,
-  state: `${MC}/state`,
-  reason: `${MC}/reason`,
-  desiredDrain: `${MC}/desiredDrain`,
-  lastAppliedDrain: `${MC}/lastAppliedDrain`,
-  currentImage: `${MC}/currentImage`,
-  desiredImage: `${MC}/desiredImage`,
-  firstPivotConfig: `${MC}/firstPivotConfig`,
-  customPoolLabelsApplied: `${MC}/customPoolLabelsApplied`,
-  postConfigAction: `${MC}/post-config-action`,
-  controlPlaneTopology: `${MC}/controlPlaneTopology`,
-} as const;
+/** Node annotations (mco.md 1.6), from `@keelson/api`. */
+export const NodeAnnotations = NODE_ANNOTATIONS;
 
 /** Values of the node `state` annotation. */
-export const NodeStates = { done: 'Done', working: 'Working', degraded: 'Degraded', unreconcilable: 'Unreconcilable' } as const;
+export const NodeStates = { done: MACHINE_CONFIG_DAEMON_STATES.Done, working: MACHINE_CONFIG_DAEMON_STATES.Working, degraded: MACHINE_CONFIG_DAEMON_STATES.Degraded, unreconcilable: MACHINE_CONFIG_DAEMON_STATES.Unreconcilable } as const;
 
-/** MachineConfig annotations. */
-export const McAnnotations = {
-  generatedByControllerVersion: `${MC}/generated-by-controller-version`,
-  releaseImageVersion: `${MC}/release-image-version`,
-  osImageURLOverridden: `${MC}/os-image-url-overridden`,
-  mcNameSuffix: `${MC}/mc-name-suffix`,
-  /** On ControllerConfig: the operator version that wrote it. */
-  generatedByVersion: `${MC}/generated-by-version`,
-} as const;
+/** MachineConfig / ControllerConfig annotations, from `@keelson/api`. */
+export const McAnnotations = MACHINE_CONFIG_ANNOTATIONS;
 
 /** Labels. */
 export const Labels = {
-  role: `${MC}/role`,
-  requiredForUpgrade: 'operator.machineconfiguration.openshift.io/required-for-upgrade',
-  mcoBuiltIn: `${MC}/mco-built-in`,
-  poolPrefix: 'pools.operator.machineconfiguration.openshift.io/',
-  zone: 'topology.kubernetes.io/zone',
-  os: 'kubernetes.io/os',
+  role: MCO_LABELS.role,
+  requiredForUpgrade: MCO_LABELS.requiredForUpgrade,
+  mcoBuiltIn: MCO_LABELS.mcoBuiltIn,
+  poolPrefix: MCO_LABELS.poolPrefix,
+  zone: NODE_LABELS.zone,
+  os: NODE_LABELS.os,
   nodeRolePrefix: 'node-role.kubernetes.io/',
 } as const;
 
@@ -51,7 +30,7 @@ export const OSIMAGEURL_CONFIGMAP = 'machine-config-osimageurl';
 /** The ClusterOperator the operator reports. */
 export const CLUSTER_OPERATOR_NAME = 'machine-config';
 /** Taint the node controller puts on nodes whose desiredConfig differs from the pool target. */
-export const UPDATE_IN_PROGRESS_TAINT = { key: 'UpdateInProgress', effect: 'PreferNoSchedule' } as const;
+export const UPDATE_IN_PROGRESS_TAINT = API_TAINT;
 /** Label of the machine-config-operator pod (its node is updated last in the master pool). */
 export const OPERATOR_POD_LABEL = { key: 'k8s-app', value: 'machine-config-operator' } as const;
 

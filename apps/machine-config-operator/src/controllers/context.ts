@@ -89,7 +89,7 @@ export function createSharedInformers(client: KubeClient, logger: Logger): Share
     new Informer<T>(client, d, { logger: logger.child({ informer: d.plural }), ...extra });
   return {
     nodes: mk(Nodes),
-    pools: mk(MachineConfigPools as ResourceDescriptor<MachineConfigPool>),
+    pools: mk(MachineConfigPools),
     machineConfigs: mk(MachineConfigs, { indexers: { role: labelIndex('machineconfiguration.openshift.io/role') } }),
     controllerConfigs: mk(ControllerConfigs),
     kubeletConfigs: mk(KubeletConfigs),

@@ -1,5 +1,5 @@
 /** The ControllerConfig `machine-config-controller` as the operator writes it (RenderConfig task, pure). */
-import type { ConfigMap, ControllerConfig } from '../common/api-types.js';
+import type { ConfigMap, ControllerConfig, EmbeddedInfrastructure } from '../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
 
 /** Content of the `machine-config-osimageurl` ConfigMap. */
@@ -38,7 +38,7 @@ export function parseOSImageURLConfigMap(cm: ConfigMap | undefined, operatorRele
 /** Cluster inputs of the ControllerConfig beyond the OS images. */
 export interface ClusterInputs {
   /** Infrastructure `cluster` (default: platform None, HighlyAvailable). */
-  infra?: Record<string, unknown>;
+  infra?: EmbeddedInfrastructure;
   /** DNS `cluster` (default: empty baseDomain). */
   dns?: Record<string, unknown>;
   clusterDNSIP: string;
@@ -52,7 +52,7 @@ export interface ClusterInputs {
 const b64 = (s: string | undefined): string => Buffer.from(s ?? '', 'utf8').toString('base64');
 
 /** Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure). */
-export function defaultInfrastructure(): Record<string, unknown> {
+export function defaultInfrastructure(): EmbeddedInfrastructure {
   return {
     apiVersion: 'config.openshift.io/v1',
     kind: 'Infrastructure',
@@ -65,7 +65,7 @@ export function defaultInfrastructure(): Record<string, unknown> {
 /** The desired ControllerConfig. */
 export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInputs, mcoVersion: string): ControllerConfig {
   const infra = cluster.infra ?? defaultInfrastructure();
-  const platform = ((infra['status'] as { platformStatus?: { type?: string } } | undefined)?.platformStatus?.type ?? 'None').toLowerCase();
+  const platform = (infra.status?.platformStatus?.type ?? 'None').toLowerCase();
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'ControllerConfig',

@@ -32,8 +32,8 @@ import { controllerConfigGate } from '../controllers/render/decide.js';
 import { buildControllerConfig, controllerConfigNeedsUpdate, OperatorSyncError, parseOSImageURLConfigMap, type ClusterInputs } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 
-const Pools = MachineConfigPools as ResourceDescriptor<MachineConfigPool>;
-const CMs = ConfigMaps as ResourceDescriptor<ConfigMap>;
+const Pools = MachineConfigPools;
+const CMs = ConfigMaps;
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -143,7 +143,7 @@ export class MachineConfigOperator {
     const infra = await getOpt('/apis/config.openshift.io/v1/infrastructures/cluster');
     const dns = await getOpt('/apis/config.openshift.io/v1/dnses/cluster');
     return {
-      ...(infra ? { infra: { ...infra, kind: 'Infrastructure' } } : {}),
+      ...(infra ? { infra: { spec: {}, ...infra, kind: 'Infrastructure' } } : {}),
       ...(dns ? { dns: { ...dns, kind: 'DNS' } } : {}),
       clusterDNSIP: this.o.clusterDNSIP ?? '172.30.0.10',
       releaseImage: this.o.releaseImage ?? '',

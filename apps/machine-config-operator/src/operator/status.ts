@@ -2,7 +2,7 @@
  * The `machine-config` ClusterOperator status as the MCO operator reports it (pkg/operator/status.go), pure:
  * Available, Progressing, Degraded, Upgradeable, versions, extension.
  */
-import type { ClusterOperator, Condition, MachineConfig, MachineConfigPool } from '../common/api-types.js';
+import type { ClusterOperator, ClusterOperatorStatusCondition, Condition, MachineConfig, MachineConfigPool } from '../common/api-types.js';
 import { Labels, McAnnotations, PoolConditions } from '../common/constants.js';
 
 /** One entry of ClusterOperator status.versions. */
@@ -30,10 +30,10 @@ function versionsEqual(a: readonly OperandVersion[] | undefined, b: readonly Ope
 }
 
 /** library-go SetStatusCondition: lastTransitionTime moves only when status changes. */
-function setCO(conds: Condition[], next: Condition, now: string): Condition[] {
+function setCO(conds: ClusterOperatorStatusCondition[], next: Condition, now: string): ClusterOperatorStatusCondition[] {
   const prev = conds.find((c) => c.type === next.type);
-  const lastTransitionTime = prev && prev.status === next.status ? (prev.lastTransitionTime ?? now) : now;
-  const out: Condition = { type: next.type, status: next.status, lastTransitionTime };
+  const lastTransitionTime = prev && prev.status === next.status ? prev.lastTransitionTime : now;
+  const out: ClusterOperatorStatusCondition = { type: next.type, status: next.status, lastTransitionTime };
   if (next.reason !== undefined && next.reason !== '') out.reason = next.reason;
   if (next.message !== undefined && next.message !== '') out.message = next.message;
   return prev ? conds.map((c) => (c.type === next.type ? out : c)) : [...conds, out];
@@ -90,7 +90,7 @@ export function computeClusterOperatorStatus(input: {
   const prev = input.previous ?? {};
   const events: ClusterOperatorStatusDecision['events'] = [];
   const optrVersion = input.wanted.find((v) => v.name === 'operator')?.version ?? '';
-  let conds: Condition[] = [...(prev.conditions ?? [])];
+  let conds: ClusterOperatorStatusCondition[] = [...(prev.conditions ?? [])];
   const wasProgressing = condTrue(conds, 'Progressing');
   const prevVersions = (prev.versions ?? []) as OperandVersion[];
   const err = input.syncError;

@@ -4,7 +4,7 @@
  * FakeNodeUpdater TEST DOUBLE (see test/helpers/node-updater.ts) until the daemon's virtual nodes exist.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterOperators, ConfigMaps, Informer, Leases, MachineConfigPools, MachineConfigs, nullLogger, type ResourceDescriptor } from '@keelson/kube';
+import { ClusterOperators, ConfigMaps, Informer, Leases, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
 import { customPool, defaultPool } from '@keelson/ignition';
 import {
   Nodes,
@@ -19,7 +19,7 @@ import {
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 import { FakeNodeUpdater } from '../helpers/node-updater.js';
 
-const Pools = MachineConfigPools as ResourceDescriptor<MachineConfigPool>;
+const Pools = MachineConfigPools;
 const NS = 'openshift-machine-config-operator';
 const ROLE = 'machineconfiguration.openshift.io/role';
 const durations = {
@@ -123,7 +123,7 @@ describe('machine-config operator + controller on the embedded API server', () =
       expect(rendered[p]).toMatch(new RegExp(`^rendered-${p}-[0-9a-f]{32}$`));
     }
     const mc = await tc.client.resource(MachineConfigs).get(rendered['worker'] ?? '');
-    expect(mc.spec.osImageURL).toBe('quay.io/openshift/os@sha256:1111');
+    expect(mc.spec?.osImageURL).toBe('quay.io/openshift/os@sha256:1111');
     expect(mc.metadata.annotations?.['machineconfiguration.openshift.io/release-image-version']).toBe('4.99.0');
     const base = (await tc.client.resource(MachineConfigs).list()).items.map((m) => m.metadata.name ?? '');
     expect(base).toEqual(expect.arrayContaining(['00-worker', '01-worker-container-runtime', '01-worker-kubelet', '00-master', '01-master-kubelet']));

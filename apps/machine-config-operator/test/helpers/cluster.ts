@@ -1,11 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { loadCrds } from '@keelson/api';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { KubeClient, KubeConfig } from '@keelson/kube';
-import { parse } from 'yaml';
 
-const CRD_DIR = new URL('../fixtures/upstream/crds/', import.meta.url);
-
-/** A sandbox API server with the MCO CRDs (test/fixtures/upstream/crds) and the MCO namespace. */
+/** A sandbox API server with the OpenShift CRDs of `@keelson/api` (created over HTTP) and the MCO namespace. */
 export interface TestCluster {
   sandbox: Sandbox;
   client: KubeClient;
@@ -18,8 +15,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sandbox.kubeconfigYaml());
   const client = new KubeClient(kubeConfig);
-  for (const f of readdirSync(CRD_DIR).filter((n) => n.endsWith('.crd.yaml'))) {
-    const crd = parse(readFileSync(new URL(f, CRD_DIR), 'utf8')) as { spec: { group: string; names: { plural: string }; versions: Array<{ name: string }> } };
+  for (const crd of await loadCrds(['ClusterOperator', 'MachineConfig', 'MachineConfigPool', 'ControllerConfig', 'KubeletConfig', 'ContainerRuntimeConfig'])) {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     const v = crd.spec.versions[0]?.name ?? 'v1';
     for (let i = 0; ; i++) {

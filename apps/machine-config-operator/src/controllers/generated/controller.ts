@@ -40,7 +40,7 @@ export function chooseSuffix(obj: SubConfig, others: readonly SubConfig[]): stri
 /** The base kubelet.conf of a pool: from `01-<pool>-kubelet`, or `01-worker-kubelet` for custom pools. */
 export function baseKubeletConf(pool: string, mcs: (name: string) => MachineConfig | undefined): string | undefined {
   const mc = mcs(`01-${pool}-kubelet`) ?? mcs('01-worker-kubelet');
-  const files = ((mc?.spec.config as { storage?: { files?: Array<{ path?: string; contents?: { source?: string } }> } } | undefined)?.storage?.files) ?? [];
+  const files = ((mc?.spec?.config as { storage?: { files?: Array<{ path?: string; contents?: { source?: string } }> } } | undefined)?.storage?.files) ?? [];
   const f = files.find((x) => x.path === '/etc/kubernetes/kubelet.conf');
   return f?.contents?.source !== undefined ? decodeDataURL(f.contents.source) : undefined;
 }
@@ -111,7 +111,7 @@ export class GeneratedConfigController {
     for (const want of wanted) {
       const existing = this.ctx.informers.machineConfigs.store.get(want.metadata.name ?? '');
       if (existing === undefined) await mcClient.create(want).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
-      else if (JSON.stringify(existing.spec) !== JSON.stringify(want.spec)) await mcClient.update({ ...existing, spec: want.spec });
+      else if (JSON.stringify(existing.spec) !== JSON.stringify(want.spec)) await mcClient.update({ ...existing, spec: want.spec ?? {} });
     }
     const keep = new Set(wanted.map((m) => m.metadata.name));
     for (const mc of this.owned(name)) if (!keep.has(mc.metadata.name)) await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => { if (!isNotFound(e)) throw e; });
@@ -140,7 +140,7 @@ export class GeneratedConfigController {
         controllerVersion: this.controllerVersion,
       });
     }
-    return containerRuntimeMachineConfig({ name, pool, owner, spec: (obj as ContainerRuntimeConfig).spec, controllerVersion: this.controllerVersion });
+    return containerRuntimeMachineConfig({ name, pool, owner, spec: { containerRuntimeConfig: { ...(obj as ContainerRuntimeConfig).spec.containerRuntimeConfig } }, controllerVersion: this.controllerVersion });
   }
 
   private async setStatus(obj: SubConfig, cond: Condition): Promise<void> {

@@ -3,7 +3,7 @@
  * desiredConfig annotation, keeps the UpdateInProgress taint and writes the pool status.
  * Informers (nodes, pools, operator pods) → queue of pool names → {@link NodeController.reconcile}.
  */
-import { Controller, isConflict, isNotFound, MachineConfigPools, type ReconcileResult, type ResourceDescriptor } from '@keelson/kube';
+import { Controller, isConflict, isNotFound, MachineConfigPools, type ReconcileResult } from '@keelson/kube';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
 import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../../common/constants.js';
 import { Nodes } from '../../common/resources.js';
@@ -12,7 +12,7 @@ import { watchDelayed } from '../watch.js';
 import { decidePoolSync, type PoolSyncDecision } from './decide.js';
 import { getPoolsForNode } from './pools-for-node.js';
 
-const Pools = MachineConfigPools as ResourceDescriptor<MachineConfigPool>;
+const Pools = MachineConfigPools;
 
 /** Pending desiredConfig writes not yet visible in the node cache (a restart-safe pass must not double count). */
 type Expectations = Map<string, { desired: string; until: number }>;

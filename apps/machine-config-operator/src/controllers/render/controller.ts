@@ -2,7 +2,7 @@
  * The render controller: MachineConfigs selected by each pool → `rendered-<pool>-<hash>` MachineConfig, pool
  * spec.configuration, RenderDegraded. Old rendered configs are never deleted (upstream has no GC).
  */
-import { Controller, isAlreadyExists, isConflict, MachineConfigPools, MachineConfigs, type ReconcileResult, type ResourceDescriptor } from '@keelson/kube';
+import { Controller, isAlreadyExists, isConflict, MachineConfigPools, MachineConfigs, type ReconcileResult } from '@keelson/kube';
 import { compileLabelSelector } from '@keelson/ignition';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations, PoolConditions } from '../../common/constants.js';
@@ -11,7 +11,7 @@ import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import { controllerConfigGate, decideRender, pendingSubConfig } from './decide.js';
 
-const Pools = MachineConfigPools as ResourceDescriptor<MachineConfigPool>;
+const Pools = MachineConfigPools;
 
 /** Versions the render controller compares and stamps. */
 export interface RenderVersions {
@@ -125,7 +125,7 @@ export class RenderController {
       return;
     }
     if (JSON.stringify(existing.spec) !== JSON.stringify(mc.spec)) {
-      await client.update({ ...existing, spec: mc.spec });
+      await client.update({ ...existing, spec: mc.spec ?? {} });
     }
   }
 

@@ -81,7 +81,7 @@ export class TemplateController {
           if (!isAlreadyExists(e)) throw e;
         }
       } else if (templateMachineConfigChanged(existing, want)) {
-        await client.update({ ...existing, metadata: { ...existing.metadata, labels: want.metadata.labels ?? {}, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations } }, spec: want.spec });
+        await client.update({ ...existing, metadata: { ...existing.metadata, labels: want.metadata.labels ?? {}, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations } }, spec: want.spec ?? {} });
       }
     }
     await this.setStatus(cc, 'completed', '');
@@ -96,7 +96,7 @@ export class TemplateController {
         : [['TemplateControllerRunning', 'False', ''], ['TemplateControllerCompleted', 'False', ''], ['TemplateControllerFailing', 'True', `failed to sync towards (${String(cc.metadata.generation ?? 0)}) generation using controller version ${this.controllerVersion}: ${message}`]];
     let conditions: Condition[] = cc.status?.conditions ?? [];
     for (const [type, status, msg] of conds) conditions = setPoolCondition(conditions, { type, status, reason: '', message: msg }, now);
-    const status = { ...(cc.status ?? {}), observedGeneration: cc.metadata.generation ?? 0, conditions };
+    const status = { ...(cc.status ?? {}), observedGeneration: cc.metadata.generation ?? 0, conditions: conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? null })) };
     if (JSON.stringify(status) === JSON.stringify(cc.status ?? {})) return;
     try {
       await this.ctx.client.resource(ControllerConfigs).updateStatus({ ...cc, status });

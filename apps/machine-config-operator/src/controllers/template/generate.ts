@@ -65,15 +65,15 @@ const KNOWN_PLATFORMS = new Set(['aws', 'azure', 'baremetal', 'gcp', 'openstack'
 
 /** Platform directories applied, in order, for a ControllerConfig. */
 export function platformDirs(cc: ControllerConfig): string[] {
-  const infra = (cc.spec['infra'] ?? {}) as { status?: { platformStatus?: { type?: string }; controlPlaneTopology?: string } };
-  const type = infra.status?.platformStatus?.type ?? (typeof cc.spec['platform'] === 'string' ? cc.spec['platform'] : 'None');
+  const infra = cc.spec.infra;
+  const type = infra?.status?.platformStatus?.type ?? cc.spec.platform ?? 'None';
   if (type === '') throw new TemplateError('platform type is empty in ControllerConfig spec.infra.status.platformStatus.type', 'ControllerConfig');
   const lower = type.toLowerCase();
   const platform = KNOWN_PLATFORMS.has(lower) ? lower : 'none';
   const out = ['_base'];
   if (ON_PREM.has(platform)) out.push('on-prem');
   out.push(platform);
-  const topo = infra.status?.controlPlaneTopology;
+  const topo = infra?.status?.controlPlaneTopology;
   if (topo === 'SingleReplica') out.push('sno');
   if (topo === 'DualReplica') out.push('two-node-with-fencing');
   return out;
@@ -81,7 +81,7 @@ export function platformDirs(cc: ControllerConfig): string[] {
 
 /** Roles rendered: master and worker, plus arbiter with the HighlyAvailableArbiter topology. */
 export function templateRoles(cc: ControllerConfig): string[] {
-  const topo = ((cc.spec['infra'] ?? {}) as { status?: { controlPlaneTopology?: string } }).status?.controlPlaneTopology;
+  const topo = cc.spec.infra?.status?.controlPlaneTopology;
   return topo === 'HighlyAvailableArbiter' ? ['master', 'worker', 'arbiter'] : ['master', 'worker'];
 }
 
@@ -157,7 +157,7 @@ function renderOne(name: string, role: string, sources: PlatformTemplates, cc: C
     },
     spec: { osImageURL: '', baseOSExtensionsContainerImage: '', config, extensions: extensions.sort() },
   };
-  if (cc.spec['fips'] === true) mc.spec.fips = true;
+  if ((cc.spec as unknown as Record<string, unknown>)['fips'] === true) mc.spec = { ...mc.spec, fips: true };
   return mc;
 }
 
