@@ -214,6 +214,19 @@ describe('machine-config operator + controller on the embedded API server', () =
     expect(maxUnavailable['worker']).toBeLessThanOrEqual(2);
   }, 60_000);
 
+  it('a KubeletConfig becomes 99-worker-generated-kubelet (status Success) and rolls out', async () => {
+    const old = (await pool('worker')).spec.configuration?.name;
+    await tc.client.request('POST', '/apis/machineconfiguration.openshift.io/v1/kubeletconfigs', {
+      body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'KubeletConfig', metadata: { name: 'max-pods' }, spec: { machineConfigPoolSelector: { matchLabels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } }, kubeletConfig: { maxPods: 300 } } },
+    });
+    const mc = await waitFor('generated kubelet MC', () => tc.client.resource(MachineConfigs).get('99-worker-generated-kubelet'));
+    expect(mc.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'KubeletConfig', name: 'max-pods' });
+    const kc = await tc.client.request<{ status?: { conditions?: Array<{ type: string; status: string; message?: string }> } }>('GET', '/apis/machineconfiguration.openshift.io/v1/kubeletconfigs/max-pods');
+    expect(kc.status?.conditions?.at(-1)).toMatchObject({ type: 'Success', status: 'True', message: 'Success' });
+    const w = await waitPoolUpdated('worker', old);
+    expect(w.spec.configuration?.source?.map((s) => s.name)).toContain('99-worker-generated-kubelet');
+  }, 60_000);
+
   it('a controller restarted mid-rollout never exceeds maxUnavailable', async () => {
     for (const k of Object.keys(maxUnavailable)) maxUnavailable[k] = 0;
     const old = (await pool('worker')).spec.configuration?.name;
