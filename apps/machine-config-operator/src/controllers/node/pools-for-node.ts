@@ -23,14 +23,28 @@ export interface PoolsForNode {
   defaultedToMaster?: boolean;
 }
 
-function selects(pool: MachineConfigPool, node: Node): boolean {
+type Matcher = (labels: Record<string, string> | undefined) => boolean;
+/** Compiled node selectors, per selector object (pools from an informer cache keep their identity). */
+const compiled = new WeakMap<object, Matcher>();
+
+function matcherOf(pool: MachineConfigPool): Matcher {
   const sel = pool.spec.nodeSelector;
-  if (sel === undefined || isEmptySelector(sel)) return false;
-  try {
-    return compileLabelSelector(sel).matches(node.metadata.labels);
-  } catch {
-    return false;
+  if (sel === undefined || isEmptySelector(sel)) return () => false;
+  let m = compiled.get(sel);
+  if (m === undefined) {
+    try {
+      const c = compileLabelSelector(sel);
+      m = (labels) => c.matches(labels);
+    } catch {
+      m = () => false;
+    }
+    compiled.set(sel, m);
   }
+  return m;
+}
+
+function selects(pool: MachineConfigPool, node: Node): boolean {
+  return matcherOf(pool)(node.metadata.labels);
 }
 
 /**
