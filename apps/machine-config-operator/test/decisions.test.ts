@@ -209,3 +209,24 @@ describe('operator decisions', () => {
     expect(checkRequiredPools([paused], (n) => mcs[n], '4.99.0', 'h')).toEqual({ hard: true, message: 'error required MachineConfigPool master is paused and cannot sync until it is unpaused' });
   });
 });
+
+describe('node metadata decisions', () => {
+  const W = { 'node-role.kubernetes.io/worker': '' };
+  const infra: MachineConfigPool = { metadata: { name: 'infra' }, spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/infra': '' } }, configuration: { name: 'rendered-infra-v1' } } };
+  const worker: MachineConfigPool = { metadata: { name: 'worker' }, spec: { nodeSelector: { matchLabels: W }, configuration: { name: 'rendered-worker-v2' } } };
+  it('copies custom-pool labels onto a node born into it, once, and holds it back as a candidate', () => {
+    const born = node('w9', W, 'rendered-infra-v1', 'rendered-infra-v1');
+    (born.metadata.annotations ?? {})[`${A}firstPivotConfig`] = 'rendered-infra-v1';
+    const d = decidePoolSync({ pool: worker, pools: [worker, infra], nodes: [born], now, renderedOwnerPool: () => 'infra' });
+    expect(d.customPoolLabels).toEqual([{ node: 'w9', pool: 'infra', labels: { 'node-role.kubernetes.io/infra': '' } }]);
+    expect(d.setDesired).toEqual([]);
+    (born.metadata.annotations ?? {})[`${A}customPoolLabelsApplied`] = '';
+    expect(decidePoolSync({ pool: worker, pools: [worker, infra], nodes: [born], now }).customPoolLabels).toEqual([]);
+  });
+  it('annotates the control plane topology on nodes that lack it', () => {
+    const n1 = node('w1', W, 'rendered-worker-v2', 'rendered-worker-v2');
+    (n1.metadata.annotations ?? {})[`${A}controlPlaneTopology`] = 'HighlyAvailable';
+    const d = decidePoolSync({ pool: worker, pools: [worker], nodes: [n1, node('w2', W, 'rendered-worker-v2', 'rendered-worker-v2')], now, controlPlaneTopology: 'HighlyAvailable' });
+    expect(d.annotateTopology).toEqual(['w2']);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { Controller, isConflict, isNotFound, MachineConfigPools, type ReconcileResult } from '@keelson/kube';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../../common/constants.js';
+import { CONTROLLER_CONFIG_NAME, NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../../common/constants.js';
 import { Nodes } from '../../common/resources.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
@@ -77,6 +77,7 @@ export class NodeController {
       pools: inf.pools.store.list(),
       nodes: inf.nodes.store.list(),
       now: this.ctx.now(),
+      renderedOwnerPool: (name) => inf.machineConfigs.store.get(name)?.metadata.ownerReferences?.[0]?.name,
       ...this.operatorNode(),
     });
     if (!d.hasTarget) return undefined;
@@ -85,6 +86,7 @@ export class NodeController {
       log.error('invalid maxUnavailable; not updating nodes', { err: d.error.message });
       void this.ctx.recorder.warning(pool, 'InvalidMaxUnavailable', d.error.message);
     }
+    await this.applyNodeMetadata(d);
     await this.applyTaints(d);
     await this.applyDesired(pool, d);
     if (d.deferredOperatorNode !== undefined) {
@@ -94,9 +96,25 @@ export class NodeController {
     return undefined;
   }
 
-  private operatorNode(): { operatorNodeName?: string } {
+  private operatorNode(): { operatorNodeName?: string; controlPlaneTopology?: string } {
     const pod = this.ctx.informers.operatorPods.store.list().find((p) => (p.spec?.nodeName ?? '') !== '');
-    return pod?.spec?.nodeName !== undefined ? { operatorNodeName: pod.spec.nodeName } : {};
+    const topo = this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status?.controlPlaneTopology;
+    return { ...(pod?.spec?.nodeName !== undefined ? { operatorNodeName: pod.spec.nodeName } : {}), ...(topo !== undefined ? { controlPlaneTopology: topo } : {}) };
+  }
+
+  /** controlPlaneTopology annotations, and custom-pool labels on nodes born into a custom pool. */
+  private async applyNodeMetadata(d: PoolSyncDecision): Promise<void> {
+    const nodes = this.ctx.client.resource(Nodes);
+    const topo = this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status?.controlPlaneTopology ?? '';
+    for (const name of d.annotateTopology) {
+      await nodes.patch(name, { metadata: { annotations: { [NodeAnnotations.controlPlaneTopology]: topo } } }, { type: 'merge' }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+    }
+    for (const c of d.customPoolLabels) {
+      this.ctx.logger.info(`Node ${c.node} was booted into custom pool ${c.pool}; applying node selector labels`, { node: c.node, pool: c.pool, labels: c.labels });
+      await nodes
+        .patch(c.node, { metadata: { labels: c.labels, annotations: { [NodeAnnotations.customPoolLabelsApplied]: '' } } }, { type: 'merge' })
+        .catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+    }
   }
 
   private async applyTaints(d: PoolSyncDecision): Promise<void> {

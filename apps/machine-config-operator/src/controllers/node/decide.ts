@@ -5,6 +5,7 @@
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
 import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../../common/constants.js';
 import type { PoolTarget } from './node-state.js';
+import { decideCustomPoolLabels, nodesNeedingTopology, type CustomPoolLabelling } from './node-labels.js';
 import { nodesForPool } from './pools-for-node.js';
 import { computeCandidates, computeMaxUnavailable, MaxUnavailableError, sortNodesByZoneAndAge } from './rollout.js';
 import { computePoolStatus, poolStatusChanged, type PoolStatus } from './status.js';
@@ -18,6 +19,10 @@ export interface PoolSyncInput {
   nodes: readonly Node[];
   /** Node running the machine-config-operator pod: updated last in the master pool. */
   operatorNodeName?: string;
+  /** Infrastructure controlPlaneTopology (ControllerConfig spec.infra.status), copied onto the pool's nodes. */
+  controlPlaneTopology?: string;
+  /** Pool owning a rendered MachineConfig (custom-pool births); default: from the rendered name. */
+  renderedOwnerPool?: (renderedName: string) => string | undefined;
   now: Date;
 }
 
@@ -38,6 +43,10 @@ export interface PoolSyncDecision {
   /** Nodes that need the UpdateInProgress taint added / removed. */
   addTaint: string[];
   removeTaint: string[];
+  /** Nodes whose controlPlaneTopology annotation must be set. */
+  annotateTopology: string[];
+  /** Nodes born into a custom pool that get its labels (and are not candidates in this pass). */
+  customPoolLabels: CustomPoolLabelling[];
   /** New pool status, and whether it differs from the current one. */
   status: PoolStatus;
   statusChanged: boolean;
@@ -48,9 +57,9 @@ export interface PoolSyncDecision {
 const hasTaint = (n: Node): boolean => (n.spec?.taints ?? []).some((t) => t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect);
 
 /** Picks the nodes to start, honouring capacity, zone/age order and the operator-node deferral. */
-function pickNodes(pool: MachineConfigPool, poolNodes: Node[], target: PoolTarget, max: number, operatorNodeName: string | undefined): { picked: Node[]; deferred?: string } {
+function pickNodes(pool: MachineConfigPool, poolNodes: Node[], target: PoolTarget, max: number, operatorNodeName: string | undefined, skip: ReadonlySet<string>): { picked: Node[]; deferred?: string } {
   const { candidates, capacity } = computeCandidates(poolNodes, target, max);
-  let list = candidates;
+  let list = skip.size > 0 ? candidates.filter((n) => !skip.has(n.metadata.name ?? '')) : candidates;
   let deferred: string | undefined;
   if (pool.metadata.name === 'master' && operatorNodeName !== undefined && list.length > 1) {
     const without = list.filter((n) => n.metadata.name !== operatorNodeName);
@@ -68,7 +77,15 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
   const { pool, now } = input;
   const poolNodes = nodesForPool(input.pools, pool, input.nodes);
   const targetName = pool.spec.configuration?.name ?? '';
-  const base = { poolNodes, setDesired: [] as string[], addTaint: [] as string[], removeTaint: [] as string[] };
+  const customPoolLabels = decideCustomPoolLabels(input.pools, poolNodes, input.renderedOwnerPool);
+  const base = {
+    poolNodes,
+    setDesired: [] as string[],
+    addTaint: [] as string[],
+    removeTaint: [] as string[],
+    annotateTopology: nodesNeedingTopology(poolNodes, input.controlPlaneTopology),
+    customPoolLabels,
+  };
   if (targetName === '') {
     const { status } = computePoolStatus(pool, poolNodes, { config: '' }, now);
     return { ...base, hasTarget: false, status, statusChanged: false, completed: false };
@@ -90,7 +107,7 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
   let after = poolNodes;
   let deferred: string | undefined;
   if (maxUnavailable !== undefined && pool.spec.paused !== true && pool.metadata.deletionTimestamp === undefined) {
-    const r = pickNodes(pool, poolNodes, target, maxUnavailable, input.operatorNodeName);
+    const r = pickNodes(pool, poolNodes, target, maxUnavailable, input.operatorNodeName, new Set(customPoolLabels.map((c) => c.node)));
     deferred = r.deferred;
     base.setDesired = r.picked.map((n) => n.metadata.name ?? '');
     const chosen = new Set(base.setDesired);
