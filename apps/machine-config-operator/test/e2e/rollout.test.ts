@@ -238,4 +238,38 @@ describe('machine-config operator + controller on the embedded API server', () =
     await waitPoolUpdated('worker', old);
     expect(maxUnavailable['worker']).toBe(2);
   }, 60_000);
+
+  it('an upgrade: the ClusterOperator reports the new version only once the required master pool runs it', async () => {
+    const oldMaster = (await pool('master')).spec.configuration?.name;
+    await operator.stop();
+    await tc.client.resource(ConfigMaps).patch('machine-config-osimageurl', { data: { baseOSContainerImage: 'quay.io/openshift/os@sha256:3333', releaseVersion: '4.99.1' } }, { type: 'merge', namespace: NS });
+    const seen: Array<{ version: string | undefined; masterConfig: string | undefined; masterUpdated: boolean }> = [];
+    const watcher = setInterval(() => {
+      void (async () => {
+        const co = await tc.client.resource(ClusterOperators).get('machine-config');
+        const m = await pool('master');
+        seen.push({ version: co.status?.versions?.[0]?.version, masterConfig: m.status?.configuration?.name, masterUpdated: cond(m, 'Updated') === 'True' });
+      })().catch(() => undefined);
+    }, 50);
+    operator = await startMachineConfigOperator({ kubeconfig: tc.kubeConfig, logger: nullLogger, releaseVersion: '4.99.1', resyncIntervalMs: 200, leaderElection: false });
+    try {
+      const progressing = await waitFor('Progressing towards 4.99.1', async () => {
+        const co = await tc.client.resource(ClusterOperators).get('machine-config');
+        return co.status?.conditions?.find((c) => c.type === 'Progressing' && c.status === 'True' && c.message === 'Working towards 4.99.1') ? co : undefined;
+      });
+      expect(progressing.status?.versions?.[0]?.version).toBe('4.99.0');
+      await waitFor('ClusterOperator at 4.99.1', async () => ((await tc.client.resource(ClusterOperators).get('machine-config')).status?.versions?.[0]?.version === '4.99.1' ? true : undefined), 40_000);
+    } finally {
+      clearInterval(watcher);
+    }
+    const m = await pool('master');
+    expect(m.status?.configuration?.name).not.toBe(oldMaster);
+    const rendered = await tc.client.resource(MachineConfigs).get(m.status?.configuration?.name ?? '');
+    expect(rendered.spec?.osImageURL).toBe('quay.io/openshift/os@sha256:3333');
+    expect(rendered.metadata.annotations?.['machineconfiguration.openshift.io/release-image-version']).toBe('4.99.1');
+    // while the masters were still on the old release, the old version was reported
+    const firstNew = seen.findIndex((s) => s.version === '4.99.1');
+    expect(seen.slice(0, firstNew > 0 ? firstNew : seen.length).some((s) => s.masterConfig === oldMaster)).toBe(true);
+    if (firstNew >= 0) expect(seen[firstNew]?.masterConfig).not.toBe(oldMaster);
+  }, 60_000);
 });

@@ -35,7 +35,7 @@ export class RenderController {
     const d = ctx.durations.renderDelayMs;
     const allPools = (): string[] => inf.pools.store.list().map((p) => p.metadata.name ?? '');
     this.unsubscribe.push(
-      watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], d, (o, n) => JSON.stringify(o.spec) !== JSON.stringify(n.spec) || o.metadata.labels !== n.metadata.labels),
+      watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], d, (o, n) => JSON.stringify(o.spec) !== JSON.stringify(n.spec) || JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels)),
       watchDelayed(this.controller, inf.machineConfigs, (mc) => this.poolsForMachineConfig(mc), d, (o, n) => JSON.stringify(o.spec) !== JSON.stringify(n.spec) || JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels)),
       watchDelayed(this.controller, inf.controllerConfigs, allPools, d),
       watchDelayed(this.controller, inf.kubeletConfigs, allPools, d),
