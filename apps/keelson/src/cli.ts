@@ -29,6 +29,9 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   graph: async (program) => {
     (await import('./commands/graph.js')).registerGraphCommands(program);
   },
+  mcp: async (program) => {
+    (await import('./commands/mcp.js')).registerMcpCommands(program);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
   },
