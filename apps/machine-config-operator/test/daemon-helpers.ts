@@ -1,6 +1,6 @@
 /**
  * Shared test plumbing for the daemon, server and virtual-node tests: a real embedded API server (HTTP on
- * 127.0.0.1) with the upstream MCO CRDs from test/fixtures/upstream, MachineConfig builders, and the drain
+ * 127.0.0.1) with the upstream MCO CRDs shipped by @keelson/api, MachineConfig builders, and the drain
  * responder TEST DOUBLE standing in for the machine-config-controller's drain controller (cordon/uncordon and
  * `lastAppliedDrain`; no pod eviction), which lives in the sibling controller code.
  */
@@ -9,16 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
-import { ControllerConfigs, Informer, KubeClient, MachineConfigPools, MachineConfigs, isAlreadyExists } from '@keelson/kube';
-import { NodeAnnotations, Nodes, type MachineConfig, type Node } from '../src/daemon/api-types.js';
+import { ControllerConfigs, Informer, KubeClient, MachineConfigPools, MachineConfigs, isAlreadyExists, isNotFound } from '@keelson/kube';
+import { NODE_ANNOTATIONS, crdFile, type MachineConfig, type Node } from '@keelson/api';
+import { Nodes } from '../src/daemon/cluster.js';
 import { encodeDataUrl } from '../src/daemon/dataurl.js';
 
-const CRDS: [string, string, string][] = [
-  ['0000_80_machine-config_01_machineconfigs.crd.yaml', 'machineconfigs', 'machineconfiguration.openshift.io'],
-  ['0000_80_machine-config_01_machineconfigpools.crd.yaml', 'machineconfigpools', 'machineconfiguration.openshift.io'],
-  ['0000_80_machine-config_01_controllerconfigs-Default.crd.yaml', 'controllerconfigs', 'machineconfiguration.openshift.io'],
-  ['0000_80_machine-config_01_machineconfigurations.crd.yaml', 'machineconfigurations', 'operator.openshift.io'],
-];
+const CRD_KINDS = ['MachineConfig', 'MachineConfigPool', 'ControllerConfig', 'MachineConfiguration'] as const;
 
 /** A sandbox with the MCO CRDs, a client and a temp directory. */
 export interface TestEnv {
@@ -28,8 +24,9 @@ export interface TestEnv {
   stop(): Promise<void>;
 }
 
-async function installCrd(client: KubeClient, file: string, plural: string, group: string): Promise<void> {
-  const text = readFileSync(new URL(`./fixtures/upstream/crds/${file}`, import.meta.url), 'utf8');
+async function installCrd(client: KubeClient, kind: (typeof CRD_KINDS)[number]): Promise<void> {
+  const { path, plural, group } = crdFile(kind);
+  const text = readFileSync(path, 'utf8');
   try {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: parseYaml(text) as Record<string, unknown> });
   } catch (e) {
@@ -75,7 +72,7 @@ export function controllerConfig(caPem = ''): Record<string, unknown> {
 export async function startEnv(): Promise<TestEnv> {
   const sandbox = await startSandbox({ bookmarkIntervalMs: 1000 });
   const client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
-  for (const [f, p, g] of CRDS) await installCrd(client, f, p, g);
+  for (const k of CRD_KINDS) await installCrd(client, k);
   await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } } });
   await client.resource(ControllerConfigs).create(controllerConfig('-----BEGIN CERTIFICATE-----\nTEST\n-----END CERTIFICATE-----\n') as never);
   const dir = mkdtempSync(join(tmpdir(), 'mco-daemon-test-'));
@@ -140,20 +137,31 @@ export async function createPool(client: KubeClient, name: string, config: strin
 
 /** Sets a node's desiredConfig (the node controller's job; the tests play it). */
 export async function setDesired(client: KubeClient, node: string, config: string): Promise<void> {
-  await client.resource(Nodes).patch(node, { metadata: { annotations: { [NodeAnnotations.desiredConfig]: config } } }, { type: 'merge' });
+  await client.resource(Nodes).patch(node, { metadata: { annotations: { [NODE_ANNOTATIONS.desiredConfig]: config } } }, { type: 'merge' });
 }
 
 /** Annotation of a node. */
 export async function annotation(client: KubeClient, node: string, key: string): Promise<string | undefined> {
-  return (await client.resource(Nodes).get(node)).metadata.annotations?.[key];
+  try {
+    return (await client.resource(Nodes).get(node)).metadata.annotations?.[key];
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+let pollIntervalMs = 25;
+/** Sets the polling interval of {@link until} (tests with many concurrent waits poll less often). */
+export function setPollInterval(ms: number): void {
+  pollIntervalMs = ms;
 }
 
 /** Polls until `fn` is true. */
-export async function until(fn: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
+export async function until(fn: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition', intervalMs = pollIntervalMs): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
@@ -162,8 +170,12 @@ export async function until(fn: () => boolean | Promise<boolean>, ms = 20_000, w
 export async function untilDone(client: KubeClient, node: string, config: string, ms = 20_000): Promise<void> {
   await until(
     async () => {
-      const a = (await client.resource(Nodes).get(node)).metadata.annotations ?? {};
-      return a[NodeAnnotations.state] === 'Done' && a[NodeAnnotations.currentConfig] === config;
+      const n = await client.resource(Nodes).get(node).catch((e: unknown) => {
+        if (isNotFound(e)) return undefined; // not registered yet
+        throw e;
+      });
+      const a = n?.metadata.annotations ?? {};
+      return a[NODE_ANNOTATIONS.state] === 'Done' && a[NODE_ANNOTATIONS.currentConfig] === config;
     },
     ms,
     `${node} Done on ${config}`,
@@ -202,13 +214,13 @@ export class DrainResponder {
   }
   async #handle(n: Node): Promise<void> {
     const name = n.metadata.name ?? '';
-    const want = n.metadata.annotations?.[NodeAnnotations.desiredDrain] ?? '';
-    if (want === '' || want === n.metadata.annotations?.[NodeAnnotations.lastAppliedDrain] || this.#inflight.has(`${name}/${want}`)) return;
+    const want = n.metadata.annotations?.[NODE_ANNOTATIONS.desiredDrain] ?? '';
+    if (want === '' || want === n.metadata.annotations?.[NODE_ANNOTATIONS.lastAppliedDrain] || this.#inflight.has(`${name}/${want}`)) return;
     this.#inflight.add(`${name}/${want}`);
     const list = this.requests.get(name) ?? [];
     list.push(want);
     this.requests.set(name, list);
-    await this.#client.resource(Nodes).patch(name, { spec: { unschedulable: want.startsWith('drain-') ? true : null }, metadata: { annotations: { [NodeAnnotations.lastAppliedDrain]: want } } }, { type: 'merge' });
+    await this.#client.resource(Nodes).patch(name, { spec: { unschedulable: want.startsWith('drain-') ? true : null }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } } }, { type: 'merge' });
     this.#inflight.delete(`${name}/${want}`);
   }
 }

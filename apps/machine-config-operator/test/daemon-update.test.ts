@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeAnnotations } from '../src/daemon/api-types.js';
+import { NODE_ANNOTATIONS } from '@keelson/api';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import { DrainResponder, annotation, createMc, createPool, machineConfig, setDesired, startEnv, until, untilDone, type McParts, type TestEnv } from './daemon-helpers.js';
@@ -47,6 +47,8 @@ describe('daemon update flow on a virtual node', () => {
       onEvent: (e) => events.push(e),
     });
     await untilDone(env.client, NODE, 'rendered-worker-a');
+    // node-annotations.json already says Done; the daemon's own Done after validating the first boot sets reason ""
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)) === '', 20_000, 'first boot validated');
   }, 60_000);
 
   afterAll(async () => {
@@ -62,7 +64,7 @@ describe('daemon update flow on a virtual node', () => {
     expect(m.reboots).toBe(1); // the firstboot reboot into IMG1
     expect(m.os.log.some((l) => l.join(' ').includes(`rebase --experimental ostree-unverified-registry:${IMG1}`))).toBe(true);
     expect(existsSync(rootFile('/etc/machine-config-daemon/node-annotation.json.bak'))).toBe(true);
-    expect(await annotation(env.client, NODE, NodeAnnotations.firstPivotConfig)).toBe('rendered-worker-a');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.firstPivotConfig)).toBe('rendered-worker-a');
   });
 
   it('an SSH-key-only change completes with no drain and no reboot', async () => {
@@ -73,7 +75,7 @@ describe('daemon update flow on a virtual node', () => {
     expect(readFileSync(rootFile('/home/core/.ssh/authorized_keys.d/ignition'), 'utf8')).toBe('ssh-ed25519 AAAA key1\nssh-ed25519 BBBB key2\n');
     expect(machine().reboots).toBe(reboots);
     expect(drains.seen(NODE)).not.toContain('drain-rendered-worker-b');
-    expect(await annotation(env.client, NODE, NodeAnnotations.reason)).toBe('');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe('');
   });
 
   it('a policy.json change reloads crio without drain or reboot (node disruption policy)', async () => {
@@ -101,15 +103,15 @@ describe('daemon update flow on a virtual node', () => {
     expect(readFileSync(rootFile('/etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig'), 'utf8')).toBe('pool 2.rhel.pool.ntp.org iburst\n');
     expect(readFileSync(rootFile('/etc/chrony.conf'), 'utf8')).toBe('server time.example.com iburst\n');
     expect(events.some((e) => e.phase === 'rebooting' && e.config === 'rendered-worker-d')).toBe(true);
-    expect(await annotation(env.client, NODE, NodeAnnotations.postConfigAction)).toBe('');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.postConfigAction)).toBe('');
   });
 
   it('a file edited by hand degrades the node with the upstream message; fixing the file recovers', async () => {
     writeFileSync(rootFile('/etc/foo'), 'edited by an admin\n');
     await createMc(env.client, machineConfig('rendered-worker-e', { ...base, sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'], kernelArguments: ['nosmt'], files: { ...base.files, '/etc/bar': 'bar\n' } }));
     await setDesired(env.client, NODE, 'rendered-worker-e');
-    await until(async () => (await annotation(env.client, NODE, NodeAnnotations.state)) === 'Degraded', 20_000, 'Degraded');
-    expect(await annotation(env.client, NODE, NodeAnnotations.reason)).toBe('unexpected on-disk state validating against rendered-worker-d: content mismatch for file "/etc/foo"');
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Degraded', 20_000, 'Degraded');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe('unexpected on-disk state validating against rendered-worker-d: content mismatch for file "/etc/foo"');
     writeFileSync(rootFile('/etc/foo'), 'foo-1\n');
     await untilDone(env.client, NODE, 'rendered-worker-e');
     expect(readFileSync(rootFile('/etc/bar'), 'utf8')).toBe('bar\n');
@@ -121,8 +123,8 @@ describe('daemon update flow on a virtual node', () => {
     const parts: McParts = { ...base, sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'], kernelArguments: ['nosmt'], files: { ...base.files, '/etc/bar': 'bar-2\n' } };
     await createMc(env.client, machineConfig('rendered-worker-f', parts));
     await setDesired(env.client, NODE, 'rendered-worker-f');
-    await until(async () => (await annotation(env.client, NODE, NodeAnnotations.state)) === 'Degraded', 20_000, 'Degraded');
-    expect(await annotation(env.client, NODE, NodeAnnotations.reason)).toBe(
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Degraded', 20_000, 'Degraded');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe(
       'unexpected on-disk state validating against rendered-worker-e: mode mismatch for file: "/etc/foo"; expected: -rw-r--r--/420/0644; received: -rw-------/384/0600',
     );
     const reboots = machine().reboots;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTls, type TlsMaterial } from '@keelson/kube-sandbox';
 import { MachineConfigPools } from '@keelson/kube';
-import { NodeAnnotations } from '../src/daemon/api-types.js';
+import { NODE_ANNOTATIONS } from '@keelson/api';
 import { decodeDataUrl } from '../src/daemon/dataurl.js';
 import { startMachineConfigServer, type MachineConfigServer } from '../src/server/server.js';
 import { startVirtualNodes } from '../src/virtual/harness.js';
@@ -189,10 +189,10 @@ describe('machine-config-server over HTTPS', () => {
     try {
       await untilDone(env.client, 'new-worker', 'rendered-worker-2');
       // node-annotations.json already says Done; the daemon's own Done (after validating the first boot) sets reason ""
-      await until(async () => (await annotation(env.client, 'new-worker', NodeAnnotations.reason)) === '', 20_000, 'daemon Done');
+      await until(async () => (await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.reason)) === '', 20_000, 'daemon Done');
       expect(existsSync(join(env.dir, 'roots/new-worker/etc/machine-config-daemon/node-annotation.json.bak'))).toBe(true);
-      expect(await annotation(env.client, 'new-worker', NodeAnnotations.firstPivotConfig)).toBe('rendered-worker-2');
-      expect(await annotation(env.client, 'new-worker', NodeAnnotations.state)).toBe('Done');
+      expect(await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.firstPivotConfig)).toBe('rendered-worker-2');
+      expect(await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.state)).toBe('Done');
       expect(vn.machines.get('new-worker')?.reboots).toBe(1);
     } finally {
       await vn.stop();

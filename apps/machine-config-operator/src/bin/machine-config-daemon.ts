@@ -16,7 +16,7 @@ import { parseCount, parseDuration, UsageError } from './args.js';
 const USAGE = `Usage:
   machine-config-daemon start [--node-name NAME] [--root-mount DIR] [--kubeconfig FILE]
   machine-config-daemon start --virtual-nodes N --kubeconfig FILE [--pool worker] [--reboot-duration 30s]
-                              [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--zones a,b,c]
+                              [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--first-index I] [--zones a,b,c]
   machine-config-daemon firstboot-complete-machineconfig [--root-mount DIR]`;
 
 const log = createLogger({ fields: { component: 'machine-config-daemon' } });
@@ -35,6 +35,7 @@ async function start(argv: string[]): Promise<void> {
       'server-url': { type: 'string' },
       'server-ca': { type: 'string' },
       'name-prefix': { type: 'string' },
+      'first-index': { type: 'string', default: '0' },
       zones: { type: 'string' },
     },
   });
@@ -44,7 +45,11 @@ async function start(argv: string[]): Promise<void> {
     const pool = values.pool;
     const prefix = values['name-prefix'] ?? `virtual-${pool}-`;
     const zones = (values.zones ?? '').split(',').filter((z) => z !== '');
-    const nodes = Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, role: pool, pool, ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}) }));
+    const first = parseCount('first-index', values['first-index']);
+    const nodes = Array.from({ length: n }, (_, i) => ({ name: `${prefix}${first + i}`, role: pool, pool, ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}) }));
+    // the handler is installed first: a SIGTERM during startup still stops cleanly
+    const running: { stop?: () => Promise<void> } = {};
+    onShutdown(async () => running.stop?.(), { logger: log });
     const vn = await startVirtualNodes({
       ...(kubeconfig !== undefined ? { kubeconfig } : {}),
       nodes,
@@ -57,8 +62,8 @@ async function start(argv: string[]): Promise<void> {
         log.info('virtual node event', { node: e.node, phase: e.phase, config: e.config, message: e.message });
       },
     });
+    running.stop = () => vn.stop();
     log.info('virtual nodes running', { count: n, pool, root: values['virtual-root'] });
-    onShutdown(() => vn.stop(), { logger: log });
     return;
   }
   const nodeName = values['node-name'] ?? process.env['NODE_NAME'] ?? hostname();

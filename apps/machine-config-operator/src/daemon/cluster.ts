@@ -3,8 +3,11 @@
  * name (rendered configs are content-addressed, so a fetched one is cached for good). A `NodeSource` is either a
  * per-node informer (a real daemon) or one shared informer dispatching to many virtual nodes.
  */
-import { EventRecorder, Informer, MachineConfigs, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
-import { Nodes, type MachineConfig, type Node } from './api-types.js';
+import { EventRecorder, Informer, MachineConfigs, defineResource, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { type MachineConfig, type Node } from '@keelson/api';
+
+/** Descriptor of core/v1 Nodes (not among @keelson/kube's descriptors). */
+export const Nodes = defineResource<Node>({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false });
 
 /** Latest state of one Node and its changes. */
 export interface NodeSource {

@@ -3,7 +3,7 @@
  * de-duplicated, last duplicate wins), and conversion of API objects to @keelson/ignition's MachineConfig shape.
  */
 import { parseAndConvertConfig, type IgnitionConfigV3, type MachineConfig as IgnMachineConfig, type JsonObject } from '@keelson/ignition';
-import type { MachineConfig } from './api-types.js';
+import type { MachineConfig } from '@keelson/api';
 
 /** A MachineConfig whose Ignition config cannot be parsed. */
 export class ConfigParseError extends Error {
@@ -19,7 +19,7 @@ export class ConfigParseError extends Error {
 
 /** The Ignition config of a MachineConfig as spec 3.5 (an absent config is the empty 3.5.0 config). */
 export function ignitionOf(mc: MachineConfig): IgnitionConfigV3 {
-  const raw = mc.spec.config;
+  const raw = mc.spec?.config;
   if (raw === undefined || raw === null) return { ignition: { version: '3.5.0' } };
   try {
     return parseAndConvertConfig(typeof raw === 'string' ? raw : JSON.stringify(raw));
@@ -30,18 +30,18 @@ export function ignitionOf(mc: MachineConfig): IgnitionConfigV3 {
 
 /** The API object in the shape @keelson/ignition's daemon functions take. */
 export function toIgnitionMc(mc: MachineConfig): IgnMachineConfig {
-  const { config, ...rest } = mc.spec;
+  const { config, ...rest } = mc.spec ?? {};
   const spec: IgnMachineConfig['spec'] = { ...rest };
   if (config !== undefined) spec.config = config as JsonObject;
   return { metadata: { name: mc.metadata.name ?? '', ...(mc.metadata.annotations ? { annotations: mc.metadata.annotations } : {}) }, spec };
 }
 
 /** The empty MachineConfig firstboot starts from (`mco-empty-mc`). */
-export function emptyMachineConfig(osImageURL: string, kernelArguments: string[]): MachineConfig {
+export function emptyMachineConfig(osImageURL: string, kernelArguments: string[], fips: boolean): MachineConfig {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: { name: 'mco-empty-mc' },
-    spec: { osImageURL, config: { ignition: { version: '3.5.0' } }, kernelArguments },
+    spec: { osImageURL, config: { ignition: { version: '3.5.0' } }, kernelArguments, fips },
   };
 }

@@ -4,7 +4,7 @@
  * are retried with per-item exponential backoff 1 s .. 60 s.
  */
 import { promises as fs } from 'node:fs';
-import { NodeAnnotations, POST_CONFIG_ACTION_REBOOTING, type MachineConfig, type Node } from './api-types.js';
+import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig, type Node } from '@keelson/api';
 import type { ClusterAccess, DaemonContext } from './context.js';
 import { MachineConfigNotFoundError } from './cluster.js';
 import { emit } from './context.js';
@@ -119,10 +119,10 @@ export class MachineConfigDaemon {
     const reason = err.message.slice(0, MAX_REASON_LENGTH);
     const state = unreconcilable ? 'Unreconcilable' : 'Degraded';
     this.ctx.logger.error('update failed', { node: this.ctx.nodeName, state, error: reason });
-    emit(this.ctx, unreconcilable ? 'unreconcilable' : 'degraded', ann(this.#cluster.source.current(), NodeAnnotations.desiredConfig), reason);
+    emit(this.ctx, unreconcilable ? 'unreconcilable' : 'degraded', ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
     const node = this.#cluster.source.current();
-    if (ann(node, NodeAnnotations.state) === state && ann(node, NodeAnnotations.reason) === reason) return;
-    await this.#cluster.writer.setAnnotations({ [NodeAnnotations.state]: state, [NodeAnnotations.reason]: reason });
+    if (ann(node, NODE_ANNOTATIONS.state) === state && ann(node, NODE_ANNOTATIONS.reason) === reason) return;
+    await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
   }
 
   /** One sync of the node (syncNode). */
@@ -134,14 +134,14 @@ export class MachineConfigDaemon {
       this.#booting = false;
       return;
     }
-    const desiredDrain = ann(node, NodeAnnotations.desiredDrain);
-    if (desiredDrain !== '' && desiredDrain !== ann(node, NodeAnnotations.lastAppliedDrain) && !desiredDrain.startsWith('uncordon-')) return;
-    const desired = ann(node, NodeAnnotations.desiredConfig);
+    const desiredDrain = ann(node, NODE_ANNOTATIONS.desiredDrain);
+    if (desiredDrain !== '' && desiredDrain !== ann(node, NODE_ANNOTATIONS.lastAppliedDrain) && !desiredDrain.startsWith('uncordon-')) return;
+    const desired = ann(node, NODE_ANNOTATIONS.desiredConfig);
     if (desired === '') return;
     const onDisk = await readOnDiskConfig(this.ctx);
-    const currentName = onDisk?.metadata.name ?? ann(node, NodeAnnotations.currentConfig);
+    const currentName = onDisk?.metadata.name ?? ann(node, NODE_ANNOTATIONS.currentConfig);
     const force = await exists(this.ctx.root.resolve(FORCE_FILE_PATH));
-    if (currentName === desired && ann(node, NodeAnnotations.state) === 'Done' && ann(node, NodeAnnotations.currentConfig) === desired && !force) return;
+    if (currentName === desired && ann(node, NODE_ANNOTATIONS.state) === 'Done' && ann(node, NODE_ANNOTATIONS.currentConfig) === desired && !force) return;
     const current = await this.#currentConfig(currentName, onDisk);
     const desiredMc = await this.#cluster.configs.get(desired);
     if (!force) await this.#preflight(current);
@@ -186,11 +186,11 @@ export class MachineConfigDaemon {
     killPoint('boot-after-uncordon-requested');
     const node = this.#cluster.source.current();
     const patch: Record<string, string> = {
-      [NodeAnnotations.state]: 'Done',
-      [NodeAnnotations.currentConfig]: config,
-      [NodeAnnotations.reason]: '',
+      [NODE_ANNOTATIONS.state]: 'Done',
+      [NODE_ANNOTATIONS.currentConfig]: config,
+      [NODE_ANNOTATIONS.reason]: '',
     };
-    if (ann(node, NodeAnnotations.postConfigAction) !== '') patch[NodeAnnotations.postConfigAction] = '';
+    if (ann(node, NODE_ANNOTATIONS.postConfigAction) !== '') patch[NODE_ANNOTATIONS.postConfigAction] = '';
     await this.#cluster.writer.setAnnotations(patch);
     killPoint('boot-after-done');
     await clearJournal(this.ctx.root);
@@ -200,13 +200,13 @@ export class MachineConfigDaemon {
 
   /** First node annotations from node-annotations.json (first boot) or the on-disk currentconfig. */
   async #loadNodeAnnotations(node: Node): Promise<Node> {
-    if (ann(node, NodeAnnotations.currentConfig) !== '') return node;
+    if (ann(node, NODE_ANNOTATIONS.currentConfig) !== '') return node;
     const initial = (await readJson(this.ctx.root.resolve(NODE_ANNOTATIONS_PATH))) as Record<string, string> | undefined;
     if (initial && typeof initial === 'object') return this.#cluster.writer.setAnnotations(initial);
     const onDisk = await readOnDiskConfig(this.ctx);
     const name = onDisk?.metadata.name;
-    if (name) return this.#cluster.writer.setAnnotations({ [NodeAnnotations.currentConfig]: name, [NodeAnnotations.state]: 'Done' });
-    throw new Error(`node ${this.ctx.nodeName} has no ${NodeAnnotations.currentConfig} annotation and no ${NODE_ANNOTATIONS_PATH} or ${CURRENT_CONFIG_PATH} to take it from`);
+    if (name) return this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.currentConfig]: name, [NODE_ANNOTATIONS.state]: 'Done' });
+    throw new Error(`node ${this.ctx.nodeName} has no ${NODE_ANNOTATIONS.currentConfig} annotation and no ${NODE_ANNOTATIONS_PATH} or ${CURRENT_CONFIG_PATH} to take it from`);
   }
 
   /** Resumes an update a killed daemon left (see journal.ts); true when it handled the boot. */
@@ -231,15 +231,15 @@ export class MachineConfigDaemon {
   /** checkStateOnFirstRun. */
   async #checkStateOnFirstRun(initialNode: Node): Promise<void> {
     let node = initialNode;
-    if (ann(node, NodeAnnotations.postConfigAction) === POST_CONFIG_ACTION_REBOOTING) emit(this.ctx, 'booted', ann(node, NodeAnnotations.desiredConfig));
+    if (ann(node, NODE_ANNOTATIONS.postConfigAction) === POST_CONFIG_ACTION_REBOOTING) emit(this.ctx, 'booted', ann(node, NODE_ANNOTATIONS.desiredConfig));
     node = await this.#loadNodeAnnotations(node);
     const journal = await readJournal(this.ctx.root);
     if (journal && (await this.#resume(journal))) return;
     const bootstrapping = await exists(this.ctx.root.resolve(NODE_ANNOTATIONS_PATH));
     await this.ctx.os.cleanupRollback();
     const onDisk = await readOnDiskConfig(this.ctx);
-    const currentName = (!bootstrapping ? onDisk?.metadata.name : undefined) ?? ann(node, NodeAnnotations.currentConfig);
-    const desiredName = ann(node, NodeAnnotations.desiredConfig) || currentName;
+    const currentName = (!bootstrapping ? onDisk?.metadata.name : undefined) ?? ann(node, NODE_ANNOTATIONS.currentConfig);
+    const desiredName = ann(node, NODE_ANNOTATIONS.desiredConfig) || currentName;
     const current = await this.#currentConfig(currentName, onDisk);
     const desired = await this.#cluster.configs.get(desiredName);
     if (await exists(this.ctx.root.resolve(FORCE_FILE_PATH))) {

@@ -3,7 +3,7 @@
  * `desiredDrain` = `drain-<config>` / `uncordon-<config>` and waits until the drain controller copies it to
  * `lastAppliedDrain` (1 hour for a drain, 10 minutes for an uncordon, then the upstream error).
  */
-import { NodeAnnotations, type Node } from './api-types.js';
+import { NODE_ANNOTATIONS, type Node } from '@keelson/api';
 import type { NodeSource, NodeWriter } from './cluster.js';
 
 /** Drain or uncordon did not complete in time. */
@@ -72,14 +72,14 @@ export async function performDrainRequest(
 ): Promise<void> {
   const want = `${kind}-${config}`;
   const node = source.current();
-  if (ann(node, NodeAnnotations.lastAppliedDrain) === want) return;
+  if (ann(node, NODE_ANNOTATIONS.lastAppliedDrain) === want) return;
   if (kind === 'drain') {
     writer.event('Normal', 'Cordon', `Cordoned node to apply update`);
     writer.event('Normal', 'Drain', `Draining node to update config.`);
   }
-  if (ann(node, NodeAnnotations.desiredDrain) !== want) await writer.setAnnotations({ [NodeAnnotations.desiredDrain]: want });
+  if (ann(node, NODE_ANNOTATIONS.desiredDrain) !== want) await writer.setAnnotations({ [NODE_ANNOTATIONS.desiredDrain]: want });
   const timeoutMs = kind === 'drain' ? timeouts.drainMs : timeouts.uncordonMs;
-  const done = await waitForNode(source, (n) => ann(n, NodeAnnotations.lastAppliedDrain) === want, timeoutMs, signal);
+  const done = await waitForNode(source, (n) => ann(n, NODE_ANNOTATIONS.lastAppliedDrain) === want, timeoutMs, signal);
   if (done) return;
   if (kind === 'drain') {
     writer.event('Warning', 'FailedToDrain', `failed to drain node: ${writer.name} after 1 hour`);
@@ -90,5 +90,5 @@ export async function performDrainRequest(
 
 /** Single-node clusters are never drained. */
 export function isSingleNodeTopology(node: Node | undefined): boolean {
-  return ann(node, NodeAnnotations.controlPlaneTopology) === 'SingleReplica';
+  return ann(node, NODE_ANNOTATIONS.controlPlaneTopology) === 'SingleReplica';
 }

@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { splitKernelArguments } from '@keelson/ignition';
-import type { MachineConfig } from './api-types.js';
+import type { MachineConfig } from '@keelson/api';
 import { emptyMachineConfig } from './config.js';
 import { ENCAPSULATED_CONFIG_PATH } from './constants.js';
 import type { DaemonContext } from './context.js';
@@ -42,21 +42,21 @@ export async function runFirstboot(ctx: DaemonContext): Promise<FirstbootResult>
   } catch (e) {
     throw new FirstbootError(`${ENCAPSULATED_CONFIG_PATH}: cannot read the encapsulated MachineConfig: ${(e as Error).message}`);
   }
-  if (typeof mc !== 'object' || typeof mc.metadata !== 'object' || typeof mc.spec !== 'object') {
+  if (typeof mc !== 'object' || typeof mc.metadata !== 'object' || typeof mc.spec !== 'object' || mc.spec === null) {
     throw new FirstbootError(`${ENCAPSULATED_CONFIG_PATH}: not a MachineConfig (needs metadata and spec)`);
   }
+  const spec = mc.spec;
   const booted = await ctx.os.bootedImage();
   const have = new Set(await ctx.os.kernelArguments());
-  const present = splitKernelArguments(mc.spec.kernelArguments ?? []).filter((k) => have.has(k));
-  const old = emptyMachineConfig(booted, present);
-  old.spec.fips = await ctx.host.fipsEnabled();
+  const present = splitKernelArguments(spec.kernelArguments ?? []).filter((k) => have.has(k));
+  const old = emptyMachineConfig(booted, present, await ctx.host.fipsEnabled());
   const name = mc.metadata.name ?? '';
-  const wantKargs = splitKernelArguments(mc.spec.kernelArguments ?? []);
+  const wantKargs = splitKernelArguments(spec.kernelArguments ?? []);
   const noDiff =
-    (mc.spec.osImageURL ?? '') === booted &&
+    (spec.osImageURL ?? '') === booted &&
     wantKargs.every((k) => have.has(k)) &&
-    (mc.spec.extensions ?? []).length === 0 &&
-    ['', 'default'].includes(mc.spec.kernelType ?? '');
+    (spec.extensions ?? []).length === 0 &&
+    ['', 'default'].includes(spec.kernelType ?? '');
   if (noDiff) {
     await fs.rm(path, { force: true });
     return { skipped: true, rebooted: false, config: name };

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { splitKernelArguments } from '@keelson/ignition';
 import type { IgnitionConfigV3, Unit } from '@keelson/ignition';
-import type { MachineConfig } from './api-types.js';
+import type { MachineConfig } from '@keelson/api';
 import { ignitionOf } from './config.js';
 import { CERT_WRITER_FILES, SYSTEMD_UNIT_DIR } from './constants.js';
 import { decodeContents } from './dataurl.js';
@@ -106,13 +106,13 @@ export async function validateFilesAndUnits(root: HostRoot, host: Host, ign: Ign
 
 /** OS image and kernel arguments of a config against the booted deployment. */
 export async function validateOs(os: OsDriver, mc: MachineConfig): Promise<void> {
-  const want = splitKernelArguments(mc.spec.kernelArguments ?? []);
+  const want = splitKernelArguments(mc.spec?.kernelArguments ?? []);
   if (want.length > 0) {
     const have = new Set(await os.kernelArguments());
     const missing = want.filter((k) => !have.has(k));
     if (missing.length > 0) throw new OnDiskValidationError(`missing expected kernel arguments: [${missing.join(' ')}]`);
   }
-  const image = mc.spec.osImageURL ?? '';
+  const image = mc.spec?.osImageURL ?? '';
   if (image !== '') {
     const booted = await os.bootedImage();
     if (booted !== image) throw new OnDiskValidationError(`expected target osImageURL ${goQuote(image)}, have ${goQuote(booted)}`);

@@ -4,7 +4,7 @@
  * `rpm-ostree` binary, an ostree sysroot (`SysrootRpmOstree`) or the `SimulatedRpmOstree` of virtual nodes.
  */
 import { RpmOstree, applyOsChangesOnHost, bootedDeployment, osImageUrlOf, type CommandRunner } from '@keelson/ostree';
-import type { MachineConfig } from './api-types.js';
+import type { MachineConfig } from '@keelson/api';
 
 /** OS operations of an update (rpm-ostree.go in upstream's daemon). */
 export interface OsDriver {

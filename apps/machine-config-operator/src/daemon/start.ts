@@ -4,7 +4,8 @@
  * each virtual node.
  */
 import { EventRecorder, KubeClient, KubeConfig, MachineConfigurations, isNotFound, nullLogger, type Logger } from '@keelson/kube';
-import type { NodeDisruptionPolicy } from '@keelson/ignition';
+import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
+import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
 import { MachineConfigCache, NodeWriter, SharedNodeInformer, type NodeSource } from './cluster.js';
 import type { ClusterAccess, DaemonContext } from './context.js';
 import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './daemon.js';
@@ -14,12 +15,35 @@ import { CommandHost, type Host } from './host.js';
 import { RpmOstreeOs, type OsDriver } from './os.js';
 import { HostRoot } from './root.js';
 
+function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionAction {
+  switch (a.type) {
+    case 'Reload':
+      if (!a.reload) throw new Error(`MachineConfiguration cluster: ${where}: a Reload action needs reload.serviceName`);
+      return { type: 'Reload', reload: { serviceName: a.reload.serviceName } };
+    case 'Restart':
+      if (!a.restart) throw new Error(`MachineConfiguration cluster: ${where}: a Restart action needs restart.serviceName`);
+      return { type: 'Restart', restart: { serviceName: a.restart.serviceName } };
+    default:
+      return { type: a.type };
+  }
+}
+
+/** The API's node disruption policy as @keelson/ignition's (Reload/Restart must name their service). */
+export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPolicy {
+  const out: NodeDisruptionPolicy = {};
+  if (p.files) out.files = p.files.map((f) => ({ path: f.path, actions: f.actions.map((a) => toAction(a, `file ${f.path}`)) }));
+  if (p.units) out.units = p.units.map((u) => ({ name: u.name, actions: u.actions.map((a) => toAction(a, `unit ${u.name}`)) }));
+  if (p.sshkey) out.sshkey = { actions: p.sshkey.actions.map((a) => toAction(a, 'sshkey')) };
+  return out;
+}
+
 /** Reads the cluster's node disruption policies (MachineConfiguration `cluster`); none → upstream defaults. */
 export function nodeDisruptionPolicyReader(client: KubeClient): () => Promise<NodeDisruptionPolicy | undefined> {
   return async () => {
     try {
       const mcfg = await client.resource(MachineConfigurations).get('cluster');
-      return mcfg.spec.nodeDisruptionPolicy;
+      const policy = mcfg.spec?.nodeDisruptionPolicy;
+      return policy ? toDisruptionPolicy(policy) : undefined;
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { MachineConfigReconcileError, diffMachineConfigs, type MachineConfigDiff } from '@keelson/ignition';
-import { NodeAnnotations, POST_CONFIG_ACTION_REBOOTING, type MachineConfig } from './api-types.js';
+import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig } from '@keelson/api';
 import { ignitionOf, toIgnitionMc } from './config.js';
 import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, KUBECONFIG_PATH } from './constants.js';
 import { emit, type DaemonContext } from './context.js';
@@ -58,7 +58,7 @@ export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig
     }
     throw e;
   }
-  if ((newMc.spec.fips ?? false) !== (await ctx.host.fipsEnabled())) {
+  if ((newMc.spec?.fips ?? false) !== (await ctx.host.fipsEnabled())) {
     throw new UnreconcilableError('detected change to FIPS flag; refusing to modify FIPS on a running cluster');
   }
   return diff;
@@ -101,8 +101,8 @@ const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.cha
 async function markWorking(ctx: DaemonContext): Promise<void> {
   const c = ctx.cluster;
   if (!c) return;
-  const state = c.source.current()?.metadata.annotations?.[NodeAnnotations.state];
-  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working') await c.writer.setAnnotations({ [NodeAnnotations.state]: 'Working' });
+  const state = c.source.current()?.metadata.annotations?.[NODE_ANNOTATIONS.state];
+  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working') await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
   killPoint('after-state-working');
 }
 
@@ -168,7 +168,7 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
 export async function rebootInto(ctx: DaemonContext, from: string, target: string, rationale?: string): Promise<void> {
   if (ctx.cluster) {
     await writeJournal(ctx.root, { from, to: target, phase: 'rebooting', bootId: await ctx.host.bootId() });
-    await ctx.cluster.writer.setAnnotations({ [NodeAnnotations.postConfigAction]: POST_CONFIG_ACTION_REBOOTING });
+    await ctx.cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.postConfigAction]: POST_CONFIG_ACTION_REBOOTING });
     killPoint('after-rebooting-annotation');
     ctx.cluster.writer.event('Normal', 'Reboot', `Node will reboot into config ${target}`);
   }

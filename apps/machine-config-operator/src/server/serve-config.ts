@@ -5,7 +5,7 @@
  * and the encapsulated MC; finally converted to the requested spec version.
  */
 import { convertIgnition, parseAndConvertConfig, type IgnitionConfigV3, type SpecVersion } from '@keelson/ignition';
-import type { MachineConfig } from '../daemon/api-types.js';
+import type { MachineConfig } from '@keelson/api';
 import { encodeDataUrl } from '../daemon/dataurl.js';
 import { ENCAPSULATED_CONFIG_PATH, MC_CONTENT_PATH, NODE_ANNOTATIONS_PATH, KUBECONFIG_PATH } from '../daemon/constants.js';
 
@@ -62,7 +62,7 @@ export function buildServedConfig(inp: ServeInputs): string {
   const name = mc.metadata.name ?? '';
   let cfg: IgnitionConfigV3;
   try {
-    const raw = mc.spec.config;
+    const raw = mc.spec?.config;
     cfg = parseAndConvertConfig(raw === undefined || raw === null ? '' : JSON.stringify(raw));
   } catch (e) {
     throw new ServeConfigError(`parsing Ignition config failed with error: ${(e as Error).message}`);
@@ -71,7 +71,7 @@ export function buildServedConfig(inp: ServeInputs): string {
     if ((cfg.kernelArguments?.shouldNotExist ?? []).length > 0) {
       throw new ServeConfigError(`failed to migrate kernel args can't serve version ${inp.version} with ignition KernelArguments.ShouldNotExist populated`);
     }
-    mc.spec.kernelArguments = [...(mc.spec.kernelArguments ?? []), ...(cfg.kernelArguments?.shouldExist ?? [])];
+    mc.spec = { ...mc.spec, kernelArguments: [...(mc.spec?.kernelArguments ?? []), ...(cfg.kernelArguments?.shouldExist ?? [])] };
     delete cfg.kernelArguments;
   }
   addDataAndMaybeAppend(cfg, CA_BUNDLE_PATH, inp.kubeAPIServerServingCAData);

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigMaps, ControllerConfigs, Informer, MachineConfigPools, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
 import { parseAllDocuments } from 'yaml';
-import { CONTROLLER_CONFIG_NAME, MCO_NAMESPACE, type ControllerConfig, type MachineConfig, type MachineConfigPool } from '../daemon/api-types.js';
+import { SINGLETON_NAMES, MCO_NAMES, type ControllerConfig, type MachineConfig, type MachineConfigPool } from '@keelson/api';
 import { MachineConfigCache } from '../daemon/cluster.js';
 import { ServeConfigError } from './serve-config.js';
 
@@ -48,8 +48,8 @@ export class ClusterConfigSource implements ConfigSource {
   constructor(client: KubeClient, logger?: Logger) {
     const lg = logger ? { logger } : {};
     this.#pools = new Informer(client, MachineConfigPools, lg);
-    this.#ccs = new Informer(client, ControllerConfigs, { fieldSelector: `metadata.name=${CONTROLLER_CONFIG_NAME}`, ...lg });
-    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, { namespace: MCO_NAMESPACE, fieldSelector: 'metadata.name=kubeconfig-data', ...lg });
+    this.#ccs = new Informer(client, ControllerConfigs, { fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`, ...lg });
+    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, { namespace: MCO_NAMES.namespace, fieldSelector: 'metadata.name=kubeconfig-data', ...lg });
     this.#mcs = new MachineConfigCache(client);
   }
   async start(): Promise<void> {
@@ -69,9 +69,9 @@ export class ClusterConfigSource implements ConfigSource {
     } catch (e) {
       throw new ServeConfigError(`could not fetch config ${name}, err: ${(e as Error).message}`);
     }
-    const cc = this.#ccs.store.get(CONTROLLER_CONFIG_NAME);
-    if (!cc) throw new ServeConfigError(`could not get controllerconfig: controllerconfig.machineconfiguration.openshift.io "${CONTROLLER_CONFIG_NAME}" not found`);
-    const cm = this.#cms.store.get('kubeconfig-data', MCO_NAMESPACE);
+    const cc = this.#ccs.store.get(SINGLETON_NAMES.controllerConfig);
+    if (!cc) throw new ServeConfigError(`could not get controllerconfig: controllerconfig.machineconfiguration.openshift.io "${SINGLETON_NAMES.controllerConfig}" not found`);
+    const cm = this.#cms.store.get('kubeconfig-data', MCO_NAMES.namespace);
     const b64 = cm?.binaryData?.['ca-bundle.crt'];
     const kubeconfigCA = b64 !== undefined ? Buffer.from(b64, 'base64') : cm?.data?.['ca-bundle.crt'] !== undefined ? Buffer.from(cm.data['ca-bundle.crt']) : undefined;
     return { mc, controllerConfig: cc, kubeconfigCA, revision: `${cc.metadata.resourceVersion ?? ''}/${cm?.metadata.resourceVersion ?? ''}` };

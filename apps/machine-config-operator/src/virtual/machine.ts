@@ -8,7 +8,8 @@
 import { mkdirSync, promises as fs } from 'node:fs';
 import { SimulatedRpmOstree } from '@keelson/ostree';
 import { isNotFound, type Logger } from '@keelson/kube';
-import { Nodes, type Node, type NodeCondition } from '../daemon/api-types.js';
+import { type Node, type NodeCondition } from '@keelson/api';
+import { Nodes } from '../daemon/cluster.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
 import { clusterAccessFor } from '../daemon/start.js';
 import type { NodeSource } from '../daemon/cluster.js';
