@@ -99,12 +99,13 @@ export class NodeWriter {
   readonly #client: KubeClient;
   readonly #name: string;
   readonly #events: EventRecorder;
-  /** Number of API writes made (patches + events), for the benchmark. */
-  writes = 0;
-  constructor(client: KubeClient, name: string, events: EventRecorder) {
+  /** API writes made (patches + events), shared by the writers of one process, for the benchmark. */
+  readonly stats: { writes: number };
+  constructor(client: KubeClient, name: string, events: EventRecorder, stats: { writes: number } = { writes: 0 }) {
     this.#client = client;
     this.#name = name;
     this.#events = events;
+    this.stats = stats;
   }
   /** The node name. */
   get name(): string {
@@ -112,12 +113,12 @@ export class NodeWriter {
   }
   /** Merge-patches annotations (a null value removes one). */
   async setAnnotations(annotations: Record<string, string | null>): Promise<Node> {
-    this.writes++;
+    this.stats.writes++;
     return this.#client.resource(Nodes).patch(this.#name, { metadata: { annotations } }, { type: 'merge' });
   }
   /** Records an Event on the Node (best effort). */
   event(type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.writes++;
+    this.stats.writes++;
     const obj: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: this.#name } };
     void (type === 'Normal' ? this.#events.normal(obj, reason, message) : this.#events.warning(obj, reason, message));
   }

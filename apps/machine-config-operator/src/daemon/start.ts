@@ -56,12 +56,14 @@ export interface ClusterPlumbing {
   readonly client: KubeClient;
   readonly configs: MachineConfigCache;
   readonly events: EventRecorder;
+  /** API writes of all daemons using this plumbing. */
+  readonly stats?: { writes: number };
 }
 
 /** Builds the {@link ClusterAccess} of one node. */
 export function clusterAccessFor(p: ClusterPlumbing, nodeName: string, source: NodeSource): ClusterAccess {
   return {
-    writer: new NodeWriter(p.client, nodeName, p.events),
+    writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
     source,
     configs: p.configs,
     nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client),

@@ -66,28 +66,23 @@ async function serveConfig(opts: HandlerOptions, req: IncomingMessage, res: Serv
     empty(res, 400);
     return 400;
   }
-  let body: string;
+  let buf: Buffer;
   try {
     const r = await opts.source.resolve(pool);
     const key = `${pool}\u0000${r.mc.metadata.name ?? ''}\u0000${version}\u0000${r.revision}`;
-    const kubeconfig = opts.kubeconfig ? await opts.kubeconfig(r.kubeconfigCA) : undefined;
     const spec = (r.controllerConfig?.spec ?? {}) as { kubeAPIServerServingCAData?: string; cloudProviderCAData?: string };
-    body = opts.cache.get(key, () =>
-      buildServedConfig({
-        mc: r.mc,
-        version,
-        kubeAPIServerServingCAData: spec.kubeAPIServerServingCAData,
-        cloudProviderCAData: spec.cloudProviderCAData,
-        kubeconfig,
-      }),
-    );
+    buf = await opts.cache.get(key, async () => {
+      const kubeconfig = opts.kubeconfig ? await opts.kubeconfig(r.kubeconfigCA) : undefined;
+      return Buffer.from(
+        buildServedConfig({ mc: r.mc, version, kubeAPIServerServingCAData: spec.kubeAPIServerServingCAData, cloudProviderCAData: spec.cloudProviderCAData, kubeconfig }),
+      );
+    });
   } catch (e) {
     opts.logger.error(`couldn't get config for req: ${(e as Error).message}`, fields);
     empty(res, 500);
     return 500;
   }
   opts.logger.debug('serving config', { ...fields, version });
-  const buf = Buffer.from(body);
   res.writeHead(200, { 'Content-Length': String(buf.length), 'Content-Type': 'application/json' });
   if (req.method === 'HEAD') res.end();
   else res.end(buf);

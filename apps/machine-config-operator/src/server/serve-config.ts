@@ -100,29 +100,32 @@ function sortKeys(o: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Cache of served bodies per (pool, rendered name, version, inputs revision), bounded. */
+/** Cache of served bodies per (pool, rendered name, version, inputs revision), bounded, entries refreshed after `ttlMs`. */
 export class ServedConfigCache {
   readonly #max: number;
-  readonly #map = new Map<string, string>();
+  readonly #ttlMs: number;
+  readonly #map = new Map<string, { body: Buffer; at: number }>();
   hits = 0;
   misses = 0;
-  constructor(max = 256) {
+  constructor(max = 256, ttlMs = 60_000) {
     this.#max = max;
+    this.#ttlMs = ttlMs;
   }
-  /** The cached body or the built one. */
-  get(key: string, build: () => string): string {
+  /** The cached body or the built one (the kubeconfig token may rotate: entries live `ttlMs`). */
+  async get(key: string, build: () => Promise<Buffer>): Promise<Buffer> {
     const hit = this.#map.get(key);
-    if (hit !== undefined) {
+    if (hit !== undefined && Date.now() - hit.at < this.#ttlMs) {
       this.hits++;
-      return hit;
+      return hit.body;
     }
     this.misses++;
-    const body = build();
+    const body = await build();
+    this.#map.delete(key);
     if (this.#map.size >= this.#max) {
       const first = this.#map.keys().next();
       if (first.done !== true) this.#map.delete(first.value);
     }
-    this.#map.set(key, body);
+    this.#map.set(key, { body, at: Date.now() });
     return body;
   }
 }
