@@ -29,8 +29,17 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   graph: async (program) => {
     (await import('./commands/graph.js')).registerGraphCommands(program);
   },
+  mcp: async (program) => {
+    (await import('./commands/mcp.js')).registerMcpCommands(program);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
+  },
+  upgrade: async (program) => {
+    (await import('./commands/upgrade.js')).registerUpgradeCommands(program);
+  },
+  simulate: async (program) => {
+    (await import('./commands/simulate.js')).registerSimulateCommands(program);
   },
 };
 

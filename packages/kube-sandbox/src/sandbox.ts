@@ -16,6 +16,7 @@ import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } fro
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
 import { readPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
 import { generateTls, type TlsMaterial } from './tls.js';
@@ -45,6 +46,11 @@ export interface SandboxOptions {
   walCompactRecords?: number;
   /** Nodes to create at start (Ready). */
   nodes?: string[];
+  /**
+   * Run the SIMULATOR of cluster operators in-process, as an API client of this sandbox (`true` for the
+   * defaults). It waits for Deployment rollouts only when `simulatePods` is on, unless told otherwise.
+   */
+  simulateOperators?: boolean | Omit<OperatorSimulatorOptions, 'kubeconfig' | 'client'>;
   /**
    * Serve the upstream OpenShift CRDs shipped in @keelson/api from the start: `true` for all of them, or the kinds
    * to install (e.g. `['ClusterOperator', 'MachineConfigPool']`). See also {@link installOpenShiftCrds}.
@@ -78,6 +84,8 @@ export interface Sandbox {
   settle(): Promise<void>;
   /** Compacts the write-ahead log into the JSON snapshot now (needs `persistDir`). */
   saveSnapshot(): Promise<void>;
+  /** The in-process cluster-operator simulator, when `simulateOperators` was given. */
+  readonly operatorSimulator: OperatorSimulator | undefined;
   /** Stops serving (closes watches and connections) and saves the snapshot when persistence is on. */
   stop(): Promise<void>;
 }
@@ -228,10 +236,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
   };
 
+  let operatorSimulator: OperatorSimulator | undefined;
+  if (opts.simulateOperators !== undefined && opts.simulateOperators !== false) {
+    const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
+    operatorSimulator = await startOperatorSimulator({ waitForDeployments: opts.simulatePods ?? false, ...simOpts, kubeconfig: kubeconfigYaml(kubeconfig) });
+  }
+
   return {
     url,
     token,
     kubeconfig,
+    operatorSimulator,
     caCert: tls?.caCert,
     cluster,
     writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
@@ -244,6 +259,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
+      await operatorSimulator?.stop();
       // stop accepting requests first, so that no write lands after the final snapshot
       const closed = new Promise<void>((resolve) => {
         server.close(() => { resolve(); });

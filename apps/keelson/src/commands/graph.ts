@@ -9,6 +9,7 @@ import {
   createRiskRegistry,
   evaluateConditionalUpdates,
   Graph,
+  readGraphFile,
   graphToDot,
   graphToMermaid,
   NoPathError,
@@ -25,6 +26,7 @@ import {
 } from '@keelson/update-graph';
 import { openPayload, PayloadError, type ReleasePayload } from '@keelson/release-payload';
 import { addOutputOption, CliError, formatTable, outputFormat, printResult, renderStructured, usageError, warn, writeOut, type OutputFlags } from '../output.js';
+import { parseDuration } from '../flags.js';
 
 interface SourceOptions {
   upstream?: string;
@@ -47,23 +49,22 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
   }
   const proxy = o.proxy ?? process.env['HTTPS_PROXY'] ?? process.env['https_proxy'];
   if (proxy !== undefined && proxy !== '') opts.proxy = proxy;
-  if (o.timeout !== undefined) {
-    const t = Number(o.timeout);
-    if (!Number.isFinite(t) || t <= 0) throw usageError(`--timeout must be a positive number of milliseconds, got ${o.timeout}`);
-    opts.timeoutMs = t;
-  }
+  if (o.timeout !== undefined) opts.timeoutMs = parseDuration('--timeout', o.timeout);
   return opts;
 }
 
+/** `--timeout` for PromQL queries (validated like the update-service timeout); nothing when not given. */
+function promqlTimeout(timeout: string | undefined): { timeoutMs?: number } {
+  if (timeout === undefined) return {};
+  const t = Number(timeout);
+  if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${timeout}`, 2);
+  return { timeoutMs: t };
+}
+
 function loadGraphFile(file: string): Graph {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new CliError(`--graph ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return Graph.parse(text);
+    // size-capped (16 MiB, like a graph fetched from an update service) before anything is read
+    return readGraphFile(file);
   } catch (e) {
     throw new CliError(`--graph ${file}: ${(e as Error).message}`);
   }
@@ -193,7 +194,7 @@ export function registerGraphCommands(program: Command): void {
     .option('--id <uuid>', 'cluster ID sent as id=')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy (default: $HTTPS_PROXY)')
-    .option('--timeout <ms>', 'request timeout in milliseconds')
+    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
     .option('--prometheus <url>', 'evaluate PromQL risks against this Prometheus/Thanos URL')
     .option('--token-file <file>', 'bearer token file for --prometheus')
     .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
@@ -201,6 +202,7 @@ export function registerGraphCommands(program: Command): void {
   addOutputOption(updates, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['format'] })
     .action(async (o: Omit<SourceOptions, 'channel'> & OutputFlags & { channel: string; version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[] }) => {
       const format = outputFormat(o, updates);
+      if (o.timeout !== undefined) parseDuration('--timeout', o.timeout);
       const channel = o.channel;
       for (const w of channelVersionWarnings(channel, o.version)) warn(w);
       let result: AvailableUpdates;
@@ -234,6 +236,8 @@ export function registerGraphCommands(program: Command): void {
             url: o.prometheus,
             ...(o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {}),
             ...(o.prometheusCa !== undefined ? { ca: readFileSync(o.prometheusCa, 'utf8') } : {}),
+            // --timeout bounds each PromQL query too (default: the CVO's 5 minutes)
+            ...promqlTimeout(o.timeout),
           },
           { minBetweenMatchesMs: -1 },
         );
@@ -256,7 +260,7 @@ export function registerGraphCommands(program: Command): void {
     .option('--arch <arch>', 'architecture', 'amd64')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy')
-    .option('--timeout <ms>', 'request timeout in milliseconds')
+    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
     .option('--accept-risks <names>', 'conditional-update risks you accept (comma list)', collect);
   // `text` is the former name of the table
   addOutputOption(path, { formats: ['table', 'wide', 'json', 'yaml', 'dot', 'mermaid', 'text'], aliases: ['format'] })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
+  checkClusterSettings,
   clusterCapabilities,
   diffPayloads,
   filterManifests,
@@ -112,6 +113,8 @@ interface FilterOpts {
 }
 
 function facts(o: FilterOpts): ClusterFacts {
+  const settings = { capabilities: list(o.capabilities) ?? [], ...(o.featureSet !== undefined ? { featureSet: o.featureSet } : {}), ...(o.profile !== undefined ? { profile: o.profile } : {}) };
+  for (const w of checkClusterSettings(settings)) warn(w.message);
   const gates = list(o.featureGates) ?? [];
   const spec: Parameters<typeof clusterCapabilities>[0] = { enabledFeatureGates: gates };
   if (o.capabilities !== undefined) {
