@@ -100,11 +100,10 @@ export function mergePodSpec(live: JsonObject, required: JsonObject): JsonObject
 
 /** Pod template: metadata labels/annotations merged, spec merged with {@link mergePodSpec}. */
 function mergePodTemplate(live: JsonObject, required: JsonObject): JsonObject {
-  return {
-    ...live,
-    metadata: mergeObjectMeta(child(live, 'metadata'), child(required, 'metadata')),
-    spec: mergePodSpec(child(live, 'spec'), child(required, 'spec')),
-  };
+  const out: JsonObject = { ...live };
+  if (live['metadata'] !== undefined || required['metadata'] !== undefined) out['metadata'] = mergeObjectMeta(child(live, 'metadata'), child(required, 'metadata'));
+  if (live['spec'] !== undefined || required['spec'] !== undefined) out['spec'] = mergePodSpec(child(live, 'spec'), child(required, 'spec'));
+  return out;
 }
 
 /** The Deployment strategy after API defaulting (RollingUpdate 25%/25%). */

@@ -61,7 +61,7 @@ function progressConditions(conds: Condition[], w: WorkerState, invalid: boolean
     out = set(out, { type: 'Failing', status: f.failing === 'true' ? 'True' : 'Unknown', reason: f.reason, message: f.message }, now);
   } else out = set(out, { type: 'Failing', status: 'False', reason: '', message: '' }, now);
   if (f && f.failing === 'true') {
-    const summary = summaryForReason(f.reason, '');
+    const summary = summaryForReason(f.reason, f.name ?? '');
     if (reconciling) out = set(out, { type: 'Progressing', status: 'False', reason: f.reason, message: `Error while reconciling ${v}: ${summary}` }, now);
     else out = set(out, { type: 'Progressing', status: 'True', reason: f.reason, message: `Unable to apply ${v}: ${summary}` }, now);
     return out;

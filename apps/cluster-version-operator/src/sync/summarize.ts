@@ -74,6 +74,8 @@ export interface ErrorInterpretation {
   message: string;
   /** Suffix for the Progressing message when the failure is suppressed (`waiting on X`). */
   waitingOn?: string;
+  /** Name(s) the error is about (operators, workloads), for the Progressing summary. */
+  name?: string;
 }
 
 function minutes(ms: number): number {
@@ -87,6 +89,12 @@ function minutes(ms: number): number {
  * the CVO first waited on it in this update.
  */
 export function interpretError(err: Error, reconciling: boolean, now: number, since: ReadonlyMap<string, number>, iv: FailureIntervals): ErrorInterpretation {
+  const r = interpret(err, reconciling, now, since, iv);
+  if (err instanceof UpdateError && err.updateName !== '') r.name = err.updateName;
+  return r;
+}
+
+function interpret(err: Error, reconciling: boolean, now: number, since: ReadonlyMap<string, number>, iv: FailureIntervals): ErrorInterpretation {
   const ue = err instanceof UpdateError ? err : undefined;
   const reason = ue?.reason ?? 'UpdatePayloadFailed';
   if (reconciling || !ue) return { failing: 'true', reason, message: err.message };
