@@ -22,6 +22,9 @@ start flags:
   --time-scale F               multiply every upstream interval by F (e.g. 0.01)
   --reconcile-interval DUR     base resync period (default 2m)
   --status-interval DUR        status write throttle (default 15s)
+  --lease-duration DUR         leader election lease duration (default 137s)
+  --renew-deadline DUR         leader election renew deadline (default 107s)
+  --retry-period DUR           leader election retry period (default 26s)
   --v N                        log verbosity (>= 4 logs debug)
 `;
 
@@ -63,6 +66,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'time-scale': { type: 'string' },
         'reconcile-interval': { type: 'string' },
         'status-interval': { type: 'string' },
+        'lease-duration': { type: 'string' },
+        'renew-deadline': { type: 'string' },
+        'retry-period': { type: 'string' },
         v: { type: 'string' },
         'output-dir': { type: 'string' },
       },
@@ -96,6 +102,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const intervals: NonNullable<CvoOptions['intervals']> = {};
   if (v['reconcile-interval'] !== undefined) intervals.minimumReconcileIntervalMs = parseDuration('--reconcile-interval', v['reconcile-interval']);
   if (v['status-interval'] !== undefined) intervals.statusIntervalMs = parseDuration('--status-interval', v['status-interval']);
+  if (v['lease-duration'] !== undefined) intervals.leaseDurationMs = parseDuration('--lease-duration', v['lease-duration']);
+  if (v['renew-deadline'] !== undefined) intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
+  if (v['retry-period'] !== undefined) intervals.retryPeriodMs = parseDuration('--retry-period', v['retry-period']);
   if (Object.keys(intervals).length > 0) options.intervals = intervals;
   const verbosity = v.v !== undefined ? Number(v.v) : 2;
   return { command: 'start', options, verbosity: Number.isFinite(verbosity) ? verbosity : 2 };

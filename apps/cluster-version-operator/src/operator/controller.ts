@@ -171,6 +171,7 @@ export class ClusterVersionController {
     };
     await this.writeStatus(signal, true, resolution.invalid);
     this.d.emit({ type: 'syncStarted', mode, version: work.version, total: work.manifests.length, attempt: this.attempt });
+    this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total: work.manifests.length });
     const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
     const result = await runPayload({
       manifests: work.manifests,
