@@ -76,7 +76,7 @@ describe('cluster-version-operator process', () => {
     expect((await first.exited).signal).toBe('SIGKILL');
 
     const second = startChild();
-    await waitFor(async () => second.output().includes('became leader'), 30_000, 'second instance leading');
+    await waitFor(() => Promise.resolve(second.output().includes('became leader')), 30_000, 'second instance leading');
     reporter.silent.delete('console');
     const done = await waitFor(async () => {
       const cv = await getCv();
