@@ -3,11 +3,14 @@
  * (Initializing) and updates to a signed release B pulled from an OCI layout (Updating); an unchanged cluster is
  * reconciled without writes; an unsigned C is refused unless forced.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
+import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../src/index.js';
 import { OperatorReporterDouble, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
@@ -32,6 +35,9 @@ let reporter: OperatorReporterDouble;
 const events: CvoEvent[] = [];
 let imageB = '';
 let imageC = '';
+let graph: GraphServer;
+let promql: Server;
+let promqlQueries = 0;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
 
 const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
@@ -52,6 +58,28 @@ beforeAll(async () => {
   imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
   imageC = `oci:${join(dir, 'layout-c')}@${digestC}`;
   await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
+  const risk = { url: 'https://example.com/risk', name: 'BadThing', message: 'C breaks things', matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_thing{_id=""})' } }] };
+  graph = createGraphServer({
+    releases: [
+      { version: '4.18.0', payload: IMAGE_A, arch: 'amd64', previous: [] },
+      { version: '4.18.1', payload: imageB, arch: 'amd64', previous: ['4.18.0'] },
+      { version: '4.18.2', payload: imageC, arch: 'amd64', previous: ['4.18.0'] },
+    ],
+    graphData: {
+      version: '1.2.0',
+      rawMetadata: {},
+      blockedEdges: [],
+      conditionalEdges: [{ file: 'blocked-edges/4.18.2-BadThing.yaml', to: '4.18.2', from: '4\\.18\\.0', risk }],
+      channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: ['4.18.0', '4.18.1', '4.18.2'] }],
+      warnings: [],
+    },
+  });
+  const graphUrl = await graph.listen();
+  promql = createServer((req, res) => {
+    promqlQueries++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
+  });
+  await new Promise<void>((r) => promql.listen(0, '127.0.0.1', () => r()));
   reporter = new OperatorReporterDouble(client);
   reporter.start();
   cvo = await startClusterVersionOperator({
@@ -60,7 +88,8 @@ beforeAll(async () => {
     releaseImage: IMAGE_A,
     payloadCache: join(dir, 'cache'),
     listen: '127.0.0.1:0',
-    updateService: 'http://127.0.0.1:9/graph',
+    updateService: `${graphUrl}/graph`,
+    promqlTarget: `http://127.0.0.1:${(promql.address() as AddressInfo).port}`,
     timeScale: 0.002,
     intervals: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
     logger: process.env['CVO_TEST_LOG'] ? createLogger({ level: 'debug' }) : nullLogger,
@@ -71,6 +100,8 @@ beforeAll(async () => {
 afterAll(async () => {
   reporter?.stop();
   await cvo?.stop();
+  await graph?.close();
+  promql?.close();
   await sandbox?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -86,7 +117,7 @@ describe('cluster-version-operator against the sandbox', () => {
     expect(cond(cv, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.18.0' });
     expect(cond(cv, 'Failing')?.status).toBe('False');
     expect(cond(cv, 'ReleaseAccepted')).toMatchObject({ status: 'True', reason: 'PayloadLoaded' });
-    expect(cond(cv, 'RetrievedUpdates')).toMatchObject({ status: 'False', reason: 'RemoteFailed' });
+    expect(cond(cv, 'Upgradeable')).toBeUndefined();
     expect(cv.status?.versionHash).toMatch(/^[A-Za-z0-9_-]+=*$/);
     expect(events.some((e) => e.type === 'syncStarted' && e.mode === 'initializing')).toBe(true);
     const cm = await client.request<{ data: Record<string, string>; metadata: { ownerReferences?: { kind: string }[] } }>('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-config');
@@ -94,6 +125,18 @@ describe('cluster-version-operator against the sandbox', () => {
     expect(cm.metadata.ownerReferences?.[0]?.kind).toBe('ClusterVersion');
     const dep = await client.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>('GET', '/apis/apps/v1/namespaces/openshift-cluster-version/deployments/cluster-version-operator');
     expect(dep.spec.template.spec.containers[0]?.image).toBe(IMAGE_A);
+  });
+
+  it('polls the update service: B recommended, C conditional and not recommended (PromQL risk matches)', async () => {
+    const cv = await waitFor(async () => {
+      const c = await getCv();
+      return cond(c, 'RetrievedUpdates')?.status === 'True' && (c.status as { conditionalUpdates?: unknown[] } | undefined)?.conditionalUpdates?.length ? c : undefined;
+    }, 30_000, 'updates retrieved');
+    const st = cv.status as unknown as { availableUpdates: { version: string; image: string }[]; conditionalUpdates: { release: { version: string }; conditions: { type: string; status: string; reason: string; message: string }[] }[] };
+    expect(st.availableUpdates).toEqual([{ version: '4.18.1', image: imageB, channels: ['stable-4.18'] }]);
+    expect(st.conditionalUpdates[0]?.release.version).toBe('4.18.2');
+    expect(st.conditionalUpdates[0]?.conditions[0]).toMatchObject({ type: 'Recommended', status: 'False', reason: 'BadThing', message: 'C breaks things https://example.com/risk' });
+    expect(promqlQueries).toBeGreaterThan(0);
   });
 
   it('reconciles an unchanged cluster with zero writes and restores drifted objects', async () => {
@@ -116,7 +159,7 @@ describe('cluster-version-operator against the sandbox', () => {
 
   it('updates to signed release B in run-level order to history [B Completed, A Completed]', async () => {
     const start = events.length;
-    await patchDesired({ image: imageB, version: '4.18.1' });
+    await patchDesired({ version: '4.18.1' });
     const cv = await waitFor(async () => {
       const c = await getCv();
       return c.status?.history?.[0]?.version === '4.18.1' && c.status.history[0].state === 'Completed' ? c : undefined;
