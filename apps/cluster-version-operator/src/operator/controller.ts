@@ -47,6 +47,8 @@ export interface ControllerDeps {
   clusterProfile: string;
   /** Sleep that wakes early when aborted. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Upstream `--enable-auto-update`. */
+  enableAutoUpdate: boolean;
 }
 
 const CV_NAME = 'version';
@@ -150,6 +152,7 @@ export class ClusterVersionController {
     const target = this.pickTarget(cv, resolution.desired);
     await this.ensureWork(cv, target, resolution.force, signal);
     await this.maybePollUpdates(cv, signal);
+    if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
     if (!work) return iv.minimumReconcileIntervalMs;
     const mode = this.decideMode(cv, work);
@@ -353,6 +356,23 @@ export class ClusterVersionController {
     if (this.updates.retrievedUpdates.status === 'True') this.lastRetrieval = now;
   }
   private pollKey = '';
+
+  /**
+   * Upstream autoupdate controller: when enabled and the cluster is not updating, set `spec.desiredUpdate` to the
+   * newest available update. Returns true when it wrote the spec.
+   */
+  private async maybeAutoUpdate(cv: ClusterVersion, signal: AbortSignal): Promise<boolean> {
+    if (!this.d.enableAutoUpdate || this.worker?.completed !== true || this.worker.failure) return false;
+    const newest = this.updates?.availableUpdates?.[0];
+    if (!newest?.version || !newest.image || cv.spec.desiredUpdate?.image === newest.image || this.work?.image === newest.image) return false;
+    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', { version: newest.version, image: newest.image });
+    await this.d.client.request('PATCH', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}`, {
+      body: { spec: { desiredUpdate: { version: newest.version, image: newest.image, force: false } } },
+      contentType: 'application/merge-patch+json',
+      signal,
+    });
+    return true;
+  }
 
   /** Computes and writes status through /status when it changed; throttled unless `edge`. */
   writeStatus(signal: AbortSignal, edge: boolean, invalid: readonly string[]): Promise<void> {

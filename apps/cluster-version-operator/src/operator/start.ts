@@ -125,6 +125,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     payloadErrors,
     clusterProfile,
     sleep: abortableSleep,
+    enableAutoUpdate: options.enableAutoUpdate === true,
   });
   holder.controller = ctl;
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;

@@ -29,8 +29,7 @@ export function decideOperatorHealth(name: string, expected: readonly OperandVer
   }
   const degraded = conds.find((c) => c.type === 'Degraded');
   if (degraded?.status !== 'False') {
-    const why = degraded?.message !== undefined && degraded.message !== '' ? `: ${degraded.reason ?? ''}: ${degraded.message}` : '';
-    return new UpdateError({ reason: 'ClusterOperatorDegraded', name, message: `Cluster operator ${name} is degraded${why}`, effect: mode === 'initializing' ? 'Report' : 'FailAfterInterval' });
+    return new UpdateError({ reason: 'ClusterOperatorDegraded', name, message: `Cluster operator ${name} is degraded`, effect: mode === 'initializing' ? 'Report' : 'FailAfterInterval' });
   }
   if (undone.length > 0 && mode !== 'initializing') {
     return new UpdateError({ reason: 'ClusterOperatorUpdating', name, message: `Cluster operator ${name} is updating versions`, effect: 'None' });

@@ -30,6 +30,8 @@ export interface Intervals {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** One minute on this clock (60 s scaled by `timeScale`); messages report upstream's minutes. */
+  minuteMs: number;
 }
 
 /** Upstream defaults. */
@@ -45,6 +47,7 @@ export const UPSTREAM_INTERVALS: Intervals = {
   leaseDurationMs: 137_000,
   renewDeadlineMs: 107_000,
   retryPeriodMs: 26_000,
+  minuteMs: 60_000,
 };
 
 /** Upstream defaults multiplied by `timeScale` (e.g. 0.01 = a 100x faster clock), then explicit overrides. */
@@ -65,6 +68,7 @@ export function resolveIntervals(timeScale = 1, overrides: Partial<Intervals> = 
     leaseDurationMs: s(u.leaseDurationMs),
     renewDeadlineMs: s(u.renewDeadlineMs),
     retryPeriodMs: s(u.retryPeriodMs),
+    minuteMs: 60_000 * timeScale,
     ...overrides,
   };
 }

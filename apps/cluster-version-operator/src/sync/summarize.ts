@@ -60,6 +60,8 @@ export interface FailureIntervals {
   slowMachineConfigMs: number;
   /** How long a Degraded operator is tolerated during an update (upstream 40 min). */
   degradedIntervalMs: number;
+  /** Length of one minute on this clock (60 000 ms; less on a compressed clock), so messages keep upstream's minutes. */
+  minuteMs?: number;
 }
 
 /** Upstream values of {@link FailureIntervals}. */
@@ -78,9 +80,6 @@ export interface ErrorInterpretation {
   name?: string;
 }
 
-function minutes(ms: number): number {
-  return Math.round(ms / 60_000);
-}
 
 /**
  * Decides whether an error is a failure yet (`convertErrorToProgressing`): ClusterOperator updating (effect None) is
@@ -99,6 +98,7 @@ function interpret(err: Error, reconciling: boolean, now: number, since: Readonl
   const reason = ue?.reason ?? 'UpdatePayloadFailed';
   if (reconciling || !ue) return { failing: 'true', reason, message: err.message };
   const names = ue.names.length > 0 ? ue.names : [ue.updateName];
+  const minutes = (ms: number): number => Math.round(ms / (iv.minuteMs ?? 60_000));
   if (ue.effect === 'None') {
     const slow: string[] = [];
     let mcoSlow = false;
