@@ -8,7 +8,7 @@ export { Cluster, type ChangeEvent, type ClusterOptions, type DeleteOptions, typ
 export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusDetails, type FieldError } from './errors.js';
 export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 export { generateTls, type TlsMaterial } from './tls.js';
-export { mergePatch, jsonPatch, strategicMergePatch } from './patch.js';
+export { mergePatch, jsonPatch, strategicMergePatch, JsonPatchError } from './patch.js';
 export { parseLabelSelector, matchLabels, type LabelRequirement } from './selectors.js';
 export { SERVER_VERSION } from './http.js';
 /**
