@@ -4,6 +4,19 @@
  */
 export * from './types.js';
 export {
+  MAX_MACHINECONFIG_BYTES,
+  MachineConfigCheckError,
+  type MachineConfigCheckCode,
+  type MachineConfigCheckResult,
+  type CheckOptions,
+  assertMachineConfigTypes,
+  assertRenderableSize,
+  checkMachineConfigObject,
+  jsonSizeAtLeast,
+} from './check.js';
+export { type CrdSchema, type StructuralError, type StructuralResult, checkStructural } from './crd/structural.js';
+export { MACHINECONFIG_CRD_SCHEMA } from './crd/schema.js';
+export {
   GoFloat,
   GoUint,
   type GoYamlValue,
