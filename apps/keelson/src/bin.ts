@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { main } from './cli.js';
+import { reportError } from './output.js';
 
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    process.exitCode = reportError(err);
   },
 );

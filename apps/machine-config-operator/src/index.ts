@@ -1,5 +1,6 @@
 /** The Machine Config Operator: operator, controller, server and daemon entry points */
 export const APP_NAME = 'machine-config-operator';
+export * from './controller-api.js';
 
 // ---- daemon, server and virtual nodes (stable programmatic API, see README) ----
 export { startMachineConfigDaemon, type StartDaemonOptions, type RunningDaemon } from './daemon/start.js';

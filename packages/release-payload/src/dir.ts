@@ -1,32 +1,71 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PayloadError } from './errors.js';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { readSmallFile } from './blobfile.js';
+import { PayloadError, UnsafeArchiveError } from './errors.js';
+import { resolveLimits, type ExtractLimits } from './layers.js';
 import type { PayloadFiles } from './payload.js';
 
-async function readFlatDir(dir: string): Promise<Map<string, Uint8Array>> {
+/** Files read at once from a payload directory (keeps far below the process's open-file limit). */
+const CONCURRENCY = 16;
+
+interface DirBudget {
+  limits: Required<ExtractLimits>;
+  files: number;
+  bytes: number;
+}
+
+/** Resolves `p` and checks it stays inside `root` (both real paths); returns the real path. */
+async function insideRoot(p: string, realRoot: string, shown: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(p);
+  } catch (e) {
+    throw new PayloadError('PayloadMissingFile', `${shown}: cannot resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); a dangling link?`, shown);
+  }
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    throw new UnsafeArchiveError('UnsafeArchive', `${shown} is a link to ${real}, outside the payload directory; links must stay inside the payload`, shown);
+  }
+  return real;
+}
+
+/** Reads one entry of a payload subdirectory, or returns `null` for a subdirectory (ignored like upstream). */
+async function readEntry(dir: string, name: string, realRoot: string, budget: DirBudget): Promise<Uint8Array | null> {
+  const p = join(dir, name);
+  const real = await insideRoot(p, realRoot, p);
+  const s = await stat(real);
+  if (s.isDirectory()) return null;
+  if (!s.isFile()) throw new UnsafeArchiveError('UnsafeArchive', `${p} is not a regular file (FIFO, socket or device); refusing to read it`, p);
+  const { maxFileBytes, maxTotalBytes } = budget.limits;
+  if (s.size > maxFileBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${p} is ${s.size} bytes, above the ${maxFileBytes}-byte limit for one manifest (maxFileBytes)`, p);
+  budget.bytes += s.size;
+  if (budget.bytes > maxTotalBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: manifests hold more than ${maxTotalBytes} bytes (maxTotalBytes); refusing`, p);
+  return readSmallFile(real, p, maxFileBytes);
+}
+
+async function readFlatDir(dir: string, realRoot: string, budget: DirBudget): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
-  const entries = await readdir(dir, { withFileTypes: true });
-  await Promise.all(
-    entries.map(async (e) => {
-      if (e.isDirectory()) return;
-      const p = join(dir, e.name);
-      if (e.isSymbolicLink()) {
-        const s = await stat(p).catch(() => null);
-        if (!s || !s.isFile()) return;
-      } else if (!e.isFile()) {
-        return;
-      }
-      out.set(e.name, await readFile(p));
-    }),
-  );
+  const names = (await readdir(dir)).sort();
+  budget.files += names.length;
+  if (budget.files > budget.limits.maxFiles) {
+    throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: more than ${budget.limits.maxFiles} files (maxFiles); refusing`, dir);
+  }
+  for (let i = 0; i < names.length; i += CONCURRENCY) {
+    const batch = names.slice(i, i + CONCURRENCY);
+    const data = await Promise.all(batch.map((n) => readEntry(dir, n, realRoot, budget)));
+    batch.forEach((n, j) => {
+      const d = data[j];
+      if (d) out.set(n, d);
+    });
+  }
   return out;
 }
 
 /**
  * Reads an extracted payload directory (`manifests/` and `release-manifests/` with `release-metadata` and
- * `image-references`), checking the layout like upstream `ValidateDirectory`.
+ * `image-references`), checking the layout like upstream `ValidateDirectory`. Links that leave the directory,
+ * FIFOs and devices are refused; file count and sizes are capped by `limits` before anything is read.
  */
-export async function readPayloadDirectory(root: string): Promise<PayloadFiles> {
+export async function readPayloadDirectory(root: string, limits: ExtractLimits = {}): Promise<PayloadFiles> {
   for (const rel of ['manifests', 'release-manifests', 'release-manifests/release-metadata', 'release-manifests/image-references']) {
     try {
       await stat(join(root, rel));
@@ -34,6 +73,11 @@ export async function readPayloadDirectory(root: string): Promise<PayloadFiles> 
       throw new PayloadError('PayloadMissingFile', `${join(root, rel)} does not exist; a payload directory needs manifests/, release-manifests/, release-manifests/release-metadata and release-manifests/image-references`, rel);
     }
   }
-  const [manifests, releaseManifests] = await Promise.all([readFlatDir(join(root, 'manifests')), readFlatDir(join(root, 'release-manifests'))]);
+  const realRoot = await realpath(root);
+  const budget: DirBudget = { limits: resolveLimits(limits), files: 0, bytes: 0 };
+  const manifestsDir = await insideRoot(join(root, 'manifests'), realRoot, join(root, 'manifests'));
+  const releaseDir = await insideRoot(join(root, 'release-manifests'), realRoot, join(root, 'release-manifests'));
+  const manifests = await readFlatDir(manifestsDir, realRoot, budget);
+  const releaseManifests = await readFlatDir(releaseDir, realRoot, budget);
   return { manifests, releaseManifests };
 }

@@ -6,6 +6,8 @@ export interface PayloadIssue {
   line?: number;
   /** Human readable description. */
   message: string;
+  /** 0-based byte offset of the problem inside the file, when known (e.g. invalid UTF-8). */
+  offset?: number;
 }
 
 /** Error codes raised by this package. */
@@ -22,7 +24,10 @@ export type PayloadErrorCode =
   | 'RegistryError'
   | 'RegistryTLSError'
   | 'UnsupportedSource'
-  | 'VerificationFailed';
+  | 'VerificationFailed'
+  | 'ExtractError'
+  | 'SourceReadError'
+  | 'InvalidEncoding';
 
 /** Base class of every error thrown by `@keelson/release-payload`; `code` is stable and machine readable. */
 export class PayloadError extends Error {
@@ -89,4 +94,37 @@ export class RegistryTlsError extends PayloadError {
     super('RegistryTLSError', message, host);
     this.name = 'RegistryTlsError';
   }
+}
+
+const FS_HINTS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EMFILE: 'too many open files; raise the open-file limit (ulimit -n)',
+  ENFILE: 'too many open files in the system',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a path component is not a directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+  EIO: 'input/output error',
+  ENOSPC: 'no space left on device',
+};
+
+/**
+ * Turns any error raised while reading `source` into a {@link PayloadError}: system errors keep their errno code in
+ * the message (`ENOENT` becomes `PayloadMissingFile`), anything else becomes `SourceReadError` with the cause kept.
+ */
+export function asPayloadError(e: unknown, source: string): PayloadError {
+  if (e instanceof PayloadError) return e;
+  const err = e instanceof Error ? e : new Error(String(e));
+  const errno = (err as NodeJS.ErrnoException).code;
+  const path = (err as NodeJS.ErrnoException).path ?? source;
+  let out: PayloadError;
+  if (typeof errno === 'string' && errno in FS_HINTS) {
+    out = new PayloadError(errno === 'ENOENT' ? 'PayloadMissingFile' : 'SourceReadError', `${path}: ${FS_HINTS[errno] ?? errno} (${errno}) while reading ${source}`, path);
+  } else {
+    out = new PayloadError('SourceReadError', `${source}: cannot read the payload: ${err.name}: ${err.message}`, source);
+  }
+  (out as { cause?: unknown }).cause = err;
+  return out;
 }

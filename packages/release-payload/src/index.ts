@@ -41,10 +41,7 @@ export { LayerTree, applyLayerBuffers, cleanEntryName, autoDecompress, KEPT_DIRS
 export type { ExtractLimits } from './layers.js';
 export {
   readOciLayout,
-  readImageArchive,
   readImage,
-  unpackArchive,
-  writePayloadFiles,
   selectPlatform,
   defaultArchitecture,
   layoutBlobReader,
@@ -52,6 +49,8 @@ export {
   MEDIA_TYPES,
 } from './oci.js';
 export type { Descriptor, PlatformSelector, BlobReader, ImagePayload } from './oci.js';
+export { readImageArchive, unpackArchive } from './archive.js';
+export { writePayloadFiles } from './extract.js';
 export { RegistryClient, parseImageReference, readRegistryImage } from './registry.js';
 export type { RegistryOptions, ImageReference } from './registry.js';
 export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
@@ -62,3 +61,5 @@ export type { PayloadDiff, ManifestChange, ValueChange, ImageChange } from './di
 export type { RegistryTlsOptions } from './transport.js';
 /** Default roots searched for `<root>/<host[:port]>/` certificate directories (like containers/image). */
 export { defaultCertsDirs } from './transport.js';
+export { checkClusterSettings } from './settings.js';
+export type { ClusterSettings, SettingWarning } from './settings.js';

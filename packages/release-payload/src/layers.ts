@@ -7,23 +7,29 @@ import tar from 'tar-stream';
 import { UnsafeArchiveError } from './errors.js';
 import type { PayloadFiles } from './payload.js';
 
-/** Limits applied while reading archives and layers. */
+/** Limits applied while reading payload sources (directories, archives, layers). */
 export interface ExtractLimits {
-  /** Maximum total bytes of the kept files (default 1 GiB). */
+  /** Maximum total bytes of the manifest files kept (`manifests/` + `release-manifests/`; default 256 MiB). */
   maxTotalBytes?: number;
   /** Maximum number of kept entries (default 100 000). */
   maxFiles?: number;
-  /** Maximum size of a single kept file (default 256 MiB). */
+  /** Maximum size of a single manifest file (default 32 MiB; upstream manifests are at most a few MB). */
   maxFileBytes?: number;
   /** Maximum decompressed bytes read from all layers, kept or not (default 8 GiB). */
   maxLayerBytes?: number;
+  /** Maximum number of entries in an `oci-archive` / `docker-archive` tarball, counted before anything is written (default 10 000). */
+  maxArchiveEntries?: number;
+  /** Maximum size of a manifest, index or config blob (default 4 MiB, like the registry client). */
+  maxMetadataBytes?: number;
 }
 
 const DEFAULTS: Required<ExtractLimits> = {
-  maxTotalBytes: 1024 * 1024 * 1024,
+  maxTotalBytes: 256 * 1024 * 1024,
   maxFiles: 100_000,
-  maxFileBytes: 256 * 1024 * 1024,
+  maxFileBytes: 32 * 1024 * 1024,
   maxLayerBytes: 8 * 1024 * 1024 * 1024,
+  maxArchiveEntries: 10_000,
+  maxMetadataBytes: 4 * 1024 * 1024,
 };
 
 /** Resolves limits with defaults. */
@@ -32,6 +38,16 @@ export function resolveLimits(l: ExtractLimits = {}): Required<ExtractLimits> {
 }
 
 type Node = { type: 'file'; data: Buffer } | { type: 'dir' } | { type: 'symlink'; target: string };
+
+/** One tar entry as the extract stream yields it: a readable of its data with its header. */
+type LayerEntry = Readable & { header: tar.Header };
+
+/** What one layer holds, gathered before it is applied. */
+interface LayerState {
+  opaqueDirs: string[];
+  whiteouts: string[];
+  added: Map<string, Node>;
+}
 
 /** Top-level directories extracted from release images. */
 export const KEPT_DIRS = ['manifests', 'release-manifests'] as const;
@@ -89,49 +105,113 @@ function zstdStream(): Transform {
   });
 }
 
-class Sniff extends Transform {
-  private decided: Transform | null = null;
-  private buf: Buffer[] = [];
-  private len = 0;
-  private decide(): void {
-    const head = Buffer.concat(this.buf);
-    let t: Transform;
-    if (head[0] === 0x1f && head[1] === 0x8b) t = zlib.createGunzip();
-    else if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) t = zstdStream();
-    else t = new Transform({ transform: (c, _e, cb) => { cb(null, c); } });
-    t.on('data', (d: Buffer) => this.push(d));
-    t.on('error', (e) => this.destroy(e));
-    this.decided = t;
-    this.buf = [];
-    if (head.length > 0) t.write(head);
+/** The decompressor for a stream whose first bytes are `head`: gzip, zstd or none (plain tar). */
+function decompressorFor(head: Buffer): Transform | null {
+  if (head[0] === 0x1f && head[1] === 0x8b) return zlib.createGunzip();
+  if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) return zstdStream();
+  return null;
+}
+
+/**
+ * Reads the first `n` bytes of `input` and returns them with a stream that yields the whole input again (head
+ * included). Destroying the returned stream destroys `input`.
+ */
+async function peek(input: Readable, n: number): Promise<[Buffer, Readable]> {
+  const it = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first: Buffer[] = [];
+  let len = 0;
+  let done = false;
+  while (len < n) {
+    const r = await it.next();
+    if (r.done === true) {
+      done = true;
+      break;
+    }
+    const chunk = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value);
+    first.push(chunk);
+    len += chunk.length;
   }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    if (this.decided) {
-      if (!this.decided.write(chunk)) this.decided.once('drain', () => { cb(); });
-      else cb();
+  const head = Buffer.concat(first);
+  async function* replay(): AsyncGenerator<Buffer> {
+    try {
+      if (head.length > 0) yield head;
+      if (done) return;
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) return;
+        yield r.value;
+      }
+    } finally {
+      if (!done) await it.return?.();
+    }
+  }
+  return [head, Readable.from(replay(), { objectMode: false })];
+}
+
+/** Returns a transform that decompresses gzip or zstd input and passes plain tar through (format from the first bytes). */
+export function autoDecompress(): Transform {
+  let inner: Transform | null | undefined;
+  let pending: Buffer[] = [];
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, cb: TransformCallback) {
+      if (inner === undefined) {
+        pending.push(chunk);
+        const head = Buffer.concat(pending);
+        if (head.length < 4) {
+          cb();
+          return;
+        }
+        pending = [];
+        start(head, cb);
+        return;
+      }
+      forward(chunk, cb);
+    },
+    flush(cb: TransformCallback) {
+      if (inner === undefined) {
+        const head = Buffer.concat(pending);
+        pending = [];
+        start(head, (err) => {
+          if (err) cb(err);
+          else finish(cb);
+        });
+        return;
+      }
+      finish(cb);
+    },
+  });
+  const forward = (chunk: Buffer, cb: TransformCallback): void => {
+    if (!inner) {
+      cb(null, chunk);
       return;
     }
-    this.buf.push(chunk);
-    this.len += chunk.length;
-    if (this.len >= 4) this.decide();
-    cb();
-  }
-  override _flush(cb: TransformCallback): void {
-    if (!this.decided) this.decide();
-    const t = this.decided;
+    if (inner.write(chunk)) cb();
+    else inner.once('drain', () => { cb(); });
+  };
+  const start = (head: Buffer, cb: TransformCallback): void => {
+    inner = decompressorFor(head);
+    if (inner) {
+      inner.on('data', (d: Buffer) => out.push(d));
+      inner.on('error', (e) => out.destroy(e));
+    }
+    if (head.length > 0) forward(head, cb);
+    else cb();
+  };
+  const finish = (cb: TransformCallback): void => {
+    const t = inner;
     if (!t) {
+      cb();
+      return;
+    }
+    if (t.readableEnded) {
       cb();
       return;
     }
     t.once('end', () => { cb(); });
     t.once('error', (e) => { cb(e); });
     t.end();
-  }
-}
-
-/** Returns a transform that decompresses gzip or zstd input and passes plain tar through. */
-export function autoDecompress(): Transform {
-  return new Sniff();
+  };
+  return out;
 }
 
 /** Hashing pass-through; `digest()` after end. */
@@ -143,9 +223,11 @@ export class DigestStream extends Transform {
     this.bytes += chunk.length;
     cb(null, chunk);
   }
-  /** `sha256:<hex>` of all data seen. */
+  private value: string | undefined;
+  /** `sha256:<hex>` of all data seen; the hash is finalised once, later calls return the same value. */
   digest(): string {
-    return `sha256:${this.h.digest('hex')}`;
+    this.value ??= `sha256:${this.h.digest('hex')}`;
+    return this.value;
   }
 }
 
@@ -174,119 +256,171 @@ export class LayerTree {
 
   /**
    * Applies one layer (tar stream, optionally gzip/zstd compressed) on top of the tree, honouring whiteouts.
-   * When `expectedDigest` is given the compressed bytes are hashed and a mismatch is an error.
+   * When `expectedDigest` is given the compressed bytes are hashed and a mismatch is an error; `check.diffId` is
+   * compared with the sha256 of the uncompressed tar (docker-archive `rootfs.diff_ids`), `check.size` with the
+   * number of compressed bytes. Nothing is applied unless the whole layer was read and verified.
    */
-  async applyLayer(input: Readable, expectedDigest?: string, label = 'layer'): Promise<void> {
-    const digest = new DigestStream();
+  async applyLayer(input: Readable, expectedDigest?: string, label = 'layer', check: { diffId?: string; size?: number } = {}): Promise<void> {
+    const raw = new DigestStream();
+    const plain = new DigestStream();
     const extract = tar.extract();
-    const opaqueDirs: string[] = [];
-    const whiteouts: string[] = [];
-    const added = new Map<string, Node>();
-    const consume = (async () => {
-      for await (const entry of extract) {
-        const h = entry.header;
-        let path: string;
-        try {
-          path = cleanEntryName(h.name);
-        } catch (e) {
-          entry.resume();
-          throw e;
-        }
-        const base = path.split('/').pop() ?? '';
-        const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-        const type = h.type ?? 'file';
-        if (type === 'character-device' || type === 'block-device' || type === 'fifo') {
-          entry.resume();
-          throw new UnsafeArchiveError('UnsafeArchive', `${label}: entry ${JSON.stringify(h.name)} is a ${type}; device files and FIFOs are refused`, h.name);
-        }
-        if (base === '.wh..wh..opq') {
-          if (isKept(path)) opaqueDirs.push(dir);
-          entry.resume();
-          continue;
-        }
-        if (base.startsWith('.wh.')) {
-          const target = (dir ? dir + '/' : '') + base.slice(4);
-          if (isKept(target)) whiteouts.push(target);
-          entry.resume();
-          continue;
-        }
-        if (path === '' || !isKept(path)) {
-          // drain but count decompressed bytes for the bomb cap
-          for await (const chunk of entry) {
-            this.layerBytes += (chunk as Buffer).length;
-            if (this.layerBytes > this.limits.maxLayerBytes) {
-              throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxLayerBytes} bytes of layer data; refusing`, h.name);
-            }
-          }
-          continue;
-        }
-        if (added.size + this.nodes.size >= this.limits.maxFiles) {
-          entry.resume();
-          throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxFiles} files under manifests/ and release-manifests/; refusing`, h.name);
-        }
-        if (type === 'directory') {
-          added.set(path, { type: 'dir' });
-          entry.resume();
-        } else if (type === 'symlink') {
-          const target = h.linkname ?? '';
-          this.checkLinkTarget(path, target, label);
-          added.set(path, { type: 'symlink', target });
-          entry.resume();
-        } else if (type === 'link') {
-          let target: string;
-          try {
-            target = cleanEntryName(h.linkname ?? '');
-          } catch {
-            entry.resume();
-            throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(h.name)} points outside the image (${JSON.stringify(h.linkname)})`, h.name);
-          }
-          const src = added.get(target) ?? this.nodes.get(target);
-          entry.resume();
-          if (!src || src.type !== 'file') {
-            throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(h.name)} points to ${JSON.stringify(h.linkname)}, which is not an extracted regular file`, h.name);
-          }
-          added.set(path, { type: 'file', data: src.data });
-          this.keptBytes += src.data.length;
-        } else if (type === 'file' || type === 'contiguous-file') {
-          const size = h.size ?? 0;
-          if (size > this.limits.maxFileBytes) {
-            entry.resume();
-            throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: ${h.name} is ${size} bytes, above the ${this.limits.maxFileBytes}-byte limit`, h.name);
-          }
-          if (this.keptBytes + size > this.limits.maxTotalBytes) {
-            entry.resume();
-            throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: extracted payload exceeds ${this.limits.maxTotalBytes} bytes; refusing`, h.name);
-          }
-          const chunks: Buffer[] = [];
-          for await (const c of entry) chunks.push(c as Buffer);
-          const data = Buffer.concat(chunks);
-          this.keptBytes += data.length;
-          this.layerBytes += data.length;
-          added.set(path, { type: 'file', data });
-        } else {
-          entry.resume();
-        }
-      }
-    })();
-    const src = pipeline(input, digest, autoDecompress(), extract);
-    const results = await Promise.allSettled([src, consume]);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed && failed.status === 'rejected') {
-      const reason: unknown = failed.reason;
-      const err = results[1].status === 'rejected' ? (results[1].reason as unknown) : reason;
+    const state: LayerState = { opaqueDirs: [], whiteouts: [], added: new Map() };
+    const consume = this.consumeEntries(extract, state, label);
+    let err: unknown;
+    try {
+      const [head, stream] = await peek(input, 4);
+      const dec = decompressorFor(head);
+      const src = dec ? pipeline(stream, raw, dec, plain, extract) : pipeline(stream, raw, plain, extract);
+      const results = await Promise.allSettled([src, consume]);
+      const failed = results[1].status === 'rejected' ? results[1] : results[0].status === 'rejected' ? results[0] : undefined;
+      if (failed) err = failed.reason;
+    } catch (e) {
+      err = e;
+      extract.destroy();
+      await consume.catch(() => undefined);
+    }
+    this.verifyLayer(raw, plain, expectedDigest, check, label, err);
+    if (err !== undefined) {
       if (err instanceof UnsafeArchiveError) throw err;
       throw new UnsafeArchiveError('UnsafeArchive', `${label}: cannot read layer: ${(err as Error).message}`);
     }
-    if (expectedDigest !== undefined && digest.digest() !== expectedDigest) {
-      throw new UnsafeArchiveError('DigestMismatch', `${label}: digest mismatch: expected ${expectedDigest}, got ${digest.digest()}; the blob is corrupt or was tampered with`, expectedDigest);
+    this.commit(state);
+  }
+
+  /**
+   * Digest checks after a layer was read. A digest mismatch wins over any other error: a tampered blob usually
+   * also breaks decompression, and the user must hear that the content is not what the manifest names.
+   */
+  private verifyLayer(raw: DigestStream, plain: DigestStream, expectedDigest: string | undefined, check: { diffId?: string; size?: number }, label: string, err: unknown): void {
+    if (check.size !== undefined && raw.bytes > check.size) {
+      throw new UnsafeArchiveError('DigestMismatch', `${label}: blob is larger than its declared size ${check.size}; the blob is corrupt or was tampered with`, expectedDigest ?? label);
     }
-    // lower layers are changed by this layer's opaque dirs and whiteouts, then its own entries are added
-    for (const d of opaqueDirs) {
+    // after an error the blob may not have been read to its end; its digest is then only known when the size says so
+    const complete = err === undefined || (check.size !== undefined && raw.bytes === check.size);
+    if (!complete) return;
+    if (check.size !== undefined && raw.bytes !== check.size) {
+      throw new UnsafeArchiveError('DigestMismatch', `${label}: blob has ${raw.bytes} bytes, its descriptor declares ${check.size}; the blob is corrupt or was tampered with`, expectedDigest ?? label);
+    }
+    const got = raw.digest();
+    if (expectedDigest !== undefined && got !== expectedDigest) {
+      throw new UnsafeArchiveError('DigestMismatch', `${label}: digest mismatch: expected ${expectedDigest}, got ${got}; the blob is corrupt or was tampered with`, expectedDigest);
+    }
+    if (err === undefined && check.diffId !== undefined) {
+      const d = plain.digest();
+      if (d !== check.diffId) {
+        throw new UnsafeArchiveError('DigestMismatch', `${label}: uncompressed layer has digest ${d}, the image config's rootfs.diff_ids names ${check.diffId}; the layer is corrupt or was tampered with`, check.diffId);
+      }
+    }
+  }
+
+  /** Reads the tar entries of one layer into `state` (nothing is applied to the tree yet). */
+  private async consumeEntries(extract: tar.Extract, state: LayerState, label: string): Promise<void> {
+    for await (const e of extract) {
+      const entry = e as unknown as LayerEntry;
+      try {
+        await this.consumeEntry(entry, state, label);
+      } finally {
+        entry.resume();
+      }
+    }
+  }
+
+  private async consumeEntry(entry: LayerEntry, state: LayerState, label: string): Promise<void> {
+    const h = entry.header;
+    const path = cleanEntryName(h.name);
+    const base = path.split('/').pop() ?? '';
+    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    const type = h.type ?? 'file';
+    if (type === 'character-device' || type === 'block-device' || type === 'fifo') {
+      throw new UnsafeArchiveError('UnsafeArchive', `${label}: entry ${JSON.stringify(h.name)} is a ${type}; device files and FIFOs are refused`, h.name);
+    }
+    if (base === '.wh..wh..opq') {
+      if (isKept(path)) state.opaqueDirs.push(dir);
+      return;
+    }
+    if (base.startsWith('.wh.')) {
+      const target = (dir ? dir + '/' : '') + base.slice(4);
+      if (isKept(target)) state.whiteouts.push(target);
+      return;
+    }
+    if (path === '' || !isKept(path)) {
+      // drain but count decompressed bytes for the bomb cap
+      for await (const chunk of entry) this.countLayerBytes((chunk as Buffer).length, label, h.name);
+      return;
+    }
+    if (state.added.size + this.nodes.size >= this.limits.maxFiles) {
+      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxFiles} files under manifests/ and release-manifests/; refusing`, h.name);
+    }
+    if (type === 'directory') {
+      state.added.set(path, { type: 'dir' });
+    } else if (type === 'symlink') {
+      const target = h.linkname ?? '';
+      this.checkLinkTarget(path, target, label);
+      state.added.set(path, { type: 'symlink', target });
+    } else if (type === 'link') {
+      this.addHardLink(path, h.name, h.linkname, state, label);
+    } else if (type === 'file' || type === 'contiguous-file') {
+      state.added.set(path, { type: 'file', data: await this.readKeptFile(entry, label) });
+    }
+  }
+
+  private countLayerBytes(n: number, label: string, name: string): void {
+    this.layerBytes += n;
+    if (this.layerBytes > this.limits.maxLayerBytes) {
+      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxLayerBytes} bytes of decompressed layer data; refusing`, name);
+    }
+  }
+
+  private addHardLink(path: string, name: string, linkname: string | undefined, state: LayerState, label: string): void {
+    let target: string;
+    try {
+      target = cleanEntryName(linkname ?? '');
+    } catch {
+      throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(name)} points outside the image (${JSON.stringify(linkname)})`, name);
+    }
+    const src = state.added.get(target) ?? this.nodes.get(target);
+    if (!src || src.type !== 'file') {
+      throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(name)} points to ${JSON.stringify(linkname)}, which is not an extracted regular file`, name);
+    }
+    this.addKeptBytes(src.data.length, label, name);
+    state.added.set(path, { type: 'file', data: src.data });
+  }
+
+  private addKeptBytes(n: number, label: string, name: string): void {
+    if (this.keptBytes + n > this.limits.maxTotalBytes) {
+      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: manifests/ and release-manifests/ hold more than ${this.limits.maxTotalBytes} bytes (maxTotalBytes); refusing`, name);
+    }
+    this.keptBytes += n;
+  }
+
+  /** Buffers one kept file, counting bytes as they stream so that neither the header nor the data can overrun a cap. */
+  private async readKeptFile(entry: LayerEntry, label: string): Promise<Buffer> {
+    const h = entry.header;
+    const size = h.size ?? 0;
+    const tooBig = (n: number) =>
+      new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: ${h.name} is ${n} bytes, above the ${this.limits.maxFileBytes}-byte limit for one manifest (maxFileBytes)`, h.name);
+    if (size > this.limits.maxFileBytes) throw tooBig(size);
+    this.addKeptBytes(size, label, h.name);
+    const chunks: Buffer[] = [];
+    let n = 0;
+    for await (const c of entry) {
+      const chunk = c as Buffer;
+      n += chunk.length;
+      if (n > this.limits.maxFileBytes) throw tooBig(n);
+      this.countLayerBytes(chunk.length, label, h.name);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, n);
+  }
+
+  /** Applies a fully read and verified layer: lower layers change by its opaque dirs and whiteouts, then its entries are added. */
+  private commit(state: LayerState): void {
+    for (const d of state.opaqueDirs) {
       const prefix = d + '/';
       for (const k of [...this.nodes.keys()]) if (k.startsWith(prefix)) this.nodes.delete(k);
     }
-    for (const w of whiteouts) this.removeSubtree(w);
-    for (const [k, v] of added) {
+    for (const w of state.whiteouts) this.removeSubtree(w);
+    for (const [k, v] of state.added) {
       const prev = this.nodes.get(k);
       if (prev && prev.type === 'dir' && v.type === 'dir') continue;
       if (prev && v.type !== 'dir') this.removeSubtree(k);

@@ -1,9 +1,10 @@
 import { open as fsOpen, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readPayloadDirectory } from './dir.js';
-import { PayloadError } from './errors.js';
+import { asPayloadError, PayloadError } from './errors.js';
 import type { ExtractLimits } from './layers.js';
-import { readImageArchive, readOciLayout, type ImagePayload, type PlatformSelector } from './oci.js';
+import { readImageArchive } from './archive.js';
+import { readOciLayout, type ImagePayload, type PlatformSelector } from './oci.js';
 import { loadPayloadFromFiles, type LoadOptions, type ReleasePayload } from './payload.js';
 import { readRegistryImage, type RegistryOptions } from './registry.js';
 
@@ -25,9 +26,13 @@ export interface OpenOptions extends LoadOptions, RegistryOptions {
  * - a registry image `docker://host/repo:tag|@sha256:…` (or a bare `host/repo@sha256:…`).
  */
 export async function openPayload(source: string, opts: OpenOptions = {}): Promise<ReleasePayload> {
-  const img = await readImageSource(source, opts);
-  if (img === 'directory') return loadPayloadFromFiles(await readPayloadDirectory(source), source, opts);
-  return loadPayloadFromFiles(img.files, source, opts, img.image);
+  try {
+    const img = await readImageSource(source, opts);
+    if (img === 'directory') return loadPayloadFromFiles(await readPayloadDirectory(source, opts.limits), source, opts);
+    return loadPayloadFromFiles(img.files, source, opts, img.image);
+  } catch (e) {
+    throw asPayloadError(e, source);
+  }
 }
 
 async function isTar(path: string): Promise<boolean> {

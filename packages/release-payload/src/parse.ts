@@ -1,5 +1,6 @@
 import { binaryTag, boolYaml11Tag, FAILSAFE_SCHEMA, floatYaml11Tag, intYaml11Tag, loadAll, mergeTag, nullYaml11Tag, Schema, YAMLException } from 'js-yaml';
 import { goJsonMarshal } from './gojson.js';
+import { LineIndex } from './lines.js';
 import type { PayloadIssue } from './errors.js';
 
 /** Group, version and kind of a manifest (`group` is empty for the core API group). */
@@ -78,15 +79,11 @@ function isJsonStream(text: string): boolean {
   return false;
 }
 
-function lineOf(text: string, offset: number): number {
-  let n = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
-}
 
 /** Scans concatenated JSON values; returns their exact text. */
 function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): RawDoc[] {
   const docs: RawDoc[] = [];
+  const lines = new LineIndex(text);
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -123,7 +120,7 @@ function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): Ra
         }
       }
     }
-    const line = lineOf(text, start);
+    const line = lines.lineAt(start);
     if (end < 0) {
       issues.push({ file, line, message: 'unexpected end of JSON input (unterminated object or array)' });
       return docs;

@@ -3,6 +3,7 @@ import { versionHash } from './hash.js';
 import { imagesFromReferences, parseImageReferences, parseReleaseMetadata, type ImageReferences, type ReleaseMetadata } from './metadata.js';
 import { parseManifestFile, type Manifest, type PayloadDir } from './parse.js';
 import { renderTemplate, type RenderConfig } from './template.js';
+import { invalidUtf8Offset, lineOfByte } from './utf8.js';
 
 /** Upstream default cluster profile. */
 export const DEFAULT_CLUSTER_PROFILE = 'self-managed-high-availability';
@@ -53,7 +54,11 @@ export interface ReleasePayload {
 
 /** Options for building a payload from files. */
 export interface LoadOptions {
-  /** Release image pull spec for `{{.ReleaseImage}}`; default: the image reference, else the source. */
+  /**
+   * Release image pull spec for `{{.ReleaseImage}}`. Default: the image reference when read from an image,
+   * else `""` (a directory, like upstream `LoadUpdate(dir, "", ...)`), so the rendered manifests and the
+   * version hash do not depend on how the directory path is spelled.
+   */
   releaseImage?: string;
   /** Cluster profile for `{{.ClusterProfile}}`; default `self-managed-high-availability`. */
   clusterProfile?: string;
@@ -61,6 +66,22 @@ export interface LoadOptions {
 
 const MANIFEST_EXT = /\.(ya?ml|json)$/;
 const decoder = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * Decodes UTF-8 text, refusing invalid sequences (upstream's YAML reader rejects them) with the file, line and byte
+ * offset, instead of replacing them silently.
+ */
+function decodeStrict(bytes: Uint8Array, file: string): string | PayloadIssue {
+  const bad = invalidUtf8Offset(bytes);
+  if (bad < 0) return decoder.decode(bytes);
+  return { file, line: lineOfByte(bytes, bad), offset: bad, message: `invalid UTF-8 at byte offset ${bad} (byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, '0')}); manifests must be UTF-8 text` };
+}
+
+function decodeOrThrow(bytes: Uint8Array, file: string, code: 'InvalidReleaseMetadata' | 'InvalidImageReferences'): string {
+  const r = decodeStrict(bytes, file);
+  if (typeof r === 'string') return r;
+  throw new PayloadError(code, `${file}: ${r.message}`, file);
+}
 
 /** Byte-order comparison of file names (Go `os.ReadDir` order). */
 export function compareNames(a: string, b: string): number {
@@ -77,8 +98,8 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
   if (!irBytes) {
     throw new PayloadError('PayloadMissingFile', `${source}: release-manifests/image-references is missing; is this a release payload?`, 'release-manifests/image-references');
   }
-  const metadata = parseReleaseMetadata(decoder.decode(mdBytes));
-  const imageReferences = parseImageReferences(decoder.decode(irBytes));
+  const metadata = parseReleaseMetadata(decodeOrThrow(mdBytes, 'release-manifests/release-metadata', 'InvalidReleaseMetadata'));
+  const imageReferences = parseImageReferences(decodeOrThrow(irBytes, 'release-manifests/image-references', 'InvalidImageReferences'));
   if (imageReferences.name !== metadata.version) {
     throw new PayloadError(
       'InvalidImageReferences',
@@ -87,7 +108,7 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
     );
   }
   const images = imagesFromReferences(imageReferences);
-  const releaseImage = opts.releaseImage ?? image?.reference ?? source;
+  const releaseImage = opts.releaseImage ?? image?.reference ?? '';
   const cfg: RenderConfig = { ReleaseImage: releaseImage, ClusterProfile: opts.clusterProfile ?? DEFAULT_CLUSTER_PROFILE, Images: images };
 
   const issues: PayloadIssue[] = [];
@@ -100,7 +121,12 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
   for (const [dir, map] of dirs) {
     const names = [...map.keys()].filter((n) => MANIFEST_EXT.test(n)).sort(compareNames);
     for (const name of names) {
-      let text = decoder.decode(map.get(name));
+      const decoded = decodeStrict(map.get(name) ?? new Uint8Array(), `${dir}/${name}`);
+      if (typeof decoded !== 'string') {
+        issues.push(decoded);
+        continue;
+      }
+      let text = decoded;
       if (dir === 'manifests') {
         try {
           text = renderTemplate(text, cfg, name);

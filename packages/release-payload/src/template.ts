@@ -1,4 +1,15 @@
 import { TemplateError } from './errors.js';
+import { LineIndex } from './lines.js';
+
+const FIELD_RE = /(?:\.[A-Za-z_][A-Za-z0-9_]*)+|\./y;
+const IDENT_RE = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUM_RE = /-?[0-9]+/y;
+
+/** Matches a sticky regex at `i` without copying the rest of the string (keeps tokenizing linear). */
+function matchAt(re: RegExp, s: string, i: number): string | undefined {
+  re.lastIndex = i;
+  return re.exec(s)?.[0];
+}
 
 /** Variables the CVO passes when rendering its own `manifests/` (upstream `manifestRenderConfig`). */
 export interface RenderConfig {
@@ -18,10 +29,9 @@ type Tok =
   | { t: 'ident'; v: string }
   | { t: 'num'; v: number };
 
-function lineAt(text: string, offset: number): number {
-  let n = 1;
-  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
+/** Go's trim markers remove "spaces": space, tab, carriage return and newline. */
+function isTrimSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 }
 
 function unquote(s: string, file: string, line: number): string {
@@ -55,20 +65,19 @@ function tokenize(body: string, file: string, line: number): Tok[] {
       toks.push({ t: 'str', v: body.slice(i + 1, j) });
       i = j + 1;
     } else if (c === '.') {
-      const m = /^(\.[A-Za-z_][A-Za-z0-9_]*)+|^\./.exec(body.slice(i));
-      const f = m?.[0] ?? '.';
+      const f = matchAt(FIELD_RE, body, i) ?? '.';
       const path = f === '.' ? [] : f.slice(1).split('.');
       toks.push({ t: 'field', path });
       i += f.length;
     } else if (/[A-Za-z_]/.test(c)) {
-      const id = /^[A-Za-z_][A-Za-z0-9_]*/.exec(body.slice(i))?.[0] ?? c;
+      const id = matchAt(IDENT_RE, body, i) ?? c;
       toks.push({ t: 'ident', v: id });
       i += id.length;
     } else if (/[0-9-]/.test(c)) {
-      const m = /^-?[0-9]+/.exec(body.slice(i));
-      if (!m) throw new TemplateError(`unexpected ${JSON.stringify(c)} in command`, file, line);
-      toks.push({ t: 'num', v: Number(m[0]) });
-      i += m[0].length;
+      const m = matchAt(NUM_RE, body, i);
+      if (m === undefined) throw new TemplateError(`unexpected ${JSON.stringify(c)} in command`, file, line);
+      toks.push({ t: 'num', v: Number(m) });
+      i += m.length;
     } else {
       throw new TemplateError(`unexpected ${JSON.stringify(c)} in command (only fields, string literals and index are supported)`, file, line);
     }
@@ -115,6 +124,7 @@ function printVal(v: Val): string {
  */
 export function renderTemplate(text: string, cfg: RenderConfig, file = 'manifest'): string {
   const out: string[] = [];
+  const lines = new LineIndex(text);
   let pos = 0;
   while (pos < text.length) {
     const open = text.indexOf('{{', pos);
@@ -122,14 +132,14 @@ export function renderTemplate(text: string, cfg: RenderConfig, file = 'manifest
       out.push(text.slice(pos));
       break;
     }
-    let lit = text.slice(pos, open);
+    let litEnd = open;
     let bodyStart = open + 2;
     if (text.startsWith('- ', bodyStart) || text.startsWith('-\t', bodyStart) || text.startsWith('-\n', bodyStart)) {
-      lit = lit.replace(/\s+$/, '');
+      while (litEnd > pos && isTrimSpace(text.charCodeAt(litEnd - 1))) litEnd--;
       bodyStart += 1;
     }
-    out.push(lit);
-    const line = lineAt(text, open);
+    out.push(text.slice(pos, litEnd));
+    const line = lines.lineAt(open);
     // find the closing delimiter, skipping quoted strings
     let j = bodyStart;
     let close = -1;
@@ -160,7 +170,7 @@ export function renderTemplate(text: string, cfg: RenderConfig, file = 'manifest
     let after = close + 2;
     if (/\s-$/.test(body)) {
       body = body.slice(0, -2);
-      after += /^\s*/.exec(text.slice(after))?.[0].length ?? 0;
+      while (after < text.length && isTrimSpace(text.charCodeAt(after))) after++;
     }
     const trimmed = body.trim();
     if (trimmed.startsWith('/*')) {

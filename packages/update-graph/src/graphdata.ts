@@ -10,6 +10,7 @@ import { GraphDataError } from './errors.js';
 import type { ClusterCondition, ConditionalEdgeGroup, ConditionalUpdateRisk, GraphDocument } from './graph.js';
 import { formatSemver, parseSemver, type SemVer } from './semver.js';
 import { at, must } from './util.js';
+import { compileLinearRegex, type LinearRegex } from './regex.js';
 
 const KEY = 'io.openshift.upgrades.graph';
 const ARCH_KEY = `${KEY}.release.arch`;
@@ -86,7 +87,7 @@ function yamlFiles(dir: string, warnings: string[]): string[] {
 
 function checkRegex(file: string, re: string): void {
   try {
-    new RegExp(re);
+    compileLinearRegex(re);
   } catch (err) {
     throw new GraphDataError(file, `error parsing ${re} as Regex: ${(err as Error).message}`);
   }
@@ -355,7 +356,7 @@ export function applyEdgeAddRemove(g: BuilderGraph): void {
   // conditional templates
   const edgeRisks = new Map<string, { from: string; to: string; risks: ConditionalUpdateRisk[] }>();
   for (const t of g.conditionalTemplates) {
-    const re = new RegExp(t.from);
+    const re = compileLinearRegex(t.from);
     g.nodes.forEach((n, ti) => {
       if (!(n.version === t.to || n.version.split('+')[0] === t.to)) return;
       for (const p of preds(ti)) {
@@ -392,9 +393,9 @@ export function applyEdgeAddRemove(g: BuilderGraph): void {
   g.nodes.forEach((n, to) => {
     const rxs = n.metadata[`${KEY}.previous.remove_regex`];
     if (rxs === undefined) return;
-    let re: RegExp;
+    let re: LinearRegex;
     try {
-      re = new RegExp(rxs);
+      re = compileLinearRegex(rxs);
     } catch (err) {
       throw new GraphDataError(`node ${n.version}`, `Parsing ${rxs} as Regex: ${(err as Error).message}`);
     }

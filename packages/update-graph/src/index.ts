@@ -55,6 +55,16 @@ export {
   type ReleaseInput,
   type GraphData,
 } from './graphdata.js';
+export { readGraphFile, MAX_GRAPH_FILE_BYTES } from './graphfile.js';
+export { compileLinearRegex, MAX_PATTERN_LENGTH, type LinearRegex } from './regex.js';
 export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
 export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
 export { graphToDot, graphToMermaid, planToDot, planToMermaid, type RenderGraphOptions } from './render.js';
+export {
+  channelVersionWarnings,
+  channelMembershipWarnings,
+  parseChannelName,
+  KNOWN_CHANNEL_STREAMS,
+  CHANNELS_METADATA_KEY,
+  type ChannelStream,
+} from './channels.js';

@@ -3,6 +3,7 @@
  * (with the upstream reasons), what changed, and the post-config actions — legacy table (firstboot) and node
  * disruption policies — plus the exact rpm-ostree arguments for kernel arguments and extensions.
  */
+import { assertMachineConfigTypes } from './check.js';
 import { goDeepEqual } from './gojson.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
 import { SUPPORTED_EXTENSIONS } from './constants.js';
@@ -366,6 +367,8 @@ export function checkReconcilable(oldMc: MachineConfig, newMc: MachineConfig, ov
  * @throws MachineConfigReconcileError
  */
 export function diffMachineConfigs(oldMc: MachineConfig, newMc: MachineConfig, opts: DiffOptions = {}): MachineConfigDiff {
+  assertMachineConfigTypes(oldMc, 'old: ');
+  assertMachineConfigTypes(newMc, 'new: ');
   const { oldIgn, newIgn } = reconcile(oldMc, newMc, opts.irreconcilableStorageOverrides ?? []);
   const o = oldMc.spec;
   const n = newMc.spec;

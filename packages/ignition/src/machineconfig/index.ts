@@ -4,6 +4,19 @@
  */
 export * from './types.js';
 export {
+  MAX_MACHINECONFIG_BYTES,
+  MachineConfigCheckError,
+  type MachineConfigCheckCode,
+  type MachineConfigCheckResult,
+  type CheckOptions,
+  assertMachineConfigTypes,
+  assertRenderableSize,
+  checkMachineConfigObject,
+  jsonSizeAtLeast,
+} from './check.js';
+export { type CrdSchema, type StructuralError, type StructuralResult, checkStructural } from './crd/structural.js';
+export { MACHINECONFIG_CRD_SCHEMA } from './crd/schema.js';
+export {
   GoFloat,
   GoUint,
   type GoYamlValue,
@@ -59,3 +72,24 @@ export {
   negotiateIgnitionVersion,
 } from './server.js';
 export { toGoStructV35, goDeepEqual } from './gojson.js';
+export {
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type MachineConfigPoolInput,
+  type ControllerConfigSource,
+  type PoolSelectionErrorCode,
+  type RenderPoolOptions,
+  PoolSelectionError,
+  REQUIRED_FOR_UPGRADE_LABEL,
+  MCO_BUILT_IN_LABEL,
+  POOL_LABEL_PREFIX,
+  isEmptySelector,
+  compileLabelSelector,
+  labelSelectorMatches,
+  labelSelectorString,
+  defaultPool,
+  customPool,
+  selectMachineConfigs,
+  controllerConfigInput,
+  renderPool,
+} from './pool.js';

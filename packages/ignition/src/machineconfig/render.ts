@@ -1,4 +1,5 @@
 import { SUPPORTED_EXTENSIONS } from './constants.js';
+import { assertMachineConfigTypes, assertRenderableSize, MachineConfigCheckError } from './check.js';
 import { MachineConfigReconcileError, type StorageOverride, checkReconcilable } from './daemon.js';
 import { mergeOwned } from '../spec/merge.js';
 import { serializeIgnitionV35 } from './gojson.js';
@@ -34,7 +35,8 @@ export type RenderErrorCode =
   | 'MC_OS_IMAGE_STREAM_CONFLICT'
   | 'MC_HASH_YAML'
   | 'MC_RECONCILE'
-  | 'MC_TOO_LARGE';
+  | 'MC_TOO_LARGE'
+  | 'MC_INVALID_FIELD';
 
 /** A render failure; `message` is the MCO's error text, `machineConfig` names the MC at fault when known. */
 export class MachineConfigRenderError extends Error {
@@ -102,6 +104,31 @@ export interface RenderResult {
   sizeBytes: number;
 }
 
+/** Splits a dotted field path (`spec.kernelArguments[0]`) into JSON path segments. */
+function fieldPath(field: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of field.matchAll(/([^.[\]]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)) {
+    if (m[2] !== undefined) out.push(Number(m[2]));
+    else if (m[3] !== undefined) out.push(JSON.parse(m[3]) as string);
+    else if (m[1] !== undefined) out.push(m[1]);
+  }
+  return out;
+}
+
+/**
+ * Checks done before any merging: field types (as the API server enforces them) and input sizes (so that input that
+ * cannot fit the 1.5 MiB limit fails at once instead of after a merge of tens of MB).
+ */
+function precheck(configs: readonly MachineConfig[]): void {
+  try {
+    for (const mc of configs) assertMachineConfigTypes(mc);
+    assertRenderableSize(configs, MAX_RENDERED_MC_BYTES);
+  } catch (e) {
+    if (!(e instanceof MachineConfigCheckError)) throw e;
+    throw new MachineConfigRenderError(e.code === 'MC_TOO_LARGE' ? 'MC_TOO_LARGE' : 'MC_INVALID_FIELD', e.message, e.machineConfig, fieldPath(e.field));
+  }
+}
+
 const goOctal = (n: number): string => `0${n.toString(8)}`;
 
 function validateMachineConfig(mc: MachineConfig): JsonObject | undefined {
@@ -164,6 +191,7 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
   if (input.configs.length === 0) {
     throw new MachineConfigRenderError('MC_NO_CONFIGS', `no MachineConfigs found for pool ${pool.name}`);
   }
+  precheck(input.configs);
   const sorted = [...input.configs].sort(byName);
   const parsed = new Map<MachineConfig, JsonObject | undefined>();
   for (const mc of sorted) parsed.set(mc, validateMachineConfig(mc));

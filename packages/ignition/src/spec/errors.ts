@@ -209,3 +209,40 @@ export function tooDeep(value: unknown, max: number = MAX_DEPTH): JsonPath | nul
   }
   return null;
 }
+
+/**
+ * A deep copy of a JSON value without own `__proto__` keys. `JSON.parse` makes `"__proto__"` an ordinary own key, but
+ * copying it with `out[key] = value` would replace the copy's prototype and hide the content (then surface it through
+ * inheritance). Such a key is never part of an Ignition spec: `validate` reports it as unused, and translate and merge
+ * drop it, like every unknown key, in every target version. Iterative, so safe on deep input.
+ */
+export function withoutProtoKeys<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  const root: unknown = Array.isArray(value) ? [] : {};
+  const stack: [unknown, unknown][] = [[value, root]];
+  for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
+    const [src, dst] = f;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (const x of src as unknown[]) {
+        if (x !== null && typeof x === 'object') {
+          const c: unknown = Array.isArray(x) ? [] : {};
+          out.push(c);
+          stack.push([x, c]);
+        } else out.push(x);
+      }
+      continue;
+    }
+    const out = dst as Record<string, unknown>;
+    for (const k of Object.keys(src as object)) {
+      if (k === '__proto__') continue;
+      const x = (src as Record<string, unknown>)[k];
+      if (x !== null && typeof x === 'object') {
+        const c: unknown = Array.isArray(x) ? [] : {};
+        out[k] = c;
+        stack.push([x, c]);
+      } else out[k] = x;
+    }
+  }
+  return root as T;
+}

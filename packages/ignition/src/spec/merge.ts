@@ -1,4 +1,4 @@
-import { IgnitionMergeError, MAX_DEPTH, tooDeep } from './errors.js';
+import { IgnitionMergeError, MAX_DEPTH, tooDeep, withoutProtoKeys } from './errors.js';
 import { STRUCTS, itemKey, type FieldShape, type StructName } from './shape.js';
 import type { IgnitionConfigV3, JsonPath } from './types.js';
 
@@ -266,7 +266,7 @@ function checkInput(c: unknown, which: string): Obj {
 export function merge(parent: IgnitionConfigV3, child: IgnitionConfigV3): IgnitionConfigV3 {
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
-  return mergeOwned(structuredClone(p), structuredClone(c));
+  return mergeOwned(withoutProtoKeys(p), withoutProtoKeys(c));
 }
 
 /** Like {@link merge}, also returning upstream's transcript (which input each result field came from). */
@@ -274,7 +274,7 @@ export function mergeWithTranscript(parent: IgnitionConfigV3, child: IgnitionCon
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
   const m = new Merger(true);
-  const result = m.mergeStruct('Config', structuredClone(p), structuredClone(c), ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+  const result = m.mergeStruct('Config', withoutProtoKeys(p), withoutProtoKeys(c), ['parent'], ['child'], ['result']) as IgnitionConfigV3;
   return { result, transcript: m.transcript };
 }
 

@@ -1,4 +1,4 @@
-import { formatPath, IgnitionTranslateError, MAX_DEPTH, tooDeep } from './errors.js';
+import { formatPath, IgnitionTranslateError, MAX_DEPTH, tooDeep, withoutProtoKeys } from './errors.js';
 import { goParseURL, goPathJoin } from './goparse.js';
 import { validateSemantics3 } from './semantic.js';
 import { validateSemantics2 } from './v2.js';
@@ -405,6 +405,17 @@ function pruneV2(v: Obj): Obj {
   return prune(walk(v) as Obj);
 }
 
+/** First occurrence of each key, in order (Go's dedupe of string lists), in linear time. */
+function uniqueKeys(keys: unknown[]): unknown[] {
+  const seen = new Set<unknown>();
+  return keys.filter((k) => {
+    const id = typeof k === 'string' ? k : JSON.stringify(k);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
 /** The MCO's de-duplication of a spec 2.2 config before conversion (ign-converter + core user rule). */
 export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   const out = structuredClone(cfg) as Obj;
@@ -422,44 +433,45 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
     seen.add(p);
   }
   const units = asList(asObj(out['systemd'])['units']).map(asObj);
-  const unitNames = new Set<string>();
+  // each kept unit / user by name, and the names of its dropins / keys: linear in the number of entries
+  const keptUnits = new Map<string, { unit: Obj; dropins: Obj[]; names: Set<string> }>();
   const outUnits: Obj[] = [];
   for (let i = units.length - 1; i >= 0; i--) {
     const u = units[i] ?? {};
     const name = str(u['name']);
-    if (unitNames.has(name)) {
-      for (const kept of outUnits) {
-        if (str(kept['name']) !== name) continue;
-        const dropins = asList(kept['dropins']).map(asObj);
-        for (const d of asList(u['dropins']).map(asObj)) {
-          if (!dropins.some((e) => str(e['name']) === str(d['name']))) dropins.push(d);
-        }
-        kept['dropins'] = dropins;
+    const kept = keptUnits.get(name);
+    if (kept) {
+      for (const d of asList(u['dropins']).map(asObj)) {
+        if (kept.names.has(str(d['name']))) continue;
+        kept.names.add(str(d['name']));
+        kept.dropins.push(d);
       }
+      kept.unit['dropins'] = kept.dropins;
     } else {
+      const dropins = asList(u['dropins']).map(asObj);
+      keptUnits.set(name, { unit: u, dropins: [...dropins], names: new Set(dropins.map((d) => str(d['name']))) });
       outUnits.push(u);
-      unitNames.add(name);
     }
   }
   const users = asList(asObj(out['passwd'])['users']).map(asObj);
-  const userNames = new Set<string>();
+  const keptUsers = new Map<string, { user: Obj; keys: unknown[] }>();
   const outUsers: Obj[] = [];
   for (let i = users.length - 1; i >= 0; i--) {
     const u = users[i] ?? {};
     const name = str(u['name']);
-    if (userNames.has(name)) {
-      for (const kept of outUsers) {
-        if (str(kept['name']) === name) kept['sshAuthorizedKeys'] = [...asList(kept['sshAuthorizedKeys']), ...asList(u['sshAuthorizedKeys'])];
-      }
+    const kept = keptUsers.get(name);
+    if (kept) {
+      for (const k of asList(u['sshAuthorizedKeys'])) kept.keys.push(k);
+      kept.user['sshAuthorizedKeys'] = kept.keys;
     } else {
+      keptUsers.set(name, { user: u, keys: [...asList(u['sshAuthorizedKeys'])] });
       outUsers.push(u);
-      userNames.add(name);
     }
   }
   outUsers.forEach((u, i) => {
     if (str(u['name']) !== 'core') fail(`unexpected user with name: ${str(u['name'])}. Only core user is supported`, '2.2.0', '3.0.0', ['passwd', 'users', i, 'name']);
     const keys = asList(u['sshAuthorizedKeys']);
-    if (keys.length > 0) u['sshAuthorizedKeys'] = keys.filter((k, j) => keys.indexOf(k) === j);
+    if (keys.length > 0) u['sshAuthorizedKeys'] = uniqueKeys(keys);
   });
   if (out['storage'] !== undefined || outFiles.length > 0) storage['files'] = outFiles;
   if (out['systemd'] !== undefined) asObj(out['systemd'])['units'] = outUnits;
@@ -659,10 +671,11 @@ export interface TranslateOptions {
  *   express throws {@link IgnitionTranslateError} naming the field. 3.0 is not a down target
  *   (no converter exists upstream).
  */
-export function translate(config: IgnitionConfig, toVersion: SpecVersion, opts: TranslateOptions = {}): IgnitionConfig {
-  const from = versionOf(config);
-  const deep = tooDeep(config);
+export function translate(input: IgnitionConfig, toVersion: SpecVersion, opts: TranslateOptions = {}): IgnitionConfig {
+  const from = versionOf(input);
+  const deep = tooDeep(input);
   if (deep) fail(`config nests deeper than ${MAX_DEPTH} levels`, from, toVersion, deep.slice(0, 8));
+  const config = withoutProtoKeys(input);
   const experimental = opts.experimental ?? false;
   const known: readonly string[] = ['2.2.0', ...SPEC3_VERSIONS];
   if (!known.includes(from) || (from === '3.7.0-experimental' && !experimental)) {

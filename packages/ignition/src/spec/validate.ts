@@ -1,4 +1,4 @@
-import { finding } from './errors.js';
+import { finding, MAX_DEPTH, tooDeep } from './errors.js';
 import { goSemver } from './goparse.js';
 import { schemaIssues, unusedKeys, type SchemaIssue } from './schema.js';
 import { validateSemantics3 } from './semantic.js';
@@ -70,12 +70,26 @@ export function validate(config: unknown, opts: ValidateOptions = {}): Validatio
       entries: [{ kind: 'error', message: 'config must be a JSON object', path: [], name: null }],
     };
   }
+  const deep = tooDeep(config);
+  if (deep) {
+    return {
+      version: null,
+      valid: false,
+      entries: [{ kind: 'error', message: `config nests deeper than ${MAX_DEPTH} levels; refusing to validate it`, path: deep.slice(0, 8), name: null }],
+    };
+  }
   const declared = (config as { ignition?: { version?: unknown } }).ignition?.version;
   const resolved = resolveVersion(opts.version ?? declared, opts.experimental ?? false);
   if ('error' in resolved) {
     const f = finding(resolved.error);
     return { version: null, valid: false, entries: [{ kind: 'error', message: f.message, path: ['ignition', 'version'], name: f.name }] };
   }
-  const entries = validateAt(config, resolved.version);
+  let entries: ReportEntry[];
+  try {
+    entries = validateAt(config, resolved.version);
+  } catch (e) {
+    // documented never to throw: an internal failure on hostile content is reported, not raised
+    entries = [{ kind: 'error', message: `config could not be validated: ${(e as Error).message}`, path: [], name: null }];
+  }
   return { version: resolved.version, valid: !entries.some((e) => e.kind === 'error'), entries };
 }

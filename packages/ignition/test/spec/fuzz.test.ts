@@ -100,7 +100,10 @@ describe('hostile input', () => {
     const nested = JSON.parse('['.repeat(50_000) + ']'.repeat(50_000)) as unknown;
     typedOnly(() => merge({ ignition: { version: '3.4.0' }, x: nested } as IgnitionConfigV3, { ignition: { version: '3.4.0' } }));
     typedOnly(() => translate({ ignition: { version: '3.4.0' }, x: nested } as IgnitionConfigV3, '3.5.0'));
-    expect(validate({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/a', x: nested }] } }).valid).toBe(true);
+    // never throws: nesting beyond MAX_DEPTH is an error entry (upstream's JSON decoder refuses such depth too)
+    const v = validate({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/a', x: nested }] } });
+    expect(v.valid).toBe(false);
+    expect(v.entries[0]?.message).toMatch(/nests deeper than 256 levels/);
     const many = JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: Array.from({ length: 20_000 }, (_, i) => ({ path: `/f/${i % 1000}` })) } });
     typedOnly(() => parseConfig(many));
     typedOnly(() => parseConfig(new Uint8Array([0xff, 0xfe, 0x00, 0x7b])));
