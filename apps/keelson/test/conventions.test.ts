@@ -97,6 +97,9 @@ describe('keelson output convention', { timeout: 120_000 }, () => {
     expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0')).code).toBe(2);
     expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', G47, '--timeout', '-1')).code).toBe(2);
     expect((await cli('os', 'plan', '--from', join(dir, 'missing.yaml'), '--to', mcB)).code).toBe(2);
+    expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', join(dir, 'missing.json'))).code).toBe(2);
+    expect((await cli('mc', 'render', '--pool', 'worker', join(dir, 'missing'))).code).toBe(2);
+    expect((await cli('ignition', 'validate', join(dir, 'missing.ign'))).code).toBe(2);
   });
 
   it('exits 1 for runtime errors', async () => {

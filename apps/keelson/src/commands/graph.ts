@@ -43,7 +43,7 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
     try {
       opts.ca = readFileSync(o.ca, 'utf8');
     } catch (e) {
-      throw new CliError(`--ca ${o.ca}: ${(e as Error).message}`);
+      throw usageError(`--ca ${o.ca}: ${(e as Error).message}`);
     }
   }
   const proxy = o.proxy ?? process.env['HTTPS_PROXY'] ?? process.env['https_proxy'];
@@ -57,7 +57,8 @@ function loadGraphFile(file: string): Graph {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new CliError(`--graph ${file}: ${(e as Error).message}`);
+    // a file named on the command line that cannot be read is a usage error, like the other commands
+    throw usageError(`--graph ${file}: ${(e as Error).message}`);
   }
   try {
     return Graph.parse(text);
