@@ -158,3 +158,17 @@ describe('network deadlines and retries on the command line', { timeout: 60_000 
     expect(bad.stderr).toBe('error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n');
   });
 });
+
+describe('a closed stdout', { timeout: 60_000 }, () => {
+  it('ends quietly with exit 0 when the reader goes away (keelson ... | head)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('./cli-helpers.js');
+    const child = spawn(process.execPath, [BIN, 'payload', 'graph', '-o', 'mermaid', PAYLOAD], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.destroy(); // like `| head` exiting before the output is written
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
