@@ -97,6 +97,9 @@ describe('keelson output convention', { timeout: 120_000 }, () => {
     expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0')).code).toBe(2);
     expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', G47, '--timeout', '-1')).code).toBe(2);
     expect((await cli('os', 'plan', '--from', join(dir, 'missing.yaml'), '--to', mcB)).code).toBe(2);
+    expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', join(dir, 'missing.json'))).code).toBe(2);
+    expect((await cli('mc', 'render', '--pool', 'worker', join(dir, 'missing'))).code).toBe(2);
+    expect((await cli('ignition', 'validate', join(dir, 'missing.ign'))).code).toBe(2);
   });
 
   it('exits 1 for runtime errors', async () => {
@@ -153,5 +156,19 @@ describe('network deadlines and retries on the command line', { timeout: 60_000 
     const bad = await cli('payload', 'info', '--timeout', 'soon', PAYLOAD);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n');
+  });
+});
+
+describe('a closed stdout', { timeout: 60_000 }, () => {
+  it('ends quietly with exit 0 when the reader goes away (keelson ... | head)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('./cli-helpers.js');
+    const child = spawn(process.execPath, [BIN, 'payload', 'graph', '-o', 'mermaid', PAYLOAD], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.destroy(); // like `| head` exiting before the output is written
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });

@@ -44,7 +44,7 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
     try {
       opts.ca = readFileSync(o.ca, 'utf8');
     } catch (e) {
-      throw new CliError(`--ca ${o.ca}: ${(e as Error).message}`);
+      throw usageError(`--ca ${o.ca}: ${(e as Error).message}`);
     }
   }
   const proxy = o.proxy ?? process.env['HTTPS_PROXY'] ?? process.env['https_proxy'];
@@ -53,12 +53,9 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
   return opts;
 }
 
-/** `--timeout` for PromQL queries (validated like the update-service timeout); nothing when not given. */
+/** `--timeout` for PromQL queries (the same duration as the update-service timeout); nothing when not given. */
 function promqlTimeout(timeout: string | undefined): { timeoutMs?: number } {
-  if (timeout === undefined) return {};
-  const t = Number(timeout);
-  if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${timeout}`, 2);
-  return { timeoutMs: t };
+  return timeout === undefined ? {} : { timeoutMs: parseDuration('--timeout', timeout) };
 }
 
 function loadGraphFile(file: string): Graph {

@@ -51,8 +51,13 @@ function addSourceOptions(c: Command): Command {
     .option('--timeout <duration>', 'registry connect and idle deadline, e.g. 30s or 2m (default 30s, like oc and skopeo)');
 }
 
+/**
+ * Download progress on stderr: on a terminal one line rewritten in place (like skopeo); with --progress and no
+ * terminal, a line every 250 ms (logs).
+ */
 function progressReporter(force: boolean | undefined): ((done: number, total: number) => void) | undefined {
-  if (!force && !process.stderr.isTTY) return undefined;
+  const tty = process.stderr.isTTY;
+  if (!force && !tty) return undefined;
   let last = 0;
   let lastDone = -1;
   return (done, total) => {
@@ -62,7 +67,9 @@ function progressReporter(force: boolean | undefined): ((done: number, total: nu
     lastDone = done;
     const mb = (n: number) => (n / 1048576).toFixed(1);
     const pct = total > 0 ? ` (${Math.min(100, Math.floor((done / total) * 100))}%)` : '';
-    process.stderr.write(`downloaded ${mb(done)} / ${mb(total)} MiB${pct}\n`);
+    const line = `downloaded ${mb(done)} / ${mb(total)} MiB${pct}`;
+    if (tty) process.stderr.write(`\r\x1b[K${line}${done >= total ? '\n' : ''}`);
+    else process.stderr.write(`${line}\n`);
   };
 }
 
