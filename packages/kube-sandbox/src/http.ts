@@ -1,4 +1,5 @@
 /** The HTTP front end: routing, discovery, content negotiation, verbs, watch streaming. */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
@@ -328,6 +329,8 @@ export class ApiHttp {
       const r: Record<string, unknown> = { name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
       if (t.shortNames.length) r['shortNames'] = t.shortNames;
       if (t.categories.length) r['categories'] = t.categories;
+      const hash = this.storageVersionHash(t);
+      if (hash) r['storageVersionHash'] = hash;
       resources.push(r);
       for (const sub of t.subresources) {
         if (sub === 'status') resources.push({ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
@@ -339,6 +342,24 @@ export class ApiHttp {
     const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
     if (group !== '') out.apiVersion = 'v1';
     return out;
+  }
+
+  /**
+   * `storageVersionHash` of a resource: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>") of the
+   * version objects are stored in (apiserver `discovery.StorageVersionHash`); none for kinds that are not stored.
+   */
+  private storageVersionHash(t: ResourceType): string | undefined {
+    if (t.group === 'authorization.k8s.io') return undefined;
+    let gvk = `${t.group}/${t.version}/${t.kind}`;
+    if (t.crd && !t.crd.storage) {
+      const stored = this.cluster.allTypes().find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);
+      if (stored) gvk = `${stored.group}/${stored.version}/${stored.kind}`;
+    }
+    if (t.storedAs) {
+      const st = this.cluster.allTypes().find((x) => x.group === t.storedAs?.group && x.plural === t.storedAs.plural);
+      if (st) gvk = `${st.group}/${st.version}/${st.kind}`;
+    }
+    return createHash('sha256').update(gvk).digest().subarray(0, 8).toString('base64');
   }
 
   private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams, accept: string | undefined): void {

@@ -25,12 +25,14 @@ describe('kube-apiserver parity', () => {
     const mc = await c.req('GET', '/apis/machineconfiguration.openshift.io/v1');
     const pools = (mc.body.resources as { name: string; verbs: string[] }[]).filter((r) => r.name.startsWith('machineconfigpools'));
     expect(pools).toEqual([
-      { name: 'machineconfigpools', singularName: 'machineconfigpool', namespaced: false, kind: 'MachineConfigPool', verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'], shortNames: ['mcp'] },
+      { name: 'machineconfigpools', singularName: 'machineconfigpool', namespaced: false, kind: 'MachineConfigPool', verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'], shortNames: ['mcp'], storageVersionHash: 'hxLDUtTOjtU=' },
       { name: 'machineconfigpools/status', singularName: '', namespaced: false, kind: 'MachineConfigPool', verbs: ['get', 'patch', 'update'] },
     ]);
     const core = await c.req('GET', '/api/v1');
     const cm = (core.body.resources as { name: string; verbs: string[] }[]).find((r) => r.name === 'configmaps');
     expect(cm?.verbs).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    // the value a real cluster serves for configmaps (sha256 of "/v1/ConfigMap", first 8 bytes)
+    expect(cm).toMatchObject({ storageVersionHash: 'qFsyl6wFWjQ=' });
   });
 
   it('structural schema: type errors report the JSON type as the value and no "null" in the declared type', async () => {
