@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { KubeClient, KubeConfig, MachineConfigPools } from '@keelson/kube';
 import { Nodes, Pods, PodDisruptionBudgets, NodeAnnotations, type MachineConfigPool, type Pod } from '@keelson/machine-config-operator';
 import { CliError } from '../errors.js';
+import { addOutputOption, outputFormat, renderStructured, writeOut, type OutputFlags } from '../output.js';
 import { explainNode, explainPool, formatExplanation, type ClusterSnapshot } from './mcp-why.js';
 
 const Pools = MachineConfigPools;
@@ -83,34 +84,32 @@ export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command('mcp')
     .description('MachineConfigPools: the `oc get mcp` table, and `why` a pool or node is not done')
-    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)')
-    .option('-o, --output <format>', 'table (default) or json')
-    .action(async (o: { kubeconfig?: string; output?: string }) => {
-      if (o.output !== undefined && o.output !== 'json' && o.output !== 'table') throw new CliError(`-o ${o.output}: use json or table`, 2);
-      const c = client(o.kubeconfig);
-      try {
-        const list = await c.resource(Pools).listAll();
-        if (o.output === 'json') process.stdout.write(`${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: list.items }, null, 2)}\n`);
-        else process.stdout.write(table(HEADERS, poolRows(list.items, Date.now())));
-      } finally {
-        await c.close();
-      }
-    });
-  mcp
+    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
+  addOutputOption(mcp, { formats: ['table', 'json', 'yaml'], aliases: ['json'] }).action(async (o: OutputFlags & { kubeconfig?: string }) => {
+    const format = outputFormat(o, mcp);
+    const c = client(o.kubeconfig);
+    try {
+      const list = await c.resource(Pools).listAll();
+      if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
+      else await writeOut(table(HEADERS, poolRows(list.items, Date.now())));
+    } finally {
+      await c.close();
+    }
+  });
+  const why = mcp
     .command('why')
     .description('Explain in plain words what a pool or a node waits on, and what to do')
     .argument('<name>', 'a MachineConfigPool or a node name')
-    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)')
-    .option('-o, --output <format>', 'text (default) or json')
-    .action(async (name: string, o: { kubeconfig?: string; output?: string }) => {
-      if (o.output !== undefined && o.output !== 'json' && o.output !== 'text') throw new CliError(`-o ${o.output}: use json or text`, 2);
+    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
+  addOutputOption(why, { formats: ['text', 'json', 'yaml'], aliases: ['json'] }).action(async (name: string, o: OutputFlags & { kubeconfig?: string }) => {
+      const format = outputFormat(o, why);
       const kubeconfig = o.kubeconfig ?? (mcp.opts<{ kubeconfig?: string }>().kubeconfig);
       const c = client(kubeconfig);
       try {
         const snap = await snapshot(c);
         const e = explainPool(snap, name) ?? explainNode(snap, name);
         if (!e) throw new CliError(`no MachineConfigPool or node named ${name} (pools: ${snap.pools.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`);
-        process.stdout.write(o.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : formatExplanation(e));
+        await writeOut(format === 'json' || format === 'yaml' ? await renderStructured(e, format) : formatExplanation(e));
       } finally {
         await c.close();
       }
