@@ -79,7 +79,7 @@ export class ClusterVersionController {
   constructor(private readonly d: ControllerDeps) {
     this.applier = new ResourceApplier(d.client, d.log);
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
-    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log }) as unknown as Informer<ClusterVersion>;
+    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
     const poke = (): void => {
       const w = this.wake;
       this.wake = undefined;
@@ -132,7 +132,7 @@ export class ClusterVersionController {
 
   private async getCv(signal: AbortSignal): Promise<ClusterVersion | undefined> {
     try {
-      return await this.d.client.resource(ClusterVersions).get(CV_NAME, undefined, signal) as unknown as ClusterVersion;
+      return await this.d.client.resource(ClusterVersions).get(CV_NAME, undefined, signal);
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -259,7 +259,7 @@ export class ClusterVersionController {
   }
 
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
-    const prevEnabled = cv.status?.capabilities.enabledCapabilities ?? [];
+    const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
     const base = clusterCapabilities(cv.spec.capabilities ?? {});
     const implicit = new Set([...this.implicit, ...prevEnabled.filter((c) => !base.enabled.includes(c))]);
     this.implicit = [...implicit].sort();
