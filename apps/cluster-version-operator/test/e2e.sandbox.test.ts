@@ -194,6 +194,8 @@ describe('cluster-version-operator against the sandbox', () => {
     expect(ra?.reason).toBe('RetrievePayload');
     expect(ra?.message).toContain(`Retrieving payload failed version="4.18.2" image="${imageC}" failure=The update cannot be verified: unable to verify sha256:`);
     expect(refused.status?.desired?.version).toBe('4.18.1');
+    const evs = await client.request<{ items: { reason: string; type: string; involvedObject: { kind: string } }[] }>('GET', '/api/v1/namespaces/openshift-cluster-version/events');
+    expect(evs.items.some((e) => e.reason === 'RetrievePayloadFailed' && e.type === 'Warning' && e.involvedObject.kind === 'ClusterVersion')).toBe(true);
     await patchDesired({ image: imageC, version: '4.18.2', force: true });
     const forced = await waitFor(async () => {
       const c = await getCv();
