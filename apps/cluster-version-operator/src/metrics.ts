@@ -35,11 +35,11 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
       const desired = cv.status?.desired;
       if (desired?.version !== undefined) this.set({ type: 'desired', version: desired.version, image: desired.image ?? '', from_version: from }, Date.now() / 1000);
       this.set({ type: 'cluster', version: '', image: '', from_version: '' }, seconds(cv.metadata.creationTimestamp));
-      if (completed) this.set({ type: 'completed', version: completed.version, image: completed.image, from_version: '' }, seconds(completed.completionTime));
+      if (completed) this.set({ type: 'completed', version: completed.version ?? '', image: completed.image, from_version: '' }, seconds(completed.completionTime));
       const top = history[0];
-      if (top?.state === 'Partial') this.set({ type: 'updating', version: top.version, image: top.image, from_version: from }, seconds(top.startedTime));
+      if (top?.state === 'Partial') this.set({ type: 'updating', version: top.version ?? '', image: top.image, from_version: from }, seconds(top.startedTime));
       const initial = history[history.length - 1];
-      if (initial) this.set({ type: 'initial', version: initial.version, image: initial.image, from_version: '' }, seconds(initial.startedTime));
+      if (initial) this.set({ type: 'initial', version: initial.version ?? '', image: initial.image, from_version: '' }, seconds(initial.startedTime));
       const failing = (cv.status?.conditions ?? []).find((c) => c.type === 'Failing');
       if (failing?.status === 'True' && desired?.version !== undefined) this.set({ type: 'failure', version: desired.version, image: desired.image ?? '', from_version: from }, seconds(failing.lastTransitionTime));
     },

@@ -9,7 +9,8 @@ import { KubeApiError } from '@keelson/kube';
 
 const co = (version: string, available = 'True', degraded = 'False'): ClusterOperator => ({
   metadata: { name: 'etcd' },
-  status: { versions: [{ name: 'operator', version }], conditions: [{ type: 'Available', status: available as 'True' }, { type: 'Degraded', status: degraded as 'False' }] },
+  spec: {},
+  status: { versions: [{ name: 'operator', version }], conditions: [{ type: 'Available', status: available as 'True', lastTransitionTime: 't' }, { type: 'Degraded', status: degraded as 'False', lastTransitionTime: 't' }] },
 });
 const want = [{ name: 'operator', version: '4.18.3' }];
 const MIN = 60_000;

@@ -51,8 +51,8 @@ beforeAll(async () => {
   const store = join(dir, 'signatures');
   const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
   const payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
-  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
-  await writeFixturePayload(join(dir, 'payload-c'), '4.18.2', { verification });
+  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification, deleteObsolete: true });
+  await writeFixturePayload(join(dir, 'payload-c'), '4.18.2', { verification, deleteObsolete: true });
   const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
   const digestC = await writeOciLayout(join(dir, 'payload-c'), join(dir, 'layout-c'));
   imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
@@ -123,6 +123,7 @@ describe('cluster-version-operator against the sandbox', () => {
     const cm = await client.request<{ data: Record<string, string>; metadata: { ownerReferences?: { kind: string }[] } }>('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-config');
     expect(cm.data['version']).toBe('4.18.0');
     expect(cm.metadata.ownerReferences?.[0]?.kind).toBe('ClusterVersion');
+    await client.request('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-obsolete');
     const dep = await client.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>('GET', '/apis/apps/v1/namespaces/openshift-cluster-version/deployments/cluster-version-operator');
     expect(dep.spec.template.spec.containers[0]?.image).toBe(IMAGE_A);
   });
@@ -175,6 +176,8 @@ describe('cluster-version-operator against the sandbox', () => {
     const order = mine.filter((e) => e.type === 'runLevelStarted').map((e) => (e.type === 'runLevelStarted' ? e.runLevel : ''));
     expect(order.indexOf('10')).toBeLessThan(order.indexOf('50'));
     expect(order.indexOf('50')).toBeLessThan(order.indexOf('70'));
+    // release.openshift.io/delete in B: the object is gone
+    await expect(client.request('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-obsolete')).rejects.toThrow(/404/);
     const cm70 = await client.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/openshift-console/configmaps/console-config');
     expect(cm70.data['version']).toBe('4.18.1');
     expect(reportedAt.get('config-operator')).toBeLessThan(reportedAt.get('console') ?? 0);
@@ -191,6 +194,8 @@ describe('cluster-version-operator against the sandbox', () => {
     expect(ra?.reason).toBe('RetrievePayload');
     expect(ra?.message).toContain(`Retrieving payload failed version="4.18.2" image="${imageC}" failure=The update cannot be verified: unable to verify sha256:`);
     expect(refused.status?.desired?.version).toBe('4.18.1');
+    const evs = await client.request<{ items: { reason: string; type: string; involvedObject: { kind: string } }[] }>('GET', '/api/v1/namespaces/openshift-cluster-version/events');
+    expect(evs.items.some((e) => e.reason === 'RetrievePayloadFailed' && e.type === 'Warning' && e.involvedObject.kind === 'ClusterVersion')).toBe(true);
     await patchDesired({ image: imageC, version: '4.18.2', force: true });
     const forced = await waitFor(async () => {
       const c = await getCv();

@@ -7,10 +7,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
-import type { Sandbox } from '@keelson/kube-sandbox';
+import { readFile } from 'node:fs/promises';
+import { startOperatorSimulator, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
 import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { startClusterVersionOperator, type RunningCvo } from '../src/index.js';
-import { OperatorReporterDouble, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
 interface CV {
   spec: { desiredUpdate?: { version?: string } };
@@ -22,12 +23,20 @@ let client: KubeClient;
 let dir: string;
 let cvo: RunningCvo;
 let graph: GraphServer;
-let reporter: OperatorReporterDouble;
+let kubeconfig: string;
+let simulator: OperatorSimulator | undefined;
+
+/** The upgrade-sim cluster-operator simulator (from @keelson/kube-sandbox), restarted to change faults. */
+async function simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
+  await simulator?.stop();
+  const sim = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 20, waitForDeployments: false, faults });
+  await sim.synced;
+  simulator = sim;
+}
 const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
 const cond = (cv: CV, t: string) => cv.status?.conditions?.find((c) => c.type === t);
 
 beforeAll(async () => {
-  let kubeconfig: string;
   ({ sandbox, client, kubeconfig, dir } = await startCluster({ channel: 'stable-4.18' }));
   const signer = await Signer.create();
   const store = join(dir, 'signatures');
@@ -45,9 +54,7 @@ beforeAll(async () => {
     graphData: { version: '1.2.0', rawMetadata: {}, blockedEdges: [], conditionalEdges: [], channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: ['4.18.0', '4.18.1'] }], warnings: [] },
   });
   const url = await graph.listen();
-  reporter = new OperatorReporterDouble(client);
-  reporter.degraded.add('dns');
-  reporter.start();
+  await simulate({ dns: { kind: 'degraded', reason: 'TestDegraded', message: 'simulated' } });
   cvo = await startClusterVersionOperator({
     kubeconfig,
     payloadDir: payloadA,
@@ -63,7 +70,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  reporter?.stop();
+  await simulator?.stop();
   await cvo?.stop();
   await graph?.close();
   await sandbox?.stop();
@@ -80,7 +87,8 @@ describe('failure interpretation over time', () => {
   });
 
   it('Degraded during an update: tolerated for 40 (scaled) minutes, then Failing=True ClusterOperatorDegraded', async () => {
-    reporter.silent.add('console'); // keeps console (run level 70) at 4.18.0 for the next test
+    // keep console (run level 70) at 4.18.0 for the next test
+    await simulate({ dns: { kind: 'degraded', reason: 'TestDegraded', message: 'simulated' }, console: { kind: 'never' } });
     const waiting = await waitFor(async () => {
       const c = await getCv();
       return cond(c, 'Progressing')?.message?.includes('waiting up to 40 minutes on dns') ? c : undefined;
@@ -96,14 +104,14 @@ describe('failure interpretation over time', () => {
   });
 
   it('an operator that does not report: waiting on it, then Failing=Unknown SlowClusterOperator; then completes', async () => {
-    reporter.degraded.delete('dns');
+    await simulate({ console: { kind: 'never' } });
     await waitFor(async () => cond(await getCv(), 'Progressing')?.message?.endsWith('waiting on console'), 30_000, 'waiting on console');
     const slow = await waitFor(async () => {
       const c = await getCv();
       return cond(c, 'Failing')?.status === 'Unknown' ? c : undefined;
     }, 30_000, 'SlowClusterOperator');
     expect(cond(slow, 'Failing')).toMatchObject({ reason: 'SlowClusterOperator', message: 'waiting on console over 30 minutes which is longer than expected' });
-    reporter.silent.delete('console');
+    await simulate();
     const done = await waitFor(async () => {
       const c = await getCv();
       return c.status?.history?.[0]?.state === 'Completed' && c.status.history[0].version === '4.18.1' ? c : undefined;

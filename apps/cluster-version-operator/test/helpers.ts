@@ -43,7 +43,7 @@ export const COMPONENTS: [string, string][] = [
 ];
 
 /** Writes a small release payload directory; returns its path. */
-export async function writeFixturePayload(root: string, version: string, opts: { verification?: { publicKey: string; store: string } } = {}): Promise<string> {
+export async function writeFixturePayload(root: string, version: string, opts: { verification?: { publicKey: string; store: string }; deleteObsolete?: boolean } = {}): Promise<string> {
   await mkdir(join(root, 'manifests'), { recursive: true });
   await mkdir(join(root, 'release-manifests'), { recursive: true });
   for (const name of await readdir(APP_MANIFESTS)) await writeFile(join(root, 'manifests', name), await readFile(join(APP_MANIFESTS, name)));
@@ -51,6 +51,9 @@ export async function writeFixturePayload(root: string, version: string, opts: {
   await writeFile(join(root, 'release-manifests', 'image-references'), JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', metadata: { name: version, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { tags: [] } }));
   await writeFile(join(root, 'release-manifests', '0000_03_config-operator_00_namespaces.yaml'), ['openshift-config', 'openshift-config-managed'].map((n) => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n, annotations: PROFILE } })).join('\n'));
   for (const [level, c] of COMPONENTS) for (const [f, text] of Object.entries(componentFiles(level, c, version))) await writeFile(join(root, 'release-manifests', f), text);
+  // an object that later releases remove with release.openshift.io/delete
+  const obsoleteAnnotations = opts.deleteObsolete ? { ...PROFILE, 'release.openshift.io/delete': 'true' } : PROFILE;
+  await writeFile(join(root, 'release-manifests', '0000_50_ingress_05_obsolete.yaml'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-obsolete', namespace: 'openshift-ingress', annotations: obsoleteAnnotations }, data: { old: 'yes' } }));
   if (opts.verification) {
     await writeFile(join(root, 'release-manifests', '0000_90_cluster-update-keys_configmap.yaml'), JSON.stringify({
       apiVersion: 'v1',

@@ -6,9 +6,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import type { KubeClient } from '@keelson/kube';
-import type { Sandbox } from '@keelson/kube-sandbox';
-import { OperatorReporterDouble, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { startOperatorSimulator, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
+import { Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
@@ -21,7 +22,15 @@ let sandbox: Sandbox;
 let client: KubeClient;
 let kubeconfig: string;
 let dir: string;
-let reporter: OperatorReporterDouble;
+let simulator: OperatorSimulator | undefined;
+
+/** The upgrade-sim cluster-operator simulator (from @keelson/kube-sandbox), restarted to change faults. */
+async function simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
+  await simulator?.stop();
+  const sim = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 20, waitForDeployments: false, faults });
+  await sim.synced;
+  simulator = sim;
+}
 const children: ChildProcess[] = [];
 let payloadA = '';
 let imageB = '';
@@ -48,12 +57,11 @@ beforeAll(async () => {
   const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
   imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
   await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
-  reporter = new OperatorReporterDouble(client);
-  reporter.start();
+  await simulate();
 }, 60_000);
 
 afterAll(async () => {
-  reporter?.stop();
+  await simulator?.stop();
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await sandbox?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -64,7 +72,7 @@ describe('cluster-version-operator process', () => {
     const first = startChild();
     await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed');
     // console (run level 70) will not report the new version yet: the update stops there
-    reporter.silent.add('console');
+    await simulate({ console: { kind: 'never' } });
     await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } }, contentType: 'application/merge-patch+json' });
     const waiting = await waitFor(async () => {
       const cv = await getCv();
@@ -77,7 +85,7 @@ describe('cluster-version-operator process', () => {
 
     const second = startChild();
     await waitFor(() => Promise.resolve(second.output().includes('became leader')), 30_000, 'second instance leading');
-    reporter.silent.delete('console');
+    await simulate();
     const done = await waitFor(async () => {
       const cv = await getCv();
       return cv.status?.history?.[0]?.state === 'Completed' && cv.status.history[0].version === '4.18.1' ? cv : undefined;

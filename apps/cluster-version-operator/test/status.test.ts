@@ -39,12 +39,12 @@ describe('preconditions (conformance 17)', () => {
     expect(runPreconditions(cv('4.20.1'), '5.1.0')[0]?.reason).toBe('MajorVersionUpdate');
   });
   it('Upgradeable=False blocks minor updates but not patch updates; recommended targets pass', () => {
-    const c = cv('4.17.5', { conditions: [{ type: 'Upgradeable', status: 'False', reason: 'AdminAckRequired', message: 'ack it' }], availableUpdates: [{ version: '4.18.0', image: 'x' }, { version: '4.17.6', image: 'y' }] });
+    const c = cv('4.17.5', { conditions: [{ type: 'Upgradeable', status: 'False', reason: 'AdminAckRequired', message: 'ack it', lastTransitionTime: 't' }], availableUpdates: [{ version: '4.18.0', image: 'x' }, { version: '4.17.6', image: 'y' }] });
     expect(runPreconditions(c, '4.18.0')).toEqual([{ name: 'ClusterVersionUpgradeable', reason: 'AdminAckRequired', message: 'ack it', nonBlockingWarning: false }]);
     expect(runPreconditions(c, '4.17.6')).toEqual([]);
   });
   it('a not-recommended conditional update is a warning with the risk text', () => {
-    const c = cv('4.17.5', { conditionalUpdates: [{ release: { version: '4.18.0', image: 'x' }, risks: [], conditions: [{ type: 'Recommended', status: 'False', reason: 'RiskA', message: 'bad thing https://x' }] }] });
+    const c = cv('4.17.5', { conditionalUpdates: [{ release: { version: '4.18.0', image: 'x' }, risks: [], conditions: [{ type: 'Recommended', status: 'False', reason: 'RiskA', message: 'bad thing https://x', lastTransitionTime: 't' }] }] });
     expect(runPreconditions(c, '4.18.0')).toEqual([{ name: 'ClusterVersionRecommendedUpdate', reason: 'RiskA', message: 'Update from 4.17.5 to 4.18.0 is not recommended:\n\nbad thing https://x', nonBlockingWarning: true }]);
   });
 });
@@ -71,7 +71,7 @@ describe('history', () => {
 
 describe('desiredUpdate validation (5.1)', () => {
   it('image used as is; version only looked up in availableUpdates; errors reported', () => {
-    expect(resolveDesired(cv('4.17.5', {}, { desiredUpdate: { image: 'q@sha256:1' } })).desired).toEqual({ image: 'q@sha256:1' });
+    expect(resolveDesired(cv('4.17.5', {}, { desiredUpdate: { image: 'q@sha256:1' } })).desired).toEqual({ version: '', image: 'q@sha256:1' });
     const c = cv('4.17.5', { availableUpdates: [{ version: '4.17.6', image: 'img6' }] }, { desiredUpdate: { version: '4.17.6' } });
     expect(resolveDesired(c).desired).toEqual({ version: '4.17.6', image: 'img6' });
     expect(resolveDesired(cv('4.17.5', {}, { desiredUpdate: { version: '4.17.9' } })).invalid).toEqual(['spec.desiredUpdate.version: Invalid value: when image is empty the update must be an available update']);
@@ -93,7 +93,7 @@ describe('computeStatus', () => {
     const c = (t: string) => s.conditions?.find((x) => x.type === t);
     expect(c('Progressing')).toMatchObject({ status: 'True', reason: 'ClusterOperatorUpdating', message: 'Working towards 4.18.3: 7 of 20 done (35% complete), waiting on etcd' });
     expect(c('Failing')?.status).toBe('False');
-    expect(s.history.map((x) => `${x.version}/${x.state}`)).toEqual(['4.18.3/Partial', '4.18.2/Completed']);
+    expect(s.history?.map((x) => `${x.version}/${x.state}`)).toEqual(['4.18.3/Partial', '4.18.2/Completed']);
     expect(s.observedGeneration).toBe(2);
     expect(c('ImplicitlyEnabledCapabilities')).toMatchObject({ status: 'False', reason: 'AsExpected', message: 'Capabilities match configured spec' });
   });
@@ -111,7 +111,7 @@ describe('computeStatus', () => {
     expect(c('ImplicitlyEnabledCapabilities')?.message).toBe('The following capabilities could not be disabled: Console, Insights');
   });
   it('Upgradeable from ClusterOperators and overrides', () => {
-    const co = { metadata: { name: 'etcd' }, status: { conditions: [{ type: 'Upgradeable', status: 'False' as const, reason: 'Backup', message: 'take a backup' }] } };
+    const co = { metadata: { name: 'etcd' }, spec: {}, status: { conditions: [{ type: 'Upgradeable', status: 'False' as const, reason: 'Backup', message: 'take a backup', lastTransitionTime: 't' }] } };
     expect(computeUpgradeable([co], [], [])).toEqual({ type: 'Upgradeable', status: 'False', reason: 'Backup', message: 'Cluster operator etcd should not be upgraded between minor versions: take a backup' });
     const both = computeUpgradeable([co], [{ kind: 'Deployment', group: 'apps', namespace: 'n', name: 'd', unmanaged: true }], []);
     expect(both?.reason).toBe('MultipleReasons');

@@ -2,7 +2,7 @@
  * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
-import { ClusterOperators, ClusterVersions, Informer, isConflict, isNotFound, type Condition, type KubeClient, type Logger } from '@keelson/kube';
+import { ClusterOperators, ClusterVersions, Informer, isConflict, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
 import { clusterCapabilities, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, Release } from '../api-types.js';
@@ -49,6 +49,8 @@ export interface ControllerDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Upstream `--enable-auto-update`. */
   enableAutoUpdate: boolean;
+  /** Events about the ClusterVersion (namespace openshift-cluster-version, as upstream). */
+  recorder: EventRecorder;
 }
 
 const CV_NAME = 'version';
@@ -79,7 +81,7 @@ export class ClusterVersionController {
   constructor(private readonly d: ControllerDeps) {
     this.applier = new ResourceApplier(d.client, d.log);
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
-    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log }) as unknown as Informer<ClusterVersion>;
+    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
     const poke = (): void => {
       const w = this.wake;
       this.wake = undefined;
@@ -132,7 +134,7 @@ export class ClusterVersionController {
 
   private async getCv(signal: AbortSignal): Promise<ClusterVersion | undefined> {
     try {
-      return await this.d.client.resource(ClusterVersions).get(CV_NAME, undefined, signal) as unknown as ClusterVersion;
+      return await this.d.client.resource(ClusterVersions).get(CV_NAME, undefined, signal);
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -259,7 +261,7 @@ export class ClusterVersionController {
   }
 
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
-    const prevEnabled = cv.status?.capabilities.enabledCapabilities ?? [];
+    const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
     const base = clusterCapabilities(cv.spec.capabilities ?? {});
     const implicit = new Set([...this.implicit, ...prevEnabled.filter((c) => !base.enabled.includes(c))]);
     this.implicit = [...implicit].sort();
@@ -300,6 +302,7 @@ export class ClusterVersionController {
       this.releaseAccepted = { type: 'ReleaseAccepted', status: 'False', reason, message };
       this.d.emit({ type: 'payloadRejected', image, reason, message });
       this.d.log.warn('payload not accepted', { image, reason, message });
+      void this.d.recorder.warning(cv, reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed', message);
       if (!this.work) await this.ensureWork(cv, { version: this.d.localPayload.metadata.version, image: this.d.releaseImage }, false, signal);
       await this.writeStatus(signal, true, []);
     };
@@ -313,7 +316,9 @@ export class ClusterVersionController {
         await fail('RetrievePayload', `Retrieving payload failed version="${v}" image="${image}" failure=${verification.error ?? ''}`);
         return;
       }
-      risks.push(`Target release version="${v}" image="${image}" cannot be verified, but continuing anyway because the update was forced: ${verification.error ?? ''}`);
+      const forced = `Target release version="${v}" image="${image}" cannot be verified, but continuing anyway because the update was forced: ${verification.error ?? ''}`;
+      risks.push(forced);
+      void this.d.recorder.warning(cv, 'RetrievePayload', forced);
     }
     let payload: ReleasePayload;
     try {
@@ -332,13 +337,17 @@ export class ClusterVersionController {
       await fail('PreconditionChecks', `Preconditions failed for payload loaded version="${payload.metadata.version}" image="${image}": ${pre.error.message}`);
       return;
     }
-    if (pre.error) risks.push(pre.error.message);
+    if (pre.error) {
+      risks.push(pre.error.message);
+      void this.d.recorder.warning(cv, 'PreconditionWarn', pre.error.message);
+    }
     const inc = this.includedManifests(cv, payload);
     this.work = { image, version: payload.metadata.version, payload, ...inc, verified: verification.verified, acceptedRisks: risks.join('\n'), local: false, force };
     this.releaseAccepted = this.accepted(this.work);
     this.operatorSince.clear();
     this.attempt = 0;
     this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: false });
+    void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
   }
 
   private accepted(w: Work): Condition {

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { KubeClient, KubeConfig, LeaderElector, Registry, createLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, KubeClient, KubeConfig, LeaderElector, Registry, createLogger, type Logger } from '@keelson/kube';
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
 import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retrieve.js';
@@ -126,6 +126,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     clusterProfile,
     sleep: abortableSleep,
     enableAutoUpdate: options.enableAutoUpdate === true,
+    recorder: new EventRecorder(client, { component: 'openshift-cluster-version', clusterScopedNamespace: 'openshift-cluster-version', logger: log }),
   });
   holder.controller = ctl;
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;

@@ -28,7 +28,7 @@ function rollback(cv: ClusterVersion, current: SemVer, target: SemVer, targetStr
   if (compareSemver(target, current) >= 0) return null;
   const name = 'ClusterVersionRollback';
   const desired = cv.status?.desired;
-  const previous = (cv.status?.history ?? []).find((h) => h.version !== desired?.version || h.image !== desired.image);
+  const previous = (cv.status?.history ?? []).find((h) => h.version !== desired?.version || h.image !== desired?.image);
   const prevV = semver(previous?.version);
   if (!previous || !prevV) {
     return { name, reason: 'LowDesiredVersion', message: `${targetStr} is less than the current target ${currentStr}, and the cluster has no previous Semantic Version`, nonBlockingWarning: false };
@@ -74,7 +74,7 @@ function recommended(cv: ClusterVersion, targetStr: string, currentStr: string):
   if ((cv.status?.availableUpdates ?? []).some((u) => same(u.version))) return null;
   const cu = (cv.status?.conditionalUpdates ?? []).find((c) => same(c.release.version));
   if (cu) {
-    const rec = cu.conditions.find((c) => c.type === 'Recommended');
+    const rec = (cu.conditions ?? []).find((c) => c.type === 'Recommended');
     if (!rec) return { name, reason: 'UnknownConditionType', message: `Update from ${currentStr} to ${targetStr} has no Recommended condition.`, nonBlockingWarning: true };
     if (rec.status === 'True') return null;
     if (rec.status === 'False') return { name, reason: rec.reason ?? '', message: `Update from ${currentStr} to ${targetStr} is not recommended:\n\n${rec.message ?? ''}`, nonBlockingWarning: true };

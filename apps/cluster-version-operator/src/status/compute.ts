@@ -87,7 +87,7 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   let conds: Condition[] = [...(prev?.conditions ?? [])];
   const w = input.worker;
   let history = prev?.history ?? [];
-  let desired = prev?.desired ?? {};
+  let desired: Release = prev?.desired ?? { version: '', image: '' };
   if (w) {
     desired = { ...w.desired };
     history = mergeHistory(history, {
@@ -123,7 +123,7 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
     observedGeneration: w?.generation ?? prev?.observedGeneration ?? 0,
     versionHash: w?.versionHash ?? prev?.versionHash ?? '',
     capabilities: { enabledCapabilities: [...input.capabilities.enabled].sort(), knownCapabilities: [...input.capabilities.known].sort() },
-    conditions: orderConditions(conds),
+    conditions: orderConditions(conds).map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? nowStr })),
     availableUpdates: input.availableUpdates !== undefined ? input.availableUpdates : (prev?.availableUpdates ?? null),
   };
   const cu = input.conditionalUpdates ?? prev?.conditionalUpdates;

@@ -31,7 +31,7 @@ export function resolveDesired(cv: ClusterVersion): DesiredResolution {
     invalid.push('spec.desiredUpdate.version: Invalid value: must be a semantic version (1.2.3[-...])');
     return { desired: undefined, force, invalid };
   }
-  if (image !== '') return { desired: version !== '' ? { version, image } : { image }, force, invalid };
+  if (image !== '') return { desired: { version, image }, force, invalid };
   const matches = (cv.status?.availableUpdates ?? []).filter((u) => u.version === version && (u.image ?? '') !== '');
   const fromHistory = (cv.status?.history ?? []).filter((h) => h.version === version && h.image !== '');
   const all = new Set([...matches.map((m) => m.image ?? ''), ...fromHistory.map((h) => h.image)]);

@@ -58,7 +58,7 @@ export function pruneHistory(history: UpdateHistory[]): UpdateHistory[] {
   const perMinor = new Map<string, number[]>();
   history.forEach((h, i) => {
     if (h.state !== 'Completed') return;
-    const k = minor(h.version);
+    const k = minor(h.version ?? '');
     perMinor.set(k, [...(perMinor.get(k) ?? []), i]);
   });
   for (const idx of perMinor.values()) {

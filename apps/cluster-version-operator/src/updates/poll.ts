@@ -74,7 +74,7 @@ export class UpdatesPoller {
       const conditional: ConditionalUpdateStatus[] = ev.conditionalUpdates
         .map((c) => ({
           release: toRelease(c.release),
-          risks: c.risks.map((r) => ({ url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules.map((m) => (m.promql ? { type: m.type, promql: { promql: m.promql.promql } } : { type: m.type })) })),
+          risks: c.risks.map((r) => ({ url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules.map((m) => (m.promql ? { type: m.type as 'PromQL', promql: { promql: m.promql.promql } } : { type: m.type as 'Always' })) })),
           conditions: c.conditions.map((x) => ({ ...x, lastTransitionTime: now })),
         }))
         .sort((a, b) => desc(a.release, b.release));
