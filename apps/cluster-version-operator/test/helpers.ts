@@ -148,7 +148,8 @@ export class OperatorReporterDouble {
   readonly silent = new Set<string>();
   /** Names that report Degraded=True. */
   readonly degraded = new Set<string>();
-  constructor(private readonly client: KubeClient, private readonly delayMs = 0) {}
+  /** `versionsFor` gives the versions an operator's manifest declares (default: `operator` at the desired version). */
+  constructor(private readonly client: KubeClient, private readonly delayMs = 0, private readonly versionsFor?: Map<string, { name: string; version: string }[]>) {}
   start(intervalMs = 25): void {
     this.timer = setInterval(() => { void this.tick(); }, intervalMs);
   }
@@ -167,16 +168,17 @@ export class OperatorReporterDouble {
         const name = co.metadata.name;
         if (this.silent.has(name)) continue;
         const deg = this.degraded.has(name) ? 'True' : 'False';
+        const versions = this.versionsFor?.get(name) ?? [{ name: 'operator', version }];
         const cur = co.status?.versions?.find((v) => v.name === 'operator')?.version;
         const curDeg = co.status?.conditions?.find((c) => c.type === 'Degraded')?.status;
-        if (cur === version && curDeg === deg) continue;
+        if (JSON.stringify(co.status?.versions ?? []) === JSON.stringify(versions) && curDeg === deg) continue;
         if (this.delayMs > 0 && Date.now() - Date.parse(co.metadata.creationTimestamp ?? '') < this.delayMs && cur === undefined) continue;
         const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
         const body = {
           ...co,
           status: {
             ...(co.status ?? {}),
-            versions: [{ name: 'operator', version }],
+            versions,
             conditions: [
               { type: 'Available', status: 'True', lastTransitionTime: now, reason: 'AsExpected', message: '' },
               { type: 'Progressing', status: 'False', lastTransitionTime: now, reason: 'AsExpected', message: '' },

@@ -131,3 +131,27 @@ describe('cluster settings and channel warnings', { timeout: 60_000 }, () => {
     );
   });
 });
+
+describe('network deadlines and retries on the command line', { timeout: 60_000 }, () => {
+  it('payload info announces registry retries on stderr and takes --timeout as a duration', async () => {
+    const { createServer } = await import('node:http');
+    let n = 0;
+    const server = createServer((_req, res) => {
+      n += 1;
+      res.writeHead(n <= 1 ? 503 : 404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const r = await cli('payload', 'info', '--plain-http', '--timeout', '10s', `docker://127.0.0.1:${port}/ocp/release:1`);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')[0]).toBe(`warning: retrying http://127.0.0.1:${port}/v2/ocp/release/manifests/1 in 0.1 s (attempt 2 of 3) after: HTTP 503`);
+      expect(r.stderr).toMatch(/error: .*HTTP 404/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const bad = await cli('payload', 'info', '--timeout', 'soon', PAYLOAD);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n');
+  });
+});

@@ -150,4 +150,17 @@ describe('daemon update flow on a virtual node', () => {
     expect(readFileSync(rootFile('/etc/chrony.conf'), 'utf8')).toBe('pool 2.rhel.pool.ntp.org iburst\n');
     expect(existsSync(rootFile('/etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig'))).toBe(false);
   });
+
+  it('an unreconcilable change (new passwd group) sets Unreconcilable with the upstream reason', async () => {
+    const mc = machineConfig('rendered-worker-h', { ...base, osImageURL: IMG2, files: { '/etc/foo': 'foo-1\n' }, sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'], kernelArguments: ['nosmt'] });
+    const config = mc.spec?.config as { passwd: { groups?: { name: string }[] } };
+    config.passwd.groups = [{ name: 'admins' }];
+    await createMc(env.client, mc);
+    await setDesired(env.client, NODE, 'rendered-worker-h');
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Unreconcilable', 20_000, 'Unreconcilable');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe(
+      'can\'t reconcile config rendered-worker-g with rendered-worker-h: configs rendered-worker-g, rendered-worker-h are not reconcilable: new machineconfig "rendered-worker-g" is not reconcilable against "rendered-worker-h": invalid passwd change(s): ignition Passwd Groups section contains changes',
+    );
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.currentConfig)).toBe('rendered-worker-g');
+  });
 });

@@ -119,6 +119,16 @@ describe('cluster-operator simulator', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await getOperator('console')).status).toBeUndefined();
     expect((await getOperator('machine-config')).status).toBeUndefined();
+
+    // broken watches and a compacted history (410 Gone on resume): the informers relist and keep reporting
+    sb.closeWatches();
+    sb.compactHistory();
+    await createOperator('network');
+    const network = await eventually('network report after broken watches', async () => {
+      const co = await getOperator('network');
+      return co.status?.versions ? co : undefined;
+    });
+    expect(network.status?.versions).toEqual([{ name: 'operator', version: '4.18.3' }]);
     expect(sim.reports.map((r) => r.name)).not.toContain('console');
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { OstreeError } from './errors.js';
 import { parseOstreeImageReference } from './imageref.js';
 import { applyKargsEdits, applyPackageCommand } from './host-ops.js';
@@ -18,8 +18,78 @@ interface DeploymentMeta {
 }
 interface HostState {
   osname?: string;
+  /** `<checksum>.<serial>` of the booted deployment: the only fact ostree cannot hold for a sysroot that never boots. */
   booted: string;
-  meta: Record<string, DeploymentMeta>;
+  /** Metadata of sysroots written before it moved into the deployments' origin files (read only). */
+  meta?: Record<string, DeploymentMeta>;
+  /**
+   * Set while `os apply` runs a multi-command plan: a staged deployment found with this set belongs to an apply that
+   * did not finish (the process was killed), so it is incomplete and is discarded, never booted.
+   */
+  applying?: boolean;
+}
+
+/** Writes a file atomically and durably: temp file, fsync, rename, fsync of the directory. */
+function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dfd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+/**
+ * The deployment's rpm-ostree facts as an origin keyfile, rpm-ostree's own keys (`container-image-reference`,
+ * `[packages] requested`, `[overrides] remove`) plus the base commit. `ostree admin deploy --origin-file` writes it
+ * with the deployment, so the metadata exists exactly when the deployment does.
+ */
+function originKeyfile(m: DeploymentMeta): string {
+  const list = (xs: readonly string[]): string => xs.map((x) => `${x};`).join('');
+  return [
+    '[origin]',
+    `container-image-reference=${m.containerImageReference}`,
+    '',
+    '[packages]',
+    `requested=${list(m.requestedPackages)}`,
+    '',
+    '[overrides]',
+    `remove=${list(m.requestedBaseRemovals)}`,
+    '',
+    '[keelson]',
+    `base-checksum=${m.baseChecksum}`,
+    '',
+  ].join('\n');
+}
+
+/** Reads {@link originKeyfile}; undefined when the origin does not hold it (a deployment made by another tool). */
+function parseOrigin(text: string): DeploymentMeta | undefined {
+  const groups = new Map<string, Map<string, string>>();
+  let cur: Map<string, string> | undefined;
+  for (const line of text.split('\n')) {
+    const g = /^\[(.+)\]\s*$/.exec(line);
+    if (g) {
+      cur = new Map();
+      groups.set(g[1] as string, cur);
+      continue;
+    }
+    const kv = /^([^=#]+)=(.*)$/.exec(line);
+    if (kv && cur) cur.set((kv[1] as string).trim(), kv[2] as string);
+  }
+  const ref = groups.get('origin')?.get('container-image-reference');
+  const base = groups.get('keelson')?.get('base-checksum');
+  if (ref === undefined || base === undefined) return undefined;
+  const list = (v: string | undefined): string[] => (v ?? '').split(';').filter((x) => x !== '');
+  return { containerImageReference: ref, baseChecksum: base, requestedPackages: list(groups.get('packages')?.get('requested')), requestedBaseRemovals: list(groups.get('overrides')?.get('remove')) };
 }
 
 /** Options of {@link SysrootRpmOstree.create}. */
@@ -51,6 +121,8 @@ export class SysrootRpmOstree implements CommandRunner {
   readonly log: string[][] = [];
   readonly #statePath: string;
   #state: HostState;
+  /** This process is running an apply (its own staged deployment must not be discarded as a leftover). */
+  #inApply = false;
 
   private constructor(sysroot: OstreeSysroot, state: HostState) {
     this.sysroot = sysroot;
@@ -61,11 +133,11 @@ export class SysrootRpmOstree implements CommandRunner {
   /** Creates the sysroot, commits and deploys the first image, marks it booted. */
   static async create(o: SysrootHostOptions): Promise<SysrootRpmOstree> {
     const sysroot = await new OstreeSysroot({ path: o.path, ...(o.osname ? { osname: o.osname } : {}) }).init();
-    const host = new SysrootRpmOstree(sysroot, { osname: sysroot.osname, booted: '', meta: {} });
+    const host = new SysrootRpmOstree(sysroot, { osname: sysroot.osname, booted: '' });
     const checksum = await host.#commitImage(o.osImageURL);
-    const d = await sysroot.deploy(checksum, { kargsExact: o.kargs ?? ['rw', 'root=LABEL=root'] });
+    const meta = { containerImageReference: `ostree-unverified-registry:${o.osImageURL}`, baseChecksum: checksum, requestedPackages: [], requestedBaseRemovals: [] };
+    const d = await host.#deployWithMeta(checksum, meta, { kargsExact: o.kargs ?? ['rw', 'root=LABEL=root'] });
     host.#state.booted = keyOf(d);
-    host.#state.meta[keyOf(d)] = { containerImageReference: `ostree-unverified-registry:${o.osImageURL}`, baseChecksum: checksum, requestedPackages: [], requestedBaseRemovals: [] };
     host.#save();
     return host;
   }
@@ -80,9 +152,72 @@ export class SysrootRpmOstree implements CommandRunner {
   }
 
   #save(): void {
-    const tmp = `${this.#statePath}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.#state, null, 2));
-    renameSync(tmp, this.#statePath);
+    writeFileAtomic(this.#statePath, JSON.stringify(this.#state, null, 2));
+  }
+
+  /** `ostree admin deploy` with the rpm-ostree facts in the new deployment's origin (written by ostree with it). */
+  async #deployWithMeta(checksum: string, meta: DeploymentMeta, o: { kargsExact: readonly string[]; retain?: boolean }): Promise<SysrootDeployment> {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-origin-'));
+    try {
+      const originFile = join(dir, 'origin');
+      writeFileSync(originFile, originKeyfile(meta));
+      return await this.sysroot.deploy(checksum, { kargsExact: o.kargsExact, originFile, ...(o.retain ? { retain: true } : {}) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Starts a multi-command apply (`keelson os apply`): until {@link finishApply}, a staged deployment belongs to an
+   * unfinished apply. If the process dies in between, the next command of any process discards it
+   * ({@link recover}), so a reboot never boots a half-applied deployment.
+   */
+  beginApply(): void {
+    this.#inApply = true;
+    this.#state.applying = true;
+    this.#save();
+  }
+
+  /** An apply failed (without a crash): its staged deployment is discarded now; returns what {@link recover} did. */
+  async abortApply(): Promise<string[]> {
+    this.#inApply = false;
+    return this.recover();
+  }
+
+  /** Marks the apply complete: its staged deployment may now be booted. */
+  finishApply(): void {
+    this.#inApply = false;
+    delete this.#state.applying;
+    this.#save();
+  }
+
+  /**
+   * Brings the sysroot back to a consistent state after a crash (run by every command; cheap when nothing is wrong):
+   * - an apply that did not finish: its staged deployment is incomplete and is undeployed (the node stays on the
+   *   booted deployment, the "old" state), then unreferenced deployment directories are cleaned up;
+   * - a command killed between deploying a new staged deployment and removing the one it replaced: only the newest
+   *   pending deployment (each is complete: `ostree admin deploy` swaps the boot entries atomically) is kept.
+   * Returns what was done, one line each.
+   */
+  async recover(): Promise<string[]> {
+    const done: string[] = [];
+    if (this.#inApply) return done;
+    const list = await this.sysroot.deployments();
+    const bootedAt = list.findIndex((d) => keyOf(d) === this.#state.booted);
+    if (bootedAt < 0) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}; the sysroot was changed by another tool`);
+    const discardAll = this.#state.applying === true;
+    // pending deployments sit before the booted one; undeploy from the highest index so indexes stay valid
+    for (let i = bootedAt - 1; i >= (discardAll ? 0 : 1); i--) {
+      const d = list[i] as SysrootDeployment;
+      await this.sysroot.undeploy(i);
+      done.push(`discarded ${discardAll ? 'the incomplete staged deployment of an interrupted apply' : 'a superseded staged deployment'} ${keyOf(d)}`);
+    }
+    if (discardAll) {
+      delete this.#state.applying;
+      this.#save();
+      await this.sysroot.cleanup();
+    }
+    return done;
   }
 
   /** Builds a small bootable tree for an image and commits it (idempotent per image). */
@@ -125,6 +260,7 @@ export class SysrootRpmOstree implements CommandRunner {
   }
 
   async #list(): Promise<{ list: SysrootDeployment[]; booted: SysrootDeployment; staged: SysrootDeployment | undefined }> {
+    await this.recover();
     const list = await this.sysroot.deployments();
     const booted = list.find((d) => keyOf(d) === this.#state.booted);
     if (!booted) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}`);
@@ -133,13 +269,9 @@ export class SysrootRpmOstree implements CommandRunner {
     return { list, booted, staged };
   }
 
-  #dropMeta(key: string): void {
-    this.#state.meta = Object.fromEntries(Object.entries(this.#state.meta).filter(([k]) => k !== key));
-  }
-
   #meta(d: SysrootDeployment): DeploymentMeta {
-    const m = this.#state.meta[keyOf(d)];
-    if (!m) throw new OstreeError('SYSROOT', `no rpm-ostree metadata for deployment ${keyOf(d)}`);
+    const m = parseOrigin(d.originText) ?? this.#state.meta?.[keyOf(d)];
+    if (!m) throw new OstreeError('SYSROOT', `deployment ${keyOf(d)} has no rpm-ostree origin (container-image-reference); it was not deployed by keelson`);
     return m;
   }
 
@@ -156,30 +288,28 @@ export class SysrootRpmOstree implements CommandRunner {
     }
     const pkgs = change.packages ?? meta;
     const checksum = await this.#commitLayer(baseChecksum, pkgs.requestedPackages, pkgs.requestedBaseRemovals);
-    const d = await this.sysroot.deploy(checksum, { retain: true, kargsExact: change.kargs ?? [...merge.kargs] });
-    this.#state.meta[keyOf(d)] = { containerImageReference: ref, baseChecksum, requestedPackages: [...pkgs.requestedPackages], requestedBaseRemovals: [...pkgs.requestedBaseRemovals] };
+    const next = { containerImageReference: ref, baseChecksum, requestedPackages: [...pkgs.requestedPackages], requestedBaseRemovals: [...pkgs.requestedBaseRemovals] };
+    // the new deployment carries its metadata from the moment it exists; the one it replaces goes afterwards
+    await this.#deployWithMeta(checksum, next, { retain: true, kargsExact: change.kargs ?? [...merge.kargs] });
     if (staged) {
       const idx = (await this.sysroot.deployments()).findIndex((x) => keyOf(x) === keyOf(staged));
       if (idx >= 0) await this.sysroot.undeploy(idx);
-      this.#dropMeta(keyOf(staged));
     }
-    this.#save();
   }
 
   /** Boots the pending deployment: it becomes booted, the old one the rollback, older unpinned ones are removed. */
   async reboot(): Promise<string> {
+    if (this.#inApply) throw new OstreeError('SYSROOT', 'an apply is running in this process; finish it before rebooting');
     const { list, booted, staged } = await this.#list();
     const next = staged ?? booted;
+    // the commit point: the booted pointer moves atomically; older deployments are removed afterwards
     this.#state.booted = keyOf(next);
+    this.#save();
     const keep = new Set([keyOf(next), keyOf(booted)]);
     for (let i = list.length - 1; i >= 0; i--) {
       const d = list[i] as SysrootDeployment;
-      if (!keep.has(keyOf(d)) && !d.pinned) {
-        await this.sysroot.undeploy(i);
-        this.#dropMeta(keyOf(d));
-      }
+      if (!keep.has(keyOf(d)) && !d.pinned) await this.sysroot.undeploy(i);
     }
-    this.#save();
     return keyOf(next);
   }
 
@@ -262,21 +392,14 @@ export class SysrootRpmOstree implements CommandRunner {
         if (rest.length === 0) return failed('cleanup: at least one of -p -r -b -m is required');
         if (rest.includes('-p')) {
           const { staged } = await this.#list();
-          if (staged) {
-            await this.sysroot.undeploy(0);
-            this.#dropMeta(keyOf(staged));
-          }
+          if (staged) await this.sysroot.undeploy(0);
         }
         if (rest.includes('-r')) {
           const { list, booted } = await this.#list();
           const i = list.indexOf(booted) + 1;
           const rb = list[i];
-          if (rb && !rb.pinned) {
-            await this.sysroot.undeploy(i);
-            this.#dropMeta(keyOf(rb));
-          }
+          if (rb && !rb.pinned) await this.sysroot.undeploy(i);
         }
-        this.#save();
         return ok();
       }
       default:

@@ -18,7 +18,7 @@ export {
 } from './graph.js';
 export { availableUpdates, parseReleaseMetadata, nodeToRelease, type Release, type ConditionalUpdate, type AvailableUpdates, type AvailableUpdatesOptions } from './updates.js';
 export { UpdateGraphClient, buildGraphUrl, type UpdateGraphClientOptions, type FetchUpdatesParams, type FetchUpdatesResult, type FcosGraphParams } from './client.js';
-export { type HttpTransportOptions } from './http.js';
+export { type HttpTransportOptions, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './http.js';
 export {
   ConditionRegistry,
   alwaysCondition,

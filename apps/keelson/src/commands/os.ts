@@ -34,7 +34,7 @@ function isSysrootHost(dir: string): boolean {
   return existsSync(join(dir, 'keelson-host.json'));
 }
 
-function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promise<string> | string } {
+function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promise<string> | string; host?: SysrootRpmOstree } {
   if (o.simulate !== undefined && o.sysroot !== undefined) throw usageError('give either --simulate or --sysroot, not both');
   if (o.simulate !== undefined) {
     const sim = new SimulatedRpmOstree({ statePath: o.simulate });
@@ -45,7 +45,7 @@ function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promi
       throw new CliError(`${o.sysroot}: not a keelson node sysroot (no keelson-host.json); create one with "keelson os sim-init --sysroot ${o.sysroot} --config <mc.yaml>"`);
     }
     const host = SysrootRpmOstree.open(o.sysroot, o.osname);
-    return { driver: new RpmOstree({ runner: host, clientId: 'keelson' }), reboot: () => host.reboot() };
+    return { driver: new RpmOstree({ runner: host, clientId: 'keelson' }), reboot: () => host.reboot(), host };
   }
   return { driver: new RpmOstree({ binary: o.binary ?? 'rpm-ostree', clientId: 'keelson' }) };
 }
@@ -71,10 +71,36 @@ async function loadStatus(o: BackendOptions): Promise<RpmOstreeStatus> {
     }
   }
   try {
-    return await driverFor(o).driver.status();
+    const { driver, host } = driverFor(o);
+    if (host) await recoverHost(host);
+    return await driver.status();
   } catch (e) {
     return notAnRpmOstreeHost(e);
   }
+}
+
+/** Recovery of a sysroot node after a crash (an interrupted apply, a superseded staged deployment), said on stderr. */
+async function recoverHost(host: SysrootRpmOstree): Promise<void> {
+  for (const line of await host.recover()) process.stderr.write(`recovered: ${line}\n`);
+}
+
+/**
+ * Runs an apply on a sysroot node as one unit: a crash in the middle leaves a staged deployment that the next
+ * command discards, and a failure discards it at once, so a reboot only ever boots a complete apply.
+ */
+async function asOneApply<T>(host: SysrootRpmOstree | undefined, run: () => Promise<T>): Promise<T> {
+  if (!host) return run();
+  await recoverHost(host);
+  host.beginApply();
+  let result: T;
+  try {
+    result = await run();
+  } catch (e) {
+    for (const line of await host.abortApply()) process.stderr.write(`apply failed: ${line}\n`);
+    throw e;
+  }
+  host.finishApply();
+  return result;
 }
 
 function renderStatus(s: RpmOstreeStatus): string {
@@ -214,9 +240,9 @@ export function registerOsCommands(program: Command): void {
     .action(async (o: PlanCliOptions & BackendOptions & { dryRun?: boolean }) => {
       const from = readMachineConfig(o.from, '--from');
       const to = readMachineConfig(o.to, '--to');
-      const { driver } = driverFor(o);
+      const { driver, host } = driverFor(o);
       try {
-        const { plan, execution } = await applyOsChangesOnHost(driver, from, to, { ...planOptions(o), ...(o.dryRun ? { dryRun: true } : {}) });
+        const { plan, execution } = await asOneApply(o.dryRun ? undefined : host, () => applyOsChangesOnHost(driver, from, to, { ...planOptions(o), ...(o.dryRun ? { dryRun: true } : {}) }));
         for (const n of plan.notes) process.stdout.write(`# ${n}\n`);
         const lines = formatPlan(plan);
         for (const line of lines) process.stdout.write(`${execution.dryRun || line.startsWith('#') ? '' : 'ran: '}${line}\n`);
@@ -246,7 +272,7 @@ export function registerOsCommands(program: Command): void {
         if (existsSync(dir)) throw new CliError(`${dir} already exists; choose a new directory`);
         const host = await SysrootRpmOstree.create({ path: dir, osname: o.osname, osImageURL: spec.osImageURL, kargs: ['rw', 'root=LABEL=root', ...parseKernelArguments(spec.kernelArguments)] });
         const driver = new RpmOstree({ runner: host, clientId: 'keelson' });
-        const { plan } = await applyOsChangesOnHost(driver, { osImageURL: spec.osImageURL, kernelArguments: spec.kernelArguments ?? null }, spec);
+        const { plan } = await asOneApply(host, () => applyOsChangesOnHost(driver, { osImageURL: spec.osImageURL, kernelArguments: spec.kernelArguments ?? null }, spec));
         if (plan.steps.length > 0) await host.reboot();
         process.stdout.write(`ostree node created in ${dir}\n`);
       } catch (e) {

@@ -20,6 +20,7 @@ import {
   type SignatureStore,
 } from '@keelson/release-payload';
 import { addOutputOption, CliError, formatTable, outputFormat, printResult, usageError, warn, type OutputFlags } from '../output.js';
+import { parseDuration } from '../flags.js';
 
 interface SourceOpts {
   arch?: string;
@@ -32,6 +33,7 @@ interface SourceOpts {
   insecure?: boolean;
   releaseImage?: string;
   progress?: boolean;
+  timeout?: string;
 }
 
 function addSourceOptions(c: Command): Command {
@@ -45,7 +47,8 @@ function addSourceOptions(c: Command): Command {
     .option('--tls-verify [bool]', 'verify the registry TLS certificate (default true); --tls-verify=false allows unverified TLS and plain HTTP')
     .option('--insecure', 'same as --tls-verify=false')
     .option('--release-image <pullspec>', 'release image used when rendering the CVO manifests/ templates (default: the image reference; "" for a directory, as upstream)')
-    .option('--progress', 'always report download progress on stderr (default: only on a terminal)');
+    .option('--progress', 'always report download progress on stderr (default: only on a terminal)')
+    .option('--timeout <duration>', 'registry connect and idle deadline, e.g. 30s or 2m (default 30s, like oc and skopeo)');
 }
 
 function progressReporter(force: boolean | undefined): ((done: number, total: number) => void) | undefined {
@@ -78,6 +81,10 @@ async function load(source: string, o: SourceOpts): Promise<ReleasePayload> {
   }
   if (o.insecure) opts.tlsVerify = false;
   if (o.releaseImage !== undefined) opts.releaseImage = o.releaseImage;
+  if (o.timeout !== undefined) opts.connectTimeoutMs = opts.idleTimeoutMs = parseDuration('--timeout', o.timeout);
+  opts.onRetry = (r) => {
+    warn(`retrying ${r.url} in ${r.delayMs / 1000} s (attempt ${r.attempt} of ${r.attempts}) after: ${r.reason}`);
+  };
   const p = progressReporter(o.progress);
   if (p) opts.onProgress = p;
   try {

@@ -90,7 +90,7 @@ export function registerSandboxCommands(program: Command): void {
     .option('--token <token>', 'bearer token of the admin identity (random when omitted)')
     .option('--state-dir <dir>', 'where sandbox.json and kubeconfig are written', defaultStateDir())
     .option('--kubeconfig <file>', 'also write the kubeconfig to this file')
-    .option('--persist <dir>', 'load/save a JSON snapshot of all objects in this directory')
+    .option('--persist <dir>', 'keep the objects durably in this directory (write-ahead log + snapshot; acknowledged writes survive kill -9)')
     .option('--simulate-pods', 'create ready pods for Deployments/ReplicaSets/DaemonSets on ready nodes')
     .option('--nodes <names>', 'comma-separated Ready nodes to create at start', '')
     .action(async (o: { port: string; tls: boolean; token?: string; stateDir: string; kubeconfig?: string; persist?: string; simulatePods?: boolean; nodes: string }) => {

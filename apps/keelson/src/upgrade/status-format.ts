@@ -26,15 +26,14 @@ function oneLine(s: string | undefined): string {
 function header(s: UpgradeStatusSummary): string[] {
   const c = s.completion;
   const target = `${s.target.version || s.target.image}${s.from !== undefined ? ` (from ${s.from})` : ''}`;
-  const health = (['Unavailable', 'Degraded'] as const).map((st) => [st, s.operators.filter((o) => o.state === st).length] as const).filter(([, n]) => n > 0);
-  const healthy = s.operators.length - health.reduce((a, [, n]) => a + n, 0);
+  const health = (['Healthy', 'Unavailable', 'Degraded', 'Unknown'] as const).map((h) => [h, s.operators.filter((o) => o.health === h).length] as const).filter(([h, n]) => n > 0 || h === 'Healthy');
   const rows: string[][] = [
     ['Assessment:', s.assessment],
     ['Target Version:', target],
     ['Completion:', `${c.percent}% (${c.updated} operators updated, ${c.updating} updating, ${c.pending} waiting)`],
   ];
   if (s.durationMs !== undefined) rows.push(['Duration:', shortDuration(s.durationMs)]);
-  rows.push(['Operator Health:', [`${healthy} Healthy`, ...health.map(([st, n]) => `${n} ${st}`)].join(', ')]);
+  rows.push(['Operator Health:', health.map(([h, n]) => `${n} ${h}`).join(', ')]);
   if (s.cvoMessage !== '') rows.push(['CVO:', oneLine(s.cvoMessage)]);
   if (s.failing) rows.push(['Failing:', `${s.failing.reason}: ${oneLine(s.failing.message)}`]);
   return tabulate(rows, 0, 1);

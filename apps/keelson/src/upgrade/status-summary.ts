@@ -14,6 +14,8 @@ export interface OperatorProgress {
   state: OperatorUpdateState;
   /** Its reported `operator` version ('' when none). */
   version: string;
+  /** From its conditions: Available=False → Unavailable, Degraded=True → Degraded, no Available → Unknown. */
+  health: 'Healthy' | 'Unavailable' | 'Degraded' | 'Unknown';
   /** Since when it is in this state (ISO time), when known. */
   since?: string;
   reason?: string;
@@ -83,7 +85,8 @@ function operatorProgress(co: ClusterOperator, target: string, updateStart: stri
   const available = findCondition(conds, 'Available');
   const degraded = findCondition(conds, 'Degraded');
   const progressing = findCondition(conds, 'Progressing');
-  const base = { name, version };
+  const health: OperatorProgress['health'] = available === undefined ? 'Unknown' : available.status === 'False' ? 'Unavailable' : degraded?.status === 'True' ? 'Degraded' : 'Healthy';
+  const base = { name, version, health };
   const withDetail = (state: OperatorUpdateState, c: { lastTransitionTime?: string | null; reason?: string; message?: string } | undefined, since?: string): OperatorProgress => {
     const p: OperatorProgress = { ...base, state };
     const s = c?.lastTransitionTime ?? since ?? undefined;
@@ -123,7 +126,7 @@ function poolProgress(p: MachineConfigPool): PoolProgress {
     since = updatedCond.lastTransitionTime;
     message = updatedCond.message;
   }
-  const out: PoolProgress = { name: p.metadata.name ?? '', assessment, percent: machines === 0 ? 100 : Math.floor((updated * 100) / machines), machines, updated, ready: st.readyMachineCount ?? 0, unavailable: st.unavailableMachineCount ?? 0, degraded, paused };
+  const out: PoolProgress = { name: p.metadata.name ?? '', assessment, percent: machines === 0 ? (assessment === 'Completed' ? 100 : 0) : Math.floor((updated * 100) / machines), machines, updated, ready: st.readyMachineCount ?? 0, unavailable: st.unavailableMachineCount ?? 0, degraded, paused };
   if (since !== undefined && since !== null) out.since = since;
   if (message !== undefined && message !== '') out.message = message;
   return out;

@@ -114,6 +114,13 @@ describe('planUpgrade (oc Run)', () => {
     expect(planUpgrade(cv, { toLatest: true, allowNotRecommended: true })?.desiredUpdate).toEqual({ version: '4.18.5', image: IMG(5) });
   });
 
+  it('--to-multi-arch migrates the current version, once', () => {
+    const cv = idleCluster();
+    expect(planUpgrade(cv, { toMultiArch: true })).toEqual({ desiredUpdate: { architecture: 'Multi', version: '4.18.3' }, out: ['Requested update to multi cluster architecture'], err: [] });
+    cv.spec.desiredUpdate = { architecture: 'Multi', version: '4.18.3' };
+    expect(() => planUpgrade(cv, { toMultiArch: true })).toThrow('info: Update to multi cluster architecture has already been requested');
+  });
+
   it('no flags: nothing to plan', () => {
     expect(planUpgrade(idleCluster(), {})).toBeUndefined();
   });

@@ -79,6 +79,24 @@ describe('computeUpgradeStatus', () => {
     ]);
   });
 
+  it('operator health comes from the conditions (no Available condition = Unknown)', () => {
+    const s = computeUpgradeStatus({ clusterVersion: updating(), operators: [...operators, { metadata: { name: 'fresh' }, spec: {} }], pools: [pool('fresh', 0, 0)], now: NOW });
+    expect(s.operators.map((o) => [o.name, o.health])).toEqual([
+      ['console', 'Healthy'],
+      ['dns', 'Degraded'],
+      ['etcd', 'Healthy'],
+      ['fresh', 'Unknown'],
+      ['ingress', 'Healthy'],
+      ['network', 'Healthy'],
+      ['storage', 'Unavailable'],
+    ]);
+    expect(formatUpgradeStatus(s, NOW)).toContain('Operator Health: 4 Healthy, 1 Unavailable, 1 Degraded, 1 Unknown\n');
+    expect(s.pools[0]).toMatchObject({ name: 'fresh', percent: 100, assessment: 'Completed' });
+    // a pool the MCO has not reported on yet is Pending at 0%, not complete
+    const bare = computeUpgradeStatus({ clusterVersion: updating(), operators: [], pools: [{ metadata: { name: 'new' }, spec: {} }], now: NOW });
+    expect(bare.pools[0]).toMatchObject({ assessment: 'Pending', percent: 0, machines: 0 });
+  });
+
   it('a degraded pool is Degraded with the node message', () => {
     const s = computeUpgradeStatus({ clusterVersion: updating(), operators: [], pools: [pool('worker', 3, 2, { degraded: 1 })], now: NOW });
     expect(s.pools[0]).toMatchObject({ assessment: 'Degraded', degraded: 1, message: 'Node worker-1 is reporting: "unexpected on-disk state"' });

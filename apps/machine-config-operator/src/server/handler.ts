@@ -27,6 +27,26 @@ function empty(res: ServerResponse, code: number): void {
 
 const isRead = (m: string | undefined): boolean => m === 'GET' || m === 'HEAD';
 
+const negotiated = new Map<string, string | AcceptHeaderError>();
+const MAX_NEGOTIATED = 256;
+
+/** negotiateIgnitionVersion memoized per Accept header (clients send the same few headers). */
+function negotiate(accept: string): string {
+  let v = negotiated.get(accept);
+  if (v === undefined) {
+    try {
+      v = negotiateIgnitionVersion(accept);
+    } catch (e) {
+      if (!(e instanceof AcceptHeaderError)) throw e;
+      v = e;
+    }
+    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
+    negotiated.set(accept, v);
+  }
+  if (v instanceof AcceptHeaderError) throw v;
+  return v;
+}
+
 /** Serves one request. */
 export async function handleRequest(opts: HandlerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -59,7 +79,7 @@ async function serveConfig(opts: HandlerOptions, req: IncomingMessage, res: Serv
   const fields = { pool, address: req.socket.remoteAddress, userAgent: req.headers['user-agent'] ?? '', accept };
   let version: string;
   try {
-    version = negotiateIgnitionVersion(accept);
+    version = negotiate(accept);
   } catch (e) {
     if (!(e instanceof AcceptHeaderError)) throw e;
     opts.logger.error(e.message, fields);
