@@ -57,6 +57,7 @@ beforeAll(async () => {
   await node('worker-2', W, a('rendered-worker-v2', 'rendered-worker-v2', 'Done'));
   await node('worker-3', W, a('rendered-worker-v1', 'rendered-worker-v1', 'Done'));
   await node('infra-0', { ...W, 'node-role.kubernetes.io/infra': '' }, a('rendered-infra-v1', 'rendered-infra-v1', 'Done'));
+  await node('gpu-0', { ...W, 'node-role.kubernetes.io/gpu': '' }, a('rendered-gpu-v0', 'rendered-gpu-v1', 'Degraded', { [`${MC}/reason`]: 'failed to update OS to quay.io/x/os@sha256:2: error running rpm-ostree rebase --experimental ostree-unverified-registry:quay.io/x/os@sha256:2: exit status 1' }));
   await node('both-0', { ...W, 'node-role.kubernetes.io/infra': '', 'node-role.kubernetes.io/gpu': '' }, a('rendered-worker-v1', 'rendered-worker-v1', 'Done'));
   // a pod on worker-0 protected by a PDB that allows no disruption
   await c.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'db' } } });
@@ -116,6 +117,9 @@ describe('keelson mcp', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain('node worker-0 (pool worker): node worker-0 cannot be drained: PodDisruptionBudget db/pg-pdb');
     const both = await cli('mcp', 'why', 'both-0', '--kubeconfig', kubeconfig, '-o', 'json');
     expect((JSON.parse(both.stdout) as { findings: Array<{ code: string }> }).findings[0]?.code).toBe('NODE_MULTIPLE_CUSTOM_POOLS');
+    const os = await cli('mcp', 'why', 'gpu-0', '--kubeconfig', kubeconfig);
+    expect(os.stdout).toContain('node gpu-0 could not update its operating system for rendered-gpu-v1: failed to update OS to quay.io/x/os@sha256:2: error running rpm-ostree rebase');
+    expect(os.stdout).toContain('rpm-ostree status');
     const bad = await cli('mcp', 'why', 'nope', '--kubeconfig', kubeconfig);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('no MachineConfigPool or node named nope (pools: gpu, infra, worker)');

@@ -44,6 +44,7 @@ export interface Finding {
     | 'NODE_NOT_READY'
     | 'NODE_DEGRADED'
     | 'ON_DISK_MISMATCH'
+    | 'OS_UPDATE_FAILED'
     | 'NODE_UNRECONCILABLE'
     | 'NODE_MULTIPLE_CUSTOM_POOLS'
     | 'NODE_NO_POOL'
@@ -91,6 +92,9 @@ export function nodeFindings(node: Node, pool: MachineConfigPool | undefined, sn
   if (state === 'Degraded' || state === 'Unreconcilable') {
     if (reason.includes('unexpected on-disk state')) {
       return [{ code: 'ON_DISK_MISMATCH', node: name, message: `node ${name} is Degraded: its files differ from ${current || 'its current config'}: ${reason}`, action: `restore the file content/mode the message names on ${name} (or create /run/machine-config-daemon-force on the node to skip validation once); the daemon retries and continues` }];
+    }
+    if (/rpm-ostree|failed to update OS/.test(reason)) {
+      return [{ code: 'OS_UPDATE_FAILED', node: name, message: `node ${name} could not update its operating system for ${desired}: ${reason}`, action: `check the OS image named in the MachineConfig (pull access from the node, digest) and \`rpm-ostree status\` on ${name}; the daemon rolled the OS change back and retries` }];
     }
     if (state === 'Unreconcilable') return [{ code: 'NODE_UNRECONCILABLE', node: name, message: `node ${name} cannot apply ${desired}: ${reason}`, action: 'remove or change the MachineConfig that makes the change (the pool then renders a config the node can reach)' }];
     return [{ code: 'NODE_DEGRADED', node: name, message: `node ${name} is Degraded while moving from ${current} to ${desired}: ${reason || '(no reason given)'}`, action: 'see the machine-config-daemon log on the node; fix the cause or revert the MachineConfig' }];
