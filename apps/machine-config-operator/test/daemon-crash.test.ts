@@ -89,12 +89,12 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
     // provision every node once (one process): first boot from the pool's config, Done on A
     const provision = run(0, CASES.length);
     for (let i = 0; i < CASES.length; i++) {
-      await untilDone(env.client, `kp-${i}`, 'rendered-worker-a', 90_000);
-      await until(async () => (await annotation(env.client, `kp-${i}`, NODE_ANNOTATIONS.reason)) === '', 60_000, 'first boot validated');
+      await untilDone(env.client, `kp-${i}`, 'rendered-worker-a', 240_000);
+      await until(async () => (await annotation(env.client, `kp-${i}`, NODE_ANNOTATIONS.reason)) === '', 120_000, 'first boot validated');
     }
     provision.child.kill('SIGTERM');
     expect(await provision.exit).toBe(0);
-  }, 120_000);
+  }, 400_000);
 
   afterAll(async () => {
     for (const c of children) c.kill('SIGKILL');
@@ -110,14 +110,14 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
     // 2. the update, killed at the step
     await setDesired(env.client, node, target);
     const killed = run(i, 1, point);
-    const how = await Promise.race([killed.exit, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+    const how = await Promise.race([killed.exit, new Promise((r) => setTimeout(() => r('timeout'), 180_000))]);
     if (how === 'timeout') killed.child.kill('SIGKILL');
     expect(how, `kill point ${point} was not reached; stderr: ${killed.stderr().slice(-2000)}`).toBe('SIGKILL');
     // 3. restart: converges
     const again = run(i, 1);
     try {
-      await untilDone(env.client, node, target, 60_000);
-      await until(async () => (await annotation(env.client, node, NODE_ANNOTATIONS.reason)) === '' && !existsSync(journal), 30_000, 'reason cleared and journal removed');
+      await untilDone(env.client, node, target, 180_000);
+      await until(async () => (await annotation(env.client, node, NODE_ANNOTATIONS.reason)) === '' && !existsSync(journal), 120_000, 'reason cleared and journal removed');
     } catch (e) {
       throw new Error(`${(e as Error).message}; state=${await annotation(env.client, node, NODE_ANNOTATIONS.state)} reason=${await annotation(env.client, node, NODE_ANNOTATIONS.reason)}; stderr: ${again.stderr().slice(-3000)}`, { cause: e });
     }
@@ -147,5 +147,5 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
       expect(f('/etc/containers/policy.json')).toBe('{"default":[]}\n');
       expect(f('/home/core/.ssh/authorized_keys.d/ignition')).toBe('ssh-ed25519 CCCC key3\n');
     }
-  }, 180_000);
+  }, 600_000);
 });

@@ -189,6 +189,8 @@ export async function untilDone(client: KubeClient, node: string, config: string
  */
 export class DrainResponder {
   readonly requests = new Map<string, string[]>();
+  /** Failed patches (retried on the next Node event). */
+  readonly errors: string[] = [];
   readonly #informer: Informer<Node>;
   readonly #client: KubeClient;
   readonly #inflight = new Set<string>();
@@ -196,7 +198,10 @@ export class DrainResponder {
     this.#client = client;
     this.#informer = new Informer(client, Nodes);
     const handle = (n: Node): void => {
-      void this.#handle(n);
+      this.#handle(n).catch((e: unknown) => {
+        // the API server went away (test teardown) or a transient error: the next Node event retries
+        this.errors.push((e as Error).message);
+      });
     };
     this.#informer.addHandlers({ add: handle, update: (_o, n) => handle(n) });
   }
@@ -220,7 +225,10 @@ export class DrainResponder {
     const list = this.requests.get(name) ?? [];
     list.push(want);
     this.requests.set(name, list);
-    await this.#client.resource(Nodes).patch(name, { spec: { unschedulable: want.startsWith('drain-') ? true : null }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } } }, { type: 'merge' });
-    this.#inflight.delete(`${name}/${want}`);
+    try {
+      await this.#client.resource(Nodes).patch(name, { spec: { unschedulable: want.startsWith('drain-') ? true : null }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } } }, { type: 'merge' });
+    } finally {
+      this.#inflight.delete(`${name}/${want}`);
+    }
   }
 }
