@@ -77,7 +77,9 @@ async function lane(name: string, kills: number, offset: number, totalPoints: nu
   const outcomes: string[] = [];
   for (let k = 0; k < kills; k++) {
     const point = k * (totalPoints / kills) + offset;
-    const [from, to, other] = cur === 'a' ? [A, B, 'b' as const] : [B, A, 'a' as const];
+    const from = cur === 'a' ? A : B;
+    const to = cur === 'a' ? B : A;
+    const other: 'a' | 'b' = cur === 'a' ? 'b' : 'a';
     // kill points spread over the whole apply, a little beyond its usual end too
     const at = Math.round((full.elapsed * (point + 0.5)) / (totalPoints - 1));
     const run = await applyKilledAfter(node, from, to, at);
