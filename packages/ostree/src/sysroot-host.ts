@@ -200,9 +200,14 @@ export class SysrootRpmOstree implements CommandRunner {
    * Returns what was done, one line each.
    */
   async recover(): Promise<string[]> {
+    return (await this.#recover()).done;
+  }
+
+  /** {@link recover}, also returning the deployment list afterwards (read once when nothing had to be done). */
+  async #recover(): Promise<{ done: string[]; list: SysrootDeployment[] }> {
     const done: string[] = [];
-    if (this.#inApply) return done;
     const list = await this.sysroot.deployments();
+    if (this.#inApply) return { done, list };
     const bootedAt = list.findIndex((d) => keyOf(d) === this.#state.booted);
     if (bootedAt < 0) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}; the sysroot was changed by another tool`);
     const discardAll = this.#state.applying === true;
@@ -217,7 +222,7 @@ export class SysrootRpmOstree implements CommandRunner {
       this.#save();
       await this.sysroot.cleanup();
     }
-    return done;
+    return { done, list: done.length > 0 ? await this.sysroot.deployments() : list };
   }
 
   /** Builds a small bootable tree for an image and commits it (idempotent per image). */
@@ -260,8 +265,7 @@ export class SysrootRpmOstree implements CommandRunner {
   }
 
   async #list(): Promise<{ list: SysrootDeployment[]; booted: SysrootDeployment; staged: SysrootDeployment | undefined }> {
-    await this.recover();
-    const list = await this.sysroot.deployments();
+    const { list } = await this.#recover();
     const booted = list.find((d) => keyOf(d) === this.#state.booted);
     if (!booted) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}`);
     const first = list[0];

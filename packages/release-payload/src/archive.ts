@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { openRegularFile, openVerifiedBlob, readSmallFile } from './blobfile.js';
-import { PayloadError, UnsafeArchiveError } from './errors.js';
+import { PayloadError, typedErrors, UnsafeArchiveError } from './errors.js';
 import { cleanEntryName, LayerTree, resolveLimits, type ExtractLimits } from './layers.js';
 import { assertDigest, parseJson, parseJsonValue, readOciLayout, sha256, type ImagePayload, type PlatformSelector } from './oci.js';
 import type { PayloadImageInfo } from './payload.js';
@@ -80,6 +80,10 @@ async function scanArchive(handle: FileHandle, archive: string, limits: Required
  * Returns the list of written relative paths.
  */
 export async function unpackArchive(archive: string, dest: string, limits: ExtractLimits = {}): Promise<string[]> {
+  return typedErrors(archive, () => unpack(archive, dest, limits));
+}
+
+async function unpack(archive: string, dest: string, limits: ExtractLimits): Promise<string[]> {
   const lim = resolveLimits(limits);
   const handle = await openRegularFile(archive, archive);
   try {
@@ -170,6 +174,10 @@ async function readDockerArchiveDir(root: string, opts: { limits?: ExtractLimits
  * safely into a private temporary directory that is removed afterwards, whatever happens.
  */
 export async function readImageArchive(archive: string, opts: { platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (d: number, t: number) => void; ref?: string } = {}): Promise<ImagePayload> {
+  return typedErrors(archive, () => readArchive(archive, opts));
+}
+
+async function readArchive(archive: string, opts: Parameters<typeof readImageArchive>[1] = {}): Promise<ImagePayload> {
   const tmp = await mkdtemp(join(tmpdir(), 'keelson-archive-'));
   try {
     await unpackArchive(archive, tmp, opts.limits);

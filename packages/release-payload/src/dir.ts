@@ -1,7 +1,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { readSmallFile } from './blobfile.js';
-import { PayloadError, UnsafeArchiveError } from './errors.js';
+import { PayloadError, typedErrors, UnsafeArchiveError } from './errors.js';
 import { resolveLimits, type ExtractLimits } from './layers.js';
 import type { PayloadFiles } from './payload.js';
 
@@ -66,6 +66,10 @@ async function readFlatDir(dir: string, realRoot: string, budget: DirBudget): Pr
  * FIFOs and devices are refused; file count and sizes are capped by `limits` before anything is read.
  */
 export async function readPayloadDirectory(root: string, limits: ExtractLimits = {}): Promise<PayloadFiles> {
+  return typedErrors(root, () => readDirectory(root, limits));
+}
+
+async function readDirectory(root: string, limits: ExtractLimits): Promise<PayloadFiles> {
   for (const rel of ['manifests', 'release-manifests', 'release-manifests/release-metadata', 'release-manifests/image-references']) {
     try {
       await stat(join(root, rel));

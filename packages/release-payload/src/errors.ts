@@ -128,3 +128,12 @@ export function asPayloadError(e: unknown, source: string): PayloadError {
   (out as { cause?: unknown }).cause = err;
   return out;
 }
+
+/** Runs `fn`, turning any error it raises into a {@link PayloadError} (see {@link asPayloadError}). */
+export async function typedErrors<T>(source: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw asPayloadError(e, source);
+  }
+}

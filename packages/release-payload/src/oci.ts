@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { PayloadError, UnsafeArchiveError } from './errors.js';
+import { PayloadError, typedErrors, UnsafeArchiveError } from './errors.js';
 import { openVerifiedBlob, readSmallFile, readVerifiedBlob } from './blobfile.js';
 import { LayerTree, resolveLimits, type ExtractLimits } from './layers.js';
 import type { PayloadFiles, PayloadImageInfo } from './payload.js';
@@ -182,6 +182,10 @@ export function layoutBlobReader(root: string, limits: ExtractLimits = {}): Blob
 
 /** Reads an OCI image layout directory. `ref` selects a manifest by `org.opencontainers.image.ref.name`. */
 export async function readOciLayout(root: string, opts: { ref?: string; platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (d: number, t: number) => void; reference?: string } = {}): Promise<ImagePayload> {
+  return typedErrors(root, () => readLayout(root, opts));
+}
+
+async function readLayout(root: string, opts: Parameters<typeof readOciLayout>[1] = {}): Promise<ImagePayload> {
   const lim = resolveLimits(opts.limits);
   const layout = parseJson(await readSmallFile(join(root, 'oci-layout'), `${root}/oci-layout`, lim.maxMetadataBytes), `${root}/oci-layout`);
   if (typeof layout['imageLayoutVersion'] !== 'string') throw new PayloadError('InvalidImageLayout', `${root}/oci-layout: missing imageLayoutVersion`, 'oci-layout');

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPayload, parseManifestFile, PayloadError, PayloadIntegrityError, renderTemplate, TemplateError, type PayloadIssue } from '../../src/index.js';
+import { openPayload, readImageArchive, readOciLayout, readPayloadDirectory, unpackArchive, parseManifestFile, PayloadError, PayloadIntegrityError, renderTemplate, TemplateError, type PayloadIssue } from '../../src/index.js';
 import { gz, sha, tarBuffer, tarDir, writeLayout } from '../helpers.js';
 import { dockerArchiveDir, layout, payloadDir, payloadEntries, tmp } from './fixtures.js';
 
@@ -108,6 +108,17 @@ describe('typed errors for hostile sources', () => {
       expect((e as PayloadError).code).toMatch(code);
     });
   }
+
+  it('the exported readers raise typed errors too, not raw ENOENT / EISDIR', async () => {
+    const missing = join(await tmp(), 'missing');
+    const d = await tmp();
+    const dest = await tmp();
+    const calls: (() => Promise<unknown>)[] = [() => readPayloadDirectory(missing), () => readOciLayout(missing), () => readImageArchive(missing), () => unpackArchive(d, dest)];
+    for (const call of calls) {
+      const e = await call().then(() => new Error('accepted'), (x: unknown) => x);
+      expect(e, String(e)).toBeInstanceOf(PayloadError);
+    }
+  });
 
   it('many files in a payload directory are read with bounded concurrency (no EMFILE)', async () => {
     const root = await payloadDir(await tmp());
