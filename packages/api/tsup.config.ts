@@ -10,4 +10,6 @@ export default defineConfig({
   clean: true,
   splitting: false,
   treeshake: true,
+  // import.meta.url (used to locate ../crds) must work in the CJS build too
+  shims: true,
 });

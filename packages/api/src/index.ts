@@ -1,2 +1,26 @@
-/** @keelson/api: typed OpenShift objects, CRDs and constants. */
-export const API_GROUP_CONFIG = 'config.openshift.io';
+/**
+ * @keelson/api: typed OpenShift objects (ClusterVersion, ClusterOperator, MachineConfig, MachineConfigPool,
+ * ControllerConfig, KubeletConfig, ContainerRuntimeConfig, MachineConfigNode, MachineConfiguration) and the core
+ * shapes they use, the upstream CRD manifests, and the constants (annotations, labels, condition types, reasons)
+ * of the CVO and the MCO.
+ * @packageDocumentation
+ */
+export type * from './core/meta.js';
+export type * from './core/v1.js';
+export type * from './config/v1.js';
+export type * from './machineconfiguration/v1.js';
+export type * from './operator/v1.js';
+export type * from './apiextensions.js';
+export {
+  API_GROUP_CONFIG,
+  API_GROUP_MACHINECONFIGURATION,
+  API_GROUP_OPERATOR,
+  OPENSHIFT_KINDS,
+  SINGLETON_NAMES,
+  apiVersionOf,
+} from './constants/groups.js';
+export type { KindInfo, OpenShiftKind } from './constants/groups.js';
+export * from './constants/cvo.js';
+export * from './constants/mco.js';
+export { CRD_DIR, CrdError, crdFile, crdFiles, loadCrd, loadCrds } from './crds.js';
+export type { CrdFile } from './crds.js';
