@@ -29,6 +29,10 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   graph: async (program) => {
     (await import('./commands/graph.js')).registerGraphCommands(program);
   },
+  upgrade: async (program) => {
+    const upgrade = program.command('upgrade').description('Plan and rehearse cluster updates');
+    (await import('./commands/upgrade-plan.js')).registerUpgradePlanCommand(upgrade);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
   },

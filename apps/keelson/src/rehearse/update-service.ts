@@ -124,11 +124,11 @@ export interface EvaluatedUpdates {
 }
 
 /** Fetches the graph and evaluates its conditional risks against the PromQL endpoint (what `oc adm upgrade` shows). */
-export async function evaluateUpdates(upstream: string, channel: string, version: string, prometheus: string): Promise<EvaluatedUpdates> {
+export async function evaluateUpdates(upstream: string, channel: string, version: string, prometheus?: string): Promise<EvaluatedUpdates> {
   const client = new UpdateGraphClient({});
   try {
     const result = await client.fetch({ upstream, channel, version });
-    const registry = createRiskRegistry({ url: prometheus }, { minBetweenMatchesMs: -1 });
+    const registry = createRiskRegistry(prometheus !== undefined ? { url: prometheus } : undefined, { minBetweenMatchesMs: -1 });
     const ev = await evaluateConditionalUpdates(result.conditionalUpdates, { registry, updates: result.updates });
     return {
       recommended: result.updates.map((u) => u.version),

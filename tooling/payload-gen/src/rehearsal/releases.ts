@@ -141,12 +141,26 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
   return out;
 }
 
+/** Components shipped at several run levels get one ClusterOperator (the first), as in a real payload. */
+async function dropDuplicateClusterOperators(dir: string): Promise<void> {
+  const seen = new Set<string>();
+  for (const name of (await readdir(dir)).sort()) {
+    if (!/[_-]clusteroperator\.yaml$/.test(name)) continue;
+    const m = /kind: ClusterOperator\nmetadata:\n {2}name: (\S+)/.exec(await readFile(join(dir, name), 'utf8'));
+    if (m === null) continue;
+    const co = m[1] ?? '';
+    if (seen.has(co)) await rm(join(dir, name));
+    seen.add(co);
+  }
+}
+
 /** Writes one release; `base` is A's image-references when writing B (B's operator images derive from them). */
 async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' | 'sizeFactor'>> & RehearsalReleaseOptions, version: string, previous: string | undefined): Promise<RehearsalRelease> {
   const dir = join(opts.out, version);
   const isTarget = previous !== undefined;
   await generatePayload({ out: dir, seed: opts.seed, version, sizeFactor: opts.sizeFactor, componentNames: REHEARSAL_COMPONENTS, minManifests: 0, jobs: false });
   const rm_ = join(dir, 'release-manifests');
+  await dropDuplicateClusterOperators(rm_);
   // the generator's stand-in ClusterVersion CRD gives way to the real one in release-manifests/
   await rm(join(dir, 'manifests', '0000_00_cluster-version-operator_01_clusterversion.crd.yaml'), { force: true });
 
