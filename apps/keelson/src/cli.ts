@@ -33,6 +33,9 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
     const upgrade = program.command('upgrade').description('Plan and rehearse cluster updates');
     (await import('./commands/upgrade-plan.js')).registerUpgradePlanCommand(upgrade);
   },
+  rehearse: async (program) => {
+    (await import('./commands/rehearse.js')).registerRehearseCommand(program);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
   },
