@@ -96,12 +96,13 @@ async function resolveRelease(source: string, registry: () => Promise<OciRegistr
   return { version: payload.metadata.version, pullSpec, payload, dir: source };
 }
 
-function kubeconfigFor(sandbox: Sandbox, server: string): string {
+/** The sandbox's kubeconfig pointed at another server URL (the proxy). */
+export function kubeconfigFor(sandbox: Sandbox, server: string): string {
   return sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${server}`);
 }
 
 /** Creates what the installer creates before the CVO runs: the payload's CRDs and ClusterVersion `version`. */
-async function bootstrap(client: KubeClient, a: Release, svc: UpdateService): Promise<void> {
+export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'payload'>, svc: Pick<UpdateService, 'channel' | 'upstream'>): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
   for (const m of crds) {
     try {
@@ -212,7 +213,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     const kubeconfigPath = join(opts.workDir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
-    await bootstrap(direct, a, svc);
+    await bootstrapCluster(direct, a, svc);
     const obs = startObserver(direct, t0, emit);
     stack.push('observer', () => obs.stop());
     await obs.synced();

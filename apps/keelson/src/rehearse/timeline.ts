@@ -200,7 +200,7 @@ export function poolOfNode(node: unknown, pools: readonly unknown[]): string {
   const matching = pools.filter((p) => {
     const ml = obj(obj(obj(obj(p)['spec'])['nodeSelector'])['matchLabels']);
     const keys = Object.keys(ml);
-    return keys.length > 0 && keys.every((k) => str(labels[k]) === str(ml[k]));
+    return keys.length > 0 && keys.every((k) => Object.hasOwn(labels, k) && str(labels[k]) === str(ml[k]));
   });
   const names = matching.map((p) => str(obj(obj(p)['metadata'])['name']));
   return names.find((n) => n !== 'worker' && n !== 'master') ?? names[0] ?? '';
