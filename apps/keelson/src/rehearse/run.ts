@@ -15,7 +15,7 @@ import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
 import { startObserver, type Observer } from './observer.js';
-import { computeReport, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
+import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
 import type { TimelineEvent } from './timeline.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 
@@ -137,8 +137,7 @@ function history0(o: unknown): Obj {
   return (((o as { status?: { history?: unknown[] } } | undefined)?.status?.history ?? [])[0] ?? {}) as Obj;
 }
 
-function poolsUpdated(obs: Observer, skipPaused: boolean, notOn?: ReadonlyMap<string, string>): boolean {
-  const pools = obs.pools();
+function poolsUpdated(pools: readonly KubeObjectLike[], skipPaused: boolean, notOn?: ReadonlyMap<string, string>): boolean {
   if (pools.length === 0) return false;
   return pools.every((p) => {
     const spec = (p as { spec?: { paused?: boolean } }).spec ?? {};
@@ -173,18 +172,94 @@ export async function rehearse(opts: RehearseOptions): Promise<RehearsalResult> 
   return runWith(loaded.components, opts, t0, emit, events);
 }
 
-async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
-  const t = (): number => Date.now() - t0;
-  const stack = new Stack();
-  let proxy: ApiProxy | undefined;
-  let apiCounts: ApiCounts;
-  let outcome: Outcome = 'Completed';
-  let message: string | undefined;
-  let a: Release | undefined;
-  let b: Release | undefined;
-  try {
-    emit({ t: t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+/** What the update loop decides from one look at the cluster. */
+export interface RehearsalVerdict {
+  outcome: Outcome;
+  message: string;
+}
+
+/** Inputs of {@link decideUpdateVerdict}: plain objects as read from the API. */
+export interface VerdictInput {
+  clusterVersion: unknown;
+  pools: readonly KubeObjectLike[];
+  target: string;
+  /** Pool → rendered config it ran before the update (each pool must move off it). */
+  installedConfigs: ReadonlyMap<string, string>;
+  pausedPools: readonly string[];
+  now: number;
+  /** When ClusterVersion Failing=True was first seen in a row (undefined when it is not True). */
+  failingSince: number | undefined;
+  /** When the update started and when it is given up. */
+  startedAt: number;
+  deadline: number;
+}
+
+type KubeObjectLike = { metadata: { name?: string } };
+
+/**
+ * Decides whether the update is over and how (pure): Completed (history[0] is the target, Completed, every unpaused
+ * pool Updated on a new config), PoolPaused, NodeRolloutFailed (a pool Degraded after half the time), Failed
+ * (Failing=True held for a quarter of the time, at least 2 s), Stalled at the deadline; undefined while it runs.
+ */
+export function decideUpdateVerdict(i: VerdictInput): RehearsalVerdict | undefined {
+  const h = history0(i.clusterVersion);
+  if (h['version'] === i.target && h['state'] === 'Completed' && poolsUpdated(i.pools, true, i.installedConfigs)) {
+    return i.pausedPools.length > 0
+      ? { outcome: 'PoolPaused', message: `ClusterVersion is at ${i.target}; paused pool(s) ${i.pausedPools.join(', ')} hold the node update until unpaused` }
+      : { outcome: 'Completed', message: `ClusterVersion history[0] ${i.target} Completed; every pool Updated` };
+  }
+  const span = i.deadline - i.startedAt;
+  const degraded = i.pools.find((p) => cond(p, 'Degraded')?.status === 'True' || cond(p, 'NodeDegraded')?.status === 'True');
+  if (degraded !== undefined && i.now > i.startedAt + span / 2) {
+    return { outcome: 'NodeRolloutFailed', message: `machineconfigpool/${degraded.metadata.name ?? ''}: ${(cond(degraded, 'NodeDegraded') ?? cond(degraded, 'Degraded'))?.message ?? 'Degraded'}` };
+  }
+  if (i.failingSince !== undefined && i.now - i.failingSince > Math.max(2000, span / 4)) {
+    return { outcome: 'Failed', message: `ClusterVersion Failing=True: ${cond(i.clusterVersion, 'Failing')?.message ?? ''}` };
+  }
+  if (i.now > i.deadline) return { outcome: 'Stalled', message: `the update to ${i.target} did not complete in ${Math.round(span / 1000)}s: ${cond(i.clusterVersion, 'Progressing')?.message ?? ''}` };
+  return undefined;
+}
+
+function versionsOf(p: ReleasePayload): Record<string, { name: string; version: string }[]> {
+  const out: Record<string, { name: string; version: string }[]> = {};
+  for (const m of p.manifests.filter((x) => x.gvk.kind === 'ClusterOperator')) out[m.name] = ((m.object['status'] as Obj | undefined)?.['versions'] ?? []) as { name: string; version: string }[];
+  return out;
+}
+
+/** One rehearsal's running state: what was started (stopped in reverse), the clock and the event sink. */
+class Session {
+  readonly stack = new Stack();
+  proxy: ApiProxy | undefined;
+  constructor(
+    readonly c: RehearsalComponents,
+    readonly opts: RehearseOptions,
+    readonly t0: number,
+    readonly emit: (e: TimelineEvent) => void,
+    readonly events: readonly TimelineEvent[],
+  ) {}
+
+  t(): number {
+    return Date.now() - this.t0;
+  }
+
+  started<R extends Running>(component: string, r: R): R {
+    this.emit({ t: this.t(), type: 'component', component, state: 'started' });
+    this.stack.push(component, () => r.stop());
+    return r;
+  }
+
+  /** Releases A and B: generated and published, or the user's. */
+  async releases(): Promise<{ a: Release; b: Release }> {
+    const { opts, stack } = this;
     await mkdir(opts.workDir, { recursive: true });
+    if (opts.from === undefined || opts.to === undefined) {
+      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases') });
+      stack.push('releases', () => pub.close());
+      return {
+        a: { version: pub.from.version, pullSpec: pub.from.pullSpec, payload: await openPayload(pub.from.dir), dir: pub.from.dir },
+        b: { version: pub.to.version, pullSpec: pub.to.pullSpec, payload: await openPayload(pub.to.dir), dir: pub.to.dir },
+      };
+    }
     let registry: OciRegistry | undefined;
     const getRegistry = async (): Promise<OciRegistry> => {
       if (registry === undefined) {
@@ -194,145 +269,140 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
       }
       return registry;
     };
-    if (opts.from === undefined || opts.to === undefined) {
-      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases') });
-      stack.push('releases', () => pub.close());
-      a = { version: pub.from.version, pullSpec: pub.from.pullSpec, payload: await openPayload(pub.from.dir), dir: pub.from.dir };
-      b = { version: pub.to.version, pullSpec: pub.to.pullSpec, payload: await openPayload(pub.to.dir), dir: pub.to.dir };
-    } else {
-      a = await resolveRelease(opts.from, getRegistry, opts.workDir, 'from');
-      b = await resolveRelease(opts.to, getRegistry, opts.workDir, 'to');
-    }
+    return { a: await resolveRelease(opts.from, getRegistry, opts.workDir, 'from'), b: await resolveRelease(opts.to, getRegistry, opts.workDir, 'to') };
+  }
+
+  /** Update service, API server behind the proxy, bootstrap objects, observer. */
+  async cluster(a: Release, b: Release): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
+    const { opts, stack } = this;
     const svc = await startUpdateService({ from: { version: a.version, payload: a.pullSpec }, to: { version: b.version, payload: b.pullSpec } });
     stack.push('update service', () => svc.close());
     const sandbox = await startSandbox({ simulatePods: true });
     stack.push('api server', () => sandbox.stop());
     const px = await startApiProxy({ target: sandbox.url });
-    proxy = px;
+    this.proxy = px;
     stack.push('api proxy', () => px.close());
     const kubeconfigPath = join(opts.workDir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
     await bootstrapCluster(direct, a, svc);
-    const obs = startObserver(direct, t0, emit);
+    const obs = startObserver(direct, this.t0, this.emit);
     stack.push('observer', () => obs.stop());
     await obs.synced();
+    return { svc, direct, obs, ctx: { kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
+  }
 
-    const ctx: ComponentContext = { kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) };
-    const started = (component: string, r: Running): Running => {
-      emit({ t: t(), type: 'component', component, state: 'started' });
-      stack.push(component, () => r.stop());
-      return r;
+  /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated. */
+  async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
+    const { c, opts } = this;
+    this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
+    this.started('machine-config-server', await c.startMachineConfigServer(ctx));
+    this.started('machine-config-operator', await c.startMachineConfigOperator(ctx));
+    this.started('machine-config-controller', await c.startMachineConfigController(ctx));
+    const nodes = this.started('virtual nodes', await c.startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift }));
+    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: versionsOf(a.payload), degraded: [], never: [] }));
+    const progress = {
+      runLevel: (level: string, state: 'started' | 'finished', version: string) => {
+        this.emit({ t: this.t(), type: 'runlevel', level, state, version });
+      },
     };
-    const versionsOf = (p: ReleasePayload): Record<string, { name: string; version: string }[]> => {
-      const out: Record<string, { name: string; version: string }[]> = {};
-      for (const m of p.manifests.filter((x) => x.gvk.kind === 'ClusterOperator')) out[m.name] = (((m.object['status'] as Obj | undefined)?.['versions'] ?? []) as { name: string; version: string }[]);
-      return out;
-    };
-    emit({ t: t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
-    started('machine-config-server', await c.startMachineConfigServer(ctx));
-    started('machine-config-operator', await c.startMachineConfigOperator(ctx));
-    started('machine-config-controller', await c.startMachineConfigController(ctx));
-    const nodes = started('virtual nodes', await c.startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift })) as RunningNodes;
-    const operators = started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: versionsOf(a.payload), degraded: [], never: [] })) as RunningOperators;
-    const progress = { runLevel: (level: string, state: 'started' | 'finished', version: string) => { emit({ t: t(), type: 'runlevel', level, state, version }); } };
-    const cvoOpts = { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress };
-    let cvo = started('cluster-version-operator', await c.startCvo(ctx, cvoOpts));
-
-    const deadline = (): number => Date.now() + opts.timeoutSeconds * 1000;
-    let until = deadline();
-    while (!(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs, false))) {
+    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress }));
+    await startCvo().then((r) => (this.cvo = r));
+    const until = Date.now() + opts.timeoutSeconds * 1000;
+    while (!(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false))) {
       if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress'}`);
       await sleep(50);
     }
-    const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+    return { nodes, operators, startCvo };
+  }
 
-    // faults armed for the update
+  cvo: Running | undefined;
+
+  /** Pauses pools, creates the blocking PDB, turns on API errors; the target's operator simulator with its faults. */
+  async arm(b: Release, direct: KubeClient, operators: RunningOperators, ctx: ComponentContext): Promise<void> {
+    const { opts } = this;
     for (const pool of opts.faults.pausePools) {
       await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { paused: true } }, contentType: 'application/merge-patch+json' });
-      emit({ t: t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
+      this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
     }
-    if (opts.faults.pdbBlocksDrain) await armPdb(direct, emit, t);
+    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t());
     if (opts.faults.apiErrorRate > 0) {
-      px.setErrorRate(opts.faults.apiErrorRate);
-      emit({ t: t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of API requests answered 500` });
+      this.proxy?.setErrorRate(opts.faults.apiErrorRate);
+      this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of API requests answered 500` });
     }
     await operators.stop();
-    const opsB = await c.startOperatorSimulator(ctx, { versions: versionsOf(b.payload), degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates });
-    stack.push('cluster-operator simulator (target)', () => opsB.stop());
+    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: versionsOf(b.payload), degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+  }
 
-    emit({ t: t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to-image ${b.pullSpec}` });
-    await c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
-    until = deadline();
+  /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
+  async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>): Promise<RehearsalVerdict> {
+    const { opts } = this;
+    this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to-image ${b.pullSpec}` });
+    await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
+    const startedAt = Date.now();
+    const deadline = startedAt + opts.timeoutSeconds * 1000;
     let killedCvo = false;
     const killedDaemons = new Set<string>();
     let failingSince: number | undefined;
     for (;;) {
       const cv = obs.clusterVersion();
-      const h = history0(cv);
-      const done = h['version'] === b.version && h['state'] === 'Completed';
-      if (done && poolsUpdated(obs, true, installedConfigs)) {
-        if (opts.faults.pausePools.length > 0) {
-          outcome = 'PoolPaused';
-          message = `ClusterVersion is at ${b.version}; paused pool(s) ${opts.faults.pausePools.join(', ')} hold the node update until unpaused`;
-        } else message = `ClusterVersion history[0] ${b.version} Completed; every pool Updated`;
-        break;
-      }
-      const prog = [...events].reverse().find((e) => e.type === 'progress');
+      failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
+      const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
+      if (verdict !== undefined) return verdict;
+      const prog = [...this.events].reverse().find((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
-        if (cvo.kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
-        await cvo.kill();
-        emit({ t: t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
-        cvo = started('cluster-version-operator', await c.startCvo(ctx, cvoOpts));
+        const kill = this.cvo?.kill;
+        if (kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
+        await kill();
+        this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
+        this.cvo = await startCvo();
       }
       for (const n of opts.faults.killDaemons) {
         if (killedDaemons.has(n) || obs.nodes().find((x) => x.name === n)?.phase !== 'updating') continue;
         killedDaemons.add(n);
         await nodes.restartDaemon(n);
-        emit({ t: t(), type: 'component', component: `machine-config-daemon/${n}`, state: 'restarted', detail: 'killed mid-update' });
-      }
-      const failing = cond(cv, 'Failing')?.status === 'True';
-      failingSince = failing ? (failingSince ?? Date.now()) : undefined;
-      const degradedPool = obs.pools().find((p) => cond(p, 'Degraded')?.status === 'True' || cond(p, 'NodeDegraded')?.status === 'True');
-      if (degradedPool !== undefined && Date.now() > until - (opts.timeoutSeconds * 1000) / 2) {
-        outcome = 'NodeRolloutFailed';
-        message = `machineconfigpool/${degradedPool.metadata.name ?? ''}: ${(cond(degradedPool, 'NodeDegraded') ?? cond(degradedPool, 'Degraded'))?.message ?? 'Degraded'}`;
-        break;
-      }
-      if (failingSince !== undefined && Date.now() - failingSince > Math.max(2000, (opts.timeoutSeconds * 1000) / 4)) {
-        outcome = 'Failed';
-        message = `ClusterVersion Failing=True: ${cond(cv, 'Failing')?.message ?? ''}`;
-        break;
-      }
-      if (Date.now() > until) {
-        outcome = 'Stalled';
-        message = `the update to ${b.version} did not complete in ${opts.timeoutSeconds}s: ${cond(cv, 'Progressing')?.message ?? ''}`;
-        break;
+        this.emit({ t: this.t(), type: 'component', component: `machine-config-daemon/${n}`, state: 'restarted', detail: 'killed mid-update' });
       }
       await sleep(50);
     }
+  }
+}
+
+async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
+  const s = new Session(c, opts, t0, emit, events);
+  let verdict: RehearsalVerdict = { outcome: 'Stalled', message: '' };
+  let apiCounts: ApiCounts;
+  let a: Release | undefined;
+  let b: Release | undefined;
+  try {
+    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+    ({ a, b } = await s.releases());
+    const { svc, direct, obs, ctx } = await s.cluster(a, b);
+    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx);
+    const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+    await s.arm(b, direct, operators, ctx);
+    verdict = await s.update(b, obs, nodes, startCvo, ctx, installedConfigs);
   } catch (e) {
     if (!(e instanceof InstallStalled)) throw e;
-    outcome = 'Stalled';
-    message = e.message;
+    verdict = { outcome: 'Stalled', message: e.message };
   } finally {
-    emit({ t: t(), type: 'phase', phase: 'finished', detail: outcome });
-    apiCounts = proxy?.counts() ?? EMPTY_API;
-    await stack.stopAll();
+    emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
+    apiCounts = s.proxy?.counts() ?? EMPTY_API;
+    await s.stack.stopAll();
   }
   const report = computeReport(events, {
     from: a?.version ?? opts.from ?? 'A',
     to: b?.version ?? opts.to ?? 'B',
-    outcome,
-    message: message ?? '',
+    outcome: verdict.outcome,
+    message: verdict.message,
     timeScale: opts.timeScale,
     api: apiCounts,
     runLevels: a !== undefined && b !== undefined ? computeRunLevels(a.payload, b.payload).map((l) => ({ level: l.level, operators: l.operators.map((o) => o.name) })) : [],
     faults: describeFaults(opts.faults),
   });
   if (report.outcome === 'Completed' && !withinMaxUnavailable(report)) {
-    return { report: { ...report, outcome: 'InvariantViolated', exitCode: 8, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` }, events };
+    return { report: { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` }, events };
   }
   return { report, events };
 }

@@ -4,7 +4,7 @@ import { describeFaults, FaultSpecError, parseFaults } from '../../src/rehearse/
 import { applyEvent, initialState, plainLine, renderLive } from '../../src/rehearse/live-view.js';
 import { computeReport, EXIT_CODES, formatReport, withinMaxUnavailable } from '../../src/rehearse/report.js';
 import { clusterOperatorEvents, clusterVersionEvents, nodeView, poolOfNode, poolView } from '../../src/rehearse/timeline.js';
-import { nodeInventory } from '../../src/rehearse/run.js';
+import { decideUpdateVerdict, nodeInventory } from '../../src/rehearse/run.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
 describe('parseFaults', () => {
@@ -125,5 +125,41 @@ describe('live view', () => {
     const node = sampleTimeline()[12];
     expect(node !== undefined && plainLine(node)).toMatch(/node\/worker-0 \(worker\) draining -> rebooting/);
     expect(renderLive(s, 40).every((l) => l.length <= 40)).toBe(true);
+  });
+});
+
+describe('decideUpdateVerdict', () => {
+  const cv = (state: string, failing = 'False', version = '4.18.8') => ({ metadata: { name: 'version' }, status: { history: [{ version, state }], conditions: [{ type: 'Failing', status: failing, message: 'Cluster operator dns is degraded' }, { type: 'Progressing', status: 'True', message: 'Working towards 4.18.8: 80 of 191 done (41% complete)' }] } });
+  const pool = (name: string, config: string, opts: { paused?: boolean; degraded?: string } = {}) => ({
+    metadata: { name },
+    spec: { paused: opts.paused ?? false },
+    status: {
+      machineCount: 3,
+      updatedMachineCount: opts.degraded === undefined ? 3 : 1,
+      configuration: { name: config },
+      conditions: [{ type: 'Updated', status: opts.degraded === undefined ? 'True' : 'False' }, ...(opts.degraded !== undefined ? [{ type: 'NodeDegraded', status: 'True', message: opts.degraded }] : [])],
+    },
+  });
+  const installed = new Map([
+    ['master', 'rendered-master-a'],
+    ['worker', 'rendered-worker-a'],
+  ]);
+  const base = { target: '4.18.8', installedConfigs: installed, pausedPools: [] as string[], now: 10_000, failingSince: undefined, startedAt: 0, deadline: 60_000 };
+  it('completes only when history[0] is the target, Completed, and every pool moved to a new config', () => {
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-b')] })?.outcome).toBe('Completed');
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-a')] })).toBeUndefined();
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-b')] })).toBeUndefined();
+  });
+  it('reports a paused pool holding its update', () => {
+    const v = decideUpdateVerdict({ ...base, pausedPools: ['worker'], clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-a', { paused: true })] });
+    expect(v).toEqual({ outcome: 'PoolPaused', message: 'ClusterVersion is at 4.18.8; paused pool(s) worker hold the node update until unpaused' });
+  });
+  it('reports Failing held long enough, a degraded pool after half the time, and the deadline', () => {
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial', 'True'), pools: [], failingSince: 1_000, now: 20_000 })).toEqual({ outcome: 'Failed', message: 'ClusterVersion Failing=True: Cluster operator dns is degraded' });
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial', 'True'), pools: [], failingSince: 9_000, now: 10_000 })).toBeUndefined();
+    const degraded = [pool('worker', 'rendered-worker-a', { degraded: 'Node worker-1 is reporting: "unexpected on-disk state"' })];
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 10_000 })).toBeUndefined();
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 40_000 })?.outcome).toBe('NodeRolloutFailed');
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: [], now: 61_000 })?.message).toMatch(/did not complete in 60s: Working towards 4.18.8: 80 of 191/);
   });
 });
