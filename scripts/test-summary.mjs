@@ -43,7 +43,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
 
 for (const [file, label] of [
   ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS)'],
-  ['checks.json', 'static checks (typecheck, lint)'],
+  ['checks.json', 'static checks (typecheck, lint, stands alone)'],
 ]) {
   const path = join(root, '.keelson', file);
   if (!existsSync(path)) continue;

@@ -8,16 +8,21 @@ ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-regis
 rm -rf packages/*/.vitest apps/*/.vitest tooling/*/.vitest .keelson/checks.json .keelson/pack-smoke.json
 status=0
 pnpm turbo run build test --continue --output-logs=new-only || status=$?
-# static checks count as one test each in the summary: strict typecheck (tests included) and eslint
+# static checks count as one test each in the summary: strict typecheck (tests included), eslint, and
+# "stands alone" (nothing refers to data outside the repository)
 checks_passed=0 checks_failed=0
-for check in ${KEELSON_CHECKS:-typecheck lint}; do
-  if pnpm turbo run "$check" --continue --output-logs=errors-only; then
+run_check() {
+  if "$@"; then
     checks_passed=$((checks_passed + 1))
   else
     checks_failed=$((checks_failed + 1)); status=1
-    echo "static check failed: $check" >&2
+    echo "static check failed: $*" >&2
   fi
+}
+for check in ${KEELSON_CHECKS:-typecheck lint}; do
+  run_check pnpm turbo run "$check" --continue --output-logs=errors-only
 done
+run_check node scripts/check-standalone.mjs
 mkdir -p .keelson
 printf '{"passed":%d,"failed":%d}\n' "$checks_passed" "$checks_failed" > .keelson/checks.json
 node scripts/pack-smoke.mjs || status=$?

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 /** The built CLI; KEELSON_TEST_BIN may point at another build of the same sources. */
 export const BIN = process.env['KEELSON_TEST_BIN'] ?? fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
-/** The upstream payload trees beside the project (../shared/data/payload). */
-export const SHARED_PAYLOADS = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+/** The upstream CVO payload trees copied into this app's test fixtures (see the README there). */
+export const UPSTREAM_PAYLOADS = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 
 /** Outcome of one CLI run as a child process. */
 export interface Run {

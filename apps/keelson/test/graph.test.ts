@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const CIN = new URL('../../../../shared/data/cincinnati/', import.meta.url);
+const CIN = new URL('./fixtures/upstream/cincinnati/', import.meta.url);
 const G47 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', CIN));
 const G49 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', CIN));
 const GRAPH_DATA = fileURLToPath(new URL('graph-data', CIN));

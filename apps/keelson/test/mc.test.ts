@@ -25,7 +25,7 @@ interface Vector {
   expected: { renderedName: string; poolSpecConfigurationSource: string[]; spec: { configRaw: string } };
 }
 const vectors = (
-  JSON.parse(readFileSync(new URL('../../../../shared/data/vectors/mco-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] }
+  JSON.parse(readFileSync(new URL('./fixtures/upstream/vectors/mco-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] }
 ).vectors;
 const vector = (name: string): Vector => vectors.find((v) => v.name === name) as Vector;
 

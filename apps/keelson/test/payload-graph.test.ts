@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { byNumberAndComponent, createTask, TaskGraph, toDot } from '@keelson/manifest-graph';
 import { generatePayload } from '@keelson/payload-gen';
-import { BIN, cli, SHARED_PAYLOADS, type Run } from './cli-helpers.js';
+import { BIN, cli, UPSTREAM_PAYLOADS, type Run } from './cli-helpers.js';
 
-const SHARED = SHARED_PAYLOADS;
+const PAYLOADS = UPSTREAM_PAYLOADS;
 
 const dot = (...lines: string[]): string => ['digraph tasks {', '  labelloc=t;', '  rankdir=TB;', ...lines, '}', ''].join('\n');
 
@@ -42,14 +42,14 @@ describe('keelson payload graph on upstream payload trees', { timeout: 60_000 },
   };
 
   it('finds the payload trees', async () => {
-    const withManifests = (await readdir(SHARED)).filter((d) => existsSync(join(SHARED, d, 'release-manifests')));
+    const withManifests = (await readdir(PAYLOADS)).filter((d) => existsSync(join(PAYLOADS, d, 'release-manifests')));
     expect(withManifests.length).toBeGreaterThanOrEqual(5);
     for (const name of Object.keys(expected)) expect(withManifests).toContain(name);
   });
 
   for (const [name, want] of Object.entries(expected)) {
     it(`prints upstream's DOT for ${name}`, async () => {
-      const r = await cli('payload', 'graph', join(SHARED, name));
+      const r = await cli('payload', 'graph', join(PAYLOADS, name));
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(want);
@@ -57,9 +57,9 @@ describe('keelson payload graph on upstream payload trees', { timeout: 60_000 },
   }
 
   it('prints a graph for every other tree with release-manifests', async () => {
-    for (const d of await readdir(SHARED)) {
-      if (!existsSync(join(SHARED, d, 'release-manifests')) || expected[d] !== undefined) continue;
-      const r = await cli('payload', 'graph', join(SHARED, d));
+    for (const d of await readdir(PAYLOADS)) {
+      if (!existsSync(join(PAYLOADS, d, 'release-manifests')) || expected[d] !== undefined) continue;
+      const r = await cli('payload', 'graph', join(PAYLOADS, d));
       expect(r.code, `${d}: ${r.stderr}`).toBe(0);
       expect(r.stdout.startsWith('digraph tasks {\n')).toBe(true);
       expect(r.stdout.endsWith('\n}\n')).toBe(true);
@@ -67,7 +67,7 @@ describe('keelson payload graph on upstream payload trees', { timeout: 60_000 },
   });
 
   it('reports why a manifest was excluded with --verbose', async () => {
-    const r = await cli('payload', 'graph', '-v', join(SHARED, 'featuregatetest'));
+    const r = await cli('payload', 'graph', '-v', join(PAYLOADS, 'featuregatetest'));
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('feature gate ExperimentalFeature is required but not enabled');
   });
@@ -154,9 +154,9 @@ describe('keelson payload graph errors', { timeout: 60_000 }, () => {
     expect(r.stderr).toMatch(/nonexistent-keelson-payload\/manifests does not exist/);
   });
   it('refuses unknown strategies and formats with exit 2', async () => {
-    expect((await cli('payload', 'graph', SHARED, '--parallel', 'bogus')).code).toBe(2);
-    expect((await cli('payload', 'graph', SHARED, '--format', 'svg')).code).toBe(2);
-    const r = await cli('payload', 'graph', join(SHARED, 'paralleltest'), '--parallel', 'permute-flatten-by-number-and-component', '--seed', 'x');
+    expect((await cli('payload', 'graph', PAYLOADS, '--parallel', 'bogus')).code).toBe(2);
+    expect((await cli('payload', 'graph', PAYLOADS, '--format', 'svg')).code).toBe(2);
+    const r = await cli('payload', 'graph', join(PAYLOADS, 'paralleltest'), '--parallel', 'permute-flatten-by-number-and-component', '--seed', 'x');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--seed must be an integer');
   });

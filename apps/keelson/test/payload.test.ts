@@ -5,7 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as tlsConnect } from 'node:tls';
 import { createServer, type Server } from 'node:http';
 import { createServer as netServer, type AddressInfo } from 'node:net';
@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cli, SHARED_PAYLOADS } from './cli-helpers.js';
+import { BIN, cli, UPSTREAM_PAYLOADS } from './cli-helpers.js';
 
-const SHARED = SHARED_PAYLOADS;
+const PAYLOADS = UPSTREAM_PAYLOADS;
 
 const sha = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
@@ -89,7 +89,7 @@ beforeAll(async () => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm --filter keelson-cli build\` first`);
   work = await mkdtemp(join(tmpdir(), 'keelson-payload-cli-'));
   layout = join(work, 'layout');
-  digest = await layoutFrom(join(SHARED, 'payloadtest'), layout);
+  digest = await layoutFrom(join(PAYLOADS, 'payloadtest'), layout);
   regPort = await new Promise<number>((res) => {
     const s = netServer();
     s.listen(0, '127.0.0.1', () => {
@@ -116,14 +116,25 @@ beforeAll(async () => {
   sigBase = `http://127.0.0.1:${(sigServer.address() as AddressInfo).port}`;
 }, 90_000);
 
+/** Stops a child process and waits until it has exited (so that its files can be removed). */
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 afterAll(async () => {
-  registry?.kill('SIGTERM');
+  await stop(registry);
   await new Promise<void>((r) => (sigServer ? sigServer.close(() => r()) : r()));
+  // the throwaway GNUPGHOME's gpg-agent would outlive the test run
+  if (gnupg) execFileSync('gpgconf', ['--homedir', gnupg, '--kill', 'all'], { stdio: 'ignore' });
+  if (work) await rm(work, { recursive: true, force: true });
 });
 
 describe('keelson payload', { timeout: 60_000 }, () => {
   it('info on a directory and on an OCI layout', async () => {
-    const d = await cli('payload', 'info', join(SHARED, 'payloadtest'));
+    const d = await cli('payload', 'info', join(PAYLOADS, 'payloadtest'));
     expect(d.code).toBe(0);
     expect(d.stdout).toContain('Name:           1.0.0-abc');
     expect(d.stdout).toContain('Upgrades:       1.1.1, 1.2.2');
@@ -149,29 +160,29 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     expect(r.code).toBe(0);
     expect((await readdir(join(to, 'release-manifests'))).sort()).toEqual(['0000_10_a_file', '0000_10_a_file.json', '0000_10_a_file.yaml', '0000_10_a_file.yml', '0000_20_a_exclude.yml', 'image-references', 'release-metadata']);
     const again = await cli('payload', 'info', '--json', to);
-    expect(JSON.parse(again.stdout)['versionHash']).toBe(JSON.parse((await cli('payload', 'info', '--json', join(SHARED, 'payloadtest'))).stdout)['versionHash']);
+    expect(JSON.parse(again.stdout)['versionHash']).toBe(JSON.parse((await cli('payload', 'info', '--json', join(PAYLOADS, 'payloadtest'))).stdout)['versionHash']);
   });
 
   it('manifests with filters and --explain', async () => {
-    const r = await cli('payload', 'manifests', '--exclude', 'exclude-test', '--explain', join(SHARED, 'payloadtest'));
+    const r = await cli('payload', 'manifests', '--exclude', 'exclude-test', '--explain', join(PAYLOADS, 'payloadtest'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('3 included, 1 excluded; version hash DL-FFQ2Uem8=');
     expect(r.stdout).toMatch(/0000_20_a_exclude\.yml .*exclude-identifier: exclude\.release\.openshift\.io\/exclude-test=true/);
-    const g = await cli('payload', 'manifests', '--json', '--explain', '--feature-gates', 'ExperimentalFeature', join(SHARED, 'featuregatetest'));
+    const g = await cli('payload', 'manifests', '--json', '--explain', '--feature-gates', 'ExperimentalFeature', join(PAYLOADS, 'featuregatetest'));
     const j = JSON.parse(g.stdout) as { included: { name: string }[]; excluded: unknown[] };
     expect(j.included.map((m) => m.name)).toEqual(['always-included', 'experimental-feature', 'legacy-excluded']);
-    const h = await cli('payload', 'manifests', '--profile', 'hypershift', '--explain', join(SHARED, 'paralleltest'));
+    const h = await cli('payload', 'manifests', '--profile', 'hypershift', '--explain', join(PAYLOADS, 'paralleltest'));
     expect(h.stdout).toContain('include.release.openshift.io/hypershift unset');
-    const bad = await cli('payload', 'manifests', '--baseline-capability-set', 'v9', join(SHARED, 'paralleltest'));
+    const bad = await cli('payload', 'manifests', '--baseline-capability-set', 'v9', join(PAYLOADS, 'paralleltest'));
     expect(bad.code).toBe(2);
   });
 
   it('diff between two payloads', async () => {
-    const r = await cli('payload', 'diff', join(SHARED, 'payloadtest'), join(SHARED, 'payloadtest-2'));
+    const r = await cli('payload', 'diff', join(PAYLOADS, 'payloadtest'), join(PAYLOADS, 'payloadtest-2'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Version: 1.0.0-abc -> 1.0.1-abc');
     expect(r.stdout).toContain('- /Test//file-20-yml (release-manifests/0000_20_a_exclude.yml)');
-    const j = JSON.parse((await cli('payload', 'diff', '--json', join(SHARED, 'payloadtest'), join(SHARED, 'payloadtest-2'))).stdout) as { previous: { added: string[]; removed: string[] } };
+    const j = JSON.parse((await cli('payload', 'diff', '--json', join(PAYLOADS, 'payloadtest'), join(PAYLOADS, 'payloadtest-2'))).stdout) as { previous: { added: string[]; removed: string[] } };
     expect(j.previous).toEqual({ added: ['1.0.0-abc'], removed: ['1.1.1', '1.2.2'] });
   });
 
@@ -180,11 +191,11 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`verified ${digest}`);
     expect(ok.stdout).toContain(`from ${sigBase}`);
-    const bad = await cli('payload', 'verify', join(SHARED, 'payloadtest'), '--digest', 'sha256:' + '0'.repeat(64), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
+    const bad = await cli('payload', 'verify', join(PAYLOADS, 'payloadtest'), '--digest', 'sha256:' + '0'.repeat(64), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('NOT verified');
     expect(bad.stdout).toContain('no signatures found');
-    const usage = await cli('payload', 'verify', join(SHARED, 'payloadtest'), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
+    const usage = await cli('payload', 'verify', join(PAYLOADS, 'payloadtest'), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
     expect(usage.code).toBe(2);
   });
 
@@ -244,8 +255,9 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     }
     execFileSync('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:release`, `docker://${host}/ocp/release:1.0.0-abc`]);
   }, 60_000);
-  afterAll(() => {
-    tlsRegistry?.kill('SIGTERM');
+  afterAll(async () => {
+    await stop(tlsRegistry);
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('info with --ca-file or --cert-dir verifies the registry certificate', async () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Bundles the upstream Ignition JSON schemas (shared/data/ignition-schema/v*/ignition.json, unmodified
-// upstream files) into src/spec/generated/schemas.ts at build time. The generated file is gitignored.
-// Source directory: $IGNITION_SCHEMA_DIR, else $KEELSON_SHARED/data/ignition-schema, else ../../../shared/data/ignition-schema.
+// Bundles the upstream Ignition JSON schemas (schemas/v*/ignition.json in this package: unmodified upstream
+// files, provenance in schemas/README.md) into src/spec/generated/schemas.ts at build time. The generated
+// file is gitignored.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +9,10 @@ import { createHash } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = resolve(here, '..');
-const dir =
-  process.env.IGNITION_SCHEMA_DIR ??
-  (process.env.KEELSON_SHARED ? join(process.env.KEELSON_SHARED, 'data', 'ignition-schema') : resolve(pkg, '../../../shared/data/ignition-schema'));
+const dir = join(pkg, 'schemas');
 
 if (!existsSync(dir)) {
-  console.error(`gen-schemas: schema directory not found: ${dir} (set IGNITION_SCHEMA_DIR)`);
+  console.error(`gen-schemas: schema directory not found: ${dir} (it is part of the repository: restore it with git checkout)`);
   process.exit(1);
 }
 

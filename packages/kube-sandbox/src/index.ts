@@ -3,6 +3,7 @@
  * Start one with {@link startSandbox}.
  */
 export { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+export { installOpenShiftCrds, type CrdTarget } from './openshift.js';
 export { Cluster, type ChangeEvent, type ClusterOptions, type DeleteOptions, type TypeStrategy, type WatchEventType, type WriteOptions } from './cluster.js';
 export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusDetails, type FieldError } from './errors.js';
 export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';

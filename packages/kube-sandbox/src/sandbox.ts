@@ -1,4 +1,5 @@
 /** `startSandbox`: wires the cluster, strategies, controllers and HTTP(S) server together. */
+import type { OpenShiftKind } from '@keelson/api';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -16,6 +17,7 @@ import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } fro
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { installOpenShiftCrds } from './openshift.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
 import { clone, isObject, must, nowTime, text } from './util.js';
@@ -38,6 +40,11 @@ export interface SandboxOptions {
   persistDir?: string;
   /** Nodes to create at start (Ready). */
   nodes?: string[];
+  /**
+   * Serve the upstream OpenShift CRDs shipped in @keelson/api from the start: `true` for all of them, or the kinds
+   * to install (e.g. `['ClusterOperator', 'MachineConfigPool']`). See also {@link installOpenShiftCrds}.
+   */
+  openshiftCrds?: boolean | readonly OpenShiftKind[];
 }
 
 /** A running sandbox API server. */
@@ -93,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (snapshotFile) restored = await loadSnapshot(cluster, snapshotFile);
   const nsType = must(cluster.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
+  if (opts.openshiftCrds) await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
 
   const authenticate = (req: IncomingMessage): boolean => {
     const h = req.headers['authorization'];

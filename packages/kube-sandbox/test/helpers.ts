@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import { CRD_DIR } from '@keelson/api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/index.js';
 
 /**
@@ -36,4 +38,4 @@ export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
   };
 }
 
-export const crdDir = new URL('../../../../shared/data/crds/', import.meta.url);
+export const crdDir = pathToFileURL(CRD_DIR);

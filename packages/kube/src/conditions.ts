@@ -1,20 +1,6 @@
-/** Status of a condition, as Kubernetes and OpenShift APIs spell it. */
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+import type { Condition, ConditionStatus } from '@keelson/api';
 
-/**
- * A status condition: the common shape of `metav1.Condition`, OpenShift's `ClusterOperatorStatusCondition`,
- * `MachineConfigPoolCondition` and `OperatorCondition`.
- */
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  /** RFC 3339 time of the last `status` change. */
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-  /** `metav1.Condition` only: the `.metadata.generation` the condition was computed for. */
-  observedGeneration?: number;
-}
+export type { Condition, ConditionStatus };
 
 /** A Kubernetes timestamp (RFC 3339, second precision, UTC) as the API server renders `metav1.Time`. */
 export function kubeTime(d: Date = new Date()): string {

@@ -1,6 +1,7 @@
 import type {
   ClusterOperator,
   ClusterVersion,
+  ConfigMap,
   ContainerRuntimeConfig,
   ControllerConfig,
   CoreEvent,
@@ -11,7 +12,8 @@ import type {
   MachineConfigNode,
   MachineConfigPool,
   MachineConfiguration,
-} from './types.js';
+  Namespace,
+} from '@keelson/api';
 
 /**
  * Where a kind lives in the REST API. The phantom type `T` carries the object type so that
@@ -61,7 +63,7 @@ export const MachineConfigurations = defineResource<MachineConfiguration>({ grou
 export const Leases = defineResource<Lease>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true });
 /** Core `v1` Event. */
 export const Events = defineResource<CoreEvent>({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
-/** Core `v1` ConfigMap (data only). */
-export const ConfigMaps = defineResource<KubeObject & { data?: Record<string, string> }>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
+/** Core `v1` ConfigMap. */
+export const ConfigMaps = defineResource<ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true });
 /** Core `v1` Namespace. */
-export const Namespaces = defineResource<KubeObject>({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });
+export const Namespaces = defineResource<Namespace>({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false });

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CRD_DIR } from '@keelson/api';
 import { loadYaml } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox, type SandboxOptions } from '@keelson/kube-sandbox';
 import { KubeClient, isAlreadyExists } from '../src/index.js';
@@ -17,9 +19,9 @@ export async function sandboxWithClient(opts: SandboxOptions = {}): Promise<{ sa
   };
 }
 
-/** Install one of the upstream OpenShift CRDs from /work/shared/data/crds and wait until it is served. */
+/** Install one of the upstream OpenShift CRDs shipped in @keelson/api and wait until it is served. */
 export async function installCrd(client: KubeClient, file: string, plural: string, group: string): Promise<void> {
-  const text = readFileSync(new URL(`../../../../shared/data/crds/${file}`, import.meta.url), 'utf8');
+  const text = readFileSync(join(CRD_DIR, file), 'utf8');
   const crd = loadYaml<Record<string, unknown>>(text);
   try {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });

@@ -15,7 +15,7 @@ interface RunVector {
   expected: { invariants: Record<string, unknown>[]; errors: string[] };
 }
 
-const file = new URL('../../../../shared/data/vectors/cvo-taskgraph-vectors.json', import.meta.url);
+const file = new URL('./fixtures/upstream/vectors/cvo-taskgraph-vectors.json', import.meta.url);
 const vectors = (JSON.parse(readFileSync(file, 'utf8')) as { vectors: RunVector[] }).vectors.filter((v) => v.function === 'RunGraph');
 
 /** Upstream's test tasks: ConfigMaps in namespace default, index/total 0. */

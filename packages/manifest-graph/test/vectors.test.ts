@@ -28,7 +28,7 @@ interface Vector {
   expected: Record<string, unknown>;
 }
 
-const file = new URL('../../../../shared/data/vectors/cvo-taskgraph-vectors.json', import.meta.url);
+const file = new URL('./fixtures/upstream/vectors/cvo-taskgraph-vectors.json', import.meta.url);
 const doc = JSON.parse(readFileSync(file, 'utf8')) as { vectors: Vector[] };
 
 /** Computed-vector convention: `.job` = batch/v1 Job, else v1 ConfigMap. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'vitest';
 import { applyOsChanges, formatPlan, generateExtensionsArgs, generateKargs, parseRpmOstreeStatus, SimulatedRpmOstree, RpmOstree, executePlan } from '../src/index.js';
 
-const DIR = fileURLToPath(new URL('../../../../shared/data/rpm-ostree/', import.meta.url));
+const DIR = fileURLToPath(new URL('../test/fixtures/upstream/rpm-ostree/', import.meta.url));
 const files: [string, string][] = [];
 for (const d of readdirSync(DIR, { withFileTypes: true })) {
   if (d.isDirectory()) for (const f of readdirSync(join(DIR, d.name))) if (f.endsWith('.json')) files.push([`${d.name}/${f}`, readFileSync(join(DIR, d.name, f), 'utf8')]);

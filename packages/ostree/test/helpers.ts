@@ -2,9 +2,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
-/** /work/shared/data, resolved from this test file. */
-export const SHARED = fileURLToPath(new URL('../../../../shared/data/', import.meta.url));
-export const FIXTURE_DIR = join(SHARED, 'rpm-ostree');
+/** Upstream data copied into this package (test/fixtures/upstream; each folder's README gives provenance). */
+export const UPSTREAM = fileURLToPath(new URL('./fixtures/upstream/', import.meta.url));
+export const FIXTURE_DIR = join(UPSTREAM, 'rpm-ostree');
 
 /** Every `rpm-ostree status --json` fixture: [relative name, text]. */
 export function fixtures(): [string, string][] {
@@ -30,6 +30,6 @@ export interface Vector {
 }
 
 export function mcoVectors(prefix: string): Vector[] {
-  const doc = JSON.parse(readFileSync(join(SHARED, 'vectors', 'mco-vectors.json'), 'utf8')) as { vectors: Vector[] };
+  const doc = JSON.parse(readFileSync(join(UPSTREAM, 'vectors', 'mco-vectors.json'), 'utf8')) as { vectors: Vector[] };
   return doc.vectors.filter((v) => v.function.startsWith(prefix));
 }

@@ -14,7 +14,7 @@ import {
   type PayloadIssue,
 } from '../src/index.js';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 const LOAD = { excludeIdentifier: '', featureSet: '', profile: DEFAULT_CLUSTER_PROFILE };
 
 async function readManifests(dir: string): Promise<Manifest[]> {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { applyLayerBuffers, filterManifests, openPayload, UnsafeArchiveError, DEFAULT_CLUSTER_PROFILE, PayloadError } from '../src/index.js';
 import { gz, payloadEntries, sha, tarBuffer, tarDir, writeLayout, zst } from './helpers.js';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 const FACTS = { excludeIdentifier: 'exclude-test', featureSet: '', profile: DEFAULT_CLUSTER_PROFILE, enabledFeatureGates: [] };
 const tmp = () => mkdtemp(join(tmpdir(), 'rp-oci-'));
 

@@ -18,7 +18,7 @@ import { gz, payloadEntries, sha, tarBuffer, writeLayout } from './helpers.js';
 import { readFile } from 'node:fs/promises';
 
 const run = promisify(execFile);
-const DATA = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 const FACTS = { excludeIdentifier: 'exclude-test', featureSet: '', profile: DEFAULT_CLUSTER_PROFILE, enabledFeatureGates: [] };
 
 async function freePort(): Promise<number> {

@@ -16,7 +16,7 @@ import { openPayload, RegistryTlsError, PayloadError } from '../src/index.js';
 import { gz, payloadEntries, tarBuffer, writeLayout } from './helpers.js';
 
 const run = promisify(execFile);
-const DATA = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 
 async function freePort(): Promise<number> {
   return new Promise((res) => {

@@ -1,6 +1,6 @@
 /** Signature verification with keys and signatures made by Debian's `gpg` (batch mode, temp GNUPGHOME), stores served on loopback. */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAtomicSignature, parseManifestFile, verificationConfigFromManifests, verifyRelease, PayloadError, type PayloadIssue } from '../src/index.js';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/payload/', import.meta.url));
+const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
 const DIGEST = 'sha256:' + 'ab'.repeat(32);
 const OTHER = 'sha256:' + 'cd'.repeat(32);
 
@@ -53,6 +53,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
+  // the throwaway GNUPGHOME's gpg-agent would outlive the test run
+  execFileSync('gpgconf', ['--homedir', home, '--kill', 'all'], { stdio: 'ignore' });
+  await rm(home, { recursive: true, force: true });
 });
 
 describe('verifyRelease', () => {
@@ -106,6 +109,7 @@ describe('verifyRelease', () => {
     await mkdir(join(dir, `sha256=${hex}`));
     await writeFile(join(dir, `sha256=${hex}/signature-1`), sig);
     const f = await verifyRelease({ digest: DIGEST, keyrings: [{ name: 'a', data: pubA }], stores: [{ url: `file://${dir}` }] });
+    await rm(dir, { recursive: true, force: true });
     expect(f.verified).toBe(true);
   });
 

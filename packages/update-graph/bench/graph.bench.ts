@@ -3,7 +3,7 @@ import { test } from 'vitest';
 import { availableUpdates, Graph, PlanIndex, planPath } from '../src/index.js';
 import { syntheticGraph } from './synthetic.js';
 
-const E2E = new URL('../../../../shared/data/cincinnati/graphs/cincinnati-e2e/', import.meta.url);
+const E2E = new URL('../test/fixtures/upstream/cincinnati/graphs/cincinnati-e2e/', import.meta.url);
 const text47 = readFileSync(new URL('134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', E2E), 'utf8');
 const text49 = readFileSync(new URL('134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', E2E), 'utf8');
 const synthText = JSON.stringify(syntheticGraph());

@@ -9,7 +9,7 @@ interface Vector {
   input: Record<string, unknown> & { graph?: string; raw?: string; httpStatus?: number };
   expected: Record<string, unknown> & { error?: string | null; query?: string };
 }
-const vectorsDoc = JSON.parse(readFileSync(new URL('../../../../shared/data/vectors/cvo-cincinnati-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] };
+const vectorsDoc = JSON.parse(readFileSync(new URL('./fixtures/upstream/vectors/cvo-cincinnati-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] };
 
 const nilIfEmpty = <T>(l: T[]): T[] | null => (l.length === 0 ? null : l);
 const plainCu = (l: ConditionalUpdate[]): unknown => nilIfEmpty(l.map((c) => ({ release: c.release, risks: c.risks })));

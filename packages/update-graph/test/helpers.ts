@@ -6,13 +6,14 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const SHARED = new URL('../../../../shared/data/', import.meta.url);
-export const CINCINNATI = new URL('cincinnati/', SHARED);
-export const E2E = new URL('cincinnati/graphs/cincinnati-e2e/', SHARED);
+/** Upstream data copied into this package (see the README in each folder for provenance). */
+export const UPSTREAM = new URL('./fixtures/upstream/', import.meta.url);
+export const CINCINNATI = new URL('cincinnati/', UPSTREAM);
+export const E2E = new URL('cincinnati/graphs/cincinnati-e2e/', UPSTREAM);
 export const STABLE_47 = new URL('134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', E2E);
 export const STABLE_49 = new URL('134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', E2E);
 export const CANDIDATE_412 = new URL('134475077ed4eeaedf3c339f12915b9cdaf7d194_candidate-4.12_multi_v1.json', E2E);
-export const ZINCATI = new URL('cincinnati/graphs/zincati/response.json', SHARED);
+export const ZINCATI = new URL('cincinnati/graphs/zincati/response.json', UPSTREAM);
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -97,8 +97,8 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export interface Condition {
   type: string;
   status: ConditionStatus;
-  /** RFC 3339 time of the last `status` change. */
-  lastTransitionTime?: Time;
+  /** RFC 3339 time of the last `status` change (some CRDs allow null). */
+  lastTransitionTime?: Time | null;
   reason?: string;
   message?: string;
   /** `metav1.Condition` only: the `.metadata.generation` the condition was computed for. */

@@ -67,9 +67,8 @@ export type MachineConfigPoolConditionType =
   | (string & {});
 
 /** `MachineConfigPoolCondition` (every field optional in the CRD; `lastTransitionTime` nullable). */
-export interface MachineConfigPoolCondition extends Omit<Condition, 'lastTransitionTime' | 'type'> {
+export interface MachineConfigPoolCondition extends Condition {
   type: MachineConfigPoolConditionType;
-  lastTransitionTime?: Time | null;
 }
 
 /** `CertExpiry`: a certificate of a bundle and its expiry. */
@@ -187,7 +186,7 @@ export interface ControllerCertificate {
 }
 
 /** ControllerConfig condition types: `TemplateControllerRunning`, `TemplateControllerCompleted`, `TemplateControllerFailing`. */
-export interface ControllerConfigStatusCondition extends Omit<Condition, 'lastTransitionTime'> {
+export interface ControllerConfigStatusCondition extends Condition {
   lastTransitionTime: Time | null;
 }
 
@@ -204,12 +203,8 @@ export interface ControllerConfig extends KubeObject {
   status?: ControllerConfigStatus;
 }
 
-/** A condition of KubeletConfig / ContainerRuntimeConfig (`Success`, `Failure`, `Accepted`). */
-export interface ConfigStatusCondition extends Omit<Condition, 'lastTransitionTime' | 'type' | 'status'> {
-  type?: string;
-  status?: Condition['status'];
-  lastTransitionTime?: Time | null;
-}
+/** A condition of KubeletConfig / ContainerRuntimeConfig (`Success`, `Failure`, `Accepted`; every field optional in the CRD). */
+export type ConfigStatusCondition = Condition;
 
 /** TLS security profile (`config.openshift.io/v1` TLSSecurityProfile). */
 export interface TLSSecurityProfile {

@@ -13,10 +13,10 @@ export interface IgnVector {
   origin?: string;
 }
 
-const url = new URL('../../../../../shared/data/vectors/ignition-vectors.json', import.meta.url);
+const url = new URL('../fixtures/upstream/vectors/ignition-vectors.json', import.meta.url);
 export const ignitionVectors: IgnVector[] = (JSON.parse(readFileSync(url, 'utf8')) as { vectors: IgnVector[] }).vectors;
 
-const mcoUrl = new URL('../../../../../shared/data/vectors/mco-vectors.json', import.meta.url);
+const mcoUrl = new URL('../fixtures/upstream/vectors/mco-vectors.json', import.meta.url);
 export const mcoVectors = (
   JSON.parse(readFileSync(mcoUrl, 'utf8')) as {
     vectors: { name: string; function: string; input: Record<string, string>; expected: Record<string, unknown> }[];
