@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CRD_DIR } from '@keelson/api';
 import { stringify } from 'yaml';
 import { generatePayload } from '../index.js';
 import { machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
@@ -79,8 +79,6 @@ export interface RehearsalReleases {
   addedKernelArgument: string;
 }
 
-const CRD_DIR = fileURLToPath(new URL('../fixtures/upstream/crds/', import.meta.url));
-const CRD_DIR_FROM_SRC = fileURLToPath(new URL('../../fixtures/upstream/crds/', import.meta.url));
 const PROFILES = {
   'include.release.openshift.io/self-managed-high-availability': 'true',
   'include.release.openshift.io/single-node-developer': 'true',
@@ -93,12 +91,6 @@ function hex(seed: string): string {
   return createHash('sha256').update(seed).digest('hex');
 }
 
-async function crdDir(): Promise<string> {
-  for (const d of [CRD_DIR, CRD_DIR_FROM_SRC]) {
-    if ((await readdir(d).catch(() => [])).length > 0) return d;
-  }
-  throw new Error(`payload-gen: upstream CRD fixtures not found in ${CRD_DIR}`);
-}
 
 interface ImageStreamTag {
   name: string;
@@ -202,8 +194,8 @@ async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' 
     }
   }
   for (const [name, text] of Object.entries(files)) await writeFile(join(rm_, name), text);
-  const crds = await crdDir();
-  for (const name of (await readdir(crds)).filter((n) => n.endsWith('.crd.yaml'))) await copyFile(join(crds, name), join(rm_, name));
+  // the upstream CRDs (unmodified openshift/api files shipped by @keelson/api), as the CVO's and MCO's install/ ship them
+  for (const name of (await readdir(CRD_DIR)).filter((n) => n.endsWith('.crd.yaml'))) await copyFile(join(CRD_DIR, name), join(rm_, name));
 
   // `oc adm release new` replaces the 0.0.1-snapshot placeholder with the release version; B also swaps image digests
   for (const name of await readdir(rm_)) {
