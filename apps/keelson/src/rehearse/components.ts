@@ -48,8 +48,12 @@ export interface RehearsalComponents {
   startCvo(ctx: ComponentContext, o: { payloadDir: string; releaseImage: string; updateService: string; promql: string; progress: CvoProgress }): Promise<Running>;
   startMachineConfigOperator(ctx: ComponentContext): Promise<Running>;
   startMachineConfigController(ctx: ComponentContext): Promise<Running>;
-  startMachineConfigServer(ctx: ComponentContext): Promise<Running>;
-  startVirtualNodes(ctx: ComponentContext, o: { nodes: { name: string; roles: string[] }[]; failBoot: string[]; drift: { node: string; path: string }[] }): Promise<RunningNodes>;
+  /** The server; `url` is where machines fetch `/config/<pool>`. */
+  startMachineConfigServer(ctx: ComponentContext, o: { apiserverUrl: string }): Promise<Running & { url?: string }>;
+  startVirtualNodes(
+    ctx: ComponentContext,
+    o: { nodes: { name: string; roles: string[] }[]; serverUrl?: string; failBoot: string[]; drift: { node: string; path: string }[] },
+  ): Promise<RunningNodes>;
   startOperatorSimulator(
     ctx: ComponentContext,
     o: { versions: Record<string, { name: string; version: string }[]>; degraded: string[]; never: string[] },
@@ -183,18 +187,34 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
     async startMachineConfigController(ctx) {
       return asRunning(await need(fns, 'startMachineConfigController')({ kubeconfig: ctx.kubeconfigPath, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-controller') }), 'startMachineConfigController');
     },
-    async startMachineConfigServer(ctx) {
-      return asRunning(await need(fns, 'startMachineConfigServer')({ kubeconfig: ctx.kubeconfigPath, port: 0, insecurePort: 0, logger: logger(ctx, 'machine-config-server') }), 'startMachineConfigServer');
+    async startMachineConfigServer(ctx, o) {
+      const r = (await need(fns, 'startMachineConfigServer')({ kubeconfig: ctx.kubeconfigPath, apiserverURL: o.apiserverUrl, securePort: null, insecurePort: 0, host: '127.0.0.1', noKubeconfig: true, logger: logger(ctx, 'machine-config-server') })) as { insecureUrl?: unknown };
+      const url = typeof r.insecureUrl === 'string' ? r.insecureUrl : undefined;
+      return { ...asRunning(r, 'startMachineConfigServer'), ...(url !== undefined ? { url } : {}) };
     },
     async startVirtualNodes(ctx, o) {
-      const r = (await need(fns, 'startVirtualNodes')({ kubeconfig: ctx.kubeconfigPath, nodes: o.nodes, timeScale: ctx.timeScale, rootDir: `${ctx.workDir}/nodes`, faults: { failBoot: o.failBoot, drift: o.drift }, logger: logger(ctx, 'machine-config-daemon') })) as { restartDaemon?: unknown };
+      const specs = o.nodes.map((n) => {
+        const pool = n.roles.at(-1) ?? 'worker';
+        return { name: n.name, role: n.roles[0] ?? 'worker', pool, labels: Object.fromEntries(n.roles.map((r) => [`node-role.kubernetes.io/${r}`, ''])) };
+      });
+      const r = (await need(fns, 'startVirtualNodes')({
+        kubeconfig: ctx.kubeconfigPath,
+        nodes: specs,
+        ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
+        rebootDurationMs: Math.round(240_000 / ctx.timeScale),
+        rootDir: `${ctx.workDir}/nodes`,
+        faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
+        logger: logger(ctx, 'machine-config-daemon'),
+      })) as { machines?: unknown };
       const base = asRunning(r, 'startVirtualNodes');
-      const restart = r.restartDaemon;
       return {
         ...base,
         restartDaemon: async (node) => {
-          if (typeof restart !== 'function') throw new Error('the virtual nodes cannot restart a daemon');
-          await (restart as (n: string) => Promise<void>).call(r, node);
+          // the machine powers off (its daemon aborted mid-step, state left as is) and boots again
+          const m = (r.machines instanceof Map ? (r.machines as Map<string, { stop?: unknown; start?: unknown }>).get(node) : undefined) ?? {};
+          if (typeof m.stop !== 'function' || typeof m.start !== 'function') throw new Error(`no virtual machine ${node}`);
+          await (m.stop as () => Promise<void>).call(m);
+          await (m.start as () => Promise<void>).call(m);
         },
       };
     },

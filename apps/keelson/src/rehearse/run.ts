@@ -296,10 +296,9 @@ class Session {
   async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
     const { c, opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
-    this.started('machine-config-server', await c.startMachineConfigServer(ctx));
+    const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
     this.started('machine-config-operator', await c.startMachineConfigOperator(ctx));
     this.started('machine-config-controller', await c.startMachineConfigController(ctx));
-    const nodes = this.started('virtual nodes', await c.startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift }));
     const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: versionsOf(a.payload), degraded: [], never: [] }));
     const progress = {
       runLevel: (level: string, state: 'started' | 'finished', version: string) => {
@@ -307,9 +306,24 @@ class Session {
       },
     };
     const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress }));
-    await startCvo().then((r) => (this.cvo = r));
+    this.cvo = await startCvo();
+    // machines boot while the CVO installs: they fetch their pool's config once the MCO has rendered it
+    let nodesError: unknown;
+    let nodes: RunningNodes | undefined;
+    const booting = c
+      .startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift })
+      .then(
+        (n) => {
+          nodes = this.started('virtual nodes', n);
+        },
+        (e: unknown) => {
+          nodesError = e;
+        },
+      );
+    this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
     const until = Date.now() + opts.timeoutSeconds * 1000;
-    while (!(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false))) {
+    while (nodes === undefined || !(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false))) {
+      if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
       if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress'}`);
       await sleep(50);
     }
