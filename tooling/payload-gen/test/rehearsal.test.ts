@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { diffPayloads, openPayload, RegistryClient, parseImageReference, verificationConfigFromManifests, verifyRelease, type ReleasePayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishRehearsalReleases, type PublishedReleases } from '../src/index.js';
+import { generateRehearsalReleases, publishRehearsalReleases, type PublishedReleases } from '../src/index.js';
 
 let work = '';
 let pub: PublishedReleases;
@@ -103,5 +103,29 @@ describe('rehearsal releases', () => {
     } finally {
       await again.close();
     }
+  });
+});
+
+describe('rehearsal releases with the MCO app manifests', () => {
+  it('use the app folder, substituting image placeholders and the version as oc adm release new does', async () => {
+    const appDir = join(work, 'mco-manifests');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(appDir, { recursive: true });
+    await writeFile(
+      join(appDir, '0000_80_machine-config_05_osimageurl.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-osimageurl\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  releaseVersion: 0.0.1-snapshot\n  baseOSContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos"\n  baseOSExtensionsContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos-extensions"\n',
+    );
+    await writeFile(join(appDir, '0000_80_machine-config_08_daemon-daemonset.yaml'), 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: machine-config-daemon\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-daemon\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n');
+    await writeFile(join(appDir, 'image-references'), '{}');
+    const r = await generateRehearsalReleases({ out: join(work, 'with-app'), machineConfigManifestsDir: appDir });
+    const b2 = await openPayload(r.to.dir);
+    const os = b2.manifests.find((m) => m.name === 'machine-config-osimageurl');
+    expect(os?.object['data']).toEqual({ releaseVersion: '4.18.8', baseOSContainerImage: r.to.baseOSContainerImage, baseOSExtensionsContainerImage: b2.images['rhel-coreos-extensions'] });
+    const ds = b2.manifests.find((m) => m.gvk.kind === 'DaemonSet' && m.name === 'machine-config-daemon');
+    expect(JSON.stringify(ds?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
+    expect(b2.manifests.some((m) => m.gvk.kind === 'MachineConfigPool')).toBe(true);
+    expect(b2.manifests.some((m) => m.gvk.kind === 'Deployment' && m.name === 'machine-config-operator')).toBe(false);
+    await writeFile(join(appDir, '0000_80_machine-config_11_bad.yaml'), 'image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:nope\n');
+    await expect(generateRehearsalReleases({ out: join(work, 'bad-app'), machineConfigManifestsDir: appDir })).rejects.toThrow(/tag nope/);
   });
 });

@@ -129,6 +129,22 @@ function entryOf(specifier: string): string {
   return specifier.startsWith('@keelson/cluster-version-operator') || specifier.startsWith('@keelson/machine-config-operator') ? `${specifier}/dist/index.js` : specifier;
 }
 
+/**
+ * The MCO app's own release manifests (`manifests/0000_80_machine-config_*`), when the app ships them; the rehearsal
+ * releases then carry them instead of generated equivalents.
+ */
+export async function machineConfigManifestsDir(): Promise<string | undefined> {
+  const { createRequire } = await import('node:module');
+  const { dirname, join } = await import('node:path');
+  const { readdir } = await import('node:fs/promises');
+  try {
+    const dir = join(dirname(createRequire(import.meta.url).resolve('@keelson/machine-config-operator/package.json')), 'manifests');
+    return (await readdir(dir)).some((n) => n.startsWith('0000_80_machine-config_')) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Finds every component; `components` is set only when all of them are available. */
 export async function loadComponents(): Promise<{ components?: RehearsalComponents; status: ComponentStatus[] }> {
   const mods = new Map<string, Module | string>();

@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, writePayloadFiles, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
-import { loadComponents, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
+import { loadComponents, machineConfigManifestsDir, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
 import { startObserver, type Observer } from './observer.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
@@ -253,7 +253,8 @@ class Session {
     const { opts, stack } = this;
     await mkdir(opts.workDir, { recursive: true });
     if (opts.from === undefined || opts.to === undefined) {
-      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases') });
+      const mcoDir = await machineConfigManifestsDir();
+      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases'), ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}) });
       stack.push('releases', () => pub.close());
       return {
         a: { version: pub.from.version, pullSpec: pub.from.pullSpec, payload: await openPayload(pub.from.dir), dir: pub.from.dir },

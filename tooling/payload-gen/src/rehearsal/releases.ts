@@ -52,8 +52,9 @@ export interface RehearsalReleaseOptions {
   /** Root of trust; without it no verification ConfigMap is written. */
   verification?: RehearsalVerification;
   /**
-   * The MCO app's `manifests/` folder: when given and it holds `0000_80_machine-config_*` files, they are used
-   * instead of the generated equivalents (the osimageurl ConfigMap, pools and base MachineConfigs are still added).
+   * The MCO app's `manifests/` folder: when it holds `0000_80_machine-config_*` files, they replace the generated
+   * namespace, osimageurl ConfigMap, ClusterOperator and Deployment (placeholders substituted as `oc adm release new`
+   * does); the pools and base MachineConfigs (which the installer, not the MCO, ships) are still added.
    */
   machineConfigManifestsDir?: string;
 }
@@ -133,6 +134,31 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
   return out;
 }
 
+/** Generated files that stand in for the MCO app's own manifests (dropped when the app's folder is used). */
+const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_06_clusteroperator.yaml', '0000_80_machine-config_07_deployment.yaml'];
+
+/** `oc adm release new`'s image placeholder: `placeholder.url.oc.will.replace.this.org/placeholdernamespace:<tag>`. */
+const IMAGE_PLACEHOLDER = /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;
+
+/** The app's `0000_80_machine-config_*` files with image placeholders replaced by the release's pull specs. */
+async function appManifests(dir: string | undefined, images: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (dir === undefined) return out;
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('0000_80_machine-config_') && /\.ya?ml$/.test(n)).sort();
+  for (const name of names) {
+    const text = await readFile(join(dir, name), 'utf8');
+    out.set(
+      name,
+      text.replace(IMAGE_PLACEHOLDER, (whole, tag: string) => {
+        const spec = images.get(tag);
+        if (spec === undefined) throw new Error(`${join(dir, name)}: image ${whole} names tag ${tag}, which the release's image-references lacks`);
+        return spec;
+      }),
+    );
+  }
+  return out;
+}
+
 /** Components shipped at several run levels get one ClusterOperator (the first), as in a real payload. */
 async function dropDuplicateClusterOperators(dir: string): Promise<void> {
   const seen = new Set<string>();
@@ -186,13 +212,9 @@ async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' 
   refs.spec.tags.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   await writeFile(refsPath, `${JSON.stringify(refs, null, 2)}\n`);
 
-  const files: Record<string, string> = { ...machineConfigManifests(facts), ...extraManifests(isTarget, opts.verification) };
-  if (opts.machineConfigManifestsDir !== undefined) {
-    for (const name of (await readdir(opts.machineConfigManifestsDir).catch(() => [])).filter((n) => n.startsWith('0000_80_machine-config_') && /\.ya?ml$/.test(n))) {
-      if (name in files) continue;
-      files[name] = await readFile(join(opts.machineConfigManifestsDir, name), 'utf8');
-    }
-  }
+  const appFiles = await appManifests(opts.machineConfigManifestsDir, new Map(refs.spec.tags.map((t) => [t.name, t.from.name])));
+  const generated = Object.entries(machineConfigManifests(facts)).filter(([name]) => appFiles.size === 0 || !GENERATED_BY_APP.includes(name));
+  const files: Record<string, string> = { ...Object.fromEntries(generated), ...Object.fromEntries(appFiles), ...extraManifests(isTarget, opts.verification) };
   for (const [name, text] of Object.entries(files)) await writeFile(join(rm_, name), text);
   // the upstream CRDs (unmodified openshift/api files shipped by @keelson/api), as the CVO's and MCO's install/ ship them
   for (const name of (await readdir(CRD_DIR)).filter((n) => n.endsWith('.crd.yaml'))) await copyFile(join(CRD_DIR, name), join(rm_, name));
