@@ -6,6 +6,10 @@
  * rehearsal refuses to run instead of faking its results.
  */
 
+import { readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
 /** What every component is given. */
 export interface ComponentContext {
   /** Kubeconfig file of the rehearsal cluster (through the counting proxy). */
@@ -134,9 +138,6 @@ function entryOf(specifier: string): string {
  * releases then carry them instead of generated equivalents.
  */
 export async function machineConfigManifestsDir(): Promise<string | undefined> {
-  const { createRequire } = await import('node:module');
-  const { dirname, join } = await import('node:path');
-  const { readdir } = await import('node:fs/promises');
   try {
     const dir = join(dirname(createRequire(import.meta.url).resolve('@keelson/machine-config-operator/package.json')), 'manifests');
     return (await readdir(dir)).some((n) => n.startsWith('0000_80_machine-config_')) ? dir : undefined;
