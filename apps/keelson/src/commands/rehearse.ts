@@ -1,4 +1,5 @@
 /** `keelson rehearse`: a whole OpenShift update of a simulated cluster on this machine, with a live view and a report. */
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,6 +27,7 @@ interface RehearseFlags {
   timeout: string;
   workDir?: string;
   keep?: boolean;
+  componentLog?: string;
 }
 
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
@@ -65,6 +67,7 @@ export function registerRehearseCommand(program: Command): void {
     .option('--report <file.html>', 'write a self-contained HTML report with a timeline chart')
     .option('--work-dir <dir>', 'where releases and node roots go (default: a temporary directory)')
     .option('--keep', 'keep the work directory')
+    .option('--component-log <file>', 'append the components\' JSON log lines to this file (default: dropped)')
     .action(async (f: RehearseFlags) => {
       let faults;
       try {
@@ -83,6 +86,7 @@ export function registerRehearseCommand(program: Command): void {
       const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
       const view = new LiveView(process.stderr, mode, f.from ?? 'A', f.to ?? 'B');
       const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
+      const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
       let result;
       try {
         result = await rehearse({
@@ -98,9 +102,17 @@ export function registerRehearseCommand(program: Command): void {
           onEvent: (e) => {
             view.push(e);
           },
+          ...(logStream !== undefined
+            ? {
+                onLog: (component: string, line: string) => {
+                  if (!logStream.writableEnded) logStream.write(`${component} ${line}\n`);
+                },
+              }
+            : {}),
         });
       } finally {
         view.close();
+        logStream?.end();
         if (f.keep !== true && f.workDir === undefined) await rm(workDir, { recursive: true, force: true });
       }
       const { report, events } = result;

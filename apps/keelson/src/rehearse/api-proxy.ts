@@ -83,6 +83,8 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
       (up) => {
         if (eviction && up.statusCode === 429) counts.pdbRefusals++;
         res.writeHead(up.statusCode ?? 502, up.headers);
+        // watches: the client waits for the response head before the first event arrives
+        res.flushHeaders();
         up.pipe(res);
       },
     );

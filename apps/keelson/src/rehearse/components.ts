@@ -50,8 +50,9 @@ export interface RunningOperators extends Running {
 /** Every component the rehearsal needs. */
 export interface RehearsalComponents {
   startCvo(ctx: ComponentContext, o: { payloadDir: string; releaseImage: string; updateService: string; promql: string; progress: CvoProgress }): Promise<Running>;
-  startMachineConfigOperator(ctx: ComponentContext): Promise<Running>;
-  startMachineConfigController(ctx: ComponentContext): Promise<Running>;
+  /** The operator of release `releaseVersion` (upstream: the Deployment's RELEASE_VERSION). */
+  startMachineConfigOperator(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
+  startMachineConfigController(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
   /** The server; `url` is where machines fetch `/config/<pool>`. */
   startMachineConfigServer(ctx: ComponentContext, o: { apiserverUrl: string }): Promise<Running & { url?: string }>;
   startVirtualNodes(
@@ -172,6 +173,17 @@ function need(fns: ReadonlyMap<string, Fn>, name: string): Fn {
   return f;
 }
 
+/**
+ * Leader election on the compressed clock: Lease durations are whole seconds in the API, so the upstream 137 s / 107 s
+ * / 26 s are scaled and rounded up, keeping lease > renew deadline > retry period.
+ */
+export function leaderElectionIntervals(timeScale: number): { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number } {
+  const retry = Math.max(1, Math.ceil(26 / timeScale));
+  const renew = Math.max(retry + 1, Math.ceil(107 / timeScale));
+  const lease = Math.max(renew + 1, Math.ceil(137 / timeScale));
+  return { leaseDurationMs: lease * 1000, renewDeadlineMs: renew * 1000, retryPeriodMs: retry * 1000 };
+}
+
 /** Wraps the loaded entry points into {@link RehearsalComponents} (the one place that knows their option shapes). */
 function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
   const logger = (ctx: ComponentContext, component: string): unknown => {
@@ -191,6 +203,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         updateService: o.updateService,
         promqlTarget: o.promql,
         timeScale: 1 / ctx.timeScale,
+        intervals: leaderElectionIntervals(ctx.timeScale),
         logger: logger(ctx, 'cluster-version-operator'),
         onEvent: (e: { type: string; runLevel?: string; version?: string }) => {
           if ((e.type === 'runLevelStarted' || e.type === 'runLevelFinished') && e.runLevel !== undefined) o.progress.runLevel?.(e.runLevel, e.type === 'runLevelStarted' ? 'started' : 'finished', e.version ?? '');
@@ -198,11 +211,11 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
       });
       return asRunning(r, 'startClusterVersionOperator');
     },
-    async startMachineConfigOperator(ctx) {
-      return asRunning(await need(fns, 'startMachineConfigOperator')({ kubeconfig: ctx.kubeconfigPath, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-operator') }), 'startMachineConfigOperator');
+    async startMachineConfigOperator(ctx, o) {
+      return asRunning(await need(fns, 'startMachineConfigOperator')({ kubeconfig: ctx.kubeconfigPath, releaseVersion: o.releaseVersion, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-operator') }), 'startMachineConfigOperator');
     },
-    async startMachineConfigController(ctx) {
-      return asRunning(await need(fns, 'startMachineConfigController')({ kubeconfig: ctx.kubeconfigPath, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-controller') }), 'startMachineConfigController');
+    async startMachineConfigController(ctx, o) {
+      return asRunning(await need(fns, 'startMachineConfigController')({ kubeconfig: ctx.kubeconfigPath, releaseVersion: o.releaseVersion, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-controller') }), 'startMachineConfigController');
     },
     async startMachineConfigServer(ctx, o) {
       const r = (await need(fns, 'startMachineConfigServer')({ kubeconfig: ctx.kubeconfigPath, apiserverURL: o.apiserverUrl, securePort: null, insecurePort: 0, host: '127.0.0.1', noKubeconfig: true, logger: logger(ctx, 'machine-config-server') })) as { insecureUrl?: unknown };

@@ -101,12 +101,20 @@ export function kubeconfigFor(sandbox: Sandbox, server: string): string {
   return sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${server}`);
 }
 
-/** Creates what the installer creates before the CVO runs: the payload's CRDs and ClusterVersion `version`. */
+/** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, ClusterVersion `version`. */
 export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'payload'>, svc: Pick<UpdateService, 'channel' | 'upstream'>): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
   for (const m of crds) {
     try {
       await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: m.object });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
+  for (const m of a.payload.manifests.filter((x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace')) {
+    try {
+      await client.request('POST', '/api/v1/namespaces', { body: m.object });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }
@@ -298,8 +306,7 @@ class Session {
     const { c, opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
     const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
-    this.started('machine-config-operator', await c.startMachineConfigOperator(ctx));
-    this.started('machine-config-controller', await c.startMachineConfigController(ctx));
+    await this.startMco(ctx, a.version);
     const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: versionsOf(a.payload), degraded: [], never: [] }));
     const progress = {
       runLevel: (level: string, state: 'started' | 'finished', version: string) => {
@@ -332,6 +339,32 @@ class Session {
   }
 
   cvo: Running | undefined;
+  private mco: { version: string; operator: Running; controller: Running } | undefined;
+
+  /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
+  async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
+    if (this.mco !== undefined) {
+      await this.mco.operator.stop();
+      await this.mco.controller.stop();
+      this.emit({ t: this.t(), type: 'component', component: 'machine-config-operator', state: 'restarted', detail: `Deployment rolled out to ${releaseVersion}` });
+    }
+    const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
+    const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
+    this.mco = { version: releaseVersion, operator, controller };
+  }
+
+  /** When the CVO has rolled the machine-config-operator Deployment to another release, runs that release's MCO. */
+  async followMcoDeployment(direct: KubeClient, ctx: ComponentContext): Promise<void> {
+    let d: unknown;
+    try {
+      d = await direct.request('GET', '/apis/apps/v1/namespaces/openshift-machine-config-operator/deployments/machine-config-operator');
+    } catch {
+      return;
+    }
+    const containers = ((d as { spec?: { template?: { spec?: { containers?: { env?: { name?: string; value?: string }[] }[] } } } }).spec?.template?.spec?.containers ?? []);
+    const version = containers.flatMap((c) => c.env ?? []).find((e) => e.name === 'RELEASE_VERSION')?.value;
+    if (version !== undefined && version !== this.mco?.version) await this.startMco(ctx, version);
+  }
 
   /** Pauses pools, creates the blocking PDB, turns on API errors; the target's operator simulator with its faults. */
   async arm(b: Release, direct: KubeClient, operators: RunningOperators, ctx: ComponentContext): Promise<void> {
@@ -350,7 +383,7 @@ class Session {
   }
 
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
-  async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>): Promise<RehearsalVerdict> {
+  async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>, direct: KubeClient): Promise<RehearsalVerdict> {
     const { opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to-image ${b.pullSpec}` });
     await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
@@ -359,7 +392,12 @@ class Session {
     let killedCvo = false;
     const killedDaemons = new Set<string>();
     let failingSince: number | undefined;
+    let lastDeploymentCheck = 0;
     for (;;) {
+      if (Date.now() - lastDeploymentCheck > 500) {
+        lastDeploymentCheck = Date.now();
+        await this.followMcoDeployment(direct, ctx);
+      }
       const cv = obs.clusterVersion();
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
@@ -397,7 +435,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx);
     const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
     await s.arm(b, direct, operators, ctx);
-    verdict = await s.update(b, obs, nodes, startCvo, ctx, installedConfigs);
+    verdict = await s.update(b, obs, nodes, startCvo, ctx, installedConfigs, direct);
   } catch (e) {
     if (!(e instanceof InstallStalled)) throw e;
     verdict = { outcome: 'Stalled', message: e.message };

@@ -1,5 +1,6 @@
 /** Pure pieces of the rehearsal: faults, timeline diffs, report, live view. */
 import { describe, expect, it } from 'vitest';
+import { leaderElectionIntervals } from '../../src/rehearse/components.js';
 import { describeFaults, FaultSpecError, parseFaults } from '../../src/rehearse/faults.js';
 import { applyEvent, initialState, plainLine, renderLive } from '../../src/rehearse/live-view.js';
 import { computeReport, EXIT_CODES, formatReport, withinMaxUnavailable } from '../../src/rehearse/report.js';
@@ -161,5 +162,18 @@ describe('decideUpdateVerdict', () => {
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 10_000 })).toBeUndefined();
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 40_000 })?.outcome).toBe('NodeRolloutFailed');
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: [], now: 61_000 })?.message).toMatch(/did not complete in 60s: Working towards 4.18.8: 80 of 191/);
+  });
+});
+
+describe('leaderElectionIntervals', () => {
+  it('keeps Lease durations whole seconds and lease > renew > retry on any clock', () => {
+    expect(leaderElectionIntervals(1)).toEqual({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 });
+    expect(leaderElectionIntervals(60)).toEqual({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 1_000 });
+    for (const s of [2, 7, 33, 500, 10_000]) {
+      const i = leaderElectionIntervals(s);
+      expect(i.leaseDurationMs % 1000).toBe(0);
+      expect(i.leaseDurationMs).toBeGreaterThan(i.renewDeadlineMs);
+      expect(i.renewDeadlineMs).toBeGreaterThan(i.retryPeriodMs);
+    }
   });
 });

@@ -117,6 +117,29 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
     },
     data: { plugin: 'legacy' },
   });
+  // namespaces the config operator owns (openshift-config, openshift-config-managed) and the monitoring CRDs the
+  // generated ServiceMonitors / PrometheusRules need (shipped by cluster-monitoring-operator in a real payload)
+  out['0000_03_config-operator_00_namespaces.yaml'] = ['openshift-config', 'openshift-config-managed']
+    .map((name) => stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations: { ...PROFILES, 'openshift.io/node-selector': '' }, labels: { 'openshift.io/run-level': '0' } } }))
+    .join('---\n');
+  out['0000_03_cluster-monitoring-operator_00_monitoring.crd.yaml'] = [
+    ['ServiceMonitor', 'servicemonitors'],
+    ['PrometheusRule', 'prometheusrules'],
+  ]
+    .map(([kind, plural]) =>
+      stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${plural ?? ''}.monitoring.coreos.com`, annotations: { ...PROFILES } },
+        spec: {
+          group: 'monitoring.coreos.com',
+          names: { kind, listKind: `${kind ?? ''}List`, plural, singular: (kind ?? '').toLowerCase() },
+          scope: 'Namespaced',
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      }),
+    )
+    .join('---\n');
   if (verification !== undefined) {
     // as openshift/cluster-update-keys ships it
     out['0000_90_cluster-update-keys_configmap.yaml'] = stringify({
