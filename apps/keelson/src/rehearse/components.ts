@@ -43,7 +43,7 @@ export interface RunningNodes extends Running {
 
 /** The started cluster-operator simulator. */
 export interface RunningOperators extends Running {
-  /** The versions each ClusterOperator reports once the target release's manifests were applied. */
+  /** Fixed versions per ClusterOperator (the rehearsal passes none: the simulator follows the Deployments the CVO rolls out). */
   setVersions(versions: Record<string, { name: string; version: string }[]>): void;
 }
 

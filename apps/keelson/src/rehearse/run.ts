@@ -228,11 +228,6 @@ export function decideUpdateVerdict(i: VerdictInput): RehearsalVerdict | undefin
   return undefined;
 }
 
-function versionsOf(p: ReleasePayload): Record<string, { name: string; version: string }[]> {
-  const out: Record<string, { name: string; version: string }[]> = {};
-  for (const m of p.manifests.filter((x) => x.gvk.kind === 'ClusterOperator')) out[m.name] = ((m.object['status'] as Obj | undefined)?.['versions'] ?? []) as { name: string; version: string }[];
-  return out;
-}
 
 /** One rehearsal's running state: what was started (stopped in reverse), the clock and the event sink. */
 class Session {
@@ -307,7 +302,7 @@ class Session {
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
     const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
     await this.startMco(ctx, a.version);
-    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: versionsOf(a.payload), degraded: [], never: [] }));
+    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: {}, degraded: [], never: [] }));
     const progress = {
       runLevel: (level: string, state: 'started' | 'finished', version: string) => {
         this.emit({ t: this.t(), type: 'runlevel', level, state, version });
@@ -379,7 +374,7 @@ class Session {
       this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of API requests answered 500` });
     }
     await operators.stop();
-    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: versionsOf(b.payload), degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
   }
 
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
