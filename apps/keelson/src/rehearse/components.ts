@@ -127,11 +127,14 @@ const REQUEST_UPGRADE: ComponentStatus = {
 };
 
 /**
- * The apps ship no `exports` map (they are applications): their built entry is `dist/index.js`. Packages with an
- * `exports` map (kube-sandbox) are imported by name.
+ * Imports a component package by name (packages with an `exports` map), else its built `dist/index.js` (apps that
+ * ship no `exports` map).
  */
-function entryOf(specifier: string): string {
-  return specifier.startsWith('@keelson/cluster-version-operator') || specifier.startsWith('@keelson/machine-config-operator') ? `${specifier}/dist/index.js` : specifier;
+async function importEntry(specifier: string): Promise<Module | string> {
+  const byName = await importModule(specifier);
+  if (typeof byName !== 'string') return byName;
+  const dist = await importModule(`${specifier}/dist/index.js`);
+  return typeof dist === 'string' ? byName : dist;
 }
 
 /**
@@ -153,7 +156,7 @@ export async function loadComponents(): Promise<{ components?: RehearsalComponen
   const fns = new Map<string, Fn>();
   const status: ComponentStatus[] = [];
   for (const e of ENTRIES) {
-    if (!mods.has(e.specifier)) mods.set(e.specifier, await importModule(entryOf(e.specifier)));
+    if (!mods.has(e.specifier)) mods.set(e.specifier, await importEntry(e.specifier));
     const f = exported(mods.get(e.specifier) ?? '', e.exportName, e.specifier);
     const provider = `${e.specifier} ${e.exportName}`;
     if (typeof f === 'string') status.push({ name: e.name, provider, available: false, reason: f });
