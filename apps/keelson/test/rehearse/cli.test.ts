@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { RehearsalReport } from '../../src/rehearse/report.js';
 import { cli } from '../cli-helpers.js';
 
-describe('keelson rehearse', { timeout: 60_000 }, () => {
+// once every component is merged the first case runs a whole rehearsal (minutes on 2 shared cores, see README)
+describe('keelson rehearse', { timeout: 600_000 }, () => {
   it('reports NotRunnable with each missing component while the components are not all on this branch', async () => {
     const r = await cli('rehearse', '--json');
     const report = JSON.parse(r.stdout) as RehearsalReport;
