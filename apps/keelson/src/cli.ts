@@ -32,11 +32,15 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   mcp: async (program) => {
     (await import('./commands/mcp.js')).registerMcpCommands(program);
   },
+  rehearse: async (program) => {
+    (await import('./commands/rehearse.js')).registerRehearseCommand(program);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
   },
   upgrade: async (program) => {
-    (await import('./commands/upgrade.js')).registerUpgradeCommands(program);
+    const upgrade = (await import('./commands/upgrade.js')).registerUpgradeCommands(program);
+    (await import('./commands/upgrade-plan.js')).registerUpgradePlanCommand(upgrade);
   },
   simulate: async (program) => {
     (await import('./commands/simulate.js')).registerSimulateCommands(program);

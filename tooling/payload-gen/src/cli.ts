@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { generatePayload } from './index.js';
+import { generatePayload, generateRehearsalReleases } from './index.js';
 
 const USAGE = `Usage: keelson-payload-gen --out DIR [--seed N] [--version X.Y.Z] [--components N] [--size-factor F]
+       keelson-payload-gen --rehearsal --out DIR [--seed N] [--from-version X.Y.Z] [--to-version X.Y.Z]
 
-Writes a deterministic synthetic OpenShift release directory (release-manifests/, manifests/).`;
+Writes a deterministic synthetic OpenShift release directory (release-manifests/, manifests/).
+With --rehearsal: releases A and B for rehearsing an update (DIR/<from-version>, DIR/<to-version>).`;
 
 async function main(): Promise<number> {
   let values;
@@ -16,6 +18,9 @@ async function main(): Promise<number> {
         version: { type: 'string' },
         components: { type: 'string' },
         'size-factor': { type: 'string' },
+        rehearsal: { type: 'boolean' },
+        'from-version': { type: 'string' },
+        'to-version': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -40,6 +45,16 @@ async function main(): Promise<number> {
   };
   try {
     const seed = num('seed', values.seed);
+    if (values.rehearsal === true) {
+      const r = await generateRehearsalReleases({
+        out: values.out,
+        ...(seed !== undefined ? { seed } : {}),
+        ...(values['from-version'] !== undefined ? { fromVersion: values['from-version'] } : {}),
+        ...(values['to-version'] !== undefined ? { toVersion: values['to-version'] } : {}),
+      });
+      process.stdout.write(`wrote ${r.from.dir} and ${r.to.dir}: B changes ${r.changedManifest}, deletes via release.openshift.io/delete ${r.deletedManifest}, adds kernel argument ${r.addedKernelArgument}, moves RHCOS to ${r.to.baseOSContainerImage}\n`);
+      return 0;
+    }
     const components = num('components', values.components);
     const sizeFactor = num('size-factor', values['size-factor']);
     const result = await generatePayload({

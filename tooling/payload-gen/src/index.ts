@@ -14,6 +14,15 @@ export interface GeneratePayloadOptions {
   components?: number;
   /** Scale of large documents (CRD schemas, dashboards); 1 gives about 17 MB in total. */
   sizeFactor?: number;
+  /**
+   * Only these catalogue components (by name, every run level they appear at); overrides `components`.
+   * Default: the first `components` of the catalogue.
+   */
+  componentNames?: readonly string[];
+  /** Pad with per-component operand ConfigMaps up to this many manifests (default 900, a real payload's size). */
+  minManifests?: number;
+  /** Include the `batch/v1` migration Jobs a few operators ship (default true). */
+  jobs?: boolean;
 }
 
 /** What {@link generatePayload} wrote. */
@@ -681,18 +690,25 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   const images = new Map<string, string>();
   const files: FileSpec[] = [];
   // Components beyond the first `count` are dropped from the end of the catalogue, keeping level 00.
-  const chosen = CATALOGUE.slice(0, count);
+  const names = options.componentNames;
+  if (names !== undefined) {
+    const unknown = names.filter((n) => !CATALOGUE.some((c) => c[1] === n));
+    if (unknown.length > 0) throw new TypeError(`generatePayload: unknown component(s) ${unknown.join(', ')}`);
+  }
+  const chosen = names !== undefined ? CATALOGUE.filter((c) => names.includes(c[1])) : CATALOGUE.slice(0, count);
+  const minManifests = options.minManifests ?? 900;
+  const withJobs = options.jobs ?? true;
   chosen.forEach(([level, name, namespace, flavor, capability], i) => {
     const comp: Component = { level, name, namespace, flavor, dash: i % 3 === 1, ...(capability !== undefined ? { capability } : {}) };
     files.push(...componentFiles(comp, rng, size, images));
-    if (flavor === 'operator' && (name === 'machine-api-operator' || name === 'cluster-image-registry-operator' || name === 'insights-operator' || name === 'etcd-operator')) {
+    if (withJobs && flavor === 'operator' && (name === 'machine-api-operator' || name === 'cluster-image-registry-operator' || name === 'insights-operator' || name === 'etcd-operator')) {
       files.push(jobFile(comp, rng, '09', 'migrate'));
     }
   });
   // Bulk per-component "operand" manifests, to reach the size of a real payload.
   let docs = files.reduce((n, f) => n + f.docs.length, 0);
   let k = 0;
-  while (docs < 900) {
+  while (docs < minManifests) {
     const [level, name, namespace, flavor, capability] = chosen[k % chosen.length] ?? ['00', 'cluster-version-operator', 'openshift-cluster-version', 'small'];
     k++;
     if (flavor === 'crds') continue;
@@ -800,3 +816,5 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
     cvoManifests: Object.keys(cvo).length,
   };
 }
+
+export * from './rehearsal/index.js';

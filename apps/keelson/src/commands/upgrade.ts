@@ -88,7 +88,7 @@ async function upgradeAction(o: UpgradeFlags): Promise<void> {
 }
 
 /** Registers `keelson upgrade`, `upgrade channel` and `upgrade status`. */
-export function registerUpgradeCommands(program: Command): void {
+export function registerUpgradeCommands(program: Command): Command {
   const upgrade = program
     .command('upgrade')
     .description('Check on or request a cluster update (the `oc adm upgrade` counterpart); without flags prints the update status and the recommended updates')
@@ -143,6 +143,7 @@ export function registerUpgradeCommands(program: Command): void {
         }
       }),
     );
+  return upgrade;
 }
 
 /** Prints the diagnosis once, or every `intervalMs` until SIGINT/SIGTERM (each round knows the previous one). */

@@ -1,0 +1,127 @@
+/** `keelson rehearse`: a whole OpenShift update of a simulated cluster on this machine, with a live view and a report. */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js';
+import { renderHtmlReport } from '../rehearse/html.js';
+import { LiveView, type LiveMode } from '../rehearse/live-view.js';
+import { formatReport } from '../rehearse/report.js';
+import { rehearse } from '../rehearse/run.js';
+
+interface RehearseFlags {
+  from?: string;
+  to?: string;
+  masters: string;
+  workers: string;
+  pools: string[];
+  timeScale: string;
+  fault: string[];
+  kill: string[];
+  pausePool: string[];
+  quiet?: boolean;
+  json?: boolean;
+  report?: string;
+  timeout: string;
+  workDir?: string;
+  keep?: boolean;
+  componentLog?: string;
+}
+
+const repeat = (v: string, prev: string[]): string[] => [...prev, v];
+
+function count(v: string, flag: string, max: number): number {
+  if (!/^\d+$/.test(v) || Number(v) > max) throw new CliError(`${flag} must be an integer 0..${max}, got ${JSON.stringify(v)}`, 2);
+  return Number(v);
+}
+
+function parsePools(list: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of list.flatMap((x) => x.split(','))) {
+    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(\d+)$/.exec(p);
+    if (m === null || m[1] === 'master' || m[1] === 'worker') throw new CliError(`--pools ${p}: expected NAME=COUNT for a custom pool (not master or worker)`, 2);
+    out[m[1] ?? ''] = count(m[3] ?? '', `--pools ${p}`, 1000);
+  }
+  return out;
+}
+
+/** Registers `keelson rehearse`. */
+export function registerRehearseCommand(program: Command): void {
+  program
+    .command('rehearse')
+    .description('Rehearse a whole OpenShift update on this machine: embedded API server, the Keelson CVO and MCO, simulated operators, virtual nodes')
+    .option('--from <source>', 'current release: directory, OCI layout, archive or docker://image (default: generated release A)')
+    .option('--to <source>', 'target release (default: generated release B)')
+    .option('--masters <n>', 'control-plane nodes', '3')
+    .option('--workers <n>', 'worker nodes', '3')
+    .option('--pools <name=n>', 'custom pool with n nodes, e.g. infra=2 (repeatable)', repeat, [])
+    .option('--time-scale <x>', 'simulated durations are divided by x (reboots, roll-outs)', '60')
+    .option('--fault <fault>', `inject a fault (repeatable): ${FAULT_KINDS.join(', ')}`, repeat, [])
+    .option('--kill <what>', 'kill a component mid-update and start it again: cvo@N% or daemon@NODE (repeatable)', repeat, [])
+    .option('--pause-pool <pool>', 'pause a pool before the update (repeatable)', repeat, [])
+    .option('--timeout <seconds>', 'give up on a phase after this many seconds', '120')
+    .option('-q, --quiet', 'no live view')
+    .option('--json', 'print the final report as JSON')
+    .option('--report <file.html>', 'write a self-contained HTML report with a timeline chart')
+    .option('--work-dir <dir>', 'where releases and node roots go (default: a temporary directory)')
+    .option('--keep', 'keep the work directory')
+    .option('--component-log <file>', 'append the components\' JSON log lines to this file (default: dropped)')
+    .action(async (f: RehearseFlags) => {
+      let faults;
+      try {
+        faults = parseFaults(f.fault, f.kill, f.pausePool);
+      } catch (e) {
+        if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
+        throw e;
+      }
+      if ((f.from === undefined) !== (f.to === undefined)) throw new CliError('--from and --to go together', 2);
+      const timeScale = Number(f.timeScale);
+      if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000) throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
+      const masters = count(f.masters, '--masters', 1000);
+      const workers = count(f.workers, '--workers', 5000);
+      const timeoutSeconds = count(f.timeout, '--timeout', 86_400);
+      const pools = parsePools(f.pools);
+      const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
+      const view = new LiveView(process.stderr, mode, f.from ?? 'A', f.to ?? 'B');
+      const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
+      const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
+      let result;
+      try {
+        result = await rehearse({
+          ...(f.from !== undefined ? { from: f.from } : {}),
+          ...(f.to !== undefined ? { to: f.to } : {}),
+          masters,
+          workers,
+          pools,
+          timeScale,
+          faults,
+          timeoutSeconds,
+          workDir,
+          onEvent: (e) => {
+            view.push(e);
+          },
+          ...(logStream !== undefined
+            ? {
+                onLog: (component: string, line: string) => {
+                  if (!logStream.writableEnded) logStream.write(`${component} ${line}\n`);
+                },
+              }
+            : {}),
+        });
+      } finally {
+        view.close();
+        logStream?.end();
+        if (f.keep !== true && f.workDir === undefined) await rm(workDir, { recursive: true, force: true });
+      }
+      const { report, events } = result;
+      if (f.report !== undefined) {
+        const tmp = join(dirname(f.report), `.${process.pid}.rehearsal-report.tmp`);
+        await writeFile(tmp, renderHtmlReport(report, events));
+        await rename(tmp, f.report);
+      }
+      process.stdout.write(f.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.exitCode !== 0) throw new CliError(report.message, report.exitCode);
+    });
+}

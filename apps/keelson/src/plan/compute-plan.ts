@@ -1,0 +1,162 @@
+/**
+ * `computeUpgradePlan`: what an update from release A to release B will do, without a cluster. Pure: takes two loaded
+ * payloads (and optional pools, user MachineConfigs, update-graph verdict, signature verdict) and returns the plan.
+ */
+import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
+import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
+import { diffPayloads, filterManifests, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { computePoolPlan, DEFAULT_NODE_TIMES, type NodeTimes, type PoolInput, type PoolPlan, type Selector } from './pools.js';
+import { computePreconditions, type GraphVerdict, type PreconditionResult } from './preconditions.js';
+
+/** A manifest named by kind, namespace/name and file. */
+export interface ManifestRef {
+  kind: string;
+  name: string;
+  file: string;
+}
+
+/** One run level in the order the CVO applies it. */
+export interface RunLevelPlan {
+  level: string;
+  /** Manifests applied at this level (deletions included). */
+  manifests: number;
+  /** ClusterOperators waited for at this level, in apply order, with the versions they report. */
+  operators: { name: string; from: string | null; to: string | null }[];
+}
+
+/** Inputs of {@link computeUpgradePlan}. */
+export interface UpgradePlanInput {
+  from: ReleasePayload;
+  to: ReleasePayload;
+  /** MachineConfigs the user adds (e.g. from --machineconfigs DIR), applied to both sides. */
+  userMachineConfigs?: readonly MachineConfig[];
+  /** Pools with sizes; default: B's MachineConfigPools with {@link DEFAULT_POOL_NODES} nodes each. */
+  pools?: readonly PoolInput[];
+  times?: NodeTimes;
+  graph?: GraphVerdict;
+  /** B's signature check, when B came from an image and A declares a root of trust. */
+  signature?: { verified: boolean; detail: string };
+}
+
+/** The plan. */
+export interface UpgradePlan {
+  from: string;
+  to: string;
+  manifests: { changed: (ManifestRef & { paths: string[] })[]; added: ManifestRef[]; removed: ManifestRef[]; deleted: ManifestRef[]; unchanged: number };
+  images: { changed: number; os: { name: string; from?: string; to?: string }[] };
+  runLevels: RunLevelPlan[];
+  preconditions: PreconditionResult[];
+  risks: { version: string; recommended?: { status: string; reason: string; message: string } }[];
+  signature?: { verified: boolean; detail: string };
+  pools: PoolPlan[];
+  /** Pools roll out in parallel: the slowest pool's estimate, seconds. */
+  estimatedSeconds: number;
+  notes: string[];
+}
+
+/** Node count assumed for a pool when no --pools file says otherwise. */
+export const DEFAULT_POOL_NODES = 3;
+
+const ref = (m: Manifest): ManifestRef => ({ kind: m.gvk.kind, name: m.namespace === '' ? m.name : `${m.namespace}/${m.name}`, file: m.filename });
+
+function operatorVersion(m: Manifest | undefined): string | null {
+  const versions = ((m?.object['status'] as { versions?: { name?: unknown; version?: unknown }[] } | undefined)?.versions ?? []) as { name?: unknown; version?: unknown }[];
+  const v = versions.find((x) => x.name === 'operator')?.version;
+  return typeof v === 'string' ? v : null;
+}
+
+/** Run levels of B in CVO apply order (ByNumberAndComponent over the included manifests). */
+export function computeRunLevels(from: ReleasePayload, to: ReleasePayload): RunLevelPlan[] {
+  const included = filterManifests(to).included;
+  const tasks = included.map((m, i) => createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total: included.length, data: m }));
+  const graph = new TaskGraph(tasks).splitOnJobs().parallelize(byNumberAndComponent);
+  const fromOperators = new Map(from.manifests.filter((m) => m.gvk.kind === 'ClusterOperator').map((m) => [m.name, m]));
+  const levels: RunLevelPlan[] = [];
+  for (const node of graph.nodes) {
+    for (const task of node.tasks) {
+      const level = RUN_LEVEL_COMPONENT_PATTERN.exec(task.filename)?.[1] ?? '(none)';
+      let entry = levels.find((l) => l.level === level);
+      if (entry === undefined) {
+        entry = { level, manifests: 0, operators: [] };
+        levels.push(entry);
+      }
+      entry.manifests++;
+      const m = task.data;
+      if (m !== undefined && m.gvk.kind === 'ClusterOperator') entry.operators.push({ name: m.name, from: operatorVersion(fromOperators.get(m.name)), to: operatorVersion(m) });
+    }
+  }
+  return levels;
+}
+
+function configsOf(p: ReleasePayload): MachineConfig[] {
+  return filterManifests(p)
+    .included.filter((m) => m.gvk.group === 'machineconfiguration.openshift.io' && m.gvk.kind === 'MachineConfig')
+    .map((m) => m.object as unknown as MachineConfig);
+}
+
+/** ControllerConfig fields from the release's machine-config-osimageurl ConfigMap. */
+export function controllerConfigOf(p: ReleasePayload): ControllerConfigInput {
+  const cm = p.manifests.find((m) => m.gvk.kind === 'ConfigMap' && m.name === 'machine-config-osimageurl' && m.namespace === 'openshift-machine-config-operator');
+  const data = (cm?.object['data'] ?? {}) as Record<string, unknown>;
+  const str = (k: string): string | undefined => (typeof data[k] === 'string' ? data[k] : undefined);
+  const out: ControllerConfigInput = { releaseImageVersion: p.metadata.version };
+  const os = str('baseOSContainerImage') ?? p.images['rhel-coreos'];
+  const ext = str('baseOSExtensionsContainerImage') ?? p.images['rhel-coreos-extensions'];
+  if (os !== undefined) out.baseOSContainerImage = os;
+  if (ext !== undefined) out.baseOSExtensionsContainerImage = ext;
+  return out;
+}
+
+/** Pools declared by a release (MachineConfigPool manifests), sized {@link DEFAULT_POOL_NODES}. */
+export function poolsOf(p: ReleasePayload): PoolInput[] {
+  return p.manifests
+    .filter((m) => m.gvk.kind === 'MachineConfigPool')
+    .map((m) => {
+      const spec = (m.object['spec'] ?? {}) as { maxUnavailable?: number | string; paused?: boolean; machineConfigSelector?: Selector };
+      return {
+        name: m.name,
+        nodes: DEFAULT_POOL_NODES,
+        ...(spec.maxUnavailable !== undefined ? { maxUnavailable: spec.maxUnavailable } : {}),
+        ...(spec.paused !== undefined ? { paused: spec.paused } : {}),
+        ...(spec.machineConfigSelector !== undefined ? { machineConfigSelector: spec.machineConfigSelector } : {}),
+      };
+    });
+}
+
+/** Computes the plan. */
+export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
+  const { from, to } = input;
+  const diff = diffPayloads(from, to);
+  const deletedBefore = new Set(filterManifests(from).deletions.map((m) => m.id));
+  const deleted = filterManifests(to).deletions.filter((m) => !deletedBefore.has(m.id));
+  const user = input.userMachineConfigs ?? [];
+  const pools = input.pools ?? poolsOf(to);
+  const a = { configs: [...configsOf(from), ...user], controllerConfig: controllerConfigOf(from) };
+  const b = { configs: [...configsOf(to), ...user], controllerConfig: controllerConfigOf(to) };
+  const poolPlans = pools.map((p) => computePoolPlan(p, a, b, input.times ?? DEFAULT_NODE_TIMES));
+  const notes: string[] = [];
+  if (pools.length === 0) notes.push('the target release declares no MachineConfigPools: give --pools FILE to plan node rollouts');
+  if (input.graph === undefined) notes.push('no update service consulted: give --upstream URL --channel NAME [--prometheus URL] for graph risks');
+  return {
+    from: from.metadata.version,
+    to: to.metadata.version,
+    manifests: {
+      changed: diff.manifests.changed.flatMap((c) => {
+        const m = to.manifests.find((x) => x.id === c.id);
+        return m === undefined ? [] : [{ ...ref(m), paths: c.changes.map((v) => v.path) }];
+      }),
+      added: diff.manifests.added.map(ref),
+      removed: diff.manifests.removed.map(ref),
+      deleted: deleted.map(ref),
+      unchanged: diff.manifests.unchanged,
+    },
+    images: { changed: diff.images.length, os: diff.osImages },
+    runLevels: computeRunLevels(from, to),
+    preconditions: computePreconditions(from.metadata.version, to.metadata.version, input.graph),
+    risks: (input.graph?.conditional ?? []).map((c) => ({ version: c.version, ...(c.recommended !== undefined ? { recommended: c.recommended } : {}) })),
+    ...(input.signature !== undefined ? { signature: input.signature } : {}),
+    pools: poolPlans,
+    estimatedSeconds: Math.max(0, ...poolPlans.map((p) => p.estimatedSeconds)),
+    notes,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Per MachineConfigPool: render the pool's MachineConfigs with release A's and release B's base configs through
+ * @keelson/ignition (the render controller's merge and rendered-<pool>-<hash> name), decide what the daemon does on each
+ * node with the daemon's post-config action logic (`diffMachineConfigs`: node disruption actions, drain required), and
+ * estimate the rollout from the pool size, maxUnavailable and a per-node time.
+ */
+import { diffMachineConfigs, MachineConfigReconcileError, MachineConfigRenderError, renderMachineConfigs, type ControllerConfigInput, type MachineConfig } from '@keelson/ignition';
+
+/** A label selector (matchLabels and the `In` / `NotIn` / `Exists` / `DoesNotExist` expressions). */
+export interface Selector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+/** A pool as the plan sees it. */
+export interface PoolInput {
+  name: string;
+  /** Nodes in the pool. */
+  nodes: number;
+  /** spec.maxUnavailable: a count or a percentage (`"10%"`); default 1. */
+  maxUnavailable?: number | string;
+  paused?: boolean;
+  /** spec.machineConfigSelector (default: role label = pool name). */
+  machineConfigSelector?: Selector;
+}
+
+/** Per-node durations used for the estimate (seconds). */
+export interface NodeTimes {
+  drain: number;
+  apply: number;
+  reboot: number;
+}
+
+/** Default per-node durations: a drain of a few pods, writing files, an RHCOS reboot. */
+export const DEFAULT_NODE_TIMES: NodeTimes = { drain: 60, apply: 15, reboot: 240 };
+
+/** What the pool's nodes will do. */
+export type NodeAction = 'reboot' | 'drain' | 'restart-services' | 'none';
+
+/** The plan for one pool. */
+export interface PoolPlan {
+  name: string;
+  nodes: number;
+  maxUnavailable: number;
+  paused: boolean;
+  /** Rendered config names (null when the pool has no MachineConfigs in that release). */
+  from: string | null;
+  to: string | null;
+  action: NodeAction;
+  /** Upstream node-disruption action types, in order (e.g. `Reboot`, `Drain`, `Reload`). */
+  disruptionActions: string[];
+  drainRequired: boolean;
+  /** What changed between the rendered configs. */
+  changes: string[];
+  /** Kernel-argument changes as `rpm-ostree kargs` arguments. */
+  kargs?: string[];
+  /** Estimated rollout time, seconds (0 when paused or nothing changes). */
+  estimatedSeconds: number;
+  batches: number;
+  /** Why the render or reconcile failed, when it did. */
+  error?: string;
+}
+
+function matches(sel: Selector, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const v = labels[e.key];
+    if (e.operator === 'In' && !(has && v !== undefined && (e.values ?? []).includes(v))) return false;
+    if (e.operator === 'NotIn' && has && v !== undefined && (e.values ?? []).includes(v)) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
+/** The MachineConfigs a pool selects. */
+export function selectMachineConfigs(pool: PoolInput, configs: readonly MachineConfig[]): MachineConfig[] {
+  const sel = pool.machineConfigSelector ?? { matchLabels: { 'machineconfiguration.openshift.io/role': pool.name } };
+  return configs.filter((mc) => matches(sel, mc.metadata.labels ?? {}));
+}
+
+/** maxUnavailable scaled as the MCO does (percentages round down; 0 becomes 1). */
+export function computeMaxUnavailable(value: number | string | undefined, nodes: number): number {
+  let n: number;
+  if (value === undefined) n = 1;
+  else if (typeof value === 'number') n = value;
+  else if (/^\d+%$/.test(value)) n = Math.floor((Number(value.slice(0, -1)) * nodes) / 100);
+  else if (/^\d+$/.test(value)) n = Number(value);
+  else throw new TypeError(`maxUnavailable ${JSON.stringify(value)} is neither a count nor a percentage`);
+  return Math.max(1, n);
+}
+
+function actionOf(types: readonly string[], drain: boolean, changed: boolean): NodeAction {
+  if (types.includes('Reboot')) return 'reboot';
+  if (drain) return 'drain';
+  return changed ? 'restart-services' : 'none';
+}
+
+function perNodeSeconds(action: NodeAction, t: NodeTimes): number {
+  switch (action) {
+    case 'reboot':
+      return t.drain + t.apply + t.reboot;
+    case 'drain':
+      return t.drain + t.apply;
+    case 'restart-services':
+      return t.apply;
+    case 'none':
+      return 0;
+  }
+}
+
+/** Inputs of {@link computePoolPlan} for one release side. */
+export interface ReleaseSide {
+  /** MachineConfigs of the release plus the user's (--machineconfigs). */
+  configs: readonly MachineConfig[];
+  controllerConfig: ControllerConfigInput;
+}
+
+/** Plans one pool's rollout from A to B. */
+export function computePoolPlan(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTimes = DEFAULT_NODE_TIMES): PoolPlan {
+  const maxUnavailable = computeMaxUnavailable(pool.maxUnavailable, pool.nodes);
+  const base = { name: pool.name, nodes: pool.nodes, maxUnavailable, paused: pool.paused ?? false };
+  const ca = selectMachineConfigs(pool, a.configs);
+  const cb = selectMachineConfigs(pool, b.configs);
+  const osChanged = (a.controllerConfig.baseOSContainerImage ?? '') !== (b.controllerConfig.baseOSContainerImage ?? '');
+  const batches = Math.ceil(pool.nodes / maxUnavailable);
+  if (ca.length === 0 || cb.length === 0) {
+    // no MachineConfigs to render: only the OS image can change (the MCO then reboots every node)
+    const action: NodeAction = osChanged ? 'reboot' : 'none';
+    return {
+      ...base,
+      from: null,
+      to: null,
+      action,
+      disruptionActions: osChanged ? ['Reboot'] : [],
+      drainRequired: osChanged,
+      changes: osChanged ? ['osImageURL'] : [],
+      estimatedSeconds: base.paused ? 0 : batches * perNodeSeconds(action, times),
+      batches,
+      error: `no MachineConfigs select pool ${pool.name} in ${ca.length === 0 ? 'the current' : 'the target'} release (give --machineconfigs DIR)`,
+    };
+  }
+  try {
+    const ra = renderMachineConfigs({ pool: pool.name, configs: ca, controllerConfig: a.controllerConfig });
+    const rb = renderMachineConfigs({ pool: pool.name, configs: cb, controllerConfig: b.controllerConfig });
+    const diff = diffMachineConfigs(ra.machineConfig, rb.machineConfig);
+    const types = diff.nodeDisruptionActions.map((x) => x.type);
+    const changes = Object.entries(diff.changes)
+      .filter(([, v]) => v)
+      .map(([k]) => k);
+    const action = ra.name === rb.name ? 'none' : actionOf(types, diff.drainRequired, changes.length > 0);
+    return {
+      ...base,
+      from: ra.name,
+      to: rb.name,
+      action,
+      disruptionActions: types,
+      drainRequired: diff.drainRequired,
+      changes: [...changes, ...diff.files.map((f) => `file ${f}`), ...[...diff.units.added, ...diff.units.updated, ...diff.units.removed].map((u) => `unit ${u}`)],
+      ...(diff.rpmOstreeKargsArgs !== undefined ? { kargs: diff.rpmOstreeKargsArgs.slice(1) } : {}),
+      estimatedSeconds: base.paused ? 0 : batches * perNodeSeconds(action, times),
+      batches,
+    };
+  } catch (e) {
+    if (e instanceof MachineConfigRenderError || e instanceof MachineConfigReconcileError) {
+      return { ...base, from: null, to: null, action: 'none', disruptionActions: [], drainRequired: false, changes: [], estimatedSeconds: 0, batches, error: e.message };
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * A loopback HTTP proxy in front of the embedded API server: every component of the rehearsal talks to the API through
+ * it, so it counts requests by verb, evictions and PDB refusals (429 on `pods/eviction`), and injects API errors at a
+ * given rate (`--fault api-errors=RATE`) the way an overloaded apiserver answers: 500 InternalError Status objects.
+ * Watches and streams pass through untouched.
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiCounts } from './report.js';
+
+/** Options of {@link startApiProxy}. */
+export interface ApiProxyOptions {
+  /** Upstream API server base URL (plain HTTP on loopback). */
+  target: string;
+  /** Fraction 0..1 of non-watch requests answered with an injected 500 (default 0). */
+  errorRate?: number;
+  /** Seed of the injection PRNG (default 1), so a rehearsal is repeatable. */
+  seed?: number;
+}
+
+/** A running proxy. */
+export interface ApiProxy {
+  url: string;
+  counts(): ApiCounts;
+  /** Changes the injected error rate. */
+  setErrorRate(rate: number): void;
+  close(): Promise<void>;
+}
+
+function verbOf(req: IncomingMessage, url: URL): string {
+  switch (req.method) {
+    case 'GET':
+      return url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' ? 'watch' : 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return (req.method ?? 'other').toLowerCase();
+  }
+}
+
+/** mulberry32 */
+function prng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Starts the proxy on 127.0.0.1. */
+export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
+  const target = new URL(opts.target);
+  let rate = opts.errorRate ?? 0;
+  const rand = prng(opts.seed ?? 1);
+  const counts: ApiCounts = { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const verb = verbOf(req, url);
+    counts.total++;
+    counts.byVerb[verb] = (counts.byVerb[verb] ?? 0) + 1;
+    const eviction = req.method === 'POST' && /\/pods\/[^/]+\/eviction$/.test(url.pathname);
+    if (eviction) counts.evictions++;
+    if (verb !== 'watch' && rate > 0 && rand() < rate) {
+      counts.injectedErrors++;
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `keelson rehearse: injected API error (api-errors=${rate})`, reason: 'InternalError', code: 500 });
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      (up) => {
+        if (eviction && up.statusCode === 429) counts.pdbRefusals++;
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        // watches: the client waits for the response head before the first event arrives
+        res.flushHeaders();
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', (e) => {
+      if (!res.headersSent) {
+        const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `proxy: ${e.message}`, reason: 'ServiceUnavailable', code: 503 });
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(body);
+      } else res.destroy();
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  };
+
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts: () => ({ ...counts, byVerb: { ...counts.byVerb } }),
+    setErrorRate: (r) => {
+      rate = r;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}

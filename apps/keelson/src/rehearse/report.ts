@@ -1,0 +1,224 @@
+/**
+ * The rehearsal's final report, computed from the timeline alone (pure): outcome, times per run level, when each
+ * operator reached the target version, per pool the rollout order and the most nodes unavailable at once, evictions,
+ * PDB refusals, reboots, conditions seen and API requests.
+ */
+import type { NodeView, ObservedCondition, TimelineEvent } from './timeline.js';
+
+/** How a rehearsal ended. */
+export type Outcome = 'Completed' | 'Failed' | 'Stalled' | 'NodeRolloutFailed' | 'PoolPaused' | 'InvariantViolated' | 'NotRunnable';
+
+/** Exit code per outcome (documented in the README). */
+export const EXIT_CODES: Readonly<Record<Outcome, number>> = {
+  Completed: 0,
+  NotRunnable: 3,
+  Failed: 4,
+  Stalled: 5,
+  NodeRolloutFailed: 6,
+  PoolPaused: 7,
+  InvariantViolated: 8,
+};
+
+/** API traffic through the rehearsal's proxy. */
+export interface ApiCounts {
+  total: number;
+  byVerb: Record<string, number>;
+  evictions: number;
+  pdbRefusals: number;
+  injectedErrors: number;
+}
+
+/** Inputs of {@link computeReport} besides the timeline. */
+export interface ReportContext {
+  from: string;
+  to: string;
+  outcome: Outcome;
+  message: string;
+  timeScale: number;
+  api: ApiCounts;
+  /** Run levels with the operators the CVO waits for there (from the upgrade plan), for run-level times. */
+  runLevels: readonly { level: string; operators: readonly string[] }[];
+  faults: readonly string[];
+  missing?: readonly string[];
+}
+
+/** Per pool. */
+export interface PoolReport {
+  name: string;
+  nodes: number;
+  maxUnavailable: number;
+  /** Most nodes of the pool unavailable at the same instant during the update. */
+  maxUnavailableSeen: number;
+  /** Nodes in the order they were given the target config. */
+  rolloutOrder: string[];
+  /** Rendered config the pool ended on. */
+  config: string;
+  updated: number;
+  paused: boolean;
+}
+
+/** The final report. */
+export interface RehearsalReport {
+  outcome: Outcome;
+  exitCode: number;
+  message: string;
+  from: string;
+  to: string;
+  /** Wall-clock milliseconds of the whole rehearsal, of the install and of the update. */
+  totalMs: number;
+  installMs: number | null;
+  upgradeMs: number | null;
+  /** The update's duration on the simulated clock (wall time x time scale), seconds. */
+  simulatedUpgradeSeconds: number | null;
+  timeScale: number;
+  runLevels: { level: string; startMs: number; endMs: number | null; ms: number | null }[];
+  operators: { name: string; reachedMs: number | null }[];
+  pools: PoolReport[];
+  reboots: { node: string; count: number }[];
+  conditions: { object: string; condition: ObservedCondition; firstMs: number }[];
+  api: ApiCounts;
+  faults: string[];
+  missing: string[];
+}
+
+function phaseStart(events: readonly TimelineEvent[], phase: 'install' | 'upgrade' | 'finished'): number | null {
+  const e = events.find((x) => x.type === 'phase' && x.phase === phase);
+  return e === undefined ? null : e.t;
+}
+
+function runLevelTimes(events: readonly TimelineEvent[], ctx: ReportContext, start: number, reached: ReadonlyMap<string, number>): RehearsalReport['runLevels'] {
+  const fromCvo = events.filter((e): e is Extract<TimelineEvent, { type: 'runlevel' }> => e.type === 'runlevel' && e.t >= start && e.version === ctx.to);
+  if (fromCvo.length > 0) {
+    const levels: RehearsalReport['runLevels'] = [];
+    for (const e of fromCvo) {
+      let l = levels.find((x) => x.level === e.level);
+      if (l === undefined) {
+        l = { level: e.level, startMs: e.t - start, endMs: null, ms: null };
+        levels.push(l);
+      }
+      if (e.state === 'finished') {
+        l.endMs = e.t - start;
+        l.ms = l.endMs - l.startMs;
+      }
+    }
+    return levels;
+  }
+  // without CVO progress events: a level ends when its last operator reports the target version
+  const out: RehearsalReport['runLevels'] = [];
+  let prev = 0;
+  for (const l of ctx.runLevels) {
+    if (l.operators.length === 0) continue;
+    const times = l.operators.map((o) => reached.get(o));
+    const end = times.some((x) => x === undefined) ? null : Math.max(...(times as number[])) - start;
+    out.push({ level: l.level, startMs: prev, endMs: end, ms: end === null ? null : end - prev });
+    if (end !== null) prev = end;
+  }
+  return out;
+}
+
+function poolReports(events: readonly TimelineEvent[], start: number): PoolReport[] {
+  const pools = new Map<string, Extract<TimelineEvent, { type: 'pool' }>['pool']>();
+  for (const e of events) if (e.type === 'pool') pools.set(e.pool.name, e.pool);
+  const out: PoolReport[] = [];
+  for (const [name, last] of pools) {
+    const nodes = new Map<string, NodeView>();
+    const unavailable = new Set<string>();
+    let maxSeen = 0;
+    const order: string[] = [];
+    for (const e of events) {
+      if (e.type !== 'node' || e.node.pool !== name) continue;
+      nodes.set(e.node.name, e.node);
+      if (e.t < start) continue;
+      if (e.node.unavailable) unavailable.add(e.node.name);
+      else unavailable.delete(e.node.name);
+      maxSeen = Math.max(maxSeen, unavailable.size);
+      if (last.target !== '' && e.node.desiredConfig === last.target && !order.includes(e.node.name)) order.push(e.node.name);
+    }
+    out.push({ name, nodes: last.machineCount || nodes.size, maxUnavailable: last.maxUnavailable, maxUnavailableSeen: maxSeen, rolloutOrder: order, config: last.config, updated: last.updated, paused: last.paused });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** Computes the report from the timeline. */
+export function computeReport(events: readonly TimelineEvent[], ctx: ReportContext): RehearsalReport {
+  const install = phaseStart(events, 'install');
+  const upgrade = phaseStart(events, 'upgrade');
+  const end = phaseStart(events, 'finished') ?? events.at(-1)?.t ?? 0;
+  const start = upgrade ?? end;
+  const reached = new Map<string, number>();
+  for (const e of events) if (e.type === 'operator' && e.version === ctx.to && e.t >= start && !reached.has(e.name)) reached.set(e.name, e.t);
+  const operatorNames = [...new Set(events.filter((e) => e.type === 'operator').map((e) => (e).name))];
+  const reboots = new Map<string, number>();
+  const lastReady = new Map<string, boolean>();
+  for (const e of events) {
+    if (e.type !== 'node') continue;
+    const was = lastReady.get(e.node.name);
+    if (e.t >= start && was === true && !e.node.ready) reboots.set(e.node.name, (reboots.get(e.node.name) ?? 0) + 1);
+    lastReady.set(e.node.name, e.node.ready);
+  }
+  const seen = new Map<string, RehearsalReport['conditions'][number]>();
+  for (const e of events) {
+    if (e.type !== 'condition') continue;
+    const interesting = (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type) && e.condition.status === 'True') || (e.condition.type === 'Available' && e.condition.status === 'False') || (e.condition.type === 'Upgradeable' && e.condition.status === 'False');
+    if (!interesting) continue;
+    const key = `${e.object}|${e.condition.type}|${e.condition.reason ?? ''}|${e.condition.message ?? ''}`;
+    if (!seen.has(key)) seen.set(key, { object: e.object, condition: e.condition, firstMs: e.t });
+  }
+  return {
+    outcome: ctx.outcome,
+    exitCode: EXIT_CODES[ctx.outcome],
+    message: ctx.message,
+    from: ctx.from,
+    to: ctx.to,
+    totalMs: end,
+    installMs: install !== null && upgrade !== null ? upgrade - install : null,
+    upgradeMs: upgrade !== null ? end - upgrade : null,
+    simulatedUpgradeSeconds: upgrade !== null ? ((end - upgrade) * ctx.timeScale) / 1000 : null,
+    timeScale: ctx.timeScale,
+    runLevels: upgrade === null ? [] : runLevelTimes(events, ctx, upgrade, reached),
+    operators: operatorNames.sort().map((name) => ({ name, reachedMs: reached.has(name) ? (reached.get(name) ?? 0) - start : null })),
+    pools: poolReports(events, start),
+    reboots: [...reboots.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node, count]) => ({ node, count })),
+    conditions: [...seen.values()],
+    api: ctx.api,
+    faults: [...ctx.faults],
+    missing: [...(ctx.missing ?? [])],
+  };
+}
+
+/** Whether every pool kept within maxUnavailable at every instant. */
+export function withinMaxUnavailable(report: RehearsalReport): boolean {
+  return report.pools.every((p) => p.maxUnavailableSeen <= p.maxUnavailable);
+}
+
+function secs(ms: number | null): string {
+  return ms === null ? '-' : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** The report as text. */
+export function formatReport(r: RehearsalReport): string {
+  const out: string[] = [];
+  out.push(`Rehearsal ${r.from} -> ${r.to}: ${r.outcome} (exit ${r.exitCode})`, `  ${r.message}`);
+  if (r.missing.length > 0) {
+    out.push('  Missing components:');
+    for (const m of r.missing) out.push(`    - ${m}`);
+  }
+  out.push(`  Total ${secs(r.totalMs)}; install ${secs(r.installMs)}; update ${secs(r.upgradeMs)}${r.simulatedUpgradeSeconds !== null ? ` (~${Math.round(r.simulatedUpgradeSeconds)}s on the simulated clock, time scale ${r.timeScale})` : ''}`);
+  if (r.faults.length > 0) out.push(`  Faults: ${r.faults.join(', ')}`);
+  if (r.runLevels.length > 0) {
+    out.push('  Run levels:');
+    for (const l of r.runLevels) out.push(`    ${l.level}: ${l.ms === null ? 'not finished' : secs(l.ms)} (from +${secs(l.startMs)})`);
+  }
+  if (r.operators.length > 0) out.push(`  Operators at ${r.to}: ${r.operators.map((o) => `${o.name} ${o.reachedMs === null ? 'NOT reached' : `+${secs(o.reachedMs)}`}`).join(', ')}`);
+  for (const p of r.pools) {
+    out.push(`  Pool ${p.name}: ${p.updated}/${p.nodes} updated on ${p.config || '-'}${p.paused ? ' (paused)' : ''}; max unavailable at once ${p.maxUnavailableSeen} (limit ${p.maxUnavailable})${p.maxUnavailableSeen > p.maxUnavailable ? ' EXCEEDED' : ''}`);
+    if (p.rolloutOrder.length > 0) out.push(`    rollout order: ${p.rolloutOrder.join(', ')}`);
+  }
+  out.push(`  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`);
+  if (r.conditions.length > 0) {
+    out.push('  Conditions seen:');
+    for (const c of r.conditions) out.push(`    +${secs(c.firstMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined ? `: ${c.condition.message}` : ''}`);
+  }
+  out.push(`  API requests: ${r.api.total} (${Object.entries(r.api.byVerb).map(([v, n]) => `${v} ${n}`).join(', ')})${r.api.injectedErrors > 0 ? `; ${r.api.injectedErrors} injected errors` : ''}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,477 @@
+/**
+ * `rehearse`: a whole OpenShift update on one machine. Releases A and B (generated, published as signed OCI images, or
+ * the user's), a local update service, the embedded API server behind a counting proxy, the real Keelson components
+ * (through {@link loadComponents}), install A, `upgrade --to B`, and a timeline of everything the observer saw.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildReleaseImage, publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
+import { isAlreadyExists, KubeClient } from '@keelson/kube';
+import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { filterManifests, openPayload, writePayloadFiles, type ReleasePayload } from '@keelson/release-payload';
+import { computeRunLevels } from '../plan/compute-plan.js';
+import { startApiProxy, type ApiProxy } from './api-proxy.js';
+import { loadComponents, machineConfigManifestsDir, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
+import { describeFaults, type FaultPlan } from './faults.js';
+import { startObserver, type Observer } from './observer.js';
+import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
+import type { TimelineEvent } from './timeline.js';
+import { startUpdateService, type UpdateService } from './update-service.js';
+
+/** Options of {@link rehearse}. */
+export interface RehearseOptions {
+  /** Current release (DIR or IMAGE); default: generated release A. */
+  from?: string;
+  /** Target release; default: generated release B. */
+  to?: string;
+  masters: number;
+  workers: number;
+  /** Extra pools: name → node count (nodes labelled worker and <name>, as custom pools are). */
+  pools: Record<string, number>;
+  timeScale: number;
+  faults: FaultPlan;
+  /** Give up (Stalled) after this many wall-clock seconds per phase. */
+  timeoutSeconds: number;
+  workDir: string;
+  /** Receives every timeline event as it happens. */
+  onEvent?: (e: TimelineEvent) => void;
+  /** Component logs (default: dropped). */
+  onLog?: (component: string, line: string) => void;
+}
+
+/** Result of {@link rehearse}. */
+export interface RehearsalResult {
+  report: RehearsalReport;
+  events: TimelineEvent[];
+}
+
+type Obj = Record<string, unknown>;
+const EMPTY_API: ApiCounts = { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 };
+
+/** A release the rehearsal can hand to the CVO. */
+interface Release {
+  version: string;
+  pullSpec: string;
+  payload: ReleasePayload;
+  dir: string;
+}
+
+/** Everything started, to be stopped in reverse order. */
+class Stack {
+  private readonly items: { name: string; stop: () => Promise<void> }[] = [];
+  push(name: string, stop: () => Promise<void>): void {
+    this.items.push({ name, stop });
+  }
+  async stopAll(): Promise<void> {
+    for (const it of this.items.reverse()) {
+      try {
+        await it.stop();
+      } catch {
+        /* keep stopping the rest */
+      }
+    }
+  }
+}
+
+/** The node names and roles of the rehearsal cluster. */
+export function nodeInventory(masters: number, workers: number, pools: Readonly<Record<string, number>>): { name: string; roles: string[] }[] {
+  const out: { name: string; roles: string[] }[] = [];
+  for (let i = 0; i < masters; i++) out.push({ name: `master-${i}`, roles: ['master'] });
+  for (let i = 0; i < workers; i++) out.push({ name: `worker-${i}`, roles: ['worker'] });
+  for (const [pool, n] of Object.entries(pools)) for (let i = 0; i < n; i++) out.push({ name: `${pool}-${i}`, roles: ['worker', pool] });
+  return out;
+}
+
+async function resolveRelease(source: string, registry: () => Promise<OciRegistry>, workDir: string, label: string): Promise<Release> {
+  const payload = await openPayload(source, { cacheDir: join(workDir, 'blobs') });
+  if (payload.image !== undefined) {
+    const dir = join(workDir, label);
+    await writePayloadFiles(payload.files, dir);
+    return { version: payload.metadata.version, pullSpec: payload.image.reference.replace(/^docker:\/\//, ''), payload, dir };
+  }
+  // a directory: publish it to the rehearsal registry so the CVO fetches it the real way
+  const image = await buildReleaseImage(source, { 'io.openshift.release': payload.metadata.version });
+  const pullSpec = (await registry()).put('openshift-release-dev/ocp-release', `${payload.metadata.version}-x86_64`, image);
+  return { version: payload.metadata.version, pullSpec, payload, dir: source };
+}
+
+/** The sandbox's kubeconfig pointed at another server URL (the proxy). */
+export function kubeconfigFor(sandbox: Sandbox, server: string): string {
+  return sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${server}`);
+}
+
+/** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, ClusterVersion `version`. */
+export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'payload'>, svc: Pick<UpdateService, 'channel' | 'upstream'>): Promise<void> {
+  const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
+  for (const m of crds) {
+    try {
+      await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: m.object });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
+  for (const m of a.payload.manifests.filter((x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace')) {
+    try {
+      await client.request('POST', '/api/v1/namespaces', { body: m.object });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
+    body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: randomUUID(), channel: svc.channel, upstream: svc.upstream } },
+  });
+}
+
+interface Cond {
+  type: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+function cond(o: unknown, type: string): Cond | undefined {
+  const list = ((o as { status?: { conditions?: unknown[] } } | undefined)?.status?.conditions ?? []) as Cond[];
+  return list.find((c) => c.type === type);
+}
+
+function configName(p: unknown): string {
+  const name = (p as { status?: { configuration?: { name?: unknown } } }).status?.configuration?.name;
+  return typeof name === 'string' ? name : '';
+}
+
+function history0(o: unknown): Obj {
+  return (((o as { status?: { history?: unknown[] } } | undefined)?.status?.history ?? [])[0] ?? {}) as Obj;
+}
+
+function poolsUpdated(pools: readonly KubeObjectLike[], skipPaused: boolean, notOn?: ReadonlyMap<string, string>): boolean {
+  if (pools.length === 0) return false;
+  return pools.every((p) => {
+    const spec = (p as { spec?: { paused?: boolean } }).spec ?? {};
+    if (skipPaused && spec.paused === true) return true;
+    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string } };
+    const before = notOn?.get(p.metadata.name ?? '');
+    return cond(p, 'Updated')?.status === 'True' && (st.machineCount ?? 0) > 0 && st.updatedMachineCount === st.machineCount && (before === undefined || st.configuration?.name !== before);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Runs the rehearsal; never throws for a failed update (that is the report's outcome), only for broken setup. */
+export async function rehearse(opts: RehearseOptions): Promise<RehearsalResult> {
+  const t0 = Date.now();
+  const events: TimelineEvent[] = [];
+  const emit = (e: TimelineEvent): void => {
+    events.push(e);
+    opts.onEvent?.(e);
+  };
+  const t = (): number => Date.now() - t0;
+  const faults = describeFaults(opts.faults);
+  const loaded = await loadComponents();
+  if (loaded.components === undefined) {
+    const missing = loaded.status.filter((s) => !s.available).map((s) => `${s.name} (${s.provider}): ${s.reason ?? 'missing'}`);
+    emit({ t: t(), type: 'phase', phase: 'finished', detail: 'cannot rehearse: components missing' });
+    const report = computeReport(events, { from: opts.from ?? 'A', to: opts.to ?? 'B', outcome: 'NotRunnable', message: `cannot rehearse yet: ${missing.length} component(s) missing; nothing was faked`, timeScale: opts.timeScale, api: EMPTY_API, runLevels: [], faults, missing });
+    return { report, events };
+  }
+  return runWith(loaded.components, opts, t0, emit, events);
+}
+
+/** What the update loop decides from one look at the cluster. */
+export interface RehearsalVerdict {
+  outcome: Outcome;
+  message: string;
+}
+
+/** Inputs of {@link decideUpdateVerdict}: plain objects as read from the API. */
+export interface VerdictInput {
+  clusterVersion: unknown;
+  pools: readonly KubeObjectLike[];
+  target: string;
+  /** Pool → rendered config it ran before the update (each pool must move off it). */
+  installedConfigs: ReadonlyMap<string, string>;
+  pausedPools: readonly string[];
+  now: number;
+  /** When ClusterVersion Failing=True was first seen in a row (undefined when it is not True). */
+  failingSince: number | undefined;
+  /** When the update started and when it is given up. */
+  startedAt: number;
+  deadline: number;
+}
+
+type KubeObjectLike = { metadata: { name?: string } };
+
+/**
+ * Decides whether the update is over and how (pure): Completed (history[0] is the target, Completed, every unpaused
+ * pool Updated on a new config), PoolPaused, NodeRolloutFailed (a pool Degraded after half the time), Failed
+ * (Failing=True held for a quarter of the time, at least 2 s), Stalled at the deadline; undefined while it runs.
+ */
+export function decideUpdateVerdict(i: VerdictInput): RehearsalVerdict | undefined {
+  const h = history0(i.clusterVersion);
+  if (h['version'] === i.target && h['state'] === 'Completed' && poolsUpdated(i.pools, true, i.installedConfigs)) {
+    return i.pausedPools.length > 0
+      ? { outcome: 'PoolPaused', message: `ClusterVersion is at ${i.target}; paused pool(s) ${i.pausedPools.join(', ')} hold the node update until unpaused` }
+      : { outcome: 'Completed', message: `ClusterVersion history[0] ${i.target} Completed; every pool Updated` };
+  }
+  const span = i.deadline - i.startedAt;
+  const degraded = i.pools.find((p) => cond(p, 'Degraded')?.status === 'True' || cond(p, 'NodeDegraded')?.status === 'True');
+  if (degraded !== undefined && i.now > i.startedAt + span / 2) {
+    return { outcome: 'NodeRolloutFailed', message: `machineconfigpool/${degraded.metadata.name ?? ''}: ${(cond(degraded, 'NodeDegraded') ?? cond(degraded, 'Degraded'))?.message ?? 'Degraded'}` };
+  }
+  if (i.failingSince !== undefined && i.now - i.failingSince > Math.max(2000, span / 4)) {
+    return { outcome: 'Failed', message: `ClusterVersion Failing=True: ${cond(i.clusterVersion, 'Failing')?.message ?? ''}` };
+  }
+  if (i.now > i.deadline) return { outcome: 'Stalled', message: `the update to ${i.target} did not complete in ${Math.round(span / 1000)}s: ${cond(i.clusterVersion, 'Progressing')?.message ?? ''}` };
+  return undefined;
+}
+
+
+/** One rehearsal's running state: what was started (stopped in reverse), the clock and the event sink. */
+class Session {
+  readonly stack = new Stack();
+  proxy: ApiProxy | undefined;
+  constructor(
+    readonly c: RehearsalComponents,
+    readonly opts: RehearseOptions,
+    readonly t0: number,
+    readonly emit: (e: TimelineEvent) => void,
+    readonly events: readonly TimelineEvent[],
+  ) {}
+
+  t(): number {
+    return Date.now() - this.t0;
+  }
+
+  started<R extends Running>(component: string, r: R): R {
+    this.emit({ t: this.t(), type: 'component', component, state: 'started' });
+    this.stack.push(component, () => r.stop());
+    return r;
+  }
+
+  /** Releases A and B: generated and published, or the user's. */
+  async releases(): Promise<{ a: Release; b: Release }> {
+    const { opts, stack } = this;
+    await mkdir(opts.workDir, { recursive: true });
+    if (opts.from === undefined || opts.to === undefined) {
+      const mcoDir = await machineConfigManifestsDir();
+      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases'), ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}) });
+      stack.push('releases', () => pub.close());
+      return {
+        a: { version: pub.from.version, pullSpec: pub.from.pullSpec, payload: await openPayload(pub.from.dir), dir: pub.from.dir },
+        b: { version: pub.to.version, pullSpec: pub.to.pullSpec, payload: await openPayload(pub.to.dir), dir: pub.to.dir },
+      };
+    }
+    let registry: OciRegistry | undefined;
+    const getRegistry = async (): Promise<OciRegistry> => {
+      if (registry === undefined) {
+        const r = await startOciRegistry();
+        registry = r;
+        stack.push('registry', () => r.close());
+      }
+      return registry;
+    };
+    return { a: await resolveRelease(opts.from, getRegistry, opts.workDir, 'from'), b: await resolveRelease(opts.to, getRegistry, opts.workDir, 'to') };
+  }
+
+  /** Update service, API server behind the proxy, bootstrap objects, observer. */
+  async cluster(a: Release, b: Release): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
+    const { opts, stack } = this;
+    const svc = await startUpdateService({ from: { version: a.version, payload: a.pullSpec }, to: { version: b.version, payload: b.pullSpec } });
+    stack.push('update service', () => svc.close());
+    const sandbox = await startSandbox({ simulatePods: true });
+    stack.push('api server', () => sandbox.stop());
+    const px = await startApiProxy({ target: sandbox.url });
+    this.proxy = px;
+    stack.push('api proxy', () => px.close());
+    const kubeconfigPath = join(opts.workDir, 'kubeconfig');
+    await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
+    const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
+    await bootstrapCluster(direct, a, svc);
+    const obs = startObserver(direct, this.t0, this.emit);
+    stack.push('observer', () => obs.stop());
+    await obs.synced();
+    return { svc, direct, obs, ctx: { kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
+  }
+
+  /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated. */
+  async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
+    const { c, opts } = this;
+    this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
+    const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
+    await this.startMco(ctx, a.version);
+    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: {}, degraded: [], never: [] }));
+    const progress = {
+      runLevel: (level: string, state: 'started' | 'finished', version: string) => {
+        this.emit({ t: this.t(), type: 'runlevel', level, state, version });
+      },
+    };
+    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress }));
+    this.cvo = await startCvo();
+    // machines boot while the CVO installs: they fetch their pool's config once the MCO has rendered it
+    let nodesError: unknown;
+    let nodes: RunningNodes | undefined;
+    const booting = c
+      .startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift })
+      .then(
+        (n) => {
+          nodes = this.started('virtual nodes', n);
+        },
+        (e: unknown) => {
+          nodesError = e;
+        },
+      );
+    this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
+    const until = Date.now() + opts.timeoutSeconds * 1000;
+    while (nodes === undefined || !(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false))) {
+      if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
+      if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress'}`);
+      await sleep(50);
+    }
+    return { nodes, operators, startCvo };
+  }
+
+  cvo: Running | undefined;
+  private mco: { version: string; operator: Running; controller: Running } | undefined;
+
+  /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
+  async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
+    if (this.mco !== undefined) {
+      await this.mco.operator.stop();
+      await this.mco.controller.stop();
+      this.emit({ t: this.t(), type: 'component', component: 'machine-config-operator', state: 'restarted', detail: `Deployment rolled out to ${releaseVersion}` });
+    }
+    const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
+    const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
+    this.mco = { version: releaseVersion, operator, controller };
+  }
+
+  /** When the CVO has rolled the machine-config-operator Deployment to another release, runs that release's MCO. */
+  async followMcoDeployment(direct: KubeClient, ctx: ComponentContext): Promise<void> {
+    let d: unknown;
+    try {
+      d = await direct.request('GET', '/apis/apps/v1/namespaces/openshift-machine-config-operator/deployments/machine-config-operator');
+    } catch {
+      return;
+    }
+    const containers = ((d as { spec?: { template?: { spec?: { containers?: { env?: { name?: string; value?: string }[] }[] } } } }).spec?.template?.spec?.containers ?? []);
+    const version = containers.flatMap((c) => c.env ?? []).find((e) => e.name === 'RELEASE_VERSION')?.value;
+    if (version !== undefined && version !== this.mco?.version) await this.startMco(ctx, version);
+  }
+
+  /** Pauses pools, creates the blocking PDB, turns on API errors; the target's operator simulator with its faults. */
+  async arm(b: Release, direct: KubeClient, operators: RunningOperators, ctx: ComponentContext): Promise<void> {
+    const { opts } = this;
+    for (const pool of opts.faults.pausePools) {
+      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { paused: true } }, contentType: 'application/merge-patch+json' });
+      this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
+    }
+    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t());
+    if (opts.faults.apiErrorRate > 0) {
+      this.proxy?.setErrorRate(opts.faults.apiErrorRate);
+      this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of API requests answered 500` });
+    }
+    await operators.stop();
+    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+  }
+
+  /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
+  async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>, direct: KubeClient): Promise<RehearsalVerdict> {
+    const { opts } = this;
+    this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to-image ${b.pullSpec}` });
+    await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
+    const startedAt = Date.now();
+    const deadline = startedAt + opts.timeoutSeconds * 1000;
+    let killedCvo = false;
+    const killedDaemons = new Set<string>();
+    let failingSince: number | undefined;
+    let lastDeploymentCheck = 0;
+    for (;;) {
+      if (Date.now() - lastDeploymentCheck > 500) {
+        lastDeploymentCheck = Date.now();
+        await this.followMcoDeployment(direct, ctx);
+      }
+      const cv = obs.clusterVersion();
+      failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
+      const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
+      if (verdict !== undefined) return verdict;
+      const prog = [...this.events].reverse().find((e) => e.type === 'progress');
+      if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
+        killedCvo = true;
+        const kill = this.cvo?.kill;
+        if (kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
+        await kill();
+        this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
+        this.cvo = await startCvo();
+      }
+      for (const n of opts.faults.killDaemons) {
+        if (killedDaemons.has(n) || obs.nodes().find((x) => x.name === n)?.phase !== 'updating') continue;
+        killedDaemons.add(n);
+        await nodes.restartDaemon(n);
+        this.emit({ t: this.t(), type: 'component', component: `machine-config-daemon/${n}`, state: 'restarted', detail: 'killed mid-update' });
+      }
+      await sleep(50);
+    }
+  }
+}
+
+async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
+  const s = new Session(c, opts, t0, emit, events);
+  let verdict: RehearsalVerdict = { outcome: 'Stalled', message: '' };
+  let apiCounts: ApiCounts;
+  let a: Release | undefined;
+  let b: Release | undefined;
+  try {
+    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+    ({ a, b } = await s.releases());
+    const { svc, direct, obs, ctx } = await s.cluster(a, b);
+    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx);
+    const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+    await s.arm(b, direct, operators, ctx);
+    verdict = await s.update(b, obs, nodes, startCvo, ctx, installedConfigs, direct);
+  } catch (e) {
+    if (!(e instanceof InstallStalled)) throw e;
+    verdict = { outcome: 'Stalled', message: e.message };
+  } finally {
+    emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
+    apiCounts = s.proxy?.counts() ?? EMPTY_API;
+    await s.stack.stopAll();
+  }
+  const report = computeReport(events, {
+    from: a?.version ?? opts.from ?? 'A',
+    to: b?.version ?? opts.to ?? 'B',
+    outcome: verdict.outcome,
+    message: verdict.message,
+    timeScale: opts.timeScale,
+    api: apiCounts,
+    runLevels: a !== undefined && b !== undefined ? computeRunLevels(a.payload, b.payload).map((l) => ({ level: l.level, operators: l.operators.map((o) => o.name) })) : [],
+    faults: describeFaults(opts.faults),
+  });
+  if (report.outcome === 'Completed' && !withinMaxUnavailable(report)) {
+    return { report: { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` }, events };
+  }
+  return { report, events };
+}
+
+/** The install did not finish: reported as Stalled. */
+class InstallStalled extends Error {}
+
+/** A workload on the workers whose PodDisruptionBudget allows no eviction. */
+async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number): Promise<void> {
+  const ns = 'rehearsal-workload';
+  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+    body: {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'critical-app', namespace: ns },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
+    },
+  });
+  await client.request('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
+    body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'critical-app', namespace: ns }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'critical-app' } } } },
+  });
+  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on workers` });
+}

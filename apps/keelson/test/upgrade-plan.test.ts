@@ -1,0 +1,123 @@
+/**
+ * `keelson upgrade plan` as a real child process, on rehearsal releases A → B: as directories, and as signed images
+ * from the in-process registry with the local update service (graph + PromQL risk) over loopback.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { publishRehearsalReleases, type PublishedReleases } from '@keelson/payload-gen';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeMaxUnavailable, computePoolPlan } from '../src/plan/pools.js';
+import { computePreconditions } from '../src/plan/preconditions.js';
+import type { UpgradePlan } from '../src/plan/compute-plan.js';
+import { startUpdateService, type UpdateService } from '../src/rehearse/update-service.js';
+import { cli } from './cli-helpers.js';
+
+let work = '';
+let pub: PublishedReleases;
+let svc: UpdateService;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'upgrade-plan-'));
+  pub = await publishRehearsalReleases({ out: join(work, 'releases') });
+  svc = await startUpdateService({ from: { version: pub.from.version, payload: pub.from.pullSpec }, to: { version: pub.to.version, payload: pub.to.pullSpec } });
+}, 60_000);
+
+afterAll(async () => {
+  await svc.close();
+  await pub.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('keelson upgrade plan', { timeout: 60_000 }, () => {
+  it('plans A -> B from directories: changes, deletions, run levels in CVO order, pools that reboot', async () => {
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '-o', 'json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as UpgradePlan;
+    expect(plan.from).toBe('4.18.7');
+    expect(plan.manifests.deleted.map((d) => d.name)).toEqual(['openshift-console-operator/legacy-console-plugin']);
+    expect(plan.manifests.changed.map((c) => c.file)).toContain(pub.changedManifest);
+    const levels = plan.runLevels.map((l) => l.level).filter((l) => l !== '(none)');
+    expect(levels).toEqual([...levels].sort());
+    expect(levels[0]).toBe('00');
+    const mco = plan.runLevels.find((l) => l.operators.some((o) => o.name === 'machine-config'));
+    expect(mco?.level).toBe('80');
+    expect(mco?.operators.find((o) => o.name === 'machine-config')).toEqual({ name: 'machine-config', from: '4.18.7', to: '4.18.8' });
+    const worker = plan.pools.find((p) => p.name === 'worker');
+    expect(worker?.action).toBe('reboot');
+    expect(worker?.to).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
+    expect(worker?.from).not.toBe(worker?.to);
+    expect(worker?.changes).toEqual(expect.arrayContaining(['osUpdate', 'kargs']));
+    expect(worker?.kargs).toContain(`--append=${pub.addedKernelArgument}`);
+    expect(worker?.estimatedSeconds).toBe(3 * (60 + 15 + 240));
+    expect(plan.preconditions.find((p) => p.name === 'ClusterVersionRecommendedUpdate')?.state).toBe('NotEvaluated');
+  });
+
+  it('plans from signed images with the update service: signature, risks, custom pools and user MachineConfigs', async () => {
+    const mcs = join(work, 'mcs');
+    await mkdir(mcs, { recursive: true });
+    await writeFile(
+      join(mcs, '99-infra-chrony.yaml'),
+      'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-infra-chrony\n  labels:\n    machineconfiguration.openshift.io/role: infra\nspec:\n  config:\n    ignition:\n      version: 3.2.0\n    storage:\n      files:\n      - path: /etc/chrony.conf\n        mode: 420\n        contents:\n          source: data:,pool%20example.com\n',
+    );
+    const pools = join(work, 'pools.yaml');
+    await writeFile(
+      pools,
+      'pools:\n- {name: master, nodes: 3}\n- {name: worker, nodes: 10, maxUnavailable: "20%"}\n- name: infra\n  nodes: 2\n  paused: true\n  machineConfigSelector:\n    matchExpressions:\n    - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, infra]}\n',
+    );
+    const r = await cli('upgrade', 'plan', '--from', `docker://${pub.from.pullSpec}`, '--to', `docker://${pub.to.pullSpec}`, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', svc.prometheus, '--machineconfigs', mcs, '--pools', pools, '-o', 'json');
+    expect(r.stderr).toBe('');
+    const plan = JSON.parse(r.stdout) as UpgradePlan;
+    expect(plan.signature?.verified).toBe(true);
+    expect(plan.signature?.detail).toContain(pub.key.fingerprint);
+    expect(plan.preconditions.find((p) => p.name === 'ClusterVersionRecommendedUpdate')?.state).toBe('Passed');
+    expect(plan.risks).toEqual([{ version: svc.conditionalVersion, recommended: expect.objectContaining({ status: 'False', reason: 'RehearsalPlatformNoneIngressRegression' }) as unknown }]);
+    const worker = plan.pools.find((p) => p.name === 'worker');
+    expect(worker?.maxUnavailable).toBe(2);
+    expect(worker?.batches).toBe(5);
+    const infra = plan.pools.find((p) => p.name === 'infra');
+    expect(infra?.to).toMatch(/^rendered-infra-/);
+    expect(infra?.paused).toBe(true);
+    expect(infra?.estimatedSeconds).toBe(0);
+    const text = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', pools);
+    expect(text.stdout).toContain('PAUSED');
+    expect(text.stdout).toMatch(/worker: 10 nodes, maxUnavailable 2/);
+  });
+
+  it('refuses bad input with a usage or input error', async () => {
+    expect((await cli('upgrade', 'plan', '--from', pub.from.dir)).code).toBe(2);
+    const missing = await cli('upgrade', 'plan', '--from', join(work, 'nope'), '--to', pub.to.dir);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/--from/);
+    const pools = join(work, 'bad-pools.yaml');
+    await writeFile(pools, 'pools:\n- {name: worker, nodes: -1}\n');
+    const bad = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', pools);
+    expect(bad.stderr).toMatch(/pools\[0\]\.nodes/);
+  });
+});
+
+describe('plan decisions', () => {
+  it('scales maxUnavailable like the MCO', () => {
+    expect(computeMaxUnavailable(undefined, 10)).toBe(1);
+    expect(computeMaxUnavailable('10%', 5)).toBe(1);
+    expect(computeMaxUnavailable('50%', 7)).toBe(3);
+    expect(computeMaxUnavailable(0, 3)).toBe(1);
+    expect(() => computeMaxUnavailable('x', 3)).toThrow(TypeError);
+  });
+  it('an unchanged pool does nothing', () => {
+    const mc = { metadata: { name: '00-worker', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { config: { ignition: { version: '3.5.0' } } } };
+    const side = { configs: [mc], controllerConfig: { baseOSContainerImage: 'quay.io/x@sha256:' + 'a'.repeat(64) } };
+    const p = computePoolPlan({ name: 'worker', nodes: 4 }, side, side);
+    expect(p.action).toBe('none');
+    expect(p.estimatedSeconds).toBe(0);
+    expect(p.from).toBe(p.to);
+  });
+  it('judges preconditions with the upstream reasons', () => {
+    expect(computePreconditions('4.18.7', '4.18.3').find((p) => p.name === 'ClusterVersionRollback')?.reason).toBe('LowDesiredVersion');
+    expect(computePreconditions('4.16.1', '4.18.3').find((p) => p.name === 'ClusterVersionGiantHop')?.reason).toBe('MultipleMinorVersionsUpdate');
+    expect(computePreconditions('4.17.1', '4.18.3').find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('NotEvaluated');
+    const rec = computePreconditions('4.18.7', '4.18.9', { channel: 'c', recommended: ['4.18.8'], conditional: [{ version: '4.18.9', recommended: { status: 'False', reason: 'Risky', message: 'bad' } }] });
+    expect(rec.find((p) => p.name === 'ClusterVersionRecommendedUpdate')).toMatchObject({ state: 'Failed', warning: true, reason: 'Risky', message: 'Update from 4.18.7 to 4.18.9 is not recommended:\n\nbad' });
+  });
+});
