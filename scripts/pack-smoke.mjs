@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Packs every public @keelson/* package with `pnpm pack`, installs the tarballs into a temp project with
-// npm (as a user would), and imports each one from plain Node as ESM and as CJS. Writes
-// .keelson/pack-smoke.json ({passed, failed}) for the test summary.
+// npm (as a user would), imports each one from plain Node as ESM and as CJS, and type-checks a strict
+// TypeScript consumer of each (ESM and CJS resolution, `strict`, no `skipLibCheck`: every type a package
+// exports must resolve from its own dependencies). Writes .keelson/pack-smoke.json ({passed, failed}).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
 const pkgs = [];
@@ -46,12 +48,48 @@ try {
       }
     }
   }
+  typecheckConsumers();
 } catch (err) {
   failed += 1;
   console.error(`pack smoke FAILED: ${err.stderr || err.message}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+/**
+ * A consumer project as a user writes it: TypeScript and @types/node (taken from this workspace, so no
+ * registry access), `strict`, `skipLibCheck: false`, NodeNext resolution (require of ESM as Node >= 22.12); one ESM and one CJS file per package.
+ */
+function typecheckConsumers() {
+  const rootRequire = createRequire(join(root, 'package.json'));
+  const tsc = rootRequire.resolve('typescript/bin/tsc');
+  const typesNode = join(rootRequire.resolve('@types/node/package.json'), '..');
+  mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
+  // a dependency may have brought @types/node already
+  if (!existsSync(join(project, 'node_modules', '@types', 'node'))) symlinkSync(typesNode, join(project, 'node_modules', '@types', 'node'), 'dir');
+  const tsconfig = {
+    compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], exactOptionalPropertyTypes: true },
+    include: ['consumer'],
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  mkdirSync(join(project, 'consumer'));
+  pkgs.forEach((p, i) => {
+    writeFileSync(join(project, 'consumer', `esm${i}.mts`), `import * as m from ${JSON.stringify(p.name)};
+export const loaded: object = m;
+`);
+    writeFileSync(join(project, 'consumer', `cjs${i}.cts`), `import m = require(${JSON.stringify(p.name)});
+export const loaded: object = m;
+`);
+  });
+  try {
+    run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
+    passed += 1;
+    console.log(`pack smoke ok: strict TypeScript consumer (tsc --strict, no skipLibCheck) of ${pkgs.length} packages`);
+  } catch (err) {
+    failed += 1;
+    console.error(`pack smoke FAILED: strict TypeScript consumer (tsc --strict, no skipLibCheck):\n${err.stdout || ''}${err.stderr || err.message}`);
+  }
+}
+
 mkdirSync(join(root, '.keelson'), { recursive: true });
 writeFileSync(join(root, '.keelson', 'pack-smoke.json'), JSON.stringify({ passed, failed }));
 process.exit(failed ? 1 : 0);

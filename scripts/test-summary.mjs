@@ -42,7 +42,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
 }
 
 for (const [file, label] of [
-  ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS)'],
+  ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS, strict tsc consumer)'],
   ['checks.json', 'static checks (typecheck, lint, stands alone)'],
 ]) {
   const path = join(root, '.keelson', file);

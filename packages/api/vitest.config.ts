@@ -6,7 +6,6 @@ export default defineConfig({
     environment: 'node',
     // private TMPDIR for the run, removed (gpg agents stopped) at teardown: tests leave nothing behind
     globalSetup: ['../../scripts/vitest-private-tmp.mjs'],
-    passWithNoTests: true,
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },

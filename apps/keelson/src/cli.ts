@@ -1,9 +1,9 @@
 /**
  * The keelson command-line tool. Each area registers its commands from src/commands/<area>.ts.
- * Exit codes: 0 success, 1 the operation failed (error on stderr), 2 usage error.
+ * Exit codes: 0 success, 1 the operation failed (error on stderr), 2 usage error; output conventions in output.ts.
  */
 import { Command, CommanderError } from 'commander';
-import { CliError } from './errors.js';
+import { EXIT_OK, EXIT_USAGE, reportError } from './output.js';
 
 /**
  * Each top-level area and how to load it. Areas are imported only when their command runs (or for the
@@ -29,8 +29,17 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   graph: async (program) => {
     (await import('./commands/graph.js')).registerGraphCommands(program);
   },
+  mcp: async (program) => {
+    (await import('./commands/mcp.js')).registerMcpCommands(program);
+  },
   sandbox: async (program) => {
     (await import('./commands/sandbox.js')).registerSandboxCommands(program);
+  },
+  upgrade: async (program) => {
+    (await import('./commands/upgrade.js')).registerUpgradeCommands(program);
+  },
+  simulate: async (program) => {
+    (await import('./commands/simulate.js')).registerSimulateCommands(program);
   },
 };
 
@@ -59,12 +68,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // help and version exit with code 0; usage errors with 2
-      return err.exitCode === 0 ? 0 : 2;
+      // help and version exit with code 0; usage errors with 2 (commander printed the message)
+      return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    const code = err instanceof CliError ? err.exitCode : 1;
-    process.stderr.write(`error: ${message}\n`);
-    return code;
+    return reportError(err);
   }
 }

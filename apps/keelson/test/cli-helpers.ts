@@ -16,8 +16,13 @@ export interface Run {
 
 /** Runs `keelson <args>` with the current Node as a real child process; never rejects. */
 export function cli(...args: string[]): Promise<Run> {
+  return cliIn(process.cwd(), ...args);
+}
+
+/** {@link cli} with another working directory. */
+export function cliIn(cwd: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
       resolve({ code, stdout, stderr });
     });

@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe('keelson graph, hostile input', () => {
   it('graph updates --prometheus gives up after --timeout when Prometheus never answers', async () => {
-    const r = await run(['graph', 'updates', '--graph', join(dir, 'graph.json'), '--channel', 'stable-4.16', '--version', '4.16.1', '--prometheus', promUrl, '--timeout', '800', '--format', 'json']);
+    const r = await run(['graph', 'updates', '--graph', join(dir, 'graph.json'), '--channel', 'stable-4.16', '--version', '4.16.1', '--prometheus', promUrl, '--timeout', '800ms', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.ms).toBeLessThan(30_000);
     const doc = JSON.parse(r.stdout) as { conditionalUpdates: { conditions?: { status: string; reason: string; message: string }[] }[] };

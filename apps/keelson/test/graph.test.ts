@@ -141,7 +141,7 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
     expect(plan.hops.at(-1)!.to).toBe('4.16.11');
   });
   it('an unreachable upstream → RemoteFailed on stderr, exit 1', async () => {
-    const r = await run(['graph', 'updates', '--upstream', 'http://127.0.0.1:1/graph', '--channel', 'stable-4.16', '--version', '4.16.2', '--timeout', '3000']);
+    const r = await run(['graph', 'updates', '--upstream', 'http://127.0.0.1:1/graph', '--channel', 'stable-4.16', '--version', '4.16.2', '--timeout', '3s']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('RemoteFailed');
   });

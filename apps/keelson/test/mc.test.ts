@@ -116,6 +116,29 @@ describe('keelson mc render', () => {
     writeFileSync(join(dir, 'm.yaml'), stringify({ kind: 'MachineConfig', metadata: { name: 'm', labels: { 'machineconfiguration.openshift.io/role': 'master' } }, spec: {} }));
     const r = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no MachineConfigs found for pool worker');
+    expect(r.stderr).toContain('no MachineConfigs found matching selector machineconfiguration.openshift.io/role=worker');
+    // a typo'd pool nothing selects is an error, not an empty render
+    writeFileSync(join(dir, 'w.yaml'), stringify({ kind: 'MachineConfig', metadata: { name: 'w', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: {} }));
+    const typo = keelson(['mc', 'render', '--pool', 'workr', dir]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('unknown pool workr');
+    expect(typo.stdout).toBe('');
+  });
+  it('uses a MachineConfigPool given among the inputs (its machineConfigSelector, matchExpressions included)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-mc-pool-'));
+    const role = (name: string, r: string): string => stringify({ kind: 'MachineConfig', metadata: { name, labels: { 'machineconfiguration.openshift.io/role': r } }, spec: { kernelArguments: [name] } });
+    writeFileSync(join(dir, 'a.yaml'), role('00-worker', 'worker'));
+    writeFileSync(join(dir, 'b.yaml'), role('50-gpu', 'gpu'));
+    writeFileSync(join(dir, 'c.yaml'), role('50-master', 'master'));
+    writeFileSync(
+      join(dir, 'pool.yaml'),
+      stringify({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', metadata: { name: 'gpu' }, spec: { machineConfigSelector: { matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'NotIn', values: ['master'] }] } } }),
+    );
+    const r = keelson(['mc', 'render', '--pool', 'gpu', dir, '--json']);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as { name: string; source: string[]; machineConfig: { spec: { kernelArguments: string[] } } };
+    expect(out.name).toMatch(/^rendered-gpu-[0-9a-f]{32}$/);
+    expect(out.source).toEqual(['00-worker', '50-gpu']);
+    expect(out.machineConfig.spec.kernelArguments).toEqual(['00-worker', '50-gpu']);
   });
 });

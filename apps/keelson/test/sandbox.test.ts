@@ -1,6 +1,6 @@
 /** `keelson sandbox start` / `keelson sandbox kubeconfig` run as real child processes, checked with kubectl. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ afterAll(async () => {
     proc.kill('SIGTERM');
     await done;
   }
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('keelson sandbox', () => {
@@ -42,7 +43,7 @@ describe('keelson sandbox', () => {
 
   it('prints a kubeconfig that kubectl can use', async () => {
     const out = join(dir, 'my-kubeconfig');
-    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '-o', out, '--namespace', 'kube-system']);
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '--to', out, '--namespace', 'kube-system']);
     expect(r.stdout.trim()).toBe(out);
     const nodes = await run('kubectl', ['--kubeconfig', out, '--cache-dir', join(dir, 'cache'), 'get', 'nodes', '-o', 'name']);
     expect(nodes.stdout.trim()).toBe('node/worker-0');
@@ -50,6 +51,32 @@ describe('keelson sandbox', () => {
     expect(ns.stdout).toBe('kube-system');
     const stdout = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state]);
     expect(stdout.stdout).toContain('kind: Config');
+    const json = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '-o', 'json']);
+    expect((JSON.parse(json.stdout) as { clusters: { cluster: { server: string } }[] }).clusters[0]?.cluster.server).toBe(url);
+  });
+
+  it('says so when the recorded sandbox is not running', async () => {
+    const stale = join(dir, 'stale');
+    mkdirSync(stale);
+    // a pid that has exited and a port nothing listens on: a sandbox killed with SIGKILL leaves such a record
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => gone.once('exit', r));
+    writeFileSync(join(stale, 'sandbox.json'), JSON.stringify({ url: 'https://127.0.0.1:1', token: 't', pid: gone.pid }));
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', stale]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: the sandbox recorded in ${join(stale, 'sandbox.json')} is not running (its process ${gone.pid} has exited); start it again with "keelson sandbox start"\n`);
+  });
+
+  it('rejects an unknown output format as a usage error', async () => {
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '-o', 'wide']).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown output format "wide" for "kubeconfig"; use one of: yaml, json');
   });
 
   it('fails with a clear message when no sandbox was started', async () => {
@@ -70,10 +97,16 @@ describe('keelson sandbox', () => {
     expect(r.stderr).toContain('--port must be an integer between 0 and 65535, got "abc"');
   });
 
-  it('stops cleanly on SIGTERM', async () => {
+  it('stops cleanly on SIGTERM, after which kubeconfig says no sandbox runs', async () => {
     const done = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
     proc.kill('SIGTERM');
     expect(await done).toBe(0);
+    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: no running sandbox recorded in .*sandbox\.json/);
   });
 
   it('persists objects across restarts with --persist', async () => {

@@ -101,3 +101,15 @@ export async function loadCrds(kinds?: readonly OpenShiftKind[]): Promise<Custom
   if (kinds) for (const k of kinds) crdFile(k);
   return Promise.all(wanted.map((f) => loadCrd(f.kind)));
 }
+
+/** The shipped CRDs as one namespace object: `crds.files`, `crds.dir`, `crds.load(kinds?)`, `crds.loadOne(kind)`. */
+export const crds = {
+  /** The shipped CRD files. */
+  files: crdFiles,
+  /** Absolute path of the folder holding them. */
+  dir: CRD_DIR,
+  /** Parsed CRDs of `kinds` (default: all). */
+  load: loadCrds,
+  /** The parsed CRD of one kind. */
+  loadOne: loadCrd,
+} as const;

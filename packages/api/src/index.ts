@@ -22,5 +22,5 @@ export {
 export type { KindInfo, OpenShiftKind } from './constants/groups.js';
 export * from './constants/cvo.js';
 export * from './constants/mco.js';
-export { CRD_DIR, CrdError, crdFile, crdFiles, loadCrd, loadCrds } from './crds.js';
+export { CRD_DIR, CrdError, crdFile, crdFiles, crds, loadCrd, loadCrds } from './crds.js';
 export type { CrdFile } from './crds.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CRD_DIR, CrdError, OPENSHIFT_KINDS, crdFile, crdFiles, loadCrd, loadCrds, type OpenShiftKind } from '../src/index.js';
+import { CRD_DIR, CrdError, OPENSHIFT_KINDS, crdFile, crdFiles, crds, loadCrd, loadCrds, type OpenShiftKind } from '../src/index.js';
 
 describe('shipped CRDs', () => {
   it('lists one file per typed kind, in file-name order, under the package crds/ folder', () => {
@@ -37,6 +37,13 @@ describe('shipped CRDs', () => {
     const status = b.spec.versions[0]!.schema!.openAPIV3Schema!.properties!['status']!;
     const rules = status.properties!['poolSynchronizersStatus']!.items!['x-kubernetes-validations']!;
     expect(rules.map((r) => r.message)).toContain('machineCount must be greater than or equal to updatedMachineCount');
+  });
+
+  it('groups the same data under the crds namespace object', async () => {
+    expect(crds.files).toBe(crdFiles);
+    expect(crds.dir).toBe(CRD_DIR);
+    expect((await crds.loadOne('ClusterOperator')).metadata.name).toBe('clusteroperators.config.openshift.io');
+    expect((await crds.load(['ClusterVersion'])).map((c) => c.spec.names.kind)).toEqual(['ClusterVersion']);
   });
 
   it('rejects an unknown kind with a typed error', async () => {

@@ -8,7 +8,7 @@ import { builtinTypes } from './builtins.js';
 import { alreadyExists, ApiError, badRequest, conflict, expired, forbidden, invalid, notFound, type FieldError } from './errors.js';
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
 import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceType } from './types.js';
-import { clone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
+import { clone, sortedClone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
 import { validateMeta } from './validation.js';
 import { recordUpdate } from './managed.js';
 
@@ -71,6 +71,11 @@ export interface ClusterOptions {
 interface Stored {
   t: ResourceType;
   objects: Map<string, KubeObject>;
+  /**
+   * resourceVersion at which this resource's watch window begins (like the kube-apiserver watch cache, which
+   * starts from a list at that version): watches from older versions get 410 Expired.
+   */
+  watchStart: number;
 }
 
 function objKey(ns: string | undefined, name: string): string {
@@ -111,7 +116,7 @@ export class Cluster {
     }
     const k = grKey(t.group, t.plural);
     const s = this.storage.get(k);
-    if (!s) this.storage.set(k, { t, objects: new Map() });
+    if (!s) this.storage.set(k, { t, objects: new Map(), watchStart: this.rv });
     else if (t.crd?.storage || !s.t.crd) s.t = t;
     this.discoveryGeneration++;
   }
@@ -165,7 +170,7 @@ export class Cluster {
     const k = grKey(t.group, t.plural);
     let s = this.storage.get(k);
     if (!s) {
-      s = { t, objects: new Map() };
+      s = { t, objects: new Map(), watchStart: this.rv };
       this.storage.set(k, s);
     }
     return s;
@@ -193,6 +198,10 @@ export class Cluster {
 
   /** Serves an object at a given version: sets apiVersion/kind (CRD versions share storage). */
   view(t: ResourceType, obj: KubeObject): KubeObject {
+    if (t.crd) {
+      // custom objects are unstructured maps upstream, serialized with sorted keys
+      return sortedClone({ ...obj, apiVersion: apiVersionOf(t.group, t.version), kind: t.kind }) as KubeObject;
+    }
     const out = t.storedAs ? t.storedAs.fromStorage(clone(obj)) : clone(obj);
     out.apiVersion = apiVersionOf(t.group, t.version);
     out.kind = t.kind;
@@ -248,9 +257,17 @@ export class Cluster {
       items.push(this.view(t, o));
       next = k;
     }
+    const cont = opts.limit && remaining > 0 && next ? Buffer.from(JSON.stringify({ rv: listRv, start: next })).toString('base64') : undefined;
+    if (t.crd) {
+      // an UnstructuredList: sorted keys, and `continue` always present (empty on the last page)
+      const metadata: Record<string, unknown> = { continue: cont ?? '' };
+      if (cont) metadata['remainingItemCount'] = remaining;
+      metadata['resourceVersion'] = String(listRv);
+      return { apiVersion: apiVersionOf(t.group, t.version), items, kind: t.listKind, metadata };
+    }
     const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
-    if (opts.limit && remaining > 0 && next) {
-      metadata['continue'] = Buffer.from(JSON.stringify({ rv: listRv, start: next })).toString('base64');
+    if (cont) {
+      metadata['continue'] = cont;
       metadata['remainingItemCount'] = remaining;
     }
     return { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata, items };
@@ -272,7 +289,8 @@ export class Cluster {
     } else {
       const from = Number(resourceVersion);
       if (!Number.isInteger(from) || from < 0) throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
-      if (from < this.compactedRv) throw expired(`too old resource version: ${from} (${this.compactedRv})`);
+      const oldest = Math.max(this.compactedRv, this.storage.get(gr)?.watchStart ?? 0);
+      if (from < oldest) throw expired(`too old resource version: ${from} (${oldest})`);
       for (const e of this.history) {
         if (e.rv <= from || e.gr !== gr) continue;
         this.deliver(watcher, t, e);
@@ -340,6 +358,14 @@ export class Cluster {
   private readonly watcherTypes = new WeakMap<Watcher, ResourceType>();
   private watchType(w: Watcher, fallback: ResourceType): ResourceType {
     return this.watcherTypes.get(w) ?? fallback;
+  }
+
+  /**
+   * Starts every resource's watch window at the current resourceVersion, as kube-apiserver's watch caches start
+   * from a list when the server starts (called once the sandbox has created its bootstrap objects).
+   */
+  markWatchCacheStart(): void {
+    for (const s of this.storage.values()) s.watchStart = this.rv;
   }
 
   /** Drops history so that watches from older resourceVersions get 410 (tests of relist). */

@@ -4,6 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { makeType } from './builtins.js';
+import { ruleCompileErrors, validateCelRules } from './cel/validate.js';
 import type { FieldError } from './errors.js';
 import type { CrdInfo, JsonObject, KubeObject, ListStrategy, ResourceType } from './types.js';
 import { clone, deleteKey, isObject, nowTime } from './util.js';
@@ -79,9 +80,14 @@ export function schemaErrors(errors: ErrorObject[] | null | undefined, obj: unkn
         out.push({ field: f, type: 'FieldValueRequired', detail: '' });
         break;
       }
-      case 'type':
-        out.push({ field: base, type: 'FieldValueTypeInvalid', value: val, detail: `${base} in body must be of type ${String(Array.isArray(p['type']) ? (p['type'] as string[]).join(',') : p['type'])}: ${JSON.stringify(typeof val === 'string' ? val : typeName(val))}` });
+      case 'type': {
+        // kube-openapi: the declared types (nullable is a flag there, not a type) and the JSON type of the value,
+        // which is also the reported bad value
+        const declared = (Array.isArray(p['type']) ? (p['type'] as string[]) : [String(p['type'])]).filter((x) => x !== 'null');
+        const actual = typeName(val);
+        out.push({ field: base, type: 'FieldValueTypeInvalid', value: actual, detail: `${base} in body must be of type ${declared.join(',')}: ${JSON.stringify(actual)}` });
         break;
+      }
       case 'enum':
         out.push({ field: base, type: 'FieldValueNotSupported', value: val, detail: `supported values: ${((p['allowedValues'] as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}` });
         break;
@@ -202,6 +208,8 @@ export function validateCrd(crd: KubeObject): FieldError[] {
         } catch (e) {
           errs.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, type: 'FieldValueInvalid', value: '', detail: (e as Error).message });
         }
+        for (const ce of ruleCompileErrors(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`))
+          errs.push({ field: ce.field, type: 'FieldValueInvalid', value: ce.value, detail: ce.detail });
       }
     });
   }
@@ -228,6 +236,11 @@ export function schemaLists(schema: unknown): Record<string, ListStrategy> {
   return out;
 }
 
+/** Discovery verbs of a custom resource, in apiextensions-apiserver's (unsorted) order. */
+export const CRD_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'] as const;
+/** Discovery verbs of a custom resource while its CRD is terminating. */
+export const CRD_TERMINATING_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'] as const;
+
 /** Served resource types for a CRD (one per served version). */
 export function crdTypes(crd: KubeObject): ResourceType[] {
   const s = crd['spec'] as CrdSpec;
@@ -245,6 +258,7 @@ export function crdTypes(crd: KubeObject): ResourceType[] {
       subresources: [...(v.subresources?.status ? ['status'] : []), ...(v.subresources?.scale ? ['scale'] : [])],
       generation: true,
       lists: schemaLists(v.schema?.openAPIV3Schema),
+      verbs: [...CRD_VERBS],
     });
     t.singular = s.names.singular ?? s.names.kind.toLowerCase();
     t.listKind = s.names.listKind ?? `${s.names.kind}List`;
@@ -290,6 +304,34 @@ export function crdStatus(crd: KubeObject, namesConflict: string | null, old: Ku
  * Prepares a custom object for storage: prunes unknown fields, applies defaults, validates against the schema.
  * Returns the field errors and the pruned paths (for fieldValidation=Strict/Warn).
  */
+const withRules = new WeakMap<object, boolean>();
+
+/** Whether a schema has `x-kubernetes-validations` anywhere (cached per schema object). */
+function hasRules(schema: JsonObject): boolean {
+  let has = withRules.get(schema);
+  if (has === undefined) {
+    has = JSON.stringify(schema).includes('"x-kubernetes-validations"');
+    withRules.set(schema, has);
+  }
+  return has;
+}
+
+/** Field error types that stop CEL rules from running (apiextensions-apiserver `hasBlockingErr`). */
+const BLOCKING: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTypeInvalid']);
+
+/**
+ * Evaluates the CRD version's `x-kubernetes-validations` rules after the schema errors `errors`: when one of those
+ * is blocking, the rules are not run and one error says so, as upstream.
+ */
+export function celErrors(t: ResourceType, obj: KubeObject, old: KubeObject | undefined, errors: FieldError[]): FieldError[] {
+  const schema = t.crd?.schema;
+  // upstream builds a CEL validator only for schemas that carry rules
+  if (!schema || !hasRules(schema)) return [];
+  if (errors.some((e) => BLOCKING.has(e.type)))
+    return [{ field: '<nil>', type: 'FieldValueInvalid', value: 'null', detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' }];
+  return validateCelRules(schema, obj, old);
+}
+
 export function prepareCustomObject(t: ResourceType, obj: KubeObject): { errors: FieldError[]; pruned: string[] } {
   const schema = t.crd?.schema;
   if (!schema) return { errors: [], pruned: [] };

@@ -1,7 +1,10 @@
 /** The HTTP front end: routing, discovery, content negotiation, verbs, watch streaming. */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
+import { anonymousAllowed, forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -18,8 +21,8 @@ export interface Handlers {
   fieldValidation(t: ResourceType, obj: unknown, q: URLSearchParams): string[];
 }
 
-/** Identity check result. */
-export type Authenticator = (req: IncomingMessage) => boolean;
+/** Identity of a request: the admin, an anonymous request (no credentials), or bad credentials. */
+export type Authenticator = (req: IncomingMessage) => Identity;
 
 /** Server version reported by `/version`. */
 export const SERVER_VERSION = {
@@ -34,7 +37,6 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
-const MAX_BODY = 3 * 1024 * 1024;
 
 function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -42,27 +44,10 @@ function sendJson(res: ServerResponse, code: number, body: unknown, headers: Rec
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: ApiError): void {
-  const headers: Record<string, string> = {};
+function sendError(res: ServerResponse, err: ApiError, extra: Record<string, string> = {}): void {
+  const headers: Record<string, string> = { ...extra };
   if (err.httpCode === 429 && err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
   sendJson(res, err.httpCode, err.toStatus(), headers);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    const b = c as Buffer;
-    size += b.length;
-    // past the limit, keep draining (so the client can read the answer) but stop buffering; give up on abuse
-    if (size > MAX_BODY * 8) {
-      req.destroy();
-      break;
-    }
-    if (size <= MAX_BODY) chunks.push(b);
-  }
-  if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
-  return Buffer.concat(chunks);
 }
 
 function parseBody(buf: Buffer, contentType: string): unknown {
@@ -72,12 +57,15 @@ function parseBody(buf: Buffer, contentType: string): unknown {
   if (text.trim() === '') return undefined;
   if (!(ct.endsWith('json') || ct.endsWith('yaml') || ct === '' || ct === 'text/plain'))
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  let parsed: unknown;
   try {
-    if (ct.endsWith('yaml')) return parseYaml(text, { maxAliasCount: 100 }) as unknown;
-    return JSON.parse(text) as unknown;
+    parsed = ct.endsWith('yaml') ? (parseYaml(text, { maxAliasCount: 100 }) as unknown) : (JSON.parse(text) as unknown);
   } catch (e) {
+    if (e instanceof RangeError) throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
     throw badRequest(`error decoding request body: ${(e as Error).message}`);
   }
+  checkDepth(parsed);
+  return parsed;
 }
 
 /** Default field manager derived from the User-Agent, as the real server does. */
@@ -113,6 +101,11 @@ export class ApiHttp {
         res.destroy();
         return;
       }
+      if (err instanceof RequestTooLargeError) {
+        // the rest of the upload is being discarded; close once the answer is out
+        sendError(res, err, { Connection: 'close' });
+        return;
+      }
       if (err instanceof ApiError) sendError(res, err);
       else sendError(res, new ApiError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`));
     });
@@ -126,11 +119,16 @@ export class ApiHttp {
       res.end('ok');
       return;
     }
-    if (!this.authenticate(req)) {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const who = this.authenticate(req);
+    if (who === 'unauthorized') {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
-    const method = (req.method ?? 'GET').toUpperCase();
+    if (who === 'anonymous' && !anonymousAllowed(method, url)) {
+      sendError(res, forbiddenFor('system:anonymous', requestAttributes(method, url)), { 'X-Content-Type-Options': 'nosniff' });
+      return;
+    }
     if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
     if (path === '/api') { sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }] }); return; }
     if (path === '/apis') { sendJson(res, 200, this.groupList()); return; }
@@ -173,6 +171,7 @@ export class ApiHttp {
     const { t, ns, name, sub } = route;
     let body: unknown;
     if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') body = parseBody(await readBody(req), contentType);
+    if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);
 
     if (sub && name) {
       if (!t.subresources.includes(sub)) throw this.pageNotFound();
@@ -213,6 +212,12 @@ export class ApiHttp {
       }
       case 'POST': {
         if (name) throw methodNotAllowed();
+        if (t.crd && !t.verbs.includes('create')) {
+          // apiextensions-apiserver refuses only creation while the CRD is terminating
+          const d: Record<string, string> = { kind: t.plural };
+          if (t.group) d['group'] = t.group;
+          throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', d);
+        }
         if (!t.verbs.includes('create')) throw methodNotAllowed();
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
           // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)
@@ -324,6 +329,8 @@ export class ApiHttp {
       const r: Record<string, unknown> = { name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
       if (t.shortNames.length) r['shortNames'] = t.shortNames;
       if (t.categories.length) r['categories'] = t.categories;
+      const hash = this.storageVersionHash(t);
+      if (hash) r['storageVersionHash'] = hash;
       resources.push(r);
       for (const sub of t.subresources) {
         if (sub === 'status') resources.push({ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
@@ -335,6 +342,24 @@ export class ApiHttp {
     const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
     if (group !== '') out.apiVersion = 'v1';
     return out;
+  }
+
+  /**
+   * `storageVersionHash` of a resource: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>") of the
+   * version objects are stored in (apiserver `discovery.StorageVersionHash`); none for kinds that are not stored.
+   */
+  private storageVersionHash(t: ResourceType): string | undefined {
+    if (t.group === 'authorization.k8s.io') return undefined;
+    let gvk = `${t.group}/${t.version}/${t.kind}`;
+    if (t.crd && !t.crd.storage) {
+      const stored = this.cluster.allTypes().find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);
+      if (stored) gvk = `${stored.group}/${stored.version}/${stored.kind}`;
+    }
+    if (t.storedAs) {
+      const st = this.cluster.allTypes().find((x) => x.group === t.storedAs?.group && x.plural === t.storedAs.plural);
+      if (st) gvk = `${st.group}/${st.version}/${st.kind}`;
+    }
+    return createHash('sha256').update(gvk).digest().subarray(0, 8).toString('base64');
   }
 
   private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams, accept: string | undefined): void {

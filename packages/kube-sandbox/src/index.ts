@@ -8,7 +8,7 @@ export { Cluster, type ChangeEvent, type ClusterOptions, type DeleteOptions, typ
 export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusDetails, type FieldError } from './errors.js';
 export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 export { generateTls, type TlsMaterial } from './tls.js';
-export { mergePatch, jsonPatch, strategicMergePatch } from './patch.js';
+export { mergePatch, jsonPatch, strategicMergePatch, JsonPatchError } from './patch.js';
 export { parseLabelSelector, matchLabels, type LabelRequirement } from './selectors.js';
 export { SERVER_VERSION } from './http.js';
 /**
@@ -18,3 +18,10 @@ export { SERVER_VERSION } from './http.js';
  */
 export { makeType as defineResourceType, type Def as ResourceTypeDefinition } from './builtins.js';
 export type { KubeObject, ObjectMeta, OwnerReference, ManagedFieldsEntry, ResourceType, JsonObject, CrdInfo, ListStrategy } from './types.js';
+/**
+ * SIMULATOR of cluster operators (opt-in): reports ClusterOperator versions and conditions like healthy (or
+ * faulty) operators would, through the API like any client. Also started in-process by `startSandbox({ simulateOperators })`.
+ */
+export { startOperatorSimulator, expectedVersionsFromManifests, type OperatorSimulator, type OperatorSimulatorOptions, type OperatorReport, type SimulatorLogger } from './simulators/operator-simulator.js';
+export { decideOperatorReport, resolveExpectedVersions, unavailableDeployments, relatedNamespaces, buildOperatorStatus, RELEASE_VERSION_ENV, type OperatorReportDecision, type OperatorReportInput } from './simulators/decide-operator.js';
+export { OPERATOR_FAULT_KINDS, type OperatorFault, type OperandVersion, type OperatorCondition } from './simulators/operator-types.js';

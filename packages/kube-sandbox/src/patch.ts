@@ -25,9 +25,20 @@ function parsePointer(p: unknown): string[] {
   return p.slice(1).split('/').map(unescapePointer);
 }
 
+/**
+ * A JSON patch operation that does not apply. kube-apiserver answers it with a generic 422 Invalid
+ * (`NewGenericServerResponse(422, ...)`: fixed message, empty details, the json-patch text dropped), so the Status
+ * body carries the generic text; the operation's own error stays readable as {@link JsonPatchError.operationError}.
+ */
+export class JsonPatchError extends ApiError {
+  constructor(readonly operationError: string) {
+    super(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    this.name = 'JsonPatchError';
+  }
+}
+
 function jsonPatchError(message: string): ApiError {
-  // The real server reports failed JSON patch operations as 422 Invalid or 500; kubectl shows the message.
-  return new ApiError(422, 'Invalid', message);
+  return new JsonPatchError(message);
 }
 
 function resolveParent(doc: unknown, segs: string[], op: string, path: string): { parent: Record<string, unknown> | unknown[]; key: string } {
@@ -35,7 +46,7 @@ function resolveParent(doc: unknown, segs: string[], op: string, path: string): 
   for (const s of segs.slice(0, -1)) {
     if (Array.isArray(cur)) {
       const idx = Number(s);
-      if (!Number.isInteger(idx) || idx < 0 || idx >= cur.length) throw jsonPatchError(`the server rejected our request due to an error in our request: ${op} operation does not apply: doc is missing path: "${path}": missing value`);
+      if (!Number.isInteger(idx) || idx < 0 || idx >= cur.length) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
       cur = cur[idx];
     } else if (isObject(cur)) {
       if (!(s in cur)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);

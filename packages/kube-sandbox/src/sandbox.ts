@@ -1,23 +1,24 @@
 /** `startSandbox`: wires the cluster, strategies, controllers and HTTP(S) server together. */
 import type { OpenShiftKind } from '@keelson/api';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { applyPatch } from './apply.js';
+import type { Identity } from './authz.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
-import { crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
+import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
 import { ApiHttp, type Handlers } from './http.js';
 import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
+import { readPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
 import { clone, isObject, must, nowTime, text } from './util.js';
@@ -36,10 +37,20 @@ export interface SandboxOptions {
   historySize?: number;
   /** Interval of watch bookmarks in ms (default 10000). */
   bookmarkIntervalMs?: number;
-  /** Directory for a JSON snapshot: loaded at start when present, written on stop and by `saveSnapshot()`. */
+  /**
+   * Directory for durable state: a JSON snapshot plus a write-ahead log flushed before every write is acknowledged
+   * (so acknowledged writes survive kill -9), loaded at start, compacted when the log grows, on stop and by `saveSnapshot()`.
+   */
   persistDir?: string;
+  /** Write-ahead log records after which it is compacted into the snapshot (default 5000). */
+  walCompactRecords?: number;
   /** Nodes to create at start (Ready). */
   nodes?: string[];
+  /**
+   * Run the SIMULATOR of cluster operators in-process, as an API client of this sandbox (`true` for the
+   * defaults). It waits for Deployment rollouts only when `simulatePods` is on, unless told otherwise.
+   */
+  simulateOperators?: boolean | Omit<OperatorSimulatorOptions, 'kubeconfig' | 'client'>;
   /**
    * Serve the upstream OpenShift CRDs shipped in @keelson/api from the start: `true` for all of them, or the kinds
    * to install (e.g. `['ClusterOperator', 'MachineConfigPool']`). See also {@link installOpenShiftCrds}.
@@ -71,13 +82,17 @@ export interface Sandbox {
   closeWatches(): void;
   /** Waits until controllers have settled (no pending pass). */
   settle(): Promise<void>;
-  /** Writes the JSON snapshot now (needs `persistDir`). */
+  /** Compacts the write-ahead log into the JSON snapshot now (needs `persistDir`). */
   saveSnapshot(): Promise<void>;
+  /** The in-process cluster-operator simulator, when `simulateOperators` was given. */
+  readonly operatorSimulator: OperatorSimulator | undefined;
   /** Stops serving (closes watches and connections) and saves the snapshot when persistence is on. */
   stop(): Promise<void>;
 }
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+/** Log records after which the write-ahead log is compacted into the snapshot. */
+const WAL_COMPACT_RECORDS = 5000;
 
 function tokenEquals(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -95,19 +110,51 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (opts.tls) tls = await generateTls();
   controllers.caBundle = tls?.caCert ?? '';
 
-  const snapshotFile = opts.persistDir ? join(opts.persistDir, 'sandbox-snapshot.json') : undefined;
   let restored = false;
-  if (snapshotFile) restored = await loadSnapshot(cluster, snapshotFile);
+  let wal: WriteAheadLog | undefined;
+  if (opts.persistDir) {
+    const state = readPersistedState(opts.persistDir);
+    if (state) {
+      restoreState(cluster, state);
+      restored = true;
+    }
+    wal = new WriteAheadLog(opts.persistDir);
+    const log = wal;
+    cluster.onChange((e) => {
+      log.append(e.rv, e.type, e.gr, e.object);
+      if (log.records >= (opts.walCompactRecords ?? WAL_COMPACT_RECORDS)) compactSoon();
+    });
+  }
+  let compactScheduled = false;
+  const compactNow = (): void => {
+    compactScheduled = false;
+    if (!wal) return;
+    const items: StoredItem[] = [];
+    for (const { t, obj } of cluster.everything()) items.push({ group: t.group, plural: t.plural, object: obj });
+    wal.compact({ resourceVersion: cluster.rv, items });
+  };
+  function compactSoon(): void {
+    if (compactScheduled) return;
+    compactScheduled = true;
+    setImmediate(compactNow);
+  }
   const nsType = must(cluster.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
   if (opts.openshiftCrds) await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
 
-  const authenticate = (req: IncomingMessage): boolean => {
+  const authenticate = (req: IncomingMessage): Identity => {
     const h = req.headers['authorization'];
-    if (typeof h === 'string' && h.startsWith('Bearer ') && tokenEquals(h.slice(7).trim(), token)) return true;
+    // a bearer token is either ours (admin) or rejected (401); other schemes and empty tokens are not credentials
+    const bearer = typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
+    if (bearer !== '') return tokenEquals(bearer, token) ? 'admin' : 'unauthorized';
     const sock = req.socket;
-    if (tls && sock instanceof TLSSocket && sock.encrypted && sock.authorized) return true;
-    return false;
+    if (tls && sock instanceof TLSSocket && sock.encrypted) {
+      if (sock.authorized) return 'admin';
+      // a client certificate the CA does not verify fails authentication (401); no certificate at all is anonymous
+      const peer = sock.getPeerCertificate();
+      if (Object.keys(peer).length > 0) return 'unauthorized';
+    }
+    return 'anonymous';
   };
 
   let hostPort = '127.0.0.1:0';
@@ -160,15 +207,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
   controllers.kick();
+  await new Promise((r) => setImmediate(r));
+  cluster.markWatchCacheStart();
 
   const saveSnapshot = async (): Promise<void> => {
-    if (!snapshotFile || !opts.persistDir) throw new SandboxError('NO_PERSIST_DIR', 'saveSnapshot needs the persistDir option');
-    await mkdir(opts.persistDir, { recursive: true });
-    const items: { group: string; plural: string; object: KubeObject }[] = [];
-    for (const { t, obj } of cluster.everything()) items.push({ group: t.group, plural: t.plural, object: obj });
-    const tmp = `${snapshotFile}.tmp`;
-    await writeFile(tmp, JSON.stringify({ kind: 'KeelsonSandboxSnapshot', version: 1, resourceVersion: cluster.rv, items }));
-    await rename(tmp, snapshotFile);
+    if (!wal) throw new SandboxError('NO_PERSIST_DIR', 'saveSnapshot needs the persistDir option');
+    await Promise.resolve();
+    compactNow();
   };
 
   let stopped = false;
@@ -191,10 +236,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
   };
 
+  let operatorSimulator: OperatorSimulator | undefined;
+  if (opts.simulateOperators !== undefined && opts.simulateOperators !== false) {
+    const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
+    operatorSimulator = await startOperatorSimulator({ waitForDeployments: opts.simulatePods ?? false, ...simOpts, kubeconfig: kubeconfigYaml(kubeconfig) });
+  }
+
   return {
     url,
     token,
     kubeconfig,
+    operatorSimulator,
     caCert: tls?.caCert,
     cluster,
     writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
@@ -207,39 +259,29 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
-      controllers.stop();
-      cluster.closeAllWatches();
-      if (snapshotFile) await saveSnapshot();
-      await new Promise<void>((resolve) => {
+      await operatorSimulator?.stop();
+      // stop accepting requests first, so that no write lands after the final snapshot
+      const closed = new Promise<void>((resolve) => {
         server.close(() => { resolve(); });
         for (const s of sockets) s.destroy();
       });
+      controllers.stop();
+      cluster.closeAllWatches();
+      await closed;
+      if (wal) {
+        compactNow();
+        wal.close();
+      }
     },
   };
 }
 
-async function loadSnapshot(cluster: Cluster, file: string): Promise<boolean> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new SandboxError('SNAPSHOT_UNREADABLE', `cannot read sandbox snapshot ${file}: ${(e as Error).message}`);
-  }
-  let snap: { kind?: unknown; resourceVersion?: unknown; items?: unknown };
-  try {
-    snap = JSON.parse(text) as typeof snap;
-  } catch (e) {
-    throw new SandboxError('SNAPSHOT_INVALID', `sandbox snapshot ${file} is not valid JSON (${(e as Error).message}); delete it to start empty`);
-  }
-  if (snap.kind !== 'KeelsonSandboxSnapshot' || !Array.isArray(snap.items) || typeof snap.resourceVersion !== 'number')
-    throw new SandboxError('SNAPSHOT_INVALID', `${file} is not a keelson sandbox snapshot (kind KeelsonSandboxSnapshot); delete it to start empty`);
-  const items = snap.items as { group: string; plural: string; object: KubeObject }[];
-  const crds = items.filter((i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions');
-  cluster.restore(crds, snap.resourceVersion);
+/** Loads persisted objects: CRDs first (so that their types are served), then everything else. */
+function restoreState(cluster: Cluster, state: PersistedState): void {
+  const crds = state.items.filter((i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions');
+  cluster.restore(crds, state.resourceVersion);
   for (const c of crds) registerCrd(cluster, c.object);
-  cluster.restore(items.filter((i) => !crds.includes(i)), snap.resourceVersion);
-  return true;
+  cluster.restore(state.items.filter((i) => !crds.includes(i)), state.resourceVersion);
 }
 
 /** Registers the served types of a CRD and the custom-object strategy. */
@@ -250,11 +292,11 @@ function registerCrd(cluster: Cluster, crd: KubeObject): void {
   cluster.removeTypes(first.group, first.plural, types.map((t) => t.version));
   for (const t of types) cluster.addType(t);
   cluster.setStrategy(first.group, first.plural, {
-    validate(obj) {
+    validate(obj, old) {
       const t = cluster.typeForKind(String(obj.apiVersion), String(obj.kind)) ?? first;
       const storageT = types.find((x) => x.crd?.storage) ?? t;
       const { errors } = prepareCustomObject(storageT, obj);
-      return errors;
+      return [...errors, ...celErrors(storageT, obj, old, errors)];
     },
   });
 }
@@ -425,6 +467,8 @@ function foldStringData(obj: KubeObject): void {
 
 function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
   const spec = crd['spec'] as { group: string; names: { plural: string } };
+  // a terminating CRD serves only delete/deletecollection/get/list/watch (create, update, patch answer 405)
+  for (const x of cluster.allTypes()) if (x.group === spec.group && x.plural === spec.names.plural) x.verbs = [...CRD_TERMINATING_VERBS];
   const t = cluster.allTypes().find((x) => x.group === spec.group && x.plural === spec.names.plural);
   if (t) {
     for (const o of cluster.peekAll(t)) {

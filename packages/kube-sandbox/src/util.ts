@@ -6,6 +6,16 @@ export function clone<T>(v: T): T {
   return structuredClone(v);
 }
 
+/** A deep copy of JSON data with every object's keys in sorted order (how Go encodes map[string]interface{}). */
+export function sortedClone(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedClone);
+  if (v === null || typeof v !== 'object') return v;
+  const src = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(src).sort()) if (src[k] !== undefined) out[k] = sortedClone(src[k]);
+  return out;
+}
+
 /** Deep equality of JSON data (key order ignored). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -12,12 +12,10 @@ afterAll(async () => {
 });
 
 describe('auth and discovery', () => {
-  it('rejects requests without a token with a 401 Status', async () => {
-    const res = await fetch(`${c.sb.url}/api/v1/namespaces`);
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  it('rejects a wrong token with a 401 Status', async () => {
     const bad = await fetch(`${c.sb.url}/api/v1/namespaces`, { headers: { Authorization: 'Bearer nope' } });
     expect(bad.status).toBe(401);
+    expect(await bad.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
   });
   it('serves /version, /api, /apis and resource lists', async () => {
     expect((await c.req('GET', '/version')).body.major).toBe('1');

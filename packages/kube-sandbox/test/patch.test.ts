@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
-import { jsonPatch, mergePatch, strategicMergePatch, parseLabelSelector, matchLabels, ApiError } from '../src/index.js';
+import { JsonPatchError, jsonPatch, mergePatch, strategicMergePatch, parseLabelSelector, matchLabels, ApiError } from '../src/index.js';
 
 const lists = (p: string): { mergeKey?: string; set?: boolean } | undefined =>
   ({ 'spec.containers': { mergeKey: 'name' }, 'spec.containers[].env': { mergeKey: 'name' }, 'metadata.finalizers': { set: true }, 'status.conditions': { mergeKey: 'type' } } as Record<string, { mergeKey?: string; set?: boolean }>)[p];
@@ -14,7 +14,8 @@ describe('patch formats', () => {
     const doc = { a: { b: [1, 2] } };
     expect(jsonPatch(doc, [{ op: 'add', path: '/a/b/-', value: 3 }, { op: 'move', from: '/a/b', path: '/c' }, { op: 'test', path: '/c/2', value: 3 }])).toEqual({ a: {}, c: [1, 2, 3] });
     expect(() => jsonPatch(doc, [{ op: 'remove', path: '/a/x' }])).toThrow(ApiError);
-    expect(() => jsonPatch(doc, [{ op: 'test', path: '/a/b/0', value: 9 }])).toThrow(/test failed/);
+    expect(() => jsonPatch(doc, [{ op: 'test', path: '/a/b/0', value: 9 }])).toThrow(expect.objectContaining({ operationError: 'testing value /a/b/0 failed: test failed', httpCode: 422 }));
+    expect(() => jsonPatch(doc, [{ op: 'test', path: '/a/b/0', value: 9 }])).toThrow(JsonPatchError);
     expect(doc).toEqual({ a: { b: [1, 2] } });
   });
   it('strategic merge patch merges keyed lists and honours directives', () => {

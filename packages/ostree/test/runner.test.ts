@@ -19,7 +19,9 @@ describe('ChildProcessRunner (real child processes)', () => {
   it('kills the child on timeout (even when it ignores SIGTERM)', async () => {
     const runner = new ChildProcessRunner({ killGraceMs: 200 });
     const t0 = Date.now();
-    const r = await runner.run(node, ['-e', 'process.on("SIGTERM",()=>{});setInterval(()=>{},1000)'], { timeoutMs: 300 });
+    // the deadline leaves the child time to install its SIGTERM handler even on a loaded machine (node starts in
+    // ~0.05 s idle, over 1 s under a full-suite load); before that, SIGTERM would end it and the test would prove nothing
+    const r = await runner.run(node, ['-e', 'process.on("SIGTERM",()=>{});setInterval(()=>{},1000)'], { timeoutMs: 3000 });
     expect(r.timedOut).toBe(true);
     expect(r.signal).toBe('SIGKILL');
     expect(Date.now() - t0).toBeLessThan(20_000);

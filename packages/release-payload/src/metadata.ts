@@ -1,4 +1,5 @@
-import { SemVer } from 'semver';
+// the SemVer class alone: the package index loads every range/comparator module too (~40 ms at start-up)
+import SemVer from 'semver/classes/semver.js';
 import { parseDocument } from 'yaml';
 import { PayloadError } from './errors.js';
 

@@ -54,7 +54,11 @@ export interface ReleasePayload {
 
 /** Options for building a payload from files. */
 export interface LoadOptions {
-  /** Release image pull spec for `{{.ReleaseImage}}`; default: the image reference, else the source. */
+  /**
+   * Release image pull spec for `{{.ReleaseImage}}`. Default: the image reference when read from an image,
+   * else `""` (a directory, like upstream `LoadUpdate(dir, "", ...)`), so the rendered manifests and the
+   * version hash do not depend on how the directory path is spelled.
+   */
   releaseImage?: string;
   /** Cluster profile for `{{.ClusterProfile}}`; default `self-managed-high-availability`. */
   clusterProfile?: string;
@@ -104,7 +108,7 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
     );
   }
   const images = imagesFromReferences(imageReferences);
-  const releaseImage = opts.releaseImage ?? image?.reference ?? source;
+  const releaseImage = opts.releaseImage ?? image?.reference ?? '';
   const cfg: RenderConfig = { ReleaseImage: releaseImage, ClusterProfile: opts.clusterProfile ?? DEFAULT_CLUSTER_PROFILE, Images: images };
 
   const issues: PayloadIssue[] = [];

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { PayloadError, UnsafeArchiveError } from './errors.js';
 import { MEDIA_TYPES, assertDigest, readImage, sha256, type BlobReader, type Descriptor, type ImagePayload, type PlatformSelector } from './oci.js';
 import type { ExtractLimits } from './layers.js';
-import { isCertificateError, isNotTlsError, isTlsAlert, loadHostTls, tlsFailure, tlsFetch, type HostTls, type RegistryTlsOptions } from './transport.js';
+import { DeadlineError, isCertificateError, isNotTlsError, isTlsAlert, loadHostTls, tlsFailure, tlsFetch, type Deadlines, type HostTls, type RegistryTlsOptions } from './transport.js';
 
 /** Options for registry access. */
 export interface RegistryOptions extends RegistryTlsOptions {
@@ -21,8 +21,26 @@ export interface RegistryOptions extends RegistryTlsOptions {
    * usual) and plain HTTP when they do not.
    */
   plainHttp?: boolean;
-  /** Attempts per request on network errors, 429 and 5xx (default 3). */
+  /** Attempts per request on network errors, 429 and 5xx (default 3). A host that does not accept the connection within the connect deadline is not retried. */
   retries?: number;
+  /** Connection deadline (default 30 s, like oc and skopeo). */
+  connectTimeoutMs?: number;
+  /** Longest silence once connected, headers or body (default 30 s). */
+  idleTimeoutMs?: number;
+  /** Called before each retry, so that a command can say what it retries (e.g. on stderr). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** What {@link RegistryOptions.onRetry} is told. */
+export interface RetryInfo {
+  url: string;
+  /** The attempt about to be made (2 = first retry). */
+  attempt: number;
+  attempts: number;
+  /** Why: `HTTP 503`, or the network error. */
+  reason: string;
+  /** Wait before the attempt. */
+  delayMs: number;
 }
 
 /** A parsed image reference. */
@@ -144,7 +162,7 @@ export class RegistryClient {
       this.base = `https://${host}`;
       if (verify && !loopback) return;
       try {
-        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, 30_000);
+        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, this.deadlines());
         await res.body?.cancel();
       } catch (e) {
         if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(host, e as Error & { code: string }, this.tlsCfg);
@@ -182,23 +200,39 @@ export class RegistryClient {
     this.authHeader = `Bearer ${tok}`;
   }
 
+  private deadlines(): Deadlines {
+    return {
+      ...(this.opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: this.opts.connectTimeoutMs } : {}),
+      ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
+    };
+  }
+
+  private async backoff(url: string, i: number, attempts: number, reason: string): Promise<void> {
+    const delayMs = 100 * 4 ** i;
+    this.opts.onRetry?.({ url, attempt: i + 2, attempts, reason, delayMs });
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+
   private async fetchRetry(url: string, init: RequestInit): Promise<Response> {
     const attempts = Math.max(1, this.opts.retries ?? 3);
     let last: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        const res = await tlsFetch(url, init.headers ? { headers: init.headers as Record<string, string> } : {}, this.tlsCfg);
+        const res = await tlsFetch(url, init.headers ? { headers: init.headers as Record<string, string> } : {}, this.tlsCfg, this.deadlines());
         if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
           await res.body?.cancel();
-          await new Promise((r) => setTimeout(r, 100 * 4 ** i));
+          await this.backoff(url, i, attempts, `HTTP ${res.status}`);
           continue;
         }
         return res;
       } catch (e) {
         if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(new URL(url).host, e as Error & { code: string }, this.tlsCfg);
         if (e instanceof PayloadError) throw e;
+        if (e instanceof DeadlineError && e.phase === 'connect') {
+          throw new PayloadError('RegistryError', `${e.message}: is the registry reachable (proxy, firewall, address)? --timeout raises the deadline`, url);
+        }
         last = e;
-        if (i < attempts - 1) await new Promise((r) => setTimeout(r, 100 * 4 ** i));
+        if (i < attempts - 1) await this.backoff(url, i, attempts, (e as Error).message);
       }
     }
     throw new PayloadError('RegistryError', `request to ${url} failed after ${attempts} attempts: ${(last as Error)?.message ?? 'server error'}`, url);

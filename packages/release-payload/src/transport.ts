@@ -152,13 +152,44 @@ export function tlsFailure(host: string, e: Error & { code: string }, tlsCfg: Ho
   );
 }
 
-/** Minimal fetch over node:http/https with per-host TLS, redirects (auth dropped across origins) and a timeout. */
-export async function tlsFetch(url: string, init: { headers?: Record<string, string> }, tlsCfg: HostTls, timeoutMs = 120_000): Promise<Response> {
+/** Default connect deadline (like containers/image and oc: a dialer with a 30 s timeout). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Default idle deadline: no byte received for this long fails the request (headers or body). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/** Deadlines of one request. */
+export interface Deadlines {
+  /** TCP (and TLS) connection establishment; default {@link DEFAULT_CONNECT_TIMEOUT_MS}. */
+  connectTimeoutMs?: number;
+  /** Longest silence once connected (waiting for headers or between body chunks); default {@link DEFAULT_IDLE_TIMEOUT_MS}. */
+  idleTimeoutMs?: number;
+}
+
+/** A request that missed a deadline: `phase` says which (`connect`: the host did not answer at all). */
+export class DeadlineError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(
+    readonly phase: 'connect' | 'idle',
+    readonly host: string,
+    readonly timeoutMs: number,
+  ) {
+    super(phase === 'connect' ? `no connection to ${host} within ${timeoutMs / 1000} s` : `${host} sent nothing for ${timeoutMs / 1000} s`);
+    this.name = 'DeadlineError';
+  }
+}
+
+/**
+ * Minimal fetch over node:http/https with per-host TLS, redirects (auth dropped across origins), a connect deadline
+ * and an idle deadline (also while the body streams).
+ */
+export async function tlsFetch(url: string, init: { headers?: Record<string, string> }, tlsCfg: HostTls, deadlines: Deadlines = {}): Promise<Response> {
+  const connectMs = deadlines.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const idleMs = deadlines.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   let current = new URL(url);
   let headers = { ...(init.headers ?? {}) };
   for (let hop = 0; hop <= 10; hop++) {
     const msg = await new Promise<IncomingMessage>((resolve, reject) => {
-      const common = { method: 'GET', headers, timeout: timeoutMs };
+      const common = { method: 'GET', headers, timeout: idleMs };
       const req =
         current.protocol === 'https:'
           ? httpsRequest(current, {
@@ -171,7 +202,21 @@ export async function tlsFetch(url: string, init: { headers?: Record<string, str
           : httpRequest(current, common);
       req.on('response', resolve);
       req.on('error', reject);
-      req.on('timeout', () => req.destroy(Object.assign(new Error(`no response from ${current.host} within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        // the idle timer would also fire while connecting; the connect deadline is the one that applies there
+        socket.setTimeout(0);
+        const timer = setTimeout(() => req.destroy(new DeadlineError('connect', current.host, connectMs)), connectMs);
+        const connected = (): void => {
+          clearTimeout(timer);
+          socket.setTimeout(idleMs);
+        };
+        socket.once(current.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+        socket.once('close', () => {
+          clearTimeout(timer);
+        });
+      });
+      req.on('timeout', () => req.destroy(new DeadlineError('idle', current.host, idleMs)));
       req.end();
     });
     const status = msg.statusCode ?? 0;

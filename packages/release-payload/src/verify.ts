@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import * as openpgp from 'openpgp';
+import type * as OpenPGP from 'openpgp';
+
+/** openpgp is large (~0.15 s to import): loaded on the first verification only. */
+const loadOpenpgp = (): Promise<typeof OpenPGP> => import('openpgp');
 import { PayloadError } from './errors.js';
 import type { KubeObject, Manifest } from './parse.js';
 
@@ -173,7 +176,7 @@ async function fetchStore(store: SignatureStore, digest: string, opts: VerifyOpt
   return out;
 }
 
-async function readKeyring(k: Keyring): Promise<openpgp.Key[]> {
+async function readKeyring(k: Keyring, openpgp: typeof OpenPGP): Promise<OpenPGP.Key[]> {
   if (typeof k.data === 'string' && k.data.includes('-----BEGIN PGP')) return openpgp.readKeys({ armoredKeys: k.data });
   return openpgp.readKeys({ binaryKeys: typeof k.data === 'string' ? Buffer.from(k.data, 'latin1') : k.data });
 }
@@ -192,10 +195,11 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
   }
   if (opts.keyrings.length === 0) failures.push({ reason: 'no keyrings were given; nothing can be verified' });
   if (opts.stores.length === 0) failures.push({ reason: 'no signature stores were given' });
-  const keyrings: { name: string; keys: openpgp.Key[] }[] = [];
+  const keyrings: { name: string; keys: OpenPGP.Key[] }[] = [];
+  const openpgp = await loadOpenpgp();
   for (const k of opts.keyrings) {
     try {
-      keyrings.push({ name: k.name, keys: await readKeyring(k) });
+      keyrings.push({ name: k.name, keys: await readKeyring(k, openpgp) });
     } catch (e) {
       failures.push({ keyring: k.name, reason: `cannot read keyring: ${(e as Error).message}` });
     }
@@ -204,7 +208,7 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
   if (fetched.length === 0 && opts.stores.length > 0) failures.push({ reason: `no signatures found for ${digest} in ${opts.stores.length} store(s)` });
   const remaining = new Set(keyrings.map((k) => k.name));
   for (const sig of fetched) {
-    const readMsg = async (): Promise<openpgp.Message<Uint8Array>> => {
+    const readMsg = async (): Promise<OpenPGP.Message<Uint8Array>> => {
       try {
         return await openpgp.readMessage({ binaryMessage: sig.data });
       } catch {

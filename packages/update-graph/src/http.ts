@@ -13,7 +13,16 @@ export interface HttpTransportOptions {
   readonly proxy?: string;
   /** Hosts that bypass the proxy (exact host names, `*` for all). */
   readonly noProxy?: readonly string[];
+  /** Deadline to establish a connection, TCP and TLS (default 30 s, like oc's dialer). */
+  readonly connectTimeoutMs?: number;
+  /** Longest silence once connected, waiting for headers or between body chunks (default 30 s). */
+  readonly idleTimeoutMs?: number;
 }
+
+/** Default of {@link HttpTransportOptions.connectTimeoutMs}. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Default of {@link HttpTransportOptions.idleTimeoutMs}. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /** True when `host` must bypass the proxy (exact host, `.suffix`/`suffix` domain match, or `*`). */
 export function bypassesProxy(host: string, noProxy: readonly string[] | undefined): boolean {
@@ -33,10 +42,13 @@ export function bypassesProxy(host: string, noProxy: readonly string[] | undefin
  * http.Client). With `noProxy`, requests to listed hosts go direct.
  */
 export function createDispatcher(opts: HttpTransportOptions): Dispatcher {
-  const connect = opts.ca !== undefined ? { ca: opts.ca } : {};
-  const direct = new Agent({ connect }).compose(interceptors.redirect({ maxRedirections: 10 }));
+  const timeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const idle = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const connect = { ...(opts.ca !== undefined ? { ca: opts.ca } : {}), timeout };
+  const deadlines = { headersTimeout: idle, bodyTimeout: idle };
+  const direct = new Agent({ connect, ...deadlines }).compose(interceptors.redirect({ maxRedirections: 10 }));
   if (opts.proxy === undefined) return direct;
-  const proxied = new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect }).compose(interceptors.redirect({ maxRedirections: 10 }));
+  const proxied = new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect, ...deadlines }).compose(interceptors.redirect({ maxRedirections: 10 }));
   if (!opts.noProxy || opts.noProxy.length === 0) return proxied;
   return new RoutingDispatcher(direct, proxied, opts.noProxy);
 }

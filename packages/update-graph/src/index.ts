@@ -18,7 +18,7 @@ export {
 } from './graph.js';
 export { availableUpdates, parseReleaseMetadata, nodeToRelease, type Release, type ConditionalUpdate, type AvailableUpdates, type AvailableUpdatesOptions } from './updates.js';
 export { UpdateGraphClient, buildGraphUrl, type UpdateGraphClientOptions, type FetchUpdatesParams, type FetchUpdatesResult, type FcosGraphParams } from './client.js';
-export { type HttpTransportOptions } from './http.js';
+export { type HttpTransportOptions, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './http.js';
 export {
   ConditionRegistry,
   alwaysCondition,
@@ -60,3 +60,11 @@ export { compileLinearRegex, MAX_PATTERN_LENGTH, type LinearRegex } from './rege
 export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
 export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
 export { graphToDot, graphToMermaid, planToDot, planToMermaid, type RenderGraphOptions } from './render.js';
+export {
+  channelVersionWarnings,
+  channelMembershipWarnings,
+  parseChannelName,
+  KNOWN_CHANNEL_STREAMS,
+  CHANNELS_METADATA_KEY,
+  type ChannelStream,
+} from './channels.js';

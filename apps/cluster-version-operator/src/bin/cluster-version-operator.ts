@@ -1,4 +1,29 @@
 #!/usr/bin/env node
-// cluster-version-operator entry point (wiring only; see src/).
-console.error("cluster-version-operator: not implemented yet");
-process.exitCode = 1;
+// cluster-version-operator entry point: flags -> options -> startClusterVersionOperator (wiring only).
+import { createLogger, onShutdown } from '@keelson/kube';
+import { parseCommandLine, USAGE } from '../cli.js';
+import { startClusterVersionOperator } from '../operator/start.js';
+import { renderBootstrap } from '../render.js';
+
+async function main(): Promise<void> {
+  const cmd = parseCommandLine(process.argv.slice(2));
+  if (cmd.command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (cmd.command === 'render') {
+    const files = await renderBootstrap({ payloadDir: cmd.payloadDir, outputDir: cmd.outputDir, releaseImage: cmd.releaseImage });
+    process.stdout.write(`rendered ${files.length} files into ${cmd.outputDir}\n`);
+    return;
+  }
+  const logger = createLogger({ level: cmd.verbosity >= 4 ? 'debug' : 'info', fields: { component: 'cluster-version-operator' } });
+  const cvo = await startClusterVersionOperator({ ...cmd.options, logger });
+  logger.info('started', { metrics: cvo.metricsUrl });
+  onShutdown(() => cvo.stop(), { logger });
+}
+
+main().catch((e: unknown) => {
+  const err = e as Error & { code?: string };
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: err.message, code: err.code })}\n`);
+  process.exitCode = 1;
+});

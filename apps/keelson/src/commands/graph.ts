@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   availableUpdates,
+  channelMembershipWarnings,
+  channelVersionWarnings,
   compareVersionStrings,
   createGraphServer,
   createRiskRegistry,
@@ -23,7 +25,8 @@ import {
   readReleasesDir,
 } from '@keelson/update-graph';
 import { openPayload, PayloadError, type ReleasePayload } from '@keelson/release-payload';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, formatTable, outputFormat, printResult, renderStructured, usageError, warn, writeOut, type OutputFlags } from '../output.js';
+import { parseDuration } from '../flags.js';
 
 interface SourceOptions {
   upstream?: string;
@@ -41,25 +44,18 @@ function clientOptions(o: Pick<SourceOptions, 'ca' | 'proxy' | 'timeout'>): Upda
     try {
       opts.ca = readFileSync(o.ca, 'utf8');
     } catch (e) {
-      throw new CliError(`--ca ${o.ca}: ${(e as Error).message}`);
+      throw usageError(`--ca ${o.ca}: ${(e as Error).message}`);
     }
   }
   const proxy = o.proxy ?? process.env['HTTPS_PROXY'] ?? process.env['https_proxy'];
   if (proxy !== undefined && proxy !== '') opts.proxy = proxy;
-  if (o.timeout !== undefined) {
-    const t = Number(o.timeout);
-    if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${o.timeout}`, 2);
-    opts.timeoutMs = t;
-  }
+  if (o.timeout !== undefined) opts.timeoutMs = parseDuration('--timeout', o.timeout);
   return opts;
 }
 
-/** `--timeout` for PromQL queries (validated like the update-service timeout); nothing when not given. */
+/** `--timeout` for PromQL queries (the same duration as the update-service timeout); nothing when not given. */
 function promqlTimeout(timeout: string | undefined): { timeoutMs?: number } {
-  if (timeout === undefined) return {};
-  const t = Number(timeout);
-  if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout must be a positive number of milliseconds, got ${timeout}`, 2);
-  return { timeoutMs: t };
+  return timeout === undefined ? {} : { timeoutMs: parseDuration('--timeout', timeout) };
 }
 
 function loadGraphFile(file: string): Graph {
@@ -80,11 +76,11 @@ function wrap(e: unknown): never {
 /** Graphs from --graph files, or one fetched graph per --channel from --upstream. */
 async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
   if (o.graph && o.graph.length > 0) {
-    if (o.upstream !== undefined) throw new CliError('use either --graph or --upstream, not both', 2);
+    if (o.upstream !== undefined) throw usageError('use either --graph or --upstream, not both');
     return o.graph.map(loadGraphFile);
   }
-  if (o.upstream === undefined) throw new CliError('a graph source is required: --graph FILE or --upstream URL --channel C', 2);
-  if (!o.channel || o.channel.length === 0) throw new CliError('--upstream needs --channel', 2);
+  if (o.upstream === undefined) throw usageError('a graph source is required: --graph FILE or --upstream URL --channel C');
+  if (!o.channel || o.channel.length === 0) throw usageError('--upstream needs --channel');
   const client = new UpdateGraphClient(clientOptions(o));
   try {
     const out: Graph[] = [];
@@ -97,13 +93,9 @@ async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
   }
 }
 
-function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((row) => `  ${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}`.trimEnd()).join('\n');
-}
+const table = (rows: string[][]): string => formatTable(rows, { indent: '  ', gap: '   ' });
 
-function formatUpdates(source: string, channel: string, r: AvailableUpdates, recommended: Record<string, Condition | undefined>): string {
+function formatUpdates(source: string, channel: string, r: AvailableUpdates, recommended: Record<string, Condition | undefined>, wide = false): string {
   const lines: string[] = [source, `Channel: ${channel}`, ''];
   const updates = [...r.updates].sort((a, b) => compareVersionStrings(b.version, a.version));
   if (updates.length === 0 && r.conditionalUpdates.length === 0) {
@@ -111,7 +103,8 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
     return `${lines.join('\n')}\n`;
   }
   if (updates.length > 0) {
-    lines.push('Recommended updates:', '', table([['VERSION', 'IMAGE'], ...updates.map((u) => [u.version, u.image])]), '');
+    const rows = wide ? [['VERSION', 'IMAGE', 'CHANNELS', 'URL'], ...updates.map((u) => [u.version, u.image, (u.channels ?? []).join(','), u.url ?? ''])] : [['VERSION', 'IMAGE'], ...updates.map((u) => [u.version, u.image])];
+    lines.push('Recommended updates:', '', table(rows), '');
   } else {
     lines.push('No recommended updates.', '');
   }
@@ -187,7 +180,7 @@ async function releasesFromPayloads(sources: string[], warnings: string[]): Prom
 export function registerGraphCommands(program: Command): void {
   const graph = program.command('graph').description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
 
-  graph
+  const updates = graph
     .command('updates')
     .description('List available updates for a version (like `oc adm upgrade`)')
     .requiredOption('--channel <channel>', 'update channel, e.g. stable-4.18')
@@ -198,21 +191,26 @@ export function registerGraphCommands(program: Command): void {
     .option('--id <uuid>', 'cluster ID sent as id=')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy (default: $HTTPS_PROXY)')
-    .option('--timeout <ms>', 'request timeout in milliseconds')
+    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
     .option('--prometheus <url>', 'evaluate PromQL risks against this Prometheus/Thanos URL')
     .option('--token-file <file>', 'bearer token file for --prometheus')
     .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
-    .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect)
-    .option('--format <format>', 'table or json', 'table')
-    .action(async (o: Omit<SourceOptions, 'channel'> & { channel: string; version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[]; format: string }) => {
+    .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect);
+  addOutputOption(updates, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['format'] })
+    .action(async (o: Omit<SourceOptions, 'channel'> & OutputFlags & { channel: string; version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[] }) => {
+      const format = outputFormat(o, updates);
+      if (o.timeout !== undefined) parseDuration('--timeout', o.timeout);
       const channel = o.channel;
+      for (const w of channelVersionWarnings(channel, o.version)) warn(w);
       let result: AvailableUpdates;
       let source: string;
       try {
         const file = o.graph?.[0];
         if (file !== undefined) {
-          if (o.upstream !== undefined) throw new CliError('use either --graph or --upstream, not both', 2);
-          result = availableUpdates(loadGraphFile(file), o.version, { channel, currentArch: o.arch ?? 'amd64' });
+          if (o.upstream !== undefined) throw usageError('use either --graph or --upstream, not both');
+          const g = loadGraphFile(file);
+          for (const w of channelMembershipWarnings(g, channel, o.version)) warn(w);
+          result = availableUpdates(g, o.version, { channel, currentArch: o.arch ?? 'amd64' });
           source = `Graph: ${file}`;
         } else if (o.upstream !== undefined) {
           const client = new UpdateGraphClient(clientOptions(o));
@@ -223,7 +221,7 @@ export function registerGraphCommands(program: Command): void {
           }
           source = `Upstream: ${o.upstream}`;
         } else {
-          throw new CliError('a graph source is required: --upstream URL or --graph FILE', 2);
+          throw usageError('a graph source is required: --upstream URL or --graph FILE');
         }
       } catch (e) {
         return wrap(e);
@@ -243,16 +241,14 @@ export function registerGraphCommands(program: Command): void {
         const ev = await evaluateConditionalUpdates(result.conditionalUpdates, { registry: reg, updates: result.updates, acceptRisks: o.acceptRisks ?? [] });
         for (const c of ev.conditionalUpdates) recommended[c.release.version] = c.conditions[0];
       }
-      if (o.format === 'json') {
-        process.stdout.write(`${JSON.stringify({ current: result.current, updates: result.updates, conditionalUpdates: result.conditionalUpdates.map((c) => ({ ...c, ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}) })) }, null, 2)}\n`);
-      } else if (o.format === 'table') {
-        process.stdout.write(formatUpdates(source, channel, result, recommended));
-      } else {
-        throw new CliError(`--format must be table or json, got ${o.format}`, 2);
-      }
+      await printResult(format, {
+        data: () => ({ current: result.current, updates: result.updates, conditionalUpdates: result.conditionalUpdates.map((c) => ({ ...c, ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}) })) }),
+        table: () => formatUpdates(source, channel, result, recommended),
+        wide: () => formatUpdates(source, channel, result, recommended, true),
+      });
     });
 
-  graph
+  const path = graph
     .command('path <from> <to>')
     .description('Plan the shortest safe update path across minors')
     .option('--graph <file>', 'graph JSON file (repeat for several channels)', repeat)
@@ -261,10 +257,12 @@ export function registerGraphCommands(program: Command): void {
     .option('--arch <arch>', 'architecture', 'amd64')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy')
-    .option('--timeout <ms>', 'request timeout in milliseconds')
-    .option('--accept-risks <names>', 'conditional-update risks you accept (comma list)', collect)
-    .option('--format <format>', 'text, json, dot or mermaid', 'text')
-    .action(async (from: string, to: string, o: SourceOptions & { acceptRisks?: string[]; format: string }) => {
+    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
+    .option('--accept-risks <names>', 'conditional-update risks you accept (comma list)', collect);
+  // `text` is the former name of the table
+  addOutputOption(path, { formats: ['table', 'wide', 'json', 'yaml', 'dot', 'mermaid', 'text'], aliases: ['format'] })
+    .action(async (from: string, to: string, o: SourceOptions & OutputFlags & { acceptRisks?: string[] }) => {
+      const format = outputFormat(o, path);
       const graphs = await loadGraphs(o, from);
       let plan;
       try {
@@ -274,31 +272,21 @@ export function registerGraphCommands(program: Command): void {
         if (e instanceof NoPathError) throw new CliError(e.message);
         return wrap(e);
       }
-      switch (o.format) {
-        case 'json':
-          process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-          break;
-        case 'dot':
-          process.stdout.write(planToDot(plan));
-          break;
-        case 'mermaid':
-          process.stdout.write(planToMermaid(plan));
-          break;
-        case 'text': {
-          const lines = [`Update path ${from} → ${to}: ${plan.hops.length} hop(s)${plan.conditionalHops ? `, ${plan.conditionalHops} conditional` : ''}`];
-          plan.hops.forEach((h, i) => {
-            lines.push(`  ${i + 1}. ${h.explanation}`);
-            lines.push(`     image: ${h.image}`);
-          });
-          process.stdout.write(`${lines.join('\n')}\n`);
-          break;
-        }
-        default:
-          throw new CliError(`--format must be text, json, dot or mermaid, got ${o.format}`, 2);
-      }
+      const found = plan;
+      if (format === 'dot') return writeOut(planToDot(found));
+      if (format === 'mermaid') return writeOut(planToMermaid(found));
+      const text = (): string => {
+        const lines = [`Update path ${from} → ${to}: ${found.hops.length} hop(s)${found.conditionalHops ? `, ${found.conditionalHops} conditional` : ''}`];
+        found.hops.forEach((h, i) => {
+          lines.push(`  ${i + 1}. ${h.explanation}`);
+          lines.push(`     image: ${h.image}`);
+        });
+        return `${lines.join('\n')}\n`;
+      };
+      return printResult(format === 'text' ? 'table' : format, { data: () => found, table: text });
     });
 
-  graph
+  const draw = graph
     .command('draw')
     .description('Draw a graph as DOT, Mermaid or JSON')
     .option('--graph <file>', 'graph JSON file', repeat)
@@ -308,16 +296,16 @@ export function registerGraphCommands(program: Command): void {
     .option('--arch <arch>', 'architecture', 'amd64')
     .option('--ca <file>', 'PEM CA bundle')
     .option('--proxy <url>', 'HTTP proxy')
-    .option('--only <prefixes>', 'only versions starting with these prefixes (comma list, e.g. 4.7.)', collect)
-    .option('--format <format>', 'dot, mermaid or json', 'dot')
-    .action(async (o: SourceOptions & { version: string; only?: string[]; format: string }) => {
+    .option('--only <prefixes>', 'only versions starting with these prefixes (comma list, e.g. 4.7.)', collect);
+  addOutputOption(draw, { formats: ['dot', 'mermaid', 'json', 'yaml'], aliases: ['format'] })
+    .action(async (o: SourceOptions & OutputFlags & { version: string; only?: string[] }) => {
+      const format = outputFormat(o, draw);
       const [g] = await loadGraphs(o, o.version);
-      if (g === undefined) throw new CliError('no graph loaded', 2);
+      if (g === undefined) throw usageError('no graph loaded');
       const opts = o.only ? { versionPrefixes: o.only } : {};
-      if (o.format === 'dot') process.stdout.write(graphToDot(g, opts));
-      else if (o.format === 'mermaid') process.stdout.write(graphToMermaid(g, opts));
-      else if (o.format === 'json') process.stdout.write(`${JSON.stringify(g.toDocument(), null, 2)}\n`);
-      else throw new CliError(`--format must be dot, mermaid or json, got ${o.format}`, 2);
+      if (format === 'dot') await writeOut(graphToDot(g, opts));
+      else if (format === 'mermaid') await writeOut(graphToMermaid(g, opts));
+      else await writeOut(await renderStructured(g.toDocument(), format === 'yaml' ? 'yaml' : 'json'));
     });
 
   graph
@@ -331,8 +319,8 @@ export function registerGraphCommands(program: Command): void {
     .option('--prefix <path>', 'path prefix, e.g. /api/upgrades_info', '')
     .action(async (o: { releases?: string; payload?: string[]; graphData?: string; port: string; host: string; prefix: string }) => {
       const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${o.port}`, 2);
-      if (o.releases === undefined && (o.payload ?? []).length === 0) throw new CliError('a release source is required: --releases DIR and/or --payload SOURCE', 2);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be 0-65535, got ${o.port}`);
+      if (o.releases === undefined && (o.payload ?? []).length === 0) throw usageError('a release source is required: --releases DIR and/or --payload SOURCE');
       const warnings: string[] = [];
       let srv;
       try {
@@ -349,7 +337,7 @@ export function registerGraphCommands(program: Command): void {
       } catch (e) {
         return wrap(e);
       }
-      for (const w of [...warnings, ...srv.warnings]) process.stderr.write(`warning: ${w}\n`);
+      for (const w of [...warnings, ...srv.warnings]) warn(w);
       const url = await srv.listen(port, o.host);
       process.stdout.write(`serving ${srv.graph.nodes.length} releases at ${url}${o.prefix}/v1/graph\n`);
       await new Promise<void>((resolve) => {

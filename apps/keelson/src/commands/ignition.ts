@@ -13,7 +13,7 @@ import {
   type ReportEntry,
   type SpecVersion,
 } from '@keelson/ignition';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, outputFormat, printResult, usageError, type OutputFlags } from '../output.js';
 
 function jsonPath(path: JsonPath): string {
   return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
@@ -23,7 +23,7 @@ function readInput(file: string): Buffer {
   try {
     return file === '-' ? readFileSync(0) : readFileSync(file);
   } catch (e) {
-    throw new CliError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 2);
+    throw usageError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
 
@@ -48,7 +48,7 @@ function load(file: string, experimental: boolean): { version: SpecVersion; conf
 
 function parseVersion(v: string): SpecVersion {
   if (!(SPEC_VERSIONS as readonly string[]).includes(v)) {
-    throw new CliError(`--to ${v}: unknown spec version; use one of ${SPEC_VERSIONS.join(', ')}`, 2);
+    throw usageError(`--to ${v}: unknown spec version; use one of ${SPEC_VERSIONS.join(', ')}`);
   }
   return v as SpecVersion;
 }
@@ -57,13 +57,14 @@ function parseVersion(v: string): SpecVersion {
 export function registerIgnitionCommands(program: Command): void {
   const ign = program.command('ignition').description('Ignition configs: validate, merge, translate between spec versions');
 
-  ign
+  const validateCmd = ign
     .command('validate')
     .description('Validate Ignition configs (2.2.0, 3.0.0-3.6.0) against the schema and upstream rules; exit 1 if any is invalid')
     .argument('<files...>', 'config files (- for stdin)')
-    .option('--experimental', 'accept spec 3.7.0-experimental', false)
-    .option('--json', 'print the reports as JSON', false)
-    .action((files: string[], opts: { experimental: boolean; json: boolean }) => {
+    .option('--experimental', 'accept spec 3.7.0-experimental', false);
+  // -o json|yaml: the reports as data; table: one line per finding (errors on stderr) and a verdict per file
+  addOutputOption(validateCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (files: string[], opts: OutputFlags & { experimental: boolean }) => {
+      const format = outputFormat(opts, validateCmd);
       let failed = 0;
       const out: { file: string; version: string | null; valid: boolean; entries: ReportEntry[] }[] = [];
       for (const file of files) {
@@ -92,8 +93,8 @@ export function registerIgnitionCommands(program: Command): void {
         if (!result.valid) failed++;
         out.push({ file, ...result });
       }
-      if (opts.json) {
-        process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+      if (format === 'json' || format === 'yaml') {
+        await printResult(format, { data: () => out, table: () => '' });
       } else {
         for (const r of out) {
           for (const e of r.entries) (e.kind === 'error' ? process.stderr : process.stdout).write(formatEntry(r.file, e) + '\n');

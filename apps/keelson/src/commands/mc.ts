@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import {
   MAX_MACHINECONFIG_BYTES,
   MachineConfigCheckError,
@@ -9,10 +9,14 @@ import {
   MachineConfigRenderError,
   type ControllerConfigInput,
   type MachineConfig,
-  type PoolRef,
+  type MachineConfigPoolInput,
+  PoolSelectionError,
+  customPool,
+  defaultPool,
   renderMachineConfigs,
+  renderPool,
 } from '@keelson/ignition';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -33,7 +37,7 @@ function listFiles(p: string): string[] {
   try {
     st = statSync(p);
   } catch {
-    throw new CliError(`${p}: no such file or directory`, 2);
+    throw usageError(`${p}: no such file or directory`);
   }
   if (!st.isDirectory()) return [p];
   return readdirSync(p)
@@ -108,8 +112,15 @@ function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig |
   return o as unknown as MachineConfig;
 }
 
-function loadMachineConfigs(paths: string[]): Loaded[] {
+interface LoadedInputs {
+  configs: Loaded[];
+  /** MachineConfigPool objects found among the inputs, by name. */
+  pools: Map<string, MachineConfigPoolInput>;
+}
+
+function loadMachineConfigs(paths: string[]): LoadedInputs {
   const out: Loaded[] = [];
+  const pools = new Map<string, MachineConfigPoolInput>();
   const files = paths.flatMap(listFiles);
   checkInputSizes(files);
   for (const file of files) {
@@ -127,12 +138,35 @@ function loadMachineConfigs(paths: string[]): Loaded[] {
       if (v === null || v === undefined) return;
       const items = isObj(v) && v['kind'] === 'List' && Array.isArray(v['items']) ? v['items'] : [v];
       for (const item of items) {
+        if (isObj(item) && item['kind'] === 'MachineConfigPool' && isObj(item['metadata']) && typeof item['metadata']['name'] === 'string') {
+          pools.set(item['metadata']['name'], item as unknown as MachineConfigPoolInput);
+          continue;
+        }
         const mc = asMachineConfig(item, file, i);
         if (mc) out.push({ mc, file, doc: i });
       }
     });
   }
-  return out;
+  return { configs: out, pools };
+}
+
+/**
+ * The pool to render: a MachineConfigPool given among the inputs, the shipped master/worker pools, or a custom pool
+ * in the documented convention (role worker or <name>) when some MachineConfig carries role <name>.
+ */
+function choosePool(name: string, inputs: LoadedInputs, roles: string[] | undefined): MachineConfigPoolInput {
+  if (roles !== undefined) {
+    return { metadata: { name }, spec: { machineConfigSelector: { matchExpressions: [{ key: ROLE, operator: 'In', values: roles }] } } };
+  }
+  const given = inputs.pools.get(name);
+  if (given) return given;
+  if (name === 'master' || name === 'worker') return defaultPool(name);
+  if (inputs.configs.some((l) => l.mc.metadata.labels?.[ROLE] === name)) return customPool(name);
+  throw new CliError(
+    `unknown pool ${name}: no MachineConfigPool named ${name} among the inputs and no MachineConfig carries ${ROLE}=${name} (known roles: ${
+      [...new Set(inputs.configs.map((l) => l.mc.metadata.labels?.[ROLE] ?? '').filter(Boolean))].sort().join(', ') || 'none'
+    }); pass its MachineConfigPool YAML with the MachineConfigs, or use --roles`,
+  );
 }
 
 function loadControllerConfig(file: string | undefined): ControllerConfigInput {
@@ -161,50 +195,48 @@ function loadControllerConfig(file: string | undefined): ControllerConfigInput {
 /** Registers `keelson mc …` (MachineConfig rendering). */
 export function registerMachineConfigCommands(program: Command): void {
   const mc = program.command('mc').description('MachineConfigs: render a pool exactly as the Machine Config Operator');
-  mc.command('render')
+  const render = mc
+    .command('render')
     .description('Render the MachineConfigs of a pool into rendered-<pool>-<hash>, byte-identical to the MCO')
     .argument('<paths...>', 'MachineConfig YAML/JSON files or directories of them')
     .requiredOption('--pool <name>', 'pool to render (worker, master or a custom pool)')
     .option('--controller-config <file>', 'ControllerConfig YAML (spec.baseOSContainerImage, spec.baseOSExtensionsContainerImage)')
     .option('--controller-version <hash>', 'controller version hash: refuse generated MCs from another version and annotate the result')
-    .option('--roles <roles>', 'comma-separated role labels to select (default: the pool; custom pools also take worker)')
+    .option('--roles <roles>', 'comma-separated role labels to select (default: the pool\'s machineConfigSelector: a MachineConfigPool among the inputs, the shipped master/worker pools, or role worker+<pool> for a custom pool)')
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
     .option('--strict', 'refuse fields the API server would prune (unknown to the MachineConfig CRD) and unknown Ignition keys, instead of warning')
     .hook('preAction', (cmd) => {
       fieldChecks.strict = cmd.opts<{ strict?: boolean }>().strict === true;
     })
-    .option('--name-only', 'print only the rendered name')
-    .option('--json', 'print JSON instead of YAML')
-    .action((paths: string[], o: { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean; json?: boolean }) => {
-      const loaded = loadMachineConfigs(paths);
-      const roles = o.roles
-        ? o.roles.split(',').map((r) => r.trim()).filter(Boolean)
-        : o.pool === 'master' || o.pool === 'worker'
-          ? [o.pool]
-          : ['worker', o.pool];
-      const selected = o.all ? loaded : loaded.filter((l) => roles.includes(l.mc.metadata.labels?.[ROLE] ?? ''));
-      if (selected.length === 0) {
-        throw new CliError(`no MachineConfigs found for pool ${o.pool} (selecting role ${roles.join(' or ')} among ${loaded.length} MachineConfigs)`);
-      }
+    .option('--name-only', 'same as -o name');
+  // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;
+  // json / yaml: the result as data ({name, source, machineConfig}); name: the rendered name only
+  addOutputOption(render, { formats: ['manifest', 'json', 'yaml', 'name'], aliases: ['json'] })
+    .action(async (paths: string[], o: OutputFlags & { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean }) => {
+      const format = o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
+      const inputs = loadMachineConfigs(paths);
+      const loaded = inputs.configs;
       const seen = new Map<string, Loaded>();
-      for (const l of selected) {
+      for (const l of loaded) {
         const prev = seen.get(l.mc.metadata.name);
         if (prev) throw new CliError(`${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`);
         seen.set(l.mc.metadata.name, l);
       }
-      const pool: PoolRef = { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) };
+      const roles = o.roles ? o.roles.split(',').map((r) => r.trim()).filter(Boolean) : undefined;
+      const pool = choosePool(o.pool, inputs, roles);
+      if (o.poolUid) pool.metadata = { ...pool.metadata, uid: o.poolUid };
+      const controllerConfig = loadControllerConfig(o.controllerConfig);
+      const opts = o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {};
       try {
-        const r = renderMachineConfigs({
-          pool,
-          configs: selected.map((l) => l.mc),
-          controllerConfig: loadControllerConfig(o.controllerConfig),
-          ...(o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {}),
-        });
-        if (o.nameOnly) process.stdout.write(`${r.name}\n`);
-        else if (o.json) process.stdout.write(`${JSON.stringify({ name: r.name, source: r.source, machineConfig: r.machineConfig }, null, 2)}\n`);
-        else process.stdout.write(`# ${r.name} (from ${r.source.join(', ')})\n${stringify(r.machineConfig, { lineWidth: 0 })}`);
+        const r = o.all
+          ? renderMachineConfigs({ pool: { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) }, configs: loaded.map((l) => l.mc), controllerConfig, ...opts })
+          : renderPool(pool, loaded.map((l) => l.mc), controllerConfig, opts);
+        if (format === 'name') await writeOut(`${r.name}\n`);
+        else if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format));
+        else await writeOut(`# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`);
       } catch (e) {
+        if (e instanceof PoolSelectionError) throw new CliError(`pool ${e.pool}: ${jsonPath(e.path)}: ${e.message}`);
         if (e instanceof MachineConfigRenderError) {
           const at = e.machineConfig !== undefined ? seen.get(e.machineConfig) : undefined;
           const where = at ? `${at.file}: MachineConfig "${e.machineConfig}" at ${jsonPath(e.path)}: ` : '';

@@ -21,7 +21,7 @@ import {
   type OsPlanOptions,
   type RpmOstreeStatus,
 } from '@keelson/ostree';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, formatTable, outputFormat, printResult, usageError, type OutputFlags } from '../output.js';
 
 interface BackendOptions {
   sysroot?: string;
@@ -35,7 +35,7 @@ function isSysrootHost(dir: string): boolean {
 }
 
 function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promise<string> | string; host?: SysrootRpmOstree } {
-  if (o.simulate !== undefined && o.sysroot !== undefined) throw new CliError('give either --simulate or --sysroot, not both', 2);
+  if (o.simulate !== undefined && o.sysroot !== undefined) throw usageError('give either --simulate or --sysroot, not both');
   if (o.simulate !== undefined) {
     const sim = new SimulatedRpmOstree({ statePath: o.simulate });
     return { driver: new RpmOstree({ runner: sim, clientId: 'keelson' }), reboot: () => sim.reboot() };
@@ -130,12 +130,25 @@ function renderStatus(s: RpmOstreeStatus): string {
   return lines.join('\n') + '\n';
 }
 
+/** `os status -o wide`: one row per deployment with every identifying column. */
+function renderStatusWide(s: RpmOstreeStatus): string {
+  const rows = s.deployments.map((d) => [
+    d.booted ? '*' : '',
+    d.staged ? 'staged' : d.pending ? 'pending' : d.rollback ? 'rollback' : d.booted ? 'booted' : '',
+    d.osname,
+    d.version ?? '',
+    d.checksum,
+    (d.containerImageReference !== undefined ? osImageUrlOf(d) : d.origin) ?? '',
+  ]);
+  return `${formatTable([['BOOTED', 'STATE', 'OS', 'VERSION', 'COMMIT', 'IMAGE'], ...rows])}\n`;
+}
+
 function readMachineConfig(path: string, flag: string): OsConfigSpec {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new CliError(`${flag} ${path}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 2);
+    throw usageError(`${flag} ${path}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   let value: unknown;
   try {
@@ -172,27 +185,31 @@ function planOptions(o: PlanCliOptions): OsPlanOptions {
 export function registerOsCommands(program: Command): void {
   const os = program.command('os').description('rpm-ostree / ostree: OS deployments, and the OS commands a MachineConfig update runs');
 
-  os.command('status')
+  const status = os
+    .command('status')
     .description('show OS deployments (rpm-ostree status); --sysroot reads an ostree sysroot, --simulate a simulated host')
-    .option('--json', 'print the rpm-ostree status --json document')
     .option('--sysroot <dir>', 'read deployments of an ostree sysroot directory (Debian ostree) instead of rpm-ostree')
     .option('--osname <name>', 'stateroot of --sysroot (default fedora-coreos)')
     .option('--simulate <state.json>', 'use a simulated rpm-ostree host kept in this file (created when missing)')
-    .option('--binary <path>', 'rpm-ostree binary to run', 'rpm-ostree')
-    .action(async (o: BackendOptions & { json?: boolean }) => {
-      const s = await loadStatus(o);
-      process.stdout.write(o.json ? JSON.stringify(statusToJson(s), null, 2) + '\n' : renderStatus(s));
-    });
+    .option('--binary <path>', 'rpm-ostree binary to run', 'rpm-ostree');
+  // -o json is the rpm-ostree status --json document
+  addOutputOption(status, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (o: BackendOptions & OutputFlags) => {
+    const format = outputFormat(o, status);
+    const s = await loadStatus(o);
+    await printResult(format, { data: () => statusToJson(s), table: () => renderStatus(s), wide: () => renderStatusWide(s) });
+  });
 
-  os.command('plan')
+  const planCmd = os
+    .command('plan')
     .description('print the exact rpm-ostree commands a node runs to move from one MachineConfig to another')
     .requiredOption('--from <mc.yaml>', 'current (old) MachineConfig, YAML or JSON')
     .requiredOption('--to <mc.yaml>', 'target (new) MachineConfig, YAML or JSON')
-    .option('--json', 'print the plan as JSON (steps, rollback, diff, notes)')
     .option('--arch <goarch>', 'node architecture (amd64, arm64); 64k-pages needs arm64')
     .option('--no-el', 'node is not RHEL-family (FCOS): no kernel type or extensions steps')
-    .option('--local-image <repoDigest>', 'rebase from local container storage with this repo digest')
-    .action((o: PlanCliOptions) => {
+    .option('--local-image <repoDigest>', 'rebase from local container storage with this repo digest');
+  // -o json|yaml: the plan as data (steps, rollback, diff, notes, commands)
+  addOutputOption(planCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (o: PlanCliOptions & OutputFlags) => {
+      const format = outputFormat(o, planCmd);
       const from = readMachineConfig(o.from, '--from');
       const to = readMachineConfig(o.to, '--to');
       let plan;
@@ -201,13 +218,13 @@ export function registerOsCommands(program: Command): void {
       } catch (e) {
         throw new CliError((e as Error).message);
       }
-      if (o.json) {
-        process.stdout.write(JSON.stringify({ diff: plan.diff, steps: plan.steps, rollback: plan.rollback, notes: plan.notes, commands: formatPlan(plan) }, null, 2) + '\n');
-        return;
-      }
-      for (const n of plan.notes) process.stdout.write(`# ${n}\n`);
-      for (const line of formatPlan(plan)) process.stdout.write(`${line}\n`);
-      if (plan.rollback.length > 0) process.stdout.write(`# on failure: ${formatPlan({ ...plan, steps: plan.rollback }).join('; ')}\n`);
+      const found = plan;
+      const text = (): string => {
+        const lines = [...found.notes.map((n) => `# ${n}`), ...formatPlan(found)];
+        if (found.rollback.length > 0) lines.push(`# on failure: ${formatPlan({ ...found, steps: found.rollback }).join('; ')}`);
+        return lines.map((l) => `${l}\n`).join('');
+      };
+      await printResult(format, { data: () => ({ diff: found.diff, steps: found.steps, rollback: found.rollback, notes: found.notes, commands: formatPlan(found) }), table: text });
     });
 
   os.command('apply')
@@ -243,7 +260,7 @@ export function registerOsCommands(program: Command): void {
     .option('--osname <name>', 'stateroot name', 'rhcos')
     .action(async (o: { simulate?: string; sysroot?: string; config: string; osname: string }) => {
       const spec = readMachineConfig(o.config, '--config');
-      if ((o.simulate === undefined) === (o.sysroot === undefined)) throw new CliError('give exactly one of --simulate <state.json> or --sysroot <dir>', 2);
+      if ((o.simulate === undefined) === (o.sysroot === undefined)) throw usageError('give exactly one of --simulate <state.json> or --sysroot <dir>');
       try {
         if (o.simulate !== undefined) {
           SimulatedRpmOstree.atConfig(spec, { statePath: o.simulate, osname: o.osname });
@@ -269,7 +286,7 @@ export function registerOsCommands(program: Command): void {
     .option('--simulate <state.json>', 'simulated host state file')
     .option('--sysroot <dir>', 'node sysroot created by sim-init --sysroot')
     .action(async (o: BackendOptions) => {
-      if (o.simulate === undefined && o.sysroot === undefined) throw new CliError('give --simulate <state.json> or --sysroot <dir>', 2);
+      if (o.simulate === undefined && o.sysroot === undefined) throw usageError('give --simulate <state.json> or --sysroot <dir>');
       const { reboot } = driverFor(o);
       if (!reboot) throw new CliError('this backend cannot be rebooted by keelson');
       try {

@@ -10,17 +10,15 @@ import {
   toMermaid,
   type BreakFn,
 } from '@keelson/manifest-graph';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
 import { loadPayloadTasks, PayloadLoadError, type LoadedManifest } from '../payload-dir-loader.js';
 
 const STRATEGIES = ['by-number-and-component', 'flatten-by-number-and-component', 'permute-flatten-by-number-and-component'] as const;
-const FORMATS = ['dot', 'mermaid', 'json'] as const;
+const FORMATS = ['dot', 'mermaid', 'json', 'yaml'] as const;
 type Strategy = (typeof STRATEGIES)[number];
-type Format = (typeof FORMATS)[number];
 
-interface GraphOptions {
+interface GraphOptions extends OutputFlags {
   parallel: Strategy;
-  format: Format;
   seed?: string;
   verbose?: boolean;
 }
@@ -36,7 +34,7 @@ function breakFnFor(strategy: Strategy, seed: string | undefined): BreakFn<Loade
       if (seed === undefined) {
         s = BigInt(Date.now()) * 1_000_000n; // like upstream's time.Now().UnixNano()
       } else {
-        if (!/^-?\d+$/.test(seed)) throw new CliError(`--seed must be an integer, got ${JSON.stringify(seed)}`, 2);
+        if (!/^-?\d+$/.test(seed)) throw usageError(`--seed must be an integer, got ${JSON.stringify(seed)}`);
         s = BigInt(seed);
       }
       return permuteOrder(flattenByNumberAndComponent, new GoRand(s));
@@ -46,17 +44,18 @@ function breakFnFor(strategy: Strategy, seed: string | undefined): BreakFn<Loade
 
 /** Registers `keelson payload graph`. */
 export function registerPayloadGraphCommand(payload: Command): void {
-  payload
+  const cmd = payload
     .command('graph')
     .description(
       'Print the CVO task graph of an extracted release directory (manifests/ and release-manifests/), like upstream `cluster-version-util task-graph`',
     )
     .argument('<dir>', 'extracted release directory holding manifests/ and release-manifests/')
     .addOption(new Option('--parallel <strategy>', 'how to parallelise the graph').choices(STRATEGIES).default('by-number-and-component'))
-    .addOption(new Option('--format <format>', 'output format (dot is byte-identical to upstream)').choices(FORMATS).default('dot'))
     .option('--seed <n>', 'seed of the Go math/rand permutation for permute-flatten-by-number-and-component (default: current time, as upstream)')
-    .option('-v, --verbose', 'print skipped templates and excluded manifests on stderr')
-    .action(async (dir: string, opts: GraphOptions) => {
+    .option('-v, --verbose', 'print skipped templates and excluded manifests on stderr');
+  // dot is byte-identical to upstream `cluster-version-util task-graph`
+  addOutputOption(cmd, { formats: FORMATS, aliases: ['format'] }).action(async (dir: string, opts: GraphOptions) => {
+      const format = outputFormat(opts, cmd);
       let loaded;
       try {
         loaded = await loadPayloadTasks(dir);
@@ -67,22 +66,9 @@ export function registerPayloadGraphCommand(payload: Command): void {
       if (opts.verbose === true) for (const w of loaded.warnings) process.stderr.write(`${w}\n`);
       const graph = new TaskGraph(loaded.tasks).splitOnJobs().parallelize(breakFnFor(opts.parallel, opts.seed));
       let text: string;
-      switch (opts.format) {
-        case 'dot':
-          text = `${toDot(graph)}\n`;
-          break;
-        case 'mermaid':
-          text = toMermaid(graph);
-          break;
-        case 'json':
-          text = `${JSON.stringify(toJson(graph), null, 2)}\n`;
-          break;
-      }
-      await new Promise<void>((resolve, reject) => {
-        process.stdout.write(text, (err) => {
-          if (err) reject(err);
-          else resolve();
-        });
-      });
+      if (format === 'dot') text = `${toDot(graph)}\n`;
+      else if (format === 'mermaid') text = toMermaid(graph);
+      else text = await renderStructured(toJson(graph), format === 'yaml' ? 'yaml' : 'json');
+      await writeOut(text);
     });
 }

@@ -1,9 +1,10 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildKubeconfig, kubeconfigYaml, startSandbox, type SandboxOptions } from '@keelson/kube-sandbox';
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
 
 /** What `sandbox start` records so that `sandbox kubeconfig` can find the running server. */
 interface SandboxState {
@@ -19,7 +20,7 @@ function defaultStateDir(): string {
 
 function parsePort(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError(`--port must be an integer between 0 and 65535, got "${v}"`, 2);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be an integer between 0 and 65535, got "${v}"`);
   return n;
 }
 
@@ -40,6 +41,44 @@ async function readState(dir: string): Promise<SandboxState> {
   }
 }
 
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether something accepts TCP connections at the URL's host and port (2 s deadline). */
+function listening(url: string): Promise<boolean> {
+  const u = new URL(url);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  return new Promise((resolve) => {
+    const s = connect({ host: u.hostname, port, timeout: 2000 });
+    const done = (ok: boolean): void => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.once('connect', () => {
+      done(true);
+    });
+    s.once('timeout', () => {
+      done(false);
+    });
+    s.once('error', () => {
+      done(false);
+    });
+  });
+}
+
+/** Refuses a recorded sandbox that no longer runs (killed, crashed, machine restarted). */
+async function ensureRunning(s: SandboxState, file: string): Promise<void> {
+  const why = !processAlive(s.pid) ? `its process ${s.pid} has exited` : !(await listening(s.url)) ? `nothing listens at ${s.url}` : undefined;
+  if (why !== undefined) throw new CliError(`the sandbox recorded in ${file} is not running (${why}); start it again with "keelson sandbox start"`);
+}
+
 /** Registers `keelson sandbox start` and `keelson sandbox kubeconfig`. */
 export function registerSandboxCommands(program: Command): void {
   const sandbox = program.command('sandbox').description('An embedded Kubernetes API server for tests and rehearsals (kubectl-compatible)');
@@ -51,7 +90,7 @@ export function registerSandboxCommands(program: Command): void {
     .option('--token <token>', 'bearer token of the admin identity (random when omitted)')
     .option('--state-dir <dir>', 'where sandbox.json and kubeconfig are written', defaultStateDir())
     .option('--kubeconfig <file>', 'also write the kubeconfig to this file')
-    .option('--persist <dir>', 'load/save a JSON snapshot of all objects in this directory')
+    .option('--persist <dir>', 'keep the objects durably in this directory (write-ahead log + snapshot; acknowledged writes survive kill -9)')
     .option('--simulate-pods', 'create ready pods for Deployments/ReplicaSets/DaemonSets on ready nodes')
     .option('--nodes <names>', 'comma-separated Ready nodes to create at start', '')
     .action(async (o: { port: string; tls: boolean; token?: string; stateDir: string; kubeconfig?: string; persist?: string; simulatePods?: boolean; nodes: string }) => {
@@ -79,24 +118,30 @@ export function registerSandboxCommands(program: Command): void {
         process.on('SIGTERM', done);
       });
       await sb.stop();
+      // the state file stands for a running server: `sandbox kubeconfig` then says none is running
+      await rm(join(dir, 'sandbox.json'), { force: true });
       process.stdout.write('sandbox stopped\n');
     });
-  sandbox
+  const kubeconfig = sandbox
     .command('kubeconfig')
-    .description('Print (or write with -o) a kubeconfig for the sandbox started with "keelson sandbox start"')
+    .description('Print (or write with --to) a kubeconfig for the running sandbox started with "keelson sandbox start"')
     .option('--state-dir <dir>', 'state directory of the running sandbox', defaultStateDir())
-    .option('-o, --output <file>', 'write to this file (mode 0600) instead of stdout')
-    .option('--namespace <ns>', 'default namespace of the context')
-    .action(async (o: { stateDir: string; output?: string; namespace?: string }) => {
-      const s = await readState(resolve(o.stateDir));
+    .option('--to <file>', 'write to this file (mode 0600) instead of stdout')
+    .option('--namespace <ns>', 'default namespace of the context');
+  addOutputOption(kubeconfig, { formats: ['yaml', 'json'] }).action(async (o: OutputFlags & { stateDir: string; to?: string; namespace?: string }) => {
+      const format = outputFormat(o, kubeconfig);
+      const dir = resolve(o.stateDir);
+      const s = await readState(dir);
+      await ensureRunning(s, join(dir, 'sandbox.json'));
       const kcOpts: Parameters<typeof buildKubeconfig>[0] = { server: s.url, token: s.token };
       if (s.caCert) kcOpts.caCert = s.caCert;
       if (o.namespace) kcOpts.namespace = o.namespace;
-      const yaml = kubeconfigYaml(buildKubeconfig(kcOpts));
-      if (o.output) {
-        await mkdir(resolve(o.output, '..'), { recursive: true });
-        await writeFile(resolve(o.output), yaml, { mode: 0o600 });
-        process.stdout.write(`${resolve(o.output)}\n`);
-      } else process.stdout.write(yaml);
+      const kc = buildKubeconfig(kcOpts);
+      const text = format === 'json' ? await renderStructured(kc, 'json') : kubeconfigYaml(kc);
+      if (o.to) {
+        await mkdir(resolve(o.to, '..'), { recursive: true });
+        await writeFile(resolve(o.to), text, { mode: 0o600 });
+        await writeOut(`${resolve(o.to)}\n`);
+      } else await writeOut(text);
     });
 }

@@ -1,4 +1,101 @@
 #!/usr/bin/env node
-// machine-config-daemon entry point (wiring only; see src/).
-console.error("machine-config-daemon: not implemented yet");
-process.exitCode = 1;
+// machine-config-daemon entry point (wiring only; see src/daemon and src/virtual).
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { createLogger, onShutdown } from '@keelson/kube';
+import { startMachineConfigDaemon } from '../daemon/start.js';
+import { runFirstboot } from '../daemon/firstboot.js';
+import { CommandHost } from '../daemon/host.js';
+import { RpmOstreeOs } from '../daemon/os.js';
+import { HostRoot } from '../daemon/root.js';
+import { DEFAULT_DRAIN_TIMEOUTS } from '../daemon/drain.js';
+import { startVirtualNodes } from '../virtual/harness.js';
+import { parseCount, parseDuration, UsageError } from './args.js';
+
+const USAGE = `Usage:
+  machine-config-daemon start [--node-name NAME] [--root-mount DIR] [--kubeconfig FILE]
+  machine-config-daemon start --virtual-nodes N --kubeconfig FILE [--pool worker] [--reboot-duration 30s]
+                              [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--first-index I] [--zones a,b,c]
+  machine-config-daemon firstboot-complete-machineconfig [--root-mount DIR]`;
+
+const log = createLogger({ fields: { component: 'machine-config-daemon' } });
+
+async function start(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'node-name': { type: 'string' },
+      'root-mount': { type: 'string', default: '/' },
+      kubeconfig: { type: 'string' },
+      'virtual-nodes': { type: 'string' },
+      pool: { type: 'string', default: 'worker' },
+      'reboot-duration': { type: 'string', default: '0s' },
+      'virtual-root': { type: 'string', default: '/var/tmp/keelson-virtual-nodes' },
+      'server-url': { type: 'string' },
+      'server-ca': { type: 'string' },
+      'name-prefix': { type: 'string' },
+      'first-index': { type: 'string', default: '0' },
+      zones: { type: 'string' },
+    },
+  });
+  const kubeconfig = values.kubeconfig ?? process.env['KUBECONFIG'];
+  if (values['virtual-nodes'] !== undefined) {
+    const n = parseCount('virtual-nodes', values['virtual-nodes']);
+    const pool = values.pool;
+    const prefix = values['name-prefix'] ?? `virtual-${pool}-`;
+    const zones = (values.zones ?? '').split(',').filter((z) => z !== '');
+    const first = parseCount('first-index', values['first-index']);
+    const nodes = Array.from({ length: n }, (_, i) => ({ name: `${prefix}${first + i}`, role: pool, pool, ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}) }));
+    // the handler is installed first: a SIGTERM during startup still stops cleanly
+    const running: { stop?: () => Promise<void> } = {};
+    onShutdown(async () => running.stop?.(), { logger: log });
+    const vn = await startVirtualNodes({
+      ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+      nodes,
+      rootDir: values['virtual-root'],
+      rebootDurationMs: parseDuration('reboot-duration', values['reboot-duration']),
+      ...(values['server-url'] !== undefined ? { serverUrl: values['server-url'] } : {}),
+      ...(values['server-ca'] !== undefined ? { serverCA: readFileSync(values['server-ca'], 'utf8') } : {}),
+      logger: log,
+      onEvent: (e) => {
+        log.info('virtual node event', { node: e.node, phase: e.phase, config: e.config, message: e.message });
+      },
+    });
+    running.stop = () => vn.stop();
+    log.info('virtual nodes running', { count: n, pool, root: values['virtual-root'] });
+    return;
+  }
+  const nodeName = values['node-name'] ?? process.env['NODE_NAME'] ?? hostname();
+  const d = await startMachineConfigDaemon({ nodeName, rootMount: values['root-mount'], ...(kubeconfig !== undefined ? { kubeconfig } : {}), logger: log, drainTimeouts: DEFAULT_DRAIN_TIMEOUTS });
+  log.info('daemon started', { node: nodeName, root: values['root-mount'] });
+  onShutdown(() => d.stop(), { logger: log });
+}
+
+async function firstboot(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } } });
+  const ctx = {
+    nodeName: hostname(),
+    root: new HostRoot(values['root-mount']),
+    host: new CommandHost(),
+    os: new RpmOstreeOs(),
+    logger: log,
+    drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
+    signal: new AbortController().signal,
+  };
+  const r = await runFirstboot(ctx);
+  log.info('firstboot finished', { skipped: r.skipped, rebooted: r.rebooted, config: r.config });
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...rest] = process.argv.slice(2);
+  if (cmd === 'start') await start(rest);
+  else if (cmd === 'firstboot-complete-machineconfig') await firstboot(rest);
+  else throw new UsageError(USAGE);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof UsageError) console.error(e.message);
+  else log.error('machine-config-daemon failed', { error: (e as Error).message });
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+});

@@ -72,3 +72,24 @@ export {
   negotiateIgnitionVersion,
 } from './server.js';
 export { toGoStructV35, goDeepEqual } from './gojson.js';
+export {
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type MachineConfigPoolInput,
+  type ControllerConfigSource,
+  type PoolSelectionErrorCode,
+  type RenderPoolOptions,
+  PoolSelectionError,
+  REQUIRED_FOR_UPGRADE_LABEL,
+  MCO_BUILT_IN_LABEL,
+  POOL_LABEL_PREFIX,
+  isEmptySelector,
+  compileLabelSelector,
+  labelSelectorMatches,
+  labelSelectorString,
+  defaultPool,
+  customPool,
+  selectMachineConfigs,
+  controllerConfigInput,
+  renderPool,
+} from './pool.js';

@@ -1,0 +1,50 @@
+/** Baseline: the same manifests created directly (no CVO), serially and 16 at a time, against a fresh sandbox. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'vitest';
+import { nullLogger } from '@keelson/kube';
+import { defineResourceType } from '@keelson/kube-sandbox';
+import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
+import { generatePayload } from '@keelson/payload-gen';
+import { ResourceApplier } from '../src/resources/apply.js';
+import { startCluster } from '../test/helpers.js';
+
+test('raw create of the synthetic payload (no CVO)', async () => {
+  const work = await mkdtemp(join(tmpdir(), 'cvo-raw-'));
+  await generatePayload({ out: work, seed: 1 });
+  const payload = loadPayloadFromFiles(await readPayloadDirectory(work), work, { releaseImage: 'x@sha256:' + 'e'.repeat(64) });
+  const included = filterManifests(payload, { profile: 'self-managed-high-availability', featureSet: '' }).included;
+  for (const parallel of [1, 16]) {
+    const { sandbox, client } = await startCluster();
+    for (const t of [
+      { group: 'monitoring.coreos.com', version: 'v1', plural: 'servicemonitors', kind: 'ServiceMonitor', namespaced: true },
+      { group: 'monitoring.coreos.com', version: 'v1', plural: 'prometheusrules', kind: 'PrometheusRule', namespaced: true },
+      { group: 'image.openshift.io', version: 'v1', plural: 'imagestreams', kind: 'ImageStream', namespaced: true },
+    ]) sandbox.cluster.addType(defineResourceType(t));
+    const nss = new Set(included.map((m) => (m.gvk.kind === 'Namespace' ? m.name : m.namespace)).filter((n) => n !== ''));
+    for (const name of nss) await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }).catch(() => undefined);
+    const applier = new ResourceApplier(client, nullLogger);
+    const queue = included.filter((m) => m.gvk.kind !== 'ClusterOperator');
+    const t0 = performance.now();
+    let next = 0;
+    const failures: string[] = [];
+    await Promise.all(Array.from({ length: parallel }, async () => {
+      while (next < queue.length) {
+        const m = queue[next++]!;
+        for (let i = 0; i < 20; i++) {
+          try {
+            await applier.apply(m.object, 'initializing');
+            break;
+          } catch (e) {
+            if (i === 19) failures.push(`${m.id}: ${(e as Error).message}`);
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+      }
+    }));
+    console.log(JSON.stringify({ parallel, manifests: queue.length, ms: Math.round(performance.now() - t0), writes: applier.writes, failures: failures.length }));
+    await sandbox.stop();
+  }
+  await rm(work, { recursive: true, force: true });
+}, 600_000);

@@ -1,0 +1,124 @@
+/**
+ * Benchmarks against the embedded API server (real HTTP on loopback):
+ * - Initializing sync of the ~900-manifest synthetic payload (tooling/payload-gen, seed 1) with every ClusterOperator
+ *   reported at once by the test double: wall time vs the critical-path bound (longest serial chain of requests in the
+ *   Initializing graph x measured per-request latency);
+ * - a Reconciling pass over the unchanged cluster: API writes (goal 0) and time;
+ * - RSS of the process with the payload loaded.
+ * Figures are printed (see README); there are no timing asserts.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'vitest';
+import { createLogger, nullLogger } from '@keelson/kube';
+import { defineResourceType } from '@keelson/kube-sandbox';
+import { createTask, planSync } from '@keelson/manifest-graph';
+import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
+import { generatePayload } from '@keelson/payload-gen';
+import { startClusterVersionOperator, type CvoEvent } from '../src/index.js';
+import { ResourceApplier } from '../src/resources/apply.js';
+import { OperatorReporterDouble, startCluster, waitFor } from '../test/helpers.js';
+
+const IMAGE = 'quay.io/keelson/release@sha256:' + 'e'.repeat(64);
+
+async function run(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'cvo-bench-'));
+  const payloadDir = join(work, 'payload');
+  await generatePayload({ out: payloadDir, seed: 1 });
+  const payload = loadPayloadFromFiles(await readPayloadDirectory(payloadDir), payloadDir, { releaseImage: IMAGE });
+  const included = filterManifests(payload, { profile: 'self-managed-high-availability', featureSet: '' }).included;
+  const versionsFor = new Map<string, { name: string; version: string }[]>();
+  for (const m of included) {
+    if (m.gvk.kind !== 'ClusterOperator') continue;
+    const st = m.object['status'] as { versions?: { name: string; version: string }[] } | undefined;
+    versionsFor.set(m.name, st?.versions ?? []);
+  }
+  const { sandbox, client, kubeconfig } = await startCluster();
+  // kinds a real cluster serves from operators' CRDs / aggregated APIs
+  for (const t of [
+    { group: 'monitoring.coreos.com', version: 'v1', plural: 'servicemonitors', kind: 'ServiceMonitor', namespaced: true },
+    { group: 'monitoring.coreos.com', version: 'v1', plural: 'prometheusrules', kind: 'PrometheusRule', namespaced: true },
+    { group: 'image.openshift.io', version: 'v1', plural: 'imagestreams', kind: 'ImageStream', namespaced: true },
+  ]) sandbox.cluster.addType(defineResourceType(t));
+  // payload-gen places RBAC in openshift-monitoring (0000_50_cluster-monitoring-operator_01_prometheusrbac.yaml) before
+  // a Job barrier that precedes the namespace's own manifest, so no CVO (upstream's neither) can install it from
+  // scratch, and uses namespaces (openshift-config-managed) that other operators create in a real cluster: create the
+  // namespaces the payload uses first, as an installer's bootstrap would.
+  const namespaces = new Set(included.map((m) => (m.gvk.kind === 'Namespace' ? m.name : m.namespace)).filter((n) => n !== ''));
+  for (const name of namespaces) {
+    await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }).catch(() => undefined);
+  }
+  // manifests declared more than once with different content (they overwrite each other on every pass)
+  const byId = new Map<string, Set<string>>();
+  for (const m of included) byId.set(m.id, (byId.get(m.id) ?? new Set()).add(Buffer.from(m.raw).toString('base64')));
+  const conflictingDuplicates = [...byId.values()].filter((v) => v.size > 1).length;
+
+  // per-request latency: sequential GETs of a small object
+  const N = 200;
+  let t0 = performance.now();
+  for (let i = 0; i < N; i++) await client.request('GET', '/api/v1/namespaces/default');
+  const latency = (performance.now() - t0) / N;
+  // critical path of the Initializing graph: the longest serial node (GET + POST per manifest, +2 for a ClusterOperator precreate)
+  const tasks = included.map((m, i) => createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total: included.length, data: m }));
+  const plan = planSync(tasks, { mode: 'initializing' });
+  let longest = 0;
+  for (const n of plan.graph.nodes) longest = Math.max(longest, n.tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0));
+  // the whole graph's requests spread over 2 cores of one Node event loop: the throughput bound
+  const totalRequests = tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0);
+
+  const reporter = new OperatorReporterDouble(client, 0, versionsFor);
+  reporter.start(50);
+  const events: CvoEvent[] = [];
+  const at: number[] = [];
+  const rssBefore = process.memoryUsage().rss;
+  t0 = performance.now();
+  const cvo = await startClusterVersionOperator({
+    kubeconfig, payloadDir, releaseImage: IMAGE, payloadCache: join(work, 'cache'), listen: '127.0.0.1:0', updateService: 'http://127.0.0.1:9/graph',
+    timeScale: 0.01, intervals: { leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 1000, minimumReconcileIntervalMs: 500 }, logger: process.env['CVO_BENCH_LOG'] ? createLogger({ level: 'info' }) : nullLogger, onEvent: (e) => { events.push(e); at.push(performance.now()); },
+  });
+  const init = await waitFor(() => Promise.resolve(events.find((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined)), 120_000, 'initializing');
+  const wall = performance.now() - t0;
+  const started = events.find((e) => e.type === 'syncStarted' && e.mode === 'initializing');
+  const failedAttempts = events.filter((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error !== undefined).length;
+  const rec = await waitFor(() => Promise.resolve(events.find((e, i) => e.type === 'syncFinished' && e.mode === 'reconciling' && i > events.indexOf(init))), 300_000, 'reconciling pass');
+  const recIdx = events.indexOf(rec);
+  let recStartIdx = recIdx;
+  while (recStartIdx > 0 && events[recStartIdx]?.type !== 'syncStarted') recStartIdx--;
+  const reconcileMs = (at[recIdx] ?? 0) - (at[recStartIdx] ?? 0);
+  const rss = process.memoryUsage().rss;
+  // latency of real objects: sequential GETs of 100 of the applied manifests (CRDs are large)
+  const sample = included.filter((_, i) => i % Math.ceil(included.length / 100) === 0 && included[i]?.gvk.kind !== 'ClusterOperator');
+  const reader = new ResourceApplier(client, nullLogger);
+  await reader.mapper.resolve('', 'v1', 'ConfigMap');
+  const t1 = performance.now();
+  for (const m of sample) await reader.get(m.object['apiVersion'] as string, m.gvk.kind, m.namespace, m.name);
+  const objectLatency = (performance.now() - t1) / sample.length;
+  const bound = longest * objectLatency;
+  console.log(JSON.stringify({
+    manifests: included.length,
+    graphNodes: plan.graph.nodes.length,
+    smallGetLatencyMs: +latency.toFixed(3),
+    objectGetLatencyMs: +objectLatency.toFixed(3),
+    longestChainRequests: longest,
+    criticalPathBoundMs: +bound.toFixed(1),
+    serialAllRequestsMs: +(totalRequests * objectLatency).toFixed(1),
+    initializingWallMs: Math.round(wall),
+    ratioToCriticalPath: +(wall / bound).toFixed(2),
+    initializingFailedAttempts: failedAttempts,
+    initializingStarted: started !== undefined,
+    conflictingDuplicateManifests: conflictingDuplicates,
+    reconcilingWrites: rec.type === 'syncFinished' ? rec.writes : -1,
+    reconcilingPassMs: Math.round(reconcileMs),
+    reconcilingError: rec.type === 'syncFinished' ? rec.error : undefined,
+    rssMiB: Math.round(rss / 1048576),
+    rssDeltaMiB: Math.round((rss - rssBefore) / 1048576),
+  }));
+  reporter.stop();
+  await cvo.stop();
+  await sandbox.stop();
+  await rm(work, { recursive: true, force: true });
+}
+
+// One measured run (each needs a fresh cluster); the figures are printed as one JSON line.
+test('Initializing sync of the synthetic payload + one Reconciling pass (sandbox)', run, 600_000);

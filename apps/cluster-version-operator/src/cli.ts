@@ -1,0 +1,111 @@
+/** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
+import { parseArgs } from 'node:util';
+import { CvoError } from './errors.js';
+import type { CvoOptions } from './operator/start.js';
+
+/** Usage text. */
+export const USAGE = `Usage:
+  cluster-version-operator start --release-image IMAGE --payload-dir DIR [flags]
+  cluster-version-operator render --output-dir DIR --release-image IMAGE [--payload-dir DIR]
+
+start flags:
+  --release-image IMAGE        pull spec of this operator's own release (required)
+  --payload-dir DIR            the release payload root on disk (manifests/, release-manifests/; default /)
+  --payload-cache DIR          where retrieved payloads are cached by digest (default $TMPDIR/cvo-payloads)
+  --kubeconfig FILE            kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
+  --listen HOST:PORT           metrics and health address (default 0.0.0.0:9099)
+  --serving-cert-file FILE     TLS certificate for --listen
+  --serving-key-file FILE      TLS key for --listen
+  --update-service URL         update service, overrides spec.upstream
+  --promql-target URL          PromQL endpoint for conditional update risks
+  --enable-auto-update         update to the newest available release automatically
+  --time-scale F               multiply every upstream interval by F (e.g. 0.01)
+  --reconcile-interval DUR     base resync period (default 2m)
+  --status-interval DUR        status write throttle (default 15s)
+  --lease-duration DUR         leader election lease duration (default 137s)
+  --renew-deadline DUR         leader election renew deadline (default 107s)
+  --retry-period DUR           leader election retry period (default 26s)
+  --v N                        log verbosity (>= 4 logs debug)
+`;
+
+/** Parses `10s`, `2m`, `1h`, `250ms` or plain milliseconds. */
+export function parseDuration(flag: string, s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s);
+  if (!m) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: expected a duration like 250ms, 10s, 2m or 1h`);
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] ?? 1;
+  return Math.round(n * unit);
+}
+
+/** Parsed command line. */
+export type Command =
+  | { command: 'start'; options: CvoOptions; verbosity: number }
+  | { command: 'render'; outputDir: string; releaseImage: string; payloadDir: string }
+  | { command: 'help' };
+
+/** Parses argv (without node and script). */
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') return { command: 'help' };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      strict: true,
+      options: {
+        'release-image': { type: 'string' },
+        'payload-dir': { type: 'string' },
+        'payload-cache': { type: 'string' },
+        kubeconfig: { type: 'string' },
+        listen: { type: 'string' },
+        'serving-cert-file': { type: 'string' },
+        'serving-key-file': { type: 'string' },
+        'update-service': { type: 'string' },
+        'promql-target': { type: 'string' },
+        'enable-auto-update': { type: 'boolean' },
+        'time-scale': { type: 'string' },
+        'reconcile-interval': { type: 'string' },
+        'status-interval': { type: 'string' },
+        'lease-duration': { type: 'string' },
+        'renew-deadline': { type: 'string' },
+        'retry-period': { type: 'string' },
+        v: { type: 'string' },
+        'output-dir': { type: 'string' },
+      },
+    });
+  } catch (e) {
+    throw new CvoError('InvalidFlag', cmd, `${(e as Error).message}\n\n${USAGE}`);
+  }
+  const v = parsed.values;
+  const releaseImage = v['release-image'] ?? '';
+  if (cmd === 'render') {
+    if (v['output-dir'] === undefined) throw new CvoError('InvalidFlag', '--output-dir', 'render: --output-dir is required');
+    if (releaseImage === '') throw new CvoError('InvalidFlag', '--release-image', 'render: --release-image is required');
+    return { command: 'render', outputDir: v['output-dir'], releaseImage, payloadDir: v['payload-dir'] ?? '/' };
+  }
+  if (cmd !== 'start') throw new CvoError('InvalidFlag', cmd, `unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
+  if (releaseImage === '') throw new CvoError('InvalidFlag', '--release-image', 'start: --release-image is required (the pull spec of the payload in --payload-dir)');
+  const options: CvoOptions = { releaseImage, payloadDir: v['payload-dir'] ?? '/' };
+  if (v['payload-cache'] !== undefined) options.payloadCache = v['payload-cache'];
+  if (v.kubeconfig !== undefined) options.kubeconfig = v.kubeconfig;
+  if (v.listen !== undefined) options.listen = v.listen;
+  if (v['serving-cert-file'] !== undefined) options.servingCertFile = v['serving-cert-file'];
+  if (v['serving-key-file'] !== undefined) options.servingKeyFile = v['serving-key-file'];
+  if (v['update-service'] !== undefined) options.updateService = v['update-service'];
+  if (v['promql-target'] !== undefined) options.promqlTarget = v['promql-target'];
+  if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
+  if (v['time-scale'] !== undefined) {
+    const t = Number(v['time-scale']);
+    if (!(t > 0)) throw new CvoError('InvalidFlag', '--time-scale', `--time-scale ${JSON.stringify(v['time-scale'])}: expected a positive number`);
+    options.timeScale = t;
+  }
+  const intervals: NonNullable<CvoOptions['intervals']> = {};
+  if (v['reconcile-interval'] !== undefined) intervals.minimumReconcileIntervalMs = parseDuration('--reconcile-interval', v['reconcile-interval']);
+  if (v['status-interval'] !== undefined) intervals.statusIntervalMs = parseDuration('--status-interval', v['status-interval']);
+  if (v['lease-duration'] !== undefined) intervals.leaseDurationMs = parseDuration('--lease-duration', v['lease-duration']);
+  if (v['renew-deadline'] !== undefined) intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
+  if (v['retry-period'] !== undefined) intervals.retryPeriodMs = parseDuration('--retry-period', v['retry-period']);
+  if (Object.keys(intervals).length > 0) options.intervals = intervals;
+  const verbosity = v.v !== undefined ? Number(v.v) : 2;
+  return { command: 'start', options, verbosity: Number.isFinite(verbosity) ? verbosity : 2 };
+}

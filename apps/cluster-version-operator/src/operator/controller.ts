@@ -1,0 +1,433 @@
+/**
+ * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
+ * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
+ */
+import { ClusterOperators, ClusterVersions, Informer, isConflict, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
+import { clusterCapabilities, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import type { Counter } from 'prom-client';
+import type { ClusterOperator, ClusterVersion, Release } from '../api-types.js';
+import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
+import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
+import { verifyTarget } from '../payload/verify.js';
+import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
+import { computeStatus, type WorkerState } from '../status/compute.js';
+import { resolveDesired } from '../status/desired.js';
+import { computeUpgradeable } from '../status/upgradeable.js';
+import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
+import { runPayload, type SyncMode } from '../sync/run-payload.js';
+import { interpretError } from '../sync/summarize.js';
+import type { UpdatesPoller, UpdatesResult } from '../updates/poll.js';
+import type { CvoEvent } from './events.js';
+
+/** The release the worker applies. */
+export interface Work {
+  image: string;
+  version: string;
+  payload: ReleasePayload;
+  manifests: Manifest[];
+  versionHash: string;
+  verified: boolean;
+  acceptedRisks: string;
+  local: boolean;
+  force: boolean;
+}
+
+/** Dependencies of the controller. */
+export interface ControllerDeps {
+  client: KubeClient;
+  log: Logger;
+  intervals: Intervals;
+  localPayload: ReleasePayload;
+  releaseImage: string;
+  cache: PayloadCache;
+  authFileFor: () => Promise<string | undefined>;
+  poller: UpdatesPoller;
+  emit: (e: CvoEvent) => void;
+  payloadErrors: Counter;
+  clusterProfile: string;
+  /** Sleep that wakes early when aborted. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Upstream `--enable-auto-update`. */
+  enableAutoUpdate: boolean;
+  /** Events about the ClusterVersion (namespace openshift-cluster-version, as upstream). */
+  recorder: EventRecorder;
+}
+
+const CV_NAME = 'version';
+
+/** The operator's control loop (run while leading). */
+export class ClusterVersionController {
+  readonly applier: ResourceApplier;
+  readonly operators: Informer<ClusterOperator>;
+  private readonly cvs: Informer<ClusterVersion>;
+  private work: Work | undefined;
+  private worker: WorkerState | undefined;
+  private releaseAccepted: Condition | undefined;
+  private updates: UpdatesResult | undefined;
+  private updatesAt = 0;
+  /** When updates were last retrieved successfully (ms). */
+  lastRetrieval: number | undefined;
+  private lastStatusWrite = 0;
+  private consecutiveErrors = 0;
+  private attempt = 0;
+  private completedImage: string | undefined;
+  private readonly operatorSince = new Map<string, number>();
+  private wake: (() => void) | undefined;
+  private lastGeneration = -1;
+  private implicit: string[] = [];
+  /** Latest ClusterVersion seen. */
+  cv: ClusterVersion | undefined;
+
+  constructor(private readonly d: ControllerDeps) {
+    this.applier = new ResourceApplier(d.client, d.log);
+    this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
+    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
+    const poke = (): void => {
+      const w = this.wake;
+      this.wake = undefined;
+      w?.();
+    };
+    this.cvs.addHandlers({ add: poke, update: poke });
+  }
+
+  /** Progress of the current payload for metrics. */
+  payloadProgress(): { version: string; applied: number; pending: number } | undefined {
+    const w = this.worker;
+    return w ? { version: w.desired.version ?? '', applied: w.done, pending: Math.max(0, w.total - w.done) } : undefined;
+  }
+
+  /** Capabilities for metrics/status. */
+  capabilities(): { enabled: string[]; known: string[] } {
+    const c = clusterCapabilities({ ...(this.cv?.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
+    return { enabled: [...c.enabled], known: [...c.known] };
+  }
+
+  /** Runs until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.operators.start();
+    this.cvs.start();
+    try {
+      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      while (!signal.aborted) {
+        const wait = await this.syncOnce(signal).catch((e: unknown) => {
+          if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
+          return failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, 1);
+        });
+        if (signal.aborted) break;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => { resolve(); }, wait);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+          signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve();
+          }, { once: true });
+        });
+      }
+    } finally {
+      await this.operators.stop();
+      await this.cvs.stop();
+    }
+  }
+
+  private async getCv(signal: AbortSignal): Promise<ClusterVersion | undefined> {
+    try {
+      return await this.d.client.resource(ClusterVersions).get(CV_NAME, undefined, signal);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
+  private async syncOnce(signal: AbortSignal): Promise<number> {
+    const iv = this.d.intervals;
+    const cv = await this.getCv(signal);
+    this.cv = cv;
+    if (!cv) {
+      this.d.log.info('ClusterVersion "version" does not exist yet; waiting (the installer creates it)');
+      return iv.statusIntervalMs;
+    }
+    const resolution = resolveDesired(cv);
+    const target = this.pickTarget(cv, resolution.desired);
+    await this.ensureWork(cv, target, resolution.force, signal);
+    await this.maybePollUpdates(cv, signal);
+    if (await this.maybeAutoUpdate(cv, signal)) return 0;
+    const work = this.work;
+    if (!work) return iv.minimumReconcileIntervalMs;
+    const mode = this.decideMode(cv, work);
+    if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
+    this.lastGeneration = cv.metadata.generation ?? 0;
+    const facts = this.applyFacts(cv);
+    this.worker = {
+      mode,
+      desired: this.releaseFor(work, cv),
+      verified: work.verified,
+      acceptedRisks: work.acceptedRisks,
+      local: work.local,
+      done: 0,
+      total: work.manifests.length,
+      completed: mode === 'reconciling',
+      ...(this.worker?.failure && this.worker.desired.image === work.image ? { failure: this.worker.failure } : {}),
+      generation: cv.metadata.generation ?? 0,
+      versionHash: work.versionHash,
+    };
+    await this.writeStatus(signal, true, resolution.invalid);
+    this.d.emit({ type: 'syncStarted', mode, version: work.version, total: work.manifests.length, attempt: this.attempt });
+    this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total: work.manifests.length });
+    const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
+    const result = await runPayload({
+      manifests: work.manifests,
+      mode,
+      attempt: this.attempt,
+      applier: this.applier,
+      owner: cv.metadata.uid ? ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: CV_NAME, uid: cv.metadata.uid } satisfies OwnerRef) : undefined,
+      facts,
+      backoff: mode === 'initializing' ? iv.initializingTaskBackoff : iv.taskBackoff,
+      getOperator: (name) => Promise.resolve(this.operators.store.getByKey(name)),
+      operatorSince: this.operatorSince,
+      signal,
+      log: this.d.log,
+      sleep: this.d.sleep,
+      observer: {
+        manifestApplied: (e) => {
+          if (this.worker) this.worker.done = e.done;
+          this.d.emit({ type: 'manifestApplied', ...e });
+          void this.writeStatus(signal, false, resolution.invalid).catch(() => undefined);
+        },
+        runLevelStarted: (e) => { this.d.emit({ type: 'runLevelStarted', runLevel: e.runLevel, version: work.version }); },
+        runLevelFinished: (e) => { this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version }); },
+        operatorWaiting: (e) => { this.d.emit({ type: 'operatorWaiting', ...e }); },
+        taskFailed: () => { this.d.payloadErrors.inc({ version: work.version }); },
+      },
+    });
+    if (signal.aborted) return 0;
+    const writes = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes - writesBefore;
+    const w = this.worker;
+    w.done = result.done;
+    if (result.error) {
+      const interp = interpretError(result.error, mode === 'reconciling', Date.now(), this.operatorSince, iv);
+      w.failure = interp;
+      w.completed = mode === 'reconciling';
+      this.consecutiveErrors++;
+      this.attempt++;
+      this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, error: result.error.message, reason: interp.reason, writes });
+      this.d.log.info('Result of work', { mode, version: work.version, done: result.done, total: result.total, reason: interp.reason, error: result.error.message });
+      await this.writeStatus(signal, true, resolution.invalid);
+      return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
+    }
+    delete w.failure;
+    w.completed = true;
+    w.mode = 'reconciling';
+    this.completedImage = work.image;
+    this.consecutiveErrors = 0;
+    this.attempt = mode === 'reconciling' ? this.attempt + 1 : 0;
+    this.operatorSince.clear();
+    this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
+    await this.writeStatus(signal, true, resolution.invalid);
+    await this.d.cache.clean(new Set([work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined))).catch(() => []);
+    return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
+  }
+
+  /** The release to run: desiredUpdate, else what status says, else the operator's own release. */
+  private pickTarget(cv: ClusterVersion, desired: Release | undefined): Release {
+    if (desired?.image !== undefined && desired.image !== '') return desired;
+    const st = cv.status?.desired;
+    if (st?.image !== undefined && st.image !== '') return st;
+    return { version: this.d.localPayload.metadata.version, image: this.d.releaseImage };
+  }
+
+  private releaseFor(work: Work, cv: ClusterVersion): Release {
+    const r: Release = { version: work.version, image: work.image };
+    const url = work.payload.metadata.metadata?.['url'];
+    if (typeof url === 'string') r.url = url;
+    const match = (cv.status?.availableUpdates ?? []).find((u) => u.image === work.image || u.version === work.version);
+    if (match?.channels) r.channels = match.channels;
+    if (match?.url !== undefined && r.url === undefined) r.url = match.url;
+    return r;
+  }
+
+  /** Initializing until one release completed; Reconciling on the completed release; else Updating (cvo.md 4.6). */
+  private decideMode(cv: ClusterVersion, work: Work): SyncMode {
+    const history = cv.status?.history ?? [];
+    const anyCompleted = history.some((h) => h.state === 'Completed') || this.completedImage !== undefined;
+    if (!anyCompleted) return 'initializing';
+    if (this.completedImage === work.image) return 'reconciling';
+    const top = history[0];
+    if (this.completedImage === undefined && top?.state === 'Completed' && top.image === work.image) return 'reconciling';
+    return 'updating';
+  }
+
+  private clusterFacts(cv: ClusterVersion): ClusterFacts {
+    const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
+    const base = clusterCapabilities(cv.spec.capabilities ?? {});
+    const implicit = new Set([...this.implicit, ...prevEnabled.filter((c) => !base.enabled.includes(c))]);
+    this.implicit = [...implicit].sort();
+    return {
+      profile: this.d.clusterProfile,
+      capabilities: clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit }),
+      overrides: (cv.spec.overrides ?? []).map((o) => ({ group: o.group, kind: o.kind, namespace: o.namespace, name: o.name, unmanaged: o.unmanaged })),
+    };
+  }
+
+  private applyFacts(cv: ClusterVersion): ClusterFacts {
+    const f = this.clusterFacts(cv);
+    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}) };
+  }
+
+  /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
+  private includedManifests(cv: ClusterVersion, payload: ReleasePayload): { manifests: Manifest[]; versionHash: string } {
+    const f = this.clusterFacts(cv);
+    const known = f.capabilities ? { known: f.capabilities.known, enabled: f.capabilities.known } : undefined;
+    const r = filterManifests(payload, { ...(f.profile ? { profile: f.profile } : {}), featureSet: '', ...(known ? { capabilities: known } : {}) });
+    return { manifests: r.included, versionHash: r.versionHash };
+  }
+
+  /** Makes `this.work` the target release when it can be accepted (cvo.md 4.7, 6). */
+  private async ensureWork(cv: ClusterVersion, target: Release, force: boolean, signal: AbortSignal): Promise<void> {
+    const image = target.image ?? '';
+    if (this.work && this.work.image === image && this.work.force === force) return;
+    if (image === this.d.releaseImage) {
+      const inc = this.includedManifests(cv, this.d.localPayload);
+      const hist = (cv.status?.history ?? []).find((h) => h.image === image);
+      this.work = { image, version: this.d.localPayload.metadata.version, payload: this.d.localPayload, ...inc, verified: hist?.verified ?? false, acceptedRisks: hist?.acceptedRisks ?? '', local: true, force };
+      this.releaseAccepted = this.accepted(this.work);
+      this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: true });
+      return;
+    }
+    const v = target.version ?? '';
+    const fail = async (reason: string, message: string): Promise<void> => {
+      this.releaseAccepted = { type: 'ReleaseAccepted', status: 'False', reason, message };
+      this.d.emit({ type: 'payloadRejected', image, reason, message });
+      this.d.log.warn('payload not accepted', { image, reason, message });
+      void this.d.recorder.warning(cv, reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed', message);
+      if (!this.work) await this.ensureWork(cv, { version: this.d.localPayload.metadata.version, image: this.d.releaseImage }, false, signal);
+      await this.writeStatus(signal, true, []);
+    };
+    this.releaseAccepted = { type: 'ReleaseAccepted', status: 'Unknown', reason: 'RetrievePayload', message: `Retrieving and verifying payload version="${v}" image="${image}"` };
+    await this.writeStatus(signal, true, []).catch(() => undefined);
+    const risks: string[] = [];
+    const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
+    const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
+    if (!verification.verified) {
+      if (!force) {
+        await fail('RetrievePayload', `Retrieving payload failed version="${v}" image="${image}" failure=${verification.error ?? ''}`);
+        return;
+      }
+      const forced = `Target release version="${v}" image="${image}" cannot be verified, but continuing anyway because the update was forced: ${verification.error ?? ''}`;
+      risks.push(forced);
+      void this.d.recorder.warning(cv, 'RetrievePayload', forced);
+    }
+    let payload: ReleasePayload;
+    try {
+      const authFile = await this.d.authFileFor();
+      payload = await pullPayload(image, { cache: this.d.cache, ...(authFile ? { authFile } : {}), clusterProfile: this.d.clusterProfile, signal });
+    } catch (e) {
+      await fail('RetrievePayload', `Retrieving payload failed version="${v}" image="${image}" failure=${(e as Error).message}`);
+      return;
+    }
+    if (v !== '' && payload.metadata.version !== v) {
+      await fail('VerifyPayloadVersion', `Verifying payload failed version="${v}" image="${image}" failure=release image version ${payload.metadata.version} does not match the expected upstream version ${v}`);
+      return;
+    }
+    const pre = summarizePreconditions(runPreconditions(cv, payload.metadata.version), force);
+    if (pre.blocking && pre.error) {
+      await fail('PreconditionChecks', `Preconditions failed for payload loaded version="${payload.metadata.version}" image="${image}": ${pre.error.message}`);
+      return;
+    }
+    if (pre.error) {
+      risks.push(pre.error.message);
+      void this.d.recorder.warning(cv, 'PreconditionWarn', pre.error.message);
+    }
+    const inc = this.includedManifests(cv, payload);
+    this.work = { image, version: payload.metadata.version, payload, ...inc, verified: verification.verified, acceptedRisks: risks.join('\n'), local: false, force };
+    this.releaseAccepted = this.accepted(this.work);
+    this.operatorSince.clear();
+    this.attempt = 0;
+    this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: false });
+    void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
+  }
+
+  private accepted(w: Work): Condition {
+    return { type: 'ReleaseAccepted', status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${w.version}" image="${w.image}" architecture="${w.payload.image?.architecture ?? goArchName()}"` };
+  }
+
+  private async maybePollUpdates(cv: ClusterVersion, signal: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const key = `${cv.spec.channel ?? ''}|${cv.spec.upstream ?? ''}`;
+    if (this.updates && now - this.updatesAt < this.d.intervals.updateCheckIntervalMs && this.pollKey === key) return;
+    const version = cv.status?.desired.version ?? this.work?.version ?? this.d.localPayload.metadata.version;
+    this.updates = await this.d.poller.poll(cv, version, signal);
+    this.updatesAt = now;
+    this.pollKey = key;
+    if (this.updates.retrievedUpdates.status === 'True') this.lastRetrieval = now;
+  }
+  private pollKey = '';
+
+  /**
+   * Upstream autoupdate controller: when enabled and the cluster is not updating, set `spec.desiredUpdate` to the
+   * newest available update. Returns true when it wrote the spec.
+   */
+  private async maybeAutoUpdate(cv: ClusterVersion, signal: AbortSignal): Promise<boolean> {
+    if (!this.d.enableAutoUpdate || this.worker?.completed !== true || this.worker.failure) return false;
+    const newest = this.updates?.availableUpdates?.[0];
+    if (!newest?.version || !newest.image || cv.spec.desiredUpdate?.image === newest.image || this.work?.image === newest.image) return false;
+    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', { version: newest.version, image: newest.image });
+    await this.d.client.request('PATCH', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}`, {
+      body: { spec: { desiredUpdate: { version: newest.version, image: newest.image, force: false } } },
+      contentType: 'application/merge-patch+json',
+      signal,
+    });
+    return true;
+  }
+
+  /** Computes and writes status through /status when it changed; throttled unless `edge`. */
+  writeStatus(signal: AbortSignal, edge: boolean, invalid: readonly string[]): Promise<void> {
+    const now = Date.now();
+    if (!edge && now - this.lastStatusWrite < this.d.intervals.statusIntervalMs) return Promise.resolve();
+    this.lastStatusWrite = now;
+    const next = this.statusChain.then(() => this.writeStatusNow(signal, invalid));
+    this.statusChain = next.catch(() => undefined);
+    return next;
+  }
+  private statusChain: Promise<void> = Promise.resolve();
+
+  private async writeStatusNow(signal: AbortSignal, invalid: readonly string[]): Promise<void> {
+    for (let i = 0; i < 3 && !signal.aborted; i++) {
+      const cv = i === 0 && this.cv ? this.cv : await this.getCv(signal);
+      if (!cv) return;
+      const caps = clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
+      const base = clusterCapabilities(cv.spec.capabilities ?? {});
+      const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
+      const status = computeStatus({
+        cv,
+        now: new Date(),
+        worker: this.worker,
+        ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
+        ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
+        capabilities: { enabled: caps.enabled, known: caps.known, implicit },
+        upgradeable: computeUpgradeable(this.operators.store.list(), cv.spec.overrides, [...this.applier.deletesInProgress]),
+        invalid: [...invalid],
+      });
+      if (JSON.stringify(status) === JSON.stringify(cv.status)) return;
+      try {
+        const written = await this.d.client.request<ClusterVersion>('PUT', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}/status`, { body: { ...cv, status }, signal });
+        this.cv = written;
+        const conds: Record<string, string> = {};
+        for (const c of written.status?.conditions ?? []) conds[c.type] = c.status;
+        this.d.emit({ type: 'statusWritten', version: status.desired.version ?? '', conditions: conds });
+        return;
+      } catch (e) {
+        if (!isConflict(e)) throw e;
+        this.cv = undefined;
+      }
+    }
+  }
+}
+
+function goArchName(): string {
+  return ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ?? process.arch;
+}
+

@@ -1,0 +1,174 @@
+/**
+ * Create-or-update of one manifest (upstream `resourceapply.Apply<Kind>` + `resourcebuilder`): GET; create when absent;
+ * honour `release.openshift.io/create-only`; merge with the kind's builder and update only when the merge changed
+ * something; `release.openshift.io/delete`; post-apply health checks outside Initializing.
+ */
+import { isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { deepEqual, isObject, type JsonObject } from './merge-core.js';
+import { stripUndefined } from './merge.js';
+import { builderFor } from './registry.js';
+import { RestMapper } from './restmapper.js';
+
+/** Sync mode of the apply (upstream resourcebuilder `Mode`). */
+export type ApplyMode = 'initializing' | 'updating' | 'reconciling' | 'precreating';
+
+/** Annotation: create only, never update. */
+export const CREATE_ONLY_ANNOTATION = 'release.openshift.io/create-only';
+/** Annotation: delete the object instead of applying it. */
+export const DELETE_ANNOTATION = 'release.openshift.io/delete';
+
+/** What an apply did. */
+export type ApplyAction = 'created' | 'updated' | 'unchanged' | 'deleted' | 'delete-pending' | 'absent';
+
+/** The owner reference added to applied objects. */
+export interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
+/** Counts of API writes, for metrics and benchmarks. */
+export interface WriteCounts {
+  creates: number;
+  updates: number;
+  deletes: number;
+}
+
+function splitApiVersion(apiVersion: unknown): { group: string; version: string } {
+  const s = typeof apiVersion === 'string' ? apiVersion : '';
+  const i = s.indexOf('/');
+  return i < 0 ? { group: '', version: s } : { group: s.slice(0, i), version: s.slice(i + 1) };
+}
+
+/** `release.openshift.io/delete` value: true, false (absent), or an invalid value error. */
+export function deleteRequested(annotations: Record<string, unknown> | undefined): boolean {
+  const v = annotations?.[DELETE_ANNOTATION];
+  if (v === undefined) return false;
+  if (v === 'true') return true;
+  throw new Error(`invalid delete annotation ${JSON.stringify(DELETE_ANNOTATION)} value: ${JSON.stringify(v)}`);
+}
+
+/** Adds the ClusterVersion owner reference unless the manifest carries non-ClusterVersion owners (cvo.md 2.2). */
+export function withOwner(obj: JsonObject, owner: OwnerRef | undefined, createOnly: boolean): JsonObject {
+  if (!owner) return obj;
+  const meta = isObject(obj['metadata']) ? { ...obj['metadata'] } : {};
+  const existing = Array.isArray(meta['ownerReferences']) ? (meta['ownerReferences'] as JsonObject[]) : [];
+  if (existing.some((o) => o['kind'] !== 'ClusterVersion')) return obj;
+  meta['ownerReferences'] = [{ ...owner, ...(createOnly ? {} : { controller: true }) }];
+  return { ...obj, metadata: meta };
+}
+
+/** Applies manifests to the cluster through one {@link KubeClient}. */
+export class ResourceApplier {
+  readonly mapper: RestMapper;
+  /** API writes issued so far. */
+  readonly writes: WriteCounts = { creates: 0, updates: 0, deletes: 0 };
+  /** Deletions requested and not yet observed complete (`kind ns/name`). */
+  readonly deletesInProgress = new Set<string>();
+  constructor(
+    private readonly client: KubeClient,
+    private readonly log: Logger,
+  ) {
+    this.mapper = new RestMapper(client);
+  }
+
+  /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */
+  async apply(manifest: JsonObject, mode: ApplyMode, signal?: AbortSignal): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
+    const { group, version } = splitApiVersion(manifest['apiVersion']);
+    const kind = String(manifest['kind']);
+    const meta = isObject(manifest['metadata']) ? manifest['metadata'] : {};
+    const name = String(meta['name']);
+    const namespace = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
+    const annotations = isObject(meta['annotations']) ? meta['annotations'] : undefined;
+    const mapping = await this.mapper.resolve(group, version, kind);
+    const path = RestMapper.path(group, version, mapping, namespace, name);
+    const id = `${kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
+    if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
+
+    let live: JsonObject | undefined;
+    try {
+      live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const builder = builderFor(group, version, kind);
+    if (live === undefined) {
+      const collection = RestMapper.path(group, version, mapping, namespace, '');
+      const created = await this.client.request<JsonObject>('POST', collection, { body: manifest, ...(signal ? { signal } : {}) });
+      this.writes.creates++;
+      return { action: 'created', object: this.checked(builder.check, created, mode) };
+    }
+    const createOnly = annotations?.[CREATE_ONLY_ANNOTATION];
+    if (typeof createOnly === 'string' && createOnly.toLowerCase() === 'true') return { action: 'unchanged', object: live };
+    const merged = stripUndefined(builder.merge(live, manifest));
+    if (deepEqual(merged, live)) return { action: 'unchanged', object: this.checked(builder.check, live, mode) };
+    if (mode === 'reconciling') this.log.info(`Updating ${kind} ${namespace === '' ? name : `${namespace}/${name}`} due to diff`, { kind, namespace, name });
+    const updated = await this.client.request<JsonObject>('PUT', path, { body: merged, ...(signal ? { signal } : {}) });
+    this.writes.updates++;
+    return { action: 'updated', object: this.checked(builder.check, updated, mode) };
+  }
+
+  private checked(check: ((o: JsonObject) => Error | null) | undefined, obj: JsonObject, mode: ApplyMode): JsonObject {
+    if (check && mode !== 'initializing') {
+      const err = check(obj);
+      if (err) throw err;
+    }
+    return obj;
+  }
+
+  /** Deletion (cvo.md 4.5): delete requests only in Updating; other modes observe. */
+  private async applyDelete(path: string, id: string, mode: ApplyMode, signal?: AbortSignal): Promise<{ action: ApplyAction; object: undefined }> {
+    let live: JsonObject | undefined;
+    try {
+      live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    if (live === undefined) {
+      if (this.deletesInProgress.delete(id)) this.log.info(`Delete of ${id} completed`);
+      return { action: 'absent', object: undefined };
+    }
+    if (mode !== 'updating') return { action: 'delete-pending', object: undefined };
+    const meta = isObject(live['metadata']) ? live['metadata'] : {};
+    if (meta['deletionTimestamp'] === undefined) {
+      await this.client.request('DELETE', path, { body: { propagationPolicy: 'Background' }, ...(signal ? { signal } : {}) });
+      this.writes.deletes++;
+      this.log.info(`Delete requested for ${id}`);
+    }
+    this.deletesInProgress.add(id);
+    return { action: 'deleted', object: undefined };
+  }
+
+  /** Reads an object by manifest identity (used by the ClusterOperator gate). */
+  async get(apiVersion: string, kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
+    const { group, version } = splitApiVersion(apiVersion);
+    const mapping = await this.mapper.resolve(group, version, kind);
+    try {
+      return await this.client.request<JsonObject>('GET', RestMapper.path(group, version, mapping, namespace, name), signal ? { signal } : {});
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Writes a status subresource. */
+  async updateStatus(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const { group, version } = splitApiVersion(apiVersion);
+    const mapping = await this.mapper.resolve(group, version, kind);
+    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+    const path = `${RestMapper.path(group, version, mapping, typeof meta['namespace'] === 'string' ? meta['namespace'] : '', String(meta['name']))}/status`;
+    this.writes.updates++;
+    return this.client.request<JsonObject>('PUT', path, { body: obj, ...(signal ? { signal } : {}) });
+  }
+
+  /** Creates an object (precreation). */
+  async create(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const { group, version } = splitApiVersion(apiVersion);
+    const mapping = await this.mapper.resolve(group, version, kind);
+    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+    const path = RestMapper.path(group, version, mapping, typeof meta['namespace'] === 'string' ? meta['namespace'] : '', '');
+    this.writes.creates++;
+    return this.client.request<JsonObject>('POST', path, { body: obj, ...(signal ? { signal } : {}) });
+  }
+}

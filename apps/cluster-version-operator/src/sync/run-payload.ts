@@ -1,0 +1,190 @@
+/**
+ * One apply of a payload (upstream `SyncWorker.apply`): tasks from the included manifests, the graph from `planSync`,
+ * ClusterOperator precreation per node, each task applied with backoff and the ClusterOperator gate, errors
+ * summarised.
+ */
+import { createTask, planSync, runGraph, taskString, RUN_LEVEL_COMPONENT_PATTERN, type Task } from '@keelson/manifest-graph';
+import { includeManifest, type ClusterFacts, type Manifest } from '@keelson/release-payload';
+import { KubeApiError, type Logger } from '@keelson/kube';
+import type { ClusterOperator } from '../api-types.js';
+import { classifyApiError, UpdateError } from '../errors.js';
+import { withOwner, type ApplyAction, type OwnerRef, type ResourceApplier } from '../resources/apply.js';
+import { decideOperatorHealth, expectedVersions } from '../resources/clusteroperator.js';
+import { isObject, type JsonObject } from '../resources/merge-core.js';
+import { mergeObjectMeta } from '../resources/merge.js';
+import { backoffDelays, type TaskBackoff } from './intervals.js';
+import { summarizeTaskGraphErrors } from './summarize.js';
+
+/** Sync-worker state. */
+export type SyncMode = 'initializing' | 'updating' | 'reconciling';
+
+/** Events of one apply. */
+export interface ApplyObserver {
+  manifestApplied?(e: { task: string; action: ApplyAction | 'skipped'; done: number; total: number }): void;
+  runLevelStarted?(e: { runLevel: string }): void;
+  runLevelFinished?(e: { runLevel: string }): void;
+  operatorWaiting?(e: { name: string; reason: string }): void;
+  taskFailed?(e: { task: string; reason: string; message: string }): void;
+}
+
+/** Inputs of {@link runPayload}. */
+export interface RunPayloadOptions {
+  manifests: readonly Manifest[];
+  mode: SyncMode;
+  attempt: number;
+  applier: ResourceApplier;
+  owner: OwnerRef | undefined;
+  /** Apply-time inclusion (capabilities, overrides). */
+  facts: ClusterFacts;
+  backoff: TaskBackoff;
+  /** Reads a live ClusterOperator (informer cache first). */
+  getOperator: (name: string) => Promise<ClusterOperator | undefined>;
+  /** First time each operator was waited on in this update (kept across applies). */
+  operatorSince: Map<string, number>;
+  signal: AbortSignal;
+  log: Logger;
+  observer?: ApplyObserver;
+  now?: () => number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** Result of one apply. */
+export interface RunPayloadResult {
+  done: number;
+  total: number;
+  /** Summarised error, null on success. */
+  error: Error | null;
+}
+
+function runLevelOf(filename: string): string | undefined {
+  return RUN_LEVEL_COMPONENT_PATTERN.exec(filename)?.[1];
+}
+
+function isClusterOperator(m: Manifest): boolean {
+  return m.gvk.group === 'config.openshift.io' && m.gvk.kind === 'ClusterOperator';
+}
+
+/** Runs the graph of a payload once. */
+export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult> {
+  const total = o.manifests.length;
+  const tasks: Task<Manifest>[] = o.manifests.map((m, i) =>
+    createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total, data: m }),
+  );
+  const plan = planSync(tasks, { mode: o.mode, attempt: o.attempt });
+  let done = 0;
+  const levelRemaining = new Map<string, number>();
+  for (const t of tasks) {
+    const lvl = runLevelOf(t.filename);
+    if (lvl !== undefined) levelRemaining.set(lvl, (levelRemaining.get(lvl) ?? 0) + 1);
+  }
+  const startedLevels = new Set<string>();
+  const finishTask = (t: Task<Manifest>, action: ApplyAction | 'skipped'): void => {
+    if (action !== 'skipped') done++;
+    o.observer?.manifestApplied?.({ task: taskString(t), action, done, total });
+    const lvl = runLevelOf(t.filename);
+    if (lvl === undefined) return;
+    const left = (levelRemaining.get(lvl) ?? 1) - 1;
+    levelRemaining.set(lvl, left);
+    if (left === 0) o.observer?.runLevelFinished?.({ runLevel: lvl });
+  };
+  const errs = await runGraph(plan.graph, { maxParallelism: plan.parallelism, signal: o.signal }, async (nodeTasks, ctx) => {
+    await precreateOperators(nodeTasks, o);
+    for (const t of nodeTasks) {
+      if (ctx.signal.aborted) throw new Error(`update context canceled at ${done} of ${total}`);
+      const lvl = runLevelOf(t.filename);
+      if (lvl !== undefined && !startedLevels.has(lvl)) {
+        startedLevels.add(lvl);
+        o.observer?.runLevelStarted?.({ runLevel: lvl });
+      }
+      const action = await runTask(t, o, ctx.signal);
+      finishTask(t, action);
+    }
+  });
+  return { done, total, error: summarizeTaskGraphErrors(errs) };
+}
+
+/** Upstream Precreating: create every ClusterOperator of the node that does not exist yet, with its relatedObjects. */
+async function precreateOperators(tasks: readonly Task<Manifest>[], o: RunPayloadOptions): Promise<void> {
+  if (o.mode === 'reconciling') return;
+  for (const t of tasks) {
+    const m = t.data;
+    if (!m || !isClusterOperator(m)) continue;
+    try {
+      if (await o.getOperator(m.name)) continue;
+      const meta = isObject(m.object['metadata']) ? m.object['metadata'] : {};
+      const created = await o.applier.create('config.openshift.io/v1', 'ClusterOperator', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { ...meta }, spec: {} }, o.signal);
+      const related = isObject(m.object['status']) ? m.object['status']['relatedObjects'] : undefined;
+      if (Array.isArray(related)) await o.applier.updateStatus('config.openshift.io/v1', 'ClusterOperator', { ...created, status: { relatedObjects: related } }, o.signal);
+    } catch (e) {
+      o.log.debug('precreating ClusterOperator failed (ignored)', { name: m.name, error: (e as Error).message });
+    }
+  }
+}
+
+async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction | 'skipped'> {
+  const m = t.data;
+  if (!m) return 'skipped';
+  const skip = includeManifest(m, { ...o.facts, majorVersion: null });
+  if (skip) {
+    o.log.debug(`Skipping ${taskString(t)}: ${skip.message}`);
+    return 'skipped';
+  }
+  const delays = backoffDelays(o.backoff);
+  let last: unknown;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await applyOne(m, o, signal);
+    } catch (e) {
+      if (e instanceof UpdateError) {
+        o.observer?.taskFailed?.({ task: taskString(t), reason: e.reason, message: e.message });
+        if (e.names.length > 0 && e.effect !== 'Report') for (const n of e.names) if (!o.operatorSince.has(n)) o.operatorSince.set(n, (o.now ?? Date.now)());
+        throw e;
+      }
+      last = e;
+      o.log.debug('task failed, retrying', { task: taskString(t), error: (e as Error).message });
+      const d = delays[attempt];
+      if (d === undefined || signal.aborted) break;
+      await o.sleep(d, signal);
+      if (signal.aborted) break;
+    }
+  }
+  const { reason, cause } = classifyApiError(last);
+  const err = new UpdateError({ reason, message: `Could not update ${taskString(t)}${cause ? `: ${cause}` : ''}`, task: taskString(t), cause: last });
+  o.observer?.taskFailed?.({ task: taskString(t), reason, message: err.message });
+  throw err;
+}
+
+async function applyOne(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
+  if (isClusterOperator(m)) return applyClusterOperator(m, o, signal);
+  const createOnly = (m.annotations?.['release.openshift.io/create-only'] ?? '').toLowerCase() === 'true';
+  const obj = withOwner(m.object, o.owner, createOnly);
+  const { action } = await o.applier.apply(obj, o.mode, signal);
+  return action;
+}
+
+/** The ClusterOperator builder: metadata merged in Reconciling, then the gate (cvo.md 4.3). */
+async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
+  let live = await o.getOperator(m.name);
+  if (!live) {
+    const fresh = await o.applier.get('config.openshift.io/v1', 'ClusterOperator', '', m.name, signal);
+    if (!fresh) throw new KubeApiError('GET', `/apis/config.openshift.io/v1/clusteroperators/${m.name}`, 404, { reason: 'NotFound', message: `clusteroperators.config.openshift.io "${m.name}" not found` });
+    live = fresh as unknown as ClusterOperator;
+  }
+  let action: ApplyAction = 'unchanged';
+  if (o.mode === 'reconciling') {
+    const liveMeta = live.metadata as unknown as JsonObject;
+    const merged = mergeObjectMeta(liveMeta, isObject(m.object['metadata']) ? m.object['metadata'] : {});
+    if (JSON.stringify(merged) !== JSON.stringify(liveMeta)) {
+      const { object } = await o.applier.apply({ ...(live as unknown as JsonObject), metadata: merged }, 'reconciling', signal);
+      if (object) live = object as unknown as ClusterOperator;
+      action = 'updated';
+    }
+  }
+  const err = decideOperatorHealth(m.name, expectedVersions(m.object), live, o.mode);
+  if (err) {
+    o.observer?.operatorWaiting?.({ name: m.name, reason: err.reason });
+    if (err.effect === 'Report') o.log.info('ClusterOperator reported (not blocking in Initializing)', { name: m.name, reason: err.reason });
+    else throw err;
+  } else o.operatorSince.delete(m.name);
+  return action;
+}

@@ -1,0 +1,51 @@
+/** Flag parsing and `render` (bootstrap) through the built bin as a child process. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseCommandLine, parseDuration } from '../src/cli.js';
+import { writeFixturePayload } from './helpers.js';
+
+const run = promisify(execFile);
+const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('flags', () => {
+  it('parses start flags with upstream names and interval flags', () => {
+    const c = parseCommandLine(['start', '--release-image=q@sha256:1', '--payload-dir=/p', '--listen=127.0.0.1:0', '--enable-auto-update', '--time-scale=0.1', '--reconcile-interval=30s', '--v=4']);
+    expect(c).toMatchObject({ command: 'start', verbosity: 4, options: { releaseImage: 'q@sha256:1', payloadDir: '/p', listen: '127.0.0.1:0', enableAutoUpdate: true, timeScale: 0.1, intervals: { minimumReconcileIntervalMs: 30_000 } } });
+  });
+  it('rejects bad input with typed errors', () => {
+    expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
+    expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/Unknown option/);
+    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/expected a duration/);
+    expect(parseDuration('--x', '1h')).toBe(3_600_000);
+  });
+});
+
+describe('render', () => {
+  it('renders manifests/ with the release image (templates are fatal here)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cvo-render-'));
+    dirs.push(dir);
+    const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
+    const { stdout } = await run(process.execPath, [BIN, 'render', `--payload-dir=${payload}`, `--output-dir=${join(dir, 'out')}`, '--release-image=quay.io/r@sha256:1']);
+    expect(stdout).toContain('rendered 5 files');
+    expect((await readdir(join(dir, 'out', 'manifests'))).sort()).toEqual([
+      '0000_00_cluster-version-operator_00_namespace.yaml',
+      '0000_00_cluster-version-operator_01_serviceaccount.yaml',
+      '0000_00_cluster-version-operator_02_roles.yaml',
+      '0000_00_cluster-version-operator_03_deployment.yaml',
+      '0000_00_cluster-version-operator_04_service.yaml',
+    ]);
+    const dep = await readFile(join(dir, 'out', 'manifests', '0000_00_cluster-version-operator_03_deployment.yaml'), 'utf8');
+    expect(dep).toContain("image: 'quay.io/r@sha256:1'");
+    expect(dep).toContain('--release-image=quay.io/r@sha256:1');
+    expect(dep).toContain("value: 'self-managed-high-availability'");
+    await expect(run(process.execPath, [BIN, 'render', `--output-dir=${join(dir, 'o2')}`])).rejects.toThrow(/--release-image is required/);
+  });
+});

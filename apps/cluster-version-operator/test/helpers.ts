@@ -1,0 +1,221 @@
+/** Test helpers: small release payloads, OCI layouts, gpg signing, the sandbox with the CVO CRDs, and a ClusterOperator reporter test double. */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { KubeClient, KubeConfig, isConflict } from '@keelson/kube';
+import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+
+export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+export const APP_MANIFESTS = new URL('../manifests/', import.meta.url).pathname;
+
+const PROFILE = { 'include.release.openshift.io/self-managed-high-availability': 'true' };
+
+/** One component of a fixture payload: a namespace, a ConfigMap, a Deployment and its ClusterOperator. */
+function componentFiles(level: string, component: string, version: string): Record<string, string> {
+  const ns = `openshift-${component}`;
+  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), annotations: PROFILE });
+  const j = (o: unknown) => JSON.stringify(o, null, 1);
+  return {
+    [`0000_${level}_${component}_00_namespace.yaml`]: j({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) }),
+    [`0000_${level}_${component}_01_config.yaml`]: j({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${component}-config`, ns), data: { version, component } }),
+    [`0000_${level}_${component}_02_deployment.yaml`]: j({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: meta(`${component}-operator`, ns),
+      spec: {
+        selector: { matchLabels: { app: component } },
+        template: { metadata: { labels: { app: component } }, spec: { containers: [{ name: 'operator', image: `quay.io/keelson/${component}:${version}`, ports: [{ containerPort: 8443, name: 'https' }] }] } },
+      },
+    }),
+    [`0000_${level}_${component}_99_clusteroperator.yaml`]: j({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: meta(component), status: { versions: [{ name: 'operator', version }] } }),
+  };
+}
+
+/** The components of the fixture payloads (run level, name). */
+export const COMPONENTS: [string, string][] = [
+  ['10', 'config-operator'],
+  ['50', 'ingress'],
+  ['50', 'dns'],
+  ['70', 'console'],
+];
+
+/** Writes a small release payload directory; returns its path. */
+export async function writeFixturePayload(root: string, version: string, opts: { verification?: { publicKey: string; store: string }; deleteObsolete?: boolean } = {}): Promise<string> {
+  await mkdir(join(root, 'manifests'), { recursive: true });
+  await mkdir(join(root, 'release-manifests'), { recursive: true });
+  for (const name of await readdir(APP_MANIFESTS)) await writeFile(join(root, 'manifests', name), await readFile(join(APP_MANIFESTS, name)));
+  await writeFile(join(root, 'release-manifests', 'release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] }));
+  await writeFile(join(root, 'release-manifests', 'image-references'), JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', metadata: { name: version, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { tags: [] } }));
+  await writeFile(join(root, 'release-manifests', '0000_03_config-operator_00_namespaces.yaml'), ['openshift-config', 'openshift-config-managed'].map((n) => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n, annotations: PROFILE } })).join('\n'));
+  for (const [level, c] of COMPONENTS) for (const [f, text] of Object.entries(componentFiles(level, c, version))) await writeFile(join(root, 'release-manifests', f), text);
+  // an object that later releases remove with release.openshift.io/delete
+  const obsoleteAnnotations = opts.deleteObsolete ? { ...PROFILE, 'release.openshift.io/delete': 'true' } : PROFILE;
+  await writeFile(join(root, 'release-manifests', '0000_50_ingress_05_obsolete.yaml'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-obsolete', namespace: 'openshift-ingress', annotations: obsoleteAnnotations }, data: { old: 'yes' } }));
+  if (opts.verification) {
+    await writeFile(join(root, 'release-manifests', '0000_90_cluster-update-keys_configmap.yaml'), JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'release-verification', namespace: 'openshift-config-managed', annotations: { ...PROFILE, 'release.openshift.io/verification-config-map': '' } },
+      data: { 'verifier-public-key-test': opts.verification.publicKey, 'store-local': opts.verification.store },
+    }));
+  }
+  return root;
+}
+
+/** Packs a payload directory as a single-layer OCI image layout; returns the manifest digest. */
+export async function writeOciLayout(payloadDir: string, layout: string): Promise<string> {
+  await mkdir(join(layout, 'blobs/sha256'), { recursive: true });
+  const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+  const put = async (b: Buffer) => {
+    const d = sha(b);
+    await writeFile(join(layout, 'blobs/sha256', d.slice(7)), b);
+    return d;
+  };
+  const layer = execFileSync('tar', ['-C', payloadDir, '--sort=name', '--mtime=2026-01-01', '--owner=0', '--group=0', '-cf', '-', 'manifests', 'release-manifests'], { maxBuffer: 1 << 28 });
+  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', config: { Labels: { 'io.openshift.release': 'x' } }, rootfs: { type: 'layers', diff_ids: [sha(layer)] } }));
+  const manifest = Buffer.from(JSON.stringify({
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: await put(config), size: config.length },
+    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: await put(layer), size: layer.length }],
+  }));
+  const digest = await put(manifest);
+  await writeFile(join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+  await writeFile(join(layout, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest, size: manifest.length }] }));
+  return digest;
+}
+
+/** A throwaway gpg home with one signing key (Debian's gpg). */
+export class Signer {
+  private constructor(readonly home: string) {}
+  static async create(): Promise<Signer> {
+    const s = new Signer(await mkdtemp(join(tmpdir(), 'cvo-gpg-')));
+    s.gpg(['--quick-gen-key', 'Keelson Test <release@example.com>', 'ed25519', 'sign', 'never']);
+    return s;
+  }
+  gpg(args: string[], input?: string): Buffer {
+    return execFileSync('gpg', ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+  }
+  publicKey(): string {
+    return this.gpg(['--armor', '--export', 'release@example.com']).toString();
+  }
+  /** Writes `<store>/sha256=<hex>/signature-1` for `digest`. */
+  async sign(storeDir: string, digest: string, reference: string): Promise<void> {
+    const claims = JSON.stringify({ critical: { type: 'atomic container signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': reference } }, optional: { creator: 'keelson-test' } });
+    const dir = join(storeDir, `sha256=${digest.slice(7)}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'signature-1'), this.gpg(['--local-user', 'release@example.com', '--sign'], claims));
+  }
+}
+
+/** A sandbox with the ClusterVersion/ClusterOperator CRDs, the CVO namespace and a ClusterVersion, as an installer leaves it. */
+export async function startCluster(opts: { channel?: string; upstream?: string; persistDir?: string } = {}): Promise<{ sandbox: Sandbox; client: KubeClient; kubeconfig: string; dir: string }> {
+  const sandbox = await startSandbox(opts.persistDir ? { persistDir: opts.persistDir } : {});
+  const dir = await mkdtemp(join(tmpdir(), 'cvo-test-'));
+  const kubeconfig = await sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const client = new KubeClient(kc);
+  for (const f of ['0000_00_cluster-version-operator_01_clusteroperators.crd.yaml', '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml']) {
+    const crd = parseYaml(await readFile(join(FIXTURES, 'upstream', f), 'utf8')) as Record<string, unknown>;
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      await client.request('GET', '/apis/config.openshift.io/v1/clusterversions');
+      await client.request('GET', '/apis/config.openshift.io/v1/clusteroperators');
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } } });
+  await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
+    body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: 'c0ffee00-1234-4abc-8def-0123456789ab', ...(opts.channel ? { channel: opts.channel } : {}), ...(opts.upstream ? { upstream: opts.upstream } : {}) } },
+  });
+  return { sandbox, client, kubeconfig, dir };
+}
+
+/**
+ * TEST DOUBLE (not the upgrade-sim simulator): reports every ClusterOperator as Available at the version the
+ * ClusterVersion is moving to, after `delayMs`. Records when each operator reported which version.
+ */
+export class OperatorReporterDouble {
+  readonly reports: { name: string; version: string; at: number }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  /** Names that never report (fault). */
+  readonly silent = new Set<string>();
+  /** Names that report Degraded=True. */
+  readonly degraded = new Set<string>();
+  /** `versionsFor` gives the versions an operator's manifest declares (default: `operator` at the desired version). */
+  constructor(private readonly client: KubeClient, private readonly delayMs = 0, private readonly versionsFor?: Map<string, { name: string; version: string }[]>) {}
+  start(intervalMs = 25): void {
+    this.timer = setInterval(() => { void this.tick(); }, intervalMs);
+  }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+  private async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const cv = await this.client.request<{ status?: { desired?: { version?: string } } }>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
+      const version = cv.status?.desired?.version;
+      if (!version) return;
+      const list = await this.client.request<{ items: { metadata: { name: string; creationTimestamp?: string }; status?: { versions?: { name: string; version: string }[]; conditions?: { type: string; status: string }[] } }[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
+      for (const co of list.items) {
+        const name = co.metadata.name;
+        if (this.silent.has(name)) continue;
+        const deg = this.degraded.has(name) ? 'True' : 'False';
+        const versions = this.versionsFor?.get(name) ?? [{ name: 'operator', version }];
+        const cur = co.status?.versions?.find((v) => v.name === 'operator')?.version;
+        const curDeg = co.status?.conditions?.find((c) => c.type === 'Degraded')?.status;
+        if (JSON.stringify(co.status?.versions ?? []) === JSON.stringify(versions) && curDeg === deg) continue;
+        if (this.delayMs > 0 && Date.now() - Date.parse(co.metadata.creationTimestamp ?? '') < this.delayMs && cur === undefined) continue;
+        const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        const body = {
+          ...co,
+          status: {
+            ...(co.status ?? {}),
+            versions,
+            conditions: [
+              { type: 'Available', status: 'True', lastTransitionTime: now, reason: 'AsExpected', message: '' },
+              { type: 'Progressing', status: 'False', lastTransitionTime: now, reason: 'AsExpected', message: '' },
+              { type: 'Degraded', status: deg, lastTransitionTime: now, reason: deg === 'True' ? 'TestDegraded' : 'AsExpected', message: deg === 'True' ? 'the test double reports Degraded' : '' },
+            ],
+          },
+        };
+        try {
+          await this.client.request('PUT', `/apis/config.openshift.io/v1/clusteroperators/${name}/status`, { body });
+          this.reports.push({ name, version, at: Date.now() });
+        } catch (e) {
+          if (!isConflict(e)) throw e;
+        }
+      }
+    } catch {
+      // transient: the next tick retries
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}

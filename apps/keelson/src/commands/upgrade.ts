@@ -1,0 +1,183 @@
+/**
+ * `keelson upgrade` — the `oc adm upgrade` counterpart against any cluster (`--kubeconfig` or KUBECONFIG):
+ * the status block, update requests (`--to`, `--to-image`, `--to-latest`, ...), `upgrade channel` and the
+ * `upgrade status` diagnosis. The logic lives in src/upgrade/; this file maps flags to it.
+ */
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { parseDuration } from '../duration.js';
+import { CliError } from '../errors.js';
+import { clientFromKubeconfig, getClusterVersion, readUpgradeStatus, requestUpgrade, setChannel } from '../upgrade/cluster.js';
+import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
+import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
+import { formatUpgradeStatus } from '../upgrade/status-format.js';
+import type { UpgradeStatusSummary } from '../upgrade/status-summary.js';
+import type { KubeClient } from '@keelson/kube';
+
+type OutputFormat = 'text' | 'json' | 'yaml';
+
+function outputFormat(v: string | undefined): OutputFormat {
+  if (v === undefined || v === 'text') return 'text';
+  if (v === 'json' || v === 'yaml') return v;
+  throw new CliError(`-o/--output must be json or yaml, got "${v}"`, 2);
+}
+
+function printData(format: 'json' | 'yaml', data: unknown): void {
+  process.stdout.write(format === 'json' ? `${JSON.stringify(data, null, 2)}\n` : stringify(data));
+}
+
+function lines(stream: NodeJS.WriteStream, ls: readonly string[]): void {
+  for (const l of ls) stream.write(`${l}\n`);
+}
+
+/** Maps the upgrade errors onto the CLI's exit codes (usage 2, refused 1). */
+async function run(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof UpgradeRequestError) throw new CliError(e.message, e.usage ? 2 : 1);
+    throw e;
+  }
+}
+
+interface UpgradeFlags {
+  kubeconfig?: string;
+  output?: string;
+  to?: string;
+  toImage?: string;
+  toLatest?: boolean;
+  toMultiArch?: boolean;
+  clear?: boolean;
+  force?: boolean;
+  allowExplicitUpgrade?: boolean;
+  allowUpgradeWithWarnings?: boolean;
+  allowNotRecommended?: boolean;
+  includeNotRecommended?: boolean;
+}
+
+function requestOptions(o: UpgradeFlags): UpgradeRequestOptions {
+  const r: UpgradeRequestOptions = {};
+  if (o.to !== undefined) r.to = o.to;
+  if (o.toImage !== undefined) r.toImage = o.toImage;
+  for (const k of ['toLatest', 'toMultiArch', 'clear', 'force', 'allowExplicitUpgrade', 'allowUpgradeWithWarnings', 'allowNotRecommended'] as const) if (o[k] === true) r[k] = true;
+  return r;
+}
+
+async function upgradeAction(o: UpgradeFlags): Promise<void> {
+  const format = outputFormat(o.output);
+  const req = requestOptions(o);
+  const writes = req.clear === true || req.toMultiArch === true || req.toLatest === true || (req.to ?? '') !== '' || (req.toImage ?? '') !== '';
+  const client = await clientFromKubeconfig(o.kubeconfig);
+  try {
+    if (writes) {
+      const r = await requestUpgrade(client, req);
+      lines(process.stderr, r.err);
+      if (format === 'text') lines(process.stdout, r.out);
+      else printData(format, { messages: r.out, warnings: r.err, patch: r.patch ?? null, desiredUpdate: r.clusterVersion.spec.desiredUpdate ?? null });
+      return;
+    }
+    const cv = await getClusterVersion(client);
+    const include = o.includeNotRecommended === true;
+    if (format !== 'text') { printData(format, upgradeOverview(cv, include)); return; }
+    const rendered = formatUpgradeOverview(cv, include);
+    process.stderr.write(rendered.err);
+    process.stdout.write(rendered.out);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Registers `keelson upgrade`, `upgrade channel` and `upgrade status`. */
+export function registerUpgradeCommands(program: Command): void {
+  const upgrade = program
+    .command('upgrade')
+    .description('Check on or request a cluster update (the `oc adm upgrade` counterpart); without flags prints the update status and the recommended updates')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option('-o, --output <format>', 'json or yaml instead of text (read-only use)')
+    .option('--to <version>', 'the version to update to; must be one of the available updates')
+    .option('--to-image <pullspec>', 'a release image to update to (by digest)')
+    .option('--to-latest', 'update to the latest (highest SemVer) available version')
+    .option('--to-multi-arch', 'migrate the current version to the multi-architecture payload')
+    .option('--clear', 'cancel a requested update that has not started')
+    .option('--force', 'set desiredUpdate.force: waive cluster-side guards (signature verification, preconditions)')
+    .option('--allow-explicit-upgrade', 'update even if the target is not among the available updates')
+    .option('--allow-upgrade-with-warnings', 'update despite client-side guards (update in progress, Failing, Invalid)')
+    .option('--allow-not-recommended', 'allow a supported but not recommended (conditional) update')
+    .option('--include-not-recommended', 'also list updates that are not recommended for this cluster')
+    .action((o: UpgradeFlags) => run(() => upgradeAction(o)));
+
+  upgrade
+    .command('channel')
+    .argument('[channel]', 'the channel to set; empty clears it', '')
+    .description('Set or clear the update channel (`oc adm upgrade channel`)')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option('--allow-explicit-channel', 'set a channel that is not among the channels of the current release')
+    .action((channel: string, o: { kubeconfig?: string; allowExplicitChannel?: boolean }) =>
+      run(async () => {
+        const client = await clientFromKubeconfig(o.kubeconfig);
+        try {
+          const r = await setChannel(client, channel, o.allowExplicitChannel === true);
+          lines(process.stderr, r.err);
+          lines(process.stdout, r.out);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+
+  upgrade
+    .command('status')
+    .description('Diagnose the current update: per-operator progress, completion, what it waits on and for how long, node pools')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option('-o, --output <format>', 'json or yaml instead of text (with --watch: one JSON document per line)')
+    .option('--watch <interval>', 'print again every interval (e.g. 10s) until interrupted; the completion never goes backwards')
+    .action((o: { kubeconfig?: string; output?: string; watch?: string }) =>
+      run(async () => {
+        const format = outputFormat(o.output);
+        const interval = o.watch === undefined ? undefined : parseDuration(o.watch, '--watch');
+        const client = await clientFromKubeconfig(o.kubeconfig);
+        try {
+          await statusLoop(client, format, interval);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+}
+
+/** Prints the diagnosis once, or every `intervalMs` until SIGINT/SIGTERM (each round knows the previous one). */
+async function statusLoop(client: KubeClient, format: OutputFormat, intervalMs: number | undefined): Promise<void> {
+  let stop = false;
+  let wake: (() => void) | undefined;
+  const onSignal = (): void => {
+    stop = true;
+    wake?.();
+  };
+  if (intervalMs !== undefined) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    let previous: UpgradeStatusSummary | undefined;
+    for (;;) {
+      const now = Date.now();
+      const summary = await readUpgradeStatus(client, now, previous);
+      if (format === 'text') process.stdout.write(`${intervalMs !== undefined ? `--- ${new Date(now).toISOString()}\n` : ''}${formatUpgradeStatus(summary, now)}`);
+      else if (intervalMs !== undefined && format === 'json') process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else printData(format, summary);
+      previous = summary;
+      if (intervalMs === undefined || stop) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (stop) return;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,23 @@
+/** The API types the controller and operator use, from `@keelson/api` (one import point for this app). */
+export type {
+  Condition,
+  KubeObject,
+  LabelSelector,
+  MachineConfig,
+  MachineConfigSpec,
+  MachineConfigPool,
+  MachineConfigPoolStatus,
+  ControllerConfig,
+  ControllerConfigSpec,
+  KubeletConfig,
+  ContainerRuntimeConfig,
+  ClusterOperator,
+  ClusterOperatorStatusCondition,
+  EmbeddedInfrastructure,
+  Node,
+  NodeCondition,
+  Taint,
+  Pod,
+  PodDisruptionBudget,
+  ConfigMap,
+} from '@keelson/api';

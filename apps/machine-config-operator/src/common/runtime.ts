@@ -1,0 +1,139 @@
+/**
+ * Process plumbing shared by the operator and the controller: API client from a kubeconfig, JSON logger, metrics
+ * registry, /healthz /readyz /metrics server and Lease leader election around a "lead" function.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createLogger, KubeClient, KubeConfig, LeaderElector, Registry, startHealthServer, type HealthServer, type Logger, type LogLevel } from '@keelson/kube';
+
+/** Options common to {@link startMachineConfigOperator} and {@link startMachineConfigController}. */
+export interface ProcessOptions {
+  /** Kubeconfig: a file path, a loaded KubeConfig, or absent for the default (KUBECONFIG, ~/.kube/config, in-cluster). */
+  kubeconfig?: string | KubeConfig;
+  /** Logger to use (JSON lines); or give `logSink` to receive each JSON line. Default: JSON lines on stderr. */
+  logger?: Logger;
+  /** Receives every log line (JSON text ending in "\n") when no `logger` is given. */
+  logSink?: (line: string) => void;
+  /** Log level when the logger is created here (upstream `--v`: 0–1 info, ≥4 debug). */
+  logLevel?: LogLevel;
+  /** Metrics registry (default: a new one). */
+  registry?: Registry;
+  /** Health/metrics server; `false` to not serve. Default port 0 (any) on 127.0.0.1. */
+  health?: false | { port?: number; host?: string };
+  /** Lease leader election; `false` to run without (single replica, tests). */
+  leaderElection?: false | LeaderElectionSettings;
+}
+
+/** Leader-election settings (upstream defaults: lease 137 s, renew 107 s, retry 26 s for OpenShift components). */
+export interface LeaderElectionSettings {
+  namespace?: string;
+  name?: string;
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+/** A started process component. */
+export interface Running {
+  /** Stops: controllers end, the lease is released, the health server closes. */
+  stop(): Promise<void>;
+  /** URL of the health/metrics server, when serving. */
+  readonly healthUrl: string | undefined;
+  /** True while this process leads (always true without leader election once started). */
+  isLeader(): boolean;
+}
+
+/** Builds the API client from the kubeconfig option. */
+export function clientFrom(kubeconfig: string | KubeConfig | undefined): KubeClient {
+  if (kubeconfig instanceof KubeConfig) return new KubeClient(kubeconfig);
+  if (typeof kubeconfig === 'string') {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    return new KubeClient(kc);
+  }
+  return KubeClient.fromDefault();
+}
+
+/** The logger from the options. */
+export function loggerFrom(o: ProcessOptions, component: string): Logger {
+  if (o.logger) return o.logger.child({ component });
+  const sink = o.logSink;
+  return createLogger({ ...(o.logLevel !== undefined ? { level: o.logLevel } : {}), fields: { component }, ...(sink ? { stream: { write: (l: string) => { sink(l); } } } : {}) });
+}
+
+/** Maps upstream's klog `--v` to a level. */
+export function levelFromVerbosity(v: number): LogLevel {
+  return v >= 4 ? 'debug' : 'info';
+}
+
+/**
+ * Runs `lead(signal)` while holding the Lease (or at once without leader election), with health and metrics.
+ * `lead` returns its own stop function; it is called when leadership ends or on stop().
+ */
+export async function runLeading(
+  o: ProcessOptions,
+  defaults: { namespace: string; name: string },
+  client: KubeClient,
+  logger: Logger,
+  registry: Registry,
+  lead: () => Promise<() => Promise<void>>,
+): Promise<Running> {
+  let health: HealthServer | undefined;
+  let leading = false;
+  let stopLead: (() => Promise<void>) | undefined;
+  const startLead = async (): Promise<void> => {
+    stopLead = await lead();
+    leading = true;
+  };
+  const endLead = async (): Promise<void> => {
+    leading = false;
+    const s = stopLead;
+    stopLead = undefined;
+    if (s) await s();
+  };
+  let elector: LeaderElector | undefined;
+  let electing: Promise<void> | undefined;
+  if (o.leaderElection === false) await startLead();
+  else {
+    const le = o.leaderElection ?? {};
+    elector = new LeaderElector({
+      client,
+      namespace: le.namespace ?? defaults.namespace,
+      name: le.name ?? defaults.name,
+      identity: le.identity ?? `${hostname()}_${randomUUID()}`,
+      leaseDurationMs: le.leaseDurationMs ?? 137_000,
+      renewDeadlineMs: le.renewDeadlineMs ?? 107_000,
+      retryPeriodMs: le.retryPeriodMs ?? 26_000,
+      registry,
+      logger,
+      onStartedLeading: async (signal) => {
+        await startLead();
+        await new Promise<void>((r) => { if (signal.aborted) r(); else signal.addEventListener('abort', () => { r(); }, { once: true }); });
+        await endLead();
+      },
+    });
+    electing = elector.run().catch((err: unknown) => { logger.error('leader election failed', { err }); });
+  }
+  if (o.health !== false) {
+    health = await startHealthServer({
+      registry,
+      port: o.health?.port ?? 0,
+      host: o.health?.host ?? '127.0.0.1',
+      healthChecks: elector ? { leaderElection: elector.healthCheck() } : {},
+    });
+  }
+  return {
+    healthUrl: health?.url,
+    isLeader: () => leading,
+    stop: async () => {
+      if (elector) {
+        await elector.stop();
+        await electing;
+      }
+      await endLead();
+      await health?.close();
+      await client.close();
+    },
+  };
+}

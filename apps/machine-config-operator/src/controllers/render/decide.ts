@@ -1,0 +1,101 @@
+/**
+ * Pure decisions of the render controller (upstream pkg/controller/render, mco.md 2.1–2.8): whether a pool may be
+ * rendered now, the rendered MachineConfig, the pool's new spec.configuration and the RenderDegraded condition.
+ */
+import {
+  MachineConfigRenderError,
+  PoolSelectionError,
+  compileLabelSelector,
+  isEmptySelector,
+  renderPool,
+  type MachineConfig as IgnMachineConfig,
+  type RenderResult,
+} from '@keelson/ignition';
+import type { ContainerRuntimeConfig, ControllerConfig, KubeletConfig, MachineConfig, MachineConfigPool } from '../../common/api-types.js';
+import { McAnnotations } from '../../common/constants.js';
+
+/** ControllerConfig gate: observed and completed by the template controller, not running, not failing. */
+export function controllerConfigGate(cc: ControllerConfig | undefined): string | undefined {
+  if (cc === undefined) return 'ControllerConfig machine-config-controller does not exist yet';
+  const conds = cc.status?.conditions ?? [];
+  const is = (t: string): boolean => conds.some((c) => c.type === t && c.status === 'True');
+  const completed = is('TemplateControllerCompleted');
+  const running = is('TemplateControllerRunning');
+  const failing = is('TemplateControllerFailing');
+  if (cc.status?.observedGeneration !== cc.metadata.generation || !completed || running || failing) {
+    return `ControllerConfig has not completed: completed(${String(completed)}) running(${String(running)}) failing(${String(failing)})`;
+  }
+  return undefined;
+}
+
+/** Version-skew guard: the ControllerConfig must have been written by the operator of our version. */
+export function controllerConfigVersionSkew(cc: ControllerConfig, myVersion: string): string | undefined {
+  const v = cc.metadata.annotations?.[McAnnotations.generatedByVersion];
+  if (v === undefined) return `ignoring controller config generated without ${McAnnotations.generatedByVersion} annotation (my version: ${myVersion})`;
+  if (v !== myVersion) return `ignoring controller config generated from ${v} (my version: ${myVersion})`;
+  return undefined;
+}
+
+type SubConfig = KubeletConfig | ContainerRuntimeConfig;
+
+/** A KubeletConfig/ContainerRuntimeConfig selecting the pool that is not done yet (render waits for it). */
+export function pendingSubConfig(pool: MachineConfigPool, configs: readonly SubConfig[]): string | undefined {
+  for (const c of configs) {
+    const sel = c.spec.machineConfigPoolSelector;
+    if (sel === undefined || !compileLabelSelector(sel).matches(pool.metadata.labels)) continue;
+    const conds = c.status?.conditions ?? [];
+    const last = conds[conds.length - 1];
+    const ok = last !== undefined && (last.type === 'Success' || last.type === 'Accepted') && last.status === 'True';
+    if (c.metadata.generation !== c.status?.observedGeneration || !ok) return `${c.kind ?? 'config'} ${c.metadata.name ?? ''} is not completed`;
+  }
+  return undefined;
+}
+
+/** Outcome of {@link decideRender}. */
+export type RenderDecision =
+  | { kind: 'selectingAll' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'rendered'; result: RenderResult; spec: NonNullable<MachineConfigPool['spec']['configuration']>; specChanged: boolean };
+
+/**
+ * Renders a pool: selection, merge, hash, reconcilability against the current target.
+ * `failed.message` is the RenderDegraded message ("Failed to render configuration for pool <p>: …").
+ */
+export function decideRender(input: {
+  pool: MachineConfigPool;
+  machineConfigs: readonly MachineConfig[];
+  controllerConfig: ControllerConfig;
+  controllerVersion: string;
+  operatorVersion: string;
+}): RenderDecision {
+  const { pool } = input;
+  const name = pool.metadata.name ?? '';
+  if (isEmptySelector(pool.spec.machineConfigSelector)) return { kind: 'selectingAll' };
+  const fail = (m: string): RenderDecision => ({ kind: 'failed', message: `Failed to render configuration for pool ${name}: ${m}` });
+  const skew = controllerConfigVersionSkew(input.controllerConfig, input.operatorVersion);
+  if (skew !== undefined) return fail(`could not generate rendered MachineConfig: ${skew}`);
+  const currentName = pool.spec.configuration?.name ?? '';
+  const current = currentName === '' ? undefined : input.machineConfigs.find((m) => m.metadata.name === currentName);
+  const all = input.machineConfigs as unknown as IgnMachineConfig[];
+  let result: RenderResult;
+  try {
+    result = renderPool({ metadata: { name, ...(pool.metadata.uid !== undefined ? { uid: pool.metadata.uid } : {}), labels: pool.metadata.labels ?? {} }, spec: pool.spec }, all, input.controllerConfig, {
+      controllerVersion: input.controllerVersion,
+      ...(current !== undefined ? { currentRendered: current as unknown as IgnMachineConfig } : {}),
+    });
+  } catch (e) {
+    if (e instanceof PoolSelectionError) return fail(e.message);
+    if (e instanceof MachineConfigRenderError) {
+      if (e.code === 'MC_NO_CONFIGS' || e.code === 'MC_TOO_LARGE') return fail(e.message);
+      return fail(`could not generate rendered MachineConfig: ${e.message}`);
+    }
+    throw e;
+  }
+  const spec = {
+    name: result.name,
+    source: result.source.map((n) => ({ kind: 'MachineConfig', name: n, apiVersion: 'machineconfiguration.openshift.io/v1' })),
+  };
+  const prev = pool.spec.configuration;
+  const specChanged = prev?.name !== spec.name || JSON.stringify(prev.source ?? []) !== JSON.stringify(spec.source);
+  return { kind: 'rendered', result, spec, specChanged };
+}

@@ -1,0 +1,55 @@
+/**
+ * The OS driver: what the daemon needs from rpm-ostree (booted image, kernel arguments, applying the OS part of
+ * an update with roll-back, cleanups). `RpmOstreeOs` drives @keelson/ostree's `RpmOstree` with any runner: the real
+ * `rpm-ostree` binary, an ostree sysroot (`SysrootRpmOstree`) or the `SimulatedRpmOstree` of virtual nodes.
+ */
+import { RpmOstree, applyOsChangesOnHost, bootedDeployment, osImageUrlOf, type CommandRunner } from '@keelson/ostree';
+import type { MachineConfig } from '@keelson/api';
+
+/** OS operations of an update (rpm-ostree.go in upstream's daemon). */
+export interface OsDriver {
+  /** The OS image the node booted ("" when not booted from a container image). */
+  bootedImage(): Promise<string>;
+  /** Kernel arguments of the booted deployment. */
+  kernelArguments(): Promise<string[]>;
+  /**
+   * Applies the OS part of `oldMc` → `newMc` (rebase, kargs, kernel type, extensions); on failure the pending
+   * deployment is removed (`rpm-ostree cleanup -p`) and the error is thrown. Returns the command lines run.
+   */
+  applyChanges(oldMc: MachineConfig, newMc: MachineConfig, opts: { force: boolean }): Promise<string[]>;
+  /** Drops the rollback deployment after a successful boot (`rpm-ostree cleanup -r`). */
+  cleanupRollback(): Promise<void>;
+  /** Drops a pending deployment (`rpm-ostree cleanup -p`), the roll-back of an OS change. */
+  cleanupPending(): Promise<void>;
+}
+
+/** {@link OsDriver} over @keelson/ostree's `RpmOstree`. */
+export class RpmOstreeOs implements OsDriver {
+  readonly driver: RpmOstree;
+  readonly #commands: string[] = [];
+  constructor(runner?: CommandRunner, opts: { sleep?: (ms: number) => Promise<void> } = {}) {
+    this.driver = new RpmOstree({
+      ...(runner ? { runner } : {}),
+      ...(opts.sleep ? { sleep: opts.sleep } : {}),
+      onCommand: (argv) => this.#commands.push(argv.join(' ')),
+    });
+  }
+  async bootedImage(): Promise<string> {
+    const b = bootedDeployment(await this.driver.status());
+    return b ? (osImageUrlOf(b) ?? '') : '';
+  }
+  async kernelArguments(): Promise<string[]> {
+    return this.driver.kargs();
+  }
+  async applyChanges(oldMc: MachineConfig, newMc: MachineConfig, opts: { force: boolean }): Promise<string[]> {
+    const start = this.#commands.length;
+    await applyOsChangesOnHost(this.driver, oldMc, newMc, { force: opts.force });
+    return this.#commands.slice(start);
+  }
+  async cleanupRollback(): Promise<void> {
+    await this.driver.cleanup({ rollback: true });
+  }
+  async cleanupPending(): Promise<void> {
+    await this.driver.cleanup({ pending: true });
+  }
+}

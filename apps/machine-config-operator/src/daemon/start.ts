@@ -1,0 +1,136 @@
+/**
+ * Wiring of one daemon: cluster access (a Node watch, MachineConfigs, annotation patches, events, node disruption
+ * policies) around a host root, a `Host` and an OS driver. Used by the real `machine-config-daemon start` and by
+ * each virtual node.
+ */
+import { EventRecorder, KubeClient, KubeConfig, MachineConfigurations, isNotFound, nullLogger, type Logger } from '@keelson/kube';
+import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
+import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
+import { MachineConfigCache, NodeWriter, SharedNodeInformer, type NodeSource } from './cluster.js';
+import type { ClusterAccess, DaemonContext } from './context.js';
+import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './daemon.js';
+import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from './drain.js';
+import type { DaemonEventHandler } from './events.js';
+import { CommandHost, type Host } from './host.js';
+import { RpmOstreeOs, type OsDriver } from './os.js';
+import { HostRoot } from './root.js';
+
+function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionAction {
+  switch (a.type) {
+    case 'Reload':
+      if (!a.reload) throw new Error(`MachineConfiguration cluster: ${where}: a Reload action needs reload.serviceName`);
+      return { type: 'Reload', reload: { serviceName: a.reload.serviceName } };
+    case 'Restart':
+      if (!a.restart) throw new Error(`MachineConfiguration cluster: ${where}: a Restart action needs restart.serviceName`);
+      return { type: 'Restart', restart: { serviceName: a.restart.serviceName } };
+    default:
+      return { type: a.type };
+  }
+}
+
+/** The API's node disruption policy as @keelson/ignition's (Reload/Restart must name their service). */
+export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPolicy {
+  const out: NodeDisruptionPolicy = {};
+  if (p.files) out.files = p.files.map((f) => ({ path: f.path, actions: f.actions.map((a) => toAction(a, `file ${f.path}`)) }));
+  if (p.units) out.units = p.units.map((u) => ({ name: u.name, actions: u.actions.map((a) => toAction(a, `unit ${u.name}`)) }));
+  if (p.sshkey) out.sshkey = { actions: p.sshkey.actions.map((a) => toAction(a, 'sshkey')) };
+  return out;
+}
+
+/** Reads the cluster's node disruption policies (MachineConfiguration `cluster`); none → upstream defaults. */
+export function nodeDisruptionPolicyReader(client: KubeClient): () => Promise<NodeDisruptionPolicy | undefined> {
+  return async () => {
+    try {
+      const mcfg = await client.resource(MachineConfigurations).get('cluster');
+      const policy = mcfg.spec?.nodeDisruptionPolicy;
+      return policy ? toDisruptionPolicy(policy) : undefined;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+}
+
+/** Shared cluster plumbing for one or many daemons in a process. */
+export interface ClusterPlumbing {
+  readonly client: KubeClient;
+  readonly configs: MachineConfigCache;
+  readonly events: EventRecorder;
+  /** API writes of all daemons using this plumbing. */
+  readonly stats?: { writes: number };
+}
+
+/** Builds the {@link ClusterAccess} of one node. */
+export function clusterAccessFor(p: ClusterPlumbing, nodeName: string, source: NodeSource): ClusterAccess {
+  return {
+    writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
+    source,
+    configs: p.configs,
+    nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client),
+  };
+}
+
+/** Options of {@link startMachineConfigDaemon}. */
+export interface StartDaemonOptions {
+  /** Node name (`--node-name`, default NODE_NAME). */
+  readonly nodeName: string;
+  /** Kubeconfig path; default KUBECONFIG / in-cluster. */
+  readonly kubeconfig?: string;
+  readonly client?: KubeClient;
+  /** Host root (`--root-mount`, default `/`). */
+  readonly rootMount?: string;
+  /** OS driver (default: the real `rpm-ostree`). */
+  readonly os?: OsDriver;
+  /** Host effects (default: real commands). */
+  readonly host?: Host;
+  readonly logger?: Logger;
+  readonly onEvent?: DaemonEventHandler;
+  readonly drainTimeouts?: DrainTimeouts;
+  readonly syncBackoff?: SyncBackoff;
+}
+
+/** A running daemon. */
+export interface RunningDaemon {
+  readonly daemon: MachineConfigDaemon;
+  stop(): Promise<void>;
+}
+
+/** Starts the daemon of one (real) node. */
+export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
+  let client = opts.client;
+  let own = false;
+  if (!client) {
+    const kc = new KubeConfig();
+    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
+    else kc.loadFromDefault();
+    client = new KubeClient(kc, { userAgent: 'machine-config-daemon' });
+    own = true;
+  }
+  const logger = opts.logger ?? nullLogger;
+  const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
+  await nodes.start();
+  const plumbing: ClusterPlumbing = { client, configs: new MachineConfigCache(client), events: new EventRecorder(client, { component: 'machineconfigdaemon', host: opts.nodeName, logger }) };
+  const abort = new AbortController();
+  const ctx: DaemonContext = {
+    nodeName: opts.nodeName,
+    root: new HostRoot(opts.rootMount ?? '/'),
+    host: opts.host ?? new CommandHost(),
+    os: opts.os ?? new RpmOstreeOs(),
+    logger,
+    drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
+    signal: abort.signal,
+    onEvent: opts.onEvent,
+    cluster: clusterAccessFor(plumbing, opts.nodeName, nodes.source(opts.nodeName)),
+  };
+  const daemon = new MachineConfigDaemon(ctx, opts.syncBackoff ?? DEFAULT_SYNC_BACKOFF);
+  daemon.start();
+  return {
+    daemon,
+    async stop() {
+      abort.abort();
+      await daemon.stop();
+      await nodes.stop();
+      if (own) await client.close();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * update(old, new) — the core flow of the daemon (update.go): reconcilability and diff, Working state, drain
+ * request, files and units, SSH keys and passwords, OS changes, the on-disk currentconfig, then a reboot or the
+ * reboot-less post-config actions. Any failure rolls back what was written (old files/units, pending deployment).
+ */
+import { promises as fs } from 'node:fs';
+import { MachineConfigReconcileError, diffMachineConfigs, type MachineConfigDiff } from '@keelson/ignition';
+import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig } from '@keelson/api';
+import { ignitionOf, toIgnitionMc } from './config.js';
+import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, KUBECONFIG_PATH } from './constants.js';
+import { emit, type DaemonContext } from './context.js';
+import { killPoint } from './crash.js';
+import { isSingleNodeTopology, performDrainRequest } from './drain.js';
+import { writeJournal, clearJournal } from './journal.js';
+import { setPasswords, writeSshKeys } from './passwd.js';
+import { isRebootAction, runDisruptionActions, runLegacyAction } from './post-config-action.js';
+import { deleteStaleData, exists, writeFiles, writeUnits, atomicWrite } from './writer.js';
+
+/** The update cannot be applied (node goes Unreconcilable). */
+export class UnreconcilableError extends Error {
+  readonly code = 'MCD_UNRECONCILABLE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreconcilableError';
+  }
+}
+
+/** How an update ended. */
+export interface UpdateResult {
+  /** A reboot was requested (the caller stops syncing until the next boot). */
+  readonly rebooted: boolean;
+  /** Post-config actions that ran instead of a reboot. */
+  readonly actions: readonly string[];
+  readonly diff: MachineConfigDiff;
+}
+
+/** Options of {@link update}. */
+export interface UpdateOptions {
+  /** Firstboot mode: legacy actions, no API, no drain, certificate files written. */
+  readonly firstboot?: boolean;
+  /** Called after everything is written and before the reboot (firstboot renames the encapsulated file). */
+  readonly beforeReboot?: () => Promise<void>;
+}
+
+const nameOf = (mc: MachineConfig): string => mc.metadata.name ?? '';
+
+/** Reconcilability + FIPS check + diff; throws {@link UnreconcilableError}. */
+export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, force: boolean): Promise<MachineConfigDiff> {
+  let diff: MachineConfigDiff;
+  const policy = await ctx.cluster?.nodeDisruptionPolicy?.();
+  try {
+    diff = diffMachineConfigs(toIgnitionMc(oldMc), toIgnitionMc(newMc), { forceFile: force, ...(policy ? { nodeDisruptionPolicy: policy } : {}) });
+  } catch (e) {
+    if (e instanceof MachineConfigReconcileError && e.code === 'MC_UNRECONCILABLE') {
+      const o = nameOf(oldMc);
+      const n = nameOf(newMc);
+      throw new UnreconcilableError(`can't reconcile config ${o} with ${n}: configs ${o}, ${n} are not reconcilable: ${e.message}`);
+    }
+    throw e;
+  }
+  if ((newMc.spec?.fips ?? false) !== (await ctx.host.fipsEnabled())) {
+    throw new UnreconcilableError('detected change to FIPS flag; refusing to modify FIPS on a running cluster');
+  }
+  return diff;
+}
+
+/** Writes files, units, stale-data removal and passwd of `to` over `from`. */
+async function applyFilesAndUsers(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, diff: MachineConfigDiff, force: boolean, firstboot: boolean): Promise<void> {
+  const oldIgn = ignitionOf(from);
+  const newIgn = ignitionOf(to);
+  await writeFiles(ctx.root, ctx.host, newIgn.storage?.files ?? [], { skipCertificateWriterFiles: !firstboot });
+  killPoint('after-files-written');
+  const changed = new Set([...diff.units.added, ...diff.units.updated]);
+  const units = (newIgn.systemd?.units ?? []).filter((u) => force || firstboot || changed.has(u.name ?? ''));
+  await writeUnits(ctx.root, ctx.host, units);
+  await deleteStaleData(ctx.root, ctx.host, oldIgn, newIgn);
+  const kubeconfig = ctx.root.resolve(KUBECONFIG_PATH);
+  if (await exists(kubeconfig)) await fs.chmod(kubeconfig, 0o600);
+  if (diff.changes.passwd) {
+    await writeSshKeys(ctx.root, newIgn.passwd?.users ?? []);
+    killPoint('after-ssh-keys');
+    await setPasswords(ctx.root, ctx.host, oldIgn.passwd?.users ?? [], newIgn.passwd?.users ?? []);
+    killPoint('after-passwords');
+  }
+}
+
+/** Roll-back: the old config's files, units and users written back, pending deployment dropped. */
+async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, osTouched: boolean): Promise<void> {
+  const oldIgn = ignitionOf(from);
+  const newIgn = ignitionOf(to);
+  await writeFiles(ctx.root, ctx.host, oldIgn.storage?.files ?? [], { skipCertificateWriterFiles: true });
+  await writeUnits(ctx.root, ctx.host, oldIgn.systemd?.units ?? []);
+  await deleteStaleData(ctx.root, ctx.host, newIgn, oldIgn);
+  await writeSshKeys(ctx.root, oldIgn.passwd?.users ?? []);
+  if (osTouched) await ctx.os.cleanupPending();
+}
+
+const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
+
+/** Sets `state=Working` unless the node is Degraded/Unreconcilable (it stays so while retrying). */
+async function markWorking(ctx: DaemonContext): Promise<void> {
+  const c = ctx.cluster;
+  if (!c) return;
+  const state = c.source.current()?.metadata.annotations?.[NODE_ANNOTATIONS.state];
+  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working') await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
+  killPoint('after-state-working');
+}
+
+async function drainIfNeeded(ctx: DaemonContext, diff: MachineConfigDiff, target: string, firstboot: boolean): Promise<void> {
+  const c = ctx.cluster;
+  if (!c || firstboot) return;
+  if (!diff.drainRequired || isSingleNodeTopology(c.source.current())) {
+    c.writer.event('Normal', 'Drain', 'Drain not required, skipping');
+    return;
+  }
+  emit(ctx, 'draining', target);
+  killPoint('after-drain-requested');
+  await performDrainRequest(c.writer, c.source, 'drain', target, ctx.drainTimeouts, ctx.signal);
+  killPoint('after-drain-complete');
+}
+
+/**
+ * Moves the host from `oldMc` to `newMc`. Returns after requesting the reboot, or after the reboot-less actions
+ * (the caller then uncordons and reports Done).
+ */
+export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, opts: UpdateOptions = {}): Promise<UpdateResult> {
+  const firstboot = opts.firstboot === true;
+  const target = nameOf(newMc);
+  killPoint('update-start');
+  const force = await exists(ctx.root.resolve(FORCE_FILE_PATH));
+  const diff = await computeUpdateDiff(ctx, oldMc, newMc, force);
+  emit(ctx, 'updating', target);
+  await markWorking(ctx);
+  const reboot = firstboot ? isRebootAction(diff.legacyActions) : isRebootAction(diff.nodeDisruptionActions);
+  await drainIfNeeded(ctx, diff, target, firstboot);
+  if (!firstboot) await writeJournal(ctx.root, { from: nameOf(oldMc), to: target, phase: 'applying', bootId: await ctx.host.bootId() });
+  killPoint('after-journal-written');
+  emit(ctx, 'applying', target);
+  let osTouched = false;
+  try {
+    await applyFilesAndUsers(ctx, oldMc, newMc, diff, force, firstboot);
+    if (osChanged(diff)) {
+      osTouched = true;
+      await ctx.os.applyChanges(oldMc, newMc, { force });
+    }
+    killPoint('after-os-changes');
+    await atomicWrite(ctx.root.resolve(CURRENT_CONFIG_PATH), `${JSON.stringify(newMc)}\n`, { mode: 0o644 });
+    killPoint('after-currentconfig-written');
+  } catch (e) {
+    ctx.logger.error('update failed, rolling back', { node: ctx.nodeName, error: (e as Error).message });
+    await rollBack(ctx, oldMc, newMc, osTouched);
+    await clearJournal(ctx.root);
+    throw e;
+  }
+  if (reboot) {
+    if (force) await fs.rm(ctx.root.resolve(FORCE_FILE_PATH), { force: true });
+    await opts.beforeReboot?.();
+    await rebootInto(ctx, nameOf(oldMc), target, firstboot ? `Completing firstboot provisioning to ${target}` : undefined);
+    return { rebooted: true, actions: ['Reboot'], diff };
+  }
+  const actions = firstboot ? await runLegacyAction(ctx.host, diff.legacyActions) : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
+  killPoint('rebootless-after-actions');
+  if (ctx.cluster) ctx.cluster.writer.event('Normal', 'SkipReboot', `Config changes do not require reboot.${actions.length > 0 ? ` Service ${actions.join(', ')} was applied.` : ''}`);
+  return { rebooted: false, actions, diff };
+}
+
+/** Records the reboot (journal, post-config-action annotation) and asks the host to reboot. */
+export async function rebootInto(ctx: DaemonContext, from: string, target: string, rationale?: string): Promise<void> {
+  if (ctx.cluster) {
+    await writeJournal(ctx.root, { from, to: target, phase: 'rebooting', bootId: await ctx.host.bootId() });
+    await ctx.cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.postConfigAction]: POST_CONFIG_ACTION_REBOOTING });
+    killPoint('after-rebooting-annotation');
+    ctx.cluster.writer.event('Normal', 'Reboot', `Node will reboot into config ${target}`);
+  }
+  emit(ctx, 'rebooting', target);
+  killPoint('before-reboot');
+  await ctx.host.reboot(rationale ?? `Node will reboot into config ${target}`);
+}

@@ -1,0 +1,102 @@
+/** The ControllerConfig `machine-config-controller` as the operator writes it (RenderConfig task, pure). */
+import type { ConfigMap, ControllerConfig, EmbeddedInfrastructure } from '../common/api-types.js';
+import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
+
+/** Content of the `machine-config-osimageurl` ConfigMap. */
+export interface OSImageURLConfig {
+  baseOSContainerImage: string;
+  baseOSExtensionsContainerImage: string;
+  releaseVersion: string;
+}
+
+/** A sync task failure: `task` names it as upstream does (RenderConfig, MachineConfigPools, …). */
+export class OperatorSyncError extends Error {
+  readonly code = 'OPERATOR_SYNC_FAILED';
+  constructor(
+    readonly task: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OperatorSyncError';
+  }
+}
+
+/**
+ * Reads the osimageurl ConfigMap; refuses one written for another release.
+ * @throws OperatorSyncError (task RenderConfig)
+ */
+export function parseOSImageURLConfigMap(cm: ConfigMap | undefined, operatorReleaseVersion: string): OSImageURLConfig {
+  if (cm === undefined) throw new OperatorSyncError('RenderConfig', `configmap "${OSIMAGEURL_CONFIGMAP}" not found`);
+  const d = cm.data ?? {};
+  const base = d['baseOSContainerImage'] ?? '';
+  if (base === '') throw new OperatorSyncError('RenderConfig', `missing baseOSContainerImage in configmap ${OSIMAGEURL_CONFIGMAP}`);
+  const rel = d['releaseVersion'] ?? '';
+  if (rel !== operatorReleaseVersion) throw new OperatorSyncError('RenderConfig', `refusing to read osImageURL version "${rel}", operator version "${operatorReleaseVersion}"`);
+  return { baseOSContainerImage: base, baseOSExtensionsContainerImage: d['baseOSExtensionsContainerImage'] ?? '', releaseVersion: rel };
+}
+
+/** Cluster inputs of the ControllerConfig beyond the OS images. */
+export interface ClusterInputs {
+  /** Infrastructure `cluster` (default: platform None, HighlyAvailable). */
+  infra?: EmbeddedInfrastructure;
+  /** DNS `cluster` (default: empty baseDomain). */
+  dns?: Record<string, unknown>;
+  clusterDNSIP: string;
+  releaseImage: string;
+  images: Record<string, string>;
+  /** PEM bundles (base64-encoded in the object, as `[]byte` fields are). */
+  rootCAPem?: string;
+  kubeAPIServerServingCAPem?: string;
+}
+
+const b64 = (s: string | undefined): string => Buffer.from(s ?? '', 'utf8').toString('base64');
+
+/** Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure). */
+export function defaultInfrastructure(): EmbeddedInfrastructure {
+  return {
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'Infrastructure',
+    metadata: { name: 'cluster' },
+    spec: { platformSpec: { type: 'None' } },
+    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', infrastructureName: 'keelson', apiServerURL: '', apiServerInternalURI: '', etcdDiscoveryDomain: '' },
+  };
+}
+
+/** The desired ControllerConfig. */
+export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInputs, mcoVersion: string): ControllerConfig {
+  const infra = cluster.infra ?? defaultInfrastructure();
+  const platform = (infra.status?.platformStatus?.type ?? 'None').toLowerCase();
+  return {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'ControllerConfig',
+    metadata: {
+      name: CONTROLLER_CONFIG_NAME,
+      annotations: { [McAnnotations.generatedByVersion]: mcoVersion, [McAnnotations.releaseImageVersion]: os.releaseVersion },
+    },
+    spec: {
+      clusterDNSIP: cluster.clusterDNSIP,
+      cloudProviderConfig: '',
+      platform,
+      additionalTrustBundle: null,
+      cloudProviderCAData: null,
+      rootCAData: b64(cluster.rootCAPem),
+      kubeAPIServerServingCAData: b64(cluster.kubeAPIServerServingCAPem),
+      images: cluster.images,
+      baseOSContainerImage: os.baseOSContainerImage,
+      baseOSExtensionsContainerImage: os.baseOSExtensionsContainerImage,
+      osImageURL: '',
+      releaseImage: cluster.releaseImage,
+      proxy: null,
+      infra,
+      dns: cluster.dns ?? { apiVersion: 'config.openshift.io/v1', kind: 'DNS', metadata: { name: 'cluster' }, spec: { baseDomain: '' } },
+      ipFamilies: 'IPv4',
+      network: null,
+    },
+  };
+}
+
+/** True when the existing ControllerConfig must be updated to `want` (spec or our annotations differ). */
+export function controllerConfigNeedsUpdate(existing: ControllerConfig, want: ControllerConfig): boolean {
+  const a = existing.metadata.annotations ?? {};
+  return JSON.stringify(existing.spec) !== JSON.stringify(want.spec) || Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => a[k] !== v);
+}

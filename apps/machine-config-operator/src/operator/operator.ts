@@ -1,0 +1,241 @@
+/**
+ * The machine-config-operator process: keeps ControllerConfig `machine-config-controller` in step with the release
+ * (machine-config-osimageurl ConfigMap), makes sure the master and worker pools exist, waits for the pools labelled
+ * required-for-upgrade to run this release's rendered config, and reports ClusterOperator `machine-config`.
+ * Informers (ConfigMap, pools, MCs, ControllerConfig, ClusterOperator) → one key → {@link MachineConfigOperator.sync}.
+ */
+import {
+  ClusterOperators,
+  ConfigMaps,
+  Controller,
+  ControllerConfigs,
+  EventRecorder,
+  Informer,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  KubeApiError,
+  MachineConfigPools,
+  MachineConfigs,
+  Registry,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceDescriptor,
+} from '@keelson/kube';
+import { defaultPool } from '@keelson/ignition';
+import type { ClusterOperator, ConfigMap, ControllerConfig, MachineConfig, MachineConfigPool } from '../common/api-types.js';
+import { CLUSTER_OPERATOR_NAME, CONTROLLER_CONFIG_NAME, CONTROLLER_VERSION, MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
+import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
+import { MCO_VERSION } from '../common/version.js';
+import { controllerConfigGate } from '../controllers/render/decide.js';
+import { buildControllerConfig, controllerConfigNeedsUpdate, OperatorSyncError, parseOSImageURLConfigMap, type ClusterInputs } from './controller-config.js';
+import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
+
+const Pools = MachineConfigPools;
+const CMs = ConfigMaps;
+
+/** Options of {@link startMachineConfigOperator}. */
+export interface MachineConfigOperatorOptions extends ProcessOptions {
+  /** Release version this operator belongs to (upstream env RELEASE_VERSION). Required. */
+  releaseVersion: string;
+  /** Operator image pull spec, reported as version `operator-image` when set. */
+  operatorImage?: string;
+  /** Release image pull spec written into ControllerConfig spec.releaseImage. */
+  releaseImage?: string;
+  /** Cluster DNS service IP (default 172.30.0.10). */
+  clusterDNSIP?: string;
+  /** Component images (ControllerConfig spec.images). */
+  images?: Record<string, string>;
+  /** Periodic resync (default 30 s). */
+  resyncIntervalMs?: number;
+  /** How long the ControllerConfig may stay incomplete before Degraded (upstream 5 min). */
+  controllerConfigTimeoutMs?: number;
+  /** How long the required pools may be not ready before Degraded (upstream 10 min). */
+  requiredPoolsTimeoutMs?: number;
+  /** generated-by-controller-version the required pools' rendered config must carry (default: this build's). */
+  controllerVersion?: string;
+  /** generated-by-version written on the ControllerConfig (default: this build's). */
+  mcoVersion?: string;
+}
+
+type Task = { name: string; run: () => Promise<string | undefined> };
+
+/** The operator's sync loop. */
+export class MachineConfigOperator {
+  readonly controller: Controller;
+  private readonly informers: { cm: Informer<ConfigMap>; pools: Informer<MachineConfigPool>; mcs: Informer<MachineConfig>; cc: Informer<ControllerConfig>; co: Informer<ClusterOperator> };
+  private readonly waitingSince = new Map<string, number>();
+  private readonly recorder: EventRecorder;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly o: MachineConfigOperatorOptions,
+    private readonly log: Logger,
+    registry: Registry,
+  ) {
+    const mk = <T extends KubeObject>(d: ResourceDescriptor<T>, extra: ConstructorParameters<typeof Informer<T>>[2] = {}): Informer<T> => new Informer<T>(client, d, { logger: log, ...extra });
+    this.informers = {
+      cm: mk(CMs, { namespace: MCO_NAMESPACE, fieldSelector: `metadata.name=${OSIMAGEURL_CONFIGMAP}` }),
+      pools: mk(Pools),
+      mcs: mk(MachineConfigs),
+      cc: mk(ControllerConfigs),
+      co: mk(ClusterOperators, { fieldSelector: `metadata.name=${CLUSTER_OPERATOR_NAME}` }),
+    };
+    this.recorder = new EventRecorder(client, { component: 'machine-config-operator', logger: log, clusterScopedNamespace: MCO_NAMESPACE });
+    this.controller = new Controller({ name: 'machine-config-operator', reconcile: () => this.sync(), registry, logger: log });
+    const key = (): string[] => [CLUSTER_OPERATOR_NAME];
+    for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
+  }
+
+  run(): Promise<void> {
+    this.controller.enqueue(CLUSTER_OPERATOR_NAME);
+    return this.controller.run();
+  }
+
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    await Promise.all((Object.values(this.informers) as Array<Informer<KubeObject>>).map((i) => i.stop()));
+  }
+
+  private wanted(): OperandVersion[] {
+    const v: OperandVersion[] = [{ name: 'operator', version: this.o.releaseVersion }];
+    if (this.o.operatorImage !== undefined) v.push({ name: 'operator-image', version: this.o.operatorImage });
+    return v;
+  }
+
+  /** One pass: the tasks in order, then the ClusterOperator status. */
+  async sync(): Promise<{ requeueAfterMs: number }> {
+    const resync = this.o.resyncIntervalMs ?? 30_000;
+    const tasks: Task[] = [
+      { name: 'RenderConfig', run: () => this.syncRenderConfig() },
+      { name: 'MachineConfigPools', run: () => this.syncPools() },
+      { name: 'MachineConfigController', run: () => Promise.resolve(this.waitControllerConfig()) },
+      { name: 'RequiredPools', run: () => Promise.resolve(this.waitRequiredPools()) },
+    ];
+    let syncError: SyncError | undefined;
+    let pending: string | undefined;
+    for (const t of tasks) {
+      try {
+        pending = await t.run();
+      } catch (e) {
+        if (isConflict(e)) return { requeueAfterMs: 100 };
+        syncError = { task: e instanceof OperatorSyncError ? e.task : t.name, message: (e as Error).message };
+        this.log.error('sync task failed', { task: t.name, err: syncError.message });
+        break;
+      }
+      if (pending !== undefined) break;
+    }
+    await this.writeClusterOperator(syncError, pending);
+    return { requeueAfterMs: resync };
+  }
+
+  private async cluster(): Promise<ClusterInputs> {
+    const getOpt = async (path: string): Promise<Record<string, unknown> | undefined> => {
+      try {
+        const o = await this.client.request<Record<string, unknown>>('GET', path);
+        return { ...o, apiVersion: 'config.openshift.io/v1' };
+      } catch (e) {
+        if (isNotFound(e) || (e instanceof KubeApiError && e.status === 404)) return undefined;
+        throw e;
+      }
+    };
+    const infra = await getOpt('/apis/config.openshift.io/v1/infrastructures/cluster');
+    const dns = await getOpt('/apis/config.openshift.io/v1/dnses/cluster');
+    return {
+      ...(infra ? { infra: { spec: {}, ...infra, kind: 'Infrastructure' } } : {}),
+      ...(dns ? { dns: { ...dns, kind: 'DNS' } } : {}),
+      clusterDNSIP: this.o.clusterDNSIP ?? '172.30.0.10',
+      releaseImage: this.o.releaseImage ?? '',
+      images: this.o.images ?? {},
+    };
+  }
+
+  private async syncRenderConfig(): Promise<undefined> {
+    const os = parseOSImageURLConfigMap(this.informers.cm.store.get(OSIMAGEURL_CONFIGMAP, MCO_NAMESPACE), this.o.releaseVersion);
+    const want = buildControllerConfig(os, await this.cluster(), this.o.mcoVersion ?? MCO_VERSION);
+    const existing = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME);
+    const ccs = this.client.resource(ControllerConfigs);
+    if (existing === undefined) {
+      await ccs.create(want).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+    } else if (controllerConfigNeedsUpdate(existing, want)) {
+      await ccs.update({ ...existing, metadata: { ...existing.metadata, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations } }, spec: want.spec });
+      this.log.info('ControllerConfig updated', { baseOSContainerImage: os.baseOSContainerImage, releaseVersion: os.releaseVersion });
+    }
+    return undefined;
+  }
+
+  private async syncPools(): Promise<undefined> {
+    for (const role of ['master', 'worker'] as const) {
+      if (this.informers.pools.store.get(role) !== undefined) continue;
+      const p = defaultPool(role);
+      await this.client.resource(Pools).create(p as unknown as MachineConfigPool).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+      this.log.info('created MachineConfigPool', { pool: role });
+    }
+    return undefined;
+  }
+
+  /** Pending text while waiting; throws once the wait exceeds its timeout. */
+  private waitFor(task: string, problem: string | undefined, timeoutMs: number, wrap: (p: string) => string): string | undefined {
+    if (problem === undefined) {
+      this.waitingSince.delete(task);
+      return undefined;
+    }
+    const since = this.waitingSince.get(task) ?? Date.now();
+    this.waitingSince.set(task, since);
+    if (Date.now() - since > timeoutMs) throw new OperatorSyncError(task, wrap(problem));
+    return problem;
+  }
+
+  private waitControllerConfig(): string | undefined {
+    const cc = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME);
+    const gate = controllerConfigGate(cc);
+    return this.waitFor('MachineConfigController', gate === undefined ? undefined : `controllerconfig is not completed: ${gate}`, this.o.controllerConfigTimeoutMs ?? 5 * 60_000, (p) => `error during waitForControllerConfigToBeCompleted: [context deadline exceeded, ${p}]`);
+  }
+
+  private waitRequiredPools(): string | undefined {
+    const r = checkRequiredPools(this.informers.pools.store.list(), (n) => this.informers.mcs.store.get(n), this.o.releaseVersion, this.o.controllerVersion ?? CONTROLLER_VERSION);
+    if (r?.hard === true) throw new OperatorSyncError('RequiredPools', r.message);
+    return this.waitFor('RequiredPools', r?.message, this.o.requiredPoolsTimeoutMs ?? 10 * 60_000, (p) => `error during syncRequiredMachineConfigPools: [context deadline exceeded, ${p}]`);
+  }
+
+  private async writeClusterOperator(syncError: SyncError | undefined, pending: string | undefined): Promise<void> {
+    const cos = this.client.resource(ClusterOperators);
+    let co = this.informers.co.store.get(CLUSTER_OPERATOR_NAME);
+    if (co === undefined) {
+      try {
+        co = await cos.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: CLUSTER_OPERATOR_NAME }, spec: {} });
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        co = await cos.get(CLUSTER_OPERATOR_NAME);
+      }
+    }
+    const d = computeClusterOperatorStatus({ previous: co.status, wanted: this.wanted(), syncError, ...(pending !== undefined ? { pending } : {}), pools: this.informers.pools.store.list(), now: new Date() });
+    const strip = (s: unknown): string => JSON.stringify(s, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v));
+    if (strip(co.status ?? {}) === strip(d.status)) return;
+    try {
+      await cos.updateStatus({ ...co, status: d.status });
+    } catch (e) {
+      if (isConflict(e)) return;
+      throw e;
+    }
+    for (const ev of d.events) void this.recorder.event(co, ev.type, ev.reason, ev.message);
+  }
+}
+
+/** Starts the machine-config-operator (leader election on Lease `machine-config` in openshift-machine-config-operator). */
+export async function startMachineConfigOperator(opts: MachineConfigOperatorOptions): Promise<Running> {
+  const client = clientFrom(opts.kubeconfig);
+  const logger = loggerFrom(opts, 'machine-config-operator');
+  const registry = opts.registry ?? new Registry();
+  const lead = async (): Promise<() => Promise<void>> => {
+    const op = new MachineConfigOperator(client, opts, logger, registry);
+    const running = op.run().catch((err: unknown) => { logger.error('operator crashed', { err }); });
+    await Promise.resolve();
+    return async () => {
+      await op.stop();
+      await running;
+    };
+  };
+  return runLeading(opts, { namespace: MCO_NAMESPACE, name: 'machine-config' }, client, logger, registry, lead);
+}

@@ -1,0 +1,183 @@
+/**
+ * The `machine-config` ClusterOperator status as the MCO operator reports it (pkg/operator/status.go), pure:
+ * Available, Progressing, Degraded, Upgradeable, versions, extension.
+ */
+import type { ClusterOperator, ClusterOperatorStatusCondition, Condition, MachineConfig, MachineConfigPool } from '../common/api-types.js';
+import { Labels, McAnnotations, PoolConditions } from '../common/constants.js';
+
+/** One entry of ClusterOperator status.versions. */
+export interface OperandVersion {
+  name: string;
+  version: string;
+}
+
+/** A failed sync task (upstream `syncError`). */
+export interface SyncError {
+  task: string;
+  message: string;
+}
+
+const condTrue = (conds: readonly Condition[] | undefined, type: string): boolean => conds?.some((c) => c.type === type && c.status === 'True') ?? false;
+
+/** Go's %v of []OperandVersion: `[{operator 4.16.0}]`. */
+export function formatVersions(v: readonly OperandVersion[] | undefined): string {
+  return `[${(v ?? []).map((x) => `{${x.name} ${x.version}}`).join(' ')}]`;
+}
+
+function versionsEqual(a: readonly OperandVersion[] | undefined, b: readonly OperandVersion[]): boolean {
+  const m = new Map((a ?? []).map((x) => [x.name, x.version]));
+  return (a ?? []).length === b.length && b.every((x) => m.get(x.name) === x.version);
+}
+
+/** library-go SetStatusCondition: lastTransitionTime moves only when status changes. */
+function setCO(conds: ClusterOperatorStatusCondition[], next: Condition, now: string): ClusterOperatorStatusCondition[] {
+  const prev = conds.find((c) => c.type === next.type);
+  const lastTransitionTime = prev && prev.status === next.status ? prev.lastTransitionTime : now;
+  const out: ClusterOperatorStatusCondition = { type: next.type, status: next.status, lastTransitionTime };
+  if (next.reason !== undefined && next.reason !== '') out.reason = next.reason;
+  if (next.message !== undefined && next.message !== '') out.message = next.message;
+  return prev ? conds.map((c) => (c.type === next.type ? out : c)) : [...conds, out];
+}
+
+/** Upgradeable: False/DegradedPool or False/PoolUpdating, else True/AsExpected. */
+export function upgradeableCondition(pools: readonly MachineConfigPool[]): Condition {
+  let updating = false;
+  for (const p of pools) {
+    if (condTrue(p.status?.conditions, PoolConditions.updating)) updating = true;
+    if (condTrue(p.status?.conditions, PoolConditions.degraded)) {
+      return { type: 'Upgradeable', status: 'False', reason: 'DegradedPool', message: 'One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading' };
+    }
+  }
+  if (updating) return { type: 'Upgradeable', status: 'False', reason: 'PoolUpdating', message: 'One or more machine config pools are updating, please see `oc get mcp` for further details' };
+  return { type: 'Upgradeable', status: 'True', reason: 'AsExpected' };
+}
+
+/** The `extension` block: one line per pool, plus lastSyncError. */
+export function statusExtension(pools: readonly MachineConfigPool[], err: SyncError | undefined): Record<string, string> {
+  const ext: Record<string, string> = {};
+  for (const p of pools) {
+    const s = p.status ?? {};
+    const target = p.spec.configuration?.name ?? '';
+    const name = p.metadata.name ?? '';
+    if (condTrue(s.conditions, PoolConditions.degraded)) ext[name] = `pool is degraded because nodes fail with "${String(s.degradedMachineCount ?? 0)}" nodes are reporting degraded status on sync`;
+    else if (condTrue(s.conditions, PoolConditions.updated)) ext[name] = `all ${String(s.machineCount ?? 0)} nodes are at latest configuration ${target}`;
+    else ext[name] = `${String(s.updatedMachineCount ?? 0)} (ready ${String(s.readyMachineCount ?? 0)}) out of ${String(s.machineCount ?? 0)} nodes are updating to latest configuration ${target}`;
+  }
+  if (err) ext['lastSyncError'] = err.message;
+  return ext;
+}
+
+/** Result of {@link computeClusterOperatorStatus}. */
+export interface ClusterOperatorStatusDecision {
+  status: NonNullable<ClusterOperator['status']>;
+  /** Events to record (reason, message, type). */
+  events: Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }>;
+}
+
+/**
+ * New ClusterOperator status after a sync pass. Versions move to `wanted` only when the pass succeeded.
+ */
+export function computeClusterOperatorStatus(input: {
+  previous: ClusterOperator['status'] | undefined;
+  wanted: OperandVersion[];
+  syncError: SyncError | undefined;
+  /** The pass has not finished (a task still waits, e.g. for the required pools): versions do not move. */
+  pending?: string;
+  pools: readonly MachineConfigPool[];
+  now: Date;
+}): ClusterOperatorStatusDecision {
+  const now = input.now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const prev = input.previous ?? {};
+  const events: ClusterOperatorStatusDecision['events'] = [];
+  const optrVersion = input.wanted.find((v) => v.name === 'operator')?.version ?? '';
+  let conds: ClusterOperatorStatusCondition[] = [...(prev.conditions ?? [])];
+  const wasProgressing = condTrue(conds, 'Progressing');
+  const prevVersions = (prev.versions ?? []) as OperandVersion[];
+  const err = input.syncError;
+  let versions = prevVersions;
+  if (err === undefined && input.pending === undefined) {
+    if (!versionsEqual(prevVersions, input.wanted)) {
+      events.push({ type: 'Normal', reason: 'OperatorVersionChanged', message: `clusteroperator/machine-config-operator version changed from ${formatVersions(prevVersions)} to ${formatVersions(input.wanted)}` });
+    }
+    versions = input.wanted;
+  }
+  const atWanted = versionsEqual(versions, input.wanted);
+  if (err !== undefined) {
+    const message = atWanted ? `Failed to resync ${optrVersion} because: ${err.message}` : `Unable to apply ${optrVersion}: ${err.message}`;
+    conds = setCO(conds, { type: 'Degraded', status: 'True', reason: `${err.task}Failed`, message }, now);
+    events.push({ type: 'Warning', reason: `OperatorDegraded: ${err.task}Failed`, message });
+    conds = setCO(conds, wasProgressing ? { type: 'Progressing', status: 'True', message: `Unable to apply ${optrVersion}` } : { type: 'Progressing', status: 'False', message: `Error while reconciling ${optrVersion}` }, now);
+  } else {
+    conds = setCO(conds, { type: 'Degraded', status: 'False' }, now);
+    conds = setCO(conds, atWanted ? { type: 'Progressing', status: 'False', message: `Cluster version is ${optrVersion}` } : { type: 'Progressing', status: 'True', message: `Working towards ${optrVersion}` }, now);
+  }
+  if (err !== undefined && err.task !== 'RequiredPools') {
+    conds = setCO(conds, { type: 'Available', status: 'False', message: `Cluster not available for ${formatVersions(versions)}` }, now);
+  } else {
+    conds = setCO(conds, { type: 'Available', status: 'True', message: `Cluster has deployed ${formatVersions(versions)}` }, now);
+  }
+  conds = setCO(conds, upgradeableCondition(input.pools), now);
+  return {
+    status: { ...prev, conditions: conds, versions, relatedObjects: RELATED_OBJECTS, extension: statusExtension(input.pools, err ?? (input.pending !== undefined ? { task: '', message: input.pending } : undefined)) },
+    events,
+  };
+}
+
+/** relatedObjects reported (consumed by must-gather). */
+export const RELATED_OBJECTS = [
+  { group: '', resource: 'namespaces', name: 'openshift-machine-config-operator' },
+  { group: 'machineconfiguration.openshift.io', resource: 'machineconfigpools', name: '' },
+  { group: 'machineconfiguration.openshift.io', resource: 'controllerconfigs', name: '' },
+  { group: 'machineconfiguration.openshift.io', resource: 'kubeletconfigs', name: '' },
+  { group: 'machineconfiguration.openshift.io', resource: 'containerruntimeconfigs', name: '' },
+  { group: 'machineconfiguration.openshift.io', resource: 'machineconfigs', name: '' },
+  { group: '', resource: 'nodes', name: '' },
+];
+
+/**
+ * Checks the pools for the RequiredPools task: any degraded pool is an error; a pool labelled required-for-upgrade
+ * must run (status.configuration) a rendered config of this release and controller, and be Updated.
+ * Returns the error text, `paused` when a required pool is paused (a hard error), or undefined when all is well.
+ */
+export function checkRequiredPools(
+  pools: readonly MachineConfigPool[],
+  mcs: (name: string) => MachineConfig | undefined,
+  releaseVersion: string,
+  controllerVersion: string,
+): { message: string; hard: boolean } | undefined {
+  for (const p of pools) {
+    const s = p.status ?? {};
+    const name = p.metadata.name ?? '';
+    const degraded = condTrue(s.conditions, PoolConditions.degraded);
+    if (degraded) {
+      return { hard: false, message: `error MachineConfigPool ${name} is not ready, retrying. Status: (pool degraded: true total: ${String(s.machineCount ?? 0)}, ready ${String(s.readyMachineCount ?? 0)}, updated: ${String(s.updatedMachineCount ?? 0)}, unavailable: ${String(s.unavailableMachineCount ?? 0)})` };
+    }
+    if (!Object.hasOwn(p.metadata.labels ?? {}, Labels.requiredForUpgrade)) continue;
+    const invalid = poolConfigurationInvalid(p, mcs, releaseVersion, controllerVersion);
+    if (invalid !== undefined) return { hard: false, message: `MachineConfigPool ${name} has not progressed to latest configuration: ${invalid}, retrying` };
+    if ((p.metadata.generation ?? 0) <= (s.observedGeneration ?? 0) && condTrue(s.conditions, PoolConditions.updated)) continue;
+    if (p.spec.paused === true) {
+      return {
+        hard: true,
+        message: condTrue(s.conditions, PoolConditions.updated)
+          ? `the required MachineConfigPool ${name} was paused with no pending updates; no further syncing will occur until it is unpaused`
+          : `error required MachineConfigPool ${name} is paused and cannot sync until it is unpaused`,
+      };
+    }
+    return { hard: false, message: `error required MachineConfigPool ${name} is not ready, retrying. Status: (total: ${String(s.machineCount ?? 0)}, ready ${String(s.readyMachineCount ?? 0)}, updated: ${String(s.updatedMachineCount ?? 0)}, unavailable: ${String(s.unavailableMachineCount ?? 0)}, degraded: ${String(s.degradedMachineCount ?? 0)})` };
+  }
+  return undefined;
+}
+
+function poolConfigurationInvalid(p: MachineConfigPool, mcs: (name: string) => MachineConfig | undefined, releaseVersion: string, controllerVersion: string): string | undefined {
+  const target = p.status?.configuration?.name ?? '';
+  if (target === '') return `configuration status for pool ${p.metadata.name ?? ''} is empty`;
+  const mc = mcs(target);
+  if (mc === undefined) return `machineconfig.machineconfiguration.openshift.io "${target}" not found`;
+  const a = mc.metadata.annotations ?? {};
+  const gen = a[McAnnotations.generatedByControllerVersion] ?? '';
+  if (gen !== controllerVersion) return `controller version mismatch for ${target} expected ${controllerVersion} has ${gen}`;
+  const rel = a[McAnnotations.releaseImageVersion] ?? '';
+  if (rel !== releaseVersion) return `release image version mismatch for ${p.metadata.name ?? ''} in ${target} expected: ${releaseVersion} got: ${rel}`;
+  return undefined;
+}

@@ -1,0 +1,120 @@
+/**
+ * Where the machine-config-server gets pools, MachineConfigs and the ControllerConfig: the cluster (informers on
+ * pools, the ControllerConfig and the `kubeconfig-data` ConfigMap; rendered MCs fetched once by name) or, in
+ * bootstrap mode, YAML/JSON files under /etc/mcs/bootstrap (bootstrap_server.go).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigMaps, ControllerConfigs, Informer, MachineConfigPools, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
+import { parseAllDocuments } from 'yaml';
+import { SINGLETON_NAMES, MCO_NAMES, type ControllerConfig, type MachineConfig, type MachineConfigPool } from '@keelson/api';
+import { MachineConfigCache } from '../daemon/cluster.js';
+import { ServeConfigError } from './serve-config.js';
+
+/** What a config request resolves to. */
+export interface ResolvedConfig {
+  readonly mc: MachineConfig;
+  readonly controllerConfig: ControllerConfig | undefined;
+  /** CA bundle for the kubeconfig from the `kubeconfig-data` ConfigMap, when present. */
+  readonly kubeconfigCA: Buffer | undefined;
+  /** Changes whenever an input other than the rendered MC changes (cache key part). */
+  readonly revision: string;
+}
+
+/** A source of served configs. */
+export interface ConfigSource {
+  /** Resolves pool → rendered MC; throws {@link ServeConfigError} (→ 500). */
+  resolve(pool: string): Promise<ResolvedConfig>;
+  /** Starts watches. */
+  start(): Promise<void>;
+  /** Stops watches. */
+  stop(): Promise<void>;
+}
+
+/** The rendered config a pool serves: spec.configuration once a node updated, else status.configuration. */
+export function servedConfigName(pool: MachineConfigPool): string {
+  const updated = pool.status?.updatedMachineCount ?? 0;
+  return (updated > 0 ? pool.spec.configuration?.name : pool.status?.configuration?.name) ?? '';
+}
+
+type ConfigMap = KubeObject & { data?: Record<string, string>; binaryData?: Record<string, string> };
+
+/** Cluster mode. */
+export class ClusterConfigSource implements ConfigSource {
+  readonly #pools: Informer<MachineConfigPool>;
+  readonly #ccs: Informer<ControllerConfig>;
+  readonly #cms: Informer<ConfigMap>;
+  readonly #mcs: MachineConfigCache;
+  constructor(client: KubeClient, logger?: Logger) {
+    const lg = logger ? { logger } : {};
+    this.#pools = new Informer(client, MachineConfigPools, lg);
+    this.#ccs = new Informer(client, ControllerConfigs, { fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`, ...lg });
+    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, { namespace: MCO_NAMES.namespace, fieldSelector: 'metadata.name=kubeconfig-data', ...lg });
+    this.#mcs = new MachineConfigCache(client);
+  }
+  async start(): Promise<void> {
+    for (const i of [this.#pools, this.#ccs, this.#cms] as Informer<KubeObject>[]) i.start();
+    await Promise.all([this.#pools.waitForSync(), this.#ccs.waitForSync(), this.#cms.waitForSync()]);
+  }
+  async stop(): Promise<void> {
+    await Promise.all([this.#pools.stop(), this.#ccs.stop(), this.#cms.stop()]);
+  }
+  async resolve(poolName: string): Promise<ResolvedConfig> {
+    const pool = this.#pools.store.get(poolName);
+    if (!pool) throw new ServeConfigError(`could not fetch pool. err: machineconfigpool.machineconfiguration.openshift.io "${poolName}" not found`);
+    const name = servedConfigName(pool);
+    let mc: MachineConfig;
+    try {
+      mc = await this.#mcs.get(name);
+    } catch (e) {
+      throw new ServeConfigError(`could not fetch config ${name}, err: ${(e as Error).message}`);
+    }
+    const cc = this.#ccs.store.get(SINGLETON_NAMES.controllerConfig);
+    if (!cc) throw new ServeConfigError(`could not get controllerconfig: controllerconfig.machineconfiguration.openshift.io "${SINGLETON_NAMES.controllerConfig}" not found`);
+    const cm = this.#cms.store.get('kubeconfig-data', MCO_NAMES.namespace);
+    const b64 = cm?.binaryData?.['ca-bundle.crt'];
+    const kubeconfigCA = b64 !== undefined ? Buffer.from(b64, 'base64') : cm?.data?.['ca-bundle.crt'] !== undefined ? Buffer.from(cm.data['ca-bundle.crt']) : undefined;
+    return { mc, controllerConfig: cc, kubeconfigCA, revision: `${cc.metadata.resourceVersion ?? ''}/${cm?.metadata.resourceVersion ?? ''}` };
+  }
+}
+
+async function readObjects(dir: string): Promise<KubeObject[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch (e) {
+    throw new ServeConfigError(`bootstrap: cannot read ${dir}: ${(e as Error).message}`);
+  }
+  const out: KubeObject[] = [];
+  for (const n of names) {
+    if (!/\.(ya?ml|json)$/.test(n)) continue;
+    const text = await readFile(join(dir, n), 'utf8');
+    for (const doc of parseAllDocuments(text)) {
+      const v = doc.toJSON() as unknown;
+      if (v && typeof v === 'object') out.push(v as KubeObject);
+    }
+  }
+  return out;
+}
+
+/** Bootstrap mode: only `master` and `arbiter`, from files. */
+export class BootstrapConfigSource implements ConfigSource {
+  readonly #dir: string;
+  constructor(dir = '/etc/mcs/bootstrap') {
+    this.#dir = dir;
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  async resolve(poolName: string): Promise<ResolvedConfig> {
+    if (poolName !== 'master' && poolName !== 'arbiter') throw new ServeConfigError(`refusing to serve bootstrap configuration to pool "${poolName}"`);
+    const pools = (await readObjects(join(this.#dir, 'machine-pools'))) as MachineConfigPool[];
+    const pool = pools.find((p) => p.metadata.name === poolName);
+    if (!pool) throw new ServeConfigError(`could not fetch pool ${poolName} from ${join(this.#dir, 'machine-pools')}`);
+    const name = pool.status?.configuration?.name ?? '';
+    const mcs = (await readObjects(join(this.#dir, 'machine-configs'))) as MachineConfig[];
+    const mc = mcs.find((m) => m.metadata.name === name);
+    if (!mc) throw new ServeConfigError(`could not fetch config ${name} from ${join(this.#dir, 'machine-configs')}`);
+    const ccs = (await readObjects(join(this.#dir, 'controller-config'))) as ControllerConfig[];
+    return { mc, controllerConfig: ccs[0], kubeconfigCA: undefined, revision: `bootstrap/${name}` };
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * startVirtualNodes: N virtual machines in one process against any API server, each with its own root directory
+ * under `rootDir/<node>`, sharing one Node watch, one MachineConfig cache and one event recorder. Machines are
+ * provisioned from the machine-config-server (`serverUrl`) like real ones, or — without a server — from the pool's
+ * rendered config read through the API and served locally with the same code as the MCS.
+ */
+import { join } from 'node:path';
+import { EventRecorder, KubeClient, KubeConfig, MachineConfigPools, nullLogger, type Logger } from '@keelson/kube';
+import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
+import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
+import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
+import type { DaemonEventHandler } from '../daemon/events.js';
+import type { ClusterPlumbing } from '../daemon/start.js';
+import { buildServedConfig } from '../server/serve-config.js';
+import { servedConfigName } from '../server/source.js';
+import { fetchIgnition } from './fetch-ignition.js';
+import { VirtualMachine, type ConfigProvider } from './machine.js';
+
+/** One virtual node. */
+export interface VirtualNodeSpec {
+  readonly name: string;
+  /** Role label `node-role.kubernetes.io/<role>` (default `worker`). */
+  readonly role?: string;
+  /** Pool to fetch `/config/<pool>` from (default: the role). */
+  readonly pool?: string;
+  /** Extra labels (e.g. a custom pool's `node-role.kubernetes.io/infra`). */
+  readonly labels?: Record<string, string>;
+  /** `topology.kubernetes.io/zone`. */
+  readonly zone?: string;
+}
+
+/** Injected faults. */
+export interface VirtualNodeFaults {
+  /** Nodes that never come back from their next reboot (NotReady for good). */
+  readonly failBootOn?: readonly string[];
+  /** Files edited by hand on a node right after it is provisioned (the daemon must report the drift). */
+  readonly onDiskDrift?: readonly { readonly node: string; readonly path: string }[];
+}
+
+/** Options of {@link startVirtualNodes}. */
+export interface VirtualNodesOptions {
+  /** Kubeconfig file, or give `client`. */
+  readonly kubeconfig?: string;
+  readonly client?: KubeClient;
+  readonly nodes: readonly VirtualNodeSpec[];
+  /** machine-config-server base URL (`https://…:22623` or `http://…:22624`); absent: serve locally from the API. */
+  readonly serverUrl?: string;
+  /** PEM CA of the server's certificate (HTTPS). */
+  readonly serverCA?: string;
+  /** How long a node stays NotReady in a reboot (default 0). */
+  readonly rebootDurationMs?: number;
+  /** Directory holding one root per node. */
+  readonly rootDir: string;
+  /** OS image of fresh machines. */
+  readonly bootImage?: string;
+  readonly faults?: VirtualNodeFaults;
+  readonly logger?: Logger;
+  readonly onEvent?: DaemonEventHandler;
+  readonly drainTimeouts?: DrainTimeouts;
+  readonly syncBackoff?: SyncBackoff;
+  /** Machines provisioned at the same time (default 8). */
+  readonly concurrency?: number;
+}
+
+/** Running virtual nodes. */
+export interface VirtualNodes {
+  /** The machines by node name. */
+  readonly machines: ReadonlyMap<string, VirtualMachine>;
+  /** API requests made by the daemons (MachineConfig GETs + Node writes). */
+  apiRequests(): number;
+  stop(): Promise<void>;
+}
+
+function labelsOf(spec: VirtualNodeSpec): Record<string, string> {
+  return {
+    [`node-role.kubernetes.io/${spec.role ?? 'worker'}`]: '',
+    ...(spec.zone !== undefined ? { 'topology.kubernetes.io/zone': spec.zone } : {}),
+    ...(spec.labels ?? {}),
+  };
+}
+
+function localProvider(client: KubeClient, configs: MachineConfigCache): ConfigProvider {
+  return async (pool) => {
+    const p = await client.resource(MachineConfigPools).get(pool);
+    const mc = await configs.get(servedConfigName(p));
+    return buildServedConfig({ mc, version: '3.5.0' });
+  };
+}
+
+/** Starts virtual nodes (see module doc). Resolves once every machine has booted and its daemon runs. */
+export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<VirtualNodes> {
+  let client = opts.client;
+  let own = false;
+  if (!client) {
+    const kc = new KubeConfig();
+    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
+    else kc.loadFromDefault();
+    client = new KubeClient(kc, { userAgent: 'machine-config-daemon-virtual' });
+    own = true;
+  }
+  const logger = opts.logger ?? nullLogger;
+  const informer = new SharedNodeInformer(client, { logger });
+  await informer.start();
+  const configs = new MachineConfigCache(client);
+  const stats = { writes: 0 };
+  const plumbing: ClusterPlumbing = { client, configs, stats, events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }) };
+  const serverUrl = opts.serverUrl;
+  const fetchConfig: ConfigProvider =
+    serverUrl !== undefined ? (pool) => fetchIgnition(serverUrl, pool, opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) : localProvider(client, configs);
+  const machines = new Map<string, VirtualMachine>();
+  for (const spec of opts.nodes) {
+    machines.set(
+      spec.name,
+      new VirtualMachine({
+        name: spec.name,
+        labels: labelsOf(spec),
+        pool: spec.pool ?? spec.role ?? 'worker',
+        rootDir: join(opts.rootDir, spec.name),
+        plumbing,
+        source: informer.source(spec.name),
+        fetchConfig,
+        rebootDurationMs: opts.rebootDurationMs ?? 0,
+        ...(opts.bootImage !== undefined ? { bootImage: opts.bootImage } : {}),
+        logger: logger.child({ node: spec.name }),
+        onEvent: opts.onEvent,
+        drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
+        syncBackoff: opts.syncBackoff ?? DEFAULT_SYNC_BACKOFF,
+        failBoot: opts.faults?.failBootOn?.includes(spec.name) ?? false,
+        driftPaths: (opts.faults?.onDiskDrift ?? []).filter((d) => d.node === spec.name).map((d) => d.path),
+      }),
+    );
+  }
+  const queue = [...machines.values()];
+  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 8, queue.length)) }, async () => {
+    for (let m = queue.shift(); m !== undefined; m = queue.shift()) await m.start();
+  });
+  try {
+    await Promise.all(workers);
+  } catch (e) {
+    await Promise.all([...machines.values()].map((m) => m.stop()));
+    await informer.stop();
+    if (own) await client.close();
+    throw e;
+  }
+  return {
+    machines,
+    apiRequests: () => configs.gets + stats.writes,
+    async stop() {
+      await Promise.all([...machines.values()].map((m) => m.stop()));
+      await informer.stop();
+      if (own) await client.close();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * One virtual machine: a root directory, a simulated rpm-ostree host persisted in it, a `VirtualHost`, a Node
+ * object whose Ready condition drops while it reboots, and the real daemon. Its life: provision (Ignition from
+ * the machine-config-server, then firstboot and a reboot), boot (kubelet registers the Node, the daemon starts),
+ * and reboots requested by the daemon (Ready=False for `rebootDurationMs`, the staged deployment becomes the
+ * booted one, /run is emptied, a new boot id).
+ */
+import { mkdirSync, promises as fs } from 'node:fs';
+import { SimulatedRpmOstree } from '@keelson/ostree';
+import { isNotFound, type Logger } from '@keelson/kube';
+import { type Node, type NodeCondition } from '@keelson/api';
+import { Nodes } from '../daemon/cluster.js';
+import type { ClusterPlumbing } from '../daemon/start.js';
+import { clusterAccessFor } from '../daemon/start.js';
+import type { NodeSource } from '../daemon/cluster.js';
+import type { DaemonContext } from '../daemon/context.js';
+import { emit } from '../daemon/context.js';
+import { MachineConfigDaemon, type SyncBackoff } from '../daemon/daemon.js';
+import type { DrainTimeouts } from '../daemon/drain.js';
+import type { DaemonEventHandler } from '../daemon/events.js';
+import { runFirstboot } from '../daemon/firstboot.js';
+import { RpmOstreeOs } from '../daemon/os.js';
+import { HostRoot } from '../daemon/root.js';
+import { atomicWrite, exists } from '../daemon/writer.js';
+import { applyIgnition } from './ignition-apply.js';
+import { VIRTUAL_STATE_DIR, VirtualHost } from './host.js';
+
+/** Default OS image of a fresh virtual machine (what the "boot image" ships). */
+export const DEFAULT_BOOT_IMAGE = 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000000000000000000000000000000000000000000000000000000000000000';
+
+/** How a virtual machine gets its first config. */
+export type ConfigProvider = (pool: string) => Promise<string>;
+
+/** Options of one {@link VirtualMachine}. */
+export interface VirtualMachineOptions {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  readonly pool: string;
+  readonly rootDir: string;
+  readonly plumbing: ClusterPlumbing;
+  readonly source: NodeSource;
+  readonly fetchConfig: ConfigProvider;
+  readonly rebootDurationMs: number;
+  readonly bootImage?: string;
+  readonly logger: Logger;
+  readonly onEvent?: DaemonEventHandler | undefined;
+  readonly drainTimeouts: DrainTimeouts;
+  readonly syncBackoff: SyncBackoff;
+  /** Fault: the machine never comes back from its next reboot (Node stays NotReady). */
+  readonly failBoot?: boolean;
+  /** Fault: after provisioning, these files are edited by hand (config drift). */
+  readonly driftPaths?: readonly string[];
+}
+
+const BASE_FILES: Record<string, string> = {
+  '/etc/passwd': 'root:x:0:0:root:/root:/bin/bash\ncore:x:1000:1000:CoreOS Admin:/var/home/core:/bin/bash\n',
+  '/etc/group': 'root:x:0:\ncore:x:1000:\n',
+  '/usr/etc/chrony.conf': 'pool 2.rhel.pool.ntp.org iburst\n',
+  '/etc/chrony.conf': 'pool 2.rhel.pool.ntp.org iburst\n',
+};
+
+/** A virtual machine running the real daemon. */
+export class VirtualMachine {
+  readonly name: string;
+  readonly root: HostRoot;
+  readonly os: SimulatedRpmOstree;
+  readonly host: VirtualHost;
+  readonly #o: VirtualMachineOptions;
+  #daemon: MachineConfigDaemon | undefined;
+  #abort = new AbortController();
+  #provisioning = false;
+  #pendingReboot = false;
+  #stopped = false;
+  #rebootDone: Promise<void> = Promise.resolve();
+  /** Number of reboots since start. */
+  reboots = 0;
+
+  constructor(o: VirtualMachineOptions) {
+    this.#o = o;
+    this.name = o.name;
+    this.root = new HostRoot(o.rootDir);
+    mkdirSync(this.root.resolve(VIRTUAL_STATE_DIR), { recursive: true });
+    this.os = new SimulatedRpmOstree({ statePath: this.root.resolve(`${VIRTUAL_STATE_DIR}/rpm-ostree.json`), osImageURL: o.bootImage ?? DEFAULT_BOOT_IMAGE });
+    this.host = new VirtualHost(this.root, {
+      onReboot: (r) => {
+        this.#onReboot(r);
+      },
+    });
+  }
+
+  /** The running daemon (undefined while rebooting). */
+  get daemon(): MachineConfigDaemon | undefined {
+    return this.#daemon;
+  }
+
+  #ctx(cluster: boolean): DaemonContext {
+    return {
+      nodeName: this.name,
+      root: this.root,
+      host: this.host,
+      os: new RpmOstreeOs(this.os, { sleep: async () => {} }),
+      logger: this.#o.logger,
+      drainTimeouts: this.#o.drainTimeouts,
+      signal: this.#abort.signal,
+      onEvent: this.#o.onEvent,
+      cluster: cluster ? clusterAccessFor(this.#o.plumbing, this.name, this.#o.source) : undefined,
+    };
+  }
+
+  /** Provisions (first start only) and boots. */
+  async start(): Promise<void> {
+    await fs.mkdir(this.root.dir, { recursive: true });
+    if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/provisioned`)))) await this.#provision();
+    await this.#boot();
+  }
+
+  async #provision(): Promise<void> {
+    this.#provisioning = true;
+    for (const [p, c] of Object.entries(BASE_FILES)) if (!(await exists(this.root.resolve(p)))) await atomicWrite(this.root.resolve(p), c);
+    if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`)))) await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`), '1\n');
+    const config = await this.#o.fetchConfig(this.#o.pool);
+    const files = await applyIgnition(this.root, this.host, config);
+    this.#o.logger.info('ignition applied', { node: this.name, files });
+    const fb = await runFirstboot(this.#ctx(false));
+    if (this.#pendingReboot) await this.#virtualReboot();
+    this.#pendingReboot = false;
+    this.#provisioning = false;
+    for (const p of this.#o.driftPaths ?? []) {
+      const real = this.root.resolve(p);
+      if (await exists(real)) await fs.appendFile(real, '# edited by hand\n');
+    }
+    await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/provisioned`), `${fb.config ?? ''}\n`);
+  }
+
+  /** Simulated reboot of the OS: staged deployment booted, /run emptied, new boot id. */
+  async #virtualReboot(): Promise<void> {
+    this.os.reboot();
+    await fs.rm(this.root.resolve('/run'), { recursive: true, force: true });
+    await fs.mkdir(this.root.resolve('/run'), { recursive: true });
+    const id = Number(await this.host.bootId()) + 1;
+    await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`), `${id}\n`);
+    this.reboots++;
+  }
+
+  async #setReady(ready: boolean): Promise<void> {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const cond: NodeCondition = ready
+      ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }
+      : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'node is rebooting', lastHeartbeatTime: now, lastTransitionTime: now };
+    await this.#o.plumbing.client.resource(Nodes).patch(this.name, { status: { conditions: [cond] } }, { type: 'merge', status: true });
+  }
+
+  async #ensureNode(): Promise<void> {
+    const nodes = this.#o.plumbing.client.resource(Nodes);
+    try {
+      await nodes.get(this.name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      const node: Node = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: this.name, labels: { 'kubernetes.io/hostname': this.name, 'kubernetes.io/os': 'linux', ...this.#o.labels } },
+        spec: {},
+      };
+      await nodes.create(node);
+    }
+    await this.#setReady(true);
+  }
+
+  async #boot(): Promise<void> {
+    await this.#ensureNode();
+    if (this.#stopped) return;
+    this.#abort = new AbortController();
+    this.#daemon = new MachineConfigDaemon(this.#ctx(true), this.#o.syncBackoff);
+    this.#daemon.start();
+  }
+
+  #onReboot(rationale: string): void {
+    if (this.#provisioning) {
+      this.#pendingReboot = true;
+      return;
+    }
+    this.#o.logger.info('rebooting', { node: this.name, rationale });
+    this.#rebootDone = new Promise((resolve) => setImmediate(() => void this.#reboot().finally(resolve)));
+  }
+
+  async #reboot(): Promise<void> {
+    const daemon = this.#daemon;
+    this.#daemon = undefined;
+    await daemon?.stop();
+    try {
+      await this.#setReady(false);
+      if (this.#o.rebootDurationMs > 0) await new Promise((r) => setTimeout(r, this.#o.rebootDurationMs));
+      if (this.#stopped) return;
+      await this.#virtualReboot();
+      if (this.#o.failBoot === true) {
+        emit(this.#ctx(false), 'degraded', undefined, 'machine did not come back from reboot (injected fault failBootOn)');
+        return;
+      }
+      await this.#boot();
+    } catch (e) {
+      this.#o.logger.error('virtual reboot failed', { node: this.name, error: (e as Error).message });
+    }
+  }
+
+  /** Stops the daemon (the machine "powers off" without changing its state). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#abort.abort();
+    await this.#daemon?.stop();
+    await this.#rebootDone;
+  }
+}

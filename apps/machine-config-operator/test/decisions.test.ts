@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkRequiredPools,
+  computeClusterOperatorStatus,
+  controllerConfigGate,
+  decideDrain,
+  decideDrainFailure,
+  decidePoolSync,
+  decideRender,
+  DEFAULT_DURATIONS,
+  parseOSImageURLConfigMap,
+  podsToEvict,
+  upgradeableCondition,
+  type ControllerConfig,
+  type MachineConfig,
+  type MachineConfigPool,
+  type Node,
+  type Pod,
+} from '../src/index.js';
+import { goDuration } from '../src/controllers/drain/decide.js';
+import { pendingSubConfig } from '../src/controllers/render/decide.js';
+
+const A = 'machineconfiguration.openshift.io/';
+const node = (name: string, labels: Record<string, string>, cur: string, des: string, state = 'Done', created = '2026-01-01T00:00:00Z'): Node => ({
+  metadata: { name, labels, creationTimestamp: created, annotations: { [`${A}currentConfig`]: cur, [`${A}desiredConfig`]: des, [`${A}state`]: state } },
+  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+});
+const mpool = (name: string, target: string, spec: Partial<MachineConfigPool['spec']> = {}): MachineConfigPool => ({
+  metadata: { name, generation: 1 },
+  spec: { nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } }, configuration: { name: target }, ...spec },
+});
+const now = new Date('2026-02-01T00:00:00Z');
+
+describe('decidePoolSync', () => {
+  const M = { 'node-role.kubernetes.io/master': '' };
+  const masters = [node('m0', { ...M, 'topology.kubernetes.io/zone': 'a' }, 'v1', 'v1'), node('m1', { ...M, 'topology.kubernetes.io/zone': 'b' }, 'v1', 'v1'), node('m2', { ...M, 'topology.kubernetes.io/zone': 'c' }, 'v1', 'v1')];
+  it('defers the node running the operator in the master pool and picks by zone', () => {
+    const p = mpool('master', 'v2');
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: masters, operatorNodeName: 'm0', now });
+    expect(d.setDesired).toEqual(['m1']);
+    expect(d.deferredOperatorNode).toBe('m0');
+    expect(d.addTaint.sort()).toEqual(['m0', 'm1', 'm2']);
+    expect(d.status.unavailableMachineCount).toBe(1);
+    expect(d.status.conditions?.find((c) => c.type === 'Updating')?.message).toBe('All nodes are updating to MachineConfig v2');
+  });
+  it('the operator node goes last when it is the only candidate left', () => {
+    const p = mpool('master', 'v2');
+    const nodes = [masters[0] as Node, node('m1', M, 'v2', 'v2'), node('m2', M, 'v2', 'v2')];
+    expect(decidePoolSync({ pool: p, pools: [p], nodes, operatorNodeName: 'm0', now }).setDesired).toEqual(['m0']);
+  });
+  it('a paused pool gets no desiredConfig but its status says why', () => {
+    const p = mpool('master', 'v2', { paused: true });
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: masters, now });
+    expect(d.setDesired).toEqual([]);
+    expect(d.status.conditions?.find((c) => c.type === 'Updating')).toMatchObject({ status: 'False', message: 'Pool is paused; will not update to MachineConfig v2' });
+  });
+  it('an invalid maxUnavailable stops updates but still syncs status', () => {
+    const p = mpool('master', 'v2', { maxUnavailable: '50 percent' });
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: masters, now });
+    expect(d.error?.code).toBe('POOL_MAX_UNAVAILABLE_INVALID');
+    expect(d.setDesired).toEqual([]);
+    expect(d.status.machineCount).toBe(3);
+  });
+  it('a pool without a rendered target decides nothing', () => {
+    const p = mpool('master', '');
+    expect(decidePoolSync({ pool: p, pools: [p], nodes: masters, now })).toMatchObject({ hasTarget: false, setDesired: [] });
+  });
+  it('completes: status.configuration follows spec once all nodes are updated', () => {
+    const p = mpool('master', 'v1');
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: masters, now });
+    expect(d.completed).toBe(true);
+    expect(d.status.configuration?.name).toBe('v1');
+    expect(d.status.conditions?.find((c) => c.type === 'Updated')?.message).toBe('All nodes are updated with MachineConfig v1');
+  });
+  it('reports degraded nodes with their reason (NodeDegraded and Degraded)', () => {
+    const p = mpool('master', 'v1');
+    const bad = node('m0', M, 'v1', 'v1', 'Degraded');
+    (bad.metadata.annotations ?? {})[`${A}reason`] = 'boom';
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: [bad, masters[1] as Node], now });
+    expect(d.status.conditions?.find((c) => c.type === 'NodeDegraded')).toMatchObject({ status: 'True', reason: '1 nodes are reporting degraded status on sync', message: 'Node m0 is reporting: "boom"' });
+    expect(d.status.conditions?.find((c) => c.type === 'Degraded')?.message).toBe('Node m0 is reporting: "boom"');
+  });
+});
+
+describe('drain decisions', () => {
+  const n = (dd: string, la: string, unschedulable = false): Node => ({ metadata: { name: 'w', annotations: { [`${A}desiredDrain`]: dd, [`${A}lastAppliedDrain`]: la } }, spec: { unschedulable } });
+  it('acts only on a new request; re-cordons an uncordoned node in flight', () => {
+    expect(decideDrain(n('drain-x', 'drain-x'), false)).toEqual({ kind: 'none' });
+    expect(decideDrain(n('uncordon-x', 'drain-x'), false)).toEqual({ kind: 'uncordon', desired: 'uncordon-x' });
+    expect(decideDrain(n('drain-x', ''), false)).toEqual({ kind: 'drain', desired: 'drain-x', cordon: true });
+    expect(decideDrain(n('drain-x', '', true), true)).toEqual({ kind: 'drain', desired: 'drain-x', cordon: false });
+    expect(decideDrain(n('drain-x', '', false), true)).toEqual({ kind: 'drain', desired: 'drain-x', cordon: true });
+    expect(decideDrain(n('evict-x', ''), false)).toEqual({ kind: 'invalid', message: 'node w: non-recognized drain verb detected evict' });
+  });
+  it('slows retries after the threshold with the upstream message', () => {
+    expect(decideDrainFailure(60_000, DEFAULT_DURATIONS, 'e')).toEqual({ requeueAfterMs: 60_000 });
+    expect(decideDrainFailure(11 * 60_000, DEFAULT_DURATIONS, 'e')).toEqual({
+      requeueAfterMs: 300_000,
+      thresholdExceeded: 'Drain failed. Drain has been failing for more than 10 minutes. Waiting 5 minutes then retrying. Error message from drain: e',
+    });
+  });
+  it('evicts everything but DaemonSet pods, mirror pods and finished pods', () => {
+    const p = (name: string, extra: Partial<Pod['metadata']> = {}, phase?: 'Succeeded'): Pod => ({ metadata: { name, ...extra }, ...(phase ? { status: { phase } } : {}) });
+    const pods = [
+      p('a'),
+      p('ds', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'u', controller: true }] }),
+      p('mirror', { annotations: { 'kubernetes.io/config.mirror': 'x' } }),
+      p('done', {}, 'Succeeded'),
+      p('rs', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'u', controller: true }] }),
+    ];
+    expect(podsToEvict(pods).map((x) => x.metadata.name)).toEqual(['a', 'rs']);
+  });
+  it('prints durations like Go', () => {
+    expect([500, 5_000, 90_000, 3_600_000].map(goDuration)).toEqual(['500ms', '5s', '1m30s', '1h0m0s']);
+  });
+});
+
+describe('render decisions', () => {
+  const cc = (extra: Partial<ControllerConfig['metadata']> = {}, status: ControllerConfig['status'] = { observedGeneration: 1, conditions: [{ type: 'TemplateControllerCompleted', status: 'True', lastTransitionTime: null }] }): ControllerConfig => ({
+    metadata: { name: 'machine-config-controller', generation: 1, annotations: { [`${A}generated-by-version`]: '0.1.0', [`${A}release-image-version`]: '4.99.0' }, ...extra },
+    spec: { baseOSContainerImage: 'os@sha256:1' } as ControllerConfig['spec'],
+    status,
+  });
+  const mc = (name: string, role: string): MachineConfig => ({ metadata: { name, labels: { [`${A}role`]: role } }, spec: { kernelArguments: [name] } });
+  const worker: MachineConfigPool = { metadata: { name: 'worker', uid: 'u' }, spec: { machineConfigSelector: { matchLabels: { [`${A}role`]: 'worker' } } } };
+  const base = { controllerVersion: 'h', operatorVersion: '0.1.0' };
+  it('gates on the ControllerConfig', () => {
+    expect(controllerConfigGate(undefined)).toBe('ControllerConfig machine-config-controller does not exist yet');
+    expect(controllerConfigGate(cc({}, { observedGeneration: 1, conditions: [] }))).toBe('ControllerConfig has not completed: completed(false) running(false) failing(false)');
+    expect(controllerConfigGate(cc())).toBeUndefined();
+  });
+  it('waits for KubeletConfigs selecting the pool', () => {
+    const labelled = { ...worker, metadata: { ...worker.metadata, labels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } } };
+    const kc = { kind: 'KubeletConfig', metadata: { name: 'k', generation: 2 }, spec: { machineConfigPoolSelector: { matchLabels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } } }, status: { observedGeneration: 1, conditions: [] } };
+    expect(pendingSubConfig(labelled, [kc])).toBe('KubeletConfig k is not completed');
+  });
+  it('renders, names the sources and reports no change on a second pass', () => {
+    const d = decideRender({ pool: worker, machineConfigs: [mc('10-w', 'worker'), mc('00-m', 'master'), mc('00-w', 'worker')], controllerConfig: cc(), ...base });
+    if (d.kind !== 'rendered') throw new Error(d.kind);
+    expect(d.spec.source?.map((s) => s.name)).toEqual(['00-w', '10-w']);
+    expect(d.result.machineConfig.metadata.annotations).toEqual({ [`${A}generated-by-controller-version`]: 'h', [`${A}release-image-version`]: '4.99.0' });
+    const again = decideRender({ pool: { ...worker, spec: { ...worker.spec, configuration: d.spec } }, machineConfigs: [mc('10-w', 'worker'), mc('00-w', 'worker'), d.result.machineConfig as MachineConfig], controllerConfig: cc(), ...base });
+    expect(again.kind === 'rendered' && again.specChanged).toBe(false);
+  });
+  it('RenderDegraded messages', () => {
+    expect(decideRender({ pool: worker, machineConfigs: [mc('00-m', 'master')], controllerConfig: cc(), ...base })).toEqual({
+      kind: 'failed',
+      message: 'Failed to render configuration for pool worker: no MachineConfigs found matching selector machineconfiguration.openshift.io/role=worker',
+    });
+    expect(decideRender({ pool: worker, machineConfigs: [mc('00-w', 'worker')], controllerConfig: cc(), controllerVersion: 'h', operatorVersion: '0.2.0' })).toEqual({
+      kind: 'failed',
+      message: 'Failed to render configuration for pool worker: could not generate rendered MachineConfig: ignoring controller config generated from 0.1.0 (my version: 0.2.0)',
+    });
+    const bad: MachineConfig = { metadata: { name: '50-w', labels: { [`${A}role`]: 'worker' } }, spec: { kernelType: 'lowlatency' } };
+    expect(decideRender({ pool: worker, machineConfigs: [bad], controllerConfig: cc(), ...base })).toEqual({ kind: 'failed', message: 'Failed to render configuration for pool worker: could not generate rendered MachineConfig: kernelType=lowlatency is invalid' });
+    expect(decideRender({ pool: { ...worker, spec: { machineConfigSelector: {} } }, machineConfigs: [], controllerConfig: cc(), ...base })).toEqual({ kind: 'selectingAll' });
+  });
+});
+
+describe('operator decisions', () => {
+  it('reads the osimageurl ConfigMap of its own release only', () => {
+    const cm = { metadata: { name: 'machine-config-osimageurl' }, data: { baseOSContainerImage: 'os', baseOSExtensionsContainerImage: 'ext', releaseVersion: '4.1' } };
+    expect(parseOSImageURLConfigMap(cm, '4.1')).toEqual({ baseOSContainerImage: 'os', baseOSExtensionsContainerImage: 'ext', releaseVersion: '4.1' });
+    expect(() => parseOSImageURLConfigMap(cm, '4.2')).toThrow('refusing to read osImageURL version "4.1", operator version "4.2"');
+    expect(() => parseOSImageURLConfigMap(undefined, '4.2')).toThrow('configmap "machine-config-osimageurl" not found');
+  });
+  const wanted = [{ name: 'operator', version: '4.99.0' }];
+  const st = (s: ReturnType<typeof computeClusterOperatorStatus>['status'], t: string): { status?: string; message?: string; reason?: string } | undefined => s.conditions?.find((c) => c.type === t);
+  it('reports the version only after a complete pass', () => {
+    const pending = computeClusterOperatorStatus({ previous: { versions: [{ name: 'operator', version: '4.98.0' }] }, wanted, syncError: undefined, pending: 'waiting', pools: [], now });
+    expect(pending.status.versions).toEqual([{ name: 'operator', version: '4.98.0' }]);
+    expect(st(pending.status, 'Progressing')).toMatchObject({ status: 'True', message: 'Working towards 4.99.0' });
+    expect(st(pending.status, 'Available')?.message).toBe('Cluster has deployed [{operator 4.98.0}]');
+    const done = computeClusterOperatorStatus({ previous: pending.status, wanted, syncError: undefined, pools: [], now });
+    expect(done.status.versions).toEqual(wanted);
+    expect(st(done.status, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.99.0' });
+    expect(done.events.map((e) => e.reason)).toContain('OperatorVersionChanged');
+  });
+  it('Degraded with the task reason; RequiredPools failures keep Available', () => {
+    const r = computeClusterOperatorStatus({ previous: {}, wanted, syncError: { task: 'RenderConfig', message: 'x' }, pools: [], now });
+    expect(st(r.status, 'Degraded')).toMatchObject({ status: 'True', reason: 'RenderConfigFailed', message: 'Unable to apply 4.99.0: x' });
+    expect(st(r.status, 'Available')).toMatchObject({ status: 'False', message: 'Cluster not available for []' });
+    const rp = computeClusterOperatorStatus({ previous: { versions: wanted }, wanted, syncError: { task: 'RequiredPools', message: 'y' }, pools: [], now });
+    expect(st(rp.status, 'Degraded')).toMatchObject({ reason: 'RequiredPoolsFailed', message: 'Failed to resync 4.99.0 because: y' });
+    expect(st(rp.status, 'Available')?.status).toBe('True');
+  });
+  it('Upgradeable follows pool conditions', () => {
+    const p = (t: string): MachineConfigPool => ({ metadata: { name: 'p' }, spec: {}, status: { conditions: [{ type: t, status: 'True' }] } });
+    expect(upgradeableCondition([p('Updating')])).toMatchObject({ status: 'False', reason: 'PoolUpdating' });
+    expect(upgradeableCondition([p('Updating'), p('Degraded')])).toMatchObject({ status: 'False', reason: 'DegradedPool' });
+    expect(upgradeableCondition([])).toEqual({ type: 'Upgradeable', status: 'True', reason: 'AsExpected' });
+  });
+  it('required pools must run this release', () => {
+    const master: MachineConfigPool = {
+      metadata: { name: 'master', generation: 1, labels: { 'operator.machineconfiguration.openshift.io/required-for-upgrade': '' } },
+      spec: { configuration: { name: 'r2' } },
+      status: { observedGeneration: 1, configuration: { name: 'r1' }, machineCount: 3, readyMachineCount: 3, updatedMachineCount: 3, unavailableMachineCount: 0, degradedMachineCount: 0, conditions: [{ type: 'Updated', status: 'True' }] },
+    };
+    const mcs: Record<string, MachineConfig> = {
+      r1: { metadata: { name: 'r1', annotations: { [`${A}generated-by-controller-version`]: 'h', [`${A}release-image-version`]: '4.98.0' } } },
+      r2: { metadata: { name: 'r2', annotations: { [`${A}generated-by-controller-version`]: 'h', [`${A}release-image-version`]: '4.99.0' } } },
+    };
+    expect(checkRequiredPools([master], (n) => mcs[n], '4.99.0', 'h')?.message).toBe('MachineConfigPool master has not progressed to latest configuration: release image version mismatch for master in r1 expected: 4.99.0 got: 4.98.0, retrying');
+    const moved = { ...master, status: { ...master.status, configuration: { name: 'r2' } } };
+    expect(checkRequiredPools([moved], (n) => mcs[n], '4.99.0', 'h')).toBeUndefined();
+    const degradedWorker: MachineConfigPool = { metadata: { name: 'worker' }, spec: {}, status: { machineCount: 2, readyMachineCount: 1, updatedMachineCount: 1, unavailableMachineCount: 1, conditions: [{ type: 'Degraded', status: 'True' }] } };
+    expect(checkRequiredPools([degradedWorker, moved], (n) => mcs[n], '4.99.0', 'h')?.message).toBe('error MachineConfigPool worker is not ready, retrying. Status: (pool degraded: true total: 2, ready 1, updated: 1, unavailable: 1)');
+    const paused = { ...master, spec: { ...master.spec, paused: true }, status: { ...master.status, configuration: { name: 'r2' }, conditions: [{ type: 'Updated', status: 'False' as const }] } };
+    expect(checkRequiredPools([paused], (n) => mcs[n], '4.99.0', 'h')).toEqual({ hard: true, message: 'error required MachineConfigPool master is paused and cannot sync until it is unpaused' });
+  });
+});
+
+describe('node metadata decisions', () => {
+  const W = { 'node-role.kubernetes.io/worker': '' };
+  const infra: MachineConfigPool = { metadata: { name: 'infra' }, spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/infra': '' } }, configuration: { name: 'rendered-infra-v1' } } };
+  const worker: MachineConfigPool = { metadata: { name: 'worker' }, spec: { nodeSelector: { matchLabels: W }, configuration: { name: 'rendered-worker-v2' } } };
+  it('copies custom-pool labels onto a node born into it, once, and holds it back as a candidate', () => {
+    const born = node('w9', W, 'rendered-infra-v1', 'rendered-infra-v1');
+    (born.metadata.annotations ?? {})[`${A}firstPivotConfig`] = 'rendered-infra-v1';
+    const d = decidePoolSync({ pool: worker, pools: [worker, infra], nodes: [born], now, renderedOwnerPool: () => 'infra' });
+    expect(d.customPoolLabels).toEqual([{ node: 'w9', pool: 'infra', labels: { 'node-role.kubernetes.io/infra': '' } }]);
+    expect(d.setDesired).toEqual([]);
+    (born.metadata.annotations ?? {})[`${A}customPoolLabelsApplied`] = '';
+    expect(decidePoolSync({ pool: worker, pools: [worker, infra], nodes: [born], now }).customPoolLabels).toEqual([]);
+  });
+  it('annotates the control plane topology on nodes that lack it', () => {
+    const n1 = node('w1', W, 'rendered-worker-v2', 'rendered-worker-v2');
+    (n1.metadata.annotations ?? {})[`${A}controlPlaneTopology`] = 'HighlyAvailable';
+    const d = decidePoolSync({ pool: worker, pools: [worker], nodes: [n1, node('w2', W, 'rendered-worker-v2', 'rendered-worker-v2')], now, controlPlaneTopology: 'HighlyAvailable' });
+    expect(d.annotateTopology).toEqual(['w2']);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The two entry points as real child processes (built dist/bin) against the embedded API server: JSON logs,
+ * /healthz and /metrics, the upstream Lease names, graceful SIGTERM (lease released), usage errors.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigMaps, Leases } from '@keelson/kube';
+import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
+
+const bin = (name: string): string => fileURLToPath(new URL(`../../dist/bin/${name}.js`, import.meta.url));
+const NS = 'openshift-machine-config-operator';
+let tc: TestCluster;
+let dir: string;
+let kubeconfig: string;
+
+interface Proc {
+  child: ChildProcess;
+  lines: Array<Record<string, unknown>>;
+  exit: Promise<number>;
+}
+
+function run(name: string, args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [bin(name), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<Record<string, unknown>> = [];
+  let buf = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const l = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      try {
+        lines.push(JSON.parse(l) as Record<string, unknown>);
+      } catch {
+        lines.push({ raw: l });
+      }
+    }
+  });
+  const exit = new Promise<number>((r) => child.on('exit', (code, sig) => { r(code ?? (sig ? 128 : 1)); }));
+  return { child, lines, exit };
+}
+
+const le = ['--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms', '--leader-elect-retry-period', '200ms', '--metrics-listen-address', '127.0.0.1:0'];
+
+beforeAll(async () => {
+  tc = await startTestCluster();
+  dir = mkdtempSync(join(tmpdir(), 'mco-proc-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, tc.sandbox.kubeconfigYaml(), { mode: 0o600 });
+  await tc.client.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'machine-config-osimageurl', namespace: NS }, data: { baseOSContainerImage: 'quay.io/os@sha256:1', baseOSExtensionsContainerImage: '', releaseVersion: '4.99.1' } });
+}, 30_000);
+
+afterAll(async () => {
+  await tc.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('machine-config-controller and machine-config-operator processes', () => {
+  it('start, serve health and metrics, hold their Leases, and stop cleanly on SIGTERM', async () => {
+    const ctrl = run('machine-config-controller', ['start', '--kubeconfig', kubeconfig, ...le]);
+    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], { RELEASE_VERSION: '4.99.1' });
+    try {
+      for (const [p, lease] of [[ctrl, 'machine-config-controller'], [op, 'machine-config']] as const) {
+        const started = await waitFor('started log line', () => p.lines.find((l) => l['msg'] === 'started'));
+        expect(typeof started['ts']).toBe('string');
+        const url = String(started['healthUrl']);
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        expect(metrics).toContain('leader_election_master_status');
+        const l = await waitFor(`Lease ${lease}`, async () => {
+          const x = await tc.client.resource(Leases).get(lease, NS);
+          return (x.spec?.holderIdentity ?? '') !== '' ? x : undefined;
+        });
+        expect(l.spec?.holderIdentity).toBeTruthy();
+      }
+      // the operator did its job through the controller: ControllerConfig completed and pools rendered
+      await waitFor('worker pool rendered', async () => {
+        const p = await tc.client.request<{ spec: { configuration?: { name?: string } } }>('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker');
+        return p.spec.configuration?.name || undefined;
+      });
+    } finally {
+      ctrl.child.kill('SIGTERM');
+      op.child.kill('SIGTERM');
+    }
+    expect(await ctrl.exit).toBe(0);
+    expect(await op.exit).toBe(0);
+    expect(ctrl.lines.some((l) => l['msg'] === 'shutting down')).toBe(true);
+    const lease = await tc.client.resource(Leases).get('machine-config-controller', NS);
+    expect(lease.spec?.holderIdentity ?? '').toBe('');
+  }, 60_000);
+
+  it('refuses to start the operator without a release version (exit 2, says what to set)', async () => {
+    const p = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, '--leader-elect=false', '--metrics-listen-address', '127.0.0.1:0'], { RELEASE_VERSION: '' });
+    const code = await p.exit;
+    expect(code).toBe(2);
+    expect(JSON.stringify(p.lines)).toContain('set RELEASE_VERSION or pass --release-version');
+  }, 30_000);
+});

@@ -1,0 +1,47 @@
+/** The shipped manifests: upstream file naming, the objects a release payload needs, and all accepted by an API server. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { startTestCluster, type TestCluster } from './helpers/cluster.js';
+
+const DIR = new URL('../manifests/', import.meta.url);
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: Record<string, unknown>; data?: Record<string, string> };
+const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const docs: Array<{ file: string; obj: Obj }> = files.flatMap((file) => parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8')).map((d) => ({ file, obj: d.toJS() as Obj })));
+
+const plural: Record<string, string> = {
+  Namespace: 'namespaces', ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings',
+  Deployment: 'deployments', DaemonSet: 'daemonsets', ConfigMap: 'configmaps', Service: 'services', ClusterOperator: 'clusteroperators',
+};
+const path = (o: Obj): string => {
+  const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
+  return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural[o.kind] ?? ''}`;
+};
+
+let tc: TestCluster;
+beforeAll(async () => { tc = await startTestCluster(); }, 30_000);
+afterAll(async () => { await tc.stop(); });
+
+describe('manifests/', () => {
+  it('use the upstream file naming and release-payload include annotations', () => {
+    for (const f of files) expect(f).toMatch(/^0000_80_machine-config_\d\d_[a-z-]+\.yaml$/);
+    for (const { obj } of docs) expect(obj.metadata.annotations?.['include.release.openshift.io/self-managed-high-availability']).toBe('true');
+  });
+  it('ship the operator, controller, daemon and server workloads and the 22623/22624 Service', () => {
+    const kinds = docs.map(({ obj }) => `${obj.kind}/${obj.metadata.name}`);
+    expect(kinds).toEqual(expect.arrayContaining([
+      'Namespace/openshift-machine-config-operator', 'Deployment/machine-config-operator', 'Deployment/machine-config-controller',
+      'DaemonSet/machine-config-daemon', 'DaemonSet/machine-config-server', 'Service/machine-config-server', 'ConfigMap/machine-config-osimageurl', 'ClusterOperator/machine-config',
+    ]));
+    const svc = docs.find(({ obj }) => obj.kind === 'Service')?.obj;
+    expect((svc?.spec?.['ports'] as Array<{ port: number }>).map((p) => p.port)).toEqual([22623, 22624]);
+    const cm = docs.find(({ obj }) => obj.kind === 'ConfigMap')?.obj;
+    expect(Object.keys(cm?.data ?? {}).sort()).toEqual(['baseOSContainerImage', 'baseOSExtensionsContainerImage', 'releaseVersion']);
+  });
+  it('are accepted by the API server in file order', async () => {
+    for (const { file, obj } of docs) {
+      if (obj.metadata.name === 'openshift-machine-config-operator' && obj.kind === 'Namespace') continue; // created by the test cluster
+      await expect(tc.client.request('POST', path(obj), { body: obj }), `${file}: ${obj.kind}/${obj.metadata.name}`).resolves.toBeDefined();
+    }
+  }, 30_000);
+});
