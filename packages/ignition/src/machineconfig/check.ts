@@ -172,9 +172,11 @@ export function jsonSizeAtLeast(v: unknown, limit: number): number {
 }
 
 function sectionSizes(configs: readonly MachineConfig[]): number {
-  // the rendered config keeps one file per path and one unit per name: the smallest candidate of each is a lower bound
+  // the rendered config keeps one file per path, one unit per name and one user per name: the smallest candidate of
+  // each is a lower bound of what it holds
   const files = new Map<string, number>();
   const units = new Map<string, number>();
+  const users = new Map<string, number>();
   let kargs = 0;
   for (const mc of configs) {
     const spec = mc.spec as MachineConfig['spec'] | undefined;
@@ -184,6 +186,13 @@ function sectionSizes(configs: readonly MachineConfig[]): number {
     const cfg = typeof raw === 'string' ? undefined : raw;
     const storage = isObj(cfg) ? cfg['storage'] : undefined;
     const systemd = isObj(cfg) ? cfg['systemd'] : undefined;
+    const passwd = isObj(cfg) ? cfg['passwd'] : undefined;
+    for (const u of isObj(passwd) && Array.isArray(passwd['users']) ? passwd['users'] : []) {
+      if (!isObj(u) || typeof u['name'] !== 'string') continue;
+      const keys = Array.isArray(u['sshAuthorizedKeys']) ? u['sshAuthorizedKeys'] : [];
+      const n = keys.reduce((sum: number, k) => sum + (typeof k === 'string' ? k.length : 0), 0);
+      users.set(u['name'], Math.min(users.get(u['name']) ?? n, n));
+    }
     for (const f of isObj(storage) && Array.isArray(storage['files']) ? storage['files'] : []) {
       if (!isObj(f) || typeof f['path'] !== 'string') continue;
       const contents = f['contents'];
@@ -199,6 +208,7 @@ function sectionSizes(configs: readonly MachineConfig[]): number {
   let total = kargs;
   for (const n of files.values()) total += n;
   for (const n of units.values()) total += n;
+  for (const n of users.values()) total += n;
   return total;
 }
 

@@ -99,7 +99,7 @@ describe('size check', () => {
     // inputs that each fit but whose merge does not: the MCO's own check on the rendered object
     const role = { 'machineconfiguration.openshift.io/role': 'worker' };
     const a: MachineConfig = { metadata: { name: '99-a', labels: role }, spec: { config: { ignition: { version: '3.5.0' }, storage: { files: [{ path: '/etc/a', contents: { source: `data:,${'a'.repeat(1_540_000)}` } }] } } } };
-    const b: MachineConfig = { metadata: { name: '99-b', labels: role }, spec: { config: { ignition: { version: '3.5.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 ' + 'k'.repeat(40_000)] }] } } } };
+    const b: MachineConfig = { metadata: { name: '99-b', labels: role }, spec: { config: { ignition: { version: '3.5.0' }, storage: { directories: Array.from({ length: 400 }, (_, i) => ({ path: `/var/lib/${'d'.repeat(100)}/${i}` })) } } } };
     expect(() => renderMachineConfigs({ pool: 'worker', configs: [a, b] })).toThrow(/^size validation failed: rendered MachineConfig rendered-worker-[0-9a-f]{32} is too large \(\d+ bytes, max 1572864 bytes\)/);
     const small = renderMachineConfigs({ pool: 'worker', configs: [{ ...mc, spec: { config: { ignition: { version: '3.5.0' } } } }] });
     expect(small.sizeBytes).toBeLessThan(1000);
