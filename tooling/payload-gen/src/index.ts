@@ -518,7 +518,7 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
           kind: 'ClusterOperator',
           metadata: { name: short.replace(/-operator$/, ''), annotations: annotations(comp, rng) },
           spec: {},
-          status: { versions: [{ name: 'operator', version: '0.0.1-snapshot' }] },
+          status: { versions: [{ name: 'operator', version: '0.0.1-snapshot' }], relatedObjects: [{ group: '', resource: 'namespaces', name: comp.namespace }] },
         }),
       ]);
       if (rng.chance(0.25)) {

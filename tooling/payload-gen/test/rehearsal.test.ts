@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const find = (p: ReleasePayload, kind: string, name: string) => p.manifests.find((m) => m.gvk.kind === kind && m.name === name);
 
-describe('rehearsal releases', () => {
+describe('rehearsal releases', { timeout: 60_000 }, () => {
   it('are read from the registry by digest with their version and verified digest', () => {
     expect(a.metadata.version).toBe('4.18.7');
     expect(b.metadata.version).toBe('4.18.8');
@@ -106,7 +106,7 @@ describe('rehearsal releases', () => {
   });
 });
 
-describe('rehearsal releases with the MCO app manifests', () => {
+describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, () => {
   it('use the app folder, substituting image placeholders and the version as oc adm release new does', async () => {
     const appDir = join(work, 'mco-manifests');
     const { mkdir, writeFile } = await import('node:fs/promises');

@@ -121,7 +121,7 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     kind: 'ClusterOperator',
     metadata: { name: 'machine-config', annotations: { ...PROFILES } },
     spec: {},
-    status: { versions: [{ name: 'operator', version: facts.version }] },
+    status: { versions: [{ name: 'operator', version: facts.version }], relatedObjects: [{ group: '', resource: 'namespaces', name: NS }] },
   };
   return {
     '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
