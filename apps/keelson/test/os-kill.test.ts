@@ -73,7 +73,7 @@ describe('kill -9 during os apply on a real ostree sysroot', () => {
     let cur: 'a' | 'b' = 'b';
     const outcomes: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const [from, to, other] = cur === 'a' ? [A, B, 'b' as const] : [B, A, 'a' as const];
+      const [from, to, other]: [string, string, 'a' | 'b'] = cur === 'a' ? [A, B, 'b' as const] : [B, A, 'a' as const];
       // kill points spread over the whole apply, a little beyond its usual end too
       const at = Math.round((full.elapsed * (i + 0.5)) / 19);
       const run = await applyKilledAfter(node, from, to, at);
