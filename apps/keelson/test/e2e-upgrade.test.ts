@@ -118,7 +118,7 @@ beforeAll(async () => {
   });
   cvo = spawn(process.execPath, [CVO_BIN, 'start', `--kubeconfig=${kubeconfig}`, `--payload-dir=${join(dir, `payload-${A}`)}`, `--release-image=${images[A] ?? ''}`, `--payload-cache=${join(dir, 'cache')}`,
     '--listen=127.0.0.1:0', `--update-service=${graphUrl}/graph`, '--time-scale=0.002', '--lease-duration=2s', '--renew-deadline=1500ms', '--retry-period=200ms'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  cvo.stderr?.on('data', (d: Buffer) => { cvoLog = (cvoLog + d.toString()).slice(-20_000); });
+  cvo.stderr?.on('data', (d: Buffer) => { cvoLog = (cvoLog + d.toString()).slice(-1_000_000); });
 }, 60_000);
 
 afterAll(async () => {
@@ -152,6 +152,7 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     expect(cv.status?.desired).toMatchObject({ version: A, image: images[A] });
     expect(cond(cv, 'Available')?.message).toBe(`Done applying ${A}`);
     expect(cond(cv, 'Failing')?.status).toBe('False');
+    expect(cvoLog).toContain(`"msg":"Running sync","component":"cluster-version-operator","mode":"initializing","version":"${A}"`);
     const cos = await client.request<{ items: { metadata: { name: string }; status?: { versions?: { name: string; version: string }[] } }[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
     expect(cos.items.map((co) => [co.metadata.name, co.status?.versions?.[0]?.version]).sort()).toEqual(COMPONENTS.map(([, n]) => [n, A]).sort());
   }, 70_000);
@@ -169,6 +170,7 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     }, 60_000, 'B completed');
     expect(history(cv)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(cv.status?.history?.[0]).toMatchObject({ image: images[B], verified: true });
+    expect(cvoLog).toContain(`"mode":"updating","version":"${B}"`);
     expect(cond(cv, 'ReleaseAccepted')).toMatchObject({ status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${B}" image="${images[B] ?? ''}" architecture="amd64"` });
 
     // the write order: no manifest of run level N got B's content before every ClusterOperator of earlier levels reported B
@@ -178,7 +180,7 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
       const namespaces = new Set(COMPONENTS.filter(([lv]) => lv === l).map(([, n]) => namespaceOf(n)));
       return [l, firstRv(mark, (w) => namespaces.has(w.namespace) && w.content === B)];
     }));
-    for (const [, n] of COMPONENTS) expect(reported.get(n), `${n} reported ${B}`).toBeLessThan(Number.POSITIVE_INFINITY);
+    if (process.env['E2E_UPGRADE_ORDER']) process.stderr.write(`${JSON.stringify({ started: [...started], reported: [...reported] })}\n`);
     for (const l of levels) {
       expect(started.get(l), `run level ${l} applied`).toBeLessThan(Number.POSITIVE_INFINITY);
       for (const [earlier, n] of COMPONENTS) {
@@ -186,6 +188,7 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
         expect(reported.get(n) ?? 0, `ClusterOperator ${n} (level ${earlier}) reported ${B} before level ${l} started`).toBeLessThan(started.get(l) ?? 0);
       }
     }
+    for (const [, n] of COMPONENTS) expect(reported.get(n), `${n} reported ${B}`).toBeLessThan(Number.POSITIVE_INFINITY);
     // and each ClusterOperator reported B only after the CVO rolled out its Deployment (the simulator follows the CVO)
     for (const [, n] of COMPONENTS) {
       const rolled = firstRv(mark, (w) => w.gr === DEPLOY_GR && w.namespace === namespaceOf(n) && w.content === B);
