@@ -159,6 +159,11 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
 
   it('updates to signed B via `keelson upgrade --to`, run level after run level, to [B Completed, A Completed]', async () => {
     await waitFor(async () => ((await getCv()).status?.availableUpdates ?? []).some((u) => u.version === B), 30_000, 'B offered by the update service');
+    const overview = await keelson('upgrade', '--kubeconfig', kubeconfig);
+    expect(overview.code).toBe(0);
+    expect(overview.stdout).toContain(`Cluster version is ${A}\n`);
+    const table = (overview.stdout.split('Recommended updates:\n\n')[1] ?? '').trim().split('\n').map((l) => l.trim().split(/\s+/));
+    expect(table).toEqual([['VERSION', 'IMAGE'], [B, images[B]]]);
     const mark = writes.at(-1)?.rv ?? 0;
     const r = await keelson('upgrade', '--to', B, '--kubeconfig', kubeconfig);
     expect(r.stderr).toBe('');
@@ -211,6 +216,9 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     expect(ra?.message).toContain(`Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified: unable to verify ${imageC.split('@')[1] ?? ''}`);
     expect(history(refused)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(refused.status?.desired).toMatchObject({ version: B, image: images[B] });
+    // what the user sees: `keelson upgrade` prints the ReleaseAccepted=False block as `oc adm upgrade` does
+    const shown = await keelson('upgrade', '--kubeconfig', kubeconfig);
+    expect(shown.stdout).toContain(`ReleaseAccepted=False\n\n  Reason: RetrievePayload\n  Message: Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified:`);
 
     const forced = await keelson('upgrade', '--to-image', imageC, '--allow-explicit-upgrade', '--force', '--kubeconfig', kubeconfig);
     expect(forced.code).toBe(0);
