@@ -213,7 +213,7 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     }, 30_000, 'C refused');
     const ra = cond(refused, 'ReleaseAccepted');
     expect(ra?.reason).toBe('RetrievePayload');
-    expect(ra?.message).toContain(`Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified: unable to verify ${imageC.split('@')[1] ?? ''}`);
+    expect(ra?.message).toContain(`Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified: unable to verify ${imageC.split('@')[1] ?? ''} against keyrings: verifier-public-key-e2e`);
     expect(history(refused)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(refused.status?.desired).toMatchObject({ version: B, image: images[B] });
     // what the user sees: `keelson upgrade` prints the ReleaseAccepted=False block as `oc adm upgrade` does
