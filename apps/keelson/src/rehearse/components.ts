@@ -9,6 +9,8 @@
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
+import { UpgradeRequestError } from '../upgrade/request.js';
 
 /** What every component is given. */
 export interface ComponentContext {
@@ -118,12 +120,11 @@ const ENTRIES: readonly Entry[] = [
   { name: 'cluster-operator simulator', specifier: '@keelson/kube-sandbox', exportName: 'startOperatorSimulator' },
 ];
 
-/** Where `keelson upgrade --to` lives once the upgrade command is on this branch. */
+/** `keelson upgrade --to`: the same code path as the command (apps/keelson src/upgrade/cluster.ts requestUpgrade). */
 const REQUEST_UPGRADE: ComponentStatus = {
   name: 'keelson upgrade --to (requestUpgrade)',
   provider: 'apps/keelson src/upgrade/cluster.ts requestUpgrade',
-  available: false,
-  reason: 'the `keelson upgrade` command is not merged into this branch yet',
+  available: true,
 };
 
 /**
@@ -266,8 +267,31 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         },
       };
     },
-    requestUpgrade() {
-      return Promise.reject(new Error(REQUEST_UPGRADE.reason));
+    async requestUpgrade(ctx, o) {
+      await requestUpgradeLikeTheCli(ctx.kubeconfigPath, o);
     },
   };
+}
+
+/**
+ * `keelson upgrade --to VERSION` against the rehearsal cluster. The CVO publishes B in `status.availableUpdates` once it
+ * has polled the local update service; until then oc's "not one of the possible targets" refusal is retried (for at most
+ * 60 s), and any other refusal is final.
+ */
+async function requestUpgradeLikeTheCli(kubeconfigPath: string, o: { toImage: string; version: string }): Promise<void> {
+  const client = await clientFromKubeconfig(kubeconfigPath);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await requestUpgrade(client, { to: o.version });
+        return;
+      } catch (e) {
+        const notYetOffered = e instanceof UpgradeRequestError && !e.usage && /not one of the possible targets|no recommended updates|cannot refresh available updates/i.test(e.message);
+        if (!notYetOffered || attempt >= 120) throw e;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  } finally {
+    await client.close();
+  }
 }
