@@ -65,7 +65,7 @@ export interface RehearsalComponents {
     ctx: ComponentContext,
     o: { versions: Record<string, { name: string; version: string }[]>; degraded: string[]; never: string[] },
   ): Promise<RunningOperators>;
-  /** `keelson upgrade --to-image IMAGE` (the oc adm upgrade code path). */
+  /** `keelson upgrade --to VERSION` (the oc adm upgrade code path; the image is the one the update service offers). */
   requestUpgrade(ctx: ComponentContext, o: { toImage: string; version: string }): Promise<void>;
 }
 
