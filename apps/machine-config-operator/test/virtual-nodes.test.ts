@@ -59,7 +59,9 @@ describe('virtual nodes', () => {
     await env.stop();
   });
 
-  it('registers Nodes with role, zone and extra labels', () => {
+  it('registers Nodes with role, zone and extra labels', async () => {
+    // the informer sees the Node a moment after startVirtualNodes registered it
+    await until(() => ready(nodes.store.get('dead-0')) === 'True', 20_000, 'dead-0 Ready in the informer');
     const dead = nodes.store.get('dead-0');
     expect(dead?.metadata.labels).toMatchObject({ 'node-role.kubernetes.io/worker': '', 'node-role.kubernetes.io/infra': '', 'topology.kubernetes.io/zone': 'c', 'kubernetes.io/hostname': 'dead-0' });
     expect(ready(dead)).toBe('True');

@@ -63,6 +63,9 @@ function loadGraphFile(file: string): Graph {
     // size-capped (16 MiB, like a graph fetched from an update service) before anything is read
     return readGraphFile(file);
   } catch (e) {
+    // a file named on the command line that cannot be opened is a usage error, like the other commands' inputs
+    const cause = (e as { cause?: unknown }).cause;
+    if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') throw usageError(`--graph ${file}: ${(e as Error).message}`);
     throw new CliError(`--graph ${file}: ${(e as Error).message}`);
   }
 }
