@@ -81,7 +81,10 @@ describe('virtual nodes', () => {
     await setDesired(env.client, 'ok-0', 'rendered-worker-2');
     await untilDone(env.client, 'ok-0', 'rendered-worker-2');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
-    expect(readiness.get('ok-0')).toEqual(['True', 'False', 'True']);
+    // Ready dropped during the reboot and came back (the informer may coalesce a state seen before the reset above)
+    const seen = readiness.get('ok-0') ?? [];
+    expect(seen).toContain('False');
+    expect(seen.at(-1)).toBe('True');
     const phases = events.filter((e) => e.node === 'ok-0' && e.config === 'rendered-worker-2').map((e) => e.phase);
     expect(phases).toEqual(expect.arrayContaining(['updating', 'draining', 'applying', 'rebooting', 'done']));
     expect(phases.indexOf('draining')).toBeLessThan(phases.indexOf('rebooting'));
