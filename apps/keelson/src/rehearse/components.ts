@@ -9,6 +9,7 @@
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 
 /** What every component is given. */
 export interface ComponentContext {
@@ -122,8 +123,7 @@ const ENTRIES: readonly Entry[] = [
 const REQUEST_UPGRADE: ComponentStatus = {
   name: 'keelson upgrade --to (requestUpgrade)',
   provider: 'apps/keelson src/upgrade/cluster.ts requestUpgrade',
-  available: false,
-  reason: 'the `keelson upgrade` command is not merged into this branch yet',
+  available: true,
 };
 
 /**
@@ -266,8 +266,10 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         },
       };
     },
-    requestUpgrade() {
-      return Promise.reject(new Error(REQUEST_UPGRADE.reason));
+    async requestUpgrade(ctx, o) {
+      // exactly `keelson upgrade --to-image IMAGE --allow-explicit-upgrade` (the oc adm upgrade code path)
+      const client = await clientFromKubeconfig(ctx.kubeconfigPath);
+      await requestUpgrade(client, { toImage: o.toImage, allowExplicitUpgrade: true });
     },
   };
 }
