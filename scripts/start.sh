@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# The main job on an embedded default: install, build, generate a realistic synthetic release payload,
-# and print its CVO task graph (`keelson payload graph`). Extra arguments go to `keelson payload graph`.
+# The main job: install, build, and rehearse a whole OpenShift update on this machine (`keelson rehearse`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 pnpm turbo run build --output-logs=errors-only >&2
-demo=".keelson/demo-payload"
-if [ ! -d "$demo/release-manifests" ]; then
-  node tooling/payload-gen/dist/cli.js --out "$demo" >&2
-fi
-node apps/keelson/dist/bin.js payload graph "$demo" "$@"
+# The main job: a whole OpenShift update of a simulated cluster (keelson rehearse), ending with its report.
+# Extra arguments go to `keelson rehearse` (e.g. --workers 5 --fault degraded-operator=dns --report r.html).
+node apps/keelson/dist/bin.js rehearse "$@"
