@@ -1,25 +1,29 @@
-/** `keelson rehearse` as a child process: it refuses to run (exit 3) and names what is missing instead of faking a run. */
+/** `keelson rehearse` as a child process with every real component: a whole update of the default cluster. */
 import { describe, expect, it } from 'vitest';
 import type { RehearsalReport } from '../../src/rehearse/report.js';
 import { cli } from '../cli-helpers.js';
 
-// once every component is merged the first case runs a whole rehearsal (minutes on 2 shared cores, see README)
+// a whole rehearsal takes minutes on 2 shared cores (see README)
 describe('keelson rehearse', { timeout: 600_000 }, () => {
-  it('reports NotRunnable with each missing component while the components are not all on this branch', async () => {
-    const r = await cli('rehearse', '--json');
+  it('runs the default rehearsal to the end: B Completed, every pool on a new config, never above maxUnavailable', async () => {
+    const r = await cli('rehearse', '--json', '--timeout', '400');
     const report = JSON.parse(r.stdout) as RehearsalReport;
-    if (report.outcome === 'NotRunnable') {
-      expect(r.code).toBe(3);
-      expect(report.missing.length).toBeGreaterThan(0);
-      for (const m of report.missing) expect(m).toMatch(/\(.+\): .+/);
-      expect(report.api.total).toBe(0);
-      expect(report.pools).toEqual([]);
-    } else {
-      // every component is wired: the default rehearsal must complete within maxUnavailable
-      expect(report.outcome).toBe('Completed');
-      expect(r.code).toBe(0);
-      for (const p of report.pools) expect(p.maxUnavailableSeen).toBeLessThanOrEqual(p.maxUnavailable);
+    expect(report.missing).toEqual([]);
+    expect(report.outcome, report.message).toBe('Completed');
+    expect(r.code).toBe(0);
+    expect(report.from).toBe('4.18.7');
+    expect(report.to).toBe('4.18.8');
+    expect(report.pools.map((p) => p.name)).toEqual(['master', 'worker']);
+    for (const p of report.pools) {
+      expect(p.updated).toBe(3);
+      expect(p.maxUnavailableSeen).toBeGreaterThan(0);
+      expect(p.maxUnavailableSeen).toBeLessThanOrEqual(p.maxUnavailable);
+      expect([...p.rolloutOrder].sort()).toEqual([0, 1, 2].map((i) => `${p.name}-${i}`));
     }
+    for (const o of report.operators) expect(o.reachedMs, o.name).not.toBeNull();
+    expect(report.reboots.map((x) => x.node).sort()).toEqual(['master-0', 'master-1', 'master-2', 'worker-0', 'worker-1', 'worker-2']);
+    expect(report.api.evictions).toBeGreaterThan(0);
+    expect(report.api.total).toBeGreaterThan(1000);
   });
 
   it('rejects bad flags with usage errors', async () => {
