@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../src/index.js';
-import { readPersistedState, SNAPSHOT_FILE, WAL_FILE } from '../src/persist.js';
+import { startSandbox } from '../../src/index.js';
+import { readPersistedState, SNAPSHOT_FILE, WAL_FILE } from '../../src/persist.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -21,7 +21,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const DIST = new URL('../dist/index.js', import.meta.url);
+const DIST = new URL('../../dist/index.js', import.meta.url);
 
 /** Starts a sandbox in a child process (the built package) and resolves with its URL. */
 function startChild(dir: string, token: string): Promise<{ url: string; kill: () => Promise<void> }> {

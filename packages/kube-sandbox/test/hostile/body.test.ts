@@ -1,7 +1,7 @@
 /** Hostile request bodies: typed-decoding 400s, nesting limit, size limit answered with 413 (not a reset). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_DEPTH } from '../src/body.js';
-import { sandbox, type Client } from './helpers.js';
+import { MAX_BODY_DEPTH } from '../../src/body.js';
+import { sandbox, type Client } from '../helpers.js';
 
 let c: Client;
 beforeAll(async () => {
