@@ -85,7 +85,10 @@ describe('virtual nodes', () => {
     const seen = readiness.get('ok-0') ?? [];
     expect(seen).toContain('False');
     expect(seen.at(-1)).toBe('True');
-    const phases = events.filter((e) => e.node === 'ok-0' && e.config === 'rendered-worker-2').map((e) => e.phase);
+    // the daemon reports its last phase just after it wrote state Done: wait for it rather than race it
+    const phasesOf = () => events.filter((e) => e.node === 'ok-0' && e.config === 'rendered-worker-2').map((e) => e.phase);
+    await until(() => phasesOf().includes('done'), 20_000, 'ok-0 done event');
+    const phases = phasesOf();
     expect(phases).toEqual(expect.arrayContaining(['updating', 'draining', 'applying', 'rebooting', 'done']));
     expect(phases.indexOf('draining')).toBeLessThan(phases.indexOf('rebooting'));
     expect(phases.at(-1)).toBe('done');
