@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DURATIONS, MIN_SCALED_DRAIN_ATTEMPT_MS, MIN_SCALED_POLL_MS, scaleDurations } from '../src/controllers/context.js';
 import { MIN_SCALED_RESYNC_MS, scaled, scaledResyncMs } from '../src/operator/operator.js';
+import { scaledLeaderElection } from '../src/common/runtime.js';
 
 describe('controller durations on a compressed clock', () => {
   it('timeScale 1 keeps the upstream durations', () => {
@@ -29,5 +30,15 @@ describe('operator resync on a compressed clock', () => {
     expect(scaledResyncMs(2)).toBe(15_000);
     expect(scaledResyncMs(60)).toBe(MIN_SCALED_RESYNC_MS);
     expect(scaled(10 * 60_000, 60)).toBe(10_000);
+  });
+});
+
+describe('leader election on a compressed clock', () => {
+  it('is upstream 137 s / 107 s / 26 s at 1x', () => {
+    expect(scaledLeaderElection(1)).toEqual({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 });
+  });
+  it('keeps whole seconds and retry < renew < lease at 60x', () => {
+    expect(scaledLeaderElection(60)).toEqual({ leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 1000 });
+    expect(scaledLeaderElection(1000)).toEqual({ leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 1000 });
   });
 });
