@@ -1,7 +1,7 @@
 /** Pure decisions: the ClusterOperator gate, error summaries and their interpretation over time (cvo.md 4.3, 4.4; conformance 14, 15). */
 import { describe, expect, it } from 'vitest';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus } from '../src/api-types.js';
-import { specChanged } from '../src/operator/wake.js';
+import { clusterOperatorActivity, specChanged } from '../src/operator/wake.js';
 import { UpdateError, classifyApiError } from '../src/errors.js';
 import { decideOperatorHealth } from '../src/resources/clusteroperator.js';
 import { interpretError, summarizeTaskGraphErrors, UPSTREAM_FAILURE_INTERVALS } from '../src/sync/summarize.js';
@@ -117,5 +117,16 @@ describe('sync loop wake-up on ClusterVersion events', () => {
   it('a new desiredUpdate or generation wakes it', () => {
     expect(specChanged(cv(3, spec), cv(3, { ...spec, desiredUpdate: { version: '4.18.4', image: 'r@sha256:1' } }))).toBe(true);
     expect(specChanged(cv(3, spec), cv(4, spec))).toBe(true);
+  });
+});
+
+describe('sync loop wake-up on ClusterOperator activity (upstream NotifyAboutManagedResourceActivity)', () => {
+  it('an operator version change wakes the loop with the upstream message', () => {
+    expect(clusterOperatorActivity(co('4.18.2'), co('4.18.3'))).toBe('Cluster operator etcd changed versions[name="operator"] from "4.18.2" to "4.18.3"');
+  });
+  it('an Available or Degraded change wakes it; anything else does not', () => {
+    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'False'))).toBe('Cluster operator etcd changed Available from "True" to "False"');
+    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'True', 'True'))).toBe('Cluster operator etcd changed Degraded from "False" to "True"');
+    expect(clusterOperatorActivity(co('4.18.3'), { ...co('4.18.3'), metadata: { name: 'etcd', resourceVersion: '9' } })).toBeUndefined();
   });
 });
