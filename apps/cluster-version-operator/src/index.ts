@@ -18,4 +18,5 @@ export { computeStatus, type StatusInput, type WorkerState } from './status/comp
 export { mergeHistory, pruneHistory } from './status/history.js';
 export { computeUpgradeable } from './status/upgradeable.js';
 export { resolveDesired } from './status/desired.js';
+export { specChanged, clusterOperatorActivity } from './operator/wake.js';
 export type * from './api-types.js';

@@ -112,6 +112,8 @@ const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clus
 describe('API faults (500, 409, reset connections, cut watches)', () => {
   it('installs and updates to completion despite injected faults', async () => {
     await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed');
+    // the update starts only once the operator's watches have been cut at least once, so it runs on re-established watches
+    await waitFor(() => Promise.resolve(injected.watchCut > 0), 10_000, 'a watch cut');
     await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } }, contentType: 'application/merge-patch+json' });
     const cv = await waitFor(async () => {
       const c = await getCv();

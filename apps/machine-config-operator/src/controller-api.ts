@@ -3,9 +3,10 @@
  * functions). Re-exported from the package entry point.
  */
 export { startMachineConfigController, type MachineConfigControllerOptions, type ControllerName } from './controllers/manager.js';
-export { startMachineConfigOperator, type MachineConfigOperatorOptions } from './operator/operator.js';
+export { startMachineConfigOperator, scaledResyncMs, MIN_SCALED_RESYNC_MS, type MachineConfigOperatorOptions } from './operator/operator.js';
 export type { ProcessOptions, LeaderElectionSettings, Running } from './common/runtime.js';
-export { DEFAULT_DURATIONS, type ControllerDurations } from './controllers/context.js';
+export { scaledLeaderElection } from './common/runtime.js';
+export { DEFAULT_DURATIONS, scaleDurations, MIN_SCALED_POLL_MS, MIN_SCALED_DRAIN_ATTEMPT_MS, type ControllerDurations } from './controllers/context.js';
 export type { CordonBackoff } from './controllers/drain/controller.js';
 export { decidePoolSync, type PoolSyncInput, type PoolSyncDecision } from './controllers/node/decide.js';
 export { getPoolsForNode, nodesForPool, NodePoolAssignmentError, type PoolsForNode } from './controllers/node/pools-for-node.js';

@@ -13,6 +13,7 @@ import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
 import { computeUpgradeable } from '../status/upgradeable.js';
+import { clusterOperatorActivity, specChanged } from './wake.js';
 import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
 import { runPayload, type SyncMode } from '../sync/run-payload.js';
 import { interpretError } from '../sync/summarize.js';
@@ -87,7 +88,16 @@ export class ClusterVersionController {
       this.wake = undefined;
       w?.();
     };
-    this.cvs.addHandlers({ add: poke, update: poke });
+    // Upstream's sync worker restarts only when the desired work changed: our own status writes must not start a pass.
+    this.cvs.addHandlers({ add: poke, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) poke(); } });
+    this.operators.addHandlers({
+      update: (oldCo, newCo) => {
+        const msg = clusterOperatorActivity(oldCo, newCo);
+        if (msg === undefined) return;
+        this.d.log.debug('Notify the sync worker', { reason: msg });
+        poke();
+      },
+    });
   }
 
   /** Progress of the current payload for metrics. */

@@ -22,6 +22,24 @@ export interface ProcessOptions {
   health?: false | { port?: number; host?: string };
   /** Lease leader election; `false` to run without (single replica, tests). */
   leaderElection?: false | LeaderElectionSettings;
+  /**
+   * Clock compression (rehearsals; default 1): upstream durations are divided by this. Leader election keeps whole
+   * seconds (the Lease API's unit) and retry < renew < lease: see {@link scaledLeaderElection}.
+   */
+  timeScale?: number;
+}
+
+/**
+ * Upstream's lease / renew / retry (137 s / 107 s / 26 s) on a clock `timeScale` times faster, in whole seconds with
+ * retry < renew < lease. Without it a process started before its namespace exists (the CVO creates
+ * `openshift-machine-config-operator` at run level 80) waits an unscaled 26 s between attempts to create its Lease.
+ */
+export function scaledLeaderElection(timeScale: number): { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number } {
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+  const retry = Math.max(1, Math.ceil(26 / timeScale));
+  const renew = Math.max(retry + 1, Math.ceil(107 / timeScale));
+  const lease = Math.max(renew + 1, Math.ceil(137 / timeScale));
+  return { leaseDurationMs: lease * 1000, renewDeadlineMs: renew * 1000, retryPeriodMs: retry * 1000 };
 }
 
 /** Leader-election settings (upstream defaults: lease 137 s, renew 107 s, retry 26 s for OpenShift components). */
@@ -97,14 +115,15 @@ export async function runLeading(
   if (o.leaderElection === false) await startLead();
   else {
     const le = o.leaderElection ?? {};
+    const scaledLe = scaledLeaderElection(o.timeScale ?? 1);
     elector = new LeaderElector({
       client,
       namespace: le.namespace ?? defaults.namespace,
       name: le.name ?? defaults.name,
       identity: le.identity ?? `${hostname()}_${randomUUID()}`,
-      leaseDurationMs: le.leaseDurationMs ?? 137_000,
-      renewDeadlineMs: le.renewDeadlineMs ?? 107_000,
-      retryPeriodMs: le.retryPeriodMs ?? 26_000,
+      leaseDurationMs: le.leaseDurationMs ?? scaledLe.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs ?? scaledLe.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs ?? scaledLe.retryPeriodMs,
       registry,
       logger,
       onStartedLeading: async (signal) => {

@@ -59,6 +59,32 @@ export const DEFAULT_DURATIONS: ControllerDurations = {
   podDeletePollMs: 1_000,
 };
 
+/** Least wait of a poll on a compressed clock: a scaled 1 s poll must not become a busy loop of GETs. */
+export const MIN_SCALED_POLL_MS = 100;
+/** Least per-attempt drain timeout on a compressed clock (evictions and pod deletions take real time here). */
+export const MIN_SCALED_DRAIN_ATTEMPT_MS = 5_000;
+
+/**
+ * The upstream durations on a clock `timeScale` times faster (rehearsals: 60 turns the 5 s render delay into 83 ms).
+ * Polls keep at least {@link MIN_SCALED_POLL_MS} and a drain attempt at least {@link MIN_SCALED_DRAIN_ATTEMPT_MS}.
+ */
+export function scaleDurations(d: ControllerDurations, timeScale: number): ControllerDurations {
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+  const s = (ms: number, floor = 1): number => Math.max(floor, Math.round(ms / timeScale));
+  return {
+    renderDelayMs: s(d.renderDelayMs),
+    nodeSyncDelayMs: s(d.nodeSyncDelayMs),
+    drainDelayMs: s(d.drainDelayMs),
+    drainRequeueMs: s(d.drainRequeueMs),
+    drainRequeueAfterThresholdMs: s(d.drainRequeueAfterThresholdMs),
+    drainThresholdMs: s(d.drainThresholdMs),
+    drainFailedMs: s(d.drainFailedMs),
+    evictionRetryMs: s(d.evictionRetryMs, MIN_SCALED_POLL_MS),
+    drainAttemptTimeoutMs: s(d.drainAttemptTimeoutMs, MIN_SCALED_DRAIN_ATTEMPT_MS),
+    podDeletePollMs: s(d.podDeletePollMs, MIN_SCALED_POLL_MS),
+  };
+}
+
 /** Shared informers of the controller process. */
 export interface SharedInformers {
   nodes: Informer<Node>;

@@ -6,7 +6,7 @@ import { Registry } from '@keelson/kube';
 import { CONTROLLER_VERSION, MCO_NAMESPACE } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { MCO_VERSION } from '../common/version.js';
-import { createRecorder, createSharedInformers, DEFAULT_DURATIONS, startSharedInformers, stopSharedInformers, type ControllerContext, type ControllerDurations } from './context.js';
+import { createRecorder, createSharedInformers, DEFAULT_DURATIONS, scaleDurations, startSharedInformers, stopSharedInformers, type ControllerContext, type ControllerDurations } from './context.js';
 import { DrainController, type CordonBackoff } from './drain/controller.js';
 import { GeneratedConfigController } from './generated/controller.js';
 import { NodeController } from './node/controller.js';
@@ -20,8 +20,10 @@ export type ControllerName = 'template' | 'render' | 'kubeletconfig' | 'containe
 export interface MachineConfigControllerOptions extends ProcessOptions {
   /** Templates directory in upstream layout (default: the set shipped with this package). */
   templatesDir?: string;
-  /** Durations (upstream values by default). */
+  /** Durations (upstream values by default, divided by `timeScale`); explicit values win. */
   durations?: Partial<ControllerDurations>;
+  /** Clock compression: upstream durations are divided by this (rehearsals; default 1). */
+  timeScale?: number;
   /** Cordon/uncordon retry (upstream 10 s ×2, 5 steps). */
   cordonBackoff?: CordonBackoff;
   /** Which controllers run (default: all). */
@@ -41,7 +43,7 @@ export async function startMachineConfigController(opts: MachineConfigController
   const client = clientFrom(opts.kubeconfig);
   const logger = loggerFrom(opts, 'machine-config-controller');
   const registry = opts.registry ?? new Registry();
-  const durations: ControllerDurations = { ...DEFAULT_DURATIONS, ...opts.durations };
+  const durations: ControllerDurations = { ...scaleDurations(DEFAULT_DURATIONS, opts.timeScale ?? 1), ...opts.durations };
   const enabled = new Set<ControllerName>(opts.controllers ?? ['template', 'render', 'kubeletconfig', 'containerruntimeconfig', 'node', 'drain']);
   const controllerVersion = opts.controllerVersion ?? CONTROLLER_VERSION;
   const operatorVersion = opts.operatorVersion ?? MCO_VERSION;

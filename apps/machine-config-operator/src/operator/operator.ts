@@ -47,8 +47,14 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   clusterDNSIP?: string;
   /** Component images (ControllerConfig spec.images). */
   images?: Record<string, string>;
-  /** Periodic resync (default 30 s). */
+  /** Periodic resync (default 30 s, divided by `timeScale` but at least {@link MIN_SCALED_RESYNC_MS}). */
   resyncIntervalMs?: number;
+  /**
+   * Clock compression: the resync is divided by this (rehearsals; default 1). The Degraded timeouts are not: a
+   * rehearsal's real per-node overhead is not compressed, and a scaled 10 min would report RequiredPoolsFailed during
+   * every normal rollout.
+   */
+  timeScale?: number;
   /** How long the ControllerConfig may stay incomplete before Degraded (upstream 5 min). */
   controllerConfigTimeoutMs?: number;
   /** How long the required pools may be not ready before Degraded (upstream 10 min). */
@@ -57,6 +63,23 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   controllerVersion?: string;
   /** generated-by-version written on the ControllerConfig (default: this build's). */
   mcoVersion?: string;
+}
+
+/**
+ * Least resync period on a compressed clock. The operator is driven by its informers' events; the resync is only a
+ * safety net, and a scaled 30 s (0.5 s at 60x) would turn it into a poll that re-reads the cluster config twice a second.
+ */
+export const MIN_SCALED_RESYNC_MS = 5_000;
+
+/** An upstream duration on a clock `timeScale` times faster. */
+export function scaled(ms: number, timeScale: number): number {
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+  return Math.max(1, Math.round(ms / timeScale));
+}
+
+/** The resync period (upstream 30 s) on a clock `timeScale` times faster, at least {@link MIN_SCALED_RESYNC_MS}. */
+export function scaledResyncMs(timeScale: number): number {
+  return Math.min(30_000, Math.max(MIN_SCALED_RESYNC_MS, scaled(30_000, timeScale)));
 }
 
 type Task = { name: string; run: () => Promise<string | undefined> };
@@ -106,7 +129,7 @@ export class MachineConfigOperator {
 
   /** One pass: the tasks in order, then the ClusterOperator status. */
   async sync(): Promise<{ requeueAfterMs: number }> {
-    const resync = this.o.resyncIntervalMs ?? 30_000;
+    const resync = this.o.resyncIntervalMs ?? scaledResyncMs(this.o.timeScale ?? 1);
     const tasks: Task[] = [
       { name: 'RenderConfig', run: () => this.syncRenderConfig() },
       { name: 'MachineConfigPools', run: () => this.syncPools() },
