@@ -166,14 +166,16 @@ describe('decideUpdateVerdict', () => {
 });
 
 describe('leaderElectionIntervals', () => {
-  it('keeps Lease durations whole seconds and lease > renew > retry on any clock', () => {
+  it('keeps Lease durations whole seconds, lease > renew > retry and at least 15 s / 10 s / 2 s on any clock', () => {
     expect(leaderElectionIntervals(1)).toEqual({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 });
-    expect(leaderElectionIntervals(60)).toEqual({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 1_000 });
+    expect(leaderElectionIntervals(5)).toEqual({ leaseDurationMs: 28_000, renewDeadlineMs: 22_000, retryPeriodMs: 6_000 });
+    expect(leaderElectionIntervals(60)).toEqual({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
     for (const s of [2, 7, 33, 500, 10_000]) {
       const i = leaderElectionIntervals(s);
       expect(i.leaseDurationMs % 1000).toBe(0);
       expect(i.leaseDurationMs).toBeGreaterThan(i.renewDeadlineMs);
       expect(i.renewDeadlineMs).toBeGreaterThan(i.retryPeriodMs);
+      expect(i.renewDeadlineMs).toBeGreaterThanOrEqual(10_000);
     }
   });
 });
