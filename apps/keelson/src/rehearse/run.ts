@@ -385,7 +385,7 @@ class Session {
       this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
     }
     for (const d of opts.faults.onDiskDrift) await this.editByHand(ctx, d);
-    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t());
+    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t(), this.machines?.nodes.find((n) => n.roles[0] === 'worker')?.name);
     for (const n of opts.faults.degradedOperators) this.emit({ t: this.t(), type: 'fault', fault: `degraded-operator=${n}`, detail: `clusteroperator/${n} reports Degraded=True once the update reaches it` });
     for (const n of opts.faults.neverUpdates) this.emit({ t: this.t(), type: 'fault', fault: `operator-never-updates=${n}`, detail: `clusteroperator/${n} never reports ${b.version}` });
     await operators.stop();
@@ -435,7 +435,7 @@ class Session {
       const cv = obs.clusterVersion();
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
-      if (verdict !== undefined) return verdict;
+      if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0) } : verdict;
       const prog = [...this.events].reverse().find((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
@@ -496,11 +496,25 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   return { report, events };
 }
 
+/**
+ * A stalled update's message with what holds it (pure): pools not yet on their new config, and evictions refused by a
+ * PodDisruptionBudget (the eviction API's 429 text).
+ */
+export function explainStall(message: string, pools: readonly KubeObjectLike[], pdbRefusals: number): string {
+  const behind = pools.flatMap((p) => {
+    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; unavailableMachineCount?: number };
+    return cond(p, 'Updated')?.status === 'True' ? [] : [`machineconfigpool/${p.metadata.name ?? ''} ${st.updatedMachineCount ?? 0}/${st.machineCount ?? 0} updated, ${st.unavailableMachineCount ?? 0} unavailable`];
+  });
+  const parts = [message, ...behind];
+  if (pdbRefusals > 0) parts.push(`drain blocked: ${pdbRefusals} evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)`);
+  return parts.join('; ');
+}
+
 /** The install did not finish: reported as Stalled. */
 class InstallStalled extends Error {}
 
 /** A workload on the workers whose PodDisruptionBudget allows no eviction. */
-async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number): Promise<void> {
+async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number, worker: string | undefined): Promise<void> {
   const ns = 'rehearsal-workload';
   await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
   await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
@@ -508,11 +522,11 @@ async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: (
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'critical-app', namespace: ns },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, ...(worker !== undefined ? { nodeName: worker } : {}), containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
     },
   });
   await client.request('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
     body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'critical-app', namespace: ns }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'critical-app' } } } },
   });
-  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on workers` });
+  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on ${worker ?? 'the workers'}` });
 }
