@@ -10,6 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
+import { startCvoProcess } from './cvo-process.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
 /** What every component is given. */
@@ -51,7 +52,8 @@ export interface RunningOperators extends Running {
 
 /** Every component the rehearsal needs. */
 export interface RehearsalComponents {
-  startCvo(ctx: ComponentContext, o: { payloadDir: string; releaseImage: string; updateService: string; promql: string; progress: CvoProgress }): Promise<Running>;
+  /** `asProcess`: the `cluster-version-operator start` bin as a child process (killable; no run-level progress events). */
+  startCvo(ctx: ComponentContext, o: { payloadDir: string; releaseImage: string; updateService: string; promql: string; progress: CvoProgress; asProcess?: boolean }): Promise<Running>;
   /** The operator of release `releaseVersion` (upstream: the Deployment's RELEASE_VERSION). */
   startMachineConfigOperator(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
   startMachineConfigController(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
@@ -179,12 +181,14 @@ function need(fns: ReadonlyMap<string, Fn>, name: string): Fn {
 
 /**
  * Leader election on the compressed clock: Lease durations are whole seconds in the API, so the upstream 137 s / 107 s
- * / 26 s are scaled and rounded up, keeping lease > renew deadline > retry period.
+ * / 26 s are scaled and rounded up, keeping lease > renew deadline > retry period. The scaled values are floored at
+ * 15 s / 10 s / 2 s of wall time: API latency does not shrink with the simulated clock, and on a loaded machine a 2 s
+ * renew deadline made the in-process CVO step down mid-install (nothing restarts it, as kubelet would a pod).
  */
 export function leaderElectionIntervals(timeScale: number): { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number } {
-  const retry = Math.max(1, Math.ceil(26 / timeScale));
-  const renew = Math.max(retry + 1, Math.ceil(107 / timeScale));
-  const lease = Math.max(renew + 1, Math.ceil(137 / timeScale));
+  const retry = Math.max(2, Math.ceil(26 / timeScale));
+  const renew = Math.max(retry + 1, 10, Math.ceil(107 / timeScale));
+  const lease = Math.max(renew + 1, 15, Math.ceil(137 / timeScale));
   return { leaseDurationMs: lease * 1000, renewDeadlineMs: renew * 1000, retryPeriodMs: retry * 1000 };
 }
 
@@ -198,6 +202,21 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
   };
   return {
     async startCvo(ctx, o) {
+      if (o.asProcess === true) {
+        return startCvoProcess({
+          kubeconfig: ctx.kubeconfigPath,
+          payloadDir: o.payloadDir,
+          releaseImage: o.releaseImage,
+          payloadCache: `${ctx.workDir}/cvo-payloads`,
+          updateService: o.updateService,
+          promqlTarget: o.promql,
+          timeScale: 1 / ctx.timeScale,
+          ...leaderElectionIntervals(ctx.timeScale),
+          log: (line) => {
+            ctx.log('cluster-version-operator', line);
+          },
+        });
+      }
       const r = await need(fns, 'startClusterVersionOperator')({
         kubeconfig: ctx.kubeconfigPath,
         payloadDir: o.payloadDir,

@@ -76,6 +76,10 @@ export interface RehearsalReport {
   pools: PoolReport[];
   reboots: { node: string; count: number }[];
   conditions: { object: string; condition: ObservedCondition; firstMs: number }[];
+  /** Components killed or restarted during the update (`--kill`, a Deployment roll-out), ms after the update started. */
+  interruptions: { component: string; state: 'killed' | 'restarted'; detail: string; atMs: number }[];
+  /** Faults as injected (what was armed, where), ms after the rehearsal started. */
+  injected: { fault: string; detail: string; atMs: number }[];
   api: ApiCounts;
   faults: string[];
   missing: string[];
@@ -180,6 +184,8 @@ export function computeReport(events: readonly TimelineEvent[], ctx: ReportConte
     pools: poolReports(events, start),
     reboots: [...reboots.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node, count]) => ({ node, count })),
     conditions: [...seen.values()],
+    interruptions: events.flatMap((e) => (e.type === 'component' && (e.state === 'killed' || e.state === 'restarted') && e.t >= start ? [{ component: e.component, state: e.state, detail: e.detail ?? '', atMs: e.t - start }] : [])),
+    injected: events.flatMap((e) => (e.type === 'fault' ? [{ fault: e.fault, detail: e.detail, atMs: e.t }] : [])),
     api: ctx.api,
     faults: [...ctx.faults],
     missing: [...(ctx.missing ?? [])],
@@ -214,6 +220,8 @@ export function formatReport(r: RehearsalReport): string {
     out.push(`  Pool ${p.name}: ${p.updated}/${p.nodes} updated on ${p.config || '-'}${p.paused ? ' (paused)' : ''}; max unavailable at once ${p.maxUnavailableSeen} (limit ${p.maxUnavailable})${p.maxUnavailableSeen > p.maxUnavailable ? ' EXCEEDED' : ''}`);
     if (p.rolloutOrder.length > 0) out.push(`    rollout order: ${p.rolloutOrder.join(', ')}`);
   }
+  for (const f of r.injected) out.push(`  Fault ${f.fault} at +${secs(f.atMs)}: ${f.detail}`);
+  for (const x of r.interruptions) out.push(`  +${secs(x.atMs)} ${x.component} ${x.state}${x.detail !== '' ? ` (${x.detail})` : ''}`);
   out.push(`  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`);
   if (r.conditions.length > 0) {
     out.push('  Conditions seen:');

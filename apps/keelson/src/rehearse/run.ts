@@ -4,7 +4,7 @@
  * (through {@link loadComponents}), install A, `upgrade --to B`, and a timeline of everything the observer saw.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildReleaseImage, publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
@@ -308,13 +308,14 @@ class Session {
         this.emit({ t: this.t(), type: 'runlevel', level, state, version });
       },
     };
-    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress }));
+    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress, asProcess: opts.faults.killCvoAt !== undefined }));
     this.cvo = await startCvo();
     // machines boot while the CVO installs: they fetch their pool's config once the MCO has rendered it
     let nodesError: unknown;
     let nodes: RunningNodes | undefined;
+    this.machines = { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}) };
     const booting = c
-      .startVirtualNodes(ctx, { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}), failBoot: opts.faults.nodeFailsBoot, drift: opts.faults.onDiskDrift })
+      .startVirtualNodes(ctx, { ...this.machines, failBoot: [], drift: [] })
       .then(
         (n) => {
           nodes = this.started('virtual nodes', n);
@@ -334,6 +335,21 @@ class Session {
   }
 
   cvo: Running | undefined;
+  private machines: { nodes: { name: string; roles: string[] }[]; serverUrl?: string } | undefined;
+
+  /**
+   * `--fault node-fails-boot=NODE`: the install already reboots machines (its second rendered config), so the fault is
+   * armed after it: every machine powers off and starts again (state kept on disk), the named ones set to not come
+   * back from their next reboot, the update's.
+   */
+  async armFailBoot(nodes: RunningNodes, ctx: ComponentContext): Promise<RunningNodes> {
+    const fail = this.opts.faults.nodeFailsBoot;
+    if (fail.length === 0 || this.machines === undefined) return nodes;
+    await nodes.stop();
+    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(ctx, { ...this.machines, failBoot: fail, drift: [] }));
+    for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
+    return again;
+  }
   private mco: { version: string; operator: Running; controller: Running } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
@@ -368,13 +384,31 @@ class Session {
       await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { paused: true } }, contentType: 'application/merge-patch+json' });
       this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
     }
-    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t());
-    if (opts.faults.apiErrorRate > 0) {
-      this.proxy?.setErrorRate(opts.faults.apiErrorRate);
-      this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of API requests answered 500` });
-    }
+    for (const d of opts.faults.onDiskDrift) await this.editByHand(ctx, d);
+    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t(), this.machines?.nodes.find((n) => n.roles[0] === 'worker')?.name);
+    for (const n of opts.faults.degradedOperators) this.emit({ t: this.t(), type: 'fault', fault: `degraded-operator=${n}`, detail: `clusteroperator/${n} reports Degraded=True once the update reaches it` });
+    for (const n of opts.faults.neverUpdates) this.emit({ t: this.t(), type: 'fault', fault: `operator-never-updates=${n}`, detail: `clusteroperator/${n} never reports ${b.version}` });
     await operators.stop();
     this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+  }
+
+  /**
+   * `--fault on-disk-drift=NODE:PATH`: appends a line to the file in the node's root, as an admin editing it over ssh
+   * would, once the node runs A (edits made at provisioning are rewritten by the first boot's update). The daemon's
+   * preflight check before B finds it; a path that is not a file of the rendered config is not validated (as upstream).
+   */
+  async editByHand(ctx: ComponentContext, d: { node: string; path: string }): Promise<void> {
+    const file = join(ctx.workDir, 'nodes', d.node, d.path);
+    let detail: string;
+    try {
+      if (!(await stat(file)).isFile()) throw Object.assign(new Error(`${d.path} is not a file`), { code: 'ENOENT' });
+      await appendFile(file, '# edited by hand\n');
+      detail = `${d.path} on ${d.node} edited by hand after A was applied`;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      detail = `${d.path} does not exist on ${d.node}: nothing to edit (the daemon only validates files of the rendered MachineConfig)`;
+    }
+    this.emit({ t: this.t(), type: 'fault', fault: `on-disk-drift=${d.node}:${d.path}`, detail });
   }
 
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
@@ -382,6 +416,11 @@ class Session {
     const { opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to ${b.version} (${b.pullSpec}, offered by the local update service)` });
     await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
+    // armed once the request is in: the fault is about how the operators cope, not about `upgrade --to` itself
+    if (opts.faults.apiErrorRate > 0) {
+      this.proxy?.setErrorRate(opts.faults.apiErrorRate);
+      this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of the components' API requests answered 500 InternalError` });
+    }
     const startedAt = Date.now();
     const deadline = startedAt + opts.timeoutSeconds * 1000;
     let killedCvo = false;
@@ -396,7 +435,7 @@ class Session {
       const cv = obs.clusterVersion();
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
-      if (verdict !== undefined) return verdict;
+      if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0) } : verdict;
       const prog = [...this.events].reverse().find((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
@@ -405,6 +444,7 @@ class Session {
         await kill();
         this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
         this.cvo = await startCvo();
+        this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'restarted', detail: 'new process; waits for the dead holder\'s Lease to expire, then resumes the update' });
       }
       for (const n of opts.faults.killDaemons) {
         if (killedDaemons.has(n) || obs.nodes().find((x) => x.name === n)?.phase !== 'updating') continue;
@@ -430,7 +470,8 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx);
     const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
     await s.arm(b, direct, operators, ctx);
-    verdict = await s.update(b, obs, nodes, startCvo, ctx, installedConfigs, direct);
+    const machines = await s.armFailBoot(nodes, ctx);
+    verdict = await s.update(b, obs, machines, startCvo, ctx, installedConfigs, direct);
   } catch (e) {
     if (!(e instanceof InstallStalled)) throw e;
     verdict = { outcome: 'Stalled', message: e.message };
@@ -455,11 +496,25 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   return { report, events };
 }
 
+/**
+ * A stalled update's message with what holds it (pure): pools not yet on their new config, and evictions refused by a
+ * PodDisruptionBudget (the eviction API's 429 text).
+ */
+export function explainStall(message: string, pools: readonly KubeObjectLike[], pdbRefusals: number): string {
+  const behind = pools.flatMap((p) => {
+    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; unavailableMachineCount?: number };
+    return cond(p, 'Updated')?.status === 'True' ? [] : [`machineconfigpool/${p.metadata.name ?? ''} ${st.updatedMachineCount ?? 0}/${st.machineCount ?? 0} updated, ${st.unavailableMachineCount ?? 0} unavailable`];
+  });
+  const parts = [message, ...behind];
+  if (pdbRefusals > 0) parts.push(`drain blocked: ${pdbRefusals} evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)`);
+  return parts.join('; ');
+}
+
 /** The install did not finish: reported as Stalled. */
 class InstallStalled extends Error {}
 
 /** A workload on the workers whose PodDisruptionBudget allows no eviction. */
-async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number): Promise<void> {
+async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number, worker: string | undefined): Promise<void> {
   const ns = 'rehearsal-workload';
   await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
   await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
@@ -467,11 +522,11 @@ async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: (
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'critical-app', namespace: ns },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, ...(worker !== undefined ? { nodeName: worker } : {}), containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
     },
   });
   await client.request('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
     body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'critical-app', namespace: ns }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'critical-app' } } } },
   });
-  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on workers` });
+  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on ${worker ?? 'the workers'}` });
 }

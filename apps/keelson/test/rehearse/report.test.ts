@@ -1,11 +1,12 @@
 /** Pure pieces of the rehearsal: faults, timeline diffs, report, live view. */
 import { describe, expect, it } from 'vitest';
 import { leaderElectionIntervals } from '../../src/rehearse/components.js';
+import { cvoArgs } from '../../src/rehearse/cvo-process.js';
 import { describeFaults, FaultSpecError, parseFaults } from '../../src/rehearse/faults.js';
 import { applyEvent, initialState, plainLine, renderLive } from '../../src/rehearse/live-view.js';
 import { computeReport, EXIT_CODES, formatReport, withinMaxUnavailable } from '../../src/rehearse/report.js';
 import { clusterOperatorEvents, clusterVersionEvents, nodeView, poolOfNode, poolView } from '../../src/rehearse/timeline.js';
-import { decideUpdateVerdict, nodeInventory } from '../../src/rehearse/run.js';
+import { decideUpdateVerdict, explainStall, nodeInventory } from '../../src/rehearse/run.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
 describe('parseFaults', () => {
@@ -166,14 +167,35 @@ describe('decideUpdateVerdict', () => {
 });
 
 describe('leaderElectionIntervals', () => {
-  it('keeps Lease durations whole seconds and lease > renew > retry on any clock', () => {
+  it('keeps Lease durations whole seconds, lease > renew > retry and at least 15 s / 10 s / 2 s on any clock', () => {
     expect(leaderElectionIntervals(1)).toEqual({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 });
-    expect(leaderElectionIntervals(60)).toEqual({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 1_000 });
+    expect(leaderElectionIntervals(5)).toEqual({ leaseDurationMs: 28_000, renewDeadlineMs: 22_000, retryPeriodMs: 6_000 });
+    expect(leaderElectionIntervals(60)).toEqual({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
     for (const s of [2, 7, 33, 500, 10_000]) {
       const i = leaderElectionIntervals(s);
       expect(i.leaseDurationMs % 1000).toBe(0);
       expect(i.leaseDurationMs).toBeGreaterThan(i.renewDeadlineMs);
       expect(i.renewDeadlineMs).toBeGreaterThan(i.retryPeriodMs);
+      expect(i.renewDeadlineMs).toBeGreaterThanOrEqual(10_000);
     }
+  });
+});
+
+describe('explainStall', () => {
+  it('names the pools behind and the evictions a PodDisruptionBudget refused', () => {
+    const pools = [
+      { metadata: { name: 'master' }, status: { machineCount: 1, updatedMachineCount: 1, unavailableMachineCount: 0, conditions: [{ type: 'Updated', status: 'True' }] } },
+      { metadata: { name: 'worker' }, status: { machineCount: 2, updatedMachineCount: 1, unavailableMachineCount: 1, conditions: [{ type: 'Updated', status: 'False' }] } },
+    ];
+    expect(explainStall('did not complete', pools, 7)).toBe("did not complete; machineconfigpool/worker 1/2 updated, 1 unavailable; drain blocked: 7 evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)");
+    expect(explainStall('did not complete', pools.slice(0, 1), 0)).toBe('did not complete');
+  });
+});
+
+describe('cvoArgs', () => {
+  it('builds the `cluster-version-operator start` command line with upstream flag names', () => {
+    const args = cvoArgs({ kubeconfig: '/k', payloadDir: '/p', releaseImage: 'r@sha256:1', payloadCache: '/c', updateService: 'http://u', promqlTarget: 'http://q', timeScale: 0.01, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+    expect(args[0]).toBe('start');
+    expect(args.slice(1).join(' ')).toBe('--kubeconfig /k --payload-dir /p --release-image r@sha256:1 --payload-cache /c --listen 127.0.0.1:0 --update-service http://u --promql-target http://q --time-scale 0.01 --lease-duration 15000ms --renew-deadline 10000ms --retry-period 2000ms');
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * The CVO as a child process (`cluster-version-operator start`, the bin users run), for `--kill cvo@N%`: an in-process
+ * operator cannot be stopped abruptly, a process can (SIGKILL: no Lease release, no last status write).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Flags of one CVO process. */
+export interface CvoProcessOptions {
+  kubeconfig: string;
+  payloadDir: string;
+  releaseImage: string;
+  payloadCache: string;
+  updateService: string;
+  promqlTarget: string;
+  /** Multiplier of every upstream interval (`--time-scale`). */
+  timeScale: number;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** Receives each stdout/stderr line (JSON log lines). */
+  log: (line: string) => void;
+}
+
+/** A started CVO process. */
+export interface CvoProcess {
+  pid: number;
+  /** SIGTERM (graceful: releases the Lease), SIGKILL after 10 s. */
+  stop(): Promise<void>;
+  /** SIGKILL. */
+  kill(): Promise<void>;
+}
+
+/** The path of the `cluster-version-operator` bin of the installed package. */
+export function cvoBinPath(): string {
+  const pkg = createRequire(import.meta.url).resolve('@keelson/cluster-version-operator/package.json');
+  return join(dirname(pkg), 'dist', 'bin', 'cluster-version-operator.js');
+}
+
+/** The command line of `cluster-version-operator start` for these options (pure). */
+export function cvoArgs(o: Omit<CvoProcessOptions, 'log'>): string[] {
+  return [
+    'start',
+    '--kubeconfig', o.kubeconfig,
+    '--payload-dir', o.payloadDir,
+    '--release-image', o.releaseImage,
+    '--payload-cache', o.payloadCache,
+    '--listen', '127.0.0.1:0',
+    '--update-service', o.updateService,
+    '--promql-target', o.promqlTarget,
+    '--time-scale', String(o.timeScale),
+    '--lease-duration', `${o.leaseDurationMs}ms`,
+    '--renew-deadline', `${o.renewDeadlineMs}ms`,
+    '--retry-period', `${o.retryPeriodMs}ms`,
+  ];
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => { resolve(); }));
+}
+
+/** Starts `cluster-version-operator start` as a child of this process. */
+export function startCvoProcess(o: CvoProcessOptions): Promise<CvoProcess> {
+  const child = spawn(process.execPath, [cvoBinPath(), ...cvoArgs(o)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const s of [child.stdout, child.stderr]) createInterface({ input: s }).on('line', o.log);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('spawn', () => {
+      resolve({
+        pid: child.pid ?? -1,
+        stop: async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          child.kill('SIGTERM');
+          const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited(child);
+          clearTimeout(t);
+        },
+        kill: async () => {
+          child.kill('SIGKILL');
+          await exited(child);
+        },
+      });
+    });
+  });
+}
