@@ -24,6 +24,7 @@ export interface ApplyObserver {
   runLevelStarted?(e: { runLevel: string }): void;
   runLevelFinished?(e: { runLevel: string }): void;
   operatorWaiting?(e: { name: string; reason: string }): void;
+  /** Every failed apply attempt, retried ones included (upstream `cluster_operator_payload_errors`). */
   taskFailed?(e: { task: string; reason: string; message: string }): void;
 }
 
@@ -141,6 +142,8 @@ async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSig
         throw e;
       }
       last = e;
+      // upstream counts every failed attempt (cluster_operator_payload_errors), retried ones included
+      o.observer?.taskFailed?.({ task: taskString(t), reason: classifyApiError(e).reason, message: (e as Error).message });
       o.log.debug('task failed, retrying', { task: taskString(t), error: (e as Error).message });
       const d = delays[attempt];
       if (d === undefined || signal.aborted) break;
@@ -149,9 +152,7 @@ async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSig
     }
   }
   const { reason, cause } = classifyApiError(last);
-  const err = new UpdateError({ reason, message: `Could not update ${taskString(t)}${cause ? `: ${cause}` : ''}`, task: taskString(t), cause: last });
-  o.observer?.taskFailed?.({ task: taskString(t), reason, message: err.message });
-  throw err;
+  throw new UpdateError({ reason, message: `Could not update ${taskString(t)}${cause ? `: ${cause}` : ''}`, task: taskString(t), cause: last });
 }
 
 async function applyOne(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
