@@ -107,8 +107,9 @@ export class VirtualMachine {
     };
   }
 
-  /** Provisions (first start only) and boots. */
+  /** Provisions (first start only) and boots; after {@link stop} this powers the machine on again (a new daemon). */
   async start(): Promise<void> {
+    this.#stopped = false;
     await fs.mkdir(this.root.dir, { recursive: true });
     if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/provisioned`)))) await this.#provision();
     await this.#boot();
@@ -207,7 +208,9 @@ export class VirtualMachine {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#abort.abort();
-    await this.#daemon?.stop();
+    const daemon = this.#daemon;
+    this.#daemon = undefined;
+    await daemon?.stop();
     await this.#rebootDone;
   }
 }
