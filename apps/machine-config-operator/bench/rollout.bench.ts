@@ -4,7 +4,9 @@
  * operator, the real controller (render, node and drain controllers) and the daemon's virtual nodes. A new worker
  * MachineConfig is applied; the wall time until the pool is Updated is compared with the ideal bound
  * ceil(N / maxUnavailable) × one node's update time, where one node's update time is the mean, measured in the same
- * run, from the node's desiredConfig being set to the node being Done on that config and Ready again. Also prints
+ * run, from the node's desiredConfig being set to the node being Done on that config and Ready again (the mean over
+ * the rollout, under its concurrency), and also alone: a custom pool `solo` of one node first rolls the same kind of
+ * change by itself, and the bound with that time is printed too. Also prints
  * the maximum number of unavailable workers observed from the API and the API requests per node update, counted by
  * a small counting HTTP proxy in front of the sandbox (one for the controller + operator, one for the daemons).
  * Run: `MCO_BENCH_NODES=100 pnpm --filter @keelson/machine-config-operator exec vitest bench --run bench/rollout.bench.ts`
@@ -17,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { ConfigMaps, Informer, KubeClient, KubeConfig, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { customPool, defaultPool } from '@keelson/ignition';
 import {
   Nodes,
   NodeAnnotations,
@@ -35,6 +37,7 @@ const N = Number(process.env['MCO_BENCH_NODES'] ?? '500');
 const REBOOT_MS = Number(process.env['MCO_BENCH_REBOOT_MS'] ?? '1000');
 const MAX_UNAVAILABLE = Math.max(1, Math.floor(N / 10)); // 10 % of the pool, rounded down as upstream (at least 1)
 const NS = 'openshift-machine-config-operator';
+const SOLO = 'solo-0';
 
 /** A counting HTTP proxy in front of the sandbox: every request (watches included) is counted once. */
 interface CountingProxy {
@@ -101,7 +104,7 @@ function observe(): void {
   let unavailable = 0;
   const now = performance.now();
   for (const n of observer.store.list()) {
-    if (isNodeUnavailable(n)) unavailable++;
+    if (n.metadata.name !== SOLO && isNodeUnavailable(n)) unavailable++;
     if (target === '') continue;
     const a = n.metadata.annotations ?? {};
     const name = n.metadata.name ?? '';
@@ -111,11 +114,11 @@ function observe(): void {
   maxUnavailableSeen = Math.max(maxUnavailableSeen, unavailable);
 }
 
-async function poolUpdated(not: string | undefined, timeoutMs: number): Promise<MachineConfigPool> {
-  return waitFor('worker pool Updated', async () => {
-    const p = await client.resource(MachineConfigPools).get('worker');
+async function poolUpdated(not: string | undefined, timeoutMs: number, pool = 'worker', count = N): Promise<MachineConfigPool> {
+  return waitFor(`${pool} pool Updated`, async () => {
+    const p = await client.resource(MachineConfigPools).get(pool);
     const t = p.spec.configuration?.name ?? '';
-    const ok = t !== '' && t !== not && p.status?.machineCount === N && p.status.updatedMachineCount === N && p.status.configuration?.name === t && p.status.conditions?.some((c) => c.type === 'Updated' && c.status === 'True') === true;
+    const ok = t !== '' && t !== not && p.status?.machineCount === count && p.status.updatedMachineCount === count && p.status.configuration?.name === t && p.status.conditions?.some((c) => c.type === 'Updated' && c.status === 'True') === true;
     return ok ? p : undefined;
   }, timeoutMs);
 }
@@ -128,6 +131,8 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
     await client.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'machine-config-osimageurl', namespace: NS }, data: { baseOSContainerImage: `quay.io/test/rhcos@sha256:${'1'.repeat(64)}`, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' } });
     const w = defaultPool('worker');
     await client.resource(MachineConfigPools).create({ ...w, metadata: { ...w.metadata, labels: w.metadata.labels ?? {} }, spec: { ...w.spec, maxUnavailable: '10%' } } as never);
+    const solo = customPool('solo');
+    await client.resource(MachineConfigPools).create({ ...solo, metadata: { ...solo.metadata, labels: solo.metadata.labels ?? {} } } as never);
     ctlProxy = await countingProxy(sandbox.url);
     nodeProxy = await countingProxy(sandbox.url);
     const ctlConfig = kubeConfigFor(sandbox, ctlProxy.url);
@@ -152,9 +157,13 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       rebootDurationMs: REBOOT_MS,
       syncBackoff: { initialMs: 50, maxMs: 400 },
       concurrency: 16,
-      nodes: Array.from({ length: N }, (_, i) => ({ name: `worker-${String(i)}`, role: 'worker', zone: `z${String(i % 3)}` })),
+      nodes: [
+        ...Array.from({ length: N }, (_, i) => ({ name: `worker-${String(i)}`, role: 'worker', zone: `z${String(i % 3)}` })),
+        { name: SOLO, role: 'worker', pool: 'solo', labels: { 'node-role.kubernetes.io/solo': '' } },
+      ],
     });
     await poolUpdated(undefined, 600_000);
+    await poolUpdated(undefined, 60_000, 'solo', 1);
   }, 900_000);
 
   afterAll(async () => {
@@ -171,6 +180,27 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
   }, 120_000);
 
   test('apply a worker MachineConfig, wait for the pool to be Updated', async () => {
+    // one node alone: a MachineConfig for the one-node custom pool `solo`
+    const soloBefore = (await client.resource(MachineConfigPools).get('solo')).spec.configuration?.name;
+    const soloStart = performance.now();
+    await client.resource(MachineConfigs).create({
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name: '50-solo-bench', labels: { 'machineconfiguration.openshift.io/role': 'solo' } },
+      spec: { config: { ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/solo.conf', mode: 420, contents: { source: 'data:,solo%0A' } }] } } },
+    });
+    target = (await waitFor('new solo rendered config', async () => {
+      const t = (await client.resource(MachineConfigPools).get('solo')).spec.configuration?.name;
+      return t !== undefined && t !== soloBefore ? t : undefined;
+    }, 60_000));
+    observe();
+    await poolUpdated(soloBefore, 120_000, 'solo', 1);
+    const soloWall = performance.now() - soloStart;
+    const soloNode = (doneAt.get(SOLO) ?? 0) - (desiredAt.get(SOLO) ?? 0);
+    target = '';
+    desiredAt.clear();
+    doneAt.clear();
+
     const before = (await client.resource(MachineConfigPools).get('worker')).spec.configuration?.name;
     maxUnavailableSeen = 0;
     ctlProxy.count = 0;
@@ -190,7 +220,7 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
     observe();
     await poolUpdated(before, 1_800_000);
     const wall = performance.now() - start;
-    const perNode = [...doneAt].map(([n, t]) => t - (desiredAt.get(n) ?? t));
+    const perNode = [...doneAt].filter(([n]) => n !== SOLO).map(([n, t]) => t - (desiredAt.get(n) ?? t));
     const mean = perNode.reduce((a, b) => a + b, 0) / Math.max(1, perNode.length);
     const ideal = Math.ceil(N / MAX_UNAVAILABLE) * mean;
     const requests = ctlProxy.count + nodeProxy.count;
@@ -199,6 +229,7 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       `wall time to Updated: ${(wall / 1000).toFixed(1)} s`,
       `one node's update (desiredConfig → Done + Ready), mean ${(mean / 1000).toFixed(2)} s, min ${(Math.min(...perNode) / 1000).toFixed(2)} s, max ${(Math.max(...perNode) / 1000).toFixed(2)} s`,
       `ideal bound ceil(${String(N)}/${String(MAX_UNAVAILABLE)}) × mean = ${(ideal / 1000).toFixed(1)} s; ratio ${(wall / ideal).toFixed(2)}× (goal ≤ 1.25×)`,
+      `one node alone (pool solo): desiredConfig → Done + Ready ${(soloNode / 1000).toFixed(2)} s (MachineConfig → pool Updated ${(soloWall / 1000).toFixed(2)} s); bound ceil(N/maxUnavailable) × that = ${(Math.ceil(N / MAX_UNAVAILABLE) * soloNode / 1000).toFixed(1)} s; ratio ${(wall / (Math.ceil(N / MAX_UNAVAILABLE) * soloNode)).toFixed(2)}×`,
       `max unavailable observed: ${String(maxUnavailableSeen)} (limit ${String(MAX_UNAVAILABLE)})`,
       `API requests during the rollout: ${String(requests)} (controller+operator ${String(ctlProxy.count)}, daemons ${String(nodeProxy.count)}); per node update ${(requests / N).toFixed(1)} (daemons ${(nodeProxy.count / N).toFixed(1)})`,
     ];
