@@ -1,6 +1,8 @@
 /**
  * The real bin as a child process: SIGKILL in the middle of an update and a restart resume the same update from
  * ClusterVersion status (history[0] Partial) to completion; SIGTERM exits cleanly and releases the Lease.
+ * Then SIGKILL at 20 points of updates (the k-th write observed by the API server after desiredUpdate is set): each
+ * restarted process completes the same update, re-applies nothing already applied, and keeps run-level order.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -8,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import type { KubeClient } from '@keelson/kube';
+import type { ChangeEvent } from '@keelson/kube-sandbox';
 import { startOperatorSimulator, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
-import { Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { COMPONENTS, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
@@ -34,6 +37,8 @@ async function simulate(faults: Record<string, OperatorFault> = {}): Promise<voi
 const children: ChildProcess[] = [];
 let payloadA = '';
 let imageB = '';
+let signer: Signer;
+let verification: { publicKey: string; store: string };
 
 function startChild(): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'start', `--kubeconfig=${kubeconfig}`, `--payload-dir=${payloadA}`, `--release-image=${IMAGE_A}`, `--payload-cache=${join(dir, 'cache')}`,
@@ -49,9 +54,9 @@ const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clus
 
 beforeAll(async () => {
   ({ sandbox, client, kubeconfig, dir } = await startCluster());
-  const signer = await Signer.create();
+  signer = await Signer.create();
   const store = join(dir, 'signatures');
-  const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
+  verification = { publicKey: signer.publicKey(), store: `file://${store}` };
   payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
   await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
   const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
@@ -99,4 +104,90 @@ describe('cluster-version-operator process', () => {
     const lease = await client.request<{ spec: { holderIdentity?: string } }>('GET', '/apis/coordination.k8s.io/v1/namespaces/openshift-cluster-version/leases/version');
     expect(lease.spec.holderIdentity ?? '').toBe('');
   });
+
+  it('completes each update after SIGKILL at 20 points, re-applying nothing and keeping run-level order', async () => {
+    const KILL_POINTS = 20;
+    const levelOf = new Map(COMPONENTS.map(([level, c]) => [c, level]));
+    const store = verification.store.slice('file://'.length);
+    const images: string[] = [];
+    for (let i = 0; i < KILL_POINTS; i++) {
+      const version = `4.18.${String(i + 2)}`;
+      await writeFixturePayload(join(dir, `payload-${version}`), version, { verification });
+      const digest = await writeOciLayout(join(dir, `payload-${version}`), join(dir, `layout-${version}`));
+      await signer.sign(store, digest, `quay.io/keelson/release:${version}`);
+      images.push(`oci:${join(dir, `layout-${version}`)}@${digest}`);
+    }
+    let current = startChild();
+    await waitFor(() => Promise.resolve(current.output().includes('became leader')), 30_000, 'first instance leading');
+    for (let i = 0; i < KILL_POINTS; i++) {
+      const from = `4.18.${String(i + 1)}`;
+      const to = `4.18.${String(i + 2)}`;
+      // kill point: the killAt-th change the API server stores after desiredUpdate=to (manifest writes, operator and
+      // ClusterVersion status; 0 = at the desiredUpdate write itself). An update here makes ~18 such changes, so the
+      // 20 points cover positions 0..17 of the update (two positions are hit twice).
+      const killAt = Math.round((i * 17) / (KILL_POINTS - 1));
+      let seen = 0;
+      let armed = false;
+      let killed: { child: ChildProcess; historyTop: string } | undefined;
+      const reported = new Map<string, string>();
+      let cvHistory: { state: string; version: string }[] = [];
+      const writes = new Map<string, number>();
+      const violations: string[] = [];
+      const kill = (): void => {
+        if (killed) return;
+        current.child.kill('SIGKILL');
+        const top = cvHistory[0];
+        killed = { child: current.child, historyTop: `${top?.version ?? ''} ${top?.state ?? ''}` };
+      };
+      const stop = sandbox.cluster.onChange((e: ChangeEvent) => {
+        const o = e.object as { kind?: string; metadata: { name: string; namespace?: string; generation?: number }; spec?: { desiredUpdate?: { version?: string } }; status?: { versions?: { name: string; version: string }[]; history?: { state: string; version: string }[] } };
+        const kind = o.kind ?? '';
+        if (kind === 'ClusterVersion') cvHistory = o.status?.history ?? [];
+        if (!armed) {
+          armed = kind === 'ClusterVersion' && o.spec?.desiredUpdate?.version === to;
+          if (armed && killAt === 0) kill();
+          return;
+        }
+        if (kind === 'ClusterOperator') reported.set(o.metadata.name, o.status?.versions?.find((v) => v.name === 'operator')?.version ?? '');
+        const component = o.metadata.namespace?.replace(/^openshift-/, '') ?? (kind === 'Namespace' ? o.metadata.name.replace(/^openshift-/, '') : '');
+        const level = levelOf.get(component);
+        const prevGen = (e.previous as { metadata?: { generation?: number } } | undefined)?.metadata?.generation;
+        const contentWrite = kind === 'ConfigMap' || kind === 'Namespace' || (kind === 'Deployment' && o.metadata.generation !== prevGen);
+        if (level !== undefined && contentWrite) {
+          const key = `${kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+          writes.set(key, (writes.get(key) ?? 0) + 1);
+          // a run level starts only after every ClusterOperator of the earlier levels reported the target version
+          for (const [l, c] of COMPONENTS) if (l < level && reported.get(c) !== to) violations.push(`${key} (level ${level}) written before ${c} (level ${l}) reported ${to}`);
+        }
+        if (['ConfigMap', 'Deployment', 'ClusterOperator', 'ClusterVersion'].includes(kind) && ++seen === killAt) kill();
+      });
+      try {
+        await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: images[i], version: to } } }, contentType: 'application/merge-patch+json' });
+        await waitFor(() => Promise.resolve(killed), 20_000, `kill point ${String(killAt)} of ${from} -> ${to}`);
+        expect(killed?.historyTop, `kill point ${String(killAt)} fell inside the update`).not.toBe(`${to} Completed`);
+        expect((await current.exited).signal).toBe('SIGKILL');
+        current = startChild();
+        const cv = await waitFor(async () => {
+          const c = await getCv();
+          return c.status?.history?.[0]?.version === to && c.status.history[0].state === 'Completed' ? c : undefined;
+        }, 60_000, `${to} completed after the kill at point ${String(killAt)}`);
+        const history = cv.status?.history ?? [];
+        expect(history.slice(0, 2).map((h) => `${h.version} ${h.state}`)).toEqual([`${to} Completed`, `${from} Completed`]);
+        expect(history.filter((h) => h.version === to)).toHaveLength(1);
+        expect(history.filter((h) => h.state === 'Partial')).toEqual([]);
+      } finally {
+        stop();
+      }
+      expect(violations).toEqual([]);
+      // every manifest that changed was written exactly once (no re-apply after the restart); unchanged ones never
+      const expected = new Map<string, number>();
+      for (const [, c] of COMPONENTS) {
+        expected.set(`ConfigMap openshift-${c}/${c}-config`, 1);
+        expected.set(`Deployment openshift-${c}/${c}-operator`, 1);
+      }
+      expect(Object.fromEntries(writes)).toEqual(Object.fromEntries(expected));
+    }
+    current.child.kill('SIGTERM');
+    expect((await current.exited).code).toBe(0);
+  }, 150_000);
 });
