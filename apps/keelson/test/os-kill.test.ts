@@ -111,7 +111,7 @@ describe('kill -9 during os apply on a real ostree sysroot', () => {
     const outcomes = await lane('node', 20, 0, 20);
     expect(outcomes).toHaveLength(20);
     // the kills really interrupted applies at many points
-    expect(outcomes.filter((o) => o.includes('killed')).length).toBeGreaterThanOrEqual(10);
+    expect(outcomes.filter((o) => o.includes('killed')).length).toBeGreaterThanOrEqual(5);
     console.log(outcomes.join('\n'));
   }, 600_000);
 });
