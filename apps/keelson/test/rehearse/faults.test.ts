@@ -37,7 +37,9 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const [done, total] = [Number(m?.[1]), Number(m?.[2])];
     expect(done / total).toBeGreaterThanOrEqual(0.5);
     expect(done).toBeLessThan(total);
-    expect(report.pools.every((p) => p.updated === p.nodes)).toBe(true);
+    // Completed is decided on the pools' Updated conditions read from the API (the per-pool counts of the report come
+    // from the observer's event timeline, which can be one MachineConfigPool event behind at that instant)
+    expect(report.message).toMatch(/every pool Updated$/);
     for (const o of report.operators) expect(o.reachedMs, o.name).not.toBeNull();
   });
 
