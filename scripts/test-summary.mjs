@@ -27,7 +27,10 @@ for (const group of ['packages', 'apps', 'tooling']) {
     }
     const r = JSON.parse(readFileSync(report, 'utf8'));
     const p = r.numPassedTests ?? 0;
-    const f = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+    // a failed test counts once (not again for its file and describe blocks); a file that failed without a failed
+    // test (it did not load, a hook threw) counts as one
+    const brokenFiles = (r.testResults ?? []).filter((t) => t.status === 'failed' && !(t.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+    const f = (r.numFailedTests ?? 0) + brokenFiles;
     const s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     if (r.success === false && f === 0) {
       // the run failed without a failing test (no test files, an unhandled error, a crashed worker)

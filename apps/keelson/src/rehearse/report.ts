@@ -143,8 +143,18 @@ function poolReports(events: readonly TimelineEvent[], start: number): PoolRepor
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** Computes the report from the timeline. */
-export function computeReport(events: readonly TimelineEvent[], ctx: ReportContext): RehearsalReport {
+/**
+ * The events up to the verdict (the `finished` phase): what components do while they are stopped afterwards (nodes
+ * going away, controllers recounting) is not part of the rehearsal's outcome.
+ */
+function untilVerdict(events: readonly TimelineEvent[]): readonly TimelineEvent[] {
+  const i = events.findIndex((x) => x.type === 'phase' && x.phase === 'finished');
+  return i < 0 ? events : events.slice(0, i + 1);
+}
+
+/** Computes the report from the timeline (the events up to the verdict). */
+export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportContext): RehearsalReport {
+  const events = untilVerdict(allEvents);
   const install = phaseStart(events, 'install');
   const upgrade = phaseStart(events, 'upgrade');
   const end = phaseStart(events, 'finished') ?? events.at(-1)?.t ?? 0;

@@ -109,6 +109,16 @@ describe('computeReport', () => {
     expect(r.pools[0]?.maxUnavailableSeen).toBe(2);
     expect(withinMaxUnavailable(r)).toBe(false);
   });
+  it('ignores what happens after the verdict (components being stopped)', () => {
+    const ev = sampleTimeline();
+    const lastPool = ev.filter((e) => e.type === 'pool').at(-1);
+    if (lastPool?.type !== 'pool') throw new Error('fixture changed');
+    const end = ev.at(-1)?.t ?? 0;
+    if (!ev.some((e) => e.type === 'phase' && e.phase === 'finished')) ev.push({ t: end + 1, type: 'phase', phase: 'finished', detail: 'Completed' });
+    ev.push({ ...lastPool, t: end + 2, pool: { ...lastPool.pool, updated: 0 } });
+    const r = computeReport(ev, { from: '4.18.7', to: '4.18.8', outcome: 'Completed', message: '', timeScale: 1, api: API, runLevels: [], faults: [] });
+    expect(r.pools.find((p) => p.name === lastPool.pool.name)?.updated).toBe(lastPool.pool.updated);
+  });
   it('gives each outcome its exit code', () => {
     expect(EXIT_CODES).toEqual({ Completed: 0, NotRunnable: 3, Failed: 4, Stalled: 5, NodeRolloutFailed: 6, PoolPaused: 7, InvariantViolated: 8 });
   });
