@@ -24,3 +24,21 @@ export * from './constants/cvo.js';
 export * from './constants/mco.js';
 export { CRD_DIR, CrdError, crdFile, crdFiles, crds, loadCrd, loadCrds } from './crds.js';
 export type { CrdFile } from './crds.js';
+export {
+  LabelSelectorError,
+  MAX_LABEL_SELECTOR_LENGTH,
+  compileLabelSelector,
+  isEmptyLabelSelector,
+  labelRequirementsString,
+  labelSelectorMatches,
+  labelSelectorRequirements,
+  matchLabelRequirements,
+  parseLabelSelectorString,
+} from './labels/selector.js';
+export type {
+  CompiledLabelSelector,
+  LabelRequirement,
+  LabelRequirementOperator,
+  LabelSelectorErrorCode,
+  LabelSelectorInput,
+} from './labels/selector.js';

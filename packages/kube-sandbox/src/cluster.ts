@@ -4,9 +4,10 @@
  * subresource, finalizers, optimistic concurrency, namespaces, garbage collection hooks).
  */
 import { randomUUID } from 'node:crypto';
+import { matchLabelRequirements, type LabelRequirement } from '@keelson/api';
 import { builtinTypes } from './builtins.js';
 import { alreadyExists, ApiError, badRequest, conflict, expired, forbidden, invalid, notFound, type FieldError } from './errors.js';
-import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
+import { matchFields, type FieldRequirement } from './selectors.js';
 import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceType } from './types.js';
 import { clone, sortedClone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
 import { validateMeta } from './validation.js';
@@ -248,7 +249,7 @@ export class Cluster {
       const o = s.objects.get(k);
       if (!o) continue;
       if (t.namespaced && ns !== undefined && o.metadata?.namespace !== ns) continue;
-      if (opts.labels && opts.labels.length && !matchLabels(opts.labels, o.metadata?.labels)) continue;
+      if (opts.labels && opts.labels.length && !matchLabelRequirements(opts.labels, o.metadata?.labels)) continue;
       if (opts.fields && opts.fields.length && !matchFields(opts.fields, o)) continue;
       if (opts.limit && items.length >= opts.limit) {
         remaining++;
@@ -302,7 +303,7 @@ export class Cluster {
 
   private matches(w: Watcher, o: KubeObject): boolean {
     if (w.namespace !== undefined && o.metadata?.namespace !== w.namespace) return false;
-    if (w.labels.length && !matchLabels(w.labels, o.metadata?.labels)) return false;
+    if (w.labels.length && !matchLabelRequirements(w.labels, o.metadata?.labels)) return false;
     if (w.fields.length && !matchFields(w.fields, o)) return false;
     return true;
   }

@@ -6,9 +6,11 @@
 import { createHash } from 'node:crypto';
 import type { ChangeEvent, Cluster } from './cluster.js';
 import { ApiError } from './errors.js';
-import { matchLabels, requirementsFromSelector } from './selectors.js';
+import { matchLabelRequirements } from '@keelson/api';
+import { decidePodPlacement, type SchedulableNode } from './scheduler.js';
+import { requirementsFromSelector } from './selectors.js';
 import type { JsonObject, KubeObject, OwnerReference, ResourceType } from './types.js';
-import { clone, deepEqual, deleteKey, isObject, must, nowTime, text } from './util.js';
+import { clone, deepEqual, deleteKey, isObject, nowTime, text } from './util.js';
 
 const WORKLOAD_GRS = new Set(['apps/deployments', 'apps/replicasets', 'apps/daemonsets', '/pods', '/nodes']);
 
@@ -212,11 +214,6 @@ export class Controllers {
     }
   }
 
-  private readyNodes(): KubeObject[] {
-    const nodeType = typeOf(this.c, '', 'nodes');
-    return this.c.peekAll(nodeType).filter((n) => nodeReady(n) && !n.metadata?.deletionTimestamp);
-  }
-
   private deployments(): void {
     const c = this.c;
     const dType = typeOf(c, 'apps', 'deployments');
@@ -337,23 +334,22 @@ export class Controllers {
     }
   }
 
-  /** Schedules pending pods on ready nodes and marks them Running/Ready (a tiny kubelet + scheduler). */
+  /** Round-robin position of the scheduler among feasible nodes. */
+  private nextNode = 0;
+
+  /**
+   * Schedules pending pods (see scheduler.ts: nodeSelector, node affinity, cordoned nodes, taints and tolerations;
+   * unschedulable pods get `PodScheduled=False Unschedulable`) and marks bound pods Running/Ready (a tiny kubelet).
+   */
   private pods(): void {
     const c = this.c;
     const podType = typeOf(c, '', 'pods');
-    const nodes = this.readyNodes().filter((n) => getSpec(n)['unschedulable'] !== true);
-    let rr = 0;
+    const nodes = c.peekAll(typeOf(c, '', 'nodes')) as SchedulableNode[];
     for (const p of c.peekAll(podType)) {
       if (p.metadata?.deletionTimestamp) continue;
       const spec = getSpec(p);
       if (!spec['nodeName']) {
-        if (nodes.length === 0) continue;
-        const node = must(nodes[rr++ % nodes.length], 'ready node');
-        tolerate(() => {
-          const next = clone(p);
-          (next['spec'] as JsonObject)['nodeName'] = node.metadata?.name ?? '';
-          c.applyUpdate(podType, p, next, { fieldManager: 'default-scheduler' });
-        });
+        this.schedulePod(podType, p, nodes);
         continue;
       }
       const phase = (p['status'] as JsonObject | undefined)?.['phase'];
@@ -373,6 +369,28 @@ export class Controllers {
       };
       setStatus(c, podType, p, status);
     }
+  }
+
+  /** One scheduling attempt: bind the pod (as the scheduler's binding does) or record why it cannot be placed. */
+  private schedulePod(podType: ResourceType, p: KubeObject, nodes: readonly SchedulableNode[]): void {
+    const c = this.c;
+    const placement = decidePodPlacement(p, nodes, this.nextNode);
+    if (placement.kind === 'skip') return;
+    if (placement.kind === 'bind') {
+      this.nextNode = placement.next;
+      tolerate(() => {
+        const next = clone(p);
+        (next['spec'] as JsonObject)['nodeName'] = placement.node;
+        c.applyUpdate(podType, p, next, { fieldManager: 'default-scheduler' });
+      });
+      return;
+    }
+    const status = isObject(p['status']) ? p['status'] : {};
+    const others = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).filter((x) => x['type'] !== 'PodScheduled');
+    const prev = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).find((x) => x['type'] === 'PodScheduled');
+    const since = prev?.['status'] === 'False' && typeof prev['lastTransitionTime'] === 'string' ? prev['lastTransitionTime'] : nowTime();
+    const cond: JsonObject = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: since, reason: 'Unschedulable', message: placement.message };
+    setStatus(c, podType, p, { phase: 'Pending', conditions: [...others, cond] });
   }
 
   private disruptionBudgets(): void {
@@ -402,7 +420,7 @@ export function computePdb(c: Cluster, pdb: KubeObject): { expected: number; cur
   const podType = typeOf(c, '', 'pods');
   const spec = getSpec(pdb);
   const reqs = requirementsFromSelector(spec['selector']) ?? [];
-  const pods = c.peekAll(podType, pdb.metadata?.namespace).filter((p) => reqs.length > 0 && matchLabels(reqs, p.metadata?.labels) && !p.metadata?.deletionTimestamp);
+  const pods = c.peekAll(podType, pdb.metadata?.namespace).filter((p) => reqs.length > 0 && matchLabelRequirements(reqs, p.metadata?.labels) && !p.metadata?.deletionTimestamp);
   const expected = pods.length;
   const current = pods.filter(podReady).length;
   let desired: number;

@@ -9,7 +9,9 @@ export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusD
 export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 export { generateTls, type TlsMaterial } from './tls.js';
 export { mergePatch, jsonPatch, strategicMergePatch, JsonPatchError } from './patch.js';
-export { parseLabelSelector, matchLabels, type LabelRequirement } from './selectors.js';
+export { parseLabelSelector } from './selectors.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for existing importers; the implementation lives in @keelson/api
+export { matchLabels, type LabelRequirement } from './selectors.js';
 export { SERVER_VERSION } from './http.js';
 /**
  * Builds a served resource type from a short definition (group, version, plural, kind, namespaced, shortNames,
@@ -25,3 +27,23 @@ export type { KubeObject, ObjectMeta, OwnerReference, ManagedFieldsEntry, Resour
 export { startOperatorSimulator, expectedVersionsFromManifests, type OperatorSimulator, type OperatorSimulatorOptions, type OperatorReport, type SimulatorLogger } from './simulators/operator-simulator.js';
 export { decideOperatorReport, resolveExpectedVersions, unavailableDeployments, relatedNamespaces, buildOperatorStatus, RELEASE_VERSION_ENV, type OperatorReportDecision, type OperatorReportInput } from './simulators/decide-operator.js';
 export { OPERATOR_FAULT_KINDS, type OperatorFault, type OperandVersion, type OperatorCondition } from './simulators/operator-types.js';
+/**
+ * The pod simulator's scheduler as pure functions (kube-scheduler filters NodeUnschedulable, TaintToleration and
+ * NodeAffinity; the FitError message of a pod that fits nowhere).
+ */
+export {
+  decidePodPlacement,
+  nodeRejection,
+  toleratesTaint,
+  unschedulableMessage,
+  DEFAULT_SCHEDULER_NAME,
+  SCHEDULER_REASONS,
+  TAINT_NODE_NOT_READY,
+  TAINT_NODE_UNSCHEDULABLE,
+  type NodeSelectorTerm,
+  type PodPlacement,
+  type SchedulableNode,
+  type SchedulablePod,
+  type Taint,
+  type Toleration,
+} from './scheduler.js';

@@ -1,5 +1,5 @@
 /** `startSandbox`: wires the cluster, strategies, controllers and HTTP(S) server together. */
-import type { OpenShiftKind } from '@keelson/api';
+import { matchLabelRequirements, type OpenShiftKind } from '@keelson/api';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -15,7 +15,7 @@ import { ApiHttp, type Handlers } from './http.js';
 import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
-import { matchLabels, requirementsFromSelector, selectorString } from './selectors.js';
+import { requirementsFromSelector, selectorString } from './selectors.js';
 import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
 import { readPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
@@ -410,7 +410,7 @@ function installStrategies(cluster: Cluster): void {
         const reqs = requirementsFromSelector(spec['selector']);
         if (!reqs || reqs.length === 0) errs.push({ field: 'spec.selector', type: 'FieldValueRequired', detail: '' });
         const tmplLabels = (((spec['template'] as JsonObject | undefined)?.['metadata'] as JsonObject | undefined)?.['labels'] ?? {}) as Record<string, string>;
-        if (reqs && reqs.length && !matchLabels(reqs, tmplLabels))
+        if (reqs && reqs.length && !matchLabelRequirements(reqs, tmplLabels))
           errs.push({ field: 'spec.template.metadata.labels', type: 'FieldValueInvalid', value: tmplLabels, detail: '`selector` does not match template `labels`' });
         return errs;
       },
@@ -588,7 +588,7 @@ function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, 
   if (!pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
     const pdbs = cluster.peekAll(pdbType, ns).filter((pdb) => {
       const reqs = requirementsFromSelector((pdb['spec'] as JsonObject | undefined)?.['selector']);
-      return reqs && reqs.length > 0 && matchLabels(reqs, pod.metadata?.labels);
+      return reqs && reqs.length > 0 && matchLabelRequirements(reqs, pod.metadata?.labels);
     });
     if (pdbs.length > 1) throw new ApiError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     const pdb = pdbs[0];

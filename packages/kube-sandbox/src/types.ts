@@ -1,4 +1,5 @@
 /** Shapes shared by the sandbox modules. */
+import type { ObjectMeta as ApiObjectMeta, OwnerReference as ApiOwnerReference } from '@keelson/api';
 
 /** A JSON object as stored and served. */
 export type JsonObject = { [k: string]: unknown };
@@ -10,33 +11,14 @@ export interface KubeObject extends JsonObject {
   metadata?: ObjectMeta;
 }
 
-/** The part of `metav1.ObjectMeta` the sandbox reads and writes. */
-export interface ObjectMeta extends JsonObject {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
+/** `metav1.ObjectMeta` (from `@keelson/api`) as stored: open to fields the sandbox does not know. */
+export interface ObjectMeta extends JsonObject, Omit<ApiObjectMeta, 'ownerReferences' | 'managedFields'> {
   ownerReferences?: OwnerReference[];
   managedFields?: ManagedFieldsEntry[];
 }
 
-/** `metav1.OwnerReference`. */
-export interface OwnerReference extends JsonObject {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+/** `metav1.OwnerReference` (from `@keelson/api`) as stored. */
+export interface OwnerReference extends JsonObject, ApiOwnerReference {}
 
 /** `metav1.ManagedFieldsEntry`. */
 export interface ManagedFieldsEntry extends JsonObject {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+import { matchLabelRequirements } from '@keelson/api';
 import { JsonPatchError, jsonPatch, mergePatch, strategicMergePatch, parseLabelSelector, matchLabels, ApiError } from '../src/index.js';
 
 const lists = (p: string): { mergeKey?: string; set?: boolean } | undefined =>
@@ -42,10 +43,16 @@ describe('patch formats', () => {
 describe('label selectors', () => {
   it('parses equality, set and existence requirements', () => {
     const r = parseLabelSelector('a=1,b!=2,c in (x, y),d notin (z),e,!f');
-    expect(matchLabels(r, { a: '1', b: '3', c: 'y', d: 'w', e: '' })).toBe(true);
-    expect(matchLabels(r, { a: '1', b: '3', c: 'y', d: 'w', e: '', f: 'no' })).toBe(false);
-    expect(matchLabels(r, { a: '1', b: '2', c: 'y', e: '' })).toBe(false);
+    expect(matchLabelRequirements(r, { a: '1', b: '3', c: 'y', d: 'w', e: '' })).toBe(true);
+    expect(matchLabelRequirements(r, { a: '1', b: '3', c: 'y', d: 'w', e: '', f: 'no' })).toBe(false);
+    expect(matchLabelRequirements(r, { a: '1', b: '2', c: 'y', e: '' })).toBe(false);
     expect(() => parseLabelSelector('a==,=b')).toThrow(ApiError);
+    expect(() => parseLabelSelector('a>x')).toThrow(/must be an integer/);
+  });
+  it('keeps the deprecated matchLabels export working (same implementation as @keelson/api)', () => {
+    const r = parseLabelSelector('a in (1,2),!b');
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the compatibility export is what this test checks
+    expect([matchLabels(r, { a: '2' }), matchLabels(r, { a: '2', b: '' }), matchLabels(r, undefined)]).toEqual([true, false, false]);
   });
 });
 

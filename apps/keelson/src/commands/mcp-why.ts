@@ -2,7 +2,7 @@
  * `keelson mcp why`: what a MachineConfigPool or a node waits on, in plain words, from a snapshot of the cluster
  * (pure: the command gathers the snapshot, these functions explain it).
  */
-import { compileLabelSelector } from '@keelson/ignition';
+import { compileLabelSelector } from '@keelson/api';
 import {
   NodeAnnotations,
   NodePoolAssignmentError,

@@ -4,13 +4,11 @@
  * node with the daemon's post-config action logic (`diffMachineConfigs`: node disruption actions, drain required), and
  * estimate the rollout from the pool size, maxUnavailable and a per-node time.
  */
+import { MCO_LABELS, compileLabelSelector, type LabelSelector } from '@keelson/api';
 import { diffMachineConfigs, MachineConfigReconcileError, MachineConfigRenderError, renderMachineConfigs, type ControllerConfigInput, type MachineConfig } from '@keelson/ignition';
 
 /** A label selector (matchLabels and the `In` / `NotIn` / `Exists` / `DoesNotExist` expressions). */
-export interface Selector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
-}
+export type Selector = LabelSelector;
 
 /** A pool as the plan sees it. */
 export interface PoolInput {
@@ -61,23 +59,13 @@ export interface PoolPlan {
   error?: string;
 }
 
-function matches(sel: Selector, labels: Readonly<Record<string, string>>): boolean {
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of sel.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const v = labels[e.key];
-    if (e.operator === 'In' && !(has && v !== undefined && (e.values ?? []).includes(v))) return false;
-    if (e.operator === 'NotIn' && has && v !== undefined && (e.values ?? []).includes(v)) return false;
-    if (e.operator === 'Exists' && !has) return false;
-    if (e.operator === 'DoesNotExist' && has) return false;
-  }
-  return true;
-}
-
-/** The MachineConfigs a pool selects. */
+/**
+ * The MachineConfigs a pool selects.
+ * @throws LabelSelectorError (from `@keelson/api`) for an invalid machineConfigSelector.
+ */
 export function selectMachineConfigs(pool: PoolInput, configs: readonly MachineConfig[]): MachineConfig[] {
-  const sel = pool.machineConfigSelector ?? { matchLabels: { 'machineconfiguration.openshift.io/role': pool.name } };
-  return configs.filter((mc) => matches(sel, mc.metadata.labels ?? {}));
+  const sel = compileLabelSelector(pool.machineConfigSelector ?? { matchLabels: { [MCO_LABELS.role]: pool.name } });
+  return configs.filter((mc) => sel.matches(mc.metadata.labels));
 }
 
 /** maxUnavailable scaled as the MCO does (percentages round down; 0 becomes 1). */

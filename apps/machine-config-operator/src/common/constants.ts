@@ -1,5 +1,5 @@
 /** Annotation keys, labels and names of the Machine Config Operator, spelled exactly as upstream (mostly from `@keelson/api`). */
-import { MACHINE_CONFIG_ANNOTATIONS, MACHINE_CONFIG_DAEMON_STATES, MCO_LABELS, NODE_ANNOTATIONS, NODE_LABELS, UPDATE_IN_PROGRESS_TAINT as API_TAINT } from '@keelson/api';
+import { MACHINE_CONFIG_ANNOTATIONS, MACHINE_CONFIG_DAEMON_STATES, MCO_LABELS, MCO_NAMES, NODE_ANNOTATIONS, NODE_LABELS, UPDATE_IN_PROGRESS_TAINT as API_TAINT, nodeRoleLabel } from '@keelson/api';
 
 /** Node annotations (mco.md 1.6), from `@keelson/api`. */
 export const NodeAnnotations = NODE_ANNOTATIONS;
@@ -18,11 +18,11 @@ export const Labels = {
   poolPrefix: MCO_LABELS.poolPrefix,
   zone: NODE_LABELS.zone,
   os: NODE_LABELS.os,
-  nodeRolePrefix: 'node-role.kubernetes.io/',
+  nodeRolePrefix: nodeRoleLabel(''),
 } as const;
 
 /** Namespace of the MCO's components. */
-export const MCO_NAMESPACE = 'openshift-machine-config-operator';
+export const MCO_NAMESPACE = MCO_NAMES.namespace;
 /** Name of the ControllerConfig singleton. */
 export const CONTROLLER_CONFIG_NAME = 'machine-config-controller';
 /** ConfigMap the release carries with the OS image references. */
@@ -33,15 +33,6 @@ export const CLUSTER_OPERATOR_NAME = 'machine-config';
 export const UPDATE_IN_PROGRESS_TAINT = API_TAINT;
 /** Label of the machine-config-operator pod (its node is updated last in the master pool). */
 export const OPERATOR_POD_LABEL = { key: 'k8s-app', value: 'machine-config-operator' } as const;
-
-/** Pool condition types (MachineConfigPoolConditionType). */
-export const PoolConditions = {
-  updated: 'Updated',
-  updating: 'Updating',
-  nodeDegraded: 'NodeDegraded',
-  renderDegraded: 'RenderDegraded',
-  degraded: 'Degraded',
-} as const;
 
 /**
  * Version hash the controller stamps on MCs it generates (`generated-by-controller-version`). Upstream uses the

@@ -35,6 +35,26 @@ export function parseOSImageURLConfigMap(cm: ConfigMap | undefined, operatorRele
   return { baseOSContainerImage: base, baseOSExtensionsContainerImage: d['baseOSExtensionsContainerImage'] ?? '', releaseVersion: rel };
 }
 
+/**
+ * Whether RenderConfig should wait for the osimageurl ConfigMap instead of failing: while this operator's version is
+ * not reported yet (an install, or an upgrade to this release) the CVO applies the operator's Deployment
+ * (`0000_80_machine-config_04_deployment.yaml`) before the ConfigMap (`…_05_osimageurl.yaml`), so an absent ConfigMap,
+ * or one still carrying the previous release, is the expected ordering, not a fault. Returns the wait text, or
+ * undefined when the ConfigMap must be read now (its errors are then real: Degraded `RenderConfigFailed`).
+ */
+export function decideOSImageURLWait(cm: ConfigMap | undefined, operatorReleaseVersion: string, reportedOperatorVersion: string | undefined): string | undefined {
+  if (reportedOperatorVersion === operatorReleaseVersion) return undefined;
+  if (cm === undefined) return `waiting for configmap "${OSIMAGEURL_CONFIGMAP}" of release ${operatorReleaseVersion}`;
+  const rel = cm.data?.['releaseVersion'] ?? '';
+  if (rel !== operatorReleaseVersion) return `waiting for configmap "${OSIMAGEURL_CONFIGMAP}" of release ${operatorReleaseVersion} (it has release "${rel}")`;
+  return undefined;
+}
+
+/** Upstream's wrapping of an osimageurl ConfigMap error in the RenderConfig task. */
+export function osImagesError(err: unknown): OperatorSyncError {
+  return new OperatorSyncError('RenderConfig', `could not get OS images: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 /** Cluster inputs of the ControllerConfig beyond the OS images. */
 export interface ClusterInputs {
   /** Infrastructure `cluster` (default: platform None, HighlyAvailable). */

@@ -29,7 +29,7 @@ import { CLUSTER_OPERATOR_NAME, CONTROLLER_CONFIG_NAME, CONTROLLER_VERSION, MCO_
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
-import { buildControllerConfig, controllerConfigNeedsUpdate, OperatorSyncError, parseOSImageURLConfigMap, type ClusterInputs } from './controller-config.js';
+import { buildControllerConfig, controllerConfigNeedsUpdate, decideOSImageURLWait, OperatorSyncError, osImagesError, parseOSImageURLConfigMap, type ClusterInputs, type OSImageURLConfig } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 
 const Pools = MachineConfigPools;
@@ -57,6 +57,11 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   timeScale?: number;
   /** How long the ControllerConfig may stay incomplete before Degraded (upstream 5 min). */
   controllerConfigTimeoutMs?: number;
+  /**
+   * How long RenderConfig waits, during an install or an upgrade to this release, for the osimageurl ConfigMap the
+   * CVO applies after the operator's Deployment before reporting Degraded `RenderConfigFailed` (default 5 min).
+   */
+  osImageURLTimeoutMs?: number;
   /** How long the required pools may be not ready before Degraded (upstream 10 min). */
   requiredPoolsTimeoutMs?: number;
   /** generated-by-controller-version the required pools' rendered config must carry (default: this build's). */
@@ -174,8 +179,31 @@ export class MachineConfigOperator {
     };
   }
 
-  private async syncRenderConfig(): Promise<undefined> {
-    const os = parseOSImageURLConfigMap(this.informers.cm.store.get(OSIMAGEURL_CONFIGMAP, MCO_NAMESPACE), this.o.releaseVersion);
+  /** The OS images of this release, or the wait text while the CVO has not applied them yet. */
+  private osImages(): OSImageURLConfig | string {
+    const cm = this.informers.cm.store.get(OSIMAGEURL_CONFIGMAP, MCO_NAMESPACE);
+    const read = (): OSImageURLConfig => {
+      try {
+        return parseOSImageURLConfigMap(cm, this.o.releaseVersion);
+      } catch (e) {
+        throw osImagesError(e);
+      }
+    };
+    const reported = this.informers.co.store.get(CLUSTER_OPERATOR_NAME)?.status?.versions?.find((v) => v.name === 'operator')?.version;
+    const wait = this.waitFor('RenderConfig', decideOSImageURLWait(cm, this.o.releaseVersion, reported), this.o.osImageURLTimeoutMs ?? 5 * 60_000, (p) => {
+      try {
+        read();
+        return p;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    return wait ?? read();
+  }
+
+  private async syncRenderConfig(): Promise<string | undefined> {
+    const os = this.osImages();
+    if (typeof os === 'string') return os;
     const want = buildControllerConfig(os, await this.cluster(), this.o.mcoVersion ?? MCO_VERSION);
     const existing = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME);
     const ccs = this.client.resource(ControllerConfigs);

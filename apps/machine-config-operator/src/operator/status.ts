@@ -2,8 +2,9 @@
  * The `machine-config` ClusterOperator status as the MCO operator reports it (pkg/operator/status.go), pure:
  * Available, Progressing, Degraded, Upgradeable, versions, extension.
  */
+import { MACHINE_CONFIG_POOL_CONDITIONS } from '@keelson/api';
 import type { ClusterOperator, ClusterOperatorStatusCondition, Condition, MachineConfig, MachineConfigPool } from '../common/api-types.js';
-import { Labels, McAnnotations, PoolConditions } from '../common/constants.js';
+import { Labels, McAnnotations } from '../common/constants.js';
 
 /** One entry of ClusterOperator status.versions. */
 export interface OperandVersion {
@@ -43,8 +44,8 @@ function setCO(conds: ClusterOperatorStatusCondition[], next: Condition, now: st
 export function upgradeableCondition(pools: readonly MachineConfigPool[]): Condition {
   let updating = false;
   for (const p of pools) {
-    if (condTrue(p.status?.conditions, PoolConditions.updating)) updating = true;
-    if (condTrue(p.status?.conditions, PoolConditions.degraded)) {
+    if (condTrue(p.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updating)) updating = true;
+    if (condTrue(p.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Degraded)) {
       return { type: 'Upgradeable', status: 'False', reason: 'DegradedPool', message: 'One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading' };
     }
   }
@@ -59,8 +60,8 @@ export function statusExtension(pools: readonly MachineConfigPool[], err: SyncEr
     const s = p.status ?? {};
     const target = p.spec.configuration?.name ?? '';
     const name = p.metadata.name ?? '';
-    if (condTrue(s.conditions, PoolConditions.degraded)) ext[name] = `pool is degraded because nodes fail with "${String(s.degradedMachineCount ?? 0)}" nodes are reporting degraded status on sync`;
-    else if (condTrue(s.conditions, PoolConditions.updated)) ext[name] = `all ${String(s.machineCount ?? 0)} nodes are at latest configuration ${target}`;
+    if (condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Degraded)) ext[name] = `pool is degraded because nodes fail with "${String(s.degradedMachineCount ?? 0)}" nodes are reporting degraded status on sync`;
+    else if (condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updated)) ext[name] = `all ${String(s.machineCount ?? 0)} nodes are at latest configuration ${target}`;
     else ext[name] = `${String(s.updatedMachineCount ?? 0)} (ready ${String(s.readyMachineCount ?? 0)}) out of ${String(s.machineCount ?? 0)} nodes are updating to latest configuration ${target}`;
   }
   if (err) ext['lastSyncError'] = err.message;
@@ -148,18 +149,18 @@ export function checkRequiredPools(
   for (const p of pools) {
     const s = p.status ?? {};
     const name = p.metadata.name ?? '';
-    const degraded = condTrue(s.conditions, PoolConditions.degraded);
+    const degraded = condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Degraded);
     if (degraded) {
       return { hard: false, message: `error MachineConfigPool ${name} is not ready, retrying. Status: (pool degraded: true total: ${String(s.machineCount ?? 0)}, ready ${String(s.readyMachineCount ?? 0)}, updated: ${String(s.updatedMachineCount ?? 0)}, unavailable: ${String(s.unavailableMachineCount ?? 0)})` };
     }
     if (!Object.hasOwn(p.metadata.labels ?? {}, Labels.requiredForUpgrade)) continue;
     const invalid = poolConfigurationInvalid(p, mcs, releaseVersion, controllerVersion);
     if (invalid !== undefined) return { hard: false, message: `MachineConfigPool ${name} has not progressed to latest configuration: ${invalid}, retrying` };
-    if ((p.metadata.generation ?? 0) <= (s.observedGeneration ?? 0) && condTrue(s.conditions, PoolConditions.updated)) continue;
+    if ((p.metadata.generation ?? 0) <= (s.observedGeneration ?? 0) && condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updated)) continue;
     if (p.spec.paused === true) {
       return {
         hard: true,
-        message: condTrue(s.conditions, PoolConditions.updated)
+        message: condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updated)
           ? `the required MachineConfigPool ${name} was paused with no pending updates; no further syncing will occur until it is unpaused`
           : `error required MachineConfigPool ${name} is paused and cannot sync until it is unpaused`,
       };

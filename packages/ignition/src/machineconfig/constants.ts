@@ -1,11 +1,7 @@
-/** Extension allow-list (extension → packages), as in the MCO daemon. */
-export const SUPPORTED_EXTENSIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  'two-node-ha': ['pacemaker', 'pcs', 'fence-agents-all'],
-  ipsec: ['NetworkManager-libreswan', 'libreswan', 'openvswitch3.5-ipsec'],
-  usbguard: ['usbguard'],
-  kerberos: ['krb5-workstation', 'libkadm5'],
-  'kernel-devel': ['kernel-devel', 'kernel-headers'],
-  'sandboxed-containers': ['kata-containers'],
-  sysstat: ['sysstat'],
-});
+import { MACHINE_CONFIG_EXTENSIONS } from '@keelson/api';
 
+/**
+ * Extension allow-list (extension → packages), as in the MCO daemon.
+ * @deprecated Use `MACHINE_CONFIG_EXTENSIONS` from `@keelson/api` (the same object).
+ */
+export const SUPPORTED_EXTENSIONS: Readonly<Record<string, readonly string[]>> = MACHINE_CONFIG_EXTENSIONS;

@@ -6,7 +6,7 @@
 import { assertMachineConfigTypes } from './check.js';
 import { goDeepEqual } from './gojson.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
-import { SUPPORTED_EXTENSIONS } from './constants.js';
+import { MACHINE_CONFIG_EXTENSIONS } from '@keelson/api';
 import type { JsonObject, MachineConfig } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -174,9 +174,9 @@ const byteSort = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function extensionsArgs(installedRequestedPackages: readonly string[], extensions: readonly string[] | null | undefined): string[] {
   const required = new Set<string>();
-  for (const e of extensions ?? []) for (const p of SUPPORTED_EXTENSIONS[e] ?? []) required.add(p);
+  for (const e of extensions ?? []) for (const p of MACHINE_CONFIG_EXTENSIONS[e] ?? []) required.add(p);
   const installed = new Set(installedRequestedPackages);
-  const allExt = new Set(Object.values(SUPPORTED_EXTENSIONS).flat());
+  const allExt = new Set(Object.values(MACHINE_CONFIG_EXTENSIONS).flat());
   const install = [...required].filter((p) => !installed.has(p)).sort(byteSort);
   const uninstall = [...installed].filter((p) => allExt.has(p) && !required.has(p)).sort(byteSort);
   return [...install.flatMap((p) => ['--install', p]), ...uninstall.flatMap((p) => ['--uninstall', p])];

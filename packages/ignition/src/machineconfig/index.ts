@@ -31,7 +31,6 @@ export { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName, ren
 export {
   KERNEL_TYPES,
   MAX_RENDERED_MC_BYTES,
-  SUPPORTED_EXTENSIONS,
   MachineConfigRenderError,
   type RenderErrorCode,
   type PoolRef,
@@ -39,6 +38,8 @@ export {
   type RenderResult,
   renderMachineConfigs,
 } from './render.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for existing importers; the list lives in @keelson/api
+export { SUPPORTED_EXTENSIONS } from './constants.js';
 export { serializeIgnitionV35, normalizeIgnitionV35, goJsonString } from './gojson.js';
 export { MachineConfigIgnitionError, parseMachineConfigIgnition, MCO_SUPPORTED_SPECS } from './ignition-adapter.js';
 export {
@@ -80,12 +81,7 @@ export {
   type PoolSelectionErrorCode,
   type RenderPoolOptions,
   PoolSelectionError,
-  REQUIRED_FOR_UPGRADE_LABEL,
-  MCO_BUILT_IN_LABEL,
-  POOL_LABEL_PREFIX,
-  isEmptySelector,
   compileLabelSelector,
-  labelSelectorMatches,
   labelSelectorString,
   defaultPool,
   customPool,
@@ -93,3 +89,6 @@ export {
   controllerConfigInput,
   renderPool,
 } from './pool.js';
+/* eslint-disable @typescript-eslint/no-deprecated -- kept for existing importers; the constants and the selector live in @keelson/api */
+export { REQUIRED_FOR_UPGRADE_LABEL, MCO_BUILT_IN_LABEL, POOL_LABEL_PREFIX, isEmptySelector, labelSelectorMatches } from './pool.js';
+/* eslint-enable @typescript-eslint/no-deprecated */

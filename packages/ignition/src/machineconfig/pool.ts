@@ -4,7 +4,16 @@
  */
 import { MachineConfigRenderError, renderMachineConfigs, type RenderResult } from './render.js';
 import type { StorageOverride } from './daemon.js';
-import { MCO_ANNOTATIONS, MCO_ROLE_LABEL, type ControllerConfigInput, type MachineConfig } from './types.js';
+import {
+  LabelSelectorError,
+  MACHINE_CONFIG_ANNOTATIONS,
+  MCO_LABELS,
+  compileLabelSelector as compileApiLabelSelector,
+  isEmptyLabelSelector,
+  nodeRoleLabel,
+  poolLabel,
+} from '@keelson/api';
+import type { ControllerConfigInput, MachineConfig } from './types.js';
 
 /** One requirement of a label selector (`metav1.LabelSelectorRequirement`). */
 export interface LabelSelectorRequirement {
@@ -55,96 +64,52 @@ export class PoolSelectionError extends Error {
   }
 }
 
-/** Label on pools the operator waits for before reporting a new version. */
-export const REQUIRED_FOR_UPGRADE_LABEL = 'operator.machineconfiguration.openshift.io/required-for-upgrade';
-/** Label on the pools the MCO ships. */
-export const MCO_BUILT_IN_LABEL = 'machineconfiguration.openshift.io/mco-built-in';
-/** Prefix of the per-pool label that KubeletConfig/ContainerRuntimeConfig selectors match (`…/<pool>: ""`). */
-export const POOL_LABEL_PREFIX = 'pools.operator.machineconfiguration.openshift.io/';
+/**
+ * Label on pools the operator waits for before reporting a new version.
+ * @deprecated Use `MCO_LABELS.requiredForUpgrade` from `@keelson/api`.
+ */
+export const REQUIRED_FOR_UPGRADE_LABEL: typeof MCO_LABELS.requiredForUpgrade = MCO_LABELS.requiredForUpgrade;
+/**
+ * Label on the pools the MCO ships.
+ * @deprecated Use `MCO_LABELS.mcoBuiltIn` from `@keelson/api`.
+ */
+export const MCO_BUILT_IN_LABEL: typeof MCO_LABELS.mcoBuiltIn = MCO_LABELS.mcoBuiltIn;
+/**
+ * Prefix of the per-pool label that KubeletConfig/ContainerRuntimeConfig selectors match (`…/<pool>: ""`).
+ * @deprecated Use `MCO_LABELS.poolPrefix` or `poolLabel(pool)` from `@keelson/api`.
+ */
+export const POOL_LABEL_PREFIX: typeof MCO_LABELS.poolPrefix = MCO_LABELS.poolPrefix;
 
-type Requirement = { key: string; op: '=' | 'in' | 'notin' | 'exists' | '!'; values: string[] };
-
-function requirements(sel: LabelSelector, pool: string, path: (string | number)[]): Requirement[] {
-  const out: Requirement[] = [];
-  for (const [key, value] of Object.entries(sel.matchLabels ?? {})) out.push({ key, op: '=', values: [value] });
-  (sel.matchExpressions ?? []).forEach((e, i) => {
-    const at = [...path, 'matchExpressions', i];
-    const values = e.values ?? [];
-    switch (e.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) {
-          throw new PoolSelectionError('POOL_SELECTOR_INVALID', `${e.operator} requires a non-empty values list for key ${e.key}`, pool, [...at, 'values']);
-        }
-        out.push({ key: e.key, op: e.operator === 'In' ? 'in' : 'notin', values: [...values].sort() });
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) {
-          throw new PoolSelectionError('POOL_SELECTOR_INVALID', `${e.operator} requires an empty values list for key ${e.key}`, pool, [...at, 'values']);
-        }
-        out.push({ key: e.key, op: e.operator === 'Exists' ? 'exists' : '!', values: [] });
-        break;
-      default:
-        throw new PoolSelectionError('POOL_SELECTOR_INVALID', `"${String(e.operator)}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`, pool, [...at, 'operator']);
-    }
-  });
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
-
-function matchesRequirement(r: Requirement, labels: Record<string, string>): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  switch (r.op) {
-    case '=':
-    case 'in':
-      return has && r.values.includes(labels[r.key] ?? '');
-    case 'notin':
-      return !has || !r.values.includes(labels[r.key] ?? '');
-    case 'exists':
-      return has;
-    case '!':
-      return !has;
-  }
-}
-
-/** True when the selector is `{}` (no matchLabels, no matchExpressions): it selects everything. */
+/**
+ * True when the selector is `{}` (no matchLabels, no matchExpressions): it selects everything.
+ * @deprecated Use `isEmptyLabelSelector` from `@keelson/api` (the one label-selector implementation).
+ */
 export function isEmptySelector(sel: LabelSelector | null | undefined): boolean {
-  return sel !== null && sel !== undefined && Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
+  return isEmptyLabelSelector(sel);
 }
 
 /**
- * A compiled label selector with Kubernetes semantics: `null`/absent matches nothing, `{}` matches everything,
- * matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist) are ANDed.
- * @throws PoolSelectionError for an invalid operator or values list.
+ * A compiled label selector with Kubernetes semantics (`compileLabelSelector` of `@keelson/api`): `null`/absent
+ * matches nothing, `{}` matches everything, matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist) are
+ * ANDed. Errors name the pool and the path of the selector inside it.
+ * @throws PoolSelectionError `POOL_SELECTOR_INVALID` for an invalid operator or values list.
  */
 export function compileLabelSelector(
   sel: LabelSelector | null | undefined,
   where: { pool?: string; path?: (string | number)[] } = {},
 ): { matches(labels: Record<string, string> | null | undefined): boolean; toString(): string } {
-  if (sel === null || sel === undefined) return { matches: () => false, toString: () => '' };
-  const reqs = requirements(sel, where.pool ?? '', where.path ?? []);
-  return {
-    matches: (labels) => reqs.every((r) => matchesRequirement(r, labels ?? {})),
-    toString: () => reqs.map(requirementString).join(','),
-  };
-}
-
-function requirementString(r: Requirement): string {
-  switch (r.op) {
-    case '=':
-      return `${r.key}=${r.values[0] ?? ''}`;
-    case 'in':
-      return `${r.key} in (${r.values.join(',')})`;
-    case 'notin':
-      return `${r.key} notin (${r.values.join(',')})`;
-    case 'exists':
-      return r.key;
-    case '!':
-      return `!${r.key}`;
+  try {
+    return compileApiLabelSelector(sel);
+  } catch (e) {
+    if (e instanceof LabelSelectorError) throw new PoolSelectionError('POOL_SELECTOR_INVALID', e.message, where.pool ?? '', [...(where.path ?? []), ...e.path]);
+    throw e;
   }
 }
 
-/** True when `labels` satisfy the selector (Kubernetes semantics, see {@link compileLabelSelector}). */
+/**
+ * True when `labels` satisfy the selector (Kubernetes semantics, see {@link compileLabelSelector}).
+ * @deprecated Use `labelSelectorMatches` from `@keelson/api`.
+ */
 export function labelSelectorMatches(sel: LabelSelector | null | undefined, labels: Record<string, string> | null | undefined): boolean {
   return compileLabelSelector(sel).matches(labels);
 }
@@ -156,15 +121,15 @@ export function labelSelectorString(sel: LabelSelector | null | undefined): stri
 
 /** The `master` or `worker` MachineConfigPool as the MCO ships it (labels, MC and node selectors). */
 export function defaultPool(role: 'master' | 'worker'): MachineConfigPoolInput & { apiVersion: string; kind: string } {
-  const labels: Record<string, string> = { [MCO_BUILT_IN_LABEL]: '', [`${POOL_LABEL_PREFIX}${role}`]: '' };
-  if (role === 'master') labels[REQUIRED_FOR_UPGRADE_LABEL] = '';
+  const labels: Record<string, string> = { [MCO_LABELS.mcoBuiltIn]: '', [poolLabel(role)]: '' };
+  if (role === 'master') labels[MCO_LABELS.requiredForUpgrade] = '';
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
     metadata: { name: role, labels },
     spec: {
-      machineConfigSelector: { matchLabels: { [MCO_ROLE_LABEL]: role } },
-      nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${role}`]: '' } },
+      machineConfigSelector: { matchLabels: { [MCO_LABELS.role]: role } },
+      nodeSelector: { matchLabels: { [nodeRoleLabel(role)]: '' } },
     },
   };
 }
@@ -177,10 +142,10 @@ export function customPool(name: string): MachineConfigPoolInput & { apiVersion:
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
-    metadata: { name, labels: { [`${POOL_LABEL_PREFIX}${name}`]: '' } },
+    metadata: { name, labels: { [poolLabel(name)]: '' } },
     spec: {
-      machineConfigSelector: { matchExpressions: [{ key: MCO_ROLE_LABEL, operator: 'In', values: ['worker', name] }] },
-      nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
+      machineConfigSelector: { matchExpressions: [{ key: MCO_LABELS.role, operator: 'In', values: ['worker', name] }] },
+      nodeSelector: { matchLabels: { [nodeRoleLabel(name)]: '' } },
     },
   };
 }
@@ -192,7 +157,7 @@ export function customPool(name: string): MachineConfigPoolInput & { apiVersion:
  */
 export function selectMachineConfigs(pool: MachineConfigPoolInput, all: readonly MachineConfig[]): MachineConfig[] {
   const sel = pool.spec?.machineConfigSelector;
-  if (isEmptySelector(sel)) {
+  if (isEmptyLabelSelector(sel)) {
     throw new PoolSelectionError(
       'POOL_SELECTING_ALL',
       `This machineconfigpool ${pool.metadata.name} is selecting all machineconfigs. A non-empty selector is required.`,
@@ -217,7 +182,7 @@ export function controllerConfigInput(cc: ControllerConfigSource | null | undefi
     const v = spec[k];
     if (typeof v === 'string') out[k] = v;
   }
-  const rel = o.metadata?.annotations?.[MCO_ANNOTATIONS.releaseImageVersion];
+  const rel = o.metadata?.annotations?.[MACHINE_CONFIG_ANNOTATIONS.releaseImageVersion];
   if (rel !== undefined) out.releaseImageVersion = rel;
   return out;
 }

@@ -1,3 +1,5 @@
+import { MACHINE_CONFIG_ANNOTATIONS, MCO_LABELS, type OwnerReference as ApiOwnerReference } from '@keelson/api';
+
 /** Any JSON value (as parsed from JSON or YAML). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -36,15 +38,8 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
-/** A Kubernetes owner reference. */
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+/** A Kubernetes owner reference (`metav1.OwnerReference`, from `@keelson/api`). */
+export type OwnerReference = ApiOwnerReference;
 
 /** A MachineConfig object. */
 export interface MachineConfig {
@@ -66,12 +61,14 @@ export interface ControllerConfigInput {
   releaseImageVersion?: string;
 }
 
-/** Annotation keys used by the MCO. */
-export const MCO_ANNOTATIONS = {
-  generatedByControllerVersion: 'machineconfiguration.openshift.io/generated-by-controller-version',
-  releaseImageVersion: 'machineconfiguration.openshift.io/release-image-version',
-  osImageURLOverridden: 'machineconfiguration.openshift.io/os-image-url-overridden',
-} as const;
+/**
+ * Annotation keys used by the MCO.
+ * @deprecated Use `MACHINE_CONFIG_ANNOTATIONS` from `@keelson/api` (the same object).
+ */
+export const MCO_ANNOTATIONS: typeof MACHINE_CONFIG_ANNOTATIONS = MACHINE_CONFIG_ANNOTATIONS;
 
-/** The role label that puts a MachineConfig into a pool. */
-export const MCO_ROLE_LABEL = 'machineconfiguration.openshift.io/role';
+/**
+ * The role label that puts a MachineConfig into a pool.
+ * @deprecated Use `MCO_LABELS.role` from `@keelson/api`.
+ */
+export const MCO_ROLE_LABEL: typeof MCO_LABELS.role = MCO_LABELS.role;

@@ -4,7 +4,7 @@ import {
   PoolSelectionError,
   customPool,
   defaultPool,
-  labelSelectorMatches,
+  compileLabelSelector,
   labelSelectorString,
   renderMachineConfigs,
   renderPool,
@@ -33,7 +33,7 @@ describe('label selector semantics', () => {
     [{}, true],
     [null, false],
   ])('%j → %s', (sel, want) => {
-    expect(labelSelectorMatches(sel, labels)).toBe(want);
+    expect(compileLabelSelector(sel).matches(labels)).toBe(want);
   });
   it('prints like labels.Selector.String (sorted by key)', () => {
     expect(labelSelectorString({ matchLabels: { z: 'v' }, matchExpressions: [{ key: 'a', operator: 'In', values: ['y', 'x'] }, { key: 'm', operator: 'DoesNotExist' }] })).toBe(

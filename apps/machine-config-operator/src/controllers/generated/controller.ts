@@ -3,7 +3,7 @@
  * (`99-<pool>-generated-kubelet[-N]` / `99-<pool>-generated-containerruntime[-N]`), status condition Success or
  * Failure ("Error: …"), generated MCs removed when the object goes.
  */
-import { compileLabelSelector } from '@keelson/ignition';
+import { compileLabelSelector } from '@keelson/api';
 import {
   Controller,
   ContainerRuntimeConfigs,

@@ -1,5 +1,5 @@
 /** Node → pool assignment (upstream `GetPoolsForNode`, mco.md 3.1). */
-import { compileLabelSelector, isEmptySelector } from '@keelson/ignition';
+import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
 import { Labels } from '../../common/constants.js';
 
@@ -29,7 +29,7 @@ const compiled = new WeakMap<object, Matcher>();
 
 function matcherOf(pool: MachineConfigPool): Matcher {
   const sel = pool.spec.nodeSelector;
-  if (sel === undefined || isEmptySelector(sel)) return () => false;
+  if (sel === undefined || isEmptyLabelSelector(sel)) return () => false;
   let m = compiled.get(sel);
   if (m === undefined) {
     try {

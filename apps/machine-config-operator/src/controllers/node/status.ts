@@ -1,7 +1,8 @@
 /** Pool status computation (upstream `calculateStatus`, ImageModeStatusReporting off; mco.md 3.5). */
+import { MACHINE_CONFIG_POOL_CONDITIONS } from '@keelson/api';
 import type { Condition } from '@keelson/kube';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { NodeAnnotations, PoolConditions } from '../../common/constants.js';
+import { NodeAnnotations } from '../../common/constants.js';
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import { isNodeDegraded, isNodeReady, isNodeUnavailable, isNodeUpdated, type PoolTarget } from './node-state.js';
 
@@ -64,15 +65,15 @@ export function computePoolStatus(pool: MachineConfigPool, nodes: readonly Node[
   let configuration = prev.configuration;
   let completed = false;
   if (allUpdated) {
-    conditions = setPoolCondition(conditions, { type: PoolConditions.updated, status: 'True', reason: '', message: `All nodes are updated with MachineConfig ${name}` }, now);
-    conditions = setPoolCondition(conditions, { type: PoolConditions.updating, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'True', reason: '', message: `All nodes are updated with MachineConfig ${name}` }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: '' }, now);
     completed = prev.configuration?.name !== name;
     configuration = structuredClone(pool.spec.configuration);
   } else {
-    conditions = setPoolCondition(conditions, { type: PoolConditions.updated, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'False', reason: '', message: '' }, now);
     conditions = pool.spec.paused === true
-      ? setPoolCondition(conditions, { type: PoolConditions.updating, status: 'False', reason: '', message: `Pool is paused; will not update to MachineConfig ${name}` }, now)
-      : setPoolCondition(conditions, { type: PoolConditions.updating, status: 'True', reason: '', message: `All nodes are updating to MachineConfig ${name}` }, now);
+      ? setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: `Pool is paused; will not update to MachineConfig ${name}` }, now)
+      : setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'True', reason: '', message: `All nodes are updating to MachineConfig ${name}` }, now);
   }
   let nodeDegradedMessage = '';
   if (counts.degradedMachineCount > 0) {
@@ -82,17 +83,17 @@ export function computePoolStatus(pool: MachineConfigPool, nodes: readonly Node[
       .join(', ');
     conditions = setPoolCondition(
       conditions,
-      { type: PoolConditions.nodeDegraded, status: 'True', reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`, message: nodeDegradedMessage },
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'True', reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`, message: nodeDegradedMessage },
       now,
     );
   } else {
-    conditions = setPoolCondition(conditions, { type: PoolConditions.nodeDegraded, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'False', reason: '', message: '' }, now);
   }
-  const renderDegraded = getCondition(conditions, PoolConditions.renderDegraded)?.status === 'True';
+  const renderDegraded = getCondition(conditions, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded)?.status === 'True';
   if (counts.degradedMachineCount > 0 || renderDegraded) {
-    conditions = setPoolCondition(conditions, { type: PoolConditions.degraded, status: 'True', reason: '', message: counts.degradedMachineCount > 0 ? nodeDegradedMessage : '' }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'True', reason: '', message: counts.degradedMachineCount > 0 ? nodeDegradedMessage : '' }, now);
   } else {
-    conditions = setPoolCondition(conditions, { type: PoolConditions.degraded, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'False', reason: '', message: '' }, now);
   }
   const status: PoolStatus = {
     observedGeneration: pool.metadata.generation ?? 0,

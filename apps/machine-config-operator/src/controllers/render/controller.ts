@@ -2,10 +2,10 @@
  * The render controller: MachineConfigs selected by each pool → `rendered-<pool>-<hash>` MachineConfig, pool
  * spec.configuration, RenderDegraded. Old rendered configs are never deleted (upstream has no GC).
  */
+import { MACHINE_CONFIG_POOL_CONDITIONS, compileLabelSelector } from '@keelson/api';
 import { Controller, isAlreadyExists, isConflict, MachineConfigPools, MachineConfigs, type ReconcileResult } from '@keelson/kube';
-import { compileLabelSelector } from '@keelson/ignition';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
-import { CONTROLLER_CONFIG_NAME, McAnnotations, PoolConditions } from '../../common/constants.js';
+import { CONTROLLER_CONFIG_NAME, McAnnotations } from '../../common/constants.js';
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
@@ -130,10 +130,10 @@ export class RenderController {
   }
 
   private async setRenderDegraded(pool: MachineConfigPool, status: 'True' | 'False', message: string): Promise<void> {
-    const prev = getCondition(pool.status?.conditions, PoolConditions.renderDegraded);
+    const prev = getCondition(pool.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded);
     if (status === 'False' && prev?.status === 'False') return;
     if (prev?.status === status && (prev.message ?? '') === message) return;
-    const conditions = setPoolCondition(pool.status?.conditions, { type: PoolConditions.renderDegraded, status, reason: '', message }, this.ctx.now());
+    const conditions = setPoolCondition(pool.status?.conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded, status, reason: '', message }, this.ctx.now());
     try {
       await this.ctx.client.resource(Pools).updateStatus({ ...pool, status: { ...(pool.status ?? {}), conditions } });
     } catch (e) {

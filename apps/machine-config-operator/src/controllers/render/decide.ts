@@ -5,12 +5,11 @@
 import {
   MachineConfigRenderError,
   PoolSelectionError,
-  compileLabelSelector,
-  isEmptySelector,
   renderPool,
   type MachineConfig as IgnMachineConfig,
   type RenderResult,
 } from '@keelson/ignition';
+import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
 import type { ContainerRuntimeConfig, ControllerConfig, KubeletConfig, MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
 
@@ -70,7 +69,7 @@ export function decideRender(input: {
 }): RenderDecision {
   const { pool } = input;
   const name = pool.metadata.name ?? '';
-  if (isEmptySelector(pool.spec.machineConfigSelector)) return { kind: 'selectingAll' };
+  if (isEmptyLabelSelector(pool.spec.machineConfigSelector)) return { kind: 'selectingAll' };
   const fail = (m: string): RenderDecision => ({ kind: 'failed', message: `Failed to render configuration for pool ${name}: ${m}` });
   const skew = controllerConfigVersionSkew(input.controllerConfig, input.operatorVersion);
   if (skew !== undefined) return fail(`could not generate rendered MachineConfig: ${skew}`);
