@@ -123,6 +123,25 @@ export class KubeClient {
     return new KubeClient(kc, options);
   }
 
+  /**
+   * Build a client from a kubeconfig file (`--kubeconfig`), or from the default kubeconfig when `path` is undefined.
+   * @throws KubeError `KUBE_CONFIG` when the file cannot be read or parsed, or names no cluster.
+   */
+  static fromKubeconfigFile(path: string | undefined, options: KubeClientOptions = {}): KubeClient {
+    const kc = new KubeConfig();
+    const what = path ?? 'the default kubeconfig (KUBECONFIG, ~/.kube/config or in-cluster)';
+    try {
+      if (path !== undefined) kc.loadFromFile(path);
+      else kc.loadFromDefault();
+    } catch (err) {
+      throw new KubeError('KUBE_CONFIG', `cannot load kubeconfig ${what}: ${(err as Error).message}; pass --kubeconfig FILE or set KUBECONFIG`, { cause: err });
+    }
+    if (!kc.getCurrentCluster()) {
+      throw new KubeError('KUBE_CONFIG', `kubeconfig ${what} has no current-context with a cluster: set current-context to a context that names a cluster with a server URL`);
+    }
+    return new KubeClient(kc, options);
+  }
+
   /** Build a client from the default kubeconfig (`KUBECONFIG`, `~/.kube/config` or in-cluster). */
   static fromDefault(options: KubeClientOptions = {}): KubeClient {
     const kc = new KubeConfig();

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClusterOperators,
@@ -83,6 +86,26 @@ describe('typed client against the sandbox (real HTTP)', () => {
     expect(err).toBeInstanceOf(KubeApiError);
     expect((err as KubeApiError).status).toBe(401);
     await unauth.close();
+  });
+
+  it('builds a client from a kubeconfig file; unreadable or cluster-less files are KUBE_CONFIG errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-kubeconfig-'));
+    try {
+      const file = join(dir, 'kubeconfig');
+      writeFileSync(file, env.sandbox.kubeconfigYaml());
+      const c = KubeClient.fromKubeconfigFile(file, { userAgent: 'keelson-test' });
+      expect((await c.resource(MachineConfigPools).list()).items).toBeInstanceOf(Array);
+      await c.close();
+      const missing = (() => { try { return KubeClient.fromKubeconfigFile(join(dir, 'absent')); } catch (e) { return e; } })();
+      expect(missing).toBeInstanceOf(KubeError);
+      expect((missing as KubeError).code).toBe('KUBE_CONFIG');
+      expect((missing as KubeError).message).toMatch(/^cannot load kubeconfig .*absent.*pass --kubeconfig FILE or set KUBECONFIG$/);
+      const empty = join(dir, 'empty');
+      writeFileSync(empty, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+      expect(() => KubeClient.fromKubeconfigFile(empty)).toThrow(/has no current-context with a cluster/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('records core/v1 Events and aggregates repeats into count', async () => {

@@ -76,14 +76,11 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 function makeClient(k: string | KubeConfig | undefined): KubeClient {
   if (k instanceof KubeConfig) return new KubeClient(k, { userAgent: 'ClusterVersionOperator/keelson' });
-  const kc = new KubeConfig();
   try {
-    if (k !== undefined) kc.loadFromFile(k);
-    else kc.loadFromDefault();
+    return KubeClient.fromKubeconfigFile(k, { userAgent: 'ClusterVersionOperator/keelson' });
   } catch (e) {
-    throw new CvoError('InvalidOptions', k ?? 'kubeconfig', `cannot load kubeconfig ${k ?? '(default)'}: ${(e as Error).message}; pass --kubeconfig or run in a pod`, { cause: e });
+    throw new CvoError('InvalidOptions', k ?? 'kubeconfig', `${(e as Error).message}; or run in a pod`, { cause: e });
   }
-  return new KubeClient(kc, { userAgent: 'ClusterVersionOperator/keelson' });
 }
 
 /** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */

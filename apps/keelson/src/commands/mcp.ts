@@ -1,6 +1,6 @@
 /** `keelson mcp` (the `oc get mcp` counterpart) and `keelson mcp why POOL|NODE`. */
 import type { Command } from 'commander';
-import { KubeClient, KubeConfig, MachineConfigPools } from '@keelson/kube';
+import { KubeClient, MachineConfigPools } from '@keelson/kube';
 import { Nodes, Pods, PodDisruptionBudgets, NodeAnnotations, type MachineConfigPool, type Pod } from '@keelson/machine-config-operator';
 import { CliError } from '../errors.js';
 import { addOutputOption, outputFormat, renderStructured, writeOut, type OutputFlags } from '../output.js';
@@ -9,15 +9,11 @@ import { explainNode, explainPool, formatExplanation, type ClusterSnapshot } fro
 const Pools = MachineConfigPools;
 
 function client(kubeconfig: string | undefined): KubeClient {
-  const kc = new KubeConfig();
   try {
-    if (kubeconfig !== undefined) kc.loadFromFile(kubeconfig);
-    else kc.loadFromDefault();
+    return KubeClient.fromKubeconfigFile(kubeconfig);
   } catch (e) {
-    throw new CliError(`cannot load kubeconfig${kubeconfig !== undefined ? ` ${kubeconfig}` : ''}: ${(e as Error).message}`, 2);
+    throw new CliError((e as Error).message, 2);
   }
-  if (!kc.getCurrentCluster()) throw new CliError('no current cluster in the kubeconfig: pass --kubeconfig FILE or set KUBECONFIG', 2);
-  return new KubeClient(kc);
 }
 
 /** kubectl's HumanDuration. */

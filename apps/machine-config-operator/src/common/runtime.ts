@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createLogger, KubeClient, KubeConfig, LeaderElector, Registry, startHealthServer, type HealthServer, type Logger, type LogLevel } from '@keelson/kube';
+import { createLogger, KubeClient, KubeConfig, LeaderElector, type KubeClientOptions, Registry, startHealthServer, type HealthServer, type Logger, type LogLevel } from '@keelson/kube';
 
 /** Options common to {@link startMachineConfigOperator} and {@link startMachineConfigController}. */
 export interface ProcessOptions {
@@ -63,14 +63,9 @@ export interface Running {
 }
 
 /** Builds the API client from the kubeconfig option. */
-export function clientFrom(kubeconfig: string | KubeConfig | undefined): KubeClient {
-  if (kubeconfig instanceof KubeConfig) return new KubeClient(kubeconfig);
-  if (typeof kubeconfig === 'string') {
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    return new KubeClient(kc);
-  }
-  return KubeClient.fromDefault();
+export function clientFrom(kubeconfig: string | KubeConfig | undefined, options: KubeClientOptions = {}): KubeClient {
+  if (kubeconfig instanceof KubeConfig) return new KubeClient(kubeconfig, options);
+  return KubeClient.fromKubeconfigFile(kubeconfig, options);
 }
 
 /** The logger from the options. */

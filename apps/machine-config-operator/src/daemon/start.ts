@@ -3,7 +3,8 @@
  * policies) around a host root, a `Host` and an OS driver. Used by the real `machine-config-daemon start` and by
  * each virtual node.
  */
-import { EventRecorder, KubeClient, KubeConfig, MachineConfigurations, isNotFound, nullLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, KubeClient, MachineConfigurations, isNotFound, nullLogger, type Logger } from '@keelson/kube';
+import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
 import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
 import { MachineConfigCache, NodeWriter, SharedNodeInformer, type NodeSource } from './cluster.js';
@@ -97,15 +98,8 @@ export interface RunningDaemon {
 
 /** Starts the daemon of one (real) node. */
 export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
-  let client = opts.client;
-  let own = false;
-  if (!client) {
-    const kc = new KubeConfig();
-    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
-    else kc.loadFromDefault();
-    client = new KubeClient(kc, { userAgent: 'machine-config-daemon' });
-    own = true;
-  }
+  const own = opts.client === undefined;
+  const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon' });
   const logger = opts.logger ?? nullLogger;
   const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
   await nodes.start();

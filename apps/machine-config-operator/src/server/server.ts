@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeClient, KubeConfig, Registry, nullLogger, type Logger } from '@keelson/kube';
+import { KubeClient, Registry, nullLogger, type Logger } from '@keelson/kube';
+import { clientFrom } from '../common/runtime.js';
 import { Counter } from 'prom-client';
 import { kubeconfigFromSecretDir, BOOTSTRAP_TOKEN_DIR } from './kubeconfig.js';
 import { handleRequest } from './handler.js';
@@ -79,10 +80,7 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
   else {
     let client = opts.client;
     if (!client) {
-      const kc = new KubeConfig();
-      if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
-      else kc.loadFromDefault();
-      ownClient = new KubeClient(kc, { userAgent: 'machine-config-server' });
+      ownClient = clientFrom(opts.kubeconfig, { userAgent: 'machine-config-server' });
       client = ownClient;
     }
     source = new ClusterConfigSource(client, logger);

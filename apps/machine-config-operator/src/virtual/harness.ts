@@ -5,7 +5,8 @@
  * rendered config read through the API and served locally with the same code as the MCS.
  */
 import { join } from 'node:path';
-import { EventRecorder, KubeClient, KubeConfig, MachineConfigPools, nullLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, KubeClient, MachineConfigPools, nullLogger, type Logger } from '@keelson/kube';
+import { clientFrom } from '../common/runtime.js';
 import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
 import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
 import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
@@ -89,15 +90,8 @@ function localProvider(client: KubeClient, configs: MachineConfigCache): ConfigP
 
 /** Starts virtual nodes (see module doc). Resolves once every machine has booted and its daemon runs. */
 export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<VirtualNodes> {
-  let client = opts.client;
-  let own = false;
-  if (!client) {
-    const kc = new KubeConfig();
-    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
-    else kc.loadFromDefault();
-    client = new KubeClient(kc, { userAgent: 'machine-config-daemon-virtual' });
-    own = true;
-  }
+  const own = opts.client === undefined;
+  const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon-virtual' });
   const logger = opts.logger ?? nullLogger;
   const informer = new SharedNodeInformer(client, { logger });
   await informer.start();
