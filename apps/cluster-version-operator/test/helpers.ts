@@ -1,91 +1,35 @@
 /** Test helpers: small release payloads, OCI layouts, gpg signing, the sandbox with the CVO CRDs, and a ClusterOperator reporter test double. */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, KubeConfig, isConflict } from '@keelson/kube';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { TEST_RELEASE_COMPONENTS, writeReleaseImageLayout, writeTestRelease } from '@keelson/payload-gen';
 
 export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 export const APP_MANIFESTS = new URL('../manifests/', import.meta.url).pathname;
 
-const PROFILE = { 'include.release.openshift.io/self-managed-high-availability': 'true' };
-
-/** One component of a fixture payload: a namespace, a ConfigMap, a Deployment and its ClusterOperator. */
-function componentFiles(level: string, component: string, version: string): Record<string, string> {
-  const ns = `openshift-${component}`;
-  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), annotations: PROFILE });
-  const j = (o: unknown) => JSON.stringify(o, null, 1);
-  return {
-    [`0000_${level}_${component}_00_namespace.yaml`]: j({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) }),
-    [`0000_${level}_${component}_01_config.yaml`]: j({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${component}-config`, ns), data: { version, component } }),
-    [`0000_${level}_${component}_02_deployment.yaml`]: j({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: meta(`${component}-operator`, ns),
-      spec: {
-        selector: { matchLabels: { app: component } },
-        template: { metadata: { labels: { app: component } }, spec: { containers: [{ name: 'operator', image: `quay.io/keelson/${component}:${version}`, ports: [{ containerPort: 8443, name: 'https' }] }] } },
-      },
-    }),
-    [`0000_${level}_${component}_99_clusteroperator.yaml`]: j({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: meta(component), status: { versions: [{ name: 'operator', version }] } }),
-  };
-}
-
 /** The components of the fixture payloads (run level, name). */
-export const COMPONENTS: [string, string][] = [
-  ['10', 'config-operator'],
-  ['50', 'ingress'],
-  ['50', 'dns'],
-  ['70', 'console'],
-];
+export const COMPONENTS: [string, string][] = TEST_RELEASE_COMPONENTS.map(([level, name]) => [level, name]);
 
-/** Writes a small release payload directory; returns its path. */
+/**
+ * Writes a small release payload directory (@keelson/payload-gen `writeTestRelease`, with the CVO's own manifests and
+ * the `ingress-obsolete` object, deleted when `deleteObsolete`); returns its path.
+ */
 export async function writeFixturePayload(root: string, version: string, opts: { verification?: { publicKey: string; store: string }; deleteObsolete?: boolean } = {}): Promise<string> {
-  await mkdir(join(root, 'manifests'), { recursive: true });
-  await mkdir(join(root, 'release-manifests'), { recursive: true });
-  for (const name of await readdir(APP_MANIFESTS)) await writeFile(join(root, 'manifests', name), await readFile(join(APP_MANIFESTS, name)));
-  await writeFile(join(root, 'release-manifests', 'release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] }));
-  await writeFile(join(root, 'release-manifests', 'image-references'), JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', metadata: { name: version, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { tags: [] } }));
-  await writeFile(join(root, 'release-manifests', '0000_03_config-operator_00_namespaces.yaml'), ['openshift-config', 'openshift-config-managed'].map((n) => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n, annotations: PROFILE } })).join('\n'));
-  for (const [level, c] of COMPONENTS) for (const [f, text] of Object.entries(componentFiles(level, c, version))) await writeFile(join(root, 'release-manifests', f), text);
-  // an object that later releases remove with release.openshift.io/delete
-  const obsoleteAnnotations = opts.deleteObsolete ? { ...PROFILE, 'release.openshift.io/delete': 'true' } : PROFILE;
-  await writeFile(join(root, 'release-manifests', '0000_50_ingress_05_obsolete.yaml'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-obsolete', namespace: 'openshift-ingress', annotations: obsoleteAnnotations }, data: { old: 'yes' } }));
-  if (opts.verification) {
-    await writeFile(join(root, 'release-manifests', '0000_90_cluster-update-keys_configmap.yaml'), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'release-verification', namespace: 'openshift-config-managed', annotations: { ...PROFILE, 'release.openshift.io/verification-config-map': '' } },
-      data: { 'verifier-public-key-test': opts.verification.publicKey, 'store-local': opts.verification.store },
-    }));
-  }
-  return root;
+  return writeTestRelease(root, {
+    version,
+    cvoManifestsDir: APP_MANIFESTS,
+    obsoleteManifest: opts.deleteObsolete === true ? 'delete' : 'keep',
+    ...(opts.verification !== undefined ? { verification: opts.verification } : {}),
+  });
 }
 
-/** Packs a payload directory as a single-layer OCI image layout; returns the manifest digest. */
+/** Packs a payload directory as an OCI image layout (@keelson/payload-gen); returns the manifest digest. */
 export async function writeOciLayout(payloadDir: string, layout: string): Promise<string> {
-  await mkdir(join(layout, 'blobs/sha256'), { recursive: true });
-  const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-  const put = async (b: Buffer) => {
-    const d = sha(b);
-    await writeFile(join(layout, 'blobs/sha256', d.slice(7)), b);
-    return d;
-  };
-  const layer = execFileSync('tar', ['-C', payloadDir, '--sort=name', '--mtime=2026-01-01', '--owner=0', '--group=0', '-cf', '-', 'manifests', 'release-manifests'], { maxBuffer: 1 << 28 });
-  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', config: { Labels: { 'io.openshift.release': 'x' } }, rootfs: { type: 'layers', diff_ids: [sha(layer)] } }));
-  const manifest = Buffer.from(JSON.stringify({
-    schemaVersion: 2,
-    mediaType: 'application/vnd.oci.image.manifest.v1+json',
-    config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: await put(config), size: config.length },
-    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: await put(layer), size: layer.length }],
-  }));
-  const digest = await put(manifest);
-  await writeFile(join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-  await writeFile(join(layout, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest, size: manifest.length }] }));
-  return digest;
+  return writeReleaseImageLayout(payloadDir, layout);
 }
 
 /** A throwaway gpg home with one signing key (Debian's gpg). */

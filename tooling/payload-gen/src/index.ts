@@ -818,3 +818,11 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
 }
 
 export * from './rehearsal/index.js';
+export {
+  TEST_RELEASE_COMPONENTS,
+  testComponentManifests,
+  testComponentNamespace,
+  writeReleaseImageLayout,
+  writeTestRelease,
+  type TestReleaseOptions,
+} from './test-release.js';
