@@ -14,6 +14,17 @@ import {
 
 const labels = { a: '1', b: '2', n: '5' };
 
+/** The LabelSelectorError `fn` throws (fails the test when it throws nothing or something else). */
+function selectorError(fn: () => unknown): LabelSelectorError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(LabelSelectorError);
+    return e as LabelSelectorError;
+  }
+  throw new Error('expected a LabelSelectorError');
+}
+
 describe('selector objects (metav1.LabelSelector)', () => {
   it.each<[LabelSelector | null, boolean]>([
     [{ matchLabels: { a: '1' } }, true],
@@ -55,16 +66,10 @@ describe('selector objects (metav1.LabelSelector)', () => {
     [{ matchExpressions: [{ key: 'a', operator: 'Exists' as const }, { key: 'b', operator: 'Exists' as const, values: ['x'] }] }, ['matchExpressions', 1, 'values'], 'Exists requires an empty values list for key b'],
     [{ matchExpressions: [{ key: 'a', operator: 'Equals' as unknown as 'In', values: ['x'] }] }, ['matchExpressions', 0, 'operator'], '"Equals" is not a valid label selector operator'],
   ])('rejects %j at %j', (sel, path, message) => {
-    let err: unknown;
-    try {
-      labelSelectorRequirements(sel);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(LabelSelectorError);
-    expect((err as LabelSelectorError).code).toBe('LABEL_SELECTOR_INVALID');
-    expect((err as LabelSelectorError).path).toEqual(path);
-    expect((err as LabelSelectorError).message).toContain(message);
+    const err = selectorError(() => labelSelectorRequirements(sel));
+    expect(err.code).toBe('LABEL_SELECTOR_INVALID');
+    expect(err.path).toEqual(path);
+    expect(err.message).toContain(message);
   });
 
   it('isEmptyLabelSelector: only {} (and null lists) is empty', () => {
@@ -93,14 +98,8 @@ describe('selector strings (labels.Parse)', () => {
   });
 
   it.each(['a==,=b', 'a b', '-a', 'a>x', `${'a'.repeat(MAX_LABEL_SELECTOR_LENGTH)}=1`])('rejects %s with LABEL_SELECTOR_PARSE', (s) => {
-    let err: unknown;
-    try {
-      parseLabelSelectorString(s);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(LabelSelectorError);
-    expect((err as LabelSelectorError).code).toBe('LABEL_SELECTOR_PARSE');
-    expect((err as LabelSelectorError).message).toMatch(/^unable to parse requirement/);
+    const err = selectorError(() => parseLabelSelectorString(s));
+    expect(err.code).toBe('LABEL_SELECTOR_PARSE');
+    expect(err.message).toMatch(/^unable to parse requirement/);
   });
 });
