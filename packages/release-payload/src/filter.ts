@@ -1,15 +1,12 @@
+import { CAPABILITY_SETS, FEATURE_SETS, KNOWN_CAPABILITIES as API_KNOWN_CAPABILITIES } from '@keelson/api';
 import { manifestHash, type ReleasePayload } from './payload.js';
 import type { Manifest } from './parse.js';
 
-/** Feature sets accepted in `release.openshift.io/feature-set` (the API's empty value is spelled `Default`). */
-export const KNOWN_FEATURE_SETS: readonly string[] = ['CustomNoUpgrade', 'Default', 'DevPreviewNoUpgrade', 'OKD', 'TechPreviewNoUpgrade'];
+/** Feature sets accepted in `release.openshift.io/feature-set` (the API's empty value is spelled `Default`), sorted. */
+export const KNOWN_FEATURE_SETS: readonly string[] = [...FEATURE_SETS].sort();
 
-/** Known cluster capabilities (ClusterVersion API enum), in API order. */
-export const KNOWN_CAPABILITIES: readonly string[] = [
-  'baremetal', 'Console', 'Insights', 'marketplace', 'Storage', 'openshift-samples', 'CSISnapshot', 'NodeTuning',
-  'MachineAPI', 'Build', 'DeploymentConfig', 'ImageRegistry', 'OperatorLifecycleManager', 'OperatorLifecycleManagerV1',
-  'CloudCredential', 'Ingress', 'CloudControllerManager', 'CompatibilityRequirements', 'ClusterAPI',
-];
+/** Known cluster capabilities (ClusterVersion API enum), in API order: `KNOWN_CAPABILITIES` of @keelson/api. */
+export const KNOWN_CAPABILITIES: readonly string[] = API_KNOWN_CAPABILITIES;
 
 /** Capabilities hidden unless a feature gate is enabled. */
 const GATED_CAPABILITIES: Readonly<Record<string, string>> = {
@@ -17,27 +14,8 @@ const GATED_CAPABILITIES: Readonly<Record<string, string>> = {
   ClusterAPI: 'ClusterAPIMachineManagement',
 };
 
-const V4_11 = ['baremetal', 'marketplace', 'openshift-samples', 'MachineAPI'];
-const V4_12 = [...V4_11, 'Console', 'Insights', 'Storage', 'CSISnapshot'];
-const V4_13 = [...V4_12, 'NodeTuning'];
-const V4_14 = [...V4_13, 'Build', 'DeploymentConfig', 'ImageRegistry'];
-const V4_15 = [...V4_14, 'OperatorLifecycleManager', 'CloudCredential'];
-const V4_16 = [...V4_15, 'Ingress', 'CloudControllerManager'];
-const V4_18 = [...V4_16, 'OperatorLifecycleManagerV1'];
-
-/** Baseline capability sets (`spec.capabilities.baselineCapabilitySet`). */
-export const BASELINE_CAPABILITY_SETS: Readonly<Record<string, readonly string[]>> = {
-  None: [],
-  'v4.11': V4_11,
-  'v4.12': V4_12,
-  'v4.13': V4_13,
-  'v4.14': V4_14,
-  'v4.15': V4_15,
-  'v4.16': V4_16,
-  'v4.17': V4_16,
-  'v4.18': V4_18,
-  vCurrent: KNOWN_CAPABILITIES,
-};
+/** Baseline capability sets (`spec.capabilities.baselineCapabilitySet`): `CAPABILITY_SETS` of @keelson/api. */
+export const BASELINE_CAPABILITY_SETS: Readonly<Record<string, readonly string[]>> = CAPABILITY_SETS as Readonly<Record<string, readonly string[]>>;
 
 /** Known and enabled capability names, as the CVO's `ClusterVersionCapabilitiesStatus`. */
 export interface CapabilitiesStatus {

@@ -40,18 +40,9 @@ async function run(fn: () => Promise<void>): Promise<void> {
   }
 }
 
-interface UpgradeFlags {
+interface UpgradeFlags extends UpgradeRequestOptions {
   kubeconfig?: string;
   output?: string;
-  to?: string;
-  toImage?: string;
-  toLatest?: boolean;
-  toMultiArch?: boolean;
-  clear?: boolean;
-  force?: boolean;
-  allowExplicitUpgrade?: boolean;
-  allowUpgradeWithWarnings?: boolean;
-  allowNotRecommended?: boolean;
   includeNotRecommended?: boolean;
 }
 

@@ -16,15 +16,11 @@ export const NO_CLUSTER_VERSION = 'No cluster version information available - yo
 
 /** Builds a client from `--kubeconfig FILE`, else `KUBECONFIG` / `~/.kube/config` / in-cluster. */
 export async function clientFromKubeconfig(path: string | undefined): Promise<KubeClient> {
-  if (path === undefined) return KubeClient.fromDefault({ userAgent: 'keelson-cli/0.1' });
-  const { readFile } = await import('node:fs/promises');
-  let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    return await Promise.resolve(KubeClient.fromKubeconfigFile(path, { userAgent: 'keelson-cli/0.1' }));
   } catch (e) {
-    throw new UpgradeRequestError(`cannot read kubeconfig ${path}: ${(e as Error).message}`);
+    throw new UpgradeRequestError((e as Error).message);
   }
-  return KubeClient.fromKubeconfigString(text, { userAgent: 'keelson-cli/0.1' });
 }
 
 /** GETs ClusterVersion `version`; a 404 becomes oc's "No cluster version information available" error. */
