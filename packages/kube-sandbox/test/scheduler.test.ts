@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { decidePodPlacement, nodeRejection, toleratesTaint, unschedulableMessage, type SchedulableNode, type SchedulablePod } from '../src/scheduler.js';
+import { decidePodPlacement, nodeRejection, toleratesTaint, unschedulableMessage, type NodeSelectorTerm, type SchedulableNode, type SchedulablePod } from '../src/scheduler.js';
 import { sandbox, type Client } from './helpers.js';
 
 const ready = { conditions: [{ type: 'Ready', status: 'True' }] };
@@ -61,7 +61,7 @@ describe('decidePodPlacement (pure)', () => {
   });
 
   it('required node affinity: terms ORed, expressions ANDed, matchFields on metadata.name', () => {
-    const terms = (t: NonNullable<NonNullable<NonNullable<SchedulablePod['spec']>['affinity']>['nodeAffinity']>['requiredDuringSchedulingIgnoredDuringExecution']): SchedulablePod => ({
+    const terms = (t: { nodeSelectorTerms: NodeSelectorTerm[] }): SchedulablePod => ({
       spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: t } } },
     });
     const n = node('w7', { zone: 'a', cpus: '8' });
