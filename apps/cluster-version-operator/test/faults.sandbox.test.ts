@@ -7,11 +7,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
-import { readFile } from 'node:fs/promises';
-import { startOperatorSimulator, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
+import type { OperatorFault, Sandbox } from '@keelson/kube-sandbox';
 import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { startClusterVersionOperator, type RunningCvo } from '../src/index.js';
-import { Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { RestartableOperatorSimulator, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
 interface CV {
   spec: { desiredUpdate?: { version?: string } };
@@ -24,15 +23,10 @@ let dir: string;
 let cvo: RunningCvo;
 let graph: GraphServer;
 let kubeconfig: string;
-let simulator: OperatorSimulator | undefined;
 
 /** The upgrade-sim cluster-operator simulator (from @keelson/kube-sandbox), restarted to change faults. */
-async function simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
-  await simulator?.stop();
-  const sim = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 20, waitForDeployments: false, faults });
-  await sim.synced;
-  simulator = sim;
-}
+const simulator = new RestartableOperatorSimulator(() => kubeconfig);
+const simulate = (faults: Record<string, OperatorFault> = {}): Promise<void> => simulator.simulate(faults);
 const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
 const cond = (cv: CV, t: string) => cv.status?.conditions?.find((c) => c.type === t);
 
@@ -70,7 +64,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await simulator?.stop();
+  await simulator.stop();
   await cvo?.stop();
   await graph?.close();
   await sandbox?.stop();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, KubeConfig, isConflict } from '@keelson/kube';
-import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { startOperatorSimulator, startSandbox, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
 import { TEST_RELEASE_COMPONENTS, writeReleaseImageLayout, writeTestRelease } from '@keelson/payload-gen';
 
 export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
@@ -162,4 +162,27 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/**
+ * The upgrade-sim cluster-operator simulator of @keelson/kube-sandbox (not a test double), restarted by each
+ * `simulate(faults)` to change the faults it plays. `kubeconfigPath` is read when `simulate` is called.
+ */
+export class RestartableOperatorSimulator {
+  private current: OperatorSimulator | undefined;
+  constructor(private readonly kubeconfigPath: () => string) {}
+
+  /** Stops the running simulator and starts one with `faults`; resolves once it has synced. */
+  async simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
+    await this.stop();
+    const sim = await startOperatorSimulator({ kubeconfig: await readFile(this.kubeconfigPath(), 'utf8'), delayMs: 20, waitForDeployments: false, faults });
+    await sim.synced;
+    this.current = sim;
+  }
+
+  /** Stops the running simulator, if any. */
+  async stop(): Promise<void> {
+    await this.current?.stop();
+    this.current = undefined;
+  }
 }

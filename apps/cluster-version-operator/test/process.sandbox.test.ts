@@ -8,11 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
 import type { KubeClient } from '@keelson/kube';
 import type { ChangeEvent } from '@keelson/kube-sandbox';
-import { startOperatorSimulator, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
-import { COMPONENTS, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import type { OperatorFault, Sandbox } from '@keelson/kube-sandbox';
+import { COMPONENTS, RestartableOperatorSimulator, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
 
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
@@ -25,15 +24,10 @@ let sandbox: Sandbox;
 let client: KubeClient;
 let kubeconfig: string;
 let dir: string;
-let simulator: OperatorSimulator | undefined;
 
 /** The upgrade-sim cluster-operator simulator (from @keelson/kube-sandbox), restarted to change faults. */
-async function simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
-  await simulator?.stop();
-  const sim = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 20, waitForDeployments: false, faults });
-  await sim.synced;
-  simulator = sim;
-}
+const simulator = new RestartableOperatorSimulator(() => kubeconfig);
+const simulate = (faults: Record<string, OperatorFault> = {}): Promise<void> => simulator.simulate(faults);
 const children: ChildProcess[] = [];
 let payloadA = '';
 let imageB = '';
@@ -66,7 +60,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await simulator?.stop();
+  await simulator.stop();
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await sandbox?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
