@@ -115,13 +115,20 @@ export interface Acceptance {
   reason?: 'RetrievePayload' | 'PreconditionChecks';
   /** The CVO's text: the ReleaseAccepted message when blocked, the acceptedRisks text otherwise. */
   message?: string;
+  /** Preconditions the plan could not judge (no cluster, no update service): the verdict holds only if they pass. */
+  notEvaluated?: PreconditionName[];
 }
 
 /**
  * The CVO's decision (cvo.md 6.1, 6.4): an unverified signature refuses the payload unless forced; then the
  * preconditions' summary blocks (ReleaseAccepted=False, `PreconditionChecks`) or becomes accepted risks.
  */
-export function decideAcceptance(input: { version: string; image: string; errors: readonly PreconditionError[]; signature?: SignatureVerdict; force: boolean }): Acceptance {
+export function decideAcceptance(input: { version: string; image: string; errors: readonly PreconditionError[]; signature?: SignatureVerdict; force: boolean; notEvaluated?: readonly PreconditionName[] }): Acceptance {
+  const a = acceptance(input);
+  return input.notEvaluated !== undefined && input.notEvaluated.length > 0 && a.verdict !== 'Blocked' ? { ...a, notEvaluated: [...input.notEvaluated] } : a;
+}
+
+function acceptance(input: { version: string; image: string; errors: readonly PreconditionError[]; signature?: SignatureVerdict; force: boolean }): Acceptance {
   const risks: string[] = [];
   const sig = input.signature;
   if (sig !== undefined && !sig.verified) {
