@@ -24,7 +24,7 @@ const ACTION_TEXT: Readonly<Record<string, string>> = {
 };
 
 /** Rows aligned like oc's tables, indented two spaces. */
-const table = (rows: readonly (readonly string[])[]): string[] => tabulate(rows.map((r) => [`  ${r[0] ?? ''}`, ...r.slice(1)]), 0, 3);
+const table = (rows: readonly (readonly string[])[]): string[] => tabulate(rows.map((r) => [`  ${r[0] ?? ''}`, ...r.slice(1)]), 0, 3).map((l) => l.trimEnd());
 
 function verdictBlock(plan: UpgradePlan, out: string[]): void {
   const a = plan.acceptance;
