@@ -9,7 +9,7 @@ import { CONTROLLER_CONFIG_NAME, McAnnotations, PoolConditions } from '../../com
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { controllerConfigGate, decideRender, pendingSubConfig } from './decide.js';
+import { controllerConfigGate, decideRender, pendingSubConfig, RenderPoolError } from './decide.js';
 import { semanticEqual } from '../../common/semantic.js';
 
 const Pools = MachineConfigPools;
@@ -82,7 +82,7 @@ export class RenderController {
     if (pool === undefined) return undefined;
     const cc = inf.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME);
     const gate = controllerConfigGate(cc, this.versions.controllerVersion) ?? pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
-    if (gate !== undefined || cc === undefined) throw new Error(gate ?? 'no ControllerConfig');
+    if (gate !== undefined || cc === undefined) throw new RenderPoolError('RENDER_WAITING', poolName, gate ?? 'no ControllerConfig');
     const d = decideRender({ pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions });
     if (d.kind === 'selectingAll') {
       void this.ctx.recorder.warning(pool, 'SelectingAll', 'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.');
@@ -90,7 +90,7 @@ export class RenderController {
     }
     if (d.kind === 'failed') {
       await this.setRenderDegraded(pool, 'True', d.message);
-      throw new Error(d.message);
+      throw new RenderPoolError('RENDER_FAILED', poolName, d.message);
     }
     const mc = d.result.machineConfig as unknown as MachineConfig;
     await this.ensureRendered(pool, mc);

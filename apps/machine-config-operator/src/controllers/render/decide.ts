@@ -17,6 +17,23 @@ import { completedByVersion, TemplateConditions } from '../template/status.js';
 import { semanticEqual } from '../../common/semantic.js';
 
 /**
+ * Why a pool was not rendered on this pass (the render controller requeues with backoff): `RENDER_WAITING` while a
+ * gate is closed (ControllerConfig not completed, KubeletConfig pending), `RENDER_FAILED` with the RenderDegraded
+ * message otherwise.
+ */
+export class RenderPoolError extends Error {
+  constructor(
+    readonly code: 'RENDER_WAITING' | 'RENDER_FAILED',
+    /** The pool. */
+    readonly pool: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RenderPoolError';
+  }
+}
+
+/**
  * ControllerConfig gate: observed and completed by the template controller, not running, not failing (upstream
  * `IsControllerConfigCompleted`). With `controllerVersion`, the completion must also be this controller's (its
  * TemplateControllerCompleted message names the version): after a controller upgrade the render waits until its own
