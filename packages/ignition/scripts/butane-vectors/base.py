@@ -133,3 +133,62 @@ if __name__ == "__main__":
         write(f"base-v0_{b}-translate_test.json", f, vs)
         for s in sk:
             print("   skip", s)
+
+
+# ---------------- base/v0_*/validate_test.go ----------------
+# function -> (table var, wrap(yaml data) -> config, path prefix, match, note)
+VWRAP = {
+    "TestValidateResource": ("tests", lambda d: {"storage": {"files": [{"path": "/f", "contents": d}]}}, "$.storage.files.0.contents", "exact",
+                             "wrapped as the contents of file /f; the source-validation error stops the pipeline"),
+    "TestValidateTree": ("tests", lambda d: {"storage": {"trees": [d]}}, "$.storage.trees.0", "exact",
+                         "wrapped as storage.trees.0; the source-validation error stops the pipeline"),
+    "TestValidateFileMode": ("fileTests", lambda d: {"storage": {"files": [dict({"path": "/f"}, **d)]}}, "$.storage.files.0", "contains",
+                             "wrapped as file /f; a warning, so later stages (Ignition's special-bits warning) may add entries"),
+    "TestValidateDirMode": ("dirTests", lambda d: {"storage": {"directories": [dict({"path": "/d"}, **d)]}}, "$.storage.directories.0", "contains",
+                            "wrapped as directory /d; a warning, so later stages (Ignition's special-bits warning) may add entries"),
+    "TestValidateFilesystem": ("tests", lambda d: {"storage": {"filesystems": [d]}}, "$.storage.filesystems.0", "exact",
+                               "wrapped as storage.filesystems.0; the source-validation error stops the pipeline"),
+    "TestValidateUnit": ("tests", lambda d: {"systemd": {"units": [dict({"name": "example.service"}, **d)]}}, "$.systemd.units.0", "exact",
+                         "wrapped as unit example.service; the source-validation error stops the pipeline"),
+    "TestValidateDropin": ("tests", lambda d: {"systemd": {"units": [{"name": "example.service", "dropins": [dict({"name": "example.conf"}, **d)]}]}},
+                           "$.systemd.units.0.dropins.0", "exact",
+                           "wrapped as drop-in example.conf of unit example.service; the source-validation error stops the pipeline"),
+}
+WARN_FUNCS = {"TestValidateFileMode", "TestValidateDirMode"}
+
+def base_validate_vectors(b):
+    fv = BASE_TO_FCOS[b]
+    V = f"1.{fv}.0"
+    f = f"base/v0_{b}/validate_test.go"
+    src = open(f"{BT}/{f}").read()
+    out = []
+    for fn, (tv, wrap, prefix, match, note) in VWRAP.items():
+        if f"func {fn}(" not in src:
+            continue
+        rows, env = tables(src, fn, tv)
+        for i, row in enumerate(rows):
+            err = row.get("out")
+            if not isinstance(err, ErrVal):
+                continue  # no-error rows: only say the stage alone is silent
+            p = row["errPath"].dollar() if "errPath" in row else ("$.mode" if fn in WARN_FUNCS else "$")
+            p = prefix + p[1:]
+            kind = "warning" if fn in WARN_FUNCS else "error"
+            y = wrap(to_data(row["in"], "yaml"))
+            name = f"{fn}/validate {i}"
+            vv = vec(f"fcos {V} base v0_{b} {name}", f, name, "fcos", V, f"variant: fcos\nversion: {V}\n" + ydump(y),
+                     [E(kind, p, err.msg)], match=match, note=f"upstream validates the bare struct (base v0_{b}, used by fcos {V}); " + note)
+            out.append(vv)
+    if "func TestUnkownIgnitionVersion(" in src:
+        inline = '{"ignition": {"version": "10.0.0"}}'
+        y = {"ignition": {"config": {"merge": [{"inline": inline}]}}}
+        out.append(vec(f"fcos {V} base v0_{b} TestUnkownIgnitionVersion", f, "TestUnkownIgnitionVersion", "fcos", V,
+                       f"variant: fcos\nversion: {V}\n" + ydump(y), [E("warning", "$.ignition.config.merge.0.version", COMMON["ErrUnkownIgnitionVersion"])],
+                       match="contains",
+                       note="upstream validates a bare resource under the path $.ignition.config; here it is a merged config "
+                            "(ignition.config.merge.0.inline); the resource's validation runs for every resource under $.ignition.config and warns at <resource>.version (base/v0_*/util.go ValidateIgnitionConfig)"))
+    return f, out
+
+if __name__ == "__main__":
+    for b in range(1, 8):
+        f, vs = base_validate_vectors(b)
+        write(f"base-v0_{b}-validate_test.json", f, vs)
