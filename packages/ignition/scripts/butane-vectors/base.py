@@ -66,6 +66,7 @@ def base_vectors(b):
     src = open(f"{BT}/{f}").read()
     golit.CONSTS["osNotFound"] = "no such file or directory"
     golit.CONSTS["osStatName"] = "stat"
+    golit.CONSTS["filepath.Separator"] = "/"
     out, skipped = [], []
     fns = [fn for fn in list(WRAP) + [f"TestToIgn3_{ign.split('.')[1]}"] if f"func {fn}(" in src]
     for fn in fns:
@@ -127,9 +128,10 @@ def base_vectors(b):
                 skipped.append((fn, name, str(e)[:100]))
     return f, out, skipped
 
-if __name__ == "__main__":
+def main_translate():
     for b in range(1, 8):
         f, vs, sk = base_vectors(b)
+        vs = vs + tree_vectors(b)
         write(f"base-v0_{b}-translate_test.json", f, vs)
         for s in sk:
             print("   skip", s)
@@ -188,7 +190,84 @@ def base_validate_vectors(b):
                             "(ignition.config.merge.0.inline); the resource's validation runs for every resource under $.ignition.config and warns at <resource>.version (base/v0_*/util.go ValidateIgnitionConfig)"))
     return f, out
 
+
+
+
+# ---------------- base/v0_*/translate_test.go TestTranslateTree ----------------
+def strip_funcs(body):
+    """Replace the Go func literals of the tree table: the mode closure (0755 off Windows) and the skip hooks
+    (they only skip on Windows)."""
+    body = re.sub(r"func\(\) int \{.*?return 0755.*?\}\(\)", "0755", body, flags=re.S)
+    out, i = [], 0
+    while True:
+        j = body.find("skip: func(t *testing.T) {", i)
+        if j < 0:
+            out.append(body[i:]); break
+        out.append(body[i:j])
+        k = body.index("{", j); depth = 0
+        while True:
+            if body[k] == "{": depth += 1
+            elif body[k] == "}":
+                depth -= 1
+                if depth == 0: break
+            k += 1
+        i = k + 1
+        if body[i] == ",": i += 1
+    return "".join(out)
+
+def tree_vectors(b):
+    fv = BASE_TO_FCOS[b]
+    V = f"1.{fv}.0"
+    ign = IGNV[fv]
+    f = f"base/v0_{b}/translate_test.go"
+    src = open(f"{BT}/{f}").read()
+    if "func TestTranslateTree(" not in src:
+        return []
+    body = "func TestTranslateTree(t *testing.T) {" + strip_funcs(func_body(src, "TestTranslateTree")) + "}"
+    rows, env = tables(body, "TestTranslateTree")
+    out = []
+    for i, row in enumerate(rows):
+        name = f"TestTranslateTree/translate {i}"
+        dirs = row.get("dirDirs") or {}
+        files = row.get("dirFiles") or {}
+        if not row.get("inTrees") and not row.get("inFiles"):
+            continue  # smoke test: empty config
+        if any(m == 0 for m in list(dirs.values()) + list(files.values())):
+            continue  # unreadable-file case: root (CI) reads mode-0 files, so it cannot hold here
+        storage = {}
+        for k, yk in (("inFiles", "files"), ("inDirs", "directories"), ("inLinks", "links"), ("inTrees", "trees")):
+            if row.get(k):
+                storage[yk] = to_data(row[k], "yaml")
+        y = {"storage": storage}
+        opts = {}
+        o = row.get("options")
+        if not (isinstance(o, Struct) and not o.fields):
+            opts["filesDir"] = {p: p for p in files}
+            modes = {p: m for p, m in files.items()}
+            if modes: opts["filesDirModes"] = modes
+            if dirs: opts["filesDirDirs"] = dict(dirs)
+            if row.get("dirLinks"): opts["filesDirLinks"] = dict(row["dirLinks"])
+            if row.get("dirSockets"): opts["filesDirSockets"] = list(row["dirSockets"])
+        rep = parse_report_string(row.get("report") or "", "$")
+        full, added = merge_reports(rep, source_warnings(fv, y))
+        vv = vec(f"fcos {V} base v0_{b} {name}", f, name, "fcos", V, f"variant: fcos\nversion: {V}\n" + ydump(y), full, options=opts)
+        if not rep:
+            st = {}
+            if row.get("outFiles"): st["files"] = to_data(row["outFiles"], "json")
+            if row.get("outDirs"): st["directories"] = to_data(row["outDirs"], "json")
+            if row.get("outLinks"): st["links"] = to_data(row["outLinks"], "json")
+            vv["expected"]["config"] = {"ignition": {"version": ign}, **({"storage": st} if st else {})}
+        notes = ["the files dir holds upstream's tree: each file's contents is its relative path, with the given modes, "
+                 "directories, symlinks and sockets"]
+        if added:
+            notes.append("full pipeline source validation adds " + "; ".join(f"{e['kind']} {e['path']}" for e in added))
+        vv["note"] = "; ".join(notes)
+        out.append(vv)
+    return out
+
+
 if __name__ == "__main__":
+    main_translate()
     for b in range(1, 8):
         f, vs = base_validate_vectors(b)
         write(f"base-v0_{b}-validate_test.json", f, vs)
