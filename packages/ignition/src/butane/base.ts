@@ -120,7 +120,7 @@ function userSugar(from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext): v
   const keys = Array.isArray(to['sshAuthorizedKeys']) ? (to['sshAuthorizedKeys'] as unknown[]) : [];
   files.forEach((file, i) => {
     try {
-      const text = readLocalFile(String(file), cx.opts.filesDir).toString('utf8');
+      const text = readLocalFile(typeof file === 'string' ? file : '', cx.opts.filesDir).toString('utf8');
       for (const line of text.split(/\r?\n/)) {
         if (line === '') continue;
         cx.ts.add([...c, i], [...jp, 'sshAuthorizedKeys', keys.length]);

@@ -4,7 +4,7 @@
  * duplicate keys and type mismatches as yaml.v3's "unmarshal errors", unknown keys as "unused key"
  * warnings, and every node's line/column for the report.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YNode, type Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YNode, type Scalar } from 'yaml';
 import { ButaneError, type ButaneReportEntry } from './errors.js';
 import { goTypeName, structFields, type FieldType } from './schema.js';
 import type { ButaneProfile } from './versions.js';
@@ -33,7 +33,7 @@ export function pathString(p: CPath): string {
 /** Largest accepted input. */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 /** Largest number of YAML nodes visited (aliases expanded), against alias bombs. */
-export const MAX_NODES = 1_000_000;
+export const MAX_NODES = 200_000;
 const MAX_DEPTH = 200;
 
 /** The YAML source parsed once: document, positions of every node by context path. */
@@ -42,6 +42,8 @@ export interface ParsedYaml {
   lines: LineCounter;
   /** Positions of value nodes, keyed by `pathString`. */
   positions: Map<string, Pos>;
+  /** Anchored nodes by anchor name. */
+  anchors: Map<string, unknown>;
 }
 
 const legacyOctal = {
@@ -73,7 +75,7 @@ export function parseYaml(text: string, file?: string): ParsedYaml {
       { kind: 'error', message: msg, path: '$', line: pos.line, column: pos.col },
     ], file);
   }
-  const parsed: ParsedYaml = { doc, lines, positions: new Map() };
+  const parsed: ParsedYaml = { doc, lines, positions: new Map(), anchors: collectAnchors(doc) };
   collectPositions(parsed, file);
   return parsed;
 }
@@ -86,7 +88,18 @@ function posOf(p: ParsedYaml, n: YNode | null | undefined): Pos | undefined {
 }
 
 function resolve(p: ParsedYaml, n: unknown): unknown {
-  return isAlias(n) ? n.resolve(p.doc) : n;
+  return isAlias(n) ? p.anchors.get(n.source) : n;
+}
+
+/** Anchor name -> node (the last definition wins), built once: `Alias.resolve` would scan the document per use. */
+function collectAnchors(doc: Document.Parsed): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  visit(doc, {
+    Node(_key, node) {
+      if (!isAlias(node) && node.anchor) out.set(node.anchor, node);
+    },
+  });
+  return out;
 }
 
 function keyString(p: ParsedYaml, k: unknown): string {
@@ -99,13 +112,12 @@ function keyString(p: ParsedYaml, k: unknown): string {
 function collectPositions(p: ParsedYaml, file: string | undefined): void {
   let budget = MAX_NODES;
   const dups: string[] = [];
-  const walk = (raw: unknown, path: CPath, depth: number): void => {
+  const walk = (raw: unknown, key: string, depth: number): void => {
     if (--budget < 0) {
-      throw new ButaneError('BUTANE_TOO_LARGE', `YAML expands to more than ${MAX_NODES} nodes (alias expansion?); refusing it`, [], file);
+      throw new ButaneError('BUTANE_TOO_LARGE', `YAML has more than ${MAX_NODES} nodes (aliases expanded); refusing it`, [], file);
     }
     if (depth > MAX_DEPTH) throw new ButaneError('BUTANE_TOO_LARGE', `YAML nests deeper than ${MAX_DEPTH} levels; refusing it`, [], file);
     const n = resolve(p, raw);
-    const key = pathString(path);
     const pos = posOf(p, raw as YNode);
     if (pos && !p.positions.has(key)) p.positions.set(key, pos);
     if (isMap(n)) {
@@ -116,16 +128,16 @@ function collectPositions(p: ParsedYaml, file: string | undefined): void {
         const prev = seen.get(k);
         if (prev !== undefined) dups.push(`line ${kpos?.line ?? 0}: mapping key ${JSON.stringify(k)} already defined at line ${prev}`);
         else seen.set(k, kpos?.line ?? 0);
-        p.positions.set(`${pathString([...path, k])}#key`, kpos ?? { line: 0, column: 0 });
-        walk(item.value, [...path, k], depth + 1);
+        p.positions.set(`${key}.${k}#key`, kpos ?? { line: 0, column: 0 });
+        walk(item.value, `${key}.${k}`, depth + 1);
       }
     } else if (isSeq(n)) {
       n.items.forEach((item, i) => {
-        walk(item, [...path, i], depth + 1);
+        walk(item, `${key}.${i}`, depth + 1);
       });
     }
   };
-  walk(p.doc.contents, [], 0);
+  walk(p.doc.contents, '$', 0);
   if (dups.length > 0) throw unmarshalError(dups, file);
 }
 
@@ -192,7 +204,7 @@ export class Decoder {
     if (typeof t === 'string' && t !== 'map') return this.scalar(n, t, path);
     if (t === 'map') return this.stringMap(n, t, path);
     if ('list' in t) {
-      if (!isSeq(n)) return this.mismatch(n, t, path);
+      if (!isSeq(n)) { this.mismatch(n, t, path); return; }
       const out: BValue[] = [];
       n.items.forEach((item, i) => {
         const v = this.decode(item, t.list, [...path, i]);
@@ -200,7 +212,7 @@ export class Decoder {
       });
       return out;
     }
-    if (!isMap(n)) return this.mismatch(n, t, path);
+    if (!isMap(n)) { this.mismatch(n, t, path); return; }
     return this.struct(n, t.struct, path);
   }
 
@@ -211,7 +223,7 @@ export class Decoder {
   }
 
   private scalar(n: YNode, t: 'string' | 'int' | 'bool', path: CPath): BValue | undefined {
-    if (!isScalar(n)) return this.mismatch(n, t, path);
+    if (!isScalar(n)) { this.mismatch(n, t, path); return; }
     const v = n.value;
     const tag = scalarTag(n);
     if (t === 'string') {
@@ -220,18 +232,18 @@ export class Decoder {
     }
     if (t === 'int') {
       if (typeof v === 'number' && Number.isSafeInteger(v) && tag !== '!!str') return v;
-      return this.mismatch(n, t, path);
+      this.mismatch(n, t, path); return;
     }
     if (typeof v === 'boolean') return v;
     if (typeof v === 'string' && tag === '!!str' && !n.tag && (n.type === 'PLAIN' || n.type === undefined)) {
       if (TRUE_WORDS.has(v)) return true;
       if (FALSE_WORDS.has(v)) return false;
     }
-    return this.mismatch(n, t, path);
+    this.mismatch(n, t, path);
   }
 
   private stringMap(n: YNode, t: FieldType, path: CPath): BValue | undefined {
-    if (!isMap(n)) return this.mismatch(n, t, path);
+    if (!isMap(n)) { this.mismatch(n, t, path); return; }
     const out: BObj = {};
     for (const item of n.items) {
       const k = keyString(this.y, item.key);

@@ -113,6 +113,8 @@ export class ButaneError extends Error {
   override readonly name = 'ButaneError';
   /** What to do about it. */
   readonly hint: string;
+  /** The upstream error text alone (the message without the report lines). */
+  readonly summary: string;
   constructor(
     readonly code: ButaneErrorCode,
     message: string,
@@ -122,6 +124,7 @@ export class ButaneError extends Error {
   ) {
     super(report.length > 0 ? `${message}\n${formatButaneReport(report)}` : message);
     this.hint = HINTS[code];
+    this.summary = message;
   }
 }
 

@@ -1,4 +1,5 @@
 /** config/openshift/v4_N translate.go: MachineConfig wrapping, field filters and MCO support checks. */
+import { obj } from './util.js';
 import type { JObj } from './base.js';
 import type { BObj, BValue, CPath } from './decode.js';
 import { BUTANE_MESSAGES as M, type ButaneMessageName } from './errors.js';
@@ -11,7 +12,6 @@ export interface JsonFinding {
   path: CPath;
 }
 
-const obj = (v: BValue | undefined): BObj => (v !== undefined && typeof v === 'object' && !Array.isArray(v) ? v : {});
 
 /** Upstream `ROLE_LABEL_KEY`. */
 export const ROLE_LABEL_KEY = 'machineconfiguration.openshift.io/role';
@@ -31,6 +31,29 @@ export function wrapMachineConfig(source: BObj, ignition: JObj): JObj {
   if (typeof os['fips'] === 'boolean') spec['fips'] = os['fips'];
   if (typeof os['kernel_type'] === 'string') spec['kernelType'] = os['kernel_type'];
   return { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata, spec };
+}
+
+const FIPS_CIPHER = '--cipher';
+
+/**
+ * openshift 4.8-4.19 `addLuksFipsOptions`: with `fips: true`, LUKS volumes without a cipher option get
+ * `--cipher aes-cbc-essiv:sha256` (FIPS 140-2 does not allow the default XTS mode). Returns the
+ * Ignition-space paths it added, for the translation set.
+ */
+export function addLuksFipsOptions(mc: JObj, p: ButaneProfile): CPath[] {
+  const spec = mc['spec'] as JObj;
+  if (p.openshift > 19 || spec['fips'] !== true) return [];
+  const storage = ((spec['config'] as JObj)['storage'] ?? {}) as JObj;
+  const added: CPath[] = [];
+  const luks = Array.isArray(storage['luks']) ? (storage['luks'] as JObj[]) : [];
+  luks.forEach((l, i) => {
+    const options = Array.isArray(l['options']) ? (l['options'] as unknown[]).map(String) : [];
+    if (options.some((o) => o === FIPS_CIPHER || o.startsWith(`${FIPS_CIPHER}=`) || o === '-c')) return;
+    if (options.length === 0) added.push(['storage', 'luks', i, 'options']);
+    added.push(['storage', 'luks', i, 'options', options.length], ['storage', 'luks', i, 'options', options.length + 1]);
+    l['options'] = [...options, FIPS_CIPHER, 'aes-cbc-essiv:sha256'];
+  });
+  return added;
 }
 
 /** YAML path of a MachineConfig-level output path (spec.config paths are mapped by the caller). */
@@ -89,14 +112,14 @@ export function verifyFilters(mc: JObj, p: ButaneProfile): JsonFinding[] {
     const segs = filter.split('.');
     const ignoreZero = filter === 'spec.config.storage.files.contents.compression';
     const walk = (v: unknown, i: number, path: CPath): void => {
+      if (i === segs.length) {
+        if (!isEmptyValue(v, ignoreZero)) out.push({ kind: 'error', message: M[name], path });
+        return;
+      }
       if (Array.isArray(v)) {
         v.forEach((x, j) => {
           walk(x, i, [...path, j]);
         });
-        return;
-      }
-      if (i === segs.length) {
-        if (!isEmptyValue(v, ignoreZero)) out.push({ kind: 'error', message: M[name], path });
         return;
       }
       if (v === null || typeof v !== 'object') return;
@@ -123,7 +146,7 @@ function comparePaths(a: CPath, b: CPath): number {
 /** `validateRHCOSSupport` + `validateMCOSupport` on the MachineConfig. */
 export function mcoSupport(mc: JObj, p: ButaneProfile): JsonFinding[] {
   const out: JsonFinding[] = [];
-  const cfg = obj((mc['spec'] as BObj | undefined)?.['config'] as BValue | undefined);
+  const cfg = obj((mc['spec'] as BObj | undefined)?.['config']);
   const storage = obj(cfg['storage']);
   const fss = Array.isArray(storage['filesystems']) ? storage['filesystems'].map(obj) : [];
   const at = (...rest: CPath): CPath => ['spec', 'config', ...rest];

@@ -10,7 +10,7 @@ import { translateBase, type JObj, type TxContext } from './base.js';
 import { Decoder, locate, MAX_INPUT_BYTES, parseYaml, pathString, readCommonFields, type BObj, type CPath, type ParsedYaml } from './decode.js';
 import { BUTANE_MESSAGES as M, ButaneError, type ButaneReportEntry } from './errors.js';
 import { partitionWarnings, processBootDevice, processGrub } from './fcos.js';
-import { elidedFields, mcFieldSource, mcoSupport, verifyFilters, wrapMachineConfig, type JsonFinding } from './openshift.js';
+import { addLuksFipsOptions, elidedFields, mcFieldSource, mcoSupport, verifyFilters, wrapMachineConfig, type JsonFinding } from './openshift.js';
 import { addMountUnits, processTrees } from './storage.js';
 import { TranslationSet } from './tset.js';
 import { validateSource, type Finding } from './validate.js';
@@ -140,6 +140,7 @@ export function translateButane(source: string | Uint8Array, opts: ButaneOptions
   };
   if (profile.variant === 'openshift') {
     const mc = wrapMachineConfig(decoded, ignition);
+    for (const added of addLuksFipsOptions(mc, profile)) cx.ts.add(['openshift', 'fips'], added);
     for (const f of mcoSupport(mc, profile)) toYaml(f, true);
     if (opts.raw === true) {
       for (const f of elidedFields(decoded)) toYaml(f, true);
