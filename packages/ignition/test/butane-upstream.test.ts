@@ -82,6 +82,7 @@ function run(v: ButaneVector, dir: string | undefined): Outcome {
   if (dir !== undefined) opts.filesDir = dir;
   if (v.options.strict !== undefined) opts.strict = v.options.strict;
   if (v.options.raw !== undefined) opts.raw = v.options.raw;
+  if (v.options.experimental !== undefined) opts.experimental = v.options.experimental;
   try {
     const res = translateButane(v.input, opts);
     expect(res.variant).toBe(v.variant);

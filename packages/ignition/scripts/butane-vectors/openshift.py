@@ -5,10 +5,12 @@ from common import *
 
 ROLE = "machineconfiguration.openshift.io/role"
 def ign_of(v):
+    if v == 23:
+        return "3.7.0-experimental"
     return "3.2.0" if v <= 13 else ("3.4.0" if v <= 18 else "3.5.0")
 
 def hdr(v):
-    return f"variant: openshift\nversion: 4.{v}.0\n"
+    return f"variant: openshift\nversion: {os_ver(v)}\n"
 
 META_Z = "metadata:\n  name: z\n  labels:\n    machineconfiguration.openshift.io/role: z\n"
 
@@ -23,7 +25,7 @@ def mc(v, config_extra=None, spec_extra=None):
             "metadata": {"name": "z", "labels": {ROLE: "z"}}, "spec": spec}
 
 def correlation_cases(v):
-    t = open(f"{BT}/config/openshift/v4_{v}/validate_test.go").read()
+    t = open(f"{BT}/config/openshift/{os_dir(v)}/validate_test.go").read()
     sec = t[t.index("func TestReportCorrelation"):]
     cases = re.findall(r'\{\s*`((?:[^`])*)`,\s*([^\n]+?),\s*(\d+),\s*\}', sec)
     out = []
@@ -44,8 +46,8 @@ CORR_KIND = {
 }
 
 def validate_file(v):
-    f = f"config/openshift/v4_{v}/validate_test.go"
-    V = f"4.{v}.0"
+    f = f"config/openshift/{os_dir(v)}/validate_test.go"
+    V = f"{os_ver(v)}"
     out = []
     def add(name, test, inp, rep, **kw):
         out.append(vec(f"openshift {V} {name}", f, test, "openshift", V, hdr(v) + inp, rep, **kw))
@@ -113,8 +115,8 @@ openshift:
 ZZZ = "z" * 149
 
 def translate_file(v):
-    f = f"config/openshift/v4_{v}/translate_test.go"
-    V = f"4.{v}.0"
+    f = f"config/openshift/{os_dir(v)}/translate_test.go"
+    V = f"{os_ver(v)}"
     ign = ign_of(v)
     out = []
     def add(name, test, inp, rep, **kw):
@@ -128,6 +130,16 @@ def translate_file(v):
         note="upstream's struct has metadata.name only; the role label is added because the full pipeline validates metadata")
     i = 0
     add("translate: empty-ish config", f"TestTranslateConfig/translate {i}", META_Z, [], config=mc(v)); i += 1
+    if v == 23:
+        # the experimental version's extra case (grub users), read from the Go table
+        import golit, yaml
+        src = open(f"{BT}/{f}").read()
+        rows, _ = golit.tables(src, "TestTranslateConfig")
+        row = rows[i]
+        y = golit.to_data(row["in"], "yaml")
+        add("translate: grub users", f"TestTranslateConfig/translate {i}",
+            yaml.safe_dump(y, sort_keys=False, default_flow_style=False), [], config=golit.to_data(row["out"], "json"))
+        i += 1
     if v <= 9:
         add("translate: automatic compression is disabled", f"TestTranslateConfig/translate {i}",
             META_Z + f"storage:\n  files:\n    - path: /z\n      contents:\n        inline: {ZZZ}\n", [],
@@ -189,8 +201,8 @@ def translate_file(v):
              "the translation's errors (these code checks) are fatal before the field filters run, so only these are expected")
     return f, out
 
-for v in range(8, 23):
+for v in range(8, 24):
     f, vs = validate_file(v)
-    write(f"openshift-v4_{v}-validate_test.json", f, vs)
+    write(f"openshift-{os_dir(v)}-validate_test.json", f, vs)
     f, vs = translate_file(v)
-    write(f"openshift-v4_{v}-translate_test.json", f, vs)
+    write(f"openshift-{os_dir(v)}-translate_test.json", f, vs)
