@@ -169,11 +169,11 @@ def translate_file(v):
     add("support: empty-ish config", f"TestValidateSupport/translate {j}", META_Z, []); j += 1
     core = "passwd:\n  users:\n    - name: core\n" + ("      password_hash: corned beef\n" if v >= 13 else "") + "      ssh_authorized_keys:\n        - value\n"
     add("support: core user with only accepted fields", f"TestValidateSupport/translate {j}", META_Z + core, []); j += 1
+    add("support: valid data URL", f"TestValidateSupport/translate {j}",
+        META_Z + "storage:\n  files:\n    - path: /f\n      contents:\n        source: \"data:,foo\"\n", []); j += 1
     if v <= 9:
         add("support: uncompressed inline contents", f"TestValidateSupport/translate {j}",
             META_Z + "storage:\n  files:\n    - path: /a\n      contents:\n        inline: foo\n", []); j += 1
-    add("support: valid data URL", f"TestValidateSupport/translate {j}",
-        META_Z + "storage:\n  files:\n    - path: /f\n      contents:\n        source: \"data:,foo\"\n", []); j += 1
     g = "    - path: /g\n      append:\n        - inline: z\n"
     if v <= 9:
         g += "      contents:\n        inline: z\n        compression: gzip\n"
