@@ -143,6 +143,9 @@ def correlation(v, f, src):
                        [E(kind, p, m, line=int(line))],
                        note="upstream asserts exactly one entry, its message and its line; input kept as upstream wrote it, "
                             "variant/version appended after it; kind and path (where given) follow from the upstream code that emits it"))
+        if kind == "warning":
+            out.append(vec(f"fcos {V} report correlation {i} ({m}) strict", f, f"TestReportCorrelation/validate {i}", "fcos", V, inp,
+                           [E(kind, p, m, line=int(line))], options={"strict": True}, note="derived from the case above: upstream's CLI with --strict fails when the report has any entry (internal/main.go); the report is the same"))
     return out
 
 def err_of(row):

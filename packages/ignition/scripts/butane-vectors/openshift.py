@@ -110,6 +110,10 @@ openshift:
                            f"TestReportCorrelation/validate {i} (raw {str(raw).lower()})", "openshift", V, inp, [e],
                            options={"raw": raw},
                            note="upstream asserts exactly one entry, its message and its line; kind and path (where given) follow from the upstream code that emits it"))
+        if kind == "warning":
+            out.append(vec(f"openshift {V} report correlation {i} ({m}) strict", f,
+                           f"TestReportCorrelation/validate {i} (raw false)", "openshift", V, inp, [E(kind, p, m, line=line)],
+                           options={"strict": True}, note="derived from the case above: upstream's CLI with --strict fails when the report has any entry (internal/main.go); the report is the same"))
     return f, out
 
 ZZZ = "z" * 149
