@@ -46,8 +46,11 @@ def E(kind, path, message, **kw):
     return e
 
 def vec(name, file, test, variant, version, input, expected_report, config=None, options=None, match="exact", note=None):
+    options = dict(options or {})
+    if version.endswith("-experimental"):
+        options["experimental"] = True  # experimental versions are only translated on request
     v = {"name": name, "source": {"file": file, "test": test}, "variant": variant, "version": version,
-         "input": input, "options": options or {}, "expected": {}}
+         "input": input, "options": options, "expected": {}}
     if config is not None:
         v["expected"]["config"] = config
     v["expected"]["report"] = expected_report
@@ -55,3 +58,19 @@ def vec(name, file, test, variant, version, input, expected_report, config=None,
     if note:
         v["note"] = note
     return v
+
+
+def fcos_ver(v):
+    return "1.8.0-experimental" if v == 8 else f"1.{v}.0"
+
+def fcos_dir(v):
+    return "v1_8_exp" if v == 8 else f"v1_{v}"
+
+def base_dir(b):
+    return "v0_8_exp" if b == 8 else f"v0_{b}"
+
+def os_ver(v):
+    return "4.23.0-experimental" if v == 23 else f"4.{v}.0"
+
+def os_dir(v):
+    return "v4_23_exp" if v == 23 else f"v4_{v}"

@@ -3,7 +3,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
 from golit import *
 
-IGNV = {0: "3.0.0", 1: "3.1.0", 2: "3.2.0", 3: "3.2.0", 4: "3.3.0", 5: "3.4.0", 6: "3.5.0", 7: "3.6.0"}
+IGNV = {8: "3.7.0-experimental", 0: "3.0.0", 1: "3.1.0", 2: "3.2.0", 3: "3.2.0", 4: "3.3.0", 5: "3.4.0", 6: "3.5.0", 7: "3.6.0"}
 BOOT_DISK = "/dev/disk/by-id/coreos-boot-disk"
 
 def ydump(d):
@@ -12,7 +12,7 @@ def ydump(d):
     return yaml.safe_dump(d, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
 
 def hdr(v):
-    return f"variant: fcos\nversion: 1.{v}.0\n"
+    return f"variant: fcos\nversion: {fcos_ver(v)}\n"
 
 # --- source-validation warnings of the full pipeline that upstream's translate unit tests do not run ---
 def is_typical_mode(mode, directory):
@@ -62,10 +62,14 @@ def source_warnings(v, y):
         for i, n in enumerate(st.get(kind, [])):
             if "mode" in n and decimal_mode_warns(n["mode"], directory):
                 out.append(E("warning", f"$.storage.{kind}.{i}.mode", COMMON["ErrDecimalMode"]))
+    for i, t in enumerate(st.get("trees", []) or []):
+        if not t.get("local"):
+            out.append(E("error", f"$.storage.trees.{i}", COMMON["ErrTreeNoLocal"]))
     bd = y.get("boot_device", {})
     mirror = bd.get("mirror", {}).get("devices", [])
     if v >= 3 and mirror and "layout" not in bd:
-        out.append(E("warning", "$.boot_device.mirror", COMMON["ErrMirrorRequiresLayout"]))
+        # a warning up to fcos 1.6, an error from 1.7 (config/fcos/v1_*/validate.go)
+        out.append(E("error" if v >= 7 else "warning", "$.boot_device.mirror", COMMON["ErrMirrorRequiresLayout"]))
     if v >= 6:
         for i, disk in enumerate(st.get("disks", [])):
             if disk.get("device") != BOOT_DISK and disk.get("wipe_table") is not True and disk.get("device") not in mirror:
@@ -82,9 +86,9 @@ def merge_reports(upstream, extra):
     return upstream + [e for e in extra if key(e) not in have], [e for e in extra if key(e) not in have]
 
 def translate_vectors(v):
-    f = f"config/fcos/v1_{v}/translate_test.go"
+    f = f"config/fcos/{fcos_dir(v)}/translate_test.go"
     src = open(f"{BT}/{f}").read()
-    V = f"1.{v}.0"
+    V = f"{fcos_ver(v)}"
     out = []
     funcs = [fn for fn in ("TestTranslateConfig", "TestTranslateBootDevice", "TestTranslateGrub", "TestRootPartitionConstraints")
              if f"func {fn}(" in src]
@@ -93,8 +97,17 @@ def translate_vectors(v):
         for i, row in enumerate(rows):
             y = to_data(row["in"], "yaml")
             rep = report_entries(row.get("report"))
-            extra_rep, added = merge_reports(rep, source_warnings(v, y))
+            src_entries = source_warnings(v, y)
+            extra_rep, added = merge_reports(rep, src_entries)
             name = row.get("name") or f"translate {i}"
+            if any(e["kind"] == "error" for e in src_entries):
+                # the source validation fails: the pipeline stops before translating
+                vv = vec(f"fcos {V} {fn} {name}", f, f"{fn}/{name}", "fcos", V, hdr(v) + ydump(y), src_entries,
+                         note="full pipeline: the source validation (not run by upstream's unit test, which calls the translator "
+                              "alone) reports " + "; ".join(f"{e['kind']} {e['path']}: {e['message']}" for e in src_entries) +
+                              ", which stops the pipeline before translation, so no output is expected")
+                out.append(vv)
+                continue
             vv = vec(f"fcos {V} {fn} {name}", f, f"{fn}/{name}", "fcos", V, hdr(v) + ydump(y), extra_rep)
             if "out" in row:
                 vv["expected"]["config"] = to_data(row["out"], "json")
@@ -108,7 +121,7 @@ def translate_vectors(v):
     return f, out
 
 def correlation(v, f, src):
-    V = f"1.{v}.0"
+    V = f"{fcos_ver(v)}"
     sec = func_body(src, "TestReportCorrelation")
     cases = re.findall(r'\{\s*`((?:[^`])*)`,\s*([^\n]+?),\s*(\d+),\s*(?://[^\n]*)?\s*\}', sec)
     kinds = {
@@ -130,6 +143,9 @@ def correlation(v, f, src):
                        [E(kind, p, m, line=int(line))],
                        note="upstream asserts exactly one entry, its message and its line; input kept as upstream wrote it, "
                             "variant/version appended after it; kind and path (where given) follow from the upstream code that emits it"))
+        if kind == "warning":
+            out.append(vec(f"fcos {V} report correlation {i} ({m}) strict", f, f"TestReportCorrelation/validate {i}", "fcos", V, inp,
+                           [E(kind, p, m, line=int(line))], options={"strict": True}, note="derived from the case above: upstream's CLI with --strict fails when the report has any entry (internal/main.go); the report is the same"))
     return out
 
 def err_of(row):
@@ -139,9 +155,9 @@ def err_of(row):
     return None
 
 def validate_vectors(v):
-    f = f"config/fcos/v1_{v}/validate_test.go"
+    f = f"config/fcos/{fcos_dir(v)}/validate_test.go"
     src = open(f"{BT}/{f}").read()
-    V = f"1.{v}.0"
+    V = f"{fcos_ver(v)}"
     out = correlation(v, f, src)
     # sub-struct validations, wrapped into a config at the key upstream's struct lives under
     wraps = [("TestValidateBootDevice", "tests", lambda d: {"boot_device": d}, "$.boot_device", "error"),
@@ -174,8 +190,8 @@ def validate_vectors(v):
     return f, out
 
 if __name__ == '__main__':
-  for v in range(0, 8):
+  for v in range(0, 9):
     f, vs = translate_vectors(v)
-    write(f"fcos-v1_{v}-translate_test.json", f, vs)
+    write(f"fcos-{fcos_dir(v)}-translate_test.json", f, vs)
     f, vs = validate_vectors(v)
-    write(f"fcos-v1_{v}-validate_test.json", f, vs)
+    write(f"fcos-{fcos_dir(v)}-validate_test.json", f, vs)

@@ -355,6 +355,14 @@ def tables(src, fname, table_var="tests"):
         k, v = p.peek()
         if v == "{": depth += 1; p.next(); continue
         if v == "}": depth -= 1; p.next(); continue
+        if depth == 0 and v == "const" and p.peek(1)[1] == "(":
+            p.i += 2
+            while p.peek()[1] != ")":
+                nm = p.next()[1]
+                p.expect("=")
+                env[nm] = p.expr()
+            p.next()
+            continue
         if depth == 0 and v == "var" and p.peek(1)[0] == "id" and p.peek(2)[1] == "=":
             nm = p.peek(1)[1]; p.i += 3
             try:

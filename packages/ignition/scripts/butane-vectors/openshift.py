@@ -5,10 +5,12 @@ from common import *
 
 ROLE = "machineconfiguration.openshift.io/role"
 def ign_of(v):
+    if v == 23:
+        return "3.7.0-experimental"
     return "3.2.0" if v <= 13 else ("3.4.0" if v <= 18 else "3.5.0")
 
 def hdr(v):
-    return f"variant: openshift\nversion: 4.{v}.0\n"
+    return f"variant: openshift\nversion: {os_ver(v)}\n"
 
 META_Z = "metadata:\n  name: z\n  labels:\n    machineconfiguration.openshift.io/role: z\n"
 
@@ -23,7 +25,7 @@ def mc(v, config_extra=None, spec_extra=None):
             "metadata": {"name": "z", "labels": {ROLE: "z"}}, "spec": spec}
 
 def correlation_cases(v):
-    t = open(f"{BT}/config/openshift/v4_{v}/validate_test.go").read()
+    t = open(f"{BT}/config/openshift/{os_dir(v)}/validate_test.go").read()
     sec = t[t.index("func TestReportCorrelation"):]
     cases = re.findall(r'\{\s*`((?:[^`])*)`,\s*([^\n]+?),\s*(\d+),\s*\}', sec)
     out = []
@@ -44,8 +46,8 @@ CORR_KIND = {
 }
 
 def validate_file(v):
-    f = f"config/openshift/v4_{v}/validate_test.go"
-    V = f"4.{v}.0"
+    f = f"config/openshift/{os_dir(v)}/validate_test.go"
+    V = f"{os_ver(v)}"
     out = []
     def add(name, test, inp, rep, **kw):
         out.append(vec(f"openshift {V} {name}", f, test, "openshift", V, hdr(v) + inp, rep, **kw))
@@ -108,13 +110,17 @@ openshift:
                            f"TestReportCorrelation/validate {i} (raw {str(raw).lower()})", "openshift", V, inp, [e],
                            options={"raw": raw},
                            note="upstream asserts exactly one entry, its message and its line; kind and path (where given) follow from the upstream code that emits it"))
+        if kind == "warning":
+            out.append(vec(f"openshift {V} report correlation {i} ({m}) strict", f,
+                           f"TestReportCorrelation/validate {i} (raw false)", "openshift", V, inp, [E(kind, p, m, line=line)],
+                           options={"strict": True}, note="derived from the case above: upstream's CLI with --strict fails when the report has any entry (internal/main.go); the report is the same"))
     return f, out
 
 ZZZ = "z" * 149
 
 def translate_file(v):
-    f = f"config/openshift/v4_{v}/translate_test.go"
-    V = f"4.{v}.0"
+    f = f"config/openshift/{os_dir(v)}/translate_test.go"
+    V = f"{os_ver(v)}"
     ign = ign_of(v)
     out = []
     def add(name, test, inp, rep, **kw):
@@ -128,6 +134,16 @@ def translate_file(v):
         note="upstream's struct has metadata.name only; the role label is added because the full pipeline validates metadata")
     i = 0
     add("translate: empty-ish config", f"TestTranslateConfig/translate {i}", META_Z, [], config=mc(v)); i += 1
+    if v == 23:
+        # the experimental version's extra case (grub users), read from the Go table
+        import golit, yaml
+        src = open(f"{BT}/{f}").read()
+        rows, _ = golit.tables(src, "TestTranslateConfig")
+        row = rows[i]
+        y = golit.to_data(row["in"], "yaml")
+        add("translate: grub users", f"TestTranslateConfig/translate {i}",
+            yaml.safe_dump(y, sort_keys=False, default_flow_style=False), [], config=golit.to_data(row["out"], "json"))
+        i += 1
     if v <= 9:
         add("translate: automatic compression is disabled", f"TestTranslateConfig/translate {i}",
             META_Z + f"storage:\n  files:\n    - path: /z\n      contents:\n        inline: {ZZZ}\n", [],
@@ -157,11 +173,11 @@ def translate_file(v):
     add("support: empty-ish config", f"TestValidateSupport/translate {j}", META_Z, []); j += 1
     core = "passwd:\n  users:\n    - name: core\n" + ("      password_hash: corned beef\n" if v >= 13 else "") + "      ssh_authorized_keys:\n        - value\n"
     add("support: core user with only accepted fields", f"TestValidateSupport/translate {j}", META_Z + core, []); j += 1
+    add("support: valid data URL", f"TestValidateSupport/translate {j}",
+        META_Z + "storage:\n  files:\n    - path: /f\n      contents:\n        source: \"data:,foo\"\n", []); j += 1
     if v <= 9:
         add("support: uncompressed inline contents", f"TestValidateSupport/translate {j}",
             META_Z + "storage:\n  files:\n    - path: /a\n      contents:\n        inline: foo\n", []); j += 1
-    add("support: valid data URL", f"TestValidateSupport/translate {j}",
-        META_Z + "storage:\n  files:\n    - path: /f\n      contents:\n        source: \"data:,foo\"\n", []); j += 1
     g = "    - path: /g\n      append:\n        - inline: z\n"
     if v <= 9:
         g += "      contents:\n        inline: z\n        compression: gzip\n"
@@ -189,8 +205,8 @@ def translate_file(v):
              "the translation's errors (these code checks) are fatal before the field filters run, so only these are expected")
     return f, out
 
-for v in range(8, 23):
+for v in range(8, 24):
     f, vs = validate_file(v)
-    write(f"openshift-v4_{v}-validate_test.json", f, vs)
+    write(f"openshift-{os_dir(v)}-validate_test.json", f, vs)
     f, vs = translate_file(v)
-    write(f"openshift-v4_{v}-translate_test.json", f, vs)
+    write(f"openshift-{os_dir(v)}-translate_test.json", f, vs)

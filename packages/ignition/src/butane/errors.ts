@@ -20,6 +20,9 @@ export const BUTANE_MESSAGES = {
   ErrTreeNoLocal: 'local is required',
   ErrDecimalMode: 'unreasonable mode would be reasonable if specified in octal; remember to add a leading zero',
   ErrTooManySystemdSources: 'only one of the following can be set: contents, contents_local',
+  ErrQuadletBadExtension:
+    'unsupported file extension for quadlet: must be one of .container, .volume, .network, .kube, .image, .build, .pod, or .artifact',
+  ErrTemplateInstanceCannotHaveContents: 'template instances cannot have contents or contents_local',
   ErrMountUnitNoPath: 'path is required if with_mount_unit is true and format is not swap',
   ErrMountUnitNoFormat: 'format is required if with_mount_unit is true',
   ErrMountPointForbidden: 'path must be under /etc or /var if with_mount_unit is true',

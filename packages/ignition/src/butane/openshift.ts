@@ -3,6 +3,7 @@ import { obj } from './util.js';
 import type { JObj } from './base.js';
 import type { BObj, BValue, CPath } from './decode.js';
 import { BUTANE_MESSAGES as M, type ButaneMessageName } from './errors.js';
+import type { TranslationSet } from './tset.js';
 import type { ButaneProfile } from './versions.js';
 
 /** A finding in output (JSON) space, relative to the MachineConfig. */
@@ -54,6 +55,23 @@ export function addLuksFipsOptions(mc: JObj, p: ButaneProfile): CPath[] {
     l['options'] = [...options, FIPS_CIPHER, 'aes-cbc-essiv:sha256'];
   });
   return added;
+}
+
+/**
+ * openshift 4.23 (experimental) `translateUserGrubCfg`: the MCO does not support `append`, so the grub sugar's
+ * `/boot/grub2/user.cfg` (one append entry) gets it as its contents instead.
+ */
+export function grubUserCfgAsContents(ignition: JObj, p: ButaneProfile, ts: TranslationSet): void {
+  if (p.openshift < 23) return;
+  const files = ((ignition['storage'] as JObj | undefined)?.['files'] ?? []) as JObj[];
+  const i = files.findIndex((f) => f['path'] === '/boot/grub2/user.cfg');
+  const file = files[i];
+  if (!file) return;
+  const append = file['append'];
+  if (!Array.isArray(append) || append.length !== 1) return;
+  file['contents'] = append[0] as unknown;
+  delete file['append'];
+  ts.moveOutput(['storage', 'files', i, 'append', 0], ['storage', 'files', i, 'contents']);
 }
 
 /** YAML path of a MachineConfig-level output path (spec.config paths are mapped by the caller). */

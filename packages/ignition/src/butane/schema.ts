@@ -51,6 +51,7 @@ export type StructName =
   | 'Systemd'
   | 'Unit'
   | 'Dropin'
+  | 'Quadlet'
   | 'Tree'
   | 'BootDevice'
   | 'BootDeviceLuks'
@@ -247,7 +248,9 @@ export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
     case 'Raid':
       return [f('devices', ls(S)), f('level', S), f('name', S), f('options', ls(S)), f('spares', I)];
     case 'Systemd':
-      return [f('units', ls(st('Unit')))];
+      return [f('units', ls(st('Unit'))), ...(p.base >= 8 ? [f('quadlets', ls(st('Quadlet')), true)] : [])];
+    case 'Quadlet':
+      return [f('contents', S), f('contents_local', S), f('name', S), f('rootful', B), f('dropins', ls(st('Dropin')))];
     case 'Unit':
       return [
         f('contents', S),

@@ -6,7 +6,7 @@ import { obj, list, str } from './util.js';
 import type { JObj, TxContext } from './base.js';
 import type { BObj, CPath } from './decode.js';
 import { BUTANE_MESSAGES as M } from './errors.js';
-import { ensureWithinFilesDir, makeDataURL, SugarError, MAX_LOCAL_FILE_BYTES } from './files.js';
+import { ensureWithinFilesDir, makeDataURL, readLocalFile, SugarError, MAX_LOCAL_FILE_BYTES } from './files.js';
 import { mergeSets, TranslationSet } from './tset.js';
 
 
@@ -98,12 +98,14 @@ interface TreeOpts {
 
 class NodeTracker {
   constructor(private readonly storage: JObj) {}
+  /** The list of that kind, created in the storage section when first asked for (to add to it). */
   list(kind: 'files' | 'directories' | 'links'): JObj[] {
     const l = (this.storage[kind] ??= []) as JObj[];
     return l;
   }
   find(kind: 'files' | 'directories' | 'links', p: string): number {
-    return this.list(kind).findIndex((n) => n['path'] === p);
+    const l = this.storage[kind];
+    return Array.isArray(l) ? (l as JObj[]).findIndex((n) => n['path'] === p) : -1;
   }
   exists(p: string): boolean {
     return this.find('files', p) >= 0 || this.find('directories', p) >= 0 || this.find('links', p) >= 0;
@@ -227,5 +229,92 @@ export function processTrees(source: BObj, config: JObj, cx: TxContext): void {
   }
   if (Array.isArray(storage['files']) && storage['files'].length === 0) delete storage['files'];
   if (Array.isArray(storage['directories']) && storage['directories'].length === 0) delete storage['directories'];
+  if (Array.isArray(storage['links']) && storage['links'].length === 0) delete storage['links'];
+}
+
+/** base/v0_8_exp `buildQuadletPath`. */
+function quadletPath(rootful: boolean, name: string): string {
+  return posix.join(rootful ? '/etc/containers/systemd' : '/etc/containers/systemd/users', name);
+}
+
+/** base/v0_8_exp `addFileWithContents`: a quadlet or drop-in file from contents or contents_local. */
+function addQuadletFile(q: BObj, dest: string, yp: CPath, t: NodeTracker, cx: TxContext): void {
+  const files = t.list('files');
+  const existing = files[t.find('files', dest)];
+  const existingSource = existing ? obj((existing['contents'] ?? {}) as BObj)['source'] : undefined;
+  if ((typeof existingSource === 'string' && existingSource !== '') || t.exists(dest)) {
+    cx.findings.push({ kind: 'error', message: M.ErrNodeExists, path: yp });
+    return;
+  }
+  const i = files.length;
+  const file: JObj = { path: dest };
+  files.push(file);
+  if (i === 0) cx.ts.add(yp, ['storage', 'files']);
+  cx.ts.addFromCommonSource(yp, ['storage', 'files', i], file);
+  cx.ts.add([...yp, 'name'], ['storage', 'files', i, 'path']);
+  let contents: Buffer = Buffer.alloc(0);
+  let cp: CPath = yp;
+  const local = str(q['contents_local']);
+  if (local !== '') {
+    cp = [...yp, 'contents_local'];
+    try {
+      contents = readLocalFile(local, cx.opts.filesDir);
+    } catch (e) {
+      if (!(e instanceof SugarError)) throw e;
+      cx.findings.push({ kind: 'error', message: e.message, path: cp });
+      return;
+    }
+  }
+  const inline = str(q['contents']);
+  if (inline !== '') {
+    cp = [...yp, 'contents'];
+    contents = Buffer.from(inline, 'utf8');
+  }
+  const { url, compression } = makeDataURL(contents, undefined, !cx.opts.noCompression);
+  const c: JObj = { source: url };
+  cx.ts.add(cp, ['storage', 'files', i, 'contents', 'source']);
+  if (compression !== undefined) {
+    c['compression'] = compression;
+    cx.ts.add(yp, ['storage', 'files', i, 'contents', 'compression']);
+  }
+  file['contents'] = c;
+  cx.ts.add(cp, ['storage', 'files', i, 'contents']);
+  file['mode'] = 0o644;
+  cx.ts.add(yp, ['storage', 'files', i, 'mode']);
+}
+
+/** base/v0_8_exp `processQuadlets`: podman quadlet files (templates instances as links) and their drop-ins. */
+export function processQuadlets(source: BObj, config: JObj, cx: TxContext, templateOf: (name: string) => string | undefined): void {
+  const quadlets = list(obj(source['systemd'])['quadlets']).map(obj);
+  if (quadlets.length === 0) return;
+  const storage = (config['storage'] ??= {}) as JObj;
+  const t = new NodeTracker(storage);
+  cx.ts.add(['systemd', 'quadlets'], ['storage']);
+  quadlets.forEach((q, n) => {
+    const yp: CPath = ['systemd', 'quadlets', n];
+    const name = str(q['name']);
+    const rootful = q['rootful'] === true;
+    const dest = quadletPath(rootful, name);
+    const template = templateOf(name);
+    if (template !== undefined) {
+      const links = t.list('links');
+      if (t.find('links', dest) >= 0 || t.exists(dest)) {
+        cx.findings.push({ kind: 'error', message: M.ErrNodeExists, path: yp });
+      } else {
+        const i = links.length;
+        const link = { path: dest, target: template };
+        links.push(link);
+        if (i === 0) cx.ts.add(yp, ['storage', 'links']);
+        cx.ts.addFromCommonSource(yp, ['storage', 'links', i], link);
+        cx.ts.add([...yp, 'name'], ['storage', 'links', i, 'path']);
+      }
+    } else {
+      addQuadletFile(q, dest, yp, t, cx);
+    }
+    list(q['dropins']).map(obj).forEach((d, i) => {
+      addQuadletFile(d, `${dest}.d/${str(d['name'])}`, [...yp, 'dropins', i], t, cx);
+    });
+  });
+  if (Array.isArray(storage['files']) && storage['files'].length === 0) delete storage['files'];
   if (Array.isArray(storage['links']) && storage['links'].length === 0) delete storage['links'];
 }

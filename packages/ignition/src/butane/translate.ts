@@ -10,10 +10,10 @@ import { translateBase, type JObj, type TxContext } from './base.js';
 import { Decoder, locate, MAX_INPUT_BYTES, parseYaml, pathString, readCommonFields, type BObj, type CPath, type ParsedYaml } from './decode.js';
 import { BUTANE_MESSAGES as M, ButaneError, type ButaneReportEntry } from './errors.js';
 import { partitionWarnings, processBootDevice, processGrub } from './fcos.js';
-import { addLuksFipsOptions, elidedFields, mcFieldSource, mcoSupport, verifyFilters, wrapMachineConfig, type JsonFinding } from './openshift.js';
-import { addMountUnits, processTrees } from './storage.js';
+import { addLuksFipsOptions, elidedFields, grubUserCfgAsContents, mcFieldSource, mcoSupport, verifyFilters, wrapMachineConfig, type JsonFinding } from './openshift.js';
+import { addMountUnits, processQuadlets, processTrees } from './storage.js';
 import { TranslationSet } from './tset.js';
-import { validateSource, type Finding } from './validate.js';
+import { quadletTemplate, validateSource, type Finding } from './validate.js';
 import { findProfile, type ButaneProfile } from './versions.js';
 
 /** Options of {@link translateButane}. */
@@ -85,6 +85,7 @@ function desugar(source: BObj, cx: TxContext): JObj {
     cfg = addMountUnits(source, cfg, cx);
     processTrees(source, cfg, cx);
   }
+  if (cx.profile.base >= 8) processQuadlets(source, cfg, cx, quadletTemplate);
   if (cx.findings.some((f) => f.kind === 'error')) return cfg;
   if (cx.profile.fcos >= 3) cfg = processBootDevice(source, cfg, cx);
   partitionWarnings(cfg, cx);
@@ -139,6 +140,7 @@ export function translateButane(source: string | Uint8Array, opts: ButaneOptions
     r.add({ ...f, path: inMc ? mcToYaml(f.path, cx.ts) : cx.ts.toYaml(f.path) });
   };
   if (profile.variant === 'openshift') {
+    grubUserCfgAsContents(ignition, profile, cx.ts);
     const mc = wrapMachineConfig(decoded, ignition);
     for (const added of addLuksFipsOptions(mc, profile)) cx.ts.add(['openshift', 'fips'], added);
     for (const f of mcoSupport(mc, profile)) toYaml(f, true);

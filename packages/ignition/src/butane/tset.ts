@@ -26,6 +26,16 @@ export class TranslationSet {
     }
   }
 
+  /** Moves every translation whose output path is under `from` to the same place under `to`. */
+  moveOutput(from: CPath, to: CPath): void {
+    const pre = key(from);
+    for (const [k, src] of [...this.set]) {
+      if (k !== pre && !k.startsWith(`${pre}\u0000`)) continue;
+      this.set.delete(k);
+      this.set.set(key(to) + k.slice(pre.length), src);
+    }
+  }
+
   /** Maps an output path back to YAML space; unmapped paths are snake-cased (upstream's fallback). */
   toYaml(to: CPath): CPath {
     return this.get(to) ?? to.map((e) => (typeof e === 'string' ? snake(e) : e));

@@ -159,6 +159,31 @@ const checkUnitSources: Check = (v, path, _p, out) => {
   if (v['contents_local'] !== undefined && v['contents'] !== undefined) err(out, [...path, 'contents_local'], 'ErrTooManySystemdSources');
 };
 
+const QUADLET_EXTENSIONS = ['.container', '.volume', '.network', '.kube', '.image', '.build', '.pod', '.artifact'];
+
+/** base/v0_8_exp `isTemplateInstance`: `foo@bar.container` is an instance of `foo@.container`. */
+export function quadletTemplate(name: string): string | undefined {
+  const at = name.indexOf('@');
+  if (at === -1) return undefined;
+  const dot = name.lastIndexOf('.');
+  if (dot === -1 || at + 1 === dot) return undefined;
+  return `${name.slice(0, at)}@.${name.slice(dot + 1)}`;
+}
+
+const checkQuadlet: Check = (v, path, _p, out) => {
+  const name = str(v['name']) ?? '';
+  if (!QUADLET_EXTENSIONS.some((e) => name.endsWith(e))) {
+    err(out, [...path, 'name'], 'ErrQuadletBadExtension');
+    return;
+  }
+  if (quadletTemplate(name) !== undefined) {
+    if (v['contents'] !== undefined) err(out, [...path, 'contents'], 'ErrTemplateInstanceCannotHaveContents');
+    if (v['contents_local'] !== undefined) err(out, [...path, 'contents_local'], 'ErrTemplateInstanceCannotHaveContents');
+  } else {
+    checkUnitSources(v, path, _p, out);
+  }
+};
+
 const DASD = /\/dev\/dasd[a-z]$/;
 const SD = /\/dev\/sd[a-z]$/;
 
@@ -268,6 +293,7 @@ const CHECKS: Partial<Record<StructName, Check[]>> = {
   Tree: [checkTree],
   Unit: [checkUnitSources],
   Dropin: [checkUnitSources],
+  Quadlet: [checkQuadlet],
   BootDevice: [checkBootDevice],
   BootDeviceLuks: [checkBootDeviceLuks],
   GrubUser: [checkGrubUser],

@@ -44,11 +44,13 @@ describe('upstream butane vectors: shape', () => {
           expect(doc.variant).toBe(v.variant);
           expect(doc.version).toBe(v.version);
           expect(v.source.file).toBe(file.upstream.file);
+          // experimental versions are only translated on request
+          expect(v.options.experimental === true).toBe(v.version.endsWith('-experimental'));
         });
         const config = v.expected.config;
         if (config !== undefined) {
           it(`${v.name}: expected config is valid Ignition`, () => {
-            const res = validate(ignitionOf(config));
+            const res = validate(ignitionOf(config), { experimental: v.version.endsWith('-experimental') });
             expect(res.entries.filter((e) => e.kind === 'error')).toEqual([]);
             expect(res.valid).toBe(true);
             if (v.expected.reportMatch === 'exact') {

@@ -19,6 +19,24 @@ export interface ExpectedEntry {
   column?: number;
 }
 
+/** Options of a vector: translateButane's, and how to build the files dir upstream's test sets up. */
+export interface ButaneVectorOptions {
+  /** Files (relative path -> contents, latin1) written to a fresh files dir; `{}` is an empty dir. */
+  filesDir?: Record<string, string>;
+  /** Modes (e.g. 0o600) of files of `filesDir`, set after writing. */
+  filesDirModes?: Record<string, number>;
+  /** Directories (relative path -> mode) created in the files dir. */
+  filesDirDirs?: Record<string, number>;
+  /** Symbolic links (relative path -> target) created in the files dir. */
+  filesDirLinks?: Record<string, string>;
+  /** Unix sockets (relative paths) listening in the files dir while the vector runs. */
+  filesDirSockets?: string[];
+  strict?: boolean;
+  raw?: boolean;
+  /** Set for `-experimental` versions, which are only translated on request. */
+  experimental?: boolean;
+}
+
 /** One upstream test case, as data. */
 export interface ButaneVector {
   name: string;
@@ -26,7 +44,7 @@ export interface ButaneVector {
   variant: 'fcos' | 'openshift';
   version: string;
   input: string;
-  options: { filesDir?: Record<string, string>; strict?: boolean; raw?: boolean };
+  options: ButaneVectorOptions;
   expected: {
     config?: Record<string, unknown>;
     report: ExpectedEntry[];
@@ -69,24 +87,61 @@ function checkEntry(e: unknown, file: string, field: string): ExpectedEntry {
   const r = e as Record<string, unknown>;
   need(r.kind === 'error' || r.kind === 'warning', file, `${field}.kind`, 'must be "error" or "warning"');
   need(typeof r.message === 'string' && r.message !== '', file, `${field}.message`, 'must be a non-empty string');
-  need(r.path === undefined || (typeof r.path === 'string' && r.path.startsWith('$')), file, `${field}.path`, 'must start with $');
+  need(
+    r.path === undefined || (typeof r.path === 'string' && r.path.startsWith('$')),
+    file,
+    `${field}.path`,
+    'must start with $',
+  );
   for (const k of ['line', 'column'] as const) {
-    need(r[k] === undefined || (Number.isInteger(r[k]) && (r[k] as number) > 0), file, `${field}.${k}`, 'must be a positive integer');
+    need(
+      r[k] === undefined || (Number.isInteger(r[k]) && (r[k] as number) > 0),
+      file,
+      `${field}.${k}`,
+      'must be a positive integer',
+    );
   }
   return r as unknown as ExpectedEntry;
+}
+
+function isRel(p: string): boolean {
+  return p !== '' && !p.startsWith('/') && !p.split('/').includes('..');
+}
+
+function checkRelPaths(m: unknown, file: string, field: string, ok: (v: unknown) => boolean): void {
+  if (m === undefined) return;
+  need(isRecord(m), file, field, 'must map relative paths to values');
+  for (const [p, v] of Object.entries(m as Record<string, unknown>)) {
+    need(isRel(p) && ok(v), file, `${field}.${p}`, 'must be a relative path inside the dir with a valid value');
+  }
 }
 
 function checkOptions(o: unknown, file: string, field: string): void {
   need(isRecord(o), file, field, 'must be an object');
   const r = o as Record<string, unknown>;
-  for (const k of Object.keys(r)) need(['filesDir', 'strict', 'raw'].includes(k), file, `${field}.${k}`, 'unknown option');
+  const known = ['filesDir', 'filesDirModes', 'filesDirDirs', 'filesDirLinks', 'filesDirSockets', 'strict', 'raw', 'experimental'];
+  for (const k of Object.keys(r)) need(known.includes(k), file, `${field}.${k}`, 'unknown option');
+  for (const k of ['filesDirModes', 'filesDirDirs', 'filesDirLinks', 'filesDirSockets']) {
+    need(r[k] === undefined || r.filesDir !== undefined, file, `${field}.${k}`, 'needs filesDir');
+  }
+  checkRelPaths(r.filesDirModes, file, `${field}.filesDirModes`, (v) => Number.isInteger(v));
+  checkRelPaths(r.filesDirDirs, file, `${field}.filesDirDirs`, (v) => Number.isInteger(v));
+  checkRelPaths(r.filesDirLinks, file, `${field}.filesDirLinks`, (v) => typeof v === 'string');
+  need(
+    r.filesDirSockets === undefined ||
+      (Array.isArray(r.filesDirSockets) && r.filesDirSockets.every((p) => typeof p === 'string' && isRel(p))),
+    file,
+    `${field}.filesDirSockets`,
+    'must be relative paths inside the dir',
+  );
   need(r.strict === undefined || typeof r.strict === 'boolean', file, `${field}.strict`, 'must be a boolean');
   need(r.raw === undefined || typeof r.raw === 'boolean', file, `${field}.raw`, 'must be a boolean');
+  need(r.experimental === undefined || typeof r.experimental === 'boolean', file, `${field}.experimental`, 'must be a boolean');
   if (r.filesDir !== undefined) {
     need(isRecord(r.filesDir), file, `${field}.filesDir`, 'must map relative paths to contents');
     for (const [p, c] of Object.entries(r.filesDir as Record<string, unknown>)) {
       need(typeof c === 'string', file, `${field}.filesDir.${p}`, 'contents must be a string');
-      need(!p.startsWith('/') && !p.split('/').includes('..'), file, `${field}.filesDir.${p}`, 'must be relative and stay inside the dir');
+      need(isRel(p), file, `${field}.filesDir.${p}`, 'must be relative and stay inside the dir');
     }
   }
 }
@@ -97,9 +152,19 @@ function checkVector(v: unknown, file: string, i: number): ButaneVector {
   const r = v as Record<string, unknown>;
   need(typeof r.name === 'string' && r.name !== '', file, `${f}.name`, 'must be a non-empty string');
   const src = r.source;
-  need(isRecord(src) && typeof src.file === 'string' && typeof src.test === 'string', file, `${f}.source`, 'needs file and test');
+  need(
+    isRecord(src) && typeof src.file === 'string' && typeof src.test === 'string',
+    file,
+    `${f}.source`,
+    'needs file and test',
+  );
   need(r.variant === 'fcos' || r.variant === 'openshift', file, `${f}.variant`, 'must be fcos or openshift');
-  need(typeof r.version === 'string' && /^\d+\.\d+\.\d+(-experimental)?$/.test(r.version), file, `${f}.version`, 'must be x.y.z');
+  need(
+    typeof r.version === 'string' && /^\d+\.\d+\.\d+(-experimental)?$/.test(r.version),
+    file,
+    `${f}.version`,
+    'must be x.y.z',
+  );
   need(typeof r.input === 'string', file, `${f}.input`, 'must be the Butane YAML text');
   checkOptions(r.options, file, `${f}.options`);
   const ex = r.expected;
@@ -108,7 +173,12 @@ function checkVector(v: unknown, file: string, i: number): ButaneVector {
   need(e.config === undefined || isRecord(e.config), file, `${f}.expected.config`, 'must be an object');
   need(Array.isArray(e.report), file, `${f}.expected.report`, 'must be an array');
   (e.report as unknown[]).forEach((x, j) => checkEntry(x, file, `${f}.expected.report[${String(j)}]`));
-  need(e.reportMatch === 'exact' || e.reportMatch === 'contains', file, `${f}.expected.reportMatch`, 'must be exact or contains');
+  need(
+    e.reportMatch === 'exact' || e.reportMatch === 'contains',
+    file,
+    `${f}.expected.reportMatch`,
+    'must be exact or contains',
+  );
   return r as unknown as ButaneVector;
 }
 
@@ -119,7 +189,10 @@ export function parseVectorFile(fileName: string, text: string): ButaneVectorFil
   const d = doc as Record<string, unknown>;
   const up = d.upstream;
   need(
-    isRecord(up) && up.repo === 'coreos/butane' && typeof up.revision === 'string' && /^[0-9a-f]{40}$/.test(up.revision),
+    isRecord(up) &&
+      up.repo === 'coreos/butane' &&
+      typeof up.revision === 'string' &&
+      /^[0-9a-f]{40}$/.test(up.revision),
     fileName,
     'upstream',
     'needs repo coreos/butane and a 40-hex revision',
