@@ -260,19 +260,45 @@ export class Decoder {
     return out;
   }
 
+  /**
+   * The entries of a mapping with YAML merge keys applied as yaml.v3 does: `<<: *anchor` (or a list of them)
+   * brings the anchored mapping's keys, explicit keys win, earlier merged mappings win over later ones.
+   */
+  private entries(n: YNode): [string, unknown][] {
+    if (!isMap(n)) return [];
+    const explicit: [string, unknown][] = [];
+    const merged = new Map<string, unknown>();
+    for (const item of n.items) {
+      const k = keyString(this.y, item.key);
+      if (k !== '<<' || (isScalar(item.key) && item.key.type !== 'PLAIN')) {
+        explicit.push([k, item.value]);
+        continue;
+      }
+      const v = resolve(this.y, item.value);
+      const sources = isSeq(v) ? v.items.map((x) => resolve(this.y, x)) : [v];
+      for (const src of sources) {
+        if (!isMap(src)) continue;
+        for (const [mk, mv] of this.entries(src)) if (!merged.has(mk)) merged.set(mk, mv);
+      }
+      explicit.push([k, undefined]);
+    }
+    const keys = new Set(explicit.map(([k]) => k));
+    return [...[...merged].filter(([k]) => !keys.has(k)), ...explicit];
+  }
+
   private struct(n: YNode, name: Parameters<typeof structFields>[0], path: CPath): BObj {
     const out: BObj = {};
     if (!isMap(n)) return out;
     const fields = structFields(name, this.profile);
-    for (const item of n.items) {
-      const k = keyString(this.y, item.key);
+    for (const [k, value] of this.entries(n)) {
       const def = fields.find((fd) => fd.yaml === k);
       if (!def) {
+        // upstream's context tree keeps `<<` as a key: it is reported as unused even though it was merged
         const kpos = this.y.positions.get(`${pathString([...path, k])}#key`);
         this.unused.push({ kind: 'warning', message: `unused key ${k}`, path: pathString([...path, k]), ...(kpos ? { line: kpos.line, column: kpos.column } : {}) });
         continue;
       }
-      const v = this.decode(item.value, def.type, [...path, k]);
+      const v = this.decode(value, def.type, [...path, k]);
       if (v !== undefined) out[k] = v;
     }
     return out;

@@ -211,6 +211,14 @@ describe('translateButane: validation, positions and bad input', () => {
     expect(d.message).toBe('Error unmarshaling yaml: yaml: unmarshal errors:\n  line 3: mapping key "version" already defined at line 2');
   });
 
+  it('applies YAML merge keys (explicit keys win) and, like upstream, still warns about the `<<` key', () => {
+    const r = translateButane(
+      'variant: fcos\nversion: 1.5.0\nx-defaults: &file\n  mode: 0600\n  user:\n    name: core\nstorage:\n  files:\n    - <<: *file\n      path: /etc/a\n      mode: 0640\n',
+    );
+    expect(storageFiles(cfg(r))[0]).toEqual({ path: '/etc/a', user: { name: 'core' }, mode: 0o640 });
+    expect(r.report.map((e) => e.message)).toEqual(['unused key x-defaults', 'unused key <<']);
+  });
+
   it('reads the first YAML document only, as yaml.v3 Unmarshal', () => {
     const r = translateButane('variant: fcos\nversion: 1.4.0\n---\nvariant: fcos\nversion: 9.9.9\n');
     expect(r.ignitionVersion).toBe('3.3.0');
