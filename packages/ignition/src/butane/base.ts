@@ -6,7 +6,7 @@ import type { BObj, BValue, CPath } from './decode.js';
 import { readLocalFile, makeDataURL, SugarError } from './files.js';
 import { camel, structFields, type FieldType, type StructName } from './schema.js';
 import { TranslationSet } from './tset.js';
-import type { Finding } from './validate.js';
+import { validateEmbeddedIgnition, type Finding } from './validate.js';
 import type { ButaneProfile } from './versions.js';
 
 /** Options the sugar needs. */
@@ -86,7 +86,11 @@ function setSource(contents: Uint8Array, to: JObj, yp: CPath, jp: CPath, cx: TxC
 function resourceSugar(from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext): void {
   if (typeof from['local'] === 'string') {
     try {
-      setSource(readLocalFile(from['local'], cx.opts.filesDir), to, [...yp, 'local'], jp, cx);
+      const contents = readLocalFile(from['local'], cx.opts.filesDir);
+      if (yp[0] === 'ignition' && yp[1] === 'config') {
+        if (!validateEmbeddedIgnition([...yp, 'local'], [...yp, 'local'], contents.toString('utf8'), cx.profile, cx.findings)) return;
+      }
+      setSource(contents, to, [...yp, 'local'], jp, cx);
     } catch (e) {
       if (!(e instanceof SugarError)) throw e;
       addError(cx, [...yp, 'local'], e);

@@ -4,7 +4,7 @@
  * duplicate keys and type mismatches as yaml.v3's "unmarshal errors", unknown keys as "unused key"
  * warnings, and every node's line/column for the report.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YNode, type Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument, visit, type Document, type Tags, type Node as YNode, type Scalar } from 'yaml';
 import { ButaneError, type ButaneReportEntry } from './errors.js';
 import { goTypeName, structFields, type FieldType } from './schema.js';
 import type { ButaneProfile } from './versions.js';
@@ -60,13 +60,20 @@ function unmarshalError(lines: string[], file: string | undefined, report: Butan
 
 /** Parses the YAML text; syntax errors and duplicate keys throw BUTANE_PARSE like yaml.v3. */
 export function parseYaml(text: string, file?: string): ParsedYaml {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter: lines,
+  let lines = new LineCounter();
+  const options = (lc: LineCounter): Parameters<typeof parseDocument>[1] => ({
+    lineCounter: lc,
     uniqueKeys: false,
-    customTags: (tags) => [legacyOctal, ...tags],
+    customTags: (tags: Tags) => [legacyOctal, ...tags],
     prettyErrors: false,
   });
+  let doc: Document.Parsed = parseDocument(text, options(lines));
+  if (doc.errors.some((e) => e.code === 'MULTIPLE_DOCS')) {
+    // yaml.v3's Unmarshal reads the first document and ignores the rest
+    lines = new LineCounter();
+    const first = parseAllDocuments(text, options(lines))[0];
+    if (first) doc = first;
+  }
   const err = doc.errors[0];
   if (err) {
     const pos = lines.linePos(err.pos[0]);

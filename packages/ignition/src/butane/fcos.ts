@@ -145,9 +145,8 @@ function reservedLabelMisnumbered(label: string, n: number): boolean {
   );
 }
 
-/** Root-size and reserved-label warnings on the translated disks (fcos 1.2+; root checks 1.4+). */
+/** Reserved-label warnings on the translated disks (every fcos version) and root-size ones (fcos 1.3+). */
 export function partitionWarnings(config: JObj, cx: TxContext): void {
-  if (cx.profile.fcos < 2) return;
   const disks = ((config['storage'] as JObj | undefined)?.['disks'] ?? []) as JObj[];
   disks.forEach((disk, i) => {
     const parts = (disk['partitions'] ?? []) as JObj[];
@@ -155,7 +154,7 @@ export function partitionWarnings(config: JObj, cx: TxContext): void {
       const label = part['label'];
       if (typeof label !== 'string') return;
       const base: CPath = ['storage', 'disks', i, 'partitions', p];
-      if (cx.profile.fcos >= 4 && label === 'root') {
+      if (cx.profile.fcos >= 3 && label === 'root') {
         const size = typeof part['sizeMiB'] === 'number' ? part['sizeMiB'] : 0;
         if (size === 0) {
           const constrained = parts.some((o, idx) => idx !== p && (typeof o['startMiB'] !== 'number' || o['startMiB'] === 0));

@@ -83,11 +83,15 @@ function isUnreserved(c: number): boolean {
   );
 }
 
+const ESCAPES: readonly string[] = Array.from({ length: 256 }, (_, b) =>
+  isUnreserved(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+);
+
 /** vincent-petithory/dataurl `Escape`: RFC 2397 escaping with upper-case hex. */
 export function dataurlEscape(data: Uint8Array): string {
-  let out = '';
-  for (const b of data) out += isUnreserved(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  return out;
+  const parts: string[] = new Array<string>(data.length);
+  for (let i = 0; i < data.length; i++) parts[i] = ESCAPES[data[i] ?? 0] ?? '';
+  return parts.join('');
 }
 
 /** Result of {@link makeDataURL}. */

@@ -2,7 +2,7 @@
 import type { CPath } from './decode.js';
 import { snake } from './schema.js';
 
-const key = (p: CPath): string => JSON.stringify(p);
+const key = (p: CPath): string => p.join('\u0000');
 
 /** Output (JSON) path -> source (YAML) path. */
 export class TranslationSet {
@@ -24,11 +24,6 @@ export class TranslationSet {
         this.addFromCommonSource(from, [...to, Array.isArray(value) ? Number(k) : k], v);
       }
     }
-  }
-
-  /** Copies `other` with output paths prefixed. */
-  mergePrefixed(other: TranslationSet, prefix: CPath): void {
-    for (const [k, from] of other.set) this.set.set(key([...prefix, ...(JSON.parse(k) as CPath)]), from);
   }
 
   /** Maps an output path back to YAML space; unmapped paths are snake-cased (upstream's fallback). */

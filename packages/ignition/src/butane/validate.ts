@@ -6,6 +6,8 @@ import type { BObj, BValue, CPath } from './decode.js';
 import { BUTANE_MESSAGES as M, type ButaneMessageName } from './errors.js';
 import { structFields, type FieldType, type StructName } from './schema.js';
 import type { ButaneProfile } from './versions.js';
+import { goSemver } from '../spec/goparse.js';
+import { validate as validateIgnition } from '../spec/validate.js';
 
 /** A finding with its context path (converted to a report entry later). */
 export interface Finding {
@@ -16,8 +18,8 @@ export interface Finding {
 
 type Check = (v: BObj, path: CPath, p: ButaneProfile, out: Finding[]) => void;
 
-const err = (out: Finding[], path: CPath, name: ButaneMessageName): void => {
-  out.push({ kind: 'error', message: M[name], path });
+const err = (out: Finding[], path: CPath, name: ButaneMessageName | 'ErrInvalid'): void => {
+  out.push({ kind: 'error', message: name === 'ErrInvalid' ? 'config is not valid' : M[name], path });
 };
 const warn = (out: Finding[], path: CPath, name: ButaneMessageName): void => {
   out.push({ kind: 'warning', message: M[name], path });
@@ -85,7 +87,32 @@ export function looksDecimal(mode: number, directory: boolean): boolean {
   return !isTypicalMode(mode, directory) && isTypicalMode(corrected, directory);
 }
 
-const checkResource: Check = (v, path, _p, out) => {
+/**
+ * base/v0_N `ValidateIgnitionConfig`: a config given inline or local under `ignition.config` is parsed and, when
+ * its version is the one this Butane version produces, validated as Ignition (entries under `base`); another
+ * version is skipped with a warning. Returns false when it is not JSON (the parse error is at `errPath`).
+ */
+export function validateEmbeddedIgnition(base: CPath, errPath: CPath, raw: string, p: ButaneProfile, out: Finding[]): boolean {
+  let cfg: unknown;
+  try {
+    cfg = JSON.parse(raw);
+  } catch (e) {
+    out.push({ kind: 'error', message: (e as Error).message, path: errPath });
+    return false;
+  }
+  const version = obj(obj(cfg as BValue)['ignition'])['version'];
+  const v = typeof version === 'string' ? goSemver(version) : null;
+  if (v && version !== p.ignitionVersion) {
+    warn(out, [...base, 'version'], 'ErrUnkownIgnitionVersion');
+    return true;
+  }
+  for (const e of validateIgnition(cfg, { version: p.ignitionVersion, experimental: p.experimental }).entries) {
+    if (e.kind === 'error' || e.kind === 'warning') out.push({ kind: e.kind, message: e.message, path: [...base, ...e.path] });
+  }
+  return true;
+}
+
+const checkResource: Check = (v, path, p, out) => {
   let field = '';
   let sources = 0;
   if (v['local'] !== undefined) {
@@ -100,7 +127,14 @@ const checkResource: Check = (v, path, _p, out) => {
     sources++;
     field = 'source';
   }
-  if (sources > 1) err(out, [...path, field], 'ErrTooManyResourceSources');
+  if (sources > 1) {
+    err(out, [...path, p.base < 2 ? 'inline' : field], 'ErrTooManyResourceSources');
+    return;
+  }
+  const inline = v['inline'];
+  if (p.base >= 2 && path[0] === 'ignition' && path[1] === 'config' && field === 'inline' && typeof inline === 'string') {
+    if (!validateEmbeddedIgnition(path, [...path, 'inline'], inline, p, out)) err(out, [...path, 'inline'], 'ErrInvalid');
+  }
 };
 
 const checkFilesystem: Check = (v, path, _p, out) => {
@@ -151,8 +185,8 @@ const checkBootDevice: Check = (v, path, p, out) => {
   const mirrorDevices = list(obj(v['mirror'])['devices']);
   const layout = str(v['layout']);
   if (mirrorDevices.length > 0 && layout === undefined) {
-    // a warning up to fcos 1.5, an error from 1.6
-    (p.fcos >= 6 ? err : warn)(out, [...path, 'mirror'], 'ErrMirrorRequiresLayout');
+    // a warning up to fcos 1.6, an error from 1.7
+    (p.fcos >= 7 ? err : warn)(out, [...path, 'mirror'], 'ErrMirrorRequiresLayout');
   }
   checkLayout(v, path, p, out);
   const luks = obj(v['luks']);

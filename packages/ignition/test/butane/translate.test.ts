@@ -211,6 +211,11 @@ describe('translateButane: validation, positions and bad input', () => {
     expect(d.message).toBe('Error unmarshaling yaml: yaml: unmarshal errors:\n  line 3: mapping key "version" already defined at line 2');
   });
 
+  it('reads the first YAML document only, as yaml.v3 Unmarshal', () => {
+    const r = translateButane('variant: fcos\nversion: 1.4.0\n---\nvariant: fcos\nversion: 9.9.9\n');
+    expect(r.ignitionVersion).toBe('3.3.0');
+  });
+
   it('refuses alias bombs and oversized input', () => {
     let bomb = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 9; i++) bomb += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
