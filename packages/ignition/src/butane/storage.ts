@@ -119,78 +119,100 @@ function nodeOf(path: string, o: TreeOpts): JObj {
   return n;
 }
 
+/** One tree walk: where it writes, its options, and where its errors go. */
+interface TreeWalk {
+  t: NodeTracker;
+  o: TreeOpts;
+  cx: TxContext;
+}
+
+function treeError(w: TreeWalk, message: string): void {
+  w.cx.findings.push({ kind: 'error', message, path: w.o.yp });
+}
+
+/** A directory gets an entry only when the tree sets a dir mode, user or group (upstream skips it otherwise). */
+function treeDir(w: TreeWalk, dest: string): void {
+  const { t, o, cx } = w;
+  if (o.dirMode === undefined && Object.keys(o.user).length === 0 && Object.keys(o.group).length === 0) return;
+  if (t.exists(dest)) {
+    treeError(w, M.ErrNodeExists);
+    return;
+  }
+  const dirs = t.list('directories');
+  const dir = { ...nodeOf(dest, o), mode: o.dirMode ?? 0o755 };
+  cx.ts.addFromCommonSource(o.yp, ['storage', 'directories', dirs.length], dir);
+  dirs.push(dir);
+}
+
+/** A regular file: contents as a data URL, mode 0644 (0755 when executable) unless the tree or the config set one. */
+function treeFile(w: TreeWalk, src: string, dest: string, st: { size: number; mode: number }): void {
+  const { t, o, cx } = w;
+  const files = t.list('files');
+  let i = t.find('files', dest);
+  if (i >= 0) {
+    const source = ((files[i] as JObj)['contents'] as JObj | undefined)?.['source'];
+    if (typeof source === 'string' && source !== '') { treeError(w, M.ErrNodeExists); return; }
+  } else {
+    if (t.exists(dest)) { treeError(w, M.ErrNodeExists); return; }
+    i = files.length;
+    const created = nodeOf(dest, o);
+    cx.ts.addFromCommonSource(o.yp, ['storage', 'files', i], created);
+    files.push(created);
+  }
+  if (st.size > MAX_LOCAL_FILE_BYTES) { treeError(w, `${src} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`); return; }
+  const file = files[i] as JObj;
+  const contents = (file['contents'] ?? {}) as JObj;
+  const current = typeof contents['compression'] === 'string' ? contents['compression'] : undefined;
+  const { url, compression } = makeDataURL(readFileSync(src), current, !cx.opts.noCompression);
+  contents['source'] = url;
+  cx.ts.add(o.yp, ['storage', 'files', i, 'contents', 'source']);
+  if (compression !== undefined) {
+    contents['compression'] = compression;
+    cx.ts.add(o.yp, ['storage', 'files', i, 'contents', 'compression']);
+  }
+  file['contents'] = contents;
+  cx.ts.add(o.yp, ['storage', 'files', i, 'contents']);
+  if (file['mode'] === undefined) {
+    file['mode'] = o.fileMode ?? ((st.mode & 0o111) !== 0 ? 0o755 : 0o644);
+    cx.ts.add(o.yp, ['storage', 'files', i, 'mode']);
+  }
+}
+
+/** A symlink becomes a link with the same target (never followed). */
+function treeLink(w: TreeWalk, src: string, dest: string): void {
+  const { t, o, cx } = w;
+  const links = t.list('links');
+  let i = t.find('links', dest);
+  if (i >= 0) {
+    const target = (links[i] as JObj)['target'];
+    if (typeof target === 'string' && target !== '') { treeError(w, M.ErrNodeExists); return; }
+  } else {
+    if (t.exists(dest)) { treeError(w, M.ErrNodeExists); return; }
+    i = links.length;
+    const link = nodeOf(dest, o);
+    cx.ts.addFromCommonSource(o.yp, ['storage', 'links', i], link);
+    links.push(link);
+  }
+  (links[i] as JObj)['target'] = readlinkSync(src);
+  cx.ts.add(o.yp, ['storage', 'links', i, 'target']);
+}
+
+/** upstream `walkTree` (filepath.Walk: lexical order, the root directory included, symlinks not followed). */
 function walkTree(srcDir: string, destDir: string, t: NodeTracker, o: TreeOpts, cx: TxContext): void {
-  const err = (message: string): false => {
-    cx.findings.push({ kind: 'error', message, path: o.yp });
-    return false;
-  };
-  const visit = (src: string, rel: string): boolean => {
+  const w: TreeWalk = { t, o, cx };
+  const visit = (src: string, rel: string): void => {
     const dest = posix.join(destDir, rel);
     const st = lstatSync(src);
     if (st.isDirectory()) {
-      if (o.dirMode !== undefined || Object.keys(o.user).length > 0 || Object.keys(o.group).length > 0) {
-        if (t.exists(dest)) err(M.ErrNodeExists);
-        else {
-          const dirs = t.list('directories');
-          const dir = { ...nodeOf(dest, o), mode: o.dirMode ?? 0o755 };
-          cx.ts.addFromCommonSource(o.yp, ['storage', 'directories', dirs.length], dir);
-          dirs.push(dir);
-        }
-      }
+      treeDir(w, dest);
       for (const name of readdirSync(src).sort()) visit(join(src, name), rel === '' ? name : `${rel}/${name}`);
-      return true;
+    } else if (st.isFile()) {
+      treeFile(w, src, dest, st);
+    } else if (st.isSymbolicLink()) {
+      treeLink(w, src, dest);
+    } else {
+      treeError(w, M.ErrFileType);
     }
-    if (st.isFile()) {
-      const files = t.list('files');
-      let i = t.find('files', dest);
-      if (i >= 0) {
-        const existing = files[i] as JObj;
-        const contents = (existing['contents'] ?? {}) as JObj;
-        if (typeof contents['source'] === 'string' && contents['source'] !== '') return err(M.ErrNodeExists);
-      } else {
-        if (t.exists(dest)) return err(M.ErrNodeExists);
-        i = files.length;
-        const file = nodeOf(dest, o);
-        cx.ts.addFromCommonSource(o.yp, ['storage', 'files', i], file);
-        files.push(file);
-      }
-      if (st.size > MAX_LOCAL_FILE_BYTES) return err(`${src} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`);
-      const file = files[i] as JObj;
-      const contents = (file['contents'] ?? {}) as JObj;
-      const current = typeof contents['compression'] === 'string' ? contents['compression'] : undefined;
-      const { url, compression } = makeDataURL(readFileSync(src), current, !cx.opts.noCompression);
-      contents['source'] = url;
-      cx.ts.add(o.yp, ['storage', 'files', i, 'contents', 'source']);
-      if (compression !== undefined) {
-        contents['compression'] = compression;
-        cx.ts.add(o.yp, ['storage', 'files', i, 'contents', 'compression']);
-      }
-      file['contents'] = contents;
-      cx.ts.add(o.yp, ['storage', 'files', i, 'contents']);
-      if (file['mode'] === undefined) {
-        file['mode'] = o.fileMode ?? ((st.mode & 0o111) !== 0 ? 0o755 : 0o644);
-        cx.ts.add(o.yp, ['storage', 'files', i, 'mode']);
-      }
-      return true;
-    }
-    if (st.isSymbolicLink()) {
-      const links = t.list('links');
-      let i = t.find('links', dest);
-      if (i >= 0) {
-        const target = (links[i] as JObj)['target'];
-        if (typeof target === 'string' && target !== '') return err(M.ErrNodeExists);
-      } else {
-        if (t.exists(dest)) return err(M.ErrNodeExists);
-        i = links.length;
-        const link = nodeOf(dest, o);
-        cx.ts.addFromCommonSource(o.yp, ['storage', 'links', i], link);
-        links.push(link);
-      }
-      (links[i] as JObj)['target'] = readlinkSync(src);
-      cx.ts.add(o.yp, ['storage', 'links', i, 'target']);
-      return true;
-    }
-    return err(M.ErrFileType);
   };
   visit(srcDir, '');
 }
