@@ -18,7 +18,12 @@ function bigButane(): string {
   ];
   for (let i = 0; i < 1000; i++) {
     const text = i % 2 === 0 ? `key${i}=value ${i}\\n`.repeat(40) : `unique ${i} ${Math.sin(i).toString(36)}\\n`;
-    lines.push(`    - path: /etc/app/conf-${i}.conf`, '      mode: 0644', '      contents:', `        inline: "${text}"`);
+    lines.push(
+      `    - path: /etc/app/conf-${i}.conf`,
+      '      mode: 0644',
+      '      contents:',
+      `        inline: "${text}"`,
+    );
   }
   lines.push('systemd:', '  units:');
   for (let i = 0; i < 200; i++) {

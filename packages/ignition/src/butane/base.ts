@@ -34,7 +34,9 @@ function isEmpty(v: unknown): boolean {
   return false;
 }
 
-const SUGAR_BY_STRUCT: Partial<Record<StructName, (from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext) => void>> = {
+const SUGAR_BY_STRUCT: Partial<
+  Record<StructName, (from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext) => void>
+> = {
   Resource: resourceSugar,
   Unit: unitSugar,
   Dropin: unitSugar,
@@ -88,7 +90,16 @@ function resourceSugar(from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext
     try {
       const contents = readLocalFile(from['local'], cx.opts.filesDir);
       if (yp[0] === 'ignition' && yp[1] === 'config') {
-        if (!validateEmbeddedIgnition([...yp, 'local'], [...yp, 'local'], contents.toString('utf8'), cx.profile, cx.findings)) return;
+        if (
+          !validateEmbeddedIgnition(
+            [...yp, 'local'],
+            [...yp, 'local'],
+            contents.toString('utf8'),
+            cx.profile,
+            cx.findings,
+          )
+        )
+          return;
       }
       setSource(contents, to, [...yp, 'local'], jp, cx);
     } catch (e) {
@@ -118,7 +129,11 @@ function userSugar(from: BObj, to: JObj, yp: CPath, jp: CPath, cx: TxContext): v
   const c = [...yp, 'ssh_authorized_keys_local'];
   cx.ts.add(c, [...jp, 'sshAuthorizedKeys']);
   if (cx.opts.filesDir === undefined || cx.opts.filesDir === '') {
-    addError(cx, c, new SugarError('local file paths are relative to a files directory that must be specified with -d/--files-dir'));
+    addError(
+      cx,
+      c,
+      new SugarError('local file paths are relative to a files directory that must be specified with -d/--files-dir'),
+    );
     return;
   }
   const keys = Array.isArray(to['sshAuthorizedKeys']) ? (to['sshAuthorizedKeys'] as unknown[]) : [];

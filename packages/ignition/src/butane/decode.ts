@@ -4,7 +4,20 @@
  * duplicate keys and type mismatches as yaml.v3's "unmarshal errors", unknown keys as "unused key"
  * warnings, and every node's line/column for the report.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument, visit, type Document, type Tags, type Node as YNode, type Scalar } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  parseDocument,
+  visit,
+  type Document,
+  type Tags,
+  type Node as YNode,
+  type Scalar,
+} from 'yaml';
 import { ButaneError, type ButaneReportEntry } from './errors.js';
 import { goTypeName, structFields, type FieldType } from './schema.js';
 import type { ButaneProfile } from './versions.js';
@@ -55,7 +68,12 @@ const legacyOctal = {
 };
 
 function unmarshalError(lines: string[], file: string | undefined, report: ButaneReportEntry[] = []): ButaneError {
-  return new ButaneError('BUTANE_PARSE', `Error unmarshaling yaml: yaml: unmarshal errors:\n  ${lines.join('\n  ')}`, report, file);
+  return new ButaneError(
+    'BUTANE_PARSE',
+    `Error unmarshaling yaml: yaml: unmarshal errors:\n  ${lines.join('\n  ')}`,
+    report,
+    file,
+  );
 }
 
 /** Parses the YAML text; syntax errors and duplicate keys throw BUTANE_PARSE like yaml.v3. */
@@ -78,9 +96,12 @@ export function parseYaml(text: string, file?: string): ParsedYaml {
   if (err) {
     const pos = lines.linePos(err.pos[0]);
     const msg = err.message.split('\n')[0] ?? err.message;
-    throw new ButaneError('BUTANE_PARSE', `Error unmarshaling yaml: yaml: line ${pos.line}: ${msg}`, [
-      { kind: 'error', message: msg, path: '$', line: pos.line, column: pos.col },
-    ], file);
+    throw new ButaneError(
+      'BUTANE_PARSE',
+      `Error unmarshaling yaml: yaml: line ${pos.line}: ${msg}`,
+      [{ kind: 'error', message: msg, path: '$', line: pos.line, column: pos.col }],
+      file,
+    );
   }
   const parsed: ParsedYaml = { doc, lines, positions: new Map(), anchors: collectAnchors(doc) };
   collectPositions(parsed, file);
@@ -121,9 +142,15 @@ function collectPositions(p: ParsedYaml, file: string | undefined): void {
   const dups: string[] = [];
   const walk = (raw: unknown, key: string, depth: number): void => {
     if (--budget < 0) {
-      throw new ButaneError('BUTANE_TOO_LARGE', `YAML has more than ${MAX_NODES} nodes (aliases expanded); refusing it`, [], file);
+      throw new ButaneError(
+        'BUTANE_TOO_LARGE',
+        `YAML has more than ${MAX_NODES} nodes (aliases expanded); refusing it`,
+        [],
+        file,
+      );
     }
-    if (depth > MAX_DEPTH) throw new ButaneError('BUTANE_TOO_LARGE', `YAML nests deeper than ${MAX_DEPTH} levels; refusing it`, [], file);
+    if (depth > MAX_DEPTH)
+      throw new ButaneError('BUTANE_TOO_LARGE', `YAML nests deeper than ${MAX_DEPTH} levels; refusing it`, [], file);
     const n = resolve(p, raw);
     const pos = posOf(p, raw as YNode);
     if (pos && !p.positions.has(key)) p.positions.set(key, pos);
@@ -133,7 +160,8 @@ function collectPositions(p: ParsedYaml, file: string | undefined): void {
         const k = keyString(p, item.key);
         const kpos = posOf(p, item.key as YNode);
         const prev = seen.get(k);
-        if (prev !== undefined) dups.push(`line ${kpos?.line ?? 0}: mapping key ${JSON.stringify(k)} already defined at line ${prev}`);
+        if (prev !== undefined)
+          dups.push(`line ${kpos?.line ?? 0}: mapping key ${JSON.stringify(k)} already defined at line ${prev}`);
         else seen.set(k, kpos?.line ?? 0);
         p.positions.set(`${key}.${k}#key`, kpos ?? { line: 0, column: 0 });
         walk(item.value, `${key}.${k}`, depth + 1);
@@ -200,7 +228,12 @@ export class Decoder {
     if (value !== null) shown = value.length > 10 ? ` \`${value.slice(0, 7)}...\`` : ` \`${value}\``;
     const msg = `cannot unmarshal ${tag}${shown} into ${goTypeName(into, this.profile)}`;
     this.errors.push(`line ${pos?.line ?? 0}: ${msg}`);
-    this.errorEntries.push({ kind: 'error', message: msg, path: pathString(path), ...(pos ? { line: pos.line, column: pos.column } : {}) });
+    this.errorEntries.push({
+      kind: 'error',
+      message: msg,
+      path: pathString(path),
+      ...(pos ? { line: pos.line, column: pos.column } : {}),
+    });
   }
 
   /** Decodes a node into a field type; undefined for null/absent or on a type error. */
@@ -211,7 +244,10 @@ export class Decoder {
     if (typeof t === 'string' && t !== 'map') return this.scalar(n, t, path);
     if (t === 'map') return this.stringMap(n, t, path);
     if ('list' in t) {
-      if (!isSeq(n)) { this.mismatch(n, t, path); return; }
+      if (!isSeq(n)) {
+        this.mismatch(n, t, path);
+        return;
+      }
       const out: BValue[] = [];
       n.items.forEach((item, i) => {
         const v = this.decode(item, t.list, [...path, i]);
@@ -219,7 +255,10 @@ export class Decoder {
       });
       return out;
     }
-    if (!isMap(n)) { this.mismatch(n, t, path); return; }
+    if (!isMap(n)) {
+      this.mismatch(n, t, path);
+      return;
+    }
     return this.struct(n, t.struct, path);
   }
 
@@ -230,7 +269,10 @@ export class Decoder {
   }
 
   private scalar(n: YNode, t: 'string' | 'int' | 'bool', path: CPath): BValue | undefined {
-    if (!isScalar(n)) { this.mismatch(n, t, path); return; }
+    if (!isScalar(n)) {
+      this.mismatch(n, t, path);
+      return;
+    }
     const v = n.value;
     const tag = scalarTag(n);
     if (t === 'string') {
@@ -239,7 +281,8 @@ export class Decoder {
     }
     if (t === 'int') {
       if (typeof v === 'number' && Number.isSafeInteger(v) && tag !== '!!str') return v;
-      this.mismatch(n, t, path); return;
+      this.mismatch(n, t, path);
+      return;
     }
     if (typeof v === 'boolean') return v;
     if (typeof v === 'string' && tag === '!!str' && !n.tag && (n.type === 'PLAIN' || n.type === undefined)) {
@@ -250,7 +293,10 @@ export class Decoder {
   }
 
   private stringMap(n: YNode, t: FieldType, path: CPath): BValue | undefined {
-    if (!isMap(n)) { this.mismatch(n, t, path); return; }
+    if (!isMap(n)) {
+      this.mismatch(n, t, path);
+      return;
+    }
     const out: BObj = {};
     for (const item of n.items) {
       const k = keyString(this.y, item.key);
@@ -295,7 +341,12 @@ export class Decoder {
       if (!def) {
         // upstream's context tree keeps `<<` as a key: it is reported as unused even though it was merged
         const kpos = this.y.positions.get(`${pathString([...path, k])}#key`);
-        this.unused.push({ kind: 'warning', message: `unused key ${k}`, path: pathString([...path, k]), ...(kpos ? { line: kpos.line, column: kpos.column } : {}) });
+        this.unused.push({
+          kind: 'warning',
+          message: `unused key ${k}`,
+          path: pathString([...path, k]),
+          ...(kpos ? { line: kpos.line, column: kpos.column } : {}),
+        });
         continue;
       }
       const v = this.decode(value, def.type, [...path, k]);

@@ -32,7 +32,8 @@ export const BUTANE_MESSAGES = {
   ErrMirrorRequiresLayout: 'boot_device.layout should be specified when boot_device.mirror is specified',
   ErrNoLuksBootDevice: 'device is required for layouts: s390x-eckd, s390x-zfcp',
   ErrMirrorNotSupport: 'mirroring not supported on layouts: s390x-eckd, s390x-zfcp, s390x-virt',
-  ErrLuksBootDeviceBadName: 'device name must start with /dev/dasd on s390x-eckd layout or /dev/sd on s390x-zfcp layout',
+  ErrLuksBootDeviceBadName:
+    'device name must start with /dev/dasd on s390x-eckd layout or /dev/sd on s390x-zfcp layout',
   ErrCexArchitectureMismatch: 'when using cex the targeted architecture must match s390x',
   ErrCexNotSupported: 'cex is not currently supported on the target platform',
   ErrNoLuksMethodSpecified: 'no method specified for luks',
@@ -40,7 +41,8 @@ export const BUTANE_MESSAGES = {
     'partitions cannot be reused by label; number must be specified except on boot disk (/dev/disk/by-id/coreos-boot-disk) or when wipe_table is true',
   ErrWrongPartitionNumber: 'incorrect partition number; a new partition will be created using reserved label',
   ErrRootTooSmall: 'root should have 8GiB of space assigned',
-  ErrRootConstrained: 'root partition cannot expand; it is set to fill available space but is followed by an auto-positioned partition',
+  ErrRootConstrained:
+    'root partition cannot expand; it is set to fill available space but is followed by an auto-positioned partition',
   ErrFieldElided: 'field ignored in raw mode',
   ErrNameRequired: 'metadata.name is required',
   ErrRoleRequired: 'machineconfiguration.openshift.io/role label is required',
@@ -103,7 +105,8 @@ export type ButaneErrorCode =
 /** What the user can do about each error code. */
 const HINTS: Record<ButaneErrorCode, string> = {
   BUTANE_INVALID: 'fix the entries of the report (each names the field, line and column)',
-  BUTANE_UNKNOWN_VARIANT: 'use a variant and version upstream Butane supports (experimental versions need the experimental option)',
+  BUTANE_UNKNOWN_VARIANT:
+    'use a variant and version upstream Butane supports (experimental versions need the experimental option)',
   BUTANE_PARSE: 'fix the YAML at the given line',
   BUTANE_NO_VARIANT: 'add a top-level "variant:" (fcos or openshift)',
   BUTANE_INVALID_VERSION: 'set "version:" to a semantic version such as 1.5.0 or 4.17.0',

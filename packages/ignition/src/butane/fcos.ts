@@ -12,7 +12,6 @@ const BIOS = '21686148-6449-6E6F-744E-656564454649';
 const PREP = '9E1A2D38-C612-4316-AA26-8B49521E5A8B';
 const ESP = 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B';
 
-
 function layoutParts(layout: string | undefined): { bios: boolean; efi: boolean; prep: boolean } {
   if (layout === undefined || layout === 'x86_64') return { bios: true, efi: true, prep: false };
   if (layout === 'aarch64') return { bios: false, efi: true, prep: false };
@@ -37,8 +36,17 @@ function mirrorDisks(devices: string[], layout: string | undefined, rendered: JO
     ts.addFromCommonSource(['boot_device', 'mirror', 'devices', i], ['storage', 'disks', disks.length], disk);
     disks.push(disk);
     if (want.efi) {
-      const esp = { device: `/dev/disk/by-partlabel/esp-${n}`, format: 'vfat', label: `esp-${n}`, wipeFilesystem: true };
-      ts.addFromCommonSource(['boot_device', 'mirror', 'devices', i], ['storage', 'filesystems', filesystems.length], esp);
+      const esp = {
+        device: `/dev/disk/by-partlabel/esp-${n}`,
+        format: 'vfat',
+        label: `esp-${n}`,
+        wipeFilesystem: true,
+      };
+      ts.addFromCommonSource(
+        ['boot_device', 'mirror', 'devices', i],
+        ['storage', 'filesystems', filesystems.length],
+        esp,
+      );
       filesystems.push(esp);
     }
   });
@@ -126,7 +134,12 @@ export function processBootDevice(source: BObj, config: JObj, cx: TxContext): JO
   const storage: JObj = { filesystems: [] };
   if (wantMirror) mirrorDisks(devices, layout, storage, ts);
   if (wantLuks) storage['luks'] = [rootLuks(bd, layout, wantMirror, ts)];
-  const root = { device: wantLuks ? '/dev/mapper/root' : '/dev/md/md-root', format: 'xfs', label: 'root', wipeFilesystem: true };
+  const root = {
+    device: wantLuks ? '/dev/mapper/root' : '/dev/md/md-root',
+    format: 'xfs',
+    label: 'root',
+    wipeFilesystem: true,
+  };
   const filesystems = storage['filesystems'] as JObj[];
   ts.addFromCommonSource(['boot_device'], ['storage', 'filesystems', filesystems.length], root);
   ts.add(['boot_device'], ['storage', 'filesystems']);
@@ -157,15 +170,26 @@ export function partitionWarnings(config: JObj, cx: TxContext): void {
       if (cx.profile.fcos >= 3 && label === 'root') {
         const size = typeof part['sizeMiB'] === 'number' ? part['sizeMiB'] : 0;
         if (size === 0) {
-          const constrained = parts.some((o, idx) => idx !== p && (typeof o['startMiB'] !== 'number' || o['startMiB'] === 0));
-          if (constrained) cx.findings.push({ kind: 'warning', message: M.ErrRootConstrained, path: cx.ts.toYaml([...base, 'label']) });
+          const constrained = parts.some(
+            (o, idx) => idx !== p && (typeof o['startMiB'] !== 'number' || o['startMiB'] === 0),
+          );
+          if (constrained)
+            cx.findings.push({
+              kind: 'warning',
+              message: M.ErrRootConstrained,
+              path: cx.ts.toYaml([...base, 'label']),
+            });
         } else if (size < 8192) {
           cx.findings.push({ kind: 'warning', message: M.ErrRootTooSmall, path: cx.ts.toYaml([...base, 'size_mib']) });
         }
       }
       const n = typeof part['number'] === 'number' ? part['number'] : 0;
       if (disk['wipeTable'] !== true && reservedLabelMisnumbered(label, n)) {
-        cx.findings.push({ kind: 'warning', message: M.ErrWrongPartitionNumber, path: cx.ts.toYaml([...base, 'label']) });
+        cx.findings.push({
+          kind: 'warning',
+          message: M.ErrWrongPartitionNumber,
+          path: cx.ts.toYaml([...base, 'label']),
+        });
       }
     });
   });

@@ -19,7 +19,8 @@ export class SugarError extends Error {
 export function ensureWithinFilesDir(path: string, filesDir: string): void {
   const absBase = resolve(filesDir);
   const absPath = resolve(path);
-  if (absPath !== absBase && !absPath.startsWith(absBase + sep)) throw new SugarError(BUTANE_MESSAGES.ErrFilesDirEscape);
+  if (absPath !== absBase && !absPath.startsWith(absBase + sep))
+    throw new SugarError(BUTANE_MESSAGES.ErrFilesDirEscape);
   let realBase: string;
   let realPath: string;
   try {
@@ -58,7 +59,8 @@ export function readLocalFile(configPath: string, filesDir: string | undefined):
   } catch (e) {
     throw goPathError((e as { code?: string }).code === 'EISDIR' ? 'read' : 'open', filePath, e);
   }
-  if (size > MAX_LOCAL_FILE_BYTES) throw new SugarError(`${filePath} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`);
+  if (size > MAX_LOCAL_FILE_BYTES)
+    throw new SugarError(`${filePath} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`);
   try {
     return readFileSync(filePath);
   } catch (e) {
@@ -105,7 +107,11 @@ export interface DataURL {
  * base/util `MakeDataURL`: the smallest of URL-escaped, base64 and (when allowed and the user did not
  * set a compression) gzip+base64.
  */
-export function makeDataURL(contents: Uint8Array, currentCompression: string | undefined, allowCompression: boolean): DataURL {
+export function makeDataURL(
+  contents: Uint8Array,
+  currentCompression: string | undefined,
+  allowCompression: boolean,
+): DataURL {
   const userCompressed = currentCompression !== undefined && currentCompression !== '';
   let compression: string | undefined = userCompressed ? undefined : '';
   let opaque = `,${dataurlEscape(contents)}`;

@@ -13,7 +13,6 @@ export interface JsonFinding {
   path: CPath;
 }
 
-
 /** Upstream `ROLE_LABEL_KEY`. */
 export const ROLE_LABEL_KEY = 'machineconfiguration.openshift.io/role';
 
@@ -51,7 +50,10 @@ export function addLuksFipsOptions(mc: JObj, p: ButaneProfile): CPath[] {
     const options = Array.isArray(l['options']) ? (l['options'] as unknown[]).map(String) : [];
     if (options.some((o) => o === FIPS_CIPHER || o.startsWith(`${FIPS_CIPHER}=`) || o === '-c')) return;
     if (options.length === 0) added.push(['storage', 'luks', i, 'options']);
-    added.push(['storage', 'luks', i, 'options', options.length], ['storage', 'luks', i, 'options', options.length + 1]);
+    added.push(
+      ['storage', 'luks', i, 'options', options.length],
+      ['storage', 'luks', i, 'options', options.length + 1],
+    );
     l['options'] = [...options, FIPS_CIPHER, 'aes-cbc-essiv:sha256'];
   });
   return added;
@@ -81,7 +83,12 @@ export function mcFieldSource(path: CPath): CPath | undefined {
   if (a === 'metadata') return path;
   if (a === 'spec' && b !== 'config') {
     if (b === undefined) return ['version'];
-    const names: Record<string, string> = { kernelArguments: 'kernel_arguments', extensions: 'extensions', fips: 'fips', kernelType: 'kernel_type' };
+    const names: Record<string, string> = {
+      kernelArguments: 'kernel_arguments',
+      extensions: 'extensions',
+      fips: 'fips',
+      kernelType: 'kernel_type',
+    };
     const name = names[String(b)];
     return name ? ['openshift', name, ...(c !== undefined ? [c] : [])] : undefined;
   }
@@ -110,9 +117,15 @@ function filterMap(p: ButaneProfile): [string, ButaneMessageName][] {
   if (p.openshift <= 12) userFields.push('passwordHash');
   userFields.push('primaryGroup', 'shell', 'shouldExist', 'system', 'uid');
   for (const f of userFields) out.push([`spec.config.passwd.users.${f}`, 'ErrUserFieldSupport']);
-  out.push(['spec.config.storage.directories', 'ErrDirectorySupport'], ['spec.config.storage.files.append', 'ErrFileAppendSupport']);
+  out.push(
+    ['spec.config.storage.directories', 'ErrDirectorySupport'],
+    ['spec.config.storage.files.append', 'ErrFileAppendSupport'],
+  );
   if (p.openshift <= 9) out.push(['spec.config.storage.files.contents.compression', 'ErrFileCompressionSupport']);
-  out.push(['spec.config.storage.files.contents.httpHeaders', 'ErrFileHeaderSupport'], ['spec.config.storage.links', 'ErrLinkSupport']);
+  out.push(
+    ['spec.config.storage.files.contents.httpHeaders', 'ErrFileHeaderSupport'],
+    ['spec.config.storage.links', 'ErrLinkSupport'],
+  );
   return out;
 }
 
@@ -169,11 +182,17 @@ export function mcoSupport(mc: JObj, p: ButaneProfile): JsonFinding[] {
   const fss = Array.isArray(storage['filesystems']) ? storage['filesystems'].map(obj) : [];
   const at = (...rest: CPath): CPath => ['spec', 'config', ...rest];
   fss.forEach((fs, i) => {
-    if (fs['format'] === 'btrfs') out.push({ kind: 'error', message: M.ErrBtrfsSupport, path: at('storage', 'filesystems', i, 'format') });
+    if (fs['format'] === 'btrfs')
+      out.push({ kind: 'error', message: M.ErrBtrfsSupport, path: at('storage', 'filesystems', i, 'format') });
   });
   if (p.openshift >= 14) {
     fss.forEach((fs, i) => {
-      if (fs['format'] === 'none') out.push({ kind: 'error', message: M.ErrFilesystemNoneSupport, path: at('storage', 'filesystems', i, 'format') });
+      if (fs['format'] === 'none')
+        out.push({
+          kind: 'error',
+          message: M.ErrFilesystemNoneSupport,
+          path: at('storage', 'filesystems', i, 'format'),
+        });
     });
   }
   const files = Array.isArray(storage['files']) ? storage['files'].map(obj) : [];
@@ -181,7 +200,12 @@ export function mcoSupport(mc: JObj, p: ButaneProfile): JsonFinding[] {
     const source = obj(file['contents'])['source'];
     if (typeof source === 'string') {
       const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(source);
-      if ((m?.[1] ?? '').toLowerCase() !== 'data') out.push({ kind: 'error', message: M.ErrFileSchemeSupport, path: at('storage', 'files', i, 'contents', 'source') });
+      if ((m?.[1] ?? '').toLowerCase() !== 'data')
+        out.push({
+          kind: 'error',
+          message: M.ErrFileSchemeSupport,
+          path: at('storage', 'files', i, 'contents', 'source'),
+        });
     }
     const mode = file['mode'];
     if (p.openshift >= 10 && typeof mode === 'number' && (mode & ~0o777) !== 0) {
@@ -190,7 +214,8 @@ export function mcoSupport(mc: JObj, p: ButaneProfile): JsonFinding[] {
   });
   const users = Array.isArray(obj(cfg['passwd'])['users']) ? (obj(cfg['passwd'])['users'] as BValue[]).map(obj) : [];
   users.forEach((u, i) => {
-    if (u['name'] !== 'core') out.push({ kind: 'error', message: M.ErrUserNameSupport, path: at('passwd', 'users', i, 'name') });
+    if (u['name'] !== 'core')
+      out.push({ kind: 'error', message: M.ErrUserNameSupport, path: at('passwd', 'users', i, 'name') });
   });
   return out;
 }

@@ -79,7 +79,8 @@ export function goTypeName(t: FieldType, p: ButaneProfile): string {
   const exp = p.experimental ? '_exp' : '';
   let pkg = `v0_${p.base}${exp}`;
   if (FCOS_STRUCTS.has(t.struct) || (t.struct === 'Config' && p.variant === 'fcos')) pkg = `v1_${p.fcos}${exp}`;
-  if (OPENSHIFT_STRUCTS.has(t.struct) || (t.struct === 'Config' && p.variant === 'openshift')) pkg = `v4_${p.openshift}${exp}`;
+  if (OPENSHIFT_STRUCTS.has(t.struct) || (t.struct === 'Config' && p.variant === 'openshift'))
+    pkg = `v4_${p.openshift}${exp}`;
   let name: string = t.struct;
   if (p.base < 2 && t.struct === 'Resource') name = 'FileContents';
   if (p.base === 3 && t.struct === 'ClevisCustom') name = 'Custom';
@@ -172,7 +173,14 @@ function filesystemFields(p: ButaneProfile): FieldDef[] {
 
 function treeFields(p: ButaneProfile): FieldDef[] {
   if (p.base >= 7) {
-    return [f('group', st('NodeGroup')), f('local', S), f('path', S), f('user', st('NodeUser')), f('file_mode', I), f('dir_mode', I)];
+    return [
+      f('group', st('NodeGroup')),
+      f('local', S),
+      f('path', S),
+      f('user', st('NodeUser')),
+      f('file_mode', I),
+      f('dir_mode', I),
+    ];
   }
   return [f('local', S), f('path', S)];
 }
@@ -183,7 +191,12 @@ export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
     case 'Config':
       return configFields(p);
     case 'Ignition':
-      return [f('config', st('IgnitionConfig')), ...(p.base >= 2 ? [f('proxy', st('Proxy'))] : []), f('security', st('Security')), f('timeouts', st('Timeouts'))];
+      return [
+        f('config', st('IgnitionConfig')),
+        ...(p.base >= 2 ? [f('proxy', st('Proxy'))] : []),
+        f('security', st('Security')),
+        f('timeouts', st('Timeouts')),
+      ];
     case 'IgnitionConfig':
       return [f('merge', ls(st('Resource'))), f('replace', st('Resource'))];
     case 'Resource':
@@ -207,7 +220,13 @@ export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
     case 'PasswdUser':
       return userFields(p);
     case 'PasswdGroup':
-      return [f('gid', I), f('name', S), f('password_hash', S), ...(p.base >= 3 ? [f('should_exist', B)] : []), f('system', B)];
+      return [
+        f('gid', I),
+        f('name', S),
+        f('password_hash', S),
+        ...(p.base >= 3 ? [f('should_exist', B)] : []),
+        f('system', B),
+      ];
     case 'Storage':
       return storageFields(p);
     case 'Directory':

@@ -7,10 +7,29 @@ import { validate } from '../spec/validate.js';
 import type { IgnitionConfigV3 } from '../spec/types.js';
 import { goSemver } from '../spec/goparse.js';
 import { translateBase, type JObj, type TxContext } from './base.js';
-import { Decoder, locate, MAX_INPUT_BYTES, parseYaml, pathString, readCommonFields, type BObj, type CPath, type ParsedYaml } from './decode.js';
+import {
+  Decoder,
+  locate,
+  MAX_INPUT_BYTES,
+  parseYaml,
+  pathString,
+  readCommonFields,
+  type BObj,
+  type CPath,
+  type ParsedYaml,
+} from './decode.js';
 import { BUTANE_MESSAGES as M, ButaneError, type ButaneReportEntry } from './errors.js';
 import { partitionWarnings, processBootDevice, processGrub } from './fcos.js';
-import { addLuksFipsOptions, elidedFields, grubUserCfgAsContents, mcFieldSource, mcoSupport, verifyFilters, wrapMachineConfig, type JsonFinding } from './openshift.js';
+import {
+  addLuksFipsOptions,
+  elidedFields,
+  grubUserCfgAsContents,
+  mcFieldSource,
+  mcoSupport,
+  verifyFilters,
+  wrapMachineConfig,
+  type JsonFinding,
+} from './openshift.js';
 import { addMountUnits, processQuadlets, processTrees } from './storage.js';
 import { TranslationSet } from './tset.js';
 import { quadletTemplate, validateSource, type Finding } from './validate.js';
@@ -43,7 +62,13 @@ export interface ButaneResult {
 
 function decodeText(source: string | Uint8Array, file: string | undefined): string {
   const size = typeof source === 'string' ? Buffer.byteLength(source, 'utf8') : source.byteLength;
-  if (size > MAX_INPUT_BYTES) throw new ButaneError('BUTANE_TOO_LARGE', `Butane config is ${size} bytes; the limit is ${MAX_INPUT_BYTES}`, [], file);
+  if (size > MAX_INPUT_BYTES)
+    throw new ButaneError(
+      'BUTANE_TOO_LARGE',
+      `Butane config is ${size} bytes; the limit is ${MAX_INPUT_BYTES}`,
+      [],
+      file,
+    );
   return typeof source === 'string' ? source : Buffer.from(source).toString('utf8');
 }
 
@@ -54,10 +79,16 @@ function pickProfile(y: ParsedYaml, opts: ButaneOptions): ButaneProfile {
   const v = goSemver(version);
   if (!v) throw new ButaneError('BUTANE_INVALID_VERSION', M.ErrInvalidVersion, [], file);
   const canonical = `${v.major}.${v.minor}.${v.patch}${v.pre ? `-${v.pre}` : ''}${v.meta ? `+${v.meta}` : ''}`;
-  if (variant === 'rhcos' && canonical === '0.1.0') throw new ButaneError('BUTANE_UNKNOWN_VARIANT', M.ErrRhcosVariantUnsupported, [], file);
+  if (variant === 'rhcos' && canonical === '0.1.0')
+    throw new ButaneError('BUTANE_UNKNOWN_VARIANT', M.ErrRhcosVariantUnsupported, [], file);
   const profile = findProfile(variant, canonical);
   if (!profile || (profile.experimental && opts.experimental !== true)) {
-    throw new ButaneError('BUTANE_UNKNOWN_VARIANT', `No translator exists for variant ${variant} with version ${canonical}`, [], file);
+    throw new ButaneError(
+      'BUTANE_UNKNOWN_VARIANT',
+      `No translator exists for variant ${variant} with version ${canonical}`,
+      [],
+      file,
+    );
   }
   return profile;
 }
@@ -67,7 +98,12 @@ class Reporter {
   constructor(private readonly y: ParsedYaml) {}
   add(f: Finding): void {
     const pos = locate(this.y, f.path);
-    this.entries.push({ kind: f.kind, message: f.message, path: pathString(f.path), ...(pos ? { line: pos.line, column: pos.column } : {}) });
+    this.entries.push({
+      kind: f.kind,
+      message: f.message,
+      path: pathString(f.path),
+      ...(pos ? { line: pos.line, column: pos.column } : {}),
+    });
   }
   fatal(): boolean {
     return this.entries.some((e) => e.kind === 'error');
@@ -75,7 +111,12 @@ class Reporter {
 }
 
 function fail(r: Reporter, generated: boolean, file: string | undefined): never {
-  throw new ButaneError('BUTANE_INVALID', generated ? M.ErrInvalidGeneratedConfig : M.ErrInvalidSourceConfig, r.entries, file);
+  throw new ButaneError(
+    'BUTANE_INVALID',
+    generated ? M.ErrInvalidGeneratedConfig : M.ErrInvalidSourceConfig,
+    r.entries,
+    file,
+  );
 }
 
 /** Runs the desugaring steps of the profile on the base translation. */
@@ -97,7 +138,9 @@ function desugar(source: BObj, cx: TxContext): JObj {
 function mcToYaml(path: CPath, ts: TranslationSet): CPath {
   if (path[0] === 'spec' && path[1] === 'config') {
     const inner = path.slice(2);
-    return ts.get(inner) ?? path.map((e) => (typeof e === 'string' ? e.replace(/(MiB|[A-Z])/g, '_$1').toLowerCase() : e));
+    return (
+      ts.get(inner) ?? path.map((e) => (typeof e === 'string' ? e.replace(/(MiB|[A-Z])/g, '_$1').toLowerCase() : e))
+    );
   }
   return mcFieldSource(path) ?? path;
 }
@@ -122,7 +165,12 @@ export function translateButane(source: string | Uint8Array, opts: ButaneOptions
   const dec = new Decoder(y, profile);
   const decoded = (dec.decode(y.doc.contents, { struct: 'Config' }, []) ?? {}) as BObj;
   if (dec.errors.length > 0) {
-    throw new ButaneError('BUTANE_PARSE', `Error unmarshaling yaml: yaml: unmarshal errors:\n  ${dec.errors.join('\n  ')}`, dec.errorEntries, file);
+    throw new ButaneError(
+      'BUTANE_PARSE',
+      `Error unmarshaling yaml: yaml: unmarshal errors:\n  ${dec.errors.join('\n  ')}`,
+      dec.errorEntries,
+      file,
+    );
   }
   const r = new Reporter(y);
   r.entries.push(...dec.unused);
@@ -130,7 +178,12 @@ export function translateButane(source: string | Uint8Array, opts: ButaneOptions
   if (r.fatal()) fail(r, false, file);
 
   const noCompression = profile.variant === 'openshift' && profile.openshift <= 9;
-  const cx: TxContext = { profile, opts: { ...(opts.filesDir !== undefined ? { filesDir: opts.filesDir } : {}), noCompression }, ts: new TranslationSet(), findings: [] };
+  const cx: TxContext = {
+    profile,
+    opts: { ...(opts.filesDir !== undefined ? { filesDir: opts.filesDir } : {}), noCompression },
+    ts: new TranslationSet(),
+    findings: [],
+  };
   const ignition = desugar(decoded, cx);
   for (const f of cx.findings) r.add(f);
   if (r.fatal()) fail(r, false, file);
@@ -158,7 +211,13 @@ export function translateButane(source: string | Uint8Array, opts: ButaneOptions
   if (opts.strict === true && r.entries.length > 0) {
     throw new ButaneError('BUTANE_STRICT', 'Config produced warnings and --strict was specified', r.entries, file);
   }
-  return { variant: profile.variant, version: profile.version, ignitionVersion: profile.ignitionVersion, config: output, report: r.entries };
+  return {
+    variant: profile.variant,
+    version: profile.version,
+    ignitionVersion: profile.ignitionVersion,
+    config: output,
+    report: r.entries,
+  };
 }
 
 /** Type guard for translated Ignition output (fcos, or openshift with raw). */

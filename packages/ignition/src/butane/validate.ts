@@ -92,7 +92,13 @@ export function looksDecimal(mode: number, directory: boolean): boolean {
  * its version is the one this Butane version produces, validated as Ignition (entries under `base`); another
  * version is skipped with a warning. Returns false when it is not JSON (the parse error is at `errPath`).
  */
-export function validateEmbeddedIgnition(base: CPath, errPath: CPath, raw: string, p: ButaneProfile, out: Finding[]): boolean {
+export function validateEmbeddedIgnition(
+  base: CPath,
+  errPath: CPath,
+  raw: string,
+  p: ButaneProfile,
+  out: Finding[],
+): boolean {
   let cfg: unknown;
   try {
     cfg = JSON.parse(raw);
@@ -107,7 +113,8 @@ export function validateEmbeddedIgnition(base: CPath, errPath: CPath, raw: strin
     return true;
   }
   for (const e of validateIgnition(cfg, { version: p.ignitionVersion, experimental: p.experimental }).entries) {
-    if (e.kind === 'error' || e.kind === 'warning') out.push({ kind: e.kind, message: e.message, path: [...base, ...e.path] });
+    if (e.kind === 'error' || e.kind === 'warning')
+      out.push({ kind: e.kind, message: e.message, path: [...base, ...e.path] });
   }
   return true;
 }
@@ -132,8 +139,15 @@ const checkResource: Check = (v, path, p, out) => {
     return;
   }
   const inline = v['inline'];
-  if (p.base >= 2 && path[0] === 'ignition' && path[1] === 'config' && field === 'inline' && typeof inline === 'string') {
-    if (!validateEmbeddedIgnition(path, [...path, 'inline'], inline, p, out)) err(out, [...path, 'inline'], 'ErrInvalid');
+  if (
+    p.base >= 2 &&
+    path[0] === 'ignition' &&
+    path[1] === 'config' &&
+    field === 'inline' &&
+    typeof inline === 'string'
+  ) {
+    if (!validateEmbeddedIgnition(path, [...path, 'inline'], inline, p, out))
+      err(out, [...path, 'inline'], 'ErrInvalid');
   }
 };
 
@@ -156,7 +170,8 @@ const checkTree: Check = (v, path, _p, out) => {
 };
 
 const checkUnitSources: Check = (v, path, _p, out) => {
-  if (v['contents_local'] !== undefined && v['contents'] !== undefined) err(out, [...path, 'contents_local'], 'ErrTooManySystemdSources');
+  if (v['contents_local'] !== undefined && v['contents'] !== undefined)
+    err(out, [...path, 'contents_local'], 'ErrTooManySystemdSources');
 };
 
 const QUADLET_EXTENSIONS = ['.container', '.volume', '.network', '.kube', '.image', '.build', '.pod', '.artifact'];
@@ -178,7 +193,8 @@ const checkQuadlet: Check = (v, path, _p, out) => {
   }
   if (quadletTemplate(name) !== undefined) {
     if (v['contents'] !== undefined) err(out, [...path, 'contents'], 'ErrTemplateInstanceCannotHaveContents');
-    if (v['contents_local'] !== undefined) err(out, [...path, 'contents_local'], 'ErrTemplateInstanceCannotHaveContents');
+    if (v['contents_local'] !== undefined)
+      err(out, [...path, 'contents_local'], 'ErrTemplateInstanceCannotHaveContents');
   } else {
     checkUnitSources(v, path, _p, out);
   }
@@ -193,13 +209,15 @@ function checkLayout(v: BObj, path: CPath, p: ButaneProfile, out: Finding[]): vo
   const mirrorDevices = list(obj(v['mirror'])['devices']);
   if (layout === undefined) return;
   if (p.fcos < 6) {
-    if (!['aarch64', 'ppc64le', 'x86_64'].includes(layout)) err(out, [...path, 'layout'], 'ErrUnknownBootDeviceLayoutLegacy');
+    if (!['aarch64', 'ppc64le', 'x86_64'].includes(layout))
+      err(out, [...path, 'layout'], 'ErrUnknownBootDeviceLayoutLegacy');
     return;
   }
   const device = str(luks['device']) ?? '';
   if (layout === 's390x-eckd' || layout === 's390x-zfcp') {
     if (device === '') err(out, [...path, 'layout'], 'ErrNoLuksBootDevice');
-    else if (!(layout === 's390x-eckd' ? DASD : SD).test(device)) err(out, [...path, 'layout'], 'ErrLuksBootDeviceBadName');
+    else if (!(layout === 's390x-eckd' ? DASD : SD).test(device))
+      err(out, [...path, 'layout'], 'ErrLuksBootDeviceBadName');
   } else if (!['aarch64', 'ppc64le', 'x86_64', 's390x-virt'].includes(layout)) {
     err(out, [...path, 'layout'], 'ErrUnknownBootDeviceLayout');
   }
@@ -226,7 +244,8 @@ const checkBootDevice: Check = (v, path, p, out) => {
 const checkBootDeviceLuks: Check = (v, path, p, out) => {
   if (p.fcos < 6 || (str(v['device']) ?? '') === '') return;
   const tangOk = list(v['tang']).some((t) => Object.keys(obj(t)).length > 0);
-  if (!tangOk && !isTrue(v['tpm2']) && !isTrue(obj(v['cex'])['enabled'])) err(out, [...path, 'luks'], 'ErrNoLuksMethodSpecified');
+  if (!tangOk && !isTrue(v['tpm2']) && !isTrue(obj(v['cex'])['enabled']))
+    err(out, [...path, 'luks'], 'ErrNoLuksMethodSpecified');
 };
 
 const checkGrubUser: Check = (v, path, _p, out) => {
@@ -236,12 +255,14 @@ const checkGrubUser: Check = (v, path, _p, out) => {
 
 const checkMetadata: Check = (v, path, _p, out) => {
   if ((str(v['name']) ?? '') === '') err(out, [...path, 'name'], 'ErrNameRequired');
-  if ((str(obj(v['labels'])['machineconfiguration.openshift.io/role']) ?? '') === '') err(out, [...path, 'labels'], 'ErrRoleRequired');
+  if ((str(obj(v['labels'])['machineconfiguration.openshift.io/role']) ?? '') === '')
+    err(out, [...path, 'labels'], 'ErrRoleRequired');
 };
 
 const checkOpenShift: Check = (v, path, _p, out) => {
   const kt = str(v['kernel_type']);
-  if (kt !== undefined && !['', 'default', 'realtime'].includes(kt)) err(out, [...path, 'kernel_type'], 'ErrInvalidKernelType');
+  if (kt !== undefined && !['', 'default', 'realtime'].includes(kt))
+    err(out, [...path, 'kernel_type'], 'ErrInvalidKernelType');
 };
 
 const CEX_KARG = 'rd.luks.key=/etc/luks/cex.key';
@@ -249,9 +270,13 @@ const CEX_KARG = 'rd.luks.key=/etc/luks/cex.key';
 function checkOpenShiftConfig(v: BObj, path: CPath, out: Finding[]): void {
   const kargs = list(obj(v['openshift'])['kernel_arguments']);
   const bootCex = isTrue(obj(obj(obj(v['boot_device'])['luks'])['cex'])['enabled']);
-  if (bootCex && !kargs.includes(CEX_KARG)) err(out, [...path, 'openshift', 'kernel_arguments'], 'ErrMissingKernelArgumentCex');
-  const rootCex = list(obj(v['storage'])['luks']).some((l) => isTrue(obj(obj(l)['cex'])['enabled']) && obj(l)['name'] === 'root');
-  if (rootCex && !kargs.includes(CEX_KARG)) err(out, [...path, 'openshift', 'kernel_arguments'], 'ErrMissingKernelArgumentCex');
+  if (bootCex && !kargs.includes(CEX_KARG))
+    err(out, [...path, 'openshift', 'kernel_arguments'], 'ErrMissingKernelArgumentCex');
+  const rootCex = list(obj(v['storage'])['luks']).some(
+    (l) => isTrue(obj(obj(l)['cex'])['enabled']) && obj(l)['name'] === 'root',
+  );
+  if (rootCex && !kargs.includes(CEX_KARG))
+    err(out, [...path, 'openshift', 'kernel_arguments'], 'ErrMissingKernelArgumentCex');
 }
 
 const ALLOWED_MOUNT = /^\/(etc|var)(\/|$)/;

@@ -67,7 +67,9 @@ export const BUTANE_PROFILES: readonly ButaneProfile[] = [
 
 /** Stable and experimental versions per variant, for documentation and the CLI's help. */
 export function butaneVersions(variant: 'fcos' | 'openshift', experimental = false): string[] {
-  return BUTANE_PROFILES.filter((p) => p.variant === variant && (experimental || !p.experimental)).map((p) => p.version);
+  return BUTANE_PROFILES.filter((p) => p.variant === variant && (experimental || !p.experimental)).map(
+    (p) => p.version,
+  );
 }
 
 /** The translator of a variant and canonical version string, if upstream has one. */

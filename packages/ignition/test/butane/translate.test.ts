@@ -33,7 +33,7 @@ function thrown(fn: () => unknown): ButaneError {
 
 type Obj = Record<string, unknown>;
 const cfg = (r: ButaneResult): Obj => r.config as Obj;
-const storageFiles = (c: Obj): Obj[] => ((c['storage'] as Obj)['files'] as Obj[]);
+const storageFiles = (c: Obj): Obj[] => (c['storage'] as Obj)['files'] as Obj[];
 
 const OS_HEADER = `variant: openshift
 version: 4.17.0
@@ -56,7 +56,8 @@ describe('translateButane: versions and variants', () => {
       ['openshift', '4.22.0', '3.5.0'],
     ];
     for (const [variant, version, ign] of cases) {
-      const head = variant === 'openshift' ? OS_HEADER.replace('4.17.0', version) : `variant: fcos\nversion: ${version}\n`;
+      const head =
+        variant === 'openshift' ? OS_HEADER.replace('4.17.0', version) : `variant: fcos\nversion: ${version}\n`;
       const r = translateButane(head, { raw: true });
       expect(r.ignitionVersion).toBe(ign);
       expect(cfg(r)).toEqual({ ignition: { version: ign } });
@@ -64,21 +65,35 @@ describe('translateButane: versions and variants', () => {
   });
 
   it('refuses unknown variants/versions and experimental ones without the flag, with upstream messages', () => {
-    expect(thrown(() => translateButane('variant: fcos\nversion: 9.0.0\n')).message).toBe('No translator exists for variant fcos with version 9.0.0');
+    expect(thrown(() => translateButane('variant: fcos\nversion: 9.0.0\n')).message).toBe(
+      'No translator exists for variant fcos with version 9.0.0',
+    );
     expect(thrown(() => translateButane('variant: nope\nversion: 1.0.0\n')).code).toBe('BUTANE_UNKNOWN_VARIANT');
     const exp = thrown(() => translateButane('variant: fcos\nversion: 1.8.0-experimental\n'));
     expect(exp.message).toBe('No translator exists for variant fcos with version 1.8.0-experimental');
-    expect(translateButane('variant: fcos\nversion: 1.8.0-experimental\n', { experimental: true }).ignitionVersion).toBe('3.7.0-experimental');
+    expect(
+      translateButane('variant: fcos\nversion: 1.8.0-experimental\n', { experimental: true }).ignitionVersion,
+    ).toBe('3.7.0-experimental');
     expect(thrown(() => translateButane('version: 1.4.0\n')).message).toBe('error parsing variant; must be specified');
-    expect(thrown(() => translateButane('variant: fcos\nversion: 1.4\n')).message).toBe('error parsing version; must be a valid semver');
-    expect(thrown(() => translateButane('variant: rhcos\nversion: 0.1.0\n')).message).toMatch(/^rhcos variant has been removed/);
+    expect(thrown(() => translateButane('variant: fcos\nversion: 1.4\n')).message).toBe(
+      'error parsing version; must be a valid semver',
+    );
+    expect(thrown(() => translateButane('variant: rhcos\nversion: 0.1.0\n')).message).toMatch(
+      /^rhcos variant has been removed/,
+    );
   });
 });
 
 describe('translateButane: sugar', () => {
   it('inline contents become a URL-escaped data URL with an explicit empty compression', () => {
-    const r = translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/motd\n      mode: 0644\n      contents:\n        inline: hello world\n');
-    expect(storageFiles(cfg(r))[0]).toEqual({ path: '/etc/motd', contents: { source: 'data:,hello%20world', compression: '' }, mode: 0o644 });
+    const r = translateButane(
+      'variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/motd\n      mode: 0644\n      contents:\n        inline: hello world\n',
+    );
+    expect(storageFiles(cfg(r))[0]).toEqual({
+      path: '/etc/motd',
+      contents: { source: 'data:,hello%20world', compression: '' },
+      mode: 0o644,
+    });
   });
 
   it('compresses with gzip only when the data URL gets smaller, and not for openshift 4.8', () => {
@@ -94,7 +109,10 @@ describe('translateButane: sugar', () => {
   });
 
   it('reads contents.local and contents_local relative to filesDir', () => {
-    const d = filesDir({ 'motd.txt': 'from disk\n', 'units/a.service': '[Unit]\nDescription=a\n[Install]\nWantedBy=multi-user.target\n' });
+    const d = filesDir({
+      'motd.txt': 'from disk\n',
+      'units/a.service': '[Unit]\nDescription=a\n[Install]\nWantedBy=multi-user.target\n',
+    });
     const r = translateButane(
       'variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/motd\n      contents:\n        local: motd.txt\nsystemd:\n  units:\n    - name: a.service\n      enabled: true\n      contents_local: units/a.service\n',
       { filesDir: d },
@@ -104,7 +122,8 @@ describe('translateButane: sugar', () => {
   });
 
   it('refuses local files without filesDir, outside it, and through symlinks leading out', () => {
-    const src = 'variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      contents:\n        local: LOCAL\n';
+    const src =
+      'variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      contents:\n        local: LOCAL\n';
     const none = thrown(() => translateButane(src.replace('LOCAL', 'x')));
     expect(none.code).toBe('BUTANE_INVALID');
     expect(none.report).toEqual([
@@ -119,9 +138,9 @@ describe('translateButane: sugar', () => {
     const d = filesDir({ 'ok.txt': 'ok' });
     const outside = filesDir({ 'secret.txt': 'secret' });
     symlinkSync(join(outside, 'secret.txt'), join(d, 'link.txt'));
-    expect(thrown(() => translateButane(src.replace('LOCAL', '../secret.txt'), { filesDir: d })).report[0]?.message).toBe(
-      'local file path traverses outside the files directory',
-    );
+    expect(
+      thrown(() => translateButane(src.replace('LOCAL', '../secret.txt'), { filesDir: d })).report[0]?.message,
+    ).toBe('local file path traverses outside the files directory');
     expect(thrown(() => translateButane(src.replace('LOCAL', 'link.txt'), { filesDir: d })).report[0]?.message).toBe(
       'local file path traverses outside the files directory',
     );
@@ -131,7 +150,9 @@ describe('translateButane: sugar', () => {
     const d = filesDir({ 'tree/etc/a.conf': 'a=1\n', 'tree/usr/local/bin/tool': '#!/bin/sh\n' });
     chmodSync(join(d, 'tree/usr/local/bin/tool'), 0o755);
     symlinkSync('a.conf', join(d, 'tree/etc/b.conf'));
-    const r = translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  trees:\n    - local: tree\n', { filesDir: d });
+    const r = translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  trees:\n    - local: tree\n', {
+      filesDir: d,
+    });
     const st = cfg(r)['storage'] as Obj;
     expect((st['files'] as Obj[]).map((f) => [f['path'], f['mode']])).toEqual([
       ['/etc/a.conf', 0o644],
@@ -163,11 +184,15 @@ describe('translateButane: sugar', () => {
         wipeVolume: true,
       },
     ]);
-    expect(st['filesystems']).toEqual([{ device: '/dev/mapper/root', format: 'xfs', label: 'root', wipeFilesystem: true }]);
+    expect(st['filesystems']).toEqual([
+      { device: '/dev/mapper/root', format: 'xfs', label: 'root', wipeFilesystem: true },
+    ]);
   });
 
   it('grub users write /boot/grub2/user.cfg (fcos 1.5+)', () => {
-    const r = translateButane('variant: fcos\nversion: 1.5.0\ngrub:\n  users:\n    - name: root\n      password_hash: grub.pbkdf2.sha512.1.A\n');
+    const r = translateButane(
+      'variant: fcos\nversion: 1.5.0\ngrub:\n  users:\n    - name: root\n      password_hash: grub.pbkdf2.sha512.1.A\n',
+    );
     const f = storageFiles(cfg(r))[0]!;
     expect(f['path']).toBe('/boot/grub2/user.cfg');
     expect(decodeURIComponent(String((f['append'] as Obj[])[0]!['source']).slice('data:,'.length))).toBe(
@@ -178,7 +203,9 @@ describe('translateButane: sugar', () => {
 
 describe('translateButane: validation, positions and bad input', () => {
   it('reports unused keys as warnings at the key, and decimal modes', () => {
-    const r = translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      mode: 644\n      bogus: 1\n');
+    const r = translateButane(
+      'variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      mode: 644\n      bogus: 1\n',
+    );
     expect(r.report).toEqual([
       { kind: 'warning', message: 'unused key bogus', path: '$.storage.files.0.bogus', line: 7, column: 7 },
       {
@@ -197,18 +224,27 @@ describe('translateButane: validation, positions and bad input', () => {
         column: 13,
       },
     ]);
-    expect(formatButaneReport(r.report).split('\n')[0]).toBe('warning at $.storage.files.0.bogus, line 7 col 7: unused key bogus');
+    expect(formatButaneReport(r.report).split('\n')[0]).toBe(
+      'warning at $.storage.files.0.bogus, line 7 col 7: unused key bogus',
+    );
     const strict = thrown(() => translateButane('variant: fcos\nversion: 1.5.0\nbogus: 1\n', { strict: true }));
     expect(strict.code).toBe('BUTANE_STRICT');
     expect(strict.report).toHaveLength(1);
   });
 
   it('type mismatches and duplicate keys are yaml.v3 unmarshal errors with the line', () => {
-    const e = thrown(() => translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      mode: rw\n'));
+    const e = thrown(() =>
+      translateButane('variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n    - path: /etc/x\n      mode: rw\n'),
+    );
     expect(e.code).toBe('BUTANE_PARSE');
-    expect(e.message.split('\n').slice(0, 2)).toEqual(['Error unmarshaling yaml: yaml: unmarshal errors:', '  line 6: cannot unmarshal !!str `rw` into int']);
+    expect(e.message.split('\n').slice(0, 2)).toEqual([
+      'Error unmarshaling yaml: yaml: unmarshal errors:',
+      '  line 6: cannot unmarshal !!str `rw` into int',
+    ]);
     const d = thrown(() => translateButane('variant: fcos\nversion: 1.5.0\nversion: 1.4.0\n'));
-    expect(d.message).toBe('Error unmarshaling yaml: yaml: unmarshal errors:\n  line 3: mapping key "version" already defined at line 2');
+    expect(d.message).toBe(
+      'Error unmarshaling yaml: yaml: unmarshal errors:\n  line 3: mapping key "version" already defined at line 2',
+    );
   });
 
   it('applies YAML merge keys (explicit keys win) and, like upstream, still warns about the `<<` key', () => {
@@ -226,13 +262,18 @@ describe('translateButane: validation, positions and bad input', () => {
 
   it('refuses alias bombs and oversized input', () => {
     let bomb = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
-    for (let i = 1; i < 9; i++) bomb += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 9; i++)
+      bomb += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
     expect(thrown(() => translateButane(`variant: fcos\nversion: 1.5.0\n${bomb}`)).code).toBe('BUTANE_TOO_LARGE');
     expect(thrown(() => translateButane(new Uint8Array(17 * 1024 * 1024))).code).toBe('BUTANE_TOO_LARGE');
   });
 
   it('boot_device mirror with one device and an unknown layout', () => {
-    const e = thrown(() => translateButane('variant: fcos\nversion: 1.6.0\nboot_device:\n  layout: sparc\n  mirror:\n    devices: [/dev/sda]\n'));
+    const e = thrown(() =>
+      translateButane(
+        'variant: fcos\nversion: 1.6.0\nboot_device:\n  layout: sparc\n  mirror:\n    devices: [/dev/sda]\n',
+      ),
+    );
     expect(e.report.map((x) => [x.path, x.message])).toEqual([
       ['$.boot_device.layout', 'layout must be one of: aarch64, ppc64le, s390x-eckd, s390x-virt, s390x-zfcp, x86_64'],
       ['$.boot_device.mirror.devices', 'mirroring requires at least two devices'],
@@ -242,12 +283,20 @@ describe('translateButane: validation, positions and bad input', () => {
 
 describe('translateButane: openshift', () => {
   it('produces the MachineConfig upstream produces', () => {
-    const r = translateButane(`${OS_HEADER}openshift:\n  kernel_arguments: [nosmt]\n  extensions: [usbguard]\n  fips: true\n  kernel_type: realtime\n`);
+    const r = translateButane(
+      `${OS_HEADER}openshift:\n  kernel_arguments: [nosmt]\n  extensions: [usbguard]\n  fips: true\n  kernel_type: realtime\n`,
+    );
     expect(r.config).toEqual({
       apiVersion: 'machineconfiguration.openshift.io/v1',
       kind: 'MachineConfig',
       metadata: { name: '99-worker-custom', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
-      spec: { config: { ignition: { version: '3.4.0' } }, kernelArguments: ['nosmt'], extensions: ['usbguard'], fips: true, kernelType: 'realtime' },
+      spec: {
+        config: { ignition: { version: '3.4.0' } },
+        kernelArguments: ['nosmt'],
+        extensions: ['usbguard'],
+        fips: true,
+        kernelType: 'realtime',
+      },
     });
   });
 
@@ -262,15 +311,27 @@ describe('translateButane: openshift', () => {
 
   it('refuses what the MCO does not support, at the source position', () => {
     const e = thrown(() =>
-      translateButane(`${OS_HEADER}passwd:\n  users:\n    - name: alice\nstorage:\n  directories:\n    - path: /etc/d\n`),
+      translateButane(
+        `${OS_HEADER}passwd:\n  users:\n    - name: alice\nstorage:\n  directories:\n    - path: /etc/d\n`,
+      ),
     );
     expect(e.report).toEqual([
-      { kind: 'error', message: 'users other than "core" are not supported in this spec version', path: '$.passwd.users.0.name', line: 9, column: 13 },
+      {
+        kind: 'error',
+        message: 'users other than "core" are not supported in this spec version',
+        path: '$.passwd.users.0.name',
+        line: 9,
+        column: 13,
+      },
     ]);
     const f = thrown(() => translateButane(`${OS_HEADER}storage:\n  directories:\n    - path: /etc/d\n`));
-    expect(f.report.map((x) => [x.path, x.message, x.line])).toEqual([['$.storage.directories', 'directories are not supported in this spec version', 9]]);
+    expect(f.report.map((x) => [x.path, x.message, x.line])).toEqual([
+      ['$.storage.directories', 'directories are not supported in this spec version', 9],
+    ]);
     const k = thrown(() => translateButane(`${OS_HEADER}kernel_arguments:\n  should_exist: [x]\n`));
-    expect(k.report[0]?.message).toBe('this section cannot be used for kernel arguments in this spec version; use openshift.kernel_arguments instead');
+    expect(k.report[0]?.message).toBe(
+      'this section cannot be used for kernel arguments in this spec version; use openshift.kernel_arguments instead',
+    );
     const t = thrown(() => translateButane(`${OS_HEADER}openshift:\n  kernel_type: rt\n`));
     expect(t.report[0]?.path).toBe('$.openshift.kernel_type');
   });
