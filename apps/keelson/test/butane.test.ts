@@ -76,6 +76,16 @@ describe('keelson butane', () => {
     expect(unk.stderr).toContain('No translator exists for variant openshift with version 4.99.0');
   });
 
+  it('accepts experimental versions only with --experimental', async () => {
+    const f = await write('exp.bu', 'variant: fcos\nversion: 1.8.0-experimental\n');
+    const no = await cli('butane', f);
+    expect(no.code).toBe(1);
+    expect(no.stderr).toContain('No translator exists for variant fcos with version 1.8.0-experimental');
+    const yes = await cli('butane', '--experimental', f);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(JSON.parse(yes.stdout)).toEqual({ ignition: { version: '3.7.0-experimental' } });
+  });
+
   it('reads stdin and writes -O atomically', async () => {
     const out = join(dir, 'out.ign');
     const r = spawnSync(process.execPath, [BIN, 'butane', '-O', out, '-o', 'json', '-'], {
