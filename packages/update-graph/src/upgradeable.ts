@@ -46,7 +46,7 @@ function operatorReasons(operators: readonly UpgradeableOperator[]): Reason[] {
  * @param overrides ClusterVersion `spec.overrides` (only `unmanaged` is read)
  * @param deletesInProgress resources the CVO is deleting (`release.openshift.io/delete`), as `kind ns/name`
  */
-export function computeUpgradeable<O extends { unmanaged: boolean }>(operators: readonly UpgradeableOperator[], overrides: readonly O[] | undefined, deletesInProgress: readonly string[]): UpgradeableCondition | null {
+export function computeUpgradeable(operators: readonly UpgradeableOperator[], overrides: readonly { readonly unmanaged: boolean }[] | undefined, deletesInProgress: readonly string[]): UpgradeableCondition | null {
   const reasons = operatorReasons(operators);
   if ((overrides ?? []).some((o) => o.unmanaged)) reasons.push({ ...OVERRIDES_SET });
   if (deletesInProgress.length > 0) {
