@@ -3,7 +3,8 @@
  * The 16-parallel run goes first: the sandbox caches compiled CRD schemas per process, so the first run pays for
  * compiling them, like the CVO benchmark (which runs in a process of its own) does.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'vitest';
@@ -30,6 +31,14 @@ test('raw create of the synthetic payload (no CVO)', async () => {
     for (const name of nss) await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }).catch(() => undefined);
     const applier = new ResourceApplier(client, nullLogger);
     const queue = included.filter((m) => m.gvk.kind !== 'ClusterOperator');
+    // CVO_BENCH_PROF=<file>: CPU profile of the first (cold, 16-parallel) pass
+    const profFile = parallel === 16 ? process.env['CVO_BENCH_PROF'] : undefined;
+    const session = profFile !== undefined ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     let next = 0;
@@ -49,6 +58,11 @@ test('raw create of the synthetic payload (no CVO)', async () => {
       }
     }));
     const cpu = process.cpuUsage(cpu0);
+    if (session && profFile !== undefined) {
+      const { profile } = await session.post('Profiler.stop');
+      await writeFile(profFile, JSON.stringify(profile));
+      session.disconnect();
+    }
     console.log(JSON.stringify({ parallel, manifests: queue.length, ms: Math.round(performance.now() - t0), cpuMs: Math.round((cpu.user + cpu.system) / 1000), writes: applier.writes, failures: failures.length }));
     await sandbox.stop();
   }

@@ -8,6 +8,8 @@
  * Figures are printed (see README); there are no timing asserts.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +84,18 @@ async function run(): Promise<void> {
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
+  // CVO_BENCH_TRACE=1: API requests served by the in-process sandbox, per user agent, verb and resource
+  const requests = new Map<string, number>();
+  if (process.env['CVO_BENCH_TRACE']) {
+    subscribe('http.server.request.start', (m) => {
+      const req = (m as { request: IncomingMessage }).request;
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const parts = path.split('/');
+      const resource = path.startsWith('/api/v1') ? (parts[4] === 'namespaces' || parts[3] !== 'namespaces' ? parts[3] : parts[5]) : parts[3] === 'namespaces' ? undefined : parts[5] === 'namespaces' ? parts[7] : parts[5];
+      const key = `${(req.headers['user-agent'] ?? '').split('/')[0] ?? ''} ${req.method ?? ''} ${resource ?? path}${path.endsWith('/status') ? '/status' : ''}${(req.url ?? '').includes('watch=') ? ' (watch)' : ''}`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+    });
+  }
   t0 = performance.now();
   const cpu0 = process.cpuUsage();
   let cpuAtSync: NodeJS.CpuUsage | undefined;
@@ -113,6 +127,7 @@ async function run(): Promise<void> {
       else if (e !== undefined) console.log(ms, JSON.stringify(e));
     }
     console.log('manifests applied per 500 ms:', JSON.stringify([...perSlot.entries()]));
+    console.log('requests until the end of the Initializing sync:', JSON.stringify([...requests.entries()].sort((a, b) => b[1] - a[1])));
   }
   const started = events.find((e) => e.type === 'syncStarted' && e.mode === 'initializing');
   // the sync alone: from the first Initializing pass's start (payload loaded, Lease held) to the successful end

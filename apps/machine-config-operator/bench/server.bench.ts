@@ -6,7 +6,7 @@
  * the client's HTTP stack shares the server's event loop. Reports req/s and latency percentiles for a small rendered
  * config (one file, ~9 KB served) and a large one (60 files, ~660 KB served: the files appear in the Ignition and
  * again in the appended MachineConfig). Env: MCS_BENCH_LOADERS (default 1), MCS_BENCH_CONNECTIONS (per loader,
- * default 16), MCS_BENCH_DURATION_MS (per sample, default 3000).
+ * default 16), MCS_BENCH_DURATION_MS (per sample, default 3000), MCS_BENCH_PROF (directory for a CPU profile of the server).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -97,7 +97,9 @@ describe('machine-config-server', () => {
     await createMc(env.client, machineConfig('rendered-small-bench', { files: { '/etc/motd': 'hello\n' }, sshKeys: ['ssh-ed25519 AAAA bench'] }));
     await createPool(env.client, 'small', 'rendered-small-bench');
     const kubeconfig = await env.sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
-    child = spawn(process.execPath, [BIN, 'start', '--apiserver-url', 'https://api:6443', '--kubeconfig', kubeconfig, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), '--secure-port', '0', '--insecure-port', '0', '--host', '127.0.0.1', '--bootstrap-token-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // MCS_BENCH_PROF=<dir>: CPU profile of the server process (written when it exits)
+    const prof = process.env['MCS_BENCH_PROF'];
+    child = spawn(process.execPath, [...(prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), BIN, 'start', '--apiserver-url', 'https://api:6443', '--kubeconfig', kubeconfig, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), '--secure-port', '0', '--insecure-port', '0', '--host', '127.0.0.1', '--bootstrap-token-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       let err = '';
       child.stderr?.on('data', (c: Buffer) => {
@@ -119,7 +121,9 @@ describe('machine-config-server', () => {
     console.log(`machine-config-server ${label}: ${requests} requests, req/s per ${DURATION_MS} ms sample ${rates.join(' / ')} over ${LOADERS}x${CONNECTIONS} keep-alive HTTPS connections (child-process load generators); latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; errors ${errors}; loadavg ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   };
   afterAll(async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await exited;
     await env.stop();
   });
 
