@@ -200,7 +200,7 @@ describe('machine-config-server over HTTPS', () => {
     expect(mcs.cache.size).toBe(1);
     const ccs = env.client.resource(ControllerConfigs);
     const cc = await ccs.get('machine-config-controller');
-    await ccs.update({ ...cc, spec: { ...cc.spec, cloudProviderCAData: Buffer.from('CLOUD CA\n').toString('base64') } } as never);
+    await ccs.update({ ...cc, spec: { ...cc.spec, cloudProviderCAData: Buffer.from('CLOUD CA\n').toString('base64') } });
     await wait('every body dropped', () => mcs.cache.size === 0);
     const cloud = (await files()).find((f) => f.path === '/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem');
     expect(decodeDataUrl(cloud?.contents.source ?? '', 'x').toString()).toBe('CLOUD CA\n');
