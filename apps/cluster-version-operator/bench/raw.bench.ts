@@ -12,7 +12,7 @@ import { nullLogger } from '@keelson/kube';
 import { defineResourceType } from '@keelson/kube-sandbox';
 import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
 import { generatePayload } from '@keelson/payload-gen';
-import { ResourceApplier } from '../src/resources/apply.js';
+import { ResourceApplier, withOwner, type OwnerRef } from '../src/resources/apply.js';
 import { startCluster } from '../test/helpers.js';
 
 test('raw create of the synthetic payload (no CVO)', async () => {
@@ -30,6 +30,13 @@ test('raw create of the synthetic payload (no CVO)', async () => {
     const nss = new Set(included.map((m) => (m.gvk.kind === 'Namespace' ? m.name : m.namespace)).filter((n) => n !== ''));
     for (const name of nss) await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }).catch(() => undefined);
     const applier = new ResourceApplier(client, nullLogger);
+    // CVO_RAW_OWNER=1: write what the CVO writes, each object owned by the ClusterVersion (the sandbox's garbage
+    // collector then looks at every write)
+    let owner: OwnerRef | undefined;
+    if (process.env['CVO_RAW_OWNER']) {
+      const cv = await client.request<{ metadata: { uid: string } }>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
+      owner = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version', uid: cv.metadata.uid };
+    }
     const queue = included.filter((m) => m.gvk.kind !== 'ClusterOperator');
     // CVO_BENCH_PROF=<file>: CPU profile of the first (cold, 16-parallel) pass
     const profFile = parallel === 16 ? process.env['CVO_BENCH_PROF'] : undefined;
@@ -48,7 +55,7 @@ test('raw create of the synthetic payload (no CVO)', async () => {
         const m = queue[next++]!;
         for (let i = 0; i < 20; i++) {
           try {
-            await applier.apply(m.object, 'initializing');
+            await applier.apply(withOwner(m.object, owner, false), 'initializing');
             break;
           } catch (e) {
             if (i === 19) failures.push(`${m.id}: ${(e as Error).message}`);
@@ -63,7 +70,7 @@ test('raw create of the synthetic payload (no CVO)', async () => {
       await writeFile(profFile, JSON.stringify(profile));
       session.disconnect();
     }
-    console.log(JSON.stringify({ parallel, manifests: queue.length, ms: Math.round(performance.now() - t0), cpuMs: Math.round((cpu.user + cpu.system) / 1000), writes: applier.writes, failures: failures.length }));
+    console.log(JSON.stringify({ parallel, owner: owner !== undefined, manifests: queue.length, ms: Math.round(performance.now() - t0), cpuMs: Math.round((cpu.user + cpu.system) / 1000), writes: applier.writes, failures: failures.length }));
     await sandbox.stop();
   }
   await rm(work, { recursive: true, force: true });
