@@ -1,24 +1,27 @@
 /**
  * Benchmarks against the embedded API server (real HTTP on loopback):
  * - Initializing sync of the ~900-manifest synthetic payload (tooling/payload-gen, seed 1) with every ClusterOperator
- *   reported at once by the test double: wall time vs the critical-path bound (longest serial chain of requests in the
+ *   reported at once by the cluster-operator simulator of @keelson/kube-sandbox: wall time vs the critical-path bound (longest serial chain of requests in the
  *   Initializing graph x measured per-request latency);
  * - a Reconciling pass over the unchanged cluster: API writes (goal 0) and time;
  * - RSS of the process with the payload loaded.
  * Figures are printed (see README); there are no timing asserts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'vitest';
 import { createLogger, nullLogger } from '@keelson/kube';
-import { defineResourceType } from '@keelson/kube-sandbox';
+import { defineResourceType, startOperatorSimulator, type OperandVersion } from '@keelson/kube-sandbox';
 import { createTask, planSync } from '@keelson/manifest-graph';
 import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
 import { generatePayload } from '@keelson/payload-gen';
 import { startClusterVersionOperator, type CvoEvent } from '../src/index.js';
 import { ResourceApplier } from '../src/resources/apply.js';
-import { OperatorReporterDouble, startCluster, waitFor } from '../test/helpers.js';
+import { startCluster, waitFor } from '../test/helpers.js';
 
 const IMAGE = 'quay.io/keelson/release@sha256:' + 'e'.repeat(64);
 
@@ -28,11 +31,11 @@ async function run(): Promise<void> {
   await generatePayload({ out: payloadDir, seed: 1 });
   const payload = loadPayloadFromFiles(await readPayloadDirectory(payloadDir), payloadDir, { releaseImage: IMAGE });
   const included = filterManifests(payload, { profile: 'self-managed-high-availability', featureSet: '' }).included;
-  const versionsFor = new Map<string, { name: string; version: string }[]>();
+  const versionsFor: Record<string, OperandVersion[]> = {};
   for (const m of included) {
     if (m.gvk.kind !== 'ClusterOperator') continue;
-    const st = m.object['status'] as { versions?: { name: string; version: string }[] } | undefined;
-    versionsFor.set(m.name, st?.versions ?? []);
+    const st = m.object['status'] as { versions?: OperandVersion[] } | undefined;
+    versionsFor[m.name] = st?.versions ?? [];
   }
   const { sandbox, client, kubeconfig } = await startCluster();
   // kinds a real cluster serves from operators' CRDs / aggregated APIs
@@ -67,19 +70,71 @@ async function run(): Promise<void> {
   // the whole graph's requests spread over 2 cores of one Node event loop: the throughput bound
   const totalRequests = tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0);
 
-  const reporter = new OperatorReporterDouble(client, 0, versionsFor);
-  reporter.start(50);
+  // the cluster-operator simulator of @keelson/kube-sandbox (informer-based), reporting every operator at once
+  const simulator = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 0, waitForDeployments: false, exclude: [], versions: versionsFor });
+  await simulator.synced;
   const events: CvoEvent[] = [];
   const at: number[] = [];
   const rssBefore = process.memoryUsage().rss;
+  // CVO_BENCH_PROF=<file>: CPU profile of this process (sandbox + operator) during the Initializing sync
+  const profFile = process.env['CVO_BENCH_PROF'];
+  const session = profFile !== undefined ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  // CVO_BENCH_TRACE=1: API requests served by the in-process sandbox, per user agent, verb and resource
+  const requests = new Map<string, number>();
+  if (process.env['CVO_BENCH_TRACE']) {
+    subscribe('http.server.request.start', (m) => {
+      const req = (m as { request: IncomingMessage }).request;
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const parts = path.split('/');
+      const resource = path.startsWith('/api/v1') ? (parts[4] === 'namespaces' || parts[3] !== 'namespaces' ? parts[3] : parts[5]) : parts[3] === 'namespaces' ? undefined : parts[5] === 'namespaces' ? parts[7] : parts[5];
+      const key = `${(req.headers['user-agent'] ?? '').split('/')[0] ?? ''} ${req.method ?? ''} ${resource ?? path}${path.endsWith('/status') ? '/status' : ''}${(req.url ?? '').includes('watch=') ? ' (watch)' : ''}`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+    });
+  }
+  // CVO_BENCH_STATUS_INTERVAL_MS: the throttle of progress status writes (default: upstream's 15 s x the time scale)
+  const statusEnv = process.env['CVO_BENCH_STATUS_INTERVAL_MS'];
+  const statusInterval = statusEnv !== undefined ? { statusIntervalMs: Number(statusEnv) } : {};
   t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  let cpuAtSync: NodeJS.CpuUsage | undefined;
   const cvo = await startClusterVersionOperator({
     kubeconfig, payloadDir, releaseImage: IMAGE, payloadCache: join(work, 'cache'), listen: '127.0.0.1:0', updateService: 'http://127.0.0.1:9/graph',
-    timeScale: 0.01, intervals: { leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 1000, minimumReconcileIntervalMs: 500 }, logger: process.env['CVO_BENCH_LOG'] ? createLogger({ level: 'info' }) : nullLogger, onEvent: (e) => { events.push(e); at.push(performance.now()); },
+    timeScale: 0.01, intervals: { leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 1000, minimumReconcileIntervalMs: 500, ...statusInterval }, logger: process.env['CVO_BENCH_LOG'] ? createLogger({ level: 'info' }) : nullLogger, onEvent: (e) => {
+      if (e.type === 'syncStarted' && cpuAtSync === undefined) cpuAtSync = process.cpuUsage();
+      events.push(e);
+      at.push(performance.now());
+    },
   });
   const init = await waitFor(() => Promise.resolve(events.find((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined)), 120_000, 'initializing');
   const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const syncCpu = process.cpuUsage(cpuAtSync ?? cpu0);
+  if (session && profFile !== undefined) {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(profFile, JSON.stringify(profile));
+    session.disconnect();
+  }
+  // CVO_BENCH_TRACE=1: timeline of the Initializing sync (run levels, waits, manifests applied per 500 ms)
+  if (process.env['CVO_BENCH_TRACE']) {
+    const initIdx = events.indexOf(init);
+    const perSlot = new Map<number, number>();
+    for (let i = 0; i <= initIdx; i++) {
+      const e = events[i];
+      const ms = Math.round((at[i] ?? 0) - t0);
+      if (e?.type === 'manifestApplied') perSlot.set(Math.floor(ms / 500), (perSlot.get(Math.floor(ms / 500)) ?? 0) + 1);
+      else if (e !== undefined) console.log(ms, JSON.stringify(e));
+    }
+    console.log('manifests applied per 500 ms:', JSON.stringify([...perSlot.entries()]));
+    console.log('requests until the end of the Initializing sync:', JSON.stringify([...requests.entries()].sort((a, b) => b[1] - a[1])));
+  }
   const started = events.find((e) => e.type === 'syncStarted' && e.mode === 'initializing');
+  // the sync alone: from the first Initializing pass's start (payload loaded, Lease held) to the successful end
+  const syncMs = wall - ((at[started ? events.indexOf(started) : 0] ?? t0) - t0);
   const failedAttempts = events.filter((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error !== undefined).length;
   const rec = await waitFor(() => Promise.resolve(events.find((e, i) => e.type === 'syncFinished' && e.mode === 'reconciling' && i > events.indexOf(init))), 300_000, 'reconciling pass');
   const recIdx = events.indexOf(rec);
@@ -104,7 +159,12 @@ async function run(): Promise<void> {
     criticalPathBoundMs: +bound.toFixed(1),
     serialAllRequestsMs: +(totalRequests * objectLatency).toFixed(1),
     initializingWallMs: Math.round(wall),
-    ratioToCriticalPath: +(wall / bound).toFixed(2),
+    initializingSyncMs: Math.round(syncMs),
+    startupMs: Math.round(wall - syncMs),
+    // CPU time of this process (sandbox + simulator + operator) from the start to the end of the Initializing sync
+    initializingCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    initializingSyncCpuMs: Math.round((syncCpu.user + syncCpu.system) / 1000),
+    ratioToCriticalPath: +(syncMs / bound).toFixed(2),
     initializingFailedAttempts: failedAttempts,
     initializingStarted: started !== undefined,
     conflictingDuplicateManifests: conflictingDuplicates,
@@ -114,7 +174,7 @@ async function run(): Promise<void> {
     rssMiB: Math.round(rss / 1048576),
     rssDeltaMiB: Math.round((rss - rssBefore) / 1048576),
   }));
-  reporter.stop();
+  await simulator.stop();
   await cvo.stop();
   await sandbox.stop();
   await rm(work, { recursive: true, force: true });

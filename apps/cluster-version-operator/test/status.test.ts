@@ -113,7 +113,8 @@ describe('computeStatus', () => {
   it('Upgradeable from ClusterOperators and overrides', () => {
     const co = { metadata: { name: 'etcd' }, spec: {}, status: { conditions: [{ type: 'Upgradeable', status: 'False' as const, reason: 'Backup', message: 'take a backup', lastTransitionTime: 't' }] } };
     expect(computeUpgradeable([co], [], [])).toEqual({ type: 'Upgradeable', status: 'False', reason: 'Backup', message: 'Cluster operator etcd should not be upgraded between minor versions: take a backup' });
-    const both = computeUpgradeable([co], [{ kind: 'Deployment', group: 'apps', namespace: 'n', name: 'd', unmanaged: true }], []);
+    const override = { kind: 'Deployment', group: 'apps', namespace: 'n', name: 'd', unmanaged: true };
+    const both = computeUpgradeable([co], [override], []);
     expect(both?.reason).toBe('MultipleReasons');
     expect(both?.message?.startsWith('Cluster should not be upgraded between minor versions for multiple reasons: Backup,ClusterVersionOverridesSet\n* ')).toBe(true);
     expect(computeUpgradeable([], [], [])).toBeNull();

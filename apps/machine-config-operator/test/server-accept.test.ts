@@ -9,7 +9,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTls, type TlsMaterial } from '@keelson/kube-sandbox';
-import { MachineConfigPools } from '@keelson/kube';
+import { ControllerConfigs, MachineConfigPools } from '@keelson/kube';
 import { NODE_ANNOTATIONS } from '@keelson/api';
 import { decodeDataUrl } from '../src/daemon/dataurl.js';
 import { startMachineConfigServer, type MachineConfigServer } from '../src/server/server.js';
@@ -175,6 +175,39 @@ describe('machine-config-server over HTTPS', () => {
     const hits = mcs.cache.hits;
     await body();
     expect(mcs.cache.hits).toBe(hits + 1);
+  });
+
+  it('the served-config cache drops a pool\'s bodies when its config changes and all bodies when the ControllerConfig changes', async () => {
+    const wait = async (what: string, ok: () => boolean | Promise<boolean>): Promise<void> => {
+      const deadline = Date.now() + 5000;
+      while (!(await ok())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const files = async (): Promise<{ path: string; contents: { source: string } }[]> =>
+      (JSON.parse((await get('/config/worker', { Accept: `${IGN};version=3.5.0` })).body) as { storage: { files: { path: string; contents: { source: string } }[] } }).storage.files;
+    await files();
+    await get('/config/worker', { Accept: `${IGN};version=3.4.0` });
+    expect(mcs.cache.size).toBeGreaterThanOrEqual(2);
+    // the pool serves another rendered config: its cached bodies go
+    const pools = env.client.resource(MachineConfigPools);
+    const p = await pools.get('worker');
+    await pools.update({ ...p, spec: { ...p.spec, configuration: { name: 'rendered-worker-1' } } });
+    await wait('the pool\'s bodies dropped', () => mcs.cache.size === 0);
+    expect(decodeDataUrl((await files())[0]?.contents.source ?? '', 'x').toString()).toBe('hello\n');
+    // the ControllerConfig changes (a new cloud CA): every body goes, the next one carries the CA
+    expect(mcs.cache.size).toBe(1);
+    const ccs = env.client.resource(ControllerConfigs);
+    const cc = await ccs.get('machine-config-controller');
+    await ccs.update({ ...cc, spec: { ...cc.spec, cloudProviderCAData: Buffer.from('CLOUD CA\n').toString('base64') } });
+    await wait('every body dropped', () => mcs.cache.size === 0);
+    const cloud = (await files()).find((f) => f.path === '/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem');
+    expect(decodeDataUrl(cloud?.contents.source ?? '', 'x').toString()).toBe('CLOUD CA\n');
+    // back to what the next test boots from
+    const q = await pools.get('worker');
+    await pools.update({ ...q, spec: { ...q.spec, configuration: { name: 'rendered-worker-2' } } });
+    await wait('the pool\'s bodies dropped', () => mcs.cache.size === 0);
   });
 
   it('a virtual machine booting from /config/worker over HTTPS is accepted by the daemon as its first boot', async () => {

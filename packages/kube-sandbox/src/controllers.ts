@@ -60,17 +60,38 @@ export class Controllers {
   }
 
   private dirty = { gc: false, ns: false, workloads: false, pdb: false };
+  /**
+   * Incremental garbage collection: objects written with ownerReferences (and nothing being deleted) only need their
+   * own owners checked, through `uids` (uid → where the object lives), kept current from the change events once a
+   * full pass has built it. Deletions and orphan/foreground finalizers still take a full pass.
+   */
+  private readonly gcPending = new Map<string, { gr: string; ns: string | undefined; name: string }>();
+  private readonly uids = new Map<string, { gr: string; ns: string | undefined; name: string }>();
+  private uidsBuilt = false;
 
   private onChange(e: ChangeEvent): void {
     const md = e.object.metadata ?? {};
     const fins = md.finalizers ?? [];
     let any = false;
-    if (e.type === 'DELETED' || (md.ownerReferences?.length ?? 0) > 0 || fins.includes('orphan') || fins.includes('foregroundDeletion')) this.dirty.gc = any = true;
+    this.indexUid(e);
+    const owned = (md.ownerReferences?.length ?? 0) > 0;
+    if (e.type === 'DELETED' || fins.includes('orphan') || fins.includes('foregroundDeletion') || (owned && md.deletionTimestamp !== undefined)) this.dirty.gc = any = true;
+    else if (owned) {
+      this.gcPending.set(`${e.gr}|${md.namespace ?? ''}|${md.name ?? ''}`, { gr: e.gr, ns: md.namespace, name: md.name ?? '' });
+      any = true;
+    }
     if (e.gr === '/namespaces' || (md.deletionTimestamp === undefined && this.terminating.size > 0 && e.type === 'DELETED')) this.dirty.ns = any = true;
     if (this.terminating.size > 0 && md.namespace && this.terminating.has(md.namespace)) this.dirty.ns = any = true;
     if (this.simulatePods && WORKLOAD_GRS.has(e.gr)) this.dirty.workloads = any = true;
     if (e.gr === '/pods' || e.gr === 'policy/poddisruptionbudgets') this.dirty.pdb = any = true;
     if (any) this.schedule();
+  }
+
+  private indexUid(e: ChangeEvent): void {
+    const md = e.object.metadata ?? {};
+    if (!this.uidsBuilt || md.uid === undefined) return;
+    if (e.type === 'DELETED') this.uids.delete(md.uid);
+    else this.uids.set(md.uid, { gr: e.gr, ns: md.namespace, name: md.name ?? '' });
   }
 
   /** Namespaces being deleted. */
@@ -104,7 +125,8 @@ export class Controllers {
   pass(): void {
     const d = this.dirty;
     this.dirty = { gc: false, ns: false, workloads: false, pdb: false };
-    if (d.gc) this.garbageCollect();
+    if (d.gc || (this.gcPending.size > 0 && !this.uidsBuilt)) this.garbageCollect();
+    else if (this.gcPending.size > 0) this.collectPending();
     if (d.ns) this.namespaces();
     if (this.simulatePods && d.workloads) {
       this.deployments();
@@ -121,37 +143,78 @@ export class Controllers {
     this.schedule();
   }
 
+  /**
+   * The objects written with ownerReferences since the last pass (no deletion involved): when every owner they name is
+   * stored (looked up by uid) and not being deleted in the foreground there is nothing to collect; otherwise (or when
+   * in doubt) a full pass decides.
+   */
+  private collectPending(): void {
+    const c = this.c;
+    const pending = [...this.gcPending.values()];
+    this.gcPending.clear();
+    const types = new Map(c.allTypes().map((t) => [`${t.group}/${t.plural}`, t]));
+    const find = (at: { gr: string; ns: string | undefined; name: string }): KubeObject | undefined => {
+      const t = types.get(at.gr);
+      return t ? c.peek(t, t.namespaced ? at.ns : undefined, at.name) : undefined;
+    };
+    const ownerStands = (uid: string): boolean => {
+      const at = this.uids.get(uid);
+      const om = at ? find(at)?.metadata : undefined;
+      return om?.uid === uid && !(om.deletionTimestamp && (om.finalizers ?? []).includes('foregroundDeletion'));
+    };
+    for (const p of pending) {
+      const md = find(p)?.metadata;
+      if (!md || md.deletionTimestamp) continue;
+      if (!(md.ownerReferences ?? []).every((r) => ownerStands(r.uid))) {
+        this.garbageCollect();
+        return;
+      }
+    }
+  }
+
+  /** Deletes a dependent whose owners are all gone (or being deleted in the foreground), or drops dangling references. */
+  private collectDependent(t: ResourceType, obj: KubeObject, owner: (uid: string) => KubeObject | undefined): void {
+    const c = this.c;
+    const md = obj.metadata ?? {};
+    const refs = md.ownerReferences ?? [];
+    const live = refs.filter((r) => {
+      const om = owner(r.uid)?.metadata;
+      if (!om) return false;
+      // an owner being deleted in the foreground takes its dependents with it
+      return !(om.deletionTimestamp && (om.finalizers ?? []).includes('foregroundDeletion'));
+    });
+    const dangling = refs.filter((r) => !owner(r.uid));
+    if (live.length === 0) {
+      tolerate(() => c.delete(t, md.namespace, md.name ?? '', { propagationPolicy: 'Background' }));
+    } else if (dangling.length) {
+      tolerate(() => {
+        const next = clone(obj);
+        (next.metadata ??= {}).ownerReferences = refs.filter((r) => owner(r.uid));
+        c.applyUpdate(t, obj, next, { fieldManager: 'garbage-collector' });
+      });
+    }
+  }
+
   private garbageCollect(): void {
     const c = this.c;
+    this.gcPending.clear();
     const uids = new Map<string, { t: ResourceType; obj: KubeObject }>();
     const all: { t: ResourceType; obj: KubeObject }[] = [];
+    this.uids.clear();
     for (const e of c.everything()) {
       all.push(e);
-      if (e.obj.metadata?.uid) uids.set(e.obj.metadata.uid, e);
+      const md = e.obj.metadata;
+      if (md?.uid) {
+        uids.set(md.uid, e);
+        this.uids.set(md.uid, { gr: `${e.t.group}/${e.t.plural}`, ns: md.namespace, name: md.name ?? '' });
+      }
     }
+    this.uidsBuilt = true;
     const dependentsOf = (uid: string): { t: ResourceType; obj: KubeObject }[] => all.filter((e) => e.obj.metadata?.ownerReferences?.some((r) => r.uid === uid));
     for (const { t, obj } of all) {
       const md = obj.metadata ?? {};
       const refs = md.ownerReferences ?? [];
-      if (refs.length && !md.deletionTimestamp) {
-        const live = refs.filter((r) => {
-          const o = uids.get(r.uid);
-          if (!o) return false;
-          const om = o.obj.metadata ?? {};
-          // an owner being deleted in the foreground takes its dependents with it
-          return !(om.deletionTimestamp && (om.finalizers ?? []).includes('foregroundDeletion'));
-        });
-        const dangling = refs.filter((r) => !uids.has(r.uid));
-        if (live.length === 0) {
-          tolerate(() => c.delete(t, md.namespace, md.name ?? '', { propagationPolicy: 'Background' }));
-        } else if (dangling.length) {
-          tolerate(() => {
-            const next = clone(obj);
-            (next.metadata ??= {}).ownerReferences = refs.filter((r) => uids.has(r.uid));
-            c.applyUpdate(t, obj, next, { fieldManager: 'garbage-collector' });
-          });
-        }
-      }
+      if (refs.length && !md.deletionTimestamp) this.collectDependent(t, obj, (uid) => uids.get(uid)?.obj);
       if (md.deletionTimestamp) {
         const fins = md.finalizers ?? [];
         if (fins.includes('orphan')) {

@@ -51,6 +51,27 @@ describe('garbage collection', () => {
     await eventually(async () => (await c.req('GET', '/api/v1/namespaces/default/configmaps/owner3')).status === 404, 'foreground owner gone');
     expect((await c.req('GET', '/api/v1/namespaces/default/configmaps/dep3')).status).toBe(404);
   });
+
+  it('collects objects written with owners that do not exist, keeps those whose owners do, drops dangling references', async () => {
+    const owner = (await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('live-owner'))).body;
+    // many dependents of a live owner, written in one burst: all stay
+    for (let i = 0; i < 20; i++) await c.req('POST', '/api/v1/namespaces/default/configmaps', cm(`kept-${i}`, { name: 'live-owner', uid: owner.metadata.uid }));
+    // a dependent naming only an owner that never existed is collected
+    await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('orphan-born', { name: 'nobody', uid: '00000000-0000-4000-8000-000000000000' }));
+    await eventually(async () => (await c.req('GET', '/api/v1/namespaces/default/configmaps/orphan-born')).status === 404, 'dependent of a missing owner collected');
+    // one live and one missing owner: the dangling reference is dropped, the object stays
+    const both = { metadata: { name: 'two-owners', ownerReferences: [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'live-owner', uid: owner.metadata.uid },
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '00000000-0000-4000-8000-000000000001' },
+    ] } };
+    await c.req('POST', '/api/v1/namespaces/default/configmaps', both);
+    await eventually(async () => (await c.req('GET', '/api/v1/namespaces/default/configmaps/two-owners')).body.metadata.ownerReferences?.length === 1, 'dangling reference dropped');
+    for (let i = 0; i < 20; i++) expect((await c.req('GET', `/api/v1/namespaces/default/configmaps/kept-${i}`)).status).toBe(200);
+    // the owner goes: every dependent follows
+    await c.req('DELETE', '/api/v1/namespaces/default/configmaps/live-owner');
+    await eventually(async () => (await c.req('GET', '/api/v1/namespaces/default/configmaps/kept-19')).status === 404, 'dependents collected with their owner');
+    expect((await c.req('GET', '/api/v1/namespaces/default/configmaps/two-owners')).status).toBe(404);
+  });
 });
 
 describe('namespaces', () => {

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AcceptHeaderError, negotiateIgnitionVersion } from '@keelson/ignition';
 import type { Logger } from '@keelson/kube';
-import { buildServedConfig, ServedConfigCache } from './serve-config.js';
+import { buildServedConfig, servedConfigKey, type ServedConfigCache } from './serve-config.js';
 import type { ConfigSource } from './source.js';
 
 /** Inputs of the handler. */
@@ -89,9 +89,9 @@ async function serveConfig(opts: HandlerOptions, req: IncomingMessage, res: Serv
   let buf: Buffer;
   try {
     const r = await opts.source.resolve(pool);
-    const key = `${pool}\u0000${r.mc.metadata.name ?? ''}\u0000${version}\u0000${r.revision}`;
+    const key = servedConfigKey(pool, r.mc.metadata.name ?? '', version, r.revision);
     const spec = (r.controllerConfig?.spec ?? {}) as { kubeAPIServerServingCAData?: string; cloudProviderCAData?: string };
-    buf = await opts.cache.get(key, async () => {
+    buf = opts.cache.peek(key) ?? await opts.cache.get(key, async () => {
       const kubeconfig = opts.kubeconfig ? await opts.kubeconfig(r.kubeconfigCA) : undefined;
       return Buffer.from(
         buildServedConfig({ mc: r.mc, version, kubeAPIServerServingCAData: spec.kubeAPIServerServingCAData, cloudProviderCAData: spec.cloudProviderCAData, kubeconfig }),

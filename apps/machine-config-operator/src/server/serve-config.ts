@@ -100,7 +100,11 @@ function sortKeys(o: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Cache of served bodies per (pool, rendered name, version, inputs revision), bounded, entries refreshed after `ttlMs`. */
+/**
+ * Cache of served bodies per (pool, rendered name, version, inputs revision), bounded, entries refreshed after
+ * `ttlMs`. The key starts with the pool name and a NUL (see {@link servedConfigKey}) so that a pool's entries can be
+ * dropped when the config it serves changes.
+ */
 export class ServedConfigCache {
   readonly #max: number;
   readonly #ttlMs: number;
@@ -111,13 +115,17 @@ export class ServedConfigCache {
     this.#max = max;
     this.#ttlMs = ttlMs;
   }
+  /** The cached body when present and fresh (counts a hit), else undefined. */
+  peek(key: string): Buffer | undefined {
+    const hit = this.#map.get(key);
+    if (hit === undefined || Date.now() - hit.at >= this.#ttlMs) return undefined;
+    this.hits++;
+    return hit.body;
+  }
   /** The cached body or the built one (the kubeconfig token may rotate: entries live `ttlMs`). */
   async get(key: string, build: () => Promise<Buffer>): Promise<Buffer> {
-    const hit = this.#map.get(key);
-    if (hit !== undefined && Date.now() - hit.at < this.#ttlMs) {
-      this.hits++;
-      return hit.body;
-    }
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
     this.misses++;
     const body = await build();
     this.#map.delete(key);
@@ -128,4 +136,22 @@ export class ServedConfigCache {
     this.#map.set(key, { body, at: Date.now() });
     return body;
   }
+  /** Drops the entries of one pool (its served config changed). */
+  dropPool(pool: string): void {
+    const prefix = `${pool}\u0000`;
+    for (const k of [...this.#map.keys()]) if (k.startsWith(prefix)) this.#map.delete(k);
+  }
+  /** Drops every entry (an input shared by all pools changed). */
+  clear(): void {
+    this.#map.clear();
+  }
+  /** Number of cached bodies. */
+  get size(): number {
+    return this.#map.size;
+  }
+}
+
+/** Cache key of a served body: pool, rendered config name, Ignition version and the revision of the other inputs. */
+export function servedConfigKey(pool: string, renderedName: string, version: string, revision: string): string {
+  return `${pool}\u0000${renderedName}\u0000${version}\u0000${revision}`;
 }

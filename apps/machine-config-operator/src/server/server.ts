@@ -76,6 +76,7 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
   const logger = opts.logger ?? nullLogger;
   let ownClient: KubeClient | undefined;
   let source: ConfigSource;
+  const cache = new ServedConfigCache();
   if (opts.bootstrap === true) source = new BootstrapConfigSource(opts.bootstrapDir);
   else {
     let client = opts.client;
@@ -83,10 +84,9 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
       ownClient = clientFrom(opts.kubeconfig, { userAgent: 'machine-config-server' });
       client = ownClient;
     }
-    source = new ClusterConfigSource(client, logger);
+    source = new ClusterConfigSource(client, logger, { pool: (name) => { cache.dropPool(name); }, all: () => { cache.clear(); } });
   }
   await source.start();
-  const cache = new ServedConfigCache();
   const registry = opts.registry ?? new Registry();
   const requests = new Counter({ name: 'mcs_requests_total', help: 'Requests served by the machine-config-server by HTTP code', labelNames: ['code'], registers: [registry] });
   const tokenDir = opts.bootstrapTokenDir ?? BOOTSTRAP_TOKEN_DIR;

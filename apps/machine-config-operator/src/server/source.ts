@@ -39,18 +39,37 @@ export function servedConfigName(pool: MachineConfigPool): string {
 
 type ConfigMap = KubeObject & { data?: Record<string, string>; binaryData?: Record<string, string> };
 
+/** Told when cached bodies go stale (see ServedConfigCache.dropPool / clear). */
+export interface ConfigInvalidation {
+  /** The config a pool serves changed (or the pool went away). */
+  pool(name: string): void;
+  /** The ControllerConfig or the kubeconfig CA changed: every body is stale. */
+  all(): void;
+}
+
 /** Cluster mode. */
 export class ClusterConfigSource implements ConfigSource {
   readonly #pools: Informer<MachineConfigPool>;
   readonly #ccs: Informer<ControllerConfig>;
   readonly #cms: Informer<ConfigMap>;
   readonly #mcs: MachineConfigCache;
-  constructor(client: KubeClient, logger?: Logger) {
+  constructor(client: KubeClient, logger?: Logger, invalidate?: ConfigInvalidation) {
     const lg = logger ? { logger } : {};
     this.#pools = new Informer(client, MachineConfigPools, lg);
     this.#ccs = new Informer(client, ControllerConfigs, { fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`, ...lg });
     this.#cms = new Informer<ConfigMap>(client, ConfigMaps, { namespace: MCO_NAMES.namespace, fieldSelector: 'metadata.name=kubeconfig-data', ...lg });
     this.#mcs = new MachineConfigCache(client);
+    if (invalidate) {
+      const pool = (p: MachineConfigPool): void => { invalidate.pool(p.metadata.name ?? ''); };
+      this.#pools.addHandlers({
+        update: (old, cur) => { if (servedConfigName(old) !== servedConfigName(cur)) pool(cur); },
+        delete: pool,
+      });
+      const all = (): void => { invalidate.all(); };
+      const changed = (old: KubeObject, cur: KubeObject): void => { if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) all(); };
+      this.#ccs.addHandlers({ add: all, update: changed, delete: all });
+      this.#cms.addHandlers({ add: all, update: changed, delete: all });
+    }
   }
   async start(): Promise<void> {
     for (const i of [this.#pools, this.#ccs, this.#cms] as Informer<KubeObject>[]) i.start();
