@@ -147,27 +147,38 @@ function treeDir(w: TreeWalk, dest: string): void {
   dirs.push(dir);
 }
 
+/**
+ * The index of the config's `files`/`links` entry a tree node fills: the one already at `dest` when the config left
+ * its content unset, else a new entry. `undefined` (an error reported) when `dest` is already taken.
+ */
+function treeNodeIndex(w: TreeWalk, kind: 'files' | 'links', dest: string, content: (n: JObj) => unknown): number | undefined {
+  const { t, o, cx } = w;
+  const list = t.list(kind);
+  const found = t.find(kind, dest);
+  if (found >= 0) {
+    const c = content(list[found] as JObj);
+    if (typeof c === 'string' && c !== '') {
+      treeError(w, M.ErrNodeExists);
+      return undefined;
+    }
+    return found;
+  }
+  if (t.exists(dest)) {
+    treeError(w, M.ErrNodeExists);
+    return undefined;
+  }
+  const created = nodeOf(dest, o);
+  cx.ts.addFromCommonSource(o.yp, ['storage', kind, list.length], created);
+  list.push(created);
+  return list.length - 1;
+}
+
 /** A regular file: contents as a data URL, mode 0644 (0755 when executable) unless the tree or the config set one. */
 function treeFile(w: TreeWalk, src: string, dest: string, st: { size: number; mode: number }): void {
-  const { t, o, cx } = w;
-  const files = t.list('files');
-  let i = t.find('files', dest);
-  if (i >= 0) {
-    const source = ((files[i] as JObj)['contents'] as JObj | undefined)?.['source'];
-    if (typeof source === 'string' && source !== '') {
-      treeError(w, M.ErrNodeExists);
-      return;
-    }
-  } else {
-    if (t.exists(dest)) {
-      treeError(w, M.ErrNodeExists);
-      return;
-    }
-    i = files.length;
-    const created = nodeOf(dest, o);
-    cx.ts.addFromCommonSource(o.yp, ['storage', 'files', i], created);
-    files.push(created);
-  }
+  const { o, cx } = w;
+  const files = w.t.list('files');
+  const i = treeNodeIndex(w, 'files', dest, (n) => ((n['contents'] as JObj | undefined)?.['source']));
+  if (i === undefined) return;
   if (st.size > MAX_LOCAL_FILE_BYTES) {
     treeError(w, `${src} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`);
     return;
@@ -192,25 +203,10 @@ function treeFile(w: TreeWalk, src: string, dest: string, st: { size: number; mo
 
 /** A symlink becomes a link with the same target (never followed). */
 function treeLink(w: TreeWalk, src: string, dest: string): void {
-  const { t, o, cx } = w;
-  const links = t.list('links');
-  let i = t.find('links', dest);
-  if (i >= 0) {
-    const target = (links[i] as JObj)['target'];
-    if (typeof target === 'string' && target !== '') {
-      treeError(w, M.ErrNodeExists);
-      return;
-    }
-  } else {
-    if (t.exists(dest)) {
-      treeError(w, M.ErrNodeExists);
-      return;
-    }
-    i = links.length;
-    const link = nodeOf(dest, o);
-    cx.ts.addFromCommonSource(o.yp, ['storage', 'links', i], link);
-    links.push(link);
-  }
+  const { o, cx } = w;
+  const links = w.t.list('links');
+  const i = treeNodeIndex(w, 'links', dest, (n) => n['target']);
+  if (i === undefined) return;
   (links[i] as JObj)['target'] = readlinkSync(src);
   cx.ts.add(o.yp, ['storage', 'links', i, 'target']);
 }
