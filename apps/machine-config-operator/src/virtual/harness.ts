@@ -106,7 +106,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   const plumbing: ClusterPlumbing = { client, configs, stats, events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }) };
   const serverUrl = opts.serverUrl;
   const fetchConfig: ConfigProvider =
-    serverUrl !== undefined ? (pool) => fetchIgnition(serverUrl, pool, opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) : localProvider(client, configs);
+    serverUrl !== undefined ? (pool, signal) => fetchIgnition(serverUrl, pool, { signal, ...(opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) }) : localProvider(client, configs);
   const machines = new Map<string, VirtualMachine>();
   for (const spec of opts.nodes) {
     machines.set(
