@@ -426,7 +426,7 @@ class Session {
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
       if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0) } : verdict;
-      const prog = [...this.events].reverse().find((e) => e.type === 'progress');
+      const prog = this.events.findLast((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
         const kill = this.cvo?.kill;
