@@ -78,7 +78,7 @@ export function findPayloadProblems(payload: Pick<ReleasePayload, 'metadata' | '
   if (missingPools.length > 0) {
     out.push({
       code: 'REHEARSAL_NO_POOLS',
-      message: `no MachineConfigPool ${missingPools.join(' or ')} in release-manifests/: a real cluster gets them (and the base MachineConfigs 00-master, 00-worker) from the installer; add them to the release as manifests, as keelson-payload-gen --rehearsal does`,
+      message: `no MachineConfigPool ${missingPools.join(' or ')} in release-manifests/: a real cluster gets them (and MachineConfigs such as 99-worker-ssh) from the installer; add them to the release as manifests, as keelson-payload-gen --rehearsal does`,
     });
   }
   return out;
