@@ -58,7 +58,7 @@ export interface VirtualNodesOptions {
   readonly onEvent?: DaemonEventHandler;
   readonly drainTimeouts?: DrainTimeouts;
   readonly syncBackoff?: SyncBackoff;
-  /** Machines provisioned at the same time (default 8). */
+  /** Machines provisioned at the same time (default 32: machine-api creates a MachineSet's machines at once; 32 keeps the server and API answering). */
   readonly concurrency?: number;
 }
 
@@ -131,7 +131,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     );
   }
   const queue = [...machines.values()];
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 8, queue.length)) }, async () => {
+  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 32, queue.length)) }, async () => {
     for (let m = queue.shift(); m !== undefined; m = queue.shift()) await m.start();
   });
   try {
