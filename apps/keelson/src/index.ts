@@ -6,3 +6,6 @@ export { planUpgrade, validateUpgradeOptions, desiredUpdatePatch, checkForUpgrad
 export { formatUpgradeOverview, upgradeOverview, type UpgradeOverview } from './upgrade/overview.js';
 export { computeUpgradeStatus, type UpgradeStatusSummary, type OperatorProgress, type PoolProgress, type WaitItem } from './upgrade/status-summary.js';
 export { formatUpgradeStatus } from './upgrade/status-format.js';
+export { rehearse, nodeInventory, type RehearseOptions, type RehearsalResult } from './rehearse/run.js';
+export { parseFaults, type FaultPlan } from './rehearse/faults.js';
+export type { TimelineEvent, NodeView, PoolView, NodePhase } from './rehearse/timeline.js';

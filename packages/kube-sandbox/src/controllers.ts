@@ -30,6 +30,30 @@ function tolerate(fn: () => void): void {
   }
 }
 
+/** `spec.nodeName` of a pod ('' when unscheduled). */
+function podNodeName(p: KubeObject): string {
+  const n = (p['spec'] as JsonObject | undefined)?.['nodeName'];
+  return typeof n === 'string' ? n : '';
+}
+
+function ownerUids(refs: readonly OwnerReference[] | undefined): string {
+  return (refs ?? []).map((r) => r.uid).join(',');
+}
+
+/**
+ * Whether a change can give the garbage collector work (pure): a deletion (dependents may be left without their
+ * owner), a new object with owners (its owner may be gone already), a change of an object's owners, or an object
+ * being deleted with the orphan / foreground finalizers. A status write of an owned pod or ReplicaSet is none of
+ * these: running the collector over every object on each such write made it quadratic in cluster size.
+ */
+export function gcRelevant(e: Pick<ChangeEvent, 'type' | 'previous'>, owners: readonly OwnerReference[] | undefined, finalizers: readonly string[]): boolean {
+  if (e.type === 'DELETED') return true;
+  if (finalizers.includes('orphan') || finalizers.includes('foregroundDeletion')) return true;
+  if ((owners?.length ?? 0) === 0) return e.type === 'MODIFIED' && (e.previous?.metadata?.ownerReferences?.length ?? 0) > 0;
+  if (e.type === 'ADDED' || e.previous === undefined) return true;
+  return ownerUids(owners) !== ownerUids(e.previous.metadata?.ownerReferences);
+}
+
 /** Runs controllers on cluster changes, coalescing bursts into one pass. */
 export class Controllers {
   private scheduled = false;
@@ -76,7 +100,8 @@ export class Controllers {
     this.indexUid(e);
     const owned = (md.ownerReferences?.length ?? 0) > 0;
     if (e.type === 'DELETED' || fins.includes('orphan') || fins.includes('foregroundDeletion') || (owned && md.deletionTimestamp !== undefined)) this.dirty.gc = any = true;
-    else if (owned) {
+    else if (owned && gcRelevant(e, md.ownerReferences, fins)) {
+      // a new object or new owners: check them (an unchanged owner list was checked when it was written)
       this.gcPending.set(`${e.gr}|${md.namespace ?? ''}|${md.name ?? ''}`, { gr: e.gr, ns: md.namespace, name: md.name ?? '' });
       any = true;
     }
@@ -210,7 +235,16 @@ export class Controllers {
       }
     }
     this.uidsBuilt = true;
-    const dependentsOf = (uid: string): { t: ResourceType; obj: KubeObject }[] => all.filter((e) => e.obj.metadata?.ownerReferences?.some((r) => r.uid === uid));
+    // owner uid -> dependents, built once per pass (a filter over everything per owner was quadratic)
+    const dependents = new Map<string, { t: ResourceType; obj: KubeObject }[]>();
+    for (const e of all) {
+      for (const r of e.obj.metadata?.ownerReferences ?? []) {
+        const list = dependents.get(r.uid);
+        if (list === undefined) dependents.set(r.uid, [e]);
+        else if (!list.includes(e)) list.push(e);
+      }
+    }
+    const dependentsOf = (uid: string): { t: ResourceType; obj: KubeObject }[] => dependents.get(uid) ?? [];
     for (const { t, obj } of all) {
       const md = obj.metadata ?? {};
       const refs = md.ownerReferences ?? [];
@@ -371,16 +405,15 @@ export class Controllers {
       const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as JsonObject | undefined;
       const nodeSelector = (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>;
       const eligible = nodes.filter((n) => !n.metadata?.deletionTimestamp && Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v));
+      const eligibleNames = new Set(eligible.map((n) => n.metadata?.name ?? ''));
       const pods = c.peekAll(podType, ns).filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === ds.metadata?.uid));
-      for (const n of eligible) {
-        const nodeName = n.metadata?.name ?? '';
-        if (!pods.some((p) => (p['spec'] as JsonObject | undefined)?.['nodeName'] === nodeName)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, nodeName);
-      }
+      // by node name: a lookup per node instead of a scan of the pods (nodes x pods on every pass)
+      const scheduled = new Set(pods.map((p) => podNodeName(p)));
+      for (const name of eligibleNames) if (!scheduled.has(name)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, name);
       for (const p of pods) {
-        const nn = (p['spec'] as JsonObject | undefined)?.['nodeName'];
-        if (!eligible.some((n) => n.metadata?.name === nn) && !p.metadata?.deletionTimestamp) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
+        if (!eligibleNames.has(podNodeName(p)) && !p.metadata?.deletionTimestamp) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
       }
-      const live = pods.filter((p) => !p.metadata?.deletionTimestamp && eligible.some((n) => n.metadata?.name === (p['spec'] as JsonObject | undefined)?.['nodeName']));
+      const live = pods.filter((p) => !p.metadata?.deletionTimestamp && eligibleNames.has(podNodeName(p)));
       const ready = live.filter(podReady).length;
       const status: JsonObject = {
         currentNumberScheduled: live.length,

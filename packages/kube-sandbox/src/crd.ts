@@ -339,9 +339,25 @@ export function prepareCustomObject(t: ResourceType, obj: KubeObject): { errors:
   if (!schema) return { errors: [], pruned: [] };
   const pruned = prune(obj, schema);
   applyDefaults(obj, schema);
-  const v = compileSchema(stripMetadataSchema(schema));
+  const v = validatorOf(schema);
   const ok = v(obj);
   return { errors: ok ? [] : schemaErrors(v.errors, obj), pruned };
+}
+
+/**
+ * Object validators by schema object (a CRD version's schema object lives as long as the CRD): the string-keyed
+ * cache of {@link compileSchema} stringified the whole schema (hundreds of KB for ClusterVersion or MachineConfig)
+ * on every write of a custom object.
+ */
+const validators = new WeakMap<JsonObject, ValidateFunction>();
+
+function validatorOf(schema: JsonObject): ValidateFunction {
+  let v = validators.get(schema);
+  if (v === undefined) {
+    v = compileSchema(stripMetadataSchema(schema));
+    validators.set(schema, v);
+  }
+  return v;
 }
 
 function stripMetadataSchema(schema: JsonObject): JsonObject {

@@ -4,6 +4,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { RehearsalPayloadError } from '../rehearse/user-release.js';
 import { CliError } from '../errors.js';
 import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js';
 import { renderHtmlReport } from '../rehearse/html.js';
@@ -14,6 +15,7 @@ import { rehearse } from '../rehearse/run.js';
 interface RehearseFlags {
   from?: string;
   to?: string;
+  force?: boolean;
   masters: string;
   workers: string;
   pools: string[];
@@ -54,6 +56,7 @@ export function registerRehearseCommand(program: Command): void {
     .description('Rehearse a whole OpenShift update on this machine: embedded API server, the Keelson CVO and MCO, simulated operators, virtual nodes')
     .option('--from <source>', 'current release: directory, OCI layout, archive or docker://image (default: generated release A)')
     .option('--to <source>', 'target release (default: generated release B)')
+    .option('--force', 'request the update with --force (oc adm upgrade --force): the CVO accepts a --to release it cannot verify')
     .option('--masters <n>', 'control-plane nodes', '3')
     .option('--workers <n>', 'worker nodes', '3')
     .option('--pools <name=n>', 'custom pool with n nodes, e.g. infra=2 (repeatable)', repeat, [])
@@ -92,6 +95,7 @@ export function registerRehearseCommand(program: Command): void {
         result = await rehearse({
           ...(f.from !== undefined ? { from: f.from } : {}),
           ...(f.to !== undefined ? { to: f.to } : {}),
+          ...(f.force === true ? { force: true } : {}),
           masters,
           workers,
           pools,
@@ -110,6 +114,10 @@ export function registerRehearseCommand(program: Command): void {
               }
             : {}),
         });
+      } catch (e) {
+        // a --from/--to release that cannot be rehearsed: the flags' values are unusable (the message says what to do)
+        if (e instanceof RehearsalPayloadError) throw new CliError(`${e.message} [${e.code}]`, 2);
+        throw e;
       } finally {
         view.close();
         logStream?.end();

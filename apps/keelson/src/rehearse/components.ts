@@ -67,8 +67,8 @@ export interface RehearsalComponents {
     ctx: ComponentContext,
     o: { versions: Record<string, { name: string; version: string }[]>; degraded: string[]; never: string[] },
   ): Promise<RunningOperators>;
-  /** `keelson upgrade --to VERSION` (the oc adm upgrade code path; the image is the one the update service offers). */
-  requestUpgrade(ctx: ComponentContext, o: { toImage: string; version: string }): Promise<void>;
+  /** `keelson upgrade --to VERSION [--force]` (the oc adm upgrade code path; the image is the one the update service offers). */
+  requestUpgrade(ctx: ComponentContext, o: { toImage: string; version: string; force?: boolean }): Promise<void>;
 }
 
 /** Whether a component is available, and from where. */
@@ -297,12 +297,12 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
  * has polled the local update service; until then oc's "not one of the possible targets" refusal is retried (for at most
  * 60 s), and any other refusal is final.
  */
-async function requestUpgradeLikeTheCli(kubeconfigPath: string, o: { toImage: string; version: string }): Promise<void> {
+async function requestUpgradeLikeTheCli(kubeconfigPath: string, o: { toImage: string; version: string; force?: boolean }): Promise<void> {
   const client = await clientFromKubeconfig(kubeconfigPath);
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        await requestUpgrade(client, { to: o.version });
+        await requestUpgrade(client, { to: o.version, ...(o.force === true ? { force: true } : {}) });
         return;
       } catch (e) {
         const notYetOffered = e instanceof UpgradeRequestError && !e.usage && /not one of the possible targets|no recommended updates|cannot refresh available updates/i.test(e.message);

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildReleaseImage, publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
+import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
-import { filterManifests, openPayload, writePayloadFiles, type ReleasePayload } from '@keelson/release-payload';
+import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, machineConfigManifestsDir, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
@@ -17,6 +17,7 @@ import { describeFaults, type FaultPlan } from './faults.js';
 import { startObserver, type Observer } from './observer.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
 import type { TimelineEvent } from './timeline.js';
+import { openUserReleases } from './user-release.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 
 /** Options of {@link rehearse}. */
@@ -25,6 +26,8 @@ export interface RehearseOptions {
   from?: string;
   /** Target release; default: generated release B. */
   to?: string;
+  /** Request the update with force (`oc adm upgrade --force`): the CVO accepts a target it cannot verify. */
+  force?: boolean;
   masters: number;
   workers: number;
   /** Extra pools: name → node count (nodes labelled worker and <name>, as custom pools are). */
@@ -81,19 +84,6 @@ export function nodeInventory(masters: number, workers: number, pools: Readonly<
   for (let i = 0; i < workers; i++) out.push({ name: `worker-${i}`, roles: ['worker'] });
   for (const [pool, n] of Object.entries(pools)) for (let i = 0; i < n; i++) out.push({ name: `${pool}-${i}`, roles: ['worker', pool] });
   return out;
-}
-
-async function resolveRelease(source: string, registry: () => Promise<OciRegistry>, workDir: string, label: string): Promise<Release> {
-  const payload = await openPayload(source, { cacheDir: join(workDir, 'blobs') });
-  if (payload.image !== undefined) {
-    const dir = join(workDir, label);
-    await writePayloadFiles(payload.files, dir);
-    return { version: payload.metadata.version, pullSpec: payload.image.reference.replace(/^docker:\/\//, ''), payload, dir };
-  }
-  // a directory: publish it to the rehearsal registry so the CVO fetches it the real way
-  const image = await buildReleaseImage(source, { 'io.openshift.release': payload.metadata.version });
-  const pullSpec = (await registry()).put('openshift-release-dev/ocp-release', `${payload.metadata.version}-x86_64`, image);
-  return { version: payload.metadata.version, pullSpec, payload, dir: source };
 }
 
 /** The sandbox's kubeconfig pointed at another server URL (the proxy). */
@@ -278,7 +268,7 @@ class Session {
       }
       return registry;
     };
-    return { a: await resolveRelease(opts.from, getRegistry, opts.workDir, 'from'), b: await resolveRelease(opts.to, getRegistry, opts.workDir, 'to') };
+    return openUserReleases(opts.from, opts.to, getRegistry, opts.workDir, opts.force === true);
   }
 
   /** Update service, API server behind the proxy, bootstrap objects, observer. */
@@ -420,7 +410,7 @@ class Session {
   async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>, direct: KubeClient): Promise<RehearsalVerdict> {
     const { opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to ${b.version} (${b.pullSpec}, offered by the local update service)` });
-    await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version });
+    await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version, force: opts.force === true });
     // armed once the request is in: the fault is about how the operators cope, not about `upgrade --to` itself
     if (opts.faults.apiErrorRate > 0) {
       this.proxy?.setErrorRate(opts.faults.apiErrorRate);
@@ -441,7 +431,7 @@ class Session {
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
       if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0) } : verdict;
-      const prog = [...this.events].reverse().find((e) => e.type === 'progress');
+      const prog = this.events.findLast((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
         const kill = this.cvo?.kill;

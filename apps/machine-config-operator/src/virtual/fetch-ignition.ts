@@ -1,7 +1,7 @@
 /**
  * How a booting machine gets its config: Ignition's GET of `<server>/config/<pool>` with the Accept header of
  * Ignition 2.x (the spec 3.5.0 media type plus a catch-all with q=0.1), over HTTP or HTTPS with the
- * cluster's root CA, retried like Ignition does until it answers 200.
+ * cluster's root CA, retried like Ignition does until it answers 200 (each attempt waits 10 s for an answer).
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -45,28 +45,80 @@ export function httpGet(url: string, headers: Record<string, string>, ca?: strin
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new IgnitionFetchError(url, `GET ${url} timed out`)));
+    req.setTimeout(10_000, () => req.destroy(new IgnitionFetchError(url, `GET ${url} timed out`)));
     req.end();
   });
 }
 
-/** Fetches the pool's config, retrying failures (`attempts`, doubling delay from `delayMs`, capped at 5 s). */
-export async function fetchIgnition(serverUrl: string, pool: string, opts: { ca?: string; attempts?: number; delayMs?: number; signal?: AbortSignal } = {}): Promise<string> {
+/** Ignition's first wait between failed attempts (coreos/ignition docs/operator-notes.md). */
+export const IGNITION_INITIAL_BACKOFF_MS = 100;
+/** Ignition's cap on the doubling wait. */
+export const IGNITION_MAX_BACKOFF_MS = 5000;
+
+/** Options of {@link fetchIgnition}. */
+export interface FetchIgnitionOptions {
+  /** PEM CA of the server's certificate (HTTPS). */
+  ca?: string;
+  /** Give up after this many attempts (default: never, as Ignition; the node's `signal` ends the wait). */
+  attempts?: number;
+  /** First wait between attempts (default {@link IGNITION_INITIAL_BACKOFF_MS}); doubles up to `maxDelayMs`. */
+  delayMs?: number;
+  /** Cap of the wait (default {@link IGNITION_MAX_BACKOFF_MS}). */
+  maxDelayMs?: number;
+  /** The machine powers off: stop retrying. */
+  signal?: AbortSignal;
+}
+
+/** Whether Ignition retries after this answer: network errors and HTTP 5xx yes; any other non-200 fails the boot. */
+export function decideIgnitionRetry(status: number | undefined): 'done' | 'retry' | 'fail' {
+  if (status === 200) return 'done';
+  if (status === undefined || status >= 500) return 'retry';
+  return 'fail';
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Fetches the pool's config like Ignition: network errors and HTTP 5xx (the MCS answers 500 until the pool has a
+ * rendered config) are retried forever with a doubling wait from 100 ms capped at 5 s, until the server answers 200
+ * or the machine's `signal` aborts; any other status fails at once, as it fails Ignition's boot.
+ */
+export async function fetchIgnition(serverUrl: string, pool: string, opts: FetchIgnitionOptions = {}): Promise<string> {
   const url = `${serverUrl.replace(/\/$/, '')}/config/${encodeURIComponent(pool)}`;
-  const attempts = opts.attempts ?? 30;
-  let delay = opts.delayMs ?? 200;
-  let last = '';
-  for (let i = 0; i < attempts; i++) {
-    if (opts.signal?.aborted === true) break;
+  const attempts = opts.attempts ?? Number.POSITIVE_INFINITY;
+  const cap = opts.maxDelayMs ?? IGNITION_MAX_BACKOFF_MS;
+  let delay = opts.delayMs ?? IGNITION_INITIAL_BACKOFF_MS;
+  let last = 'no attempt made';
+  for (let i = 0; i < attempts && opts.signal?.aborted !== true; i++) {
+    let status: number | undefined;
     try {
       const r = await httpGet(url, { Accept: IGNITION_ACCEPT, 'User-Agent': 'Ignition/2.20.0' }, opts.ca);
       if (r.status === 200) return r.body;
+      status = r.status;
       last = `GET ${url}: HTTP ${r.status}`;
     } catch (e) {
       last = `GET ${url}: ${(e as Error).message}`;
     }
-    await new Promise((res) => setTimeout(res, delay));
-    delay = Math.min(5000, delay * 2);
+    if (decideIgnitionRetry(status) === 'fail') throw new IgnitionFetchError(url, `the machine-config-server refused the Ignition config (${last}): check the pool name and the server`);
+    await sleepUnlessAborted(delay, opts.signal);
+    delay = Math.min(cap, delay * 2);
   }
-  throw new IgnitionFetchError(url, `could not fetch the Ignition config: ${last}`);
+  const why = opts.signal?.aborted === true ? 'the machine was stopped while waiting for the server' : `gave up after ${attempts} attempts`;
+  throw new IgnitionFetchError(url, `could not fetch the Ignition config (${why}): ${last}`);
 }

@@ -59,7 +59,7 @@ export interface VirtualNodesOptions {
   readonly onEvent?: DaemonEventHandler;
   readonly drainTimeouts?: DrainTimeouts;
   readonly syncBackoff?: SyncBackoff;
-  /** Machines provisioned at the same time (default 8). */
+  /** Machines provisioned at the same time (default 32: machine-api creates a MachineSet's machines at once; 32 keeps the server and API answering). */
   readonly concurrency?: number;
 }
 
@@ -100,7 +100,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   const plumbing: ClusterPlumbing = { client, configs, stats, events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }) };
   const serverUrl = opts.serverUrl;
   const fetchConfig: ConfigProvider =
-    serverUrl !== undefined ? (pool) => fetchIgnition(serverUrl, pool, opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) : localProvider(client, configs);
+    serverUrl !== undefined ? (pool, signal) => fetchIgnition(serverUrl, pool, { signal, ...(opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) }) : localProvider(client, configs);
   const machines = new Map<string, VirtualMachine>();
   for (const spec of opts.nodes) {
     machines.set(
@@ -125,7 +125,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     );
   }
   const queue = [...machines.values()];
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 8, queue.length)) }, async () => {
+  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 32, queue.length)) }, async () => {
     for (let m = queue.shift(); m !== undefined; m = queue.shift()) await m.start();
   });
   try {

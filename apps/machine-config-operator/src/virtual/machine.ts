@@ -29,7 +29,7 @@ import { VIRTUAL_STATE_DIR, VirtualHost } from './host.js';
 export const DEFAULT_BOOT_IMAGE = 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000000000000000000000000000000000000000000000000000000000000000';
 
 /** How a virtual machine gets its first config. */
-export type ConfigProvider = (pool: string) => Promise<string>;
+export type ConfigProvider = (pool: string, signal: AbortSignal) => Promise<string>;
 
 /** Options of one {@link VirtualMachine}. */
 export interface VirtualMachineOptions {
@@ -110,6 +110,7 @@ export class VirtualMachine {
   /** Provisions (first start only) and boots; after {@link stop} this powers the machine on again (a new daemon). */
   async start(): Promise<void> {
     this.#stopped = false;
+    if (this.#abort.signal.aborted) this.#abort = new AbortController();
     await fs.mkdir(this.root.dir, { recursive: true });
     if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/provisioned`)))) await this.#provision();
     await this.#boot();
@@ -119,7 +120,7 @@ export class VirtualMachine {
     this.#provisioning = true;
     for (const [p, c] of Object.entries(BASE_FILES)) if (!(await exists(this.root.resolve(p)))) await atomicWrite(this.root.resolve(p), c);
     if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`)))) await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`), '1\n');
-    const config = await this.#o.fetchConfig(this.#o.pool);
+    const config = await this.#o.fetchConfig(this.#o.pool, this.#abort.signal);
     const files = await applyIgnition(this.root, this.host, config);
     this.#o.logger.info('ignition applied', { node: this.name, files });
     const fb = await runFirstboot(this.#ctx(false));
