@@ -61,8 +61,8 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     for (const co of cos) expect((co.object['status'] as { versions: { name: string; version: string }[] }).versions).toContainEqual({ name: 'operator', version: '4.18.8' });
     const levels = new Set(b.manifests.map((m) => /^0000_(\d\d)_/.exec(m.filename)?.[1]).filter((x) => x !== undefined));
     expect(levels.has('00') && levels.has('50') && levels.has('80') && levels.has('90')).toBe(true);
-    expect(find(a, 'MachineConfig', '00-master')).toBeDefined();
-    expect(find(a, 'MachineConfig', '00-worker')).toBeDefined();
+    expect(find(a, 'MachineConfig', '50-master-release-base')).toBeDefined();
+    expect(find(a, 'MachineConfig', '50-worker-release-base')).toBeDefined();
     expect(find(a, 'MachineConfigPool', 'worker')).toBeDefined();
     expect(find(a, 'CustomResourceDefinition', 'machineconfigs.machineconfiguration.openshift.io')).toBeDefined();
   });
@@ -75,9 +75,9 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     expect(changed).toContain(`release-manifests/${pub.changedManifest}`);
     const deleted = find(b, 'ConfigMap', 'legacy-console-plugin');
     expect(deleted?.annotations?.['release.openshift.io/delete']).toBe('true');
-    const worker = find(b, 'MachineConfig', '00-worker')?.object['spec'] as { kernelArguments: string[] };
+    const worker = find(b, 'MachineConfig', '50-worker-release-base')?.object['spec'] as { kernelArguments: string[] };
     expect(worker.kernelArguments).toContain(pub.addedKernelArgument);
-    expect((find(a, 'MachineConfig', '00-worker')?.object['spec'] as { kernelArguments: string[] }).kernelArguments).not.toContain(pub.addedKernelArgument);
+    expect((find(a, 'MachineConfig', '50-worker-release-base')?.object['spec'] as { kernelArguments: string[] }).kernelArguments).not.toContain(pub.addedKernelArgument);
   });
 
   it("B's signature verifies with the key and store of A's release-verification ConfigMap", async () => {

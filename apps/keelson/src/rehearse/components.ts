@@ -13,6 +13,9 @@ import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
+
+/** How long a virtual node's reboot takes on the simulated clock (a real RHCOS reboot: about 4 minutes). */
+export const SIMULATED_REBOOT_MS = 240_000;
 /** What every component is given. */
 export interface ComponentContext {
   /** Kubeconfig file of the rehearsal cluster (through the counting proxy). */
@@ -254,7 +257,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         kubeconfig: ctx.kubeconfigPath,
         nodes: specs,
         ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
-        rebootDurationMs: Math.round(240_000 / ctx.timeScale),
+        rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),
         rootDir: `${ctx.workDir}/nodes`,
         faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
         logger: logger(ctx, 'machine-config-daemon'),

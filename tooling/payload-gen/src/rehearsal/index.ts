@@ -1,5 +1,5 @@
 /** Rehearsal releases: generation, OCI publishing, signing and the servers a rehearsal fetches them from. */
-export { machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
+export { baseMachineConfigName, machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
 export { generateRehearsalReleases, REHEARSAL_COMPONENTS, type RehearsalRelease, type RehearsalReleaseOptions, type RehearsalReleases, type RehearsalVerification } from './releases.js';
 export { buildReleaseImage, sha256Digest, OCI_MEDIA_TYPES, type OciImage } from './oci-image.js';
 export { startOciRegistry, type OciRegistry } from './registry-server.js';

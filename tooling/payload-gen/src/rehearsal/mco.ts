@@ -56,11 +56,20 @@ function baseIgnition(role: string, facts: MachineConfigReleaseFacts): Record<st
   };
 }
 
+/**
+ * Name of the release's base MachineConfig of a role. Not `00-<role>`: that name belongs to the MCO's template
+ * controller, which rewrites it from its templates whenever it changes, so a payload manifest of that name would be
+ * overwritten back and forth by the CVO and the controller (and the nodes would run whichever wrote last).
+ */
+export function baseMachineConfigName(role: string): string {
+  return `50-${role}-release-base`;
+}
+
 function baseMachineConfig(role: string, facts: MachineConfigReleaseFacts): Record<string, unknown> {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
-    metadata: { name: `00-${role}`, labels: { 'machineconfiguration.openshift.io/role': role }, annotations: { ...PROFILES } },
+    metadata: { name: baseMachineConfigName(role), labels: { 'machineconfiguration.openshift.io/role': role }, annotations: { ...PROFILES } },
     spec: { config: baseIgnition(role, facts), kernelArguments: [...facts.kernelArguments], extensions: [], fips: false, kernelType: '', osImageURL: '' },
   };
 }
