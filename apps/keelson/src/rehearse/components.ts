@@ -34,6 +34,8 @@ export interface Running {
   stop(): Promise<void>;
   /** Abrupt stop, as SIGKILL (no lease release, no status write); absent when the component cannot be killed. */
   kill?: () => Promise<void>;
+  /** Whether it holds its leader-election Lease now; absent when the component does not elect. */
+  leading?: () => boolean;
 }
 
 /** Progress the CVO reports beyond what its status shows. */
@@ -103,11 +105,16 @@ function exported(mod: Module | string, name: string, specifier: string): Fn | s
 }
 
 function asRunning(v: unknown, what: string): Running {
-  const o = v as { stop?: unknown; kill?: unknown } | null;
+  const o = v as { stop?: unknown; kill?: unknown; isLeader?: unknown } | null;
   if (o === null || typeof o.stop !== 'function') throw new TypeError(`${what} returned no stop()`);
   const stop = o.stop as () => Promise<void>;
   const kill = o.kill;
-  return { stop: () => stop.call(o), ...(typeof kill === 'function' ? { kill: () => (kill as () => Promise<void>).call(o) } : {}) };
+  const isLeader = o.isLeader;
+  return {
+    stop: () => stop.call(o),
+    ...(typeof kill === 'function' ? { kill: () => (kill as () => Promise<void>).call(o) } : {}),
+    ...(typeof isLeader === 'function' ? { leading: () => (isLeader as () => unknown).call(o) === true } : {}),
+  };
 }
 
 interface Entry {

@@ -258,6 +258,7 @@ class Session {
     for (;;) {
       if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
       if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`);
+      await this.superviseMco(ctx);
       const installed = cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false);
       if (nodes !== undefined && installed && Date.now() - lastSettleCheck > 250) {
         lastSettleCheck = Date.now();
@@ -293,7 +294,7 @@ class Session {
     for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
     return again;
   }
-  private mco: { version: string; operator: Running; controller: Running } | undefined;
+  private mco: { version: string; operator: Running; controller: Running; led: Set<'operator' | 'controller'> } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
   async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
@@ -304,7 +305,29 @@ class Session {
     }
     const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
     const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
-    this.mco = { version: releaseVersion, operator, controller };
+    this.mco = { version: releaseVersion, operator, controller, led: new Set() };
+  }
+
+  /**
+   * The kubelet's part for the MCO's pods: upstream the operator and the controller exit when they lose their Lease
+   * (e.g. renewals refused by API errors) and their container is started again; here the one that lost it is stopped
+   * and started again, and waits for the Lease like a new pod.
+   */
+  async superviseMco(ctx: ComponentContext): Promise<void> {
+    const m = this.mco;
+    if (m === undefined) return;
+    for (const part of ['operator', 'controller'] as const) {
+      const leading = m[part].leading?.();
+      if (leading === undefined) continue;
+      if (leading) m.led.add(part);
+      if (leading || !m.led.has(part)) continue;
+      m.led.delete(part);
+      await m[part].stop();
+      const component = `machine-config-${part}`;
+      m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
+      this.stack.push(component, () => m[part].stop());
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again (upstream: the process exits and its container restarts)' });
+    }
   }
 
   /** When the CVO has rolled the machine-config-operator Deployment to another release, runs that release's MCO. */
@@ -377,6 +400,7 @@ class Session {
       if (Date.now() - lastDeploymentCheck > 500) {
         lastDeploymentCheck = Date.now();
         await this.followMcoDeployment(direct, ctx);
+        await this.superviseMco(ctx);
         drainFailure = await latestDrainFailure(direct);
       }
       const cv = obs.clusterVersion();
