@@ -121,7 +121,10 @@ function failed(i: VerdictInput): RehearsalVerdict | undefined {
 
 function stalled(i: VerdictInput): RehearsalVerdict | undefined {
   const slow = slowOperator(i.clusterVersion);
-  if (slow !== undefined) return { outcome: 'Stalled', message: `ClusterVersion Failing=Unknown SlowClusterOperator: ${slow.message ?? ''}` };
+  if (slow !== undefined) {
+    const progressing = cond(i.clusterVersion, 'Progressing')?.message;
+    return { outcome: 'Stalled', message: `ClusterVersion Failing=Unknown SlowClusterOperator: ${slow.message ?? ''}${progressing !== undefined ? `; Progressing: ${progressing}` : ''}` };
+  }
   if (i.drainFailure !== undefined) return { outcome: 'Stalled', message: `node/${i.drainFailure.node} DrainThresholdExceeded: ${i.drainFailure.message}` };
   const limit = i.rebootMs === undefined ? Number.POSITIVE_INFINITY : nodeDownLimitMs(i.rebootMs);
   const down = (i.downNodes ?? []).find((n) => i.now - n.since > limit);

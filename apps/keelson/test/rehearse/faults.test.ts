@@ -87,7 +87,7 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const { code, report } = await rehearseWith(['--fault', 'operator-never-updates=dns']);
     expect(report.outcome, report.message).toBe('Stalled');
     expect(code).toBe(5);
-    expect(report.message).toMatch(/^ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected(;|$)/);
+    expect(report.message).toMatch(/^ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected; Progressing: Working towards 4\.18\.8: \d+ of \d+ done \(\d+% complete\), waiting on dns(;|$)/);
     expect(conditionLines(report)).toContain('clusterversion/version Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected');
     expect(report.operators.find((o) => o.name === 'dns')?.reachedMs).toBeNull();
     // the operators of earlier run levels did reach B

@@ -22,7 +22,7 @@ describe('decideUpdateVerdict on stuck updates', () => {
 
   it('stalls at once on SlowClusterOperator naming an operator, not when only machine-config is slow', () => {
     const slow = cv({ status: 'Unknown', reason: 'SlowClusterOperator', message: 'waiting on dns over 30 minutes which is longer than expected' });
-    expect(decideUpdateVerdict({ ...base, clusterVersion: slow })).toEqual({ outcome: 'Stalled', message: 'ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected' });
+    expect(decideUpdateVerdict({ ...base, clusterVersion: slow })).toEqual({ outcome: 'Stalled', message: 'ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected; Progressing: Working towards 4.18.8: 125 of 209 done (59% complete), waiting on dns' });
     const mco = cv({ status: 'Unknown', reason: 'SlowClusterOperator', message: 'waiting on machine-config over 90 minutes which is longer than expected' });
     expect(decideUpdateVerdict({ ...base, clusterVersion: mco })).toBeUndefined();
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv({ status: 'False', reason: 'ClusterOperatorUpdating', message: 'Cluster operator dns is updating versions' }) })).toBeUndefined();
