@@ -15,7 +15,10 @@ for (const name of readdirSync(join(root, 'packages')).sort()) {
   const file = join(root, 'packages', name, 'package.json');
   if (!existsSync(file)) continue;
   const pkg = JSON.parse(readFileSync(file, 'utf8'));
-  if (!pkg.private) pkgs.push({ dir: join(root, 'packages', name), name: pkg.name });
+  if (pkg.private) continue;
+  // every entry point: the package root and each subpath export (e.g. @keelson/ignition/butane)
+  const subpaths = Object.keys(pkg.exports ?? { '.': null }).filter((k) => k !== './package.json' && !k.includes('*'));
+  for (const sub of subpaths) pkgs.push({ dir: join(root, 'packages', name), name: sub === '.' ? pkg.name : `${pkg.name}${sub.slice(1)}`, pkgName: pkg.name });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'keelson-pack-'));
@@ -28,7 +31,7 @@ let failed = 0;
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
 
 try {
-  for (const p of pkgs) run('pnpm', ['pack', '--pack-destination', tarballs], p.dir);
+  for (const p of pkgs) if (p.name === p.pkgName) run('pnpm', ['pack', '--pack-destination', tarballs], p.dir);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'smoke', private: true, version: '0.0.0' }));
   const files = readdirSync(tarballs).filter((f) => f.endsWith('.tgz')).map((f) => join(tarballs, f));
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files], project);

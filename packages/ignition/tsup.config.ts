@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', butane: 'src/butane/index.ts' },
   format: ['esm', 'cjs'],
   target: 'node22',
   platform: 'node',

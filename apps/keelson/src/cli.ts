@@ -20,6 +20,9 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   ignition: async (program) => {
     (await import('./commands/ignition.js')).registerIgnitionCommands(program);
   },
+  butane: async (program) => {
+    (await import('./commands/butane.js')).registerButaneCommand(program);
+  },
   mc: async (program) => {
     (await import('./commands/mc.js')).registerMachineConfigCommands(program);
   },

@@ -1,6 +1,6 @@
 /**
  * `keelson mc render` on hostile or mistaken input (issue 10 item 3.2, issue 14 items 7-8): unknown fields warned
- * (refused with --strict), a Butane file named as such, wrong types refused, oversized input refused before parsing.
+ * (refused with --strict), Butane files translated first (their errors reported with positions), wrong types refused, oversized input refused before parsing.
  * Real child processes; inputs written here.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -45,13 +45,16 @@ describe('keelson mc render, hostile input', () => {
     expect((await cli('mc', 'render', f, '--pool', 'worker', '--strict')).code).toBe(1);
   });
 
-  it('says a Butane file is Butane', async () => {
+  it('translates a Butane file first and reports its errors with positions', async () => {
     const f = await write('x.bu', 'variant: openshift\nversion: 4.16.0\nmetadata:\n  name: 99-worker-x\n  labels:\n    machineconfiguration.openshift.io/role: worker\nstorage:\n  files: []\n');
     const g = await write('x.yaml', 'variant: openshift\nversion: 4.16.0\nmetadata:\n  name: 99-worker-x\n');
     const r = await cli('mc', 'render', g, '--pool', 'worker');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/is a Butane config \(variant: openshift, version: 4\.16\.0\), not a MachineConfig/);
-    expect(f).toMatch(/x\.bu$/);
+    expect(r.stderr).toContain('error at $.metadata.labels, line 4 col 3: machineconfiguration.openshift.io/role label is required');
+    expect(r.stderr).toMatch(/x\.yaml: Error translating config: source config is invalid/);
+    const ok = await cli('mc', 'render', f, '--pool', 'worker', '--name-only');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^rendered-worker-[0-9a-f]{32}\n$/);
   });
 
   it('refuses kernelArguments given as a string instead of splitting it into characters', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { publishRehearsalReleases, type PublishedReleases } from '@keelson/payload-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeMaxUnavailable, computePoolPlan } from '../src/plan/pools.js';
-import { computePreconditions } from '../src/plan/preconditions.js';
+import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type GraphVerdict } from '../src/plan/preconditions.js';
 import type { UpgradePlan } from '../src/plan/compute-plan.js';
 import { startUpdateService, type UpdateService } from '../src/rehearse/update-service.js';
 import { cli } from './cli-helpers.js';
@@ -52,6 +52,7 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     expect(worker?.kargs).toContain(`--append=${pub.addedKernelArgument}`);
     expect(worker?.estimatedSeconds).toBe(3 * (60 + 15 + 240));
     expect(plan.preconditions.find((p) => p.name === 'ClusterVersionRecommendedUpdate')?.state).toBe('NotEvaluated');
+    expect(plan.acceptance).toEqual({ verdict: 'Accepted', notEvaluated: ['ClusterVersionRecommendedUpdate'] });
   });
 
   it('plans from signed images with the update service: signature, risks, custom pools and user MachineConfigs', async () => {
@@ -72,7 +73,11 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     expect(plan.signature?.verified).toBe(true);
     expect(plan.signature?.detail).toContain(pub.key.fingerprint);
     expect(plan.preconditions.find((p) => p.name === 'ClusterVersionRecommendedUpdate')?.state).toBe('Passed');
-    expect(plan.risks).toEqual([{ version: svc.conditionalVersion, recommended: expect.objectContaining({ status: 'False', reason: 'RehearsalPlatformNoneIngressRegression' }) as unknown }]);
+    expect(plan.updates?.recommended.map((u) => u.version)).toEqual([pub.to.version]);
+    expect(plan.updates?.conditional).toEqual([
+      { version: svc.conditionalVersion, image: expect.stringMatching(/@sha256:c{64}$/) as unknown, risks: ['RehearsalPlatformNoneIngressRegression'], recommended: { status: 'False', reason: 'RehearsalPlatformNoneIngressRegression', message: expect.stringContaining('lose ingress') as unknown } },
+    ]);
+    expect(plan.acceptance).toEqual({ verdict: 'Accepted' });
     const worker = plan.pools.find((p) => p.name === 'worker');
     expect(worker?.maxUnavailable).toBe(2);
     expect(worker?.batches).toBe(5);
@@ -82,7 +87,18 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     expect(infra?.estimatedSeconds).toBe(0);
     const text = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', pools);
     expect(text.stdout).toContain('PAUSED');
-    expect(text.stdout).toMatch(/worker: 10 nodes, maxUnavailable 2/);
+    expect(text.stdout).toMatch(/\n {2}worker {3,}10 {3,}2 {3,}false {3,}drain and reboot {3,}5 {3,}26m 15s\n/);
+  });
+
+  it('evaluates a risk it cannot query as Recommended=Unknown (upstream EvaluationFailed)', async () => {
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', 'http://127.0.0.1:1', '-o', 'json');
+    expect(r.stderr).toBe('');
+    const plan = JSON.parse(r.stdout) as UpgradePlan;
+    expect(plan.updates?.conditional[0]?.recommended).toMatchObject({ status: 'Unknown', reason: 'EvaluationFailed' });
+    const text = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', 'http://127.0.0.1:1');
+    expect(text.stdout).toContain(`Upstream: ${svc.upstream}\nChannel: ${svc.channel}\n\nRecommended updates:\n\n  VERSION     IMAGE\n  ${pub.to.version}`);
+    expect(text.stdout).toContain(`Updates with known issues:\n\n  Version: ${svc.conditionalVersion}\n`);
+    expect(text.stdout).toContain('  Recommended: Unknown\n  Reason: EvaluationFailed\n');
   });
 
   it('refuses bad input with a usage or input error', async () => {
@@ -113,11 +129,32 @@ describe('plan decisions', () => {
     expect(p.estimatedSeconds).toBe(0);
     expect(p.from).toBe(p.to);
   });
-  it('judges preconditions with the upstream reasons', () => {
-    expect(computePreconditions('4.18.7', '4.18.3').find((p) => p.name === 'ClusterVersionRollback')?.reason).toBe('LowDesiredVersion');
-    expect(computePreconditions('4.16.1', '4.18.3').find((p) => p.name === 'ClusterVersionGiantHop')?.reason).toBe('MultipleMinorVersionsUpdate');
-    expect(computePreconditions('4.17.1', '4.18.3').find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('NotEvaluated');
-    const rec = computePreconditions('4.18.7', '4.18.9', { channel: 'c', recommended: ['4.18.8'], conditional: [{ version: '4.18.9', recommended: { status: 'False', reason: 'Risky', message: 'bad' } }] });
-    expect(rec.find((p) => p.name === 'ClusterVersionRecommendedUpdate')).toMatchObject({ state: 'Failed', warning: true, reason: 'Risky', message: 'Update from 4.18.7 to 4.18.9 is not recommended:\n\nbad' });
+  const offline = (current: string, target: string, graph?: GraphVerdict): ReturnType<typeof computePreconditions> => {
+    const cv = offlineClusterVersion({ version: current, image: 'img' });
+    return computePreconditions(graph === undefined ? cv : withGraphVerdict(cv, graph), target, { live: false, graph: graph !== undefined });
+  };
+  it('judges preconditions with the CVO functions and the upstream reasons', () => {
+    expect(offline('4.18.7', '4.18.3').results.find((p) => p.name === 'ClusterVersionRollback')?.reason).toBe('LowDesiredVersion');
+    expect(offline('4.16.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionGiantHop')?.reason).toBe('MultipleMinorVersionsUpdate');
+    expect(offline('4.17.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('NotEvaluated');
+    expect(offline('4.17.1', '4.17.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('Passed');
+    const graph: GraphVerdict = { upstream: 'u', channel: 'c', recommended: [{ version: '4.18.8', image: 'i8' }], conditional: [{ version: '4.18.9', image: 'i9', risks: ['Risky'], recommended: { status: 'False', reason: 'Risky', message: 'bad' } }] };
+    const rec = offline('4.18.7', '4.18.9', graph);
+    expect(rec.results.find((p) => p.name === 'ClusterVersionRecommendedUpdate')).toEqual({ name: 'ClusterVersionRecommendedUpdate', state: 'Failed', warning: true, reason: 'Risky', message: 'Update from 4.18.7 to 4.18.9 is not recommended:\n\nbad' });
+    expect(offline('4.18.7', '4.18.10', graph).errors[0]?.message).toBe('RetrievedUpdates=True (), so the update from 4.18.7 to 4.18.10 is probably neither recommended nor supported.');
+  });
+  it('decides acceptance like the CVO: signature first, then the preconditions summary, force', () => {
+    const errors = offline('4.16.1', '4.18.3').errors;
+    expect(decideAcceptance({ version: '4.18.3', image: 'img@x', errors, force: false })).toEqual({
+      verdict: 'Blocked',
+      reason: 'PreconditionChecks',
+      message: 'Preconditions failed for payload loaded version="4.18.3" image="img@x": Precondition "ClusterVersionGiantHop" failed because of "MultipleMinorVersionsUpdate": 4.18.3 is more than one minor version beyond the current target 4.16.1 (4.18 > 4.(16+1)), and only updates within the current minor version or to the next minor version are supported.',
+    });
+    const unsigned = { verified: false, detail: 'verification is not possible' };
+    expect(decideAcceptance({ version: '4.18.3', image: 'img@x', errors: [], signature: unsigned, force: false })).toEqual({ verdict: 'Blocked', reason: 'RetrievePayload', message: 'Retrieving payload failed version="4.18.3" image="img@x" failure=The update cannot be verified: verification is not possible' });
+    const forced = decideAcceptance({ version: '4.18.3', image: 'img@x', errors, signature: unsigned, force: true });
+    expect(forced.verdict).toBe('AcceptedWithRisks');
+    expect(forced.message?.split('\n')[0]).toBe('Target release version="4.18.3" image="img@x" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified: verification is not possible');
+    expect(forced.message).toMatch(/\nForced through blocking failures: Precondition "ClusterVersionGiantHop"/);
   });
 });

@@ -14,7 +14,7 @@ export { computeMaxUnavailable, computeCandidates, sortNodesByZoneAndAge, MaxUna
 export { computePoolStatus, computePoolCounts, type PoolStatus, type PoolCounts } from './controllers/node/status.js';
 export { isNodeReady, isNodeDone, isNodeMCDFailing, isNodeUnavailable, isNodeUpdated, isNodeDegraded, type PoolTarget } from './controllers/node/node-state.js';
 export { decideDrain, decideDrainFailure, podsToEvict, type DrainAction } from './controllers/drain/decide.js';
-export { decideRender, controllerConfigGate, type RenderDecision } from './controllers/render/decide.js';
+export { decideRender, controllerConfigGate, RenderPoolError, type RenderDecision } from './controllers/render/decide.js';
 export { generateTemplateMachineConfigs, loadTemplateTree, platformDirs, type TemplateTree } from './controllers/template/generate.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
 export { kubeletMachineConfig, containerRuntimeMachineConfig, GeneratedConfigError } from './controllers/generated/content.js';

@@ -19,6 +19,8 @@ import {
 } from '../src/index.js';
 import { goDuration } from '../src/controllers/drain/decide.js';
 import { pendingSubConfig } from '../src/controllers/render/decide.js';
+import { semanticallyContains, semanticEqual } from '../src/common/semantic.js';
+import { completedByVersion, computeTemplateStatus } from '../src/controllers/template/status.js';
 
 const A = 'machineconfiguration.openshift.io/';
 const node = (name: string, labels: Record<string, string>, cur: string, des: string, state = 'Done', created = '2026-01-01T00:00:00Z'): Node => ({
@@ -42,6 +44,22 @@ describe('decidePoolSync', () => {
     expect(d.addTaint.sort()).toEqual(['m0', 'm1', 'm2']);
     expect(d.status.unavailableMachineCount).toBe(1);
     expect(d.status.conditions?.find((c) => c.type === 'Updating')?.message).toBe('All nodes are updating to MachineConfig v2');
+  });
+  it('a new target: the status (Updated=False, Updating=True, observedGeneration) is written before the first node is targeted', () => {
+    const done = decidePoolSync({ pool: mpool('master', 'v1'), pools: [], nodes: masters, now });
+    const p: MachineConfigPool = { ...mpool('master', 'v2'), metadata: { name: 'master', generation: 2 }, status: done.status };
+    expect(done.status.conditions?.find((c) => c.type === 'Updated')?.status).toBe('True');
+    const d = decidePoolSync({ pool: p, pools: [p], nodes: masters, now });
+    expect(d.setDesired).toEqual(['m0']);
+    expect(d.statusFirst?.observedGeneration).toBe(2);
+    expect(d.statusFirst?.unavailableMachineCount).toBe(0);
+    expect(d.statusFirst?.conditions?.find((c) => c.type === 'Updated')?.status).toBe('False');
+    expect(d.statusFirst?.conditions?.find((c) => c.type === 'Updating')).toMatchObject({ status: 'True', message: 'All nodes are updating to MachineConfig v2' });
+    expect(d.status.unavailableMachineCount).toBe(1);
+    expect(d.statusChanged).toBe(true);
+    // once observed, later passes write the status once, after the nodes
+    const later = decidePoolSync({ pool: { ...p, status: d.status }, pools: [p], nodes: masters, now });
+    expect(later.statusFirst).toBeUndefined();
   });
   it('the operator node goes last when it is the only candidate left', () => {
     const p = mpool('master', 'v2');
@@ -128,6 +146,38 @@ describe('render decisions', () => {
     expect(controllerConfigGate(undefined)).toBe('ControllerConfig machine-config-controller does not exist yet');
     expect(controllerConfigGate(cc({}, { observedGeneration: 1, conditions: [] }))).toBe('ControllerConfig has not completed: completed(false) running(false) failing(false)');
     expect(controllerConfigGate(cc())).toBeUndefined();
+    expect(controllerConfigGate(cc({ generation: 2 }))).toBe('status for ControllerConfig machine-config-controller is being reported for 1, expecting it for 2');
+  });
+  it('waits for the ControllerConfig to be completed by this controller version (a controller upgrade renders once)', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const fresh = cc({ generation: 2 }, { observedGeneration: 1, conditions: [] });
+    const byOld = { ...fresh, status: computeTemplateStatus(fresh, 'ctrl-1', { state: 'completed' }, now) };
+    expect(controllerConfigGate(byOld)).toBeUndefined();
+    expect(controllerConfigGate(byOld, 'ctrl-1')).toBeUndefined();
+    expect(controllerConfigGate(byOld, 'ctrl-2')).toBe('ControllerConfig has not completed for controller version ctrl-2 yet');
+    const running = { ...byOld, status: computeTemplateStatus(byOld, 'ctrl-2', { state: 'running' }, now) };
+    expect(completedByVersion(running, 'ctrl-2')).toBe(false);
+    expect(controllerConfigGate(running, 'ctrl-2')).toBe('ControllerConfig has not completed: completed(true) running(true) failing(false)');
+    const done = { ...running, status: computeTemplateStatus(running, 'ctrl-2', { state: 'completed' }, now) };
+    expect(controllerConfigGate(done, 'ctrl-2')).toBeUndefined();
+    expect(completedByVersion(done, 'ctrl-2')).toBe(true);
+    // a new generation: Running=True and Completed reset until the sync is done
+    const gen3 = { ...done, metadata: { ...done.metadata, generation: 3 } };
+    const s3 = computeTemplateStatus(gen3, 'ctrl-2', { state: 'running' }, now);
+    expect(s3.observedGeneration).toBe(3);
+    expect(s3.conditions?.find((c) => c.type === 'TemplateControllerCompleted')).toMatchObject({ status: 'False', message: 'syncing towards (3) generation using controller version ctrl-2 due to change in Generation' });
+    expect(controllerConfigGate({ ...gen3, status: s3 }, 'ctrl-2')).toBe('ControllerConfig has not completed: completed(false) running(true) failing(false)');
+    const failing = computeTemplateStatus(gen3, 'ctrl-2', { state: 'failing', error: 'boom' }, now);
+    expect(failing.conditions?.find((c) => c.type === 'TemplateControllerFailing')?.message).toBe('failed to syncing towards (3) generation using controller version ctrl-2: boom');
+  });
+  it('compares stored objects semantically: key order and server defaults are no change', () => {
+    expect(semanticEqual({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
+    expect(semanticEqual({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(semanticEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(semanticallyContains({ infra: { status: { cpuPartitioning: 'None', platform: 'None' } }, proxy: null }, { proxy: null, infra: { status: { platform: 'None' } } })).toBe(true);
+    expect(semanticallyContains({ infra: {} }, { infra: {}, proxy: null })).toBe(true);
+    expect(semanticallyContains({ images: { a: 'x' } }, { images: { a: 'y' } })).toBe(false);
+    expect(semanticallyContains({ list: [1, 2, 3] }, { list: [1, 2] })).toBe(false);
   });
   it('waits for KubeletConfigs selecting the pool', () => {
     const labelled = { ...worker, metadata: { ...worker.metadata, labels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } } };

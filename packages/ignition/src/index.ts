@@ -4,3 +4,18 @@
  */
 export * from './spec/index.js';
 export * from './machineconfig/index.js';
+export {
+  translateButane,
+  isIgnitionOutput,
+  ButaneError,
+  BUTANE_MESSAGES,
+  formatButaneReport,
+  BUTANE_PROFILES,
+  butaneVersions,
+  type ButaneOptions,
+  type ButaneResult,
+  type ButaneReportEntry,
+  type ButaneErrorCode,
+  type ButaneMessageName,
+  type ButaneProfile,
+} from './butane/index.js';

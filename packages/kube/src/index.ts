@@ -8,7 +8,7 @@ export { KubeConfig } from '@kubernetes/client-node';
 export { Registry } from 'prom-client';
 export { KubeError, KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone } from './errors.js';
 export type { KubeErrorCode, KubeStatus } from './errors.js';
-export { createLogger, nullLogger, serializeError } from './logger.js';
+export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErrorFields } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
 export type { Clock } from './clock.js';

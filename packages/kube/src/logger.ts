@@ -54,6 +54,33 @@ function safeStringify(value: Record<string, unknown>): string {
   });
 }
 
+/** `fields` with every Error value replaced by {@link serializeError} (an Error's own properties do not JSON-serialise). */
+export function serializeErrorFields(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (fields === undefined) return undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(fields)) {
+    if (!(v instanceof Error)) continue;
+    out ??= { ...fields };
+    out[k] = serializeError(v);
+  }
+  return out ?? fields;
+}
+
+/**
+ * Wraps a logger supplied from outside (one that may `JSON.stringify` its fields as they are, and whose `child` may
+ * drop fields) so that Error values are logged as `{name, message, code, cause}` and child fields are kept.
+ */
+export function errorSafeLogger(inner: Logger, base: Record<string, unknown> = {}): Logger {
+  const f = (fields?: Record<string, unknown>): Record<string, unknown> => ({ ...base, ...serializeErrorFields(fields) });
+  return {
+    debug: (m, x) => { inner.debug(m, f(x)); },
+    info: (m, x) => { inner.info(m, f(x)); },
+    warn: (m, x) => { inner.warn(m, f(x)); },
+    error: (m, x) => { inner.error(m, f(x)); },
+    child: (x) => errorSafeLogger(inner, f(x)),
+  };
+}
+
 /** No-op logger, handy as a default. */
 export const nullLogger: Logger = {
   debug() {},

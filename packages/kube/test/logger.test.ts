@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, createLogger } from '../src/index.js';
+import { KubeApiError, createLogger, errorSafeLogger, type Logger } from '../src/index.js';
 
 function capture(): { lines: () => Record<string, unknown>[]; stream: { write(s: string): boolean } } {
   const out: string[] = [];
@@ -38,4 +38,22 @@ describe('JSON-line logger', () => {
     expect(lines[0]?.['big']).toBe('10');
     expect(lines[0]?.['text']).toBe('line\nbreak');
   });
+
+  it('errorSafeLogger: a plain JSON.stringify logger gets the message of an Error, not {}, and keeps child fields', () => {
+    const lines: string[] = [];
+    // a logger as a host may inject it: fields stringified as they are, child() drops its fields
+    const plain: Logger = {
+      debug: (m, f) => lines.push(JSON.stringify({ level: 'debug', msg: m, ...f })),
+      info: (m, f) => lines.push(JSON.stringify({ level: 'info', msg: m, ...f })),
+      warn: (m, f) => lines.push(JSON.stringify({ level: 'warn', msg: m, ...f })),
+      error: (m, f) => lines.push(JSON.stringify({ level: 'error', msg: m, ...f })),
+      child: () => plain,
+    };
+    plain.warn('before', { err: new Error('gate closed') });
+    expect(lines[0]).toContain('"err":{}');
+    const log = errorSafeLogger(plain).child({ controller: 'render' }).child({ key: 'worker' });
+    log.warn('reconcile failed', { err: new Error('gate closed'), attempt: 2 });
+    expect(JSON.parse(lines[1] ?? '')).toEqual({ level: 'warn', msg: 'reconcile failed', controller: 'render', key: 'worker', err: { name: 'Error', message: 'gate closed' }, attempt: 2 });
+  });
 });
+

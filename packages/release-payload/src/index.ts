@@ -54,6 +54,8 @@ export { writePayloadFiles } from './extract.js';
 export { RegistryClient, parseImageReference, readRegistryImage } from './registry.js';
 export type { RegistryOptions, ImageReference } from './registry.js';
 export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
+export { verifyTargetRelease, digestOfPullSpec } from './verify-target.js';
+export type { TargetReleaseVerification, TargetVerificationResult } from './verify-target.js';
 export type { Keyring, SignatureStore, VerifyOptions, VerifiedSignature, VerificationFailure, VerificationResult, AtomicSignature, VerificationConfig } from './verify.js';
 export { diffPayloads, diffValues, componentVersions } from './diff.js';
 export type { PayloadDiff, ManifestChange, ValueChange, ImageChange } from './diff.js';

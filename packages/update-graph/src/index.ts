@@ -68,3 +68,21 @@ export {
   CHANNELS_METADATA_KEY,
   type ChannelStream,
 } from './channels.js';
+export {
+  PRECONDITION_NAMES,
+  OVERRIDES_SET,
+  runPreconditions,
+  summarizePreconditions,
+  checkRollback,
+  checkGiantHop,
+  checkUpgradeable,
+  checkRecommendedUpdate,
+  updateType,
+  currentCompletedVersion,
+  type PreconditionName,
+  type PreconditionError,
+  type PreconditionSummary,
+  type PreconditionCondition,
+  type PreconditionClusterVersion,
+} from './preconditions.js';
+export { computeUpgradeable, type UpgradeableOperator, type UpgradeableCondition } from './upgradeable.js';

@@ -124,6 +124,8 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
     const ds = b2.manifests.find((m) => m.gvk.kind === 'DaemonSet' && m.name === 'machine-config-daemon');
     expect(JSON.stringify(ds?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
     expect(b2.manifests.some((m) => m.gvk.kind === 'MachineConfigPool')).toBe(true);
+    // the app's template controller writes 00-<role>: the release carries no MachineConfig (two writers otherwise)
+    expect(b2.manifests.filter((m) => m.gvk.kind === 'MachineConfig')).toEqual([]);
     expect(b2.manifests.some((m) => m.gvk.kind === 'Deployment' && m.name === 'machine-config-operator')).toBe(false);
     await writeFile(join(appDir, '0000_80_machine-config_11_bad.yaml'), 'image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:nope\n');
     await expect(generateRehearsalReleases({ out: join(work, 'bad-app'), machineConfigManifestsDir: appDir })).rejects.toThrow(/tag nope/);

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { EventRecorder, KubeClient, KubeConfig, LeaderElector, Registry, createLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, KubeClient, KubeConfig, LeaderElector, Registry, createLogger, errorSafeLogger, type Logger } from '@keelson/kube';
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
 import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retrieve.js';
@@ -88,7 +88,7 @@ function makeClient(k: string | KubeConfig | undefined): KubeClient {
 
 /** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */
 export async function startClusterVersionOperator(options: CvoOptions): Promise<RunningCvo> {
-  const log = options.logger ?? createLogger({ fields: { component: 'cluster-version-operator' } });
+  const log = options.logger !== undefined ? errorSafeLogger(options.logger) : createLogger({ fields: { component: 'cluster-version-operator' } });
   const intervals = resolveIntervals(options.timeScale ?? 1, options.intervals);
   const clusterProfile = options.clusterProfile ?? process.env['CLUSTER_PROFILE'] ?? 'self-managed-high-availability';
   const localPayload = await loadLocalPayload(options.payloadDir, options.releaseImage, clusterProfile);

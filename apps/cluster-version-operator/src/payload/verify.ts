@@ -1,12 +1,12 @@
 /**
- * Signature verification of a target release (cvo.md 6.2-6.4): keys from the current payload's verification ConfigMap,
- * stores from labelled ConfigMaps in `openshift-config-managed`, then `spec.signatureStores` if set, else the
- * payload's `store-*` URLs; `force` turns a failure into an accepted risk.
+ * Signature verification of a target release (cvo.md 6.2-6.4): the cluster's labelled signature ConfigMaps are read
+ * here, the rest (keys and stores from the current payload's verification ConfigMap, `spec.signatureStores`, the
+ * failure texts) is @keelson/release-payload's `verifyTargetRelease`, shared with `keelson upgrade plan`; `force` turns
+ * a failure into an accepted risk (in the controller).
  */
 import type { KubeClient } from '@keelson/kube';
-import { verificationConfigFromManifests, verifyRelease, type KubeObject, type Manifest, type SignatureStore } from '@keelson/release-payload';
+import { verifyTargetRelease, type KubeObject, type Manifest } from '@keelson/release-payload';
 import type { ClusterVersion } from '../api-types.js';
-import { digestOf } from './retrieve.js';
 
 /** Label of ConfigMaps that carry signatures. */
 export const SIGNATURES_LABEL = 'release.openshift.io/verification-signatures';
@@ -18,29 +18,15 @@ export interface TargetVerification {
   error?: string;
 }
 
+/** The signature ConfigMaps of `openshift-config-managed` (none when they cannot be listed). */
+export async function signatureConfigMaps(client: KubeClient): Promise<KubeObject[]> {
+  const cms = await client.request<{ items?: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } }).catch(() => ({ items: [] as KubeObject[] }));
+  return cms.items ?? [];
+}
+
 /** Verifies `image` with the trust of the current payload. */
 export async function verifyTarget(client: KubeClient, image: string, current: readonly Manifest[], cv: ClusterVersion | undefined): Promise<TargetVerification> {
-  const digest = digestOf(image);
-  if (!digest) return { verified: false, error: 'The update cannot be verified: release images that are not accessed via digest cannot be verified' };
-  let config;
-  try {
-    config = verificationConfigFromManifests(current);
-  } catch (e) {
-    return { verified: false, error: `The update cannot be verified: ${(e as Error).message}` };
-  }
-  if (!config) return { verified: false, error: 'The update cannot be verified: verification is not possible' };
-  const stores: SignatureStore[] = [];
-  const cms = await client.request<{ items?: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } }).catch(() => ({ items: [] as KubeObject[] }));
-  if ((cms.items ?? []).length > 0) stores.push({ name: 'openshift-config-managed', configMaps: cms.items ?? [] });
   const specStores = cv?.spec.signatureStores;
-  if (specStores !== undefined) {
-    if (specStores.length === 0) return { verified: false, error: 'The update cannot be verified: ClusterVersion spec.signatureStores is an empty list' };
-    for (const s of specStores) stores.push({ url: s.url });
-  } else stores.push(...config.stores);
-  const res = await verifyRelease({ digest, keyrings: config.keyrings, stores });
-  if (res.verified) return { verified: true };
-  const names = config.keyrings.map((k) => `verifier-public-key-${k.name}`).join(', ');
-  const details = res.failures.map((f) => `${f.store ? `${f.store}${f.index ? `/${f.index}` : ''}: ` : ''}${f.reason}`).join('; ');
-  const exhausted = specStores !== undefined ? ' ClusterVersion spec.signatureStores exhausted without finding a valid signature.' : '';
-  return { verified: false, error: `The update cannot be verified: unable to verify ${digest} against keyrings: ${names}${exhausted}${details ? ` [${details}]` : ''}` };
+  const r = await verifyTargetRelease({ image, current, signatureConfigMaps: await signatureConfigMaps(client), ...(specStores !== undefined ? { signatureStores: specStores } : {}) });
+  return r.verified ? { verified: true } : { verified: false, ...(r.error !== undefined ? { error: r.error } : {}) };
 }

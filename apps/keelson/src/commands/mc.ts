@@ -17,6 +17,7 @@ import {
   renderPool,
 } from '@keelson/ignition';
 import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
+import { translateForCli } from './butane.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -41,7 +42,7 @@ function listFiles(p: string): string[] {
   }
   if (!st.isDirectory()) return [p];
   return readdirSync(p)
-    .filter((n) => /\.(ya?ml|json)$/i.test(n))
+    .filter((n) => /\.(ya?ml|json|bu)$/i.test(n))
     .sort()
     .flatMap((n) => (statSync(join(p, n)).isDirectory() ? [] : [join(p, n)]));
 }
@@ -51,6 +52,19 @@ function listFiles(p: string): string[] {
  * pre-action hook of the command); without it they are warnings on stderr.
  */
 const fieldChecks = { strict: false };
+
+/** Butane inputs of `mc render` (`.bu` files, or documents with `variant:` and no `kind:`) are translated first. */
+const butaneInputs: { filesDir?: string } = {};
+
+/** Translates a Butane document into the MachineConfig it stands for (openshift variant only). */
+function fromButane(text: string, file: string, doc: number): MachineConfig {
+  const where = `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}`;
+  const r = translateForCli(text, where, butaneInputs);
+  if (r.variant !== 'openshift') {
+    throw new CliError(`${where}: Butane variant ${r.variant} translates to an Ignition config, not a MachineConfig; use variant: openshift (with metadata.name and the role label)`);
+  }
+  return r.config as MachineConfig;
+}
 
 /** Largest total size of the inputs of `mc render`, checked before any file is parsed. */
 export const MAX_RENDER_INPUT_BYTES = 32 * 1024 * 1024;
@@ -125,6 +139,10 @@ function loadMachineConfigs(paths: string[]): LoadedInputs {
   checkInputSizes(files);
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
+    if (/\.bu$/i.test(file)) {
+      out.push({ mc: fromButane(text, file, 0), file, doc: 0 });
+      continue;
+    }
     // YAML 1.1 like Kubernetes' decoder (gopkg.in/yaml.v2): `mode: 0644` is octal 420, not 644
     const docs = parseAllDocuments(text, { version: '1.1' });
     const list = Array.isArray(docs) ? docs : [docs];
@@ -140,6 +158,12 @@ function loadMachineConfigs(paths: string[]): LoadedInputs {
       for (const item of items) {
         if (isObj(item) && item['kind'] === 'MachineConfigPool' && isObj(item['metadata']) && typeof item['metadata']['name'] === 'string') {
           pools.set(item['metadata']['name'], item as unknown as MachineConfigPoolInput);
+          continue;
+        }
+        if (isObj(item) && item['kind'] === undefined && item['variant'] !== undefined && item === v) {
+          // the document's text, shifted down by newlines so that reported lines are those of the file
+          const before = text.slice(0, d.range[0]).split('\n').length - 1;
+          out.push({ mc: fromButane('\n'.repeat(before) + text.slice(d.range[0], d.range[2]), file, i), file, doc: i });
           continue;
         }
         const mc = asMachineConfig(item, file, i);
@@ -198,7 +222,7 @@ export function registerMachineConfigCommands(program: Command): void {
   const render = mc
     .command('render')
     .description('Render the MachineConfigs of a pool into rendered-<pool>-<hash>, byte-identical to the MCO')
-    .argument('<paths...>', 'MachineConfig YAML/JSON files or directories of them')
+    .argument('<paths...>', 'MachineConfig YAML/JSON files, Butane (.bu, variant openshift) files, or directories of them')
     .requiredOption('--pool <name>', 'pool to render (worker, master or a custom pool)')
     .option('--controller-config <file>', 'ControllerConfig YAML (spec.baseOSContainerImage, spec.baseOSExtensionsContainerImage)')
     .option('--controller-version <hash>', 'controller version hash: refuse generated MCs from another version and annotate the result')
@@ -206,8 +230,11 @@ export function registerMachineConfigCommands(program: Command): void {
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
     .option('--strict', 'refuse fields the API server would prune (unknown to the MachineConfig CRD) and unknown Ignition keys, instead of warning')
+    .option('-d, --files-dir <dir>', 'Butane inputs: directory that contents.local, contents_local and trees are relative to')
     .hook('preAction', (cmd) => {
-      fieldChecks.strict = cmd.opts<{ strict?: boolean }>().strict === true;
+      const opts = cmd.opts<{ strict?: boolean; filesDir?: string }>();
+      fieldChecks.strict = opts.strict === true;
+      if (opts.filesDir !== undefined) butaneInputs.filesDir = opts.filesDir;
     })
     .option('--name-only', 'same as -o name');
   // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;

@@ -1,20 +1,29 @@
-/** `keelson upgrade plan --from A --to B`: a dry run of an update, no cluster needed. */
+/**
+ * `keelson upgrade plan --from A --to B`: a dry run of an update. Without a cluster it judges from release A; with
+ * `--kubeconfig` it reads the live cluster (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs) and
+ * judges the update with the CVO's own precondition and signature functions.
+ */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/ignition';
-import { openPayload, PayloadError, verificationConfigFromManifests, verifyRelease, type ReleasePayload } from '@keelson/release-payload';
+import { openPayload, PayloadError, verifyTargetRelease, type ReleasePayload } from '@keelson/release-payload';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from '../errors.js';
-import { computeUpgradePlan, DEFAULT_POOL_NODES, type UpgradePlan } from '../plan/compute-plan.js';
+import { computeClusterMachineConfigs, computeClusterPools, computeJudgedClusterVersion, notUpgradeableOperators } from '../plan/cluster-facts.js';
+import { readLiveCluster, type LiveCluster } from '../plan/cluster.js';
+import { computeUpgradePlan, configsOf, DEFAULT_POOL_NODES, type UpgradePlanInput } from '../plan/compute-plan.js';
 import { formatPlan } from '../plan/format.js';
+import { consultUpdateService } from '../plan/graph.js';
 import { DEFAULT_NODE_TIMES, type PoolInput } from '../plan/pools.js';
-import type { GraphVerdict } from '../plan/preconditions.js';
-import { evaluateUpdates } from '../rehearse/update-service.js';
+import type { GraphVerdict, SignatureVerdict } from '../plan/preconditions.js';
+import { clientFromKubeconfig } from '../upgrade/cluster.js';
 
 interface PlanOptions {
-  from: string;
+  from?: string;
   to: string;
+  kubeconfig?: string | boolean;
+  force?: boolean;
   machineconfigs?: string;
   pools?: string;
   output: string;
@@ -95,16 +104,19 @@ async function open(source: string, what: string): Promise<ReleasePayload> {
   }
 }
 
-async function signatureOf(from: ReleasePayload, to: ReleasePayload): Promise<UpgradePlan['signature']> {
-  const digest = to.image?.digest;
-  if (digest === undefined) return undefined;
-  const cfg = verificationConfigFromManifests(from.manifests);
-  if (cfg === null) return { verified: false, detail: `${from.metadata.version} declares no verification ConfigMap; the CVO would need force` };
-  const r = await verifyRelease({ digest, keyrings: cfg.keyrings, stores: cfg.stores });
-  const s = r.signatures[0];
-  return r.verified && s !== undefined
-    ? { verified: true, detail: `signed by key ${s.fingerprint} (${cfg.configMap}), signature from ${s.store}` }
-    : { verified: false, detail: r.failures.map((f) => f.reason).join('; ') || 'no valid signature' };
+/** B's signature as the CVO checks it (A's root of trust; the cluster's signature ConfigMaps and spec.signatureStores when live). */
+async function signatureOf(from: ReleasePayload, to: ReleasePayload, live: LiveCluster | undefined): Promise<SignatureVerdict | undefined> {
+  if (to.image === undefined) return undefined;
+  const specStores = live?.clusterVersion.spec.signatureStores;
+  const r = await verifyTargetRelease({
+    image: to.releaseImage,
+    current: from.manifests,
+    ...(live !== undefined ? { signatureConfigMaps: live.signatureConfigMaps } : {}),
+    ...(specStores !== undefined ? { signatureStores: specStores } : {}),
+  });
+  const s = r.result?.signatures[0];
+  if (r.verified && s !== undefined) return { verified: true, detail: `signed by key ${s.fingerprint} (keyring ${s.keyring}), signature from ${s.store}` };
+  return { verified: false, detail: (r.error ?? 'no valid signature').replace(/^The update cannot be verified: /, '') };
 }
 
 function seconds(v: string, flag: string): number {
@@ -113,15 +125,71 @@ function seconds(v: string, flag: string): number {
   return n;
 }
 
+async function readCluster(kubeconfig: string | boolean | undefined): Promise<LiveCluster | undefined> {
+  if (kubeconfig === undefined || kubeconfig === false) return undefined;
+  const client = await clientFromKubeconfig(typeof kubeconfig === 'string' ? kubeconfig : undefined);
+  try {
+    return await readLiveCluster(client);
+  } catch (e) {
+    throw new CliError(`cannot read the cluster: ${(e as Error).message}`, 1);
+  }
+}
+
+async function graphOf(o: PlanOptions, from: ReleasePayload, live: LiveCluster | undefined): Promise<GraphVerdict | undefined> {
+  if (o.upstream === undefined || o.channel === undefined) return undefined;
+  try {
+    const clusterId = live?.clusterVersion.spec.clusterID;
+    return await consultUpdateService({ upstream: o.upstream, channel: o.channel, version: from.metadata.version, ...(o.prometheus !== undefined ? { prometheus: o.prometheus } : {}), ...(clusterId !== undefined ? { clusterId } : {}) });
+  } catch (e) {
+    throw new CliError(`update service ${o.upstream}: ${(e as Error).message}`, 1);
+  }
+}
+
+/** The plan's inputs from a live cluster: the judged ClusterVersion, its pools and its own MachineConfigs. */
+function clusterInputs(live: LiveCluster, from: ReleasePayload, to: ReleasePayload): Partial<UpgradePlanInput> {
+  const shipped = new Set([...configsOf(from), ...configsOf(to)].map((m) => m.metadata.name ?? ''));
+  const pools = computeClusterPools(live.pools);
+  return {
+    cluster: { clusterVersion: computeJudgedClusterVersion(live.clusterVersion, live.operators), notUpgradeable: notUpgradeableOperators(live.operators) },
+    userMachineConfigs: computeClusterMachineConfigs(live.machineConfigs, shipped),
+    ...(pools.length > 0 ? { pools } : {}),
+  };
+}
+
+async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
+  const times = { drain: seconds(o.drainSeconds, '--drain-seconds'), apply: seconds(o.applySeconds, '--apply-seconds'), reboot: seconds(o.rebootSeconds, '--reboot-seconds') };
+  const live = await readCluster(o.kubeconfig);
+  const fromSource = o.from ?? (live?.clusterVersion.status?.desired.image !== undefined && live.clusterVersion.status.desired.image !== '' ? `docker://${live.clusterVersion.status.desired.image}` : undefined);
+  if (fromSource === undefined) throw new CliError(live === undefined ? '--from is required without --kubeconfig' : 'the cluster reports no desired image: give --from', 2);
+  const [from, to] = await Promise.all([open(fromSource, '--from'), open(o.to, '--to')]);
+  const graph = await graphOf(o, from, live);
+  const signature = await signatureOf(from, to, live);
+  const fromCluster = live !== undefined ? clusterInputs(live, from, to) : {};
+  const userMcs = o.machineconfigs !== undefined ? await readMachineConfigs(o.machineconfigs) : [];
+  return {
+    ...fromCluster,
+    from,
+    to,
+    times,
+    force: o.force === true,
+    userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []), ...userMcs],
+    ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
+    ...(graph !== undefined ? { graph } : {}),
+    ...(signature !== undefined ? { signature } : {}),
+  };
+}
+
 /** Registers `plan` under `keelson upgrade`. */
 export function registerUpgradePlanCommand(upgrade: Command): void {
   upgrade
     .command('plan')
-    .description('Dry-run an update without a cluster: manifests, run levels, preconditions, risks, per-pool node rollout')
-    .requiredOption('--from <source>', 'current release: directory, OCI layout, archive or docker://image')
+    .description('Dry-run an update: manifests, run levels, the CVO preconditions and verdict, risks, per-pool node rollout (offline, or against a cluster with --kubeconfig)')
+    .option('--from <source>', 'current release: directory, OCI layout, archive or docker://image (default with --kubeconfig: the cluster\'s desired image)')
     .requiredOption('--to <source>', 'target release (same forms)')
+    .option('--kubeconfig [file]', 'read the live cluster (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs); without FILE: KUBECONFIG, ~/.kube/config or in-cluster')
+    .option('--force', 'judge as desiredUpdate.force=true would (blocking preconditions and signature failures become accepted risks)')
     .option('--machineconfigs <dir>', 'your MachineConfigs (YAML/JSON), rendered into the pools with each release')
-    .option('--pools <file>', 'pools and sizes: {pools: [{name, nodes, maxUnavailable, paused, machineConfigSelector}]}')
+    .option('--pools <file>', 'pools and sizes: {pools: [{name, nodes, maxUnavailable, paused, machineConfigSelector}]} (overrides the cluster\'s)')
     .option('--upstream <url>', 'update service graph URL, for recommended updates and risks')
     .option('--channel <name>', 'channel for --upstream')
     .option('--prometheus <url>', 'evaluate PromQL risks against this Prometheus/Thanos URL')
@@ -132,27 +200,7 @@ export function registerUpgradePlanCommand(upgrade: Command): void {
     .action(async (o: PlanOptions) => {
       if (o.output !== 'text' && o.output !== 'json') throw new CliError(`-o must be text or json, got ${o.output}`, 2);
       if ((o.upstream === undefined) !== (o.channel === undefined)) throw new CliError('--upstream and --channel go together', 2);
-      const times = { drain: seconds(o.drainSeconds, '--drain-seconds'), apply: seconds(o.applySeconds, '--apply-seconds'), reboot: seconds(o.rebootSeconds, '--reboot-seconds') };
-      const [from, to] = await Promise.all([open(o.from, '--from'), open(o.to, '--to')]);
-      let graph: GraphVerdict | undefined;
-      if (o.upstream !== undefined && o.channel !== undefined) {
-        try {
-          const u = await evaluateUpdates(o.upstream, o.channel, from.metadata.version, o.prometheus);
-          graph = { channel: o.channel, recommended: u.recommended, conditional: u.conditional.map((c) => ({ version: c.version, ...(c.recommended !== undefined ? { recommended: c.recommended } : {}) })) };
-        } catch (e) {
-          throw new CliError(`update service ${o.upstream}: ${(e as Error).message}`, 1);
-        }
-      }
-      const signature = await signatureOf(from, to);
-      const plan = computeUpgradePlan({
-        from,
-        to,
-        times,
-        ...(o.machineconfigs !== undefined ? { userMachineConfigs: await readMachineConfigs(o.machineconfigs) } : {}),
-        ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
-        ...(graph !== undefined ? { graph } : {}),
-        ...(signature !== undefined ? { signature } : {}),
-      });
+      const plan = computeUpgradePlan(await buildPlanInput(o));
       process.stdout.write(o.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
     });
 }

@@ -1,12 +1,14 @@
 /**
- * `computeUpgradePlan`: what an update from release A to release B will do, without a cluster. Pure: takes two loaded
- * payloads (and optional pools, user MachineConfigs, update-graph verdict, signature verdict) and returns the plan.
+ * `computeUpgradePlan`: what an update from release A to release B will do. Pure: takes two loaded payloads (and
+ * optional pools, user MachineConfigs, update-service answer, signature verdict, live cluster facts) and returns the
+ * plan, judging acceptance with the CVO's own precondition functions.
  */
+import type { ClusterVersion } from '@keelson/api';
 import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
 import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
 import { diffPayloads, filterManifests, type Manifest, type ReleasePayload } from '@keelson/release-payload';
 import { computePoolPlan, DEFAULT_NODE_TIMES, type NodeTimes, type PoolInput, type PoolPlan, type Selector } from './pools.js';
-import { computePreconditions, type GraphVerdict, type PreconditionResult } from './preconditions.js';
+import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type Acceptance, type GraphVerdict, type PreconditionResult, type SignatureVerdict } from './preconditions.js';
 
 /** A manifest named by kind, namespace/name and file. */
 export interface ManifestRef {
@@ -34,20 +36,33 @@ export interface UpgradePlanInput {
   pools?: readonly PoolInput[];
   times?: NodeTimes;
   graph?: GraphVerdict;
-  /** B's signature check, when B came from an image and A declares a root of trust. */
-  signature?: { verified: boolean; detail: string };
+  /** B's signature check, when B came from an image. */
+  signature?: SignatureVerdict;
+  /** A live cluster: the ClusterVersion to judge (Upgradeable as the CVO computes it) and its blocking operators. */
+  cluster?: { clusterVersion: ClusterVersion; notUpgradeable: { name: string; reason: string; message: string }[] };
+  /** Judge as `desiredUpdate.force: true` would. */
+  force?: boolean;
 }
 
 /** The plan. */
 export interface UpgradePlan {
   from: string;
   to: string;
+  /** The target pull spec (or source path) named in the CVO's messages. */
+  toImage: string;
+  /** Where the current state came from: a live cluster (`--kubeconfig`) or release A alone. */
+  basis: 'cluster' | 'release';
   manifests: { changed: (ManifestRef & { paths: string[] })[]; added: ManifestRef[]; removed: ManifestRef[]; deleted: ManifestRef[]; unchanged: number };
   images: { changed: number; os: { name: string; from?: string; to?: string }[] };
   runLevels: RunLevelPlan[];
   preconditions: PreconditionResult[];
-  risks: { version: string; recommended?: { status: string; reason: string; message: string } }[];
-  signature?: { verified: boolean; detail: string };
+  /** What the CVO would do with the request. */
+  acceptance: Acceptance;
+  /** ClusterOperators reporting Upgradeable=False (live clusters). */
+  operatorsNotUpgradeable?: { name: string; reason: string; message: string }[];
+  /** The update service's answer for the current version (with --upstream/--channel). */
+  updates?: GraphVerdict;
+  signature?: SignatureVerdict;
   pools: PoolPlan[];
   /** Pools roll out in parallel: the slowest pool's estimate, seconds. */
   estimatedSeconds: number;
@@ -88,7 +103,8 @@ export function computeRunLevels(from: ReleasePayload, to: ReleasePayload): RunL
   return levels;
 }
 
-function configsOf(p: ReleasePayload): MachineConfig[] {
+/** The MachineConfig manifests a release ships (included for the default profile). */
+export function configsOf(p: ReleasePayload): MachineConfig[] {
   return filterManifests(p)
     .included.filter((m) => m.gvk.group === 'machineconfiguration.openshift.io' && m.gvk.kind === 'MachineConfig')
     .map((m) => m.object as unknown as MachineConfig);
@@ -123,37 +139,64 @@ export function poolsOf(p: ReleasePayload): PoolInput[] {
     });
 }
 
+const imageOf = (p: ReleasePayload): string => (p.releaseImage !== '' ? p.releaseImage : p.source);
+
+/** The acceptance half of the plan: preconditions judged by the CVO's functions, signature, the CVO's verdict. */
+export function computeJudgement(input: UpgradePlanInput): Pick<UpgradePlan, 'preconditions' | 'acceptance'> & { notes: string[] } {
+  const { from, to } = input;
+  const notes: string[] = [];
+  const live = input.cluster?.clusterVersion;
+  if (input.graph === undefined && live === undefined) notes.push('no update service consulted: give --upstream URL --channel NAME [--prometheus URL] for graph risks');
+  if (input.signature === undefined) notes.push(`${to.metadata.version} was not read from an image by digest, so its signature was not checked; the CVO verifies it before accepting`);
+  if (live !== undefined && live.status?.desired.version !== from.metadata.version) {
+    notes.push(`the cluster's desired version is ${live.status?.desired.version ?? '(none)'}, but --from is ${from.metadata.version}: manifests and pools are planned from --from`);
+  }
+  const base = live ?? offlineClusterVersion({ version: from.metadata.version, image: imageOf(from) });
+  const cv = input.graph !== undefined ? withGraphVerdict(base, input.graph) : base;
+  const pre = computePreconditions(cv, to.metadata.version, { live: live !== undefined, graph: input.graph !== undefined || live !== undefined });
+  const acceptance = decideAcceptance({ version: to.metadata.version, image: imageOf(to), errors: pre.errors, force: input.force ?? false, notEvaluated: pre.results.filter((r) => r.state === 'NotEvaluated').map((r) => r.name), ...(input.signature !== undefined ? { signature: input.signature } : {}) });
+  return { preconditions: pre.results, acceptance, notes };
+}
+
+function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnType<typeof diffPayloads>): UpgradePlan['manifests'] {
+  const deletedBefore = new Set(filterManifests(from).deletions.map((m) => m.id));
+  const deleted = filterManifests(to).deletions.filter((m) => !deletedBefore.has(m.id));
+  return {
+    changed: diff.manifests.changed.flatMap((c) => {
+      const m = to.manifests.find((x) => x.id === c.id);
+      return m === undefined ? [] : [{ ...ref(m), paths: c.changes.map((v) => v.path) }];
+    }),
+    added: diff.manifests.added.map(ref),
+    removed: diff.manifests.removed.map(ref),
+    deleted: deleted.map(ref),
+    unchanged: diff.manifests.unchanged,
+  };
+}
+
 /** Computes the plan. */
 export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const { from, to } = input;
   const diff = diffPayloads(from, to);
-  const deletedBefore = new Set(filterManifests(from).deletions.map((m) => m.id));
-  const deleted = filterManifests(to).deletions.filter((m) => !deletedBefore.has(m.id));
   const user = input.userMachineConfigs ?? [];
   const pools = input.pools ?? poolsOf(to);
   const a = { configs: [...configsOf(from), ...user], controllerConfig: controllerConfigOf(from) };
   const b = { configs: [...configsOf(to), ...user], controllerConfig: controllerConfigOf(to) };
   const poolPlans = pools.map((p) => computePoolPlan(p, a, b, input.times ?? DEFAULT_NODE_TIMES));
-  const notes: string[] = [];
-  if (pools.length === 0) notes.push('the target release declares no MachineConfigPools: give --pools FILE to plan node rollouts');
-  if (input.graph === undefined) notes.push('no update service consulted: give --upstream URL --channel NAME [--prometheus URL] for graph risks');
+  const judged = computeJudgement(input);
+  const notes = [...judged.notes];
+  if (pools.length === 0) notes.push('no MachineConfigPools (the target release declares none and no cluster was read): give --pools FILE to plan node rollouts');
   return {
     from: from.metadata.version,
     to: to.metadata.version,
-    manifests: {
-      changed: diff.manifests.changed.flatMap((c) => {
-        const m = to.manifests.find((x) => x.id === c.id);
-        return m === undefined ? [] : [{ ...ref(m), paths: c.changes.map((v) => v.path) }];
-      }),
-      added: diff.manifests.added.map(ref),
-      removed: diff.manifests.removed.map(ref),
-      deleted: deleted.map(ref),
-      unchanged: diff.manifests.unchanged,
-    },
+    toImage: imageOf(to),
+    basis: input.cluster !== undefined ? 'cluster' : 'release',
+    manifests: manifestChanges(from, to, diff),
     images: { changed: diff.images.length, os: diff.osImages },
     runLevels: computeRunLevels(from, to),
-    preconditions: computePreconditions(from.metadata.version, to.metadata.version, input.graph),
-    risks: (input.graph?.conditional ?? []).map((c) => ({ version: c.version, ...(c.recommended !== undefined ? { recommended: c.recommended } : {}) })),
+    preconditions: judged.preconditions,
+    acceptance: judged.acceptance,
+    ...(input.cluster !== undefined ? { operatorsNotUpgradeable: input.cluster.notUpgradeable } : {}),
+    ...(input.graph !== undefined ? { updates: input.graph } : {}),
     ...(input.signature !== undefined ? { signature: input.signature } : {}),
     pools: poolPlans,
     estimatedSeconds: Math.max(0, ...poolPlans.map((p) => p.estimatedSeconds)),

@@ -22,6 +22,27 @@ export interface PoolInput {
   paused?: boolean;
   /** spec.machineConfigSelector (default: role label = pool name). */
   machineConfigSelector?: Selector;
+  /** Live clusters: the rendered config the pool targets now (spec.configuration.name). */
+  current?: string;
+  /** Live clusters: the pool's machine counts. */
+  machines?: PoolMachines;
+}
+
+/** A live pool's machine counts (MachineConfigPool status). */
+export interface PoolMachines {
+  updated: number;
+  ready: number;
+  unavailable: number;
+  degraded: number;
+}
+
+/** What a live pool runs and whether the plan's render of release A reproduces it. */
+export interface PoolClusterState {
+  /** The rendered config the pool targets now. */
+  current: string;
+  /** True when rendering release A (with the cluster's MachineConfigs) gives `current`: the prediction starts from the cluster's real state. */
+  fromMatchesCluster: boolean;
+  machines?: PoolMachines;
 }
 
 /** Per-node durations used for the estimate (seconds). */
@@ -59,6 +80,8 @@ export interface PoolPlan {
   batches: number;
   /** Why the render or reconcile failed, when it did. */
   error?: string;
+  /** Live clusters only. */
+  cluster?: PoolClusterState;
 }
 
 function matches(sel: Selector, labels: Readonly<Record<string, string>>): boolean {
@@ -117,8 +140,14 @@ export interface ReleaseSide {
   controllerConfig: ControllerConfigInput;
 }
 
-/** Plans one pool's rollout from A to B. */
+/** Plans one pool's rollout from A to B; for a live pool, also says whether A's render matches what it runs. */
 export function computePoolPlan(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTimes = DEFAULT_NODE_TIMES): PoolPlan {
+  const plan = planPool(pool, a, b, times);
+  if (pool.current === undefined) return plan;
+  return { ...plan, cluster: { current: pool.current, fromMatchesCluster: plan.from === pool.current, ...(pool.machines !== undefined ? { machines: pool.machines } : {}) } };
+}
+
+function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTimes = DEFAULT_NODE_TIMES): PoolPlan {
   const maxUnavailable = computeMaxUnavailable(pool.maxUnavailable, pool.nodes);
   const base = { name: pool.name, nodes: pool.nodes, maxUnavailable, paused: pool.paused ?? false };
   const ca = selectMachineConfigs(pool, a.configs);

@@ -71,9 +71,14 @@ export function poolsUpdated(pools: readonly KubeObjectLike[], skipPaused: boole
   return pools.every((p) => {
     const spec = (p as { spec?: { paused?: boolean } }).spec ?? {};
     if (skipPaused && spec.paused === true) return true;
-    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string } };
+    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string }; observedGeneration?: number };
     const before = notOn?.get(p.metadata.name ?? '');
-    return cond(p, 'Updated')?.status === 'True' && (st.machineCount ?? 0) > 0 && st.updatedMachineCount === st.machineCount && (before === undefined || st.configuration?.name !== before);
+    // the status must be about the pool's current target: a newer render in spec.configuration (or a spec the
+    // controller has not observed yet) means the pool is not done, whatever its last Updated condition says
+    const target = (p as { spec?: { configuration?: { name?: string } } }).spec?.configuration?.name;
+    const generation = (p as { metadata: { generation?: number } }).metadata.generation;
+    const current = (target === undefined || st.configuration?.name === target) && (generation === undefined || st.observedGeneration === undefined || st.observedGeneration >= generation);
+    return current && cond(p, 'Updated')?.status === 'True' && (st.machineCount ?? 0) > 0 && st.updatedMachineCount === st.machineCount && (before === undefined || st.configuration?.name !== before);
   });
 }
 

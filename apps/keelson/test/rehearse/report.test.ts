@@ -162,6 +162,14 @@ describe('decideUpdateVerdict', () => {
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-a')] })).toBeUndefined();
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-b')] })).toBeUndefined();
   });
+  it('is not fooled by a pool whose target moved on before its status did', () => {
+    const retargeted = { ...pool('master', 'rendered-master-b'), spec: { paused: false, configuration: { name: 'rendered-master-c' } } };
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [retargeted, pool('worker', 'rendered-worker-b')] })).toBeUndefined();
+    const unobserved = { ...pool('master', 'rendered-master-b'), metadata: { name: 'master', generation: 5 }, status: { ...pool('master', 'rendered-master-b').status, observedGeneration: 4 } };
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [unobserved, pool('worker', 'rendered-worker-b')] })).toBeUndefined();
+    const current = { ...unobserved, status: { ...unobserved.status, observedGeneration: 5 } };
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Completed'), pools: [current, pool('worker', 'rendered-worker-b')] })?.outcome).toBe('Completed');
+  });
   it('reports a paused pool holding its update', () => {
     const v = decideUpdateVerdict({ ...base, pausedPools: ['worker'], clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-a', { paused: true })] });
     expect(v).toEqual({ outcome: 'PoolPaused', message: 'ClusterVersion is at 4.18.8; paused pool(s) worker hold the node update until unpaused' });

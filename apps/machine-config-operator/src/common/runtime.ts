@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createLogger, KubeClient, KubeConfig, LeaderElector, Registry, startHealthServer, type HealthServer, type Logger, type LogLevel } from '@keelson/kube';
+import { createLogger, errorSafeLogger, KubeClient, KubeConfig, LeaderElector, Registry, startHealthServer, type HealthServer, type Logger, type LogLevel } from '@keelson/kube';
 
 /** Options common to {@link startMachineConfigOperator} and {@link startMachineConfigController}. */
 export interface ProcessOptions {
@@ -73,9 +73,9 @@ export function clientFrom(kubeconfig: string | KubeConfig | undefined): KubeCli
   return KubeClient.fromDefault();
 }
 
-/** The logger from the options. */
+/** The logger from the options; a supplied logger is wrapped so Error fields log their message and code. */
 export function loggerFrom(o: ProcessOptions, component: string): Logger {
-  if (o.logger) return o.logger.child({ component });
+  if (o.logger) return errorSafeLogger(o.logger.child({ component }));
   const sink = o.logSink;
   return createLogger({ ...(o.logLevel !== undefined ? { level: o.logLevel } : {}), fields: { component }, ...(sink ? { stream: { write: (l: string) => { sink(l); } } } : {}) });
 }

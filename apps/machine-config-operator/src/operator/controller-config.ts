@@ -1,6 +1,7 @@
 /** The ControllerConfig `machine-config-controller` as the operator writes it (RenderConfig task, pure). */
 import type { ConfigMap, ControllerConfig, EmbeddedInfrastructure } from '../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
+import { semanticallyContains } from '../common/semantic.js';
 
 /** Content of the `machine-config-osimageurl` ConfigMap. */
 export interface OSImageURLConfig {
@@ -58,7 +59,7 @@ export function defaultInfrastructure(): EmbeddedInfrastructure {
     kind: 'Infrastructure',
     metadata: { name: 'cluster' },
     spec: { platformSpec: { type: 'None' } },
-    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', infrastructureName: 'keelson', apiServerURL: '', apiServerInternalURI: '', etcdDiscoveryDomain: '' },
+    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', cpuPartitioning: 'None', infrastructureName: 'keelson', apiServerURL: '', apiServerInternalURI: '', etcdDiscoveryDomain: '' },
   };
 }
 
@@ -95,8 +96,12 @@ export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInpu
   };
 }
 
-/** True when the existing ControllerConfig must be updated to `want` (spec or our annotations differ). */
+/**
+ * True when the existing ControllerConfig must be updated to `want` (spec or our annotations differ). The stored spec
+ * is compared as the API server keeps it: its key order and the CRD's schema defaults (e.g. infra
+ * status.cpuPartitioning) are not a difference, so an unchanged cluster causes no write.
+ */
 export function controllerConfigNeedsUpdate(existing: ControllerConfig, want: ControllerConfig): boolean {
   const a = existing.metadata.annotations ?? {};
-  return JSON.stringify(existing.spec) !== JSON.stringify(want.spec) || Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => a[k] !== v);
+  return !semanticallyContains(existing.spec, want.spec) || Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => a[k] !== v);
 }

@@ -27,6 +27,7 @@ import { defaultPool } from '@keelson/ignition';
 import type { ClusterOperator, ConfigMap, ControllerConfig, MachineConfig, MachineConfigPool } from '../common/api-types.js';
 import { CLUSTER_OPERATOR_NAME, CONTROLLER_CONFIG_NAME, CONTROLLER_VERSION, MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
+import { semanticallyContains } from '../common/semantic.js';
 import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
 import { buildControllerConfig, controllerConfigNeedsUpdate, OperatorSyncError, parseOSImageURLConfigMap, type ClusterInputs } from './controller-config.js';
@@ -234,8 +235,9 @@ export class MachineConfigOperator {
       }
     }
     const d = computeClusterOperatorStatus({ previous: co.status, wanted: this.wanted(), syncError, ...(pending !== undefined ? { pending } : {}), pools: this.informers.pools.store.list(), now: new Date() });
-    const strip = (s: unknown): string => JSON.stringify(s, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v));
-    if (strip(co.status ?? {}) === strip(d.status)) return;
+    // as the API server stores it: its key order and schema defaults are no change (an unchanged cluster writes nothing)
+    const strip = (s: unknown): unknown => JSON.parse(JSON.stringify(s ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v)));
+    if (semanticallyContains(strip(co.status), strip(d.status))) return;
     try {
       await cos.updateStatus({ ...co, status: d.status });
     } catch (e) {

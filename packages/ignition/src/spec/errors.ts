@@ -64,6 +64,7 @@ export const MESSAGES = {
   ErrUnrecognizedRaidLevel: 'unrecognized raid level',
   ErrRaidDevicesRequired: 'raid devices required',
   ErrShouldNotExistWithOthers: 'shouldExist specified false with other options also specified',
+  ErrZeroesWithShouldNotExist: 'shouldExist is false for a partition and other partition(s) has start or size 0',
   ErrNeedLabelOrNumber: 'a partition number >= 1 or a label must be specified',
   ErrDuplicateLabels: 'cannot use the same partition label twice',
   ErrInvalidProxy: 'proxies must be http(s)',

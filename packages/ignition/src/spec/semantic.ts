@@ -471,6 +471,10 @@ export class Rules {
     }
     const overlap = partitionsOverlap(parts);
     if (overlap !== null) r.err([...c, 'partitions', overlap], E('ErrPartitionsOverlap'));
+    // a partition to delete (shouldExist false) next to one with number 0 (start/size lookups by number 0)
+    if (parts.some((p) => p['number'] === undefined || p['number'] === 0) && parts.some((p) => p['shouldExist'] === false)) {
+      r.err([...c, 'partitions'], E('ErrZeroesWithShouldNotExist'));
+    }
     const labels = new Set<string>();
     for (const [i, part] of parts.entries()) {
       const l = part['label'];

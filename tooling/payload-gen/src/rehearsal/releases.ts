@@ -157,8 +157,14 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
   return out;
 }
 
-/** Generated files that stand in for the MCO app's own manifests (dropped when the app's folder is used). */
-const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_06_clusteroperator.yaml', '0000_80_machine-config_07_deployment.yaml'];
+/**
+ * Generated files that stand in for the MCO app's own manifests or for what its controllers write (dropped when the
+ * app's folder is used). The base MachineConfigs `00-<role>` are the template controller's, as upstream, where the
+ * payload carries no MachineConfig: shipping them too made two writers of `00-master`/`00-worker` (a render churn at
+ * install) and, as the file sorts after the `machine-config` ClusterOperator, the CVO applied B's only after the MCO
+ * reported B, so every node rebooted a second time after the update had completed.
+ */
+const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_06_clusteroperator.yaml', '0000_80_machine-config_07_deployment.yaml', '0000_80_machine-config_09_base-machineconfigs.yaml'];
 
 /** `oc adm release new`'s image placeholder: `placeholder.url.oc.will.replace.this.org/placeholdernamespace:<tag>`. */
 const IMAGE_PLACEHOLDER = /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;

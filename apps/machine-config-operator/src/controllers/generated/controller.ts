@@ -22,6 +22,7 @@ import { McAnnotations } from '../../common/constants.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import { containerRuntimeMachineConfig, decodeDataURL, GeneratedConfigError, generatedName, kubeletMachineConfig } from './content.js';
+import { semanticEqual } from '../../common/semantic.js';
 
 type SubConfig = KubeletConfig | ContainerRuntimeConfig;
 
@@ -65,7 +66,7 @@ export class GeneratedConfigController {
     const all = (): string[] => this.informer.store.list().map((o) => o.metadata.name ?? '');
     this.unsubscribe.push(
       watchDelayed(this.controller, this.informer, (o) => [o.metadata.name ?? ''], 0),
-      watchDelayed(this.controller, ctx.informers.pools, all, 0, (o, n) => JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels)),
+      watchDelayed(this.controller, ctx.informers.pools, all, 0, (o, n) => !semanticEqual(o.metadata.labels, n.metadata.labels)),
     );
   }
 
@@ -111,7 +112,7 @@ export class GeneratedConfigController {
     for (const want of wanted) {
       const existing = this.ctx.informers.machineConfigs.store.get(want.metadata.name ?? '');
       if (existing === undefined) await mcClient.create(want).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
-      else if (JSON.stringify(existing.spec) !== JSON.stringify(want.spec)) await mcClient.update({ ...existing, spec: want.spec ?? {} });
+      else if (!semanticEqual(existing.spec, want.spec)) await mcClient.update({ ...existing, spec: want.spec ?? {} });
     }
     const keep = new Set(wanted.map((m) => m.metadata.name));
     for (const mc of this.owned(name)) if (!keep.has(mc.metadata.name)) await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => { if (!isNotFound(e)) throw e; });

@@ -86,13 +86,19 @@ export class NodeController {
       log.error('invalid maxUnavailable; not updating nodes', { err: d.error.message });
       void this.ctx.recorder.warning(pool, 'InvalidMaxUnavailable', d.error.message);
     }
+    let current = pool;
+    if (d.statusFirst !== undefined) {
+      const written = await this.updateStatus(pool, d.statusFirst);
+      if (written === undefined) return undefined;
+      current = written;
+    }
     await this.applyNodeMetadata(d);
     await this.applyTaints(d);
     await this.applyDesired(pool, d);
     if (d.deferredOperatorNode !== undefined) {
       void this.ctx.recorder.normal(pool, 'DeferringOperatorNodeUpdate', `Deferring update of machine config operator node ${d.deferredOperatorNode}`);
     }
-    await this.writeStatus(pool, d);
+    await this.writeStatus(current, d);
     return undefined;
   }
 
@@ -160,17 +166,22 @@ export class NodeController {
     else if (d.setDesired.length > 1) void this.ctx.recorder.normal(pool, 'SetDesiredConfig', `Set target for ${d.setDesired.length} nodes to MachineConfig: ${target}`);
   }
 
-  private async writeStatus(pool: MachineConfigPool, d: PoolSyncDecision): Promise<void> {
-    if (!d.statusChanged) return;
+  /** Writes `status`; returns the stored pool, or undefined after a conflict (the pool is requeued). */
+  private async updateStatus(pool: MachineConfigPool, status: PoolSyncDecision['status']): Promise<MachineConfigPool | undefined> {
     try {
-      await this.ctx.client.resource(Pools).updateStatus({ ...pool, status: d.status });
+      return await this.ctx.client.resource(Pools).updateStatus({ ...pool, status });
     } catch (e) {
       if (isConflict(e)) {
         this.controller.queue.addAfter(pool.metadata.name ?? '', 100);
-        return;
+        return undefined;
       }
       throw e;
     }
+  }
+
+  private async writeStatus(pool: MachineConfigPool, d: PoolSyncDecision): Promise<void> {
+    if (!d.statusChanged) return;
+    if ((await this.updateStatus(pool, d.status)) === undefined) return;
     if (d.completed) {
       void this.ctx.recorder.normal(pool, 'Completed', `Pool ${pool.metadata.name ?? ''} has completed update to MachineConfig ${pool.spec.configuration?.name ?? ''}`);
     }

@@ -47,6 +47,12 @@ export interface PoolSyncDecision {
   annotateTopology: string[];
   /** Nodes born into a custom pool that get its labels (and are not candidates in this pass). */
   customPoolLabels: CustomPoolLabelling[];
+  /**
+   * Status to write before any node is touched (upstream syncs status first): set when the pool's spec changed since
+   * the last status (generation ≠ status.observedGeneration, e.g. a new rendered target) so Updated=False /
+   * Updating=True and observedGeneration are visible at once, before the first node is targeted.
+   */
+  statusFirst?: PoolStatus;
   /** New pool status, and whether it differs from the current one. */
   status: PoolStatus;
   statusChanged: boolean;
@@ -114,14 +120,16 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
     after = poolNodes.map((n) => (chosen.has(n.metadata.name ?? '') ? withDesired(n, targetName) : n));
   }
   const { status, completed } = computePoolStatus(pool, after, target, now);
+  const first = pool.metadata.generation !== pool.status?.observedGeneration && base.setDesired.length > 0 ? computePoolStatus(pool, poolNodes, target, now).status : undefined;
   return {
     ...base,
     hasTarget: true,
     ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
     ...(error !== undefined ? { error } : {}),
     ...(deferred !== undefined ? { deferredOperatorNode: deferred } : {}),
+    ...(first !== undefined && poolStatusChanged(pool.status, first) ? { statusFirst: first } : {}),
     status,
-    statusChanged: poolStatusChanged(pool.status, status),
+    statusChanged: poolStatusChanged(first ?? pool.status, status),
     completed,
   };
 }

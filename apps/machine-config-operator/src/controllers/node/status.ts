@@ -4,6 +4,7 @@ import type { MachineConfigPool, Node } from '../../common/api-types.js';
 import { NodeAnnotations, PoolConditions } from '../../common/constants.js';
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import { isNodeDegraded, isNodeReady, isNodeUnavailable, isNodeUpdated, type PoolTarget } from './node-state.js';
+import { semanticEqual } from '../../common/semantic.js';
 
 /** MachineConfigPool status as the node controller writes it. */
 export type PoolStatus = NonNullable<MachineConfigPool['status']>;
@@ -110,5 +111,5 @@ export function computePoolStatus(pool: MachineConfigPool, nodes: readonly Node[
 
 /** True when two statuses differ in content (a write is needed). */
 export function poolStatusChanged(a: PoolStatus | undefined, b: PoolStatus): boolean {
-  return JSON.stringify(a ?? {}) !== JSON.stringify(b);
+  return !semanticEqual(a ?? {}, b);
 }

@@ -9,7 +9,8 @@ import { CONTROLLER_CONFIG_NAME, McAnnotations, PoolConditions } from '../../com
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { controllerConfigGate, decideRender, pendingSubConfig } from './decide.js';
+import { controllerConfigGate, decideRender, pendingSubConfig, RenderPoolError } from './decide.js';
+import { semanticEqual } from '../../common/semantic.js';
 
 const Pools = MachineConfigPools;
 
@@ -35,8 +36,8 @@ export class RenderController {
     const d = ctx.durations.renderDelayMs;
     const allPools = (): string[] => inf.pools.store.list().map((p) => p.metadata.name ?? '');
     this.unsubscribe.push(
-      watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], d, (o, n) => JSON.stringify(o.spec) !== JSON.stringify(n.spec) || JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels)),
-      watchDelayed(this.controller, inf.machineConfigs, (mc) => this.poolsForMachineConfig(mc), d, (o, n) => JSON.stringify(o.spec) !== JSON.stringify(n.spec) || JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels)),
+      watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], d, (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels)),
+      watchDelayed(this.controller, inf.machineConfigs, (mc) => this.poolsForMachineConfig(mc), d, (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels)),
       watchDelayed(this.controller, inf.controllerConfigs, allPools, d),
       watchDelayed(this.controller, inf.kubeletConfigs, allPools, d),
       watchDelayed(this.controller, inf.containerRuntimeConfigs, allPools, d),
@@ -80,8 +81,8 @@ export class RenderController {
     const pool = inf.pools.store.get(poolName);
     if (pool === undefined) return undefined;
     const cc = inf.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME);
-    const gate = controllerConfigGate(cc) ?? pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
-    if (gate !== undefined || cc === undefined) throw new Error(gate ?? 'no ControllerConfig');
+    const gate = controllerConfigGate(cc, this.versions.controllerVersion) ?? pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
+    if (gate !== undefined || cc === undefined) throw new RenderPoolError('RENDER_WAITING', poolName, gate ?? 'no ControllerConfig');
     const d = decideRender({ pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions });
     if (d.kind === 'selectingAll') {
       void this.ctx.recorder.warning(pool, 'SelectingAll', 'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.');
@@ -89,7 +90,7 @@ export class RenderController {
     }
     if (d.kind === 'failed') {
       await this.setRenderDegraded(pool, 'True', d.message);
-      throw new Error(d.message);
+      throw new RenderPoolError('RENDER_FAILED', poolName, d.message);
     }
     const mc = d.result.machineConfig as unknown as MachineConfig;
     await this.ensureRendered(pool, mc);
@@ -124,7 +125,7 @@ export class RenderController {
       }
       return;
     }
-    if (JSON.stringify(existing.spec) !== JSON.stringify(mc.spec)) {
+    if (!semanticEqual(existing.spec, mc.spec)) {
       await client.update({ ...existing, spec: mc.spec ?? {} });
     }
   }

@@ -13,17 +13,47 @@ import {
 } from '@keelson/ignition';
 import type { ContainerRuntimeConfig, ControllerConfig, KubeletConfig, MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
+import { completedByVersion, TemplateConditions } from '../template/status.js';
+import { semanticEqual } from '../../common/semantic.js';
 
-/** ControllerConfig gate: observed and completed by the template controller, not running, not failing. */
-export function controllerConfigGate(cc: ControllerConfig | undefined): string | undefined {
+/**
+ * Why a pool was not rendered on this pass (the render controller requeues with backoff): `RENDER_WAITING` while a
+ * gate is closed (ControllerConfig not completed, KubeletConfig pending), `RENDER_FAILED` with the RenderDegraded
+ * message otherwise.
+ */
+export class RenderPoolError extends Error {
+  constructor(
+    readonly code: 'RENDER_WAITING' | 'RENDER_FAILED',
+    /** The pool. */
+    readonly pool: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RenderPoolError';
+  }
+}
+
+/**
+ * ControllerConfig gate: observed and completed by the template controller, not running, not failing (upstream
+ * `IsControllerConfigCompleted`). With `controllerVersion`, the completion must also be this controller's (its
+ * TemplateControllerCompleted message names the version): after a controller upgrade the render waits until its own
+ * template controller has regenerated the base MachineConfigs instead of rendering the previous controller's.
+ */
+export function controllerConfigGate(cc: ControllerConfig | undefined, controllerVersion?: string): string | undefined {
   if (cc === undefined) return 'ControllerConfig machine-config-controller does not exist yet';
   const conds = cc.status?.conditions ?? [];
   const is = (t: string): boolean => conds.some((c) => c.type === t && c.status === 'True');
-  const completed = is('TemplateControllerCompleted');
-  const running = is('TemplateControllerRunning');
-  const failing = is('TemplateControllerFailing');
-  if (cc.status?.observedGeneration !== cc.metadata.generation || !completed || running || failing) {
+  const completed = is(TemplateConditions.completed);
+  const running = is(TemplateConditions.running);
+  const failing = is(TemplateConditions.failing);
+  if (cc.status?.observedGeneration !== cc.metadata.generation) {
+    return `status for ControllerConfig ${cc.metadata.name ?? ''} is being reported for ${String(cc.status?.observedGeneration ?? 0)}, expecting it for ${String(cc.metadata.generation ?? 0)}`;
+  }
+  if (!completed || running || failing) {
     return `ControllerConfig has not completed: completed(${String(completed)}) running(${String(running)}) failing(${String(failing)})`;
+  }
+  if (controllerVersion !== undefined && !completedByVersion(cc, controllerVersion)) {
+    return `ControllerConfig has not completed for controller version ${controllerVersion} yet`;
   }
   return undefined;
 }
@@ -96,6 +126,6 @@ export function decideRender(input: {
     source: result.source.map((n) => ({ kind: 'MachineConfig', name: n, apiVersion: 'machineconfiguration.openshift.io/v1' })),
   };
   const prev = pool.spec.configuration;
-  const specChanged = prev?.name !== spec.name || JSON.stringify(prev.source ?? []) !== JSON.stringify(spec.source);
+  const specChanged = prev?.name !== spec.name || !semanticEqual(prev.source ?? [], spec.source);
   return { kind: 'rendered', result, spec, specChanged };
 }

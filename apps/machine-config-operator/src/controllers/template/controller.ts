@@ -5,13 +5,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Controller, ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, type Condition, type ReconcileResult } from '@keelson/kube';
+import { Controller, ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, type ReconcileResult } from '@keelson/kube';
 import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
-import { setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import { generateTemplateMachineConfigs, loadTemplateTree, type TemplateTree } from './generate.js';
+import { completedByVersion, computeTemplateStatus } from './status.js';
+import { semanticEqual } from '../../common/semantic.js';
 
 /** The default template set shipped in this package (`src/templates`), found from the running module. */
 export function defaultTemplatesDir(): string {
@@ -26,8 +27,8 @@ export function defaultTemplatesDir(): string {
 /** True when a generated MC differs from what exists (spec, labels or annotations). */
 export function templateMachineConfigChanged(existing: MachineConfig, want: MachineConfig): boolean {
   return (
-    JSON.stringify(existing.spec) !== JSON.stringify(want.spec) ||
-    JSON.stringify(existing.metadata.labels ?? {}) !== JSON.stringify(want.metadata.labels ?? {}) ||
+    !semanticEqual(existing.spec, want.spec) ||
+    !semanticEqual(existing.metadata.labels ?? {}, want.metadata.labels ?? {}) ||
     Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => existing.metadata.annotations?.[k] !== v)
   );
 }
@@ -37,6 +38,8 @@ export class TemplateController {
   readonly controller: Controller;
   private readonly unsubscribe: Array<() => void> = [];
   private tree: TemplateTree | undefined;
+  /** Names of the MachineConfigs this controller generates (known after the first sync). */
+  private readonly generatedNames = new Set<string>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -45,8 +48,9 @@ export class TemplateController {
   ) {
     this.controller = new Controller({ name: 'template', reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger });
     this.unsubscribe.push(
-      watchDelayed(this.controller, ctx.informers.controllerConfigs, (c) => [c.metadata.name ?? ''], 0, (o, n) => o.metadata.generation !== n.metadata.generation || JSON.stringify(o.metadata.annotations) !== JSON.stringify(n.metadata.annotations)),
-      watchDelayed(this.controller, ctx.informers.machineConfigs, (mc) => (mc.metadata.ownerReferences?.some((r) => r.kind === 'ControllerConfig') ? [CONTROLLER_CONFIG_NAME] : []), 0),
+      watchDelayed(this.controller, ctx.informers.controllerConfigs, (c) => [c.metadata.name ?? ''], 0, (o, n) => o.metadata.generation !== n.metadata.generation || !semanticEqual(o.metadata.annotations, n.metadata.annotations)),
+      // ours by owner reference, or by name: an apply that dropped the owner reference must not leave another writer's content in place
+      watchDelayed(this.controller, ctx.informers.machineConfigs, (mc) => (mc.metadata.ownerReferences?.some((r) => r.kind === 'ControllerConfig') === true || this.generatedNames.has(mc.metadata.name ?? '') ? [CONTROLLER_CONFIG_NAME] : []), 0),
     );
   }
 
@@ -60,20 +64,37 @@ export class TemplateController {
     await this.controller.stop();
   }
 
+  /**
+   * One sync: TemplateControllerRunning (unless this controller version already completed this generation), the
+   * generated MachineConfigs created or overwritten, then TemplateControllerCompleted (or Failing).
+   */
   async reconcile(name: string): Promise<ReconcileResult | undefined> {
-    const cc = this.ctx.informers.controllerConfigs.store.get(name);
+    let cc = this.ctx.informers.controllerConfigs.store.get(name);
     if (cc === undefined) return undefined;
+    if (!completedByVersion(cc, this.controllerVersion)) {
+      const written = await this.writeStatus(cc, { state: 'running' });
+      if (written === undefined) return { requeueAfterMs: 100 };
+      cc = written;
+    }
     let mcs: MachineConfig[];
     try {
       this.tree ??= loadTemplateTree(this.templatesDir);
       mcs = generateTemplateMachineConfigs(this.tree, cc, this.controllerVersion);
     } catch (e) {
-      await this.setStatus(cc, 'failing', (e as Error).message);
+      await this.writeStatus(cc, { state: 'failing', error: (e as Error).message });
       throw e;
     }
+    await this.applyGenerated(mcs);
+    return (await this.writeStatus(cc, { state: 'completed' })) === undefined ? { requeueAfterMs: 100 } : undefined;
+  }
+
+  /** Creates each generated MC, or overwrites it when its content was changed by someone else. */
+  private async applyGenerated(mcs: readonly MachineConfig[]): Promise<void> {
     const client = this.ctx.client.resource(MachineConfigs);
     for (const want of mcs) {
-      const existing = this.ctx.informers.machineConfigs.store.get(want.metadata.name ?? '');
+      const mcName = want.metadata.name ?? '';
+      this.generatedNames.add(mcName);
+      const existing = this.ctx.informers.machineConfigs.store.get(mcName);
       if (existing === undefined) {
         try {
           await client.create(want);
@@ -81,28 +102,21 @@ export class TemplateController {
           if (!isAlreadyExists(e)) throw e;
         }
       } else if (templateMachineConfigChanged(existing, want)) {
-        await client.update({ ...existing, metadata: { ...existing.metadata, labels: want.metadata.labels ?? {}, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations } }, spec: want.spec ?? {} });
+        const ownerReferences = want.metadata.ownerReferences ?? existing.metadata.ownerReferences;
+        await client.update({ ...existing, metadata: { ...existing.metadata, labels: want.metadata.labels ?? {}, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations }, ...(ownerReferences !== undefined ? { ownerReferences } : {}) }, spec: want.spec ?? {} });
       }
     }
-    await this.setStatus(cc, 'completed', '');
-    return undefined;
   }
 
-  private async setStatus(cc: ControllerConfig, state: 'completed' | 'failing', message: string): Promise<void> {
-    const now = this.ctx.now();
-    const conds: Array<[string, 'True' | 'False', string]> =
-      state === 'completed'
-        ? [['TemplateControllerRunning', 'False', ''], ['TemplateControllerCompleted', 'True', `sync completed towards (${String(cc.metadata.generation ?? 0)}) generation using controller version ${this.controllerVersion}`], ['TemplateControllerFailing', 'False', '']]
-        : [['TemplateControllerRunning', 'False', ''], ['TemplateControllerCompleted', 'False', ''], ['TemplateControllerFailing', 'True', `failed to sync towards (${String(cc.metadata.generation ?? 0)}) generation using controller version ${this.controllerVersion}: ${message}`]];
-    let conditions: Condition[] = cc.status?.conditions ?? [];
-    for (const [type, status, msg] of conds) conditions = setPoolCondition(conditions, { type, status, reason: '', message: msg }, now);
-    const status = { ...(cc.status ?? {}), observedGeneration: cc.metadata.generation ?? 0, conditions: conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? null })) };
-    if (JSON.stringify(status) === JSON.stringify(cc.status ?? {})) return;
+  /** Writes the status of `phase` unless unchanged; returns the stored object, or undefined after a conflict. */
+  private async writeStatus(cc: ControllerConfig, phase: Parameters<typeof computeTemplateStatus>[2]): Promise<ControllerConfig | undefined> {
+    const status = computeTemplateStatus(cc, this.controllerVersion, phase, this.ctx.now());
+    if (semanticEqual(status, cc.status ?? {})) return cc;
     try {
-      await this.ctx.client.resource(ControllerConfigs).updateStatus({ ...cc, status });
+      return await this.ctx.client.resource(ControllerConfigs).updateStatus({ ...cc, status });
     } catch (e) {
       if (!isConflict(e)) throw e;
-      this.controller.queue.addAfter(cc.metadata.name ?? '', 100);
+      return undefined;
     }
   }
 }

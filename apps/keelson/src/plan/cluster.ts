@@ -1,0 +1,46 @@
+/**
+ * `keelson upgrade plan --kubeconfig`: read what the CVO and the MCO would judge from a live cluster — ClusterVersion
+ * `version` (history, desired, conditions, overrides, available/conditional updates), every ClusterOperator (their
+ * Upgradeable conditions), the MachineConfigPools (sizes, maxUnavailable, paused, selectors, current rendered config)
+ * and the MachineConfigs. Read-only: the plan writes nothing.
+ */
+import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
+import type { MachineConfig } from '@keelson/ignition';
+import type { KubeObject } from '@keelson/release-payload';
+import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
+import { getClusterVersion } from '../upgrade/cluster.js';
+
+/** The objects the plan reads from a cluster. */
+export interface LiveCluster {
+  clusterVersion: ClusterVersion;
+  operators: ClusterOperator[];
+  /** Empty when the cluster has no MachineConfigPool API (no MCO). */
+  pools: MachineConfigPool[];
+  machineConfigs: MachineConfig[];
+  /** ConfigMaps of `openshift-config-managed` labelled `release.openshift.io/verification-signatures` (the CVO's first signature store). */
+  signatureConfigMaps: KubeObject[];
+}
+
+/** Label of the ConfigMaps that carry release signatures. */
+export const SIGNATURES_LABEL = 'release.openshift.io/verification-signatures';
+
+async function listOrEmpty<T>(list: () => Promise<{ items: T[] }>): Promise<T[]> {
+  try {
+    return (await list()).items;
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
+}
+
+/** Reads ClusterVersion `version`, ClusterOperators, MachineConfigPools and MachineConfigs (lists paginated). */
+export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> {
+  const clusterVersion = await getClusterVersion(client);
+  const [operators, pools, machineConfigs, signatureConfigMaps] = await Promise.all([
+    listOrEmpty(() => client.resource(ClusterOperators).listAll()),
+    listOrEmpty(() => client.resource(MachineConfigPools).listAll()),
+    listOrEmpty(() => client.resource(MachineConfigs).listAll()),
+    listOrEmpty(() => client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } })),
+  ]);
+  return { clusterVersion, operators, pools, machineConfigs: machineConfigs as unknown as MachineConfig[], signatureConfigMaps };
+}
