@@ -13,6 +13,9 @@ import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
+
+/** How long a virtual node's reboot takes on the simulated clock (a real RHCOS reboot: about 4 minutes). */
+export const SIMULATED_REBOOT_MS = 240_000;
 /** What every component is given. */
 export interface ComponentContext {
   /** Kubeconfig file of the rehearsal cluster (through the counting proxy). */
@@ -31,6 +34,8 @@ export interface Running {
   stop(): Promise<void>;
   /** Abrupt stop, as SIGKILL (no lease release, no status write); absent when the component cannot be killed. */
   kill?: () => Promise<void>;
+  /** Whether it holds its leader-election Lease now; absent when the component does not elect. */
+  leading?: () => boolean;
 }
 
 /** Progress the CVO reports beyond what its status shows. */
@@ -100,11 +105,16 @@ function exported(mod: Module | string, name: string, specifier: string): Fn | s
 }
 
 function asRunning(v: unknown, what: string): Running {
-  const o = v as { stop?: unknown; kill?: unknown } | null;
+  const o = v as { stop?: unknown; kill?: unknown; isLeader?: unknown } | null;
   if (o === null || typeof o.stop !== 'function') throw new TypeError(`${what} returned no stop()`);
   const stop = o.stop as () => Promise<void>;
   const kill = o.kill;
-  return { stop: () => stop.call(o), ...(typeof kill === 'function' ? { kill: () => (kill as () => Promise<void>).call(o) } : {}) };
+  const isLeader = o.isLeader;
+  return {
+    stop: () => stop.call(o),
+    ...(typeof kill === 'function' ? { kill: () => (kill as () => Promise<void>).call(o) } : {}),
+    ...(typeof isLeader === 'function' ? { leading: () => (isLeader as () => unknown).call(o) === true } : {}),
+  };
 }
 
 interface Entry {
@@ -254,7 +264,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         kubeconfig: ctx.kubeconfigPath,
         nodes: specs,
         ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
-        rebootDurationMs: Math.round(240_000 / ctx.timeScale),
+        rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),
         rootDir: `${ctx.workDir}/nodes`,
         faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
         logger: logger(ctx, 'machine-config-daemon'),

@@ -173,7 +173,7 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
   const seen = new Map<string, RehearsalReport['conditions'][number]>();
   for (const e of events) {
     if (e.type !== 'condition') continue;
-    const interesting = (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type) && e.condition.status === 'True') || (e.condition.type === 'Available' && e.condition.status === 'False') || (e.condition.type === 'Upgradeable' && e.condition.status === 'False');
+    const interesting = (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type) && e.condition.status === 'True') || (e.condition.type === 'Failing' && e.condition.status === 'Unknown') || (e.condition.type === 'Available' && e.condition.status === 'False') || (e.condition.type === 'Upgradeable' && e.condition.status === 'False');
     if (!interesting) continue;
     const key = `${e.object}|${e.condition.type}|${e.condition.reason ?? ''}|${e.condition.message ?? ''}`;
     if (!seen.has(key)) seen.set(key, { object: e.object, condition: e.condition, firstMs: e.t });

@@ -12,12 +12,14 @@ import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
-import { loadComponents, machineConfigManifestsDir, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
+import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
 import { startObserver, type Observer } from './observer.js';
-import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type Outcome, type RehearsalReport } from './report.js';
+import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type RehearsalReport } from './report.js';
 import type { TimelineEvent } from './timeline.js';
 import { openUserReleases } from './user-release.js';
+import { cond, decideUpdateVerdict, degradedPool, explainStall, history0, poolsUpdated, type DrainFailure, type RehearsalVerdict } from './verdict.js';
+import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 
 /** Options of {@link rehearse}. */
@@ -43,13 +45,14 @@ export interface RehearseOptions {
   onLog?: (component: string, line: string) => void;
 }
 
+export { decideUpdateVerdict, explainStall, type RehearsalVerdict, type VerdictInput } from './verdict.js';
+
 /** Result of {@link rehearse}. */
 export interface RehearsalResult {
   report: RehearsalReport;
   events: TimelineEvent[];
 }
 
-type Obj = Record<string, unknown>;
 const EMPTY_API: ApiCounts = { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 };
 
 /** A release the rehearsal can hand to the CVO. */
@@ -114,41 +117,9 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
   });
 }
 
-interface Cond {
-  type: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-}
-
-function cond(o: unknown, type: string): Cond | undefined {
-  const list = ((o as { status?: { conditions?: unknown[] } } | undefined)?.status?.conditions ?? []) as Cond[];
-  return list.find((c) => c.type === type);
-}
-
 function configName(p: unknown): string {
   const name = (p as { status?: { configuration?: { name?: unknown } } }).status?.configuration?.name;
   return typeof name === 'string' ? name : '';
-}
-
-function history0(o: unknown): Obj {
-  return (((o as { status?: { history?: unknown[] } } | undefined)?.status?.history ?? [])[0] ?? {}) as Obj;
-}
-
-function poolsUpdated(pools: readonly KubeObjectLike[], skipPaused: boolean, notOn?: ReadonlyMap<string, string>): boolean {
-  if (pools.length === 0) return false;
-  return pools.every((p) => {
-    const spec = (p as { spec?: { paused?: boolean } }).spec ?? {};
-    if (skipPaused && spec.paused === true) return true;
-    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string }; observedGeneration?: number };
-    const before = notOn?.get(p.metadata.name ?? '');
-    // the status must be about the pool's current target: a newer render in spec.configuration (or a spec the
-    // controller has not observed yet) means the pool is not done, whatever its last Updated condition says
-    const target = (p as { spec?: { configuration?: { name?: string } } }).spec?.configuration?.name;
-    const generation = (p as { metadata: { generation?: number } }).metadata.generation;
-    const current = (target === undefined || st.configuration?.name === target) && (generation === undefined || st.observedGeneration === undefined || st.observedGeneration >= generation);
-    return current && cond(p, 'Updated')?.status === 'True' && (st.machineCount ?? 0) > 0 && st.updatedMachineCount === st.machineCount && (before === undefined || st.configuration?.name !== before);
-  });
 }
 
 function sleep(ms: number): Promise<void> {
@@ -174,55 +145,6 @@ export async function rehearse(opts: RehearseOptions): Promise<RehearsalResult> 
   }
   return runWith(loaded.components, opts, t0, emit, events);
 }
-
-/** What the update loop decides from one look at the cluster. */
-export interface RehearsalVerdict {
-  outcome: Outcome;
-  message: string;
-}
-
-/** Inputs of {@link decideUpdateVerdict}: plain objects as read from the API. */
-export interface VerdictInput {
-  clusterVersion: unknown;
-  pools: readonly KubeObjectLike[];
-  target: string;
-  /** Pool → rendered config it ran before the update (each pool must move off it). */
-  installedConfigs: ReadonlyMap<string, string>;
-  pausedPools: readonly string[];
-  now: number;
-  /** When ClusterVersion Failing=True was first seen in a row (undefined when it is not True). */
-  failingSince: number | undefined;
-  /** When the update started and when it is given up. */
-  startedAt: number;
-  deadline: number;
-}
-
-type KubeObjectLike = { metadata: { name?: string } };
-
-/**
- * Decides whether the update is over and how (pure): Completed (history[0] is the target, Completed, every unpaused
- * pool Updated on a new config), PoolPaused, NodeRolloutFailed (a pool Degraded after half the time), Failed
- * (Failing=True held for a quarter of the time, at least 2 s), Stalled at the deadline; undefined while it runs.
- */
-export function decideUpdateVerdict(i: VerdictInput): RehearsalVerdict | undefined {
-  const h = history0(i.clusterVersion);
-  if (h['version'] === i.target && h['state'] === 'Completed' && poolsUpdated(i.pools, true, i.installedConfigs)) {
-    return i.pausedPools.length > 0
-      ? { outcome: 'PoolPaused', message: `ClusterVersion is at ${i.target}; paused pool(s) ${i.pausedPools.join(', ')} hold the node update until unpaused` }
-      : { outcome: 'Completed', message: `ClusterVersion history[0] ${i.target} Completed; every pool Updated` };
-  }
-  const span = i.deadline - i.startedAt;
-  const degraded = i.pools.find((p) => cond(p, 'Degraded')?.status === 'True' || cond(p, 'NodeDegraded')?.status === 'True');
-  if (degraded !== undefined && i.now > i.startedAt + span / 2) {
-    return { outcome: 'NodeRolloutFailed', message: `machineconfigpool/${degraded.metadata.name ?? ''}: ${(cond(degraded, 'NodeDegraded') ?? cond(degraded, 'Degraded'))?.message ?? 'Degraded'}` };
-  }
-  if (i.failingSince !== undefined && i.now - i.failingSince > Math.max(2000, span / 4)) {
-    return { outcome: 'Failed', message: `ClusterVersion Failing=True: ${cond(i.clusterVersion, 'Failing')?.message ?? ''}` };
-  }
-  if (i.now > i.deadline) return { outcome: 'Stalled', message: `the update to ${i.target} did not complete in ${Math.round(span / 1000)}s: ${cond(i.clusterVersion, 'Progressing')?.message ?? ''}` };
-  return undefined;
-}
-
 
 /** One rehearsal's running state: what was started (stopped in reverse), the clock and the event sink. */
 class Session {
@@ -291,8 +213,8 @@ class Session {
     return { svc, direct, obs, ctx: { kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
   }
 
-  /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated. */
-  async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
+  /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated on all its MachineConfigs. */
+  async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext, direct: KubeClient): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
     const { c, opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
     const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
@@ -321,12 +243,29 @@ class Session {
       );
     this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
     const until = Date.now() + opts.timeoutSeconds * 1000;
-    while (nodes === undefined || !(cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false))) {
+    let unsettled: string[] = [];
+    let lastSettleCheck = 0;
+    for (;;) {
       if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
-      if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress'}`);
+      if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`);
+      await this.superviseMco(ctx);
+      const installed = cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false);
+      if (nodes !== undefined && installed && Date.now() - lastSettleCheck > 250) {
+        lastSettleCheck = Date.now();
+        unsettled = await this.unsettled(direct, obs);
+        if (unsettled.length === 0) return { nodes, operators, startCvo };
+      }
       await sleep(50);
     }
-    return { nodes, operators, startCvo };
+  }
+
+  /**
+   * Pools whose nodes do not yet run every MachineConfig that selects them (see {@link unsettledPools}): the install
+   * is over only when the pools have rolled onto the configs with the payload's base MachineConfigs.
+   */
+  private async unsettled(direct: KubeClient, obs: Observer): Promise<string[]> {
+    const list = await direct.request<{ items?: MachineConfigLike[] }>('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigs');
+    return unsettledPools(obs.pools(), list.items ?? []);
   }
 
   cvo: Running | undefined;
@@ -345,7 +284,7 @@ class Session {
     for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
     return again;
   }
-  private mco: { version: string; operator: Running; controller: Running } | undefined;
+  private mco: { version: string; operator: Running; controller: Running; led: Set<'operator' | 'controller'> } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
   async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
@@ -356,7 +295,29 @@ class Session {
     }
     const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
     const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
-    this.mco = { version: releaseVersion, operator, controller };
+    this.mco = { version: releaseVersion, operator, controller, led: new Set() };
+  }
+
+  /**
+   * The kubelet's part for the MCO's pods: upstream the operator and the controller exit when they lose their Lease
+   * (e.g. renewals refused by API errors) and their container is started again; here the one that lost it is stopped
+   * and started again, and waits for the Lease like a new pod.
+   */
+  async superviseMco(ctx: ComponentContext): Promise<void> {
+    const m = this.mco;
+    if (m === undefined) return;
+    for (const part of ['operator', 'controller'] as const) {
+      const leading = m[part].leading?.();
+      if (leading === undefined) continue;
+      if (leading) m.led.add(part);
+      if (leading || !m.led.has(part)) continue;
+      m.led.delete(part);
+      await m[part].stop();
+      const component = `machine-config-${part}`;
+      m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
+      this.stack.push(component, () => m[part].stop());
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again (upstream: the process exits and its container restarts)' });
+    }
   }
 
   /** When the CVO has rolled the machine-config-operator Deployment to another release, runs that release's MCO. */
@@ -421,16 +382,28 @@ class Session {
     let killedCvo = false;
     const killedDaemons = new Set<string>();
     let failingSince: number | undefined;
+    let degradedSince: number | undefined;
+    const downSince = new Map<string, number>();
+    let drainFailure: DrainFailure | undefined;
     let lastDeploymentCheck = 0;
     for (;;) {
       if (Date.now() - lastDeploymentCheck > 500) {
         lastDeploymentCheck = Date.now();
         await this.followMcoDeployment(direct, ctx);
+        await this.superviseMco(ctx);
+        drainFailure = await latestDrainFailure(direct);
       }
       const cv = obs.clusterVersion();
-      failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? Date.now()) : undefined;
-      const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now: Date.now(), failingSince, startedAt, deadline });
-      if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0) } : verdict;
+      const now = Date.now();
+      failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? now) : undefined;
+      degradedSince = degradedPool(obs.pools()) !== undefined ? (degradedSince ?? now) : undefined;
+      for (const n of obs.nodes()) {
+        if (n.ready) downSince.delete(n.name);
+        else if (!downSince.has(n.name)) downSince.set(n.name, now);
+      }
+      const downNodes = [...downSince].map(([name, since]) => ({ name, since }));
+      const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now, failingSince, degradedSince, downNodes, rebootMs: SIMULATED_REBOOT_MS / opts.timeScale, drainFailure, startedAt, deadline });
+      if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0, obs.nodes()) } : verdict;
       const prog = this.events.findLast((e) => e.type === 'progress');
       if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
         killedCvo = true;
@@ -462,7 +435,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
     ({ a, b } = await s.releases());
     const { svc, direct, obs, ctx } = await s.cluster(a, b);
-    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx);
+    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx, direct);
     const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
     await s.arm(b, direct, operators, ctx);
     const machines = await s.armFailBoot(nodes, ctx);
@@ -491,18 +464,21 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   return { report, events };
 }
 
+
 /**
- * A stalled update's message with what holds it (pure): pools not yet on their new config, and evictions refused by a
- * PodDisruptionBudget (the eviction API's 429 text).
+ * The newest `DrainThresholdExceeded` Event (the machine-config-controller's "Drain has been failing for more than 10
+ * minutes"), read with the field selector a real API server supports for Events; undefined when there is none.
  */
-export function explainStall(message: string, pools: readonly KubeObjectLike[], pdbRefusals: number): string {
-  const behind = pools.flatMap((p) => {
-    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; unavailableMachineCount?: number };
-    return cond(p, 'Updated')?.status === 'True' ? [] : [`machineconfigpool/${p.metadata.name ?? ''} ${st.updatedMachineCount ?? 0}/${st.machineCount ?? 0} updated, ${st.unavailableMachineCount ?? 0} unavailable`];
-  });
-  const parts = [message, ...behind];
-  if (pdbRefusals > 0) parts.push(`drain blocked: ${pdbRefusals} evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)`);
-  return parts.join('; ');
+async function latestDrainFailure(client: KubeClient): Promise<DrainFailure | undefined> {
+  type Ev = { involvedObject?: { name?: string }; message?: string; lastTimestamp?: string; eventTime?: string };
+  let list: { items?: Ev[] };
+  try {
+    list = await client.request<{ items?: Ev[] }>('GET', '/api/v1/events', { query: { fieldSelector: 'reason=DrainThresholdExceeded' } });
+  } catch {
+    return undefined;
+  }
+  const newest = [...(list.items ?? [])].sort((x, y) => (x.lastTimestamp ?? x.eventTime ?? '').localeCompare(y.lastTimestamp ?? y.eventTime ?? '')).at(-1);
+  return newest === undefined ? undefined : { node: newest.involvedObject?.name ?? '', message: newest.message ?? '' };
 }
 
 /** The install did not finish: reported as Stalled. */

@@ -9,9 +9,20 @@ export interface FaultRun {
   stderr: string;
 }
 
-/** One master, one worker (two when `workers` says so), time scale 120, generous per-phase timeout. */
-export async function rehearseWith(args: readonly string[], workers = 1): Promise<FaultRun> {
-  const r = await cli('rehearse', '--masters', '1', '--workers', String(workers), '--time-scale', '120', '--timeout', '300', '--json', ...args);
+/** Size and per-phase timeout of a fault rehearsal. */
+export interface FaultRunOptions {
+  /** Worker nodes (default 1). */
+  workers?: number;
+  /**
+   * `--timeout` seconds per phase (default 300, generous for loaded CI cores). Faults that end in a held condition
+   * use a shorter one: a NodeDegraded or Failing condition counts once held for a quarter of it.
+   */
+  timeoutSeconds?: number;
+}
+
+/** One master, one worker (or `workers`), time scale 120. */
+export async function rehearseWith(args: readonly string[], o: FaultRunOptions = {}): Promise<FaultRun> {
+  const r = await cli('rehearse', '--masters', '1', '--workers', String(o.workers ?? 1), '--time-scale', '120', '--timeout', String(o.timeoutSeconds ?? 300), '--json', ...args);
   let report: RehearsalReport;
   try {
     report = JSON.parse(r.stdout) as RehearsalReport;

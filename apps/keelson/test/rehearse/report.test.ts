@@ -174,12 +174,12 @@ describe('decideUpdateVerdict', () => {
     const v = decideUpdateVerdict({ ...base, pausedPools: ['worker'], clusterVersion: cv('Completed'), pools: [pool('master', 'rendered-master-b'), pool('worker', 'rendered-worker-a', { paused: true })] });
     expect(v).toEqual({ outcome: 'PoolPaused', message: 'ClusterVersion is at 4.18.8; paused pool(s) worker hold the node update until unpaused' });
   });
-  it('reports Failing held long enough, a degraded pool after half the time, and the deadline', () => {
+  it('reports Failing or a degraded pool held for a quarter of the time, and the deadline', () => {
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial', 'True'), pools: [], failingSince: 1_000, now: 20_000 })).toEqual({ outcome: 'Failed', message: 'ClusterVersion Failing=True: Cluster operator dns is degraded' });
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial', 'True'), pools: [], failingSince: 9_000, now: 10_000 })).toBeUndefined();
     const degraded = [pool('worker', 'rendered-worker-a', { degraded: 'Node worker-1 is reporting: "unexpected on-disk state"' })];
-    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 10_000 })).toBeUndefined();
-    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, now: 40_000 })?.outcome).toBe('NodeRolloutFailed');
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, degradedSince: 1_000, now: 10_000 })).toBeUndefined();
+    expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: degraded, degradedSince: 1_000, now: 16_000 })?.outcome).toBe('NodeRolloutFailed');
     expect(decideUpdateVerdict({ ...base, clusterVersion: cv('Partial'), pools: [], now: 61_000 })?.message).toMatch(/did not complete in 60s: Working towards 4.18.8: 80 of 191/);
   });
 });

@@ -144,7 +144,28 @@ export class VirtualMachine {
     this.reboots++;
   }
 
+  /**
+   * Runs a kubelet API call until it succeeds, as the kubelet keeps posting node status (100 ms doubling to 2 s);
+   * gives up only when the machine is stopped.
+   */
+  async #kubelet(what: string, call: () => Promise<void>): Promise<void> {
+    for (let delay = 100; ; delay = Math.min(2000, delay * 2)) {
+      try {
+        await call();
+        return;
+      } catch (e) {
+        if (this.#stopped) throw e;
+        this.#o.logger.warn('kubelet call failed, retrying', { node: this.name, call: what, error: (e as Error).message, retryInMs: delay });
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   async #setReady(ready: boolean): Promise<void> {
+    await this.#kubelet(ready ? 'post Ready' : 'post NotReady', () => this.#postReady(ready));
+  }
+
+  async #postReady(ready: boolean): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const cond: NodeCondition = ready
       ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }
@@ -153,6 +174,11 @@ export class VirtualMachine {
   }
 
   async #ensureNode(): Promise<void> {
+    await this.#kubelet('register Node', () => this.#registerNode());
+    await this.#setReady(true);
+  }
+
+  async #registerNode(): Promise<void> {
     const nodes = this.#o.plumbing.client.resource(Nodes);
     try {
       await nodes.get(this.name);
@@ -166,7 +192,6 @@ export class VirtualMachine {
       };
       await nodes.create(node);
     }
-    await this.#setReady(true);
   }
 
   async #boot(): Promise<void> {
