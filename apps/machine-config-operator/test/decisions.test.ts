@@ -18,6 +18,7 @@ import {
   type Pod,
 } from '../src/index.js';
 import { goDuration } from '../src/controllers/drain/decide.js';
+import { scaleDurations } from '../src/controllers/context.js';
 import { pendingSubConfig } from '../src/controllers/render/decide.js';
 import { semanticallyContains, semanticEqual } from '../src/common/semantic.js';
 import { completedByVersion, computeTemplateStatus } from '../src/controllers/template/status.js';
@@ -116,6 +117,12 @@ describe('drain decisions', () => {
       requeueAfterMs: 300_000,
       thresholdExceeded: 'Drain failed. Drain has been failing for more than 10 minutes. Waiting 5 minutes then retrying. Error message from drain: e',
     });
+  });
+  it('names the upstream minutes on a compressed clock too', () => {
+    for (const scale of [7, 60, 120]) {
+      const d = scaleDurations(DEFAULT_DURATIONS, scale);
+      expect(decideDrainFailure(d.drainThresholdMs + 1, d, 'e').thresholdExceeded, `time scale ${String(scale)}`).toBe('Drain failed. Drain has been failing for more than 10 minutes. Waiting 5 minutes then retrying. Error message from drain: e');
+    }
   });
   it('evicts everything but DaemonSet pods, mirror pods and finished pods', () => {
     const p = (name: string, extra: Partial<Pod['metadata']> = {}, phase?: 'Succeeded'): Pod => ({ metadata: { name, ...extra }, ...(phase ? { status: { phase } } : {}) });

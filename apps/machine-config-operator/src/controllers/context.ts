@@ -43,6 +43,8 @@ export interface ControllerDurations {
   drainAttemptTimeoutMs: number;
   /** How long a deleted pod may take to disappear before the drain attempt fails (bounded by the attempt timeout). */
   podDeletePollMs: number;
+  /** One minute on this clock: messages that name durations in minutes (as upstream) count in these. */
+  minuteMs: number;
 }
 
 /** Upstream durations. */
@@ -57,6 +59,7 @@ export const DEFAULT_DURATIONS: ControllerDurations = {
   evictionRetryMs: 5_000,
   drainAttemptTimeoutMs: 90_000,
   podDeletePollMs: 1_000,
+  minuteMs: 60_000,
 };
 
 /** Least wait of a poll on a compressed clock: a scaled 1 s poll must not become a busy loop of GETs. */
@@ -82,6 +85,7 @@ export function scaleDurations(d: ControllerDurations, timeScale: number): Contr
     evictionRetryMs: s(d.evictionRetryMs, MIN_SCALED_POLL_MS),
     drainAttemptTimeoutMs: s(d.drainAttemptTimeoutMs, MIN_SCALED_DRAIN_ATTEMPT_MS),
     podDeletePollMs: s(d.podDeletePollMs, MIN_SCALED_POLL_MS),
+    minuteMs: d.minuteMs / timeScale,
   };
 }
 

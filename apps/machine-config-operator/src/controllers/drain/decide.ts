@@ -31,14 +31,15 @@ export interface DrainFailureDecision {
   thresholdExceeded?: string;
 }
 
-const minutes = (ms: number): string => String(ms / 60_000);
+/** A duration in minutes of the controller's clock, printed like Go's `%v` of `Duration.Minutes()`. */
+const minutes = (ms: number, minuteMs: number): string => String(Math.round((ms / minuteMs) * 1e3) / 1e3);
 
 /** After a failed drain attempt that has been going on for `elapsedMs`. */
 export function decideDrainFailure(elapsedMs: number, d: ControllerDurations, err: string): DrainFailureDecision {
   if (elapsedMs > d.drainThresholdMs) {
     return {
       requeueAfterMs: d.drainRequeueAfterThresholdMs,
-      thresholdExceeded: `Drain failed. Drain has been failing for more than ${minutes(d.drainThresholdMs)} minutes. Waiting ${minutes(d.drainRequeueAfterThresholdMs)} minutes then retrying. Error message from drain: ${err}`,
+      thresholdExceeded: `Drain failed. Drain has been failing for more than ${minutes(d.drainThresholdMs, d.minuteMs)} minutes. Waiting ${minutes(d.drainRequeueAfterThresholdMs, d.minuteMs)} minutes then retrying. Error message from drain: ${err}`,
     };
   }
   return { requeueAfterMs: d.drainRequeueMs };
