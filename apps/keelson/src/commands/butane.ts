@@ -5,7 +5,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
-import { ButaneError, formatButaneReport, translateButane, type ButaneResult } from '@keelson/ignition';
+import { ButaneError, formatButaneReport, goJsonString, serializeIgnitionV35, translateButane, type ButaneResult } from '@keelson/ignition';
 import {
   addOutputOption,
   CliError,
@@ -25,7 +25,47 @@ interface ButaneFlags extends OutputFlags {
   strict?: boolean;
   raw?: boolean;
   experimental?: boolean;
+  pretty?: boolean;
   outFile?: string;
+}
+
+/**
+ * JSON as Go's encoding/json writes it (what butane prints): keys in the order given, HTML-safe string escapes,
+ * compact, or indented by two spaces with `pretty` (json.MarshalIndent).
+ */
+export function goJson(value: unknown, pretty = false, depth = 0): string {
+  const pad = (d: number): string => (pretty ? `\n${'  '.repeat(d)}` : '');
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return goJsonString(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[${value.map((v) => `${pad(depth + 1)}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return '{}';
+  const sep = pretty ? ': ' : ':';
+  return `{${entries.map(([k, v]) => `${pad(depth + 1)}${goJsonString(k)}${sep}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}}`;
+}
+
+/**
+ * An Ignition config as butane prints it: marshalled from Ignition's Go types with clarketm/json (Go field order, empty
+ * structs omitted) — the MCO's serialiser, whose v3.5 types cover every spec up to 3.5.0; later (experimental) specs
+ * and MachineConfigs keep the translator's order.
+ */
+function ignitionJson(r: ButaneResult, pretty: boolean): string {
+  const goTypes = !('apiVersion' in r.config) && /^3\.[0-5]\.0$/.test(r.ignitionVersion);
+  const value: unknown = goTypes ? JSON.parse(serializeIgnitionV35(r.config)) : r.config;
+  return goJson(value, pretty);
+}
+
+/** Object keys sorted at every level: butane writes YAML from a decoded JSON map, which yaml.v3 emits sorted. */
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortKeysDeep((value as Record<string, unknown>)[k]);
+  return out;
 }
 
 async function readInput(file: string): Promise<Buffer> {
@@ -93,6 +133,7 @@ export function registerButaneCommand(program: Command): void {
     .option('-s, --strict', 'fail on any warning')
     .option('-r, --raw', 'openshift: output the Ignition config instead of a MachineConfig')
     .option('--experimental', 'accept *-experimental Butane versions')
+    .option('-p, --pretty', 'indent JSON output (butane --pretty)')
     .option('-O, --out-file <file>', 'write the result to this file (atomically) instead of stdout');
   // default: what upstream writes (a MachineConfig as YAML, an Ignition config as JSON)
   addOutputOption(cmd, { formats: ['auto', 'json', 'yaml'], default: 'auto' }).action(
@@ -102,10 +143,11 @@ export function registerButaneCommand(program: Command): void {
       const r = translateForCli(await readInput(file), file, o);
       const isMc = 'apiVersion' in r.config;
       const chosen = format === 'auto' ? (isMc ? 'yaml' : 'json') : format;
+      // as butane writes them: YAML with sorted keys, JSON compact (or --pretty), one newline at the end
       const text =
         chosen === 'yaml'
-          ? `${BUTANE_YAML_HEADER}${await renderStructured(r.config, 'yaml')}`
-          : await renderStructured(r.config, 'json');
+          ? `${BUTANE_YAML_HEADER}${(await renderStructured(sortKeysDeep(r.config), 'yaml')).replace(/\n+$/, '')}\n`
+          : `${ignitionJson(r, o.pretty === true)}\n`;
       if (o.outFile !== undefined) writeAtomic(o.outFile, text);
       else await writeOut(text);
     },
