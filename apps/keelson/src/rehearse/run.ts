@@ -367,7 +367,7 @@ class Session {
         m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
         this.stack.push(component, () => m[part].stop());
       }
-      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again (upstream: the process exits and its container restarts)' });
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again, as the kubelet restarts the container of a process that exits' });
     }
   }
 
