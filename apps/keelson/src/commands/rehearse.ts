@@ -9,6 +9,7 @@ import { CliError } from '../errors.js';
 import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js';
 import { renderHtmlReport } from '../rehearse/html.js';
 import { LiveView, type LiveMode } from '../rehearse/live-view.js';
+import { MaxUnavailableSpecError, parseMaxUnavailable } from '../rehearse/max-unavailable.js';
 import { formatReport } from '../rehearse/report.js';
 import { rehearse } from '../rehearse/run.js';
 
@@ -19,6 +20,7 @@ interface RehearseFlags {
   masters: string;
   workers: string;
   pools: string[];
+  maxUnavailable: string[];
   timeScale: string;
   fault: string[];
   kill: string[];
@@ -60,6 +62,7 @@ export function registerRehearseCommand(program: Command): void {
     .option('--masters <n>', 'control-plane nodes', '3')
     .option('--workers <n>', 'worker nodes', '3')
     .option('--pools <name=n>', 'custom pool with n nodes, e.g. infra=2 (repeatable)', repeat, [])
+    .option('--max-unavailable <pool=n>', 'spec.maxUnavailable of a pool, a count or a percentage, e.g. worker=10% (repeatable; set on master/worker after the install, as oc patch mcp would)', repeat, [])
     .option('--time-scale <x>', 'simulated durations are divided by x (reboots, roll-outs)', '60')
     .option('--fault <fault>', `inject a fault (repeatable): ${FAULT_KINDS.join(', ')}`, repeat, [])
     .option('--kill <what>', 'kill a component mid-update and start it again: cvo@N% or daemon@NODE (repeatable)', repeat, [])
@@ -86,6 +89,13 @@ export function registerRehearseCommand(program: Command): void {
       const workers = count(f.workers, '--workers', 5000);
       const timeoutSeconds = count(f.timeout, '--timeout', 86_400);
       const pools = parsePools(f.pools);
+      let maxUnavailable;
+      try {
+        maxUnavailable = parseMaxUnavailable(f.maxUnavailable, ['master', 'worker', ...Object.keys(pools)]);
+      } catch (e) {
+        if (e instanceof MaxUnavailableSpecError) throw new CliError(e.message, 2);
+        throw e;
+      }
       const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
       const view = new LiveView(process.stderr, mode, f.from ?? 'A', f.to ?? 'B');
       const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
@@ -99,6 +109,7 @@ export function registerRehearseCommand(program: Command): void {
           masters,
           workers,
           pools,
+          maxUnavailable,
           timeScale,
           faults,
           timeoutSeconds,

@@ -14,7 +14,9 @@ import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
+import { decideRestarts } from './supervise.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type RehearsalReport } from './report.js';
 import type { TimelineEvent } from './timeline.js';
 import { openUserReleases } from './user-release.js';
@@ -34,6 +36,12 @@ export interface RehearseOptions {
   workers: number;
   /** Extra pools: name → node count (nodes labelled worker and <name>, as custom pools are). */
   pools: Record<string, number>;
+  /**
+   * `spec.maxUnavailable` per pool (`--max-unavailable`): set on master/worker once A is installed, before the update
+   * (an admin's `oc patch mcp worker --type merge -p '{"spec":{"maxUnavailable":"10%"}}'`), and in the custom pools'
+   * definitions when they are created.
+   */
+  maxUnavailable?: Record<string, IntOrPercent>;
   timeScale: number;
   faults: FaultPlan;
   /** Give up (Stalled) after this many wall-clock seconds per phase. */
@@ -92,6 +100,33 @@ export function nodeInventory(masters: number, workers: number, pools: Readonly<
 /** The sandbox's kubeconfig pointed at another server URL (the proxy). */
 export function kubeconfigFor(sandbox: Sandbox, server: string): string {
   return sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${server}`);
+}
+
+/**
+ * A custom pool as OpenShift's documentation has admins define one: nodes labelled `node-role.kubernetes.io/<name>`,
+ * MachineConfigs of role worker and <name>; with `spec.maxUnavailable` when given.
+ */
+export function customPool(name: string, maxUnavailable?: IntOrPercent): Record<string, unknown> {
+  return {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfigPool',
+    metadata: { name },
+    spec: {
+      machineConfigSelector: { matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'In', values: ['worker', name] }] },
+      nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
+      ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
+    },
+  };
+}
+
+/**
+ * The `--pools` custom pools, created with the cluster (as install-time manifests are) so that their machines, which
+ * fetch `/config/<pool>` from the machine-config-server when they boot, find a rendered config.
+ */
+export async function createCustomPools(client: KubeClient, pools: Readonly<Record<string, number>>, maxUnavailable: Readonly<Record<string, IntOrPercent>>): Promise<void> {
+  for (const name of Object.keys(pools)) {
+    await client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools', { body: customPool(name, maxUnavailable[name]) });
+  }
 }
 
 /** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, ClusterVersion `version`. */
@@ -207,6 +242,7 @@ class Session {
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
     await bootstrapCluster(direct, a, svc);
+    await createCustomPools(direct, opts.pools, opts.maxUnavailable ?? {});
     const obs = startObserver(direct, this.t0, this.emit);
     stack.push('observer', () => obs.stop());
     await obs.synced();
@@ -226,6 +262,7 @@ class Session {
       },
     };
     const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress, asProcess: opts.faults.killCvoAt !== undefined }));
+    this.startCvo = startCvo;
     this.cvo = await startCvo();
     // machines boot while the CVO installs: they fetch their pool's config once the MCO has rendered it
     let nodesError: unknown;
@@ -248,7 +285,7 @@ class Session {
     for (;;) {
       if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
       if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`);
-      await this.superviseMco(ctx);
+      await this.supervise(ctx);
       const installed = cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false);
       if (nodes !== undefined && installed && Date.now() - lastSettleCheck > 250) {
         lastSettleCheck = Date.now();
@@ -269,6 +306,8 @@ class Session {
   }
 
   cvo: Running | undefined;
+  /** Starts a new CVO (a new pod of its Deployment). */
+  private startCvo: (() => Promise<Running>) | undefined;
   private machines: { nodes: { name: string; roles: string[] }[]; serverUrl?: string } | undefined;
 
   /**
@@ -284,7 +323,7 @@ class Session {
     for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
     return again;
   }
-  private mco: { version: string; operator: Running; controller: Running; led: Set<'operator' | 'controller'> } | undefined;
+  private mco: { version: string; operator: Running; controller: Running } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
   async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
@@ -295,28 +334,40 @@ class Session {
     }
     const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
     const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
-    this.mco = { version: releaseVersion, operator, controller, led: new Set() };
+    this.mco = { version: releaseVersion, operator, controller };
+    this.led.delete('machine-config-operator');
+    this.led.delete('machine-config-controller');
   }
 
+  /** Components that have held their Lease since they were (re)started (see {@link decideRestarts}). */
+  private led = new Set<Supervised>();
+
   /**
-   * The kubelet's part for the MCO's pods: upstream the operator and the controller exit when they lose their Lease
-   * (e.g. renewals refused by API errors) and their container is started again; here the one that lost it is stopped
-   * and started again, and waits for the Lease like a new pod.
+   * The kubelet's part for the operators' pods: upstream the CVO and the MCO's operator and controller exit when they
+   * lose their Lease (e.g. renewals refused by API errors) and their container is started again; here the one that
+   * lost it is stopped and started again, and waits for the Lease like a new pod. A CVO run as a child process does
+   * not tell whether it leads and is not supervised.
    */
-  async superviseMco(ctx: ComponentContext): Promise<void> {
+  async supervise(ctx: ComponentContext): Promise<void> {
     const m = this.mco;
-    if (m === undefined) return;
-    for (const part of ['operator', 'controller'] as const) {
-      const leading = m[part].leading?.();
-      if (leading === undefined) continue;
-      if (leading) m.led.add(part);
-      if (leading || !m.led.has(part)) continue;
-      m.led.delete(part);
-      await m[part].stop();
-      const component = `machine-config-${part}`;
-      m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
-      this.stack.push(component, () => m[part].stop());
-      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again (upstream: the process exits and its container restarts)' });
+    const leading = new Map<Supervised, boolean | undefined>([
+      ['cluster-version-operator', this.startCvo !== undefined ? this.cvo?.leading?.() : undefined],
+      ['machine-config-operator', m?.operator.leading?.()],
+      ['machine-config-controller', m?.controller.leading?.()],
+    ]);
+    const d = decideRestarts(this.led, leading);
+    this.led = d.led;
+    for (const component of d.restart) {
+      if (component === 'cluster-version-operator') {
+        await this.cvo?.stop();
+        this.cvo = await this.startCvo?.();
+      } else if (m !== undefined) {
+        const part = component === 'machine-config-operator' ? 'operator' : 'controller';
+        await m[part].stop();
+        m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
+        this.stack.push(component, () => m[part].stop());
+      }
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again, as the kubelet restarts the container of a process that exits' });
     }
   }
 
@@ -333,9 +384,14 @@ class Session {
     if (version !== undefined && version !== this.mco?.version) await this.startMco(ctx, version);
   }
 
-  /** Pauses pools, creates the blocking PDB, turns on API errors; the target's operator simulator with its faults. */
+  /** Sets the pools' maxUnavailable, pauses pools, creates the blocking PDB; the target's operator simulator with its faults. */
   async arm(b: Release, direct: KubeClient, operators: RunningOperators, ctx: ComponentContext): Promise<void> {
     const { opts } = this;
+    for (const [pool, value] of Object.entries(opts.maxUnavailable ?? {})) {
+      if (Object.hasOwn(opts.pools, pool)) continue; // a custom pool got it at creation
+      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { maxUnavailable: value } }, contentType: 'application/merge-patch+json' });
+      // the observer's pool event shows the new limit
+    }
     for (const pool of opts.faults.pausePools) {
       await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { paused: true } }, contentType: 'application/merge-patch+json' });
       this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
@@ -390,7 +446,7 @@ class Session {
       if (Date.now() - lastDeploymentCheck > 500) {
         lastDeploymentCheck = Date.now();
         await this.followMcoDeployment(direct, ctx);
-        await this.superviseMco(ctx);
+        await this.supervise(ctx);
         drainFailure = await latestDrainFailure(direct);
       }
       const cv = obs.clusterVersion();
@@ -412,6 +468,7 @@ class Session {
         await kill();
         this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
         this.cvo = await startCvo();
+        this.led.delete('cluster-version-operator');
         this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'restarted', detail: 'new process; waits for the dead holder\'s Lease to expire, then resumes the update' });
       }
       for (const n of opts.faults.killDaemons) {
@@ -480,6 +537,9 @@ async function latestDrainFailure(client: KubeClient): Promise<DrainFailure | un
   const newest = [...(list.items ?? [])].sort((x, y) => (x.lastTimestamp ?? x.eventTime ?? '').localeCompare(y.lastTimestamp ?? y.eventTime ?? '')).at(-1);
   return newest === undefined ? undefined : { node: newest.involvedObject?.name ?? '', message: newest.message ?? '' };
 }
+
+/** The components {@link Session.supervise} restarts when they lose their Lease. */
+type Supervised = 'cluster-version-operator' | 'machine-config-operator' | 'machine-config-controller';
 
 /** The install did not finish: reported as Stalled. */
 class InstallStalled extends Error {}

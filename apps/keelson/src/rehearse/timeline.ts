@@ -3,6 +3,7 @@
  * from the API (ClusterVersion, ClusterOperators, MachineConfigPools, Nodes) into those events. Only changes become
  * events, so a non-TTY run prints one line per state change.
  */
+import { scaledMaxUnavailable } from './max-unavailable.js';
 
 /** A Kubernetes-style condition as read from status. */
 export interface ObservedCondition {
@@ -125,14 +126,6 @@ export function clusterOperatorEvents(before: unknown, after: unknown, t: number
   return out;
 }
 
-function scaledMaxUnavailable(v: unknown, nodes: number): number {
-  let n = 1;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && /^\d+%$/.test(v)) n = Math.floor((Number(v.slice(0, -1)) * nodes) / 100);
-  else if (typeof v === 'string' && /^\d+$/.test(v)) n = Number(v);
-  return Math.max(1, n);
-}
-
 /** The pool view of a MachineConfigPool object. */
 export function poolView(o: unknown): PoolView {
   const meta = obj(obj(o)['metadata']);
@@ -149,7 +142,7 @@ export function poolView(o: unknown): PoolView {
     paused: spec['paused'] === true,
     config: str(obj(st['configuration'])['name']),
     target: str(obj(spec['configuration'])['name']),
-    maxUnavailable: scaledMaxUnavailable(spec['maxUnavailable'], num('machineCount')),
+    maxUnavailable: scaledMaxUnavailable(spec['maxUnavailable'], num('machineCount'), str(meta['name'])),
     conditions: conditionsOf(o),
   };
 }
@@ -159,7 +152,7 @@ export function poolEvents(before: unknown, after: unknown, t: number): Timeline
   const a = poolView(after);
   const out = diffConditions(`machineconfigpool/${a.name}`, before, after, t).filter((e) => e.type !== 'condition' || ['Updated', 'Updating', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type));
   const b = before === undefined ? undefined : poolView(before);
-  const key = (p: PoolView): string => JSON.stringify([p.machineCount, p.updated, p.ready, p.unavailable, p.degraded, p.paused, p.config, p.target]);
+  const key = (p: PoolView): string => JSON.stringify([p.machineCount, p.updated, p.ready, p.unavailable, p.degraded, p.paused, p.config, p.target, p.maxUnavailable]);
   if (b === undefined || key(b) !== key(a)) out.push({ t, type: 'pool', pool: a });
   return out;
 }

@@ -26,8 +26,20 @@ describe('keelson rehearse', { timeout: 600_000 }, () => {
     expect(report.api.total).toBeGreaterThan(1000);
   });
 
+  it('--max-unavailable: worker=67% of 3 lets 2 workers update at once; a --pools custom pool is created and rolled', async () => {
+    const r = await cli('rehearse', '--json', '--masters', '1', '--workers', '3', '--pools', 'infra=1', '--max-unavailable', 'worker=67%', '--time-scale', '120', '--timeout', '300');
+    const report = JSON.parse(r.stdout) as RehearsalReport;
+    expect(report.outcome, report.message).toBe('Completed');
+    const pool = (name: string) => report.pools.find((p) => p.name === name);
+    // floor(67% × 3) = 2, as the machine-config-controller scales it; both chosen in one pass
+    expect(pool('worker')).toMatchObject({ nodes: 3, updated: 3, maxUnavailable: 2, maxUnavailableSeen: 2 });
+    expect(pool('infra')).toMatchObject({ nodes: 1, updated: 1, maxUnavailable: 1 });
+    expect(pool('infra')?.config).toMatch(/^rendered-infra-/);
+    expect(pool('master')).toMatchObject({ maxUnavailable: 1, maxUnavailableSeen: 1 });
+  });
+
   it('rejects bad flags with usage errors', async () => {
-    const cases = [['--fault', 'explode'], ['--kill', 'cvo@200%'], ['--time-scale', '0'], ['--pools', 'worker=2'], ['--from', 'x'], ['--masters', '-1']];
+    const cases = [['--fault', 'explode'], ['--kill', 'cvo@200%'], ['--time-scale', '0'], ['--pools', 'worker=2'], ['--from', 'x'], ['--masters', '-1'], ['--max-unavailable', 'worker=10 %'], ['--max-unavailable', 'worker=-1'], ['--max-unavailable', 'infra=1'], ['--pools', 'infra=1', '--max-unavailable', 'gpu=10%']];
     const runs = await Promise.all(cases.map((args) => cli('rehearse', ...args)));
     runs.forEach((r, i) => {
       expect(r.code, cases[i]?.join(' ')).toBe(2);
