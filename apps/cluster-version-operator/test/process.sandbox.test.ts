@@ -99,6 +99,21 @@ describe('cluster-version-operator process', () => {
     expect(lease.spec.holderIdentity ?? '').toBe('');
   });
 
+  it('exits with "leaderelection lost" when another holder takes its Lease, as upstream (the kubelet restarts it)', async () => {
+    const c = startChild();
+    await waitFor(() => Promise.resolve(c.output().includes('became leader')), 30_000, 'leading');
+    const path = '/apis/coordination.k8s.io/v1/namespaces/openshift-cluster-version/leases/version';
+    const lease = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', path);
+    const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    await client.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: 'another-cvo', acquireTime: now, renewTime: now, leaseDurationSeconds: 3600 } } });
+    const exit = await c.exited;
+    expect(exit.code).toBe(1);
+    expect(c.output()).toContain('"msg":"leaderelection lost"');
+    // leave the Lease free for the next test
+    const taken = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', path);
+    await client.request('PUT', path, { body: { ...taken, spec: { ...taken.spec, holderIdentity: '', leaseDurationSeconds: 1 } } });
+  });
+
   it('completes each update after SIGKILL at 20 points, re-applying nothing and keeping run-level order', async () => {
     const KILL_POINTS = 20;
     const levelOf = new Map(COMPONENTS.map(([level, c]) => [c, level]));

@@ -17,7 +17,14 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger({ level: cmd.verbosity >= 4 ? 'debug' : 'info', fields: { component: 'cluster-version-operator' } });
-  const cvo = await startClusterVersionOperator({ ...cmd.options, logger });
+  const cvo = await startClusterVersionOperator({
+    ...cmd.options,
+    logger,
+    // as upstream (klog.Fatalf "leaderelection lost"): a CVO that lost its Lease exits, and its pod is restarted
+    onEvent: (e) => {
+      if (e.type === 'leadershipLost') process.exit(1);
+    },
+  });
   logger.info('started', { metrics: cvo.metricsUrl });
   onShutdown(() => cvo.stop(), { logger });
 }

@@ -3,6 +3,8 @@
 /** One observable step of the operator. */
 export type CvoEvent =
   | { type: 'leading'; identity: string }
+  /** The Lease was lost while not stopping (upstream exits with "leaderelection lost"; the bin does too). */
+  | { type: 'leadershipLost'; identity: string }
   | { type: 'payloadLoaded'; version: string; image: string; verified: boolean; local: boolean }
   | { type: 'payloadRejected'; image: string; reason: string; message: string }
   | { type: 'syncStarted'; mode: 'initializing' | 'updating' | 'reconciling'; version: string; total: number; attempt: number }

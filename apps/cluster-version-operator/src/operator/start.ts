@@ -128,6 +128,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   holder.controller = ctl;
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
   let leading = false;
+  let stopping: Promise<void> | undefined;
   let runDone: Promise<void> = Promise.resolve();
   const elector = new LeaderElector({
     client,
@@ -148,6 +149,10 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     },
     onStoppedLeading: () => {
       leading = false;
+      if (stopping === undefined) {
+        log.error('leaderelection lost', { identity });
+        emit({ type: 'leadershipLost', identity });
+      }
     },
   });
   let server;
@@ -159,7 +164,6 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   }
   const electing = elector.run().catch((e: unknown) => { log.error('leader election failed', { error: (e as Error).message }); });
   const srv = server;
-  let stopping: Promise<void> | undefined;
   return {
     metricsUrl: srv.url,
     events,
