@@ -34,8 +34,11 @@ export interface Running {
   stop(): Promise<void>;
   /** Abrupt stop, as SIGKILL (no lease release, no status write); absent when the component cannot be killed. */
   kill?: () => Promise<void>;
-  /** Whether it holds its leader-election Lease now; absent when the component does not elect. */
-  leading?: () => boolean;
+  /**
+   * Whether it holds its leader-election Lease now (undefined: it cannot tell); absent when the component does not
+   * elect.
+   */
+  leading?: () => boolean | undefined;
 }
 
 /** Progress the CVO reports beyond what its status shows. */

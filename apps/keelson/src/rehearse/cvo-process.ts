@@ -31,6 +31,11 @@ export interface CvoProcess {
   stop(): Promise<void>;
   /** SIGKILL. */
   kill(): Promise<void>;
+  /**
+   * Whether it leads, as far as a parent can tell: true once it logged that it became leader, false once it exited on
+   * its own (upstream's CVO exits when it loses its Lease), undefined after the rehearsal stopped or killed it.
+   */
+  leading(): boolean | undefined;
 }
 
 /** The path of the `cluster-version-operator` bin of the installed package. */
@@ -65,13 +70,24 @@ function exited(child: ChildProcess): Promise<void> {
 /** Starts `cluster-version-operator start` as a child of this process. */
 export function startCvoProcess(o: CvoProcessOptions): Promise<CvoProcess> {
   const child = spawn(process.execPath, [cvoBinPath(), ...cvoArgs(o)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [child.stdout, child.stderr]) createInterface({ input: s }).on('line', o.log);
+  let becameLeader = false;
+  let endedByUs = false;
+  const onLine = (line: string): void => {
+    if (line.includes('"msg":"became leader')) becameLeader = true;
+    o.log(line);
+  };
+  for (const s of [child.stdout, child.stderr]) createInterface({ input: s }).on('line', onLine);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('spawn', () => {
       resolve({
         pid: child.pid ?? -1,
+        leading: () => {
+          if (endedByUs) return undefined;
+          return becameLeader && child.exitCode === null && child.signalCode === null;
+        },
         stop: async () => {
+          endedByUs = true;
           if (child.exitCode !== null || child.signalCode !== null) return;
           child.kill('SIGTERM');
           const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -79,6 +95,7 @@ export function startCvoProcess(o: CvoProcessOptions): Promise<CvoProcess> {
           clearTimeout(t);
         },
         kill: async () => {
+          endedByUs = true;
           child.kill('SIGKILL');
           await exited(child);
         },

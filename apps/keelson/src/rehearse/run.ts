@@ -345,8 +345,9 @@ class Session {
   /**
    * The kubelet's part for the operators' pods: upstream the CVO and the MCO's operator and controller exit when they
    * lose their Lease (e.g. renewals refused by API errors) and their container is started again; here the one that
-   * lost it is stopped and started again, and waits for the Lease like a new pod. A CVO run as a child process does
-   * not tell whether it leads and is not supervised.
+   * lost it is stopped and started again, and waits for the Lease like a new pod. A CVO run as a child process counts
+   * as leading once it logged so, and as having lost the Lease when it exited on its own (the bin exits on a lost
+   * Lease, as upstream's does).
    */
   async supervise(ctx: ComponentContext): Promise<void> {
     const m = this.mco;
