@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
 import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../src/index.js';
-import { OperatorReporterDouble, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { OperatorReporterDouble, startCluster, waitFor, writeSignedReleasePair } from './helpers.js';
 
 interface CV {
   status?: { history?: { state: string; version: string }[]; conditions?: { type: string; status: string; reason?: string }[] };
@@ -74,14 +74,9 @@ beforeAll(async () => {
   proxy = await startProxy(new URL(sandbox.url));
   const proxied = join(dir, 'kubeconfig-faulty');
   await writeFile(proxied, (await readFile(kubeconfig, 'utf8')).split(sandbox.url).join(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`));
-  const signer = await Signer.create();
-  const store = join(dir, 'signatures');
-  const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
-  const payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
-  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
-  const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
-  imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
-  await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
+  const pair = await writeSignedReleasePair(dir);
+  const payloadA = pair.payloadA;
+  imageB = pair.imageB;
   reporter = new OperatorReporterDouble(client);
   reporter.start();
   cvo = await startClusterVersionOperator({

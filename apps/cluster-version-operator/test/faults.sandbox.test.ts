@@ -10,7 +10,7 @@ import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
 import type { OperatorFault, Sandbox } from '@keelson/kube-sandbox';
 import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { startClusterVersionOperator, type RunningCvo } from '../src/index.js';
-import { RestartableOperatorSimulator, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { RestartableOperatorSimulator, startCluster, waitFor, writeSignedReleasePair } from './helpers.js';
 
 interface CV {
   spec: { desiredUpdate?: { version?: string } };
@@ -32,14 +32,7 @@ const cond = (cv: CV, t: string) => cv.status?.conditions?.find((c) => c.type ==
 
 beforeAll(async () => {
   ({ sandbox, client, kubeconfig, dir } = await startCluster({ channel: 'stable-4.18' }));
-  const signer = await Signer.create();
-  const store = join(dir, 'signatures');
-  const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
-  const payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
-  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
-  const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
-  const imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
-  await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
+  const { payloadA, imageB } = await writeSignedReleasePair(dir);
   graph = createGraphServer({
     releases: [
       { version: '4.18.0', payload: IMAGE_A, arch: 'amd64', previous: [] },

@@ -55,6 +55,21 @@ export class Signer {
   }
 }
 
+/**
+ * The releases most process tests update between: 4.18.0 on disk (the CVO's own payload, trusting a new test key and a
+ * file signature store) and 4.18.1 as an OCI layout whose digest that key signed.
+ */
+export async function writeSignedReleasePair(dir: string): Promise<{ payloadA: string; imageB: string; digestB: string; signer: Signer; store: string; verification: { publicKey: string; store: string } }> {
+  const signer = await Signer.create();
+  const store = join(dir, 'signatures');
+  const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
+  const payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
+  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
+  const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
+  await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
+  return { payloadA, imageB: `oci:${join(dir, 'layout-b')}@${digestB}`, digestB, signer, store, verification };
+}
+
 /** A sandbox with the ClusterVersion/ClusterOperator CRDs, the CVO namespace and a ClusterVersion, as an installer leaves it. */
 export async function startCluster(opts: { channel?: string; upstream?: string; persistDir?: string } = {}): Promise<{ sandbox: Sandbox; client: KubeClient; kubeconfig: string; dir: string }> {
   const sandbox = await startSandbox(opts.persistDir ? { persistDir: opts.persistDir } : {});

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '@keelson/kube';
 import type { ChangeEvent } from '@keelson/kube-sandbox';
 import type { OperatorFault, Sandbox } from '@keelson/kube-sandbox';
-import { COMPONENTS, RestartableOperatorSimulator, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import { COMPONENTS, RestartableOperatorSimulator, startCluster, waitFor, writeFixturePayload, writeOciLayout, writeSignedReleasePair, type Signer } from './helpers.js';
 
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
@@ -48,14 +48,7 @@ const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clus
 
 beforeAll(async () => {
   ({ sandbox, client, kubeconfig, dir } = await startCluster());
-  signer = await Signer.create();
-  const store = join(dir, 'signatures');
-  verification = { publicKey: signer.publicKey(), store: `file://${store}` };
-  payloadA = await writeFixturePayload(join(dir, 'payload-a'), '4.18.0', { verification });
-  await writeFixturePayload(join(dir, 'payload-b'), '4.18.1', { verification });
-  const digestB = await writeOciLayout(join(dir, 'payload-b'), join(dir, 'layout-b'));
-  imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
-  await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
+  ({ payloadA, imageB, signer, verification } = await writeSignedReleasePair(dir));
   await simulate();
 }, 60_000);
 
