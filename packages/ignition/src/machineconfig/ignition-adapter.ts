@@ -5,6 +5,7 @@
  */
 import { IgnitionError, parseAndConvertConfig } from '../spec/index.js';
 import { normalizeIgnitionV35, toGoStructV35 } from './gojson.js';
+import { indexJsonPositions } from './json-index.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -32,102 +33,26 @@ interface Entry {
   kind: 'error' | 'warning' | 'info';
 }
 
-// ------------------------------------------------------------------------------------------------------------
-// Locating a JSON path in raw text (for the "line L col C" of Ignition reports).
+/**
+ * Report entries printed in an error message at most; the rest are counted in one closing line. Upstream prints
+ * every entry of Ignition's Report, but a hostile config can hold hundreds of thousands of errors and the message
+ * ends in a MachineConfigPool condition and an Event (both bounded by the API server), so the first ones are kept.
+ */
+export const MAX_REPORT_ENTRIES = 100;
 
-function locate(raw: string, path: (string | number)[]): { line: number; col: number } | undefined {
-  let i = 0;
-  const ws = (): void => {
-    while (i < raw.length && ' \t\r\n'.includes(raw[i] as string)) i++;
-  };
-  const skipString = (): string => {
-    const start = i;
-    i++;
-    while (i < raw.length && raw[i] !== '"') i += raw[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(raw.slice(start, i)) as string;
-  };
-  const skipValue = (): void => {
-    ws();
-    const c = raw[i];
-    if (c === '"') skipString();
-    else if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      i++;
-      ws();
-      if (raw[i] === close) {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (c === '{') {
-          skipString();
-          ws();
-          i++; // colon
-        }
-        skipValue();
-        ws();
-        if (raw[i] === ',') i++;
-        else {
-          i++;
-          return;
-        }
-      }
-    } else while (i < raw.length && !',}] \t\r\n'.includes(raw[i] as string)) i++;
-  };
-  try {
-    for (const seg of path) {
-      ws();
-      if (raw[i] === '{') {
-        i++;
-        let found = false;
-        for (;;) {
-          ws();
-          if (raw[i] === '}') return undefined;
-          const k = skipString();
-          ws();
-          i++;
-          ws();
-          if (k === String(seg)) {
-            found = true;
-            break;
-          }
-          skipValue();
-          ws();
-          if (raw[i] === ',') i++;
-        }
-        if (!found) return undefined;
-      } else if (raw[i] === '[') {
-        i++;
-        for (let n = 0; n < Number(seg); n++) {
-          skipValue();
-          ws();
-          if (raw[i] === ',') i++;
-          else return undefined;
-        }
-        ws();
-      } else return undefined;
-    }
-    ws();
-    const before = raw.slice(0, i);
-    const line = before.split('\n').length;
-    const col = i - before.lastIndexOf('\n');
-    return { line, col };
-  } catch {
-    return undefined;
-  }
-}
-
-function reportString(rawOf: (() => string) | undefined, entries: Entry[]): string {
-  const raw = rawOf?.();
-  return entries
-    .map((e) => {
-      const ctx = ['$', ...e.path].join('.');
-      const pos = raw === undefined ? undefined : locate(raw, e.path);
-      return pos ? `${e.kind} at ${ctx}, line ${pos.line} col ${pos.col}: ${e.message}\n` : `${e.kind} at ${ctx}: ${e.message}\n`;
-    })
-    .join('');
+function reportString(raw: string | undefined, entries: Entry[]): string {
+  const shown = entries.slice(0, MAX_REPORT_ENTRIES);
+  const index = raw === undefined ? undefined : indexJsonPositions(raw);
+  const lines = shown.map((e) => {
+    const ctx = ['$', ...e.path].join('.');
+    const pos = index?.locate(e.path);
+    return pos
+      ? `${e.kind} at ${ctx}, line ${pos.line} col ${pos.col}: ${e.message}\n`
+      : `${e.kind} at ${ctx}: ${e.message}\n`;
+  });
+  const more = entries.length - shown.length;
+  if (more > 0) lines.push(`... and ${more} more report entries not shown\n`);
+  return lines.join('');
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -153,7 +78,9 @@ export function goMarshalSorted(v: unknown): string {
  */
 export function parseMachineConfigIgnition(config: Obj | string, opts: { keepEmptyLists?: boolean } = {}): Obj {
   if (typeof config !== 'string' && !isObj(config)) {
-    throw new MachineConfigIgnitionError('parsing Ignition config spec v3 failed with error: config is not valid\nReport: error: not a JSON object\n');
+    throw new MachineConfigIgnitionError(
+      'parsing Ignition config spec v3 failed with error: config is not valid\nReport: error: not a JSON object\n',
+    );
   }
   const raw = typeof config === 'string' ? config : goMarshalSorted(config);
   let v3: unknown;
@@ -167,7 +94,7 @@ export function parseMachineConfigIgnition(config: Obj | string, opts: { keepEmp
         const entries: Entry[] = e.report.map((r) => ({ path: r.path, message: r.message, kind: r.kind }));
         const firstError = e.report.find((r) => r.kind === 'error');
         throw new MachineConfigIgnitionError(
-          `${m[1]}config is not valid\nReport: ${reportString(() => raw, entries)}`,
+          `${m[1]}config is not valid\nReport: ${reportString(raw, entries)}`,
           e.path.length > 0 ? e.path : (firstError?.path ?? []),
         );
       }
