@@ -18,7 +18,7 @@ import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { requirementsFromSelector, selectorString } from './selectors.js';
 import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
-import { readPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
+import { recoverPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
 import { clone, isObject, must, nowTime, text } from './util.js';
@@ -39,11 +39,14 @@ export interface SandboxOptions {
   bookmarkIntervalMs?: number;
   /**
    * Directory for durable state: a JSON snapshot plus a write-ahead log flushed before every write is acknowledged
-   * (so acknowledged writes survive kill -9), loaded at start, compacted when the log grows, on stop and by `saveSnapshot()`.
+   * (so acknowledged writes survive kill -9), loaded at start (both read as streams of lines) and compacted at start,
+   * when the log grows (records or bytes), on stop and by `saveSnapshot()`.
    */
   persistDir?: string;
   /** Write-ahead log records after which it is compacted into the snapshot (default 5000). */
   walCompactRecords?: number;
+  /** Write-ahead log size in bytes from which it is compacted, unless the snapshot is larger (default 64 MiB). */
+  walCompactBytes?: number;
   /** Nodes to create at start (Ready). */
   nodes?: string[];
   /**
@@ -113,16 +116,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let restored = false;
   let wal: WriteAheadLog | undefined;
   if (opts.persistDir) {
-    const state = readPersistedState(opts.persistDir);
+    const state = recoverPersistedState(opts.persistDir);
     if (state) {
       restoreState(cluster, state);
       restored = true;
     }
-    wal = new WriteAheadLog(opts.persistDir);
+    wal = new WriteAheadLog(opts.persistDir, opts.walCompactBytes);
     const log = wal;
     cluster.onChange((e) => {
       log.append(e.rv, e.type, e.gr, e.object);
-      if (log.records >= (opts.walCompactRecords ?? WAL_COMPACT_RECORDS)) compactSoon();
+      if (log.wantsCompaction(opts.walCompactRecords ?? WAL_COMPACT_RECORDS)) compactSoon();
     });
   }
   let compactScheduled = false;
