@@ -12,6 +12,7 @@ import { clientFrom } from '../common/runtime.js';
 import { Counter } from 'prom-client';
 import { kubeconfigFromSecretDir, BOOTSTRAP_TOKEN_DIR } from './kubeconfig.js';
 import { handleRequest } from './handler.js';
+import { applyServerLimits, DEFAULT_SERVER_LIMITS, httpServerOptions, type ServerLimits } from './limits.js';
 import { ServedConfigCache } from './serve-config.js';
 import { BootstrapConfigSource, ClusterConfigSource, type ConfigSource } from './source.js';
 
@@ -44,6 +45,8 @@ export interface MachineConfigServerOptions {
   readonly noKubeconfig?: boolean;
   readonly logger?: Logger;
   readonly registry?: Registry;
+  /** Connection limits of both listeners (timeouts, connection cap); unset fields keep DEFAULT_SERVER_LIMITS. */
+  readonly limits?: Partial<ServerLimits>;
 }
 
 /** A running machine-config-server. */
@@ -60,13 +63,17 @@ export interface MachineConfigServer {
 function listen(server: Server | HttpsServer, port: number, host: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { resolve((server.address() as AddressInfo).port); });
+    server.listen(port, host, () => {
+      resolve((server.address() as AddressInfo).port);
+    });
   });
 }
 
 function close(server: Server | HttpsServer): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => { resolve(); });
+    server.close(() => {
+      resolve();
+    });
     server.closeAllConnections();
   });
 }
@@ -84,34 +91,65 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
       ownClient = clientFrom(opts.kubeconfig, { userAgent: 'machine-config-server' });
       client = ownClient;
     }
-    source = new ClusterConfigSource(client, logger, { pool: (name) => { cache.dropPool(name); }, all: () => { cache.clear(); } });
+    source = new ClusterConfigSource(client, logger, {
+      pool: (name) => {
+        cache.dropPool(name);
+      },
+      all: () => {
+        cache.clear();
+      },
+    });
   }
   await source.start();
   const registry = opts.registry ?? new Registry();
-  const requests = new Counter({ name: 'mcs_requests_total', help: 'Requests served by the machine-config-server by HTTP code', labelNames: ['code'], registers: [registry] });
+  const requests = new Counter({
+    name: 'mcs_requests_total',
+    help: 'Requests served by the machine-config-server by HTTP code',
+    labelNames: ['code'],
+    registers: [registry],
+  });
   const tokenDir = opts.bootstrapTokenDir ?? BOOTSTRAP_TOKEN_DIR;
   const handlerOpts = {
     source,
     cache,
     logger,
-    onRequest: (code: number) => { requests.inc({ code: String(code) }); },
-    ...(opts.noKubeconfig === true ? {} : { kubeconfig: (ca: Buffer | undefined) => kubeconfigFromSecretDir(tokenDir, opts.apiserverURL, ca) }),
+    onRequest: (code: number) => {
+      requests.inc({ code: String(code) });
+    },
+    ...(opts.noKubeconfig === true
+      ? {}
+      : { kubeconfig: (ca: Buffer | undefined) => kubeconfigFromSecretDir(tokenDir, opts.apiserverURL, ca) }),
   };
-  const handler = (req: Parameters<typeof handleRequest>[1], res: Parameters<typeof handleRequest>[2]): void => void handleRequest(handlerOpts, req, res);
+  const handler = (req: Parameters<typeof handleRequest>[1], res: Parameters<typeof handleRequest>[2]): void =>
+    void handleRequest(handlerOpts, req, res);
   const servers: (Server | HttpsServer)[] = [];
   const watchers: FSWatcher[] = [];
   let secureUrl: string | undefined;
   let insecureUrl: string | undefined;
   const host = opts.host;
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
   const shown = host === undefined || host === '' || host === '0.0.0.0' ? '127.0.0.1' : host;
   if (opts.securePort !== null && opts.cert !== undefined && opts.key !== undefined) {
     const certFile = opts.cert;
     const keyFile = opts.key;
-    const https = createHttpsServer({ cert: await readFile(certFile), key: await readFile(keyFile), keepAlive: true }, handler);
+    const https = createHttpsServer(
+      {
+        cert: await readFile(certFile),
+        key: await readFile(keyFile),
+        handshakeTimeout: limits.handshakeTimeoutMs,
+        ...httpServerOptions(limits),
+      },
+      handler,
+    );
+    applyServerLimits(https, limits);
     const reload = (): void => {
       void Promise.all([readFile(certFile), readFile(keyFile)])
-        .then(([cert, key]) => { https.setSecureContext({ cert, key }); })
-        .catch((e: unknown) => { logger.error('could not reload serving certificate', { error: (e as Error).message }); });
+        .then(([cert, key]) => {
+          https.setSecureContext({ cert, key });
+        })
+        .catch((e: unknown) => {
+          logger.error('could not reload serving certificate', { error: (e as Error).message });
+        });
     };
     for (const f of [certFile, keyFile]) watchers.push(watch(f, reload));
     servers.push(https);
@@ -120,7 +158,8 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
     logger.info('Launching server', { url: secureUrl });
   }
   if (opts.insecurePort !== null) {
-    const http = createHttpServer({ keepAlive: true }, handler);
+    const http = createHttpServer(httpServerOptions(limits), handler);
+    applyServerLimits(http, limits);
     servers.push(http);
     const port = await listen(http, opts.insecurePort ?? INSECURE_PORT, host);
     insecureUrl = `http://${shown}:${port}`;
