@@ -1,9 +1,9 @@
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { readSmallFile } from './blobfile.js';
 import { PayloadError, typedErrors, UnsafeArchiveError } from './errors.js';
 import { resolveLimits, type ExtractLimits } from './layers.js';
-import type { PayloadFiles } from './payload.js';
+import type { PayloadFiles, SkippedLink } from './payload.js';
 
 /** Files read at once from a payload directory (keeps far below the process's open-file limit). */
 const CONCURRENCY = 16;
@@ -20,41 +20,87 @@ async function insideRoot(p: string, realRoot: string, shown: string): Promise<s
   try {
     real = await realpath(p);
   } catch (e) {
-    throw new PayloadError('PayloadMissingFile', `${shown}: cannot resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); a dangling link?`, shown);
+    throw new PayloadError(
+      'PayloadMissingFile',
+      `${shown}: cannot resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); a dangling link?`,
+      shown,
+    );
   }
   if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-    throw new UnsafeArchiveError('UnsafeArchive', `${shown} is a link to ${real}, outside the payload directory; links must stay inside the payload`, shown);
+    throw new UnsafeArchiveError(
+      'UnsafeArchive',
+      `${shown} is a link to ${real}, outside the payload directory; links must stay inside the payload`,
+      shown,
+    );
   }
   return real;
 }
 
-/** Reads one entry of a payload subdirectory, or returns `null` for a subdirectory (ignored like upstream). */
-async function readEntry(dir: string, name: string, realRoot: string, budget: DirBudget): Promise<Uint8Array | null> {
+/**
+ * Reads one entry of a payload subdirectory; `null` for a subdirectory (ignored like upstream), a SkippedLink for a
+ * symbolic link to a directory (skipped too, but reported).
+ */
+async function readEntry(
+  dir: string,
+  name: string,
+  realRoot: string,
+  budget: DirBudget,
+  shownDir: string,
+): Promise<Uint8Array | SkippedLink | null> {
   const p = join(dir, name);
   const real = await insideRoot(p, realRoot, p);
   const s = await stat(real);
-  if (s.isDirectory()) return null;
-  if (!s.isFile()) throw new UnsafeArchiveError('UnsafeArchive', `${p} is not a regular file (FIFO, socket or device); refusing to read it`, p);
+  if (s.isDirectory()) {
+    if (!(await lstat(p)).isSymbolicLink()) return null;
+    return { path: `${shownDir}/${name}`, target: await readlink(p), reason: `its target ${real} is a directory` };
+  }
+  if (!s.isFile())
+    throw new UnsafeArchiveError(
+      'UnsafeArchive',
+      `${p} is not a regular file (FIFO, socket or device); refusing to read it`,
+      p,
+    );
   const { maxFileBytes, maxTotalBytes } = budget.limits;
-  if (s.size > maxFileBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${p} is ${s.size} bytes, above the ${maxFileBytes}-byte limit for one manifest (maxFileBytes)`, p);
+  if (s.size > maxFileBytes)
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${p} is ${s.size} bytes, above the ${maxFileBytes}-byte limit for one manifest (maxFileBytes)`,
+      p,
+    );
   budget.bytes += s.size;
-  if (budget.bytes > maxTotalBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: manifests hold more than ${maxTotalBytes} bytes (maxTotalBytes); refusing`, p);
+  if (budget.bytes > maxTotalBytes)
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${dir}: manifests hold more than ${maxTotalBytes} bytes (maxTotalBytes); refusing`,
+      p,
+    );
   return readSmallFile(real, p, maxFileBytes);
 }
 
-async function readFlatDir(dir: string, realRoot: string, budget: DirBudget): Promise<Map<string, Uint8Array>> {
+async function readFlatDir(
+  dir: string,
+  realRoot: string,
+  budget: DirBudget,
+  shownDir: string,
+  skipped: SkippedLink[],
+): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const names = (await readdir(dir)).sort();
   budget.files += names.length;
   if (budget.files > budget.limits.maxFiles) {
-    throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: more than ${budget.limits.maxFiles} files (maxFiles); refusing`, dir);
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${dir}: more than ${budget.limits.maxFiles} files (maxFiles); refusing`,
+      dir,
+    );
   }
   for (let i = 0; i < names.length; i += CONCURRENCY) {
     const batch = names.slice(i, i + CONCURRENCY);
-    const data = await Promise.all(batch.map((n) => readEntry(dir, n, realRoot, budget)));
+    const data = await Promise.all(batch.map((n) => readEntry(dir, n, realRoot, budget, shownDir)));
     batch.forEach((n, j) => {
       const d = data[j];
-      if (d) out.set(n, d);
+      if (d instanceof Uint8Array) out.set(n, d);
+      else if (d) skipped.push(d);
     });
   }
   return out;
@@ -70,18 +116,28 @@ export async function readPayloadDirectory(root: string, limits: ExtractLimits =
 }
 
 async function readDirectory(root: string, limits: ExtractLimits): Promise<PayloadFiles> {
-  for (const rel of ['manifests', 'release-manifests', 'release-manifests/release-metadata', 'release-manifests/image-references']) {
+  for (const rel of [
+    'manifests',
+    'release-manifests',
+    'release-manifests/release-metadata',
+    'release-manifests/image-references',
+  ]) {
     try {
       await stat(join(root, rel));
     } catch {
-      throw new PayloadError('PayloadMissingFile', `${join(root, rel)} does not exist; a payload directory needs manifests/, release-manifests/, release-manifests/release-metadata and release-manifests/image-references`, rel);
+      throw new PayloadError(
+        'PayloadMissingFile',
+        `${join(root, rel)} does not exist; a payload directory needs manifests/, release-manifests/, release-manifests/release-metadata and release-manifests/image-references`,
+        rel,
+      );
     }
   }
   const realRoot = await realpath(root);
   const budget: DirBudget = { limits: resolveLimits(limits), files: 0, bytes: 0 };
   const manifestsDir = await insideRoot(join(root, 'manifests'), realRoot, join(root, 'manifests'));
   const releaseDir = await insideRoot(join(root, 'release-manifests'), realRoot, join(root, 'release-manifests'));
-  const manifests = await readFlatDir(manifestsDir, realRoot, budget);
-  const releaseManifests = await readFlatDir(releaseDir, realRoot, budget);
-  return { manifests, releaseManifests };
+  const skippedLinks: SkippedLink[] = [];
+  const manifests = await readFlatDir(manifestsDir, realRoot, budget, 'manifests', skippedLinks);
+  const releaseManifests = await readFlatDir(releaseDir, realRoot, budget, 'release-manifests', skippedLinks);
+  return { manifests, releaseManifests, skippedLinks };
 }

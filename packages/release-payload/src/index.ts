@@ -12,7 +12,7 @@ export type { ReleaseMetadata, ImageReferences, ImageTag } from './metadata.js';
 export { renderTemplate } from './template.js';
 export type { RenderConfig } from './template.js';
 export { loadPayloadFromFiles, manifestHash, compareNames, DEFAULT_CLUSTER_PROFILE } from './payload.js';
-export type { ReleasePayload, PayloadFiles, PayloadImageInfo, LoadOptions } from './payload.js';
+export type { ReleasePayload, PayloadFiles, PayloadImageInfo, LoadOptions, SkippedLink } from './payload.js';
 export { readPayloadDirectory } from './dir.js';
 export {
   filterManifests,

@@ -57,13 +57,22 @@ export const KEPT_DIRS = ['manifests', 'release-manifests'] as const;
  * names. Returns the clean relative path (no trailing slash).
  */
 export function cleanEntryName(name: string): string {
-  if (name.includes('\0')) throw new UnsafeArchiveError('UnsafeArchive', `tar entry name contains a NUL byte: ${JSON.stringify(name)}`, name);
+  if (name.includes('\0'))
+    throw new UnsafeArchiveError('UnsafeArchive', `tar entry name contains a NUL byte: ${JSON.stringify(name)}`, name);
   if (name.startsWith('/') || /^[A-Za-z]:[\\/]/.test(name) || name.startsWith('\\')) {
-    throw new UnsafeArchiveError('UnsafeArchive', `tar entry ${JSON.stringify(name)} has an absolute path; refusing the archive`, name);
+    throw new UnsafeArchiveError(
+      'UnsafeArchive',
+      `tar entry ${JSON.stringify(name)} has an absolute path; refusing the archive`,
+      name,
+    );
   }
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.some((p) => p === '..')) {
-    throw new UnsafeArchiveError('UnsafeArchive', `tar entry ${JSON.stringify(name)} escapes the destination with "..": refusing the archive`, name);
+    throw new UnsafeArchiveError(
+      'UnsafeArchive',
+      `tar entry ${JSON.stringify(name)} escapes the destination with "..": refusing the archive`,
+      name,
+    );
   }
   return parts.join('/');
 }
@@ -186,7 +195,10 @@ export function autoDecompress(): Transform {
       return;
     }
     if (inner.write(chunk)) cb();
-    else inner.once('drain', () => { cb(); });
+    else
+      inner.once('drain', () => {
+        cb();
+      });
   };
   const start = (head: Buffer, cb: TransformCallback): void => {
     inner = decompressorFor(head);
@@ -207,8 +219,12 @@ export function autoDecompress(): Transform {
       cb();
       return;
     }
-    t.once('end', () => { cb(); });
-    t.once('error', (e) => { cb(e); });
+    t.once('end', () => {
+      cb();
+    });
+    t.once('error', (e) => {
+      cb(e);
+    });
     t.end();
   };
   return out;
@@ -260,7 +276,12 @@ export class LayerTree {
    * compared with the sha256 of the uncompressed tar (docker-archive `rootfs.diff_ids`), `check.size` with the
    * number of compressed bytes. Nothing is applied unless the whole layer was read and verified.
    */
-  async applyLayer(input: Readable, expectedDigest?: string, label = 'layer', check: { diffId?: string; size?: number } = {}): Promise<void> {
+  async applyLayer(
+    input: Readable,
+    expectedDigest?: string,
+    label = 'layer',
+    check: { diffId?: string; size?: number } = {},
+  ): Promise<void> {
     const raw = new DigestStream();
     const plain = new DigestStream();
     const extract = tar.extract();
@@ -272,7 +293,8 @@ export class LayerTree {
       const dec = decompressorFor(head);
       const src = dec ? pipeline(stream, raw, dec, plain, extract) : pipeline(stream, raw, plain, extract);
       const results = await Promise.allSettled([src, consume]);
-      const failed = results[1].status === 'rejected' ? results[1] : results[0].status === 'rejected' ? results[0] : undefined;
+      const failed =
+        results[1].status === 'rejected' ? results[1] : results[0].status === 'rejected' ? results[0] : undefined;
       if (failed) err = failed.reason;
     } catch (e) {
       err = e;
@@ -291,24 +313,47 @@ export class LayerTree {
    * Digest checks after a layer was read. A digest mismatch wins over any other error: a tampered blob usually
    * also breaks decompression, and the user must hear that the content is not what the manifest names.
    */
-  private verifyLayer(raw: DigestStream, plain: DigestStream, expectedDigest: string | undefined, check: { diffId?: string; size?: number }, label: string, err: unknown): void {
+  private verifyLayer(
+    raw: DigestStream,
+    plain: DigestStream,
+    expectedDigest: string | undefined,
+    check: { diffId?: string; size?: number },
+    label: string,
+    err: unknown,
+  ): void {
     if (check.size !== undefined && raw.bytes > check.size) {
-      throw new UnsafeArchiveError('DigestMismatch', `${label}: blob is larger than its declared size ${check.size}; the blob is corrupt or was tampered with`, expectedDigest ?? label);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `${label}: blob is larger than its declared size ${check.size}; the blob is corrupt or was tampered with`,
+        expectedDigest ?? label,
+      );
     }
     // after an error the blob may not have been read to its end; its digest is then only known when the size says so
     const complete = err === undefined || (check.size !== undefined && raw.bytes === check.size);
     if (!complete) return;
     if (check.size !== undefined && raw.bytes !== check.size) {
-      throw new UnsafeArchiveError('DigestMismatch', `${label}: blob has ${raw.bytes} bytes, its descriptor declares ${check.size}; the blob is corrupt or was tampered with`, expectedDigest ?? label);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `${label}: blob has ${raw.bytes} bytes, its descriptor declares ${check.size}; the blob is corrupt or was tampered with`,
+        expectedDigest ?? label,
+      );
     }
     const got = raw.digest();
     if (expectedDigest !== undefined && got !== expectedDigest) {
-      throw new UnsafeArchiveError('DigestMismatch', `${label}: digest mismatch: expected ${expectedDigest}, got ${got}; the blob is corrupt or was tampered with`, expectedDigest);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `${label}: digest mismatch: expected ${expectedDigest}, got ${got}; the blob is corrupt or was tampered with`,
+        expectedDigest,
+      );
     }
     if (err === undefined && check.diffId !== undefined) {
       const d = plain.digest();
       if (d !== check.diffId) {
-        throw new UnsafeArchiveError('DigestMismatch', `${label}: uncompressed layer has digest ${d}, the image config's rootfs.diff_ids names ${check.diffId}; the layer is corrupt or was tampered with`, check.diffId);
+        throw new UnsafeArchiveError(
+          'DigestMismatch',
+          `${label}: uncompressed layer has digest ${d}, the image config's rootfs.diff_ids names ${check.diffId}; the layer is corrupt or was tampered with`,
+          check.diffId,
+        );
       }
     }
   }
@@ -332,7 +377,11 @@ export class LayerTree {
     const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     const type = h.type ?? 'file';
     if (type === 'character-device' || type === 'block-device' || type === 'fifo') {
-      throw new UnsafeArchiveError('UnsafeArchive', `${label}: entry ${JSON.stringify(h.name)} is a ${type}; device files and FIFOs are refused`, h.name);
+      throw new UnsafeArchiveError(
+        'UnsafeArchive',
+        `${label}: entry ${JSON.stringify(h.name)} is a ${type}; device files and FIFOs are refused`,
+        h.name,
+      );
     }
     if (base === '.wh..wh..opq') {
       if (isKept(path)) state.opaqueDirs.push(dir);
@@ -349,7 +398,11 @@ export class LayerTree {
       return;
     }
     if (state.added.size + this.nodes.size >= this.limits.maxFiles) {
-      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxFiles} files under manifests/ and release-manifests/; refusing`, h.name);
+      throw new UnsafeArchiveError(
+        'ArchiveLimitExceeded',
+        `${label}: more than ${this.limits.maxFiles} files under manifests/ and release-manifests/; refusing`,
+        h.name,
+      );
     }
     if (type === 'directory') {
       state.added.set(path, { type: 'dir' });
@@ -367,20 +420,38 @@ export class LayerTree {
   private countLayerBytes(n: number, label: string, name: string): void {
     this.layerBytes += n;
     if (this.layerBytes > this.limits.maxLayerBytes) {
-      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: more than ${this.limits.maxLayerBytes} bytes of decompressed layer data; refusing`, name);
+      throw new UnsafeArchiveError(
+        'ArchiveLimitExceeded',
+        `${label}: more than ${this.limits.maxLayerBytes} bytes of decompressed layer data; refusing`,
+        name,
+      );
     }
   }
 
-  private addHardLink(path: string, name: string, linkname: string | undefined, state: LayerState, label: string): void {
+  private addHardLink(
+    path: string,
+    name: string,
+    linkname: string | undefined,
+    state: LayerState,
+    label: string,
+  ): void {
     let target: string;
     try {
       target = cleanEntryName(linkname ?? '');
     } catch {
-      throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(name)} points outside the image (${JSON.stringify(linkname)})`, name);
+      throw new UnsafeArchiveError(
+        'UnsafeArchive',
+        `${label}: hard link ${JSON.stringify(name)} points outside the image (${JSON.stringify(linkname)})`,
+        name,
+      );
     }
     const src = state.added.get(target) ?? this.nodes.get(target);
     if (!src || src.type !== 'file') {
-      throw new UnsafeArchiveError('UnsafeArchive', `${label}: hard link ${JSON.stringify(name)} points to ${JSON.stringify(linkname)}, which is not an extracted regular file`, name);
+      throw new UnsafeArchiveError(
+        'UnsafeArchive',
+        `${label}: hard link ${JSON.stringify(name)} points to ${JSON.stringify(linkname)}, which is not an extracted regular file`,
+        name,
+      );
     }
     this.addKeptBytes(src.data.length, label, name);
     state.added.set(path, { type: 'file', data: src.data });
@@ -388,7 +459,11 @@ export class LayerTree {
 
   private addKeptBytes(n: number, label: string, name: string): void {
     if (this.keptBytes + n > this.limits.maxTotalBytes) {
-      throw new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: manifests/ and release-manifests/ hold more than ${this.limits.maxTotalBytes} bytes (maxTotalBytes); refusing`, name);
+      throw new UnsafeArchiveError(
+        'ArchiveLimitExceeded',
+        `${label}: manifests/ and release-manifests/ hold more than ${this.limits.maxTotalBytes} bytes (maxTotalBytes); refusing`,
+        name,
+      );
     }
     this.keptBytes += n;
   }
@@ -398,7 +473,11 @@ export class LayerTree {
     const h = entry.header;
     const size = h.size ?? 0;
     const tooBig = (n: number) =>
-      new UnsafeArchiveError('ArchiveLimitExceeded', `${label}: ${h.name} is ${n} bytes, above the ${this.limits.maxFileBytes}-byte limit for one manifest (maxFileBytes)`, h.name);
+      new UnsafeArchiveError(
+        'ArchiveLimitExceeded',
+        `${label}: ${h.name} is ${n} bytes, above the ${this.limits.maxFileBytes}-byte limit for one manifest (maxFileBytes)`,
+        h.name,
+      );
     if (size > this.limits.maxFileBytes) throw tooBig(size);
     this.addKeptBytes(size, label, h.name);
     const chunks: Buffer[] = [];
@@ -432,7 +511,11 @@ export class LayerTree {
   private checkLinkTarget(path: string, target: string, label: string): void {
     const resolved = this.resolveLinkPath(path, target);
     if (resolved === null || !isKept(resolved)) {
-      throw new UnsafeArchiveError('UnsafeArchive', `${label}: symlink ${JSON.stringify(path)} -> ${JSON.stringify(target)} escapes manifests/ and release-manifests/; refusing`, path);
+      throw new UnsafeArchiveError(
+        'UnsafeArchive',
+        `${label}: symlink ${JSON.stringify(path)} -> ${JSON.stringify(target)} escapes manifests/ and release-manifests/; refusing`,
+        path,
+      );
     }
   }
 
@@ -462,14 +545,36 @@ export class LayerTree {
     return null;
   }
 
-  /** Flat files of `manifests/` and `release-manifests/` (symlinks resolved inside those directories). */
+  /** Why the link at `path` yields no file (dangling, a directory, a loop). */
+  private linkProblem(path: string): string {
+    let p = path;
+    for (let depth = 0; depth <= 40; depth++) {
+      const n = this.nodes.get(p);
+      if (!n) return `its target ${p} is not in the image (dangling link)`;
+      if (n.type === 'dir') return `its target ${p} is a directory`;
+      if (n.type === 'file') return 'unresolvable';
+      const r = this.resolveLinkPath(p, n.target);
+      if (r === null || !isKept(r)) return `its target ${n.target} is outside manifests/ and release-manifests/`;
+      p = r;
+    }
+    return 'too many levels of symbolic links';
+  }
+
+  /**
+   * Flat files of `manifests/` and `release-manifests/` (symlinks resolved inside those directories: the file they
+   * lead to is taken). Links that lead to no file are listed in `skippedLinks`.
+   */
   toPayloadFiles(): PayloadFiles {
-    const out: PayloadFiles = { manifests: new Map(), releaseManifests: new Map() };
+    const out: PayloadFiles = { manifests: new Map(), releaseManifests: new Map(), skippedLinks: [] };
     for (const k of [...this.nodes.keys()].sort()) {
       const parts = k.split('/');
       if (parts.length !== 2) continue;
       const data = this.resolveFile(k);
-      if (!data) continue;
+      if (!data) {
+        const n = this.nodes.get(k);
+        if (n?.type === 'symlink') out.skippedLinks?.push({ path: k, target: n.target, reason: this.linkProblem(k) });
+        continue;
+      }
       (parts[0] === 'manifests' ? out.manifests : out.releaseManifests).set(parts[1] ?? '', data);
     }
     return out;
@@ -484,6 +589,7 @@ export class LayerTree {
 /** Convenience: applies layers given as buffers (tests, fuzzing). */
 export async function applyLayerBuffers(layers: readonly Uint8Array[], limits?: ExtractLimits): Promise<LayerTree> {
   const t = new LayerTree(limits);
-  for (const [i, layer] of layers.entries()) await t.applyLayer(Readable.from([Buffer.from(layer)]), undefined, `layer ${i}`);
+  for (const [i, layer] of layers.entries())
+    await t.applyLayer(Readable.from([Buffer.from(layer)]), undefined, `layer ${i}`);
   return t;
 }

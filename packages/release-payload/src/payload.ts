@@ -1,6 +1,12 @@
 import { PayloadError, PayloadIntegrityError, TemplateError, type PayloadIssue } from './errors.js';
 import { versionHash } from './hash.js';
-import { imagesFromReferences, parseImageReferences, parseReleaseMetadata, type ImageReferences, type ReleaseMetadata } from './metadata.js';
+import {
+  imagesFromReferences,
+  parseImageReferences,
+  parseReleaseMetadata,
+  type ImageReferences,
+  type ReleaseMetadata,
+} from './metadata.js';
 import { parseManifestFile, type Manifest, type PayloadDir } from './parse.js';
 import { renderTemplate, type RenderConfig } from './template.js';
 import { invalidUtf8Offset, lineOfByte } from './utf8.js';
@@ -15,6 +21,17 @@ export const DEFAULT_CLUSTER_PROFILE = 'self-managed-high-availability';
 export interface PayloadFiles {
   manifests: Map<string, Uint8Array>;
   releaseManifests: Map<string, Uint8Array>;
+  /** Symbolic links that lead to no regular file (dangling, to a directory, loops): not read, not extracted. */
+  skippedLinks?: SkippedLink[];
+}
+
+/** A symbolic link of the payload that was skipped, with why. */
+export interface SkippedLink {
+  /** `manifests/<name>` or `release-manifests/<name>`. */
+  path: string;
+  /** The link's target as written. */
+  target: string;
+  reason: string;
 }
 
 /** Information about the container image a payload was read from (absent for directories). */
@@ -74,10 +91,19 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 function decodeStrict(bytes: Uint8Array, file: string): string | PayloadIssue {
   const bad = invalidUtf8Offset(bytes);
   if (bad < 0) return decoder.decode(bytes);
-  return { file, line: lineOfByte(bytes, bad), offset: bad, message: `invalid UTF-8 at byte offset ${bad} (byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, '0')}); manifests must be UTF-8 text` };
+  return {
+    file,
+    line: lineOfByte(bytes, bad),
+    offset: bad,
+    message: `invalid UTF-8 at byte offset ${bad} (byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, '0')}); manifests must be UTF-8 text`,
+  };
 }
 
-function decodeOrThrow(bytes: Uint8Array, file: string, code: 'InvalidReleaseMetadata' | 'InvalidImageReferences'): string {
+function decodeOrThrow(
+  bytes: Uint8Array,
+  file: string,
+  code: 'InvalidReleaseMetadata' | 'InvalidImageReferences',
+): string {
   const r = decodeStrict(bytes, file);
   if (typeof r === 'string') return r;
   throw new PayloadError(code, `${file}: ${r.message}`, file);
@@ -89,17 +115,34 @@ export function compareNames(a: string, b: string): number {
 }
 
 /** Builds a {@link ReleasePayload} from in-memory files; validates layout, metadata and every manifest. */
-export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: LoadOptions = {}, image?: PayloadImageInfo): ReleasePayload {
+export function loadPayloadFromFiles(
+  files: PayloadFiles,
+  source: string,
+  opts: LoadOptions = {},
+  image?: PayloadImageInfo,
+): ReleasePayload {
   const mdBytes = files.releaseManifests.get('release-metadata');
   if (!mdBytes) {
-    throw new PayloadError('PayloadMissingFile', `${source}: release-manifests/release-metadata is missing; is this a release payload?`, 'release-manifests/release-metadata');
+    throw new PayloadError(
+      'PayloadMissingFile',
+      `${source}: release-manifests/release-metadata is missing; is this a release payload?`,
+      'release-manifests/release-metadata',
+    );
   }
   const irBytes = files.releaseManifests.get('image-references');
   if (!irBytes) {
-    throw new PayloadError('PayloadMissingFile', `${source}: release-manifests/image-references is missing; is this a release payload?`, 'release-manifests/image-references');
+    throw new PayloadError(
+      'PayloadMissingFile',
+      `${source}: release-manifests/image-references is missing; is this a release payload?`,
+      'release-manifests/image-references',
+    );
   }
-  const metadata = parseReleaseMetadata(decodeOrThrow(mdBytes, 'release-manifests/release-metadata', 'InvalidReleaseMetadata'));
-  const imageReferences = parseImageReferences(decodeOrThrow(irBytes, 'release-manifests/image-references', 'InvalidImageReferences'));
+  const metadata = parseReleaseMetadata(
+    decodeOrThrow(mdBytes, 'release-manifests/release-metadata', 'InvalidReleaseMetadata'),
+  );
+  const imageReferences = parseImageReferences(
+    decodeOrThrow(irBytes, 'release-manifests/image-references', 'InvalidImageReferences'),
+  );
   if (imageReferences.name !== metadata.version) {
     throw new PayloadError(
       'InvalidImageReferences',
@@ -109,10 +152,16 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
   }
   const images = imagesFromReferences(imageReferences);
   const releaseImage = opts.releaseImage ?? image?.reference ?? '';
-  const cfg: RenderConfig = { ReleaseImage: releaseImage, ClusterProfile: opts.clusterProfile ?? DEFAULT_CLUSTER_PROFILE, Images: images };
+  const cfg: RenderConfig = {
+    ReleaseImage: releaseImage,
+    ClusterProfile: opts.clusterProfile ?? DEFAULT_CLUSTER_PROFILE,
+    Images: images,
+  };
 
   const issues: PayloadIssue[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = (files.skippedLinks ?? []).map(
+    (l) => `Skipping symlink ${l.path} -> ${l.target}: ${l.reason}`,
+  );
   const manifests: Manifest[] = [];
   const dirs: [PayloadDir, Map<string, Uint8Array>][] = [
     ['manifests', files.manifests],
@@ -132,7 +181,9 @@ export function loadPayloadFromFiles(files: PayloadFiles, source: string, opts: 
           text = renderTemplate(text, cfg, name);
         } catch (e) {
           if (e instanceof TemplateError) {
-            warnings.push(`Skipping manifest manifests/${name}: template rendering failed (may require a newer CVO): ${e.message}`);
+            warnings.push(
+              `Skipping manifest manifests/${name}: template rendering failed (may require a newer CVO): ${e.message}`,
+            );
             continue;
           }
           throw e;
