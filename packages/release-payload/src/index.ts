@@ -68,3 +68,4 @@ export type { ClusterSettings, SettingWarning } from './settings.js';
 export { DeadlineError, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './transport.js';
 export type { Deadlines } from './transport.js';
 export type { RetryInfo } from './registry.js';
+export { MAX_DOCUMENT_DEPTH } from './depth.js';

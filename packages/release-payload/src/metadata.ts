@@ -2,6 +2,7 @@
 import SemVer from 'semver/classes/semver.js';
 import { parseDocument } from 'yaml';
 import { PayloadError } from './errors.js';
+import { MAX_DOCUMENT_DEPTH, nestedDeeperThan } from './depth.js';
 
 /** Parsed `release-manifests/release-metadata` (Cincinnati metadata `cincinnati-metadata-v0`). */
 export interface ReleaseMetadata {
@@ -44,7 +45,11 @@ const FILE_IR = 'release-manifests/image-references';
 function strArray(v: unknown, field: string): string[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-    throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: field "${field}" must be an array of version strings`, `${FILE_MD}#${field}`);
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: field "${field}" must be an array of version strings`,
+      `${FILE_MD}#${field}`,
+    );
   }
   return v as string[];
 }
@@ -55,18 +60,37 @@ export function parseReleaseMetadata(text: string): ReleaseMetadata {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: unmarshal Cincinnati metadata: ${(e as Error).message}`, FILE_MD);
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: unmarshal Cincinnati metadata: ${(e as Error).message}`,
+      FILE_MD,
+    );
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: expected a JSON object`, FILE_MD);
   }
+  if (nestedDeeperThan(doc)) {
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: nesting exceeded maxDepth (${MAX_DOCUMENT_DEPTH})`,
+      FILE_MD,
+    );
+  }
   const o = doc as Record<string, unknown>;
   if (o['kind'] !== 'cincinnati-metadata-v0') {
-    throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: unrecognized Cincinnati metadata kind ${JSON.stringify(o['kind'] ?? '')} (expected "cincinnati-metadata-v0")`, `${FILE_MD}#kind`);
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: unrecognized Cincinnati metadata kind ${JSON.stringify(o['kind'] ?? '')} (expected "cincinnati-metadata-v0")`,
+      `${FILE_MD}#kind`,
+    );
   }
   const version = o['version'];
   if (typeof version !== 'string' || version === '') {
-    throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: missing required Cincinnati metadata version`, `${FILE_MD}#version`);
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: missing required Cincinnati metadata version`,
+      `${FILE_MD}#version`,
+    );
   }
   let semver: SemVer;
   try {
@@ -74,10 +98,17 @@ export function parseReleaseMetadata(text: string): ReleaseMetadata {
     const canonical = semver.version + (semver.build.length > 0 ? `+${semver.build.join('.')}` : '');
     if (canonical !== version) throw new Error('not a strict SemVer 2.0 version (no leading "v", "=" or spaces)');
   } catch (e) {
-    throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: invalid Cincinnati metadata version ${JSON.stringify(version)}: ${(e as Error).message}`, `${FILE_MD}#version`);
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: invalid Cincinnati metadata version ${JSON.stringify(version)}: ${(e as Error).message}`,
+      `${FILE_MD}#version`,
+    );
   }
   const metaRaw = o['metadata'];
-  const metadata = metaRaw !== null && typeof metaRaw === 'object' && !Array.isArray(metaRaw) ? (metaRaw as Record<string, unknown>) : {};
+  const metadata =
+    metaRaw !== null && typeof metaRaw === 'object' && !Array.isArray(metaRaw)
+      ? (metaRaw as Record<string, unknown>)
+      : {};
   const out: ReleaseMetadata = {
     kind: 'cincinnati-metadata-v0',
     version,
@@ -108,15 +139,40 @@ export function parseImageReferences(text: string): ImageReferences {
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     if (!e) throw new PayloadError('InvalidImageReferences', `${FILE_IR}: invalid YAML/JSON`, FILE_IR);
-    throw new PayloadError('InvalidImageReferences', `${FILE_IR}:${e.linePos?.[0].line ?? 1}: invalid YAML/JSON: ${e.message.split('\n')[0]}`, FILE_IR);
+    throw new PayloadError(
+      'InvalidImageReferences',
+      `${FILE_IR}:${e.linePos?.[0].line ?? 1}: invalid YAML/JSON: ${e.message.split('\n')[0]}`,
+      FILE_IR,
+    );
   }
-  const o = doc.toJS() as unknown;
+  let o: unknown;
+  try {
+    // the YAML library throws plain errors for unresolved aliases, bad merge keys and alias bombs
+    o = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (e) {
+    throw new PayloadError('InvalidImageReferences', `${FILE_IR}: invalid YAML/JSON: ${(e as Error).message}`, FILE_IR);
+  }
+  if (nestedDeeperThan(o)) {
+    throw new PayloadError(
+      'InvalidImageReferences',
+      `${FILE_IR}: nesting exceeded maxDepth (${MAX_DOCUMENT_DEPTH})`,
+      FILE_IR,
+    );
+  }
   if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-    throw new PayloadError('InvalidImageReferences', `${FILE_IR}: expected an image.openshift.io/v1 ImageStream object`, FILE_IR);
+    throw new PayloadError(
+      'InvalidImageReferences',
+      `${FILE_IR}: expected an image.openshift.io/v1 ImageStream object`,
+      FILE_IR,
+    );
   }
   const obj = o as Record<string, unknown>;
   if (obj['kind'] !== 'ImageStream' || (obj['apiVersion'] !== 'image.openshift.io/v1' && obj['apiVersion'] !== 'v1')) {
-    throw new PayloadError('InvalidImageReferences', `${FILE_IR}: image-references is a ${String(obj['apiVersion'])}/${String(obj['kind'])}, not a v1 ImageStream`, `${FILE_IR}#kind`);
+    throw new PayloadError(
+      'InvalidImageReferences',
+      `${FILE_IR}: image-references is a ${String(obj['apiVersion'])}/${String(obj['kind'])}, not a v1 ImageStream`,
+      `${FILE_IR}#kind`,
+    );
   }
   const meta = (obj['metadata'] ?? {}) as Record<string, unknown>;
   const spec = (obj['spec'] ?? {}) as Record<string, unknown>;
@@ -124,7 +180,11 @@ export function parseImageReferences(text: string): ImageReferences {
   const rawTags = Array.isArray(spec['tags']) ? (spec['tags'] as unknown[]) : [];
   rawTags.forEach((t, i) => {
     if (t === null || typeof t !== 'object') {
-      throw new PayloadError('InvalidImageReferences', `${FILE_IR}: spec.tags[${i}] must be an object`, `${FILE_IR}#spec.tags[${i}]`);
+      throw new PayloadError(
+        'InvalidImageReferences',
+        `${FILE_IR}: spec.tags[${i}] must be an object`,
+        `${FILE_IR}#spec.tags[${i}]`,
+      );
     }
     const tag = t as Record<string, unknown>;
     const from = (tag['from'] ?? {}) as Record<string, unknown>;

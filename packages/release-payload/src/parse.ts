@@ -1,6 +1,18 @@
-import { binaryTag, boolYaml11Tag, FAILSAFE_SCHEMA, floatYaml11Tag, intYaml11Tag, loadAll, mergeTag, nullYaml11Tag, Schema, YAMLException } from 'js-yaml';
+import {
+  binaryTag,
+  boolYaml11Tag,
+  FAILSAFE_SCHEMA,
+  floatYaml11Tag,
+  intYaml11Tag,
+  loadAll,
+  mergeTag,
+  nullYaml11Tag,
+  Schema,
+  YAMLException,
+} from 'js-yaml';
 import { goJsonMarshal } from './gojson.js';
 import { LineIndex } from './lines.js';
+import { MAX_DOCUMENT_DEPTH } from './depth.js';
 import type { PayloadIssue } from './errors.js';
 
 /** Group, version and kind of a manifest (`group` is empty for the core API group). */
@@ -48,14 +60,24 @@ export interface Manifest {
  * YAML 1.1 scalars as Go's yaml.v2 resolves them when decoding into interface{} (booleans y/yes/on, octal 0755, ...),
  * but timestamps stay strings.
  */
-const GO_YAML_SCHEMA = new Schema([...FAILSAFE_SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, mergeTag, binaryTag]);
+const GO_YAML_SCHEMA = new Schema([
+  ...FAILSAFE_SCHEMA.tags,
+  nullYaml11Tag,
+  boolYaml11Tag,
+  intYaml11Tag,
+  floatYaml11Tag,
+  mergeTag,
+  binaryTag,
+]);
 
 const encoder = new TextEncoder();
 
 /** Splits `apiVersion` into group and version. */
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 /** Builds the stable id used by this package (`group/kind/namespace/name`). */
@@ -79,7 +101,6 @@ function isJsonStream(text: string): boolean {
   return false;
 }
 
-
 /** Scans concatenated JSON values; returns their exact text. */
 function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): RawDoc[] {
   const docs: RawDoc[] = [];
@@ -94,6 +115,7 @@ function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): Ra
     }
     const start = i;
     let depth = 0;
+    let maxDepth = 0;
     let inStr = false;
     let end = -1;
     if (c !== 0x7b && c !== 0x5b) {
@@ -110,7 +132,7 @@ function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): Ra
           continue;
         }
         if (ch === 0x22) inStr = true;
-        else if (ch === 0x7b || ch === 0x5b) depth++;
+        else if (ch === 0x7b || ch === 0x5b) maxDepth = Math.max(maxDepth, ++depth);
         else if (ch === 0x7d || ch === 0x5d) {
           depth--;
           if (depth === 0) {
@@ -123,6 +145,10 @@ function splitJsonStream(text: string, file: string, issues: PayloadIssue[]): Ra
     const line = lines.lineAt(start);
     if (end < 0) {
       issues.push({ file, line, message: 'unexpected end of JSON input (unterminated object or array)' });
+      return docs;
+    }
+    if (maxDepth > MAX_DOCUMENT_DEPTH) {
+      issues.push({ file, line, message: `invalid JSON: nesting exceeded maxDepth (${MAX_DOCUMENT_DEPTH})` });
       return docs;
     }
     const slice = text.slice(start, end);
@@ -167,7 +193,10 @@ function splitYamlStream(text: string, file: string, issues: PayloadIssue[]): Ra
       values = loadAll(chunk.text, { schema: GO_YAML_SCHEMA, filename: file });
     } catch (e) {
       const mark = e instanceof YAMLException ? (e as YAMLException & { mark?: { line?: number } }).mark : undefined;
-      const reason = e instanceof YAMLException ? ((e as YAMLException & { reason?: string }).reason ?? e.message) : (e as Error).message;
+      const reason =
+        e instanceof YAMLException
+          ? ((e as YAMLException & { reason?: string }).reason ?? e.message)
+          : (e as Error).message;
       issues.push({ file, line: chunk.line + (mark?.line ?? 0), message: `invalid YAML: ${reason}` });
       continue;
     }
@@ -233,13 +262,18 @@ export function parseManifestFile(text: string, filename: string, dir: PayloadDi
     const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
     const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
     const meta = obj['metadata'];
-    const metaObj = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+    const metaObj =
+      meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
     const name = typeof metaObj['name'] === 'string' ? metaObj['name'] : '';
     const namespace = typeof metaObj['namespace'] === 'string' ? metaObj['namespace'] : '';
     const { group, version } = splitApiVersion(apiVersion);
     if (kind === '') {
       const text = Buffer.from(d.raw).toString('utf8');
-      issues.push({ file, line: d.line, message: `Object 'Kind' is missing in '${text.length > 200 ? text.slice(0, 200) + '...' : text}'; add kind to the document` });
+      issues.push({
+        file,
+        line: d.line,
+        message: `Object 'Kind' is missing in '${text.length > 200 ? text.slice(0, 200) + '...' : text}'; add kind to the document`,
+      });
       continue;
     }
     if (name === '') {

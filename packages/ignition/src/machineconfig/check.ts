@@ -3,6 +3,7 @@
  * MachineConfig CRD schema), the fields it would prune, Butane files given by mistake, and input sizes (so that a
  * render too large for the 1.5 MiB limit fails before the merge, not after).
  */
+import { MAX_DEPTH, tooDeep } from '../spec/errors.js';
 import { validate } from '../spec/validate.js';
 import { MACHINECONFIG_CRD_SCHEMA } from './crd/schema.js';
 import { checkStructural } from './crd/structural.js';
@@ -70,13 +71,23 @@ function checkMetadata(o: Obj, where: string): void {
   const md = o['metadata'];
   const name = nameOf(o);
   if (!isObj(md) || name === undefined || name === '') {
-    throw new MachineConfigCheckError('MC_INVALID_FIELD', `${where}metadata.name: Required value: a MachineConfig needs metadata.name (a non-empty string)`, name, 'metadata.name');
+    throw new MachineConfigCheckError(
+      'MC_INVALID_FIELD',
+      `${where}metadata.name: Required value: a MachineConfig needs metadata.name (a non-empty string)`,
+      name,
+      'metadata.name',
+    );
   }
   for (const k of ['labels', 'annotations'] as const) {
     const m = md[k];
     if (m === undefined || m === null) continue;
     if (!isObj(m) || Object.values(m).some((v) => typeof v !== 'string')) {
-      throw new MachineConfigCheckError('MC_INVALID_FIELD', `${where}metadata.${k}: Invalid value: must be a map of strings`, name, `metadata.${k}`);
+      throw new MachineConfigCheckError(
+        'MC_INVALID_FIELD',
+        `${where}metadata.${k}: Invalid value: must be a map of strings`,
+        name,
+        `metadata.${k}`,
+      );
     }
   }
 }
@@ -92,13 +103,38 @@ export function assertMachineConfigTypes(mc: unknown, where = ''): asserts mc is
   checkMetadata(mc, where);
   const name = nameOf(mc);
   const spec = mc['spec'];
+  // before any recursive walk (schema check, Go marshalling, merge): the Ignition nesting limit, plus spec.config
+  const deep = tooDeep(mc, MAX_DEPTH + 2);
+  if (deep) {
+    const field = deep
+      .slice(0, 8)
+      .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`))
+      .join('');
+    throw new MachineConfigCheckError(
+      'MC_INVALID_FIELD',
+      `${where}MachineConfig ${JSON.stringify(name)}: nests deeper than ${MAX_DEPTH} levels (${field}...)`,
+      name,
+      field,
+    );
+  }
   // raw JSON text for spec.config is accepted by the library (it is what the RawExtension holds)
   const forSchema = isObj(spec) && typeof spec['config'] === 'string' ? { ...mc, spec: { ...spec, config: {} } } : mc;
   const r = checkStructural(forSchema, MACHINECONFIG_CRD_SCHEMA);
   const first = r.errors[0];
   if (first) {
-    const more = r.errors.length > 1 ? ` (and ${r.errors.length - 1} more: ${r.errors.slice(1, 4).map((e) => e.path).join(', ')})` : '';
-    throw new MachineConfigCheckError('MC_INVALID_FIELD', `${where}MachineConfig ${JSON.stringify(name)}: ${first.message}${more}`, name, first.path);
+    const more =
+      r.errors.length > 1
+        ? ` (and ${r.errors.length - 1} more: ${r.errors
+            .slice(1, 4)
+            .map((e) => e.path)
+            .join(', ')})`
+        : '';
+    throw new MachineConfigCheckError(
+      'MC_INVALID_FIELD',
+      `${where}MachineConfig ${JSON.stringify(name)}: ${first.message}${more}`,
+      name,
+      first.path,
+    );
   }
 }
 
@@ -106,7 +142,9 @@ function ignitionUnused(config: unknown): string[] {
   if (!isObj(config)) return [];
   return validate(config)
     .entries.filter((e) => e.kind === 'warning' && e.message.startsWith('unused key'))
-    .map((e) => ['spec', 'config', ...e.path].map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join(''));
+    .map((e) =>
+      ['spec', 'config', ...e.path].map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join(''),
+    );
 }
 
 /**
@@ -134,12 +172,23 @@ export function checkMachineConfigObject(obj: unknown, opts: CheckOptions = {}):
   const unusedIgnitionKeys = ignitionUnused(parsed);
   const name = nameOf(o) ?? '';
   const warnings = [
-    ...pruned.map((p) => `${where}MachineConfig ${JSON.stringify(name)}: unknown field "${p}": the API server drops it (not in the MachineConfig CRD schema)`),
-    ...unusedIgnitionKeys.map((p) => `${where}MachineConfig ${JSON.stringify(name)}: unknown field "${p}": not part of its Ignition spec version; the MCO ignores it`),
+    ...pruned.map(
+      (p) =>
+        `${where}MachineConfig ${JSON.stringify(name)}: unknown field "${p}": the API server drops it (not in the MachineConfig CRD schema)`,
+    ),
+    ...unusedIgnitionKeys.map(
+      (p) =>
+        `${where}MachineConfig ${JSON.stringify(name)}: unknown field "${p}": not part of its Ignition spec version; the MCO ignores it`,
+    ),
   ];
   if (opts.strict === true && warnings.length > 0) {
     const field = pruned[0] ?? unusedIgnitionKeys[0] ?? '';
-    throw new MachineConfigCheckError('MC_UNKNOWN_FIELD', `${warnings.join('\n')}\n(refused with --strict; remove or fix these fields)`, name, field);
+    throw new MachineConfigCheckError(
+      'MC_UNKNOWN_FIELD',
+      `${warnings.join('\n')}\n(refused with --strict; remove or fix these fields)`,
+      name,
+      field,
+    );
   }
   return { pruned, unusedIgnitionKeys, warnings };
 }

@@ -79,20 +79,29 @@ export const DEFAULT_NODE_DISRUPTION_POLICIES: Readonly<Required<NodeDisruptionP
         { type: 'Restart', restart: { serviceName: 'crio.service' } },
       ],
     },
-    { path: '/etc/kubernetes/credential-providers', actions: [{ type: 'Restart', restart: { serviceName: 'kubelet.service' } }] },
+    {
+      path: '/etc/kubernetes/credential-providers',
+      actions: [{ type: 'Restart', restart: { serviceName: 'kubelet.service' } }],
+    },
     {
       path: '/etc/systemd/system/kubelet.service.d/40-kubelet-crio-image-credential-provider.conf',
       actions: [{ type: 'DaemonReload' }, { type: 'Restart', restart: { serviceName: 'kubelet.service' } }],
     },
     { path: '/etc/iri-registry', actions: [{ type: 'Restart', restart: { serviceName: 'iri-registry.service' } }] },
-    { path: '/usr/local/bin/load-registry-image.sh', actions: [{ type: 'Restart', restart: { serviceName: 'iri-registry.service' } }] },
+    {
+      path: '/usr/local/bin/load-registry-image.sh',
+      actions: [{ type: 'Restart', restart: { serviceName: 'iri-registry.service' } }],
+    },
     {
       path: '/etc/pki/ca-trust/source/anchors/iri-root-ca.crt',
       actions: [{ type: 'Restart', restart: { serviceName: 'coreos-update-ca-trust.service' } }],
     },
   ],
   units: [
-    { name: 'iri-registry.service', actions: [{ type: 'DaemonReload' }, { type: 'Restart', restart: { serviceName: 'iri-registry.service' } }] },
+    {
+      name: 'iri-registry.service',
+      actions: [{ type: 'DaemonReload' }, { type: 'Restart', restart: { serviceName: 'iri-registry.service' } }],
+    },
   ],
   sshkey: { actions: [{ type: 'None' }] },
 });
@@ -129,7 +138,10 @@ export function findClosestFilePolicyPathMatch(
 }
 
 /** isPathInDropins: is `path` the dropin file of one of these units under /etc/systemd/system? */
-export function isPathInDropins(path: string, units: readonly { name: string; dropins?: { name: string }[] }[]): boolean {
+export function isPathInDropins(
+  path: string,
+  units: readonly { name: string; dropins?: { name: string }[] }[],
+): boolean {
   for (const u of units) {
     for (const d of u.dropins ?? []) {
       if (path === `/etc/systemd/system/${u.name}.d/${d.name}`) return true;
@@ -159,7 +171,10 @@ export function splitKernelArguments(args: readonly string[] | null | undefined)
 }
 
 /** `rpm-ostree kargs` arguments (generateKargs): delete every old MCO argument, append every new one. */
-export function kargsArgs(oldArgs: readonly string[] | null | undefined, newArgs: readonly string[] | null | undefined): string[] {
+export function kargsArgs(
+  oldArgs: readonly string[] | null | undefined,
+  newArgs: readonly string[] | null | undefined,
+): string[] {
   return [
     ...splitKernelArguments(oldArgs).map((a) => `--delete-if-present=${a}`),
     ...splitKernelArguments(newArgs).map((a) => `--append=${a}`),
@@ -172,7 +187,10 @@ const byteSort = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * `rpm-ostree update` arguments for extensions (generateExtensionsArgs): install the required packages that are
  * not installed, uninstall installed extension packages that are no longer required (each byte-sorted).
  */
-export function extensionsArgs(installedRequestedPackages: readonly string[], extensions: readonly string[] | null | undefined): string[] {
+export function extensionsArgs(
+  installedRequestedPackages: readonly string[],
+  extensions: readonly string[] | null | undefined,
+): string[] {
   const required = new Set<string>();
   for (const e of extensions ?? []) for (const p of MACHINE_CONFIG_EXTENSIONS[e] ?? []) required.add(p);
   const installed = new Set(installedRequestedPackages);
@@ -244,16 +262,24 @@ function parse(mc: MachineConfig, which: 'old' | 'new'): Obj {
   }
 }
 
-function reconcileRule(oldIgn: Obj, newIgn: Obj, oldMc: MachineConfig, newMc: MachineConfig, overrides: readonly StorageOverride[]): string | undefined {
+function reconcileRule(
+  oldIgn: Obj,
+  newIgn: Obj,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  overrides: readonly StorageOverride[],
+): string | undefined {
   const op = obj(oldIgn['passwd']);
   const np = obj(newIgn['passwd']);
   if (!goDeepEqual(op, np)) {
-    if (!goDeepEqual(op['groups'], np['groups'])) return 'invalid passwd change(s): ignition Passwd Groups section contains changes';
+    if (!goDeepEqual(op['groups'], np['groups']))
+      return 'invalid passwd change(s): ignition Passwd Groups section contains changes';
     if (!goDeepEqual(op['users'], np['users'])) {
       const users = list(np['users']);
       if (users.length > 0) {
         for (const u of users) {
-          if (u['name'] !== 'core') return 'invalid passwd change(s): ignition passwd user section contains unsupported changes: non-core user';
+          if (u['name'] !== 'core')
+            return 'invalid passwd change(s): ignition passwd user section contains unsupported changes: non-core user';
         }
         const last = users[users.length - 1] as Obj;
         const keys = list(last['sshAuthorizedKeys']);
@@ -270,16 +296,21 @@ function reconcileRule(oldIgn: Obj, newIgn: Obj, oldMc: MachineConfig, newMc: Ma
   }
   const os = obj(oldIgn['storage']);
   const ns = obj(newIgn['storage']);
-  if (!overrides.includes('Disks') && !goDeepEqual(os['disks'], ns['disks'])) return 'ignition disks section contains changes';
-  if (!overrides.includes('FileSystems') && !goDeepEqual(os['filesystems'], ns['filesystems'])) return 'ignition filesystems section contains changes';
-  if (!overrides.includes('Raid') && !goDeepEqual(os['raid'], ns['raid'])) return 'ignition raid section contains changes';
+  if (!overrides.includes('Disks') && !goDeepEqual(os['disks'], ns['disks']))
+    return 'ignition disks section contains changes';
+  if (!overrides.includes('FileSystems') && !goDeepEqual(os['filesystems'], ns['filesystems']))
+    return 'ignition filesystems section contains changes';
+  if (!overrides.includes('Raid') && !goDeepEqual(os['raid'], ns['raid']))
+    return 'ignition raid section contains changes';
   if (!goDeepEqual(os['directories'], ns['directories'])) return 'ignition directories section contains changes';
-  if (!goDeepEqual(os['links'], ns['links']) && list(ns['links']).length !== 0) return 'ignition links section contains changes';
+  if (!goDeepEqual(os['links'], ns['links']) && list(ns['links']).length !== 0)
+    return 'ignition links section contains changes';
   for (const f of list(ns['files'])) {
     if (list(f['append']).length > 0) return `ignition file ${String(f['path'])} includes append`;
     if (f['path'] === MCD_FORCE_FILE) return `cannot create ${MCD_FORCE_FILE} via Ignition`;
   }
-  if (!goDeepEqual(oldIgn['kernelArguments'], newIgn['kernelArguments'])) return 'ignition kargs section contains changes';
+  if (!goDeepEqual(oldIgn['kernelArguments'], newIgn['kernelArguments']))
+    return 'ignition kargs section contains changes';
   if ((oldMc.spec.fips ?? false) !== (newMc.spec.fips ?? false)) {
     return 'detected change to FIPS flag; refusing to modify FIPS on a running cluster';
   }
@@ -290,14 +321,26 @@ const canonicalKernelType = (k: string | undefined): string => (k === 'realtime'
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean => {
   if ((a?.length ?? 0) === 0 && (b?.length ?? 0) === 0) return true;
   // reflect.DeepEqual: nil vs empty differ, but both-empty was handled above
-  return a !== null && a !== undefined && b !== null && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+  return (
+    a !== null &&
+    a !== undefined &&
+    b !== null &&
+    b !== undefined &&
+    a.length === b.length &&
+    a.every((x, i) => x === b[i])
+  );
 };
 
 function legacyActionsFor(changes: MachineConfigChangeFlags, files: string[]): LegacyPostConfigAction[] {
-  if (changes.osUpdate || changes.kargs || changes.fips || changes.units || changes.kernelType || changes.extensions) return ['reboot'];
+  if (changes.osUpdate || changes.kargs || changes.fips || changes.units || changes.kernelType || changes.extensions)
+    return ['reboot'];
   const none = ['/etc/kubernetes/kubelet-ca.crt', '/var/lib/kubelet/config.json'];
   const noneDirs = ['/etc/nmstate/openshift'];
-  const reload = ['/etc/containers/registries.conf', '/etc/machine-config-daemon/no-reboot/containers-gpg.pub', '/etc/containers/policy.json'];
+  const reload = [
+    '/etc/containers/registries.conf',
+    '/etc/machine-config-daemon/no-reboot/containers-gpg.pub',
+    '/etc/containers/policy.json',
+  ];
   const reloadDirs = ['/etc/containers/registries.d'];
   const restart = ['/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt'];
   let actions: LegacyPostConfigAction[] = ['none'];
@@ -319,7 +362,8 @@ function disruptionActionsFor(
   policies: Required<NodeDisruptionPolicy>,
   force: boolean,
 ): DisruptionAction[] {
-  if (force || changes.osUpdate || changes.kargs || changes.fips || changes.kernelType || changes.extensions) return [{ type: 'Reboot' }];
+  if (force || changes.osUpdate || changes.kargs || changes.fips || changes.kernelType || changes.extensions)
+    return [{ type: 'Reboot' }];
   if (!changes.files && !changes.units && !changes.passwd) return [{ type: 'None' }];
   const actions: DisruptionAction[] = [];
   for (const p of files) {
@@ -338,7 +382,11 @@ function disruptionActionsFor(
   return withoutNone.length === 0 ? [{ type: 'None' }] : withoutNone;
 }
 
-function reconcile(oldMc: MachineConfig, newMc: MachineConfig, overrides: readonly StorageOverride[]): { oldIgn: Obj; newIgn: Obj } {
+function reconcile(
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  overrides: readonly StorageOverride[],
+): { oldIgn: Obj; newIgn: Obj } {
   const oldIgn = parse(oldMc, 'old');
   const newIgn = parse(newMc, 'new');
   const rule = reconcileRule(oldIgn, newIgn, oldMc, newMc, overrides);
@@ -356,7 +404,11 @@ function reconcile(oldMc: MachineConfig, newMc: MachineConfig, overrides: readon
  * a node from `oldMc` to `newMc`.
  * @throws MachineConfigReconcileError
  */
-export function checkReconcilable(oldMc: MachineConfig, newMc: MachineConfig, overrides: readonly StorageOverride[] = []): void {
+export function checkReconcilable(
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  overrides: readonly StorageOverride[] = [],
+): void {
   reconcile(oldMc, newMc, overrides);
 }
 
@@ -366,9 +418,16 @@ export function checkReconcilable(oldMc: MachineConfig, newMc: MachineConfig, ov
  * the changes and the post-config actions with and without node disruption policies.
  * @throws MachineConfigReconcileError
  */
-export function diffMachineConfigs(oldMc: MachineConfig, newMc: MachineConfig, opts: DiffOptions = {}): MachineConfigDiff {
+export function diffMachineConfigs(
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  opts: DiffOptions = {},
+): MachineConfigDiff {
   assertMachineConfigTypes(oldMc, 'old: ');
   assertMachineConfigTypes(newMc, 'new: ');
+  // a MachineConfig without spec (or spec: null) is Go's zero-value spec: no config, no kernel arguments...
+  oldMc = { ...oldMc, spec: oldMc.spec ?? {} };
+  newMc = { ...newMc, spec: newMc.spec ?? {} };
   const { oldIgn, newIgn } = reconcile(oldMc, newMc, opts.irreconcilableStorageOverrides ?? []);
   const o = oldMc.spec;
   const n = newMc.spec;
@@ -401,7 +460,13 @@ export function diffMachineConfigs(oldMc: MachineConfig, newMc: MachineConfig, o
     .sort(byteSort);
   const fileList = [...files].sort(byteSort);
   const unitNames = [...new Set([...added, ...updated, ...removed])].sort(byteSort);
-  const nodeDisruptionActions = disruptionActionsFor(changes, fileList, unitNames, clusterNodeDisruptionPolicies(opts.nodeDisruptionPolicy), opts.forceFile === true);
+  const nodeDisruptionActions = disruptionActionsFor(
+    changes,
+    fileList,
+    unitNames,
+    clusterNodeDisruptionPolicies(opts.nodeDisruptionPolicy),
+    opts.forceFile === true,
+  );
   const result: MachineConfigDiff = {
     changes,
     files: fileList,

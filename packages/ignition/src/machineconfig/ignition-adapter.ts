@@ -4,6 +4,7 @@
  * Go-typed shape (unknown keys dropped; empty lists kept or dropped as the caller needs).
  */
 import { IgnitionError, parseAndConvertConfig } from '../spec/index.js';
+import { MAX_DEPTH, tooDeep } from '../spec/errors.js';
 import { normalizeIgnitionV35, toGoStructV35 } from './gojson.js';
 import { indexJsonPositions } from './json-index.js';
 
@@ -80,6 +81,14 @@ export function parseMachineConfigIgnition(config: Obj | string, opts: { keepEmp
   if (typeof config !== 'string' && !isObj(config)) {
     throw new MachineConfigIgnitionError(
       'parsing Ignition config spec v3 failed with error: config is not valid\nReport: error: not a JSON object\n',
+    );
+  }
+  const deep = typeof config === 'string' ? null : tooDeep(config, MAX_DEPTH);
+  if (deep) {
+    // before goMarshalSorted (recursive): the same limit and text as a raw config of that depth gets from the parser
+    throw new MachineConfigIgnitionError(
+      `parsing Ignition config spec v3 failed with error: config is not valid: the document nests deeper than ${MAX_DEPTH} levels`,
+      deep.slice(0, 8),
     );
   }
   const raw = typeof config === 'string' ? config : goMarshalSorted(config);
