@@ -1,7 +1,7 @@
 /**
  * The daemon's sync of its own Node (daemon.go syncNode / checkStateOnFirstRun / updateConfigAndState): a single
  * serialized loop woken by Node changes; failures set Degraded (or Unreconcilable) with the error as reason and
- * are retried with per-item exponential backoff 1 s .. 60 s.
+ * are retried with per-item exponential backoff 1 s .. 60 s, Node changes included (upstream's rate-limited queue).
  */
 import { promises as fs } from 'node:fs';
 import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig, type Node } from '@keelson/api';
@@ -55,6 +55,7 @@ export class MachineConfigDaemon {
   #dirty = false;
   #failures = 0;
   #retryTimer: NodeJS.Timeout | undefined;
+  #retryAt = 0;
   #unsubscribe: (() => void) | undefined;
   #loop: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -68,8 +69,37 @@ export class MachineConfigDaemon {
 
   /** Starts syncing on Node changes. */
   start(): void {
-    this.#unsubscribe = this.#cluster.source.subscribe(() => { this.kick(); });
+    this.#unsubscribe = this.#cluster.source.subscribe(() => { this.#onNodeEvent(); });
     this.kick();
+  }
+
+  /**
+   * A Node change. Upstream (openshift/machine-config-operator pkg/daemon/daemon.go, handleNodeEvent →
+   * enqueueDefault) adds the node with `queue.AddRateLimited`: while syncs keep failing, a Node change (our own
+   * Degraded annotation, a kubelet status update) waits for the item's exponential delay too, and counts as one more
+   * requeue. Without failures the sync starts at once.
+   */
+  #onNodeEvent(): void {
+    if (this.#failures === 0 || this.#retryTimer === undefined) {
+      this.kick();
+      return;
+    }
+    this.#scheduleRetry();
+  }
+
+  /** Schedules the next rate-limited attempt (ItemExponentialFailureRateLimiter: initial × 2^failures, capped). */
+  #scheduleRetry(): void {
+    const delay = Math.min(this.#backoff.maxMs, this.#backoff.initialMs * 2 ** this.#failures);
+    this.#failures++;
+    const at = Date.now() + delay;
+    // the earliest pending time wins (a waiting item is not pushed later)
+    if (this.#retryTimer !== undefined && this.#retryAt <= at) return;
+    clearTimeout(this.#retryTimer);
+    this.#retryAt = at;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.kick();
+    }, delay);
   }
 
   /** Stops (waits for the sync in progress, which aborts at its next wait). */
@@ -105,10 +135,12 @@ export class MachineConfigDaemon {
         await this.#updateErrorState(e as Error).catch((err: unknown) => {
           this.ctx.logger.error('could not report error state', { error: (err as Error).message });
         });
-        const delay = Math.min(this.#backoff.maxMs, this.#backoff.initialMs * 2 ** this.#failures);
-        this.#failures++;
+        // the retry waits for its backoff: Node changes seen meanwhile (our own Degraded annotation among them)
+        // do not start the next attempt at once (upstream handleErr → AddRateLimited)
+        this.#dirty = false;
         clearTimeout(this.#retryTimer);
-        this.#retryTimer = setTimeout(() => { this.kick(); }, delay);
+        this.#retryTimer = undefined;
+        this.#scheduleRetry();
       }
     }
     this.#running = false;
