@@ -42,6 +42,7 @@ export {
 export { SUPPORTED_EXTENSIONS } from './constants.js';
 export { serializeIgnitionV35, normalizeIgnitionV35, goJsonString } from './gojson.js';
 export { MachineConfigIgnitionError, parseMachineConfigIgnition, MCO_SUPPORTED_SPECS } from './ignition-adapter.js';
+export { RenderThread } from './render-thread.js';
 export {
   MCD_FORCE_FILE,
   MachineConfigReconcileError,

@@ -9,7 +9,8 @@ import { CONTROLLER_CONFIG_NAME, McAnnotations } from '../../common/constants.js
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { controllerConfigGate, decideRender, pendingSubConfig, RenderPoolError } from './decide.js';
+import { RenderThread } from '@keelson/ignition';
+import { controllerConfigGate, decideRenderWith, pendingSubConfig, RenderPoolError } from './decide.js';
 import { semanticEqual } from '../../common/semantic.js';
 
 const Pools = MachineConfigPools;
@@ -26,6 +27,8 @@ export interface RenderVersions {
 export class RenderController {
   readonly controller: Controller;
   private readonly unsubscribe: Array<() => void> = [];
+  /** Renders run on a worker thread: a hostile MachineConfig must not stall Lease renewals and watches. */
+  private readonly renderThread = new RenderThread();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -73,6 +76,7 @@ export class RenderController {
   async stop(): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     await this.controller.stop();
+    await this.renderThread.close();
   }
 
   /** Renders one pool. Throws (rate-limited requeue) while gated or after a render failure. */
@@ -83,7 +87,7 @@ export class RenderController {
     const cc = inf.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME);
     const gate = controllerConfigGate(cc, this.versions.controllerVersion) ?? pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
     if (gate !== undefined || cc === undefined) throw new RenderPoolError('RENDER_WAITING', poolName, gate ?? 'no ControllerConfig');
-    const d = decideRender({ pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions });
+    const d = await decideRenderWith({ pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions }, (...args) => this.renderThread.render(...args));
     if (d.kind === 'selectingAll') {
       void this.ctx.recorder.warning(pool, 'SelectingAll', 'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.');
       return undefined;

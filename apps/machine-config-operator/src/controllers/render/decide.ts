@@ -86,40 +86,45 @@ export type RenderDecision =
   | { kind: 'failed'; message: string }
   | { kind: 'rendered'; result: RenderResult; spec: NonNullable<MachineConfigPool['spec']['configuration']>; specChanged: boolean };
 
-/**
- * Renders a pool: selection, merge, hash, reconcilability against the current target.
- * `failed.message` is the RenderDegraded message ("Failed to render configuration for pool <p>: …").
- */
-export function decideRender(input: {
+/** Inputs of {@link decideRender}. */
+export interface RenderInput {
   pool: MachineConfigPool;
   machineConfigs: readonly MachineConfig[];
   controllerConfig: ControllerConfig;
   controllerVersion: string;
   operatorVersion: string;
-}): RenderDecision {
+}
+
+/** The arguments of `renderPool` for a pool, or the decision when it is not rendered at all. */
+function renderArgs(input: RenderInput): { args: Parameters<typeof renderPool> } | { decision: RenderDecision } {
   const { pool } = input;
   const name = pool.metadata.name ?? '';
-  if (isEmptyLabelSelector(pool.spec.machineConfigSelector)) return { kind: 'selectingAll' };
-  const fail = (m: string): RenderDecision => ({ kind: 'failed', message: `Failed to render configuration for pool ${name}: ${m}` });
+  if (isEmptyLabelSelector(pool.spec.machineConfigSelector)) return { decision: { kind: 'selectingAll' } };
   const skew = controllerConfigVersionSkew(input.controllerConfig, input.operatorVersion);
-  if (skew !== undefined) return fail(`could not generate rendered MachineConfig: ${skew}`);
+  if (skew !== undefined) return { decision: failed(name, `could not generate rendered MachineConfig: ${skew}`) };
   const currentName = pool.spec.configuration?.name ?? '';
   const current = currentName === '' ? undefined : input.machineConfigs.find((m) => m.metadata.name === currentName);
   const all = input.machineConfigs as unknown as IgnMachineConfig[];
-  let result: RenderResult;
-  try {
-    result = renderPool({ metadata: { name, ...(pool.metadata.uid !== undefined ? { uid: pool.metadata.uid } : {}), labels: pool.metadata.labels ?? {} }, spec: pool.spec }, all, input.controllerConfig, {
-      controllerVersion: input.controllerVersion,
-      ...(current !== undefined ? { currentRendered: current as unknown as IgnMachineConfig } : {}),
-    });
-  } catch (e) {
-    if (e instanceof PoolSelectionError) return fail(e.message);
+  const poolRef = { metadata: { name, ...(pool.metadata.uid !== undefined ? { uid: pool.metadata.uid } : {}), labels: pool.metadata.labels ?? {} }, spec: pool.spec };
+  const opts = { controllerVersion: input.controllerVersion, ...(current !== undefined ? { currentRendered: current as unknown as IgnMachineConfig } : {}) };
+  return { args: [poolRef, all, input.controllerConfig, opts] };
+}
+
+const failed = (pool: string, m: string): RenderDecision => ({ kind: 'failed', message: `Failed to render configuration for pool ${pool}: ${m}` });
+
+/** The decision from renderPool's result or error (other errors are thrown). */
+function decideFrom(pool: MachineConfigPool, outcome: { result: RenderResult } | { error: unknown }): RenderDecision {
+  const name = pool.metadata.name ?? '';
+  if ('error' in outcome) {
+    const e = outcome.error;
+    if (e instanceof PoolSelectionError) return failed(name, e.message);
     if (e instanceof MachineConfigRenderError) {
-      if (e.code === 'MC_NO_CONFIGS' || e.code === 'MC_TOO_LARGE') return fail(e.message);
-      return fail(`could not generate rendered MachineConfig: ${e.message}`);
+      if (e.code === 'MC_NO_CONFIGS' || e.code === 'MC_TOO_LARGE') return failed(name, e.message);
+      return failed(name, `could not generate rendered MachineConfig: ${e.message}`);
     }
     throw e;
   }
+  const { result } = outcome;
   const spec = {
     name: result.name,
     source: result.source.map((n) => ({ kind: 'MachineConfig', name: n, apiVersion: 'machineconfiguration.openshift.io/v1' })),
@@ -127,4 +132,34 @@ export function decideRender(input: {
   const prev = pool.spec.configuration;
   const specChanged = prev?.name !== spec.name || !semanticEqual(prev.source ?? [], spec.source);
   return { kind: 'rendered', result, spec, specChanged };
+}
+
+/**
+ * Renders a pool: selection, merge, hash, reconcilability against the current target.
+ * `failed.message` is the RenderDegraded message ("Failed to render configuration for pool <p>: …").
+ */
+export function decideRender(input: RenderInput): RenderDecision {
+  const r = renderArgs(input);
+  if ('decision' in r) return r.decision;
+  try {
+    return decideFrom(input.pool, { result: renderPool(...r.args) });
+  } catch (error) {
+    return decideFrom(input.pool, { error });
+  }
+}
+
+/**
+ * {@link decideRender} with the render itself done by `render` (the controller passes a worker thread's, so that a
+ * hostile MachineConfig never blocks its event loop).
+ */
+export async function decideRenderWith(input: RenderInput, render: (...args: Parameters<typeof renderPool>) => Promise<RenderResult>): Promise<RenderDecision> {
+  const r = renderArgs(input);
+  if ('decision' in r) return r.decision;
+  let result: RenderResult;
+  try {
+    result = await render(...r.args);
+  } catch (error) {
+    return decideFrom(input.pool, { error });
+  }
+  return decideFrom(input.pool, { result });
 }
