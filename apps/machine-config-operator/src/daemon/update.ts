@@ -84,15 +84,28 @@ async function applyFilesAndUsers(ctx: DaemonContext, from: MachineConfig, to: M
   }
 }
 
-/** Roll-back: the old config's files, units and users written back, pending deployment dropped. */
-async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, osTouched: boolean): Promise<void> {
+/** Go's kubeErrs.NewAggregate([rollbackErr, err]).Error() under upstream's `label` (update.go, update()). */
+function rollbackFailed(label: string, rollbackErr: unknown, err: unknown): Error {
+  return new Error(`${label}: [${(rollbackErr as Error).message}, ${(err as Error).message}]`);
+}
+
+/**
+ * Roll-back of a failed update `err`, in upstream's order (update.go update(): the deferred OS roll-back runs before
+ * the files one): pending deployment dropped, then the old config's files, units and users written back. A roll-back
+ * that fails is reported with upstream's wording, so the node's reason says the disk was not restored.
+ */
+async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, osTouched: boolean, err: unknown): Promise<void> {
   const oldIgn = ignitionOf(from);
   const newIgn = ignitionOf(to);
-  await writeFiles(ctx.root, ctx.host, oldIgn.storage?.files ?? [], { skipCertificateWriterFiles: true });
-  await writeUnits(ctx.root, ctx.host, oldIgn.systemd?.units ?? []);
-  await deleteStaleData(ctx.root, ctx.host, newIgn, oldIgn);
-  await writeSshKeys(ctx.root, oldIgn.passwd?.users ?? []);
-  if (osTouched) await ctx.os.cleanupPending();
+  if (osTouched) await ctx.os.cleanupPending().catch((e: unknown) => { throw rollbackFailed('error rolling back changes to OS', e, err); });
+  try {
+    await writeFiles(ctx.root, ctx.host, oldIgn.storage?.files ?? [], { skipCertificateWriterFiles: true });
+    await writeUnits(ctx.root, ctx.host, oldIgn.systemd?.units ?? []);
+    await deleteStaleData(ctx.root, ctx.host, newIgn, oldIgn);
+    await writeSshKeys(ctx.root, oldIgn.passwd?.users ?? []);
+  } catch (e) {
+    throw rollbackFailed('error rolling back files writes', e, err);
+  }
 }
 
 const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
@@ -148,7 +161,8 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
     killPoint('after-currentconfig-written');
   } catch (e) {
     ctx.logger.error('update failed, rolling back', { node: ctx.nodeName, error: (e as Error).message });
-    await rollBack(ctx, oldMc, newMc, osTouched);
+    // a roll-back that fails throws and keeps the journal: the next start resumes the interrupted update
+    await rollBack(ctx, oldMc, newMc, osTouched, e);
     await clearJournal(ctx.root);
     throw e;
   }
