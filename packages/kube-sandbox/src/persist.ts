@@ -161,7 +161,8 @@ function replay(dir: string): Replay {
     else items.set(key, { group: rec.group, plural: rec.plural, object: rec.object });
     rv = Math.max(rv, rec.rv);
   });
-  if (!snap && !walFound) return { state: undefined, walRecords: 0 };
+  // as before the streaming reader: an empty log and no snapshot is a fresh directory
+  if (!snap && (!walFound || (walRecords === 0 && torn === undefined))) return { state: undefined, walRecords: 0 };
   return { state: { resourceVersion: rv, items: [...items.values()] }, walRecords };
 }
 

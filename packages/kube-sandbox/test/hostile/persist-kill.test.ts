@@ -161,4 +161,17 @@ describe('persistDir durability', () => {
     );
     expect(() => readPersistedState(dir)).toThrow(/holds 1 of its 2 items/);
   });
+
+  it('treats a directory holding only an empty log as fresh (default namespaces are created)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, WAL_FILE), '');
+    expect(readPersistedState(dir)).toBeUndefined();
+    const sb = await startSandbox({ persistDir: dir, token: 't' });
+    try {
+      const r = await fetch(`${sb.url}/api/v1/namespaces/default`, { headers: { Authorization: 'Bearer t' } });
+      expect(r.status).toBe(200);
+    } finally {
+      await sb.stop();
+    }
+  });
 });
