@@ -97,7 +97,7 @@ export function registerRehearseCommand(program: Command): void {
         throw e;
       }
       const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
-      const view = new LiveView(process.stderr, mode, f.from ?? 'A', f.to ?? 'B');
+      const view = new LiveView(process.stderr, mode, f.from ?? 'release A', f.to ?? 'release B');
       const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
       const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
       let result;

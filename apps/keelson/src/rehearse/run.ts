@@ -492,6 +492,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   try {
     emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
     ({ a, b } = await s.releases());
+    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
     const { svc, direct, obs, ctx } = await s.cluster(a, b);
     const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx, direct);
     const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));

@@ -140,6 +140,28 @@ describe('live view', () => {
   });
 });
 
+describe('live view on a TTY (the CLI starts it before the releases are open)', () => {
+  it('shows the versions once known, counts operators at the target and never lets progress go back', () => {
+    const s = initialState('release A', 'release B');
+    applyEvent(s, { t: 10, type: 'phase', phase: 'setup', detail: 'releases 4.18.7 -> 4.18.8', from: '4.18.7', to: '4.18.8' });
+    applyEvent(s, { t: 20, type: 'phase', phase: 'install', detail: 'installing 4.18.7' });
+    applyEvent(s, { t: 30, type: 'operator', name: 'dns', version: '4.18.7' });
+    applyEvent(s, { t: 31, type: 'operator', name: 'etcd', version: '4.18.7' });
+    expect(renderLive(s, 120)).toContain('operators at 4.18.7: 2/2');
+    applyEvent(s, { t: 40, type: 'phase', phase: 'upgrade', detail: 'keelson upgrade --to 4.18.8' });
+    applyEvent(s, { t: 50, type: 'operator', name: 'dns', version: '4.18.8' });
+    for (const [t, done] of [[60, 75], [70, 120], [80, 10], [90, 169]] as const) {
+      applyEvent(s, { t, type: 'progress', done, total: 207, version: '4.18.8' });
+      if (t === 80) expect(renderLive(s, 120).some((l) => l.includes(' 120/207 (4.18.8)'))).toBe(true);
+    }
+    applyEvent(s, { t: 100, type: 'phase', phase: 'finished', detail: 'Completed' });
+    const lines = renderLive(s, 120);
+    expect(lines[0]).toContain('keelson rehearse 4.18.7 -> 4.18.8');
+    expect(lines.some((l) => l.includes(' 169/207 (4.18.8)'))).toBe(true);
+    expect(lines).toContain('operators at 4.18.8: 1/2');
+  });
+});
+
 describe('decideUpdateVerdict', () => {
   const cv = (state: string, failing = 'False', version = '4.18.8') => ({ metadata: { name: 'version' }, status: { history: [{ version, state }], conditions: [{ type: 'Failing', status: failing, message: 'Cluster operator dns is degraded' }, { type: 'Progressing', status: 'True', message: 'Working towards 4.18.8: 80 of 191 done (41% complete)' }] } });
   const pool = (name: string, config: string, opts: { paused?: boolean; degraded?: string } = {}) => ({
