@@ -356,7 +356,12 @@ class Session {
       ['machine-config-operator', m?.operator.leading?.()],
       ['machine-config-controller', m?.controller.leading?.()],
     ]);
-    const d = decideRestarts(this.led, leading);
+    const exited = new Map<Supervised, boolean>([
+      ['cluster-version-operator', this.startCvo !== undefined && this.cvo?.exited?.() === true],
+      ['machine-config-operator', m?.operator.exited?.() === true],
+      ['machine-config-controller', m?.controller.exited?.() === true],
+    ]);
+    const d = decideRestarts(this.led, leading, exited);
     this.led = d.led;
     for (const component of d.restart) {
       if (component === 'cluster-version-operator') {
@@ -368,7 +373,8 @@ class Session {
         m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
         this.stack.push(component, () => m[part].stop());
       }
-      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again, as the kubelet restarts the container of a process that exits' });
+      const why = exited.get(component) === true ? 'its process exited' : 'lost its Lease';
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: `${why}; started again, as the kubelet restarts the container of a process that exits` });
     }
   }
 
