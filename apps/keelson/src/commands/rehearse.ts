@@ -128,6 +128,8 @@ export function registerRehearseCommand(program: Command): void {
       } catch (e) {
         // a --from/--to release that cannot be rehearsed: the flags' values are unusable (the message says what to do)
         if (e instanceof RehearsalPayloadError) throw new CliError(`${e.message} [${e.code}]`, 2);
+        // a --fault/--kill/--pause-pool target that is not in the cluster (checked once the releases are open)
+        if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
         throw e;
       } finally {
         view.close();

@@ -14,6 +14,7 @@ import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
@@ -227,6 +228,21 @@ class Session {
     };
     return openUserReleases(opts.from, opts.to, getRegistry, opts.workDir, opts.force === true);
   }
+
+  /**
+   * Every `--fault`/`--kill`/`--pause-pool` target exists in this cluster (else a {@link FaultSpecError} before
+   * anything starts); a `cvo@N%` the update will not show is moved to the last point it shows, with a note.
+   */
+  checkFaultTargets(a: Release, b: Release): void {
+    const { opts } = this;
+    const nodes = nodeInventory(opts.masters, opts.workers, opts.pools).map((n) => n.name);
+    const checked = validateFaultTargets(opts.faults, rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)));
+    for (const note of checked.notes) this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: note });
+    if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
+  }
+
+  /** `--kill cvo@N%` as checked by {@link checkFaultTargets}. */
+  killCvoAt: number | undefined;
 
   /** Update service, API server behind the proxy, bootstrap objects, observer. */
   async cluster(a: Release, b: Release): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
@@ -465,10 +481,15 @@ class Session {
         else if (!downSince.has(n.name)) downSince.set(n.name, now);
       }
       const downNodes = [...downSince].map(([name, since]) => ({ name, since }));
+      const killAt = this.killCvoAt ?? opts.faults.killCvoAt;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now, failingSince, degradedSince, downNodes, rebootMs: SIMULATED_REBOOT_MS / opts.timeScale, drainFailure, startedAt, deadline });
+      if (verdict !== undefined && killAt !== undefined && !killedCvo) {
+        // said, not hidden: the report must not read as if the CVO had been killed
+        this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: `cvo@${Math.round(killAt * 100)}% was never reached (the update ended first): nothing was killed` });
+      }
       if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0, obs.nodes()) } : verdict;
       const prog = this.events.findLast((e) => e.type === 'progress');
-      if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
+      if (killAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= killAt) {
         killedCvo = true;
         const kill = this.cvo?.kill;
         if (kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
@@ -498,6 +519,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   try {
     emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
     ({ a, b } = await s.releases());
+    s.checkFaultTargets(a, b);
     emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
     const { svc, direct, obs, ctx } = await s.cluster(a, b);
     const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx, direct);
