@@ -72,19 +72,29 @@ export function validateFaultTargets(plan: FaultPlan, t: FaultTargets): { killCv
 }
 
 /**
- * The furthest progress the CVO reports while an update still runs: the share of the target's tasks in run levels
- * before the last one with a ClusterOperator manifest (the CVO waits there for that operator; once it reports, the rest
- * is applied within one status write). E.g. 0.81 when machine-config (run level 80) is the last wait.
+ * The furthest progress the CVO surely reports while an update still runs: the share of the target's tasks done when
+ * the CVO waits at the last ClusterOperator manifest (in the highest run level): every lower run level and that
+ * component's manifests before the ClusterOperator (the other components of the level run in parallel and may or may
+ * not be done). Once the operator reports, the rest is applied within one status write, so a point past this one may
+ * never be shown.
  */
 export function lastWaitPoint(payload: Pick<ReleasePayload, 'manifests' | 'metadata'>): { fraction: number; at: string } | undefined {
   const included = filterManifests(payload).included.filter((m) => m.dir === 'release-manifests');
   if (included.length === 0) return undefined;
-  const level = (f: string): number => Number(RUN_LEVEL_COMPONENT_PATTERN.exec(f)?.[1] ?? '-1');
-  const cos = included.filter((m) => m.gvk.kind === 'ClusterOperator' && level(m.filename) >= 0);
-  const lastCo = cos.sort((x, y) => level(x.filename) - level(y.filename)).at(-1);
+  const node = (f: string): { level: number; component: string } => {
+    const g = RUN_LEVEL_COMPONENT_PATTERN.exec(f);
+    return { level: Number(g?.[1] ?? '-1'), component: g?.[2] ?? '' };
+  };
+  const cos = included.filter((m) => m.gvk.kind === 'ClusterOperator' && node(m.filename).level >= 0);
+  const lastCo = cos.sort((x, y) => node(x.filename).level - node(y.filename).level || (x.filename < y.filename ? -1 : 1)).at(-1);
   if (lastCo === undefined) return undefined;
-  const before = included.filter((m) => level(m.filename) < level(lastCo.filename)).length;
-  return { fraction: before / included.length, at: `the CVO then waits for clusteroperator/${lastCo.name} at run level ${String(level(lastCo.filename)).padStart(2, '0')}` };
+  const at = node(lastCo.filename);
+  const after = included.filter((m) => {
+    const n = node(m.filename);
+    // the other components of that level run in parallel and may not be done yet: not counted (a point surely shown)
+    return n.level > at.level || (n.level === at.level && (n.component !== at.component || m.filename > lastCo.filename || (m.filename === lastCo.filename && m.index >= lastCo.index)));
+  }).length;
+  return { fraction: (included.length - after) / included.length, at: `the CVO then waits for clusteroperator/${lastCo.name} at run level ${String(at.level).padStart(2, '0')}` };
 }
 
 /** The targets of a rehearsal: B's ClusterOperators, the node inventory, master/worker/custom pools and A's and B's pools. */
