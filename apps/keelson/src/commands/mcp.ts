@@ -61,7 +61,8 @@ export function table(headers: string[], rows: string[][]): string {
   return `${[headers, ...rows].map(line).join('\n')}\n`;
 }
 
-async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
+/** What `mcp why` reads from the cluster (also used by the rehearsal's diagnosis of a failed run). */
+export async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
   const [pools, nodes, pdbs] = await Promise.all([c.resource(Pools).listAll(), c.resource(Nodes).listAll(), c.resource(PodDisruptionBudgets).listAll().catch(() => ({ items: [] }))]);
   const podsByNode = new Map<string, Pod[]>();
   const draining = nodes.items.filter((n) => {

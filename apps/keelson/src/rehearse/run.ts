@@ -14,6 +14,7 @@ import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
@@ -52,6 +53,11 @@ export interface RehearseOptions {
   onEvent?: (e: TimelineEvent) => void;
   /** Component logs (default: dropped). */
   onLog?: (component: string, line: string) => void;
+  /**
+   * `--hold`: called with the report once the verdict is in, while every component still runs; the cluster is stopped
+   * when the returned promise settles (the CLI waits for Ctrl-C).
+   */
+  hold?: (report: RehearsalReport, kubeconfigPath: string) => Promise<void>;
 }
 
 export { decideUpdateVerdict, explainStall, type RehearsalVerdict, type VerdictInput } from './verdict.js';
@@ -241,6 +247,9 @@ class Session {
     if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
   }
 
+  /** The cluster's kubeconfig (through the counting proxy), once the API server runs. */
+  kubeconfigPath: string | undefined;
+
   /** `--kill cvo@N%` as checked by {@link checkFaultTargets}. */
   killCvoAt: number | undefined;
 
@@ -255,6 +264,7 @@ class Session {
     this.proxy = px;
     stack.push('api proxy', () => px.close());
     const kubeconfigPath = join(opts.workDir, 'kubeconfig');
+    this.kubeconfigPath = kubeconfigPath;
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
     await bootstrapCluster(direct, a, svc);
@@ -513,44 +523,60 @@ class Session {
 async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
   const s = new Session(c, opts, t0, emit, events);
   let verdict: RehearsalVerdict = { outcome: 'Stalled', message: '' };
-  let apiCounts: ApiCounts;
   let a: Release | undefined;
   let b: Release | undefined;
+  let diagnosis: Diagnosis[] = [];
+  let direct: KubeClient | undefined;
+  let result: RehearsalResult | undefined;
   try {
-    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
-    ({ a, b } = await s.releases());
-    s.checkFaultTargets(a, b);
-    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
-    const { svc, direct, obs, ctx } = await s.cluster(a, b);
-    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx, direct);
-    const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
-    await s.arm(b, direct, operators, ctx);
-    const machines = await s.armFailBoot(nodes, ctx);
-    verdict = await s.update(b, obs, machines, startCvo, ctx, installedConfigs, direct);
-  } catch (e) {
-    if (!(e instanceof InstallStalled)) throw e;
-    verdict = { outcome: 'Stalled', message: e.message };
-  } finally {
+    try {
+      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+      ({ a, b } = await s.releases());
+      s.checkFaultTargets(a, b);
+      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
+      const cl = await s.cluster(a, b);
+      direct = cl.direct;
+      const { nodes, operators, startCvo } = await s.install(a, cl.svc, cl.obs, cl.ctx, cl.direct);
+      const installedConfigs = new Map(cl.obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+      await s.arm(b, cl.direct, operators, cl.ctx);
+      const machines = await s.armFailBoot(nodes, cl.ctx);
+      verdict = await s.update(b, cl.obs, machines, startCvo, cl.ctx, installedConfigs, cl.direct);
+    } catch (e) {
+      if (!(e instanceof InstallStalled)) throw e;
+      verdict = { outcome: 'Stalled', message: e.message };
+    }
+    // what holds a failed or stalled run, read while the cluster still runs
+    if (verdict.outcome !== 'Completed' && direct !== undefined) diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
-    apiCounts = s.proxy?.counts() ?? EMPTY_API;
+    result = { report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }), events };
+    const kubeconfig = s.kubeconfigPath;
+    if (opts.hold !== undefined && kubeconfig !== undefined) await opts.hold(result.report, kubeconfig);
+  } finally {
+    if (result === undefined) emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     await s.stack.stopAll();
   }
+  return result;
+}
+
+/** The report of a run, with the maxUnavailable invariant checked. */
+function finalReport(events: readonly TimelineEvent[], opts: RehearseOptions, r: { a: Release | undefined; b: Release | undefined; verdict: RehearsalVerdict; api: ApiCounts; diagnosis: Diagnosis[] }): RehearsalReport {
+  const { a, b } = r;
   const report = computeReport(events, {
     from: a?.version ?? opts.from ?? 'A',
     to: b?.version ?? opts.to ?? 'B',
-    outcome: verdict.outcome,
-    message: verdict.message,
+    outcome: r.verdict.outcome,
+    message: r.verdict.message,
     timeScale: opts.timeScale,
-    api: apiCounts,
+    api: r.api,
     runLevels: a !== undefined && b !== undefined ? computeRunLevels(a.payload, b.payload).map((l) => ({ level: l.level, operators: l.operators.map((o) => o.name) })) : [],
     faults: describeFaults(opts.faults),
+    diagnosis: r.diagnosis,
   });
   if (report.outcome === 'Completed' && !withinMaxUnavailable(report)) {
-    return { report: { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` }, events };
+    return { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` };
   }
-  return { report, events };
+  return report;
 }
-
 
 /**
  * The newest `DrainThresholdExceeded` Event (the machine-config-controller's "Drain has been failing for more than 10

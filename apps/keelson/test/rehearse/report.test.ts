@@ -84,8 +84,8 @@ describe('computeReport', () => {
       { name: 'ingress', reachedMs: 500 },
     ]);
     expect(r.runLevels).toEqual([
-      { level: '12', startMs: 0, endMs: 200, ms: 200 },
-      { level: '50', startMs: 200, endMs: 500, ms: 300 },
+      { level: '12', startMs: 0, endMs: 200, ms: 200, laterStartsMs: [] },
+      { level: '50', startMs: 200, endMs: 500, ms: 300, laterStartsMs: [] },
     ]);
     expect(r.pools).toEqual([{ name: 'worker', nodes: 2, maxUnavailable: 1, maxUnavailableSeen: 1, rolloutOrder: ['worker-0', 'worker-1'], config: 'rendered-worker-b', updated: 2, paused: false }]);
     expect(withinMaxUnavailable(r)).toBe(true);
