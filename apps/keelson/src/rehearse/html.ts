@@ -91,18 +91,18 @@ export function timelineSvg(report: RehearsalReport, events: readonly TimelineEv
   const end = Math.max(start + 1, events.find((e) => e.type === 'phase' && e.phase === 'finished')?.t ?? events.at(-1)?.t ?? start + 1);
   const rows: Row[] = [...updateRows(report, start, end), ...nodeRows(events, start, end)];
   const labelW = 230;
-  const chartW = 900;
+  const chartW = 860;
   const rowH = 22;
   const top = 30;
   const height = top + rows.length * rowH + 40;
   const x = (t: number): number => labelW + ((t - start) / (end - start)) * chartW;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + chartW + 20}" height="${height}" viewBox="0 0 ${labelW + chartW + 20} ${height}" role="img" aria-label="rehearsal timeline">`);
-  parts.push(`<rect x="0" y="0" width="${labelW + chartW + 20}" height="${height}" fill="#ffffff"/>`);
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + chartW + 40}" height="${height}" viewBox="0 0 ${labelW + chartW + 40} ${height}" role="img" aria-label="rehearsal timeline">`);
+  parts.push(`<rect x="0" y="0" width="${labelW + chartW + 40}" height="${height}" fill="#ffffff"/>`);
   axis(parts, x, start, end, report.timeScale, top, top + rows.length * rowH + 5);
   rows.forEach((r, i) => {
     const y = top + i * rowH;
-    if (i % 2 === 0) parts.push(`<rect x="0" y="${y}" width="${labelW + chartW + 20}" height="${rowH}" fill="#f7f7f9" fill-opacity="0.7"/>`);
+    if (i % 2 === 0) parts.push(`<rect x="0" y="${y}" width="${labelW + chartW + 40}" height="${rowH}" fill="#f7f7f9" fill-opacity="0.7"/>`);
     parts.push(`<text x="8" y="${y + 15}" font-size="12" fill="#222">${esc(r.label)}</text>`);
     for (const b of r.bars) parts.push(`<rect x="${x(b.from).toFixed(1)}" y="${y + 4}" width="${Math.max(2, x(b.to) - x(b.from)).toFixed(1)}" height="${rowH - 8}" rx="3" fill="${b.color}"><title>${esc(b.title)}</title></rect>`);
     for (const m of r.marks) parts.push(`<circle cx="${x(m.at).toFixed(1)}" cy="${y + rowH / 2}" r="5" fill="${m.color}"><title>${esc(m.title)}</title></circle>`);

@@ -4,7 +4,7 @@
  * (through {@link loadComponents}), install A, `upgrade --to B`, and a timeline of everything the observer saw.
  */
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
@@ -12,6 +12,7 @@ import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
+import { startTlsFront } from './tls-front.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
@@ -249,6 +250,16 @@ class Session {
 
   /** The cluster's kubeconfig (through the counting proxy), once the API server runs. */
   kubeconfigPath: string | undefined;
+
+  /** `--hold`: an HTTPS front on the proxy (kubectl sends no token over plain HTTP) and its kubeconfig file. */
+  async heldKubeconfig(proxy: ApiProxy, kubeconfigPath: string): Promise<string> {
+    const front = await startTlsFront(proxy.url);
+    this.stack.push('held cluster (https)', () => front.close());
+    const token = /token: (\S+)/.exec(await readFile(kubeconfigPath, 'utf8'))?.[1] ?? '';
+    const path = join(this.opts.workDir, 'kubeconfig-held');
+    await writeFile(path, front.kubeconfig(token), { mode: 0o600 });
+    return path;
+  }
 
   /** `--kill cvo@N%` as checked by {@link checkFaultTargets}. */
   killCvoAt: number | undefined;
@@ -549,8 +560,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     if (verdict.outcome !== 'Completed' && direct !== undefined) diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     result = { report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }), events };
-    const kubeconfig = s.kubeconfigPath;
-    if (opts.hold !== undefined && kubeconfig !== undefined) await opts.hold(result.report, kubeconfig);
+    if (opts.hold !== undefined && s.proxy !== undefined && s.kubeconfigPath !== undefined) await opts.hold(result.report, await s.heldKubeconfig(s.proxy, s.kubeconfigPath));
   } finally {
     if (result === undefined) emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     await s.stack.stopAll();
