@@ -154,7 +154,7 @@ export function renderHtmlReport(report: RehearsalReport, events: readonly Timel
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:20px;margin:0 0 4px} .outcome{font-weight:600;color:${report.exitCode === 0 ? '#2e7d32' : '#c62828'}}
 table{border-collapse:collapse;margin:12px 0;font-size:13px} td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f0f0f4} code{font-size:12px} .figures span{margin-right:18px} .note{color:#666;font-size:12px;margin:0}
+th{background:#f0f0f4} td:nth-child(-n+2){white-space:nowrap} code{font-size:12px} .figures span{margin-right:18px} .note{color:#666;font-size:12px;margin:0}
 .diagnosis{border:2px solid #c62828;border-radius:6px;padding:8px 14px;background:#fff5f5;max-width:1100px}
 .diagnosis h2{margin:4px 0 8px;font-size:16px;color:#c62828} .diagnosis li{margin:4px 0} .diagnosis .todo{color:#1b5e20}
 </style></head><body>
