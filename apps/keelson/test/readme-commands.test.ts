@@ -39,11 +39,21 @@ describe('README.md commands', { timeout: 900_000 }, () => {
     const script = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT\nset -x\n${block}`;
     await writeFile(join(work, 'readme.sh'), script);
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile('bash', ['readme.sh'], { cwd: work, maxBuffer: 256 * 1024 * 1024, timeout: 850_000, env: { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env['PATH'] ?? ''}` } }, (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
-      });
+      execFile(
+        'bash',
+        ['readme.sh'],
+        {
+          cwd: work,
+          maxBuffer: 256 * 1024 * 1024,
+          timeout: 850_000,
+          env: { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env['PATH'] ?? ''}` },
+        },
+        (err, stdout, stderr) => {
+          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
+        },
+      );
     });
-    expect(r.code, `${r.stderr.slice(-4000)}`).toBe(0);
+    expect(r.code, r.stderr.slice(-4000)).toBe(0);
     // what the commands produced
     expect(r.stdout).toContain('rpm-ostree rebase');
     expect(r.stdout).toMatch(/4\.18\.8 +\S+/);
@@ -59,7 +69,10 @@ describe('install instructions until the packages are published, and the release
   it('every public package README says how to install it from a clone; the root README and the workflow say how it is released', async () => {
     const { readdir } = await import('node:fs/promises');
     for (const name of await readdir(join(ROOT, 'packages'))) {
-      const pkg = JSON.parse(await readFile(join(ROOT, 'packages', name, 'package.json'), 'utf8')) as { name: string; private?: boolean };
+      const pkg = JSON.parse(await readFile(join(ROOT, 'packages', name, 'package.json'), 'utf8')) as {
+        name: string;
+        private?: boolean;
+      };
       if (pkg.private === true) continue;
       const readme = await readFile(join(ROOT, 'packages', name, 'README.md'), 'utf8');
       const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('```', readme.indexOf('## Install')));
@@ -70,8 +83,17 @@ describe('install instructions until the packages are published, and the release
     expect(root).toContain('## Installing the packages');
     expect(root).toContain('pnpm pack --pack-destination');
     const wf = await readFile(join(ROOT, '.github/workflows/release.yml'), 'utf8');
-    for (const s of ['changesets/action@v1', 'publish: pnpm release', 'version: pnpm version-packages', "NPM_CONFIG_PROVENANCE: 'true'", 'id-token: write']) expect(wf).toContain(s);
-    const scripts = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const s of [
+      'changesets/action@v1',
+      'publish: pnpm release',
+      'version: pnpm version-packages',
+      "NPM_CONFIG_PROVENANCE: 'true'",
+      'id-token: write',
+    ])
+      expect(wf).toContain(s);
+    const scripts = (
+      JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts['release']).toContain('changeset publish');
     expect(scripts['version-packages']).toBe('changeset version');
   });

@@ -18,7 +18,10 @@ export interface Diagnosis {
 /** A ClusterOperator as far as the diagnosis reads it. */
 export interface OperatorLike {
   metadata: { name?: string };
-  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[]; versions?: { name: string; version: string }[] };
+  status?: {
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    versions?: { name: string; version: string }[];
+  };
 }
 
 /** Findings of `mcp why` that explain nothing by themselves. */
@@ -30,7 +33,9 @@ export function diagnosePools(snap: ClusterSnapshot): Diagnosis[] {
   for (const p of snap.pools) {
     const e = explainPool(snap, p.metadata.name ?? '');
     if (e === undefined || e.findings.some((f) => f.code === 'UP_TO_DATE')) continue;
-    const findings = e.findings.filter((f) => !QUIET.has(f.code)).map((f) => ({ message: f.message, ...(f.action !== undefined ? { action: f.action } : {}) }));
+    const findings = e.findings
+      .filter((f) => !QUIET.has(f.code))
+      .map((f) => ({ message: f.message, ...(f.action !== undefined ? { action: f.action } : {}) }));
     out.push({ subject: `machineconfigpool/${e.name}`, summary: e.summary, findings });
   }
   return out;
@@ -42,14 +47,20 @@ export function diagnoseOperators(cos: readonly OperatorLike[], target: string):
   for (const co of cos) {
     const name = co.metadata.name ?? '';
     const conds = co.status?.conditions ?? [];
-    const bad = conds.filter((c) => (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status !== 'True'));
+    const bad = conds.filter(
+      (c) => (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status !== 'True'),
+    );
     const version = co.status?.versions?.find((v) => v.name === 'operator')?.version ?? '';
     if (bad.length === 0 && version === target) continue;
     const findings = bad.map((c) => ({
       message: `${c.type}=${c.status}${c.reason !== undefined ? ` ${c.reason}` : ''}${c.message !== undefined && c.message !== '' ? `: ${c.message}` : ''}`,
       action: `the CVO waits for clusteroperator/${name} at its run level; read its conditions (keelson upgrade status, kubectl get clusteroperator ${name} -o yaml) and its operator's log; once it reports Available=True, Degraded=False at ${target} the update continues`,
     }));
-    if (bad.length === 0) findings.push({ message: `reports version ${version || '(none)'}, not ${target}`, action: `the CVO waits until clusteroperator/${name} reports ${target} (its operator has not finished its own update)` });
+    if (bad.length === 0)
+      findings.push({
+        message: `reports version ${version || '(none)'}, not ${target}`,
+        action: `the CVO waits until clusteroperator/${name} reports ${target} (its operator has not finished its own update)`,
+      });
     out.push({ subject: `clusteroperator/${name}`, summary: findings[0]?.message ?? '', findings });
   }
   return out;
@@ -58,7 +69,10 @@ export function diagnoseOperators(cos: readonly OperatorLike[], target: string):
 /** Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read). */
 export async function diagnose(client: KubeClient, target: string): Promise<Diagnosis[]> {
   try {
-    const [snap, cos] = await Promise.all([snapshot(client), client.request<{ items?: OperatorLike[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators')]);
+    const [snap, cos] = await Promise.all([
+      snapshot(client),
+      client.request<{ items?: OperatorLike[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators'),
+    ]);
     return [...diagnoseOperators(cos.items ?? [], target), ...diagnosePools(snap)];
   } catch {
     return [];

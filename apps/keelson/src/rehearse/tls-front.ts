@@ -22,11 +22,20 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
   const to = new URL(target);
   const tls = await generateTls();
   const server = createServer({ key: tls.serverKey, cert: tls.serverCert }, (req, res) => {
-    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      res.flushHeaders();
-      r.pipe(res);
-    });
+    const up = httpRequest(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        res.flushHeaders();
+        r.pipe(res);
+      },
+    );
     up.on('error', () => {
       if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' });
       res.end();
@@ -38,7 +47,8 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    kubeconfig: (token) => kubeconfigYaml(buildKubeconfig({ server: url, token, caCert: tls.caCert, name: 'keelson-rehearsal' })),
+    kubeconfig: (token) =>
+      kubeconfigYaml(buildKubeconfig({ server: url, token, caCert: tls.caCert, name: 'keelson-rehearsal' })),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

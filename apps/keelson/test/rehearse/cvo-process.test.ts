@@ -15,7 +15,19 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'keelson-cvo-process-'));
   // a kubeconfig that is not one: the bin exits at once with an error, before any Lease
   await writeFile(join(work, 'kubeconfig'), 'this: is not a kubeconfig\n');
-  opts = { kubeconfig: join(work, 'kubeconfig'), payloadDir: join(work, 'none'), releaseImage: 'example.invalid/r@sha256:' + '0'.repeat(64), payloadCache: join(work, 'cache'), updateService: 'http://127.0.0.1:9', promqlTarget: 'http://127.0.0.1:9', timeScale: 1, leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200, log: () => undefined };
+  opts = {
+    kubeconfig: join(work, 'kubeconfig'),
+    payloadDir: join(work, 'none'),
+    releaseImage: 'example.invalid/r@sha256:' + '0'.repeat(64),
+    payloadCache: join(work, 'cache'),
+    updateService: 'http://127.0.0.1:9',
+    promqlTarget: 'http://127.0.0.1:9',
+    timeScale: 1,
+    leaseDurationMs: 1000,
+    renewDeadlineMs: 800,
+    retryPeriodMs: 200,
+    log: () => undefined,
+  };
 });
 
 afterAll(async () => {

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { generateRehearsalReleases, type RehearsalReleases } from '@keelson/payload-gen';
 import { openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { didYouMean, editDistance, lastWaitPoint, rehearsalTargets, validateFaultTargets } from '../../src/rehearse/fault-targets.js';
+import {
+  didYouMean,
+  editDistance,
+  lastWaitPoint,
+  rehearsalTargets,
+  validateFaultTargets,
+} from '../../src/rehearse/fault-targets.js';
 import { FaultSpecError, parseFaults } from '../../src/rehearse/faults.js';
 import { nodeInventory } from '../../src/rehearse/run.js';
 import { cli } from '../cli-helpers.js';
@@ -29,24 +35,50 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const targets = () => rehearsalTargets(a, b, nodeInventory(3, 3, { infra: 2 }).map((n) => n.name), ['infra']);
-const validate = (faults: string[], kills: string[] = [], pause: string[] = []) => validateFaultTargets(parseFaults(faults, kills, pause), targets());
+const targets = () =>
+  rehearsalTargets(
+    a,
+    b,
+    nodeInventory(3, 3, { infra: 2 }).map((n) => n.name),
+    ['infra'],
+  );
+const validate = (faults: string[], kills: string[] = [], pause: string[] = []) =>
+  validateFaultTargets(parseFaults(faults, kills, pause), targets());
 
 describe('validateFaultTargets', () => {
-  it('accepts targets that exist: B\'s operators, the nodes, master/worker/custom pools', () => {
-    expect(validate(['degraded-operator=dns', 'operator-never-updates=console', 'node-fails-boot=worker-2', 'on-disk-drift=infra-1:/etc/x'], ['daemon@master-0'], ['worker', 'infra'])).toEqual({ notes: [] });
+  it("accepts targets that exist: B's operators, the nodes, master/worker/custom pools", () => {
+    expect(
+      validate(
+        [
+          'degraded-operator=dns',
+          'operator-never-updates=console',
+          'node-fails-boot=worker-2',
+          'on-disk-drift=infra-1:/etc/x',
+        ],
+        ['daemon@master-0'],
+        ['worker', 'infra'],
+      ),
+    ).toEqual({ notes: [] });
   });
 
   it('refuses a typo with the closest name', () => {
-    expect(() => validate(['degraded-operator=dsn'])).toThrow(/--fault degraded-operator=dsn: no ClusterOperator "dsn" in the rehearsal \(did you mean "dns"\?\)/);
-    expect(() => validate([], [], ['wroker'])).toThrow(/--pause-pool wroker: no pool "wroker" in the rehearsal \(did you mean "worker"\?\); the pools are: infra, master, worker/);
+    expect(() => validate(['degraded-operator=dsn'])).toThrow(
+      /--fault degraded-operator=dsn: no ClusterOperator "dsn" in the rehearsal \(did you mean "dns"\?\)/,
+    );
+    expect(() => validate([], [], ['wroker'])).toThrow(
+      /--pause-pool wroker: no pool "wroker" in the rehearsal \(did you mean "worker"\?\); the pools are: infra, master, worker/,
+    );
     expect(() => validate(['node-fails-boot=worker-9'])).toThrow(/no node "worker-9".*did you mean "worker-0"/);
     expect(() => validate([], ['daemon@nosuchnode'])).toThrow(FaultSpecError);
-    expect(() => validate(['degraded-operator=nosuchop'])).toThrow(/no ClusterOperator "nosuchop" in the rehearsal; the ClusterOperators are: /);
+    expect(() => validate(['degraded-operator=nosuchop'])).toThrow(
+      /no ClusterOperator "nosuchop" in the rehearsal; the ClusterOperators are: /,
+    );
   });
 
   it('says why machine-config cannot be faulted through the simulator', () => {
-    expect(() => validate(['degraded-operator=machine-config'])).toThrow(/machine-config is run by the real machine-config-operator/);
+    expect(() => validate(['degraded-operator=machine-config'])).toThrow(
+      /machine-config is run by the real machine-config-operator/,
+    );
   });
 
   it('moves a kill point the update never shows back to the last one it shows, and says so', () => {

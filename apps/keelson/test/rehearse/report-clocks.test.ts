@@ -11,7 +11,12 @@ import { computeReport, formatReport } from '../../src/rehearse/report.js';
 import type { TimelineEvent } from '../../src/rehearse/timeline.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
-const cv = (t: number, type: string, status: string, message = '', reason?: string): TimelineEvent => ({ t, type: 'condition', object: 'clusterversion/version', condition: { type, status, message, ...(reason !== undefined ? { reason } : {}) } });
+const cv = (t: number, type: string, status: string, message = '', reason?: string): TimelineEvent => ({
+  t,
+  type: 'condition',
+  object: 'clusterversion/version',
+  condition: { type, status, message, ...(reason !== undefined ? { reason } : {}) },
+});
 
 function timeline(): TimelineEvent[] {
   const ev = sampleTimeline();
@@ -31,22 +36,43 @@ function timeline(): TimelineEvent[] {
   insert({ t: 1160, type: 'runlevel', level: '12', state: 'started', version: '4.18.8' });
   insert({ t: 1190, type: 'runlevel', level: '12', state: 'finished', version: '4.18.8' });
   insert(cv(1020, 'Progressing', 'True', 'Working towards 4.18.8: 0 of 100 done (0% complete), waiting on etcd'));
-  insert(cv(1210, 'Progressing', 'True', 'Working towards 4.18.8: 60 of 100 done (60% complete), waiting on machine-config'));
+  insert(
+    cv(1210, 'Progressing', 'True', 'Working towards 4.18.8: 60 of 100 done (60% complete), waiting on machine-config'),
+  );
   insert(cv(2150, 'Progressing', 'True', 'Working towards 4.18.8: 99 of 100 done (99% complete)'));
   return ev;
 }
 
 describe('report clocks and waits', () => {
-  const r = computeReport(timeline(), { from: '4.18.7', to: '4.18.8', outcome: 'Completed', message: '', timeScale: 60, api: API, runLevels: RUN_LEVELS, faults: [] });
+  const r = computeReport(timeline(), {
+    from: '4.18.7',
+    to: '4.18.8',
+    outcome: 'Completed',
+    message: '',
+    timeScale: 60,
+    api: API,
+    runLevels: RUN_LEVELS,
+    faults: [],
+  });
 
-  it('keeps install and update conditions apart, each on its phase\'s clock, with when it cleared', () => {
+  it("keeps install and update conditions apart, each on its phase's clock, with when it cleared", () => {
     const failing = r.conditions.find((c) => c.condition.type === 'Failing');
     expect(failing).toMatchObject({ phase: 'install', atMs: 30, clearedMs: 300, firstMs: 130 });
-    expect(r.conditions.find((c) => c.condition.type === 'Available')).toMatchObject({ phase: 'install', atMs: 20, clearedMs: 350 });
-    expect(r.conditions.find((c) => c.object === 'clusteroperator/ingress')).toMatchObject({ phase: 'update', atMs: 300, clearedMs: null });
+    expect(r.conditions.find((c) => c.condition.type === 'Available')).toMatchObject({
+      phase: 'install',
+      atMs: 20,
+      clearedMs: 350,
+    });
+    expect(r.conditions.find((c) => c.object === 'clusteroperator/ingress')).toMatchObject({
+      phase: 'update',
+      atMs: 300,
+      clearedMs: null,
+    });
     const text = formatReport(r);
     expect(text).toContain('Conditions seen during the install (time since the install started):');
-    expect(text).toContain('+0.0s clusterversion/version Failing=True ClusterOperatorNotAvailable: Cluster operator machine-config is not available [cleared +0.3s]');
+    expect(text).toContain(
+      '+0.0s clusterversion/version Failing=True ClusterOperatorNotAvailable: Cluster operator machine-config is not available [cleared +0.3s]',
+    );
     expect(text).toContain('Conditions seen during the update (time since the update started):');
     expect(text).toContain('clusteroperator/ingress Degraded=True Rollout: ingress rolling out [still set at the end]');
   });
@@ -73,7 +99,15 @@ describe('report clocks and waits', () => {
 });
 
 describe('diagnosis of a failed run', () => {
-  const pool = { metadata: { name: 'worker' }, spec: { configuration: { name: 'rendered-worker-b' }, nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } }, maxUnavailable: 1 }, status: { configuration: { name: 'rendered-worker-a' }, conditions: [] } } as unknown as MachineConfigPool;
+  const pool = {
+    metadata: { name: 'worker' },
+    spec: {
+      configuration: { name: 'rendered-worker-b' },
+      nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } },
+      maxUnavailable: 1,
+    },
+    status: { configuration: { name: 'rendered-worker-a' }, conditions: [] },
+  } as unknown as MachineConfigPool;
   const node = {
     metadata: {
       name: 'worker-0',
@@ -89,8 +123,15 @@ describe('diagnosis of a failed run', () => {
     spec: { unschedulable: true },
     status: { conditions: [{ type: 'Ready', status: 'True' }] },
   } as unknown as Node;
-  const pod = { metadata: { name: 'critical-app-1', namespace: 'app', labels: { app: 'critical' } }, spec: { nodeName: 'worker-0' } } as unknown as Pod;
-  const pdb = { metadata: { name: 'critical-app', namespace: 'app' }, spec: { selector: { matchLabels: { app: 'critical' } } }, status: { disruptionsAllowed: 0 } } as unknown as PodDisruptionBudget;
+  const pod = {
+    metadata: { name: 'critical-app-1', namespace: 'app', labels: { app: 'critical' } },
+    spec: { nodeName: 'worker-0' },
+  } as unknown as Pod;
+  const pdb = {
+    metadata: { name: 'critical-app', namespace: 'app' },
+    spec: { selector: { matchLabels: { app: 'critical' } } },
+    status: { disruptionsAllowed: 0 },
+  } as unknown as PodDisruptionBudget;
 
   it('names the PodDisruptionBudget that blocks the drain and what to do', () => {
     const d = diagnosePools({ pools: [pool], nodes: [node], podsByNode: new Map([['worker-0', [pod]]]), pdbs: [pdb] });
@@ -105,8 +146,20 @@ describe('diagnosis of a failed run', () => {
   it('names a degraded operator with its condition', () => {
     const d = diagnoseOperators(
       [
-        { metadata: { name: 'dns' }, status: { conditions: [{ type: 'Degraded', status: 'True', reason: 'Injected', message: 'dns is degraded' }], versions: [{ name: 'operator', version: '4.18.8' }] } },
-        { metadata: { name: 'etcd' }, status: { conditions: [{ type: 'Available', status: 'True' }], versions: [{ name: 'operator', version: '4.18.8' }] } },
+        {
+          metadata: { name: 'dns' },
+          status: {
+            conditions: [{ type: 'Degraded', status: 'True', reason: 'Injected', message: 'dns is degraded' }],
+            versions: [{ name: 'operator', version: '4.18.8' }],
+          },
+        },
+        {
+          metadata: { name: 'etcd' },
+          status: {
+            conditions: [{ type: 'Available', status: 'True' }],
+            versions: [{ name: 'operator', version: '4.18.8' }],
+          },
+        },
       ],
       '4.18.8',
     );
@@ -115,9 +168,30 @@ describe('diagnosis of a failed run', () => {
   });
 
   it('leads the text and the HTML report', () => {
-    const base = computeReport(sampleTimeline(), { from: '4.18.7', to: '4.18.8', outcome: 'Failed', message: 'ClusterVersion Failing=True', timeScale: 60, api: API, runLevels: RUN_LEVELS, faults: [], diagnosis: [{ subject: 'clusteroperator/dns', summary: 'Degraded=True Injected: dns is degraded', findings: [{ message: 'Degraded=True Injected: dns is degraded', action: 'read its conditions' }] }] });
-    expect(formatReport(base).split('\n').slice(2, 4)).toEqual(['  Diagnosis (as keelson mcp why and upgrade status see it):', '    clusteroperator/dns: Degraded=True Injected: dns is degraded']);
-    expect(renderHtmlReport(base, sampleTimeline())).toContain('<div class="diagnosis"><h2>Diagnosis: what holds the update</h2>');
+    const base = computeReport(sampleTimeline(), {
+      from: '4.18.7',
+      to: '4.18.8',
+      outcome: 'Failed',
+      message: 'ClusterVersion Failing=True',
+      timeScale: 60,
+      api: API,
+      runLevels: RUN_LEVELS,
+      faults: [],
+      diagnosis: [
+        {
+          subject: 'clusteroperator/dns',
+          summary: 'Degraded=True Injected: dns is degraded',
+          findings: [{ message: 'Degraded=True Injected: dns is degraded', action: 'read its conditions' }],
+        },
+      ],
+    });
+    expect(formatReport(base).split('\n').slice(2, 4)).toEqual([
+      '  Diagnosis (as keelson mcp why and upgrade status see it):',
+      '    clusteroperator/dns: Degraded=True Injected: dns is degraded',
+    ]);
+    expect(renderHtmlReport(base, sampleTimeline())).toContain(
+      '<div class="diagnosis"><h2>Diagnosis: what holds the update</h2>',
+    );
     expect(JSON.parse(JSON.stringify(base)).diagnosis[0].subject).toBe('clusteroperator/dns');
   });
 });
