@@ -172,12 +172,16 @@ export function registerPayloadCommands(payload: Command): void {
 function registerInfo(payload: Command): void {
   const cmd = payload
     .command('info <source>')
-    .description('Show a release payload: name, digest, created, OS/arch, metadata, component versions, images (like oc adm release info)');
-  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (source: string, o: SourceOpts & OutputFlags) => {
+    .description('Show a release payload in the layout of oc adm release info: name, digest, created, OS/arch, release metadata, component versions, images')
+    .option('--pullspecs', 'list the images with their pull specs instead of their digests (oc adm release info --pullspecs)')
+    .option('--commits', 'list the images with the source repository and commit of their image-references annotations (oc adm release info --commits)');
+  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (source: string, o: SourceOpts & OutputFlags & { pullspecs?: boolean; commits?: boolean }) => {
     const format = outputFormat(o, cmd);
+    if (o.pullspecs === true && o.commits === true) throw new CliError('--pullspecs and --commits are exclusive', 2);
     const p = await load(source, o);
     const included = filterManifests(p, facts({}));
     const versions = componentVersions(p);
+    const images = o.commits === true ? 'commits' : o.pullspecs === true ? 'pullspecs' : 'digests';
     await printResult(format, {
       data: () => ({
         name: p.metadata.version,
@@ -189,46 +193,89 @@ function registerInfo(payload: Command): void {
         manifests: p.manifests.length,
         includedManifests: included.included.length,
         versionHash: included.versionHash,
-        metadata: { previous: p.metadata.previous, next: p.metadata.next, url: p.metadata.url ?? null, channels: p.metadata.channels, metadata: p.metadata.metadata },
+        metadata: { previous: sortSemanticVersions(p.metadata.previous), next: p.metadata.next, url: p.metadata.url ?? null, channels: p.metadata.channels, metadata: p.metadata.metadata },
         componentVersions: versions,
         images: p.images,
       }),
-      table: () => infoTable(p, included, versions, false),
-      wide: () => infoTable(p, included, versions, true),
+      table: () => infoTable(p, included, versions, false, images),
+      wide: () => infoTable(p, included, versions, true, images),
     });
   });
 }
 
-function infoTable(p: ReleasePayload, included: ReturnType<typeof filterManifests>, versions: Record<string, string>, wide: boolean): string {
-  const lines: string[] = [];
-  lines.push(`Name:           ${p.metadata.version}`);
-  if (p.image) lines.push(`Digest:         ${p.image.digest}`);
+/** oc's text/tabwriter with padding 1: every column but the last padded to its widest cell plus one space. */
+function tabwrite(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 1))).join('').trimEnd());
+}
+
+/** Versions in SemVer order, or as given when one is not SemVer (oc's sortSemanticVersions). */
+export function sortSemanticVersions(versions: readonly string[]): string[] {
+  const re = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+  const parsed = versions.map((v) => re.exec(v));
+  if (parsed.some((m) => m === null)) return [...versions];
+  const cmpPre = (a: string | undefined, b: string | undefined): number => {
+    if (a === b) return 0;
+    if (a === undefined) return 1;
+    if (b === undefined) return -1;
+    const x = a.split('.');
+    const y = b.split('.');
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      const p = x[i];
+      const q = y[i];
+      if (p === undefined) return -1;
+      if (q === undefined) return 1;
+      const np = /^\d+$/.test(p);
+      const nq = /^\d+$/.test(q);
+      if (np && nq && Number(p) !== Number(q)) return Number(p) - Number(q);
+      if (np !== nq) return np ? -1 : 1;
+      if (p !== q) return p < q ? -1 : 1;
+    }
+    return 0;
+  };
+  return versions
+    .map((v, i) => ({ v, m: parsed[i] as RegExpExecArray }))
+    .sort((a, b) => Number(a.m[1]) - Number(b.m[1]) || Number(a.m[2]) - Number(b.m[2]) || Number(a.m[3]) - Number(b.m[3]) || cmpPre(a.m[4], b.m[4]))
+    .map((x) => x.v);
+}
+
+/** `registry/repo@digest` of the image the payload was read from (oc's "Pull From"). */
+function pullFrom(image: NonNullable<ReleasePayload['image']>): string {
+  const ref = image.reference.replace(/^docker:\/\//, '').replace(/@sha256:[0-9a-f]{64}$/, '');
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return `${colon > slash ? ref.slice(0, colon) : ref}@${image.digest}`;
+}
+
+/** The images section: NAME DIGEST (default), NAME PULL SPEC, or NAME REPO COMMIT, in image-references order. */
+function imageRows(p: ReleasePayload, mode: 'digests' | 'pullspecs' | 'commits'): string[] {
+  const tags = p.imageReferences.tags.filter((t) => t.fromKind === 'DockerImage');
+  if (mode === 'commits') return tabwrite([['  NAME', 'REPO', 'COMMIT'], ...tags.map((t) => [`  ${t.name}`, t.annotations['io.openshift.build.source-location'] ?? '', t.annotations['io.openshift.build.commit.id'] ?? ''])]);
+  if (mode === 'pullspecs') return tabwrite([['  NAME', 'PULL SPEC'], ...tags.map((t) => [`  ${t.name}`, t.pullSpec])]);
+  return tabwrite([['  NAME', 'DIGEST'], ...tags.map((t) => [`  ${t.name}`, /@(sha256:[0-9a-f]{64})$/.exec(t.pullSpec)?.[1] ?? t.pullSpec])]);
+}
+
+/** `oc adm release info`'s layout (pkg/cli/admin/release/info.go, describeReleaseInfo); `-o wide` adds Keelson's figures. */
+function infoTable(p: ReleasePayload, included: ReturnType<typeof filterManifests>, versions: Record<string, string>, wide: boolean, images: 'digests' | 'pullspecs' | 'commits'): string {
+  const head: string[][] = [['Name:', p.metadata.version]];
+  if (p.image) head.push(['Digest:', p.image.digest]);
   const created = p.image?.created ?? p.imageReferences.creationTimestamp;
-  if (created) lines.push(`Created:        ${created}`);
-  if (p.image?.os || p.image?.architecture || p.metadata.architecture) lines.push(`OS/Arch:        ${p.image?.os ?? 'linux'}/${p.metadata.architecture ?? p.image?.architecture ?? 'unknown'}`);
-  lines.push(`Manifests:      ${p.manifests.length} (${included.included.length} included for profile ${DEFAULT_CLUSTER_PROFILE}, default feature set)`);
-  lines.push(`Version hash:   ${included.versionHash}`);
-  if (wide) lines.push(`Release image:  ${p.releaseImage === '' ? '""' : p.releaseImage}`);
-  if (p.metadata.url) lines.push(`Metadata URL:   ${p.metadata.url}`);
-  lines.push('');
-  lines.push(`Upgrades:       ${p.metadata.previous.length > 0 ? p.metadata.previous.join(', ') : '<none>'}`);
-  if (p.metadata.channels.length > 0) lines.push(`Channels:       ${p.metadata.channels.join(', ')}`);
-  const meta = Object.entries(p.metadata.metadata);
-  if (meta.length > 0) {
-    lines.push('', 'Metadata:');
-    for (const [k, v] of meta) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  }
-  const comps = Object.entries(versions);
-  if (comps.length > 0) {
-    lines.push('', 'Component Versions:');
-    lines.push(pad(comps.sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [`  ${k}`, v])));
-  }
-  lines.push('', `Images (${Object.keys(p.images).length}):`);
-  const rows = Object.entries(p.images)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([n, spec]) => [`  ${n}`, spec]);
-  if (rows.length > 0) lines.push(pad([['  NAME', 'PULL SPEC'], ...rows]));
-  return lines.join('\n') + '\n';
+  if (created) head.push(['Created:', new Date(created).toISOString().replace(/\.\d+Z$/, 'Z')]);
+  if (p.image?.os || p.image?.architecture || p.metadata.architecture) head.push(['OS/Arch:', `${p.image?.os ?? 'linux'}/${p.metadata.architecture === 'Multi' ? 'multi' : (p.image?.architecture ?? 'unknown')}`]);
+  head.push(['Manifests:', String(p.manifests.length)]);
+  if (wide) head.push(['Included:', `${included.included.length} for profile ${DEFAULT_CLUSTER_PROFILE}, default feature set`], ['Version hash:', included.versionHash], ['Release image:', p.releaseImage === '' ? '""' : p.releaseImage]);
+  const lines = tabwrite(head);
+  if (p.image) lines.push('', `Pull From: ${pullFrom(p.image)}`);
+  lines.push('', 'Release Metadata:', ...tabwrite([['  Version:', p.metadata.version], ['  Upgrades:', p.metadata.previous.length > 0 ? sortSemanticVersions(p.metadata.previous).join(', ') : '<none>']]));
+  const meta = Object.entries(p.metadata.metadata)
+    .filter(([, v]) => v !== '' && !(Array.isArray(v) && v.length === 0) && !(typeof v === 'object' && v !== null && Object.keys(v).length === 0))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (meta.length > 0) lines.push('  Metadata:', ...tabwrite(meta.map(([k, v]) => [`    ${k}:`, typeof v === 'string' ? v : JSON.stringify(v)])));
+  const comps = Object.entries(versions).sort(([a], [b]) => a.localeCompare(b));
+  if (comps.length > 0) lines.push('', 'Component Versions:', ...tabwrite(comps.map(([k, v]) => [`  ${k}`, v])));
+  lines.push('', 'Images:', ...imageRows(p, images));
+  return `${lines.join('\n')}\n\n`;
 }
 
 function registerManifests(payload: Command): void {
