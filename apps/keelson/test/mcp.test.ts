@@ -138,7 +138,7 @@ describe('keelson mcp describe (oc describe mcp)', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain(`Spec:\n  Configuration:\n    Name:  rendered-worker-v2\n  Machine Config Selector:\n    Match Labels:\n      machineconfiguration.openshift.io/role:  worker\n  Max Unavailable:${' '.repeat(29)}2\n  Node Selector:\n    Match Labels:\n      node-role.kubernetes.io/worker:\n`);
     expect(r.stdout).toMatch(/Status:\n  Conditions:\n    Last Transition Time: {2}2026-01-01T00:00:00Z\n    Message: *\n    Reason: *\n    Status: {16}False\n    Type: {18}Updated\n/);
     expect(r.stdout).toMatch(/\n  Degraded Machine Count: {5}1\n  Machine Count: {14}4\n/);
-    expect(r.stdout).toMatch(/Events:\n  Type {4}Reason {11}Age +From +Message\n  ---- {4}------ {11}--- +---- +-------\n  Normal  SetDesiredConfig  \S+ +machineconfigcontroller-nodecontroller  Targeted node worker-0 to MachineConfig: rendered-worker-v2\n$/);
+    expect(r.stdout).toMatch(/Events:\n  Type {4}Reason {12}Age +From +Message\n  ---- {4}------ {12}---- +---- +-------\n  Normal  SetDesiredConfig  \S+ +machineconfigcontroller-nodecontroller  Targeted node worker-0 to MachineConfig: rendered-worker-v2\n$/);
     const none = await cli('mcp', 'describe', 'infra', '--kubeconfig', kubeconfig);
     expect(none.stdout).toMatch(/\nEvents: {2}<none>\n$/);
     const missing = await cli('mcp', 'describe', 'nope', '--kubeconfig', kubeconfig);
