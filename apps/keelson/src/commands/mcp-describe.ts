@@ -49,7 +49,7 @@ function content(lines: Line[], level: number, value: Readonly<Record<string, un
     } else if (v !== null && typeof v === 'object') {
       lines.push({ indent: level, cells: [`${smartLabel(key)}:`] });
       content(lines, level + 1, v as Record<string, unknown>, p, skip);
-    } else lines.push({ indent: level, cells: [`${smartLabel(key)}:`, v === null ? '<nil>' : String(v)] });
+    } else lines.push({ indent: level, cells: [`${smartLabel(key)}:`, v === null ? '<nil>' : typeof v === 'string' ? v : JSON.stringify(v)] });
   }
 }
 
