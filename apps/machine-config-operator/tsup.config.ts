@@ -1,7 +1,15 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/bin/machine-config-operator.ts', 'src/bin/machine-config-controller.ts', 'src/bin/machine-config-server.ts', 'src/bin/machine-config-daemon.ts'],
+  // each bin is a wrapper that checks the Node version, then loads src/bin/<name>.ts
+  entry: {
+    index: 'src/index.ts',
+    ...Object.fromEntries(
+      ['machine-config-operator', 'machine-config-controller', 'machine-config-server', 'machine-config-daemon'].map(
+        (b) => [`bin/${b}`, `src/bin/checked/${b}.ts`],
+      ),
+    ),
+  },
   format: ['esm'],
   target: 'node22',
   platform: 'node',

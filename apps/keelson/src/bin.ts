@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-import { main } from './cli.js';
-import { EXIT_OK, reportError } from './output.js';
+// the Node check runs before anything else is loaded (hence the dynamic imports below)
+import { assertNodeVersion } from './node-version.js';
+
+assertNodeVersion('keelson');
+const { main } = await import('./cli.js');
+const { EXIT_OK, reportError } = await import('./output.js');
 
 // `keelson ... | head`: the reader went away; stop quietly like other Unix tools
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -232,3 +232,50 @@ describe('keelson graph serve --payload (release payload directories, like graph
     expect(none.code).toBe(2);
   });
 });
+
+describe('release-metadata architecture: graph serve, graph updates and the CVO agree', { timeout: 120_000 }, () => {
+  const PAYLOAD_GEN = fileURLToPath(new URL('../../../tooling/payload-gen/dist/cli.js', import.meta.url));
+
+  it('the generator\'s releases are served and offered: graph updates --upstream lists 4.18.8 from 4.18.7', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-gen-'));
+    execFileSync(process.execPath, [PAYLOAD_GEN, '--rehearsal', '--out', root]);
+    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', join(root, '4.18.7'), '--payload', join(root, '4.18.8'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let errOut = '';
+      c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        c.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        c.once('exit', (code) => reject(new Error(`serve exited ${code}: ${errOut}`)));
+      });
+      const r = await run(['graph', 'updates', '--upstream', url, '--channel', 'stable-4.18', '--version', '4.18.7']);
+      expect(r.stderr).not.toContain('architecture');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/4\.18\.8 +\S+/);
+    } finally {
+      c.kill('SIGTERM');
+    }
+  });
+
+  it('a release whose metadata says "amd64" is refused with the CVO\'s message (payload and --releases)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-arch-'));
+    const dir = join(root, '4.18.7');
+    mkdirSync(join(dir, 'manifests'), { recursive: true });
+    mkdirSync(join(dir, 'release-manifests'), { recursive: true });
+    writeFileSync(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.7', metadata: { 'release.openshift.io/architecture': 'amd64' } }));
+    writeFileSync(join(dir, 'release-manifests/image-references'), 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.7\n');
+    const p = await run(['graph', 'serve', '--payload', dir, '--port', '0']);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain('Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".');
+    const rel = join(root, 'releases');
+    mkdirSync(rel);
+    writeFileSync(join(rel, '4.18.7.json'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.7', payload: `quay.io/o/r@sha256:${'7'.repeat(64)}`, metadata: { 'release.openshift.io/architecture': 'amd64' } }));
+    const r = await run(['graph', 'serve', '--releases', rel, '--port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".');
+  });
+});

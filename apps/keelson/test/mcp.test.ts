@@ -126,6 +126,27 @@ describe('keelson mcp', { timeout: 30_000 }, () => {
   });
 });
 
+describe('keelson mcp describe (oc describe mcp)', { timeout: 30_000 }, () => {
+  it('prints the pool like kubectl\'s generic describer, with its Events', async () => {
+    await c.request('POST', '/api/v1/namespaces/default/events', {
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'worker.1', namespace: 'default' }, involvedObject: { kind: 'MachineConfigPool', name: 'worker', apiVersion: `${MC}/v1` }, type: 'Normal', reason: 'SetDesiredConfig', message: 'Targeted node worker-0 to MachineConfig: rendered-worker-v2', source: { component: 'machineconfigcontroller-nodecontroller' }, firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), count: 1 },
+    });
+    const r = await cli('mcp', 'describe', 'worker', '--kubeconfig', kubeconfig);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Name: {9}worker\nNamespace:\nLabels: {7}<none>\nAnnotations: {2}<none>\nAPI Version: {2}machineconfiguration\.openshift\.io\/v1\nKind: {9}MachineConfigPool\nMetadata:\n/);
+    // tabwriter: the label line and Max Unavailable are one block, so aligned together (as kubectl prints them)
+    expect(r.stdout).toContain(`Spec:\n  Configuration:\n    Name:  rendered-worker-v2\n  Machine Config Selector:\n    Match Labels:\n      machineconfiguration.openshift.io/role:  worker\n  Max Unavailable:${' '.repeat(29)}2\n  Node Selector:\n    Match Labels:\n      node-role.kubernetes.io/worker:\n`);
+    expect(r.stdout).toMatch(/Status:\n {2}Conditions:\n {4}Last Transition Time: {2}2026-01-01T00:00:00Z\n {4}Message: *\n {4}Reason: *\n {4}Status: {16}False\n {4}Type: {18}Updated\n/);
+    expect(r.stdout).toMatch(/\n {2}Degraded Machine Count: {5}1\n {2}Machine Count: {14}4\n/);
+    expect(r.stdout).toMatch(/Events:\n {2}Type {4}Reason {12}Age +From +Message\n {2}---- {4}------ {12}---- +---- +-------\n {2}Normal {2}SetDesiredConfig {2}\S+ +machineconfigcontroller-nodecontroller {2}Targeted node worker-0 to MachineConfig: rendered-worker-v2\n$/);
+    const none = await cli('mcp', 'describe', 'infra', '--kubeconfig', kubeconfig);
+    expect(none.stdout).toMatch(/\nEvents: {2}<none>\n$/);
+    const missing = await cli('mcp', 'describe', 'nope', '--kubeconfig', kubeconfig);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('machineconfigpools.machineconfiguration.openshift.io "nope" not found');
+  });
+});
+
 describe('mcp formatting', () => {
   it('ages like kubectl', () => {
     expect([5_000, 125_000, 3_600_000, 4 * 3_600_000 + 60_000, 30 * 3_600_000, 3 * 86_400_000 + 3_600_000, 400 * 86_400_000].map(humanAge)).toEqual(['5s', '2m5s', '60m', '4h1m', '30h', '3d1h', '400d']);

@@ -69,8 +69,28 @@ describe('keelson os plan', { timeout: 60_000 }, () => {
     expect(m.code).toBe(2);
     expect(m.stderr).toContain('cannot read file');
     const ext = join(dir, 'ext.yaml');
-    writeFileSync(ext, `spec: {osImageURL: ${IMG_A}, extensions: [wireguard]}\n`);
+    writeFileSync(ext, `kind: MachineConfig\nspec: {osImageURL: ${IMG_A}, extensions: [wireguard]}\n`);
     expect(keelson(['os', 'plan', '--from', A, '--to', ext]).stderr).toContain('invalid extensions found: [wireguard]');
+  });
+});
+
+describe('keelson os plan refuses what is not a MachineConfig', { timeout: 60_000 }, () => {
+  it('Butane (suggests keelson butane), Ignition, foo: bar, a bare spec and unknown spec fields: exit 1, nothing planned', () => {
+    const cases: [string, string, string][] = [
+      ['99-worker.bu', 'variant: openshift\nversion: 4.18.0\nmetadata: {name: 99-worker-x, labels: {machineconfiguration.openshift.io/role: worker}}\n', 'a Butane config (variant openshift, version 4.18.0), not a MachineConfig: translate it first with "keelson butane'],
+      ['config.ign', '{"ignition":{"version":"3.4.0"},"storage":{}}', 'an Ignition config, not a MachineConfig'],
+      ['foo.yaml', 'foo: bar\n', 'not a MachineConfig: has no kind'],
+      ['spec.yaml', `spec: {osImageURL: ${IMG_A}}\n`, 'not a MachineConfig: has no kind'],
+      ['typo.yaml', `kind: MachineConfig\nspec: {osImageURL: ${IMG_A}, kernelArgs: [nosmt]}\n`, 'spec.kernelArgs: unknown field of a MachineConfig spec'],
+    ];
+    for (const [name, text, message] of cases) {
+      const f = join(dir, name);
+      writeFileSync(f, text);
+      const r = keelson(['os', 'plan', '--from', A, '--to', f]);
+      expect(r.code, name).toBe(1);
+      expect(r.stderr, name).toContain(message);
+      expect(r.stdout, name).not.toContain('no OS changes');
+    }
   });
 });
 

@@ -136,9 +136,10 @@ describe('keelson payload', { timeout: 60_000 }, () => {
   it('info on a directory and on an OCI layout', async () => {
     const d = await cli('payload', 'info', join(PAYLOADS, 'payloadtest'));
     expect(d.code).toBe(0);
-    expect(d.stdout).toContain('Name:           1.0.0-abc');
-    expect(d.stdout).toContain('Upgrades:       1.1.1, 1.2.2');
-    expect(d.stdout).toContain('Channels:       channel-a, channel-b, channel-c');
+    // oc adm release info's layout (tabwriter, padding 1)
+    expect(d.stdout).toContain('Name:      1.0.0-abc\nManifests: 4\n\nRelease Metadata:\n  Version:  1.0.0-abc\n  Upgrades: 1.1.1, 1.2.2\n  Metadata:\n');
+    expect(d.stdout).toContain('    io.openshift.upgrades.graph.release.channels: channel-c,channel-a,channel-b\n');
+    expect(d.stdout).toMatch(/\nImages:\n {2}NAME +DIGEST\n/);
     const o = await cli('payload', 'info', '--json', layout);
     expect(o.code).toBe(0);
     const j = JSON.parse(o.stdout) as Record<string, unknown>;
@@ -150,7 +151,8 @@ describe('keelson payload', { timeout: 60_000 }, () => {
   it('info from a real registry with progress', async () => {
     const r = await cli('payload', 'info', '--progress', '--arch', 'amd64', '--cache-dir', join(work, 'cache'), `docker://127.0.0.1:${regPort}/ocp/release:1.0.0-abc`);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Digest:         ${digest}`);
+    expect(r.stdout).toMatch(new RegExp(`\\nDigest: +${digest}\\n`));
+    expect(r.stdout).toContain(`\n\nPull From: 127.0.0.1:${regPort}/ocp/release@${digest}\n`);
     expect(r.stderr).toMatch(/downloaded .* MiB \(100%\)/);
   });
 
@@ -283,5 +285,28 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     const bad = await cli('payload', 'info', '--tls-verify=maybe', `docker://${host}/ocp/release:1.0.0-abc`);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--tls-verify');
+  });
+});
+
+describe('keelson payload info as oc adm release info', { timeout: 60_000 }, () => {
+  it('upgrades in SemVer order, images as digests, --pullspecs, --commits', async () => {
+    const dir = join(work, 'oc-layout');
+    await mkdir(join(dir, 'manifests'), { recursive: true });
+    await mkdir(join(dir, 'release-manifests'), { recursive: true });
+    await writeFile(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.8', previous: ['4.18.7', '4.17.11', '4.17.2', '4.18.0-rc.1', '4.18.0'], metadata: { url: 'https://errata/4.18.8', empty: '' } }));
+    const a = 'a'.repeat(64);
+    await writeFile(
+      join(dir, 'release-manifests/image-references'),
+      `kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.8\nspec:\n  tags:\n  - name: cli\n    annotations:\n      io.openshift.build.source-location: https://github.com/openshift/oc\n      io.openshift.build.commit.id: 0123456789abcdef\n    from:\n      kind: DockerImage\n      name: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${a}\n`,
+    );
+    const r = await cli('payload', 'info', dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('  Upgrades: 4.17.2, 4.17.11, 4.18.0-rc.1, 4.18.0, 4.18.7\n');
+    expect(r.stdout).toContain('  Metadata:\n    url: https://errata/4.18.8\n');
+    expect(r.stdout).not.toContain('empty');
+    expect(r.stdout).toContain(`Images:\n  NAME DIGEST\n  cli  sha256:${a}\n`);
+    expect((await cli('payload', 'info', '--pullspecs', dir)).stdout).toContain(`  NAME PULL SPEC\n  cli  quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${a}\n`);
+    expect((await cli('payload', 'info', '--commits', dir)).stdout).toContain('  NAME REPO                            COMMIT\n  cli  https://github.com/openshift/oc 0123456789abcdef\n');
+    expect((await cli('payload', 'info', '--commits', '--pullspecs', dir)).code).toBe(2);
   });
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publishRehearsalReleases, type PublishedReleases } from '@keelson/payload-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { computeMaxUnavailable, computePoolPlan } from '../src/plan/pools.js';
 import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type GraphVerdict } from '../src/plan/preconditions.js';
 import type { UpgradePlan } from '../src/plan/compute-plan.js';
@@ -110,6 +111,64 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     await writeFile(pools, 'pools:\n- {name: worker, nodes: -1}\n');
     const bad = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', pools);
     expect(bad.stderr).toMatch(/pools\[0\]\.nodes/);
+  });
+});
+
+describe('keelson upgrade plan as an admin reads it (issue 23 #15)', { timeout: 60_000 }, () => {
+  it("says which node counts it assumed without a cluster, and shows each pool's node steps: drain, rebase, kargs, reboot", async () => {
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'Note: no cluster was read and no --pools given: assumed master 3 nodes, worker 3 nodes (the pools 4.18.8 declares, 3 nodes each); give --pools FILE or --kubeconfig for your sizes',
+    );
+    expect(r.stdout).toMatch(
+      / {2}worker: rendered-worker-\w+ -> rendered-worker-\w+ \[Reboot\]\n(?:.*\n)*? {4}on each node, in order:\n {6}1\. cordon and drain the node.*\n(?: {6}\d\. .*\n)*? {6}\d\. rpm-ostree rebase --experimental ostree-unverified-registry:\S+\n {6}\d\. rpm-ostree kargs .*--append=systemd\.unified_cgroup_hierarchy=1\n {6}\d\. reboot into the new deployment \(systemctl reboot\)\n {6}\d\. uncordon the node\n/,
+    );
+    const withPools = join(work, 'sized.yaml');
+    await writeFile(withPools, 'pools:\n- {name: worker, nodes: 5}\n');
+    expect(
+      (await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', withPools)).stdout,
+    ).not.toContain('assumed');
+  });
+
+  it('gives a custom pool without a selector the OpenShift default: worker + its role (it inherits the worker configs)', async () => {
+    const pools = join(work, 'custom.yaml');
+    await writeFile(pools, 'pools:\n- {name: infra, nodes: 2}\n');
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--pools', pools, '-o', 'json');
+    const plan = JSON.parse(r.stdout) as UpgradePlan;
+    const infra = plan.pools.find((p) => p.name === 'infra');
+    expect(infra?.from).toMatch(/^rendered-infra-[0-9a-f]{32}$/);
+    expect(infra?.to).toMatch(/^rendered-infra-[0-9a-f]{32}$/);
+    expect(infra?.kargs).toContain(`--append=${pub.addedKernelArgument}`);
+    expect(infra?.error).toBeUndefined();
+  });
+
+  it('refuses two MachineConfigs of the same name, and one named like a release MachineConfig', async () => {
+    const dir = join(work, 'dup-mcs');
+    await mkdir(dir, { recursive: true });
+    const mc = (name: string, karg: string): string =>
+      `apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: ${name}\n  labels: {machineconfiguration.openshift.io/role: worker}\nspec:\n  kernelArguments: [${karg}]\n`;
+    await writeFile(join(dir, 'a.yaml'), mc('99-worker-kargs', 'nosmt'));
+    await writeFile(join(dir, 'b.yaml'), mc('99-worker-kargs', 'nosmt'));
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--machineconfigs', dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `two MachineConfigs named 99-worker-kargs (${join(dir, 'a.yaml')} and ${join(dir, 'b.yaml')})`,
+    );
+    const dir2 = join(work, 'clash-mcs');
+    await mkdir(dir2, { recursive: true });
+    await writeFile(join(dir2, 'a.yaml'), mc('50-worker-release-base', 'nosmt'));
+    const c = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--machineconfigs', dir2);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain('MachineConfig 50-worker-release-base has the name of one the release ships');
+  });
+
+  it('-o yaml', async () => {
+    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '-o', 'yaml');
+    expect(r.code, r.stderr).toBe(0);
+    const plan = parseYaml(r.stdout) as UpgradePlan;
+    expect(plan.to).toBe('4.18.8');
+    expect(plan.pools.find((p) => p.name === 'worker')?.steps.length).toBeGreaterThan(3);
   });
 });
 

@@ -54,6 +54,18 @@ function strArray(v: unknown, field: string): string[] {
   return v as string[];
 }
 
+/**
+ * `metadata["release.openshift.io/architecture"]`: only `multi` (a heterogeneous release) is valid; a single-arch
+ * release leaves the key out and runs as the CVO's own architecture. Anything else is refused as upstream's CVO refuses
+ * the payload (openshift/cluster-version-operator pkg/payload/payload.go, loadReleaseFromMetadata).
+ */
+function releaseArchitecture(v: unknown, version: string): 'Multi' {
+  const where = `${FILE_MD}#metadata.release.openshift.io/architecture`;
+  if (typeof v !== 'string') throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: Architecture from release-metadata (${version}) is not a string: ${JSON.stringify(v)}`, where);
+  if (v !== 'multi') throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: Architecture from release-metadata (${version}) contains invalid value: ${JSON.stringify(v)}. Valid value is "multi".`, where);
+  return 'Multi';
+}
+
 /** Parses and validates `release-metadata`; throws {@link PayloadError} `InvalidReleaseMetadata`. */
 export function parseReleaseMetadata(text: string): ReleaseMetadata {
   let doc: unknown;
@@ -121,7 +133,7 @@ export function parseReleaseMetadata(text: string): ReleaseMetadata {
   if (typeof metadata['url'] === 'string') out.url = metadata['url'];
   const ch = metadata['io.openshift.upgrades.graph.release.channels'];
   if (typeof ch === 'string' && ch !== '') out.channels = ch.split(',').sort();
-  if (metadata['release.openshift.io/architecture'] === 'multi') out.architecture = 'Multi';
+  if ('release.openshift.io/architecture' in metadata) out.architecture = releaseArchitecture(metadata['release.openshift.io/architecture'], version);
   return out;
 }
 

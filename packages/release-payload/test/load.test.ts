@@ -120,6 +120,21 @@ describe('directory payload (upstream TestLoadUpdate)', () => {
     expect(parseReleaseMetadata('{"kind":"cincinnati-metadata-v0","version":"4.18.0+build.1"}').semver.build).toEqual(['build', '1']);
   });
 
+  it('release.openshift.io/architecture: only "multi", as upstream\'s CVO (loadReleaseFromMetadata) accepts', () => {
+    const md = (arch: unknown): string => JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.7', metadata: { 'release.openshift.io/architecture': arch } });
+    expect(parseReleaseMetadata(md('multi')).architecture).toBe('Multi');
+    expect(() => parseReleaseMetadata(md('amd64'))).toThrow('Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".');
+    expect(() => parseReleaseMetadata(md('Multi'))).toThrow(/contains invalid value: "Multi"/);
+    expect(() => parseReleaseMetadata(md(1))).toThrow('Architecture from release-metadata (4.18.7) is not a string: 1');
+    try {
+      parseReleaseMetadata(md('amd64'));
+    } catch (e) {
+      expect(e).toBeInstanceOf(PayloadError);
+      expect((e as PayloadError).code).toBe('InvalidReleaseMetadata');
+    }
+    expect(parseReleaseMetadata('{"kind":"cincinnati-metadata-v0","version":"4.18.7","metadata":{}}').architecture).toBeUndefined();
+  });
+
   it('rejects mismatched image-references name and missing files', async () => {
     const dir = await makePayload({});
     await writeFile(join(dir, 'release-manifests/image-references'), 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 9.9.9\n');

@@ -448,6 +448,10 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
   const archOf = (r: ReleaseInput): string => r.arch ?? (r.metadata?.['release.openshift.io/architecture'] === 'multi' ? 'multi' : 'amd64');
   for (const r of releases) {
     const where = `release ${r.version}`;
+    const declared = r.metadata?.['release.openshift.io/architecture'];
+    // the CVO refuses a payload whose release-metadata says anything but "multi" there (pkg/payload/payload.go,
+    // loadReleaseFromMetadata) and its client every node that carries it (ParseMetadata): such a release is not served
+    if (declared !== undefined && declared !== 'multi') throw new GraphDataError(where, `Architecture from release-metadata (${r.version}) contains invalid value: ${JSON.stringify(declared)}. Valid value is "multi".`, { hint: 'leave release.openshift.io/architecture out of a single-arch release\'s metadata' });
     if (r.kind !== undefined && r.kind !== 'cincinnati-metadata-v0') throw new GraphDataError(where, `unrecognized Cincinnati metadata kind ${JSON.stringify(r.kind)}`);
     const s = sv(r.version);
     if (!s) throw new GraphDataError(where, `invalid Cincinnati metadata version ${JSON.stringify(r.version)}`, { hint: 'release versions must be SemVer' });

@@ -54,6 +54,13 @@ describe('graph-builder rules on small graphs', () => {
   const data = (over: Partial<GraphData>): GraphData => ({ version: '1.1.0', rawMetadata: {}, blockedEdges: [], conditionalEdges: [], channels: [{ file: 'c', name: 'stable-4.10', versions: ['4.10.0', '4.10.1', '4.10.2', '4.10.3'] }], warnings: [], ...over });
   const edgesOf = (doc: GraphDocument) => doc.edges.map(([a, b]) => `${doc.nodes[a]!.version}>${doc.nodes[b]!.version}`).sort();
 
+  it('a release whose metadata declares an architecture other than "multi" is refused (the CVO refuses its payload)', () => {
+    expect(() => graphFromReleases([{ version: '4.18.7', payload: 'p', metadata: { 'release.openshift.io/architecture': 'amd64' } }])).toThrow(
+      'release 4.18.7: Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".',
+    );
+    expect(graphFromReleases([{ version: '4.18.7', payload: 'p', metadata: { 'release.openshift.io/architecture': 'multi' } }]).nodes[0]!.version).toBe('4.18.7+multi');
+  });
+
   it('conditional risks: existing predecessors only, grouped by identical risk lists, an edge matched twice carries both risks', () => {
     const g = graphFromReleases(releases);
     applySecondaryMetadata(

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { generatePayload, generateRehearsalReleases } from './index.js';
+// the Node check runs before the generator (and its dependencies) is loaded
+import { assertNodeVersion } from './node-version.js';
+
+assertNodeVersion('keelson-payload-gen');
+const { generatePayload, generateRehearsalReleases } = await import('./index.js');
 
 const USAGE = `Usage: keelson-payload-gen --out DIR [--seed N] [--version X.Y.Z] [--components N] [--size-factor F]
        keelson-payload-gen --rehearsal --out DIR [--seed N] [--from-version X.Y.Z] [--to-version X.Y.Z]
@@ -52,7 +56,9 @@ async function main(): Promise<number> {
         ...(values['from-version'] !== undefined ? { fromVersion: values['from-version'] } : {}),
         ...(values['to-version'] !== undefined ? { toVersion: values['to-version'] } : {}),
       });
-      process.stdout.write(`wrote ${r.from.dir} and ${r.to.dir}: B changes ${r.changedManifest}, deletes via release.openshift.io/delete ${r.deletedManifest}, adds kernel argument ${r.addedKernelArgument}, moves RHCOS to ${r.to.baseOSContainerImage}\n`);
+      process.stdout.write(
+        `wrote ${r.from.dir} and ${r.to.dir}: B changes ${r.changedManifest}, deletes via release.openshift.io/delete ${r.deletedManifest}, adds kernel argument ${r.addedKernelArgument}, moves RHCOS to ${r.to.baseOSContainerImage}\n`,
+      );
       return 0;
     }
     const components = num('components', values.components);

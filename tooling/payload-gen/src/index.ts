@@ -790,7 +790,7 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
     previous: Array.from({ length: 6 }, (_, i) => `${major}.${(minor ?? 1) - 1}.${i * 3 + 2}`),
     metadata: {
       url: `https://access.redhat.com/errata/RHSA-2026:${1000 + rng.int(9000)}`,
-      'release.openshift.io/architecture': 'amd64',
+      // no release.openshift.io/architecture: a single-arch release leaves it out (only "multi" is valid there)
       'io.openshift.upgrades.graph.release.channels': `candidate-${major}.${minor},fast-${major}.${minor},stable-${major}.${minor}`,
     },
   };

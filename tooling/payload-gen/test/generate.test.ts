@@ -58,6 +58,8 @@ describe('generatePayload', { timeout: 120_000 }, () => {
 
     const meta = JSON.parse(await readFile(join(out, 'release-manifests', 'release-metadata'), 'utf8')) as { kind: string; version: string };
     expect(meta).toMatchObject({ kind: 'cincinnati-metadata-v0', version: '4.18.7' });
+    // a single-arch release leaves the key out: the CVO accepts only "multi" there
+    expect((meta as { metadata?: Record<string, unknown> }).metadata).not.toHaveProperty(['release.openshift.io/architecture']);
     const is = JSON.parse(await readFile(join(out, 'release-manifests', 'image-references'), 'utf8')) as { kind: string; metadata: { name: string }; spec: { tags: unknown[] } };
     expect(is.kind).toBe('ImageStream');
     expect(is.metadata.name).toBe('4.18.7');

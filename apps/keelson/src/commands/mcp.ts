@@ -4,6 +4,7 @@ import { KubeClient, MachineConfigPools } from '@keelson/kube';
 import { Nodes, Pods, PodDisruptionBudgets, NodeAnnotations, type MachineConfigPool, type Pod } from '@keelson/machine-config-operator';
 import { CliError } from '../errors.js';
 import { addOutputOption, outputFormat, renderStructured, writeOut, type OutputFlags } from '../output.js';
+import { describeObject, type EventLike } from './mcp-describe.js';
 import { explainNode, explainPool, formatExplanation, type ClusterSnapshot } from './mcp-why.js';
 
 const Pools = MachineConfigPools;
@@ -61,7 +62,8 @@ export function table(headers: string[], rows: string[][]): string {
   return `${[headers, ...rows].map(line).join('\n')}\n`;
 }
 
-async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
+/** What `mcp why` reads from the cluster (also used by the rehearsal's diagnosis of a failed run). */
+export async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
   const [pools, nodes, pdbs] = await Promise.all([c.resource(Pools).listAll(), c.resource(Nodes).listAll(), c.resource(PodDisruptionBudgets).listAll().catch(() => ({ items: [] }))]);
   const podsByNode = new Map<string, Pod[]>();
   const draining = nodes.items.filter((n) => {
@@ -75,7 +77,7 @@ async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
   return { pools: pools.items, nodes: nodes.items, pdbs: pdbs.items, podsByNode };
 }
 
-/** Registers `keelson mcp` and `keelson mcp why`. */
+/** Registers `keelson mcp`, `keelson mcp describe` and `keelson mcp why`. */
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command('mcp')
@@ -88,6 +90,25 @@ export function registerMcpCommands(program: Command): void {
       const list = await c.resource(Pools).listAll();
       if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
       else await writeOut(table(HEADERS, poolRows(list.items, Date.now())));
+    } finally {
+      await c.close();
+    }
+  });
+  const describe = mcp
+    .command('describe')
+    .description('A MachineConfigPool as `oc describe mcp POOL` prints it: labels, spec, status, conditions, its Events')
+    .argument('<pool>', 'a MachineConfigPool name')
+    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
+  describe.action(async (name: string, o: { kubeconfig?: string }) => {
+    const c = client(o.kubeconfig ?? mcp.opts<{ kubeconfig?: string }>().kubeconfig);
+    try {
+      const list = await c.resource(Pools).listAll();
+      const pool = list.items.find((p) => p.metadata.name === name);
+      if (pool === undefined) throw new CliError(`machineconfigpools.machineconfiguration.openshift.io "${name}" not found (pools: ${list.items.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`);
+      const events = await c
+        .request<{ items?: EventLike[] }>('GET', '/api/v1/events', { query: { fieldSelector: `involvedObject.kind=MachineConfigPool,involvedObject.name=${name}` } })
+        .catch(() => ({ items: [] as EventLike[] }));
+      await writeOut(describeObject(pool as unknown as Record<string, unknown>, events.items ?? [], Date.now()));
     } finally {
       await c.close();
     }

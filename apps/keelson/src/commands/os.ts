@@ -156,10 +156,40 @@ function readMachineConfig(path: string, flag: string): OsConfigSpec {
   } catch (e) {
     throw new CliError(`${path}: not valid YAML/JSON: ${(e as Error).message}`);
   }
+  assertMachineConfig(value, path);
   try {
     return osConfigSpecFrom(value, path);
   } catch (e) {
     throw new CliError((e as Error).message);
+  }
+}
+
+/** The fields of a MachineConfig's spec (openshift/api machineconfiguration/v1 MachineConfigSpec). */
+const MC_SPEC_FIELDS = new Set(['osImageURL', 'baseOSExtensionsContainerImage', 'config', 'kernelArguments', 'extensions', 'fips', 'kernelType']);
+
+/**
+ * Only a MachineConfig is planned: a Butane file, an Ignition config or anything else would plan "no OS changes" and
+ * hide the mistake. Says what the file is and how to get a MachineConfig from it.
+ */
+function assertMachineConfig(value: unknown, path: string): void {
+  const o = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (o === undefined) throw new CliError(`${path}: not a MachineConfig: expected a YAML/JSON object with kind: MachineConfig, got ${Array.isArray(value) ? 'a list' : value === null ? 'nothing' : typeof value}`);
+  if (typeof o['variant'] === 'string' && typeof o['version'] === 'string' && o['kind'] === undefined) {
+    throw new CliError(`${path}: a Butane config (variant ${o['variant']}, version ${o['version']}), not a MachineConfig: translate it first with "keelson butane ${path} > mc.yaml" (variant openshift gives a MachineConfig), then plan that`);
+  }
+  const ign = o['ignition'];
+  if (typeof ign === 'object' && ign !== null && o['kind'] === undefined) {
+    throw new CliError(`${path}: an Ignition config, not a MachineConfig: a MachineConfig carries it in spec.config (write it as a Butane config with variant openshift and "keelson butane" it, or wrap it yourself)`);
+  }
+  if (o['kind'] !== 'MachineConfig') {
+    const got = o['kind'] === undefined ? 'has no kind' : `kind is ${JSON.stringify(o['kind'])}`;
+    throw new CliError(`${path}: not a MachineConfig: ${got}; give a MachineConfig (apiVersion machineconfiguration.openshift.io/v1, kind MachineConfig), e.g. oc get mc rendered-worker-… -o yaml`);
+  }
+  if (o['apiVersion'] !== undefined && o['apiVersion'] !== 'machineconfiguration.openshift.io/v1') throw new CliError(`${path}: apiVersion is ${JSON.stringify(o['apiVersion'])}, expected machineconfiguration.openshift.io/v1`);
+  const spec = o['spec'];
+  if (typeof spec === 'object' && spec !== null && !Array.isArray(spec)) {
+    const unknown = Object.keys(spec).filter((k) => !MC_SPEC_FIELDS.has(k));
+    if (unknown.length > 0) throw new CliError(`${path}: spec.${unknown[0] ?? ''}: unknown field of a MachineConfig spec (known: ${[...MC_SPEC_FIELDS].join(', ')})`);
   }
 }
 

@@ -10,7 +10,8 @@ import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js'
 import { renderHtmlReport } from '../rehearse/html.js';
 import { LiveView, type LiveMode } from '../rehearse/live-view.js';
 import { MaxUnavailableSpecError, parseMaxUnavailable } from '../rehearse/max-unavailable.js';
-import { formatReport } from '../rehearse/report.js';
+import { formatReport, type RehearsalReport } from '../rehearse/report.js';
+import type { TimelineEvent } from '../rehearse/timeline.js';
 import { rehearse } from '../rehearse/run.js';
 
 interface RehearseFlags {
@@ -32,6 +33,7 @@ interface RehearseFlags {
   workDir?: string;
   keep?: boolean;
   componentLog?: string;
+  hold?: boolean;
 }
 
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
@@ -49,6 +51,34 @@ function parsePools(list: readonly string[]): Record<string, number> {
     out[m[1] ?? ''] = count(m[3] ?? '', `--pools ${p}`, 1000);
   }
   return out;
+}
+
+/**
+ * `--hold`: says how to reach the cluster, writes its kubeconfig path to `marker` (scripts wait for that file), and
+ * resolves on SIGINT or SIGTERM (the rehearsal then stops every component).
+ */
+async function holdCluster(kubeconfig: string, marker: string): Promise<void> {
+  await writeFile(marker, `${kubeconfig}\n`);
+  process.stderr.write(
+    [
+      `cluster held (Ctrl-C or kill ${process.pid} stops it); explore it with:`,
+      `  export KUBECONFIG=${kubeconfig}`,
+      `  keelson upgrade status --kubeconfig ${kubeconfig}`,
+      `  keelson mcp --kubeconfig ${kubeconfig}; keelson mcp why worker --kubeconfig ${kubeconfig}`,
+      `  kubectl --kubeconfig ${kubeconfig} get clusterversion,clusteroperators,machineconfigpools,nodes`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  process.stderr.write('stopping the held cluster\n');
 }
 
 /** Registers `keelson rehearse`. */
@@ -74,6 +104,7 @@ export function registerRehearseCommand(program: Command): void {
     .option('--work-dir <dir>', 'where releases and node roots go (default: a temporary directory)')
     .option('--keep', 'keep the work directory')
     .option('--component-log <file>', 'append the components\' JSON log lines to this file (default: dropped)')
+    .option('--hold', 'after the verdict, print the report and keep the cluster running for kubectl / keelson upgrade status / keelson mcp why (its kubeconfig is printed and written to WORK-DIR/held) until Ctrl-C or SIGTERM')
     .action(async (f: RehearseFlags) => {
       let faults;
       try {
@@ -97,10 +128,26 @@ export function registerRehearseCommand(program: Command): void {
         throw e;
       }
       const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
-      const view = new LiveView(process.stderr, mode, f.from ?? 'A', f.to ?? 'B');
+      const view = new LiveView(process.stderr, mode, f.from ?? 'release A', f.to ?? 'release B');
       const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
       const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
       let result;
+      let printed = false;
+      const seen: TimelineEvent[] = [];
+      const output = async (report: RehearsalReport, events: readonly TimelineEvent[]): Promise<void> => {
+        if (f.report !== undefined) {
+          const tmp = join(dirname(f.report), `.${process.pid}.rehearsal-report.tmp`);
+          await writeFile(tmp, renderHtmlReport(report, events));
+          await rename(tmp, f.report);
+        }
+        process.stdout.write(f.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        printed = true;
+      };
+      const hold = async (report: RehearsalReport, kubeconfig: string): Promise<void> => {
+        view.close();
+        await output(report, seen);
+        await holdCluster(kubeconfig, join(workDir, 'held'));
+      };
       try {
         result = await rehearse({
           ...(f.from !== undefined ? { from: f.from } : {}),
@@ -115,8 +162,10 @@ export function registerRehearseCommand(program: Command): void {
           timeoutSeconds,
           workDir,
           onEvent: (e) => {
+            seen.push(e);
             view.push(e);
           },
+          ...(f.hold === true ? { hold } : {}),
           ...(logStream !== undefined
             ? {
                 onLog: (component: string, line: string) => {
@@ -128,6 +177,8 @@ export function registerRehearseCommand(program: Command): void {
       } catch (e) {
         // a --from/--to release that cannot be rehearsed: the flags' values are unusable (the message says what to do)
         if (e instanceof RehearsalPayloadError) throw new CliError(`${e.message} [${e.code}]`, 2);
+        // a --fault/--kill/--pause-pool target that is not in the cluster (checked once the releases are open)
+        if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
         throw e;
       } finally {
         view.close();
@@ -135,12 +186,7 @@ export function registerRehearseCommand(program: Command): void {
         if (f.keep !== true && f.workDir === undefined) await rm(workDir, { recursive: true, force: true });
       }
       const { report, events } = result;
-      if (f.report !== undefined) {
-        const tmp = join(dirname(f.report), `.${process.pid}.rehearsal-report.tmp`);
-        await writeFile(tmp, renderHtmlReport(report, events));
-        await rename(tmp, f.report);
-      }
-      process.stdout.write(f.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (!printed) await output(report, events);
       if (report.exitCode !== 0) throw new CliError(report.message, report.exitCode);
     });
 }

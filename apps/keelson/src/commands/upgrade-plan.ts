@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/ignition';
 import { openPayload, PayloadError, verifyTargetRelease, type ReleasePayload } from '@keelson/release-payload';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { CliError } from '../errors.js';
 import { computeClusterMachineConfigs, computeClusterPools, computeJudgedClusterVersion, notUpgradeableOperators } from '../plan/cluster-facts.js';
 import { readLiveCluster, type LiveCluster } from '../plan/cluster.js';
@@ -52,8 +52,13 @@ async function readYamlDocs(path: string): Promise<unknown[]> {
   return out;
 }
 
-/** MachineConfigs from every .yaml/.yml/.json file of DIR (Lists unpacked). */
+/**
+ * MachineConfigs from every .yaml/.yml/.json file of DIR (Lists unpacked). Two of the same name are refused: a cluster
+ * holds one object per name (the second `oc apply` replaces the first), and rendering both would double their
+ * kernel arguments.
+ */
 async function readMachineConfigs(dir: string): Promise<MachineConfig[]> {
+  const seen = new Map<string, string>();
   const names = (await readdir(dir).catch((e: unknown) => {
     throw new CliError(`--machineconfigs ${dir}: ${(e as Error).message}`, 1);
   })).filter((n) => /\.(ya?ml|json)$/.test(n)).sort();
@@ -65,6 +70,9 @@ async function readMachineConfigs(dir: string): Promise<MachineConfig[]> {
         const o = it as { kind?: unknown; metadata?: { name?: unknown } };
         if (o.kind !== 'MachineConfig') continue;
         if (typeof o.metadata?.name !== 'string') throw new CliError(`${join(dir, n)}: a MachineConfig without metadata.name`, 1);
+        const before = seen.get(o.metadata.name);
+        if (before !== undefined) throw new CliError(`--machineconfigs ${dir}: two MachineConfigs named ${o.metadata.name} (${before} and ${join(dir, n)}): a cluster holds one object per name; keep one`, 1);
+        seen.set(o.metadata.name, join(dir, n));
         out.push(it as MachineConfig);
       }
     }
@@ -166,13 +174,18 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
   const signature = await signatureOf(from, to, live);
   const fromCluster = live !== undefined ? clusterInputs(live, from, to) : {};
   const userMcs = o.machineconfigs !== undefined ? await readMachineConfigs(o.machineconfigs) : [];
+  const shipped = new Set([...configsOf(from), ...configsOf(to)].map((m) => m.metadata.name ?? ''));
+  const clash = userMcs.find((m) => shipped.has(m.metadata.name ?? ''));
+  if (clash !== undefined) throw new CliError(`--machineconfigs ${o.machineconfigs ?? ''}: MachineConfig ${clash.metadata.name ?? ''} has the name of one the release ships: the CVO would overwrite yours; give it another name`, 1);
+  // yours replace the cluster's of the same name, as `oc apply` of them would
+  const mine = new Set(userMcs.map((m) => m.metadata.name ?? ''));
   return {
     ...fromCluster,
     from,
     to,
     times,
     force: o.force === true,
-    userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []), ...userMcs],
+    userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []).filter((m) => !mine.has(m.metadata.name ?? '')), ...userMcs],
     ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
     ...(graph !== undefined ? { graph } : {}),
     ...(signature !== undefined ? { signature } : {}),
@@ -196,11 +209,11 @@ export function registerUpgradePlanCommand(upgrade: Command): void {
     .option('--drain-seconds <n>', 'per-node drain time for the estimate', String(DEFAULT_NODE_TIMES.drain))
     .option('--apply-seconds <n>', 'per-node time to write the config', String(DEFAULT_NODE_TIMES.apply))
     .option('--reboot-seconds <n>', 'per-node reboot time', String(DEFAULT_NODE_TIMES.reboot))
-    .option('-o, --output <format>', 'text or json', 'text')
+    .option('-o, --output <format>', 'text, json or yaml', 'text')
     .action(async (o: PlanOptions) => {
-      if (o.output !== 'text' && o.output !== 'json') throw new CliError(`-o must be text or json, got ${o.output}`, 2);
+      if (o.output !== 'text' && o.output !== 'json' && o.output !== 'yaml') throw new CliError(`-o must be text, json or yaml, got ${o.output}`, 2);
       if ((o.upstream === undefined) !== (o.channel === undefined)) throw new CliError('--upstream and --channel go together', 2);
       const plan = computeUpgradePlan(await buildPlanInput(o));
-      process.stdout.write(o.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+      process.stdout.write(o.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : o.output === 'yaml' ? stringifyYaml(plan) : formatPlan(plan));
     });
 }

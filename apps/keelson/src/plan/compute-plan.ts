@@ -185,6 +185,7 @@ export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const judged = computeJudgement(input);
   const notes = [...judged.notes];
   if (pools.length === 0) notes.push('no MachineConfigPools (the target release declares none and no cluster was read): give --pools FILE to plan node rollouts');
+  else if (input.pools === undefined) notes.push(`no cluster was read and no --pools given: assumed ${pools.map((p) => `${p.name} ${p.nodes} nodes`).join(', ')} (the pools ${to.metadata.version} declares, ${DEFAULT_POOL_NODES} nodes each); give --pools FILE or --kubeconfig for your sizes`);
   return {
     from: from.metadata.version,
     to: to.metadata.version,

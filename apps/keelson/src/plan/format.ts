@@ -100,7 +100,10 @@ function poolDetails(p: PoolPlan, out: string[]): void {
   out.push(`  ${p.name}: ${p.from ?? '(none)'} -> ${p.to ?? '(none)'}${p.disruptionActions.length > 0 ? ` [${p.disruptionActions.join(', ')}]` : ''}`);
   if (p.paused) out.push('    PAUSED: holds the update until unpaused');
   if (p.changes.length > 0) out.push(`    changes: ${p.changes.join(', ')}`);
-  if (p.kargs !== undefined) out.push(`    rpm-ostree kargs ${p.kargs.join(' ')}`);
+  if (p.steps.length > 0) {
+    out.push('    on each node, in order:');
+    p.steps.forEach((step, i) => out.push(`      ${i + 1}. ${step}`));
+  }
   if (p.error !== undefined) out.push(`    note: ${p.error}`);
   const c = p.cluster;
   if (c !== undefined) {

@@ -5,6 +5,7 @@
  * estimate the rollout from the pool size, maxUnavailable and a per-node time.
  */
 import { MCO_LABELS, compileLabelSelector, type LabelSelector } from '@keelson/api';
+import { applyOsChanges, formatPlan as formatOsPlan } from '@keelson/ostree';
 import { diffMachineConfigs, MachineConfigReconcileError, MachineConfigRenderError, renderMachineConfigs, type ControllerConfigInput, type MachineConfig } from '@keelson/ignition';
 
 /** A label selector (matchLabels and the `In` / `NotIn` / `Exists` / `DoesNotExist` expressions). */
@@ -73,6 +74,8 @@ export interface PoolPlan {
   changes: string[];
   /** Kernel-argument changes as `rpm-ostree kargs` arguments. */
   kargs?: string[];
+  /** What each node of the pool does, in order (drain, files, rpm-ostree rebase/kargs, reboot, uncordon). */
+  steps: string[];
   /** Estimated rollout time, seconds (0 when paused or nothing changes). */
   estimatedSeconds: number;
   batches: number;
@@ -87,8 +90,43 @@ export interface PoolPlan {
  * @throws LabelSelectorError (from `@keelson/api`) for an invalid machineConfigSelector.
  */
 export function selectMachineConfigs(pool: PoolInput, configs: readonly MachineConfig[]): MachineConfig[] {
-  const sel = compileLabelSelector(pool.machineConfigSelector ?? { matchLabels: { [MCO_LABELS.role]: pool.name } });
+  const sel = compileLabelSelector(pool.machineConfigSelector ?? defaultMachineConfigSelector(pool.name));
   return configs.filter((mc) => sel.matches(mc.metadata.labels));
+}
+
+/**
+ * A pool's machineConfigSelector when none is given: master and worker select their role; a custom pool selects the
+ * worker configs and its own role, as OpenShift's documentation defines a custom pool (`machineconfiguration.openshift.io/role
+ * In [worker, <pool>]`), so it inherits every worker MachineConfig.
+ */
+export function defaultMachineConfigSelector(pool: string): Selector {
+  if (pool === 'master' || pool === 'worker') return { matchLabels: { [MCO_LABELS.role]: pool } };
+  return { matchExpressions: [{ key: MCO_LABELS.role, operator: 'In', values: ['worker', pool] }] };
+}
+
+/** The commands each node of a pool runs for the OS part of the update (rpm-ostree rebase, kargs, extensions). */
+function osSteps(from: MachineConfig | Pick<MachineConfig, 'spec'>, to: MachineConfig | Pick<MachineConfig, 'spec'>): string[] {
+  try {
+    return formatOsPlan(applyOsChanges(from, to));
+  } catch (e) {
+    return [`# the OS step cannot be planned: ${(e as Error).message}`];
+  }
+}
+
+/**
+ * What the MCO does on each node, in order (the machine-config-daemon's update of one node): cordon and drain when
+ * the change requires it, write files and units, the OS commands, then reboot (or reload services) and uncordon.
+ */
+export function nodeSteps(action: NodeAction, os: readonly string[], drain: boolean, files = true): string[] {
+  if (action === 'none') return [];
+  const steps: string[] = [];
+  if (drain) steps.push('cordon and drain the node (evictions honour PodDisruptionBudgets)');
+  if (files) steps.push('write the new files and systemd units');
+  steps.push(...os);
+  if (action === 'reboot') steps.push('reboot into the new deployment (systemctl reboot)');
+  else if (action === 'restart-services') steps.push('reload or restart the affected services (no reboot)');
+  if (drain) steps.push('uncordon the node');
+  return steps;
 }
 
 /** maxUnavailable scaled as the MCO does (percentages round down; 0 becomes 1). */
@@ -145,11 +183,13 @@ function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTi
   if (ca.length === 0 || cb.length === 0) {
     // no MachineConfigs to render: only the OS image can change (the MCO then reboots every node)
     const action: NodeAction = osChanged ? 'reboot' : 'none';
+    const os = osSteps({ spec: { osImageURL: a.controllerConfig.baseOSContainerImage ?? '' } }, { spec: { osImageURL: b.controllerConfig.baseOSContainerImage ?? '' } });
     return {
       ...base,
       from: null,
       to: null,
       action,
+      steps: nodeSteps(action, os, osChanged, false),
       disruptionActions: osChanged ? ['Reboot'] : [],
       drainRequired: osChanged,
       changes: osChanged ? ['osImageURL'] : [],
@@ -172,6 +212,7 @@ function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTi
       from: ra.name,
       to: rb.name,
       action,
+      steps: nodeSteps(action, osSteps(ra.machineConfig, rb.machineConfig), diff.drainRequired, diff.files.length > 0 || diff.units.added.length + diff.units.updated.length + diff.units.removed.length > 0),
       disruptionActions: types,
       drainRequired: diff.drainRequired,
       changes: [...changes, ...diff.files.map((f) => `file ${f}`), ...[...diff.units.added, ...diff.units.updated, ...diff.units.removed].map((u) => `unit ${u}`)],
@@ -181,7 +222,7 @@ function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTi
     };
   } catch (e) {
     if (e instanceof MachineConfigRenderError || e instanceof MachineConfigReconcileError) {
-      return { ...base, from: null, to: null, action: 'none', disruptionActions: [], drainRequired: false, changes: [], estimatedSeconds: 0, batches, error: e.message };
+      return { ...base, from: null, to: null, action: 'none', disruptionActions: [], drainRequired: false, changes: [], steps: [], estimatedSeconds: 0, batches, error: e.message };
     }
     throw e;
   }

@@ -39,6 +39,8 @@ export interface Running {
    * elect.
    */
   leading?: () => boolean | undefined;
+  /** True once its process ended without the rehearsal stopping it (a crash); absent for in-process components. */
+  exited?: () => boolean;
 }
 
 /** Progress the CVO reports beyond what its status shows. */

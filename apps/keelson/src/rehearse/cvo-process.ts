@@ -36,6 +36,8 @@ export interface CvoProcess {
    * its own (upstream's CVO exits when it loses its Lease), undefined after the rehearsal stopped or killed it.
    */
   leading(): boolean | undefined;
+  /** True once it exited without {@link stop} or {@link kill} (a crash, or upstream's exit on a lost Lease). */
+  exited(): boolean;
 }
 
 /** The path of the `cluster-version-operator` bin of the installed package. */
@@ -86,6 +88,7 @@ export function startCvoProcess(o: CvoProcessOptions): Promise<CvoProcess> {
           if (endedByUs) return undefined;
           return becameLeader && child.exitCode === null && child.signalCode === null;
         },
+        exited: () => !endedByUs && (child.exitCode !== null || child.signalCode !== null),
         stop: async () => {
           endedByUs = true;
           if (child.exitCode !== null || child.signalCode !== null) return;

@@ -32,10 +32,17 @@ export function applyEvent(s: LiveState, e: TimelineEvent): LiveState {
   switch (e.type) {
     case 'phase':
       s.phase = e.phase;
+      if (e.from !== undefined) s.from = e.from;
+      if (e.to !== undefined) s.to = e.to;
       break;
-    case 'progress':
-      s.progress = { done: e.done, total: e.total, version: e.version };
+    case 'progress': {
+      // each sync attempt of the CVO counts from 0 again: show the furthest point reached for this version, as
+      // `keelson upgrade status` keeps its completion from dropping
+      const prev = s.progress;
+      const done = prev?.version === e.version && prev.total === e.total ? Math.max(prev.done, e.done) : e.done;
+      s.progress = { done, total: e.total, version: e.version };
       break;
+    }
     case 'runlevel':
       if (e.state === 'started') s.runLevel = e.level;
       break;
@@ -75,8 +82,10 @@ export function renderLive(s: LiveState, width = 100): string[] {
   if (s.progress !== undefined) out.push(`manifests ${bar(s.progress.done, s.progress.total, 30)} ${s.progress.done}/${s.progress.total} (${s.progress.version})${s.runLevel !== undefined ? `   run level ${s.runLevel}` : ''}`);
   if (s.progressing !== undefined) out.push(`  ${s.progressing}`);
   if (s.failing !== undefined) out.push(`  FAILING: ${s.failing}`);
-  const at = [...s.operators.values()].filter((v) => v === s.to).length;
-  if (s.operators.size > 0) out.push(`operators at ${s.to}: ${at}/${s.operators.size}`);
+  // during the install the operators head for A, afterwards for B
+  const target = s.phase === 'install' || s.phase === 'setup' ? s.from : s.to;
+  const at = [...s.operators.values()].filter((v) => v === target).length;
+  if (s.operators.size > 0) out.push(`operators at ${target}: ${at}/${s.operators.size}`);
   for (const p of [...s.pools.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     out.push(`pool ${p.name.padEnd(8)} updated ${p.updated}/${p.machineCount}  ready ${p.ready}  unavailable ${p.unavailable}/${p.maxUnavailable}${p.degraded > 0 ? `  degraded ${p.degraded}` : ''}${p.paused ? '  PAUSED' : ''}`);
   }

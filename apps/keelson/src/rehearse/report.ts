@@ -3,6 +3,7 @@
  * operator reached the target version, per pool the rollout order and the most nodes unavailable at once, evictions,
  * PDB refusals, reboots, conditions seen and API requests.
  */
+import { formatDiagnosis, type Diagnosis } from './diagnosis.js';
 import type { NodeView, ObservedCondition, TimelineEvent } from './timeline.js';
 
 /** How a rehearsal ended. */
@@ -40,6 +41,8 @@ export interface ReportContext {
   runLevels: readonly { level: string; operators: readonly string[] }[];
   faults: readonly string[];
   missing?: readonly string[];
+  /** What held a failed or stalled update, read from the cluster before it was stopped. */
+  diagnosis?: readonly Diagnosis[];
 }
 
 /** Per pool. */
@@ -71,11 +74,22 @@ export interface RehearsalReport {
   /** The update's duration on the simulated clock (wall time x time scale), seconds. */
   simulatedUpgradeSeconds: number | null;
   timeScale: number;
-  runLevels: { level: string; startMs: number; endMs: number | null; ms: number | null }[];
+  /** Each run level from its first start to its first completion; later sync attempts' starts in `laterStartsMs`. */
+  runLevels: { level: string; startMs: number; endMs: number | null; ms: number | null; laterStartsMs: number[] }[];
+  /**
+   * The CVO waiting on ClusterOperators (its Progressing message's "waiting on X"): per operator, from the first message
+   * naming it to the first one that does not, ms after the update started (the longest first).
+   */
+  waits: { operator: string; fromMs: number; toMs: number; ms: number }[];
   operators: { name: string; reachedMs: number | null }[];
   pools: PoolReport[];
   reboots: { node: string; count: number }[];
-  conditions: { object: string; condition: ObservedCondition; firstMs: number }[];
+  /**
+   * Problem conditions, each first seen at `firstMs` (rehearsal clock), in the install or the update phase, at `atMs`
+   * on that phase's clock, and when the same condition type of that object stopped being a problem (`clearedMs`, same
+   * clock; null: still set at the verdict).
+   */
+  conditions: { object: string; condition: ObservedCondition; firstMs: number; phase: 'install' | 'update'; atMs: number; clearedMs: number | null }[];
   /** Components killed or restarted during the update (`--kill`, a Deployment roll-out), ms after the update started. */
   interruptions: { component: string; state: 'killed' | 'restarted'; detail: string; atMs: number }[];
   /** Faults as injected (what was armed, where), ms after the rehearsal started. */
@@ -83,6 +97,8 @@ export interface RehearsalReport {
   api: ApiCounts;
   faults: string[];
   missing: string[];
+  /** A failed or stalled update: what holds it and what to do (`keelson mcp why`, the operators' conditions). */
+  diagnosis: Diagnosis[];
 }
 
 function phaseStart(events: readonly TimelineEvent[], phase: 'install' | 'upgrade' | 'finished'): number | null {
@@ -97,10 +113,11 @@ function runLevelTimes(events: readonly TimelineEvent[], ctx: ReportContext, sta
     for (const e of fromCvo) {
       let l = levels.find((x) => x.level === e.level);
       if (l === undefined) {
-        l = { level: e.level, startMs: e.t - start, endMs: null, ms: null };
+        l = { level: e.level, startMs: e.t - start, endMs: null, ms: null, laterStartsMs: [] };
         levels.push(l);
-      }
-      if (e.state === 'finished') {
+      } else if (e.state === 'started') l.laterStartsMs.push(e.t - start);
+      // first start to first completion: each sync attempt after it walks the levels again (thin marks in the chart)
+      if (e.state === 'finished' && l.endMs === null) {
         l.endMs = e.t - start;
         l.ms = l.endMs - l.startMs;
       }
@@ -114,7 +131,7 @@ function runLevelTimes(events: readonly TimelineEvent[], ctx: ReportContext, sta
     if (l.operators.length === 0) continue;
     const times = l.operators.map((o) => reached.get(o));
     const end = times.some((x) => x === undefined) ? null : Math.max(...(times as number[])) - start;
-    out.push({ level: l.level, startMs: prev, endMs: end, ms: end === null ? null : end - prev });
+    out.push({ level: l.level, startMs: prev, endMs: end, ms: end === null ? null : end - prev, laterStartsMs: [] });
     if (end !== null) prev = end;
   }
   return out;
@@ -152,6 +169,36 @@ function untilVerdict(events: readonly TimelineEvent[]): readonly TimelineEvent[
   return i < 0 ? events : events.slice(0, i + 1);
 }
 
+/** Intervals of "waiting on A, B" in ClusterVersion's Progressing message after `start` (see RehearsalReport.waits). */
+function cvoWaits(events: readonly TimelineEvent[], start: number, end: number): RehearsalReport['waits'] {
+  const open = new Map<string, number>();
+  const out: RehearsalReport['waits'] = [];
+  const close = (op: string, at: number): void => {
+    const from = open.get(op);
+    if (from === undefined) return;
+    open.delete(op);
+    const prev = out.find((w) => w.operator === op);
+    if (prev !== undefined) {
+      prev.toMs = at - start;
+      prev.ms += at - from;
+    } else out.push({ operator: op, fromMs: from - start, toMs: at - start, ms: at - from });
+  };
+  for (const e of events) {
+    if (e.t < start || e.type !== 'condition' || e.object !== 'clusterversion/version' || e.condition.type !== 'Progressing') continue;
+    const m = /waiting on ([a-z0-9.,\s-]+?)(?: over \d|$)/.exec(e.condition.message ?? '');
+    const now = new Set((m?.[1] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '' && x !== 'and'));
+    for (const op of [...open.keys()]) if (!now.has(op)) close(op, e.t);
+    for (const op of now) if (!open.has(op)) open.set(op, e.t);
+  }
+  for (const op of [...open.keys()]) close(op, end);
+  return out.sort((a, b) => b.ms - a.ms);
+}
+
+/** A condition worth reporting: Failing/Degraded set, Available=False, Upgradeable=False. */
+function isProblem(c: ObservedCondition): boolean {
+  return (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(c.type) && c.status === 'True') || (c.type === 'Failing' && c.status === 'Unknown') || (c.type === 'Available' && c.status === 'False') || (c.type === 'Upgradeable' && c.status === 'False');
+}
+
 /** Computes the report from the timeline (the events up to the verdict). */
 export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportContext): RehearsalReport {
   const events = untilVerdict(allEvents);
@@ -171,13 +218,15 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
     lastReady.set(e.node.name, e.node.ready);
   }
   const seen = new Map<string, RehearsalReport['conditions'][number]>();
-  for (const e of events) {
-    if (e.type !== 'condition') continue;
-    const interesting = (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type) && e.condition.status === 'True') || (e.condition.type === 'Failing' && e.condition.status === 'Unknown') || (e.condition.type === 'Available' && e.condition.status === 'False') || (e.condition.type === 'Upgradeable' && e.condition.status === 'False');
-    if (!interesting) continue;
+  events.forEach((e, i) => {
+    if (e.type !== 'condition' || !isProblem(e.condition)) return;
     const key = `${e.object}|${e.condition.type}|${e.condition.reason ?? ''}|${e.condition.message ?? ''}`;
-    if (!seen.has(key)) seen.set(key, { object: e.object, condition: e.condition, firstMs: e.t });
-  }
+    if (seen.has(key)) return;
+    const phase = upgrade !== null && e.t >= upgrade ? 'update' : 'install';
+    const base = phase === 'update' ? start : (install ?? 0);
+    const cleared = events.slice(i + 1).find((x) => x.type === 'condition' && x.object === e.object && x.condition.type === e.condition.type && !isProblem(x.condition));
+    seen.set(key, { object: e.object, condition: e.condition, firstMs: e.t, phase, atMs: e.t - base, clearedMs: cleared === undefined ? null : cleared.t - base });
+  });
   return {
     outcome: ctx.outcome,
     exitCode: EXIT_CODES[ctx.outcome],
@@ -194,11 +243,13 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
     pools: poolReports(events, start),
     reboots: [...reboots.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node, count]) => ({ node, count })),
     conditions: [...seen.values()],
+    waits: upgrade === null ? [] : cvoWaits(events, start, end),
     interruptions: events.flatMap((e) => (e.type === 'component' && (e.state === 'killed' || e.state === 'restarted') && e.t >= start ? [{ component: e.component, state: e.state, detail: e.detail ?? '', atMs: e.t - start }] : [])),
     injected: events.flatMap((e) => (e.type === 'fault' ? [{ fault: e.fault, detail: e.detail, atMs: e.t }] : [])),
     api: ctx.api,
     faults: [...ctx.faults],
     missing: [...(ctx.missing ?? [])],
+    diagnosis: [...(ctx.diagnosis ?? [])],
   };
 }
 
@@ -211,10 +262,20 @@ function secs(ms: number | null): string {
   return ms === null ? '-' : `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** Wall milliseconds as minutes on the simulated clock (one decimal). */
+export function simMinutes(ms: number, timeScale: number): string {
+  return ((ms * timeScale) / 60_000).toFixed(1);
+}
+
+function clearedText(ms: number | null): string {
+  return ms === null ? 'still set at the end' : `cleared +${secs(ms)}`;
+}
+
 /** The report as text. */
 export function formatReport(r: RehearsalReport): string {
   const out: string[] = [];
   out.push(`Rehearsal ${r.from} -> ${r.to}: ${r.outcome} (exit ${r.exitCode})`, `  ${r.message}`);
+  if (r.diagnosis.length > 0) out.push('  Diagnosis (as keelson mcp why and upgrade status see it):', ...formatDiagnosis(r.diagnosis, '    '));
   if (r.missing.length > 0) {
     out.push('  Missing components:');
     for (const m of r.missing) out.push(`    - ${m}`);
@@ -223,7 +284,11 @@ export function formatReport(r: RehearsalReport): string {
   if (r.faults.length > 0) out.push(`  Faults: ${r.faults.join(', ')}`);
   if (r.runLevels.length > 0) {
     out.push('  Run levels:');
-    for (const l of r.runLevels) out.push(`    ${l.level}: ${l.ms === null ? 'not finished' : secs(l.ms)} (from +${secs(l.startMs)})`);
+    for (const l of r.runLevels) out.push(`    ${l.level}: ${l.ms === null ? 'not finished' : secs(l.ms)} (from +${secs(l.startMs)}${l.laterStartsMs.length > 0 ? `; walked again by ${l.laterStartsMs.length} later sync attempt(s)` : ''})`);
+  }
+  if (r.waits.length > 0) {
+    out.push('  The CVO waited on (longest first):');
+    for (const w of r.waits) out.push(`    ${w.operator}: ${secs(w.ms)} (~${simMinutes(w.ms, r.timeScale)} simulated min, from +${secs(w.fromMs)} to +${secs(w.toMs)})`);
   }
   if (r.operators.length > 0) out.push(`  Operators at ${r.to}: ${r.operators.map((o) => `${o.name} ${o.reachedMs === null ? 'NOT reached' : `+${secs(o.reachedMs)}`}`).join(', ')}`);
   for (const p of r.pools) {
@@ -233,9 +298,11 @@ export function formatReport(r: RehearsalReport): string {
   for (const f of r.injected) out.push(`  Fault ${f.fault} at +${secs(f.atMs)}: ${f.detail}`);
   for (const x of r.interruptions) out.push(`  +${secs(x.atMs)} ${x.component} ${x.state}${x.detail !== '' ? ` (${x.detail})` : ''}`);
   out.push(`  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`);
-  if (r.conditions.length > 0) {
-    out.push('  Conditions seen:');
-    for (const c of r.conditions) out.push(`    +${secs(c.firstMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined ? `: ${c.condition.message}` : ''}`);
+  for (const phase of ['install', 'update'] as const) {
+    const cs = r.conditions.filter((c) => c.phase === phase);
+    if (cs.length === 0) continue;
+    out.push(`  Conditions seen during the ${phase} (time since the ${phase} started):`);
+    for (const c of cs) out.push(`    +${secs(c.atMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined && c.condition.message !== '' ? `: ${c.condition.message}` : ''} [${clearedText(c.clearedMs)}]`);
   }
   out.push(`  API requests: ${r.api.total} (${Object.entries(r.api.byVerb).map(([v, n]) => `${v} ${n}`).join(', ')})${r.api.injectedErrors > 0 ? `; ${r.api.injectedErrors} injected errors` : ''}`);
   return `${out.join('\n')}\n`;

@@ -4,7 +4,7 @@
  * (through {@link loadComponents}), install A, `upgrade --to B`, and a timeline of everything the observer saw.
  */
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
@@ -12,8 +12,11 @@ import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
+import { startTlsFront } from './tls-front.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import { diagnose, type Diagnosis } from './diagnosis.js';
+import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
@@ -51,6 +54,11 @@ export interface RehearseOptions {
   onEvent?: (e: TimelineEvent) => void;
   /** Component logs (default: dropped). */
   onLog?: (component: string, line: string) => void;
+  /**
+   * `--hold`: called with the report once the verdict is in, while every component still runs; the cluster is stopped
+   * when the returned promise settles (the CLI waits for Ctrl-C).
+   */
+  hold?: (report: RehearsalReport, kubeconfigPath: string) => Promise<void>;
 }
 
 export { decideUpdateVerdict, explainStall, type RehearsalVerdict, type VerdictInput } from './verdict.js';
@@ -228,6 +236,34 @@ class Session {
     return openUserReleases(opts.from, opts.to, getRegistry, opts.workDir, opts.force === true);
   }
 
+  /**
+   * Every `--fault`/`--kill`/`--pause-pool` target exists in this cluster (else a {@link FaultSpecError} before
+   * anything starts); a `cvo@N%` the update will not show is moved to the last point it shows, with a note.
+   */
+  checkFaultTargets(a: Release, b: Release): void {
+    const { opts } = this;
+    const nodes = nodeInventory(opts.masters, opts.workers, opts.pools).map((n) => n.name);
+    const checked = validateFaultTargets(opts.faults, rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)));
+    for (const note of checked.notes) this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: note });
+    if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
+  }
+
+  /** The cluster's kubeconfig (through the counting proxy), once the API server runs. */
+  kubeconfigPath: string | undefined;
+
+  /** `--hold`: an HTTPS front on the proxy (kubectl sends no token over plain HTTP) and its kubeconfig file. */
+  async heldKubeconfig(proxy: ApiProxy, kubeconfigPath: string): Promise<string> {
+    const front = await startTlsFront(proxy.url);
+    this.stack.push('held cluster (https)', () => front.close());
+    const token = /token: (\S+)/.exec(await readFile(kubeconfigPath, 'utf8'))?.[1] ?? '';
+    const path = join(this.opts.workDir, 'kubeconfig-held');
+    await writeFile(path, front.kubeconfig(token), { mode: 0o600 });
+    return path;
+  }
+
+  /** `--kill cvo@N%` as checked by {@link checkFaultTargets}. */
+  killCvoAt: number | undefined;
+
   /** Update service, API server behind the proxy, bootstrap objects, observer. */
   async cluster(a: Release, b: Release): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
     const { opts, stack } = this;
@@ -239,6 +275,7 @@ class Session {
     this.proxy = px;
     stack.push('api proxy', () => px.close());
     const kubeconfigPath = join(opts.workDir, 'kubeconfig');
+    this.kubeconfigPath = kubeconfigPath;
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
     await bootstrapCluster(direct, a, svc);
@@ -356,7 +393,12 @@ class Session {
       ['machine-config-operator', m?.operator.leading?.()],
       ['machine-config-controller', m?.controller.leading?.()],
     ]);
-    const d = decideRestarts(this.led, leading);
+    const exited = new Map<Supervised, boolean>([
+      ['cluster-version-operator', this.startCvo !== undefined && this.cvo?.exited?.() === true],
+      ['machine-config-operator', m?.operator.exited?.() === true],
+      ['machine-config-controller', m?.controller.exited?.() === true],
+    ]);
+    const d = decideRestarts(this.led, leading, exited);
     this.led = d.led;
     for (const component of d.restart) {
       if (component === 'cluster-version-operator') {
@@ -368,7 +410,8 @@ class Session {
         m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
         this.stack.push(component, () => m[part].stop());
       }
-      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: 'lost its Lease; started again, as the kubelet restarts the container of a process that exits' });
+      const why = exited.get(component) === true ? 'its process exited' : 'lost its Lease';
+      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: `${why}; started again, as the kubelet restarts the container of a process that exits` });
     }
   }
 
@@ -459,10 +502,15 @@ class Session {
         else if (!downSince.has(n.name)) downSince.set(n.name, now);
       }
       const downNodes = [...downSince].map(([name, since]) => ({ name, since }));
+      const killAt = this.killCvoAt ?? opts.faults.killCvoAt;
       const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now, failingSince, degradedSince, downNodes, rebootMs: SIMULATED_REBOOT_MS / opts.timeScale, drainFailure, startedAt, deadline });
+      if (verdict !== undefined && killAt !== undefined && !killedCvo) {
+        // said, not hidden: the report must not read as if the CVO had been killed
+        this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: `cvo@${Math.round(killAt * 100)}% was never reached (the update ended first): nothing was killed` });
+      }
       if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0, obs.nodes()) } : verdict;
       const prog = this.events.findLast((e) => e.type === 'progress');
-      if (opts.faults.killCvoAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= opts.faults.killCvoAt) {
+      if (killAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= killAt) {
         killedCvo = true;
         const kill = this.cvo?.kill;
         if (kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
@@ -486,42 +534,59 @@ class Session {
 async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
   const s = new Session(c, opts, t0, emit, events);
   let verdict: RehearsalVerdict = { outcome: 'Stalled', message: '' };
-  let apiCounts: ApiCounts;
   let a: Release | undefined;
   let b: Release | undefined;
+  let diagnosis: Diagnosis[] = [];
+  let direct: KubeClient | undefined;
+  let result: RehearsalResult | undefined;
   try {
-    emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
-    ({ a, b } = await s.releases());
-    const { svc, direct, obs, ctx } = await s.cluster(a, b);
-    const { nodes, operators, startCvo } = await s.install(a, svc, obs, ctx, direct);
-    const installedConfigs = new Map(obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
-    await s.arm(b, direct, operators, ctx);
-    const machines = await s.armFailBoot(nodes, ctx);
-    verdict = await s.update(b, obs, machines, startCvo, ctx, installedConfigs, direct);
-  } catch (e) {
-    if (!(e instanceof InstallStalled)) throw e;
-    verdict = { outcome: 'Stalled', message: e.message };
-  } finally {
+    try {
+      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+      ({ a, b } = await s.releases());
+      s.checkFaultTargets(a, b);
+      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
+      const cl = await s.cluster(a, b);
+      direct = cl.direct;
+      const { nodes, operators, startCvo } = await s.install(a, cl.svc, cl.obs, cl.ctx, cl.direct);
+      const installedConfigs = new Map(cl.obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+      await s.arm(b, cl.direct, operators, cl.ctx);
+      const machines = await s.armFailBoot(nodes, cl.ctx);
+      verdict = await s.update(b, cl.obs, machines, startCvo, cl.ctx, installedConfigs, cl.direct);
+    } catch (e) {
+      if (!(e instanceof InstallStalled)) throw e;
+      verdict = { outcome: 'Stalled', message: e.message };
+    }
+    // what holds a failed or stalled run, read while the cluster still runs
+    if (verdict.outcome !== 'Completed' && direct !== undefined) diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
-    apiCounts = s.proxy?.counts() ?? EMPTY_API;
+    result = { report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }), events };
+    if (opts.hold !== undefined && s.proxy !== undefined && s.kubeconfigPath !== undefined) await opts.hold(result.report, await s.heldKubeconfig(s.proxy, s.kubeconfigPath));
+  } finally {
+    if (result === undefined) emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     await s.stack.stopAll();
   }
+  return result;
+}
+
+/** The report of a run, with the maxUnavailable invariant checked. */
+function finalReport(events: readonly TimelineEvent[], opts: RehearseOptions, r: { a: Release | undefined; b: Release | undefined; verdict: RehearsalVerdict; api: ApiCounts; diagnosis: Diagnosis[] }): RehearsalReport {
+  const { a, b } = r;
   const report = computeReport(events, {
     from: a?.version ?? opts.from ?? 'A',
     to: b?.version ?? opts.to ?? 'B',
-    outcome: verdict.outcome,
-    message: verdict.message,
+    outcome: r.verdict.outcome,
+    message: r.verdict.message,
     timeScale: opts.timeScale,
-    api: apiCounts,
+    api: r.api,
     runLevels: a !== undefined && b !== undefined ? computeRunLevels(a.payload, b.payload).map((l) => ({ level: l.level, operators: l.operators.map((o) => o.name) })) : [],
     faults: describeFaults(opts.faults),
+    diagnosis: r.diagnosis,
   });
   if (report.outcome === 'Completed' && !withinMaxUnavailable(report)) {
-    return { report: { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` }, events };
+    return { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` };
   }
-  return { report, events };
+  return report;
 }
-
 
 /**
  * The newest `DrainThresholdExceeded` Event (the machine-config-controller's "Drain has been failing for more than 10

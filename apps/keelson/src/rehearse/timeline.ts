@@ -50,7 +50,7 @@ export interface PoolView {
 
 /** One event of the timeline; `t` is milliseconds since the rehearsal started. */
 export type TimelineEvent =
-  | { t: number; type: 'phase'; phase: 'setup' | 'install' | 'upgrade' | 'finished'; detail: string }
+  | { t: number; type: 'phase'; phase: 'setup' | 'install' | 'upgrade' | 'finished'; detail: string; /** Versions of A and B, once the releases are open. */ from?: string; to?: string }
   | { t: number; type: 'condition'; object: string; condition: ObservedCondition }
   | { t: number; type: 'history'; version: string; state: string }
   | { t: number; type: 'progress'; done: number; total: number; version: string }

@@ -7,6 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildReleaseImage, type OciRegistry } from '@keelson/payload-gen';
+import { RUN_LEVEL_COMPONENT_PATTERN } from '@keelson/manifest-graph';
 import { openPayload, verificationConfigFromManifests, verifyRelease, writePayloadFiles, type Manifest, type ReleasePayload } from '@keelson/release-payload';
 
 /** What is wrong with a user's release. */
@@ -16,7 +17,8 @@ export type RehearsalPayloadErrorCode =
   | 'REHEARSAL_NO_CVO_MANIFESTS'
   | 'REHEARSAL_NO_MCO_MANIFESTS'
   | 'REHEARSAL_NO_POOLS'
-  | 'REHEARSAL_UNSIGNED_TARGET';
+  | 'REHEARSAL_UNSIGNED_TARGET'
+  | 'REHEARSAL_OPERATOR_AFTER_CLUSTEROPERATOR';
 
 /** A release given with `--from`/`--to` that cannot be rehearsed. */
 export class RehearsalPayloadError extends Error {
@@ -84,9 +86,47 @@ export function findPayloadProblems(payload: Pick<ReleasePayload, 'metadata' | '
   return out;
 }
 
+/** The task-graph node of a release manifest (`0000_<level>_<component>_`), as upstream's ByNumberAndComponent groups them. */
+function taskNode(m: Manifest): string | undefined {
+  const g = RUN_LEVEL_COMPONENT_PATTERN.exec(m.filename);
+  return g === null ? undefined : `${g[1] ?? ''}_${g[2] ?? ''}`;
+}
+
+function relatedNamespaces(co: Manifest): Set<string> {
+  const related = (co.object as { status?: { relatedObjects?: { resource?: unknown; name?: unknown }[] } }).status?.relatedObjects ?? [];
+  return new Set(related.filter((r) => r.resource === 'namespaces' && typeof r.name === 'string').map((r) => r.name as string));
+}
+
+/**
+ * Updates that deadlock: upstream's CVO applies the manifests of one task-graph node in order and, at a ClusterOperator
+ * manifest, waits until that operator reports the versions the manifest lists (openshift/cluster-version-operator
+ * pkg/cvo/internal/operatorstatus.go, `checkOperatorHealth`). An operator Deployment of the same node that comes after
+ * it (in a namespace the ClusterOperator names in relatedObjects) is never rolled, so the old operator keeps reporting
+ * the old version: the update fails with "Cluster operator X is not available" or waits for ever. Upstream payloads put
+ * the Deployment first (the MCO's install/ has 0000_80_machine-config_04_deployment.yaml before
+ * 0000_80_machine-config_06_clusteroperator.yaml).
+ */
+export function findOrderingProblems(payload: Pick<ReleasePayload, 'manifests'>): PayloadProblem[] {
+  const release = payload.manifests.filter((m) => m.dir === 'release-manifests').sort((x, y) => (x.filename === y.filename ? x.index - y.index : x.filename < y.filename ? -1 : 1));
+  const out: PayloadProblem[] = [];
+  release.forEach((co, i) => {
+    if (co.gvk.kind !== 'ClusterOperator' || co.gvk.group !== 'config.openshift.io') return;
+    const node = taskNode(co);
+    const namespaces = relatedNamespaces(co);
+    const late = release.slice(i + 1).find((d) => d.gvk.kind === 'Deployment' && taskNode(d) === node && namespaces.has(d.namespace) && d.name.endsWith('-operator'));
+    if (node === undefined || late === undefined) return;
+    out.push({
+      code: 'REHEARSAL_OPERATOR_AFTER_CLUSTEROPERATOR',
+      message: `${co.filename} (ClusterOperator ${co.name}) comes before ${late.filename} (Deployment ${late.namespace}/${late.name}) in the same run level and component: the CVO waits at the ClusterOperator until ${co.name} reports the new version, but the operator that would report it is only rolled out after, so the update can never complete; order the Deployment first, as upstream payloads do (e.g. 0000_80_machine-config_04_deployment.yaml before 0000_80_machine-config_06_clusteroperator.yaml)`,
+    });
+  });
+  return out;
+}
+
 /** Throws the first problem of a user's release as a {@link RehearsalPayloadError}. */
 export function assertRehearsable(payload: Pick<ReleasePayload, 'metadata' | 'manifests'>, flag: '--from' | '--to', source: string): void {
-  const [first, ...rest] = findPayloadProblems(payload);
+  // the install of --from is driven by the rehearsal itself; only the update to --to walks the CVO's order
+  const [first, ...rest] = [...findPayloadProblems(payload), ...(flag === '--to' ? findOrderingProblems(payload) : [])];
   if (first === undefined) return;
   const more = rest.length > 0 ? ` (and ${rest.length} more: ${rest.map((p) => p.code).join(', ')})` : '';
   throw new RehearsalPayloadError(first.code, flag, source, `${first.message}${more}`);

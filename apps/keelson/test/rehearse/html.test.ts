@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/rehearse/html.js';
 import { computeReport } from '../../src/rehearse/report.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
+import type { TimelineEvent } from '../../src/rehearse/timeline.js';
 
 let work = '';
 beforeAll(async () => {
@@ -107,5 +108,45 @@ describe('HTML report', () => {
     expect(countColor(img, [0x7b, 0x61, 0xff])).toBeGreaterThan(500); // run-level bars
     expect(countColor(img, [0xd0, 0x02, 0x1b])).toBeGreaterThan(100); // node reboots
     expect(countColor(img, [0xf5, 0xa6, 0x23])).toBeGreaterThan(100); // node drains
+  });
+});
+
+/** Runs Debian's chromium headless on a file: a screenshot, or the DOM as rendered. */
+function chromium(work: string, file: string, mode: { screenshot: string } | 'dump-dom', height = 700): Promise<string> {
+  const out = mode === 'dump-dom' ? ['--dump-dom'] : [`--screenshot=${mode.screenshot}`];
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(work, 'profile')}`, '--hide-scrollbars', `--window-size=1200,${height}`, ...out, `file://${file}`];
+  return new Promise((resolve, reject) => {
+    execFile('chromium', args, { timeout: 80_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`chromium failed (install Debian's chromium: apt-get install chromium): ${err.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+describe('HTML report of a failed run (headless chromium)', () => {
+  const cv = (t: number, message: string): TimelineEvent => ({ t, type: 'condition', object: 'clusterversion/version', condition: { type: 'Progressing', status: 'True', message } });
+  const events = sampleTimeline();
+  events.splice(events.findIndex((e) => e.t > 1020), 0, cv(1020, 'Working towards 4.18.8: 0 of 100 done (0% complete), waiting on etcd'));
+  events.splice(events.findIndex((e) => e.t > 1210), 0, cv(1210, 'Working towards 4.18.8: 60 of 100 done (60% complete), waiting on machine-config'));
+  const diagnosis = [{ subject: 'machineconfigpool/worker', summary: 'pool worker targets rendered-worker-b: 0/2 nodes updated', findings: [{ message: 'node worker-0 cannot be drained: PodDisruptionBudget app/critical-app allows 0 disruptions', action: 'relax or delete the PodDisruptionBudget' }] }];
+  const report = computeReport(events, { from: '4.18.7', to: '4.18.8', outcome: 'Stalled', message: 'drain blocked', timeScale: 60, api: API, runLevels: RUN_LEVELS, faults: ['pdb-blocks-drain'], diagnosis });
+  const html = renderHtmlReport(report, events);
+
+  it('shows the diagnosis box and the waits (pixels), the operators by name and what to do (rendered DOM)', { timeout: 120_000 }, async () => {
+    const file = join(work, 'failed.html');
+    const png = join(work, 'failed.png');
+    await writeFile(file, html);
+    await chromium(work, file, { screenshot: png }, 1100);
+    const img = decodePng(await readFile(png));
+    expect(countColor(img, [0xff, 0xf5, 0xf5])).toBeGreaterThan(20_000); // the diagnosis box
+    expect(countColor(img, [0xff, 0x8f, 0x00])).toBeGreaterThan(300); // the CVO's waits
+    expect(countColor(img, [0x2e, 0x7d, 0x32])).toBeGreaterThan(50); // operators at the target
+    const dom = await chromium(work, file, 'dump-dom');
+    expect(dom).toContain('Diagnosis: what holds the update');
+    expect(dom).toContain('what to do: relax or delete the PodDisruptionBudget');
+    expect(dom).toContain('CVO waits on machine-config');
+    expect(dom).toMatch(/<td>etcd<\/td><td>\+0\.2 s<\/td>/);
+    expect(dom).toMatch(/<title>clusteroperator\/ingress at 4\.18\.8: \+0\.5s<\/title>/);
+    expect(dom).toContain('simulated minutes');
   });
 });

@@ -101,6 +101,15 @@ describe('decideRestarts', () => {
     expect(decideRestarts(led, new Map([['cvo', undefined]]))).toEqual({ restart: [], led: new Set(['cvo']) });
   });
 
+  it('restarts a component whose process exited, whether or not it was seen leading (the kubelet restarts any exit)', () => {
+    // a CVO killed 0.1-1.5 s after `became leader`: between two supervisor passes, never seen leading
+    const s1 = decideRestarts(new Set<string>(), new Map([['cvo', false]]), new Map([['cvo', true]]));
+    expect(s1).toEqual({ restart: ['cvo'], led: new Set() });
+    const s2 = decideRestarts(new Set(['cvo']), new Map([['cvo', undefined]]), new Map([['cvo', true]]));
+    expect(s2).toEqual({ restart: ['cvo'], led: new Set() });
+    expect(decideRestarts(new Set<string>(), new Map([['cvo', false]]), new Map([['cvo', false]])).restart).toEqual([]);
+  });
+
   it('does not change the set it was given', () => {
     const led = new Set(['cvo']);
     decideRestarts(led, new Map([['cvo', false]]));

@@ -84,8 +84,8 @@ describe('computeReport', () => {
       { name: 'ingress', reachedMs: 500 },
     ]);
     expect(r.runLevels).toEqual([
-      { level: '12', startMs: 0, endMs: 200, ms: 200 },
-      { level: '50', startMs: 200, endMs: 500, ms: 300 },
+      { level: '12', startMs: 0, endMs: 200, ms: 200, laterStartsMs: [] },
+      { level: '50', startMs: 200, endMs: 500, ms: 300, laterStartsMs: [] },
     ]);
     expect(r.pools).toEqual([{ name: 'worker', nodes: 2, maxUnavailable: 1, maxUnavailableSeen: 1, rolloutOrder: ['worker-0', 'worker-1'], config: 'rendered-worker-b', updated: 2, paused: false }]);
     expect(withinMaxUnavailable(r)).toBe(true);
@@ -137,6 +137,28 @@ describe('live view', () => {
     const node = sampleTimeline()[12];
     expect(node !== undefined && plainLine(node)).toMatch(/node\/worker-0 \(worker\) draining -> rebooting/);
     expect(renderLive(s, 40).every((l) => l.length <= 40)).toBe(true);
+  });
+});
+
+describe('live view on a TTY (the CLI starts it before the releases are open)', () => {
+  it('shows the versions once known, counts operators at the target and never lets progress go back', () => {
+    const s = initialState('release A', 'release B');
+    applyEvent(s, { t: 10, type: 'phase', phase: 'setup', detail: 'releases 4.18.7 -> 4.18.8', from: '4.18.7', to: '4.18.8' });
+    applyEvent(s, { t: 20, type: 'phase', phase: 'install', detail: 'installing 4.18.7' });
+    applyEvent(s, { t: 30, type: 'operator', name: 'dns', version: '4.18.7' });
+    applyEvent(s, { t: 31, type: 'operator', name: 'etcd', version: '4.18.7' });
+    expect(renderLive(s, 120)).toContain('operators at 4.18.7: 2/2');
+    applyEvent(s, { t: 40, type: 'phase', phase: 'upgrade', detail: 'keelson upgrade --to 4.18.8' });
+    applyEvent(s, { t: 50, type: 'operator', name: 'dns', version: '4.18.8' });
+    for (const [t, done] of [[60, 75], [70, 120], [80, 10], [90, 169]] as const) {
+      applyEvent(s, { t, type: 'progress', done, total: 207, version: '4.18.8' });
+      if (t === 80) expect(renderLive(s, 120).some((l) => l.includes(' 120/207 (4.18.8)'))).toBe(true);
+    }
+    applyEvent(s, { t: 100, type: 'phase', phase: 'finished', detail: 'Completed' });
+    const lines = renderLive(s, 120);
+    expect(lines[0]).toContain('keelson rehearse 4.18.7 -> 4.18.8');
+    expect(lines.some((l) => l.includes(' 169/207 (4.18.8)'))).toBe(true);
+    expect(lines).toContain('operators at 4.18.8: 1/2');
   });
 });
 

@@ -133,11 +133,16 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     status: { versions: [{ name: 'operator', version: facts.version }], relatedObjects: [{ group: '', resource: 'namespaces', name: NS }] },
   };
   return {
+    // upstream's install/ order: the operator's Deployment before the osimageurl ConfigMap and the ClusterOperator.
+    // The CVO waits at the ClusterOperator manifest until machine-config reports this release, which only the new
+    // operator does: a Deployment after it would never be rolled out (and the update fail with "Cluster operator
+    // machine-config is not available"). The pools and base MachineConfigs come before that wait, so the new
+    // rendered configs carry them and the nodes roll once.
     '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
+    '0000_80_machine-config_02_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
+    '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
     '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
+    '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([baseMachineConfig('master', facts), baseMachineConfig('worker', facts)]),
     '0000_80_machine-config_06_clusteroperator.yaml': yamlDocs([clusterOperator]),
-    '0000_80_machine-config_07_deployment.yaml': yamlDocs([deployment]),
-    '0000_80_machine-config_08_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
-    '0000_80_machine-config_09_base-machineconfigs.yaml': yamlDocs([baseMachineConfig('master', facts), baseMachineConfig('worker', facts)]),
   };
 }

@@ -1,0 +1,93 @@
+/**
+ * Why a rehearsal failed or stalled, read from the cluster before it is stopped: `keelson mcp why` for every pool that
+ * is not done (the PodDisruptionBudget that blocks a drain, the file that differs on disk, a paused pool, with what to
+ * do) and the ClusterOperators that keep the CVO waiting (their Degraded/Available conditions).
+ */
+import type { KubeClient } from '@keelson/kube';
+import { snapshot } from '../commands/mcp.js';
+import { explainPool, type ClusterSnapshot } from '../commands/mcp-why.js';
+
+/** One subject (a pool or an operator) and what is wrong with it. */
+export interface Diagnosis {
+  /** `machineconfigpool/worker`, `clusteroperator/dns`. */
+  subject: string;
+  summary: string;
+  findings: { message: string; action?: string }[];
+}
+
+/** A ClusterOperator as far as the diagnosis reads it. */
+export interface OperatorLike {
+  metadata: { name?: string };
+  status?: {
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    versions?: { name: string; version: string }[];
+  };
+}
+
+/** Findings of `mcp why` that explain nothing by themselves. */
+const QUIET = new Set(['UP_TO_DATE', 'NODE_UP_TO_DATE', 'NODE_WAITING']);
+
+/** The pools that are not done, explained as `keelson mcp why POOL` does (pure). */
+export function diagnosePools(snap: ClusterSnapshot): Diagnosis[] {
+  const out: Diagnosis[] = [];
+  for (const p of snap.pools) {
+    const e = explainPool(snap, p.metadata.name ?? '');
+    if (e === undefined || e.findings.some((f) => f.code === 'UP_TO_DATE')) continue;
+    const findings = e.findings
+      .filter((f) => !QUIET.has(f.code))
+      .map((f) => ({ message: f.message, ...(f.action !== undefined ? { action: f.action } : {}) }));
+    out.push({ subject: `machineconfigpool/${e.name}`, summary: e.summary, findings });
+  }
+  return out;
+}
+
+/** ClusterOperators that are Degraded, unavailable or not at `target` (pure). */
+export function diagnoseOperators(cos: readonly OperatorLike[], target: string): Diagnosis[] {
+  const out: Diagnosis[] = [];
+  for (const co of cos) {
+    const name = co.metadata.name ?? '';
+    const conds = co.status?.conditions ?? [];
+    const bad = conds.filter(
+      (c) => (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status !== 'True'),
+    );
+    const version = co.status?.versions?.find((v) => v.name === 'operator')?.version ?? '';
+    if (bad.length === 0 && version === target) continue;
+    const findings = bad.map((c) => ({
+      message: `${c.type}=${c.status}${c.reason !== undefined ? ` ${c.reason}` : ''}${c.message !== undefined && c.message !== '' ? `: ${c.message}` : ''}`,
+      action: `the CVO waits for clusteroperator/${name} at its run level; read its conditions (keelson upgrade status, kubectl get clusteroperator ${name} -o yaml) and its operator's log; once it reports Available=True, Degraded=False at ${target} the update continues`,
+    }));
+    if (bad.length === 0)
+      findings.push({
+        message: `reports version ${version || '(none)'}, not ${target}`,
+        action: `the CVO waits until clusteroperator/${name} reports ${target} (its operator has not finished its own update)`,
+      });
+    out.push({ subject: `clusteroperator/${name}`, summary: findings[0]?.message ?? '', findings });
+  }
+  return out;
+}
+
+/** Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read). */
+export async function diagnose(client: KubeClient, target: string): Promise<Diagnosis[]> {
+  try {
+    const [snap, cos] = await Promise.all([
+      snapshot(client),
+      client.request<{ items?: OperatorLike[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators'),
+    ]);
+    return [...diagnoseOperators(cos.items ?? [], target), ...diagnosePools(snap)];
+  } catch {
+    return [];
+  }
+}
+
+/** Text lines of a diagnosis (for the report). */
+export function formatDiagnosis(ds: readonly Diagnosis[], indent = '  '): string[] {
+  const out: string[] = [];
+  for (const d of ds) {
+    out.push(`${indent}${d.subject}: ${d.summary}`);
+    for (const f of d.findings) {
+      if (f.message !== d.summary) out.push(`${indent}  - ${f.message}`);
+      if (f.action !== undefined) out.push(`${indent}    what to do: ${f.action}`);
+    }
+  }
+  return out;
+}
