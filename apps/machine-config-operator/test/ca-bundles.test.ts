@@ -27,7 +27,7 @@ describe('CA bundles of the ControllerConfig (upstream syncRenderConfig)', () =>
         {
           ...cm('a', 'b', { 'ca.crt': 'text' }),
           binaryData: { 'ca.crt': Buffer.from('bin').toString('base64') },
-        } as ConfigMap,
+        },
         'ca.crt',
       ).toString(),
     ).toBe('bin');
@@ -67,15 +67,13 @@ describe('ControllerConfig on the strict API server (issue 18 defect 2)', () => 
     (await tc.client.resource(ConfigMaps).get(name, ns)).data?.[key] ?? '';
 
   it('fills rootCAData and kubeAPIServerServingCAData (base64 byte fields) from the cluster CA ConfigMaps', async () => {
-    await tc.client
-      .resource(ConfigMaps)
-      .create(
-        cm('openshift-machine-config-operator', 'machine-config-osimageurl', {
-          baseOSContainerImage: 'quay.io/os@sha256:1',
-          baseOSExtensionsContainerImage: '',
-          releaseVersion: '4.99.0',
-        }),
-      );
+    await tc.client.resource(ConfigMaps).create(
+      cm('openshift-machine-config-operator', 'machine-config-osimageurl', {
+        baseOSContainerImage: 'quay.io/os@sha256:1',
+        baseOSExtensionsContainerImage: '',
+        releaseVersion: '4.99.0',
+      }),
+    );
     operator = await startMachineConfigOperator({
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,

@@ -153,7 +153,7 @@ describe('typed client against the sandbox (real HTTP)', () => {
   });
 
   it('logs a repeated event failure once, counts every one, and logs the recovery', async () => {
-    const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+    const lines: { level: string; msg: string; fields?: Record<string, unknown> | undefined }[] = [];
     const logger = {
       debug: () => undefined,
       info: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', msg, fields }),
