@@ -62,7 +62,9 @@ beforeAll(async () => {
   graph = createGraphServer({
     releases: [
       { version: '4.18.0', payload: IMAGE_A, arch: 'amd64', previous: [] },
-      { version: '4.18.1', payload: imageB, arch: 'amd64', previous: ['4.18.0'] },
+      // the release metadata names the channel the channel file adds too: listed once (a repeated channel is a
+      // `listType: set` duplicate the server refuses, issue 18 defect 1)
+      { version: '4.18.1', payload: imageB, arch: 'amd64', previous: ['4.18.0'], metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.18' } },
       { version: '4.18.2', payload: imageC, arch: 'amd64', previous: ['4.18.0'] },
     ],
     graphData: {

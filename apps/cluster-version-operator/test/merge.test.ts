@@ -53,6 +53,13 @@ describe('kinds', () => {
       { name: 'c', image: 'c' },
     ]);
   });
+  it('env compared as the server defaults it: fieldRef apiVersion v1, resourceFieldRef divisor (upstream ensureEnvVar)', () => {
+    const env = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }, { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } }];
+    const served = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } }, { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '0' } } }];
+    const live = { containers: [{ name: 'c', image: 'i', env: served }] };
+    expect(deepEqual(mergePodSpec(live, { containers: [{ name: 'c', image: 'i', env }] }), live)).toBe(true);
+    expect(env[0]!.valueFrom.fieldRef).toEqual({ fieldPath: 'spec.nodeName' });
+  });
   it('ServiceAccount keeps server-managed secrets', () => {
     const out = mergeServiceAccount({ metadata: meta(), secrets: [{ name: 'tok' }] }, { metadata: meta(), automountServiceAccountToken: false });
     expect(out).toMatchObject({ secrets: [{ name: 'tok' }], automountServiceAccountToken: false });

@@ -6,12 +6,32 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { makeType } from './builtins.js';
 import { ruleCompileErrors, validateCelRules } from './cel/validate.js';
 import type { FieldError } from './errors.js';
+import { formatCheck } from './formats.js';
+import { listTypeErrors } from './listtype.js';
 import type { CrdInfo, JsonObject, KubeObject, ListStrategy, ResourceType } from './types.js';
 import { clone, deleteKey, isObject, nowTime } from './util.js';
 
 // `code.optimize: false`: ajv's optimisation passes over the generated code took most of the time of compiling a
 // large CRD schema (each CRD is compiled when it is created) and gain little when validating custom objects.
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false, code: { optimize: false } });
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, logger: false, code: { optimize: false } });
+const formatsAdded = new Set<string>();
+
+/**
+ * The `format` of a schema as apiextensions-apiserver keeps it (`StripUnsupportedFormatsPostProcess`): a supported
+ * string format, registered with ajv under its own spelling; undefined for formats that validate nothing.
+ */
+function keptFormat(s: Record<string, unknown>): string | undefined {
+  const f = s['format'];
+  const type = s['type'];
+  if (typeof f !== 'string' || (type !== undefined && type !== 'string')) return undefined;
+  const check = formatCheck(f);
+  if (!check) return undefined;
+  if (!formatsAdded.has(f)) {
+    ajv.addFormat(f, { type: 'string', validate: check });
+    formatsAdded.add(f);
+  }
+  return f;
+}
 const compiled = new Map<string, ValidateFunction>();
 
 /** Compiles (with a cache) an openAPIV3Schema for validation. */
@@ -32,6 +52,11 @@ function toAjv(s: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'x-kubernetes-validations') continue;
+    if (k === 'format') {
+      const f = keptFormat(s);
+      if (f !== undefined) out[k] = f;
+      continue;
+    }
     if (k === 'properties' || k === 'patternProperties' || k === 'definitions') {
       const props: Record<string, unknown> = {};
       for (const [pk, pv] of Object.entries(isObject(v) ? v : {})) props[pk] = toAjv(pv);
@@ -90,6 +115,10 @@ export function schemaErrors(errors: ErrorObject[] | null | undefined, obj: unkn
         out.push({ field: base, type: 'FieldValueTypeInvalid', value: actual, detail: `${base} in body must be of type ${declared.join(',')}: ${JSON.stringify(actual)}` });
         break;
       }
+      case 'format':
+        // kube-openapi's format validator: errors.InvalidType(path, "body", format, value)
+        out.push({ field: base, type: 'FieldValueTypeInvalid', value: val, detail: `${base} in body must be of type ${String(p['format'])}: ${JSON.stringify(val)}` });
+        break;
       case 'enum':
         out.push({ field: base, type: 'FieldValueNotSupported', value: val, detail: `supported values: ${((p['allowedValues'] as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}` });
         break;
@@ -341,7 +370,8 @@ export function prepareCustomObject(t: ResourceType, obj: KubeObject): { errors:
   applyDefaults(obj, schema);
   const v = validatorOf(schema);
   const ok = v(obj);
-  return { errors: ok ? [] : schemaErrors(v.errors, obj), pruned };
+  // apiextensions-apiserver customResourceStrategy.Validate: schema errors, then the list-type invariants
+  return { errors: [...(ok ? [] : schemaErrors(v.errors, obj)), ...listTypeErrors(schema, obj)], pruned };
 }
 
 /**

@@ -112,6 +112,8 @@ export interface FieldError {
   type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTypeInvalid';
   detail: string;
   value?: unknown;
+  /** The bad value as the Go server prints it, when JSON would differ (e.g. `%#v` of a map). */
+  valueText?: string;
 }
 
 const FIELD_TYPE_TEXT: Record<FieldError['type'], string> = {
@@ -126,7 +128,7 @@ const FIELD_TYPE_TEXT: Record<FieldError['type'], string> = {
 function fieldErrorText(e: FieldError): string {
   const head = FIELD_TYPE_TEXT[e.type];
   if (e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden') return e.detail ? `${head}: ${e.detail}` : head;
-  const v = e.value === undefined ? '' : `: ${typeof e.value === 'string' ? JSON.stringify(e.value) : JSON.stringify(e.value)}`;
+  const v = e.valueText !== undefined ? `: ${e.valueText}` : e.value === undefined ? '' : `: ${JSON.stringify(e.value)}`;
   return `${head}${v}${e.detail ? `: ${e.detail}` : ''}`;
 }
 

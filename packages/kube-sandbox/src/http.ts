@@ -249,7 +249,9 @@ export class ApiHttp {
         if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'];
         if (name) {
           const r = this.cluster.delete(t, ns, name, del);
-          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts')) || t.crd) { sendJson(res, r.deleted ? 200 : 202, r.object); return; }
+          // generic registry Store.Delete: the object when it stays (finalizers) or the store sets ReturnDeletedObject
+          // (pods, namespaces, serviceaccounts); a Success Status otherwise, custom resources included
+          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))) { sendJson(res, r.deleted ? 200 : 202, r.object); return; }
           const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
           if (t.group) details['group'] = t.group;
           sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }); return;

@@ -3,11 +3,11 @@
  * Start one with {@link startSandbox}.
  */
 export { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
-export { installOpenShiftCrds, type CrdTarget } from './openshift.js';
+export { clusterCABundleObjects, installClusterCABundles, installOpenShiftCrds, type ClusterCABundles, type CrdTarget } from './openshift.js';
 export { Cluster, type ChangeEvent, type ClusterOptions, type DeleteOptions, type TypeStrategy, type WatchEventType, type WriteOptions } from './cluster.js';
 export { ApiError, SandboxError, type KubeStatus, type StatusCause, type StatusDetails, type FieldError } from './errors.js';
 export { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
-export { generateTls, type TlsMaterial } from './tls.js';
+export { generateCaCert, generateTls, type TlsMaterial } from './tls.js';
 export { mergePatch, jsonPatch, strategicMergePatch, JsonPatchError } from './patch.js';
 export { parseLabelSelector } from './selectors.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for existing importers; the implementation lives in @keelson/api

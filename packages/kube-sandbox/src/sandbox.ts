@@ -9,6 +9,8 @@ import { applyPatch } from './apply.js';
 import type { Identity } from './authz.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
+import { validateEvent, validateLease } from './corevalidation.js';
+import { DEFAULTERS, defaultPod, defaultService } from './defaults.js';
 import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
 import { ApiHttp, type Handlers } from './http.js';
@@ -329,9 +331,8 @@ function installStrategies(cluster: Cluster): void {
   let nextServiceIp = 1;
   cluster.setStrategy('', 'services', {
     prepareCreate(obj) {
-      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
-      spec['type'] ??= 'ClusterIP';
-      spec['sessionAffinity'] ??= 'None';
+      defaultService(obj);
+      const spec = obj['spec'] as JsonObject;
       if (spec['type'] !== 'ExternalName') {
         if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
           // allocate from OpenShift's default service network 172.30.0.0/16
@@ -341,17 +342,12 @@ function installStrategies(cluster: Cluster): void {
         spec['clusterIPs'] ??= [spec['clusterIP']];
         spec['ipFamilies'] ??= ['IPv4'];
         spec['ipFamilyPolicy'] ??= 'SingleStack';
-        spec['internalTrafficPolicy'] ??= 'Cluster';
       }
-      if (Array.isArray(spec['ports']))
-        for (const p of spec['ports'] as JsonObject[]) {
-          p['protocol'] ??= 'TCP';
-          p['targetPort'] ??= p['port'];
-        }
       obj['status'] = { loadBalancer: {} };
     },
     prepareUpdate(obj, old) {
-      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
+      defaultService(obj);
+      const spec = obj['spec'] as JsonObject;
       const oldSpec = (isObject(old['spec']) ? old['spec'] : {}) as JsonObject;
       // clusterIP is immutable once allocated
       if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') spec['clusterIP'] = oldSpec['clusterIP'];
@@ -367,26 +363,17 @@ function installStrategies(cluster: Cluster): void {
   });
   cluster.setStrategy('', 'pods', {
     prepareCreate(obj) {
-      const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
-      spec['restartPolicy'] ??= 'Always';
-      spec['terminationGracePeriodSeconds'] ??= 30;
-      spec['dnsPolicy'] ??= 'ClusterFirst';
-      spec['schedulerName'] ??= 'default-scheduler';
-      spec['securityContext'] ??= {};
-      spec['enableServiceLinks'] ??= true;
+      defaultPod(obj);
+      // the Priority and ServiceAccount admission plugins
+      const spec = obj['spec'] as JsonObject;
       spec['preemptionPolicy'] ??= 'PreemptLowerPriority';
       spec['priority'] ??= 0;
       spec['serviceAccountName'] ??= 'default';
       spec['serviceAccount'] ??= spec['serviceAccountName'];
-      if (Array.isArray(spec['containers'])) {
-        for (const c of spec['containers'] as JsonObject[]) {
-          c['terminationMessagePath'] ??= '/dev/termination-log';
-          c['terminationMessagePolicy'] ??= 'File';
-          c['imagePullPolicy'] ??= typeof c['image'] === 'string' && (c['image'].endsWith(':latest') || !c['image'].includes(':')) ? 'Always' : 'IfNotPresent';
-          c['resources'] ??= {};
-        }
-      }
       obj['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    },
+    prepareUpdate(obj) {
+      defaultPod(obj);
     },
     validate(obj) {
       const spec = obj['spec'];
@@ -395,17 +382,14 @@ function installStrategies(cluster: Cluster): void {
     },
   });
   for (const plural of ['deployments', 'replicasets', 'statefulsets', 'daemonsets']) {
+    const defaulter = must(DEFAULTERS[`apps/${plural}`], `defaulter of apps/${plural}`);
     cluster.setStrategy('apps', plural, {
       prepareCreate(obj) {
-        const spec = (isObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {})) as JsonObject;
-        if (plural !== 'daemonsets') spec['replicas'] ??= 1;
-        spec['revisionHistoryLimit'] ??= 10;
-        if (plural === 'deployments') {
-          spec['progressDeadlineSeconds'] ??= 600;
-          spec['strategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
-        }
-        if (plural === 'daemonsets') spec['updateStrategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+        defaulter(obj);
         obj['status'] = {};
+      },
+      prepareUpdate(obj) {
+        defaulter(obj);
       },
       validate(obj) {
         const spec = isObject(obj['spec']) ? obj['spec'] : {};
@@ -419,6 +403,12 @@ function installStrategies(cluster: Cluster): void {
       },
     });
   }
+  for (const plural of ['jobs', 'cronjobs']) {
+    const defaulter = must(DEFAULTERS[`batch/${plural}`], `defaulter of batch/${plural}`);
+    cluster.setStrategy('batch', plural, { prepareCreate: defaulter, prepareUpdate: defaulter });
+  }
+  cluster.setStrategy('', 'events', { validate: validateEvent });
+  cluster.setStrategy('coordination.k8s.io', 'leases', { validate: validateLease });
   cluster.setStrategy('apiextensions.k8s.io', 'customresourcedefinitions', {
     prepareCreate(obj) {
       obj['status'] = crdStatus(obj, namesConflict(cluster, obj), undefined);

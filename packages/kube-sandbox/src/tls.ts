@@ -63,3 +63,15 @@ export async function generateTls(user = 'keelson-admin'): Promise<TlsMaterial> 
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Generates a self-signed CA certificate (EC P-256) with subject `subject` (`/OU=openshift/CN=root-ca`); returns its PEM. */
+export async function generateCaCert(subject: string, days = 3650): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'keelson-sandbox-ca-'));
+  try {
+    await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
+    await openssl(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', String(days), '-subj', subject, '-out', 'ca.crt'], dir);
+    return await readFile(join(dir, 'ca.crt'), 'utf8');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

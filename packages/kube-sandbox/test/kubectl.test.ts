@@ -116,7 +116,12 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     const dep = JSON.parse((await kubectl(['get', 'deployment', 'api', '-o', 'json'])).stdout);
     expect(dep.spec.replicas).toBe(1);
     expect(dep.spec.selector).toEqual({ matchLabels: { app: 'api' } });
-    expect(dep.spec.template.spec.containers).toEqual([{ name: 'nginx', image: 'nginx:1', ports: [{ containerPort: 8080 }] }]);
+    // as kube-apiserver answers it: the core/v1 container defaults applied
+    expect(dep.spec.template.spec.containers).toEqual([
+      { name: 'nginx', image: 'nginx:1', ports: [{ containerPort: 8080, protocol: 'TCP' }], imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' },
+    ]);
+    expect(dep.spec.template.spec).toMatchObject({ dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', schedulerName: 'default-scheduler', securityContext: {}, terminationGracePeriodSeconds: 30 });
+    expect(dep.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
     expect(dep.spec.template.metadata).toEqual({ labels: { app: 'api' } });
     expect((await kubectl(['run', 'one', '--image=busybox:1', '--env=A=b', '--command', '--', 'sleep', '5'])).stdout.trim()).toBe('pod/one created');
     const pod = JSON.parse((await kubectl(['get', 'pod', 'one', '-o', 'json'])).stdout);

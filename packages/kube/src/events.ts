@@ -11,7 +11,12 @@ export interface EventRecorderOptions {
   component: string;
   /** `source.host` and `reportingInstance` (default: the component name). */
   host?: string;
-  /** Namespace for events about cluster-scoped objects (default `default`, like client-go). */
+  /**
+   * Namespace for events about cluster-scoped objects, also written as the involved object's namespace (as the
+   * upstream operators' object references carry it, e.g. the CVO's ClusterVersion reference in
+   * `openshift-cluster-version`): kube-apiserver refuses an Event whose `involvedObject.namespace` differs from its
+   * own namespace. Default: `default` with an empty involved namespace, like client-go.
+   */
   clusterScopedNamespace?: string;
   /** Max distinct aggregation keys remembered (default 4096, least recently used evicted). */
   cacheSize?: number;
@@ -38,6 +43,11 @@ export class EventRecorder {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly seen = new Map<string, Seen>();
+  /** Failures already logged (by event reason and error), so that a persistent refusal is logged once. */
+  private readonly failuresLogged = new Set<string>();
+  private suppressed = 0;
+  /** Events that could not be written since the recorder started. */
+  failures = 0;
 
   constructor(client: KubeClient, options: EventRecorderOptions) {
     this.api = client.resource(Events);
@@ -62,7 +72,7 @@ export class EventRecorder {
       apiVersion: obj.apiVersion ?? '',
       kind: obj.kind ?? '',
       name: obj.metadata.name ?? '',
-      namespace: obj.metadata.namespace ?? '',
+      namespace: obj.metadata.namespace ?? this.o.clusterScopedNamespace ?? '',
       uid: obj.metadata.uid ?? '',
       resourceVersion: obj.metadata.resourceVersion ?? '',
     };
@@ -77,13 +87,14 @@ export class EventRecorder {
         try {
           const patched = await this.api.patch(prev.name, { count: prev.count + 1, lastTimestamp: ts }, { namespace: prev.namespace, type: 'merge' });
           prev.count = patched.count ?? prev.count + 1;
+          this.recovered();
           return patched;
         } catch (err) {
           if (!isNotFound(err)) throw err;
           this.seen.delete(aggKey);
         }
       }
-      const namespace = io.namespace !== '' ? io.namespace : (this.o.clusterScopedNamespace ?? 'default');
+      const namespace = io.namespace !== '' ? io.namespace : 'default';
       const name = `${io.name || 'object'}.${(BigInt(this.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
       const created = await this.api.create({
         metadata: { name, namespace },
@@ -104,10 +115,32 @@ export class EventRecorder {
         const oldest = this.seen.keys().next().value as string;
         this.seen.delete(oldest);
       }
+      this.recovered();
       return created;
     } catch (err) {
-      this.log.warn('could not record event', { err, reason, involvedObject: `${io.kind}/${io.namespace ? io.namespace + '/' : ''}${io.name}` });
+      this.failed(err, reason, `${io.kind}/${io.namespace ? io.namespace + '/' : ''}${io.name}`);
       return undefined;
     }
+  }
+
+  /** Logs a failure the first time this reason fails with this error; later repeats are only counted. */
+  private failed(err: unknown, reason: string, involvedObject: string): void {
+    this.failures++;
+    const key = `${reason}\u0000${err instanceof Error ? err.message : String(err)}`;
+    if (this.failuresLogged.has(key)) {
+      this.suppressed++;
+      return;
+    }
+    if (this.failuresLogged.size >= (this.o.cacheSize ?? 4096)) this.failuresLogged.clear();
+    this.failuresLogged.add(key);
+    this.log.warn('could not record event (repeats of this failure are not logged)', { err, reason, involvedObject });
+  }
+
+  /** After failures, a successful write is logged once with the count of the failures not logged. */
+  private recovered(): void {
+    if (this.failuresLogged.size === 0) return;
+    this.log.info('recording events again', { failures: this.failures, notLogged: this.suppressed });
+    this.failuresLogged.clear();
+    this.suppressed = 0;
   }
 }

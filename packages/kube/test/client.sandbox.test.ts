@@ -134,4 +134,44 @@ describe('typed client against the sandbox (real HTTP)', () => {
     expect(again?.count).toBe(1);
     expect(again?.metadata.name).not.toBe(degraded?.metadata.name);
   });
+
+  it('names the event namespace in the involved object of a cluster-scoped object, as kube-apiserver requires (issue 18 defect 3)', async () => {
+    const co = await env.client.resource(ClusterOperators).create({ metadata: { name: 'ns-target' }, spec: {} });
+    const target = { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' };
+    await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-ev' } } });
+    const rec = new EventRecorder(env.client, { component: 'keelson-test', clusterScopedNamespace: 'openshift-ev' });
+    const e = await rec.normal(target, 'Synced', 'ok');
+    expect(e?.metadata.namespace).toBe('openshift-ev');
+    expect(e?.involvedObject).toMatchObject({ kind: 'ClusterOperator', name: 'ns-target', namespace: 'openshift-ev' });
+    expect(rec.failures).toBe(0);
+    // what the recorder wrote before: the strict server refuses it
+    const refused = await env.client
+      .request('POST', '/api/v1/namespaces/openshift-ev/events', { body: { metadata: { name: 'x.1' }, involvedObject: { ...e?.involvedObject, namespace: '' }, reason: 'Synced', message: 'ok', type: 'Normal' } })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(KubeApiError);
+    expect((refused as KubeApiError).message).toContain('involvedObject.namespace: Invalid value: "": does not match event.namespace');
+  });
+
+  it('logs a repeated event failure once, counts every one, and logs the recovery', async () => {
+    const lines: { level: string; msg: string; fields?: Record<string, unknown> | undefined }[] = [];
+    const logger = {
+      debug: () => undefined,
+      info: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', msg, fields }),
+      warn: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', msg, fields }),
+      error: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', msg, fields }),
+      child() {
+        return this;
+      },
+    };
+    const co = await env.client.resource(ClusterOperators).create({ metadata: { name: 'fail-target' }, spec: {} });
+    const target = { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' };
+    const rec = new EventRecorder(env.client, { component: 'keelson-test', clusterScopedNamespace: 'not-there-yet', logger });
+    for (let i = 0; i < 3; i++) expect(await rec.warning(target, 'Degraded', 'broken')).toBeUndefined();
+    expect(rec.failures).toBe(3);
+    expect(lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+    expect(lines[0]?.fields?.['reason']).toBe('Degraded');
+    await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'not-there-yet' } } });
+    expect(await rec.warning(target, 'Degraded', 'broken')).toBeDefined();
+    expect(lines.filter((l) => l.level === 'info')).toEqual([{ level: 'info', msg: 'recording events again', fields: { failures: 3, notLogged: 2 } }]);
+  });
 });

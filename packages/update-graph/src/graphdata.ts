@@ -246,7 +246,7 @@ function findExact(g: BuilderGraph, version: string): number {
 /**
  * The openshift-secondary-metadata-parse plugin: raw metadata (comma-appending), unconditional blocks
  * (`previous.remove_regex` set), conditional risks (templates + regex appended with `|`), channels
- * (appended, then sorted by the part after the first `-`).
+ * (appended once each, then sorted by the part after the first `-`).
  */
 export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
   for (const [ver, md] of Object.entries(data.rawMetadata)) {
@@ -288,7 +288,11 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
       const have = sv(n.version);
       if (!have || n.abstract) continue;
       if (listed.some((l) => eqNoBuild(l, have) && (l.build.length === 0 || l.build.join('.') === have.build.join('.')))) {
-        n.metadata[CHANNELS_KEY] = CHANNELS_KEY in n.metadata ? `${n.metadata[CHANNELS_KEY]},${ch.name}` : ch.name;
+        // a channel is listed once: the node's own release metadata may already name it (ClusterVersion's
+        // `channels` is a `listType: set`, which kube-apiserver refuses with a duplicate)
+        const current = n.metadata[CHANNELS_KEY];
+        if (current === undefined) n.metadata[CHANNELS_KEY] = ch.name;
+        else if (!current.split(',').includes(ch.name)) n.metadata[CHANNELS_KEY] = `${current},${ch.name}`;
       }
     }
   }
@@ -299,7 +303,8 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
       const i = x.indexOf('-');
       return i < 0 ? '' : x.slice(i + 1);
     };
-    const parts = c.split(',').sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // once each, whichever of release metadata, raw metadata and channel files named it
+    const parts = [...new Set(c.split(','))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     parts.sort((a, b) => {
       const x = suffix(a);
       const y = suffix(b);

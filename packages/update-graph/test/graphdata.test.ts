@@ -120,4 +120,12 @@ describe('graph-builder rules on small graphs', () => {
     expect(ch('4.10.1+amd64')).toBe('candidate-4.10,stable-4.9');
     expect(ch('4.10.0+amd64')).toBeUndefined();
   });
+
+  it('channels: a channel named by the release metadata and by a channel file is listed once (issue 18 defect 1)', () => {
+    const g = graphFromReleases(releases.map((r) => (r.version === '4.10.1' ? { ...r, metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.10' } } : r)));
+    applySecondaryMetadata(g, data({ rawMetadata: { '4.10.1': { 'io.openshift.upgrades.graph.release.channels': 'fast-4.10,stable-4.10' } } }));
+    const ch = (v: string) => g.nodes.find((n) => n.version === v)!.metadata['io.openshift.upgrades.graph.release.channels'];
+    expect(ch('4.10.1+amd64')).toBe('fast-4.10,stable-4.10');
+    expect(ch('4.10.2+amd64')).toBe('stable-4.10');
+  });
 });

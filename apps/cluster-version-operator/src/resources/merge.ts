@@ -65,12 +65,31 @@ export const mergeServiceAccount: MergeFn = (live, required) => {
 /** Metadata only (Namespace: spec.finalizers are the server's). */
 export const mergeMetadataOnly: MergeFn = (live, required) => withMeta(live, required);
 
-/** One container: every field the manifest gives is set; `env`/`envFrom` lists are replaced wholesale. */
+/**
+ * The manifest's env as the API server stores it (upstream lib/resourcemerge `ensureEnvVar` →
+ * `ensureEnvVarSourceFieldRefDefault`): `fieldRef.apiVersion` defaults to `v1`, and a `resourceFieldRef` always
+ * carries its `divisor` ("0", the zero Quantity, which Go's semantic equality sees as unset), so that a live env equal
+ * to the manifest's is not rewritten on every pass.
+ */
+function defaultedEnv(env: unknown): unknown {
+  if (!Array.isArray(env)) return clone(env);
+  return env.map((e: unknown) => {
+    if (!isObject(e) || !isObject(e['valueFrom'])) return clone(e);
+    const c = clone(e) as JsonObject & { valueFrom: JsonObject };
+    const fieldRef = c.valueFrom['fieldRef'];
+    if (isObject(fieldRef) && (fieldRef['apiVersion'] === undefined || fieldRef['apiVersion'] === '')) fieldRef['apiVersion'] = 'v1';
+    const resRef = c.valueFrom['resourceFieldRef'];
+    if (isObject(resRef) && resRef['divisor'] === undefined) resRef['divisor'] = '0';
+    return c;
+  });
+}
+
+/** One container: every field the manifest gives is set; `env`/`envFrom` lists are replaced wholesale (env defaulted). */
 function mergeContainer(live: JsonObject, required: JsonObject): JsonObject {
   const out: JsonObject = { ...live };
   for (const [k, v] of Object.entries(required)) {
     if (v === undefined) continue;
-    out[k] = k === 'env' || k === 'envFrom' || k === 'command' || k === 'args' ? clone(v) : overlay(live[k], v);
+    out[k] = k === 'env' ? defaultedEnv(v) : k === 'envFrom' || k === 'command' || k === 'args' ? clone(v) : overlay(live[k], v);
   }
   return out;
 }

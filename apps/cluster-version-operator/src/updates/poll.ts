@@ -34,7 +34,9 @@ export function goArch(): string {
 function toRelease(r: GraphRelease): Release {
   const out: Release = { version: r.version, image: r.image };
   if (r.url !== undefined) out.url = r.url;
-  if (r.channels !== undefined) out.channels = r.channels;
+  // `channels` is a `listType: set` in the ClusterVersion schema: a repeated channel would get the whole status write
+  // refused (422 Duplicate value), so it is written once whatever the graph sent
+  if (r.channels !== undefined) out.channels = [...new Set(r.channels)];
   if (r.architecture !== undefined) out.architecture = r.architecture;
   return out;
 }

@@ -8,7 +8,7 @@ import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
-import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { clusterCABundleObjects, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
@@ -137,7 +137,7 @@ export async function createCustomPools(client: KubeClient, pools: Readonly<Reco
   }
 }
 
-/** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, ClusterVersion `version`. */
+/** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, the cluster's CA ConfigMaps, ClusterVersion `version`. */
 export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'payload'>, svc: Pick<UpdateService, 'channel' | 'upstream'>): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
   for (const m of crds) {
@@ -151,6 +151,16 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
   for (const m of a.payload.manifests.filter((x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace')) {
     try {
       await client.request('POST', '/api/v1/namespaces', { body: m.object });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  // the CA bundles of an installed cluster (the installer's root-ca and initial serving CA, the kube-apiserver
+  // operator's client CA, bootstrap complete): the machine-config-operator reads them into its ControllerConfig
+  for (const o of await clusterCABundleObjects()) {
+    const path = o.kind === 'Namespace' ? '/api/v1/namespaces' : `/api/v1/namespaces/${o.metadata?.namespace ?? ''}/configmaps`;
+    try {
+      await client.request('POST', path, { body: o });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }

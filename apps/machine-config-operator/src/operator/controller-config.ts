@@ -65,12 +65,12 @@ export interface ClusterInputs {
   clusterDNSIP: string;
   releaseImage: string;
   images: Record<string, string>;
-  /** PEM bundles (base64-encoded in the object, as `[]byte` fields are). */
-  rootCAPem?: string;
-  kubeAPIServerServingCAPem?: string;
+  /** PEM bundles (base64-encoded in the object, as `[]byte` fields are), see `readCABundles`. */
+  rootCAPem?: string | Buffer;
+  kubeAPIServerServingCAPem?: string | Buffer;
 }
 
-const b64 = (s: string | undefined): string => Buffer.from(s ?? '', 'utf8').toString('base64');
+const b64 = (s: string | Buffer | undefined): string => (typeof s === 'string' ? Buffer.from(s, 'utf8') : (s ?? Buffer.alloc(0))).toString('base64');
 
 /** Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure). */
 export function defaultInfrastructure(): EmbeddedInfrastructure {

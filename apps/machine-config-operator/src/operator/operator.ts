@@ -30,6 +30,7 @@ import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running }
 import { semanticallyContains } from '../common/semantic.js';
 import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
+import { readCABundles } from './ca-bundles.js';
 import { buildControllerConfig, controllerConfigNeedsUpdate, decideOSImageURLWait, OperatorSyncError, osImagesError, parseOSImageURLConfigMap, type ClusterInputs, type OSImageURLConfig } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 
@@ -95,6 +96,8 @@ export class MachineConfigOperator {
   readonly controller: Controller;
   private readonly informers: { cm: Informer<ConfigMap>; pools: Informer<MachineConfigPool>; mcs: Informer<MachineConfig>; cc: Informer<ControllerConfig>; co: Informer<ClusterOperator> };
   private readonly waitingSince = new Map<string, number>();
+  /** Upstream `inClusterBringup`: started without the ControllerConfig CRD and no sync has succeeded yet. */
+  private inClusterBringup = false;
   private readonly recorder: EventRecorder;
 
   constructor(
@@ -117,7 +120,14 @@ export class MachineConfigOperator {
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
   }
 
-  run(): Promise<void> {
+  async run(): Promise<void> {
+    // upstream Operator.Run: without the ControllerConfig CRD the operator is in cluster bring-up until a sync succeeds
+    try {
+      await this.client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/controllerconfigs.machineconfiguration.openshift.io');
+    } catch (e) {
+      if (isNotFound(e)) this.inClusterBringup = true;
+      else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
+    }
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
@@ -156,6 +166,7 @@ export class MachineConfigOperator {
       if (pending !== undefined) break;
     }
     await this.writeClusterOperator(syncError, pending);
+    if (syncError === undefined && pending === undefined) this.inClusterBringup = false;
     return { requeueAfterMs: resync };
   }
 
@@ -171,7 +182,10 @@ export class MachineConfigOperator {
     };
     const infra = await getOpt('/apis/config.openshift.io/v1/infrastructures/cluster');
     const dns = await getOpt('/apis/config.openshift.io/v1/dnses/cluster');
+    const ca = await readCABundles(this.client, this.inClusterBringup);
     return {
+      rootCAPem: ca.rootCA,
+      kubeAPIServerServingCAPem: ca.kubeAPIServerServingCA,
       ...(infra ? { infra: { spec: {}, ...infra, kind: 'Infrastructure' } } : {}),
       ...(dns ? { dns: { ...dns, kind: 'DNS' } } : {}),
       clusterDNSIP: this.o.clusterDNSIP ?? '172.30.0.10',

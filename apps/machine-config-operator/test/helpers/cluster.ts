@@ -1,8 +1,8 @@
 import { loadCrds } from '@keelson/api';
-import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { installClusterCABundles, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { KubeClient, KubeConfig } from '@keelson/kube';
 
-/** A sandbox API server with the OpenShift CRDs of `@keelson/api` (created over HTTP) and the MCO namespace. */
+/** A sandbox API server with the OpenShift CRDs of `@keelson/api` (created over HTTP), the MCO namespace and the cluster's CA ConfigMaps. */
 export interface TestCluster {
   sandbox: Sandbox;
   client: KubeClient;
@@ -29,6 +29,8 @@ export async function startTestCluster(): Promise<TestCluster> {
     }
   }
   await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } } });
+  // the CA ConfigMaps of an installed cluster, read into the ControllerConfig
+  await installClusterCABundles(sandbox);
   return {
     sandbox,
     client,
