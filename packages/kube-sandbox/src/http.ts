@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
-import { anonymousAllowed, forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { authorize, type UserInfo } from './rbac.js';
+import { accessReview } from './access-review.js';
 import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
@@ -21,7 +23,7 @@ export interface Handlers {
   fieldValidation(t: ResourceType, obj: unknown, q: URLSearchParams): string[];
 }
 
-/** Identity of a request: the admin, an anonymous request (no credentials), or bad credentials. */
+/** Identity of a request: its user (`system:anonymous` without credentials), or bad credentials (401). */
 export type Authenticator = (req: IncomingMessage) => Identity;
 
 /** Server version reported by `/version`. */
@@ -125,8 +127,10 @@ export class ApiHttp {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
-    if (who === 'anonymous' && !anonymousAllowed(method, url)) {
-      sendError(res, forbiddenFor('system:anonymous', requestAttributes(method, url)), { 'X-Content-Type-Options': 'nosniff' });
+    const attrs = requestAttributes(method, url);
+    const decision = authorize(this.cluster, who, attrs);
+    if (!decision.allowed) {
+      sendError(res, forbiddenFor(who.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
       return;
     }
     if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
@@ -169,6 +173,7 @@ export class ApiHttp {
     const fieldManager = q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']);
     const dryRun = q.getAll('dryRun').includes('All');
     const { t, ns, name, sub } = route;
+    const user: UserInfo = who;
     let body: unknown;
     if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') body = parseBody(await readBody(req), contentType);
     if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);
@@ -220,9 +225,7 @@ export class ApiHttp {
         }
         if (!t.verbs.includes('create')) throw methodNotAllowed();
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
-          // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)
-          const review = isObject(body) ? body : {};
-          sendJson(res, 201, { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed: true, reason: 'keelson sandbox: single admin identity' } }); return;
+          sendJson(res, 201, accessReview(this.cluster, user, body)); return;
         }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
@@ -337,6 +340,7 @@ export class ApiHttp {
         else if (sub === 'scale') resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
         else if (sub === 'eviction') resources.push({ name: `${t.plural}/eviction`, singularName: '', namespaced: t.namespaced, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
         else if (sub === 'finalize') resources.push({ name: `${t.plural}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] });
+        else if (sub === 'token') resources.push({ name: `${t.plural}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
       }
     }
     const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
