@@ -27,7 +27,11 @@ const MCO_NS = 'openshift-machine-config-operator';
 
 /** The workloads of the components the rehearsal starts from the release. */
 export const COMPONENT_WORKLOADS = {
-  'cluster-version-operator': { kind: 'Deployment', namespace: 'openshift-cluster-version', name: 'cluster-version-operator' },
+  'cluster-version-operator': {
+    kind: 'Deployment',
+    namespace: 'openshift-cluster-version',
+    name: 'cluster-version-operator',
+  },
   'machine-config-operator': { kind: 'Deployment', namespace: MCO_NS, name: 'machine-config-operator' },
   'machine-config-controller': { kind: 'Deployment', namespace: MCO_NS, name: 'machine-config-controller' },
   'machine-config-server': { kind: 'DaemonSet', namespace: MCO_NS, name: 'machine-config-server' },
@@ -38,11 +42,23 @@ export const COMPONENT_WORKLOADS = {
 export type ReleaseComponent = keyof typeof COMPONENT_WORKLOADS;
 
 /** The ServiceAccount the release's workload manifest runs as; undefined when the release ships no such workload. */
-export function workloadServiceAccount(payload: Pick<ReleasePayload, 'manifests'>, w: Workload): ServiceAccountRef | undefined {
-  const m = payload.manifests.find((x) => x.gvk.group === 'apps' && x.gvk.kind === w.kind && x.namespace === w.namespace && x.name === w.name);
+export function workloadServiceAccount(
+  payload: Pick<ReleasePayload, 'manifests'>,
+  w: Workload,
+): ServiceAccountRef | undefined {
+  const m = payload.manifests.find(
+    (x) => x.gvk.group === 'apps' && x.gvk.kind === w.kind && x.namespace === w.namespace && x.name === w.name,
+  );
   if (m === undefined) return undefined;
-  const spec = (m.object as { spec?: { template?: { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } } } }).spec?.template?.spec;
-  const sa = typeof spec?.serviceAccountName === 'string' && spec.serviceAccountName !== '' ? spec.serviceAccountName : typeof spec?.serviceAccount === 'string' && spec.serviceAccount !== '' ? spec.serviceAccount : 'default';
+  const spec = (
+    m.object as { spec?: { template?: { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } } } }
+  ).spec?.template?.spec;
+  const sa =
+    typeof spec?.serviceAccountName === 'string' && spec.serviceAccountName !== ''
+      ? spec.serviceAccountName
+      : typeof spec?.serviceAccount === 'string' && spec.serviceAccount !== ''
+        ? spec.serviceAccount
+        : 'default';
   return { namespace: w.namespace, name: sa };
 }
 
@@ -51,7 +67,12 @@ const BOOTSTRAP_RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'RoleBinding', '
 
 /** The CVO's own ServiceAccount and RBAC manifests (`manifests/`), in payload order. */
 export function cvoBootstrapRbac(payload: Pick<ReleasePayload, 'manifests'>): ReleasePayload['manifests'] {
-  return payload.manifests.filter((m) => m.dir === 'manifests' && BOOTSTRAP_RBAC_KINDS.has(m.gvk.kind) && (m.gvk.group === '' || m.gvk.group === 'rbac.authorization.k8s.io'));
+  return payload.manifests.filter(
+    (m) =>
+      m.dir === 'manifests' &&
+      BOOTSTRAP_RBAC_KINDS.has(m.gvk.kind) &&
+      (m.gvk.group === '' || m.gvk.group === 'rbac.authorization.k8s.io'),
+  );
 }
 
 interface BindingLike {
@@ -61,8 +82,13 @@ interface BindingLike {
 /** Whether a binding names the ServiceAccount (or one of its groups). */
 export function bindsServiceAccount(b: BindingLike, bindingNamespace: string, sa: ServiceAccountRef): boolean {
   return (b.subjects ?? []).some((s) => {
-    if (s.kind === 'ServiceAccount') return s.name === sa.name && (s.namespace !== undefined && s.namespace !== '' ? s.namespace : bindingNamespace) === sa.namespace;
-    if (s.kind === 'Group') return s.name === 'system:serviceaccounts' || s.name === `system:serviceaccounts:${sa.namespace}`;
+    if (s.kind === 'ServiceAccount')
+      return (
+        s.name === sa.name &&
+        (s.namespace !== undefined && s.namespace !== '' ? s.namespace : bindingNamespace) === sa.namespace
+      );
+    if (s.kind === 'Group')
+      return s.name === 'system:serviceaccounts' || s.name === `system:serviceaccounts:${sa.namespace}`;
     return s.kind === 'User' && s.name === `system:serviceaccount:${sa.namespace}:${sa.name}`;
   });
 }
@@ -74,9 +100,15 @@ export async function serviceAccountReady(client: KubeClient, sa: ServiceAccount
   } catch {
     return false;
   }
-  const crbs = await client.request<{ items?: BindingLike[] }>('GET', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings');
+  const crbs = await client.request<{ items?: BindingLike[] }>(
+    'GET',
+    '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  );
   if ((crbs.items ?? []).some((b) => bindsServiceAccount(b, '', sa))) return true;
-  const rbs = await client.request<{ items?: BindingLike[] }>('GET', `/apis/rbac.authorization.k8s.io/v1/namespaces/${sa.namespace}/rolebindings`);
+  const rbs = await client.request<{ items?: BindingLike[] }>(
+    'GET',
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${sa.namespace}/rolebindings`,
+  );
   return (rbs.items ?? []).some((b) => bindsServiceAccount(b, sa.namespace, sa));
 }
 
@@ -84,10 +116,18 @@ export async function serviceAccountReady(client: KubeClient, sa: ServiceAccount
 export class ServiceAccountMissing extends Error {}
 
 /** Waits (up to `deadline`, epoch ms) until the ServiceAccount exists and is bound; `stopped` ends the wait early. */
-export async function waitForServiceAccount(client: KubeClient, sa: ServiceAccountRef, deadline: number, stopped: () => boolean = () => false): Promise<void> {
+export async function waitForServiceAccount(
+  client: KubeClient,
+  sa: ServiceAccountRef,
+  deadline: number,
+  stopped: () => boolean = () => false,
+): Promise<void> {
   for (;;) {
     if (await serviceAccountReady(client, sa)) return;
-    if (Date.now() > deadline || stopped()) throw new ServiceAccountMissing(`serviceaccount ${sa.namespace}/${sa.name} was not created and bound (the release's manifests for it were not applied)`);
+    if (Date.now() > deadline || stopped())
+      throw new ServiceAccountMissing(
+        `serviceaccount ${sa.namespace}/${sa.name} was not created and bound (the release's manifests for it were not applied)`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -99,10 +139,24 @@ export const COMPONENT_TOKEN_SECONDS = 7 * 24 * 3600;
  * Mints a token for the ServiceAccount through its TokenRequest subresource (as the kubelet does for a pod's
  * projected token) and writes a kubeconfig for `server` with it; returns the file's path.
  */
-export async function writeServiceAccountKubeconfig(client: KubeClient, server: string, sa: ServiceAccountRef, dir: string, file: string): Promise<string> {
-  const tr = await client.request<{ status?: { token?: string } }>('POST', `/api/v1/namespaces/${sa.namespace}/serviceaccounts/${sa.name}/token`, {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: COMPONENT_TOKEN_SECONDS } },
-  });
+export async function writeServiceAccountKubeconfig(
+  client: KubeClient,
+  server: string,
+  sa: ServiceAccountRef,
+  dir: string,
+  file: string,
+): Promise<string> {
+  const tr = await client.request<{ status?: { token?: string } }>(
+    'POST',
+    `/api/v1/namespaces/${sa.namespace}/serviceaccounts/${sa.name}/token`,
+    {
+      body: {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { audiences: [], expirationSeconds: COMPONENT_TOKEN_SECONDS },
+      },
+    },
+  );
   const token = tr.status?.token ?? '';
   if (token === '') throw new Error(`no token issued for serviceaccount ${sa.namespace}/${sa.name}`);
   const user = `system:serviceaccount:${sa.namespace}:${sa.name}`;

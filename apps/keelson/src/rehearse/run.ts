@@ -278,7 +278,12 @@ class Session {
 
   /** The context a component was started with last (the admin one before it ever started). */
   ctxOf(component: string, ctx: ComponentContext): ComponentContext {
-    return this.identities.get(component)?.ctx ?? ctx;
+    return this.known(component, ctx).ctx;
+  }
+
+  /** The context and identity a component was started with last (the admin's before it ever started). */
+  known(component: string, ctx: ComponentContext): { ctx: ComponentContext; who: string | undefined } {
+    return this.identities.get(component) ?? { ctx, who: undefined };
   }
 
   /**
@@ -373,7 +378,8 @@ class Session {
     const fail = this.opts.faults.nodeFailsBoot;
     if (fail.length === 0 || this.machines === undefined) return nodes;
     await nodes.stop();
-    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(this.ctxOf('machine-config-daemon', ctx), { ...this.machines, failBoot: fail, drift: [] }));
+    const mcd = this.known('machine-config-daemon', ctx);
+    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: fail, drift: [] }), mcd.who);
     for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
     return again;
   }
@@ -381,8 +387,8 @@ class Session {
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
   async startMco(ctx: ComponentContext, releaseVersion: string, release?: Release, deadline = Date.now() + this.opts.timeoutSeconds * 1000): Promise<void> {
-    const op = release !== undefined ? await this.as(ctx, 'machine-config-operator', release, deadline) : { ctx: this.ctxOf('machine-config-operator', ctx), who: undefined };
-    const ctl = release !== undefined ? await this.as(ctx, 'machine-config-controller', release, deadline) : { ctx: this.ctxOf('machine-config-controller', ctx), who: undefined };
+    const op = release !== undefined ? await this.as(ctx, 'machine-config-operator', release, deadline) : this.known('machine-config-operator', ctx);
+    const ctl = release !== undefined ? await this.as(ctx, 'machine-config-controller', release, deadline) : this.known('machine-config-controller', ctx);
     if (this.mco !== undefined) {
       await this.mco.operator.stop();
       await this.mco.controller.stop();
@@ -458,7 +464,8 @@ class Session {
     for (const n of opts.faults.degradedOperators) this.emit({ t: this.t(), type: 'fault', fault: `degraded-operator=${n}`, detail: `clusteroperator/${n} reports Degraded=True once the update reaches it` });
     for (const n of opts.faults.neverUpdates) this.emit({ t: this.t(), type: 'fault', fault: `operator-never-updates=${n}`, detail: `clusteroperator/${n} never reports ${b.version}` });
     await operators.stop();
-    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(this.ctxOf('cluster-operator simulator', ctx), { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+    const sim = this.known('cluster-operator simulator', ctx);
+    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }), sim.who);
   }
 
   /**

@@ -6,7 +6,10 @@
 import type { KubeObject } from '../types.js';
 
 /** Namespace and ServiceAccount the simulator runs as in a rehearsal. */
-export const OPERATOR_SIMULATOR_IDENTITY = { namespace: 'keelson-operator-simulator', serviceAccount: 'operator-simulator' } as const;
+export const OPERATOR_SIMULATOR_IDENTITY = {
+  namespace: 'keelson-operator-simulator',
+  serviceAccount: 'operator-simulator',
+} as const;
 
 /** The Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding of the simulator, in creation order. */
 export function operatorSimulatorManifests(): KubeObject[] {
@@ -20,7 +23,11 @@ export function operatorSimulatorManifests(): KubeObject[] {
       kind: 'ClusterRole',
       metadata: { name },
       rules: [
-        { apiGroups: ['config.openshift.io'], resources: ['clusteroperators', 'clusterversions'], verbs: ['get', 'list', 'watch'] },
+        {
+          apiGroups: ['config.openshift.io'],
+          resources: ['clusteroperators', 'clusterversions'],
+          verbs: ['get', 'list', 'watch'],
+        },
         { apiGroups: ['config.openshift.io'], resources: ['clusteroperators/status'], verbs: ['patch'] },
         { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] },
       ],
