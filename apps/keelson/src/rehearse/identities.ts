@@ -76,11 +76,17 @@ export function cvoBootstrapRbac(payload: Pick<ReleasePayload, 'manifests'>): Re
 }
 
 interface BindingLike {
+  metadata?: { labels?: Record<string, string> };
+  roleRef?: { kind?: string; name?: string };
   subjects?: { kind?: string; name?: string; namespace?: string }[];
 }
 
-/** Whether a binding names the ServiceAccount (or one of its groups). */
+/**
+ * Whether a binding names the ServiceAccount (or one of its groups); the API server's own bootstrap bindings
+ * (label `kubernetes.io/bootstrapping: rbac-defaults`, e.g. issuer discovery for `system:serviceaccounts`) do not count.
+ */
 export function bindsServiceAccount(b: BindingLike, bindingNamespace: string, sa: ServiceAccountRef): boolean {
+  if (b.metadata?.labels?.['kubernetes.io/bootstrapping'] === 'rbac-defaults') return false;
   return (b.subjects ?? []).some((s) => {
     if (s.kind === 'ServiceAccount')
       return (
@@ -93,38 +99,99 @@ export function bindsServiceAccount(b: BindingLike, bindingNamespace: string, sa
   });
 }
 
-/** Whether the ServiceAccount exists and some RoleBinding or ClusterRoleBinding names it. */
-export async function serviceAccountReady(client: KubeClient, sa: ServiceAccountRef): Promise<boolean> {
+/** Whether the role a binding references exists (a binding created before its role grants nothing yet). */
+async function roleExists(client: KubeClient, b: BindingLike, bindingNamespace: string): Promise<boolean> {
+  const name = encodeURIComponent(b.roleRef?.name ?? '');
+  const path =
+    b.roleRef?.kind === 'Role'
+      ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${bindingNamespace}/roles/${name}`
+      : `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`;
+  return exists(client, path);
+}
+
+/** A RoleBinding or ClusterRoleBinding a release ships (namespace '' for a ClusterRoleBinding). */
+export interface ShippedBinding {
+  namespace: string;
+  name: string;
+  binding: BindingLike;
+}
+
+/** The release's bindings that name the ServiceAccount: what it will be allowed once they are all applied. */
+export function shippedBindings(payload: Pick<ReleasePayload, 'manifests'>, sa: ServiceAccountRef): ShippedBinding[] {
+  return payload.manifests.flatMap((m) => {
+    if (
+      m.gvk.group !== 'rbac.authorization.k8s.io' ||
+      (m.gvk.kind !== 'RoleBinding' && m.gvk.kind !== 'ClusterRoleBinding')
+    )
+      return [];
+    const ns = m.gvk.kind === 'RoleBinding' ? m.namespace : '';
+    const b = m.object as BindingLike;
+    return bindsServiceAccount(b, ns, sa) ? [{ namespace: ns, name: m.name, binding: b }] : [];
+  });
+}
+
+async function exists(client: KubeClient, path: string): Promise<boolean> {
   try {
-    await client.request('GET', `/api/v1/namespaces/${sa.namespace}/serviceaccounts/${sa.name}`);
+    await client.request('GET', path);
+    return true;
   } catch {
     return false;
+  }
+}
+
+/** Whether a shipped binding and the role it references exist in the cluster. */
+async function shippedBindingApplied(client: KubeClient, s: ShippedBinding): Promise<boolean> {
+  const base = '/apis/rbac.authorization.k8s.io/v1';
+  const path =
+    s.namespace === ''
+      ? `${base}/clusterrolebindings/${encodeURIComponent(s.name)}`
+      : `${base}/namespaces/${s.namespace}/rolebindings/${encodeURIComponent(s.name)}`;
+  return (await exists(client, path)) && (await roleExists(client, s.binding, s.namespace));
+}
+
+/**
+ * Whether the ServiceAccount exists with its RBAC: every binding of `shipped` (the release's bindings naming it) and
+ * the roles they reference; without shipped bindings, any RoleBinding or ClusterRoleBinding naming it (other than the
+ * API server's bootstrap policy) whose role exists.
+ */
+export async function serviceAccountReady(
+  client: KubeClient,
+  sa: ServiceAccountRef,
+  shipped: readonly ShippedBinding[] = [],
+): Promise<boolean> {
+  if (!(await exists(client, `/api/v1/namespaces/${sa.namespace}/serviceaccounts/${sa.name}`))) return false;
+  if (shipped.length > 0) {
+    for (const s of shipped) if (!(await shippedBindingApplied(client, s))) return false;
+    return true;
   }
   const crbs = await client.request<{ items?: BindingLike[] }>(
     'GET',
     '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
   );
-  if ((crbs.items ?? []).some((b) => bindsServiceAccount(b, '', sa))) return true;
+  for (const b of crbs.items ?? [])
+    if (bindsServiceAccount(b, '', sa) && (await roleExists(client, b, ''))) return true;
   const rbs = await client.request<{ items?: BindingLike[] }>(
     'GET',
     `/apis/rbac.authorization.k8s.io/v1/namespaces/${sa.namespace}/rolebindings`,
   );
-  return (rbs.items ?? []).some((b) => bindsServiceAccount(b, sa.namespace, sa));
+  for (const b of rbs.items ?? [])
+    if (bindsServiceAccount(b, sa.namespace, sa) && (await roleExists(client, b, sa.namespace))) return true;
+  return false;
 }
 
 /** Thrown when a component's ServiceAccount never appears (the CVO did not get to its manifests). */
 export class ServiceAccountMissing extends Error {}
 
-/** Waits (up to `deadline`, epoch ms) until the ServiceAccount exists and is bound; `stopped` ends the wait early. */
+/** Waits (up to `deadline`, epoch ms) until the ServiceAccount exists with its RBAC (see {@link serviceAccountReady}). */
 export async function waitForServiceAccount(
   client: KubeClient,
   sa: ServiceAccountRef,
   deadline: number,
-  stopped: () => boolean = () => false,
+  shipped: readonly ShippedBinding[] = [],
 ): Promise<void> {
   for (;;) {
-    if (await serviceAccountReady(client, sa)) return;
-    if (Date.now() > deadline || stopped())
+    if (await serviceAccountReady(client, sa, shipped)) return;
+    if (Date.now() > deadline)
       throw new ServiceAccountMissing(
         `serviceaccount ${sa.namespace}/${sa.name} was not created and bound (the release's manifests for it were not applied)`,
       );

@@ -14,7 +14,7 @@ import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
-import { COMPONENT_WORKLOADS, cvoBootstrapRbac, ServiceAccountMissing, waitForServiceAccount, workloadServiceAccount, writeServiceAccountKubeconfig, type ReleaseComponent, type ServiceAccountRef } from './identities.js';
+import { COMPONENT_WORKLOADS, cvoBootstrapRbac, ServiceAccountMissing, shippedBindings, waitForServiceAccount, workloadServiceAccount, writeServiceAccountKubeconfig, type ReleaseComponent, type ServiceAccountRef } from './identities.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
@@ -298,7 +298,7 @@ class Session {
     let out: { ctx: ComponentContext; who: string };
     if (sa === undefined || direct === undefined) out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
     else {
-      await waitForServiceAccount(direct, sa, deadline);
+      await waitForServiceAccount(direct, sa, deadline, shippedBindings(release.payload, sa));
       const path = await writeServiceAccountKubeconfig(direct, this.proxy?.url ?? '', sa, ctx.workDir, `kubeconfig-${component.replace(/\W+/g, '-')}`);
       out = { ctx: { ...ctx, kubeconfigPath: path }, who: `as system:serviceaccount:${sa.namespace}:${sa.name}` };
     }

@@ -16,6 +16,7 @@ import {
   cvoBootstrapRbac,
   serviceAccountReady,
   ServiceAccountMissing,
+  shippedBindings,
   waitForServiceAccount,
   workloadServiceAccount,
   writeServiceAccountKubeconfig,
