@@ -9,7 +9,7 @@
  */
 import { createSign, createVerify, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { Cluster } from './cluster.js';
-import { invalid, notFound, type FieldError } from './errors.js';
+import { badRequest, invalid, notFound, type FieldError } from './errors.js';
 import { serviceAccountUsername, type UserInfo } from './rbac.js';
 import type { KubeObject, ResourceType } from './types.js';
 import { isObject, nowTime } from './util.js';
@@ -133,6 +133,12 @@ export class ServiceAccountTokens {
   /** `POST serviceaccounts/<name>/token`: validates the TokenRequest and answers it with the token (201). */
   tokenRequest(namespace: string, name: string, body: unknown): { code: number; body: unknown } {
     const req = isObject(body) ? body : {};
+    const meta = isObject(req['metadata']) ? req['metadata'] : {};
+    // the names in the URL and the body must agree (TokenREST.Create)
+    if (typeof meta['name'] === 'string' && meta['name'] !== '' && meta['name'] !== name)
+      throw badRequest('name in URL does not match name in TokenRequest body');
+    if (typeof meta['namespace'] === 'string' && meta['namespace'] !== '' && meta['namespace'] !== namespace)
+      throw badRequest('namespace in URL does not match namespace in TokenRequest body');
     const spec = isObject(req['spec']) ? req['spec'] : {};
     const exp = spec['expirationSeconds'] === undefined ? DEFAULT_EXPIRATION_SECONDS : spec['expirationSeconds'];
     const errs: FieldError[] = [];
@@ -174,7 +180,7 @@ export class ServiceAccountTokens {
       body: {
         kind: 'TokenRequest',
         apiVersion: 'authentication.k8s.io/v1',
-        metadata: { name, namespace, creationTimestamp: nowTime() },
+        metadata: { name, namespace, creationTimestamp: null },
         spec: { audiences: minted.audiences, expirationSeconds: exp, boundObjectRef: null },
         status: { token: minted.token, expirationTimestamp: minted.expirationTimestamp },
       },

@@ -101,6 +101,7 @@ describe('ServiceAccount tokens', () => {
     const token = tr.status?.token ?? '';
     expect(token.split('.')).toHaveLength(3);
     expect(tr.spec?.audiences).toEqual(['https://kubernetes.default.svc']);
+    expect(tr.metadata).toMatchObject({ name: 'agent', namespace: 'ops' });
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
       string,
       unknown
@@ -151,6 +152,18 @@ describe('ServiceAccount tokens', () => {
         }),
       ),
     ).toEqual({ code: 404, message: 'serviceaccounts "ghost" not found' });
+    expect(
+      await statusOf(
+        admin.createNamespacedServiceAccountToken({
+          name: 'agent',
+          namespace: 'ops',
+          body: Object.assign(new AuthenticationV1TokenRequest(), {
+            metadata: Object.assign(new V1ObjectMeta(), { name: 'other' }),
+            spec: { audiences: [] },
+          }),
+        }),
+      ),
+    ).toEqual({ code: 400, message: 'name in URL does not match name in TokenRequest body' });
     // a token for another audience is not accepted by the API server
     const other = await admin.createNamespacedServiceAccountToken({
       name: 'agent',
