@@ -182,16 +182,20 @@ export async function serviceAccountReady(
 /** Thrown when a component's ServiceAccount never appears (the CVO did not get to its manifests). */
 export class ServiceAccountMissing extends Error {}
 
-/** Waits (up to `deadline`, epoch ms) until the ServiceAccount exists with its RBAC (see {@link serviceAccountReady}). */
+/**
+ * Waits (up to `deadline`, epoch ms) until the ServiceAccount exists with its RBAC (see {@link serviceAccountReady});
+ * `stopped` ends the wait early (the rehearsal is over).
+ */
 export async function waitForServiceAccount(
   client: KubeClient,
   sa: ServiceAccountRef,
   deadline: number,
   shipped: readonly ShippedBinding[] = [],
+  stopped: () => boolean = () => false,
 ): Promise<void> {
   for (;;) {
     if (await serviceAccountReady(client, sa, shipped)) return;
-    if (Date.now() > deadline)
+    if (Date.now() > deadline || stopped())
       throw new ServiceAccountMissing(
         `serviceaccount ${sa.namespace}/${sa.name} was not created and bound (the release's manifests for it were not applied)`,
       );

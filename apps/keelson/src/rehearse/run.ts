@@ -218,7 +218,14 @@ class Session {
     return Date.now() - this.t0;
   }
 
+  /** Set once the rehearsal is over: components that finish starting afterwards are stopped at once. */
+  closed = false;
+
   started<R extends Running>(component: string, r: R, detail?: string): R {
+    if (this.closed) {
+      void r.stop().catch(() => undefined);
+      return r;
+    }
     this.emit({ t: this.t(), type: 'component', component, state: 'started', ...(detail !== undefined ? { detail } : {}) });
     this.stack.push(component, () => r.stop());
     return r;
@@ -298,7 +305,7 @@ class Session {
     let out: { ctx: ComponentContext; who: string };
     if (sa === undefined || direct === undefined) out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
     else {
-      await waitForServiceAccount(direct, sa, deadline, shippedBindings(release.payload, sa));
+      await waitForServiceAccount(direct, sa, deadline, shippedBindings(release.payload, sa), () => this.closed);
       const path = await writeServiceAccountKubeconfig(direct, this.proxy?.url ?? '', sa, ctx.workDir, `kubeconfig-${component.replace(/\W+/g, '-')}`);
       out = { ctx: { ...ctx, kubeconfigPath: path }, who: `as system:serviceaccount:${sa.namespace}:${sa.name}` };
     }
@@ -567,6 +574,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   } finally {
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     apiCounts = s.proxy?.counts() ?? EMPTY_API;
+    s.closed = true;
     await s.stack.stopAll();
   }
   const report = computeReport(events, {
