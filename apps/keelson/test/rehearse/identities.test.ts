@@ -66,13 +66,14 @@ describe('rehearsal identities', { timeout: 30_000 }, () => {
     expect(cvoBootstrapRbac(payload).map((m) => `${m.gvk.kind}/${m.name}`)).toContain(
       'ClusterRoleBinding/cluster-version-operator',
     );
-    // the controller waits for all of its shipped bindings: its ClusterRoleBinding and the leader-election RoleBinding
+    // the controller waits for all of its shipped bindings: its ClusterRoleBinding and its RoleBindings
     const ctl = shippedBindings(payload, {
       namespace: 'openshift-machine-config-operator',
       name: 'machine-config-controller',
     });
     expect(ctl.map((b) => `${b.namespace}/${b.name}`).sort()).toEqual([
       '/machine-config-controller',
+      'kube-system/machine-config-controller-install-config',
       'openshift-machine-config-operator/machine-config-leader-election',
     ]);
   });
