@@ -1,12 +1,13 @@
 /**
  * `SelfSubjectAccessReview` answered by the same authorizer as requests (kube-apiserver
  * `pkg/registry/authorization/selfsubjectaccessreview/rest.go` `REST.Create`, validation from
- * `pkg/apis/authorization/validation` `ValidateSelfSubjectAccessReviewSpec`): `kubectl auth can-i` as any user.
+ * `pkg/apis/authorization/validation` `ValidateSelfSubjectAccessReviewSpec`): `kubectl auth can-i` as any user; and
+ * `SelfSubjectReview` (`pkg/registry/authentication/selfsubjectreview/rest.go`): `kubectl auth whoami`.
  */
 import type { RequestAttributes } from './authz.js';
 import type { Cluster } from './cluster.js';
 import { invalid } from './errors.js';
-import { authorize, type UserInfo } from './rbac.js';
+import { authorize, rulesFor, type UserInfo } from './rbac.js';
 import { isObject } from './util.js';
 
 const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? o[k] : '');
@@ -73,5 +74,48 @@ export function accessReview(cluster: Cluster, user: UserInfo, body: unknown): R
     metadata: { creationTimestamp: null },
     spec,
     status,
+  };
+}
+
+/** `SelfSubjectReview` (authentication.k8s.io/v1, `kubectl auth whoami`): the requesting user's attributes. */
+export function selfSubjectReview(user: UserInfo): Record<string, unknown> {
+  const userInfo: Record<string, unknown> = { username: user.name };
+  if (user.uid !== undefined && user.uid !== '') userInfo['uid'] = user.uid;
+  userInfo['groups'] = [...user.groups];
+  if (user.extra !== undefined && Object.keys(user.extra).length > 0) userInfo['extra'] = user.extra;
+  return {
+    kind: 'SelfSubjectReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    status: { userInfo },
+  };
+}
+
+/**
+ * `SelfSubjectRulesReview` (`kubectl auth can-i --list`): the RBAC rules of the user in `spec.namespace`, split into
+ * resource and non-resource rules as the RBAC authorizer's `RulesFor` does (`incomplete` is false: RBAC is the only
+ * authorizer).
+ */
+export function selfSubjectRulesReview(cluster: Cluster, user: UserInfo, body: unknown): Record<string, unknown> {
+  const review = isObject(body) ? body : {};
+  const spec = isObject(review['spec']) ? review['spec'] : {};
+  const rules = rulesFor(cluster, user, str(spec, 'namespace'));
+  const resourceRules = rules
+    .filter((r) => (r.nonResourceURLs ?? []).length === 0)
+    .map((r) => ({
+      verbs: r.verbs,
+      ...(r.apiGroups?.length ? { apiGroups: r.apiGroups } : {}),
+      ...(r.resources?.length ? { resources: r.resources } : {}),
+      ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+    }));
+  const nonResourceRules = rules
+    .filter((r) => (r.nonResourceURLs ?? []).length > 0)
+    .map((r) => ({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs }));
+  return {
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    spec,
+    status: { resourceRules, nonResourceRules, incomplete: false },
   };
 }

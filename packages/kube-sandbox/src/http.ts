@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
 import { forbiddenFor, requestAttributes, type Identity } from './authz.js';
 import { authorize, type UserInfo } from './rbac.js';
-import { accessReview } from './access-review.js';
+import { accessReview, selfSubjectReview, selfSubjectRulesReview } from './access-review.js';
 import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
@@ -227,6 +227,12 @@ export class ApiHttp {
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
           sendJson(res, 201, accessReview(this.cluster, user, body)); return;
         }
+        if (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews') {
+          sendJson(res, 201, selfSubjectReview(user)); return;
+        }
+        if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectrulesreviews') {
+          sendJson(res, 201, selfSubjectRulesReview(this.cluster, user, body)); return;
+        }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
         sendJson(res, 201, created, warningHeaders(warnings)); return;
@@ -353,7 +359,7 @@ export class ApiHttp {
    * version objects are stored in (apiserver `discovery.StorageVersionHash`); none for kinds that are not stored.
    */
   private storageVersionHash(t: ResourceType): string | undefined {
-    if (t.group === 'authorization.k8s.io') return undefined;
+    if (t.group === 'authorization.k8s.io' || t.group === 'authentication.k8s.io') return undefined;
     let gvk = `${t.group}/${t.version}/${t.kind}`;
     if (t.crd && !t.crd.storage) {
       const stored = this.cluster.allTypes().find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);

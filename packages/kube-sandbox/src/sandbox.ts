@@ -6,6 +6,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { applyPatch } from './apply.js';
 import { makeAuthenticator, type StaticTokenUser } from './authn.js';
+import { makeType } from './builtins.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
 import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
@@ -150,6 +151,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const aggregator = new ClusterRoleAggregator(cluster);
   const serviceAccounts = new ServiceAccountTokens(cluster);
   must(cluster.findType('', 'v1', 'serviceaccounts'), 'built-in type v1/serviceaccounts').subresources.push('token');
+  // the review kinds kubectl auth whoami / can-i --list create (authorization.k8s.io SelfSubjectAccessReview is built in)
+  for (const def of [
+    { group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+    { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'] },
+  ])
+    if (!cluster.findType(def.group, def.version, def.plural)) cluster.addType(makeType(def));
   const authenticate = makeAuthenticator({ adminToken: token, tls: tls !== undefined, serviceAccounts, ...(opts.staticTokens ? { staticTokens: opts.staticTokens } : {}) });
 
   let hostPort = '127.0.0.1:0';
