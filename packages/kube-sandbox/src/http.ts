@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
 import { forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { impersonate } from './impersonation.js';
 import { authorize, type UserInfo } from './rbac.js';
 import { accessReview, selfSubjectReview, selfSubjectRulesReview } from './access-review.js';
 import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
@@ -127,10 +128,17 @@ export class ApiHttp {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
+    let user: UserInfo;
+    try {
+      user = impersonate(this.cluster, who, req);
+    } catch (e) {
+      if (e instanceof ApiError && e.httpCode === 403) { sendError(res, e, { 'X-Content-Type-Options': 'nosniff' }); return; }
+      throw e;
+    }
     const attrs = requestAttributes(method, url);
-    const decision = authorize(this.cluster, who, attrs);
+    const decision = authorize(this.cluster, user, attrs);
     if (!decision.allowed) {
-      sendError(res, forbiddenFor(who.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
+      sendError(res, forbiddenFor(user.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
       return;
     }
     if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
@@ -173,7 +181,6 @@ export class ApiHttp {
     const fieldManager = q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']);
     const dryRun = q.getAll('dryRun').includes('All');
     const { t, ns, name, sub } = route;
-    const user: UserInfo = who;
     let body: unknown;
     if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') body = parseBody(await readBody(req), contentType);
     if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);

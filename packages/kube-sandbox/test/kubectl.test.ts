@@ -262,6 +262,9 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect((await as(['auth', 'can-i', 'list', 'pods'])).stdout.trim()).toBe('yes');
     expect((await as(['auth', 'can-i', 'delete', 'pods'])).stdout.trim()).toBe('no');
     expect((await as(['auth', 'can-i', 'list', 'pods', '-n', 'kube-system'])).stdout.trim()).toBe('no');
+    // the admin impersonating the ServiceAccount (kubectl --as) gets the same answers
+    expect((await kubectl(['auth', 'can-i', 'list', 'pods', '--as=system:serviceaccount:default:bot'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'pods', '--as=system:serviceaccount:default:bot'], '')).stdout.trim()).toBe('no');
     const list = (await as(['auth', 'can-i', '--list'])).stdout;
     expect(list).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list\]$/m);
     expect(list).toMatch(/^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
