@@ -2,6 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { KubeClient, type Logger } from '@keelson/kube';
+import { startMachineConfigServer } from '../src/server/server.js';
 import { startTestCluster, type TestCluster } from './helpers/cluster.js';
 
 const DIR = new URL('../manifests/', import.meta.url);
@@ -43,5 +45,24 @@ describe('manifests/', () => {
       if (obj.metadata.name === 'openshift-machine-config-operator' && obj.kind === 'Namespace') continue; // created by the test cluster
       await expect(tc.client.request('POST', path(obj), { body: obj }), `${file}: ${obj.kind}/${obj.metadata.name}`).resolves.toBeDefined();
     }
+  }, 30_000);
+  it('let the machine-config-server start as its ServiceAccount: its informers (kubeconfig-data ConfigMap included) list and watch', async () => {
+    // the RBAC of the previous test is in place; the server's token is minted for its ServiceAccount
+    const client = KubeClient.fromKubeconfigString(tc.sandbox.serviceAccountKubeconfig('openshift-machine-config-operator', 'machine-config-server'));
+    const refused: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      error: () => undefined,
+      warn: (msg, fields) => { refused.push(`${msg} ${JSON.stringify(fields)}`); },
+      child: () => logger,
+    };
+    const starting = startMachineConfigServer({ client, apiserverURL: 'https://api.example:6443', securePort: null, insecurePort: 0, host: '127.0.0.1', noKubeconfig: true, logger });
+    // without the ConfigMap rule, the first list is refused (403) and start() keeps retrying
+    const first = await Promise.race([starting.then(() => 'started'), new Promise<string>((r) => setTimeout(() => { r('still starting'); }, 10_000))]);
+    expect(first, refused.join('\n')).toBe('started');
+    expect(refused.filter((w) => w.includes('403'))).toEqual([]);
+    await (await starting).stop();
+    await client.close();
   }, 30_000);
 });

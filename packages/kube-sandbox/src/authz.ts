@@ -1,15 +1,17 @@
 /**
- * Anonymous requests, as kube-apiserver (anonymous auth on, RBAC) answers them: the request is attributed to
- * `system:anonymous`, which the default RBAC policy allows only the public-info paths; anything else is a 403
- * whose message names the verb, resource, API group and namespace the way the authorization filter phrases it.
+ * The authorization filter's view of a request and its 403 answer, as kube-apiserver phrases them: the request
+ * attributes (k8s.io/apiserver `RequestInfoFactory.NewRequestInfo`) the RBAC authorizer (`rbac.ts`) decides on, and
+ * the `Forbidden` Status (`responsewriters.Forbidden`, `forbiddenMessage`) naming the user, verb, resource, API
+ * group and namespace.
  */
 import { ApiError } from './errors.js';
+import type { UserInfo } from './rbac.js';
 
-/** Identity of a request after authentication. */
-export type Identity = 'admin' | 'anonymous' | 'unauthorized';
+/** Identity of a request after authentication: a user (possibly `system:anonymous`) or bad credentials (401). */
+export type Identity = UserInfo | 'unauthorized';
 
-/** Paths `system:public-info-viewer` grants to everyone (including `system:anonymous`). */
-const PUBLIC_INFO_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+/** The user kube-apiserver gives requests without credentials (anonymous auth on). */
+export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /** The authorizer's view of a request (k8s.io/apiserver `RequestInfo`). */
 export interface RequestAttributes {
@@ -28,8 +30,20 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 /** Derives the request attributes from method and URL (apiserver `RequestInfoFactory.NewRequestInfo`). */
 export function requestAttributes(method: string, url: URL): RequestAttributes {
   const path = url.pathname;
-  const base: RequestAttributes = { resourceRequest: false, verb: method.toLowerCase(), path, group: '', namespace: '', resource: '', subresource: '', name: '' };
-  let parts = path.replace(/^\/+|\/+$/g, '').split('/').filter((p) => p !== '');
+  const base: RequestAttributes = {
+    resourceRequest: false,
+    verb: method.toLowerCase(),
+    path,
+    group: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
+  let parts = path
+    .replace(/^\/+|\/+$/g, '')
+    .split('/')
+    .filter((p) => p !== '');
   const prefix = parts[0];
   if (prefix !== 'api' && prefix !== 'apis') return base;
   parts = parts.slice(1);
@@ -42,7 +56,14 @@ export function requestAttributes(method: string, url: URL): RequestAttributes {
   if (parts.length < 2) return base; // discovery of a group version
   parts = parts.slice(1); // version
   const attrs: RequestAttributes = { ...base, resourceRequest: true, group };
-  const verbs: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+  const verbs: Record<string, string> = {
+    POST: 'create',
+    GET: 'get',
+    HEAD: 'get',
+    PUT: 'update',
+    PATCH: 'patch',
+    DELETE: 'delete',
+  };
   attrs.verb = verbs[method.toUpperCase()] ?? '';
   if (parts[0] === 'watch') {
     attrs.verb = 'watch';
@@ -60,18 +81,33 @@ export function requestAttributes(method: string, url: URL): RequestAttributes {
   if (attrs.name === '' && attrs.verb === 'get') {
     const w = url.searchParams.get('watch');
     attrs.verb = w === 'true' || w === '1' ? 'watch' : 'list';
-  }
+    attrs.name = exactName(url.searchParams.get('fieldSelector'));
+  } else if (attrs.verb === 'watch' && attrs.name === '') attrs.name = exactName(url.searchParams.get('fieldSelector'));
   if (attrs.name === '' && attrs.verb === 'delete') attrs.verb = 'deletecollection';
   return attrs;
 }
 
-/** Whether `system:anonymous` may make this request under the default RBAC policy. */
-export function anonymousAllowed(method: string, url: URL): boolean {
-  return method.toUpperCase() === 'GET' && PUBLIC_INFO_PATHS.has(url.pathname);
+/**
+ * The name a list/watch is limited to by a `metadata.name=<name>` field selector (`RequiresExactMatch`), so that
+ * rules with `resourceNames` cover it; '' when there is none or it is not a valid path segment.
+ */
+function exactName(fieldSelector: string | null): string {
+  if (!fieldSelector) return '';
+  for (const term of fieldSelector.split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
+    if (m && !term.includes('!=')) {
+      const name = m[1] ?? '';
+      return name === '' || name === '.' || name === '..' || /[/%]/.test(name) ? '' : name;
+    }
+  }
+  return '';
 }
 
-/** The 403 kube-apiserver's authorization filter answers for a denied request of `user`. */
-export function forbiddenFor(user: string, a: RequestAttributes): ApiError {
+/**
+ * The 403 kube-apiserver's authorization filter answers for a denied request of `user`; a non-empty authorizer
+ * `reason` is appended after a colon, as `responsewriters.Forbidden` does.
+ */
+export function forbiddenFor(user: string, a: RequestAttributes, reason = ''): ApiError {
   let why: string;
   if (!a.resourceRequest) why = `User ${JSON.stringify(user)} cannot ${a.verb} path ${JSON.stringify(a.path)}`;
   else {
@@ -79,6 +115,7 @@ export function forbiddenFor(user: string, a: RequestAttributes): ApiError {
     const scope = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
     why = `User ${JSON.stringify(user)} cannot ${a.verb} resource ${JSON.stringify(res)} in API group ${JSON.stringify(a.group)} ${scope}`;
   }
+  if (reason !== '') why = `${why}: ${reason}`;
   if (!a.resourceRequest || a.resource === '') return new ApiError(403, 'Forbidden', `forbidden: ${why}`, {});
   const qualified = a.group ? `${a.resource}.${a.group}` : a.resource;
   const details: Record<string, string> = {};

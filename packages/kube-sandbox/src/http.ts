@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, WatchEventType } from './cluster.js';
-import { anonymousAllowed, forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { forbiddenFor, requestAttributes, type Identity } from './authz.js';
+import { impersonate } from './impersonation.js';
+import { authorize, type UserInfo } from './rbac.js';
+import { accessReview, selfSubjectReview, selfSubjectRulesReview } from './access-review.js';
 import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
 import { decodeProtobufObject } from './protobuf.js';
@@ -21,7 +24,7 @@ export interface Handlers {
   fieldValidation(t: ResourceType, obj: unknown, q: URLSearchParams): string[];
 }
 
-/** Identity of a request: the admin, an anonymous request (no credentials), or bad credentials. */
+/** Identity of a request: its user (`system:anonymous` without credentials), or bad credentials (401). */
 export type Authenticator = (req: IncomingMessage) => Identity;
 
 /** Server version reported by `/version`. */
@@ -125,8 +128,17 @@ export class ApiHttp {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
-    if (who === 'anonymous' && !anonymousAllowed(method, url)) {
-      sendError(res, forbiddenFor('system:anonymous', requestAttributes(method, url)), { 'X-Content-Type-Options': 'nosniff' });
+    let user: UserInfo;
+    try {
+      user = impersonate(this.cluster, who, req);
+    } catch (e) {
+      if (e instanceof ApiError && e.httpCode === 403) { sendError(res, e, { 'X-Content-Type-Options': 'nosniff' }); return; }
+      throw e;
+    }
+    const attrs = requestAttributes(method, url);
+    const decision = authorize(this.cluster, user, attrs);
+    if (!decision.allowed) {
+      sendError(res, forbiddenFor(user.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
       return;
     }
     if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
@@ -220,9 +232,13 @@ export class ApiHttp {
         }
         if (!t.verbs.includes('create')) throw methodNotAllowed();
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
-          // one admin identity: every access review is allowed (no RBAC enforcement in the sandbox)
-          const review = isObject(body) ? body : {};
-          sendJson(res, 201, { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed: true, reason: 'keelson sandbox: single admin identity' } }); return;
+          sendJson(res, 201, accessReview(this.cluster, user, body)); return;
+        }
+        if (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews') {
+          sendJson(res, 201, selfSubjectReview(user)); return;
+        }
+        if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectrulesreviews') {
+          sendJson(res, 201, selfSubjectRulesReview(this.cluster, user, body)); return;
         }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
@@ -339,6 +355,7 @@ export class ApiHttp {
         else if (sub === 'scale') resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
         else if (sub === 'eviction') resources.push({ name: `${t.plural}/eviction`, singularName: '', namespaced: t.namespaced, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
         else if (sub === 'finalize') resources.push({ name: `${t.plural}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] });
+        else if (sub === 'token') resources.push({ name: `${t.plural}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
       }
     }
     const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
@@ -351,7 +368,7 @@ export class ApiHttp {
    * version objects are stored in (apiserver `discovery.StorageVersionHash`); none for kinds that are not stored.
    */
   private storageVersionHash(t: ResourceType): string | undefined {
-    if (t.group === 'authorization.k8s.io') return undefined;
+    if (t.group === 'authorization.k8s.io' || t.group === 'authentication.k8s.io') return undefined;
     let gvk = `${t.group}/${t.version}/${t.kind}`;
     if (t.crd && !t.crd.storage) {
       const stored = this.cluster.allTypes().find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);

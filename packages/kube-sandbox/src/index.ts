@@ -13,6 +13,11 @@ export { parseLabelSelector } from './selectors.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for existing importers; the implementation lives in @keelson/api
 export { matchLabels, type LabelRequirement } from './selectors.js';
 export { SERVER_VERSION } from './http.js';
+/** Authentication and RBAC authorization (as kube-apiserver's), for tests that reason about access. */
+export { authorize, ruleAllows, rulesFor, serviceAccountUsername, SYSTEM_MASTERS, type Decision, type PolicyRule, type UserInfo } from './rbac.js';
+export { requestAttributes, forbiddenFor, type RequestAttributes } from './authz.js';
+export { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, aggregatedRules } from './rbac-bootstrap.js';
+export { ADMIN_USER, type StaticTokenUser } from './authn.js';
 /**
  * Builds a served resource type from a short definition (group, version, plural, kind, namespaced, shortNames,
  * subresources, fields, lists...). Register it with `sandbox.cluster.addType(type)` to serve another kind
@@ -26,6 +31,7 @@ export type { KubeObject, ObjectMeta, OwnerReference, ManagedFieldsEntry, Resour
  */
 export { startOperatorSimulator, expectedVersionsFromManifests, type OperatorSimulator, type OperatorSimulatorOptions, type OperatorReport, type SimulatorLogger } from './simulators/operator-simulator.js';
 export { decideOperatorReport, resolveExpectedVersions, unavailableDeployments, relatedNamespaces, buildOperatorStatus, RELEASE_VERSION_ENV, type OperatorReportDecision, type OperatorReportInput } from './simulators/decide-operator.js';
+export { OPERATOR_SIMULATOR_IDENTITY, operatorSimulatorManifests } from './simulators/operator-simulator-rbac.js';
 export { OPERATOR_FAULT_KINDS, type OperatorFault, type OperandVersion, type OperatorCondition } from './simulators/operator-types.js';
 /**
  * The pod simulator's scheduler as pure functions (kube-scheduler filters NodeUnschedulable, TaintToleration and

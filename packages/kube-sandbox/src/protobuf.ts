@@ -57,7 +57,8 @@ const S: Record<string, Schema> = {
     7: { name: 'paused', type: 'bool' },
     9: { name: 'progressDeadlineSeconds', type: 'varint', keep: true },
   },
-  LabelSelector: { 1: { name: 'matchLabels', type: { map: 'string' } } },
+  LabelSelector: { 1: { name: 'matchLabels', type: { map: 'string' } }, 2: { name: 'matchExpressions', type: { msg: 'LabelSelectorRequirement' }, repeated: true } },
+  LabelSelectorRequirement: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } },
   PodTemplateSpec: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
   Pod: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
   PodSpec: {
@@ -87,6 +88,22 @@ const S: Record<string, Schema> = {
   ResourceAttributes: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' }, 4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } },
   NonResourceAttributes: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } },
   Preconditions: { 1: { name: 'uid', type: 'string' }, 2: { name: 'resourceVersion', type: 'string' } },
+  // authentication.k8s.io/v1 (kubectl create token, kubectl auth whoami)
+  TokenRequest: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'TokenRequestSpec' } } },
+  TokenRequestSpec: { 1: { name: 'audiences', type: 'string', repeated: true }, 3: { name: 'boundObjectRef', type: { msg: 'BoundObjectReference' } }, 4: { name: 'expirationSeconds', type: 'varint', keep: true } },
+  BoundObjectReference: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiVersion', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' } },
+  SelfSubjectReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } } },
+  SelfSubjectRulesReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'SelfSubjectRulesReviewSpec' } } },
+  SelfSubjectRulesReviewSpec: { 1: { name: 'namespace', type: 'string' } },
+  // rbac.authorization.k8s.io/v1 (kubectl create role/clusterrole/rolebinding/clusterrolebinding)
+  Role: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true } },
+  ClusterRole: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true }, 3: { name: 'aggregationRule', type: { msg: 'AggregationRule' } } },
+  PolicyRule: { 1: { name: 'verbs', type: 'string', repeated: true }, 2: { name: 'apiGroups', type: 'string', repeated: true }, 3: { name: 'resources', type: 'string', repeated: true }, 4: { name: 'resourceNames', type: 'string', repeated: true }, 5: { name: 'nonResourceURLs', type: 'string', repeated: true } },
+  AggregationRule: { 1: { name: 'clusterRoleSelectors', type: { msg: 'LabelSelector' }, repeated: true } },
+  RoleBinding: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true }, 3: { name: 'roleRef', type: { msg: 'RoleRef' } } },
+  ClusterRoleBinding: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true }, 3: { name: 'roleRef', type: { msg: 'RoleRef' } } },
+  Subject: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } },
+  RoleRef: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } },
   Time: { 1: { name: 'seconds', type: 'varint' }, 2: { name: 'nanos', type: 'varint' } },
 };
 
@@ -175,7 +192,7 @@ function decodeMessage(buf: Buffer, schemaName: string, depth = 0): JsonObject {
   return out;
 }
 
-const TOP_LEVEL = new Set(['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'Eviction', 'DeleteOptions', 'Deployment', 'Pod', 'SelfSubjectAccessReview']);
+const TOP_LEVEL = new Set(['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'Eviction', 'DeleteOptions', 'Deployment', 'Pod', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'TokenRequest', 'SelfSubjectReview', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a protobuf-encoded request body to its JSON form. */

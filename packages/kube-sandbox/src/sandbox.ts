@@ -1,12 +1,12 @@
 /** `startSandbox`: wires the cluster, strategies, controllers and HTTP(S) server together. */
 import { matchLabelRequirements, type OpenShiftKind } from '@keelson/api';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { TLSSocket } from 'node:tls';
 import { applyPatch } from './apply.js';
-import type { Identity } from './authz.js';
+import { makeAuthenticator, type StaticTokenUser } from './authn.js';
+import { makeType } from './builtins.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
 import { validateEvent, validateLease } from './corevalidation.js';
@@ -20,6 +20,8 @@ import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { requirementsFromSelector, selectorString } from './selectors.js';
 import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
+import { ClusterRoleAggregator, ensureBootstrapPolicy } from './rbac-bootstrap.js';
+import { ServiceAccountTokens } from './sa-token.js';
 import { recoverPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
 import { generateTls, type TlsMaterial } from './tls.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
@@ -31,8 +33,10 @@ export interface SandboxOptions {
   port?: number;
   /** Serve HTTPS with a generated CA (needs `openssl`); default false (plain HTTP). */
   tls?: boolean;
-  /** Bearer token of the admin identity; random when omitted. */
+  /** Bearer token of the admin identity (user `keelson-admin`, group `system:masters`); random when omitted. */
   token?: string;
+  /** More bearer tokens and their users, as kube-apiserver's `--token-auth-file` (authorized by RBAC). */
+  staticTokens?: readonly StaticTokenUser[];
   /** Run the pod simulator (Deployments/ReplicaSets/DaemonSets get pods that become ready on ready nodes). */
   simulatePods?: boolean;
   /** Watch history length (events); older resourceVersions get 410 Gone. Default 10000. */
@@ -69,6 +73,13 @@ export interface Sandbox {
   readonly url: string;
   /** Bearer token accepted for the admin identity. */
   readonly token: string;
+  /**
+   * Mints a token for an existing ServiceAccount (user `system:serviceaccount:<ns>:<name>`), as its TokenRequest
+   * subresource does; 404 ApiError when the ServiceAccount does not exist.
+   */
+  serviceAccountToken(namespace: string, name: string, opts?: { expirationSeconds?: number }): string;
+  /** A kubeconfig (YAML) that authenticates as the ServiceAccount with a freshly minted token. */
+  serviceAccountKubeconfig(namespace: string, name: string, opts?: { expirationSeconds?: number }): string;
   /** Kubeconfig document for this sandbox (token auth; client certificate too when TLS is on). */
   readonly kubeconfig: Kubeconfig;
   /** PEM CA certificate when TLS is on. */
@@ -98,12 +109,6 @@ export interface Sandbox {
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** Log records after which the write-ahead log is compacted into the snapshot. */
 const WAL_COMPACT_RECORDS = 5000;
-
-function tokenEquals(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** Starts an embedded Kubernetes API server on 127.0.0.1. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
@@ -147,23 +152,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
   if (opts.openshiftCrds) await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
 
-  const authenticate = (req: IncomingMessage): Identity => {
-    const h = req.headers['authorization'];
-    // a bearer token is either ours (admin) or rejected (401); other schemes and empty tokens are not credentials
-    const bearer = typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
-    if (bearer !== '') return tokenEquals(bearer, token) ? 'admin' : 'unauthorized';
-    const sock = req.socket;
-    if (tls && sock instanceof TLSSocket && sock.encrypted) {
-      if (sock.authorized) return 'admin';
-      // a client certificate the CA does not verify fails authentication (401); no certificate at all is anonymous
-      const peer = sock.getPeerCertificate();
-      if (Object.keys(peer).length > 0) return 'unauthorized';
-    }
-    return 'anonymous';
-  };
+  ensureBootstrapPolicy(cluster);
+  const aggregator = new ClusterRoleAggregator(cluster);
+  const serviceAccounts = new ServiceAccountTokens(cluster);
+  must(cluster.findType('', 'v1', 'serviceaccounts'), 'built-in type v1/serviceaccounts').subresources.push('token');
+  // the review kinds kubectl auth whoami / can-i --list create (authorization.k8s.io SelfSubjectAccessReview is built in)
+  for (const def of [
+    { group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
+    { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'] },
+  ])
+    if (!cluster.findType(def.group, def.version, def.plural)) cluster.addType(makeType(def));
+  const authenticate = makeAuthenticator({ adminToken: token, tls: tls !== undefined, serviceAccounts, ...(opts.staticTokens ? { staticTokens: opts.staticTokens } : {}) });
 
   let hostPort = '127.0.0.1:0';
-  const handlers = makeHandlers(cluster);
+  const handlers = makeHandlers(cluster, serviceAccounts);
   const api = new ApiHttp(cluster, handlers, authenticate, () => hostPort);
   if (opts.bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = opts.bookmarkIntervalMs;
   const httpsServer = tls
@@ -247,9 +249,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     operatorSimulator = await startOperatorSimulator({ waitForDeployments: opts.simulatePods ?? false, ...simOpts, kubeconfig: kubeconfigYaml(kubeconfig) });
   }
 
+  const serviceAccountToken = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string => serviceAccounts.mint(namespace, name, o).token;
+  const serviceAccountKubeconfig = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string => {
+    const sa: Parameters<typeof buildKubeconfig>[0] = { server: url, token: serviceAccountToken(namespace, name, o), namespace };
+    if (tls) sa.caCert = tls.caCert;
+    return kubeconfigYaml(buildKubeconfig(sa));
+  };
+
   return {
     url,
     token,
+    serviceAccountToken,
+    serviceAccountKubeconfig,
     kubeconfig,
     operatorSimulator,
     caCert: tls?.caCert,
@@ -271,6 +282,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         for (const s of sockets) s.destroy();
       });
       controllers.stop();
+      aggregator.stop();
       cluster.closeAllWatches();
       await closed;
       if (wal) {
@@ -502,7 +514,7 @@ function unknownFields(t: ResourceType, obj: unknown): string[] {
   return prune(clone(obj), t.crd.schema);
 }
 
-function makeHandlers(cluster: Cluster): Handlers {
+function makeHandlers(cluster: Cluster, serviceAccounts: ServiceAccountTokens): Handlers {
   return {
     patch(t, ns, name, contentType, body, q, fieldManager, subresource) {
       const media = (contentType.split(';')[0] ?? '').trim().toLowerCase();
@@ -538,6 +550,10 @@ function makeHandlers(cluster: Cluster): Handlers {
         return evict(cluster, t, ns, name, body, dryRun);
       }
       if (sub === 'scale') return scale(cluster, t, ns, name, method, body, q, dryRun);
+      if (sub === 'token' && t.group === '' && t.plural === 'serviceaccounts') {
+        if (method !== 'POST') throw methodNotAllowed();
+        return serviceAccounts.tokenRequest(ns ?? '', name, body);
+      }
       if (sub === 'finalize' && t.plural === 'namespaces') {
         if (method !== 'PUT') throw methodNotAllowed();
         const old = cluster.peek(t, undefined, name);

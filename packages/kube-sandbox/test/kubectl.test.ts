@@ -243,4 +243,35 @@ describe('kubectl against the sandbox (HTTPS, generated CA)', () => {
     expect(denied.code).not.toBe(0);
     expect(denied.stdout).toBe('');
   });
+
+  it('works as a ServiceAccount: create token, auth whoami, can-i (--list), 403s, RBAC objects created by kubectl', async () => {
+    expect((await kubectl(['create', 'serviceaccount', 'bot'])).stdout.trim()).toBe('serviceaccount/bot created');
+    // kubectl create token sends a protobuf TokenRequest; --duration becomes spec.expirationSeconds
+    const token = (await kubectl(['create', 'token', 'bot', '--duration=20m'])).stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp: number; iat: number; sub: string };
+    expect(claims.sub).toBe('system:serviceaccount:default:bot');
+    expect(claims.exp - claims.iat).toBe(1200);
+    // a kubeconfig with only that token (no admin client certificate)
+    const text = readFileSync(kubeconfig, 'utf8').replace(/^(\s*)token: .*$/m, `$1token: ${token}`).replace(/^\s*client-(certificate|key)-data: .*\n/gm, '');
+    const bot = file('bot.kubeconfig', text);
+    const as = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectl(['--kubeconfig', bot, ...args], '');
+    expect((await as(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'])).stdout).toBe('system:serviceaccount:default:bot ["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"]');
+    expect((await as(['auth', 'can-i', 'list', 'pods'])).stdout.trim()).toBe('no');
+    expect((await as(['get', 'pods'])).stderr.trim()).toBe('Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:default:bot" cannot list resource "pods" in API group "" in the namespace "default"');
+    // RBAC objects as kubectl creates them (protobuf bodies): an aggregated ClusterRole and a RoleBinding to it
+    expect((await kubectl(['create', 'clusterrole', 'pod-reader', '--aggregation-rule=example.com/pods=true'])).stdout.trim()).toBe('clusterrole.rbac.authorization.k8s.io/pod-reader created');
+    await kubectl(['create', 'clusterrole', 'pod-reader-rules', '--verb=get,list', '--resource=pods']);
+    await kubectl(['label', 'clusterrole', 'pod-reader-rules', 'example.com/pods=true']);
+    expect((await kubectl(['create', 'rolebinding', 'bot-reads-pods', '--clusterrole=pod-reader', '--serviceaccount=default:bot'])).stdout.trim()).toBe('rolebinding.rbac.authorization.k8s.io/bot-reads-pods created');
+    await sb.settle();
+    expect((await as(['auth', 'can-i', 'list', 'pods'])).stdout.trim()).toBe('yes');
+    expect((await as(['auth', 'can-i', 'delete', 'pods'])).stdout.trim()).toBe('no');
+    expect((await as(['auth', 'can-i', 'list', 'pods', '-n', 'kube-system'])).stdout.trim()).toBe('no');
+    // the admin impersonating the ServiceAccount (kubectl --as) gets the same answers
+    expect((await kubectl(['auth', 'can-i', 'list', 'pods', '--as=system:serviceaccount:default:bot'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'pods', '--as=system:serviceaccount:default:bot'], '')).stdout.trim()).toBe('no');
+    const list = (await as(['auth', 'can-i', '--list'])).stdout;
+    expect(list).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list\]$/m);
+    expect(list).toMatch(/^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+  });
 });

@@ -18,8 +18,13 @@ import { UpgradeRequestError } from '../upgrade/request.js';
 export const SIMULATED_REBOOT_MS = 240_000;
 /** What every component is given. */
 export interface ComponentContext {
-  /** Kubeconfig file of the rehearsal cluster (through the counting proxy). */
+  /**
+   * Kubeconfig file of the rehearsal cluster (through the counting proxy): the admin's, or the component's own
+   * ServiceAccount's once the release has created it (see identities.ts).
+   */
   kubeconfigPath: string;
+  /** The virtual machines' kubelets' kubeconfig (Node registration and status) when it differs from `kubeconfigPath`. */
+  kubeletKubeconfigPath?: string;
   /** Durations are divided by this (e.g. 60: a 4-minute reboot takes 4 s). */
   timeScale: number;
   /** Scratch directory for the component. */
@@ -267,6 +272,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
       });
       const r = (await need(fns, 'startVirtualNodes')({
         kubeconfig: ctx.kubeconfigPath,
+        ...(ctx.kubeletKubeconfigPath !== undefined && ctx.kubeletKubeconfigPath !== ctx.kubeconfigPath ? { kubeletKubeconfig: ctx.kubeletKubeconfigPath } : {}),
         nodes: specs,
         ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
         rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),

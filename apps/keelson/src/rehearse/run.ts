@@ -8,7 +8,7 @@ import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
-import { clusterCABundleObjects, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { clusterCABundleObjects, OPERATOR_SIMULATOR_IDENTITY, operatorSimulatorManifests, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
@@ -17,6 +17,7 @@ import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type Co
 import { describeFaults, type FaultPlan } from './faults.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
+import { COMPONENT_WORKLOADS, cvoBootstrapRbac, ServiceAccountMissing, shippedBindings, waitForServiceAccount, workloadServiceAccount, writeServiceAccountKubeconfig, type ReleaseComponent, type ServiceAccountRef } from './identities.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
@@ -155,6 +156,10 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
       if (!isAlreadyExists(e)) throw e;
     }
   }
+  // the CVO's ServiceAccount and RBAC (the installer creates them with the CVO's Deployment), and the identity of the
+  // cluster-operator simulator
+  const objects = [...cvoBootstrapRbac(a.payload).map((m) => m.object), ...operatorSimulatorManifests()];
+  for (const o of objects) await createIfMissing(client, o);
   // the CA bundles of an installed cluster (the installer's root-ca and initial serving CA, the kube-apiserver
   // operator's client CA, bootstrap complete): the machine-config-operator reads them into its ControllerConfig
   for (const o of await clusterCABundleObjects()) {
@@ -168,6 +173,22 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
   await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
     body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: randomUUID(), channel: svc.channel, upstream: svc.upstream } },
   });
+}
+
+const RBAC_PLURALS: Record<string, string> = { ServiceAccount: 'serviceaccounts', Namespace: 'namespaces', Role: 'roles', RoleBinding: 'rolebindings', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings' };
+
+/** Creates a Namespace, ServiceAccount or RBAC object unless it exists. */
+async function createIfMissing(client: KubeClient, o: { apiVersion?: unknown; kind?: unknown; metadata?: { namespace?: string } }): Promise<void> {
+  const plural = RBAC_PLURALS[String(o.kind)];
+  if (plural === undefined) throw new Error(`bootstrap: unexpected kind ${String(o.kind)}`);
+  const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${String(o.apiVersion)}`;
+  const ns = o.metadata?.namespace;
+  const path = ns !== undefined && ns !== '' && plural !== 'namespaces' && plural !== 'clusterroles' && plural !== 'clusterrolebindings' ? `${base}/namespaces/${ns}/${plural}` : `${base}/${plural}`;
+  try {
+    await client.request('POST', path, { body: o });
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
 }
 
 function configName(p: unknown): string {
@@ -215,8 +236,15 @@ class Session {
     return Date.now() - this.t0;
   }
 
-  started<R extends Running>(component: string, r: R): R {
-    this.emit({ t: this.t(), type: 'component', component, state: 'started' });
+  /** Set once the rehearsal is over: components that finish starting afterwards are stopped at once. */
+  closed = false;
+
+  started<R extends Running>(component: string, r: R, detail?: string): R {
+    if (this.closed) {
+      void r.stop().catch(() => undefined);
+      return r;
+    }
+    this.emit({ t: this.t(), type: 'component', component, state: 'started', ...(detail !== undefined ? { detail } : {}) });
     this.stack.push(component, () => r.stop());
     return r;
   }
@@ -288,48 +316,86 @@ class Session {
     this.kubeconfigPath = kubeconfigPath;
     await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
     const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
+    this.direct = direct;
     await bootstrapCluster(direct, a, svc);
     await createCustomPools(direct, opts.pools, opts.maxUnavailable ?? {});
     const obs = startObserver(direct, this.t0, this.emit);
     stack.push('observer', () => obs.stop());
     await obs.synced();
-    return { svc, direct, obs, ctx: { kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
+    // the kubelets of the virtual machines are not Keelson components: they keep the admin credentials
+    return { svc, direct, obs, ctx: { kubeconfigPath, kubeletKubeconfigPath: kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
+  }
+
+  direct: KubeClient | undefined;
+  /** The context of each component, with the kubeconfig of its ServiceAccount (see {@link Session.as}). */
+  private readonly identities = new Map<string, { ctx: ComponentContext; who: string }>();
+
+  /** The context a component was started with last (the admin one before it ever started). */
+  ctxOf(component: string, ctx: ComponentContext): ComponentContext {
+    return this.known(component, ctx).ctx;
+  }
+
+  /** The context and identity a component was started with last (the admin's before it ever started). */
+  known(component: string, ctx: ComponentContext): { ctx: ComponentContext; who: string | undefined } {
+    return this.identities.get(component) ?? { ctx, who: undefined };
+  }
+
+  /**
+   * The component's context: a kubeconfig of the ServiceAccount its workload in `release` runs as, once the CVO has
+   * created and bound it (the admin's when the release ships no workload for it, which the timeline says).
+   */
+  async as(ctx: ComponentContext, component: ReleaseComponent | 'cluster-operator simulator', release: Release, deadline: number): Promise<{ ctx: ComponentContext; who: string }> {
+    const cached = this.identities.get(component);
+    if (cached !== undefined) return cached;
+    const sa: ServiceAccountRef | undefined = component === 'cluster-operator simulator' ? { namespace: OPERATOR_SIMULATOR_IDENTITY.namespace, name: OPERATOR_SIMULATOR_IDENTITY.serviceAccount } : workloadServiceAccount(release.payload, COMPONENT_WORKLOADS[component]);
+    const direct = this.direct;
+    let out: { ctx: ComponentContext; who: string };
+    if (sa === undefined || direct === undefined) out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
+    else {
+      await waitForServiceAccount(direct, sa, deadline, shippedBindings(release.payload, sa), () => this.closed);
+      const path = await writeServiceAccountKubeconfig(direct, this.proxy?.url ?? '', sa, ctx.workDir, `kubeconfig-${component.replace(/\W+/g, '-')}`);
+      out = { ctx: { ...ctx, kubeconfigPath: path }, who: `as system:serviceaccount:${sa.namespace}:${sa.name}` };
+    }
+    this.identities.set(component, out);
+    return out;
   }
 
   /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated on all its MachineConfigs. */
   async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext, direct: KubeClient): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
     const { c, opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
-    const mcs = this.started('machine-config-server', await c.startMachineConfigServer(ctx, { apiserverUrl: this.proxy?.url ?? '' }));
-    await this.startMco(ctx, a.version);
-    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(ctx, { versions: {}, degraded: [], never: [] }));
+    const until = Date.now() + opts.timeoutSeconds * 1000;
+    const sim = await this.as(ctx, 'cluster-operator simulator', a, until);
+    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: [], never: [] }), sim.who);
     const progress = {
       runLevel: (level: string, state: 'started' | 'finished', version: string) => {
         this.emit({ t: this.t(), type: 'runlevel', level, state, version });
       },
     };
-    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress, asProcess: opts.faults.killCvoAt !== undefined }));
+    const cvoId = await this.as(ctx, 'cluster-version-operator', a, until);
+    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(cvoId.ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress, asProcess: opts.faults.killCvoAt !== undefined }), cvoId.who);
     this.startCvo = startCvo;
     this.cvo = await startCvo();
-    // machines boot while the CVO installs: they fetch their pool's config once the MCO has rendered it
+    // the MCO's pods start once the CVO has created their ServiceAccounts and RBAC; machines boot meanwhile and
+    // fetch their pool's config once the MCO has rendered it
     let nodesError: unknown;
     let nodes: RunningNodes | undefined;
-    this.machines = { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}) };
-    const booting = c
-      .startVirtualNodes(ctx, { ...this.machines, failBoot: [], drift: [] })
-      .then(
-        (n) => {
-          nodes = this.started('virtual nodes', n);
-        },
-        (e: unknown) => {
-          nodesError = e;
-        },
-      );
+    const failed = (e: unknown): void => {
+      nodesError ??= e;
+    };
+    void this.startMco(ctx, a.version, a, until).catch(failed);
+    const booting = (async () => {
+      const mcsId = await this.as(ctx, 'machine-config-server', a, until);
+      const mcs = this.started('machine-config-server', await c.startMachineConfigServer(mcsId.ctx, { apiserverUrl: this.proxy?.url ?? '' }), mcsId.who);
+      this.machines = { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}) };
+      const mcd = await this.as(ctx, 'machine-config-daemon', a, until);
+      nodes = this.started('virtual nodes', await c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: [], drift: [] }), `machine-config-daemon ${mcd.who}; kubelets as the admin`);
+    })().catch(failed);
     this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
-    const until = Date.now() + opts.timeoutSeconds * 1000;
     let unsettled: string[] = [];
     let lastSettleCheck = 0;
     for (;;) {
+      if (nodesError instanceof ServiceAccountMissing) throw new InstallStalled(`install of ${a.version} stalled: ${nodesError.message}`);
       if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
       if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`);
       await this.supervise(ctx);
@@ -366,21 +432,24 @@ class Session {
     const fail = this.opts.faults.nodeFailsBoot;
     if (fail.length === 0 || this.machines === undefined) return nodes;
     await nodes.stop();
-    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(ctx, { ...this.machines, failBoot: fail, drift: [] }));
+    const mcd = this.known('machine-config-daemon', ctx);
+    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: fail, drift: [] }), mcd.who);
     for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
     return again;
   }
   private mco: { version: string; operator: Running; controller: Running } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
-  async startMco(ctx: ComponentContext, releaseVersion: string): Promise<void> {
+  async startMco(ctx: ComponentContext, releaseVersion: string, release?: Release, deadline = Date.now() + this.opts.timeoutSeconds * 1000): Promise<void> {
+    const op = release !== undefined ? await this.as(ctx, 'machine-config-operator', release, deadline) : this.known('machine-config-operator', ctx);
+    const ctl = release !== undefined ? await this.as(ctx, 'machine-config-controller', release, deadline) : this.known('machine-config-controller', ctx);
     if (this.mco !== undefined) {
       await this.mco.operator.stop();
       await this.mco.controller.stop();
       this.emit({ t: this.t(), type: 'component', component: 'machine-config-operator', state: 'restarted', detail: `Deployment rolled out to ${releaseVersion}` });
     }
-    const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(ctx, { releaseVersion }));
-    const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctx, { releaseVersion }));
+    const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(op.ctx, { releaseVersion }), op.who);
+    const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctl.ctx, { releaseVersion }), ctl.who);
     this.mco = { version: releaseVersion, operator, controller };
     this.led.delete('machine-config-operator');
     this.led.delete('machine-config-controller');
@@ -417,7 +486,7 @@ class Session {
       } else if (m !== undefined) {
         const part = component === 'machine-config-operator' ? 'operator' : 'controller';
         await m[part].stop();
-        m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(ctx, { releaseVersion: m.version }) : await this.c.startMachineConfigController(ctx, { releaseVersion: m.version });
+        m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(this.ctxOf(component, ctx), { releaseVersion: m.version }) : await this.c.startMachineConfigController(this.ctxOf(component, ctx), { releaseVersion: m.version });
         this.stack.push(component, () => m[part].stop());
       }
       const why = exited.get(component) === true ? 'its process exited' : 'lost its Lease';
@@ -455,7 +524,8 @@ class Session {
     for (const n of opts.faults.degradedOperators) this.emit({ t: this.t(), type: 'fault', fault: `degraded-operator=${n}`, detail: `clusteroperator/${n} reports Degraded=True once the update reaches it` });
     for (const n of opts.faults.neverUpdates) this.emit({ t: this.t(), type: 'fault', fault: `operator-never-updates=${n}`, detail: `clusteroperator/${n} never reports ${b.version}` });
     await operators.stop();
-    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }));
+    const sim = this.known('cluster-operator simulator', ctx);
+    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }), sim.who);
   }
 
   /**
@@ -572,6 +642,7 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
     result = { report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }), events };
     if (opts.hold !== undefined && s.proxy !== undefined && s.kubeconfigPath !== undefined) await opts.hold(result.report, await s.heldKubeconfig(s.proxy, s.kubeconfigPath));
   } finally {
+    s.closed = true;
     if (result === undefined) emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     await s.stack.stopAll();
   }

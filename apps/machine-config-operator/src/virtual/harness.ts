@@ -43,6 +43,12 @@ export interface VirtualNodesOptions {
   /** Kubeconfig file, or give `client`. */
   readonly kubeconfig?: string;
   readonly client?: KubeClient;
+  /**
+   * The kubelets' credentials (Node registration and status), when they differ from the daemons' (the daemons then
+   * run with `kubeconfig`/`client`, e.g. the machine-config-daemon ServiceAccount): a kubeconfig file, or a client.
+   */
+  readonly kubeletKubeconfig?: string;
+  readonly kubeletClient?: KubeClient;
   readonly nodes: readonly VirtualNodeSpec[];
   /** machine-config-server base URL (`https://…:22623` or `http://…:22624`); absent: serve locally from the API. */
   readonly serverUrl?: string;
@@ -92,6 +98,12 @@ function localProvider(client: KubeClient, configs: MachineConfigCache): ConfigP
 export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<VirtualNodes> {
   const own = opts.client === undefined;
   const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon-virtual' });
+  const ownKubelet = opts.kubeletClient === undefined && opts.kubeletKubeconfig !== undefined;
+  const kubelet = opts.kubeletClient ?? (opts.kubeletKubeconfig !== undefined ? clientFrom(opts.kubeletKubeconfig, { userAgent: 'kubelet-virtual' }) : undefined);
+  const closeClients = async (): Promise<void> => {
+    if (own) await client.close();
+    if (ownKubelet) await kubelet?.close();
+  };
   const logger = opts.logger ?? nullLogger;
   const informer = new SharedNodeInformer(client, { logger });
   await informer.start();
@@ -111,6 +123,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
         pool: spec.pool ?? spec.role ?? 'worker',
         rootDir: join(opts.rootDir, spec.name),
         plumbing,
+        ...(kubelet !== undefined ? { kubelet } : {}),
         source: informer.source(spec.name),
         fetchConfig,
         rebootDurationMs: opts.rebootDurationMs ?? 0,
@@ -133,7 +146,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   } catch (e) {
     await Promise.all([...machines.values()].map((m) => m.stop()));
     await informer.stop();
-    if (own) await client.close();
+    await closeClients();
     throw e;
   }
   return {
@@ -142,7 +155,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     async stop() {
       await Promise.all([...machines.values()].map((m) => m.stop()));
       await informer.stop();
-      if (own) await client.close();
+      await closeClients();
     },
   };
 }

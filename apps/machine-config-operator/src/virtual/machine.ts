@@ -7,7 +7,7 @@
  */
 import { mkdirSync, promises as fs } from 'node:fs';
 import { SimulatedRpmOstree } from '@keelson/ostree';
-import { isNotFound, type Logger } from '@keelson/kube';
+import { isNotFound, type KubeClient, type Logger } from '@keelson/kube';
 import { type Node, type NodeCondition } from '@keelson/api';
 import { Nodes } from '../daemon/cluster.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
@@ -38,6 +38,12 @@ export interface VirtualMachineOptions {
   readonly pool: string;
   readonly rootDir: string;
   readonly plumbing: ClusterPlumbing;
+  /**
+   * The kubelet's API client (Node registration and `nodes/status`), when it has other credentials than the daemon
+   * (upstream: the kubelet's `system:node:<name>` identity vs the machine-config-daemon ServiceAccount); default:
+   * the daemon's client.
+   */
+  readonly kubelet?: KubeClient;
   readonly source: NodeSource;
   readonly fetchConfig: ConfigProvider;
   readonly rebootDurationMs: number;
@@ -170,7 +176,7 @@ export class VirtualMachine {
     const cond: NodeCondition = ready
       ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }
       : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'node is rebooting', lastHeartbeatTime: now, lastTransitionTime: now };
-    await this.#o.plumbing.client.resource(Nodes).patch(this.name, { status: { conditions: [cond] } }, { type: 'merge', status: true });
+    await (this.#o.kubelet ?? this.#o.plumbing.client).resource(Nodes).patch(this.name, { status: { conditions: [cond] } }, { type: 'merge', status: true });
   }
 
   async #ensureNode(): Promise<void> {
@@ -179,7 +185,7 @@ export class VirtualMachine {
   }
 
   async #registerNode(): Promise<void> {
-    const nodes = this.#o.plumbing.client.resource(Nodes);
+    const nodes = (this.#o.kubelet ?? this.#o.plumbing.client).resource(Nodes);
     try {
       await nodes.get(this.name);
     } catch (e) {

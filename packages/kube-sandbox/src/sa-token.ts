@@ -1,0 +1,189 @@
+/**
+ * ServiceAccount tokens as kube-apiserver issues and checks them: RS256-signed JWTs with the bound-token claims
+ * (`iss`, `aud`, `exp`, `iat`, `nbf`, `jti`, `sub` = `system:serviceaccount:<ns>:<name>`, `kubernetes.io.namespace`,
+ * `kubernetes.io.serviceaccount.{name,uid}`), minted by the TokenRequest subresource
+ * (`POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token`) and accepted only while the ServiceAccount with that
+ * uid still exists. Upstream: kubernetes `pkg/serviceaccount/jwt.go` (`JWTTokenGenerator`, `JWTTokenAuthenticator`),
+ * `pkg/serviceaccount/claims.go` (`Claims`, `validator.Validate`), `pkg/registry/core/serviceaccount/storage/token.go`
+ * (`TokenREST.Create`) and `pkg/apis/authentication/validation` (`ValidateTokenRequest`).
+ */
+import { createSign, createVerify, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import type { Cluster } from './cluster.js';
+import { badRequest, invalid, notFound, type FieldError } from './errors.js';
+import { serviceAccountUsername, type UserInfo } from './rbac.js';
+import type { KubeObject, ResourceType } from './types.js';
+import { isObject, nowTime } from './util.js';
+
+/** The issuer (and default API audience) of kube-apiserver without `--service-account-issuer` overrides in a cluster. */
+export const DEFAULT_ISSUER = 'https://kubernetes.default.svc';
+/** TokenRequest default and bounds (seconds). */
+const DEFAULT_EXPIRATION_SECONDS = 3600;
+const MIN_EXPIRATION_SECONDS = 600;
+const MAX_EXPIRATION_SECONDS = 2 ** 32;
+
+/** What a token names. */
+interface TokenClaims {
+  iss: string;
+  aud: string[];
+  exp: number;
+  iat: number;
+  nbf: number;
+  jti: string;
+  sub: string;
+  'kubernetes.io': { namespace: string; serviceaccount: { name: string; uid: string } };
+}
+
+const b64url = (b: Buffer | string): string => Buffer.from(b).toString('base64url');
+
+/** Outcome of checking a bearer token that looks like a JWT. */
+export type TokenCheck = { user: UserInfo } | { error: string } | undefined;
+
+/** Signs and checks the sandbox's ServiceAccount tokens (one key pair per sandbox, made when first needed). */
+export class ServiceAccountTokens {
+  private keys: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+  constructor(
+    private readonly cluster: Cluster,
+    readonly issuer = DEFAULT_ISSUER,
+  ) {}
+
+  private keyPair(): { privateKey: KeyObject; publicKey: KeyObject } {
+    this.keys ??= generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return this.keys;
+  }
+
+  private saType(): ResourceType | undefined {
+    return this.cluster.findType('', 'v1', 'serviceaccounts');
+  }
+
+  /** Mints a token for an existing ServiceAccount (404 when it does not exist). */
+  mint(
+    namespace: string,
+    name: string,
+    o: { audiences?: string[]; expirationSeconds?: number } = {},
+  ): { token: string; expirationTimestamp: string; audiences: string[] } {
+    const t = this.saType();
+    const sa = t ? this.cluster.peek(t, namespace, name) : undefined;
+    if (!sa) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + (o.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS);
+    const audiences = o.audiences && o.audiences.length > 0 ? o.audiences : [this.issuer];
+    const claims: TokenClaims = {
+      aud: audiences,
+      exp,
+      iat: now,
+      iss: this.issuer,
+      jti: randomUUID(),
+      'kubernetes.io': { namespace, serviceaccount: { name, uid: sa.metadata?.uid ?? '' } },
+      nbf: now,
+      sub: serviceAccountUsername(namespace, name),
+    };
+    const signingInput = `${b64url(JSON.stringify({ alg: 'RS256', kid: 'keelson-sandbox' }))}.${b64url(JSON.stringify(claims))}`;
+    const sig = createSign('RSA-SHA256').update(signingInput).sign(this.keyPair().privateKey);
+    return { token: `${signingInput}.${b64url(sig)}`, expirationTimestamp: nowTime(exp * 1000), audiences };
+  }
+
+  /**
+   * Checks a bearer token: undefined when it is not one of ours (not a JWT of this issuer), an error when it is ours
+   * but invalid (expired, wrong audience, ServiceAccount gone or recreated), else the user.
+   */
+  check(token: string): TokenCheck {
+    const parts = token.split('.');
+    if (parts.length !== 3 || this.keys === undefined) return undefined;
+    const [head = '', body = '', sig = ''] = parts;
+    let claims: Partial<TokenClaims>;
+    try {
+      claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<TokenClaims>;
+    } catch {
+      return undefined;
+    }
+    if (!isObject(claims) || claims.iss !== this.issuer) return undefined;
+    if (
+      !createVerify('RSA-SHA256').update(`${head}.${body}`).verify(this.keys.publicKey, Buffer.from(sig, 'base64url'))
+    )
+      return { error: 'invalid signature' };
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof claims.exp !== 'number' || now > claims.exp) return { error: 'service account token has expired' };
+    if (typeof claims.nbf === 'number' && now < claims.nbf) return { error: 'service account token is not valid yet' };
+    if (!Array.isArray(claims.aud) || !claims.aud.includes(this.issuer))
+      return { error: 'token audiences do not match the API server' };
+    return this.userOf(claims);
+  }
+
+  private userOf(claims: Partial<TokenClaims>): TokenCheck {
+    const k = claims['kubernetes.io'];
+    const ns = k?.namespace ?? '';
+    const name = k?.serviceaccount.name ?? '';
+    const t = this.saType();
+    const sa: KubeObject | undefined = t ? this.cluster.peek(t, ns, name) : undefined;
+    if (!sa || sa.metadata?.deletionTimestamp) return { error: `service account ${ns}/${name} has been deleted` };
+    if (sa.metadata?.uid !== k?.serviceaccount.uid)
+      return {
+        error: `service account UID (${k?.serviceaccount.uid ?? ''}) does not match claim (${sa.metadata?.uid ?? ''})`,
+      };
+    return {
+      user: {
+        name: serviceAccountUsername(ns, name),
+        uid: sa.metadata?.uid ?? '',
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`],
+        extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti ?? ''}`] },
+      },
+    };
+  }
+
+  /** `POST serviceaccounts/<name>/token`: validates the TokenRequest and answers it with the token (201). */
+  tokenRequest(namespace: string, name: string, body: unknown): { code: number; body: unknown } {
+    const req = isObject(body) ? body : {};
+    const meta = isObject(req['metadata']) ? req['metadata'] : {};
+    // the names in the URL and the body must agree (TokenREST.Create)
+    if (typeof meta['name'] === 'string' && meta['name'] !== '' && meta['name'] !== name)
+      throw badRequest('name in URL does not match name in TokenRequest body');
+    if (typeof meta['namespace'] === 'string' && meta['namespace'] !== '' && meta['namespace'] !== namespace)
+      throw badRequest('namespace in URL does not match namespace in TokenRequest body');
+    const spec = isObject(req['spec']) ? req['spec'] : {};
+    const exp = spec['expirationSeconds'] === undefined ? DEFAULT_EXPIRATION_SECONDS : spec['expirationSeconds'];
+    const errs: FieldError[] = [];
+    if (typeof exp !== 'number' || !Number.isInteger(exp))
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        value: exp,
+        detail: 'must be an integer',
+      });
+    else if (exp < MIN_EXPIRATION_SECONDS)
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        value: exp,
+        detail: 'may not specify a duration less than 10 minutes',
+      });
+    else if (exp > MAX_EXPIRATION_SECONDS)
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        value: exp,
+        detail: 'may not specify a duration larger than 2^32 seconds',
+      });
+    if (spec['boundObjectRef'] !== undefined && spec['boundObjectRef'] !== null)
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'spec.boundObjectRef',
+        value: spec['boundObjectRef'],
+        detail: 'bound tokens are not supported by the sandbox',
+      });
+    if (errs.length > 0) throw invalid('authentication.k8s.io', 'TokenRequest', name, errs);
+    const audiences = Array.isArray(spec['audiences'])
+      ? spec['audiences'].filter((a): a is string => typeof a === 'string')
+      : [];
+    const minted = this.mint(namespace, name, { audiences, expirationSeconds: exp as number });
+    return {
+      code: 201,
+      body: {
+        kind: 'TokenRequest',
+        apiVersion: 'authentication.k8s.io/v1',
+        metadata: { name, namespace, creationTimestamp: null },
+        spec: { audiences: minted.audiences, expirationSeconds: exp, boundObjectRef: null },
+        status: { token: minted.token, expirationTimestamp: minted.expirationTimestamp },
+      },
+    };
+  }
+}
