@@ -5,6 +5,7 @@ import type { MachineConfigCache, NodeSource, NodeWriter } from './cluster.js';
 import type { DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler, DaemonPhase } from './events.js';
 import type { Host } from './host.js';
+import type { DaemonMetrics } from './metrics.js';
 import type { OsDriver } from './os.js';
 import type { HostRoot } from './root.js';
 
@@ -28,10 +29,25 @@ export interface DaemonContext {
   readonly signal: AbortSignal;
   readonly onEvent?: DaemonEventHandler | undefined;
   readonly cluster?: ClusterAccess | undefined;
+  /** Prometheus metrics (`mcd_*`), when served. */
+  readonly metrics?: DaemonMetrics | undefined;
+  /** `--skip-reboot`: record the reboot but do not ask the host for it. */
+  readonly skipReboot?: boolean | undefined;
 }
 
 /** Emits a progress event (and logs it). */
 export function emit(ctx: DaemonContext, phase: DaemonPhase, config?: string, message?: string): void {
-  ctx.logger.info(`node ${phase}`, { node: ctx.nodeName, phase, ...(config ? { config } : {}), ...(message ? { detail: message } : {}) });
-  ctx.onEvent?.({ node: ctx.nodeName, phase, time: Date.now(), ...(config ? { config } : {}), ...(message ? { message } : {}) });
+  ctx.logger.info(`node ${phase}`, {
+    node: ctx.nodeName,
+    phase,
+    ...(config ? { config } : {}),
+    ...(message ? { detail: message } : {}),
+  });
+  ctx.onEvent?.({
+    node: ctx.nodeName,
+    phase,
+    time: Date.now(),
+    ...(config ? { config } : {}),
+    ...(message ? { message } : {}),
+  });
 }

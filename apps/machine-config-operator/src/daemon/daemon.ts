@@ -58,6 +58,7 @@ export class MachineConfigDaemon {
   #unsubscribe: (() => void) | undefined;
   #loop: Promise<void> = Promise.resolve();
   #stopped = false;
+  #waitLogged = false;
 
   constructor(ctx: DaemonContext, backoff: SyncBackoff = DEFAULT_SYNC_BACKOFF) {
     if (!ctx.cluster) throw new Error('MachineConfigDaemon needs cluster access (use runFirstboot without it)');
@@ -129,6 +130,8 @@ export class MachineConfigDaemon {
       ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig),
       reason,
     );
+    this.ctx.metrics?.setState(state, reason);
+    this.ctx.metrics?.setUpdateState(ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
     const node = this.#cluster.source.current();
     if (ann(node, NODE_ANNOTATIONS.state) === state && ann(node, NODE_ANNOTATIONS.reason) === reason) return;
     await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
@@ -137,6 +140,14 @@ export class MachineConfigDaemon {
   /** One sync of the node (syncNode). */
   async sync(): Promise<void> {
     const node = this.#cluster.source.current();
+    if (!node && !this.#waitLogged) {
+      // upstream's Daemon.Run waits for its node informer; the kubelet registers the Node later (watch wakes us)
+      this.#waitLogged = true;
+      this.ctx.logger.info('waiting for the node', {
+        node: this.ctx.nodeName,
+        for: `node "${this.ctx.nodeName}" does not exist yet`,
+      });
+    }
     if (!node || this.#rebooting) return;
     if (this.#booting) {
       await this.#checkStateOnFirstRun(node);
@@ -220,6 +231,8 @@ export class MachineConfigDaemon {
     };
     if (ann(node, NODE_ANNOTATIONS.postConfigAction) !== '') patch[NODE_ANNOTATIONS.postConfigAction] = '';
     await this.#cluster.writer.setAnnotations(patch);
+    this.ctx.metrics?.setState('Done', '');
+    this.ctx.metrics?.setUpdateState(config, '');
     killPoint('boot-after-done');
     await clearJournal(this.ctx.root);
     this.#cluster.writer.event(

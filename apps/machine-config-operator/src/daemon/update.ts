@@ -45,16 +45,26 @@ export interface UpdateOptions {
 const nameOf = (mc: MachineConfig): string => mc.metadata.name ?? '';
 
 /** Reconcilability + FIPS check + diff; throws {@link UnreconcilableError}. */
-export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, force: boolean): Promise<MachineConfigDiff> {
+export async function computeUpdateDiff(
+  ctx: DaemonContext,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  force: boolean,
+): Promise<MachineConfigDiff> {
   let diff: MachineConfigDiff;
   const policy = await ctx.cluster?.nodeDisruptionPolicy?.();
   try {
-    diff = diffMachineConfigs(toIgnitionMc(oldMc), toIgnitionMc(newMc), { forceFile: force, ...(policy ? { nodeDisruptionPolicy: policy } : {}) });
+    diff = diffMachineConfigs(toIgnitionMc(oldMc), toIgnitionMc(newMc), {
+      forceFile: force,
+      ...(policy ? { nodeDisruptionPolicy: policy } : {}),
+    });
   } catch (e) {
     if (e instanceof MachineConfigReconcileError && e.code === 'MC_UNRECONCILABLE') {
       const o = nameOf(oldMc);
       const n = nameOf(newMc);
-      throw new UnreconcilableError(`can't reconcile config ${o} with ${n}: configs ${o}, ${n} are not reconcilable: ${e.message}`);
+      throw new UnreconcilableError(
+        `can't reconcile config ${o} with ${n}: configs ${o}, ${n} are not reconcilable: ${e.message}`,
+      );
     }
     throw e;
   }
@@ -65,7 +75,14 @@ export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig
 }
 
 /** Writes files, units, stale-data removal and passwd of `to` over `from`. */
-async function applyFilesAndUsers(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, diff: MachineConfigDiff, force: boolean, firstboot: boolean): Promise<void> {
+async function applyFilesAndUsers(
+  ctx: DaemonContext,
+  from: MachineConfig,
+  to: MachineConfig,
+  diff: MachineConfigDiff,
+  force: boolean,
+  firstboot: boolean,
+): Promise<void> {
   const oldIgn = ignitionOf(from);
   const newIgn = ignitionOf(to);
   await writeFiles(ctx.root, ctx.host, newIgn.storage?.files ?? [], { skipCertificateWriterFiles: !firstboot });
@@ -95,18 +112,25 @@ async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConf
   if (osTouched) await ctx.os.cleanupPending();
 }
 
-const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
+const osChanged = (d: MachineConfigDiff): boolean =>
+  d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
 
 /** Sets `state=Working` unless the node is Degraded/Unreconcilable (it stays so while retrying). */
 async function markWorking(ctx: DaemonContext): Promise<void> {
   const c = ctx.cluster;
   if (!c) return;
   const state = c.source.current()?.metadata.annotations?.[NODE_ANNOTATIONS.state];
-  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working') await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
+  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working')
+    await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
   killPoint('after-state-working');
 }
 
-async function drainIfNeeded(ctx: DaemonContext, diff: MachineConfigDiff, target: string, firstboot: boolean): Promise<void> {
+async function drainIfNeeded(
+  ctx: DaemonContext,
+  diff: MachineConfigDiff,
+  target: string,
+  firstboot: boolean,
+): Promise<void> {
   const c = ctx.cluster;
   if (!c || firstboot) return;
   if (!diff.drainRequired || isSingleNodeTopology(c.source.current())) {
@@ -123,7 +147,12 @@ async function drainIfNeeded(ctx: DaemonContext, diff: MachineConfigDiff, target
  * Moves the host from `oldMc` to `newMc`. Returns after requesting the reboot, or after the reboot-less actions
  * (the caller then uncordons and reports Done).
  */
-export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, opts: UpdateOptions = {}): Promise<UpdateResult> {
+export async function update(
+  ctx: DaemonContext,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  opts: UpdateOptions = {},
+): Promise<UpdateResult> {
   const firstboot = opts.firstboot === true;
   const target = nameOf(newMc);
   killPoint('update-start');
@@ -133,7 +162,13 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
   await markWorking(ctx);
   const reboot = firstboot ? isRebootAction(diff.legacyActions) : isRebootAction(diff.nodeDisruptionActions);
   await drainIfNeeded(ctx, diff, target, firstboot);
-  if (!firstboot) await writeJournal(ctx.root, { from: nameOf(oldMc), to: target, phase: 'applying', bootId: await ctx.host.bootId() });
+  if (!firstboot)
+    await writeJournal(ctx.root, {
+      from: nameOf(oldMc),
+      to: target,
+      phase: 'applying',
+      bootId: await ctx.host.bootId(),
+    });
   killPoint('after-journal-written');
   emit(ctx, 'applying', target);
   let osTouched = false;
@@ -141,7 +176,10 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
     await applyFilesAndUsers(ctx, oldMc, newMc, diff, force, firstboot);
     if (osChanged(diff)) {
       osTouched = true;
-      await ctx.os.applyChanges(oldMc, newMc, { force });
+      await ctx.os.applyChanges(oldMc, newMc, { force }).catch((e: unknown) => {
+        ctx.metrics?.pivotErrors.inc();
+        throw e;
+      });
     }
     killPoint('after-os-changes');
     await atomicWrite(ctx.root.resolve(CURRENT_CONFIG_PATH), `${JSON.stringify(newMc)}\n`, { mode: 0o644 });
@@ -155,12 +193,24 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
   if (reboot) {
     if (force) await fs.rm(ctx.root.resolve(FORCE_FILE_PATH), { force: true });
     await opts.beforeReboot?.();
-    await rebootInto(ctx, nameOf(oldMc), target, firstboot ? `Completing firstboot provisioning to ${target}` : undefined);
+    await rebootInto(
+      ctx,
+      nameOf(oldMc),
+      target,
+      firstboot ? `Completing firstboot provisioning to ${target}` : undefined,
+    );
     return { rebooted: true, actions: ['Reboot'], diff };
   }
-  const actions = firstboot ? await runLegacyAction(ctx.host, diff.legacyActions) : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
+  const actions = firstboot
+    ? await runLegacyAction(ctx.host, diff.legacyActions)
+    : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
   killPoint('rebootless-after-actions');
-  if (ctx.cluster) ctx.cluster.writer.event('Normal', 'SkipReboot', `Config changes do not require reboot.${actions.length > 0 ? ` Service ${actions.join(', ')} was applied.` : ''}`);
+  if (ctx.cluster)
+    ctx.cluster.writer.event(
+      'Normal',
+      'SkipReboot',
+      `Config changes do not require reboot.${actions.length > 0 ? ` Service ${actions.join(', ')} was applied.` : ''}`,
+    );
   return { rebooted: false, actions, diff };
 }
 
@@ -174,5 +224,16 @@ export async function rebootInto(ctx: DaemonContext, from: string, target: strin
   }
   emit(ctx, 'rebooting', target);
   killPoint('before-reboot');
-  await ctx.host.reboot(rationale ?? `Node will reboot into config ${target}`);
+  if (ctx.skipReboot === true) {
+    // upstream's --skip-reboot (pkg/daemon/update.go reboot: `if dn.skipReboot { return nil }`): the host keeps
+    // running the old boot; whoever started the daemon reboots it
+    ctx.logger.info('skipping reboot (--skip-reboot)', { node: ctx.nodeName, config: target });
+    return;
+  }
+  try {
+    await ctx.host.reboot(rationale ?? `Node will reboot into config ${target}`);
+  } catch (e) {
+    ctx.metrics?.rebootsFailed.inc();
+    throw e;
+  }
 }
