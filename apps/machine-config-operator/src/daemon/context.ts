@@ -31,6 +31,8 @@ export interface DaemonContext {
   readonly cluster?: ClusterAccess | undefined;
   /** Prometheus metrics (`mcd_*`), when served. */
   readonly metrics?: DaemonMetrics | undefined;
+  /** Watch the current config's files and units while Done (default true). */
+  readonly driftMonitor?: boolean | undefined;
   /** `--skip-reboot`: record the reboot but do not ask the host for it. */
   readonly skipReboot?: boolean | undefined;
 }

@@ -12,6 +12,7 @@ import { killPoint } from './crash.js';
 import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, NODE_ANNOTATIONS_BAK_PATH, NODE_ANNOTATIONS_PATH } from './constants.js';
 import { DaemonStoppedError, performDrainRequest } from './drain.js';
 import { clearJournal, readJournal, type UpdateJournal } from './journal.js';
+import { ConfigDriftMonitor } from './drift-monitor.js';
 import { OnDiskValidationError, validateOnDiskState } from './on-disk-validation.js';
 import { UnreconcilableError, rebootInto, update } from './update.js';
 import { atomicWrite, exists } from './writer.js';
@@ -59,6 +60,7 @@ export class MachineConfigDaemon {
   #loop: Promise<void> = Promise.resolve();
   #stopped = false;
   #waitLogged = false;
+  #drift: ConfigDriftMonitor | undefined;
 
   constructor(ctx: DaemonContext, backoff: SyncBackoff = DEFAULT_SYNC_BACKOFF) {
     if (!ctx.cluster) throw new Error('MachineConfigDaemon needs cluster access (use runFirstboot without it)');
@@ -78,6 +80,7 @@ export class MachineConfigDaemon {
   /** Stops (waits for the sync in progress, which aborts at its next wait). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#drift?.stop();
     this.#unsubscribe?.();
     clearTimeout(this.#retryTimer);
     await this.#loop;
@@ -204,6 +207,9 @@ export class MachineConfigDaemon {
   }
 
   async #triggerUpdate(current: MachineConfig, desired: MachineConfig): Promise<void> {
+    // upstream stops the drift monitor before an update and starts it again once the node is Done
+    this.#drift?.stop();
+    this.#drift = undefined;
     const result = await update(this.ctx, current, desired);
     if (result.rebooted) {
       this.#rebooting = true;
@@ -241,6 +247,37 @@ export class MachineConfigDaemon {
       `Setting node ${this.ctx.nodeName}, currentConfig ${config} to Done`,
     );
     emit(this.ctx, 'done', config);
+    await this.#startDriftMonitor(config);
+  }
+
+  /** Watches the files and units of the config the node is Done on (see drift-monitor.ts). */
+  async #startDriftMonitor(config: string): Promise<void> {
+    this.#drift?.stop();
+    this.#drift = undefined;
+    if (this.ctx.driftMonitor === false || this.#stopped) return;
+    const mc = await this.#cluster.configs.get(config);
+    const monitor = new ConfigDriftMonitor({
+      root: this.ctx.root,
+      host: this.ctx.host,
+      mc,
+      logger: this.ctx.logger,
+      handlers: {
+        onDrift: (err) => {
+          // upstream Daemon.onConfigDrift: event ConfigDriftDetected, mcd_config_drift, node Degraded with the message
+          this.#cluster.writer.event('Warning', 'ConfigDriftDetected', err.message);
+          this.ctx.metrics?.configDrift.setToCurrentTime();
+          this.#updateErrorState(err).catch((e: unknown) => {
+            this.ctx.logger.error('could not report config drift', { error: (e as Error).message });
+          });
+        },
+        onRecovered: () => {
+          this.ctx.logger.info('config drift resolved', { node: this.ctx.nodeName, config });
+          this.kick();
+        },
+      },
+    });
+    this.#drift = monitor;
+    monitor.start();
   }
 
   /** First node annotations from node-annotations.json (first boot) or the on-disk currentconfig. */
