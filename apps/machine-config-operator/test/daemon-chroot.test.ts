@@ -348,6 +348,8 @@ describe.skipIf(!hasTool('ostree') || !hasTool('strace') || process.getuid?.() !
         kubeconfig,
         '--metrics-listen-address',
         '127.0.0.1:0',
+        // the DaemonSet passes --v=2
+        '--v=2',
       ];
       let d = traced('daemon-1', args);
       const d1 = d;
