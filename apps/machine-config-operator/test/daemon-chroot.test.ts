@@ -18,6 +18,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   symlinkSync,
@@ -207,12 +208,12 @@ describe.skipIf(!hasTool('ostree') || !hasTool('strace') || process.getuid?.() !
     let root: string;
     const children = new Set<ChildProcess>();
 
-    const traced = (name: string, args: string[]): Traced => {
+    const traced = (name: string, args: string[], extraEnv: Record<string, string> = {}): Traced => {
       const child = spawn(
         'strace',
         ['-f', '-qq', '-s', '4096', '-e', TRACE, '-o', join(env.dir, `${name}.trace`), process.execPath, BIN, ...args],
         {
-          env: { ...process.env, NODE_NAME: NODE },
+          env: { ...process.env, NODE_NAME: NODE, MCD_KILL_AT: '', ...extraEnv },
           stdio: ['ignore', 'ignore', 'pipe'],
         },
       );
@@ -232,9 +233,10 @@ describe.skipIf(!hasTool('ostree') || !hasTool('strace') || process.getuid?.() !
         }
       });
       const exit = new Promise<number | null>((r) =>
-        child.on('exit', (code) => {
+        child.on('exit', (code, signal) => {
           children.delete(child);
-          r(code);
+          // strace re-raises the signal that killed the daemon
+          r(code ?? (signal === 'SIGKILL' ? 137 : 128));
         }),
       );
       return { child, exit, lines };
@@ -419,5 +421,49 @@ describe.skipIf(!hasTool('ostree') || !hasTool('strace') || process.getuid?.() !
       await stop('daemon-2', d);
       expectConfined('daemon-2');
     }, 240_000);
+    it.each(['after-journal-written', 'file-temp-written@2', 'after-files-written', 'before-reboot'])(
+      'killed (SIGKILL) at %s inside the chroot path, restarted: converges, still confined',
+      async (point) => {
+        const tag = point.replace(/[^a-z0-9]/g, '-');
+        const name = `rendered-worker-k-${tag}`;
+        const parts: McParts = {
+          ...B,
+          files: { ...B.files, '/etc/foo': `foo-${point}\n`, '/etc/kill/point': `${point}\n` },
+        };
+        await createMc(env.client, machineConfig(name, parts));
+        const args = [
+          'start',
+          '--root-mount',
+          root,
+          '--kubeconfig',
+          kubeconfig,
+          '--metrics-listen-address',
+          '127.0.0.1:0',
+        ];
+        const reboots = (): number => standinLog().filter((l) => l.startsWith('systemd-run')).length;
+        const before = reboots();
+        await setDesired(env.client, NODE, name);
+        const killed = traced(`kill-${tag}`, args, { MCD_KILL_AT: point });
+        const timeout = new Promise<string>((r) => setTimeout(() => r('not killed within 60 s'), 60_000));
+        const how = await Promise.race([killed.exit, timeout]);
+        if (typeof how === 'string') killed.child.kill('SIGKILL');
+        expect(how, `kill point ${point} was not reached`).toBe(137);
+        expectConfined(`kill-${tag}`);
+        // restarted: finishes the update (or redoes the reboot that did not happen)
+        let d = traced(`resume-${tag}`, args);
+        await until(() => reboots() > before, 60_000, 'reboot requested after the restart');
+        await stop(`resume-${tag}`, d);
+        expectConfined(`resume-${tag}`);
+        expect(readFileSync(join(root, 'etc/foo'), 'utf8')).toBe(`foo-${point}\n`);
+        expect(readdirSync(join(root, 'etc')).filter((f) => f.startsWith('.foo'))).toEqual([]);
+        writeFileSync(join(root, 'proc/sys/kernel/random/boot_id'), `boot-${tag}\n`);
+        d = traced(`boot-${tag}`, args);
+        await untilDone(env.client, NODE, name, 60_000);
+        await stop(`boot-${tag}`, d);
+        expectConfined(`boot-${tag}`);
+        expect(existsSync(join(root, 'etc/machine-config-daemon/update-journal.json'))).toBe(false);
+      },
+      180_000,
+    );
   },
 );
