@@ -154,48 +154,76 @@ interface TraceReport {
 }
 
 /** Reads an strace -f log: which pids chrooted (and their children), what they wrote and exec'd. */
-function analyse(traceFile: string, root: string): TraceReport {
-  const chrooted = new Set<number>();
-  const report: TraceReport = { outside: [], outsideExec: [], insideExec: [], underRoot: 0 };
+interface Syscall {
+  readonly pid: number;
+  readonly call: string;
+  /** Arguments and result (an interrupted call's <unfinished ...> and resumed halves joined). */
+  readonly rest: string;
+  readonly ret: string | undefined;
+}
+
+/** The syscalls of an strace -f log, in order. */
+function parseTrace(traceFile: string): Syscall[] {
+  const out: Syscall[] = [];
   const pending = new Map<number, string>();
   for (const line of readFileSync(traceFile, 'utf8').split('\n')) {
     const m = /^(\d+)\s+(?:<\.\.\. )?(\w+)(?: resumed>|\()(.*)$/.exec(line);
     if (!m) continue;
     const pid = Number(m[1]);
-    const call = m[2] ?? '';
     if ((m[3] ?? '').endsWith('<unfinished ...>')) {
       pending.set(pid, m[3] ?? '');
       continue;
     }
-    // an interrupted call: its arguments are on the <unfinished ...> line, its result on the resumed one
     const rest = line.includes(' resumed>') ? `${pending.get(pid) ?? ''}${m[3] ?? ''}` : (m[3] ?? '');
     pending.delete(pid);
-    const ret = /\)\s+=\s+(-?\d+)/.exec(rest)?.[1];
-    if (/^(clone|clone3|fork|vfork)$/.test(call) && ret !== undefined && Number(ret) > 0 && chrooted.has(pid))
-      chrooted.add(Number(ret));
-    if (call === 'chroot' && ret === '0') chrooted.add(pid);
-    const paths = [...rest.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((x) => x[1] ?? '');
-    if (call === 'execve' && ret === '0') {
-      const exe = paths[0] ?? '';
-      if (chrooted.has(pid)) report.insideExec.push(exe);
-      else if (!/\/(node|chroot|strace)$/.test(exe)) report.outsideExec.push(exe);
-      continue;
-    }
-    if (chrooted.has(pid)) continue;
-    const writes = MUTATING.test(call) || (/^(openat|open)$/.test(call) && /O_(WRONLY|RDWR|CREAT|TRUNC)/.test(rest));
-    if (!writes) continue;
-    for (const p of paths.slice(
-      0,
-      call.startsWith('rename') || call.startsWith('link') || call.startsWith('symlink') ? 2 : 1,
-    )) {
-      if (p.startsWith(`${root}/`) || p === root) {
-        report.underRoot++;
-        continue;
-      }
-      if (p === '/dev/null' || p === '/dev/tty') continue;
-      report.outside.push(`${call} ${p}`);
-    }
+    out.push({ pid, call: m[2] ?? '', rest, ret: /\)\s+=\s+(-?\d+)/.exec(rest)?.[1] });
   }
+  return out;
+}
+
+/**
+ * Which syscalls ran inside the chroot: those of a pid after its successful chroot(), and all of its descendants'
+ * (forked after the chroot; strace -f may print a child's first calls before its parent's clone result, so the
+ * process tree is built in a first pass).
+ */
+function insideChroot(calls: readonly Syscall[]): (c: Syscall, index: number) => boolean {
+  const parent = new Map<number, number>();
+  const chrootAt = new Map<number, number>();
+  calls.forEach((c, i) => {
+    if (/^(clone|clone3|fork|vfork)$/.test(c.call) && c.ret !== undefined && Number(c.ret) > 0)
+      parent.set(Number(c.ret), c.pid);
+    if (c.call === 'chroot' && c.ret === '0' && !chrootAt.has(c.pid)) chrootAt.set(c.pid, i);
+  });
+  const descendsFromChroot = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined; p = parent.get(p)) if (chrootAt.has(p)) return true;
+    return false;
+  };
+  return (c, i) => ((chrootAt.get(c.pid) ?? Number.POSITIVE_INFINITY) < i ? true : descendsFromChroot(c.pid));
+}
+
+/** Reads an strace -f log: what processes outside the chroot wrote and exec'd, what ran inside. */
+function analyse(traceFile: string, root: string): TraceReport {
+  const report: TraceReport = { outside: [], outsideExec: [], insideExec: [], underRoot: 0 };
+  const calls = parseTrace(traceFile);
+  const inside = insideChroot(calls);
+  calls.forEach((c, i) => {
+    const paths = [...c.rest.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((x) => x[1] ?? '');
+    if (c.call === 'execve' && c.ret === '0') {
+      const exe = paths[0] ?? '';
+      if (inside(c, i)) report.insideExec.push(exe);
+      else if (!/\/(node|chroot|strace)$/.test(exe)) report.outsideExec.push(exe);
+      return;
+    }
+    if (inside(c, i)) return;
+    const writes =
+      MUTATING.test(c.call) || (/^(openat|open)$/.test(c.call) && /O_(WRONLY|RDWR|CREAT|TRUNC)/.test(c.rest));
+    if (!writes) return;
+    const named = c.call.startsWith('rename') || c.call.startsWith('link') || c.call.startsWith('symlink') ? 2 : 1;
+    for (const p of paths.slice(0, named)) {
+      if (p.startsWith(`${root}/`) || p === root) report.underRoot++;
+      else if (p !== '/dev/null' && p !== '/dev/tty') report.outside.push(`${c.call} ${p}`);
+    }
+  });
   return report;
 }
 
@@ -377,6 +405,20 @@ describe.skipIf(!hasTool('ostree') || !hasTool('strace') || process.getuid?.() !
       expect(standinLog()).toEqual(
         expect.arrayContaining(['systemctl enable hello.service other.service', 'rpm-ostree kargs --append=nosmt']),
       );
+      // upstream's OS update events on the Node
+      type EventList = { items: Array<{ reason?: string; message?: string; involvedObject?: { name?: string } }> };
+      const nodeEvents = async (): Promise<EventList['items']> =>
+        (await env.client.request<EventList>('GET', '/api/v1/namespaces/default/events')).items.filter(
+          (e) => e.involvedObject?.name === NODE,
+        );
+      await until(
+        async () => (await nodeEvents()).some((e) => e.reason === 'OSUpdateStaged'),
+        10_000,
+        'OSUpdateStaged event',
+      );
+      const events = { items: await nodeEvents() };
+      expect(events.items.find((e) => e.reason === 'OSUpdateStarted')?.message).toBe('Changing kernel arguments');
+      expect(events.items.find((e) => e.reason === 'OSUpdateStaged')?.message).toBe('Changes to OS staged');
       await stop('daemon-1', d);
       const first = expectConfined('daemon-1');
       expect(first.insideExec).toEqual(
