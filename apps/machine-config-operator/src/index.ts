@@ -14,6 +14,11 @@ export { OnDiskValidationError, validateOnDiskState } from './daemon/on-disk-val
 export { UnreconcilableError } from './daemon/update.js';
 export { DrainTimeoutError, DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from './daemon/drain.js';
 export { KILL_POINTS, type KillPoint } from './daemon/crash.js';
+export { ChrootHostExec, hostArgv, HOST_PATH, type HostExec } from './daemon/host-exec.js';
+export { DaemonMetrics, DEFAULT_METRICS_ADDRESS } from './daemon/metrics.js';
+export { runOnceFrom, readOnceFrom, OnceFromError } from './daemon/once-from.js';
+export { ConfigDriftMonitor, watchedPaths, type DriftHandlers } from './daemon/drift-monitor.js';
+export { PoolWaiter, PoolWaitAbortedError, poolWaitReason } from './virtual/pool-wait.js';
 export { startMachineConfigServer, SECURE_PORT, INSECURE_PORT, type MachineConfigServer, type MachineConfigServerOptions } from './server/server.js';
 export { buildServedConfig, ServeConfigError, type ServeInputs } from './server/serve-config.js';
 export { startVirtualNodes, type VirtualNodesOptions, type VirtualNodes, type VirtualNodeSpec, type VirtualNodeFaults } from './virtual/harness.js';

@@ -106,12 +106,30 @@ describe('daemon update flow on a virtual node', () => {
     expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.postConfigAction)).toBe('');
   });
 
+  it('config drift monitor: a hand edit while Done degrades the node within seconds (ConfigDriftDetected); fixing it recovers', async () => {
+    const t0 = Date.now();
+    const from = events.length;
+    writeFileSync(rootFile('/etc/foo'), 'edited while Done\n');
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Degraded', 5_000, 'Degraded by the drift monitor');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // upstream's drift reason: the validator's text without the "unexpected on-disk state" prefix
+    expect(events.slice(from).some((e) => e.phase === 'degraded' && e.message === 'content mismatch for file "/etc/foo"')).toBe(true);
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toContain('content mismatch for file "/etc/foo"');
+    writeFileSync(rootFile('/etc/foo'), 'foo-1\n');
+    const t1 = Date.now();
+    await untilDone(env.client, NODE, 'rendered-worker-d', 10_000);
+    expect(Date.now() - t1).toBeLessThan(5_000);
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe('');
+  }, 20_000);
+
   it('a file edited by hand degrades the node with the upstream message; fixing the file recovers', async () => {
     writeFileSync(rootFile('/etc/foo'), 'edited by an admin\n');
     await createMc(env.client, machineConfig('rendered-worker-e', { ...base, sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'], kernelArguments: ['nosmt'], files: { ...base.files, '/etc/bar': 'bar\n' } }));
     await setDesired(env.client, NODE, 'rendered-worker-e');
-    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Degraded', 20_000, 'Degraded');
-    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe('unexpected on-disk state validating against rendered-worker-d: content mismatch for file "/etc/foo"');
+    // the drift monitor reports the edit first (without the prefix); the update's preflight check then with it
+    const want = 'unexpected on-disk state validating against rendered-worker-d: content mismatch for file "/etc/foo"';
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)) === want, 20_000, 'preflight reason');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.state)).toBe('Degraded');
     writeFileSync(rootFile('/etc/foo'), 'foo-1\n');
     await untilDone(env.client, NODE, 'rendered-worker-e');
     expect(readFileSync(rootFile('/etc/bar'), 'utf8')).toBe('bar\n');
@@ -123,10 +141,9 @@ describe('daemon update flow on a virtual node', () => {
     const parts: McParts = { ...base, sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'], kernelArguments: ['nosmt'], files: { ...base.files, '/etc/bar': 'bar-2\n' } };
     await createMc(env.client, machineConfig('rendered-worker-f', parts));
     await setDesired(env.client, NODE, 'rendered-worker-f');
-    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.state)) === 'Degraded', 20_000, 'Degraded');
-    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)).toBe(
-      'unexpected on-disk state validating against rendered-worker-e: mode mismatch for file: "/etc/foo"; expected: -rw-r--r--/420/0644; received: -rw-------/384/0600',
-    );
+    const want = 'unexpected on-disk state validating against rendered-worker-e: mode mismatch for file: "/etc/foo"; expected: -rw-r--r--/420/0644; received: -rw-------/384/0600';
+    await until(async () => (await annotation(env.client, NODE, NODE_ANNOTATIONS.reason)) === want, 20_000, 'preflight reason');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.state)).toBe('Degraded');
     const reboots = machine().reboots;
     writeFileSync(rootFile('/run/machine-config-daemon-force'), '');
     await untilDone(env.client, NODE, 'rendered-worker-f');

@@ -40,6 +40,17 @@ describe('manifests/', () => {
     const cm = docs.find(({ obj }) => obj.kind === 'ConfigMap')?.obj;
     expect(Object.keys(cm?.data ?? {}).sort()).toEqual(['baseOSContainerImage', 'baseOSExtensionsContainerImage', 'releaseVersion']);
   });
+  it('run the daemon as the chroot path needs: privileged, hostPID, the host / at /rootfs, --root-mount=/rootfs', () => {
+    const ds = docs.find(({ obj }) => obj.kind === 'DaemonSet' && obj.metadata.name === 'machine-config-daemon')?.obj;
+    const pod = (ds?.spec?.['template'] as { spec: Record<string, unknown> }).spec;
+    expect(pod['hostPID']).toBe(true);
+    const c = (pod['containers'] as Array<{ args: string[]; securityContext: { privileged: boolean }; volumeMounts: Array<{ name: string; mountPath: string }> }>)[0];
+    expect(c?.securityContext.privileged).toBe(true);
+    expect(c?.args).toContain('--root-mount=/rootfs');
+    const mount = c?.volumeMounts.find((m) => m.mountPath === '/rootfs');
+    const vol = (pod['volumes'] as Array<{ name: string; hostPath?: { path: string } }>).find((v) => v.name === mount?.name);
+    expect(vol?.hostPath?.path).toBe('/');
+  });
   it('are accepted by the API server in file order', async () => {
     for (const { file, obj } of docs) {
       if (obj.metadata.name === 'openshift-machine-config-operator' && obj.kind === 'Namespace') continue; // created by the test cluster

@@ -4,17 +4,22 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createLogger, onShutdown } from '@keelson/kube';
-import { startMachineConfigDaemon } from '../daemon/start.js';
+import { parseListenAddress, startMachineConfigDaemon } from '../daemon/start.js';
+import type { DaemonContext } from '../daemon/context.js';
+import { DEFAULT_METRICS_ADDRESS } from '../daemon/metrics.js';
+import { runOnceFrom } from '../daemon/once-from.js';
 import { runFirstboot } from '../daemon/firstboot.js';
 import { CommandHost } from '../daemon/host.js';
 import { RpmOstreeOs } from '../daemon/os.js';
-import { HostRoot } from '../daemon/root.js';
+import { ChrootHostExec } from '../daemon/host-exec.js';
 import { DEFAULT_DRAIN_TIMEOUTS } from '../daemon/drain.js';
 import { startVirtualNodes } from '../virtual/harness.js';
 import { parseCount, parseDuration, UsageError } from './args.js';
 
 const USAGE = `Usage:
-  machine-config-daemon start [--node-name NAME] [--root-mount DIR] [--kubeconfig FILE]
+  machine-config-daemon start [--node-name NAME] [--root-mount DIR] [--kubeconfig FILE] [--skip-reboot]
+                              [--metrics-listen-address 127.0.0.1:8797]
+  machine-config-daemon start --once-from FILE [--root-mount DIR] [--skip-reboot]
   machine-config-daemon start --virtual-nodes N --kubeconfig FILE [--pool worker] [--reboot-duration 30s]
                               [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--first-index I] [--zones a,b,c]
   machine-config-daemon firstboot-complete-machineconfig [--root-mount DIR]`;
@@ -37,8 +42,16 @@ async function start(argv: string[]): Promise<void> {
       'name-prefix': { type: 'string' },
       'first-index': { type: 'string', default: '0' },
       zones: { type: 'string' },
+      'skip-reboot': { type: 'boolean', default: false },
+      'once-from': { type: 'string' },
+      'metrics-listen-address': { type: 'string', default: DEFAULT_METRICS_ADDRESS },
+      v: { type: 'string' },
     },
   });
+  if (values['once-from'] !== undefined) {
+    await onceFrom(values['once-from'], values['root-mount'], values['skip-reboot']);
+    return;
+  }
   const kubeconfig = values.kubeconfig ?? process.env['KUBECONFIG'];
   if (values['virtual-nodes'] !== undefined) {
     const n = parseCount('virtual-nodes', values['virtual-nodes']);
@@ -46,7 +59,12 @@ async function start(argv: string[]): Promise<void> {
     const prefix = values['name-prefix'] ?? `virtual-${pool}-`;
     const zones = (values.zones ?? '').split(',').filter((z) => z !== '');
     const first = parseCount('first-index', values['first-index']);
-    const nodes = Array.from({ length: n }, (_, i) => ({ name: `${prefix}${first + i}`, role: pool, pool, ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}) }));
+    const nodes = Array.from({ length: n }, (_, i) => ({
+      name: `${prefix}${first + i}`,
+      role: pool,
+      pool,
+      ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}),
+    }));
     // the handler is installed first: a SIGTERM during startup still stops cleanly
     const running: { stop?: () => Promise<void> } = {};
     onShutdown(async () => running.stop?.(), { logger: log });
@@ -67,23 +85,56 @@ async function start(argv: string[]): Promise<void> {
     return;
   }
   const nodeName = values['node-name'] ?? process.env['NODE_NAME'] ?? hostname();
-  const d = await startMachineConfigDaemon({ nodeName, rootMount: values['root-mount'], ...(kubeconfig !== undefined ? { kubeconfig } : {}), logger: log, drainTimeouts: DEFAULT_DRAIN_TIMEOUTS });
-  log.info('daemon started', { node: nodeName, root: values['root-mount'] });
+  let metrics: { host: string; port: number };
+  try {
+    metrics = parseListenAddress(values['metrics-listen-address']);
+  } catch (e) {
+    throw new UsageError(`--metrics-listen-address: ${(e as Error).message}\n${USAGE}`);
+  }
+  const d = await startMachineConfigDaemon({
+    nodeName,
+    rootMount: values['root-mount'],
+    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+    logger: log,
+    drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
+    metrics,
+    skipReboot: values['skip-reboot'],
+  });
+  log.info('daemon started', {
+    node: nodeName,
+    root: values['root-mount'],
+    hostExec: values['root-mount'] === '/' ? 'direct' : 'chroot',
+    metricsUrl: d.metricsUrl,
+  });
   onShutdown(() => d.stop(), { logger: log });
 }
 
-async function firstboot(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } } });
-  const ctx = {
+/** A context without cluster access (firstboot, --once-from): host commands through the root's HostExec. */
+function hostContext(rootMount: string, skipReboot = false): DaemonContext {
+  const exec = new ChrootHostExec(rootMount);
+  return {
     nodeName: hostname(),
-    root: new HostRoot(values['root-mount']),
-    host: new CommandHost(),
-    os: new RpmOstreeOs(),
+    root: exec.root,
+    host: new CommandHost(exec),
+    os: new RpmOstreeOs(exec.runner),
     logger: log,
     drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
     signal: new AbortController().signal,
+    skipReboot,
   };
-  const r = await runFirstboot(ctx);
+}
+
+async function onceFrom(file: string, rootMount: string, skipReboot: boolean): Promise<void> {
+  const r = await runOnceFrom(hostContext(rootMount, skipReboot), file);
+  log.info('once-from finished', { file, config: r.config, rebooted: r.rebooted && !skipReboot, actions: r.actions });
+}
+
+async function firstboot(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } },
+  });
+  const r = await runFirstboot(hostContext(values['root-mount']));
   log.info('firstboot finished', { skipped: r.skipped, rebooted: r.rebooted, config: r.config });
 }
 

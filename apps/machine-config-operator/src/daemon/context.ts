@@ -5,6 +5,7 @@ import type { MachineConfigCache, NodeSource, NodeWriter } from './cluster.js';
 import type { DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler, DaemonPhase } from './events.js';
 import type { Host } from './host.js';
+import type { DaemonMetrics } from './metrics.js';
 import type { OsDriver } from './os.js';
 import type { HostRoot } from './root.js';
 
@@ -28,6 +29,12 @@ export interface DaemonContext {
   readonly signal: AbortSignal;
   readonly onEvent?: DaemonEventHandler | undefined;
   readonly cluster?: ClusterAccess | undefined;
+  /** Prometheus metrics (`mcd_*`), when served. */
+  readonly metrics?: DaemonMetrics | undefined;
+  /** Watch the current config's files and units while Done (default true). */
+  readonly driftMonitor?: boolean | undefined;
+  /** `--skip-reboot`: record the reboot but do not ask the host for it. */
+  readonly skipReboot?: boolean | undefined;
 }
 
 /** Emits a progress event (and logs it). */

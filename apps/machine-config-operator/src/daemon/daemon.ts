@@ -12,6 +12,7 @@ import { killPoint } from './crash.js';
 import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, NODE_ANNOTATIONS_BAK_PATH, NODE_ANNOTATIONS_PATH } from './constants.js';
 import { DaemonStoppedError, performDrainRequest } from './drain.js';
 import { clearJournal, readJournal, type UpdateJournal } from './journal.js';
+import { ConfigDriftMonitor } from './drift-monitor.js';
 import { OnDiskValidationError, validateOnDiskState } from './on-disk-validation.js';
 import { UnreconcilableError, rebootInto, update } from './update.js';
 import { atomicWrite, exists } from './writer.js';
@@ -59,6 +60,8 @@ export class MachineConfigDaemon {
   #unsubscribe: (() => void) | undefined;
   #loop: Promise<void> = Promise.resolve();
   #stopped = false;
+  #waitLogged = false;
+  #drift: ConfigDriftMonitor | undefined;
 
   constructor(ctx: DaemonContext, backoff: SyncBackoff = DEFAULT_SYNC_BACKOFF) {
     if (!ctx.cluster) throw new Error('MachineConfigDaemon needs cluster access (use runFirstboot without it)');
@@ -105,6 +108,7 @@ export class MachineConfigDaemon {
   /** Stops (waits for the sync in progress, which aborts at its next wait). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#drift?.stop();
     this.#unsubscribe?.();
     clearTimeout(this.#retryTimer);
     await this.#loop;
@@ -152,6 +156,8 @@ export class MachineConfigDaemon {
     const state = unreconcilable ? 'Unreconcilable' : 'Degraded';
     this.ctx.logger.error('update failed', { node: this.ctx.nodeName, state, error: reason });
     emit(this.ctx, unreconcilable ? 'unreconcilable' : 'degraded', ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
+    this.ctx.metrics?.setState(state, reason);
+    this.ctx.metrics?.setUpdateState(ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
     const node = this.#cluster.source.current();
     if (ann(node, NODE_ANNOTATIONS.state) === state && ann(node, NODE_ANNOTATIONS.reason) === reason) return;
     await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
@@ -160,6 +166,11 @@ export class MachineConfigDaemon {
   /** One sync of the node (syncNode). */
   async sync(): Promise<void> {
     const node = this.#cluster.source.current();
+    if (!node && !this.#waitLogged) {
+      // upstream's Daemon.Run waits for its node informer; the kubelet registers the Node later (the watch wakes us)
+      this.#waitLogged = true;
+      this.ctx.logger.info('waiting for the node', { node: this.ctx.nodeName, for: `node "${this.ctx.nodeName}" does not exist yet` });
+    }
     if (!node || this.#rebooting) return;
     if (this.#booting) {
       await this.#checkStateOnFirstRun(node);
@@ -204,6 +215,9 @@ export class MachineConfigDaemon {
   }
 
   async #triggerUpdate(current: MachineConfig, desired: MachineConfig): Promise<void> {
+    // upstream stops the drift monitor before an update and starts it again once the node is Done
+    this.#drift?.stop();
+    this.#drift = undefined;
     const result = await update(this.ctx, current, desired);
     if (result.rebooted) {
       this.#rebooting = true;
@@ -224,10 +238,43 @@ export class MachineConfigDaemon {
     };
     if (ann(node, NODE_ANNOTATIONS.postConfigAction) !== '') patch[NODE_ANNOTATIONS.postConfigAction] = '';
     await this.#cluster.writer.setAnnotations(patch);
+    this.ctx.metrics?.setState('Done', '');
+    this.ctx.metrics?.setUpdateState(config, '');
     killPoint('boot-after-done');
     await clearJournal(this.ctx.root);
     this.#cluster.writer.event('Normal', 'NodeDone', `Setting node ${this.ctx.nodeName}, currentConfig ${config} to Done`);
     emit(this.ctx, 'done', config);
+    await this.#startDriftMonitor(config);
+  }
+
+  /** Watches the files and units of the config the node is Done on (see drift-monitor.ts). */
+  async #startDriftMonitor(config: string): Promise<void> {
+    this.#drift?.stop();
+    this.#drift = undefined;
+    if (this.ctx.driftMonitor === false || this.#stopped) return;
+    const mc = await this.#cluster.configs.get(config);
+    const monitor = new ConfigDriftMonitor({
+      root: this.ctx.root,
+      host: this.ctx.host,
+      mc,
+      logger: this.ctx.logger,
+      handlers: {
+        onDrift: (err) => {
+          // upstream Daemon.onConfigDrift: event ConfigDriftDetected, mcd_config_drift, node Degraded with the message
+          this.#cluster.writer.event('Warning', 'ConfigDriftDetected', err.message);
+          this.ctx.metrics?.configDrift.setToCurrentTime();
+          this.#updateErrorState(err).catch((e: unknown) => {
+            this.ctx.logger.error('could not report config drift', { error: (e as Error).message });
+          });
+        },
+        onRecovered: () => {
+          this.ctx.logger.info('config drift resolved', { node: this.ctx.nodeName, config });
+          this.kick();
+        },
+      },
+    });
+    this.#drift = monitor;
+    monitor.start();
   }
 
   /** First node annotations from node-annotations.json (first boot) or the on-disk currentconfig. */
@@ -237,7 +284,15 @@ export class MachineConfigDaemon {
     if (initial && typeof initial === 'object') return this.#cluster.writer.setAnnotations(initial);
     const onDisk = await readOnDiskConfig(this.ctx);
     const name = onDisk?.metadata.name;
-    if (name) return this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.currentConfig]: name, [NODE_ANNOTATIONS.state]: 'Done' });
+    if (name) {
+      // Upstream (pkg/daemon/daemon.go loadNodeAnnotations) sets only currentConfig here. A node carrying
+      // currentConfig without desiredConfig is never Done for the node controller (isNodeDone needs both), so it
+      // counts as unavailable for good and, with maxUnavailable of them, no node of the pool is ever targeted: a
+      // machine re-registering after its Node object was lost (a new cluster over the same virtual roots) kept
+      // the pool UPDATING forever. desiredConfig = the on-disk config makes it a Done node the controller retargets.
+      this.ctx.logger.info('setting initial node config based on current configuration on disk', { node: this.ctx.nodeName, config: name });
+      return this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.currentConfig]: name, [NODE_ANNOTATIONS.desiredConfig]: name, [NODE_ANNOTATIONS.state]: 'Done' });
+    }
     throw new Error(`node ${this.ctx.nodeName} has no ${NODE_ANNOTATIONS.currentConfig} annotation and no ${NODE_ANNOTATIONS_PATH} or ${CURRENT_CONFIG_PATH} to take it from`);
   }
 

@@ -4,15 +4,10 @@
  * `VirtualHost` (src/virtual/host.ts). Files go through the root directory (see root.ts), the OS through an
  * OsDriver (os.ts).
  */
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { ChrootHostExec, type HostCommandResult, type HostExec } from './host-exec.js';
 
-/** Result of one host command. */
-export interface HostCommandResult {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { HostCommandResult } from './host-exec.js';
 
 /** Host effects the daemon needs. */
 export interface Host {
@@ -44,51 +39,57 @@ export class HostCommandError extends Error {
   }
 }
 
-function run(argv: readonly string[]): Promise<HostCommandResult> {
-  const [cmd, ...args] = argv;
-  return new Promise((resolve) => {
-    execFile(cmd ?? 'true', args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127;
-      resolve({ exitCode: code, stdout, stderr: stderr || (err && code === 127 ? err.message : '') });
-    });
-  });
-}
-
-async function mustRun(argv: readonly string[]): Promise<HostCommandResult> {
-  const r = await run(argv);
-  if (r.exitCode !== 0) throw new HostCommandError(argv, r);
-  return r;
-}
-
-/** The real host: runs systemctl, usermod, update-ca-trust and systemd-run. */
+/**
+ * The real host: systemctl, usermod, update-ca-trust, rpm and systemd-run through one {@link HostExec} (inside the
+ * host root), /proc read under the root (the host's /proc once chrooted, as upstream reads it after its chroot).
+ */
 export class CommandHost implements Host {
+  readonly exec: HostExec;
+  constructor(exec: HostExec = new ChrootHostExec('/')) {
+    this.exec = exec;
+  }
+  async #mustRun(argv: readonly string[]): Promise<HostCommandResult> {
+    const r = await this.exec.run(argv);
+    if (r.exitCode !== 0) throw new HostCommandError(argv, r);
+    return r;
+  }
   async systemctl(args: readonly string[]): Promise<HostCommandResult> {
-    return run(['systemctl', ...args]);
+    return this.exec.run(['systemctl', ...args]);
   }
   async setPasswordHash(user: string, hash: string): Promise<void> {
-    await mustRun(['usermod', '-p', hash, user]);
+    await this.#mustRun(['usermod', '-p', hash, user]);
   }
   async updateCaTrust(): Promise<void> {
-    await mustRun(['update-ca-trust']);
+    await this.#mustRun(['update-ca-trust']);
   }
   async fipsEnabled(): Promise<boolean> {
     try {
-      return (await readFile('/proc/sys/crypto/fips_enabled', 'utf8')).trim() === '1';
+      return (await readFile(this.exec.root.resolve('/proc/sys/crypto/fips_enabled'), 'utf8')).trim() === '1';
     } catch {
       return false;
     }
   }
   async rpmOwned(path: string): Promise<boolean> {
-    return (await run(['rpm', '-qf', path])).exitCode === 0;
+    return (await this.exec.run(['rpm', '-qf', path])).exitCode === 0;
   }
   async bootId(): Promise<string> {
-    return (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+    return (await readFile(this.exec.root.resolve('/proc/sys/kernel/random/boot_id'), 'utf8')).trim();
   }
   async reboot(rationale: string): Promise<void> {
-    const r = await run([
-      'systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', `machine-config-daemon: ${rationale}`,
-      '-p', 'Requires=ostree-finalize-staged.service', '-p', 'After=ostree-finalize-staged.service',
-      '/bin/sh', '-c', 'systemctl reboot',
+    // upstream pkg/daemon/update.go reboot(): a transient unit ordered after ostree-finalize-staged
+    const r = await this.exec.run([
+      'systemd-run',
+      '--unit',
+      'machine-config-daemon-reboot',
+      '--description',
+      `machine-config-daemon: ${rationale}`,
+      '-p',
+      'Requires=ostree-finalize-staged.service',
+      '-p',
+      'After=ostree-finalize-staged.service',
+      '/bin/sh',
+      '-c',
+      'systemctl reboot',
     ]);
     if (r.exitCode !== 0) throw new Error('reboot command failed, something is seriously wrong');
   }

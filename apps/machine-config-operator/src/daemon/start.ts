@@ -3,7 +3,17 @@
  * policies) around a host root, a `Host` and an OS driver. Used by the real `machine-config-daemon start` and by
  * each virtual node.
  */
-import { EventRecorder, KubeClient, MachineConfigurations, isNotFound, nullLogger, type Logger } from '@keelson/kube';
+import {
+  EventRecorder,
+  KubeClient,
+  MachineConfigurations,
+  Registry,
+  isNotFound,
+  nullLogger,
+  startHealthServer,
+  type HealthServer,
+  type Logger,
+} from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
 import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
@@ -14,15 +24,19 @@ import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler } from './events.js';
 import { CommandHost, type Host } from './host.js';
 import { RpmOstreeOs, type OsDriver } from './os.js';
-import { HostRoot } from './root.js';
+import { ChrootHostExec } from './host-exec.js';
+import { DaemonMetrics } from './metrics.js';
+import type { HostRoot } from './root.js';
 
 function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionAction {
   switch (a.type) {
     case 'Reload':
-      if (!a.reload) throw new Error(`MachineConfiguration cluster: ${where}: a Reload action needs reload.serviceName`);
+      if (!a.reload)
+        throw new Error(`MachineConfiguration cluster: ${where}: a Reload action needs reload.serviceName`);
       return { type: 'Reload', reload: { serviceName: a.reload.serviceName } };
     case 'Restart':
-      if (!a.restart) throw new Error(`MachineConfiguration cluster: ${where}: a Restart action needs restart.serviceName`);
+      if (!a.restart)
+        throw new Error(`MachineConfiguration cluster: ${where}: a Restart action needs restart.serviceName`);
       return { type: 'Restart', restart: { serviceName: a.restart.serviceName } };
     default:
       return { type: a.type };
@@ -32,8 +46,10 @@ function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionActio
 /** The API's node disruption policy as @keelson/ignition's (Reload/Restart must name their service). */
 export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPolicy {
   const out: NodeDisruptionPolicy = {};
-  if (p.files) out.files = p.files.map((f) => ({ path: f.path, actions: f.actions.map((a) => toAction(a, `file ${f.path}`)) }));
-  if (p.units) out.units = p.units.map((u) => ({ name: u.name, actions: u.actions.map((a) => toAction(a, `unit ${u.name}`)) }));
+  if (p.files)
+    out.files = p.files.map((f) => ({ path: f.path, actions: f.actions.map((a) => toAction(a, `file ${f.path}`)) }));
+  if (p.units)
+    out.units = p.units.map((u) => ({ name: u.name, actions: u.actions.map((a) => toAction(a, `unit ${u.name}`)) }));
   if (p.sshkey) out.sshkey = { actions: p.sshkey.actions.map((a) => toAction(a, 'sshkey')) };
   return out;
 }
@@ -78,7 +94,7 @@ export interface StartDaemonOptions {
   /** Kubeconfig path; default KUBECONFIG / in-cluster. */
   readonly kubeconfig?: string;
   readonly client?: KubeClient;
-  /** Host root (`--root-mount`, default `/`). */
+  /** Host root (`--root-mount`, default `/`); any other root is entered with `chroot` for every host command. */
   readonly rootMount?: string;
   /** OS driver (default: the real `rpm-ostree`). */
   readonly os?: OsDriver;
@@ -88,12 +104,39 @@ export interface StartDaemonOptions {
   readonly onEvent?: DaemonEventHandler;
   readonly drainTimeouts?: DrainTimeouts;
   readonly syncBackoff?: SyncBackoff;
+  /** `/metrics` + `/healthz` listener (the bin's default is {@link DEFAULT_METRICS_ADDRESS}, upstream's); absent/false: none. */
+  readonly metrics?: { readonly host: string; readonly port: number } | false;
+  /** `--skip-reboot`. */
+  readonly skipReboot?: boolean;
 }
 
 /** A running daemon. */
 export interface RunningDaemon {
   readonly daemon: MachineConfigDaemon;
+  /** Base URL of `/metrics` and `/healthz` (undefined with `metrics: false`). */
+  readonly metricsUrl: string | undefined;
   stop(): Promise<void>;
+}
+
+/** Parses `HOST:PORT` (`--metrics-listen-address`, default `DEFAULT_METRICS_ADDRESS` of metrics.ts). */
+export function parseListenAddress(v: string): { host: string; port: number } {
+  const i = v.lastIndexOf(':');
+  const port = Number(v.slice(i + 1));
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid listen address ${JSON.stringify(v)}: expected HOST:PORT`);
+  return { host: v.slice(0, i).replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port };
+}
+
+async function startMetrics(
+  opts: StartDaemonOptions,
+  root: HostRoot,
+): Promise<{ metrics?: DaemonMetrics; server?: HealthServer }> {
+  if (opts.metrics === undefined || opts.metrics === false) return {};
+  const registry = new Registry();
+  const metrics = new DaemonMetrics(registry);
+  await metrics.readHostOS(root);
+  const server = await startHealthServer({ registry, host: opts.metrics.host, port: opts.metrics.port });
+  return { metrics, server };
 }
 
 /** Starts the daemon of one (real) node. */
@@ -103,26 +146,36 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
   const logger = opts.logger ?? nullLogger;
   const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
   await nodes.start();
-  const plumbing: ClusterPlumbing = { client, configs: new MachineConfigCache(client), events: new EventRecorder(client, { component: 'machineconfigdaemon', host: opts.nodeName, logger }) };
+  const plumbing: ClusterPlumbing = {
+    client,
+    configs: new MachineConfigCache(client),
+    events: new EventRecorder(client, { component: 'machineconfigdaemon', host: opts.nodeName, logger }),
+  };
   const abort = new AbortController();
+  const exec = new ChrootHostExec(opts.rootMount ?? '/');
+  const served = await startMetrics(opts, exec.root);
   const ctx: DaemonContext = {
     nodeName: opts.nodeName,
-    root: new HostRoot(opts.rootMount ?? '/'),
-    host: opts.host ?? new CommandHost(),
-    os: opts.os ?? new RpmOstreeOs(),
+    root: exec.root,
+    host: opts.host ?? new CommandHost(exec),
+    os: opts.os ?? new RpmOstreeOs(exec.runner),
     logger,
     drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
     signal: abort.signal,
     onEvent: opts.onEvent,
     cluster: clusterAccessFor(plumbing, opts.nodeName, nodes.source(opts.nodeName)),
+    metrics: served.metrics,
+    skipReboot: opts.skipReboot === true,
   };
   const daemon = new MachineConfigDaemon(ctx, opts.syncBackoff ?? DEFAULT_SYNC_BACKOFF);
   daemon.start();
   return {
     daemon,
+    metricsUrl: served.server?.url,
     async stop() {
       abort.abort();
       await daemon.stop();
+      await served.server?.close();
       await nodes.stop();
       if (own) await client.close();
     },

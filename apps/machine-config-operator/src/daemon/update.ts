@@ -110,6 +110,16 @@ async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConf
 
 const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
 
+/** The OS changes of a diff in upstream's words (update.go machineConfigDiff.osChangesString). */
+export function osChangesString(d: MachineConfigDiff): string {
+  const out: string[] = [];
+  if (d.changes.osUpdate) out.push('Upgrading OS');
+  if (d.changes.extensions) out.push('Installing extensions');
+  if (d.changes.kernelType) out.push('Changing kernel type');
+  if (d.changes.kargs) out.push('Changing kernel arguments');
+  return out.join('; ');
+}
+
 /** Sets `state=Working` unless the node is Degraded/Unreconcilable (it stays so while retrying). */
 async function markWorking(ctx: DaemonContext): Promise<void> {
   const c = ctx.cluster;
@@ -154,7 +164,13 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
     await applyFilesAndUsers(ctx, oldMc, newMc, diff, force, firstboot);
     if (osChanged(diff)) {
       osTouched = true;
-      await ctx.os.applyChanges(oldMc, newMc, { force });
+      // upstream pkg/daemon/update.go applyOSChanges: OSUpdateStarted (osChangesString) … OSUpdateStaged
+      ctx.cluster?.writer.event('Normal', 'OSUpdateStarted', osChangesString(diff));
+      await ctx.os.applyChanges(oldMc, newMc, { force }).catch((e: unknown) => {
+        ctx.metrics?.pivotErrors.inc();
+        throw e;
+      });
+      ctx.cluster?.writer.event('Normal', 'OSUpdateStaged', 'Changes to OS staged');
     }
     killPoint('after-os-changes');
     await atomicWrite(ctx.root.resolve(CURRENT_CONFIG_PATH), `${JSON.stringify(newMc)}\n`, { mode: 0o644 });
@@ -188,5 +204,16 @@ export async function rebootInto(ctx: DaemonContext, from: string, target: strin
   }
   emit(ctx, 'rebooting', target);
   killPoint('before-reboot');
-  await ctx.host.reboot(rationale ?? `Node will reboot into config ${target}`);
+  if (ctx.skipReboot === true) {
+    // upstream's --skip-reboot (pkg/daemon/update.go reboot: `if dn.skipReboot { return nil }`): the host keeps
+    // running the old boot; whoever started the daemon reboots it
+    ctx.logger.info('skipping reboot (--skip-reboot)', { node: ctx.nodeName, config: target });
+    return;
+  }
+  try {
+    await ctx.host.reboot(rationale ?? `Node will reboot into config ${target}`);
+  } catch (e) {
+    ctx.metrics?.rebootsFailed.inc();
+    throw e;
+  }
 }

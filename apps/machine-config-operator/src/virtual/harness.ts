@@ -5,7 +5,7 @@
  * rendered config read through the API and served locally with the same code as the MCS.
  */
 import { join } from 'node:path';
-import { EventRecorder, KubeClient, MachineConfigPools, nullLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, KubeClient, nullLogger, type Logger } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
 import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
@@ -13,9 +13,9 @@ import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
 import type { DaemonEventHandler } from '../daemon/events.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
 import { buildServedConfig } from '../server/serve-config.js';
-import { servedConfigName } from '../server/source.js';
 import { fetchIgnition } from './fetch-ignition.js';
 import { VirtualMachine, type ConfigProvider } from './machine.js';
+import { PoolWaiter } from './pool-wait.js';
 
 /** One virtual node. */
 export interface VirtualNodeSpec {
@@ -86,10 +86,9 @@ function labelsOf(spec: VirtualNodeSpec): Record<string, string> {
   };
 }
 
-function localProvider(client: KubeClient, configs: MachineConfigCache): ConfigProvider {
-  return async (pool) => {
-    const p = await client.resource(MachineConfigPools).get(pool);
-    const mc = await configs.get(servedConfigName(p));
+function localProvider(pools: PoolWaiter, configs: MachineConfigCache): ConfigProvider {
+  return async (pool, signal) => {
+    const mc = await configs.get(await pools.renderedConfig(pool, signal));
     return buildServedConfig({ mc, version: '3.5.0' });
   };
 }
@@ -109,10 +108,22 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   await informer.start();
   const configs = new MachineConfigCache(client);
   const stats = { writes: 0 };
-  const plumbing: ClusterPlumbing = { client, configs, stats, events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }) };
+  const plumbing: ClusterPlumbing = {
+    client,
+    configs,
+    stats,
+    events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
+  };
   const serverUrl = opts.serverUrl;
+  const pools = serverUrl === undefined ? new PoolWaiter(client, logger) : undefined;
   const fetchConfig: ConfigProvider =
-    serverUrl !== undefined ? (pool, signal) => fetchIgnition(serverUrl, pool, { signal, ...(opts.serverCA !== undefined ? { ca: opts.serverCA } : {}) }) : localProvider(client, configs);
+    pools === undefined
+      ? (pool, signal) =>
+          fetchIgnition(serverUrl ?? '', pool, {
+            signal,
+            ...(opts.serverCA !== undefined ? { ca: opts.serverCA } : {}),
+          })
+      : localProvider(pools, configs);
   const machines = new Map<string, VirtualMachine>();
   for (const spec of opts.nodes) {
     machines.set(
@@ -145,6 +156,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     await Promise.all(workers);
   } catch (e) {
     await Promise.all([...machines.values()].map((m) => m.stop()));
+    await pools?.stop();
     await informer.stop();
     await closeClients();
     throw e;
@@ -154,6 +166,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     apiRequests: () => configs.gets + stats.writes,
     async stop() {
       await Promise.all([...machines.values()].map((m) => m.stop()));
+      await pools?.stop();
       await informer.stop();
       await closeClients();
     },
