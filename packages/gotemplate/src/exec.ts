@@ -370,7 +370,7 @@ export class State {
       case 'dot':
         return this.validateType(dot, t);
       case 'nil':
-        if (t === 'any') return null;
+        if (t === 'any' || (typeof t === 'object' && t.nilable === true)) return null;
         this.errorf(`cannot assign nil to ${t === 'value' ? 'reflect.Value' : goType(t)}`);
       // falls through (errorf throws)
       case 'field':
@@ -391,6 +391,11 @@ export class State {
   }
 
   private evalLiteral(n: Extract<ArgNode, { t: 'bool' | 'number' | 'string' }>, t: ParamType): unknown {
+    if (typeof t === 'object') {
+      const v = n.t === 'bool' ? n.value : n.t === 'string' ? n.text : this.idealConstant(n);
+      if (!t.accepts(v)) this.errorf(`can't handle ${nodeString(n)} for arg of type ${t.goType}`);
+      return v;
+    }
     switch (t) {
       case 'bool':
         if (n.t === 'bool') return n.value;
@@ -418,10 +423,14 @@ export class State {
   private validateType(value: unknown, t: ParamType): unknown {
     if (t === 'value') return value === MISSING ? undefined : value;
     if (value === undefined || value === MISSING) {
-      if (t === 'any') return null;
+      if (t === 'any' || (typeof t === 'object' && t.nilable === true)) return null;
       this.errorf(`invalid value; expected ${goType(t)}`);
     }
     if (t === 'any') return value;
+    if (typeof t === 'object') {
+      if (!t.accepts(value)) this.errorf(`wrong type for value; expected ${t.goType}; got ${typeName(value)}`);
+      return value;
+    }
     const k = kindOf(value);
     const ok = (t === 'string' && k === 'string') || (t === 'bool' && k === 'bool') || (t === 'int' && k === 'int') || (t === 'float' && k === 'float');
     if (!ok) this.errorf(`wrong type for value; expected ${goType(t)}; got ${typeName(value)}`);
@@ -462,6 +471,7 @@ export class State {
 }
 
 function goType(t: ParamType): string {
+  if (typeof t === 'object') return t.goType;
   return t === 'any' ? 'interface {}' : t === 'float' ? 'float64' : t === 'value' ? 'reflect.Value' : t;
 }
 

@@ -5,7 +5,15 @@
 import { formatValue, sprint, sprintf, sprintln } from './fmt.js';
 import { GoFloat, GoFuncError, GoNil, GoUint, isTrue, kindOf, mapGet, typeName, type GoFunc } from './value.js';
 
-export type ParamType = 'any' | 'value' | 'string' | 'int' | 'bool' | 'float';
+/** A parameter of a Go type the executor cannot know: `accepts` decides assignability, `goType` names it in errors. */
+export interface GoParamType {
+  goType: string;
+  accepts: (v: unknown) => boolean;
+  /** A nil pointer, slice, map or interface type accepts an invalid value as its zero (`null`). */
+  nilable?: boolean;
+}
+
+export type ParamType = 'any' | 'value' | 'string' | 'int' | 'bool' | 'float' | GoParamType;
 
 /** A template function with Go's signature: fixed parameter types, an optional variadic tail. */
 export interface FuncSpec {

@@ -5,14 +5,19 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Controller, ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, type ReconcileResult } from '@keelson/kube';
+import { Controller, ControllerConfigs, defineResource, isAlreadyExists, isConflict, isNotFound, MachineConfigs, type KubeObject, type ReconcileResult } from '@keelson/kube';
 import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { generateTemplateMachineConfigs, loadTemplateTree, type TemplateTree } from './generate.js';
+import { generateTemplateMachineConfigs, loadTemplateTree, TemplateError, type TemplateInputs, type TemplateTree } from './generate.js';
 import { completedByVersion, computeTemplateStatus } from './status.js';
 import { semanticEqual } from '../../common/semantic.js';
+
+type SecretObject = KubeObject & { type?: string; data?: Record<string, string> };
+type APIServerObject = KubeObject & NonNullable<TemplateInputs['apiServer']>;
+const Secrets = defineResource<SecretObject>({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
+const APIServers = defineResource<APIServerObject>({ group: 'config.openshift.io', version: 'v1', kind: 'APIServer', plural: 'apiservers', namespaced: false });
 
 /** The default template set shipped in this package (`src/templates`), found from the running module. */
 export function defaultTemplatesDir(): string {
@@ -78,14 +83,35 @@ export class TemplateController {
     }
     let mcs: MachineConfig[];
     try {
+      const inputs = await this.inputs(cc);
       this.tree ??= loadTemplateTree(this.templatesDir);
-      mcs = generateTemplateMachineConfigs(this.tree, cc, this.controllerVersion);
+      mcs = generateTemplateMachineConfigs(this.tree, cc, this.controllerVersion, inputs);
     } catch (e) {
       await this.writeStatus(cc, { state: 'failing', error: (e as Error).message });
       throw e;
     }
     await this.applyGenerated(mcs);
     return (await this.writeStatus(cc, { state: 'completed' })) === undefined ? { requeueAfterMs: 100 } : undefined;
+  }
+
+  /**
+   * What upstream's syncControllerConfig reads besides the ControllerConfig: the pull secret it names (type
+   * kubernetes.io/dockerconfigjson, key .dockerconfigjson) and the APIServer `cluster` (absent: Intermediate TLS).
+   */
+  private async inputs(cc: ControllerConfig): Promise<TemplateInputs> {
+    const out: TemplateInputs = {};
+    const ref = (cc.spec as { pullSecret?: { namespace?: string; name?: string } | null }).pullSecret;
+    if (ref) {
+      const secret = await this.ctx.client.resource(Secrets).get(ref.name ?? '', ref.namespace ?? '');
+      if (secret.type !== 'kubernetes.io/dockerconfigjson') throw new TemplateError(`expected secret type kubernetes.io/dockerconfigjson found ${secret.type ?? ''}`, `secret ${ref.namespace ?? ''}/${ref.name ?? ''}`);
+      out.pullSecret = Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8');
+    }
+    try {
+      out.apiServer = await this.ctx.client.resource(APIServers).get('cluster');
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    return out;
   }
 
   /** Creates each generated MC, or overwrites it when its content was changed by someone else. */
