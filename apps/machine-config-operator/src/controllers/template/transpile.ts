@@ -18,15 +18,22 @@ export class TranspileError extends Error {
   }
 }
 
-/** vincent-petithory/dataurl EscapeString: every byte but A–Z a–z 0–9 - _ . ! ~ * ' ( ) as %XX. */
+/**
+ * vincent-petithory/dataurl EscapeString: every byte but A–Z a–z 0–9 - _ . ! ~ * ' ( ) as %XX (upper-case hex).
+ * encodeURIComponent keeps exactly that set and escapes UTF-8 bytes the same way; a lone surrogate (not UTF-8)
+ * falls back to the byte loop.
+ */
 export function dataURLEscape(s: string): string {
-  let out = '';
-  for (const b of Buffer.from(s, 'utf8')) {
-    const c = String.fromCharCode(b);
-    out += /[A-Za-z0-9\-_.!~*'()]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  try {
+    return encodeURIComponent(s);
+  } catch {
+    let out = '';
+    for (const b of Buffer.from(s, 'utf8')) out += UNRESERVED.has(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    return out;
   }
-  return out;
 }
+
+const UNRESERVED = new Set([...Buffer.from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")]);
 
 /** encoding/json's case-insensitive field match. */
 function get(o: Json, key: string): unknown {
