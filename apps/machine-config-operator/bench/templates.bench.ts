@@ -10,7 +10,12 @@ import type { ControllerConfig } from '../src/common/api-types.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
 import { generateTemplateMachineConfigs, loadTemplateTree } from '../src/controllers/template/generate.js';
 
-const cc = { metadata: { name: 'machine-config-controller', uid: 'u' }, ...(parseYaml(readFileSync(join(import.meta.dirname, '../test/data/upstream-template/controller_config_baremetal.yaml'), 'utf8')) as object) } as ControllerConfig;
+const cc = {
+  metadata: { name: 'machine-config-controller', uid: 'u' },
+  ...(parseYaml(
+    readFileSync(join(import.meta.dirname, '../test/data/upstream-template/controller_config_baremetal.yaml'), 'utf8'),
+  ) as object),
+} as ControllerConfig;
 const warmTree = loadTemplateTree(defaultTemplatesDir());
 generateTemplateMachineConfigs(warmTree, cc, 'v', { pullSecret: '{"auths":{}}' });
 

@@ -10,37 +10,70 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
-import { generateTemplateMachineConfigs, loadTemplateTree, platformDirs, renderTemplateText } from '../src/controllers/template/generate.js';
+import {
+  generateTemplateMachineConfigs,
+  loadTemplateTree,
+  platformDirs,
+  renderTemplateText,
+} from '../src/controllers/template/generate.js';
 import { renderConfig } from '../src/controllers/template/render-config.js';
 import { dataURLEscape } from '../src/controllers/template/transpile.js';
 
 const dataDir = join(import.meta.dirname, 'data', 'upstream-template');
-const fixtures = readdirSync(dataDir).filter((f) => f.endsWith('.yaml')).sort();
+const fixtures = readdirSync(dataDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const tree = loadTemplateTree(defaultTemplatesDir());
-const load = (f: string): ControllerConfig => ({ metadata: { name: 'machine-config-controller', uid: 'uid-1' }, ...(parseYaml(readFileSync(join(dataDir, f), 'utf8')) as object) }) as ControllerConfig;
-type Ign = { storage?: { files?: Array<{ path: string; contents: { source?: string }; mode?: number }> }; systemd?: { units?: Array<{ name: string }> } };
+const load = (f: string): ControllerConfig =>
+  ({
+    metadata: { name: 'machine-config-controller', uid: 'uid-1' },
+    ...(parseYaml(readFileSync(join(dataDir, f), 'utf8')) as object),
+  }) as ControllerConfig;
+type Ign = {
+  storage?: { files?: Array<{ path: string; contents: { source?: string }; mode?: number }> };
+  systemd?: { units?: Array<{ name: string }> };
+};
 const ign = (mc: { spec?: unknown }): Ign => ((mc.spec as { config?: Ign } | undefined)?.config ?? {}) as Ign;
-const hasFile = (mcs: Array<{ spec?: unknown }>, path: string): boolean => mcs.some((m) => (ign(m).storage?.files ?? []).some((f) => f.path === path));
-const hasUnit = (mcs: Array<{ spec?: unknown }>, name: string): boolean => mcs.some((m) => (ign(m).systemd?.units ?? []).some((u) => u.name === name));
-const role = (m: { metadata: { labels?: Record<string, string> } }): string => m.metadata.labels?.['machineconfiguration.openshift.io/role'] ?? '';
+const hasFile = (mcs: Array<{ spec?: unknown }>, path: string): boolean =>
+  mcs.some((m) => (ign(m).storage?.files ?? []).some((f) => f.path === path));
+const hasUnit = (mcs: Array<{ spec?: unknown }>, name: string): boolean =>
+  mcs.some((m) => (ign(m).systemd?.units ?? []).some((u) => u.name === name));
+const role = (m: { metadata: { labels?: Record<string, string> } }): string =>
+  m.metadata.labels?.['machineconfiguration.openshift.io/role'] ?? '';
 
 describe('TestGenerateMachineConfigs: every upstream fixture through the whole tree', () => {
   it.each(fixtures)('%s', (f) => {
     const cc = load(f);
     const mcs = generateTemplateMachineConfigs(tree, cc, 'dummy', { pullSecret: '{"dummy":"dummy"}' });
-    const arbiter = (cc.spec.infra?.status as { controlPlaneTopology?: string } | undefined)?.controlPlaneTopology === 'HighlyAvailableArbiter';
+    const arbiter =
+      (cc.spec.infra?.status as { controlPlaneTopology?: string } | undefined)?.controlPlaneTopology ===
+      'HighlyAvailableArbiter';
     const roles = arbiter ? ['arbiter', 'master', 'worker'] : ['master', 'worker'];
-    expect(mcs.map((m) => m.metadata.name)).toEqual(roles.flatMap((r) => [`00-${r}`, `01-${r}-container-runtime`, `01-${r}-kubelet`]).sort());
+    expect(mcs.map((m) => m.metadata.name)).toEqual(
+      roles.flatMap((r) => [`00-${r}`, `01-${r}-container-runtime`, `01-${r}-kubelet`]).sort(),
+    );
     for (const m of mcs) {
       expect(role(m)).not.toBe('');
-      expect(m.metadata.annotations).toEqual({ 'machineconfiguration.openshift.io/generated-by-controller-version': 'dummy' });
-      expect(m.metadata.ownerReferences).toEqual([{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'ControllerConfig', name: 'machine-config-controller', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+      expect(m.metadata.annotations).toEqual({
+        'machineconfiguration.openshift.io/generated-by-controller-version': 'dummy',
+      });
+      expect(m.metadata.ownerReferences).toEqual([
+        {
+          apiVersion: 'machineconfiguration.openshift.io/v1',
+          kind: 'ControllerConfig',
+          name: 'machine-config-controller',
+          uid: 'uid-1',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]);
     }
     for (const r of ['master', 'worker']) {
       const mine = mcs.filter((m) => role(m) === r);
       expect(hasFile(mine, '/var/lib/kubelet/config.json')).toBe(true);
       expect(hasUnit(mine, 'kubelet.service')).toBe(true);
-      const mtu = hasFile(mine, '/usr/local/bin/mtu-migration.sh') || hasFile(mine, '/etc/systemd/system/mtu-migration.service');
+      const mtu =
+        hasFile(mine, '/usr/local/bin/mtu-migration.sh') || hasFile(mine, '/etc/systemd/system/mtu-migration.service');
       expect(mtu).toBe(f === 'controller_config_mtu_migration.yaml');
     }
     if (cc.spec.networkType !== 'OpenShiftSDN') expect(hasFile(mcs, '/etc/sysctl.d/forward.conf')).toBe(false);
@@ -59,38 +92,106 @@ describe('TestInvalidPlatform', () => {
     expect(() => generateTemplateMachineConfigs(tree, cc, 'dummy', { pullSecret: '{}' })).not.toThrow();
     expect(platformDirs(cc)).toEqual(['_base', 'none']);
     status.platformStatus.type = '_base';
-    expect(() => generateTemplateMachineConfigs(tree, cc, 'dummy', { pullSecret: '{}' })).toThrow('failed to create MachineConfig for role master: platform _base unsupported');
+    expect(() => generateTemplateMachineConfigs(tree, cc, 'dummy', { pullSecret: '{}' })).toThrow(
+      'failed to create MachineConfig for role master: platform _base unsupported',
+    );
   });
 });
 
-const withPlatform = (type: string): ReturnType<typeof renderConfig> => renderConfig({ infra: { status: { platform: type, platformStatus: { type } } } } as ControllerConfig['spec'], '{"dummy":"dummy"}', 'dummy', []);
+const withPlatform = (type: string): ReturnType<typeof renderConfig> =>
+  renderConfig(
+    { infra: { status: { platform: type, platformStatus: { type } } } } as ControllerConfig['spec'],
+    '{"dummy":"dummy"}',
+    'dummy',
+    [],
+  );
 
 describe('template functions (TestCloudProvider, TestCredentialProviderConfigFlag, TestSkipMissing)', () => {
   it.each([
-    ['AWS', 'external'], ['OpenStack', 'external'], ['Azure', 'external'], ['GCP', 'external'], ['VSphere', 'external'], ['PowerVS', 'external'],
-    ['Nutanix', 'external'], ['BareMetal', ''], ['Libvirt', ''], ['KubeVirt', ''], ['Kubevirt', 'external'], ['None', ''],
-  ])('cloudProvider %s', (p, want) => expect(renderTemplateText(withPlatform(p), 'x', '{{cloudProvider .}}')).toBe(want));
+    ['AWS', 'external'],
+    ['OpenStack', 'external'],
+    ['Azure', 'external'],
+    ['GCP', 'external'],
+    ['VSphere', 'external'],
+    ['PowerVS', 'external'],
+    ['Nutanix', 'external'],
+    ['BareMetal', ''],
+    ['Libvirt', ''],
+    ['KubeVirt', ''],
+    ['Kubevirt', 'external'],
+    ['None', ''],
+  ])('cloudProvider %s', (p, want) =>
+    expect(renderTemplateText(withPlatform(p), 'x', '{{cloudProvider .}}')).toBe(want),
+  );
 
-  const flags = (file: string): string => `--image-credential-provider-bin-dir=/usr/libexec/kubelet-image-credential-provider-plugins --image-credential-provider-config=/etc/kubernetes/credential-providers/${file}`;
+  const flags = (file: string): string =>
+    `--image-credential-provider-bin-dir=/usr/libexec/kubelet-image-credential-provider-plugins --image-credential-provider-config=/etc/kubernetes/credential-providers/${file}`;
   it.each([
-    ['AWS', flags('ecr-credential-provider.yaml')], ['Azure', flags('acr-credential-provider.yaml')], ['GCP', flags('gcr-credential-provider.yaml')], ['VSphere', ''], ['OpenStack', ''], ['BareMetal', ''],
-  ])('credentialProviderConfigFlag %s', (p, want) => expect(renderTemplateText(withPlatform(p), 'x', '{{credentialProviderConfigFlag .}}')).toBe(want));
+    ['AWS', flags('ecr-credential-provider.yaml')],
+    ['Azure', flags('acr-credential-provider.yaml')],
+    ['GCP', flags('gcr-credential-provider.yaml')],
+    ['VSphere', ''],
+    ['OpenStack', ''],
+    ['BareMetal', ''],
+  ])('credentialProviderConfigFlag %s', (p, want) =>
+    expect(renderTemplateText(withPlatform(p), 'x', '{{credentialProviderConfigFlag .}}')).toBe(want),
+  );
 
-  it.each([['', true, ''], ['2two', true, ''], ['test index', true, ''], ['index', false, '{{.index}}']])('skip %j', (key, err, want) => {
+  it.each([
+    ['', true, ''],
+    ['2two', true, ''],
+    ['test index', true, ''],
+    ['index', false, '{{.index}}'],
+  ])('skip %j', (key, err, want) => {
     const run = (): string => renderTemplateText(withPlatform('None'), 'x', `{{skip "${key}"}}`);
     if (err) expect(run).toThrow('error calling skip: invalid key for skipKey');
     else expect(run()).toBe(want);
   });
 
   it('toString, indent, urlHost/urlPort, join, onPrem IPs, Go errors', () => {
-    const rc = renderConfig({ additionalTrustBundle: Buffer.from('A\nB').toString('base64'), infra: { status: { platformStatus: { type: 'BareMetal', baremetal: { apiServerInternalIPs: ['10.0.0.1', 'fd00::1'], ingressIPs: [] } } } } } as unknown as ControllerConfig['spec'], '', '', []);
+    const rc = renderConfig(
+      {
+        additionalTrustBundle: Buffer.from('A\nB').toString('base64'),
+        infra: {
+          status: {
+            platformStatus: {
+              type: 'BareMetal',
+              baremetal: { apiServerInternalIPs: ['10.0.0.1', 'fd00::1'], ingressIPs: [] },
+            },
+          },
+        },
+      } as unknown as ControllerConfig['spec'],
+      '',
+      '',
+      [],
+    );
     expect(renderTemplateText(rc, 'x', '{{.AdditionalTrustBundle | toString | indent 4}}')).toBe('    A\n    B');
-    expect(renderTemplateText(rc, 'x', '{{urlHost "https://[fd00::1]:6443/x"}} {{urlPort "https://api:6443"}} {{urlPort "http://a"}} {{urlHost "https://api.example.com"}}')).toBe('fd00::1 6443 80 api.example.com');
-    expect(renderTemplateText(rc, 'x', '{{join (onPremPlatformAPIServerInternalIPs .) ","}} {{onPremPlatformAPIServerInternalIP .}} {{onPremPlatformShortName .}}')).toBe('10.0.0.1,fd00::1 10.0.0.1 kni');
-    expect(() => renderTemplateText(rc, 'f.yaml', 'x\n {{onPremPlatformIngressIP .}}')).toThrow('failed to execute template: template: f.yaml:2:3: executing "f.yaml" at <onPremPlatformIngres...>: error calling onPremPlatformIngressIP: runtime error: index out of range [0] with length 0');
-    expect(() => renderTemplateText(rc, 'f.yaml', '{{.Proxy.HTTPProxy}}')).toThrow('template: f.yaml:1:8: executing "f.yaml" at <.Proxy.HTTPProxy>: nil pointer evaluating *v1.ProxyStatus.HTTPProxy');
-    expect(renderTemplateText(rc, 'x', '{{if .Proxy}}p{{else}}no proxy{{end}} {{if and .Proxy .Proxy.HTTPProxy}}x{{end}}')).toBe('no proxy ');
-    expect(() => renderTemplateText(rc, 'x', '{{urlPort "ftp://a"}}')).toThrow('error calling urlPort: unknown scheme in ftp://a');
+    expect(
+      renderTemplateText(
+        rc,
+        'x',
+        '{{urlHost "https://[fd00::1]:6443/x"}} {{urlPort "https://api:6443"}} {{urlPort "http://a"}} {{urlHost "https://api.example.com"}}',
+      ),
+    ).toBe('fd00::1 6443 80 api.example.com');
+    expect(
+      renderTemplateText(
+        rc,
+        'x',
+        '{{join (onPremPlatformAPIServerInternalIPs .) ","}} {{onPremPlatformAPIServerInternalIP .}} {{onPremPlatformShortName .}}',
+      ),
+    ).toBe('10.0.0.1,fd00::1 10.0.0.1 kni');
+    expect(() => renderTemplateText(rc, 'f.yaml', 'x\n {{onPremPlatformIngressIP .}}')).toThrow(
+      'failed to execute template: template: f.yaml:2:3: executing "f.yaml" at <onPremPlatformIngres...>: error calling onPremPlatformIngressIP: runtime error: index out of range [0] with length 0',
+    );
+    expect(() => renderTemplateText(rc, 'f.yaml', '{{.Proxy.HTTPProxy}}')).toThrow(
+      'template: f.yaml:1:8: executing "f.yaml" at <.Proxy.HTTPProxy>: nil pointer evaluating *v1.ProxyStatus.HTTPProxy',
+    );
+    expect(
+      renderTemplateText(rc, 'x', '{{if .Proxy}}p{{else}}no proxy{{end}} {{if and .Proxy .Proxy.HTTPProxy}}x{{end}}'),
+    ).toBe('no proxy ');
+    expect(() => renderTemplateText(rc, 'x', '{{urlPort "ftp://a"}}')).toThrow(
+      'error calling urlPort: unknown scheme in ftp://a',
+    );
   });
 });
 
@@ -120,7 +221,14 @@ describe('tree walking as upstream', () => {
     const conf = ign(mcs[0] ?? {});
     expect(conf.storage?.files).toEqual([
       { group: {}, overwrite: true, path: '/etc/common', user: {}, contents: { verification: {} } },
-      { group: {}, overwrite: true, path: '/etc/x', user: {}, contents: { source: 'data:,a%20b%2Fc%25', verification: {} }, mode: 420 },
+      {
+        group: {},
+        overwrite: true,
+        path: '/etc/x',
+        user: {},
+        contents: { source: 'data:,a%20b%2Fc%25', verification: {} },
+        mode: 420,
+      },
     ]);
     expect(conf.systemd?.units).toEqual([{ contents: '[Unit]\n', enabled: true, name: 'a.service' }]);
     expect((mcs[0]?.spec as { extensions?: string[]; osImageURL?: string }).extensions).toEqual(['usbguard']);

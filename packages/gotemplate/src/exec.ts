@@ -5,7 +5,18 @@
  */
 import { formatValue } from './fmt.js';
 import { SHORT_CIRCUIT, type FuncSpec, type ParamType } from './funcs.js';
-import type { ArgNode, BranchFields, ChainNode, CommandNode, FieldNode, IdentifierNode, Node, PipeNode, RangeNode, VariableNode } from './nodes.js';
+import type {
+  ArgNode,
+  BranchFields,
+  ChainNode,
+  CommandNode,
+  FieldNode,
+  IdentifierNode,
+  Node,
+  PipeNode,
+  RangeNode,
+  VariableNode,
+} from './nodes.js';
 import { nodeString } from './nodes.js';
 import type { Tree } from './parse.js';
 import { GoFloat, GoNil, GoStruct, isTrue, kindOf, mapEntries, mapGet, typeName } from './value.js';
@@ -32,8 +43,10 @@ export interface ExecEnv {
 
 const MISSING = Symbol('missing');
 type Final = unknown;
-const BREAK = Symbol('break');
-const CONTINUE = Symbol('continue');
+/** {{break}} / {{continue}} unwinding to the enclosing range (never escapes the executor). */
+class LoopSignal extends Error {}
+const BREAK = new LoopSignal('break');
+const CONTINUE = new LoopSignal('continue');
 
 type AnyNode = Node | ArgNode | CommandNode;
 
@@ -64,7 +77,9 @@ export class State {
     const line = 1 + (text.match(/\n/g)?.length ?? 0);
     let ctx = nodeString(this.node);
     if (ctx.length > 20) ctx = `${ctx.slice(0, 20)}...`;
-    throw new TemplateExecError(`template: ${this.tree.parseName}:${line}:${col}: executing ${JSON.stringify(name)} at <${ctx}>: ${msg}`);
+    throw new TemplateExecError(
+      `template: ${this.tree.parseName}:${line}:${col}: executing ${JSON.stringify(name)} at <${ctx}>: ${msg}`,
+    );
   }
 
   private at(n: AnyNode): void {
@@ -92,16 +107,20 @@ export class State {
         return;
       case 'if':
       case 'with':
-        return this.walkIfOrWith(node.t, dot, node);
+        this.walkIfOrWith(node.t, dot, node);
+        return;
       case 'list':
         for (const n of node.nodes) this.walk(dot, n);
         return;
       case 'range':
-        return this.walkRange(dot, node);
+        this.walkRange(dot, node);
+        return;
       case 'template':
-        return this.walkTemplate(dot, node.name, node.pipe);
+        this.walkTemplate(dot, node.name, node.pipe);
+        return;
       case 'text':
-        return this.write(node.text);
+        this.write(node.text);
+        return;
     }
   }
 
@@ -207,7 +226,8 @@ export class State {
   }
 
   private notAFunction(args: ArgNode[], final: Final): void {
-    if (args.length > 1 || final !== MISSING) this.errorf(`can't give argument to non-function ${nodeString(args[0] as ArgNode)}`);
+    if (args.length > 1 || final !== MISSING)
+      this.errorf(`can't give argument to non-function ${nodeString(args[0] as ArgNode)}`);
   }
 
   private evalCommand(dot: unknown, cmd: CommandNode, final: Final): unknown {
@@ -277,13 +297,27 @@ export class State {
     return this.evalFieldChain(dot, value, v, v.ident.slice(1), args, final);
   }
 
-  private evalFieldChain(dot: unknown, receiver: unknown, node: AnyNode, ident: string[], args: ArgNode[], final: Final): unknown {
+  private evalFieldChain(
+    dot: unknown,
+    receiver: unknown,
+    node: AnyNode,
+    ident: string[],
+    args: ArgNode[],
+    final: Final,
+  ): unknown {
     let r = receiver;
     for (let i = 0; i < ident.length - 1; i++) r = this.evalField(dot, ident[i] ?? '', node, [], MISSING, r);
     return this.evalField(dot, ident[ident.length - 1] ?? '', node, args, final, r);
   }
 
-  private evalField(dot: unknown, name: string, node: AnyNode, args: ArgNode[], final: Final, receiver: unknown): unknown {
+  private evalField(
+    dot: unknown,
+    name: string,
+    node: AnyNode,
+    args: ArgNode[],
+    final: Final,
+    receiver: unknown,
+  ): unknown {
     if (receiver === undefined) {
       if (this.env.missingKey === 'error') this.errorf(`nil data; no entry for key ${JSON.stringify(name)}`);
       return undefined;
@@ -300,12 +334,16 @@ export class State {
       this.errorf(`can't evaluate field ${name} in type ${typeName(receiver)}`);
     }
     if (receiver instanceof GoNil) {
-      if (receiver.kind === 'ptr' && !receiver.fields.has(name)) this.errorf(`can't evaluate field ${name} in type ${receiver.typeName}`);
+      if (receiver.kind === 'ptr' && !receiver.fields.has(name))
+        this.errorf(`can't evaluate field ${name} in type ${receiver.typeName}`);
       if (receiver.kind === 'ptr') this.errorf(`nil pointer evaluating ${receiver.typeName}.${name}`);
       if (receiver.kind === 'map') return this.missingKey(name);
       this.errorf(`can't evaluate field ${name} in type ${receiver.typeName}`);
     }
-    if (kindOf(receiver) === 'map' && !(receiver instanceof Map && [...receiver.keys()].some((k) => typeof k !== 'string'))) {
+    if (
+      kindOf(receiver) === 'map' &&
+      !(receiver instanceof Map && [...receiver.keys()].some((k) => typeof k !== 'string'))
+    ) {
       if (hasArgs) this.errorf(`${name} is not a method but has arguments`);
       const { found, value } = mapGet(receiver, name);
       return found ? value : this.missingKey(name);
@@ -332,7 +370,15 @@ export class State {
     return this.evalCall(dot, fn, this.env.builtinNames.has(node.ident), cmd, node.ident, args, final);
   }
 
-  private evalCall(dot: unknown, spec: FuncSpec, isBuiltin: boolean, node: AnyNode, name: string, allArgs: ArgNode[], final: Final): unknown {
+  private evalCall(
+    dot: unknown,
+    spec: FuncSpec,
+    isBuiltin: boolean,
+    node: AnyNode,
+    name: string,
+    allArgs: ArgNode[],
+    final: Final,
+  ): unknown {
     const args = allArgs.slice(1);
     const numIn = args.length + (final !== MISSING ? 1 : 0);
     const fixed = spec.params.length;
@@ -432,14 +478,21 @@ export class State {
       return value;
     }
     const k = kindOf(value);
-    const ok = (t === 'string' && k === 'string') || (t === 'bool' && k === 'bool') || (t === 'int' && k === 'int') || (t === 'float' && k === 'float');
+    const ok =
+      (t === 'string' && k === 'string') ||
+      (t === 'bool' && k === 'bool') ||
+      (t === 'int' && k === 'int') ||
+      (t === 'float' && k === 'float');
     if (!ok) this.errorf(`wrong type for value; expected ${goType(t)}; got ${typeName(value)}`);
     return t === 'float' && value instanceof GoFloat ? value.value : t === 'int' ? Number(value) : value;
   }
 
   private printValue(n: AnyNode, v: unknown): void {
     this.at(n);
-    if (v === undefined || v === MISSING) return this.write('<no value>');
+    if (v === undefined || v === MISSING) {
+      this.write('<no value>');
+      return;
+    }
     if (typeof v === 'function') this.errorf(`can't print ${nodeString(n)} of type ${typeName(v)}`);
     // printableValue: a pointer is printed through (fmt.Fprint handles a nil one)
     this.write(formatValue(v instanceof GoStruct && v.pointer ? new GoStruct(v.typeName, v.fields, v.methods) : v));
@@ -478,5 +531,3 @@ function goType(t: ParamType): string {
 function argTypes(fn: (...a: unknown[]) => unknown): ParamType[] {
   return Array.from({ length: fn.length }, () => 'any' as const);
 }
-
-

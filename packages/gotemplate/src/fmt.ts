@@ -98,7 +98,9 @@ export function formatValue(v: unknown, plus = false, depth = 0): string {
         .join(' ')}]`;
     case 'struct': {
       const s = v as GoStruct;
-      const body = [...s.fields.entries()].map(([k, e]) => (plus ? `${k}:` : '') + formatValue(e, plus, depth + 1)).join(' ');
+      const body = [...s.fields.entries()]
+        .map(([k, e]) => (plus ? `${k}:` : '') + formatValue(e, plus, depth + 1))
+        .join(' ');
       return `${s.pointer && depth === 0 ? '&' : s.pointer ? '0x' : ''}{${body}}`;
     }
     case 'func':
@@ -135,8 +137,8 @@ interface Spec {
 }
 
 function pad(s: string, f: Spec, numeric = false): string {
-  if (f.width === null || [...s].length >= f.width) return s;
-  const n = f.width - [...s].length;
+  if (f.width === null || Array.from(s).length >= f.width) return s;
+  const n = f.width - Array.from(s).length;
   if (f.minus) return s + ' '.repeat(n);
   if (f.zero && numeric) {
     const sign = /^[+\- ]/.test(s) ? (s[0] ?? '') : '';
@@ -180,7 +182,13 @@ function fmtInt(i: bigint, verb: string, f: Spec): string {
     case 'c':
       return pad(String.fromCodePoint(Number(i)), f);
     case 'q':
-      return pad(`'${goQuote(String.fromCodePoint(Number(i))).slice(1, -1).replace(/\\"/, '"').replace(/'/, "\\'")}'`, f);
+      return pad(
+        `'${goQuote(String.fromCodePoint(Number(i)))
+          .slice(1, -1)
+          .replace(/\\"/, '"')
+          .replace(/'/, "\\'")}'`,
+        f,
+      );
     case 'U':
       return pad(`U+${abs.toString(16).toUpperCase().padStart(4, '0')}`, f);
     case 'e':
@@ -227,7 +235,7 @@ function fmtFloat(x: number, verb: string, f: Spec): string {
 const expo = (s: string): string => s.replace(/e([+-])(\d)$/, 'e$10$2');
 
 function fmtString(s: string, verb: string, f: Spec): string {
-  let t = f.prec !== null ? [...s].slice(0, f.prec).join('') : s;
+  let t = f.prec !== null ? Array.from(s).slice(0, f.prec).join('') : s;
   switch (verb) {
     case 's':
     case 'v':
@@ -238,7 +246,7 @@ function fmtString(s: string, verb: string, f: Spec): string {
     case 'x':
     case 'X': {
       const hex = [...Buffer.from(t, 'utf8')].map((b) => b.toString(16).padStart(2, '0'));
-      t = (f.space ? hex.map((h) => (f.sharp ? `0x${h}` : h)).join(' ') : (f.sharp ? '0x' : '') + hex.join(''));
+      t = f.space ? hex.map((h) => (f.sharp ? `0x${h}` : h)).join(' ') : (f.sharp ? '0x' : '') + hex.join('');
       if (verb === 'X') t = t.toUpperCase();
       break;
     }
@@ -252,7 +260,8 @@ function fmtArg(a: unknown, verb: string, f: Spec): string {
   if (verb === 'T') return pad(a === null || a === undefined ? '<nil>' : typeName(a), f);
   const k = kindOf(a);
   if (k === 'invalid') return verb === 'v' ? pad('<nil>', f) : badVerb(verb, a);
-  if (verb === 'v' && (k === 'slice' || k === 'map' || k === 'struct' || k === 'nil')) return pad(formatValue(a, f.plus), f);
+  if (verb === 'v' && (k === 'slice' || k === 'map' || k === 'struct' || k === 'nil'))
+    return pad(formatValue(a, f.plus), f);
   switch (k) {
     case 'bool':
       return verb === 't' || verb === 'v' ? pad(a ? 'true' : 'false', f) : badVerb(verb, a);
@@ -308,7 +317,7 @@ function parseSpec(format: string, i: number, args: unknown[], argi: { n: number
 export function sprintf(format: string, args: unknown[]): string {
   let out = '';
   const argi = { n: 0 };
-  for (let i = 0; i < format.length; ) {
+  for (let i = 0; i < format.length;) {
     const pct = format.indexOf('%', i);
     if (pct < 0) {
       out += format.slice(i);
@@ -340,4 +349,3 @@ export function sprintf(format: string, args: unknown[]): string {
   }
   return out;
 }
-

@@ -56,7 +56,8 @@ function eqOne(a: unknown, b: unknown): boolean {
   }
   if (k1 !== k2) {
     if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) return asBig(a) === asBig(b);
-    if (a !== undefined && a !== null && b !== undefined && b !== null) throw new GoFuncError('incompatible types for comparison');
+    if (a !== undefined && a !== null && b !== undefined && b !== null)
+      throw new GoFuncError('incompatible types for comparison');
     return false;
   }
   switch (k1) {
@@ -76,7 +77,8 @@ function eqOne(a: unknown, b: unknown): boolean {
   if (ka === 'slice' || ka === 'map' || ka === 'func' || ka === 'bytes') {
     throw new GoFuncError(`non-comparable type ${formatValue(a)}: ${typeName(a)}`);
   }
-  if (typeName(a) !== typeName(b)) throw new GoFuncError(`non-comparable types ${formatValue(a)}: ${typeName(a)}, ${typeName(b)}: ${formatValue(b)}`);
+  if (typeName(a) !== typeName(b))
+    throw new GoFuncError(`non-comparable types ${formatValue(a)}: ${typeName(a)}, ${typeName(b)}: ${formatValue(b)}`);
   return a === b;
 }
 
@@ -140,7 +142,8 @@ function sliceFn(item: unknown, ...indexes: unknown[]): unknown {
   if (item === undefined || item === null) throw new GoFuncError('slice of untyped nil');
   if (indexes.length > 3) throw new GoFuncError(`too many slice indexes: ${indexes.length}`);
   const k = kindOf(item);
-  if (k !== 'string' && k !== 'slice' && k !== 'bytes') throw new GoFuncError(`can't slice item of type ${typeName(item)}`);
+  if (k !== 'string' && k !== 'slice' && k !== 'bytes')
+    throw new GoFuncError(`can't slice item of type ${typeName(item)}`);
   if (k === 'string' && indexes.length === 3) throw new GoFuncError('cannot 3-index slice a string');
   const len = k === 'string' ? Buffer.byteLength(item as string) : (item as ArrayLike<unknown>).length;
   const idx = [0, len, len];
@@ -148,7 +151,10 @@ function sliceFn(item: unknown, ...indexes: unknown[]): unknown {
   const [i0 = 0, i1 = len, i2 = len] = idx;
   if (i0 > i1) throw new GoFuncError(`invalid slice index: ${i0} > ${i1}`);
   if (indexes.length === 3 && i1 > i2) throw new GoFuncError(`invalid slice index: ${i1} > ${i2}`);
-  if (k === 'string') return Buffer.from(item as string).subarray(i0, i1).toString('utf8');
+  if (k === 'string')
+    return Buffer.from(item as string)
+      .subarray(i0, i1)
+      .toString('utf8');
   if (k === 'bytes') return (item as Uint8Array).subarray(i0, i1);
   return (item as unknown[]).slice(i0, i1);
 }
@@ -166,7 +172,7 @@ function lengthFn(item: unknown): number {
     case 'bytes':
       return (item as ArrayLike<unknown>).length;
     case 'map':
-      return item instanceof Map ? item.size : Object.keys(item as object).length;
+      return item instanceof Map ? item.size : Object.keys(item).length;
     default:
       throw new GoFuncError(`len of type ${typeName(item)}`);
   }
@@ -179,7 +185,10 @@ function evalArgs(args: unknown[]): string {
 }
 
 export function htmlEscape(s: string): string {
-  return s.replace(/[\0"'&<>]/g, (c) => ({ '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] ?? c);
+  return s.replace(
+    /[\0"'&<>]/g,
+    (c) => ({ '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] ?? c,
+  );
 }
 
 export function jsEscape(s: string): string {
@@ -189,10 +198,15 @@ export function jsEscape(s: string): string {
     if (ch === '\\') out += '\\\\';
     else if (ch === "'") out += "\\'";
     else if (ch === '"') out += '\\"';
-    else if (ch === '<' || ch === '>' || ch === '&' || ch === '=') out += `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+    else if (ch === '<' || ch === '>' || ch === '&' || ch === '=')
+      out += `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     else if (cp < 0x20) out += `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     else if (cp < 0x80 || /^[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]$/u.test(ch)) out += ch;
-    else out += cp < 0x10000 ? `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}` : `\\U${cp.toString(16).toUpperCase().padStart(8, '0')}`;
+    else
+      out +=
+        cp < 0x10000
+          ? `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`
+          : `\\U${cp.toString(16).toUpperCase().padStart(8, '0')}`;
   }
   return out;
 }
@@ -241,4 +255,3 @@ export const builtins: Record<string, FuncSpec> = {
   gt: { fn: (a, b) => !(lt(a, b) || eq(a, b)), params: ['value', 'value'] },
   ge: { fn: (a, b) => !lt(a, b), params: ['value', 'value'] },
 };
-

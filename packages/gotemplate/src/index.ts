@@ -6,6 +6,15 @@
 export { Template, type Limits } from './template.js';
 export { TemplateParseError } from './parse.js';
 export { TemplateExecError, type MissingKey } from './exec.js';
-export { builtins, htmlEscape, jsEscape, queryEscape, type FuncMap, type FuncSpec, type GoParamType, type ParamType } from './funcs.js';
+export {
+  builtins,
+  htmlEscape,
+  jsEscape,
+  queryEscape,
+  type FuncMap,
+  type FuncSpec,
+  type GoParamType,
+  type ParamType,
+} from './funcs.js';
 export { sprint, sprintf, sprintln, formatValue, goQuote } from './fmt.js';
 export { GoFloat, GoFuncError, GoNil, GoStruct, GoUint, isTrue, typeName, type GoFunc } from './value.js';

@@ -106,7 +106,8 @@ export class Lexer {
 
   private atRightDelim(): { delim: boolean; trim: boolean } {
     const rest = this.input.slice(this.pos);
-    if (rest.length >= 3 && isSpace(rest[0] ?? '') && rest[1] === '-' && rest.startsWith(this.rightDelim, 2)) return { delim: true, trim: true };
+    if (rest.length >= 3 && isSpace(rest[0] ?? '') && rest[1] === '-' && rest.startsWith(this.rightDelim, 2))
+      return { delim: true, trim: true };
     if (rest.startsWith(this.rightDelim)) return { delim: true, trim: false };
     return { delim: false, trim: false };
   }
@@ -334,7 +335,10 @@ export class Lexer {
   }
 
   private lexNumber(): boolean {
-    const m = /^[+-]?(0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?|0[bB][01_]*|0[oO][0-7_]*|[0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9_]+)?)i?/.exec(this.input.slice(this.pos));
+    const m =
+      /^[+-]?(0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?|0[bB][01_]*|0[oO][0-7_]*|[0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9_]+)?)i?/.exec(
+        this.input.slice(this.pos),
+      );
     const text = m?.[0] ?? '';
     this.pos += text.length;
     if (text === '' || text === '+' || text === '-' || isAlnum(this.peek())) {

@@ -12,7 +12,7 @@ export function unquote(s: string): string | null {
   if (q !== '"' && q !== "'") return null;
   if (body.includes('\n')) return null;
   let out = '';
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const c = body[i] ?? '';
     if (c === q) return null;
     if (c !== '\\') {
@@ -25,7 +25,7 @@ export function unquote(s: string): string | null {
     out += r.s;
     i = r.next;
   }
-  if (q === "'" && [...out].length !== 1) return null;
+  if (q === "'" && Array.from(out).length !== 1) return null;
   return out;
 }
 

@@ -147,7 +147,9 @@ export function nodeString(n: Any): string {
       return `{{${n.t} ${nodeString(n.pipe)}}}${nodeString(n.list)}${els}{{end}}`;
     }
     case 'template':
-      return n.pipe ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}` : `{{template ${JSON.stringify(n.name)}}}`;
+      return n.pipe
+        ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}`
+        : `{{template ${JSON.stringify(n.name)}}}`;
     case 'break':
       return '{{break}}';
     case 'continue':

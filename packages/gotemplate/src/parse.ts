@@ -3,7 +3,17 @@
  * more trees). Error messages are Go's: `template: NAME:LINE: MESSAGE`.
  */
 import { Lexer, type Item } from './lex.js';
-import type { ArgNode, BranchFields, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, VariableNode } from './nodes.js';
+import type {
+  ArgNode,
+  BranchFields,
+  CommandNode,
+  ListNode,
+  Node,
+  NumberNode,
+  PipeNode,
+  TemplateNode,
+  VariableNode,
+} from './nodes.js';
 import { nodeString } from './nodes.js';
 import { parseNumber, unquote } from './literals.js';
 
@@ -40,7 +50,12 @@ const isEmptyTree = (n: Node): boolean =>
   n.t === 'list' ? n.nodes.every(isEmptyTree) : n.t === 'text' ? n.text.trim() === '' : n.t === 'comment';
 
 /** Parses `text` as template `name`; returns every tree it defines (the top-level one under `name`). */
-export function parseTemplate(name: string, text: string, hasFunction: (n: string) => boolean, delims?: [string, string]): Map<string, Tree> {
+export function parseTemplate(
+  name: string,
+  text: string,
+  hasFunction: (n: string) => boolean,
+  delims?: [string, string],
+): Map<string, Tree> {
   const items = new Lexer(name, text, delims?.[0] || '{{', delims?.[1] || '}}').items;
   const p = new Parser(name, text, items, hasFunction, new Map());
   p.parseTop();
@@ -213,12 +228,15 @@ class Parser {
     const tok = this.nextNonSpace();
     if (tok.typ !== 'rightDelim') this.unexpected(tok, `{{${token.val}}}`);
     if (this.rangeDepth === 0) this.errorf(`{{${token.val}}} outside {{range}}`);
-    return token.val === 'break' ? { t: 'break', pos: token.pos, line: token.line } : { t: 'continue', pos: token.pos, line: token.line };
+    return token.val === 'break'
+      ? { t: 'break', pos: token.pos, line: token.line }
+      : { t: 'continue', pos: token.pos, line: token.line };
   }
 
   private elseControl(): EndNode {
     const peek = this.peekNonSpace();
-    if (peek.typ === 'keyword' && (peek.val === 'if' || peek.val === 'with')) return { t: 'else', pos: peek.pos, line: peek.line };
+    if (peek.typ === 'keyword' && (peek.val === 'if' || peek.val === 'with'))
+      return { t: 'else', pos: peek.pos, line: peek.line };
     const token = this.expect('rightDelim', 'else');
     return { t: 'else', pos: token.pos, line: token.line };
   }
@@ -352,7 +370,8 @@ class Parser {
     if (pipe.cmds.length === 0) this.errorf(`missing value for ${context}`);
     pipe.cmds.slice(1).forEach((c, i) => {
       const t = c.args[0]?.t;
-      if (t === 'bool' || t === 'dot' || t === 'nil' || t === 'number' || t === 'string') this.errorf(`non executable command in pipeline stage ${i + 2}`);
+      if (t === 'bool' || t === 'dot' || t === 'nil' || t === 'number' || t === 'string')
+        this.errorf(`non executable command in pipeline stage ${i + 2}`);
     });
   }
 

@@ -34,7 +34,11 @@ export class Template {
     const common: Common = {
       trees: new Map(),
       funcs: new Map(Object.entries(builtins)),
-      options: { missingKey: 'default', maxDepth: limits.maxDepth ?? 1000, maxOutput: limits.maxOutput ?? 64 * 1024 * 1024 },
+      options: {
+        missingKey: 'default',
+        maxDepth: limits.maxDepth ?? 1000,
+        maxOutput: limits.maxOutput ?? 64 * 1024 * 1024,
+      },
     };
     return new Template(name, common);
   }
@@ -108,17 +112,29 @@ export class Template {
   execute(data?: unknown): string {
     const tree = this.common.trees.get(this.name);
     if (!tree) {
-      throw new TemplateExecError(`template: ${this.name}: ${JSON.stringify(this.name)} is an incomplete or empty template`);
+      throw new TemplateExecError(
+        `template: ${this.name}: ${JSON.stringify(this.name)} is an incomplete or empty template`,
+      );
     }
     const o = this.common.options;
-    const env = { trees: this.common.trees, funcs: this.common.funcs, builtinNames: BUILTIN_NAMES, missingKey: o.missingKey, maxDepth: o.maxDepth, maxOutput: o.maxOutput };
+    const env = {
+      trees: this.common.trees,
+      funcs: this.common.funcs,
+      builtinNames: BUILTIN_NAMES,
+      missingKey: o.missingKey,
+      maxDepth: o.maxDepth,
+      maxOutput: o.maxOutput,
+    };
     return new State(env, tree).run(data === null ? undefined : data);
   }
 
   /** Go's ExecuteTemplate. */
   executeTemplate(name: string, data?: unknown): string {
     const t = this.lookup(name);
-    if (!t) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(this.name)}`);
+    if (!t)
+      throw new TemplateExecError(
+        `template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(this.name)}`,
+      );
     return t.execute(data);
   }
 }

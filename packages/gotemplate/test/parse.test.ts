@@ -38,7 +38,11 @@ describe('trim markers, comments, raw strings (Go parse_test/exec_test cases)', 
 	]
 	(- end -)
 `;
-    const node = (val: number, left?: object, right?: object): object => ({ Val: val, ...(left ? { Left: left } : {}), ...(right ? { Right: right } : {}) });
+    const node = (val: number, left?: object, right?: object): object => ({
+      Val: val,
+      ...(left ? { Left: left } : {}),
+      ...(right ? { Right: right } : {}),
+    });
     const tree = node(1, node(2, node(3, node(4)), node(5, node(6))), node(7, node(8, node(9)), node(10, node(11))));
     const t = Template.new('root').delims('(', ')').parse(treeTemplate);
     expect(t.lookup('tree')?.execute(tree)).toBe('[1[2[3[4]][5[6]]][7[8[9]][10[11]]]]');
@@ -46,9 +50,15 @@ describe('trim markers, comments, raw strings (Go parse_test/exec_test cases)', 
   });
 
   it('empty template and unknown template errors as Go', () => {
-    expect(() => Template.new('empty').execute(0)).toThrow('template: empty: "empty" is an incomplete or empty template');
-    expect(() => Template.new('x').parse('a').executeTemplate('nope', 0)).toThrow('template: no template "nope" associated with template "x"');
-    expect(() => run('{{template "nope"}}')).toThrow('template: t:1:11: executing "t" at <{{template "nope"}}>: template "nope" not defined');
+    expect(() => Template.new('empty').execute(0)).toThrow(
+      'template: empty: "empty" is an incomplete or empty template',
+    );
+    expect(() => Template.new('x').parse('a').executeTemplate('nope', 0)).toThrow(
+      'template: no template "nope" associated with template "x"',
+    );
+    expect(() => run('{{template "nope"}}')).toThrow(
+      'template: t:1:11: executing "t" at <{{template "nope"}}>: template "nope" not defined',
+    );
   });
 
   it.each([
@@ -91,7 +101,16 @@ describe("fmt verbs (Go's fmt semantics)", () => {
     ['%d %d', [1], '1 %!d(MISSING)'],
     ['%d', [1, 2], '1%!(EXTRA int=2)'],
     ['%v', [[1, 'a', true]], '[1 a true]'],
-    ['%v', [new Map([['b', 2], ['a', 1]])], 'map[a:1 b:2]'],
+    [
+      '%v',
+      [
+        new Map([
+          ['b', 2],
+          ['a', 1],
+        ]),
+      ],
+      'map[a:1 b:2]',
+    ],
     ['%q', [65], "'A'"],
     ['%c|%U', [0x4e16, 0x4e16], '世|U+4E16'],
     ['%8.3f|%-8.2e|%g', [3.14159, 1234.5678, 0.00001234], '   3.142|1.23e+03|1.234e-05'],

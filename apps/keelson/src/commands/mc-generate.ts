@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { ControllerConfig } from '@keelson/api';
-import { defaultTemplatesDir, generateTemplateMachineConfigs, loadTemplateTree, TemplateError, type TemplateInputs } from '@keelson/machine-config-operator';
+import {
+  defaultTemplatesDir,
+  generateTemplateMachineConfigs,
+  loadTemplateTree,
+  TemplateError,
+  type TemplateInputs,
+} from '@keelson/machine-config-operator';
 import { addOutputOption, CliError, outputFormat, usageError, writeOut, type OutputFlags } from '../output.js';
 
 type Obj = Record<string, unknown>;
@@ -20,7 +26,9 @@ function readObject(file: string, kind: string, flag: string): Obj {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw usageError(`${flag} ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw usageError(
+      `${flag} ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   if (text.length > MAX_INPUT_BYTES) throw new CliError(`${file}: larger than ${MAX_INPUT_BYTES} bytes`);
   let doc: unknown;
@@ -29,9 +37,11 @@ function readObject(file: string, kind: string, flag: string): Obj {
   } catch (e) {
     throw new CliError(`${file}: not YAML/JSON: ${(e as Error).message}`);
   }
-  if (isObj(doc) && doc['kind'] === 'List' && Array.isArray(doc['items'])) doc = doc['items'].find((i) => isObj(i) && i['kind'] === kind);
+  if (isObj(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']))
+    doc = doc['items'].find((i) => isObj(i) && i['kind'] === kind);
   if (!isObj(doc)) throw new CliError(`${file}: $: expected a ${kind} object`);
-  if (doc['kind'] !== undefined && doc['kind'] !== kind) throw new CliError(`${file}: $.kind: expected ${kind}, found ${JSON.stringify(doc['kind'])}`);
+  if (doc['kind'] !== undefined && doc['kind'] !== kind)
+    throw new CliError(`${file}: $.kind: expected ${kind}, found ${JSON.stringify(doc['kind'])}`);
   return doc;
 }
 
@@ -45,7 +55,10 @@ function readPullSecret(file: string): string {
     throw new CliError(`${file}: not YAML/JSON: ${(e as Error).message}`);
   }
   if (isObj(doc) && doc['kind'] === 'Secret') {
-    if (doc['type'] !== 'kubernetes.io/dockerconfigjson') throw new CliError(`${file}: expected secret type kubernetes.io/dockerconfigjson found ${String(doc['type'] ?? '')}`);
+    if (doc['type'] !== 'kubernetes.io/dockerconfigjson')
+      throw new CliError(
+        `${file}: expected secret type kubernetes.io/dockerconfigjson found ${String(doc['type'] ?? '')}`,
+      );
     const data = isObj(doc['data']) ? doc['data']['.dockerconfigjson'] : undefined;
     const str = isObj(doc['stringData']) ? doc['stringData']['.dockerconfigjson'] : undefined;
     if (typeof data === 'string') return Buffer.from(data, 'base64').toString('utf8');
@@ -69,12 +82,23 @@ export function registerMcGenerateCommand(program: Command): void {
   const mc = program.commands.find((c) => c.name() === 'mc') ?? program.command('mc');
   const gen = mc
     .command('generate')
-    .description("Print the MachineConfigs the MCO's template controller creates for a ControllerConfig (00-<role>, 01-<role>-kubelet, 01-<role>-container-runtime, …) as a v1/List")
+    .description(
+      "Print the MachineConfigs the MCO's template controller creates for a ControllerConfig (00-<role>, 01-<role>-kubelet, 01-<role>-container-runtime, …) as a v1/List",
+    )
     .requiredOption('--controller-config <file>', 'ControllerConfig YAML/JSON')
-    .option('--pull-secret <file>', "the cluster's pull secret: a kubernetes.io/dockerconfigjson Secret or its .dockerconfigjson")
+    .option(
+      '--pull-secret <file>',
+      "the cluster's pull secret: a kubernetes.io/dockerconfigjson Secret or its .dockerconfigjson",
+    )
     .option('--apiserver <file>', "the cluster's APIServer object (spec.tlsSecurityProfile; default Intermediate)")
-    .option('--feature-gates <file>', "the cluster's FeatureGate object (release-4.20's template controller renders without it; checked only)")
-    .option('--templates <dir>', "templates tree in upstream layout (default: upstream's release-4.20 templates/ shipped with the MCO)")
+    .option(
+      '--feature-gates <file>',
+      "the cluster's FeatureGate object (release-4.20's template controller renders without it; checked only)",
+    )
+    .option(
+      '--templates <dir>',
+      "templates tree in upstream layout (default: upstream's release-4.20 templates/ shipped with the MCO)",
+    )
     .option('--controller-version <hash>', 'value of the generated-by-controller-version annotation', '');
   addOutputOption(gen, { formats: ['yaml', 'json'] }).action(async (o: GenerateFlags) => {
     const format = outputFormat(o, gen);
@@ -83,14 +107,23 @@ export function registerMcGenerateCommand(program: Command): void {
     cc.metadata ??= { name: 'machine-config-controller' };
     const inputs: TemplateInputs = {};
     if (o.pullSecret !== undefined) inputs.pullSecret = readPullSecret(o.pullSecret);
-    if (o.apiserver !== undefined) inputs.apiServer = readObject(o.apiserver, 'APIServer', '--apiserver') as TemplateInputs['apiServer'];
+    if (o.apiserver !== undefined)
+      inputs.apiServer = readObject(o.apiserver, 'APIServer', '--apiserver') as NonNullable<
+        TemplateInputs['apiServer']
+      >;
     if (o.featureGates !== undefined) readObject(o.featureGates, 'FeatureGate', '--feature-gates');
     let items;
     try {
-      items = generateTemplateMachineConfigs(loadTemplateTree(o.templates ?? defaultTemplatesDir()), cc, o.controllerVersion, inputs);
+      items = generateTemplateMachineConfigs(
+        loadTemplateTree(o.templates ?? defaultTemplatesDir()),
+        cc,
+        o.controllerVersion,
+        inputs,
+      );
     } catch (e) {
       if (e instanceof TemplateError) throw new CliError(e.message);
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw usageError(`--templates ${o.templates ?? ''}: no such directory`);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw usageError(`--templates ${o.templates ?? ''}: no such directory`);
       throw e;
     }
     const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items };

@@ -1,7 +1,17 @@
 /** The data values of Go's exec_test.go (tVal and friends) in @keelson/gotemplate's value model. */
-import { GoFuncError, GoNil, GoStruct, GoUint, sprint, sprintln, type FuncMap, type FuncSpec } from '../../src/index.js';
+import {
+  GoFuncError,
+  GoNil,
+  GoStruct,
+  GoUint,
+  sprint,
+  sprintln,
+  type FuncMap,
+  type FuncSpec,
+} from '../../src/index.js';
 
-const u = (v: string): GoStruct => new GoStruct('template.U', new Map([['V', v]]), new Map([['TrueFalse', (b: unknown) => (b ? 'true' : '')]]), true);
+const u = (v: string): GoStruct =>
+  new GoStruct('template.U', new Map([['V', v]]), new Map([['TrueFalse', (b: unknown) => (b ? 'true' : '')]]), true);
 
 function makeT(fields: Record<string, unknown>): GoStruct {
   const methods = new Map<string, (...a: unknown[]) => unknown>([
@@ -70,15 +80,22 @@ export const tVal = makeT({
   BinaryFunc: (a: unknown, b: unknown) => `[${String(a)}=${String(b)}]`,
 });
 
-const one = (fn: (...a: unknown[]) => unknown, params: FuncSpec['params'], variadic?: FuncSpec['variadic']): FuncSpec =>
-  variadic ? { fn, params, variadic } : { fn, params };
+const one = (
+  fn: (...a: unknown[]) => unknown,
+  params: FuncSpec['params'],
+  variadic?: FuncSpec['variadic'],
+): FuncSpec => (variadic ? { fn, params, variadic } : { fn, params });
 
 /** testExecute's FuncMap. */
 export const testFuncs: FuncMap = {
   add: one((...a) => (a as number[]).reduce((s, x) => s + x, 0), [], 'int'),
   dddArg: one((a, ...b) => sprintln([a, b]), ['int'], 'string'),
   echo: (a: unknown) => a,
-  makemap: one((...a) => new Map(Array.from({ length: a.length / 2 }, (_, i) => [a[2 * i], a[2 * i + 1]])), [], 'string'),
+  makemap: one(
+    (...a) => new Map(Array.from({ length: a.length / 2 }, (_, i) => [a[2 * i], a[2 * i + 1]])),
+    [],
+    'string',
+  ),
   mapOfThree: () => new Map([['three', 3]]),
   oneArg: one((a) => `oneArg=${String(a)}`, ['string']),
   returnInt: () => 7,

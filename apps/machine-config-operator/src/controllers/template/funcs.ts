@@ -5,13 +5,26 @@
  * `isOpenShiftManagedDefaultLB`, the cloudPlatform*LoadBalancerIPs helpers, `platformType`, `join`). Their
  * results, errors (and the panics Go's executor turns into errors) are upstream's.
  */
-import { formatValue, GoFuncError, GoNil, type FuncMap, type FuncSpec, type GoParamType, type ParamType } from '@keelson/gotemplate';
+import {
+  formatValue,
+  GoFuncError,
+  GoNil,
+  type FuncMap,
+  type FuncSpec,
+  type GoParamType,
+  type ParamType,
+} from '@keelson/gotemplate';
 import { RenderConfig } from './render-config.js';
 
 type Json = Record<string, unknown>;
 
 const renderConfigType: GoParamType = { goType: 'template.RenderConfig', accepts: (v) => v instanceof RenderConfig };
-const stringSliceType: GoParamType = { goType: '[]string', accepts: (v) => (Array.isArray(v) && v.every((e) => typeof e === 'string')) || (v instanceof GoNil && v.kind === 'slice'), nilable: true };
+const stringSliceType: GoParamType = {
+  goType: '[]string',
+  accepts: (v) =>
+    (Array.isArray(v) && v.every((e) => typeof e === 'string')) || (v instanceof GoNil && v.kind === 'slice'),
+  nilable: true,
+};
 
 const NIL_DEREF = 'runtime error: invalid memory address or nil pointer dereference';
 
@@ -48,7 +61,18 @@ export function skipMissing(key: string): string {
   return `{{.${key}}}`;
 }
 
-const EXTERNAL_CLOUD = new Set(['AlibabaCloud', 'AWS', 'Azure', 'GCP', 'IBMCloud', 'Kubevirt', 'Nutanix', 'OpenStack', 'PowerVS', 'VSphere']);
+const EXTERNAL_CLOUD = new Set([
+  'AlibabaCloud',
+  'AWS',
+  'Azure',
+  'GCP',
+  'IBMCloud',
+  'Kubevirt',
+  'Nutanix',
+  'OpenStack',
+  'PowerVS',
+  'VSphere',
+]);
 
 /** cloudProvider with library-go cloudprovider.IsCloudProviderExternal: "external" or "". */
 export function cloudProvider(cfg: unknown): string {
@@ -67,11 +91,21 @@ export function cloudProvider(cfg: unknown): string {
 export function credentialProviderConfigFlag(cfg: unknown): string {
   const bin = '--image-credential-provider-bin-dir=/usr/libexec/kubelet-image-credential-provider-plugins';
   const conf = '--image-credential-provider-config=/etc/kubernetes/credential-providers/';
-  const file = { AWS: 'ecr-credential-provider.yaml', GCP: 'gcr-credential-provider.yaml', Azure: 'acr-credential-provider.yaml' }[typeOf(platformStatus(cfg) ?? {})];
+  const file = {
+    AWS: 'ecr-credential-provider.yaml',
+    GCP: 'gcr-credential-provider.yaml',
+    Azure: 'acr-credential-provider.yaml',
+  }[typeOf(platformStatus(cfg) ?? {})];
   return file === undefined ? '' : `${bin} ${conf}${file}`;
 }
 
-const ON_PREM_KEYS: Readonly<Record<string, string>> = { BareMetal: 'baremetal', Ovirt: 'ovirt', OpenStack: 'openstack', VSphere: 'vsphere', Nutanix: 'nutanix' };
+const ON_PREM_KEYS: Readonly<Record<string, string>> = {
+  BareMetal: 'baremetal',
+  Ovirt: 'ovirt',
+  OpenStack: 'openstack',
+  VSphere: 'vsphere',
+  Nutanix: 'nutanix',
+};
 
 /** onPremPlatformShortName. */
 export function onPremPlatformShortName(cfg: unknown): string {
@@ -91,7 +125,8 @@ function onPremIPs(cfg: unknown, field: 'ingressIPs' | 'apiServerInternalIPs', m
     if (t === 'VSphere') return many ? [] : null;
     throw new GoFuncError(NIL_DEREF);
   }
-  const ips = status[field] === undefined || status[field] === null ? new GoNil('[]string', 'slice') : strings(status[field]);
+  const ips =
+    status[field] === undefined || status[field] === null ? new GoNil('[]string', 'slice') : strings(status[field]);
   if (many) return ips;
   const list = ips instanceof GoNil ? [] : ips;
   if (list.length === 0) {
@@ -103,7 +138,8 @@ function onPremIPs(cfg: unknown, field: 'ingressIPs' | 'apiServerInternalIPs', m
 
 /** urlHost / urlPort: net/url's Parse, Hostname and Port. */
 function parseURL(u: string): { scheme: string; host: string } {
-  if (/[\x00-\x1f\x7f]/.test(u)) throw new GoFuncError(`invalid url: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
+  if (/[\x00-\x1f\x7f]/.test(u))
+    throw new GoFuncError(`invalid url: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s.exec(u);
   const scheme = m?.[1]?.toLowerCase() ?? '';
   const rest = m ? (m[2] ?? '') : u;
@@ -117,7 +153,8 @@ function splitHostPort(host: string): { hostname: string; port: string } {
   const colon = host.lastIndexOf(':');
   const port = colon >= 0 && /^:\d*$/.test(host.slice(colon)) ? host.slice(colon + 1) : '';
   let hostname = colon >= 0 && /^:\d*$/.test(host.slice(colon)) ? host.slice(0, colon) : host;
-  if (hostname.startsWith('[')) hostname = hostname.slice(1, hostname.indexOf(']') >= 0 ? hostname.indexOf(']') : undefined);
+  if (hostname.startsWith('['))
+    hostname = hostname.slice(1, hostname.indexOf(']') >= 0 ? hostname.indexOf(']') : undefined);
   return { hostname, port };
 }
 
@@ -190,17 +227,37 @@ export const mcoTemplateFuncs: FuncMap = {
   skip: f((k) => skipMissing(k as string), ['string']),
   cloudProvider: f(cloudProvider, rc),
   credentialProviderConfigFlag: f(credentialProviderConfigFlag, rc),
-  onPremPlatformAPIServerInternalIP: f((c) => onPremIPs(c, 'apiServerInternalIPs', false, 'API Server Internal IP'), rc),
-  onPremPlatformAPIServerInternalIPs: f((c) => onPremIPs(c, 'apiServerInternalIPs', true, 'API Server Internal IP'), rc),
+  onPremPlatformAPIServerInternalIP: f(
+    (c) => onPremIPs(c, 'apiServerInternalIPs', false, 'API Server Internal IP'),
+    rc,
+  ),
+  onPremPlatformAPIServerInternalIPs: f(
+    (c) => onPremIPs(c, 'apiServerInternalIPs', true, 'API Server Internal IP'),
+    rc,
+  ),
   onPremPlatformIngressIP: f((c) => onPremIPs(c, 'ingressIPs', false, 'Ingress IP'), rc),
   onPremPlatformIngressIPs: f((c) => onPremIPs(c, 'ingressIPs', true, 'Ingress IP'), rc),
   onPremPlatformShortName: f(onPremPlatformShortName, rc),
   urlHost: f((u) => urlHost(u as string), ['string']),
   urlPort: f((u) => urlPort(u as string), ['string']),
   isOpenShiftManagedDefaultLB: f(isOpenShiftManagedDefaultLB, rc),
-  cloudPlatformAPIIntLoadBalancerIPs: f((c) => cloudLBIPs(c, 'apiIntLoadBalancerIPs', 'API Server IPs', 'invalid cloud platform for API Server Internal IPs'), rc),
-  cloudPlatformAPILoadBalancerIPs: f((c) => cloudLBIPs(c, 'apiLoadBalancerIPs', 'API Server IPs', 'invalid cloud platform for API Server IPs'), rc),
-  cloudPlatformIngressLoadBalancerIPs: f((c) => cloudLBIPs(c, 'ingressLoadBalancerIPs', 'Ingress IPs', 'invalid cloud platform for Ingress LoadBalancer IPs'), rc),
+  cloudPlatformAPIIntLoadBalancerIPs: f(
+    (c) =>
+      cloudLBIPs(c, 'apiIntLoadBalancerIPs', 'API Server IPs', 'invalid cloud platform for API Server Internal IPs'),
+    rc,
+  ),
+  cloudPlatformAPILoadBalancerIPs: f(
+    (c) => cloudLBIPs(c, 'apiLoadBalancerIPs', 'API Server IPs', 'invalid cloud platform for API Server IPs'),
+    rc,
+  ),
+  cloudPlatformIngressLoadBalancerIPs: f(
+    (c) =>
+      cloudLBIPs(c, 'ingressLoadBalancerIPs', 'Ingress IPs', 'invalid cloud platform for Ingress LoadBalancer IPs'),
+    rc,
+  ),
   platformType: f(platformType, rc),
-  join: f((elems, sep) => (elems instanceof GoNil || elems === null ? [] : (elems as string[])).join(sep as string), [stringSliceType, 'string']),
+  join: f(
+    (elems, sep) => (elems instanceof GoNil || elems === null ? [] : (elems as string[])).join(sep as string),
+    [stringSliceType, 'string'],
+  ),
 };

@@ -31,7 +31,9 @@ export class TemplateError extends Error {
 }
 
 /** A directory of the tree (entries sorted by name, as os.ReadDir) or a file with its text. */
-export type TreeEntry = { kind: 'dir'; path: string; entries: Map<string, TreeEntry> } | { kind: 'file'; path: string; text: string; size: number; template?: Template };
+export type TreeEntry =
+  | { kind: 'dir'; path: string; entries: Map<string, TreeEntry> }
+  | { kind: 'file'; path: string; text: string; size: number; template?: Template };
 
 /** A templates tree read into memory. */
 export interface TemplateTree {
@@ -49,7 +51,8 @@ function readDirEntry(path: string, depth: number): Extract<TreeEntry, { kind: '
     const st = statSync(p);
     if (st.isDirectory()) entries.set(name, readDirEntry(p, depth + 1));
     else if (st.isFile()) {
-      if (st.size > MAX_TEMPLATE_BYTES) throw new TemplateError(`template ${p} is larger than ${MAX_TEMPLATE_BYTES} bytes`, p);
+      if (st.size > MAX_TEMPLATE_BYTES)
+        throw new TemplateError(`template ${p} is larger than ${MAX_TEMPLATE_BYTES} bytes`, p);
       entries.set(name, { kind: 'file', path: p, text: readFileSync(p, 'utf8'), size: st.size });
     }
   }
@@ -61,12 +64,28 @@ export function loadTemplateTree(root: string): TemplateTree {
   return { root, top: readDirEntry(root, 0) };
 }
 
-const PLATFORMS = new Set(['AWS', 'Azure', 'BareMetal', 'GCP', 'OpenStack', 'Libvirt', 'Ovirt', 'VSphere', 'Kubevirt', 'PowerVS', 'None', 'External', 'Nutanix']);
+const PLATFORMS = new Set([
+  'AWS',
+  'Azure',
+  'BareMetal',
+  'GCP',
+  'OpenStack',
+  'Libvirt',
+  'Ovirt',
+  'VSphere',
+  'Kubevirt',
+  'PowerVS',
+  'None',
+  'External',
+  'Nutanix',
+]);
 const ON_PREM = new Set(['BareMetal', 'Ovirt', 'OpenStack', 'VSphere', 'Nutanix']);
 
 type Json = Record<string, unknown>;
-const infraStatus = (spec: ControllerConfigSpec): Json => ((spec.infra as unknown as Json | undefined)?.['status'] ?? {}) as Json;
-const platformType = (spec: ControllerConfigSpec): string => String(((infraStatus(spec)['platformStatus'] ?? {}) as Json)['type'] ?? '');
+const infraStatus = (spec: ControllerConfigSpec): Json =>
+  ((spec.infra as unknown as Json | undefined)?.['status'] ?? {}) as Json;
+const platformType = (spec: ControllerConfigSpec): string =>
+  String(((infraStatus(spec)['platformStatus'] ?? {}) as Json)['type'] ?? '');
 const topology = (spec: ControllerConfigSpec): string => String(infraStatus(spec)['controlPlaneTopology'] ?? '');
 
 /** platformStringFromControllerConfigSpec. */
@@ -107,7 +126,8 @@ function render(file: Extract<TreeEntry, { kind: 'file' }>, rc: RenderConfig): s
     try {
       file.template = Template.new(file.path).funcs(mcoTemplateFuncs).parse(file.text);
     } catch (e) {
-      if (e instanceof TemplateParseError) throw new TemplateError(`failed to parse template ${file.path}: ${e.message}`, file.path);
+      if (e instanceof TemplateParseError)
+        throw new TemplateError(`failed to parse template ${file.path}: ${e.message}`, file.path);
       throw e;
     }
   }
@@ -137,21 +157,36 @@ function filterTemplates(into: Map<string, string>, dir: Extract<TreeEntry, { ki
 
 const sub = (d: TreeEntry | undefined, name: string): Extract<TreeEntry, { kind: 'dir' }> | undefined => {
   const e = d?.kind === 'dir' ? d.entries.get(name) : undefined;
-  if (e?.kind === 'file') throw new TemplateError(`expected template directory, "${e.path}" is not a directory`, e.path);
+  if (e?.kind === 'file')
+    throw new TemplateError(`expected template directory, "${e.path}" is not a directory`, e.path);
   return e;
 };
 const valuesByKey = (m: Map<string, string>): string[] => [...m.keys()].sort(byteCompare).map((k) => m.get(k) ?? '');
 const byteCompare = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-function machineConfigForName(tree: TemplateTree, rc: RenderConfig, role: string, nameDir: Extract<TreeEntry, { kind: 'dir' }>, name: string, withCommon: boolean): MachineConfig {
+function machineConfigForName(
+  tree: TemplateTree,
+  rc: RenderConfig,
+  role: string,
+  nameDir: Extract<TreeEntry, { kind: 'dir' }>,
+  name: string,
+  withCommon: boolean,
+): MachineConfig {
   const paths = templatePaths(rc, platformString(rc.spec));
-  const dirs = [...(withCommon ? paths.map((p) => sub(sub(tree.top, 'common'), p)) : []), ...paths.map((p) => sub(nameDir, p))];
+  const dirs = [
+    ...(withCommon ? paths.map((p) => sub(sub(tree.top, 'common'), p)) : []),
+    ...paths.map((p) => sub(nameDir, p)),
+  ];
   const files = new Map<string, string>();
   const units = new Map<string, string>();
   const extensions = new Map<string, string>();
   for (const d of dirs) {
     if (!d) continue;
-    for (const [kind, into] of [['files', files], ['units', units], ['extensions', extensions]] as const) {
+    for (const [kind, into] of [
+      ['files', files],
+      ['units', units],
+      ['extensions', extensions],
+    ] as const) {
       const k = sub(d, kind);
       if (k) filterTemplates(into, k, rc);
     }
@@ -160,21 +195,35 @@ function machineConfigForName(tree: TemplateTree, rc: RenderConfig, role: string
   try {
     config = transpileToIgnition(valuesByKey(files), valuesByKey(units));
   } catch (e) {
-    throw new TemplateError(`error transpiling CoreOS config to Ignition config: ${(e as Error).message}`, nameDir.path);
+    throw new TemplateError(
+      `error transpiling CoreOS config to Ignition config: ${(e as Error).message}`,
+      nameDir.path,
+    );
   }
   const ext = [...extensions.keys()].sort(byteCompare);
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: { name, labels: { [Labels.role]: role } },
-    spec: { osImageURL: rc.spec.baseOSContainerImage ?? '', baseOSExtensionsContainerImage: '', config, ...(ext.length > 0 ? { extensions: ext } : {}), fips: false, kernelType: '' },
+    spec: {
+      osImageURL: rc.spec.baseOSContainerImage ?? '',
+      baseOSExtensionsContainerImage: '',
+      config,
+      ...(ext.length > 0 ? { extensions: ext } : {}),
+      fips: false,
+      kernelType: '',
+    },
   } as MachineConfig;
 }
 
 function machineConfigsForRole(tree: TemplateTree, rc: RenderConfig, role: string): MachineConfig[] {
   const rolePath = role === 'worker' || role === 'master' || role === 'arbiter' ? role : 'worker';
   const dir = sub(tree.top, rolePath);
-  if (!dir) throw new TemplateError(`failed to read dir "${join(tree.root, rolePath)}": no such directory`, join(tree.root, rolePath));
+  if (!dir)
+    throw new TemplateError(
+      `failed to read dir "${join(tree.root, rolePath)}": no such directory`,
+      join(tree.root, rolePath),
+    );
   const out: MachineConfig[] = [];
   let commonAdded = false;
   for (const [name, e] of dir.entries) {
@@ -186,7 +235,11 @@ function machineConfigsForRole(tree: TemplateTree, rc: RenderConfig, role: strin
 }
 
 /** generateTemplateMachineConfigs for a RenderConfig: every role directory (arbiter only for HighlyAvailableArbiter). */
-export function generateForRenderConfig(tree: TemplateTree, rc: RenderConfig, controllerVersion: string): MachineConfig[] {
+export function generateForRenderConfig(
+  tree: TemplateTree,
+  rc: RenderConfig,
+  controllerVersion: string,
+): MachineConfig[] {
   const out: MachineConfig[] = [];
   for (const [role, e] of tree.top.entries) {
     if (e.kind !== 'dir' || role === 'common') continue;
@@ -198,7 +251,11 @@ export function generateForRenderConfig(tree: TemplateTree, rc: RenderConfig, co
       throw new TemplateError(`failed to create MachineConfig for role ${role}: ${(err as Error).message}`, file);
     }
   }
-  for (const mc of out) mc.metadata.annotations = { ...mc.metadata.annotations, [McAnnotations.generatedByControllerVersion]: controllerVersion };
+  for (const mc of out)
+    mc.metadata.annotations = {
+      ...mc.metadata.annotations,
+      [McAnnotations.generatedByControllerVersion]: controllerVersion,
+    };
   return out;
 }
 
@@ -215,7 +272,10 @@ export function compactJSON(raw: string): string {
   try {
     return JSON.stringify(JSON.parse(raw), (_k, v: unknown) => v);
   } catch (e) {
-    throw new TemplateError(`couldn't compact pullsecret ${JSON.stringify(raw)}: ${(e as Error).message}`, 'pull secret');
+    throw new TemplateError(
+      `couldn't compact pullsecret ${JSON.stringify(raw)}: ${(e as Error).message}`,
+      'pull secret',
+    );
   }
 }
 
@@ -224,12 +284,26 @@ export function compactJSON(raw: string): string {
  * every generated MachineConfig owned by the ControllerConfig, sorted by name.
  * @throws TemplateError
  */
-export function generateTemplateMachineConfigs(tree: TemplateTree, cc: ControllerConfig, controllerVersion: string, inputs: TemplateInputs = {}): MachineConfig[] {
+export function generateTemplateMachineConfigs(
+  tree: TemplateTree,
+  cc: ControllerConfig,
+  controllerVersion: string,
+  inputs: TemplateInputs = {},
+): MachineConfig[] {
   const pullSecret = inputs.pullSecret === undefined ? '' : compactJSON(inputs.pullSecret);
-  const tls = securityProfileCiphers(inputs.apiServer ? (inputs.apiServer.spec?.tlsSecurityProfile ?? null) : undefined);
+  const tls = securityProfileCiphers(
+    inputs.apiServer ? (inputs.apiServer.spec?.tlsSecurityProfile ?? null) : undefined,
+  );
   const rc = renderConfig(normalizedSpec(cc.spec), pullSecret, tls.minTLSVersion, tls.cipherSuites);
   const mcs = generateForRenderConfig(tree, rc, controllerVersion);
-  const owner = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'ControllerConfig', name: cc.metadata.name ?? '', uid: cc.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+  const owner = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'ControllerConfig',
+    name: cc.metadata.name ?? '',
+    uid: cc.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
   for (const mc of mcs) mc.metadata.ownerReferences = [{ ...owner }];
   return mcs.sort((a, b) => byteCompare(a.metadata.name ?? '', b.metadata.name ?? ''));
 }

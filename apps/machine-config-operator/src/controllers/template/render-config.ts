@@ -8,7 +8,18 @@
 import { GoNil, GoStruct } from '@keelson/gotemplate';
 import type { ControllerConfigSpec } from '../../common/api-types.js';
 
-type FieldType = 'string' | 'bool' | 'int' | 'bytes' | '[]string' | 'map[string]string' | '*uint32' | 'json' | { ptr: StructSchema } | { struct: StructSchema } | { slice: StructSchema };
+type FieldType =
+  | 'string'
+  | 'bool'
+  | 'int'
+  | 'bytes'
+  | '[]string'
+  | 'map[string]string'
+  | '*uint32'
+  | 'json'
+  | { ptr: StructSchema }
+  | { struct: StructSchema }
+  | { slice: StructSchema };
 interface StructSchema {
   name: string;
   fields: Array<[goName: string, jsonName: string, type: FieldType]>;
@@ -17,7 +28,16 @@ interface StructSchema {
 const s = (name: string, fields: StructSchema['fields']): StructSchema => ({ name, fields });
 const str = (...names: Array<[string, string]>): StructSchema['fields'] => names.map(([g, j]) => [g, j, 'string']);
 
-const objectMeta: StructSchema['fields'] = [...str(['Kind', 'kind'], ['APIVersion', 'apiVersion'], ['Name', 'name'], ['Namespace', 'namespace'], ['UID', 'uid'], ['ResourceVersion', 'resourceVersion'])];
+const objectMeta: StructSchema['fields'] = [
+  ...str(
+    ['Kind', 'kind'],
+    ['APIVersion', 'apiVersion'],
+    ['Name', 'name'],
+    ['Namespace', 'namespace'],
+    ['UID', 'uid'],
+    ['ResourceVersion', 'resourceVersion'],
+  ),
+];
 const lbIPs = s('v1.CloudLoadBalancerIPs', [
   ['APIIntLoadBalancerIPs', 'apiIntLoadBalancerIPs', '[]string'],
   ['APILoadBalancerIPs', 'apiLoadBalancerIPs', '[]string'],
@@ -38,8 +58,20 @@ const onPrem = (name: string): StructSchema =>
     ['LoadBalancer', 'loadBalancer', { ptr: { ...lbType, name: `${name.replace('Status', '')}LoadBalancer` } }],
     ['MachineNetworks', 'machineNetworks', '[]string'],
   ]);
-const cloud = (name: string): StructSchema => s(name, [['Region', 'region', 'string'], ['ResourceTags', 'resourceTags', 'json'], ['ServiceEndpoints', 'serviceEndpoints', 'json'], ['CloudLoadBalancerConfig', 'cloudLoadBalancerConfig', { ptr: cloudLB }]]);
-const gcp = s('v1.GCPPlatformStatus', [['ProjectID', 'projectID', 'string'], ['Region', 'region', 'string'], ['ResourceLabels', 'resourceLabels', 'json'], ['ResourceTags', 'resourceTags', 'json'], ['CloudLoadBalancerConfig', 'cloudLoadBalancerConfig', { ptr: cloudLB }]]);
+const cloud = (name: string): StructSchema =>
+  s(name, [
+    ['Region', 'region', 'string'],
+    ['ResourceTags', 'resourceTags', 'json'],
+    ['ServiceEndpoints', 'serviceEndpoints', 'json'],
+    ['CloudLoadBalancerConfig', 'cloudLoadBalancerConfig', { ptr: cloudLB }],
+  ]);
+const gcp = s('v1.GCPPlatformStatus', [
+  ['ProjectID', 'projectID', 'string'],
+  ['Region', 'region', 'string'],
+  ['ResourceLabels', 'resourceLabels', 'json'],
+  ['ResourceTags', 'resourceTags', 'json'],
+  ['CloudLoadBalancerConfig', 'cloudLoadBalancerConfig', { ptr: cloudLB }],
+]);
 const generic = (name: string): StructSchema => s(name, []);
 
 const platformStatus = s('v1.PlatformStatus', [
@@ -60,20 +92,96 @@ const platformStatus = s('v1.PlatformStatus', [
   ['External', 'external', { ptr: generic('v1.ExternalPlatformStatus') }],
 ]);
 const infraStatus = s('v1.InfrastructureStatus', [
-  ...str(['InfrastructureName', 'infrastructureName'], ['Platform', 'platform'], ['EtcdDiscoveryDomain', 'etcdDiscoveryDomain'], ['APIServerURL', 'apiServerURL'], ['APIServerInternalURL', 'apiServerInternalURI'], ['ControlPlaneTopology', 'controlPlaneTopology'], ['InfrastructureTopology', 'infrastructureTopology'], ['CPUPartitioning', 'cpuPartitioning']),
+  ...str(
+    ['InfrastructureName', 'infrastructureName'],
+    ['Platform', 'platform'],
+    ['EtcdDiscoveryDomain', 'etcdDiscoveryDomain'],
+    ['APIServerURL', 'apiServerURL'],
+    ['APIServerInternalURL', 'apiServerInternalURI'],
+    ['ControlPlaneTopology', 'controlPlaneTopology'],
+    ['InfrastructureTopology', 'infrastructureTopology'],
+    ['CPUPartitioning', 'cpuPartitioning'],
+  ),
   ['PlatformStatus', 'platformStatus', { ptr: platformStatus }],
 ]);
-const infra = s('v1.Infrastructure', [...objectMeta, ['Spec', 'spec', { struct: s('v1.InfrastructureSpec', [['CloudConfig', 'cloudConfig', { struct: s('v1.ConfigMapFileReference', str(['Name', 'name'], ['Key', 'key'])) }], ['PlatformSpec', 'platformSpec', 'json']]) }], ['Status', 'status', { struct: infraStatus }]]);
-const dns = s('v1.DNS', [...objectMeta, ['Spec', 'spec', { struct: s('v1.DNSSpec', [['BaseDomain', 'baseDomain', 'string'], ['PublicZone', 'publicZone', 'json'], ['PrivateZone', 'privateZone', 'json'], ['Platform', 'platform', 'json']]) }]]);
-const proxy = s('v1.ProxyStatus', str(['HTTPProxy', 'httpProxy'], ['HTTPSProxy', 'httpsProxy'], ['NoProxy', 'noProxy']));
-const mtuValues = s('v1.MTUMigrationValues', [['To', 'to', '*uint32'], ['From', 'from', '*uint32']]);
-const network = s('v1.NetworkInfo', [['MTUMigration', 'mtuMigration', { ptr: s('v1.MTUMigration', [['Network', 'network', { ptr: mtuValues }], ['Machine', 'machine', { ptr: mtuValues }]]) }]]);
-const bundle = s('v1.ImageRegistryBundle', [['File', 'file', 'string'], ['Data', 'data', 'bytes']]);
-const objectRef = s('v1.ObjectReference', str(['Kind', 'kind'], ['Namespace', 'namespace'], ['Name', 'name'], ['UID', 'uid'], ['APIVersion', 'apiVersion'], ['ResourceVersion', 'resourceVersion'], ['FieldPath', 'fieldPath']));
+const infra = s('v1.Infrastructure', [
+  ...objectMeta,
+  [
+    'Spec',
+    'spec',
+    {
+      struct: s('v1.InfrastructureSpec', [
+        [
+          'CloudConfig',
+          'cloudConfig',
+          { struct: s('v1.ConfigMapFileReference', str(['Name', 'name'], ['Key', 'key'])) },
+        ],
+        ['PlatformSpec', 'platformSpec', 'json'],
+      ]),
+    },
+  ],
+  ['Status', 'status', { struct: infraStatus }],
+]);
+const dns = s('v1.DNS', [
+  ...objectMeta,
+  [
+    'Spec',
+    'spec',
+    {
+      struct: s('v1.DNSSpec', [
+        ['BaseDomain', 'baseDomain', 'string'],
+        ['PublicZone', 'publicZone', 'json'],
+        ['PrivateZone', 'privateZone', 'json'],
+        ['Platform', 'platform', 'json'],
+      ]),
+    },
+  ],
+]);
+const proxy = s(
+  'v1.ProxyStatus',
+  str(['HTTPProxy', 'httpProxy'], ['HTTPSProxy', 'httpsProxy'], ['NoProxy', 'noProxy']),
+);
+const mtuValues = s('v1.MTUMigrationValues', [
+  ['To', 'to', '*uint32'],
+  ['From', 'from', '*uint32'],
+]);
+const network = s('v1.NetworkInfo', [
+  [
+    'MTUMigration',
+    'mtuMigration',
+    {
+      ptr: s('v1.MTUMigration', [
+        ['Network', 'network', { ptr: mtuValues }],
+        ['Machine', 'machine', { ptr: mtuValues }],
+      ]),
+    },
+  ],
+]);
+const bundle = s('v1.ImageRegistryBundle', [
+  ['File', 'file', 'string'],
+  ['Data', 'data', 'bytes'],
+]);
+const objectRef = s(
+  'v1.ObjectReference',
+  str(
+    ['Kind', 'kind'],
+    ['Namespace', 'namespace'],
+    ['Name', 'name'],
+    ['UID', 'uid'],
+    ['APIVersion', 'apiVersion'],
+    ['ResourceVersion', 'resourceVersion'],
+    ['FieldPath', 'fieldPath'],
+  ),
+);
 
 /** mcfgv1.ControllerConfigSpec of release-4.20, field by field. */
 export const controllerConfigSpecSchema = s('v1.ControllerConfigSpec', [
-  ...str(['ClusterDNSIP', 'clusterDNSIP'], ['CloudProviderConfig', 'cloudProviderConfig'], ['Platform', 'platform'], ['EtcdDiscoveryDomain', 'etcdDiscoveryDomain']),
+  ...str(
+    ['ClusterDNSIP', 'clusterDNSIP'],
+    ['CloudProviderConfig', 'cloudProviderConfig'],
+    ['Platform', 'platform'],
+    ['EtcdDiscoveryDomain', 'etcdDiscoveryDomain'],
+  ),
   ['KubeAPIServerServingCAData', 'kubeAPIServerServingCAData', 'bytes'],
   ['RootCAData', 'rootCAData', 'bytes'],
   ['CloudProviderCAData', 'cloudProviderCAData', 'bytes'],
@@ -83,7 +191,12 @@ export const controllerConfigSpecSchema = s('v1.ControllerConfigSpec', [
   ['PullSecret', 'pullSecret', { ptr: objectRef }],
   ['InternalRegistryPullSecret', 'internalRegistryPullSecret', 'bytes'],
   ['Images', 'images', 'map[string]string'],
-  ...str(['BaseOSContainerImage', 'baseOSContainerImage'], ['BaseOSExtensionsContainerImage', 'baseOSExtensionsContainerImage'], ['OSImageURL', 'osImageURL'], ['ReleaseImage', 'releaseImage']),
+  ...str(
+    ['BaseOSContainerImage', 'baseOSContainerImage'],
+    ['BaseOSExtensionsContainerImage', 'baseOSExtensionsContainerImage'],
+    ['OSImageURL', 'osImageURL'],
+    ['ReleaseImage', 'releaseImage'],
+  ),
   ['Proxy', 'proxy', { ptr: proxy }],
   ['Infra', 'infra', { ptr: infra }],
   ['DNS', 'dns', { ptr: dns }],
@@ -156,10 +269,17 @@ export class RenderConfig extends GoStruct {
 }
 
 /** pkg/constants ConstantsByName. */
-export const constantsByName: ReadonlyMap<string, string> = new Map([['APIServerURLFile', '/etc/kubernetes/apiserver-url.env']]);
+export const constantsByName: ReadonlyMap<string, string> = new Map([
+  ['APIServerURLFile', '/etc/kubernetes/apiserver-url.env'],
+]);
 
 /** Builds the RenderConfig (upstream getMachineConfigsForControllerConfig's `rc`). */
-export function renderConfig(spec: ControllerConfigSpec, pullSecret: string, tlsMinVersion: string, tlsCipherSuites: readonly string[]): RenderConfig {
+export function renderConfig(
+  spec: ControllerConfigSpec,
+  pullSecret: string,
+  tlsMinVersion: string,
+  tlsCipherSuites: readonly string[],
+): RenderConfig {
   const promoted = toStruct(controllerConfigSpecSchema, spec as unknown as Json, true);
   const fields = new Map(promoted.fields);
   fields.set('PullSecret', pullSecret);

@@ -10,7 +10,19 @@ interface ProfileSpec {
 }
 
 const INTERMEDIATE: ProfileSpec = {
-  ciphers: ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305', 'DHE-RSA-AES128-GCM-SHA256', 'DHE-RSA-AES256-GCM-SHA384'],
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+    'DHE-RSA-AES128-GCM-SHA256',
+    'DHE-RSA-AES256-GCM-SHA384',
+  ],
   minTLSVersion: 'VersionTLS12',
 };
 
@@ -18,16 +30,43 @@ const INTERMEDIATE: ProfileSpec = {
 export const TLS_PROFILES: Readonly<Record<string, ProfileSpec>> = {
   Old: {
     ciphers: [
-      'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256',
-      'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305', 'DHE-RSA-AES128-GCM-SHA256',
-      'DHE-RSA-AES256-GCM-SHA384', 'DHE-RSA-CHACHA20-POLY1305', 'ECDHE-ECDSA-AES128-SHA256', 'ECDHE-RSA-AES128-SHA256', 'ECDHE-ECDSA-AES128-SHA', 'ECDHE-RSA-AES128-SHA',
-      'ECDHE-ECDSA-AES256-SHA384', 'ECDHE-RSA-AES256-SHA384', 'ECDHE-ECDSA-AES256-SHA', 'ECDHE-RSA-AES256-SHA', 'DHE-RSA-AES128-SHA256', 'DHE-RSA-AES256-SHA256',
-      'AES128-GCM-SHA256', 'AES256-GCM-SHA384', 'AES128-SHA256', 'AES256-SHA256', 'AES128-SHA', 'AES256-SHA', 'DES-CBC3-SHA',
+      'TLS_AES_128_GCM_SHA256',
+      'TLS_AES_256_GCM_SHA384',
+      'TLS_CHACHA20_POLY1305_SHA256',
+      'ECDHE-ECDSA-AES128-GCM-SHA256',
+      'ECDHE-RSA-AES128-GCM-SHA256',
+      'ECDHE-ECDSA-AES256-GCM-SHA384',
+      'ECDHE-RSA-AES256-GCM-SHA384',
+      'ECDHE-ECDSA-CHACHA20-POLY1305',
+      'ECDHE-RSA-CHACHA20-POLY1305',
+      'DHE-RSA-AES128-GCM-SHA256',
+      'DHE-RSA-AES256-GCM-SHA384',
+      'DHE-RSA-CHACHA20-POLY1305',
+      'ECDHE-ECDSA-AES128-SHA256',
+      'ECDHE-RSA-AES128-SHA256',
+      'ECDHE-ECDSA-AES128-SHA',
+      'ECDHE-RSA-AES128-SHA',
+      'ECDHE-ECDSA-AES256-SHA384',
+      'ECDHE-RSA-AES256-SHA384',
+      'ECDHE-ECDSA-AES256-SHA',
+      'ECDHE-RSA-AES256-SHA',
+      'DHE-RSA-AES128-SHA256',
+      'DHE-RSA-AES256-SHA256',
+      'AES128-GCM-SHA256',
+      'AES256-GCM-SHA384',
+      'AES128-SHA256',
+      'AES256-SHA256',
+      'AES128-SHA',
+      'AES256-SHA',
+      'DES-CBC3-SHA',
     ],
     minTLSVersion: 'VersionTLS10',
   },
   Intermediate: INTERMEDIATE,
-  Modern: { ciphers: ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'], minTLSVersion: 'VersionTLS13' },
+  Modern: {
+    ciphers: ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'],
+    minTLSVersion: 'VersionTLS13',
+  },
 };
 
 /** library-go pkg/crypto openSSLToIANACiphersMap. */
@@ -62,11 +101,15 @@ export interface TLSSecurityProfile {
 }
 
 /** GetSecurityProfileCiphers: Intermediate when absent, Custom without a spec, or an unknown type. */
-export function securityProfileCiphers(profile: TLSSecurityProfile | null | undefined): { minTLSVersion: string; cipherSuites: string[] } {
+export function securityProfileCiphers(profile: TLSSecurityProfile | null | undefined): {
+  minTLSVersion: string;
+  cipherSuites: string[];
+} {
   const type = profile ? (profile.type ?? '') : 'Intermediate';
   let spec: ProfileSpec | undefined;
   if (type === 'Custom') {
-    if (profile?.custom) spec = { ciphers: profile.custom.ciphers ?? [], minTLSVersion: profile.custom.minTLSVersion ?? '' };
+    if (profile?.custom)
+      spec = { ciphers: profile.custom.ciphers ?? [], minTLSVersion: profile.custom.minTLSVersion ?? '' };
   } else spec = TLS_PROFILES[type];
   spec ??= INTERMEDIATE;
   const cipherSuites = spec.ciphers.flatMap((c) => {

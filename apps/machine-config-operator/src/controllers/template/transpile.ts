@@ -28,7 +28,8 @@ export function dataURLEscape(s: string): string {
     return encodeURIComponent(s);
   } catch {
     let out = '';
-    for (const b of Buffer.from(s, 'utf8')) out += UNRESERVED.has(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    for (const b of Buffer.from(s, 'utf8'))
+      out += UNRESERVED.has(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
     return out;
   }
 }
@@ -44,7 +45,13 @@ function get(o: Json, key: string): unknown {
 }
 
 function typeErr(value: unknown, goType: string, field: string): TranspileError {
-  const kind = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'object' ? 'object' : typeof value;
+  const kind = Array.isArray(value)
+    ? 'array'
+    : value === null
+      ? 'null'
+      : typeof value === 'object'
+        ? 'object'
+        : typeof value;
   return new TranspileError(`json: cannot unmarshal ${kind} into Go struct field ${field} of type ${goType}`);
 }
 
@@ -94,7 +101,11 @@ function resource(c: Json, field: string): Json {
   if (inline !== undefined) source = `data:,${dataURLEscape(inline)}`;
   if (compression !== undefined) out['compression'] = compression;
   if (source !== undefined) out['source'] = source;
-  const hash = optString(optObject(c, 'verification', `${field}.verification`, 'base.Verification'), 'hash', `${field}.verification.hash`);
+  const hash = optString(
+    optObject(c, 'verification', `${field}.verification`, 'base.Verification'),
+    'hash',
+    `${field}.verification.hash`,
+  );
   out['verification'] = hash === undefined ? {} : { hash };
   return out;
 }
@@ -104,10 +115,15 @@ function yamlObject(text: string, what: string): Json {
   try {
     y = parseYaml(text, { version: '1.1', uniqueKeys: false });
   } catch (e) {
-    throw new TranspileError(`failed to unmarshal ${JSON.stringify(text)} into struct: error converting YAML to JSON: ${(e as Error).message}`);
+    throw new TranspileError(
+      `failed to unmarshal ${JSON.stringify(text)} into struct: error converting YAML to JSON: ${(e as Error).message}`,
+    );
   }
   if (y === null || y === undefined) return {};
-  if (typeof y !== 'object' || Array.isArray(y)) throw new TranspileError(`failed to unmarshal ${what}: json: cannot unmarshal ${Array.isArray(y) ? 'array' : typeof y} into Go value of type base.${what.includes('unit') ? 'Unit' : 'File'}`);
+  if (typeof y !== 'object' || Array.isArray(y))
+    throw new TranspileError(
+      `failed to unmarshal ${what}: json: cannot unmarshal ${Array.isArray(y) ? 'array' : typeof y} into Go value of type base.${what.includes('unit') ? 'Unit' : 'File'}`,
+    );
   return y as Json;
 }
 
@@ -115,8 +131,14 @@ function yamlObject(text: string, what: string): Json {
 export function transpileFile(text: string): Json {
   const f = yamlObject(text, JSON.stringify(text));
   const append = get(f, 'append');
-  const out: Json = { group: node(f, 'group', 'File.group'), overwrite: true, path: optString(f, 'path', 'File.path') ?? '', user: node(f, 'user', 'File.user') };
-  if (Array.isArray(append) && append.length > 0) out['append'] = append.map((a, i) => resource((a ?? {}) as Json, `File.append[${i}]`));
+  const out: Json = {
+    group: node(f, 'group', 'File.group'),
+    overwrite: true,
+    path: optString(f, 'path', 'File.path') ?? '',
+    user: node(f, 'user', 'File.user'),
+  };
+  if (Array.isArray(append) && append.length > 0)
+    out['append'] = append.map((a, i) => resource((a ?? {}) as Json, `File.append[${i}]`));
   out['contents'] = resource(optObject(f, 'contents', 'File.contents', 'base.FileContents'), 'File.contents');
   const mode = optInt(f, 'mode', 'File.mode');
   if (mode !== undefined) out['mode'] = mode;
@@ -134,7 +156,10 @@ export function transpileUnit(text: string): Json {
     out['dropins'] = dropins.map((d, i) => {
       const dj = (d ?? {}) as Json;
       const c = optString(dj, 'contents', `Unit.dropins[${i}].contents`);
-      return { ...(c !== undefined ? { contents: c } : {}), name: optString(dj, 'name', `Unit.dropins[${i}].name`) ?? '' };
+      return {
+        ...(c !== undefined ? { contents: c } : {}),
+        name: optString(dj, 'name', `Unit.dropins[${i}].name`) ?? '',
+      };
     });
   }
   const enabled = optBool(u, 'enabled', 'Unit.enabled');
@@ -149,7 +174,10 @@ function deepMerge(a: Json, b: Json): Json {
   const out: Json = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = prev && v && typeof prev === 'object' && typeof v === 'object' && !Array.isArray(prev) && !Array.isArray(v) ? deepMerge(prev as Json, v as Json) : v;
+    out[k] =
+      prev && v && typeof prev === 'object' && typeof v === 'object' && !Array.isArray(prev) && !Array.isArray(v)
+        ? deepMerge(prev as Json, v as Json)
+        : v;
   }
   return out;
 }
@@ -171,7 +199,13 @@ function mergeKeyed(entries: Json[], key: string): Json[] {
 /** TranspileCoreOSConfigToIgn: files and units (already sorted by template file name) → an Ignition 3.5 config. */
 export function transpileToIgnition(files: readonly string[], units: readonly string[]): Json {
   const cfg: Json = {
-    ignition: { config: { replace: { verification: {} } }, proxy: {}, security: { tls: {} }, timeouts: {}, version: '3.5.0' },
+    ignition: {
+      config: { replace: { verification: {} } },
+      proxy: {},
+      security: { tls: {} },
+      timeouts: {},
+      version: '3.5.0',
+    },
     kernelArguments: {},
     passwd: {},
     storage: {},
