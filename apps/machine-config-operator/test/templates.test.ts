@@ -1,41 +1,83 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildControllerConfig, containerRuntimeMachineConfig, defaultTemplatesDir, generateTemplateMachineConfigs, kubeletMachineConfig, loadTemplateTree, platformDirs, type ControllerConfig } from '../src/index.js';
+import { containerRuntimeMachineConfig, kubeletMachineConfig } from '../src/index.js';
 import { decodeDataURL } from '../src/controllers/generated/content.js';
 import { chooseSuffix } from '../src/controllers/generated/controller.js';
 
-const cc = (infraStatus: Record<string, unknown> = { platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable' }): ControllerConfig => {
-  const c = buildControllerConfig({ baseOSContainerImage: 'os', baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' }, { clusterDNSIP: '172.30.0.10', releaseImage: 'r', images: { infraImageKey: 'quay.io/pause@sha256:9' } }, '0.1.0');
-  return { ...c, metadata: { ...c.metadata, uid: 'cc-uid' }, spec: { ...c.spec, infra: { spec: {}, status: infraStatus } } };
-};
 type Files = Array<{ path: string; contents: { source: string }; mode?: number }>;
-const files = (mc: { spec?: { config?: Record<string, unknown> | null } }): Files => ((mc.spec?.config as { storage?: { files?: Files } } | undefined)?.storage?.files) ?? [];
+const files = (mc: { spec?: { config?: Record<string, unknown> | null } }): Files =>
+  (mc.spec?.config as { storage?: { files?: Files } } | undefined)?.storage?.files ?? [];
 const tmp: string[] = [];
-afterAll(() => { for (const d of tmp) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of tmp) rmSync(d, { recursive: true, force: true });
+});
 
 describe('KubeletConfig / ContainerRuntimeConfig machine configs', () => {
   const owner = { name: 'k', uid: 'u' };
   it('merges the user fragment into the base kubelet.conf and adds the logging drop-in', () => {
-    const mc = kubeletMachineConfig({ name: '99-worker-generated-kubelet', pool: 'worker', owner, spec: { kubeletConfig: { maxPods: 500 }, logLevel: 4 }, baseKubeletConf: 'kind: KubeletConfiguration\nmaxPods: 250\nclusterDNS: [1.2.3.4]\n', controllerVersion: 'h' });
+    const mc = kubeletMachineConfig({
+      name: '99-worker-generated-kubelet',
+      pool: 'worker',
+      owner,
+      spec: { kubeletConfig: { maxPods: 500 }, logLevel: 4 },
+      baseKubeletConf: 'kind: KubeletConfiguration\nmaxPods: 250\nclusterDNS: [1.2.3.4]\n',
+      controllerVersion: 'h',
+    });
     const f = files(mc);
-    expect(JSON.parse(decodeDataURL(f[0]?.contents.source ?? '') ?? '{}')).toEqual({ kind: 'KubeletConfiguration', maxPods: 500, clusterDNS: ['1.2.3.4'] });
+    expect(JSON.parse(decodeDataURL(f[0]?.contents.source ?? '') ?? '{}')).toEqual({
+      kind: 'KubeletConfiguration',
+      maxPods: 500,
+      clusterDNS: ['1.2.3.4'],
+    });
     expect(decodeDataURL(f[1]?.contents.source ?? '')).toBe('[Service]\nEnvironment="KUBELET_LOG_LEVEL=4"\n');
     expect(f[1]?.path).toBe('/etc/systemd/system/kubelet.service.d/20-logging.conf');
-    expect(() => kubeletMachineConfig({ name: 'n', pool: 'worker', owner, spec: { kubeletConfig: { staticPodPath: '/x' } }, baseKubeletConf: undefined, controllerVersion: 'h' })).toThrow('KubeletConfiguration: staticPodPath is not allowed to be set, but contains: "/x"');
+    expect(() =>
+      kubeletMachineConfig({
+        name: 'n',
+        pool: 'worker',
+        owner,
+        spec: { kubeletConfig: { staticPodPath: '/x' } },
+        baseKubeletConf: undefined,
+        controllerVersion: 'h',
+      }),
+    ).toThrow('KubeletConfiguration: staticPodPath is not allowed to be set, but contains: "/x"');
   });
   it('writes CRI-O drop-ins per field and validates them', () => {
-    const mc = containerRuntimeMachineConfig({ name: '99-worker-generated-containerruntime', pool: 'worker', owner, spec: { containerRuntimeConfig: { pidsLimit: 2048, logLevel: 'debug', logSizeMax: '1Ki' } }, controllerVersion: 'h' });
+    const mc = containerRuntimeMachineConfig({
+      name: '99-worker-generated-containerruntime',
+      pool: 'worker',
+      owner,
+      spec: { containerRuntimeConfig: { pidsLimit: 2048, logLevel: 'debug', logSizeMax: '1Ki' } },
+      controllerVersion: 'h',
+    });
     expect(files(mc).map((f) => [f.path, decodeDataURL(f.contents.source)])).toEqual([
       ['/etc/crio/crio.conf.d/01-ctrcfg-pidsLimit', '[crio]\n  [crio.runtime]\n    pids_limit = 2048\n'],
       ['/etc/crio/crio.conf.d/01-ctrcfg-logLevel', '[crio]\n  [crio.runtime]\n    log_level = "debug"\n'],
       ['/etc/crio/crio.conf.d/01-ctrcfg-logSizeMax', '[crio]\n  [crio.runtime]\n    log_size_max = 1024\n'],
     ]);
-    expect(() => containerRuntimeMachineConfig({ name: 'n', pool: 'worker', owner, spec: { containerRuntimeConfig: { defaultRuntime: 'kata' } }, controllerVersion: 'h' })).toThrow('invalid DefaultRuntime "kata", must be runc or crun');
+    expect(() =>
+      containerRuntimeMachineConfig({
+        name: 'n',
+        pool: 'worker',
+        owner,
+        spec: { containerRuntimeConfig: { defaultRuntime: 'kata' } },
+        controllerVersion: 'h',
+      }),
+    ).toThrow('invalid DefaultRuntime "kata", must be runc or crun');
   });
   it('numbers further configs for the same kind with the mc-name-suffix annotation', () => {
-    const kc = (name: string, suffix?: string): { metadata: { name: string; annotations?: Record<string, string> }; spec: Record<string, never> } => ({ metadata: { name, ...(suffix !== undefined ? { annotations: { 'machineconfiguration.openshift.io/mc-name-suffix': suffix } } : {}) }, spec: {} });
+    const kc = (
+      name: string,
+      suffix?: string,
+    ): { metadata: { name: string; annotations?: Record<string, string> }; spec: Record<string, never> } => ({
+      metadata: {
+        name,
+        ...(suffix !== undefined
+          ? { annotations: { 'machineconfiguration.openshift.io/mc-name-suffix': suffix } }
+          : {}),
+      },
+      spec: {},
+    });
     expect(chooseSuffix(kc('a'), [kc('a')])).toBe('');
     expect(chooseSuffix(kc('b'), [kc('a', ''), kc('b')])).toBe('1');
     expect(chooseSuffix(kc('c'), [kc('a', ''), kc('b', '1'), kc('c')])).toBe('2');

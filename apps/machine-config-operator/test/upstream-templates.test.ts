@@ -33,7 +33,7 @@ type Ign = {
   storage?: { files?: Array<{ path: string; contents: { source?: string }; mode?: number }> };
   systemd?: { units?: Array<{ name: string }> };
 };
-const ign = (mc: { spec?: unknown }): Ign => ((mc.spec as { config?: Ign } | undefined)?.config ?? {}) as Ign;
+const ign = (mc: { spec?: unknown }): Ign => (mc.spec as { config?: Ign } | undefined)?.config ?? {};
 const hasFile = (mcs: Array<{ spec?: unknown }>, path: string): boolean =>
   mcs.some((m) => (ign(m).storage?.files ?? []).some((f) => f.path === path));
 const hasUnit = (mcs: Array<{ spec?: unknown }>, name: string): boolean =>

@@ -57,7 +57,7 @@ function readPullSecret(file: string): string {
   if (isObj(doc) && doc['kind'] === 'Secret') {
     if (doc['type'] !== 'kubernetes.io/dockerconfigjson')
       throw new CliError(
-        `${file}: expected secret type kubernetes.io/dockerconfigjson found ${String(doc['type'] ?? '')}`,
+        `${file}: expected secret type kubernetes.io/dockerconfigjson found ${typeof doc['type'] === 'string' ? doc['type'] : ''}`,
       );
     const data = isObj(doc['data']) ? doc['data']['.dockerconfigjson'] : undefined;
     const str = isObj(doc['stringData']) ? doc['stringData']['.dockerconfigjson'] : undefined;
@@ -107,10 +107,7 @@ export function registerMcGenerateCommand(program: Command): void {
     cc.metadata ??= { name: 'machine-config-controller' };
     const inputs: TemplateInputs = {};
     if (o.pullSecret !== undefined) inputs.pullSecret = readPullSecret(o.pullSecret);
-    if (o.apiserver !== undefined)
-      inputs.apiServer = readObject(o.apiserver, 'APIServer', '--apiserver') as NonNullable<
-        TemplateInputs['apiServer']
-      >;
+    if (o.apiserver !== undefined) inputs.apiServer = readObject(o.apiserver, 'APIServer', '--apiserver');
     if (o.featureGates !== undefined) readObject(o.featureGates, 'FeatureGate', '--feature-gates');
     let items;
     try {

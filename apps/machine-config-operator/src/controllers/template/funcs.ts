@@ -138,7 +138,7 @@ function onPremIPs(cfg: unknown, field: 'ingressIPs' | 'apiServerInternalIPs', m
 
 /** urlHost / urlPort: net/url's Parse, Hostname and Port. */
 function parseURL(u: string): { scheme: string; host: string } {
-  if (/[\x00-\x1f\x7f]/.test(u))
+  if (Array.from(u).some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
     throw new GoFuncError(`invalid url: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s.exec(u);
   const scheme = m?.[1]?.toLowerCase() ?? '';

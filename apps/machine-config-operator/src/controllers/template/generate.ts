@@ -84,9 +84,10 @@ const ON_PREM = new Set(['BareMetal', 'Ovirt', 'OpenStack', 'VSphere', 'Nutanix'
 type Json = Record<string, unknown>;
 const infraStatus = (spec: ControllerConfigSpec): Json =>
   ((spec.infra as unknown as Json | undefined)?.['status'] ?? {}) as Json;
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const platformType = (spec: ControllerConfigSpec): string =>
-  String(((infraStatus(spec)['platformStatus'] ?? {}) as Json)['type'] ?? '');
-const topology = (spec: ControllerConfigSpec): string => String(infraStatus(spec)['controlPlaneTopology'] ?? '');
+  str(((infraStatus(spec)['platformStatus'] ?? {}) as Json)['type']);
+const topology = (spec: ControllerConfigSpec): string => str(infraStatus(spec)['controlPlaneTopology']);
 
 /** platformStringFromControllerConfigSpec. */
 export function platformString(spec: ControllerConfigSpec): string {
@@ -201,7 +202,7 @@ function machineConfigForName(
     );
   }
   const ext = [...extensions.keys()].sort(byteCompare);
-  return {
+  const mc: MachineConfig = {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: { name, labels: { [Labels.role]: role } },
@@ -213,7 +214,8 @@ function machineConfigForName(
       fips: false,
       kernelType: '',
     },
-  } as MachineConfig;
+  };
+  return mc;
 }
 
 function machineConfigsForRole(tree: TemplateTree, rc: RenderConfig, role: string): MachineConfig[] {
