@@ -21,7 +21,7 @@ export { securityProfileCiphers } from './controllers/template/tls.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
 export { kubeletMachineConfig, containerRuntimeMachineConfig, GeneratedConfigError } from './controllers/generated/content.js';
 export { buildControllerConfig, parseOSImageURLConfigMap, OperatorSyncError, type OSImageURLConfig } from './operator/controller-config.js';
-export { computeClusterOperatorStatus, checkRequiredPools, upgradeableCondition, type OperandVersion, type SyncError } from './operator/status.js';
+export { computeClusterOperatorStatus, checkRequiredPools, machineConfigPoolStatus, upgradeableCondition, type OperandVersion, type SyncError } from './operator/status.js';
 export * from './common/constants.js';
 export { MCO_VERSION } from './common/version.js';
 export { Nodes, Pods, PodDisruptionBudgets } from './common/resources.js';
