@@ -33,7 +33,14 @@ export class TemplateError extends Error {
 /** A directory of the tree (entries sorted by name, as os.ReadDir) or a file with its text. */
 export type TreeEntry =
   | { kind: 'dir'; path: string; entries: Map<string, TreeEntry> }
-  | { kind: 'file'; path: string; text: string; size: number; template?: Template };
+  | {
+      kind: 'file';
+      path: string;
+      text: string;
+      size: number;
+      template?: Template;
+      last?: { rc: RenderConfig; out: string };
+    };
 
 /** A templates tree read into memory. */
 export interface TemplateTree {
@@ -132,12 +139,24 @@ function render(file: Extract<TreeEntry, { kind: 'file' }>, rc: RenderConfig): s
       throw e;
     }
   }
+  // a template shared by several MCs (common/ in 00-master and 00-worker) renders once per RenderConfig
+  if (file.last?.rc === rc) return file.last.out;
   try {
-    return file.template.execute(rc);
+    const out = file.template.execute(rc);
+    file.last = { rc, out };
+    return out;
   } catch (e) {
     if (e instanceof TemplateExecError) throw new TemplateError(`failed to execute template: ${e.message}`, file.path);
     throw e;
   }
+}
+
+/** Transpiled entries by rendered text, per RenderConfig (one generate call): identical texts parse once. */
+const transpileCaches = new WeakMap<RenderConfig, Map<string, Json>>();
+function transpiled(rc: RenderConfig): Map<string, Json> {
+  let m = transpileCaches.get(rc);
+  if (!m) transpileCaches.set(rc, (m = new Map<string, Json>()));
+  return m;
 }
 
 /** filterTemplates: walks `dir` (recursively, lexical order) into name → rendered text. */
@@ -194,7 +213,7 @@ function machineConfigForName(
   }
   let config: Json;
   try {
-    config = transpileToIgnition(valuesByKey(files), valuesByKey(units));
+    config = transpileToIgnition(valuesByKey(files), valuesByKey(units), transpiled(rc));
   } catch (e) {
     throw new TemplateError(
       `error transpiling CoreOS config to Ignition config: ${(e as Error).message}`,

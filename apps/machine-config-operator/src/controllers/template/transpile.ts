@@ -197,7 +197,19 @@ function mergeKeyed(entries: Json[], key: string): Json[] {
 }
 
 /** TranspileCoreOSConfigToIgn: files and units (already sorted by template file name) → an Ignition 3.5 config. */
-export function transpileToIgnition(files: readonly string[], units: readonly string[]): Json {
+export function transpileToIgnition(
+  files: readonly string[],
+  units: readonly string[],
+  cache?: Map<string, Json>,
+): Json {
+  const once = (kind: 'f' | 'u', text: string): Json => {
+    const key = kind + text;
+    const hit = cache?.get(key);
+    if (hit) return structuredClone(hit);
+    const v = kind === 'f' ? transpileFile(text) : transpileUnit(text);
+    cache?.set(key, structuredClone(v));
+    return v;
+  };
   const cfg: Json = {
     ignition: {
       config: { replace: { verification: {} } },
@@ -211,8 +223,14 @@ export function transpileToIgnition(files: readonly string[], units: readonly st
     storage: {},
     systemd: {},
   };
-  const f = mergeKeyed(files.map(transpileFile), 'path');
-  const u = mergeKeyed(units.map(transpileUnit), 'name');
+  const f = mergeKeyed(
+    files.map((t) => once('f', t)),
+    'path',
+  );
+  const u = mergeKeyed(
+    units.map((t) => once('u', t)),
+    'name',
+  );
   if (f.length > 0) cfg['storage'] = { files: f };
   if (u.length > 0) cfg['systemd'] = { units: u };
   return cfg;
