@@ -15,6 +15,7 @@ import {
   loadTemplateTree,
   platformDirs,
   renderTemplateText,
+  type TemplateInputs,
 } from '../src/controllers/template/generate.js';
 import { renderConfig } from '../src/controllers/template/render-config.js';
 import { dataURLEscape } from '../src/controllers/template/transpile.js';
@@ -192,6 +193,46 @@ describe('template functions (TestCloudProvider, TestCredentialProviderConfigFla
     expect(() => renderTemplateText(rc, 'x', '{{urlPort "ftp://a"}}')).toThrow(
       'error calling urlPort: unknown scheme in ftp://a',
     );
+  });
+});
+
+describe('APIServer TLS profile and pull secret in the rendered kubelet config', () => {
+  const kubeletConf = (apiServer: TemplateInputs['apiServer']): string => {
+    const mcs = generateTemplateMachineConfigs(tree, load('controller_config_aws.yaml'), 'v', {
+      pullSecret: '{}',
+      ...(apiServer !== undefined ? { apiServer } : {}),
+    });
+    const f = (ign(mcs.find((m) => m.metadata.name === '01-worker-kubelet') ?? {}).storage?.files ?? []).find(
+      (x) => x.path === '/etc/kubernetes/kubelet.conf',
+    );
+    return decodeURIComponent((f?.contents.source ?? '').replace(/^data:,/, ''));
+  };
+  it('Intermediate when absent; Modern, Old and Custom as GetSecurityProfileCiphers (OpenSSL names mapped to IANA, unknown dropped)', () => {
+    const intermediate = kubeletConf(undefined);
+    expect(intermediate).toContain('\ntlsMinVersion: VersionTLS12\n');
+    expect(intermediate).toContain(
+      'tlsCipherSuites:\n    - TLS_AES_128_GCM_SHA256\n    - TLS_AES_256_GCM_SHA384\n    - TLS_CHACHA20_POLY1305_SHA256\n    - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256\n',
+    );
+    // DHE-RSA-* have no IANA mapping in library-go's table: dropped
+    expect(intermediate).not.toContain('DHE-RSA');
+    expect(kubeletConf({ spec: {} })).toBe(intermediate);
+    expect(kubeletConf({ spec: { tlsSecurityProfile: { type: 'Custom' } } })).toBe(intermediate);
+    const modern = kubeletConf({ spec: { tlsSecurityProfile: { type: 'Modern' } } });
+    expect(modern).toContain(
+      '\ntlsMinVersion: VersionTLS13\ntlsCipherSuites:\n    - TLS_AES_128_GCM_SHA256\n    - TLS_AES_256_GCM_SHA384\n    - TLS_CHACHA20_POLY1305_SHA256\n',
+    );
+    const custom = kubeletConf({
+      spec: {
+        tlsSecurityProfile: {
+          type: 'Custom',
+          custom: { minTLSVersion: 'VersionTLS11', ciphers: ['ECDHE-RSA-AES128-SHA', 'NOPE'] },
+        },
+      },
+    });
+    expect(custom).toContain(
+      '\ntlsMinVersion: VersionTLS11\ntlsCipherSuites:\n    - TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n',
+    );
+    expect(kubeletConf({ spec: { tlsSecurityProfile: { type: 'Old' } } })).toContain('tlsMinVersion: VersionTLS10');
   });
 });
 
