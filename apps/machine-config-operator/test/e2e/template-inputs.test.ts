@@ -52,7 +52,7 @@ beforeAll(async () => {
     .create({
       ...cc,
       spec: { ...cc.spec, pullSecret: { namespace: 'openshift-config', name: 'pull-secret' } },
-    } as typeof cc);
+    });
   controller = await startMachineConfigController({
     kubeconfig: tc.kubeConfig,
     logger: nullLogger,
