@@ -25,6 +25,7 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   },
   mc: async (program) => {
     (await import('./commands/mc.js')).registerMachineConfigCommands(program);
+    (await import('./commands/mc-generate.js')).registerMcGenerateCommand(program);
   },
   os: async (program) => {
     (await import('./commands/os.js')).registerOsCommands(program);

@@ -15,11 +15,13 @@ export { computePoolStatus, computePoolCounts, type PoolStatus, type PoolCounts 
 export { isNodeReady, isNodeDone, isNodeMCDFailing, isNodeUnavailable, isNodeUpdated, isNodeDegraded, type PoolTarget } from './controllers/node/node-state.js';
 export { decideDrain, decideDrainFailure, podsToEvict, type DrainAction } from './controllers/drain/decide.js';
 export { decideRender, controllerConfigGate, RenderPoolError, type RenderDecision } from './controllers/render/decide.js';
-export { generateTemplateMachineConfigs, loadTemplateTree, platformDirs, type TemplateTree } from './controllers/template/generate.js';
+export { generateTemplateMachineConfigs, loadTemplateTree, platformDirs, TemplateError, type TemplateInputs, type TemplateTree } from './controllers/template/generate.js';
+export { mcoTemplateFuncs } from './controllers/template/funcs.js';
+export { securityProfileCiphers } from './controllers/template/tls.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
 export { kubeletMachineConfig, containerRuntimeMachineConfig, GeneratedConfigError } from './controllers/generated/content.js';
 export { buildControllerConfig, parseOSImageURLConfigMap, OperatorSyncError, type OSImageURLConfig } from './operator/controller-config.js';
-export { computeClusterOperatorStatus, checkRequiredPools, upgradeableCondition, type OperandVersion, type SyncError } from './operator/status.js';
+export { computeClusterOperatorStatus, checkRequiredPools, machineConfigPoolStatus, upgradeableCondition, type OperandVersion, type SyncError } from './operator/status.js';
 export * from './common/constants.js';
 export { MCO_VERSION } from './common/version.js';
 export { Nodes, Pods, PodDisruptionBudgets } from './common/resources.js';

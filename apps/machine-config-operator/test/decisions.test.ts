@@ -11,6 +11,7 @@ import {
   parseOSImageURLConfigMap,
   podsToEvict,
   upgradeableCondition,
+  machineConfigPoolStatus,
   type ControllerConfig,
   type MachineConfig,
   type MachineConfigPool,
@@ -233,19 +234,38 @@ describe('operator decisions', () => {
     expect(st(done.status, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.99.0' });
     expect(done.events.map((e) => e.reason)).toContain('OperatorVersionChanged');
   });
-  it('Degraded with the task reason; RequiredPools failures keep Available', () => {
+  it('Degraded with the task reason; Available stays True/AsExpected whatever task fails (release-4.20)', () => {
     const r = computeClusterOperatorStatus({ previous: {}, wanted, syncError: { task: 'RenderConfig', message: 'x' }, pools: [], now });
     expect(st(r.status, 'Degraded')).toMatchObject({ status: 'True', reason: 'RenderConfigFailed', message: 'Unable to apply 4.99.0: x' });
-    expect(st(r.status, 'Available')).toMatchObject({ status: 'False', message: 'Cluster not available for []' });
+    expect(st(r.status, 'Available')).toMatchObject({ status: 'True', reason: 'AsExpected', message: 'Cluster has deployed []' });
+    const resync = computeClusterOperatorStatus({ previous: { versions: wanted }, wanted, syncError: { task: 'MachineConfigController', message: 'z' }, pools: [], now });
+    expect(st(resync.status, 'Degraded')).toMatchObject({ reason: 'MachineConfigControllerFailed', message: 'Failed to resync 4.99.0 because: z' });
+    expect(st(resync.status, 'Available')).toMatchObject({ status: 'True', reason: 'AsExpected', message: 'Cluster has deployed [{operator 4.99.0}]' });
+    expect(resync.status.extension).toEqual({ lastSyncError: 'z' });
     const rp = computeClusterOperatorStatus({ previous: { versions: wanted }, wanted, syncError: { task: 'RequiredPools', message: 'y' }, pools: [], now });
     expect(st(rp.status, 'Degraded')).toMatchObject({ reason: 'RequiredPoolsFailed', message: 'Failed to resync 4.99.0 because: y' });
     expect(st(rp.status, 'Available')?.status).toBe('True');
   });
   it('Upgradeable follows pool conditions', () => {
     const p = (t: string): MachineConfigPool => ({ metadata: { name: 'p' }, spec: {}, status: { conditions: [{ type: t, status: 'True' }] } });
-    expect(upgradeableCondition([p('Updating')])).toMatchObject({ status: 'False', reason: 'PoolUpdating' });
+    expect(upgradeableCondition([p('Updating')])).toEqual({ type: 'Upgradeable', status: 'True', reason: 'AsExpected' });
     expect(upgradeableCondition([p('Updating'), p('Degraded')])).toMatchObject({ status: 'False', reason: 'DegradedPool' });
+    expect(upgradeableCondition([p('BuildInterrupted'), p('Degraded')])).toMatchObject({ status: 'False', reason: 'InterruptedBuild', message: "One or more machine config pools' builds have been interrupted, please see `oc get mcp` for further details and resolve before upgrading" });
     expect(upgradeableCondition([])).toEqual({ type: 'Upgradeable', status: 'True', reason: 'AsExpected' });
+  });
+  it('extension lines as machineConfigPoolStatus writes them', () => {
+    const pool = (conditions: NonNullable<NonNullable<MachineConfigPool['status']>['conditions']>): MachineConfigPool => ({
+      metadata: { name: 'worker' },
+      spec: { configuration: { name: 'rendered-worker-b' } },
+      status: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 2, configuration: { name: 'rendered-worker-a' }, conditions },
+    });
+    expect(machineConfigPoolStatus(pool([{ type: 'NodeDegraded', status: 'True', reason: '1 nodes are reporting degraded status on sync', message: 'Node worker-0 is reporting: "boom"' }]))).toBe(
+      'pool is degraded because nodes fail with "1 nodes are reporting degraded status on sync": "Node worker-0 is reporting: \\"boom\\""',
+    );
+    expect(machineConfigPoolStatus(pool([{ type: 'RenderDegraded', status: 'True', reason: 'r', message: 'm' }, { type: 'NodeDegraded', status: 'True' }]))).toBe('pool is degraded because rendering fails with "r": "m"');
+    expect(machineConfigPoolStatus(pool([{ type: 'Updated', status: 'True' }]))).toBe('all 3 nodes are at latest configuration rendered-worker-a');
+    expect(machineConfigPoolStatus(pool([{ type: 'Updating', status: 'True' }]))).toBe('1 (ready 2) out of 3 nodes are updating to latest configuration rendered-worker-b');
+    expect(machineConfigPoolStatus(pool([]))).toBe('<unknown>');
   });
   it('required pools must run this release', () => {
     const master: MachineConfigPool = {

@@ -70,15 +70,15 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     expect(report.injected.map((f) => f.fault)).toEqual(['pause-pool worker']);
   });
 
-  it('--fault on-disk-drift=worker-0:/etc/kubernetes/node-role: NodeRolloutFailed (exit 6) with the daemon\'s on-disk validation reason', async () => {
+  it('--fault on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env: NodeRolloutFailed (exit 6) with the daemon\'s on-disk validation reason', async () => {
     // a NodeDegraded counts once held for a quarter of the phase timeout (15 s here)
-    const { code, report } = await rehearseWith(['--fault', 'on-disk-drift=worker-0:/etc/kubernetes/node-role'], { timeoutSeconds: 60 });
+    const { code, report } = await rehearseWith(['--fault', 'on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env'], { timeoutSeconds: 60 });
     expect(report.outcome, report.message).toBe('NodeRolloutFailed');
     expect(code).toBe(6);
-    expect(report.injected.map((f) => f.detail)).toEqual(['/etc/kubernetes/node-role on worker-0 edited by hand after A was applied']);
-    expect(report.message).toMatch(/^machineconfigpool\/worker: Node worker-0 is reporting: "unexpected on-disk state validating against rendered-worker-[0-9a-f]{32}: content mismatch for file "\/etc\/kubernetes\/node-role""$/);
+    expect(report.injected.map((f) => f.detail)).toEqual(['/etc/kubernetes/apiserver-url.env on worker-0 edited by hand after A was applied']);
+    expect(report.message).toMatch(/^machineconfigpool\/worker: Node worker-0 is reporting: "unexpected on-disk state validating against rendered-worker-[0-9a-f]{32}: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env""$/);
     const lines = conditionLines(report);
-    expect(lines.some((l) => /^machineconfigpool\/worker NodeDegraded=True .*unexpected on-disk state validating against rendered-worker-[0-9a-f]+: content mismatch for file "\/etc\/kubernetes\/node-role"/.test(l)), lines.join('\n')).toBe(true);
+    expect(lines.some((l) => /^machineconfigpool\/worker NodeDegraded=True .*unexpected on-disk state validating against rendered-worker-[0-9a-f]+: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env"/.test(l)), lines.join('\n')).toBe(true);
     expect(report.pools.find((p) => p.name === 'worker')?.updated).toBe(0);
     expect(report.pools.find((p) => p.name === 'master')?.updated).toBe(1);
   });

@@ -72,14 +72,18 @@ export interface ClusterInputs {
 
 const b64 = (s: string | Buffer | undefined): string => (typeof s === 'string' ? Buffer.from(s, 'utf8') : (s ?? Buffer.alloc(0))).toString('base64');
 
-/** Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure). */
+/**
+ * Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure, as in the rehearsal): the
+ * API URLs are placeholders so that upstream's templates (apiserver-url.env: urlHost/urlPort of apiServerInternalURI)
+ * render; a real cluster's Infrastructure replaces them.
+ */
 export function defaultInfrastructure(): EmbeddedInfrastructure {
   return {
     apiVersion: 'config.openshift.io/v1',
     kind: 'Infrastructure',
     metadata: { name: 'cluster' },
     spec: { platformSpec: { type: 'None' } },
-    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', cpuPartitioning: 'None', infrastructureName: 'keelson', apiServerURL: '', apiServerInternalURI: '', etcdDiscoveryDomain: '' },
+    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', cpuPartitioning: 'None', infrastructureName: 'keelson', apiServerURL: 'https://api.keelson.local:6443', apiServerInternalURI: 'https://api-int.keelson.local:6443', etcdDiscoveryDomain: '' },
   };
 }
 

@@ -40,30 +40,42 @@ function setCO(conds: ClusterOperatorStatusCondition[], next: Condition, now: st
   return prev ? conds.map((c) => (c.type === next.type ? out : c)) : [...conds, out];
 }
 
-/** Upgradeable: False/DegradedPool or False/PoolUpdating, else True/AsExpected. */
+/**
+ * Upgradeable as release-4.20's syncUpgradeableStatus: the first pool (in order) that is Degraded (False/DegradedPool)
+ * or has an interrupted build (False/InterruptedBuild) decides; otherwise True/AsExpected. An updating pool does not
+ * block (the retired PoolUpdating reason is gone upstream). The ConflictingClusterImagePolicy check is not made.
+ */
 export function upgradeableCondition(pools: readonly MachineConfigPool[]): Condition {
-  let updating = false;
   for (const p of pools) {
-    if (condTrue(p.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updating)) updating = true;
-    if (condTrue(p.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Degraded)) {
+    const conds = p.status?.conditions;
+    if (condTrue(conds, MACHINE_CONFIG_POOL_CONDITIONS.Degraded)) {
       return { type: 'Upgradeable', status: 'False', reason: 'DegradedPool', message: 'One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading' };
     }
+    if (condTrue(conds, MACHINE_CONFIG_POOL_CONDITIONS.BuildInterrupted)) {
+      return { type: 'Upgradeable', status: 'False', reason: 'InterruptedBuild', message: "One or more machine config pools' builds have been interrupted, please see `oc get mcp` for further details and resolve before upgrading" };
+    }
   }
-  if (updating) return { type: 'Upgradeable', status: 'False', reason: 'PoolUpdating', message: 'One or more machine config pools are updating, please see `oc get mcp` for further details' };
   return { type: 'Upgradeable', status: 'True', reason: 'AsExpected' };
 }
 
-/** The `extension` block: one line per pool, plus lastSyncError. */
+const condOf = (p: MachineConfigPool, type: string): { reason?: string; message?: string } | undefined => p.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+
+/** machineConfigPoolStatus: a pool's line in the extension (render/node degradation with its reason and message). */
+export function machineConfigPoolStatus(p: MachineConfigPool): string {
+  const s = p.status ?? {};
+  const render = condOf(p, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded);
+  if (render) return `pool is degraded because rendering fails with ${JSON.stringify(render.reason ?? '')}: ${JSON.stringify(render.message ?? '')}`;
+  const node = condOf(p, MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded);
+  if (node) return `pool is degraded because nodes fail with ${JSON.stringify(node.reason ?? '')}: ${JSON.stringify(node.message ?? '')}`;
+  if (condOf(p, MACHINE_CONFIG_POOL_CONDITIONS.Updated)) return `all ${String(s.machineCount ?? 0)} nodes are at latest configuration ${s.configuration?.name ?? ''}`;
+  if (condOf(p, MACHINE_CONFIG_POOL_CONDITIONS.Updating)) return `${String(s.updatedMachineCount ?? 0)} (ready ${String(s.readyMachineCount ?? 0)}) out of ${String(s.machineCount ?? 0)} nodes are updating to latest configuration ${p.spec.configuration?.name ?? ''}`;
+  return '<unknown>';
+}
+
+/** The `extension` block (setOperatorStatusExtension): one line per pool, plus lastSyncError. */
 export function statusExtension(pools: readonly MachineConfigPool[], err: SyncError | undefined): Record<string, string> {
   const ext: Record<string, string> = {};
-  for (const p of pools) {
-    const s = p.status ?? {};
-    const target = p.spec.configuration?.name ?? '';
-    const name = p.metadata.name ?? '';
-    if (condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Degraded)) ext[name] = `pool is degraded because nodes fail with "${String(s.degradedMachineCount ?? 0)}" nodes are reporting degraded status on sync`;
-    else if (condTrue(s.conditions, MACHINE_CONFIG_POOL_CONDITIONS.Updated)) ext[name] = `all ${String(s.machineCount ?? 0)} nodes are at latest configuration ${target}`;
-    else ext[name] = `${String(s.updatedMachineCount ?? 0)} (ready ${String(s.readyMachineCount ?? 0)}) out of ${String(s.machineCount ?? 0)} nodes are updating to latest configuration ${target}`;
-  }
+  for (const p of pools) ext[p.metadata.name ?? ''] = machineConfigPoolStatus(p);
   if (err) ext['lastSyncError'] = err.message;
   return ext;
 }
@@ -112,11 +124,8 @@ export function computeClusterOperatorStatus(input: {
     conds = setCO(conds, { type: 'Degraded', status: 'False' }, now);
     conds = setCO(conds, atWanted ? { type: 'Progressing', status: 'False', message: `Cluster version is ${optrVersion}` } : { type: 'Progressing', status: 'True', message: `Working towards ${optrVersion}` }, now);
   }
-  if (err !== undefined && err.task !== 'RequiredPools') {
-    conds = setCO(conds, { type: 'Available', status: 'False', message: `Cluster not available for ${formatVersions(versions)}` }, now);
-  } else {
-    conds = setCO(conds, { type: 'Available', status: 'True', message: `Cluster has deployed ${formatVersions(versions)}` }, now);
-  }
+  // syncAvailableStatus: always True/AsExpected — MCO failures are Degraded, never a "midnight page" (OCPBUGS-9108)
+  conds = setCO(conds, { type: 'Available', status: 'True', reason: 'AsExpected', message: `Cluster has deployed ${formatVersions(versions)}` }, now);
   conds = setCO(conds, upgradeableCondition(input.pools), now);
   return {
     status: { ...prev, conditions: conds, versions, relatedObjects: RELATED_OBJECTS, extension: statusExtension(input.pools, err ?? (input.pending !== undefined ? { task: '', message: input.pending } : undefined)) },

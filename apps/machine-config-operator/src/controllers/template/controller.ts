@@ -5,23 +5,59 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Controller, ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, type ReconcileResult } from '@keelson/kube';
+import {
+  Controller,
+  ControllerConfigs,
+  defineResource,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  MachineConfigs,
+  type KubeObject,
+  type ReconcileResult,
+} from '@keelson/kube';
 import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { generateTemplateMachineConfigs, loadTemplateTree, type TemplateTree } from './generate.js';
+import {
+  generateTemplateMachineConfigs,
+  loadTemplateTree,
+  TemplateError,
+  type TemplateInputs,
+  type TemplateTree,
+} from './generate.js';
 import { completedByVersion, computeTemplateStatus } from './status.js';
 import { semanticEqual } from '../../common/semantic.js';
+
+type SecretObject = KubeObject & { type?: string; data?: Record<string, string> };
+type APIServerObject = KubeObject & NonNullable<TemplateInputs['apiServer']>;
+const Secrets = defineResource<SecretObject>({
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+});
+const APIServers = defineResource<APIServerObject>({
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'APIServer',
+  plural: 'apiservers',
+  namespaced: false,
+});
 
 /** The default template set shipped in this package (`src/templates`), found from the running module. */
 export function defaultTemplatesDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    for (const c of [join(dir, 'templates'), join(dir, 'src', 'templates')]) if (existsSync(join(c, 'worker'))) return c;
+    for (const c of [join(dir, 'templates'), join(dir, 'src', 'templates')])
+      if (existsSync(join(c, 'worker'))) return c;
     dir = dirname(dir);
   }
-  throw new Error('default templates directory not found next to the machine-config-operator package; pass --templates DIR');
+  throw new Error(
+    'default templates directory not found next to the machine-config-operator package; pass --templates DIR',
+  );
 }
 
 /** True when a generated MC differs from what exists (spec, labels or annotations). */
@@ -46,11 +82,33 @@ export class TemplateController {
     private readonly templatesDir: string,
     private readonly controllerVersion: string,
   ) {
-    this.controller = new Controller({ name: 'template', reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger });
+    this.controller = new Controller({
+      name: 'template',
+      reconcile: (key) => this.reconcile(key),
+      registry: ctx.registry,
+      logger: ctx.logger,
+    });
     this.unsubscribe.push(
-      watchDelayed(this.controller, ctx.informers.controllerConfigs, (c) => [c.metadata.name ?? ''], 0, (o, n) => o.metadata.generation !== n.metadata.generation || !semanticEqual(o.metadata.annotations, n.metadata.annotations)),
+      watchDelayed(
+        this.controller,
+        ctx.informers.controllerConfigs,
+        (c) => [c.metadata.name ?? ''],
+        0,
+        (o, n) =>
+          o.metadata.generation !== n.metadata.generation ||
+          !semanticEqual(o.metadata.annotations, n.metadata.annotations),
+      ),
       // ours by owner reference, or by name: an apply that dropped the owner reference must not leave another writer's content in place
-      watchDelayed(this.controller, ctx.informers.machineConfigs, (mc) => (mc.metadata.ownerReferences?.some((r) => r.kind === 'ControllerConfig') === true || this.generatedNames.has(mc.metadata.name ?? '') ? [CONTROLLER_CONFIG_NAME] : []), 0),
+      watchDelayed(
+        this.controller,
+        ctx.informers.machineConfigs,
+        (mc) =>
+          mc.metadata.ownerReferences?.some((r) => r.kind === 'ControllerConfig') === true ||
+          this.generatedNames.has(mc.metadata.name ?? '')
+            ? [CONTROLLER_CONFIG_NAME]
+            : [],
+        0,
+      ),
     );
   }
 
@@ -78,14 +136,39 @@ export class TemplateController {
     }
     let mcs: MachineConfig[];
     try {
+      const inputs = await this.inputs(cc);
       this.tree ??= loadTemplateTree(this.templatesDir);
-      mcs = generateTemplateMachineConfigs(this.tree, cc, this.controllerVersion);
+      mcs = generateTemplateMachineConfigs(this.tree, cc, this.controllerVersion, inputs);
     } catch (e) {
       await this.writeStatus(cc, { state: 'failing', error: (e as Error).message });
       throw e;
     }
     await this.applyGenerated(mcs);
     return (await this.writeStatus(cc, { state: 'completed' })) === undefined ? { requeueAfterMs: 100 } : undefined;
+  }
+
+  /**
+   * What upstream's syncControllerConfig reads besides the ControllerConfig: the pull secret it names (type
+   * kubernetes.io/dockerconfigjson, key .dockerconfigjson) and the APIServer `cluster` (absent: Intermediate TLS).
+   */
+  private async inputs(cc: ControllerConfig): Promise<TemplateInputs> {
+    const out: TemplateInputs = {};
+    const ref = (cc.spec as { pullSecret?: { namespace?: string; name?: string } | null }).pullSecret;
+    if (ref) {
+      const secret = await this.ctx.client.resource(Secrets).get(ref.name ?? '', ref.namespace ?? '');
+      if (secret.type !== 'kubernetes.io/dockerconfigjson')
+        throw new TemplateError(
+          `expected secret type kubernetes.io/dockerconfigjson found ${secret.type ?? ''}`,
+          `secret ${ref.namespace ?? ''}/${ref.name ?? ''}`,
+        );
+      out.pullSecret = Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8');
+    }
+    try {
+      out.apiServer = await this.ctx.client.resource(APIServers).get('cluster');
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    return out;
   }
 
   /** Creates each generated MC, or overwrites it when its content was changed by someone else. */
@@ -103,13 +186,25 @@ export class TemplateController {
         }
       } else if (templateMachineConfigChanged(existing, want)) {
         const ownerReferences = want.metadata.ownerReferences ?? existing.metadata.ownerReferences;
-        await client.update({ ...existing, metadata: { ...existing.metadata, labels: want.metadata.labels ?? {}, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations }, ...(ownerReferences !== undefined ? { ownerReferences } : {}) }, spec: want.spec ?? {} });
+        await client.update({
+          ...existing,
+          metadata: {
+            ...existing.metadata,
+            labels: want.metadata.labels ?? {},
+            annotations: { ...existing.metadata.annotations, ...want.metadata.annotations },
+            ...(ownerReferences !== undefined ? { ownerReferences } : {}),
+          },
+          spec: want.spec ?? {},
+        });
       }
     }
   }
 
   /** Writes the status of `phase` unless unchanged; returns the stored object, or undefined after a conflict. */
-  private async writeStatus(cc: ControllerConfig, phase: Parameters<typeof computeTemplateStatus>[2]): Promise<ControllerConfig | undefined> {
+  private async writeStatus(
+    cc: ControllerConfig,
+    phase: Parameters<typeof computeTemplateStatus>[2],
+  ): Promise<ControllerConfig | undefined> {
     const status = computeTemplateStatus(cc, this.controllerVersion, phase, this.ctx.now());
     if (semanticEqual(status, cc.status ?? {})) return cc;
     try {

@@ -1,183 +1,338 @@
 /**
- * The template controller's generation step (upstream pkg/controller/template, mco.md 2.9): a templates tree in
- * upstream layout + the ControllerConfig → the `00-<role>`, `01-<role>-container-runtime`, `01-<role>-kubelet`
- * MachineConfigs. Pure: the tree is read into memory by {@link loadTemplateTree}.
+ * The template controller's generation step, as upstream's pkg/controller/template/render.go
+ * (generateTemplateMachineConfigs, GenerateMachineConfigsForRole, generateMachineConfigForName, filterTemplates,
+ * getPaths, platformStringFromControllerConfigSpec) and template_controller.go getMachineConfigsForControllerConfig:
+ * a templates tree + the ControllerConfig (+ pull secret, APIServer TLS profile) → `00-<role>`,
+ * `01-<role>-container-runtime`, `01-<role>-kubelet`, … MachineConfigs. The tree is read into memory once by
+ * {@link loadTemplateTree}; each template is parsed once and executed per ControllerConfig.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
+import { Template, TemplateExecError, TemplateParseError } from '@keelson/gotemplate';
+import type { ControllerConfig, ControllerConfigSpec, MachineConfig } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
-import { renderGoTemplate, TemplateError } from './gotemplate.js';
+import { mcoTemplateFuncs } from './funcs.js';
+import { renderConfig, type RenderConfig } from './render-config.js';
+import { securityProfileCiphers, type TLSSecurityProfile } from './tls.js';
+import { transpileToIgnition } from './transpile.js';
+import { cloudPlatformLoadBalancerIPState } from './funcs.js';
 
-/** Template files of one platform directory: `files/`, `units/`, `extensions/` (file name → text). */
-export interface PlatformTemplates {
-  files: Map<string, string>;
-  units: Map<string, string>;
-  extensions: Map<string, string>;
+/** A failure generating the MachineConfigs, message as upstream's (wrapped with the role). */
+export class TemplateError extends Error {
+  readonly code = 'MCO_TEMPLATE';
+  constructor(
+    message: string,
+    /** The template file (or directory) concerned, when one is. */
+    readonly file: string,
+  ) {
+    super(message);
+    this.name = 'TemplateError';
+  }
 }
 
-/** A templates tree: `<role>/<mc-name>/<platform-dir>/…` plus `common/<platform-dir>/…`; paths kept for errors. */
+/** A directory of the tree (entries sorted by name, as os.ReadDir) or a file with its text. */
+export type TreeEntry =
+  | { kind: 'dir'; path: string; entries: Map<string, TreeEntry> }
+  | {
+      kind: 'file';
+      path: string;
+      text: string;
+      size: number;
+      template?: Template;
+      last?: { rc: RenderConfig; out: string };
+    };
+
+/** A templates tree read into memory. */
 export interface TemplateTree {
   root: string;
-  roles: Map<string, Map<string, Map<string, PlatformTemplates>>>;
-  common: Map<string, PlatformTemplates>;
+  top: Extract<TreeEntry, { kind: 'dir' }>;
 }
 
-const KINDS = ['files', 'units', 'extensions'] as const;
-const dirs = (p: string): string[] => readdirSync(p).filter((n) => statSync(join(p, n)).isDirectory()).sort();
+const MAX_TEMPLATE_BYTES = 4 * 1024 * 1024;
 
-function loadPlatform(dir: string): PlatformTemplates {
-  const out: PlatformTemplates = { files: new Map(), units: new Map(), extensions: new Map() };
-  for (const k of KINDS) {
-    let names: string[];
-    try {
-      names = readdirSync(join(dir, k)).filter((n) => /\.ya?ml$/.test(n)).sort();
-    } catch {
-      continue;
+function readDirEntry(path: string, depth: number): Extract<TreeEntry, { kind: 'dir' }> {
+  if (depth > 16) throw new TemplateError(`templates directory nests too deeply at ${path}`, path);
+  const entries = new Map<string, TreeEntry>();
+  for (const name of readdirSync(path).sort()) {
+    const p = join(path, name);
+    const st = statSync(p);
+    if (st.isDirectory()) entries.set(name, readDirEntry(p, depth + 1));
+    else if (st.isFile()) {
+      if (st.size > MAX_TEMPLATE_BYTES)
+        throw new TemplateError(`template ${p} is larger than ${MAX_TEMPLATE_BYTES} bytes`, p);
+      entries.set(name, { kind: 'file', path: p, text: readFileSync(p, 'utf8'), size: st.size });
     }
-    for (const n of names) out[k].set(n, readFileSync(join(dir, k, n), 'utf8'));
   }
-  return out;
+  return { kind: 'dir', path, entries };
 }
 
-/** Reads a templates directory in upstream layout into memory. */
+/** Reads a templates directory (upstream layout) into memory. */
 export function loadTemplateTree(root: string): TemplateTree {
-  const tree: TemplateTree = { root, roles: new Map(), common: new Map() };
-  for (const top of dirs(root)) {
-    if (top === 'common') {
-      for (const plat of dirs(join(root, top))) tree.common.set(plat, loadPlatform(join(root, top, plat)));
+  return { root, top: readDirEntry(root, 0) };
+}
+
+const PLATFORMS = new Set([
+  'AWS',
+  'Azure',
+  'BareMetal',
+  'GCP',
+  'OpenStack',
+  'Libvirt',
+  'Ovirt',
+  'VSphere',
+  'Kubevirt',
+  'PowerVS',
+  'None',
+  'External',
+  'Nutanix',
+]);
+const ON_PREM = new Set(['BareMetal', 'Ovirt', 'OpenStack', 'VSphere', 'Nutanix']);
+
+type Json = Record<string, unknown>;
+const infraStatus = (spec: ControllerConfigSpec): Json =>
+  ((spec.infra as unknown as Json | undefined)?.['status'] ?? {}) as Json;
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const platformType = (spec: ControllerConfigSpec): string =>
+  str(((infraStatus(spec)['platformStatus'] ?? {}) as Json)['type']);
+const topology = (spec: ControllerConfigSpec): string => str(infraStatus(spec)['controlPlaneTopology']);
+
+/** platformStringFromControllerConfigSpec. */
+export function platformString(spec: ControllerConfigSpec): string {
+  const t = platformType(spec);
+  if (t === '') throw new Error('cannot generate MachineConfigs when no platformStatus.type is set');
+  if (t === '_base') throw new Error('platform _base unsupported');
+  return PLATFORMS.has(t) ? t.toLowerCase() : 'none';
+}
+
+/** getPaths: the platform directories, in order (later ones override earlier ones). */
+export function templatePaths(rc: RenderConfig, platform: string): string[] {
+  const out = ['_base'];
+  if (ON_PREM.has(platformType(rc.spec))) out.push('on-prem');
+  if (cloudPlatformLoadBalancerIPState(rc) === 'Available') out.push('cloud-platform-alt-dns');
+  out.push(platform);
+  if (topology(rc.spec) === 'SingleReplica') out.push('sno');
+  if (topology(rc.spec) === 'DualReplica') out.push('two-node-with-fencing');
+  return out;
+}
+
+/** The platform directories applied for a ControllerConfig (for tests and `mc generate` explanations). */
+export function platformDirs(cc: ControllerConfig): string[] {
+  const spec = normalizedSpec(cc.spec);
+  return templatePaths(renderConfig(spec, '', '', []), platformString(spec));
+}
+
+/** upstream mutates the spec so that Infra.Status.PlatformStatus is never nil while rendering. */
+function normalizedSpec(spec: ControllerConfigSpec): ControllerConfigSpec {
+  const infra = (spec.infra ?? {}) as unknown as Json;
+  const status = (infra['status'] ?? {}) as Json;
+  const ps = status['platformStatus'] ?? { type: '' };
+  return { ...spec, infra: { ...infra, status: { ...status, platformStatus: ps } } } as ControllerConfigSpec;
+}
+
+function render(file: Extract<TreeEntry, { kind: 'file' }>, rc: RenderConfig): string {
+  if (!file.template) {
+    try {
+      file.template = Template.new(file.path).funcs(mcoTemplateFuncs).parse(file.text);
+    } catch (e) {
+      if (e instanceof TemplateParseError)
+        throw new TemplateError(`failed to parse template ${file.path}: ${e.message}`, file.path);
+      throw e;
+    }
+  }
+  // a template shared by several MCs (common/ in 00-master and 00-worker) renders once per RenderConfig
+  if (file.last?.rc === rc) return file.last.out;
+  try {
+    const out = file.template.execute(rc);
+    file.last = { rc, out };
+    return out;
+  } catch (e) {
+    if (e instanceof TemplateExecError) throw new TemplateError(`failed to execute template: ${e.message}`, file.path);
+    throw e;
+  }
+}
+
+/** Transpiled entries by rendered text, per RenderConfig (one generate call): identical texts parse once. */
+const transpileCaches = new WeakMap<RenderConfig, Map<string, Json>>();
+function transpiled(rc: RenderConfig): Map<string, Json> {
+  let m = transpileCaches.get(rc);
+  if (!m) transpileCaches.set(rc, (m = new Map<string, Json>()));
+  return m;
+}
+
+/** filterTemplates: walks `dir` (recursively, lexical order) into name → rendered text. */
+function filterTemplates(into: Map<string, string>, dir: Extract<TreeEntry, { kind: 'dir' }>, rc: RenderConfig): void {
+  for (const [name, e] of dir.entries) {
+    if (e.kind === 'dir') {
+      filterTemplates(into, e, rc);
       continue;
     }
-    const mcs = new Map<string, Map<string, PlatformTemplates>>();
-    for (const mc of dirs(join(root, top))) {
-      const plats = new Map<string, PlatformTemplates>();
-      for (const plat of dirs(join(root, top, mc))) plats.set(plat, loadPlatform(join(root, top, mc, plat)));
-      mcs.set(mc, plats);
+    if (e.size === 0) {
+      into.delete(name);
+      continue;
     }
-    tree.roles.set(top, mcs);
+    const text = render(e, rc);
+    if (text.trim().length > 0) into.set(name, text);
   }
-  return tree;
 }
 
-const ON_PREM = new Set(['baremetal', 'ovirt', 'openstack', 'vsphere', 'nutanix']);
-const KNOWN_PLATFORMS = new Set(['aws', 'azure', 'baremetal', 'gcp', 'openstack', 'libvirt', 'none', 'vsphere', 'ovirt', 'ibmcloud', 'kubevirt', 'powervs', 'nutanix', 'alibabacloud', 'external']);
+const sub = (d: TreeEntry | undefined, name: string): Extract<TreeEntry, { kind: 'dir' }> | undefined => {
+  const e = d?.kind === 'dir' ? d.entries.get(name) : undefined;
+  if (e?.kind === 'file')
+    throw new TemplateError(`expected template directory, "${e.path}" is not a directory`, e.path);
+  return e;
+};
+const valuesByKey = (m: Map<string, string>): string[] => [...m.keys()].sort(byteCompare).map((k) => m.get(k) ?? '');
+const byteCompare = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** Platform directories applied, in order, for a ControllerConfig. */
-export function platformDirs(cc: ControllerConfig): string[] {
-  const infra = cc.spec.infra;
-  const type = infra?.status?.platformStatus?.type ?? cc.spec.platform ?? 'None';
-  if (type === '') throw new TemplateError('platform type is empty in ControllerConfig spec.infra.status.platformStatus.type', 'ControllerConfig');
-  const lower = type.toLowerCase();
-  const platform = KNOWN_PLATFORMS.has(lower) ? lower : 'none';
-  const out = ['_base'];
-  if (ON_PREM.has(platform)) out.push('on-prem');
-  out.push(platform);
-  const topo = infra?.status?.controlPlaneTopology;
-  if (topo === 'SingleReplica') out.push('sno');
-  if (topo === 'DualReplica') out.push('two-node-with-fencing');
-  return out;
-}
-
-/** Roles rendered: master and worker, plus arbiter with the HighlyAvailableArbiter topology. */
-export function templateRoles(cc: ControllerConfig): string[] {
-  const topo = cc.spec.infra?.status?.controlPlaneTopology;
-  return topo === 'HighlyAvailableArbiter' ? ['master', 'worker', 'arbiter'] : ['master', 'worker'];
-}
-
-type Obj = Record<string, unknown>;
-
-function dataURL(text: string): string {
-  return `data:text/plain;charset=utf-8;base64,${Buffer.from(text, 'utf8').toString('base64')}`;
-}
-
-function fileEntry(y: Obj, file: string): Obj {
-  const path = y['path'];
-  const contents = (y['contents'] ?? {}) as Obj;
-  if (typeof path !== 'string') throw new TemplateError('a file template needs path (string)', file);
-  const out: Obj = { path, contents: { source: dataURL(typeof contents['inline'] === 'string' ? contents['inline'] : '') }, overwrite: true };
-  if (typeof y['mode'] === 'number') out['mode'] = y['mode'];
-  return out;
-}
-
-function unitEntry(y: Obj, file: string): Obj {
-  if (typeof y['name'] !== 'string') throw new TemplateError('a unit template needs name (string)', file);
-  const out: Obj = { name: y['name'] };
-  if (typeof y['contents'] === 'string') out['contents'] = y['contents'];
-  if (typeof y['enabled'] === 'boolean') out['enabled'] = y['enabled'];
-  if (typeof y['mask'] === 'boolean') out['mask'] = y['mask'];
-  if (Array.isArray(y['dropins'])) out['dropins'] = (y['dropins'] as Obj[]).map((d) => ({ name: d['name'], contents: d['contents'] }));
-  return out;
-}
-
-/** Collects the rendered templates of several platform dirs; a later file with the same file name replaces an earlier one. */
-function collect(plats: Array<PlatformTemplates | undefined>): PlatformTemplates {
-  const out: PlatformTemplates = { files: new Map(), units: new Map(), extensions: new Map() };
-  for (const p of plats) if (p) for (const k of KINDS) for (const [n, t] of p[k]) out[k].set(n, t);
-  return out;
-}
-
-/** Template data: the ControllerConfig spec (Go field names resolve case-insensitively). */
-function templateData(cc: ControllerConfig): Obj {
-  return { ...cc.spec };
-}
-
-function renderOne(name: string, role: string, sources: PlatformTemplates, cc: ControllerConfig, controllerVersion: string, root: string): MachineConfig {
-  const data = templateData(cc);
-  const files: Obj[] = [];
-  const units: Obj[] = [];
-  const extensions: string[] = [];
-  for (const k of KINDS) {
-    for (const [n, src] of sources[k]) {
-      const where = `${root}/${role}/${name}/…/${k}/${n}`;
-      const text = renderGoTemplate(src, data, where);
-      if (text.trim() === '') continue;
-      const y: unknown = parseYaml(text, { version: '1.1' });
-      if (k === 'extensions') {
-        if (!Array.isArray(y) || y.some((e) => typeof e !== 'string')) throw new TemplateError('an extensions template must be a list of names', where);
-        extensions.push(...(y as string[]));
-      } else if (y !== null && typeof y === 'object' && !Array.isArray(y)) {
-        (k === 'files' ? files : units).push(k === 'files' ? fileEntry(y as Obj, where) : unitEntry(y as Obj, where));
-      } else throw new TemplateError(`expected a YAML mapping`, where);
+function machineConfigForName(
+  tree: TemplateTree,
+  rc: RenderConfig,
+  role: string,
+  nameDir: Extract<TreeEntry, { kind: 'dir' }>,
+  name: string,
+  withCommon: boolean,
+): MachineConfig {
+  const paths = templatePaths(rc, platformString(rc.spec));
+  const dirs = [
+    ...(withCommon ? paths.map((p) => sub(sub(tree.top, 'common'), p)) : []),
+    ...paths.map((p) => sub(nameDir, p)),
+  ];
+  const files = new Map<string, string>();
+  const units = new Map<string, string>();
+  const extensions = new Map<string, string>();
+  for (const d of dirs) {
+    if (!d) continue;
+    for (const [kind, into] of [
+      ['files', files],
+      ['units', units],
+      ['extensions', extensions],
+    ] as const) {
+      const k = sub(d, kind);
+      if (k) filterTemplates(into, k, rc);
     }
   }
-  const config: Obj = { ignition: { version: '3.5.0' } };
-  if (files.length > 0) config['storage'] = { files };
-  if (units.length > 0) config['systemd'] = { units };
+  let config: Json;
+  try {
+    config = transpileToIgnition(valuesByKey(files), valuesByKey(units), transpiled(rc));
+  } catch (e) {
+    throw new TemplateError(
+      `error transpiling CoreOS config to Ignition config: ${(e as Error).message}`,
+      nameDir.path,
+    );
+  }
+  const ext = [...extensions.keys()].sort(byteCompare);
   const mc: MachineConfig = {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
-    metadata: {
-      name,
-      labels: { [Labels.role]: role },
-      annotations: { [McAnnotations.generatedByControllerVersion]: controllerVersion },
-      ownerReferences: [
-        { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'ControllerConfig', name: cc.metadata.name ?? '', uid: cc.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
-      ],
+    metadata: { name, labels: { [Labels.role]: role } },
+    spec: {
+      osImageURL: rc.spec.baseOSContainerImage ?? '',
+      baseOSExtensionsContainerImage: '',
+      config,
+      ...(ext.length > 0 ? { extensions: ext } : {}),
+      fips: false,
+      kernelType: '',
     },
-    spec: { osImageURL: '', baseOSExtensionsContainerImage: '', config, extensions: extensions.sort() },
   };
-  if ((cc.spec as unknown as Record<string, unknown>)['fips'] === true) mc.spec = { ...mc.spec, fips: true };
   return mc;
 }
 
-/**
- * Generates the base MachineConfigs of every role from the tree. `common/<platform-dir>` goes only into the first
- * MC of a role (`00-<role>`).
- * @throws TemplateError
- */
-export function generateTemplateMachineConfigs(tree: TemplateTree, cc: ControllerConfig, controllerVersion: string): MachineConfig[] {
-  const plats = platformDirs(cc);
+function machineConfigsForRole(tree: TemplateTree, rc: RenderConfig, role: string): MachineConfig[] {
+  const rolePath = role === 'worker' || role === 'master' || role === 'arbiter' ? role : 'worker';
+  const dir = sub(tree.top, rolePath);
+  if (!dir)
+    throw new TemplateError(
+      `failed to read dir "${join(tree.root, rolePath)}": no such directory`,
+      join(tree.root, rolePath),
+    );
   const out: MachineConfig[] = [];
-  for (const role of templateRoles(cc)) {
-    const mcs = tree.roles.get(role);
-    if (!mcs) continue;
-    for (const name of [...mcs.keys()].sort()) {
-      const perPlat = mcs.get(name) ?? new Map<string, PlatformTemplates>();
-      const first = name === `00-${role}`;
-      const sources = collect([...(first ? plats.map((p) => tree.common.get(p)) : []), ...plats.map((p) => perPlat.get(p))]);
-      out.push(renderOne(name, role, sources, cc, controllerVersion, tree.root));
-    }
+  let commonAdded = false;
+  for (const [name, e] of dir.entries) {
+    if (e.kind !== 'dir') continue;
+    out.push(machineConfigForName(tree, rc, role, e, name, !commonAdded));
+    commonAdded = true;
   }
   return out;
+}
+
+/** generateTemplateMachineConfigs for a RenderConfig: every role directory (arbiter only for HighlyAvailableArbiter). */
+export function generateForRenderConfig(
+  tree: TemplateTree,
+  rc: RenderConfig,
+  controllerVersion: string,
+): MachineConfig[] {
+  const out: MachineConfig[] = [];
+  for (const [role, e] of tree.top.entries) {
+    if (e.kind !== 'dir' || role === 'common') continue;
+    if (role === 'arbiter' && topology(rc.spec) !== 'HighlyAvailableArbiter') continue;
+    try {
+      out.push(...machineConfigsForRole(tree, rc, role));
+    } catch (err) {
+      const file = err instanceof TemplateError ? err.file : e.path;
+      throw new TemplateError(`failed to create MachineConfig for role ${role}: ${(err as Error).message}`, file);
+    }
+  }
+  for (const mc of out)
+    mc.metadata.annotations = {
+      ...mc.metadata.annotations,
+      [McAnnotations.generatedByControllerVersion]: controllerVersion,
+    };
+  return out;
+}
+
+/** What upstream's template controller reads besides the ControllerConfig. */
+export interface TemplateInputs {
+  /** The pull secret's `.dockerconfigjson` (JSON text); compacted as Go's json.Compact. */
+  pullSecret?: string;
+  /** The cluster's APIServer object (`spec.tlsSecurityProfile`); Intermediate when absent. */
+  apiServer?: { spec?: { tlsSecurityProfile?: TLSSecurityProfile | null } } | null;
+}
+
+/** json.Compact. */
+export function compactJSON(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), (_k, v: unknown) => v);
+  } catch (e) {
+    throw new TemplateError(
+      `couldn't compact pullsecret ${JSON.stringify(raw)}: ${(e as Error).message}`,
+      'pull secret',
+    );
+  }
+}
+
+/**
+ * getMachineConfigsForControllerConfig: the RenderConfig (ControllerConfig spec, compacted pull secret, TLS profile),
+ * every generated MachineConfig owned by the ControllerConfig, sorted by name.
+ * @throws TemplateError
+ */
+export function generateTemplateMachineConfigs(
+  tree: TemplateTree,
+  cc: ControllerConfig,
+  controllerVersion: string,
+  inputs: TemplateInputs = {},
+): MachineConfig[] {
+  const pullSecret = inputs.pullSecret === undefined ? '' : compactJSON(inputs.pullSecret);
+  const tls = securityProfileCiphers(
+    inputs.apiServer ? (inputs.apiServer.spec?.tlsSecurityProfile ?? null) : undefined,
+  );
+  const rc = renderConfig(normalizedSpec(cc.spec), pullSecret, tls.minTLSVersion, tls.cipherSuites);
+  const mcs = generateForRenderConfig(tree, rc, controllerVersion);
+  const owner = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'ControllerConfig',
+    name: cc.metadata.name ?? '',
+    uid: cc.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+  for (const mc of mcs) mc.metadata.ownerReferences = [{ ...owner }];
+  return mcs.sort((a, b) => byteCompare(a.metadata.name ?? '', b.metadata.name ?? ''));
+}
+
+/**
+ * renderTemplate: one template text rendered with a RenderConfig (upstream's unit-test entry point).
+ * @throws TemplateError
+ */
+export function renderTemplateText(rc: RenderConfig, name: string, text: string): string {
+  return render({ kind: 'file', path: name, text, size: text.length }, rc);
 }

@@ -18,7 +18,8 @@ export const TemplateConditions = {
 type CcStatus = NonNullable<ControllerConfig['status']>;
 type Phase = { state: 'running' } | { state: 'completed' } | { state: 'failing'; error: string };
 
-const towards = (cc: ControllerConfig, version: string): string => `towards (${String(cc.metadata.generation ?? 0)}) generation using controller version ${version}`;
+const towards = (cc: ControllerConfig, version: string): string =>
+  `towards (${String(cc.metadata.generation ?? 0)}) generation using controller version ${version}`;
 
 /** Message of TemplateControllerCompleted=True once `version` has synced the ControllerConfig's generation. */
 export function completedMessage(cc: ControllerConfig, version: string): string {
@@ -51,7 +52,8 @@ export function computeTemplateStatus(cc: ControllerConfig, version: string, pha
   if (phase.state === 'running') {
     set(TemplateConditions.running, 'True', `syncing ${towards(cc, version)}`);
     const done = conditions.find((c) => c.type === TemplateConditions.completed);
-    if (cc.metadata.generation !== cc.status?.observedGeneration && done?.status === 'True') set(TemplateConditions.completed, 'False', `syncing ${towards(cc, version)} due to change in Generation`);
+    if (cc.metadata.generation !== cc.status?.observedGeneration && done?.status === 'True')
+      set(TemplateConditions.completed, 'False', `syncing ${towards(cc, version)} due to change in Generation`);
   } else if (phase.state === 'completed') {
     set(TemplateConditions.completed, 'True', completedMessage(cc, version));
     set(TemplateConditions.running, 'False', '');
@@ -61,5 +63,9 @@ export function computeTemplateStatus(cc: ControllerConfig, version: string, pha
     set(TemplateConditions.completed, 'False', '');
     set(TemplateConditions.running, 'False', '');
   }
-  return { ...(cc.status ?? {}), observedGeneration: cc.metadata.generation ?? 0, conditions: conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? null })) };
+  return {
+    ...(cc.status ?? {}),
+    observedGeneration: cc.metadata.generation ?? 0,
+    conditions: conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? null })),
+  };
 }
