@@ -267,7 +267,9 @@ export class ApiHttp {
           const r = this.cluster.delete(t, ns, name, del);
           // generic registry Store.Delete: the object when it stays (finalizers) or the store sets ReturnDeletedObject
           // (pods, namespaces, serviceaccounts); a Success Status otherwise, custom resources included
-          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))) { sendJson(res, r.deleted ? 200 : 202, r.object); return; }
+          // handlers.DeleteResource answers 202 only when the object stays and the client asked OrphanDependents=false
+          const accepted = !r.deleted && orphan === false;
+          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))) { sendJson(res, accepted ? 202 : 200, r.object); return; }
           const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
           if (t.group) details['group'] = t.group;
           sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }); return;

@@ -153,10 +153,16 @@ describe('object semantics', () => {
     expect(dc.body.items).toHaveLength(7);
     expect((await c.req('GET', '/api/v1/namespaces/default/configmaps?labelSelector=page%3Dyes')).body.items).toHaveLength(0);
   });
+  it('answers 202 for an object that stays only when the client asked OrphanDependents=false (handlers.DeleteResource)', async () => {
+    await c.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'fin-od', finalizers: ['example.com/hold'] } });
+    const d = await c.req('DELETE', '/api/v1/namespaces/default/configmaps/fin-od', { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false });
+    expect(d.status).toBe(202);
+    expect(d.body.metadata.deletionTimestamp).toBeTruthy();
+  });
   it('keeps objects with finalizers until they are removed', async () => {
     await c.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'fin', finalizers: ['example.com/hold'] } });
     const d = await c.req('DELETE', '/api/v1/namespaces/default/configmaps/fin');
-    expect(d.status).toBe(202);
+    expect(d.status).toBe(200);
     expect(d.body.metadata.deletionTimestamp).toBeTruthy();
     const g = await c.req('GET', '/api/v1/namespaces/default/configmaps/fin');
     expect(g.status).toBe(200);
