@@ -9,6 +9,7 @@ import {
   ConfigMaps,
   Controller,
   ControllerConfigs,
+  defineResource,
   EventRecorder,
   Informer,
   isAlreadyExists,
@@ -35,6 +36,12 @@ import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, 
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
+
+/** A config.openshift.io cluster configuration object (Infrastructure, DNS) as served. */
+type ClusterConfigObject = KubeObject & Record<string, unknown>;
+/** Infrastructure and DNS `cluster`: read from informers like upstream's infraLister / dnsLister, not GET per sync. */
+const Infrastructures = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'Infrastructure', plural: 'infrastructures', namespaced: false });
+const DNSes = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'DNS', plural: 'dnses', namespaced: false });
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -94,6 +101,12 @@ type Task = { name: string; run: () => Promise<string | undefined> };
 export class MachineConfigOperator {
   readonly controller: Controller;
   private readonly informers: { cm: Informer<ConfigMap>; pools: Informer<MachineConfigPool>; mcs: Informer<MachineConfig>; cc: Informer<ControllerConfig>; co: Informer<ClusterOperator> };
+  /**
+   * Infrastructure and DNS `cluster`. Not awaited before the first sync (a cluster without their CRDs still syncs:
+   * until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by GET); their changes
+   * queue a sync.
+   */
+  private readonly config: { infra: Informer<ClusterConfigObject>; dns: Informer<ClusterConfigObject> };
   private readonly waitingSince = new Map<string, number>();
   private readonly recorder: EventRecorder;
 
@@ -115,16 +128,21 @@ export class MachineConfigOperator {
     this.controller = new Controller({ name: 'machine-config-operator', reconcile: () => this.sync(), registry, logger: log });
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
+    const byName = { fieldSelector: 'metadata.name=cluster' };
+    this.config = { infra: mk(Infrastructures, byName), dns: mk(DNSes, byName) };
+    const enqueue = (): void => { this.controller.enqueue(CLUSTER_OPERATOR_NAME); };
+    for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
   }
 
   run(): Promise<void> {
+    for (const inf of Object.values(this.config)) inf.start();
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
 
   async stop(): Promise<void> {
     await this.controller.stop();
-    await Promise.all((Object.values(this.informers) as Array<Informer<KubeObject>>).map((i) => i.stop()));
+    await Promise.all([...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()));
   }
 
   private wanted(): OperandVersion[] {
@@ -169,8 +187,13 @@ export class MachineConfigOperator {
         throw e;
       }
     };
-    const infra = await getOpt('/apis/config.openshift.io/v1/infrastructures/cluster');
-    const dns = await getOpt('/apis/config.openshift.io/v1/dnses/cluster');
+    const read = async (inf: Informer<ClusterConfigObject>, path: string): Promise<Record<string, unknown> | undefined> => {
+      if (!inf.hasSynced()) return getOpt(path);
+      const o = inf.store.get('cluster');
+      return o === undefined ? undefined : { ...o, apiVersion: 'config.openshift.io/v1' };
+    };
+    const infra = await read(this.config.infra, '/apis/config.openshift.io/v1/infrastructures/cluster');
+    const dns = await read(this.config.dns, '/apis/config.openshift.io/v1/dnses/cluster');
     return {
       ...(infra ? { infra: { spec: {}, ...infra, kind: 'Infrastructure' } } : {}),
       ...(dns ? { dns: { ...dns, kind: 'DNS' } } : {}),
