@@ -108,14 +108,12 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
         spec: { baseDomain: 'one.example.com' },
       },
     });
-    await tc.client
-      .resource(ConfigMaps)
-      .create({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'machine-config-osimageurl', namespace: NS },
-        data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
-      });
+    await tc.client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-osimageurl', namespace: NS },
+      data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
+    });
 
     proxy = await countingProxy(tc.sandbox.url);
     const kc = new KubeConfig();
@@ -153,5 +151,37 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
     );
     expect(gets).toEqual([]);
     expect(proxy.counts.get('GET /apis/config.openshift.io/v1/dnses')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('on a cluster without the Infrastructure and DNS types, GETs each once, not on every resync', async () => {
+    await tc.client
+      .resource(ConfigMaps)
+      .create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'machine-config-osimageurl', namespace: NS },
+        data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
+      });
+    proxy = await countingProxy(tc.sandbox.url);
+    const kc = new KubeConfig();
+    kc.loadFromString(tc.sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${proxy.url}`));
+    operator = await startMachineConfigOperator({
+      kubeconfig: kc,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 50,
+      leaderElection: false,
+      health: false,
+    });
+    const cc = await waitFor('ControllerConfig', () =>
+      tc.client
+        .resource(ControllerConfigs)
+        .get('machine-config-controller')
+        .catch(() => undefined),
+    );
+    expect((cc.spec as { dns?: { spec?: { baseDomain?: string } } }).dns?.spec?.baseDomain).toBe('');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(proxy.counts.get('GET /apis/config.openshift.io/v1/infrastructures/cluster')).toBe(1);
+    expect(proxy.counts.get('GET /apis/config.openshift.io/v1/dnses/cluster')).toBe(1);
   });
 });

@@ -107,6 +107,8 @@ export class MachineConfigOperator {
    * queue a sync.
    */
   private readonly config: { infra: Informer<ClusterConfigObject>; dns: Informer<ClusterConfigObject> };
+  /** Paths of Infrastructure / DNS found absent (404) before their informer synced. */
+  private readonly absentUntilSynced = new Set<string>();
   private readonly waitingSince = new Map<string, number>();
   private readonly recorder: EventRecorder;
 
@@ -187,8 +189,15 @@ export class MachineConfigOperator {
         throw e;
       }
     };
+    // until its informer has synced, an object is read once by GET; a 404 then (the type is not served on this cluster)
+    // stands until the informer, listing again with backoff, syncs and its add event queues a sync
     const read = async (inf: Informer<ClusterConfigObject>, path: string): Promise<Record<string, unknown> | undefined> => {
-      if (!inf.hasSynced()) return getOpt(path);
+      if (!inf.hasSynced()) {
+        if (this.absentUntilSynced.has(path)) return undefined;
+        const o = await getOpt(path);
+        if (o === undefined) this.absentUntilSynced.add(path);
+        return o;
+      }
       const o = inf.store.get('cluster');
       return o === undefined ? undefined : { ...o, apiVersion: 'config.openshift.io/v1' };
     };
