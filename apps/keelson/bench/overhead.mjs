@@ -59,6 +59,8 @@ async function child(o) {
         levelsWithOperators: await levelsWithOperators(o.to),
         pools: r.report.pools.map((p) => ({ name: p.name, nodes: p.nodes, maxUnavailable: p.maxUnavailable, maxUnavailableSeen: p.maxUnavailableSeen })),
         api: r.report.api.total,
+        updateApi: r.report.api.update?.total ?? 0,
+        updateRoutes: r.report.api.update?.byRoute ?? {},
         maxRssKb: process.resourceUsage().maxRSS,
       })}\n`,
     );
@@ -151,18 +153,24 @@ async function parent() {
       if (r.outcome !== 'Completed') throw new Error(`workers=${run.workers} extra=${run.extra}: ${r.outcome}: ${r.message}`);
       const sim = simulatedMs(r, timeScale);
       const nodes = masters + run.workers;
-      const row = { nodes, workers: run.workers, manifests: r.manifests, updateMs: r.updateMs, installMs: r.installMs, simulatedMs: sim, overheadMs: r.updateMs - sim, api: r.api, apiPerNode: Math.round(r.api / nodes), maxRssMb: Math.round(r.maxRssKb / 1024), processMs: r.processMs, maxUnavailableSeen: r.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ') };
+      const row = { nodes, workers: run.workers, manifests: r.manifests, updateMs: r.updateMs, installMs: r.installMs, simulatedMs: sim, overheadMs: r.updateMs - sim, api: r.api, apiPerNode: Math.round(r.api / nodes), updateApi: r.updateApi, updateApiPerNode: Math.round(r.updateApi / nodes), updateRoutes: r.updateRoutes, maxRssMb: Math.round(r.maxRssKb / 1024), processMs: r.processMs, maxUnavailableSeen: r.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ') };
       rows.push(row);
-      process.stderr.write(`${JSON.stringify(row)}\n`);
+      process.stderr.write(`${JSON.stringify({ ...row, updateRoutes: undefined })}\n`);
     }
   } finally {
     await rm(root, { recursive: true, force: true });
   }
   const f = fit(rows.map((r) => ({ x1: r.nodes, x2: r.manifests, y: r.overheadMs })));
   console.log(`time scale ${timeScale} (reboot ${Math.round(REBOOT_MS / timeScale)} ms), ${masters} masters`);
-  console.log('| nodes | manifests | update wall | simulated waits | overhead | install wall | API requests (per node) | peak RSS | max unavailable |');
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  for (const r of rows) console.log(`| ${r.nodes} | ${r.manifests} | ${(r.updateMs / 1000).toFixed(1)} s | ${(r.simulatedMs / 1000).toFixed(1)} s | ${(r.overheadMs / 1000).toFixed(1)} s | ${(r.installMs / 1000).toFixed(1)} s | ${r.api} (${r.apiPerNode}) | ${r.maxRssMb} MB | ${r.maxUnavailableSeen} |`);
+  console.log('| nodes | manifests | update wall | simulated waits | overhead | install wall | API requests (per node) | of which the update (per node) | peak RSS | max unavailable |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const r of rows) console.log(`| ${r.nodes} | ${r.manifests} | ${(r.updateMs / 1000).toFixed(1)} s | ${(r.simulatedMs / 1000).toFixed(1)} s | ${(r.overheadMs / 1000).toFixed(1)} s | ${(r.installMs / 1000).toFixed(1)} s | ${r.api} (${r.apiPerNode}) | ${r.updateApi} (${r.updateApiPerNode}) | ${r.maxRssMb} MB | ${r.maxUnavailableSeen} |`);
   console.log(`fit: overhead ≈ ${(f.a / 1000).toFixed(2)} s + ${f.b.toFixed(0)} ms x nodes${f.c !== undefined ? ` + ${f.c.toFixed(1)} ms x manifests` : ''}`);
+  // where the update's requests go: the busiest routes of the largest run
+  const big = rows.at(-1 - extras.length) ?? rows.at(-1);
+  if (big !== undefined) {
+    console.log(`update requests by route (${big.nodes} nodes, top 15 of ${Object.keys(big.updateRoutes).length}):`);
+    for (const [route, n] of Object.entries(big.updateRoutes).sort((x, y) => y[1] - x[1]).slice(0, 15)) console.log(`  ${String(n).padStart(7)}  ${route}`);
+  }
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ timeScale, masters, rows, fit: f }, null, 2)}\n`);
 }

@@ -2,7 +2,8 @@
  * The keelson command-line tool. Each area registers its commands from src/commands/<area>.ts.
  * Exit codes: 0 success, 1 the operation failed (error on stderr), 2 usage error; output conventions in output.ts.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
+import { AREA_SUMMARIES } from './command-index.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './output.js';
 
 /**
@@ -11,9 +12,7 @@ import { EXIT_OK, EXIT_USAGE, reportError } from './output.js';
  */
 const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   payload: async (program) => {
-    const payload = program
-      .command('payload')
-      .description('Release payloads: info, extract, manifests, graph, diff, verify');
+    const payload = program.command('payload').description(summary('payload').description);
     (await import('./commands/payload-graph.js')).registerPayloadGraphCommand(payload);
     (await import('./commands/payload.js')).registerPayloadCommands(payload);
   },
@@ -51,10 +50,16 @@ const areas: Readonly<Record<string, (program: Command) => Promise<void>>> = {
   },
 };
 
+function summary(name: string): { term: string; description: string } {
+  return AREA_SUMMARIES.find((a) => a.name === name) ?? { term: name, description: '' };
+}
+
 /**
- * Builds the command tree. With `only`, loads just that area (when it is one); otherwise every area.
+ * Builds the command tree. With `only`, loads just that area (when it is one); otherwise every area. With
+ * `{ lazy: true }`, the areas not loaded are listed from {@link AREA_SUMMARIES} (for the top-level help) and not
+ * imported at all.
  */
-export async function buildProgram(only?: string): Promise<Command> {
+export async function buildProgram(only?: string, opts: { lazy?: boolean } = {}): Promise<Command> {
   const program = new Command('keelson')
     .description(
       'Inspect and drive OpenShift cluster updates: release payloads, task graphs, Ignition, MachineConfigs, OS and update graphs',
@@ -64,13 +69,28 @@ export async function buildProgram(only?: string): Promise<Command> {
     // subcommands own their options (`graph updates --version V` is not the program's --version)
     .enablePositionalOptions()
     .exitOverride();
-  const names = only !== undefined && only in areas ? [only] : Object.keys(areas);
-  for (const name of names) await areas[name]?.(program);
+  const load = only !== undefined && only in areas ? [only] : opts.lazy === true ? [] : Object.keys(areas);
+  const stubs = new Map<Command, string>();
+  for (const name of Object.keys(areas)) {
+    if (load.includes(name)) await areas[name]?.(program);
+    else if (opts.lazy === true)
+      stubs.set(program.command(name).description(summary(name).description), summary(name).term);
+  }
+  if (stubs.size > 0) {
+    const help = new Help();
+    program.configureHelp({ subcommandTerm: (cmd) => stubs.get(cmd) ?? help.subcommandTerm(cmd) });
+  }
   return program;
 }
 
+/** The area a command line runs: its first word, or for `help <area>` the second. */
+function areaOf(argv: readonly string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = await buildProgram(argv.find((a) => !a.startsWith('-')));
+  const program = await buildProgram(areaOf(argv), { lazy: true });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

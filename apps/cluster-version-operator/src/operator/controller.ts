@@ -139,6 +139,7 @@ export class ClusterVersionController {
     } finally {
       await this.operators.stop();
       await this.cvs.stop();
+      await this.applier.close();
     }
   }
 

@@ -3,11 +3,12 @@
  * honour `release.openshift.io/create-only`; merge with the kind's builder and update only when the merge changed
  * something; `release.openshift.io/delete`; post-apply health checks outside Initializing.
  */
-import { isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { LiveObjectCache } from './live-cache.js';
 import { deepEqual, isObject, type JsonObject } from './merge-core.js';
 import { stripUndefined } from './merge.js';
 import { builderFor } from './registry.js';
-import { RestMapper } from './restmapper.js';
+import { RestMapper, type RestMapping } from './restmapper.js';
 
 /** Sync mode of the apply (upstream resourcebuilder `Mode`). */
 export type ApplyMode = 'initializing' | 'updating' | 'reconciling' | 'precreating';
@@ -59,6 +60,19 @@ export function withOwner(obj: JsonObject, owner: OwnerRef | undefined, createOn
   return { ...obj, metadata: meta };
 }
 
+/** What {@link ResourceApplier.apply} resolved about one manifest. */
+interface ApplyTarget {
+  group: string;
+  version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  mapping: RestMapping;
+  path: string;
+  annotations: Record<string, unknown> | undefined;
+  mode: ApplyMode;
+}
+
 /** Applies manifests to the cluster through one {@link KubeClient}. */
 export class ResourceApplier {
   readonly mapper: RestMapper;
@@ -66,11 +80,19 @@ export class ResourceApplier {
   readonly writes: WriteCounts = { creates: 0, updates: 0, deletes: 0 };
   /** Deletions requested and not yet observed complete (`kind ns/name`). */
   readonly deletesInProgress = new Set<string>();
+  /** Live objects read from watches instead of a GET per apply (see {@link LiveObjectCache}). */
+  readonly cache: LiveObjectCache;
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
   ) {
     this.mapper = new RestMapper(client);
+    this.cache = new LiveObjectCache(client, log);
+  }
+
+  /** Stops the watches of the live-object cache. */
+  close(): Promise<void> {
+    return this.cache.close();
   }
 
   /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */
@@ -86,12 +108,28 @@ export class ResourceApplier {
     const id = `${kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
     if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
 
-    let live: JsonObject | undefined;
+    const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
     try {
-      live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
+      return await this.applyTo(cached === undefined ? await this.getLive(path, signal) : (cached ?? undefined), manifest, { group, version, kind, namespace, name, mapping, path, annotations, mode }, signal);
+    } catch (e) {
+      // the cache was behind the server (an object just created, or changed since): read it and apply once more
+      if (cached === undefined || !(isConflict(e) || isAlreadyExists(e))) throw e;
+      return this.applyTo(await this.getLive(path, signal), manifest, { group, version, kind, namespace, name, mapping, path, annotations, mode }, signal);
+    }
+  }
+
+  private async getLive(path: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
+    try {
+      return await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
     } catch (e) {
       if (!isNotFound(e)) throw e;
+      return undefined;
     }
+  }
+
+  /** Create when absent; else merge into `live` and update only when the merge changed something. */
+  private async applyTo(live: JsonObject | undefined, manifest: JsonObject, t: ApplyTarget, signal?: AbortSignal): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
+    const { group, version, kind, namespace, name, mapping, path, annotations, mode } = t;
     const builder = builderFor(group, version, kind);
     if (live === undefined) {
       const collection = RestMapper.path(group, version, mapping, namespace, '');

@@ -22,6 +22,8 @@ export interface ApiProxyOptions {
 export interface ApiProxy {
   url: string;
   counts(): ApiCounts;
+  /** Starts the `update` counts (requests from now on), e.g. when the update is requested. */
+  markUpdate(): void;
   /** Changes the injected error rate. */
   setErrorRate(rate: number): void;
   close(): Promise<void>;
@@ -44,6 +46,33 @@ function verbOf(req: IncomingMessage, url: URL): string {
   }
 }
 
+/**
+ * The route of a request as `verb path-pattern`, names replaced: `get /api/v1/nodes/{name}`,
+ * `list /apis/machineconfiguration.openshift.io/v1/machineconfigpools`, `create /api/v1/namespaces/{ns}/pods/{name}/eviction`.
+ * A GET of a collection is `list` (or `watch`), of one object `get`.
+ */
+export function routeOf(verb: string, pathname: string): string {
+  const segs = pathname.split('/').filter((x) => x !== '');
+  const prefix = segs[0] === 'api' ? 2 : segs[0] === 'apis' ? 3 : segs.length;
+  const out = segs.slice(0, prefix);
+  let rest = segs.slice(prefix);
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    out.push('namespaces', '{ns}');
+    rest = rest.slice(2);
+  }
+  const [resource, name, ...sub] = rest;
+  if (resource !== undefined) out.push(resource);
+  if (name !== undefined) out.push(resource === 'namespaces' ? '{ns}' : '{name}', ...sub);
+  const v = verb === 'get' && resource !== undefined && name === undefined ? 'list' : verb;
+  return `${v} /${out.join('/')}`;
+}
+
+/** Who sent a request: its User-Agent up to the first `/` (`ClusterVersionOperator`, `machine-config-daemon`). */
+function clientOf(req: IncomingMessage): string {
+  const ua = req.headers['user-agent'] ?? '';
+  return `(${ua.split('/')[0]?.trim() || 'unknown'})`;
+}
+
 /** mulberry32 */
 function prng(seed: number): () => number {
   let s = seed >>> 0 || 1;
@@ -61,13 +90,22 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
   const target = new URL(opts.target);
   let rate = opts.errorRate ?? 0;
   const rand = prng(opts.seed ?? 1);
-  const counts: ApiCounts = { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 };
+  const counts: ApiCounts = { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0, byRoute: {} };
+  let update: Required<ApiCounts>['update'] | undefined;
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const verb = verbOf(req, url);
     counts.total++;
     counts.byVerb[verb] = (counts.byVerb[verb] ?? 0) + 1;
+    const route = `${routeOf(verb, url.pathname)} ${clientOf(req)}`;
+    const byRoute = (counts.byRoute ??= {});
+    byRoute[route] = (byRoute[route] ?? 0) + 1;
+    if (update !== undefined) {
+      update.total++;
+      update.byVerb[verb] = (update.byVerb[verb] ?? 0) + 1;
+      update.byRoute[route] = (update.byRoute[route] ?? 0) + 1;
+    }
     const eviction = req.method === 'POST' && /\/pods\/[^/]+\/eviction$/.test(url.pathname);
     if (eviction) counts.evictions++;
     if (verb !== 'watch' && rate > 0 && rand() < rate) {
@@ -103,7 +141,15 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    counts: () => ({ ...counts, byVerb: { ...counts.byVerb } }),
+    counts: () => ({
+      ...counts,
+      byVerb: { ...counts.byVerb },
+      byRoute: { ...counts.byRoute },
+      ...(update !== undefined ? { update: { total: update.total, byVerb: { ...update.byVerb }, byRoute: { ...update.byRoute } } } : {}),
+    }),
+    markUpdate: () => {
+      update = { total: 0, byVerb: {}, byRoute: {} };
+    },
     setErrorRate: (r) => {
       rate = r;
     },

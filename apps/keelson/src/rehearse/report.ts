@@ -27,6 +27,10 @@ export interface ApiCounts {
   evictions: number;
   pdbRefusals: number;
   injectedErrors: number;
+  /** Requests by route and client (`get /api/v1/nodes/{name} (machine-config-daemon)`, `list …`, `watch …`), the whole run. */
+  byRoute?: Record<string, number>;
+  /** The requests from the update request on (what the update itself cost). */
+  update?: { total: number; byVerb: Record<string, number>; byRoute: Record<string, number> };
 }
 
 /** Inputs of {@link computeReport} besides the timeline. */

@@ -550,6 +550,7 @@ class Session {
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
   async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>, direct: KubeClient): Promise<RehearsalVerdict> {
     const { opts } = this;
+    this.proxy?.markUpdate();
     this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to ${b.version} (${b.pullSpec}, offered by the local update service)` });
     await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version, force: opts.force === true });
     // armed once the request is in: the fault is about how the operators cope, not about `upgrade --to` itself

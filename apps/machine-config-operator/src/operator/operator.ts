@@ -9,6 +9,7 @@ import {
   ConfigMaps,
   Controller,
   ControllerConfigs,
+  defineResource,
   EventRecorder,
   Informer,
   isAlreadyExists,
@@ -36,6 +37,12 @@ import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, 
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
+
+/** A config.openshift.io cluster configuration object (Infrastructure, DNS) as served. */
+type ClusterConfigObject = KubeObject & Record<string, unknown>;
+/** Infrastructure and DNS `cluster`: read from informers like upstream's infraLister / dnsLister, not GET per sync. */
+const Infrastructures = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'Infrastructure', plural: 'infrastructures', namespaced: false });
+const DNSes = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'DNS', plural: 'dnses', namespaced: false });
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -95,6 +102,14 @@ type Task = { name: string; run: () => Promise<string | undefined> };
 export class MachineConfigOperator {
   readonly controller: Controller;
   private readonly informers: { cm: Informer<ConfigMap>; pools: Informer<MachineConfigPool>; mcs: Informer<MachineConfig>; cc: Informer<ControllerConfig>; co: Informer<ClusterOperator> };
+  /**
+   * Infrastructure and DNS `cluster`. Not awaited before the first sync (a cluster without their CRDs still syncs:
+   * until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by GET); their changes
+   * queue a sync.
+   */
+  private readonly config: { infra: Informer<ClusterConfigObject>; dns: Informer<ClusterConfigObject> };
+  /** Paths of Infrastructure / DNS found absent (404) before their informer synced. */
+  private readonly absentUntilSynced = new Set<string>();
   private readonly waitingSince = new Map<string, number>();
   /** Upstream `inClusterBringup`: started without the ControllerConfig CRD and no sync has succeeded yet. */
   private inClusterBringup = false;
@@ -118,6 +133,10 @@ export class MachineConfigOperator {
     this.controller = new Controller({ name: 'machine-config-operator', reconcile: () => this.sync(), registry, logger: log });
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
+    const byName = { fieldSelector: 'metadata.name=cluster' };
+    this.config = { infra: mk(Infrastructures, byName), dns: mk(DNSes, byName) };
+    const enqueue = (): void => { this.controller.enqueue(CLUSTER_OPERATOR_NAME); };
+    for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
   }
 
   async run(): Promise<void> {
@@ -128,13 +147,14 @@ export class MachineConfigOperator {
       if (isNotFound(e)) this.inClusterBringup = true;
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
     }
+    for (const inf of Object.values(this.config)) inf.start();
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
 
   async stop(): Promise<void> {
     await this.controller.stop();
-    await Promise.all((Object.values(this.informers) as Array<Informer<KubeObject>>).map((i) => i.stop()));
+    await Promise.all([...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()));
   }
 
   private wanted(): OperandVersion[] {
@@ -180,8 +200,20 @@ export class MachineConfigOperator {
         throw e;
       }
     };
-    const infra = await getOpt('/apis/config.openshift.io/v1/infrastructures/cluster');
-    const dns = await getOpt('/apis/config.openshift.io/v1/dnses/cluster');
+    // until its informer has synced, an object is read once by GET; a 404 then (the type is not served on this cluster)
+    // stands until the informer, listing again with backoff, syncs and its add event queues a sync
+    const read = async (inf: Informer<ClusterConfigObject>, path: string): Promise<Record<string, unknown> | undefined> => {
+      if (!inf.hasSynced()) {
+        if (this.absentUntilSynced.has(path)) return undefined;
+        const o = await getOpt(path);
+        if (o === undefined) this.absentUntilSynced.add(path);
+        return o;
+      }
+      const o = inf.store.get('cluster');
+      return o === undefined ? undefined : { ...o, apiVersion: 'config.openshift.io/v1' };
+    };
+    const infra = await read(this.config.infra, '/apis/config.openshift.io/v1/infrastructures/cluster');
+    const dns = await read(this.config.dns, '/apis/config.openshift.io/v1/dnses/cluster');
     const ca = await readCABundles(this.client, this.inClusterBringup);
     return {
       rootCAPem: ca.rootCA,

@@ -1,10 +1,13 @@
-/** JSON-schema checks with ajv against the upstream schema bundled at build time. */
-import { Ajv, type ValidateFunction } from 'ajv';
+/**
+ * JSON-schema checks against the upstream schema bundled at build time, with the ajv validators generated at build
+ * time too (scripts/gen-schemas.mjs, ajv standalone code): nothing is compiled at run time.
+ */
 import { SCHEMAS } from './generated/schemas.js';
+import { VALIDATORS } from './generated/validators.js';
 import type { JsonPath, ReportEntry } from './types.js';
+import type { StandaloneValidator } from './validator-types.js';
 
-const compiled = new Map<string, ValidateFunction>();
-let ajv: Ajv | null = null;
+const compiled = new Map<string, StandaloneValidator>();
 
 function schemaKey(version: string): string {
   return version;
@@ -15,13 +18,12 @@ export function getSchema(version: string): Record<string, unknown> | undefined 
   return SCHEMAS[schemaKey(version)]?.schema;
 }
 
-function validator(version: string): ValidateFunction | undefined {
+function validator(version: string): StandaloneValidator | undefined {
   let fn = compiled.get(version);
   if (fn) return fn;
-  const schema = getSchema(version);
-  if (!schema) return undefined;
-  ajv ??= new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  fn = ajv.compile(structuredClone(schema));
+  const make = VALIDATORS[schemaKey(version)];
+  if (!make) return undefined;
+  fn = make();
   compiled.set(version, fn);
   return fn;
 }

@@ -1,0 +1,67 @@
+/**
+ * Watch-backed reads of the objects the CVO applies, so a reconcile pass does not GET every manifest again: the first
+ * apply of a kind starts an informer on that resource across namespaces (list, then watch); once it has synced, the
+ * applier reads the live object from its cache instead of a GET. Until then (and for kinds not cached) the applier
+ * GETs as upstream's resourceapply does. A stale cache costs at most a conflict, which the applier answers with a GET
+ * and one retry. At most {@link MAX_CACHED_KINDS} kinds are watched: each watch holds one of the client's sockets.
+ */
+import { defineResource, Informer, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
+import type { JsonObject } from './merge-core.js';
+import type { RestMapping } from './restmapper.js';
+
+/**
+ * Kinds never cached: cluster-wide lists of them are large in a real cluster (CRDs carry their whole schemas), and
+ * Secrets are not kept in memory for a comparison.
+ */
+const UNCACHED = new Set(['apiextensions.k8s.io/CustomResourceDefinition', '/Secret']);
+
+/**
+ * Most kinds watched at once (the first ones applied; later kinds are read by GET). A watch keeps one of the client's
+ * 64 sockets (`@keelson/kube`) for itself; this leaves most of them to requests.
+ */
+export const MAX_CACHED_KINDS = 16;
+
+/** Informers per resource (`group/version/plural`), started on first use. */
+export class LiveObjectCache {
+  private readonly informers = new Map<string, Informer<KubeObject>>();
+  private closed = false;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * The live object from the cache (a copy), `null` when the synced cache does not hold it, or `undefined` when the
+   * cache cannot answer yet (not synced, kind not cached): then the caller GETs.
+   */
+  lookup(group: string, version: string, kind: string, mapping: RestMapping, namespace: string, name: string): JsonObject | null | undefined {
+    if (this.closed || UNCACHED.has(`${group}/${kind}`)) return undefined;
+    const key = `${group}/${version}/${mapping.plural}`;
+    let inf = this.informers.get(key);
+    if (inf === undefined) {
+      if (this.informers.size >= MAX_CACHED_KINDS) return undefined;
+      const d = defineResource<KubeObject>({ group, version, kind, plural: mapping.plural, namespaced: mapping.namespaced });
+      inf = new Informer<KubeObject>(this.client, d, { logger: this.log });
+      this.informers.set(key, inf);
+      inf.start();
+      return undefined;
+    }
+    if (!inf.hasSynced()) return undefined;
+    const obj = inf.store.get(name, mapping.namespaced ? namespace : '');
+    return obj === undefined ? null : (JSON.parse(JSON.stringify(obj)) as JsonObject);
+  }
+
+  /** Number of resources watched. */
+  size(): number {
+    return this.informers.size;
+  }
+
+  /** Stops every informer. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.informers.values()];
+    this.informers.clear();
+    await Promise.all(all.map((i) => i.stop()));
+  }
+}
