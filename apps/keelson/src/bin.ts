@@ -8,12 +8,12 @@ assertNodeVersion('keelson');
 // and compiling it. Kept in $NODE_COMPILE_CACHE, else beside the blob cache in ~/.cache/keelson (never in TMPDIR: a
 // command leaves nothing there); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Enabled before the CLI is imported, so it
 // covers the whole CLI; a cache that cannot be written is skipped silently.
-const [{ enableCompileCache }, { homedir }, { join }] = await Promise.all([
+const [nodeModule, { homedir }, { join }] = await Promise.all([
   import('node:module'),
   import('node:os'),
   import('node:path'),
 ]);
-enableCompileCache(
+nodeModule.enableCompileCache(
   process.env['NODE_COMPILE_CACHE'] ||
     join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'keelson', 'node-compile-cache'),
 );
