@@ -8,14 +8,10 @@ assertNodeVersion('keelson');
 // and compiling it. Kept in $NODE_COMPILE_CACHE, else beside the blob cache in ~/.cache/keelson (never in TMPDIR: a
 // command leaves nothing there); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Enabled before the CLI is imported, so it
 // covers the whole CLI; a cache that cannot be written is skipped silently.
-const [nodeModule, { homedir }, { join }] = await Promise.all([
-  import('node:module'),
-  import('node:os'),
-  import('node:path'),
-]);
+const [nodeModule, os, path] = await Promise.all([import('node:module'), import('node:os'), import('node:path')]);
 nodeModule.enableCompileCache(
   process.env['NODE_COMPILE_CACHE'] ||
-    join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'keelson', 'node-compile-cache'),
+    path.join(process.env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'keelson', 'node-compile-cache'),
 );
 
 const [{ main }, { EXIT_OK, reportError }] = await Promise.all([import('./cli.js'), import('./output.js')]);
