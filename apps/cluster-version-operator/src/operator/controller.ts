@@ -2,10 +2,10 @@
  * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
-import { ClusterOperators, ClusterVersions, Informer, isConflict, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
+import { ClusterOperators, ClusterVersions, Informer, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
 import { clusterCapabilities, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
 import type { Counter } from 'prom-client';
-import type { ClusterOperator, ClusterVersion, Release } from '../api-types.js';
+import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
@@ -13,7 +13,8 @@ import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
 import { computeUpgradeable } from '../status/upgradeable.js';
-import { clusterOperatorActivity, specChanged } from './wake.js';
+import { clusterOperatorActivity, specChanged, WakeSignal } from './wake.js';
+import { StatusWriter } from '../status/writer.js';
 import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
 import { runPayload, type SyncMode } from '../sync/run-payload.js';
 import { interpretError } from '../sync/summarize.js';
@@ -68,12 +69,15 @@ export class ClusterVersionController {
   private updatesAt = 0;
   /** When updates were last retrieved successfully (ms). */
   lastRetrieval: number | undefined;
-  private lastStatusWrite = 0;
   private consecutiveErrors = 0;
   private attempt = 0;
   private completedImage: string | undefined;
   private readonly operatorSince = new Map<string, number>();
-  private wake: (() => void) | undefined;
+  /** Wake-ups of the sync loop, kept while a pass runs (upstream `SyncWorker.notify`). */
+  readonly wake = new WakeSignal();
+  private status: StatusWriter | undefined;
+  /** `spec` validation errors of the current pass (for the Invalid condition). */
+  private invalid: string[] = [];
   private lastGeneration = -1;
   private implicit: string[] = [];
   /** Latest ClusterVersion seen. */
@@ -83,19 +87,14 @@ export class ClusterVersionController {
     this.applier = new ResourceApplier(d.client, d.log);
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
     this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
-    const poke = (): void => {
-      const w = this.wake;
-      this.wake = undefined;
-      w?.();
-    };
     // Upstream's sync worker restarts only when the desired work changed: our own status writes must not start a pass.
-    this.cvs.addHandlers({ add: poke, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) poke(); } });
+    this.cvs.addHandlers({ add: () => { this.wake.notify('work'); }, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) this.wake.notify('work'); } });
     this.operators.addHandlers({
       update: (oldCo, newCo) => {
         const msg = clusterOperatorActivity(oldCo, newCo);
         if (msg === undefined) return;
         this.d.log.debug('Notify the sync worker', { reason: msg });
-        poke();
+        this.wake.notify('activity');
       },
     });
   }
@@ -116,6 +115,7 @@ export class ClusterVersionController {
   async run(signal: AbortSignal): Promise<void> {
     this.operators.start();
     this.cvs.start();
+    this.status = this.statusWriter(signal);
     try {
       await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
       while (!signal.aborted) {
@@ -124,22 +124,40 @@ export class ClusterVersionController {
           return failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, 1);
         });
         if (signal.aborted) break;
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(() => { resolve(); }, wait);
-          this.wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-          signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            resolve();
-          }, { once: true });
-        });
+        // upstream SyncWorker.Start: a notification while waiting to reconcile (no change of work) does not start a pass
+        const woke = await this.wake.wait(wait, signal, this.worker?.mode === 'reconciling' && this.worker.failure === undefined);
+        if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
+      this.status.stop();
+      await this.status.settled();
       await this.operators.stop();
       await this.cvs.stop();
     }
+  }
+
+  /** The status writer of one leadership term (upstream `Operator.sync` → `syncStatus`, apart from the sync worker). */
+  private statusWriter(signal: AbortSignal): StatusWriter {
+    return new StatusWriter({
+      client: this.d.client,
+      log: this.d.log,
+      statusIntervalMs: this.d.intervals.statusIntervalMs,
+      retryBaseMs: Math.max(1, Math.round(this.d.intervals.statusIntervalMs / 15)),
+      current: () => this.cv,
+      read: async (s) => {
+        const cv = await this.getCv(s);
+        if (cv) this.cv = cv;
+        return cv;
+      },
+      compute: (cv) => this.computeStatusFor(cv),
+      written: (cv, status) => {
+        this.cv = cv;
+        const conds: Record<string, string> = {};
+        for (const c of cv.status?.conditions ?? []) conds[c.type] = c.status;
+        this.d.emit({ type: 'statusWritten', version: status.desired.version ?? '', conditions: conds });
+      },
+      signal,
+    });
   }
 
   private async getCv(signal: AbortSignal): Promise<ClusterVersion | undefined> {
@@ -161,6 +179,7 @@ export class ClusterVersionController {
       return iv.statusIntervalMs;
     }
     const resolution = resolveDesired(cv);
+    this.invalid = [...resolution.invalid];
     const target = this.pickTarget(cv, resolution.desired);
     await this.ensureWork(cv, target, resolution.force, signal);
     await this.maybePollUpdates(cv, signal);
@@ -184,7 +203,7 @@ export class ClusterVersionController {
       generation: cv.metadata.generation ?? 0,
       versionHash: work.versionHash,
     };
-    await this.writeStatus(signal, true, resolution.invalid);
+    this.reportStatus(true);
     this.d.emit({ type: 'syncStarted', mode, version: work.version, total: work.manifests.length, attempt: this.attempt });
     this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total: work.manifests.length });
     const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
@@ -205,7 +224,7 @@ export class ClusterVersionController {
         manifestApplied: (e) => {
           if (this.worker) this.worker.done = e.done;
           this.d.emit({ type: 'manifestApplied', ...e });
-          void this.writeStatus(signal, false, resolution.invalid).catch(() => undefined);
+          this.reportStatus(false);
         },
         runLevelStarted: (e) => { this.d.emit({ type: 'runLevelStarted', runLevel: e.runLevel, version: work.version }); },
         runLevelFinished: (e) => { this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version }); },
@@ -225,7 +244,7 @@ export class ClusterVersionController {
       this.attempt++;
       this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, error: result.error.message, reason: interp.reason, writes });
       this.d.log.info('Result of work', { mode, version: work.version, done: result.done, total: result.total, reason: interp.reason, error: result.error.message });
-      await this.writeStatus(signal, true, resolution.invalid);
+      this.reportStatus(true);
       return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
     }
     delete w.failure;
@@ -236,7 +255,7 @@ export class ClusterVersionController {
     this.attempt = mode === 'reconciling' ? this.attempt + 1 : 0;
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
-    await this.writeStatus(signal, true, resolution.invalid);
+    this.reportStatus(true);
     await this.d.cache.clean(new Set([work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined))).catch(() => []);
     return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
   }
@@ -314,10 +333,10 @@ export class ClusterVersionController {
       this.d.log.warn('payload not accepted', { image, reason, message });
       void this.d.recorder.warning(cv, reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed', message);
       if (!this.work) await this.ensureWork(cv, { version: this.d.localPayload.metadata.version, image: this.d.releaseImage }, false, signal);
-      await this.writeStatus(signal, true, []);
+      this.reportStatus(true);
     };
     this.releaseAccepted = { type: 'ReleaseAccepted', status: 'Unknown', reason: 'RetrievePayload', message: `Retrieving and verifying payload version="${v}" image="${image}"` };
-    await this.writeStatus(signal, true, []).catch(() => undefined);
+    this.reportStatus(true);
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
     const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
@@ -393,47 +412,26 @@ export class ClusterVersionController {
     return true;
   }
 
-  /** Computes and writes status through /status when it changed; throttled unless `edge`. */
-  writeStatus(signal: AbortSignal, edge: boolean, invalid: readonly string[]): Promise<void> {
-    const now = Date.now();
-    if (!edge && now - this.lastStatusWrite < this.d.intervals.statusIntervalMs) return Promise.resolve();
-    this.lastStatusWrite = now;
-    const next = this.statusChain.then(() => this.writeStatusNow(signal, invalid));
-    this.statusChain = next.catch(() => undefined);
-    return next;
+  /** Asks the status writer for a write (never throws, never waits: status is written apart from the sync). */
+  reportStatus(edge: boolean): void {
+    this.status?.request(edge);
   }
-  private statusChain: Promise<void> = Promise.resolve();
 
-  private async writeStatusNow(signal: AbortSignal, invalid: readonly string[]): Promise<void> {
-    for (let i = 0; i < 3 && !signal.aborted; i++) {
-      const cv = i === 0 && this.cv ? this.cv : await this.getCv(signal);
-      if (!cv) return;
-      const caps = clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
-      const base = clusterCapabilities(cv.spec.capabilities ?? {});
-      const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
-      const status = computeStatus({
-        cv,
-        now: new Date(),
-        worker: this.worker,
-        ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
-        ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
-        capabilities: { enabled: caps.enabled, known: caps.known, implicit },
-        upgradeable: computeUpgradeable(this.operators.store.list(), cv.spec.overrides, [...this.applier.deletesInProgress]),
-        invalid: [...invalid],
-      });
-      if (JSON.stringify(status) === JSON.stringify(cv.status)) return;
-      try {
-        const written = await this.d.client.request<ClusterVersion>('PUT', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}/status`, { body: { ...cv, status }, signal });
-        this.cv = written;
-        const conds: Record<string, string> = {};
-        for (const c of written.status?.conditions ?? []) conds[c.type] = c.status;
-        this.d.emit({ type: 'statusWritten', version: status.desired.version ?? '', conditions: conds });
-        return;
-      } catch (e) {
-        if (!isConflict(e)) throw e;
-        this.cv = undefined;
-      }
-    }
+  /** The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). */
+  private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
+    const caps = clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
+    const base = clusterCapabilities(cv.spec.capabilities ?? {});
+    const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
+    return computeStatus({
+      cv,
+      now: new Date(),
+      worker: this.worker,
+      ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
+      ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
+      capabilities: { enabled: caps.enabled, known: caps.known, implicit },
+      upgradeable: computeUpgradeable(this.operators.store.list(), cv.spec.overrides, [...this.applier.deletesInProgress]),
+      invalid: [...this.invalid],
+    });
   }
 }
 
