@@ -19,6 +19,8 @@ start flags:
   --update-service URL         update service, overrides spec.upstream
   --promql-target URL          PromQL endpoint for conditional update risks
   --enable-auto-update         update to the newest available release automatically
+  --always-enable-capabilities CAPS
+                               capabilities always implicitly enabled (comma-separated, repeatable)
   --time-scale F               multiply every upstream interval by F (e.g. 0.01)
   --reconcile-interval DUR     base resync period (default 2m)
   --status-interval DUR        status write throttle (default 15s)
@@ -26,6 +28,10 @@ start flags:
   --renew-deadline DUR         leader election renew deadline (default 107s)
   --retry-period DUR           leader election retry period (default 26s)
   --v N                        log verbosity (>= 4 logs debug)
+
+environment (start):
+  CLUSTER_PROFILE              cluster profile (default self-managed-high-availability)
+  EXCLUDE_MANIFESTS            skip manifests annotated exclude.release.openshift.io/<value>: "true"
 `;
 
 /** Parses `10s`, `2m`, `1h`, `250ms` or plain milliseconds. */
@@ -63,6 +69,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'update-service': { type: 'string' },
         'promql-target': { type: 'string' },
         'enable-auto-update': { type: 'boolean' },
+        'always-enable-capabilities': { type: 'string', multiple: true },
         'time-scale': { type: 'string' },
         'reconcile-interval': { type: 'string' },
         'status-interval': { type: 'string' },
@@ -94,6 +101,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (v['update-service'] !== undefined) options.updateService = v['update-service'];
   if (v['promql-target'] !== undefined) options.promqlTarget = v['promql-target'];
   if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
+  // upstream StringSliceVar: comma-separated values, the flag repeatable
+  const always = (v['always-enable-capabilities'] ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+  if (always.length > 0) options.alwaysEnableCapabilities = always;
   if (v['time-scale'] !== undefined) {
     const t = Number(v['time-scale']);
     if (!(t > 0)) throw new CvoError('InvalidFlag', '--time-scale', `--time-scale ${JSON.stringify(v['time-scale'])}: expected a positive number`);

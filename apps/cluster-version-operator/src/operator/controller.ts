@@ -3,7 +3,8 @@
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
 import { ClusterOperators, ClusterVersions, Informer, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
-import { clusterCapabilities, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { clusterCapabilities, filterManifests, implicitlyEnabledCapabilities, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
@@ -53,6 +54,12 @@ export interface ControllerDeps {
   enableAutoUpdate: boolean;
   /** Events about the ClusterVersion (namespace openshift-cluster-version, as upstream). */
   recorder: EventRecorder;
+  /** Upstream `EXCLUDE_MANIFESTS`: manifests annotated `exclude.release.openshift.io/<id>: "true"` are not applied. */
+  excludeIdentifier?: string;
+  /** Upstream `--always-enable-capabilities`: capabilities always implicitly enabled. */
+  alwaysEnableCapabilities?: readonly string[];
+  /** The cluster's feature set changed (upstream ChangeStopper: the operator stops so it restarts with the new set). */
+  onFeatureSetChange?: (from: string, to: string) => void;
 }
 
 const CV_NAME = 'version';
@@ -78,6 +85,11 @@ export class ClusterVersionController {
   private status: StatusWriter | undefined;
   /** `spec` validation errors of the current pass (for the Invalid condition). */
   private invalid: string[] = [];
+  /** Feature set (fixed at start) and enabled gates (upstream `processInitialFeatureGate`). */
+  private gates: FeatureGateState | undefined;
+  private gateWatcher: FeatureGateWatcher | undefined;
+  /** The enabled gates changed since the payload's manifests were filtered. */
+  private gatesChanged = false;
   private lastGeneration = -1;
   private implicit: string[] = [];
   /** Latest ClusterVersion seen. */
@@ -118,6 +130,7 @@ export class ClusterVersionController {
     this.status = this.statusWriter(signal);
     try {
       await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      await this.startFeatureGates(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
@@ -129,11 +142,43 @@ export class ClusterVersionController {
         if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
+      await this.gateWatcher?.stop();
       this.status.stop();
       await this.status.settled();
       await this.operators.stop();
       await this.cvs.stop();
     }
+  }
+
+  /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
+  private async startFeatureGates(signal: AbortSignal): Promise<void> {
+    const version = (): string => this.work?.version ?? this.d.localPayload.metadata.version;
+    for (let attempt = 1; !signal.aborted && !this.gates; attempt++) {
+      try {
+        this.gates = await readInitialFeatureGate(this.d.client, version(), this.d.log, signal);
+      } catch (e) {
+        if (signal.aborted) return;
+        this.d.log.warn('reading FeatureGate cluster failed; retrying', { error: (e as Error).message });
+        await this.d.sleep(failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)), signal);
+      }
+    }
+    if (!this.gates) return;
+    this.gateWatcher = new FeatureGateWatcher({
+      client: this.d.client,
+      log: this.d.log,
+      starting: this.gates,
+      version,
+      onFeatureSetChange: (from, to) => {
+        this.d.emit({ type: 'featureSetChanged', from, to });
+        this.d.onFeatureSetChange?.(from, to);
+      },
+      onGatesChange: (enabledGates) => {
+        if (this.gates) this.gates = { ...this.gates, enabledGates };
+        this.gatesChanged = true;
+        this.wake.notify('work');
+      },
+    });
+    this.gateWatcher.start();
   }
 
   /** The status writer of one leadership term (upstream `Operator.sync` → `syncStatus`, apart from the sync worker). */
@@ -186,6 +231,12 @@ export class ClusterVersionController {
     if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
     if (!work) return iv.minimumReconcileIntervalMs;
+    if (this.gatesChanged) {
+      // upstream SyncWorker.Update: "Enabled feature gates changed …, forcing a payload refresh"
+      this.gatesChanged = false;
+      Object.assign(work, this.includedManifests(cv, work.payload));
+      this.d.log.info('Enabled feature gates changed, forcing a payload refresh', { version: work.version, manifests: work.manifests.length });
+    }
     const mode = this.decideMode(cv, work);
     if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
     this.lastGeneration = cv.metadata.generation ?? 0;
@@ -292,7 +343,7 @@ export class ClusterVersionController {
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
     const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
     const base = clusterCapabilities(cv.spec.capabilities ?? {});
-    const implicit = new Set([...this.implicit, ...prevEnabled.filter((c) => !base.enabled.includes(c))]);
+    const implicit = new Set([...this.implicit, ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c))]);
     this.implicit = [...implicit].sort();
     return {
       profile: this.d.clusterProfile,
@@ -303,14 +354,20 @@ export class ClusterVersionController {
 
   private applyFacts(cv: ClusterVersion): ClusterFacts {
     const f = this.clusterFacts(cv);
-    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}) };
+    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] };
   }
 
   /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
   private includedManifests(cv: ClusterVersion, payload: ReleasePayload): { manifests: Manifest[]; versionHash: string } {
     const f = this.clusterFacts(cv);
     const known = f.capabilities ? { known: f.capabilities.known, enabled: f.capabilities.known } : undefined;
-    const r = filterManifests(payload, { ...(f.profile ? { profile: f.profile } : {}), featureSet: '', ...(known ? { capabilities: known } : {}) });
+    const r = filterManifests(payload, {
+      ...(f.profile ? { profile: f.profile } : {}),
+      ...(this.d.excludeIdentifier ? { excludeIdentifier: this.d.excludeIdentifier } : {}),
+      featureSet: this.gates?.featureSet ?? '',
+      enabledFeatureGates: this.gates?.enabledGates ?? [],
+      ...(known ? { capabilities: known } : {}),
+    });
     return { manifests: r.included, versionHash: r.versionHash };
   }
 
@@ -371,12 +428,28 @@ export class ClusterVersionController {
       void this.d.recorder.warning(cv, 'PreconditionWarn', pre.error.message);
     }
     const inc = this.includedManifests(cv, payload);
+    this.implicitlyEnable(cv, inc.manifests);
     this.work = { image, version: payload.metadata.version, payload, ...inc, verified: verification.verified, acceptedRisks: risks.join('\n'), local: false, force };
     this.releaseAccepted = this.accepted(this.work);
     this.operatorSince.clear();
     this.attempt = 0;
     this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: false });
     void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
+  }
+
+  /**
+   * upstream `GetImplicitlyEnabledCapabilities` when a payload loads: a resource the current payload manages under
+   * enabled capabilities that the new payload puts under a disabled one keeps being managed (that capability becomes
+   * implicitly enabled).
+   */
+  private implicitlyEnable(cv: ClusterVersion, update: readonly Manifest[]): void {
+    const caps = this.clusterFacts(cv).capabilities;
+    const current = this.work?.manifests ?? this.includedManifests(cv, this.d.localPayload).manifests;
+    if (!caps) return;
+    const next = implicitlyEnabledCapabilities(update, current, { ...caps, implicitlyEnabled: this.implicit });
+    const added = next.filter((c) => !this.implicit.includes(c));
+    if (added.length > 0) this.d.log.info('capabilities implicitly enabled by the new payload', { capabilities: added });
+    this.implicit = next;
   }
 
   private accepted(w: Work): Condition {
