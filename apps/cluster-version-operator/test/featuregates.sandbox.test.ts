@@ -11,7 +11,7 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
 import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../src/index.js';
-import { extractEnabledGates } from '../src/operator/featuregates.js';
+import { extractEnabledGates, type FeatureGate } from '../src/operator/featuregates.js';
 import { FIXTURES, OperatorReporterDouble, startCluster, waitFor, writeFixturePayload } from './helpers.js';
 
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
@@ -118,7 +118,7 @@ afterAll(async () => {
 
 describe('feature sets, feature gates and EXCLUDE_MANIFESTS (issue 22 §1)', () => {
   it('extracts the gates enabled for the current version only', () => {
-    const fg = featureGate('', ['B', 'A'], ['C']);
+    const fg = featureGate('', ['B', 'A'], ['C']) as unknown as FeatureGate;
     expect(extractEnabledGates(fg, '4.18.0')).toEqual(['A', 'B']);
     expect(extractEnabledGates(fg, '4.19.0')).toEqual([]);
     expect(extractEnabledGates(undefined, '4.18.0')).toEqual([]);
