@@ -119,8 +119,15 @@ export class ClusterVersionController {
 
   /** Capabilities for metrics/status. */
   capabilities(): { enabled: string[]; known: string[] } {
-    const c = clusterCapabilities({ ...(this.cv?.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
+    const c = this.caps(this.cv, true);
     return { enabled: [...c.enabled], known: [...c.known] };
+  }
+
+  /** The cluster's capabilities (upstream `capability.SetCapabilities`, gated capabilities by the enabled gates). */
+  private caps(cv: ClusterVersion | undefined, withImplicit: boolean): { known: string[]; enabled: string[] } {
+    const spec = cv?.spec.capabilities ?? {};
+    const c = clusterCapabilities({ ...spec, ...(withImplicit ? { implicitlyEnabled: this.implicit } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] });
+    return { known: [...c.known], enabled: [...c.enabled] };
   }
 
   /** Runs until `signal` aborts. */
@@ -342,12 +349,12 @@ export class ClusterVersionController {
 
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
     const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
-    const base = clusterCapabilities(cv.spec.capabilities ?? {});
+    const base = this.caps(cv, false);
     const implicit = new Set([...this.implicit, ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c))]);
     this.implicit = [...implicit].sort();
     return {
       profile: this.d.clusterProfile,
-      capabilities: clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit }),
+      capabilities: this.caps(cv, true),
       overrides: (cv.spec.overrides ?? []).map((o) => ({ group: o.group, kind: o.kind, namespace: o.namespace, name: o.name, unmanaged: o.unmanaged })),
     };
   }
@@ -492,8 +499,8 @@ export class ClusterVersionController {
 
   /** The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). */
   private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
-    const caps = clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
-    const base = clusterCapabilities(cv.spec.capabilities ?? {});
+    const caps = this.caps(cv, true);
+    const base = this.caps(cv, false);
     const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
     return computeStatus({
       cv,
