@@ -6,40 +6,15 @@
  * enabled for the current version filter manifests, and a change of them reloads the payload.
  */
 import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
+import { extractEnabledGates, featureGateState, type FeatureGateObject, type FeatureGateState } from '@keelson/release-payload';
 
-/** `config.openshift.io/v1` FeatureGate (the fields the CVO reads). */
-export interface FeatureGate extends KubeObject {
-  spec?: { featureSet?: string };
-  status?: { featureGates?: { version?: string; enabled?: { name: string }[]; disabled?: { name: string }[] }[] };
-}
+/** `config.openshift.io/v1` FeatureGate. */
+export type FeatureGate = FeatureGateObject & KubeObject;
 
 /** The FeatureGate resource. */
-export const FeatureGates = defineResource<FeatureGate>({
-  group: 'config.openshift.io',
-  version: 'v1',
-  kind: 'FeatureGate',
-  plural: 'featuregates',
-  namespaced: false,
-});
+export const FeatureGates = defineResource<FeatureGate>({ group: 'config.openshift.io', version: 'v1', kind: 'FeatureGate', plural: 'featuregates', namespaced: false });
 
-/** What the CVO takes from FeatureGate `cluster`. */
-export interface FeatureGateState {
-  /** `spec.featureSet` (`''` = Default). */
-  featureSet: string;
-  /** Gates enabled for the version, sorted. */
-  enabledGates: string[];
-}
-
-/** upstream `ExtractEnabledGates`: the enabled gates of the `status.featureGates` entry for `version` (else none). */
-export function extractEnabledGates(fg: FeatureGate | undefined, version: string): string[] {
-  const entry = fg?.status?.featureGates?.find((d) => d.version === version);
-  return [...new Set((entry?.enabled ?? []).map((e) => e.name))].sort();
-}
-
-/** The state a FeatureGate (or its absence: Default, no gates) gives for `version`. */
-export function featureGateState(fg: FeatureGate | undefined, version: string): FeatureGateState {
-  return { featureSet: fg?.spec?.featureSet ?? '', enabledGates: extractEnabledGates(fg, version) };
-}
+export { extractEnabledGates, featureGateState, type FeatureGateState };
 
 /**
  * upstream `processInitialFeatureGate`: reads FeatureGate `cluster`. Not found (or the FeatureGate API not served, as

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/ignition';
-import { openPayload, PayloadError, verifyTargetRelease, type ReleasePayload } from '@keelson/release-payload';
+import { featureGateState, openPayload, PayloadError, verifyTargetRelease, type ClusterFacts, type ReleasePayload } from '@keelson/release-payload';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from '../errors.js';
 import { computeClusterMachineConfigs, computeClusterPools, computeJudgedClusterVersion, notUpgradeableOperators } from '../plan/cluster-facts.js';
@@ -33,6 +33,8 @@ interface PlanOptions {
   drainSeconds: string;
   applySeconds: string;
   rebootSeconds: string;
+  featureSet?: string;
+  featureGates?: string;
 }
 
 const MAX_FILE = 16 << 20;
@@ -156,6 +158,20 @@ function clusterInputs(live: LiveCluster, from: ReleasePayload, to: ReleasePaylo
   };
 }
 
+const FEATURE_SETS = ['Default', 'TechPreviewNoUpgrade', 'DevPreviewNoUpgrade', 'CustomNoUpgrade', 'OKD'];
+
+/**
+ * The feature set and enabled gates the cluster's CVO filters manifests with: `--feature-set`/`--feature-gates`, else
+ * FeatureGate `cluster` of the live cluster (the gates of the current version), else Default with no gates.
+ */
+export function planFacts(o: Pick<PlanOptions, 'featureSet' | 'featureGates'>, live: LiveCluster | undefined, version: string): ClusterFacts {
+  if (o.featureSet !== undefined && !FEATURE_SETS.includes(o.featureSet)) throw new CliError(`--feature-set must be one of ${FEATURE_SETS.join(', ')}, got ${JSON.stringify(o.featureSet)}`, 2);
+  const cluster = featureGateState(live?.featureGate, version);
+  const featureSet = o.featureSet !== undefined ? (o.featureSet === 'Default' ? '' : o.featureSet) : cluster.featureSet;
+  const gates = o.featureGates !== undefined ? o.featureGates.split(',').map((g) => g.trim()).filter((g) => g !== '') : cluster.enabledGates;
+  return { featureSet, enabledFeatureGates: gates };
+}
+
 async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
   const times = { drain: seconds(o.drainSeconds, '--drain-seconds'), apply: seconds(o.applySeconds, '--apply-seconds'), reboot: seconds(o.rebootSeconds, '--reboot-seconds') };
   const live = await readCluster(o.kubeconfig);
@@ -172,6 +188,7 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
     to,
     times,
     force: o.force === true,
+    facts: planFacts(o, live, live?.clusterVersion.status?.desired.version ?? from.metadata.version),
     userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []), ...userMcs],
     ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
     ...(graph !== undefined ? { graph } : {}),
@@ -188,6 +205,8 @@ export function registerUpgradePlanCommand(upgrade: Command): void {
     .requiredOption('--to <source>', 'target release (same forms)')
     .option('--kubeconfig [file]', 'read the live cluster (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs); without FILE: KUBECONFIG, ~/.kube/config or in-cluster')
     .option('--force', 'judge as desiredUpdate.force=true would (blocking preconditions and signature failures become accepted risks)')
+    .option('--feature-set <set>', 'cluster feature set the manifests are filtered with (Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD; default with --kubeconfig: FeatureGate cluster)')
+    .option('--feature-gates <list>', 'enabled feature gates, comma list (default with --kubeconfig: those FeatureGate cluster enables for the current version)')
     .option('--machineconfigs <dir>', 'your MachineConfigs (YAML/JSON), rendered into the pools with each release')
     .option('--pools <file>', 'pools and sizes: {pools: [{name, nodes, maxUnavailable, paused, machineConfigSelector}]} (overrides the cluster\'s)')
     .option('--upstream <url>', 'update service graph URL, for recommended updates and risks')

@@ -6,7 +6,7 @@
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
 import type { MachineConfig } from '@keelson/ignition';
-import type { KubeObject } from '@keelson/release-payload';
+import type { FeatureGateObject, KubeObject } from '@keelson/release-payload';
 import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
 import { getClusterVersion } from '../upgrade/cluster.js';
 
@@ -19,6 +19,8 @@ export interface LiveCluster {
   machineConfigs: MachineConfig[];
   /** ConfigMaps of `openshift-config-managed` labelled `release.openshift.io/verification-signatures` (the CVO's first signature store). */
   signatureConfigMaps: KubeObject[];
+  /** FeatureGate `cluster` (undefined when absent: the Default feature set, no gates). */
+  featureGate?: FeatureGateObject;
 }
 
 /** Label of the ConfigMaps that carry release signatures. */
@@ -42,5 +44,9 @@ export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> 
     listOrEmpty(() => client.resource(MachineConfigs).listAll()),
     listOrEmpty(() => client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } })),
   ]);
-  return { clusterVersion, operators, pools, machineConfigs: machineConfigs as unknown as MachineConfig[], signatureConfigMaps };
+  const featureGate = await client.request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster').catch((e: unknown) => {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  });
+  return { clusterVersion, operators, pools, machineConfigs: machineConfigs as unknown as MachineConfig[], signatureConfigMaps, ...(featureGate !== undefined ? { featureGate } : {}) };
 }
