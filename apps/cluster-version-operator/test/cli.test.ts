@@ -34,9 +34,11 @@ describe('render', () => {
     dirs.push(dir);
     const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
     const { stdout } = await run(process.execPath, [BIN, 'render', `--payload-dir=${payload}`, `--output-dir=${join(dir, 'out')}`, '--release-image=quay.io/r@sha256:1']);
-    expect(stdout).toContain('rendered 5 files');
+    expect(stdout).toContain('rendered 7 files');
     expect((await readdir(join(dir, 'out', 'manifests'))).sort()).toEqual([
       '0000_00_cluster-version-operator_00_namespace.yaml',
+      '0000_00_cluster-version-operator_01_adminack_configmap.yaml',
+      '0000_00_cluster-version-operator_01_admingate_configmap.yaml',
       '0000_00_cluster-version-operator_01_serviceaccount.yaml',
       '0000_00_cluster-version-operator_02_roles.yaml',
       '0000_00_cluster-version-operator_03_deployment.yaml',

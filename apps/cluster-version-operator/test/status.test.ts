@@ -116,7 +116,7 @@ describe('computeStatus', () => {
     const override = { kind: 'Deployment', group: 'apps', namespace: 'n', name: 'd', unmanaged: true };
     const both = computeUpgradeable([co], [override], []);
     expect(both?.reason).toBe('MultipleReasons');
-    expect(both?.message?.startsWith('Cluster should not be upgraded between minor versions for multiple reasons: Backup,ClusterVersionOverridesSet\n* ')).toBe(true);
+    expect(both?.message?.startsWith('Cluster should not be upgraded between minor versions for multiple reasons: ClusterVersionOverridesSet,Backup\n* ')).toBe(true);
     expect(computeUpgradeable([], [], [])).toBeNull();
   });
 });

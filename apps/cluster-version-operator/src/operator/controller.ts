@@ -2,7 +2,7 @@
  * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
-import { ClusterOperators, ClusterVersions, Informer, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
+import { ClusterOperators, ClusterVersions, ConfigMaps, Informer, isNotFound, type ConfigMap, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
 import { clusterCapabilities, filterManifests, implicitlyEnabledCapabilities, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
 import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
@@ -13,7 +13,7 @@ import { verifyTarget } from '../payload/verify.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
-import { computeUpgradeable } from '../status/upgradeable.js';
+import { ADMIN_ACKS, ADMIN_GATES, computeUpgradeableConditions } from '@keelson/update-graph';
 import { clusterOperatorActivity, specChanged, WakeSignal } from './wake.js';
 import { StatusWriter } from '../status/writer.js';
 import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
@@ -69,6 +69,9 @@ export class ClusterVersionController {
   readonly applier: ResourceApplier;
   readonly operators: Informer<ClusterOperator>;
   private readonly cvs: Informer<ClusterVersion>;
+  /** ConfigMaps of the admin-ack gates (`openshift-config-managed`) and acknowledgements (`openshift-config`). */
+  private readonly gateConfigMaps: Informer<ConfigMap>;
+  private readonly ackConfigMaps: Informer<ConfigMap>;
   private work: Work | undefined;
   private worker: WorkerState | undefined;
   private releaseAccepted: Condition | undefined;
@@ -99,6 +102,15 @@ export class ClusterVersionController {
     this.applier = new ResourceApplier(d.client, d.log);
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
     this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
+    this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });
+    this.ackConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_ACKS.namespace, logger: d.log });
+    // upstream adminAcksEventHandler / adminGatesEventHandler: a change of either ConfigMap re-assesses Upgradeable
+    for (const [inf, name] of [[this.gateConfigMaps, ADMIN_GATES.name], [this.ackConfigMaps, ADMIN_ACKS.name]] as const) {
+      const changed = (cm: ConfigMap): void => {
+        if (cm.metadata.name === name) this.reportStatus(true);
+      };
+      inf.addHandlers({ add: changed, update: (_o, cm) => { changed(cm); }, delete: changed });
+    }
     // Upstream's sync worker restarts only when the desired work changed: our own status writes must not start a pass.
     this.cvs.addHandlers({ add: () => { this.wake.notify('work'); }, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) this.wake.notify('work'); } });
     this.operators.addHandlers({
@@ -134,9 +146,11 @@ export class ClusterVersionController {
   async run(signal: AbortSignal): Promise<void> {
     this.operators.start();
     this.cvs.start();
+    this.gateConfigMaps.start();
+    this.ackConfigMaps.start();
     this.status = this.statusWriter(signal);
     try {
-      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal), this.gateConfigMaps.waitForSync(signal), this.ackConfigMaps.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
       await this.startFeatureGates(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
@@ -154,6 +168,8 @@ export class ClusterVersionController {
       await this.status.settled();
       await this.operators.stop();
       await this.cvs.stop();
+      await this.gateConfigMaps.stop();
+      await this.ackConfigMaps.stop();
     }
   }
 
@@ -497,22 +513,42 @@ export class ClusterVersionController {
     this.status?.request(edge);
   }
 
-  /** The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). */
+  /** upstream `setUpgradeableConditions` over the informers' caches. */
+  private upgradeableConditions(cv: ClusterVersion): Condition[] {
+    const data = (inf: Informer<ConfigMap>, ns: string, name: string): Record<string, string> | null => {
+      const cm = inf.store.getByKey(`${ns}/${name}`);
+      return cm ? { ...(cm.data ?? {}) } : null;
+    };
+    return computeUpgradeableConditions({
+      operators: this.operators.store.list(),
+      overrides: cv.spec.overrides,
+      deletesInProgress: [...this.applier.deletesInProgress],
+      adminAcks: { history: cv.status?.history, gates: data(this.gateConfigMaps, ADMIN_GATES.namespace, ADMIN_GATES.name), acks: data(this.ackConfigMaps, ADMIN_ACKS.namespace, ADMIN_ACKS.name) },
+      updateInProgress: (cv.status?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True'),
+    });
+  }
+
+  /**
+   * The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). Upgradeable is
+   * computed against the Progressing condition of this same status, so it never lags one write behind.
+   */
   private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
     const caps = this.caps(cv, true);
     const base = this.caps(cv, false);
     const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
-    return computeStatus({
+    const input = {
       cv,
       now: new Date(),
       worker: this.worker,
       ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
       ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
       capabilities: { enabled: caps.enabled, known: caps.known, implicit },
-      upgradeable: computeUpgradeable(this.operators.store.list(), cv.spec.overrides, [...this.applier.deletesInProgress]),
       invalid: [...this.invalid],
-    });
+    };
+    const draft = computeStatus(input);
+    return computeStatus({ ...input, upgradeableConditions: this.upgradeableConditions({ ...cv, status: draft }) });
   }
+
 }
 
 function goArchName(): string {
