@@ -45,18 +45,16 @@ function startProxy(target: URL, rules: ProxyRules): Promise<Server> {
       req.resume();
       const message =
         'ClusterVersion.config.openshift.io "version" is invalid: status.availableUpdates[0].channels[1]: Duplicate value: "stable-4.18"';
-      res
-        .writeHead(422, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            kind: 'Status',
-            apiVersion: 'v1',
-            status: 'Failure',
-            reason: 'Invalid',
-            code: 422,
-            message,
-          }),
-        );
+      res.writeHead(422, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Invalid',
+          code: 422,
+          message,
+        }),
+      );
       return;
     }
     const h = rules.hold;
@@ -206,13 +204,13 @@ describe('pending wake-ups (issue 18 defect 6)', () => {
       'a failed first pass',
     );
     const passes = started();
-    // hold the next pass at its first request (the ClusterVersion read) while dns reports
+    // hold the next pass at the read of one of its manifests (only the sync worker reads it) while dns reports
     let heldResolve: () => void = () => undefined;
     const held = new Promise<void>((r) => {
       heldResolve = r;
     });
     rules.hold = {
-      match: (m, u) => m === 'GET' && u === CV_PATH,
+      match: (m, u) => m === 'GET' && u === '/api/v1/namespaces/openshift-ingress/configmaps/ingress-config',
       held: () => {
         heldResolve();
       },
@@ -240,6 +238,11 @@ describe('pending wake-ups (issue 18 defect 6)', () => {
       'the held pass to end',
     );
     // ... and the notification it received starts another pass at once
-    await waitFor(() => Promise.resolve(started() >= passes + 2), 20_000, 'a pass right after the held one');
+    const diagnose = (): string => JSON.stringify({ passes, events: events.slice(-8), logs: logs.slice(-12) });
+    await waitFor(() => Promise.resolve(started() >= passes + 2), 20_000, 'a pass right after the held one').catch(
+      (e: unknown) => {
+        throw new Error(`${(e as Error).message}: ${diagnose()}`);
+      },
+    );
   });
 });

@@ -240,6 +240,8 @@ export class ClusterVersionController {
   /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
   private async syncOnce(signal: AbortSignal): Promise<number> {
     const iv = this.d.intervals;
+    // what this pass reads below covers every notification so far; only later ones start another pass
+    this.wake.clear();
     const cv = await this.getCv(signal);
     this.cv = cv;
     if (!cv) {

@@ -61,6 +61,14 @@ export class WakeSignal {
     if (this.pending !== 'work') this.pending = kind;
   }
 
+  /**
+   * Forgets kept wake-ups: called when a pass starts, before it reads the ClusterVersion and the informer caches, so a
+   * notification already covered by that read does not cause another pass.
+   */
+  clear(): void {
+    this.pending = undefined;
+  }
+
   /** True when a wake-up arrived since the last wait. */
   hasPending(): boolean {
     return this.pending !== undefined;

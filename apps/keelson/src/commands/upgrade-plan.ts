@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/ignition';
+import { ADMIN_GATES, type AdminAckInput } from '@keelson/update-graph';
 import { featureGateState, openPayload, PayloadError, verifyTargetRelease, type ClusterFacts, type ReleasePayload } from '@keelson/release-payload';
 import { parseAllDocuments } from 'yaml';
 import { CliError } from '../errors.js';
@@ -151,8 +152,11 @@ async function graphOf(o: PlanOptions, from: ReleasePayload, live: LiveCluster |
 function clusterInputs(live: LiveCluster, from: ReleasePayload, to: ReleasePayload): Partial<UpgradePlanInput> {
   const shipped = new Set([...configsOf(from), ...configsOf(to)].map((m) => m.metadata.name ?? ''));
   const pools = computeClusterPools(live.pools);
+  // a cluster without admin-gates (no OpenShift CVO installed it) is not judged for acks
+  const adminAcks = live.adminGates != null ? { history: live.clusterVersion.status?.history, gates: live.adminGates, acks: live.adminAcks ?? null } : undefined;
   return {
-    cluster: { clusterVersion: computeJudgedClusterVersion(live.clusterVersion, live.operators), notUpgradeable: notUpgradeableOperators(live.operators) },
+    ...(adminAcks !== undefined ? { adminAcks } : {}),
+    cluster: { clusterVersion: computeJudgedClusterVersion(live.clusterVersion, live.operators, adminAcks), notUpgradeable: notUpgradeableOperators(live.operators) },
     userMachineConfigs: computeClusterMachineConfigs(live.machineConfigs, shipped),
     ...(pools.length > 0 ? { pools } : {}),
   };
@@ -172,6 +176,18 @@ export function planFacts(o: Pick<PlanOptions, 'featureSet' | 'featureGates'>, l
   return { featureSet, enabledFeatureGates: gates };
 }
 
+/** Release A's admin gates (the data of its `openshift-config-managed/admin-gates` manifests), with no acks: offline. */
+export function releaseAdminAcks(from: ReleasePayload): AdminAckInput | undefined {
+  const gates: Record<string, string> = {};
+  let found = false;
+  for (const m of from.manifests) {
+    if (m.gvk.kind !== 'ConfigMap' || m.namespace !== ADMIN_GATES.namespace || m.name !== ADMIN_GATES.name) continue;
+    found = true;
+    for (const [k, v] of Object.entries((m.object['data'] ?? {}) as Record<string, unknown>)) if (typeof v === 'string') gates[k] = v;
+  }
+  return found ? { history: [{ state: 'Completed', version: from.metadata.version }], gates, acks: {} } : undefined;
+}
+
 async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
   const times = { drain: seconds(o.drainSeconds, '--drain-seconds'), apply: seconds(o.applySeconds, '--apply-seconds'), reboot: seconds(o.rebootSeconds, '--reboot-seconds') };
   const live = await readCluster(o.kubeconfig);
@@ -181,6 +197,7 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
   const graph = await graphOf(o, from, live);
   const signature = await signatureOf(from, to, live);
   const fromCluster = live !== undefined ? clusterInputs(live, from, to) : {};
+  const offlineAcks = live === undefined ? releaseAdminAcks(from) : undefined;
   const userMcs = o.machineconfigs !== undefined ? await readMachineConfigs(o.machineconfigs) : [];
   return {
     ...fromCluster,
@@ -189,6 +206,7 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
     times,
     force: o.force === true,
     facts: planFacts(o, live, live?.clusterVersion.status?.desired.version ?? from.metadata.version),
+    ...(offlineAcks !== undefined ? { adminAcks: offlineAcks } : {}),
     userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []), ...userMcs],
     ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
     ...(graph !== undefined ? { graph } : {}),

@@ -8,6 +8,7 @@ import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelso
 import type { MachineConfig } from '@keelson/ignition';
 import type { FeatureGateObject, KubeObject } from '@keelson/release-payload';
 import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
+import { ADMIN_ACKS, ADMIN_GATES } from '@keelson/update-graph';
 import { getClusterVersion } from '../upgrade/cluster.js';
 
 /** The objects the plan reads from a cluster. */
@@ -21,6 +22,10 @@ export interface LiveCluster {
   signatureConfigMaps: KubeObject[];
   /** FeatureGate `cluster` (undefined when absent: the Default feature set, no gates). */
   featureGate?: FeatureGateObject;
+  /** `data` of `openshift-config-managed/admin-gates` (null: the ConfigMap does not exist). */
+  adminGates?: Record<string, string> | null;
+  /** `data` of `openshift-config/admin-acks` (null: the ConfigMap does not exist). */
+  adminAcks?: Record<string, string> | null;
 }
 
 /** Label of the ConfigMaps that carry release signatures. */
@@ -44,9 +49,24 @@ export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> 
     listOrEmpty(() => client.resource(MachineConfigs).listAll()),
     listOrEmpty(() => client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } })),
   ]);
-  const featureGate = await client.request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster').catch((e: unknown) => {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  });
-  return { clusterVersion, operators, pools, machineConfigs: machineConfigs as unknown as MachineConfig[], signatureConfigMaps, ...(featureGate !== undefined ? { featureGate } : {}) };
+  const orUndefined = <T>(p: Promise<T>): Promise<T | undefined> =>
+    p.catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+  const [featureGate, gates, acks] = await Promise.all([
+    orUndefined(client.request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster')),
+    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_GATES.namespace}/configmaps/${ADMIN_GATES.name}`)),
+    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_ACKS.namespace}/configmaps/${ADMIN_ACKS.name}`)),
+  ]);
+  return {
+    clusterVersion,
+    operators,
+    pools,
+    machineConfigs: machineConfigs as unknown as MachineConfig[],
+    signatureConfigMaps,
+    ...(featureGate !== undefined ? { featureGate } : {}),
+    adminGates: gates === undefined ? null : { ...(gates.data ?? {}) },
+    adminAcks: acks === undefined ? null : { ...(acks.data ?? {}) },
+  };
 }

@@ -7,6 +7,7 @@ import type { ClusterVersion } from '@keelson/api';
 import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
 import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
 import { diffPayloads, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { adminAckPatchCommand, parseSemver, pendingAdminAcks, updateType, type AdminAckInput, type PendingAdminAck } from '@keelson/update-graph';
 import { computePoolPlan, DEFAULT_NODE_TIMES, type NodeTimes, type PoolInput, type PoolPlan, type Selector } from './pools.js';
 import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type Acceptance, type GraphVerdict, type PreconditionResult, type SignatureVerdict } from './preconditions.js';
 
@@ -44,6 +45,8 @@ export interface UpgradePlanInput {
   force?: boolean;
   /** What filters the manifests as the cluster's CVO does (feature set and enabled gates; default: Default, none). */
   facts?: ClusterFacts;
+  /** The admin-ack gates and acknowledgements (the live cluster's, or release A's gates with no acks). */
+  adminAcks?: AdminAckInput;
 }
 
 /** The plan. */
@@ -62,6 +65,8 @@ export interface UpgradePlan {
   acceptance: Acceptance;
   /** ClusterOperators reporting Upgradeable=False (live clusters). */
   operatorsNotUpgradeable?: { name: string; reason: string; message: string }[];
+  /** Admin acknowledgements a minor or major update needs first, and the `oc patch` that gives them all. */
+  adminAcks?: { pending: PendingAdminAck[]; patch: string };
   /** The update service's answer for the current version (with --upstream/--channel). */
   updates?: GraphVerdict;
   signature?: SignatureVerdict;
@@ -175,6 +180,20 @@ function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnT
   };
 }
 
+/** The acks a minor or major update from A needs (upstream: Upgradeable=False AdminAckRequired blocks it). */
+function adminAcksOf(input: UpgradePlanInput): Pick<UpgradePlan, 'adminAcks'> {
+  if (input.adminAcks === undefined) return {};
+  let kind: string;
+  try {
+    kind = updateType(parseSemver(input.from.metadata.version), parseSemver(input.to.metadata.version));
+  } catch {
+    return {};
+  }
+  if (kind !== 'Minor' && kind !== 'Major') return {};
+  const pending = pendingAdminAcks(input.adminAcks);
+  return pending.length > 0 ? { adminAcks: { pending, patch: adminAckPatchCommand(pending.map((p) => p.gate)) } } : {};
+}
+
 /** Computes the plan. */
 export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const { from, to } = input;
@@ -198,6 +217,7 @@ export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
     preconditions: judged.preconditions,
     acceptance: judged.acceptance,
     ...(input.cluster !== undefined ? { operatorsNotUpgradeable: input.cluster.notUpgradeable } : {}),
+    ...adminAcksOf(input),
     ...(input.graph !== undefined ? { updates: input.graph } : {}),
     ...(input.signature !== undefined ? { signature: input.signature } : {}),
     pools: poolPlans,
