@@ -1,5 +1,6 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
 import { parseArgs } from 'node:util';
+import { parseGoDuration } from '@keelson/kube';
 import { CvoError } from './errors.js';
 import type { CvoOptions } from './operator/start.js';
 
@@ -34,13 +35,19 @@ environment (start):
   EXCLUDE_MANIFESTS            skip manifests annotated exclude.release.openshift.io/<value>: "true"
 `;
 
-/** Parses `10s`, `2m`, `1h`, `250ms` or plain milliseconds. */
+/**
+ * A duration flag as Go's `time.ParseDuration` (`137s`, `1m30s`, `250ms`; `@keelson/kube` `parseGoDuration`), in
+ * milliseconds. A bare number is a usage error (not milliseconds), as are zero and negative durations.
+ */
 export function parseDuration(flag: string, s: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s);
-  if (!m) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: expected a duration like 250ms, 10s, 2m or 1h`);
-  const n = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] ?? 1;
-  return Math.round(n * unit);
+  let ms: number;
+  try {
+    ms = parseGoDuration(s);
+  } catch (e) {
+    throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: ${(e as Error).message} (a duration like 250ms, 10s, 1m30s or 1h)`);
+  }
+  if (!(ms > 0)) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: must be a positive duration`);
+  return ms;
 }
 
 /** Parsed command line. */

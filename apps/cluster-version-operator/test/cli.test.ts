@@ -23,7 +23,12 @@ describe('flags', () => {
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
     expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/Unknown option/);
-    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/expected a duration/);
+    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/time: unknown unit " minutes" in duration "5 minutes"/);
+    // Go time.ParseDuration: a bare number is a usage error, not milliseconds; compound durations work
+    expect(() => parseDuration('--lease-duration', '137')).toThrow(/time: missing unit in duration "137"/);
+    expect(() => parseDuration('--lease-duration', '0s')).toThrow(/must be a positive duration/);
+    expect(parseDuration('--x', '1m30s')).toBe(90_000);
+    expect(parseDuration('--x', '137s')).toBe(137_000);
     expect(parseDuration('--x', '1h')).toBe(3_600_000);
   });
 });
