@@ -9,13 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTestRelease } from '@keelson/payload-gen';
 import { openPayload, type ReleasePayload } from '@keelson/release-payload';
 import type { ClusterVersion } from '@keelson/api';
-import { planFacts } from '../src/commands/upgrade-plan.js';
-import { computeRunLevels } from '../src/plan/compute-plan.js';
+import { planFacts, releaseAdminAcks } from '../src/commands/upgrade-plan.js';
+import { computeRunLevels, computeUpgradePlan } from '../src/plan/compute-plan.js';
+import { formatPlan } from '../src/plan/format.js';
 import type { LiveCluster } from '../src/plan/cluster.js';
 
 let dir = '';
 let from: ReleasePayload;
 let to: ReleasePayload;
+let minor: ReleasePayload;
 
 const gated = (name: string, annotations: Record<string, string>): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: openshift-config\n  annotations:\n${Object.entries(
@@ -36,7 +38,12 @@ beforeAll(async () => {
       gated('not-x', { 'release.openshift.io/feature-gate': '-GateX' }),
     ].join('---\n'),
   );
-  [from, to] = await Promise.all([openPayload(a), openPayload(b)]);
+  await writeFile(
+    join(a, 'release-manifests', '0000_00_admin-gates.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: admin-gates\n  namespace: openshift-config-managed\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  ack-4.18-kube-1.32-api-removals-in-4.19: "Kubernetes 1.32 removes APIs."\n  ack-4.17-old-in-4.18: "an older gate"\n',
+  );
+  const c = await writeTestRelease(join(dir, 'c'), { version: '4.19.0' });
+  [from, to, minor] = await Promise.all([openPayload(a), openPayload(b), openPayload(c)]);
 });
 
 afterAll(async () => {
@@ -82,5 +89,36 @@ describe('upgrade plan feature set and gates', () => {
       enabledFeatureGates: ['A', 'B'],
     });
     expect(() => planFacts({ featureSet: 'Bogus' }, live, '4.18.0')).toThrow(/--feature-set must be one of/);
+  });
+});
+
+describe('upgrade plan admin acks (issue 22 §2)', () => {
+  it("a minor update lists release A's gates of the current minor and the oc patch that acknowledges them", () => {
+    const acks = releaseAdminAcks(from);
+    expect(acks?.gates).toEqual({
+      'ack-4.18-kube-1.32-api-removals-in-4.19': 'Kubernetes 1.32 removes APIs.',
+      'ack-4.17-old-in-4.18': 'an older gate',
+    });
+    const plan = computeUpgradePlan({ from, to: minor, ...(acks ? { adminAcks: acks } : {}) });
+    expect(plan.adminAcks).toEqual({
+      pending: [{ gate: 'ack-4.18-kube-1.32-api-removals-in-4.19', description: 'Kubernetes 1.32 removes APIs.' }],
+      patch: `oc -n openshift-config patch cm admin-acks --patch '{"data":{"ack-4.18-kube-1.32-api-removals-in-4.19":"true"}}' --type=merge`,
+    });
+    expect(formatPlan(plan)).toContain(
+      `  oc -n openshift-config patch cm admin-acks --patch '{"data":{"ack-4.18-kube-1.32-api-removals-in-4.19":"true"}}' --type=merge`,
+    );
+    // a patch update needs no ack; an acknowledged gate is not listed
+    expect(computeUpgradePlan({ from, to, ...(acks ? { adminAcks: acks } : {}) }).adminAcks).toBeUndefined();
+    expect(
+      computeUpgradePlan({
+        from,
+        to: minor,
+        adminAcks: {
+          history: [{ state: 'Completed', version: '4.18.0' }],
+          gates: acks?.gates ?? {},
+          acks: { 'ack-4.18-kube-1.32-api-removals-in-4.19': 'true' },
+        },
+      }).adminAcks,
+    ).toBeUndefined();
   });
 });
