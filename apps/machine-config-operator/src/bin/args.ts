@@ -12,11 +12,14 @@ export class UsageError extends Error {
 
 /** Parses a duration as Go's `time.ParseDuration` (@keelson/kube `parseGoDuration`); a bare number is a usage error. */
 export function parseDuration(flag: string, v: string): number {
+  let ms: number;
   try {
-    return parseGoDuration(v.trim());
+    ms = parseGoDuration(v.trim());
   } catch (e) {
     throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: ${(e as Error).message} (use e.g. 500ms, 30s, 2m)`);
   }
+  if (ms < 0) throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: must not be negative`);
+  return ms;
 }
 
 /** Parses a non-negative integer flag. */

@@ -41,11 +41,14 @@ export function addCommonFlags(cmd: Command, defaultMetricsAddress: string): Com
 /** Parses a Go-style duration (`137s`, `2m`, `500ms`, `1h`). */
 export function parseDuration(flag: string, v: string): number {
   // Go time.ParseDuration (@keelson/kube parseGoDuration): a bare number is a usage error
+  let ms: number;
   try {
-    return parseGoDuration(v);
+    ms = parseGoDuration(v);
   } catch (e) {
     throw new UsageError(`--${flag}: invalid duration "${v}": ${(e as Error).message} (use e.g. 500ms, 30s, 1m30s, 1h)`);
   }
+  if (ms < 0) throw new UsageError(`--${flag}: invalid duration "${v}": must not be negative`);
+  return ms;
 }
 
 /** Parses `host:port`. */
