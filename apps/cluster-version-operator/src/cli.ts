@@ -1,5 +1,6 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
 import { parseArgs } from 'node:util';
+import { parseGoDuration } from '@keelson/kube';
 import { CvoError } from './errors.js';
 import type { CvoOptions } from './operator/start.js';
 
@@ -19,6 +20,8 @@ start flags:
   --update-service URL         update service, overrides spec.upstream
   --promql-target URL          PromQL endpoint for conditional update risks
   --enable-auto-update         update to the newest available release automatically
+  --always-enable-capabilities CAPS
+                               capabilities always implicitly enabled (comma-separated, repeatable)
   --time-scale F               multiply every upstream interval by F (e.g. 0.01)
   --reconcile-interval DUR     base resync period (default 2m)
   --status-interval DUR        status write throttle (default 15s)
@@ -26,15 +29,25 @@ start flags:
   --renew-deadline DUR         leader election renew deadline (default 107s)
   --retry-period DUR           leader election retry period (default 26s)
   --v N                        log verbosity (>= 4 logs debug)
+
+environment (start):
+  CLUSTER_PROFILE              cluster profile (default self-managed-high-availability)
+  EXCLUDE_MANIFESTS            skip manifests annotated exclude.release.openshift.io/<value>: "true"
 `;
 
-/** Parses `10s`, `2m`, `1h`, `250ms` or plain milliseconds. */
+/**
+ * A duration flag as Go's `time.ParseDuration` (`137s`, `1m30s`, `250ms`; `@keelson/kube` `parseGoDuration`), in
+ * milliseconds. A bare number is a usage error (not milliseconds), as are zero and negative durations.
+ */
 export function parseDuration(flag: string, s: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s);
-  if (!m) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: expected a duration like 250ms, 10s, 2m or 1h`);
-  const n = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] ?? 1;
-  return Math.round(n * unit);
+  let ms: number;
+  try {
+    ms = parseGoDuration(s);
+  } catch (e) {
+    throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: ${(e as Error).message} (a duration like 250ms, 10s, 1m30s or 1h)`);
+  }
+  if (!(ms > 0)) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: must be a positive duration`);
+  return ms;
 }
 
 /** Parsed command line. */
@@ -63,6 +76,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'update-service': { type: 'string' },
         'promql-target': { type: 'string' },
         'enable-auto-update': { type: 'boolean' },
+        'always-enable-capabilities': { type: 'string', multiple: true },
         'time-scale': { type: 'string' },
         'reconcile-interval': { type: 'string' },
         'status-interval': { type: 'string' },
@@ -94,6 +108,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (v['update-service'] !== undefined) options.updateService = v['update-service'];
   if (v['promql-target'] !== undefined) options.promqlTarget = v['promql-target'];
   if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
+  // upstream StringSliceVar: comma-separated values, the flag repeatable
+  const always = (v['always-enable-capabilities'] ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+  if (always.length > 0) options.alwaysEnableCapabilities = always;
   if (v['time-scale'] !== undefined) {
     const t = Number(v['time-scale']);
     if (!(t > 0)) throw new CvoError('InvalidFlag', '--time-scale', `--time-scale ${JSON.stringify(v['time-scale'])}: expected a positive number`);

@@ -23,7 +23,12 @@ describe('flags', () => {
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
     expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/Unknown option/);
-    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/expected a duration/);
+    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/time: unknown unit " minutes" in duration "5 minutes"/);
+    // Go time.ParseDuration: a bare number is a usage error, not milliseconds; compound durations work
+    expect(() => parseDuration('--lease-duration', '137')).toThrow(/time: missing unit in duration "137"/);
+    expect(() => parseDuration('--lease-duration', '0s')).toThrow(/must be a positive duration/);
+    expect(parseDuration('--x', '1m30s')).toBe(90_000);
+    expect(parseDuration('--x', '137s')).toBe(137_000);
     expect(parseDuration('--x', '1h')).toBe(3_600_000);
   });
 });
@@ -34,9 +39,11 @@ describe('render', () => {
     dirs.push(dir);
     const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
     const { stdout } = await run(process.execPath, [BIN, 'render', `--payload-dir=${payload}`, `--output-dir=${join(dir, 'out')}`, '--release-image=quay.io/r@sha256:1']);
-    expect(stdout).toContain('rendered 5 files');
+    expect(stdout).toContain('rendered 7 files');
     expect((await readdir(join(dir, 'out', 'manifests'))).sort()).toEqual([
       '0000_00_cluster-version-operator_00_namespace.yaml',
+      '0000_00_cluster-version-operator_01_adminack_configmap.yaml',
+      '0000_00_cluster-version-operator_01_admingate_configmap.yaml',
       '0000_00_cluster-version-operator_01_serviceaccount.yaml',
       '0000_00_cluster-version-operator_02_roles.yaml',
       '0000_00_cluster-version-operator_03_deployment.yaml',

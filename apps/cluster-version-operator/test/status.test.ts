@@ -6,6 +6,8 @@ import { computeStatus } from '../src/status/compute.js';
 import { resolveDesired } from '../src/status/desired.js';
 import { mergeHistory, pruneHistory } from '../src/status/history.js';
 import { computeUpgradeable } from '../src/status/upgradeable.js';
+import { keepTransitionTimes } from '../src/updates/poll.js';
+import type { ConditionalUpdateStatus } from '../src/api-types.js';
 
 const h = (version: string, state: 'Completed' | 'Partial' = 'Completed'): UpdateHistory => ({ state, version, image: `img-${version}`, startedTime: 't', completionTime: state === 'Completed' ? 't' : null, verified: false });
 function cv(version: string, extra: Partial<NonNullable<ClusterVersion['status']>> = {}, spec: Partial<ClusterVersion['spec']> = {}): ClusterVersion {
@@ -116,7 +118,20 @@ describe('computeStatus', () => {
     const override = { kind: 'Deployment', group: 'apps', namespace: 'n', name: 'd', unmanaged: true };
     const both = computeUpgradeable([co], [override], []);
     expect(both?.reason).toBe('MultipleReasons');
-    expect(both?.message?.startsWith('Cluster should not be upgraded between minor versions for multiple reasons: Backup,ClusterVersionOverridesSet\n* ')).toBe(true);
+    expect(both?.message?.startsWith('Cluster should not be upgraded between minor versions for multiple reasons: ClusterVersionOverridesSet,Backup\n* ')).toBe(true);
     expect(computeUpgradeable([], [], [])).toBeNull();
+  });
+});
+
+describe('conditional updates keep lastTransitionTime (issue 22 §4)', () => {
+  const cu = (status: string, ltt: string): ConditionalUpdateStatus => ({
+    release: { version: '4.18.2', image: 'img' },
+    risks: [{ name: 'R', url: 'https://example.com/r', message: 'm', matchingRules: [{ type: 'Always' }] }],
+    conditions: [{ type: 'Recommended', status: status as 'False', reason: 'R', message: 'm', lastTransitionTime: ltt }],
+  });
+  it('an unchanged status keeps the previous time; a changed one takes the new time', () => {
+    expect(keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]?.lastTransitionTime).toBe('2026-11-26T10:00:00Z');
+    expect(keepTransitionTimes(cu('True', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]?.lastTransitionTime).toBe('2026-11-26T10:02:00Z');
+    expect(keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), []).conditions?.[0]?.lastTransitionTime).toBe('2026-11-26T10:02:00Z');
   });
 });

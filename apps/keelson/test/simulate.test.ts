@@ -25,7 +25,9 @@ describe('flag parsing', () => {
     expect(() => parseFault('degraded=')).toThrow('--fault must be KIND=NAME[:ARG]');
   });
   it('parses durations', () => {
-    expect(['250', '250ms', '2s', '1.5s', '1m', '1h'].map((d) => parseDuration(d, '--delay'))).toEqual([250, 250, 2000, 1500, 60_000, 3_600_000]);
+    expect(['250ms', '2s', '1.5s', '1m', '1h', '1m30s'].map((d) => parseDuration(d, '--delay'))).toEqual([250, 2000, 1500, 60_000, 3_600_000, 90_000]);
+    // a bare number is a usage error, as in Go's time.ParseDuration (it used to mean milliseconds)
+    expect(() => parseDuration('250', '--delay')).toThrow(/missing unit/);
     expect(() => parseDuration('soon', '--delay')).toThrow('--delay must be a duration');
   });
 });

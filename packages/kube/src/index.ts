@@ -11,6 +11,7 @@ export type { KubeErrorCode, KubeStatus } from './errors.js';
 export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErrorFields } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
+export { parseGoDuration, DurationError } from './duration.js';
 export type { Clock } from './clock.js';
 export {
   ItemExponentialFailureRateLimiter,

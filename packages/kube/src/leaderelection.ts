@@ -84,7 +84,6 @@ export class LeaderElector {
     if (!(rd > LEADER_ELECTION_JITTER * rp)) {
       throw new KubeError('KUBE_INVALID_ARGUMENT', `leader election: renewDeadlineMs (${rd}) must be greater than ${LEADER_ELECTION_JITTER} × retryPeriodMs (${rp})`);
     }
-    if (ld % 1000 !== 0) throw new KubeError('KUBE_INVALID_ARGUMENT', `leader election: leaseDurationMs (${ld}) must be whole seconds (Lease.spec.leaseDurationSeconds is an integer)`);
     if (options.identity === '') throw new KubeError('KUBE_INVALID_ARGUMENT', 'leader election: identity must not be empty');
     this.release = this.o.releaseOnCancel;
     this.leases = options.client.resource(Leases);
@@ -213,7 +212,8 @@ export class LeaderElector {
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.o;
     const nowWall = this.wall();
-    const seconds = this.o.leaseDurationMs / 1000;
+    // Lease.spec.leaseDurationSeconds is an integer: a scaled duration (e.g. 1370 ms) is written rounded up
+    const seconds = Math.max(1, Math.ceil(this.o.leaseDurationMs / 1000));
     const signal = AbortSignal.timeout(this.o.renewDeadlineMs);
     let current: Lease;
     try {

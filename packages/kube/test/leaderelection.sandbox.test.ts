@@ -97,7 +97,8 @@ describe('LeaderElector on coordination.k8s.io/v1 Lease', () => {
     const base = { client: env.client, namespace: 'kube-system', name: 'x', identity: 'i', onStartedLeading: () => undefined };
     expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 1000 })).toThrow(/greater than renewDeadlineMs/);
     expect(() => new LeaderElector({ ...base, leaseDurationMs: 3000, renewDeadlineMs: 1000, retryPeriodMs: 900 })).toThrow(KubeError);
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 2500, renewDeadlineMs: 1000, retryPeriodMs: 100 })).toThrow(/whole seconds/);
+    // scaled durations are valid (the Lease gets the duration rounded up to whole seconds)
+    expect(() => new LeaderElector({ ...base, leaseDurationMs: 1370, renewDeadlineMs: 1070, retryPeriodMs: 260 })).not.toThrow();
     expect(() => new LeaderElector({ ...base, identity: '' })).toThrow(/identity/);
   });
 });

@@ -64,6 +64,8 @@ export type { RegistryTlsOptions } from './transport.js';
 /** Default roots searched for `<root>/<host[:port]>/` certificate directories (like containers/image). */
 export { defaultCertsDirs } from './transport.js';
 export { checkClusterSettings } from './settings.js';
+export { extractEnabledGates, featureGateState } from './featuregate.js';
+export type { FeatureGateObject, FeatureGateState } from './featuregate.js';
 export type { ClusterSettings, SettingWarning } from './settings.js';
 export { DeadlineError, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './transport.js';
 export type { Deadlines } from './transport.js';

@@ -85,4 +85,5 @@ export {
   type PreconditionCondition,
   type PreconditionClusterVersion,
 } from './preconditions.js';
-export { computeUpgradeable, type UpgradeableOperator, type UpgradeableCondition } from './upgradeable.js';
+export { computeUpgradeable, computeUpgradeableConditions, type UpgradeableOperator, type UpgradeableCondition, type UpgradeableInput, type UpgradeableStatusCondition } from './upgradeable.js';
+export { ADMIN_ACKS, ADMIN_GATES, UPGRADEABLE_ADMIN_ACK_REQUIRED, adminAckPatchCommand, checkAdminAcks, currentHistoryVersion, effectiveMinor, pendingAdminAcks, type AdminAckInput, type AdminAckResult, type PendingAdminAck } from './admin-acks.js';

@@ -17,14 +17,18 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger({ level: cmd.verbosity >= 4 ? 'debug' : 'info', fields: { component: 'cluster-version-operator' } });
+  const holder: { stop?: () => Promise<void> } = {};
   const cvo = await startClusterVersionOperator({
     ...cmd.options,
     logger,
-    // as upstream (klog.Fatalf "leaderelection lost"): a CVO that lost its Lease exits, and its pod is restarted
     onEvent: (e) => {
+      // as upstream (klog.Fatalf "leaderelection lost"): a CVO that lost its Lease exits, and its pod is restarted
       if (e.type === 'leadershipLost') process.exit(1);
+      // as upstream's feature-change stopper: a new feature set stops the operator; the pod restarts with it
+      if (e.type === 'featureSetChanged') void holder.stop?.().then(() => process.exit(0));
     },
   });
+  holder.stop = () => cvo.stop();
   logger.info('started', { metrics: cvo.metricsUrl });
   onShutdown(() => cvo.stop(), { logger });
 }

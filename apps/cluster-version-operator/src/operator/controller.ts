@@ -2,18 +2,20 @@
  * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
-import { ClusterOperators, ClusterVersions, Informer, isConflict, isNotFound, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
-import { clusterCapabilities, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { ClusterOperators, ClusterVersions, ConfigMaps, Informer, isNotFound, type ConfigMap, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
+import { clusterCapabilities, filterManifests, implicitlyEnabledCapabilities, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
-import type { ClusterOperator, ClusterVersion, Release } from '../api-types.js';
+import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
-import { computeUpgradeable } from '../status/upgradeable.js';
-import { clusterOperatorActivity, specChanged } from './wake.js';
+import { ADMIN_ACKS, ADMIN_GATES, computeUpgradeableConditions } from '@keelson/update-graph';
+import { clusterOperatorActivity, specChanged, WakeSignal } from './wake.js';
+import { StatusWriter } from '../status/writer.js';
 import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
 import { runPayload, type SyncMode } from '../sync/run-payload.js';
 import { interpretError } from '../sync/summarize.js';
@@ -52,6 +54,12 @@ export interface ControllerDeps {
   enableAutoUpdate: boolean;
   /** Events about the ClusterVersion (namespace openshift-cluster-version, as upstream). */
   recorder: EventRecorder;
+  /** Upstream `EXCLUDE_MANIFESTS`: manifests annotated `exclude.release.openshift.io/<id>: "true"` are not applied. */
+  excludeIdentifier?: string;
+  /** Upstream `--always-enable-capabilities`: capabilities always implicitly enabled. */
+  alwaysEnableCapabilities?: readonly string[];
+  /** The cluster's feature set changed (upstream ChangeStopper: the operator stops so it restarts with the new set). */
+  onFeatureSetChange?: (from: string, to: string) => void;
 }
 
 const CV_NAME = 'version';
@@ -61,6 +69,9 @@ export class ClusterVersionController {
   readonly applier: ResourceApplier;
   readonly operators: Informer<ClusterOperator>;
   private readonly cvs: Informer<ClusterVersion>;
+  /** ConfigMaps of the admin-ack gates (`openshift-config-managed`) and acknowledgements (`openshift-config`). */
+  private readonly gateConfigMaps: Informer<ConfigMap>;
+  private readonly ackConfigMaps: Informer<ConfigMap>;
   private work: Work | undefined;
   private worker: WorkerState | undefined;
   private releaseAccepted: Condition | undefined;
@@ -68,12 +79,20 @@ export class ClusterVersionController {
   private updatesAt = 0;
   /** When updates were last retrieved successfully (ms). */
   lastRetrieval: number | undefined;
-  private lastStatusWrite = 0;
   private consecutiveErrors = 0;
   private attempt = 0;
   private completedImage: string | undefined;
   private readonly operatorSince = new Map<string, number>();
-  private wake: (() => void) | undefined;
+  /** Wake-ups of the sync loop, kept while a pass runs (upstream `SyncWorker.notify`). */
+  readonly wake = new WakeSignal();
+  private status: StatusWriter | undefined;
+  /** `spec` validation errors of the current pass (for the Invalid condition). */
+  private invalid: string[] = [];
+  /** Feature set (fixed at start) and enabled gates (upstream `processInitialFeatureGate`). */
+  private gates: FeatureGateState | undefined;
+  private gateWatcher: FeatureGateWatcher | undefined;
+  /** The enabled gates changed since the payload's manifests were filtered. */
+  private gatesChanged = false;
   private lastGeneration = -1;
   private implicit: string[] = [];
   /** Latest ClusterVersion seen. */
@@ -83,19 +102,23 @@ export class ClusterVersionController {
     this.applier = new ResourceApplier(d.client, d.log);
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
     this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
-    const poke = (): void => {
-      const w = this.wake;
-      this.wake = undefined;
-      w?.();
-    };
+    this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });
+    this.ackConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_ACKS.namespace, logger: d.log });
+    // upstream adminAcksEventHandler / adminGatesEventHandler: a change of either ConfigMap re-assesses Upgradeable
+    for (const [inf, name] of [[this.gateConfigMaps, ADMIN_GATES.name], [this.ackConfigMaps, ADMIN_ACKS.name]] as const) {
+      const changed = (cm: ConfigMap): void => {
+        if (cm.metadata.name === name) this.reportStatus(true);
+      };
+      inf.addHandlers({ add: changed, update: (_o, cm) => { changed(cm); }, delete: changed });
+    }
     // Upstream's sync worker restarts only when the desired work changed: our own status writes must not start a pass.
-    this.cvs.addHandlers({ add: poke, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) poke(); } });
+    this.cvs.addHandlers({ add: () => { this.wake.notify('work'); }, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) this.wake.notify('work'); } });
     this.operators.addHandlers({
       update: (oldCo, newCo) => {
         const msg = clusterOperatorActivity(oldCo, newCo);
         if (msg === undefined) return;
         this.d.log.debug('Notify the sync worker', { reason: msg });
-        poke();
+        this.wake.notify('activity');
       },
     });
   }
@@ -108,39 +131,102 @@ export class ClusterVersionController {
 
   /** Capabilities for metrics/status. */
   capabilities(): { enabled: string[]; known: string[] } {
-    const c = clusterCapabilities({ ...(this.cv?.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
+    const c = this.caps(this.cv, true);
     return { enabled: [...c.enabled], known: [...c.known] };
+  }
+
+  /** The cluster's capabilities (upstream `capability.SetCapabilities`, gated capabilities by the enabled gates). */
+  private caps(cv: ClusterVersion | undefined, withImplicit: boolean): { known: string[]; enabled: string[] } {
+    const spec = cv?.spec.capabilities ?? {};
+    const c = clusterCapabilities({ ...spec, ...(withImplicit ? { implicitlyEnabled: this.implicit } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] });
+    return { known: [...c.known], enabled: [...c.enabled] };
   }
 
   /** Runs until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     this.operators.start();
     this.cvs.start();
+    this.gateConfigMaps.start();
+    this.ackConfigMaps.start();
+    this.status = this.statusWriter(signal);
     try {
-      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal), this.gateConfigMaps.waitForSync(signal), this.ackConfigMaps.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      await this.startFeatureGates(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
           return failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, 1);
         });
         if (signal.aborted) break;
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(() => { resolve(); }, wait);
-          this.wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-          signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            resolve();
-          }, { once: true });
-        });
+        // upstream SyncWorker.Start: a notification while waiting to reconcile (no change of work) does not start a pass
+        const woke = await this.wake.wait(wait, signal, this.worker?.mode === 'reconciling' && this.worker.failure === undefined);
+        if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
+      await this.gateWatcher?.stop();
+      this.status.stop();
+      await this.status.settled();
       await this.operators.stop();
       await this.cvs.stop();
       await this.applier.close();
+      await this.gateConfigMaps.stop();
+      await this.ackConfigMaps.stop();
     }
+  }
+
+  /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
+  private async startFeatureGates(signal: AbortSignal): Promise<void> {
+    const version = (): string => this.work?.version ?? this.d.localPayload.metadata.version;
+    for (let attempt = 1; !signal.aborted && !this.gates; attempt++) {
+      try {
+        this.gates = await readInitialFeatureGate(this.d.client, version(), this.d.log, signal);
+      } catch (e) {
+        if (signal.aborted) return;
+        this.d.log.warn('reading FeatureGate cluster failed; retrying', { error: (e as Error).message });
+        await this.d.sleep(failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)), signal);
+      }
+    }
+    if (!this.gates) return;
+    this.gateWatcher = new FeatureGateWatcher({
+      client: this.d.client,
+      log: this.d.log,
+      starting: this.gates,
+      version,
+      onFeatureSetChange: (from, to) => {
+        this.d.emit({ type: 'featureSetChanged', from, to });
+        this.d.onFeatureSetChange?.(from, to);
+      },
+      onGatesChange: (enabledGates) => {
+        if (this.gates) this.gates = { ...this.gates, enabledGates };
+        this.gatesChanged = true;
+        this.wake.notify('work');
+      },
+    });
+    this.gateWatcher.start();
+  }
+
+  /** The status writer of one leadership term (upstream `Operator.sync` → `syncStatus`, apart from the sync worker). */
+  private statusWriter(signal: AbortSignal): StatusWriter {
+    return new StatusWriter({
+      client: this.d.client,
+      log: this.d.log,
+      statusIntervalMs: this.d.intervals.statusIntervalMs,
+      retryBaseMs: Math.max(1, Math.round(this.d.intervals.statusIntervalMs / 15)),
+      current: () => this.cv,
+      read: async (s) => {
+        const cv = await this.getCv(s);
+        if (cv) this.cv = cv;
+        return cv;
+      },
+      compute: (cv) => this.computeStatusFor(cv),
+      written: (cv, status) => {
+        this.cv = cv;
+        const conds: Record<string, string> = {};
+        for (const c of cv.status?.conditions ?? []) conds[c.type] = c.status;
+        this.d.emit({ type: 'statusWritten', version: status.desired.version ?? '', conditions: conds });
+      },
+      signal,
+    });
   }
 
   private async getCv(signal: AbortSignal): Promise<ClusterVersion | undefined> {
@@ -155,6 +241,8 @@ export class ClusterVersionController {
   /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
   private async syncOnce(signal: AbortSignal): Promise<number> {
     const iv = this.d.intervals;
+    // what this pass reads below covers every notification so far; only later ones start another pass
+    this.wake.clear();
     const cv = await this.getCv(signal);
     this.cv = cv;
     if (!cv) {
@@ -162,12 +250,19 @@ export class ClusterVersionController {
       return iv.statusIntervalMs;
     }
     const resolution = resolveDesired(cv);
+    this.invalid = [...resolution.invalid];
     const target = this.pickTarget(cv, resolution.desired);
     await this.ensureWork(cv, target, resolution.force, signal);
     await this.maybePollUpdates(cv, signal);
     if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
     if (!work) return iv.minimumReconcileIntervalMs;
+    if (this.gatesChanged) {
+      // upstream SyncWorker.Update: "Enabled feature gates changed …, forcing a payload refresh"
+      this.gatesChanged = false;
+      Object.assign(work, this.includedManifests(cv, work.payload));
+      this.d.log.info('Enabled feature gates changed, forcing a payload refresh', { version: work.version, manifests: work.manifests.length });
+    }
     const mode = this.decideMode(cv, work);
     if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
     this.lastGeneration = cv.metadata.generation ?? 0;
@@ -185,7 +280,7 @@ export class ClusterVersionController {
       generation: cv.metadata.generation ?? 0,
       versionHash: work.versionHash,
     };
-    await this.writeStatus(signal, true, resolution.invalid);
+    this.reportStatus(true);
     this.d.emit({ type: 'syncStarted', mode, version: work.version, total: work.manifests.length, attempt: this.attempt });
     this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total: work.manifests.length });
     const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
@@ -206,7 +301,7 @@ export class ClusterVersionController {
         manifestApplied: (e) => {
           if (this.worker) this.worker.done = e.done;
           this.d.emit({ type: 'manifestApplied', ...e });
-          void this.writeStatus(signal, false, resolution.invalid).catch(() => undefined);
+          this.reportStatus(false);
         },
         runLevelStarted: (e) => { this.d.emit({ type: 'runLevelStarted', runLevel: e.runLevel, version: work.version }); },
         runLevelFinished: (e) => { this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version }); },
@@ -226,7 +321,7 @@ export class ClusterVersionController {
       this.attempt++;
       this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, error: result.error.message, reason: interp.reason, writes });
       this.d.log.info('Result of work', { mode, version: work.version, done: result.done, total: result.total, reason: interp.reason, error: result.error.message });
-      await this.writeStatus(signal, true, resolution.invalid);
+      this.reportStatus(true);
       return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
     }
     delete w.failure;
@@ -237,7 +332,7 @@ export class ClusterVersionController {
     this.attempt = mode === 'reconciling' ? this.attempt + 1 : 0;
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
-    await this.writeStatus(signal, true, resolution.invalid);
+    this.reportStatus(true);
     await this.d.cache.clean(new Set([work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined))).catch(() => []);
     return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
   }
@@ -273,26 +368,32 @@ export class ClusterVersionController {
 
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
     const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
-    const base = clusterCapabilities(cv.spec.capabilities ?? {});
-    const implicit = new Set([...this.implicit, ...prevEnabled.filter((c) => !base.enabled.includes(c))]);
+    const base = this.caps(cv, false);
+    const implicit = new Set([...this.implicit, ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c))]);
     this.implicit = [...implicit].sort();
     return {
       profile: this.d.clusterProfile,
-      capabilities: clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit }),
+      capabilities: this.caps(cv, true),
       overrides: (cv.spec.overrides ?? []).map((o) => ({ group: o.group, kind: o.kind, namespace: o.namespace, name: o.name, unmanaged: o.unmanaged })),
     };
   }
 
   private applyFacts(cv: ClusterVersion): ClusterFacts {
     const f = this.clusterFacts(cv);
-    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}) };
+    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] };
   }
 
   /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
   private includedManifests(cv: ClusterVersion, payload: ReleasePayload): { manifests: Manifest[]; versionHash: string } {
     const f = this.clusterFacts(cv);
     const known = f.capabilities ? { known: f.capabilities.known, enabled: f.capabilities.known } : undefined;
-    const r = filterManifests(payload, { ...(f.profile ? { profile: f.profile } : {}), featureSet: '', ...(known ? { capabilities: known } : {}) });
+    const r = filterManifests(payload, {
+      ...(f.profile ? { profile: f.profile } : {}),
+      ...(this.d.excludeIdentifier ? { excludeIdentifier: this.d.excludeIdentifier } : {}),
+      featureSet: this.gates?.featureSet ?? '',
+      enabledFeatureGates: this.gates?.enabledGates ?? [],
+      ...(known ? { capabilities: known } : {}),
+    });
     return { manifests: r.included, versionHash: r.versionHash };
   }
 
@@ -315,10 +416,10 @@ export class ClusterVersionController {
       this.d.log.warn('payload not accepted', { image, reason, message });
       void this.d.recorder.warning(cv, reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed', message);
       if (!this.work) await this.ensureWork(cv, { version: this.d.localPayload.metadata.version, image: this.d.releaseImage }, false, signal);
-      await this.writeStatus(signal, true, []);
+      this.reportStatus(true);
     };
     this.releaseAccepted = { type: 'ReleaseAccepted', status: 'Unknown', reason: 'RetrievePayload', message: `Retrieving and verifying payload version="${v}" image="${image}"` };
-    await this.writeStatus(signal, true, []).catch(() => undefined);
+    this.reportStatus(true);
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
     const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
@@ -353,12 +454,28 @@ export class ClusterVersionController {
       void this.d.recorder.warning(cv, 'PreconditionWarn', pre.error.message);
     }
     const inc = this.includedManifests(cv, payload);
+    this.implicitlyEnable(cv, inc.manifests);
     this.work = { image, version: payload.metadata.version, payload, ...inc, verified: verification.verified, acceptedRisks: risks.join('\n'), local: false, force };
     this.releaseAccepted = this.accepted(this.work);
     this.operatorSince.clear();
     this.attempt = 0;
     this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: false });
     void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
+  }
+
+  /**
+   * upstream `GetImplicitlyEnabledCapabilities` when a payload loads: a resource the current payload manages under
+   * enabled capabilities that the new payload puts under a disabled one keeps being managed (that capability becomes
+   * implicitly enabled).
+   */
+  private implicitlyEnable(cv: ClusterVersion, update: readonly Manifest[]): void {
+    const caps = this.clusterFacts(cv).capabilities;
+    const current = this.work?.manifests ?? this.includedManifests(cv, this.d.localPayload).manifests;
+    if (!caps) return;
+    const next = implicitlyEnabledCapabilities(update, current, { ...caps, implicitlyEnabled: this.implicit });
+    const added = next.filter((c) => !this.implicit.includes(c));
+    if (added.length > 0) this.d.log.info('capabilities implicitly enabled by the new payload', { capabilities: added });
+    this.implicit = next;
   }
 
   private accepted(w: Work): Condition {
@@ -394,48 +511,47 @@ export class ClusterVersionController {
     return true;
   }
 
-  /** Computes and writes status through /status when it changed; throttled unless `edge`. */
-  writeStatus(signal: AbortSignal, edge: boolean, invalid: readonly string[]): Promise<void> {
-    const now = Date.now();
-    if (!edge && now - this.lastStatusWrite < this.d.intervals.statusIntervalMs) return Promise.resolve();
-    this.lastStatusWrite = now;
-    const next = this.statusChain.then(() => this.writeStatusNow(signal, invalid));
-    this.statusChain = next.catch(() => undefined);
-    return next;
+  /** Asks the status writer for a write (never throws, never waits: status is written apart from the sync). */
+  reportStatus(edge: boolean): void {
+    this.status?.request(edge);
   }
-  private statusChain: Promise<void> = Promise.resolve();
 
-  private async writeStatusNow(signal: AbortSignal, invalid: readonly string[]): Promise<void> {
-    for (let i = 0; i < 3 && !signal.aborted; i++) {
-      const cv = i === 0 && this.cv ? this.cv : await this.getCv(signal);
-      if (!cv) return;
-      const caps = clusterCapabilities({ ...(cv.spec.capabilities ?? {}), implicitlyEnabled: this.implicit });
-      const base = clusterCapabilities(cv.spec.capabilities ?? {});
-      const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
-      const status = computeStatus({
-        cv,
-        now: new Date(),
-        worker: this.worker,
-        ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
-        ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
-        capabilities: { enabled: caps.enabled, known: caps.known, implicit },
-        upgradeable: computeUpgradeable(this.operators.store.list(), cv.spec.overrides, [...this.applier.deletesInProgress]),
-        invalid: [...invalid],
-      });
-      if (JSON.stringify(status) === JSON.stringify(cv.status)) return;
-      try {
-        const written = await this.d.client.request<ClusterVersion>('PUT', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}/status`, { body: { ...cv, status }, signal });
-        this.cv = written;
-        const conds: Record<string, string> = {};
-        for (const c of written.status?.conditions ?? []) conds[c.type] = c.status;
-        this.d.emit({ type: 'statusWritten', version: status.desired.version ?? '', conditions: conds });
-        return;
-      } catch (e) {
-        if (!isConflict(e)) throw e;
-        this.cv = undefined;
-      }
-    }
+  /** upstream `setUpgradeableConditions` over the informers' caches. */
+  private upgradeableConditions(cv: ClusterVersion): Condition[] {
+    const data = (inf: Informer<ConfigMap>, ns: string, name: string): Record<string, string> | null => {
+      const cm = inf.store.getByKey(`${ns}/${name}`);
+      return cm ? { ...(cm.data ?? {}) } : null;
+    };
+    return computeUpgradeableConditions({
+      operators: this.operators.store.list(),
+      overrides: cv.spec.overrides,
+      deletesInProgress: [...this.applier.deletesInProgress],
+      adminAcks: { history: cv.status?.history, gates: data(this.gateConfigMaps, ADMIN_GATES.namespace, ADMIN_GATES.name), acks: data(this.ackConfigMaps, ADMIN_ACKS.namespace, ADMIN_ACKS.name) },
+      updateInProgress: (cv.status?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True'),
+    });
   }
+
+  /**
+   * The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). Upgradeable is
+   * computed against the Progressing condition of this same status, so it never lags one write behind.
+   */
+  private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
+    const caps = this.caps(cv, true);
+    const base = this.caps(cv, false);
+    const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
+    const input = {
+      cv,
+      now: new Date(),
+      worker: this.worker,
+      ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
+      ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
+      capabilities: { enabled: caps.enabled, known: caps.known, implicit },
+      invalid: [...this.invalid],
+    };
+    const draft = computeStatus(input);
+    return computeStatus({ ...input, upgradeableConditions: this.upgradeableConditions({ ...cv, status: draft }) });
+  }
+
 }
 
 function goArchName(): string {

@@ -13,4 +13,6 @@ export type CvoEvent =
   | { type: 'manifestApplied'; task: string; action: string; done: number; total: number }
   | { type: 'operatorWaiting'; name: string; reason: string }
   | { type: 'syncFinished'; mode: 'initializing' | 'updating' | 'reconciling'; version: string; done: number; total: number; error?: string; reason?: string; writes: number }
+  /** FeatureGate `cluster` has another feature set than at start (upstream ChangeStopper: the operator stops). */
+  | { type: 'featureSetChanged'; from: string; to: string }
   | { type: 'statusWritten'; version: string; conditions: Record<string, string> };

@@ -39,6 +39,10 @@ export interface CvoOptions {
   intervals?: Partial<Intervals>;
   /** Cluster profile (default `CLUSTER_PROFILE` or `self-managed-high-availability`). */
   clusterProfile?: string;
+  /** Upstream `EXCLUDE_MANIFESTS` (default: that environment variable): skip `exclude.release.openshift.io/<id>`. */
+  excludeManifests?: string;
+  /** Upstream `--always-enable-capabilities`: capabilities always implicitly enabled. */
+  alwaysEnableCapabilities?: readonly string[];
   /** Leader-election identity (default `<hostname>_<uuid>`). */
   identity?: string;
   /** JSON logger (default: JSON lines on stderr). */
@@ -88,6 +92,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   const log = options.logger !== undefined ? errorSafeLogger(options.logger) : createLogger({ fields: { component: 'cluster-version-operator' } });
   const intervals = resolveIntervals(options.timeScale ?? 1, options.intervals);
   const clusterProfile = options.clusterProfile ?? process.env['CLUSTER_PROFILE'] ?? 'self-managed-high-availability';
+  const excludeManifests = options.excludeManifests ?? process.env['EXCLUDE_MANIFESTS'] ?? '';
   const localPayload = await loadLocalPayload(options.payloadDir, options.releaseImage, clusterProfile);
   for (const w of localPayload.warnings) log.warn(w);
   const client = makeClient(options.kubeconfig);
@@ -123,6 +128,10 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     clusterProfile,
     sleep: abortableSleep,
     enableAutoUpdate: options.enableAutoUpdate === true,
+    ...(excludeManifests ? { excludeIdentifier: excludeManifests } : {}),
+    alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
+    // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
+    onFeatureSetChange: () => { void api.stop(); },
     recorder: new EventRecorder(client, { component: 'openshift-cluster-version', clusterScopedNamespace: 'openshift-cluster-version', logger: log }),
   });
   holder.controller = ctl;
@@ -164,7 +173,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   }
   const electing = elector.run().catch((e: unknown) => { log.error('leader election failed', { error: (e as Error).message }); });
   const srv = server;
-  return {
+  const api: RunningCvo = {
     metricsUrl: srv.url,
     events,
     writes: () => ({ ...ctl.applier.writes }),
@@ -182,4 +191,5 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       return stopping;
     },
   };
+  return api;
 }

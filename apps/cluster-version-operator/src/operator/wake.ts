@@ -36,3 +36,76 @@ export function clusterOperatorActivity(oldCo: ClusterOperator, newCo: ClusterOp
   }
   return undefined;
 }
+
+/** Why the sync worker was woken: the desired work changed, or a managed resource reported activity. */
+export type WakeKind = 'work' | 'activity';
+
+/**
+ * The sync worker's wake-up channel (upstream `SyncWorker.notify`, a channel with a buffer of one): a notification
+ * that arrives while a pass runs is kept and acted on when the pass ends, instead of being lost until the backoff
+ * expires. As upstream's `Start` loop, an `activity` notification does not end the wait of a worker that is waiting
+ * to reconcile (`waitingToReconcile` with no change of work); a `work` notification always does.
+ */
+export class WakeSignal {
+  private pending: WakeKind | undefined;
+  private waiter: ((kind: WakeKind) => void) | undefined;
+
+  /** Records a wake-up; wakes a current waiter at once. `work` outranks `activity`. */
+  notify(kind: WakeKind): void {
+    const w = this.waiter;
+    if (w) {
+      this.waiter = undefined;
+      w(kind);
+      return;
+    }
+    if (this.pending !== 'work') this.pending = kind;
+  }
+
+  /**
+   * Forgets kept wake-ups: called when a pass starts, before it reads the ClusterVersion and the informer caches, so a
+   * notification already covered by that read does not cause another pass.
+   */
+  clear(): void {
+    this.pending = undefined;
+  }
+
+  /** True when a wake-up arrived since the last wait. */
+  hasPending(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /**
+   * Waits `ms`, or less when woken. A wake-up kept from before the call ends the wait at once. When
+   * `waitingToReconcile`, `activity` wake-ups are consumed without ending the wait.
+   */
+  async wait(ms: number, signal: AbortSignal, waitingToReconcile: boolean): Promise<'timeout' | WakeKind | 'aborted'> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const p = this.pending;
+      this.pending = undefined;
+      if (p === 'work' || (p === 'activity' && !waitingToReconcile)) return p;
+      const left = end - Date.now();
+      if (left <= 0) return 'timeout';
+      if (signal.aborted) return 'aborted';
+      const got = await new Promise<'timeout' | WakeKind | 'aborted'>((resolve) => {
+        const done = (r: 'timeout' | WakeKind | 'aborted'): void => {
+          clearTimeout(t);
+          signal.removeEventListener('abort', onAbort);
+          this.waiter = undefined;
+          resolve(r);
+        };
+        const onAbort = (): void => {
+          done('aborted');
+        };
+        const t = setTimeout(() => {
+          done('timeout');
+        }, left);
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.waiter = (k) => {
+          done(k);
+        };
+      });
+      if (got === 'timeout' || got === 'aborted' || got === 'work' || !waitingToReconcile) return got;
+    }
+  }
+}

@@ -3,6 +3,8 @@
  * function `(live, required) => merged`; the caller updates the object only when `merged` differs from `live`.
  */
 import { child, clone, deepEqual, isObject, mergeByName, mergeMap, overlay, type JsonObject } from './merge-core.js';
+import { ensurePodSpec } from './merge-pod.js';
+import { semanticEqual } from './semantic.js';
 
 /** A merge function for one kind. */
 export type MergeFn = (live: JsonObject, required: JsonObject) => JsonObject;
@@ -65,63 +67,16 @@ export const mergeServiceAccount: MergeFn = (live, required) => {
 /** Metadata only (Namespace: spec.finalizers are the server's). */
 export const mergeMetadataOnly: MergeFn = (live, required) => withMeta(live, required);
 
-/**
- * The manifest's env as the API server stores it (upstream lib/resourcemerge `ensureEnvVar` →
- * `ensureEnvVarSourceFieldRefDefault`): `fieldRef.apiVersion` defaults to `v1`, and a `resourceFieldRef` always
- * carries its `divisor` ("0", the zero Quantity, which Go's semantic equality sees as unset), so that a live env equal
- * to the manifest's is not rewritten on every pass.
- */
-function defaultedEnv(env: unknown): unknown {
-  if (!Array.isArray(env)) return clone(env);
-  return env.map((e: unknown) => {
-    if (!isObject(e) || !isObject(e['valueFrom'])) return clone(e);
-    const c = clone(e) as JsonObject & { valueFrom: JsonObject };
-    const fieldRef = c.valueFrom['fieldRef'];
-    if (isObject(fieldRef) && (fieldRef['apiVersion'] === undefined || fieldRef['apiVersion'] === '')) fieldRef['apiVersion'] = 'v1';
-    const resRef = c.valueFrom['resourceFieldRef'];
-    if (isObject(resRef) && resRef['divisor'] === undefined) resRef['divisor'] = '0';
-    return c;
-  });
-}
-
-/** One container: every field the manifest gives is set; `env`/`envFrom` lists are replaced wholesale (env defaulted). */
-function mergeContainer(live: JsonObject, required: JsonObject): JsonObject {
-  const out: JsonObject = { ...live };
-  for (const [k, v] of Object.entries(required)) {
-    if (v === undefined) continue;
-    out[k] = k === 'env' ? defaultedEnv(v) : k === 'envFrom' || k === 'command' || k === 'args' ? clone(v) : overlay(live[k], v);
-  }
-  return out;
-}
-
-/** Pod spec: containers and volumes matched by name; nodeSelector merged; other fields set when given. */
+/** Pod spec (upstream `ensurePodSpec`, see merge-pod.ts). */
 export function mergePodSpec(live: JsonObject, required: JsonObject): JsonObject {
-  const out: JsonObject = { ...live };
-  for (const k of ['containers', 'initContainers']) {
-    if (required[k] !== undefined || live[k] !== undefined) {
-      const merged = mergeByName(live[k], required[k], mergeContainer);
-      if (merged.length > 0 || required[k] !== undefined) out[k] = merged;
-      else out[k] = undefined;
-    }
-  }
-  if (required['volumes'] !== undefined || live['volumes'] !== undefined) {
-    const vols = mergeByName(live['volumes'], required['volumes'], (l, r) => overlay(l, r) as JsonObject);
-    out['volumes'] = vols.length > 0 ? vols : undefined;
-  }
-  const ns = mergeMap(live['nodeSelector'], required['nodeSelector']);
-  if (ns !== undefined) out['nodeSelector'] = ns;
-  for (const [k, v] of Object.entries(required)) {
-    if (v === undefined || k === 'containers' || k === 'initContainers' || k === 'volumes' || k === 'nodeSelector') continue;
-    out[k] = k === 'tolerations' ? clone(v) : overlay(live[k], v);
-  }
-  return out;
+  return ensurePodSpec(live, required);
 }
 
-/** Pod template: metadata labels/annotations merged, spec merged with {@link mergePodSpec}. */
+/** Pod template (upstream `ensurePodTemplateSpec`): metadata merged, spec merged with {@link mergePodSpec}. */
 function mergePodTemplate(live: JsonObject, required: JsonObject): JsonObject {
   const out: JsonObject = { ...live };
   if (live['metadata'] !== undefined || required['metadata'] !== undefined) out['metadata'] = mergeObjectMeta(child(live, 'metadata'), child(required, 'metadata'));
-  if (live['spec'] !== undefined || required['spec'] !== undefined) out['spec'] = mergePodSpec(child(live, 'spec'), child(required, 'spec'));
+  out['spec'] = mergePodSpec(child(live, 'spec'), child(required, 'spec'));
   return out;
 }
 
@@ -159,16 +114,16 @@ export const mergeDeployment: MergeFn = (live, required) => {
   return out;
 };
 
-/** DaemonSet: selector and updateStrategy set when given, minReadySeconds set, pod template merged. */
+/**
+ * DaemonSet (upstream `EnsureDaemonSet`): metadata, the selector when different, the pod template merged. As upstream,
+ * `updateStrategy`, `minReadySeconds` and `revisionHistoryLimit` are set at create only.
+ */
 export const mergeDaemonSet: MergeFn = (live, required) => {
   const out = withMeta(live, required);
   const ls = child(live, 'spec');
   const rs = child(required, 'spec');
   const spec: JsonObject = { ...ls };
-  setIfGiven(spec, ls, rs, 'selector');
-  setIfGiven(spec, ls, rs, 'updateStrategy');
-  setIfGiven(spec, ls, rs, 'minReadySeconds');
-  setIfGiven(spec, ls, rs, 'revisionHistoryLimit');
+  if (!semanticEqual(ls['selector'], rs['selector'])) spec['selector'] = clone(rs['selector']);
   spec['template'] = mergePodTemplate(child(ls, 'template'), child(rs, 'template'));
   out['spec'] = spec;
   return out;

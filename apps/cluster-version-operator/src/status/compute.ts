@@ -37,6 +37,11 @@ export interface StatusInput {
   conditionalUpdates?: ConditionalUpdateStatus[];
   capabilities: { enabled: readonly string[]; known: readonly string[]; implicit: readonly string[] };
   upgradeable?: Condition | null;
+  /**
+   * The whole Upgradeable family (upstream `upgradeable.NeedsUpdate`): each is set, and every other `Upgradeable*`
+   * condition is removed. Takes precedence over `upgradeable`.
+   */
+  upgradeableConditions?: readonly Condition[];
   /** Spec validation errors (condition Invalid). */
   invalid: string[];
   /** No release at all to apply. */
@@ -79,6 +84,15 @@ function progressConditions(conds: Condition[], w: WorkerState, invalid: boolean
   return set(out, { type: 'Progressing', status: 'True', reason, message: msg }, now);
 }
 
+/** Sets the Upgradeable family and removes the `Upgradeable*` conditions no longer computed. */
+function setUpgradeable(conds: Condition[], next: readonly Condition[], now: Date): Condition[] {
+  let out = conds;
+  for (const c of next) out = set(out, c, now);
+  const keep = new Set(next.map((c) => c.type));
+  for (const c of conds) if (c.type.startsWith('Upgradeable') && !keep.has(c.type)) out = removeCondition(out, c.type).conditions;
+  return out;
+}
+
 /** Computes the next status. */
 export function computeStatus(input: StatusInput): ClusterVersionStatus {
   const prev = input.cv.status;
@@ -115,7 +129,8 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   conds = set(conds, implicit.length > 0
     ? { type: 'ImplicitlyEnabledCapabilities', status: 'True', reason: 'CapabilitiesImplicitlyEnabled', message: `The following capabilities could not be disabled: ${implicit.join(', ')}` }
     : { type: 'ImplicitlyEnabledCapabilities', status: 'False', reason: 'AsExpected', message: 'Capabilities match configured spec' }, now);
-  if (input.upgradeable) conds = set(conds, input.upgradeable, now);
+  if (input.upgradeableConditions) conds = setUpgradeable(conds, input.upgradeableConditions, now);
+  else if (input.upgradeable) conds = set(conds, input.upgradeable, now);
   else if (input.upgradeable === null) conds = removeCondition(conds, 'Upgradeable').conditions;
   const status: ClusterVersionStatus = {
     desired,

@@ -79,7 +79,8 @@ export class UpdatesPoller {
           risks: c.risks.map((r) => ({ url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules.map((m) => (m.promql ? { type: m.type as 'PromQL', promql: { promql: m.promql.promql } } : { type: m.type as 'Always' })) })),
           conditions: c.conditions.map((x) => ({ ...x, lastTransitionTime: now })),
         }))
-        .sort((a, b) => desc(a.release, b.release));
+        .sort((a, b) => desc(a.release, b.release))
+        .map((c) => keepTransitionTimes(c, [...(cv.status?.conditionalUpdates ?? []), ...(this.last?.conditionalUpdates ?? [])]));
       this.last = { retrievedUpdates: { type: 'RetrievedUpdates', status: 'True', reason: '', message: '' }, availableUpdates: available.length > 0 ? available : null, conditionalUpdates: conditional };
       return this.last;
     } catch (e) {
@@ -99,4 +100,20 @@ export class UpdatesPoller {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/**
+ * upstream `meta.SetStatusCondition` on the conditional update's previous conditions: a condition whose status did
+ * not change keeps its `lastTransitionTime`, so a poll that finds nothing new does not rewrite the ClusterVersion status.
+ */
+export function keepTransitionTimes(next: ConditionalUpdateStatus, previous: readonly ConditionalUpdateStatus[]): ConditionalUpdateStatus {
+  const before = previous.find((p) => p.release.version === next.release.version && p.release.image === next.release.image);
+  if (!before) return next;
+  return {
+    ...next,
+    conditions: (next.conditions ?? []).map((c) => {
+      const old = (before.conditions ?? []).find((o) => o.type === c.type);
+      return old !== undefined && old.status === c.status && old.lastTransitionTime ? { ...c, lastTransitionTime: old.lastTransitionTime } : c;
+    }),
+  };
 }

@@ -7,7 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/ignition';
-import { openPayload, PayloadError, verifyTargetRelease, type ReleasePayload } from '@keelson/release-payload';
+import { ADMIN_GATES, type AdminAckInput } from '@keelson/update-graph';
+import { featureGateState, openPayload, PayloadError, verifyTargetRelease, type ClusterFacts, type ReleasePayload } from '@keelson/release-payload';
 import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { CliError } from '../errors.js';
 import { computeClusterMachineConfigs, computeClusterPools, computeJudgedClusterVersion, notUpgradeableOperators } from '../plan/cluster-facts.js';
@@ -33,6 +34,8 @@ interface PlanOptions {
   drainSeconds: string;
   applySeconds: string;
   rebootSeconds: string;
+  featureSet?: string;
+  featureGates?: string;
 }
 
 const MAX_FILE = 16 << 20;
@@ -157,11 +160,40 @@ async function graphOf(o: PlanOptions, from: ReleasePayload, live: LiveCluster |
 function clusterInputs(live: LiveCluster, from: ReleasePayload, to: ReleasePayload): Partial<UpgradePlanInput> {
   const shipped = new Set([...configsOf(from), ...configsOf(to)].map((m) => m.metadata.name ?? ''));
   const pools = computeClusterPools(live.pools);
+  // a cluster without admin-gates (no OpenShift CVO installed it) is not judged for acks
+  const adminAcks = live.adminGates != null ? { history: live.clusterVersion.status?.history, gates: live.adminGates, acks: live.adminAcks ?? null } : undefined;
   return {
-    cluster: { clusterVersion: computeJudgedClusterVersion(live.clusterVersion, live.operators), notUpgradeable: notUpgradeableOperators(live.operators) },
+    ...(adminAcks !== undefined ? { adminAcks } : {}),
+    cluster: { clusterVersion: computeJudgedClusterVersion(live.clusterVersion, live.operators, adminAcks), notUpgradeable: notUpgradeableOperators(live.operators) },
     userMachineConfigs: computeClusterMachineConfigs(live.machineConfigs, shipped),
     ...(pools.length > 0 ? { pools } : {}),
   };
+}
+
+const FEATURE_SETS = ['Default', 'TechPreviewNoUpgrade', 'DevPreviewNoUpgrade', 'CustomNoUpgrade', 'OKD'];
+
+/**
+ * The feature set and enabled gates the cluster's CVO filters manifests with: `--feature-set`/`--feature-gates`, else
+ * FeatureGate `cluster` of the live cluster (the gates of the current version), else Default with no gates.
+ */
+export function planFacts(o: Pick<PlanOptions, 'featureSet' | 'featureGates'>, live: LiveCluster | undefined, version: string): ClusterFacts {
+  if (o.featureSet !== undefined && !FEATURE_SETS.includes(o.featureSet)) throw new CliError(`--feature-set must be one of ${FEATURE_SETS.join(', ')}, got ${JSON.stringify(o.featureSet)}`, 2);
+  const cluster = featureGateState(live?.featureGate, version);
+  const featureSet = o.featureSet !== undefined ? (o.featureSet === 'Default' ? '' : o.featureSet) : cluster.featureSet;
+  const gates = o.featureGates !== undefined ? o.featureGates.split(',').map((g) => g.trim()).filter((g) => g !== '') : cluster.enabledGates;
+  return { featureSet, enabledFeatureGates: gates };
+}
+
+/** Release A's admin gates (the data of its `openshift-config-managed/admin-gates` manifests), with no acks: offline. */
+export function releaseAdminAcks(from: ReleasePayload): AdminAckInput | undefined {
+  const gates: Record<string, string> = {};
+  let found = false;
+  for (const m of from.manifests) {
+    if (m.gvk.kind !== 'ConfigMap' || m.namespace !== ADMIN_GATES.namespace || m.name !== ADMIN_GATES.name) continue;
+    found = true;
+    for (const [k, v] of Object.entries((m.object['data'] ?? {}) as Record<string, unknown>)) if (typeof v === 'string') gates[k] = v;
+  }
+  return found ? { history: [{ state: 'Completed', version: from.metadata.version }], gates, acks: {} } : undefined;
 }
 
 async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
@@ -173,6 +205,7 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
   const graph = await graphOf(o, from, live);
   const signature = await signatureOf(from, to, live);
   const fromCluster = live !== undefined ? clusterInputs(live, from, to) : {};
+  const offlineAcks = live === undefined ? releaseAdminAcks(from) : undefined;
   const userMcs = o.machineconfigs !== undefined ? await readMachineConfigs(o.machineconfigs) : [];
   const shipped = new Set([...configsOf(from), ...configsOf(to)].map((m) => m.metadata.name ?? ''));
   const clash = userMcs.find((m) => shipped.has(m.metadata.name ?? ''));
@@ -185,6 +218,8 @@ async function buildPlanInput(o: PlanOptions): Promise<UpgradePlanInput> {
     to,
     times,
     force: o.force === true,
+    facts: planFacts(o, live, live?.clusterVersion.status?.desired.version ?? from.metadata.version),
+    ...(offlineAcks !== undefined ? { adminAcks: offlineAcks } : {}),
     userMachineConfigs: [...(fromCluster.userMachineConfigs ?? []).filter((m) => !mine.has(m.metadata.name ?? '')), ...userMcs],
     ...(o.pools !== undefined ? { pools: await readPools(o.pools) } : {}),
     ...(graph !== undefined ? { graph } : {}),
@@ -201,6 +236,8 @@ export function registerUpgradePlanCommand(upgrade: Command): void {
     .requiredOption('--to <source>', 'target release (same forms)')
     .option('--kubeconfig [file]', 'read the live cluster (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs); without FILE: KUBECONFIG, ~/.kube/config or in-cluster')
     .option('--force', 'judge as desiredUpdate.force=true would (blocking preconditions and signature failures become accepted risks)')
+    .option('--feature-set <set>', 'cluster feature set the manifests are filtered with (Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD; default with --kubeconfig: FeatureGate cluster)')
+    .option('--feature-gates <list>', 'enabled feature gates, comma list (default with --kubeconfig: those FeatureGate cluster enables for the current version)')
     .option('--machineconfigs <dir>', 'your MachineConfigs (YAML/JSON), rendered into the pools with each release')
     .option('--pools <file>', 'pools and sizes: {pools: [{name, nodes, maxUnavailable, paused, machineConfigSelector}]} (overrides the cluster\'s)')
     .option('--upstream <url>', 'update service graph URL, for recommended updates and risks')

@@ -4,7 +4,7 @@
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
 import type { MachineConfig } from '@keelson/ignition';
-import { computeUpgradeable } from '@keelson/update-graph';
+import { computeUpgradeable, type AdminAckInput } from '@keelson/update-graph';
 import type { PoolInput } from './pools.js';
 
 /**
@@ -12,10 +12,10 @@ import type { PoolInput } from './pools.js';
  * overrides (the function the CVO app calls). When that gives nothing but the cluster reports Upgradeable=False (for
  * example deletions in progress, which only the CVO knows), the cluster's condition stands.
  */
-export function computeJudgedClusterVersion(cv: ClusterVersion, operators: readonly ClusterOperator[]): ClusterVersion {
+export function computeJudgedClusterVersion(cv: ClusterVersion, operators: readonly ClusterOperator[], adminAcks?: AdminAckInput): ClusterVersion {
   const status = cv.status;
   if (status === undefined) return cv;
-  const computed = computeUpgradeable(operators, cv.spec.overrides, []);
+  const computed = computeUpgradeable(operators, cv.spec.overrides, [], adminAcks !== undefined ? { adminAcks } : {});
   const live = (status.conditions ?? []).find((c) => c.type === 'Upgradeable');
   if (computed === null && live?.status === 'False') return cv;
   const others = (status.conditions ?? []).filter((c) => c.type !== 'Upgradeable');

@@ -6,8 +6,9 @@
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
 import type { MachineConfig } from '@keelson/ignition';
-import type { KubeObject } from '@keelson/release-payload';
+import type { FeatureGateObject, KubeObject } from '@keelson/release-payload';
 import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
+import { ADMIN_ACKS, ADMIN_GATES } from '@keelson/update-graph';
 import { getClusterVersion } from '../upgrade/cluster.js';
 
 /** The objects the plan reads from a cluster. */
@@ -19,6 +20,12 @@ export interface LiveCluster {
   machineConfigs: MachineConfig[];
   /** ConfigMaps of `openshift-config-managed` labelled `release.openshift.io/verification-signatures` (the CVO's first signature store). */
   signatureConfigMaps: KubeObject[];
+  /** FeatureGate `cluster` (undefined when absent: the Default feature set, no gates). */
+  featureGate?: FeatureGateObject;
+  /** `data` of `openshift-config-managed/admin-gates` (null: the ConfigMap does not exist). */
+  adminGates?: Record<string, string> | null;
+  /** `data` of `openshift-config/admin-acks` (null: the ConfigMap does not exist). */
+  adminAcks?: Record<string, string> | null;
 }
 
 /** Label of the ConfigMaps that carry release signatures. */
@@ -42,5 +49,24 @@ export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> 
     listOrEmpty(() => client.resource(MachineConfigs).listAll()),
     listOrEmpty(() => client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } })),
   ]);
-  return { clusterVersion, operators, pools, machineConfigs: machineConfigs as unknown as MachineConfig[], signatureConfigMaps };
+  const orUndefined = <T>(p: Promise<T>): Promise<T | undefined> =>
+    p.catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+  const [featureGate, gates, acks] = await Promise.all([
+    orUndefined(client.request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster')),
+    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_GATES.namespace}/configmaps/${ADMIN_GATES.name}`)),
+    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_ACKS.namespace}/configmaps/${ADMIN_ACKS.name}`)),
+  ]);
+  return {
+    clusterVersion,
+    operators,
+    pools,
+    machineConfigs: machineConfigs as unknown as MachineConfig[],
+    signatureConfigMaps,
+    ...(featureGate !== undefined ? { featureGate } : {}),
+    adminGates: gates === undefined ? null : { ...(gates.data ?? {}) },
+    adminAcks: acks === undefined ? null : { ...(acks.data ?? {}) },
+  };
 }

@@ -6,7 +6,8 @@
 import type { ClusterVersion } from '@keelson/api';
 import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
 import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
-import { diffPayloads, filterManifests, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { diffPayloads, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import { adminAckPatchCommand, parseSemver, pendingAdminAcks, updateType, type AdminAckInput, type PendingAdminAck } from '@keelson/update-graph';
 import { computePoolPlan, DEFAULT_NODE_TIMES, type NodeTimes, type PoolInput, type PoolPlan, type Selector } from './pools.js';
 import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type Acceptance, type GraphVerdict, type PreconditionResult, type SignatureVerdict } from './preconditions.js';
 
@@ -42,6 +43,10 @@ export interface UpgradePlanInput {
   cluster?: { clusterVersion: ClusterVersion; notUpgradeable: { name: string; reason: string; message: string }[] };
   /** Judge as `desiredUpdate.force: true` would. */
   force?: boolean;
+  /** What filters the manifests as the cluster's CVO does (feature set and enabled gates; default: Default, none). */
+  facts?: ClusterFacts;
+  /** The admin-ack gates and acknowledgements (the live cluster's, or release A's gates with no acks). */
+  adminAcks?: AdminAckInput;
 }
 
 /** The plan. */
@@ -60,6 +65,8 @@ export interface UpgradePlan {
   acceptance: Acceptance;
   /** ClusterOperators reporting Upgradeable=False (live clusters). */
   operatorsNotUpgradeable?: { name: string; reason: string; message: string }[];
+  /** Admin acknowledgements a minor or major update needs first, and the `oc patch` that gives them all. */
+  adminAcks?: { pending: PendingAdminAck[]; patch: string };
   /** The update service's answer for the current version (with --upstream/--channel). */
   updates?: GraphVerdict;
   signature?: SignatureVerdict;
@@ -81,8 +88,8 @@ function operatorVersion(m: Manifest | undefined): string | null {
 }
 
 /** Run levels of B in CVO apply order (ByNumberAndComponent over the included manifests). */
-export function computeRunLevels(from: ReleasePayload, to: ReleasePayload): RunLevelPlan[] {
-  const included = filterManifests(to).included;
+export function computeRunLevels(from: ReleasePayload, to: ReleasePayload, facts?: ClusterFacts): RunLevelPlan[] {
+  const included = filterManifests(to, facts).included;
   const tasks = included.map((m, i) => createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total: included.length, data: m }));
   const graph = new TaskGraph(tasks).splitOnJobs().parallelize(byNumberAndComponent);
   const fromOperators = new Map(from.manifests.filter((m) => m.gvk.kind === 'ClusterOperator').map((m) => [m.name, m]));
@@ -104,8 +111,8 @@ export function computeRunLevels(from: ReleasePayload, to: ReleasePayload): RunL
 }
 
 /** The MachineConfig manifests a release ships (included for the default profile). */
-export function configsOf(p: ReleasePayload): MachineConfig[] {
-  return filterManifests(p)
+export function configsOf(p: ReleasePayload, facts?: ClusterFacts): MachineConfig[] {
+  return filterManifests(p, facts)
     .included.filter((m) => m.gvk.group === 'machineconfiguration.openshift.io' && m.gvk.kind === 'MachineConfig')
     .map((m) => m.object as unknown as MachineConfig);
 }
@@ -158,9 +165,9 @@ export function computeJudgement(input: UpgradePlanInput): Pick<UpgradePlan, 'pr
   return { preconditions: pre.results, acceptance, notes };
 }
 
-function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnType<typeof diffPayloads>): UpgradePlan['manifests'] {
-  const deletedBefore = new Set(filterManifests(from).deletions.map((m) => m.id));
-  const deleted = filterManifests(to).deletions.filter((m) => !deletedBefore.has(m.id));
+function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnType<typeof diffPayloads>, facts?: ClusterFacts): UpgradePlan['manifests'] {
+  const deletedBefore = new Set(filterManifests(from, facts).deletions.map((m) => m.id));
+  const deleted = filterManifests(to, facts).deletions.filter((m) => !deletedBefore.has(m.id));
   return {
     changed: diff.manifests.changed.flatMap((c) => {
       const m = to.manifests.find((x) => x.id === c.id);
@@ -173,14 +180,28 @@ function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnT
   };
 }
 
+/** The acks a minor or major update from A needs (upstream: Upgradeable=False AdminAckRequired blocks it). */
+function adminAcksOf(input: UpgradePlanInput): Pick<UpgradePlan, 'adminAcks'> {
+  if (input.adminAcks === undefined) return {};
+  let kind: string;
+  try {
+    kind = updateType(parseSemver(input.from.metadata.version), parseSemver(input.to.metadata.version));
+  } catch {
+    return {};
+  }
+  if (kind !== 'Minor' && kind !== 'Major') return {};
+  const pending = pendingAdminAcks(input.adminAcks);
+  return pending.length > 0 ? { adminAcks: { pending, patch: adminAckPatchCommand(pending.map((p) => p.gate)) } } : {};
+}
+
 /** Computes the plan. */
 export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const { from, to } = input;
   const diff = diffPayloads(from, to);
   const user = input.userMachineConfigs ?? [];
   const pools = input.pools ?? poolsOf(to);
-  const a = { configs: [...configsOf(from), ...user], controllerConfig: controllerConfigOf(from) };
-  const b = { configs: [...configsOf(to), ...user], controllerConfig: controllerConfigOf(to) };
+  const a = { configs: [...configsOf(from, input.facts), ...user], controllerConfig: controllerConfigOf(from) };
+  const b = { configs: [...configsOf(to, input.facts), ...user], controllerConfig: controllerConfigOf(to) };
   const poolPlans = pools.map((p) => computePoolPlan(p, a, b, input.times ?? DEFAULT_NODE_TIMES));
   const judged = computeJudgement(input);
   const notes = [...judged.notes];
@@ -191,12 +212,13 @@ export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
     to: to.metadata.version,
     toImage: imageOf(to),
     basis: input.cluster !== undefined ? 'cluster' : 'release',
-    manifests: manifestChanges(from, to, diff),
+    manifests: manifestChanges(from, to, diff, input.facts),
     images: { changed: diff.images.length, os: diff.osImages },
-    runLevels: computeRunLevels(from, to),
+    runLevels: computeRunLevels(from, to, input.facts),
     preconditions: judged.preconditions,
     acceptance: judged.acceptance,
     ...(input.cluster !== undefined ? { operatorsNotUpgradeable: input.cluster.notUpgradeable } : {}),
+    ...adminAcksOf(input),
     ...(input.graph !== undefined ? { updates: input.graph } : {}),
     ...(input.signature !== undefined ? { signature: input.signature } : {}),
     pools: poolPlans,

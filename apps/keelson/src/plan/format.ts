@@ -58,6 +58,14 @@ function operatorsBlock(plan: UpgradePlan, out: string[]): void {
   out.push(...table([['NAME', 'REASON', 'MESSAGE'], ...ops.map((o) => [o.name, o.reason, o.message.split('\n')[0] ?? ''])]), '');
 }
 
+function adminAcksBlock(plan: UpgradePlan, out: string[]): void {
+  const acks = plan.adminAcks;
+  if (acks === undefined) return;
+  out.push('Administrator acknowledgements this minor update needs (Upgradeable=False AdminAckRequired until given):', '');
+  for (const a of acks.pending) out.push(`  ${a.gate}:`, `    ${indent(indent(a.description))}`);
+  out.push('', 'Acknowledge with:', '', `  ${acks.patch}`, '');
+}
+
 function updatesBlock(plan: UpgradePlan, out: string[]): void {
   const u = plan.updates;
   if (u === undefined) return;
@@ -127,6 +135,7 @@ export function formatPlan(plan: UpgradePlan): string {
   verdictBlock(plan, out);
   preconditionBlock(plan, out);
   operatorsBlock(plan, out);
+  adminAcksBlock(plan, out);
   updatesBlock(plan, out);
   manifestsBlock(plan, out);
   runLevelBlock(plan, out);

@@ -1,4 +1,5 @@
 /** Small flag helpers shared by the daemon and server entry points. */
+import { parseGoDuration } from '@keelson/kube';
 
 /** Invalid command line. */
 export class UsageError extends Error {
@@ -9,13 +10,16 @@ export class UsageError extends Error {
   }
 }
 
-/** Parses a Go-style duration (`500ms`, `30s`, `2m`, `1h`, or plain milliseconds). */
+/** Parses a duration as Go's `time.ParseDuration` (@keelson/kube `parseGoDuration`); a bare number is a usage error. */
 export function parseDuration(flag: string, v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)} (use e.g. 500ms, 30s, 2m)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return Math.round(n * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1));
+  let ms: number;
+  try {
+    ms = parseGoDuration(v.trim());
+  } catch (e) {
+    throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: ${(e as Error).message} (use e.g. 500ms, 30s, 2m)`);
+  }
+  if (ms < 0) throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: must not be negative`);
+  return ms;
 }
 
 /** Parses a non-negative integer flag. */

@@ -1,7 +1,7 @@
 /** Command-line wiring shared by the operator and controller entry points: flags, JSON logs, graceful SIGTERM. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { createLogger, onShutdown, type Logger } from '@keelson/kube';
+import { createLogger, onShutdown, parseGoDuration, type Logger } from '@keelson/kube';
 import { levelFromVerbosity, type ProcessOptions, type Running } from './runtime.js';
 
 /** A bad flag value: the message says which flag and what to pass. */
@@ -40,10 +40,15 @@ export function addCommonFlags(cmd: Command, defaultMetricsAddress: string): Com
 
 /** Parses a Go-style duration (`137s`, `2m`, `500ms`, `1h`). */
 export function parseDuration(flag: string, v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v);
-  if (!m) throw new UsageError(`--${flag}: invalid duration "${v}" (use e.g. 500ms, 30s, 2m, 1h)`);
-  const n = Number(m[1]);
-  return Math.round(n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[m[2] as 'ms' | 's' | 'm' | 'h']);
+  // Go time.ParseDuration (@keelson/kube parseGoDuration): a bare number is a usage error
+  let ms: number;
+  try {
+    ms = parseGoDuration(v);
+  } catch (e) {
+    throw new UsageError(`--${flag}: invalid duration "${v}": ${(e as Error).message} (use e.g. 500ms, 30s, 1m30s, 1h)`);
+  }
+  if (ms < 0) throw new UsageError(`--${flag}: invalid duration "${v}": must not be negative`);
+  return ms;
 }
 
 /** Parses `host:port`. */
