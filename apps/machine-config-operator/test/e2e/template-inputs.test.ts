@@ -5,7 +5,7 @@
  * another type fails the sync with upstream's message in TemplateControllerFailing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerConfigs, MachineConfigs, nullLogger } from '@keelson/kube';
+import { ControllerConfigs, isAlreadyExists, MachineConfigs, nullLogger } from '@keelson/kube';
 import { buildControllerConfig, startMachineConfigController, type Running } from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 
@@ -38,9 +38,13 @@ async function putSecret(type: string, json: string): Promise<void> {
 
 beforeAll(async () => {
   tc = await startTestCluster();
-  await tc.client.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-config' } },
-  });
+  try {
+    await tc.client.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-config' } },
+    });
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e; // the test cluster carries the CA ConfigMaps of openshift-config
+  }
   await putSecret('kubernetes.io/dockerconfigjson', '{ "auths": {\n "quay.io": { "auth": "eDp5" } } }');
   const cc = buildControllerConfig(
     { baseOSContainerImage: 'quay.io/os@sha256:1', baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },

@@ -121,9 +121,19 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
           ],
           nodeSelector: { 'node-role.kubernetes.io/master': '' },
           priorityClassName: 'system-cluster-critical',
+          serviceAccountName: 'machine-config-operator',
         },
       },
     },
+  };
+  // the operator's identity as upstream's install/ ships it: its own ServiceAccount bound to cluster-admin
+  const serviceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'machine-config-operator', namespace: NS, annotations: { ...PROFILES } } };
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'custom-account-openshift-machine-config-operator', annotations: { ...PROFILES } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ kind: 'ServiceAccount', name: 'machine-config-operator', namespace: NS }],
   };
   const clusterOperator = {
     apiVersion: 'config.openshift.io/v1',
@@ -140,6 +150,7 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     // rendered configs carry them and the nodes roll once.
     '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
     '0000_80_machine-config_02_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
+    '0000_80_machine-config_03_rbac.yaml': yamlDocs([serviceAccount, binding]),
     '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
     '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
     '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([baseMachineConfig('master', facts), baseMachineConfig('worker', facts)]),

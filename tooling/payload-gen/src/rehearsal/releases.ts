@@ -164,7 +164,7 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
  * install) and, as the file sorts after the `machine-config` ClusterOperator, the CVO applied B's only after the MCO
  * reported B, so every node rebooted a second time after the update had completed.
  */
-const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_04_deployment.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_05_base-machineconfigs.yaml', '0000_80_machine-config_06_clusteroperator.yaml'];
+const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_03_rbac.yaml', '0000_80_machine-config_04_deployment.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_05_base-machineconfigs.yaml', '0000_80_machine-config_06_clusteroperator.yaml'];
 
 /** `oc adm release new`'s image placeholder: `placeholder.url.oc.will.replace.this.org/placeholdernamespace:<tag>`. */
 const IMAGE_PLACEHOLDER = /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;
