@@ -266,7 +266,7 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     const r = await cli('payload', 'info', '--ca-file', join(dir, 'ca.pem'), '--cache-dir', join(dir, 'c1'), `docker://${host}/ocp/release:1.0.0-abc`);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Digest:         ${digest}`);
+    expect(r.stdout).toContain(`Digest:    ${digest}`);
     const c = await cli('payload', 'manifests', '--cert-dir', join(dir, 'certs'), '--cache-dir', join(dir, 'c2'), `docker://${host}/ocp/release@${digest}`);
     expect(c.code).toBe(0);
     expect(c.stdout).toContain('0000_10_a_file');
@@ -279,7 +279,7 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     expect(r.stderr).toContain('--ca-file');
     const off = await cli('payload', 'info', '--tls-verify=false', '--cache-dir', join(dir, 'c4'), `docker://${host}/ocp/release:1.0.0-abc`);
     expect(off.code).toBe(0);
-    expect(off.stdout).toContain(`Digest:         ${digest}`);
+    expect(off.stdout).toContain(`Digest:    ${digest}`);
     const ins = await cli('payload', 'info', '--insecure', '--cache-dir', join(dir, 'c5'), `docker://${host}/ocp/release:1.0.0-abc`);
     expect(ins.code).toBe(0);
     const bad = await cli('payload', 'info', '--tls-verify=maybe', `docker://${host}/ocp/release:1.0.0-abc`);
