@@ -48,15 +48,19 @@ beforeAll(async () => {
   await putSecret('kubernetes.io/dockerconfigjson', '{ "auths": {\n "quay.io": { "auth": "eDp5" } } }');
   const cc = buildControllerConfig(
     { baseOSContainerImage: 'quay.io/os@sha256:1', baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
-    { clusterDNSIP: '172.30.0.10', releaseImage: 'r', images: {} },
+    {
+      clusterDNSIP: '172.30.0.10',
+      releaseImage: 'r',
+      images: {},
+      rootCAPem: 'root-ca',
+      kubeAPIServerServingCAPem: 'serving-ca',
+    },
     'op',
   );
-  await tc.client
-    .resource(ControllerConfigs)
-    .create({
-      ...cc,
-      spec: { ...cc.spec, pullSecret: { namespace: 'openshift-config', name: 'pull-secret' } },
-    });
+  await tc.client.resource(ControllerConfigs).create({
+    ...cc,
+    spec: { ...cc.spec, pullSecret: { namespace: 'openshift-config', name: 'pull-secret' } },
+  });
   controller = await startMachineConfigController({
     kubeconfig: tc.kubeConfig,
     logger: nullLogger,
