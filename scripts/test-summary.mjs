@@ -29,7 +29,9 @@ for (const group of ['packages', 'apps', 'tooling']) {
     const p = r.numPassedTests ?? 0;
     // a failed test counts once (not again for its file and describe blocks); a file that failed without a failed
     // test (it did not load, a hook threw) counts as one
-    const brokenFiles = (r.testResults ?? []).filter((t) => t.status === 'failed' && !(t.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+    const brokenFiles = (r.testResults ?? []).filter(
+      (t) => t.status === 'failed' && !(t.assertionResults ?? []).some((a) => a.status === 'failed'),
+    ).length;
     const f = (r.numFailedTests ?? 0) + brokenFiles;
     const s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     if (r.success === false && f === 0) {
@@ -46,7 +48,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
 
 for (const [file, label] of [
   ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS, strict tsc consumer)'],
-  ['checks.json', 'static checks (typecheck, lint, stands alone)'],
+  ['checks.json', 'static checks (typecheck, lint, stands alone, prettier)'],
 ]) {
   const path = join(root, '.keelson', file);
   if (!existsSync(path)) continue;
