@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/*.config.ts', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/*.config.ts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -78,7 +78,9 @@ for (const file of candidates()) {
 if (findings.length > 0) {
   console.error(`check-standalone: ${findings.length} reference(s) to data outside the repository:`);
   for (const f of findings) console.error(`  ${f}`);
-  console.error('Copy the data into the package that uses it (with a README naming upstream repo, revision and license).');
+  console.error(
+    'Copy the data into the package that uses it (with a README naming upstream repo, revision and license).',
+  );
   process.exit(1);
 }
 console.log(`check-standalone: ${scanned} files, no reference outside the repository`);

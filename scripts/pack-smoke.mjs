@@ -4,7 +4,16 @@
 // TypeScript consumer of each (ESM and CJS resolution, `strict`, no `skipLibCheck`: every type a package
 // exports must resolve from its own dependencies). Writes .keelson/pack-smoke.json ({passed, failed}).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -18,7 +27,12 @@ for (const name of readdirSync(join(root, 'packages')).sort()) {
   if (pkg.private) continue;
   // every entry point: the package root and each subpath export (e.g. @keelson/ignition/butane)
   const subpaths = Object.keys(pkg.exports ?? { '.': null }).filter((k) => k !== './package.json' && !k.includes('*'));
-  for (const sub of subpaths) pkgs.push({ dir: join(root, 'packages', name), name: sub === '.' ? pkg.name : `${pkg.name}${sub.slice(1)}`, pkgName: pkg.name });
+  for (const sub of subpaths)
+    pkgs.push({
+      dir: join(root, 'packages', name),
+      name: sub === '.' ? pkg.name : `${pkg.name}${sub.slice(1)}`,
+      pkgName: pkg.name,
+    });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'keelson-pack-'));
@@ -33,7 +47,9 @@ const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore',
 try {
   for (const p of pkgs) if (p.name === p.pkgName) run('pnpm', ['pack', '--pack-destination', tarballs], p.dir);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'smoke', private: true, version: '0.0.0' }));
-  const files = readdirSync(tarballs).filter((f) => f.endsWith('.tgz')).map((f) => join(tarballs, f));
+  const files = readdirSync(tarballs)
+    .filter((f) => f.endsWith('.tgz'))
+    .map((f) => join(tarballs, f));
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files], project);
   for (const p of pkgs) {
     for (const mode of ['esm', 'cjs']) {
@@ -68,20 +84,36 @@ function typecheckConsumers() {
   const typesNode = join(rootRequire.resolve('@types/node/package.json'), '..');
   mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
   // a dependency may have brought @types/node already
-  if (!existsSync(join(project, 'node_modules', '@types', 'node'))) symlinkSync(typesNode, join(project, 'node_modules', '@types', 'node'), 'dir');
+  if (!existsSync(join(project, 'node_modules', '@types', 'node')))
+    symlinkSync(typesNode, join(project, 'node_modules', '@types', 'node'), 'dir');
   const tsconfig = {
-    compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], exactOptionalPropertyTypes: true },
+    compilerOptions: {
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      types: ['node'],
+      exactOptionalPropertyTypes: true,
+    },
     include: ['consumer'],
   };
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   mkdirSync(join(project, 'consumer'));
   pkgs.forEach((p, i) => {
-    writeFileSync(join(project, 'consumer', `esm${i}.mts`), `import * as m from ${JSON.stringify(p.name)};
+    writeFileSync(
+      join(project, 'consumer', `esm${i}.mts`),
+      `import * as m from ${JSON.stringify(p.name)};
 export const loaded: object = m;
-`);
-    writeFileSync(join(project, 'consumer', `cjs${i}.cts`), `import m = require(${JSON.stringify(p.name)});
+`,
+    );
+    writeFileSync(
+      join(project, 'consumer', `cjs${i}.cts`),
+      `import m = require(${JSON.stringify(p.name)});
 export const loaded: object = m;
-`);
+`,
+    );
   });
   try {
     run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
@@ -89,7 +121,9 @@ export const loaded: object = m;
     console.log(`pack smoke ok: strict TypeScript consumer (tsc --strict, no skipLibCheck) of ${pkgs.length} packages`);
   } catch (err) {
     failed += 1;
-    console.error(`pack smoke FAILED: strict TypeScript consumer (tsc --strict, no skipLibCheck):\n${err.stdout || ''}${err.stderr || err.message}`);
+    console.error(
+      `pack smoke FAILED: strict TypeScript consumer (tsc --strict, no skipLibCheck):\n${err.stdout || ''}${err.stderr || err.message}`,
+    );
   }
 }
 

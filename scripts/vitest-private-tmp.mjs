@@ -22,7 +22,8 @@ export function findGnupgHomes(dir, depth = 6) {
   }
   const homes = entries.some((e) => GNUPG_MARKERS.includes(e.name)) ? [dir] : [];
   for (const e of entries) {
-    if (e.isDirectory() && !e.isSymbolicLink() && e.name !== 'private-keys-v1.d') homes.push(...findGnupgHomes(join(dir, e.name), depth - 1));
+    if (e.isDirectory() && !e.isSymbolicLink() && e.name !== 'private-keys-v1.d')
+      homes.push(...findGnupgHomes(join(dir, e.name), depth - 1));
   }
   return homes;
 }

@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', butane: 'src/butane/index.ts', 'render-worker': 'src/machineconfig/render-worker.ts' },
+  entry: {
+    index: 'src/index.ts',
+    butane: 'src/butane/index.ts',
+    'render-worker': 'src/machineconfig/render-worker.ts',
+  },
   format: ['esm', 'cjs'],
   target: 'node22',
   platform: 'node',

@@ -40,17 +40,34 @@ async function run(): Promise<void> {
   const { sandbox, client, kubeconfig } = await startCluster();
   // kinds a real cluster serves from operators' CRDs / aggregated APIs
   for (const t of [
-    { group: 'monitoring.coreos.com', version: 'v1', plural: 'servicemonitors', kind: 'ServiceMonitor', namespaced: true },
-    { group: 'monitoring.coreos.com', version: 'v1', plural: 'prometheusrules', kind: 'PrometheusRule', namespaced: true },
+    {
+      group: 'monitoring.coreos.com',
+      version: 'v1',
+      plural: 'servicemonitors',
+      kind: 'ServiceMonitor',
+      namespaced: true,
+    },
+    {
+      group: 'monitoring.coreos.com',
+      version: 'v1',
+      plural: 'prometheusrules',
+      kind: 'PrometheusRule',
+      namespaced: true,
+    },
     { group: 'image.openshift.io', version: 'v1', plural: 'imagestreams', kind: 'ImageStream', namespaced: true },
-  ]) sandbox.cluster.addType(defineResourceType(t));
+  ])
+    sandbox.cluster.addType(defineResourceType(t));
   // payload-gen places RBAC in openshift-monitoring (0000_50_cluster-monitoring-operator_01_prometheusrbac.yaml) before
   // a Job barrier that precedes the namespace's own manifest, so no CVO (upstream's neither) can install it from
   // scratch, and uses namespaces (openshift-config-managed) that other operators create in a real cluster: create the
   // namespaces the payload uses first, as an installer's bootstrap would.
-  const namespaces = new Set(included.map((m) => (m.gvk.kind === 'Namespace' ? m.name : m.namespace)).filter((n) => n !== ''));
+  const namespaces = new Set(
+    included.map((m) => (m.gvk.kind === 'Namespace' ? m.name : m.namespace)).filter((n) => n !== ''),
+  );
   for (const name of namespaces) {
-    await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }).catch(() => undefined);
+    await client
+      .request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } })
+      .catch(() => undefined);
   }
   // manifests declared more than once with different content (they overwrite each other on every pass)
   const byId = new Map<string, Set<string>>();
@@ -63,15 +80,37 @@ async function run(): Promise<void> {
   for (let i = 0; i < N; i++) await client.request('GET', '/api/v1/namespaces/default');
   const latency = (performance.now() - t0) / N;
   // critical path of the Initializing graph: the longest serial node (GET + POST per manifest, +2 for a ClusterOperator precreate)
-  const tasks = included.map((m, i) => createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total: included.length, data: m }));
+  const tasks = included.map((m, i) =>
+    createTask({
+      filename: m.filename,
+      group: m.gvk.group,
+      version: m.gvk.version,
+      kind: m.gvk.kind,
+      namespace: m.namespace,
+      name: m.name,
+      index: i + 1,
+      total: included.length,
+      data: m,
+    }),
+  );
   const plan = planSync(tasks, { mode: 'initializing' });
   let longest = 0;
-  for (const n of plan.graph.nodes) longest = Math.max(longest, n.tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0));
+  for (const n of plan.graph.nodes)
+    longest = Math.max(
+      longest,
+      n.tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0),
+    );
   // the whole graph's requests spread over 2 cores of one Node event loop: the throughput bound
   const totalRequests = tasks.reduce((a, t) => a + (t.kind === 'ClusterOperator' ? 3 : 2), 0);
 
   // the cluster-operator simulator of @keelson/kube-sandbox (informer-based), reporting every operator at once
-  const simulator = await startOperatorSimulator({ kubeconfig: await readFile(kubeconfig, 'utf8'), delayMs: 0, waitForDeployments: false, exclude: [], versions: versionsFor });
+  const simulator = await startOperatorSimulator({
+    kubeconfig: await readFile(kubeconfig, 'utf8'),
+    delayMs: 0,
+    waitForDeployments: false,
+    exclude: [],
+    versions: versionsFor,
+  });
   await simulator.synced;
   const events: CvoEvent[] = [];
   const at: number[] = [];
@@ -91,7 +130,15 @@ async function run(): Promise<void> {
       const req = (m as { request: IncomingMessage }).request;
       const path = (req.url ?? '').split('?')[0] ?? '';
       const parts = path.split('/');
-      const resource = path.startsWith('/api/v1') ? (parts[4] === 'namespaces' || parts[3] !== 'namespaces' ? parts[3] : parts[5]) : parts[3] === 'namespaces' ? undefined : parts[5] === 'namespaces' ? parts[7] : parts[5];
+      const resource = path.startsWith('/api/v1')
+        ? parts[4] === 'namespaces' || parts[3] !== 'namespaces'
+          ? parts[3]
+          : parts[5]
+        : parts[3] === 'namespaces'
+          ? undefined
+          : parts[5] === 'namespaces'
+            ? parts[7]
+            : parts[5];
       const key = `${(req.headers['user-agent'] ?? '').split('/')[0] ?? ''} ${req.method ?? ''} ${resource ?? path}${path.endsWith('/status') ? '/status' : ''}${(req.url ?? '').includes('watch=') ? ' (watch)' : ''}`;
       requests.set(key, (requests.get(key) ?? 0) + 1);
     });
@@ -103,14 +150,35 @@ async function run(): Promise<void> {
   const cpu0 = process.cpuUsage();
   let cpuAtSync: NodeJS.CpuUsage | undefined;
   const cvo = await startClusterVersionOperator({
-    kubeconfig, payloadDir, releaseImage: IMAGE, payloadCache: join(work, 'cache'), listen: '127.0.0.1:0', updateService: 'http://127.0.0.1:9/graph',
-    timeScale: 0.01, intervals: { leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 1000, minimumReconcileIntervalMs: 500, ...statusInterval }, logger: process.env['CVO_BENCH_LOG'] ? createLogger({ level: 'info' }) : nullLogger, onEvent: (e) => {
+    kubeconfig,
+    payloadDir,
+    releaseImage: IMAGE,
+    payloadCache: join(work, 'cache'),
+    listen: '127.0.0.1:0',
+    updateService: 'http://127.0.0.1:9/graph',
+    timeScale: 0.01,
+    intervals: {
+      leaseDurationMs: 5000,
+      renewDeadlineMs: 4000,
+      retryPeriodMs: 1000,
+      minimumReconcileIntervalMs: 500,
+      ...statusInterval,
+    },
+    logger: process.env['CVO_BENCH_LOG'] ? createLogger({ level: 'info' }) : nullLogger,
+    onEvent: (e) => {
       if (e.type === 'syncStarted' && cpuAtSync === undefined) cpuAtSync = process.cpuUsage();
       events.push(e);
       at.push(performance.now());
     },
   });
-  const init = await waitFor(() => Promise.resolve(events.find((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined)), 120_000, 'initializing');
+  const init = await waitFor(
+    () =>
+      Promise.resolve(
+        events.find((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined),
+      ),
+    120_000,
+    'initializing',
+  );
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const syncCpu = process.cpuUsage(cpuAtSync ?? cpu0);
@@ -126,54 +194,71 @@ async function run(): Promise<void> {
     for (let i = 0; i <= initIdx; i++) {
       const e = events[i];
       const ms = Math.round((at[i] ?? 0) - t0);
-      if (e?.type === 'manifestApplied') perSlot.set(Math.floor(ms / 500), (perSlot.get(Math.floor(ms / 500)) ?? 0) + 1);
+      if (e?.type === 'manifestApplied')
+        perSlot.set(Math.floor(ms / 500), (perSlot.get(Math.floor(ms / 500)) ?? 0) + 1);
       else if (e !== undefined) console.log(ms, JSON.stringify(e));
     }
     console.log('manifests applied per 500 ms:', JSON.stringify([...perSlot.entries()]));
-    console.log('requests until the end of the Initializing sync:', JSON.stringify([...requests.entries()].sort((a, b) => b[1] - a[1])));
+    console.log(
+      'requests until the end of the Initializing sync:',
+      JSON.stringify([...requests.entries()].sort((a, b) => b[1] - a[1])),
+    );
   }
   const started = events.find((e) => e.type === 'syncStarted' && e.mode === 'initializing');
   // the sync alone: from the first Initializing pass's start (payload loaded, Lease held) to the successful end
   const syncMs = wall - ((at[started ? events.indexOf(started) : 0] ?? t0) - t0);
-  const failedAttempts = events.filter((e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error !== undefined).length;
-  const rec = await waitFor(() => Promise.resolve(events.find((e, i) => e.type === 'syncFinished' && e.mode === 'reconciling' && i > events.indexOf(init))), 300_000, 'reconciling pass');
+  const failedAttempts = events.filter(
+    (e) => e.type === 'syncFinished' && e.mode === 'initializing' && e.error !== undefined,
+  ).length;
+  const rec = await waitFor(
+    () =>
+      Promise.resolve(
+        events.find((e, i) => e.type === 'syncFinished' && e.mode === 'reconciling' && i > events.indexOf(init)),
+      ),
+    300_000,
+    'reconciling pass',
+  );
   const recIdx = events.indexOf(rec);
   let recStartIdx = recIdx;
   while (recStartIdx > 0 && events[recStartIdx]?.type !== 'syncStarted') recStartIdx--;
   const reconcileMs = (at[recIdx] ?? 0) - (at[recStartIdx] ?? 0);
   const rss = process.memoryUsage().rss;
   // latency of real objects: sequential GETs of 100 of the applied manifests (CRDs are large)
-  const sample = included.filter((_, i) => i % Math.ceil(included.length / 100) === 0 && included[i]?.gvk.kind !== 'ClusterOperator');
+  const sample = included.filter(
+    (_, i) => i % Math.ceil(included.length / 100) === 0 && included[i]?.gvk.kind !== 'ClusterOperator',
+  );
   const reader = new ResourceApplier(client, nullLogger);
   await reader.mapper.resolve('', 'v1', 'ConfigMap');
   const t1 = performance.now();
   for (const m of sample) await reader.get(m.object['apiVersion'] as string, m.gvk.kind, m.namespace, m.name);
   const objectLatency = (performance.now() - t1) / sample.length;
   const bound = longest * objectLatency;
-  console.log(JSON.stringify({
-    manifests: included.length,
-    graphNodes: plan.graph.nodes.length,
-    smallGetLatencyMs: +latency.toFixed(3),
-    objectGetLatencyMs: +objectLatency.toFixed(3),
-    longestChainRequests: longest,
-    criticalPathBoundMs: +bound.toFixed(1),
-    serialAllRequestsMs: +(totalRequests * objectLatency).toFixed(1),
-    initializingWallMs: Math.round(wall),
-    initializingSyncMs: Math.round(syncMs),
-    startupMs: Math.round(wall - syncMs),
-    // CPU time of this process (sandbox + simulator + operator) from the start to the end of the Initializing sync
-    initializingCpuMs: Math.round((cpu.user + cpu.system) / 1000),
-    initializingSyncCpuMs: Math.round((syncCpu.user + syncCpu.system) / 1000),
-    ratioToCriticalPath: +(syncMs / bound).toFixed(2),
-    initializingFailedAttempts: failedAttempts,
-    initializingStarted: started !== undefined,
-    conflictingDuplicateManifests: conflictingDuplicates,
-    reconcilingWrites: rec.type === 'syncFinished' ? rec.writes : -1,
-    reconcilingPassMs: Math.round(reconcileMs),
-    reconcilingError: rec.type === 'syncFinished' ? rec.error : undefined,
-    rssMiB: Math.round(rss / 1048576),
-    rssDeltaMiB: Math.round((rss - rssBefore) / 1048576),
-  }));
+  console.log(
+    JSON.stringify({
+      manifests: included.length,
+      graphNodes: plan.graph.nodes.length,
+      smallGetLatencyMs: +latency.toFixed(3),
+      objectGetLatencyMs: +objectLatency.toFixed(3),
+      longestChainRequests: longest,
+      criticalPathBoundMs: +bound.toFixed(1),
+      serialAllRequestsMs: +(totalRequests * objectLatency).toFixed(1),
+      initializingWallMs: Math.round(wall),
+      initializingSyncMs: Math.round(syncMs),
+      startupMs: Math.round(wall - syncMs),
+      // CPU time of this process (sandbox + simulator + operator) from the start to the end of the Initializing sync
+      initializingCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      initializingSyncCpuMs: Math.round((syncCpu.user + syncCpu.system) / 1000),
+      ratioToCriticalPath: +(syncMs / bound).toFixed(2),
+      initializingFailedAttempts: failedAttempts,
+      initializingStarted: started !== undefined,
+      conflictingDuplicateManifests: conflictingDuplicates,
+      reconcilingWrites: rec.type === 'syncFinished' ? rec.writes : -1,
+      reconcilingPassMs: Math.round(reconcileMs),
+      reconcilingError: rec.type === 'syncFinished' ? rec.error : undefined,
+      rssMiB: Math.round(rss / 1048576),
+      rssDeltaMiB: Math.round((rss - rssBefore) / 1048576),
+    }),
+  );
   await simulator.stop();
   await cvo.stop();
   await sandbox.stop();

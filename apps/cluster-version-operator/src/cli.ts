@@ -44,7 +44,11 @@ export function parseDuration(flag: string, s: string): number {
   try {
     ms = parseGoDuration(s);
   } catch (e) {
-    throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: ${(e as Error).message} (a duration like 250ms, 10s, 1m30s or 1h)`);
+    throw new CvoError(
+      'InvalidFlag',
+      flag,
+      `${flag} ${JSON.stringify(s)}: ${(e as Error).message} (a duration like 250ms, 10s, 1m30s or 1h)`,
+    );
   }
   if (!(ms > 0)) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: must be a positive duration`);
   return ms;
@@ -93,12 +97,19 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const v = parsed.values;
   const releaseImage = v['release-image'] ?? '';
   if (cmd === 'render') {
-    if (v['output-dir'] === undefined) throw new CvoError('InvalidFlag', '--output-dir', 'render: --output-dir is required');
-    if (releaseImage === '') throw new CvoError('InvalidFlag', '--release-image', 'render: --release-image is required');
+    if (v['output-dir'] === undefined)
+      throw new CvoError('InvalidFlag', '--output-dir', 'render: --output-dir is required');
+    if (releaseImage === '')
+      throw new CvoError('InvalidFlag', '--release-image', 'render: --release-image is required');
     return { command: 'render', outputDir: v['output-dir'], releaseImage, payloadDir: v['payload-dir'] ?? '/' };
   }
   if (cmd !== 'start') throw new CvoError('InvalidFlag', cmd, `unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
-  if (releaseImage === '') throw new CvoError('InvalidFlag', '--release-image', 'start: --release-image is required (the pull spec of the payload in --payload-dir)');
+  if (releaseImage === '')
+    throw new CvoError(
+      'InvalidFlag',
+      '--release-image',
+      'start: --release-image is required (the pull spec of the payload in --payload-dir)',
+    );
   const options: CvoOptions = { releaseImage, payloadDir: v['payload-dir'] ?? '/' };
   if (v['payload-cache'] !== undefined) options.payloadCache = v['payload-cache'];
   if (v.kubeconfig !== undefined) options.kubeconfig = v.kubeconfig;
@@ -109,18 +120,30 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (v['promql-target'] !== undefined) options.promqlTarget = v['promql-target'];
   if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
   // upstream StringSliceVar: comma-separated values, the flag repeatable
-  const always = (v['always-enable-capabilities'] ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+  const always = (v['always-enable-capabilities'] ?? [])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   if (always.length > 0) options.alwaysEnableCapabilities = always;
   if (v['time-scale'] !== undefined) {
     const t = Number(v['time-scale']);
-    if (!(t > 0)) throw new CvoError('InvalidFlag', '--time-scale', `--time-scale ${JSON.stringify(v['time-scale'])}: expected a positive number`);
+    if (!(t > 0))
+      throw new CvoError(
+        'InvalidFlag',
+        '--time-scale',
+        `--time-scale ${JSON.stringify(v['time-scale'])}: expected a positive number`,
+      );
     options.timeScale = t;
   }
   const intervals: NonNullable<CvoOptions['intervals']> = {};
-  if (v['reconcile-interval'] !== undefined) intervals.minimumReconcileIntervalMs = parseDuration('--reconcile-interval', v['reconcile-interval']);
-  if (v['status-interval'] !== undefined) intervals.statusIntervalMs = parseDuration('--status-interval', v['status-interval']);
-  if (v['lease-duration'] !== undefined) intervals.leaseDurationMs = parseDuration('--lease-duration', v['lease-duration']);
-  if (v['renew-deadline'] !== undefined) intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
+  if (v['reconcile-interval'] !== undefined)
+    intervals.minimumReconcileIntervalMs = parseDuration('--reconcile-interval', v['reconcile-interval']);
+  if (v['status-interval'] !== undefined)
+    intervals.statusIntervalMs = parseDuration('--status-interval', v['status-interval']);
+  if (v['lease-duration'] !== undefined)
+    intervals.leaseDurationMs = parseDuration('--lease-duration', v['lease-duration']);
+  if (v['renew-deadline'] !== undefined)
+    intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
   if (v['retry-period'] !== undefined) intervals.retryPeriodMs = parseDuration('--retry-period', v['retry-period']);
   if (Object.keys(intervals).length > 0) options.intervals = intervals;
   const verbosity = v.v !== undefined ? Number(v.v) : 2;

@@ -59,20 +59,37 @@ export function classifyApiError(err: unknown): { reason: string; cause: string 
   if (err instanceof KubeApiError) {
     const s = err.status;
     const r = err.reason;
-    if (s === 404 || r === 'AlreadyExists') return { reason: 'UpdatePayloadResourceNotFound', cause: 'resource may have been deleted' };
+    if (s === 404 || r === 'AlreadyExists')
+      return { reason: 'UpdatePayloadResourceNotFound', cause: 'resource may have been deleted' };
     if (s === 409) return { reason: 'UpdatePayloadResourceConflict', cause: 'someone else is updating this resource' };
-    if (s === 504 && r === 'Timeout') return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
-    if (s === 429 || r === 'ServerTimeout') return { reason: 'UpdatePayloadClusterOverloaded', cause: 'the server is overloaded and is not accepting updates' };
-    if (s === 503 || s === 504 || r === 'Timeout') return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
+    if (s === 504 && r === 'Timeout')
+      return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
+    if (s === 429 || r === 'ServerTimeout')
+      return {
+        reason: 'UpdatePayloadClusterOverloaded',
+        cause: 'the server is overloaded and is not accepting updates',
+      };
+    if (s === 503 || s === 504 || r === 'Timeout')
+      return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
     if (s === 500) return { reason: 'UpdatePayloadClusterError', cause: 'the server is reporting an internal error' };
-    if (s === 422) return { reason: 'UpdatePayloadResourceInvalid', cause: 'the object is invalid, possibly due to local cluster configuration' };
+    if (s === 422)
+      return {
+        reason: 'UpdatePayloadResourceInvalid',
+        cause: 'the object is invalid, possibly due to local cluster configuration',
+      };
     if (s === 401) return { reason: 'UpdatePayloadClusterUnauthorized', cause: 'could not authenticate to the server' };
-    if (s === 403) return { reason: 'UpdatePayloadResourceForbidden', cause: 'the server has forbidden updates to this resource' };
+    if (s === 403)
+      return { reason: 'UpdatePayloadResourceForbidden', cause: 'the server has forbidden updates to this resource' };
     if (s >= 500) return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
     return { reason: 'UpdatePayloadFailed', cause: '' };
   }
-  if (err instanceof NoKindMatchError) return { reason: 'UpdatePayloadResourceTypeMissing', cause: 'the server does not recognize this resource, check extension API servers' };
-  if (err instanceof KubeError && (err.code === 'KUBE_NETWORK')) return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
+  if (err instanceof NoKindMatchError)
+    return {
+      reason: 'UpdatePayloadResourceTypeMissing',
+      cause: 'the server does not recognize this resource, check extension API servers',
+    };
+  if (err instanceof KubeError && err.code === 'KUBE_NETWORK')
+    return { reason: 'UpdatePayloadClusterDown', cause: 'the server is down or not responding' };
   return { reason: 'UpdatePayloadFailed', cause: '' };
 }
 

@@ -33,15 +33,35 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
       this.set({ type: 'current', version: cur.version, image: cur.image, from_version: '' }, cur.created / 1000);
       if (!cv) return;
       const desired = cv.status?.desired;
-      if (desired?.version !== undefined) this.set({ type: 'desired', version: desired.version, image: desired.image ?? '', from_version: from }, Date.now() / 1000);
+      if (desired?.version !== undefined)
+        this.set(
+          { type: 'desired', version: desired.version, image: desired.image ?? '', from_version: from },
+          Date.now() / 1000,
+        );
       this.set({ type: 'cluster', version: '', image: '', from_version: '' }, seconds(cv.metadata.creationTimestamp));
-      if (completed) this.set({ type: 'completed', version: completed.version ?? '', image: completed.image, from_version: '' }, seconds(completed.completionTime));
+      if (completed)
+        this.set(
+          { type: 'completed', version: completed.version ?? '', image: completed.image, from_version: '' },
+          seconds(completed.completionTime),
+        );
       const top = history[0];
-      if (top?.state === 'Partial') this.set({ type: 'updating', version: top.version ?? '', image: top.image, from_version: from }, seconds(top.startedTime));
+      if (top?.state === 'Partial')
+        this.set(
+          { type: 'updating', version: top.version ?? '', image: top.image, from_version: from },
+          seconds(top.startedTime),
+        );
       const initial = history[history.length - 1];
-      if (initial) this.set({ type: 'initial', version: initial.version ?? '', image: initial.image, from_version: '' }, seconds(initial.startedTime));
+      if (initial)
+        this.set(
+          { type: 'initial', version: initial.version ?? '', image: initial.image, from_version: '' },
+          seconds(initial.startedTime),
+        );
       const failing = (cv.status?.conditions ?? []).find((c) => c.type === 'Failing');
-      if (failing?.status === 'True' && desired?.version !== undefined) this.set({ type: 'failure', version: desired.version, image: desired.image ?? '', from_version: from }, seconds(failing.lastTransitionTime));
+      if (failing?.status === 'True' && desired?.version !== undefined)
+        this.set(
+          { type: 'failure', version: desired.version, image: desired.image ?? '', from_version: from },
+          seconds(failing.lastTransitionTime),
+        );
     },
   });
   new Gauge({
@@ -53,7 +73,10 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
       this.reset();
       const cv = view.cv();
       if (!cv) return;
-      this.set({ upstream: cv.spec.upstream ?? '', channel: cv.spec.channel ?? '' }, (cv.status?.availableUpdates ?? []).length);
+      this.set(
+        { upstream: cv.spec.upstream ?? '', channel: cv.spec.channel ?? '' },
+        (cv.status?.availableUpdates ?? []).length,
+      );
     },
   });
   new Gauge({
@@ -78,11 +101,22 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
       for (const co of view.operators()) {
         const av = (co.status?.conditions ?? []).find((c) => c.type === 'Available');
         const version = (co.status?.versions ?? []).find((v) => v.name === 'operator')?.version ?? '';
-        this.set({ name: co.metadata.name ?? '', version, reason: av ? (av.reason ?? '') : 'NoAvailableCondition' }, av?.status === 'True' ? 1 : 0);
+        this.set(
+          { name: co.metadata.name ?? '', version, reason: av ? (av.reason ?? '') : 'NoAvailableCondition' },
+          av?.status === 'True' ? 1 : 0,
+        );
       }
       const cv = view.cv();
       const av = (cv?.status?.conditions ?? []).find((c) => c.type === 'Available');
-      if (cv) this.set({ name: 'version', version: cv.status?.desired.version ?? '', reason: av ? (av.reason ?? '') : 'NoAvailableCondition' }, av?.status === 'True' ? 1 : 0);
+      if (cv)
+        this.set(
+          {
+            name: 'version',
+            version: cv.status?.desired.version ?? '',
+            reason: av ? (av.reason ?? '') : 'NoAvailableCondition',
+          },
+          av?.status === 'True' ? 1 : 0,
+        );
     },
   });
   new Gauge({
@@ -93,7 +127,9 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
     collect() {
       this.reset();
       const emit = (name: string, conds: readonly { type: string; status: string; reason?: string }[]): void => {
-        for (const c of conds) if (c.status === 'True' || c.status === 'False') this.set({ name, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0);
+        for (const c of conds)
+          if (c.status === 'True' || c.status === 'False')
+            this.set({ name, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0);
       };
       for (const co of view.operators()) emit(co.metadata.name ?? '', co.status?.conditions ?? []);
       const cv = view.cv();
@@ -124,6 +160,11 @@ export function registerMetrics(registry: Registry, view: MetricsView): { payloa
       if (t !== undefined) this.set({ name: '' }, t / 1000);
     },
   });
-  const payloadErrors = new Counter({ name: 'cluster_operator_payload_errors', help: 'Report the number of errors encountered applying the payload.', labelNames: ['version'], registers: [registry] });
+  const payloadErrors = new Counter({
+    name: 'cluster_operator_payload_errors',
+    help: 'Report the number of errors encountered applying the payload.',
+    labelNames: ['version'],
+    registers: [registry],
+  });
   return { payloadErrors };
 }

@@ -5,7 +5,14 @@
  */
 import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareNames, imagesFromReferences, parseImageReferences, parseManifestFile, renderTemplate, type PayloadIssue } from '@keelson/release-payload';
+import {
+  compareNames,
+  imagesFromReferences,
+  parseImageReferences,
+  parseManifestFile,
+  renderTemplate,
+  type PayloadIssue,
+} from '@keelson/release-payload';
 import { CvoError } from './errors.js';
 
 const SKIPPED = new Set([
@@ -21,13 +28,28 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 }
 
 /** Renders the bootstrap manifests; returns the files written. */
-export async function renderBootstrap(opts: { payloadDir: string; outputDir: string; releaseImage: string; clusterProfile?: string }): Promise<string[]> {
+export async function renderBootstrap(opts: {
+  payloadDir: string;
+  outputDir: string;
+  releaseImage: string;
+  clusterProfile?: string;
+}): Promise<string[]> {
   if (opts.releaseImage === '') throw new CvoError('Render', '--release-image', '--release-image is required');
-  const irText = await readFile(join(opts.payloadDir, 'release-manifests', 'image-references'), 'utf8').catch((e: unknown) => {
-    throw new CvoError('Render', join(opts.payloadDir, 'release-manifests/image-references'), `cannot read image-references: ${(e as Error).message}`);
-  });
+  const irText = await readFile(join(opts.payloadDir, 'release-manifests', 'image-references'), 'utf8').catch(
+    (e: unknown) => {
+      throw new CvoError(
+        'Render',
+        join(opts.payloadDir, 'release-manifests/image-references'),
+        `cannot read image-references: ${(e as Error).message}`,
+      );
+    },
+  );
   const images = imagesFromReferences(parseImageReferences(irText));
-  const cfg = { ReleaseImage: opts.releaseImage, ClusterProfile: opts.clusterProfile ?? 'self-managed-high-availability', Images: images };
+  const cfg = {
+    ReleaseImage: opts.releaseImage,
+    ClusterProfile: opts.clusterProfile ?? 'self-managed-high-availability',
+    Images: images,
+  };
   const outDir = join(opts.outputDir, 'manifests');
   await mkdir(outDir, { recursive: true });
   const written: string[] = [];
@@ -43,7 +65,10 @@ export async function renderBootstrap(opts: { payloadDir: string; outputDir: str
     if (!/\.(ya?ml|json)$/.test(name)) continue;
     const text = await readFile(join(rmDir, name), 'utf8');
     const issues: PayloadIssue[] = [];
-    const docs = parseManifestFile(text, name, 'release-manifests', issues).filter((m) => m.gvk.group === 'config.openshift.io' && (m.gvk.kind === 'ClusterImagePolicy' || m.gvk.kind === 'ImagePolicy'));
+    const docs = parseManifestFile(text, name, 'release-manifests', issues).filter(
+      (m) =>
+        m.gvk.group === 'config.openshift.io' && (m.gvk.kind === 'ClusterImagePolicy' || m.gvk.kind === 'ImagePolicy'),
+    );
     if (docs.length === 0) continue;
     await writeAtomic(join(outDir, name), docs.map((d) => d.source.trim()).join('\n---\n') + '\n');
     written.push(join(outDir, name));

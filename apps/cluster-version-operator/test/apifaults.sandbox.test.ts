@@ -14,7 +14,10 @@ import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../
 import { OperatorReporterDouble, startCluster, waitFor, writeSignedReleasePair } from './helpers.js';
 
 interface CV {
-  status?: { history?: { state: string; version: string }[]; conditions?: { type: string; status: string; reason?: string }[] };
+  status?: {
+    history?: { state: string; version: string }[];
+    conditions?: { type: string; status: string; reason?: string }[];
+  };
 }
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
 let sandbox: Sandbox;
@@ -37,13 +40,31 @@ function startProxy(target: URL): Promise<Server> {
     if (isWrite && ++writes % 7 === 0) {
       injected.internal++;
       req.resume();
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500, message: 'injected internal error' }));
+      res.writeHead(500, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'InternalError',
+          code: 500,
+          message: 'injected internal error',
+        }),
+      );
       return;
     }
     if (isWrite && req.method === 'PUT' && writes % 5 === 0) {
       injected.conflict++;
       req.resume();
-      res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Conflict', code: 409, message: 'injected conflict' }));
+      res.writeHead(409, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Conflict',
+          code: 409,
+          message: 'injected conflict',
+        }),
+      );
       return;
     }
     if (!isWrite && !isWatch && ++reads % 23 === 0) {
@@ -51,17 +72,20 @@ function startProxy(target: URL): Promise<Server> {
       req.socket.destroy();
       return;
     }
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-      if (isWatch) {
-        setTimeout(() => {
-          injected.watchCut++;
-          ur.destroy();
-          res.destroy();
-        }, 700).unref();
-      }
-    });
+    const up = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+        if (isWatch) {
+          setTimeout(() => {
+            injected.watchCut++;
+            ur.destroy();
+            res.destroy();
+          }, 700).unref();
+        }
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -73,7 +97,12 @@ beforeAll(async () => {
   ({ sandbox, client, kubeconfig, dir } = await startCluster());
   proxy = await startProxy(new URL(sandbox.url));
   const proxied = join(dir, 'kubeconfig-faulty');
-  await writeFile(proxied, (await readFile(kubeconfig, 'utf8')).split(sandbox.url).join(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`));
+  await writeFile(
+    proxied,
+    (await readFile(kubeconfig, 'utf8'))
+      .split(sandbox.url)
+      .join(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`),
+  );
   const pair = await writeSignedReleasePair(dir);
   const payloadA = pair.payloadA;
   imageB = pair.imageB;
@@ -109,17 +138,28 @@ describe('API faults (500, 409, reset connections, cut watches)', () => {
     await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed');
     // the update starts only once the operator's watches have been cut at least once, so it runs on re-established watches
     await waitFor(() => Promise.resolve(injected.watchCut > 0), 10_000, 'a watch cut');
-    await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } }, contentType: 'application/merge-patch+json' });
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.version === '4.18.1' && c.status.history[0].state === 'Completed' ? c : undefined;
-    }, 90_000, 'B completed');
+    await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', {
+      body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.version === '4.18.1' && c.status.history[0].state === 'Completed'
+          ? c
+          : undefined;
+      },
+      90_000,
+      'B completed',
+    );
     expect(cv.status?.history?.map((h) => `${h.version} ${h.state}`)).toEqual(['4.18.1 Completed', '4.18.0 Completed']);
     expect(injected.internal).toBeGreaterThan(0);
     expect(injected.reset).toBeGreaterThan(0);
     expect(injected.watchCut).toBeGreaterThan(0);
     // faults were seen and retried (failed attempts were counted), and the run levels of B still came in order
-    const levels = events.filter((e) => e.type === 'runLevelStarted' && e.version === '4.18.1').map((e) => (e.type === 'runLevelStarted' ? e.runLevel : ''));
+    const levels = events
+      .filter((e) => e.type === 'runLevelStarted' && e.version === '4.18.1')
+      .map((e) => (e.type === 'runLevelStarted' ? e.runLevel : ''));
     // (which requests the faults hit is random: a fault may land on a status write or a watch rather than a manifest
     // apply, so the payload-error metric is not asserted here; the injected counters above prove faults were served)
     const firstOf = (l: string) => levels.indexOf(l);

@@ -17,13 +17,35 @@ afterAll(async () => {
 
 describe('flags', () => {
   it('parses start flags with upstream names and interval flags', () => {
-    const c = parseCommandLine(['start', '--release-image=q@sha256:1', '--payload-dir=/p', '--listen=127.0.0.1:0', '--enable-auto-update', '--time-scale=0.1', '--reconcile-interval=30s', '--v=4']);
-    expect(c).toMatchObject({ command: 'start', verbosity: 4, options: { releaseImage: 'q@sha256:1', payloadDir: '/p', listen: '127.0.0.1:0', enableAutoUpdate: true, timeScale: 0.1, intervals: { minimumReconcileIntervalMs: 30_000 } } });
+    const c = parseCommandLine([
+      'start',
+      '--release-image=q@sha256:1',
+      '--payload-dir=/p',
+      '--listen=127.0.0.1:0',
+      '--enable-auto-update',
+      '--time-scale=0.1',
+      '--reconcile-interval=30s',
+      '--v=4',
+    ]);
+    expect(c).toMatchObject({
+      command: 'start',
+      verbosity: 4,
+      options: {
+        releaseImage: 'q@sha256:1',
+        payloadDir: '/p',
+        listen: '127.0.0.1:0',
+        enableAutoUpdate: true,
+        timeScale: 0.1,
+        intervals: { minimumReconcileIntervalMs: 30_000 },
+      },
+    });
   });
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
     expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/Unknown option/);
-    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(/time: unknown unit " minutes" in duration "5 minutes"/);
+    expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(
+      /time: unknown unit " minutes" in duration "5 minutes"/,
+    );
     // Go time.ParseDuration: a bare number is a usage error, not milliseconds; compound durations work
     expect(() => parseDuration('--lease-duration', '137')).toThrow(/time: missing unit in duration "137"/);
     expect(() => parseDuration('--lease-duration', '0s')).toThrow(/must be a positive duration/);
@@ -38,7 +60,13 @@ describe('render', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cvo-render-'));
     dirs.push(dir);
     const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
-    const { stdout } = await run(process.execPath, [BIN, 'render', `--payload-dir=${payload}`, `--output-dir=${join(dir, 'out')}`, '--release-image=quay.io/r@sha256:1']);
+    const { stdout } = await run(process.execPath, [
+      BIN,
+      'render',
+      `--payload-dir=${payload}`,
+      `--output-dir=${join(dir, 'out')}`,
+      '--release-image=quay.io/r@sha256:1',
+    ]);
     expect(stdout).toContain('rendered 7 files');
     expect((await readdir(join(dir, 'out', 'manifests'))).sort()).toEqual([
       '0000_00_cluster-version-operator_00_namespace.yaml',
@@ -49,10 +77,15 @@ describe('render', () => {
       '0000_00_cluster-version-operator_03_deployment.yaml',
       '0000_00_cluster-version-operator_04_service.yaml',
     ]);
-    const dep = await readFile(join(dir, 'out', 'manifests', '0000_00_cluster-version-operator_03_deployment.yaml'), 'utf8');
+    const dep = await readFile(
+      join(dir, 'out', 'manifests', '0000_00_cluster-version-operator_03_deployment.yaml'),
+      'utf8',
+    );
     expect(dep).toContain("image: 'quay.io/r@sha256:1'");
     expect(dep).toContain('--release-image=quay.io/r@sha256:1');
     expect(dep).toContain("value: 'self-managed-high-availability'");
-    await expect(run(process.execPath, [BIN, 'render', `--output-dir=${join(dir, 'o2')}`])).rejects.toThrow(/--release-image is required/);
+    await expect(run(process.execPath, [BIN, 'render', `--output-dir=${join(dir, 'o2')}`])).rejects.toThrow(
+      /--release-image is required/,
+    );
   });
 });

@@ -11,7 +11,13 @@ import { KubeApiError } from '@keelson/kube';
 const co = (version: string, available = 'True', degraded = 'False'): ClusterOperator => ({
   metadata: { name: 'etcd' },
   spec: {},
-  status: { versions: [{ name: 'operator', version }], conditions: [{ type: 'Available', status: available as 'True', lastTransitionTime: 't' }, { type: 'Degraded', status: degraded as 'False', lastTransitionTime: 't' }] },
+  status: {
+    versions: [{ name: 'operator', version }],
+    conditions: [
+      { type: 'Available', status: available as 'True', lastTransitionTime: 't' },
+      { type: 'Degraded', status: degraded as 'False', lastTransitionTime: 't' },
+    ],
+  },
 });
 const want = [{ name: 'operator', version: '4.18.3' }];
 const MIN = 60_000;
@@ -19,50 +25,121 @@ const MIN = 60_000;
 describe('ClusterOperator gate', () => {
   it('versions not reached: ClusterOperatorUpdating (effect None) when updating, success when initializing (conformance 14)', () => {
     const e = decideOperatorHealth('etcd', want, co('4.18.2'), 'updating');
-    expect(e).toMatchObject({ reason: 'ClusterOperatorUpdating', effect: 'None', message: 'Cluster operator etcd is updating versions' });
+    expect(e).toMatchObject({
+      reason: 'ClusterOperatorUpdating',
+      effect: 'None',
+      message: 'Cluster operator etcd is updating versions',
+    });
     expect(decideOperatorHealth('etcd', want, co('4.18.2'), 'initializing')).toBeNull();
     expect(decideOperatorHealth('etcd', want, co('4.18.3'), 'updating')).toBeNull();
   });
   it('no declared versions, not available, degraded', () => {
-    expect(decideOperatorHealth('etcd', [], co('4.18.3'), 'updating')).toMatchObject({ reason: 'ClusterOperatorNoVersions', message: 'Cluster operator etcd does not declare expected versions' });
-    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'False'), 'updating')).toMatchObject({ reason: 'ClusterOperatorNotAvailable', effect: 'Fail', message: 'Cluster operator etcd is not available' });
-    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'True', 'True'), 'updating')).toMatchObject({ reason: 'ClusterOperatorDegraded', effect: 'FailAfterInterval' });
-    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'True', 'True'), 'initializing')).toMatchObject({ reason: 'ClusterOperatorDegraded', effect: 'Report' });
+    expect(decideOperatorHealth('etcd', [], co('4.18.3'), 'updating')).toMatchObject({
+      reason: 'ClusterOperatorNoVersions',
+      message: 'Cluster operator etcd does not declare expected versions',
+    });
+    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'False'), 'updating')).toMatchObject({
+      reason: 'ClusterOperatorNotAvailable',
+      effect: 'Fail',
+      message: 'Cluster operator etcd is not available',
+    });
+    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'True', 'True'), 'updating')).toMatchObject({
+      reason: 'ClusterOperatorDegraded',
+      effect: 'FailAfterInterval',
+    });
+    expect(decideOperatorHealth('etcd', want, co('4.18.3', 'True', 'True'), 'initializing')).toMatchObject({
+      reason: 'ClusterOperatorDegraded',
+      effect: 'Report',
+    });
   });
 });
 
 describe('summarizeTaskGraphErrors', () => {
   it('condenses operator errors of one reason into the plural form', () => {
     const e = summarizeTaskGraphErrors([
-      new UpdateError({ reason: 'ClusterOperatorNotAvailable', name: 'b', message: 'Cluster operator b is not available' }),
-      new UpdateError({ reason: 'ClusterOperatorNotAvailable', name: 'a', message: 'Cluster operator a is not available' }),
+      new UpdateError({
+        reason: 'ClusterOperatorNotAvailable',
+        name: 'b',
+        message: 'Cluster operator b is not available',
+      }),
+      new UpdateError({
+        reason: 'ClusterOperatorNotAvailable',
+        name: 'a',
+        message: 'Cluster operator a is not available',
+      }),
     ]);
-    expect(e).toMatchObject({ reason: 'ClusterOperatorsNotAvailable', message: 'Cluster operators a, b are not available' });
+    expect(e).toMatchObject({
+      reason: 'ClusterOperatorsNotAvailable',
+      message: 'Cluster operators a, b are not available',
+    });
   });
   it('several different errors become MultipleErrors with sorted messages', () => {
-    const e = summarizeTaskGraphErrors([new UpdateError({ reason: 'X', message: 'zeta' }), new UpdateError({ reason: 'Y', message: 'alpha' }), new Error('context canceled')]);
-    expect(e).toMatchObject({ reason: 'MultipleErrors', message: 'Multiple errors are preventing progress:\n* alpha\n* zeta' });
+    const e = summarizeTaskGraphErrors([
+      new UpdateError({ reason: 'X', message: 'zeta' }),
+      new UpdateError({ reason: 'Y', message: 'alpha' }),
+      new Error('context canceled'),
+    ]);
+    expect(e).toMatchObject({
+      reason: 'MultipleErrors',
+      message: 'Multiple errors are preventing progress:\n* alpha\n* zeta',
+    });
   });
 });
 
 describe('interpretError over time', () => {
-  const updating = new UpdateError({ reason: 'ClusterOperatorUpdating', name: 'etcd', message: 'Cluster operator etcd is updating versions', effect: 'None' });
+  const updating = new UpdateError({
+    reason: 'ClusterOperatorUpdating',
+    name: 'etcd',
+    message: 'Cluster operator etcd is updating versions',
+    effect: 'None',
+  });
   it('updating operator is progress, then SlowClusterOperator after 30 minutes (conformance 14)', () => {
     const since = new Map([['etcd', 0]]);
-    expect(interpretError(updating, false, 29 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({ failing: 'false', waitingOn: 'waiting on etcd' });
-    expect(interpretError(updating, false, 31 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({ failing: 'unknown', reason: 'SlowClusterOperator', message: 'waiting on etcd over 30 minutes which is longer than expected' });
+    expect(interpretError(updating, false, 29 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({
+      failing: 'false',
+      waitingOn: 'waiting on etcd',
+    });
+    expect(interpretError(updating, false, 31 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({
+      failing: 'unknown',
+      reason: 'SlowClusterOperator',
+      message: 'waiting on etcd over 30 minutes which is longer than expected',
+    });
   });
   it('machine-config is slow only after 90 minutes', () => {
-    const e = new UpdateError({ reason: 'ClusterOperatorsUpdating', names: ['etcd', 'machine-config'], message: 'm', effect: 'None' });
-    const since = new Map([['etcd', 0], ['machine-config', 0]]);
-    expect(interpretError(e, false, 31 * MIN, since, UPSTREAM_FAILURE_INTERVALS).message).toBe('waiting on etcd over 30 minutes which is longer than expected');
-    expect(interpretError(e, false, 91 * MIN, since, UPSTREAM_FAILURE_INTERVALS).message).toBe('waiting on etcd over 30 minutes and machine-config over 90 minutes which is longer than expected');
+    const e = new UpdateError({
+      reason: 'ClusterOperatorsUpdating',
+      names: ['etcd', 'machine-config'],
+      message: 'm',
+      effect: 'None',
+    });
+    const since = new Map([
+      ['etcd', 0],
+      ['machine-config', 0],
+    ]);
+    expect(interpretError(e, false, 31 * MIN, since, UPSTREAM_FAILURE_INTERVALS).message).toBe(
+      'waiting on etcd over 30 minutes which is longer than expected',
+    );
+    expect(interpretError(e, false, 91 * MIN, since, UPSTREAM_FAILURE_INTERVALS).message).toBe(
+      'waiting on etcd over 30 minutes and machine-config over 90 minutes which is longer than expected',
+    );
   });
   it('degraded operator tolerated for 40 minutes, then Failing (conformance 15)', () => {
-    const e = new UpdateError({ reason: 'ClusterOperatorDegraded', name: 'etcd', message: 'Cluster operator etcd is degraded', effect: 'FailAfterInterval' });
+    const e = new UpdateError({
+      reason: 'ClusterOperatorDegraded',
+      name: 'etcd',
+      message: 'Cluster operator etcd is degraded',
+      effect: 'FailAfterInterval',
+    });
     const since = new Map([['etcd', 0]]);
-    expect(interpretError(e, false, 39 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({ failing: 'false', waitingOn: 'waiting up to 40 minutes on etcd' });
-    expect(interpretError(e, false, 41 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({ failing: 'true', reason: 'ClusterOperatorDegraded', message: 'wait has exceeded 40 minutes for these operators: etcd' });
+    expect(interpretError(e, false, 39 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({
+      failing: 'false',
+      waitingOn: 'waiting up to 40 minutes on etcd',
+    });
+    expect(interpretError(e, false, 41 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({
+      failing: 'true',
+      reason: 'ClusterOperatorDegraded',
+      message: 'wait has exceeded 40 minutes for these operators: etcd',
+    });
   });
   it('reconciling: every error fails at once', () => {
     expect(interpretError(updating, true, 0, new Map(), UPSTREAM_FAILURE_INTERVALS).failing).toBe('true');
@@ -83,7 +160,9 @@ describe('API error classification (cvo.md 4.1)', () => {
   ];
   for (const [status, reason, want] of cases) {
     it(`${status} ${reason ?? ''} -> ${want}`, () => {
-      expect(classifyApiError(new KubeApiError('GET', '/x', status, reason ? { reason } : undefined)).reason).toBe(want);
+      expect(classifyApiError(new KubeApiError('GET', '/x', status, reason ? { reason } : undefined)).reason).toBe(
+        want,
+      );
     });
   }
 });
@@ -110,23 +189,33 @@ describe('sync loop wake-up on ClusterVersion events', () => {
     spec: s,
     ...(status ? { status } : {}),
   });
-  it('a status-only change (the operator\'s own status write) does not wake the loop', () => {
+  it("a status-only change (the operator's own status write) does not wake the loop", () => {
     const status = { desired: { version: '4.18.3' } } as unknown as ClusterVersionStatus;
     expect(specChanged(cv(3, spec), cv(3, { ...spec }, status))).toBe(false);
   });
   it('a new desiredUpdate or generation wakes it', () => {
-    expect(specChanged(cv(3, spec), cv(3, { ...spec, desiredUpdate: { version: '4.18.4', image: 'r@sha256:1' } }))).toBe(true);
+    expect(
+      specChanged(cv(3, spec), cv(3, { ...spec, desiredUpdate: { version: '4.18.4', image: 'r@sha256:1' } })),
+    ).toBe(true);
     expect(specChanged(cv(3, spec), cv(4, spec))).toBe(true);
   });
 });
 
 describe('sync loop wake-up on ClusterOperator activity (upstream NotifyAboutManagedResourceActivity)', () => {
   it('an operator version change wakes the loop with the upstream message', () => {
-    expect(clusterOperatorActivity(co('4.18.2'), co('4.18.3'))).toBe('Cluster operator etcd changed versions[name="operator"] from "4.18.2" to "4.18.3"');
+    expect(clusterOperatorActivity(co('4.18.2'), co('4.18.3'))).toBe(
+      'Cluster operator etcd changed versions[name="operator"] from "4.18.2" to "4.18.3"',
+    );
   });
   it('an Available or Degraded change wakes it; anything else does not', () => {
-    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'False'))).toBe('Cluster operator etcd changed Available from "True" to "False"');
-    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'True', 'True'))).toBe('Cluster operator etcd changed Degraded from "False" to "True"');
-    expect(clusterOperatorActivity(co('4.18.3'), { ...co('4.18.3'), metadata: { name: 'etcd', resourceVersion: '9' } })).toBeUndefined();
+    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'False'))).toBe(
+      'Cluster operator etcd changed Available from "True" to "False"',
+    );
+    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'True', 'True'))).toBe(
+      'Cluster operator etcd changed Degraded from "False" to "True"',
+    );
+    expect(
+      clusterOperatorActivity(co('4.18.3'), { ...co('4.18.3'), metadata: { name: 'etcd', resourceVersion: '9' } }),
+    ).toBeUndefined();
   });
 });

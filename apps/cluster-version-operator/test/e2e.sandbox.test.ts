@@ -12,14 +12,28 @@ import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
 import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../src/index.js';
-import { OperatorReporterDouble, Signer, startCluster, waitFor, writeFixturePayload, writeOciLayout } from './helpers.js';
+import {
+  OperatorReporterDouble,
+  Signer,
+  startCluster,
+  waitFor,
+  writeFixturePayload,
+  writeOciLayout,
+} from './helpers.js';
 
 interface CV {
   metadata: { generation?: number };
   spec: Record<string, unknown>;
   status?: {
     desired?: { version?: string; image?: string };
-    history?: { state: string; version: string; image: string; verified: boolean; acceptedRisks?: string; completionTime: string | null }[];
+    history?: {
+      state: string;
+      version: string;
+      image: string;
+      verified: boolean;
+      acceptedRisks?: string;
+      completionTime: string | null;
+    }[];
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
     versionHash?: string;
     observedGeneration?: number;
@@ -43,7 +57,10 @@ const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
 const getCv = () => client.request<CV>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
 const cond = (cv: CV, t: string) => cv.status?.conditions?.find((c) => c.type === t);
 const patchDesired = (desiredUpdate: unknown) =>
-  client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate } }, contentType: 'application/merge-patch+json' });
+  client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', {
+    body: { spec: { desiredUpdate } },
+    contentType: 'application/merge-patch+json',
+  });
 
 beforeAll(async () => {
   ({ sandbox, client, kubeconfig, dir } = await startCluster({ channel: 'stable-4.18' }));
@@ -58,13 +75,24 @@ beforeAll(async () => {
   imageB = `oci:${join(dir, 'layout-b')}@${digestB}`;
   imageC = `oci:${join(dir, 'layout-c')}@${digestC}`;
   await signer.sign(store, digestB, 'quay.io/keelson/release:4.18.1');
-  const risk = { url: 'https://example.com/risk', name: 'BadThing', message: 'C breaks things', matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_thing{_id=""})' } }] };
+  const risk = {
+    url: 'https://example.com/risk',
+    name: 'BadThing',
+    message: 'C breaks things',
+    matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_thing{_id=""})' } }],
+  };
   graph = createGraphServer({
     releases: [
       { version: '4.18.0', payload: IMAGE_A, arch: 'amd64', previous: [] },
       // the release metadata names the channel the channel file adds too: listed once (a repeated channel is a
       // `listType: set` duplicate the server refuses, issue 18 defect 1)
-      { version: '4.18.1', payload: imageB, arch: 'amd64', previous: ['4.18.0'], metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.18' } },
+      {
+        version: '4.18.1',
+        payload: imageB,
+        arch: 'amd64',
+        previous: ['4.18.0'],
+        metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.18' },
+      },
       { version: '4.18.2', payload: imageC, arch: 'amd64', previous: ['4.18.0'] },
     ],
     graphData: {
@@ -79,7 +107,12 @@ beforeAll(async () => {
   const graphUrl = await graph.listen();
   promql = createServer((req, res) => {
     promqlQueries++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        status: 'success',
+        data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] },
+      }),
+    );
   });
   await new Promise<void>((r) => promql.listen(0, '127.0.0.1', () => r()));
   reporter = new OperatorReporterDouble(client);
@@ -110,10 +143,14 @@ afterAll(async () => {
 
 describe('cluster-version-operator against the sandbox', () => {
   it('installs release A (Initializing) to Available with a Completed history entry', async () => {
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.state === 'Completed' && cond(c, 'Available')?.status === 'True' ? c : undefined;
-    }, 30_000, 'A installed');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.state === 'Completed' && cond(c, 'Available')?.status === 'True' ? c : undefined;
+      },
+      30_000,
+      'A installed',
+    );
     expect(cv.status?.desired).toMatchObject({ version: '4.18.0', image: IMAGE_A });
     expect(cond(cv, 'Available')?.message).toBe('Done applying 4.18.0');
     expect(cond(cv, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.18.0' });
@@ -122,89 +159,177 @@ describe('cluster-version-operator against the sandbox', () => {
     expect(cond(cv, 'Upgradeable')).toBeUndefined();
     expect(cv.status?.versionHash).toMatch(/^[A-Za-z0-9_-]+=*$/);
     expect(events.some((e) => e.type === 'syncStarted' && e.mode === 'initializing')).toBe(true);
-    const cm = await client.request<{ data: Record<string, string>; metadata: { ownerReferences?: { kind: string }[] } }>('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-config');
+    const cm = await client.request<{
+      data: Record<string, string>;
+      metadata: { ownerReferences?: { kind: string }[] };
+    }>('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-config');
     expect(cm.data['version']).toBe('4.18.0');
     expect(cm.metadata.ownerReferences?.[0]?.kind).toBe('ClusterVersion');
     await client.request('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-obsolete');
-    const dep = await client.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>('GET', '/apis/apps/v1/namespaces/openshift-cluster-version/deployments/cluster-version-operator');
+    const dep = await client.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>(
+      'GET',
+      '/apis/apps/v1/namespaces/openshift-cluster-version/deployments/cluster-version-operator',
+    );
     expect(dep.spec.template.spec.containers[0]?.image).toBe(IMAGE_A);
   });
 
   it('polls the update service: B recommended, C conditional and not recommended (PromQL risk matches)', async () => {
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return cond(c, 'RetrievedUpdates')?.status === 'True' && (c.status as { conditionalUpdates?: unknown[] } | undefined)?.conditionalUpdates?.length ? c : undefined;
-    }, 30_000, 'updates retrieved');
-    const st = cv.status as unknown as { availableUpdates: { version: string; image: string }[]; conditionalUpdates: { release: { version: string }; conditions: { type: string; status: string; reason: string; message: string }[] }[] };
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return cond(c, 'RetrievedUpdates')?.status === 'True' &&
+          (c.status as { conditionalUpdates?: unknown[] } | undefined)?.conditionalUpdates?.length
+          ? c
+          : undefined;
+      },
+      30_000,
+      'updates retrieved',
+    );
+    const st = cv.status as unknown as {
+      availableUpdates: { version: string; image: string }[];
+      conditionalUpdates: {
+        release: { version: string };
+        conditions: { type: string; status: string; reason: string; message: string }[];
+      }[];
+    };
     expect(st.availableUpdates).toEqual([{ version: '4.18.1', image: imageB, channels: ['stable-4.18'] }]);
     expect(st.conditionalUpdates[0]?.release.version).toBe('4.18.2');
-    expect(st.conditionalUpdates[0]?.conditions[0]).toMatchObject({ type: 'Recommended', status: 'False', reason: 'BadThing', message: 'C breaks things https://example.com/risk' });
+    expect(st.conditionalUpdates[0]?.conditions[0]).toMatchObject({
+      type: 'Recommended',
+      status: 'False',
+      reason: 'BadThing',
+      message: 'C breaks things https://example.com/risk',
+    });
     expect(promqlQueries).toBeGreaterThan(0);
   });
 
   it('reconciles an unchanged cluster with zero writes and restores drifted objects', async () => {
-    await waitFor(() => Promise.resolve(events.some((e) => e.type === 'syncFinished' && e.mode === 'reconciling' && e.error === undefined)), 30_000, 'a reconciling pass');
-    const clean = await waitFor(() => {
-      const idx = events.findLastIndex((e) => e.type === 'syncFinished' && e.mode === 'reconciling');
-      const e = events[idx];
-      return Promise.resolve(e?.type === 'syncFinished' && e.writes === 0 ? e : undefined);
-    }, 30_000, 'a reconciling pass without writes');
+    await waitFor(
+      () =>
+        Promise.resolve(
+          events.some((e) => e.type === 'syncFinished' && e.mode === 'reconciling' && e.error === undefined),
+        ),
+      30_000,
+      'a reconciling pass',
+    );
+    const clean = await waitFor(
+      () => {
+        const idx = events.findLastIndex((e) => e.type === 'syncFinished' && e.mode === 'reconciling');
+        const e = events[idx];
+        return Promise.resolve(e?.type === 'syncFinished' && e.writes === 0 ? e : undefined);
+      },
+      30_000,
+      'a reconciling pass without writes',
+    );
     expect(clean.writes).toBe(0);
     // drift: extra ConfigMap key survives, changed key is restored; scaled deployment is scaled back
-    await client.request('PATCH', '/api/v1/namespaces/openshift-dns/configmaps/dns-config', { body: { data: { version: 'hacked', extra: 'kept' } }, contentType: 'application/merge-patch+json' });
-    await client.request('PATCH', '/apis/apps/v1/namespaces/openshift-dns/deployments/dns-operator', { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
-    await waitFor(async () => {
-      const cm = await client.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/openshift-dns/configmaps/dns-config');
-      const dep = await client.request<{ spec: { replicas: number } }>('GET', '/apis/apps/v1/namespaces/openshift-dns/deployments/dns-operator');
-      return cm.data['version'] === '4.18.0' && cm.data['extra'] === 'kept' && dep.spec.replicas === 1;
-    }, 30_000, 'drift repaired');
+    await client.request('PATCH', '/api/v1/namespaces/openshift-dns/configmaps/dns-config', {
+      body: { data: { version: 'hacked', extra: 'kept' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await client.request('PATCH', '/apis/apps/v1/namespaces/openshift-dns/deployments/dns-operator', {
+      body: { spec: { replicas: 3 } },
+      contentType: 'application/merge-patch+json',
+    });
+    await waitFor(
+      async () => {
+        const cm = await client.request<{ data: Record<string, string> }>(
+          'GET',
+          '/api/v1/namespaces/openshift-dns/configmaps/dns-config',
+        );
+        const dep = await client.request<{ spec: { replicas: number } }>(
+          'GET',
+          '/apis/apps/v1/namespaces/openshift-dns/deployments/dns-operator',
+        );
+        return cm.data['version'] === '4.18.0' && cm.data['extra'] === 'kept' && dep.spec.replicas === 1;
+      },
+      30_000,
+      'drift repaired',
+    );
   });
 
   it('updates to signed release B in run-level order to history [B Completed, A Completed]', async () => {
     const start = events.length;
     await patchDesired({ version: '4.18.1' });
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.version === '4.18.1' && c.status.history[0].state === 'Completed' ? c : undefined;
-    }, 60_000, 'B completed');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.version === '4.18.1' && c.status.history[0].state === 'Completed'
+          ? c
+          : undefined;
+      },
+      60_000,
+      'B completed',
+    );
     expect(cv.status?.history?.map((h) => `${h.version} ${h.state}`)).toEqual(['4.18.1 Completed', '4.18.0 Completed']);
     expect(cv.status?.history?.[0]?.verified).toBe(true);
     expect(cv.status?.history?.[1]?.completionTime).not.toBeNull();
-    expect(cond(cv, 'ReleaseAccepted')?.message).toBe(`Payload loaded version="4.18.1" image="${imageB}" architecture="amd64"`);
+    expect(cond(cv, 'ReleaseAccepted')?.message).toBe(
+      `Payload loaded version="4.18.1" image="${imageB}" architecture="amd64"`,
+    );
     const mine = events.slice(start);
     expect(mine.some((e) => e.type === 'syncStarted' && e.mode === 'updating')).toBe(true);
     // run levels: a level's manifests start only after every ClusterOperator of earlier levels reported 4.18.1
     const reportedAt = new Map(reporter.reports.filter((r) => r.version === '4.18.1').map((r) => [r.name, r.at]));
-    const order = mine.filter((e) => e.type === 'runLevelStarted').map((e) => (e.type === 'runLevelStarted' ? e.runLevel : ''));
+    const order = mine
+      .filter((e) => e.type === 'runLevelStarted')
+      .map((e) => (e.type === 'runLevelStarted' ? e.runLevel : ''));
     expect(order.indexOf('10')).toBeLessThan(order.indexOf('50'));
     expect(order.indexOf('50')).toBeLessThan(order.indexOf('70'));
     // release.openshift.io/delete in B: the object is gone
-    await expect(client.request('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-obsolete')).rejects.toThrow(/404/);
-    const cm70 = await client.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/openshift-console/configmaps/console-config');
+    await expect(
+      client.request('GET', '/api/v1/namespaces/openshift-ingress/configmaps/ingress-obsolete'),
+    ).rejects.toThrow(/404/);
+    const cm70 = await client.request<{ data: Record<string, string> }>(
+      'GET',
+      '/api/v1/namespaces/openshift-console/configmaps/console-config',
+    );
     expect(cm70.data['version']).toBe('4.18.1');
     expect(reportedAt.get('config-operator')).toBeLessThan(reportedAt.get('console') ?? 0);
   });
 
   it('refuses an unsigned release C, and accepts it when forced with the risk recorded', async () => {
     await patchDesired({ image: imageC, version: '4.18.2' });
-    const refused = await waitFor(async () => {
-      const c = await getCv();
-      const ra = cond(c, 'ReleaseAccepted');
-      return ra?.status === 'False' ? c : undefined;
-    }, 30_000, 'C refused');
+    const refused = await waitFor(
+      async () => {
+        const c = await getCv();
+        const ra = cond(c, 'ReleaseAccepted');
+        return ra?.status === 'False' ? c : undefined;
+      },
+      30_000,
+      'C refused',
+    );
     const ra = cond(refused, 'ReleaseAccepted');
     expect(ra?.reason).toBe('RetrievePayload');
-    expect(ra?.message).toContain(`Retrieving payload failed version="4.18.2" image="${imageC}" failure=The update cannot be verified: unable to verify sha256:`);
+    expect(ra?.message).toContain(
+      `Retrieving payload failed version="4.18.2" image="${imageC}" failure=The update cannot be verified: unable to verify sha256:`,
+    );
     expect(refused.status?.desired?.version).toBe('4.18.1');
-    const evs = await client.request<{ items: { reason: string; type: string; involvedObject: { kind: string } }[] }>('GET', '/api/v1/namespaces/openshift-cluster-version/events');
-    expect(evs.items.some((e) => e.reason === 'RetrievePayloadFailed' && e.type === 'Warning' && e.involvedObject.kind === 'ClusterVersion')).toBe(true);
+    const evs = await client.request<{ items: { reason: string; type: string; involvedObject: { kind: string } }[] }>(
+      'GET',
+      '/api/v1/namespaces/openshift-cluster-version/events',
+    );
+    expect(
+      evs.items.some(
+        (e) =>
+          e.reason === 'RetrievePayloadFailed' && e.type === 'Warning' && e.involvedObject.kind === 'ClusterVersion',
+      ),
+    ).toBe(true);
     await patchDesired({ image: imageC, version: '4.18.2', force: true });
-    const forced = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.version === '4.18.2' && c.status.history[0].state === 'Completed' ? c : undefined;
-    }, 60_000, 'C forced');
+    const forced = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.version === '4.18.2' && c.status.history[0].state === 'Completed'
+          ? c
+          : undefined;
+      },
+      60_000,
+      'C forced',
+    );
     expect(forced.status?.history?.[0]?.verified).toBe(false);
-    expect(forced.status?.history?.[0]?.acceptedRisks).toContain('cannot be verified, but continuing anyway because the update was forced');
+    expect(forced.status?.history?.[0]?.acceptedRisks).toContain(
+      'cannot be verified, but continuing anyway because the update was forced',
+    );
   });
 
   it('serves metrics and health', async () => {

@@ -14,7 +14,10 @@ import { RestartableOperatorSimulator, startCluster, waitFor, writeSignedRelease
 
 interface CV {
   spec: { desiredUpdate?: { version?: string } };
-  status?: { history?: { state: string; version: string }[]; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  status?: {
+    history?: { state: string; version: string }[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
 }
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
 let sandbox: Sandbox;
@@ -38,7 +41,14 @@ beforeAll(async () => {
       { version: '4.18.0', payload: IMAGE_A, arch: 'amd64', previous: [] },
       { version: '4.18.1', payload: imageB, arch: 'amd64', previous: ['4.18.0'] },
     ],
-    graphData: { version: '1.2.0', rawMetadata: {}, blockedEdges: [], conditionalEdges: [], channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: ['4.18.0', '4.18.1'] }], warnings: [] },
+    graphData: {
+      version: '1.2.0',
+      rawMetadata: {},
+      blockedEdges: [],
+      conditionalEdges: [],
+      channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: ['4.18.0', '4.18.1'] }],
+      warnings: [],
+    },
   });
   const url = await graph.listen();
   await simulate({ dns: { kind: 'degraded', reason: 'TestDegraded', message: 'simulated' } });
@@ -66,43 +76,84 @@ afterAll(async () => {
 
 describe('failure interpretation over time', () => {
   it('a Degraded operator does not block Initializing; auto-update starts the update to B', async () => {
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.spec.desiredUpdate?.version === '4.18.1' ? c : undefined;
-    }, 30_000, 'auto-update');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.spec.desiredUpdate?.version === '4.18.1' ? c : undefined;
+      },
+      30_000,
+      'auto-update',
+    );
     expect(cv.status?.history?.some((h) => h.version === '4.18.0' && h.state === 'Completed')).toBe(true);
   });
 
   it('Degraded during an update: tolerated for 40 (scaled) minutes, then Failing=True ClusterOperatorDegraded', async () => {
     // keep console (run level 70) at 4.18.0 for the next test
-    await simulate({ dns: { kind: 'degraded', reason: 'TestDegraded', message: 'simulated' }, console: { kind: 'never' } });
-    const waiting = await waitFor(async () => {
-      const c = await getCv();
-      return cond(c, 'Progressing')?.message?.includes('waiting up to 40 minutes on dns') ? c : undefined;
-    }, 30_000, 'waiting up to 40 minutes');
+    await simulate({
+      dns: { kind: 'degraded', reason: 'TestDegraded', message: 'simulated' },
+      console: { kind: 'never' },
+    });
+    const waiting = await waitFor(
+      async () => {
+        const c = await getCv();
+        return cond(c, 'Progressing')?.message?.includes('waiting up to 40 minutes on dns') ? c : undefined;
+      },
+      30_000,
+      'waiting up to 40 minutes',
+    );
     expect(cond(waiting, 'Failing')?.status).toBe('False');
-    expect(cond(waiting, 'Progressing')?.message).toMatch(/^Working towards 4\.18\.1: \d+ of \d+ done \(\d+% complete\), waiting up to 40 minutes on dns$/);
-    const failing = await waitFor(async () => {
-      const c = await getCv();
-      return cond(c, 'Failing')?.status === 'True' ? c : undefined;
-    }, 30_000, 'Failing=True');
-    expect(cond(failing, 'Failing')).toMatchObject({ reason: 'ClusterOperatorDegraded', message: 'wait has exceeded 40 minutes for these operators: dns' });
-    expect(cond(failing, 'Progressing')).toMatchObject({ status: 'True', reason: 'ClusterOperatorDegraded', message: 'Unable to apply 4.18.1: the cluster operator dns is degraded' });
+    expect(cond(waiting, 'Progressing')?.message).toMatch(
+      /^Working towards 4\.18\.1: \d+ of \d+ done \(\d+% complete\), waiting up to 40 minutes on dns$/,
+    );
+    const failing = await waitFor(
+      async () => {
+        const c = await getCv();
+        return cond(c, 'Failing')?.status === 'True' ? c : undefined;
+      },
+      30_000,
+      'Failing=True',
+    );
+    expect(cond(failing, 'Failing')).toMatchObject({
+      reason: 'ClusterOperatorDegraded',
+      message: 'wait has exceeded 40 minutes for these operators: dns',
+    });
+    expect(cond(failing, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'ClusterOperatorDegraded',
+      message: 'Unable to apply 4.18.1: the cluster operator dns is degraded',
+    });
   });
 
   it('an operator that does not report: waiting on it, then Failing=Unknown SlowClusterOperator; then completes', async () => {
     await simulate({ console: { kind: 'never' } });
-    await waitFor(async () => cond(await getCv(), 'Progressing')?.message?.endsWith('waiting on console'), 30_000, 'waiting on console');
-    const slow = await waitFor(async () => {
-      const c = await getCv();
-      return cond(c, 'Failing')?.status === 'Unknown' ? c : undefined;
-    }, 30_000, 'SlowClusterOperator');
-    expect(cond(slow, 'Failing')).toMatchObject({ reason: 'SlowClusterOperator', message: 'waiting on console over 30 minutes which is longer than expected' });
+    await waitFor(
+      async () => cond(await getCv(), 'Progressing')?.message?.endsWith('waiting on console'),
+      30_000,
+      'waiting on console',
+    );
+    const slow = await waitFor(
+      async () => {
+        const c = await getCv();
+        return cond(c, 'Failing')?.status === 'Unknown' ? c : undefined;
+      },
+      30_000,
+      'SlowClusterOperator',
+    );
+    expect(cond(slow, 'Failing')).toMatchObject({
+      reason: 'SlowClusterOperator',
+      message: 'waiting on console over 30 minutes which is longer than expected',
+    });
     await simulate();
-    const done = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.state === 'Completed' && c.status.history[0].version === '4.18.1' ? c : undefined;
-    }, 30_000, 'completed');
+    const done = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.state === 'Completed' && c.status.history[0].version === '4.18.1'
+          ? c
+          : undefined;
+      },
+      30_000,
+      'completed',
+    );
     expect(cond(done, 'Failing')?.status).toBe('False');
     expect(cond(done, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.18.1' });
   });

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, KubeConfig, isConflict } from '@keelson/kube';
-import { startOperatorSimulator, startSandbox, type OperatorFault, type OperatorSimulator, type Sandbox } from '@keelson/kube-sandbox';
+import {
+  startOperatorSimulator,
+  startSandbox,
+  type OperatorFault,
+  type OperatorSimulator,
+  type Sandbox,
+} from '@keelson/kube-sandbox';
 import { TEST_RELEASE_COMPONENTS, writeReleaseImageLayout, writeTestRelease } from '@keelson/payload-gen';
 
 export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
@@ -18,7 +24,11 @@ export const COMPONENTS: [string, string][] = TEST_RELEASE_COMPONENTS.map(([leve
  * Writes a small release payload directory (@keelson/payload-gen `writeTestRelease`, with the CVO's own manifests and
  * the `ingress-obsolete` object, deleted when `deleteObsolete`); returns its path.
  */
-export async function writeFixturePayload(root: string, version: string, opts: { verification?: { publicKey: string; store: string }; deleteObsolete?: boolean } = {}): Promise<string> {
+export async function writeFixturePayload(
+  root: string,
+  version: string,
+  opts: { verification?: { publicKey: string; store: string }; deleteObsolete?: boolean } = {},
+): Promise<string> {
   return writeTestRelease(root, {
     version,
     cvoManifestsDir: APP_MANIFESTS,
@@ -41,14 +51,25 @@ export class Signer {
     return s;
   }
   gpg(args: string[], input?: string): Buffer {
-    return execFileSync('gpg', ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+    return execFileSync(
+      'gpg',
+      ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args],
+      { input, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
   }
   publicKey(): string {
     return this.gpg(['--armor', '--export', 'release@example.com']).toString();
   }
   /** Writes `<store>/sha256=<hex>/signature-1` for `digest`. */
   async sign(storeDir: string, digest: string, reference: string): Promise<void> {
-    const claims = JSON.stringify({ critical: { type: 'atomic container signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': reference } }, optional: { creator: 'keelson-test' } });
+    const claims = JSON.stringify({
+      critical: {
+        type: 'atomic container signature',
+        image: { 'docker-manifest-digest': digest },
+        identity: { 'docker-reference': reference },
+      },
+      optional: { creator: 'keelson-test' },
+    });
     const dir = join(storeDir, `sha256=${digest.slice(7)}`);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'signature-1'), this.gpg(['--local-user', 'release@example.com', '--sign'], claims));
@@ -59,7 +80,14 @@ export class Signer {
  * The releases most process tests update between: 4.18.0 on disk (the CVO's own payload, trusting a new test key and a
  * file signature store) and 4.18.1 as an OCI layout whose digest that key signed.
  */
-export async function writeSignedReleasePair(dir: string): Promise<{ payloadA: string; imageB: string; digestB: string; signer: Signer; store: string; verification: { publicKey: string; store: string } }> {
+export async function writeSignedReleasePair(dir: string): Promise<{
+  payloadA: string;
+  imageB: string;
+  digestB: string;
+  signer: Signer;
+  store: string;
+  verification: { publicKey: string; store: string };
+}> {
   const signer = await Signer.create();
   const store = join(dir, 'signatures');
   const verification = { publicKey: signer.publicKey(), store: `file://${store}` };
@@ -71,14 +99,19 @@ export async function writeSignedReleasePair(dir: string): Promise<{ payloadA: s
 }
 
 /** A sandbox with the ClusterVersion/ClusterOperator CRDs, the CVO namespace and a ClusterVersion, as an installer leaves it. */
-export async function startCluster(opts: { channel?: string; upstream?: string; persistDir?: string } = {}): Promise<{ sandbox: Sandbox; client: KubeClient; kubeconfig: string; dir: string }> {
+export async function startCluster(
+  opts: { channel?: string; upstream?: string; persistDir?: string } = {},
+): Promise<{ sandbox: Sandbox; client: KubeClient; kubeconfig: string; dir: string }> {
   const sandbox = await startSandbox(opts.persistDir ? { persistDir: opts.persistDir } : {});
   const dir = await mkdtemp(join(tmpdir(), 'cvo-test-'));
   const kubeconfig = await sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const client = new KubeClient(kc);
-  for (const f of ['0000_00_cluster-version-operator_01_clusteroperators.crd.yaml', '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml']) {
+  for (const f of [
+    '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml',
+    '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',
+  ]) {
     const crd = parseYaml(await readFile(join(FIXTURES, 'upstream', f), 'utf8')) as Record<string, unknown>;
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
   }
@@ -91,9 +124,20 @@ export async function startCluster(opts: { channel?: string; upstream?: string; 
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } } });
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } },
+  });
   await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
-    body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: 'c0ffee00-1234-4abc-8def-0123456789ab', ...(opts.channel ? { channel: opts.channel } : {}), ...(opts.upstream ? { upstream: opts.upstream } : {}) } },
+    body: {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: {
+        clusterID: 'c0ffee00-1234-4abc-8def-0123456789ab',
+        ...(opts.channel ? { channel: opts.channel } : {}),
+        ...(opts.upstream ? { upstream: opts.upstream } : {}),
+      },
+    },
   });
   return { sandbox, client, kubeconfig, dir };
 }
@@ -111,9 +155,15 @@ export class OperatorReporterDouble {
   /** Names that report Degraded=True. */
   readonly degraded = new Set<string>();
   /** `versionsFor` gives the versions an operator's manifest declares (default: `operator` at the desired version). */
-  constructor(private readonly client: KubeClient, private readonly delayMs = 0, private readonly versionsFor?: Map<string, { name: string; version: string }[]>) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly delayMs = 0,
+    private readonly versionsFor?: Map<string, { name: string; version: string }[]>,
+  ) {}
   start(intervalMs = 25): void {
-    this.timer = setInterval(() => { void this.tick(); }, intervalMs);
+    this.timer = setInterval(() => {
+      void this.tick();
+    }, intervalMs);
   }
   stop(): void {
     if (this.timer) clearInterval(this.timer);
@@ -122,10 +172,18 @@ export class OperatorReporterDouble {
     if (this.busy) return;
     this.busy = true;
     try {
-      const cv = await this.client.request<{ status?: { desired?: { version?: string } } }>('GET', '/apis/config.openshift.io/v1/clusterversions/version');
+      const cv = await this.client.request<{ status?: { desired?: { version?: string } } }>(
+        'GET',
+        '/apis/config.openshift.io/v1/clusterversions/version',
+      );
       const version = cv.status?.desired?.version;
       if (!version) return;
-      const list = await this.client.request<{ items: { metadata: { name: string; creationTimestamp?: string }; status?: { versions?: { name: string; version: string }[]; conditions?: { type: string; status: string }[] } }[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
+      const list = await this.client.request<{
+        items: {
+          metadata: { name: string; creationTimestamp?: string };
+          status?: { versions?: { name: string; version: string }[]; conditions?: { type: string; status: string }[] };
+        }[];
+      }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
       for (const co of list.items) {
         const name = co.metadata.name;
         if (this.silent.has(name)) continue;
@@ -134,7 +192,12 @@ export class OperatorReporterDouble {
         const cur = co.status?.versions?.find((v) => v.name === 'operator')?.version;
         const curDeg = co.status?.conditions?.find((c) => c.type === 'Degraded')?.status;
         if (JSON.stringify(co.status?.versions ?? []) === JSON.stringify(versions) && curDeg === deg) continue;
-        if (this.delayMs > 0 && Date.now() - Date.parse(co.metadata.creationTimestamp ?? '') < this.delayMs && cur === undefined) continue;
+        if (
+          this.delayMs > 0 &&
+          Date.now() - Date.parse(co.metadata.creationTimestamp ?? '') < this.delayMs &&
+          cur === undefined
+        )
+          continue;
         const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
         const body = {
           ...co,
@@ -144,7 +207,13 @@ export class OperatorReporterDouble {
             conditions: [
               { type: 'Available', status: 'True', lastTransitionTime: now, reason: 'AsExpected', message: '' },
               { type: 'Progressing', status: 'False', lastTransitionTime: now, reason: 'AsExpected', message: '' },
-              { type: 'Degraded', status: deg, lastTransitionTime: now, reason: deg === 'True' ? 'TestDegraded' : 'AsExpected', message: deg === 'True' ? 'the test double reports Degraded' : '' },
+              {
+                type: 'Degraded',
+                status: deg,
+                lastTransitionTime: now,
+                reason: deg === 'True' ? 'TestDegraded' : 'AsExpected',
+                message: deg === 'True' ? 'the test double reports Degraded' : '',
+              },
             ],
           },
         };
@@ -164,7 +233,11 @@ export class OperatorReporterDouble {
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {
@@ -190,7 +263,12 @@ export class RestartableOperatorSimulator {
   /** Stops the running simulator and starts one with `faults`; resolves once it has synced. */
   async simulate(faults: Record<string, OperatorFault> = {}): Promise<void> {
     await this.stop();
-    const sim = await startOperatorSimulator({ kubeconfig: await readFile(this.kubeconfigPath(), 'utf8'), delayMs: 20, waitForDeployments: false, faults });
+    const sim = await startOperatorSimulator({
+      kubeconfig: await readFile(this.kubeconfigPath(), 'utf8'),
+      delayMs: 20,
+      waitForDeployments: false,
+      faults,
+    });
     await sim.synced;
     this.current = sim;
   }

@@ -147,8 +147,14 @@ describe('kinds', () => {
     ]);
   });
   it('env compared as the server defaults it: fieldRef apiVersion v1, resourceFieldRef divisor (upstream ensureEnvVar)', () => {
-    const env = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }, { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } }];
-    const served = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } }, { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '0' } } }];
+    const env = [
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } },
+    ];
+    const served = [
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } },
+      { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '0' } } },
+    ];
     const live = { containers: [{ name: 'c', image: 'i', env: served }] };
     expect(deepEqual(mergePodSpec(live, { containers: [{ name: 'c', image: 'i', env }] }), live)).toBe(true);
     expect(env[0]!.valueFrom.fieldRef).toEqual({ fieldPath: 'spec.nodeName' });

@@ -11,13 +11,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '@keelson/kube';
 import type { ChangeEvent } from '@keelson/kube-sandbox';
 import type { OperatorFault, Sandbox } from '@keelson/kube-sandbox';
-import { COMPONENTS, RestartableOperatorSimulator, startCluster, waitFor, writeFixturePayload, writeOciLayout, writeSignedReleasePair, type Signer } from './helpers.js';
+import {
+  COMPONENTS,
+  RestartableOperatorSimulator,
+  startCluster,
+  waitFor,
+  writeFixturePayload,
+  writeOciLayout,
+  writeSignedReleasePair,
+  type Signer,
+} from './helpers.js';
 
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
 const IMAGE_A = 'quay.io/keelson/release@sha256:' + 'a'.repeat(64);
 
 interface CV {
-  status?: { history?: { state: string; version: string }[]; conditions?: { type: string; status: string; message?: string }[] };
+  status?: {
+    history?: { state: string; version: string }[];
+    conditions?: { type: string; status: string; message?: string }[];
+  };
 }
 
 let sandbox: Sandbox;
@@ -34,13 +46,37 @@ let imageB = '';
 let signer: Signer;
 let verification: { publicKey: string; store: string };
 
-function startChild(): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; output: () => string } {
-  const child = spawn(process.execPath, [BIN, 'start', `--kubeconfig=${kubeconfig}`, `--payload-dir=${payloadA}`, `--release-image=${IMAGE_A}`, `--payload-cache=${join(dir, 'cache')}`,
-    '--listen=127.0.0.1:0', '--update-service=http://127.0.0.1:9/graph', '--time-scale=0.002', '--lease-duration=2s', '--renew-deadline=1500ms', '--retry-period=200ms'], { stdio: ['ignore', 'ignore', 'pipe'] });
+function startChild(): {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+} {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'start',
+      `--kubeconfig=${kubeconfig}`,
+      `--payload-dir=${payloadA}`,
+      `--release-image=${IMAGE_A}`,
+      `--payload-cache=${join(dir, 'cache')}`,
+      '--listen=127.0.0.1:0',
+      '--update-service=http://127.0.0.1:9/graph',
+      '--time-scale=0.002',
+      '--lease-duration=2s',
+      '--renew-deadline=1500ms',
+      '--retry-period=200ms',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   children.push(child);
   let out = '';
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, output: () => out };
 }
 
@@ -65,12 +101,21 @@ describe('cluster-version-operator process', () => {
     await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed');
     // console (run level 70) will not report the new version yet: the update stops there
     await simulate({ console: { kind: 'never' } });
-    await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } }, contentType: 'application/merge-patch+json' });
-    const waiting = await waitFor(async () => {
-      const cv = await getCv();
-      const p = cv.status?.conditions?.find((c) => c.type === 'Progressing');
-      return cv.status?.history?.[0]?.version === '4.18.1' && p?.message?.includes('waiting on console') ? cv : undefined;
-    }, 60_000, 'update waiting on console');
+    await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', {
+      body: { spec: { desiredUpdate: { image: imageB, version: '4.18.1' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    const waiting = await waitFor(
+      async () => {
+        const cv = await getCv();
+        const p = cv.status?.conditions?.find((c) => c.type === 'Progressing');
+        return cv.status?.history?.[0]?.version === '4.18.1' && p?.message?.includes('waiting on console')
+          ? cv
+          : undefined;
+      },
+      60_000,
+      'update waiting on console',
+    );
     expect(waiting.status?.history?.[0]?.state).toBe('Partial');
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
@@ -78,17 +123,29 @@ describe('cluster-version-operator process', () => {
     const second = startChild();
     await waitFor(() => Promise.resolve(second.output().includes('became leader')), 30_000, 'second instance leading');
     await simulate();
-    const done = await waitFor(async () => {
-      const cv = await getCv();
-      return cv.status?.history?.[0]?.state === 'Completed' && cv.status.history[0].version === '4.18.1' ? cv : undefined;
-    }, 60_000, 'B completed after restart');
-    expect(done.status?.history?.map((h) => `${h.version} ${h.state}`)).toEqual(['4.18.1 Completed', '4.18.0 Completed']);
+    const done = await waitFor(
+      async () => {
+        const cv = await getCv();
+        return cv.status?.history?.[0]?.state === 'Completed' && cv.status.history[0].version === '4.18.1'
+          ? cv
+          : undefined;
+      },
+      60_000,
+      'B completed after restart',
+    );
+    expect(done.status?.history?.map((h) => `${h.version} ${h.state}`)).toEqual([
+      '4.18.1 Completed',
+      '4.18.0 Completed',
+    ]);
     expect(second.output()).toMatch(/"mode":"updating"/);
 
     second.child.kill('SIGTERM');
     const exit = await second.exited;
     expect(exit.code).toBe(0);
-    const lease = await client.request<{ spec: { holderIdentity?: string } }>('GET', '/apis/coordination.k8s.io/v1/namespaces/openshift-cluster-version/leases/version');
+    const lease = await client.request<{ spec: { holderIdentity?: string } }>(
+      'GET',
+      '/apis/coordination.k8s.io/v1/namespaces/openshift-cluster-version/leases/version',
+    );
     expect(lease.spec.holderIdentity ?? '').toBe('');
   });
 
@@ -96,15 +153,34 @@ describe('cluster-version-operator process', () => {
     const c = startChild();
     await waitFor(() => Promise.resolve(c.output().includes('became leader')), 30_000, 'leading');
     const path = '/apis/coordination.k8s.io/v1/namespaces/openshift-cluster-version/leases/version';
-    const lease = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', path);
+    const lease = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>(
+      'GET',
+      path,
+    );
     const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-    await client.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: 'another-cvo', acquireTime: now, renewTime: now, leaseDurationSeconds: 3600 } } });
+    await client.request('PUT', path, {
+      body: {
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: 'another-cvo',
+          acquireTime: now,
+          renewTime: now,
+          leaseDurationSeconds: 3600,
+        },
+      },
+    });
     const exit = await c.exited;
     expect(exit.code).toBe(1);
     expect(c.output()).toContain('"msg":"leaderelection lost"');
     // leave the Lease free for the next test
-    const taken = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', path);
-    await client.request('PUT', path, { body: { ...taken, spec: { ...taken.spec, holderIdentity: '', leaseDurationSeconds: 1 } } });
+    const taken = await client.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>(
+      'GET',
+      path,
+    );
+    await client.request('PUT', path, {
+      body: { ...taken, spec: { ...taken.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+    });
   });
 
   it('completes each update after SIGKILL at 20 points, re-applying nothing and keeping run-level order', async () => {
@@ -142,7 +218,12 @@ describe('cluster-version-operator process', () => {
         killed = { child: current.child, historyTop: `${top?.version ?? ''} ${top?.state ?? ''}` };
       };
       const stop = sandbox.cluster.onChange((e: ChangeEvent) => {
-        const o = e.object as { kind?: string; metadata: { name: string; namespace?: string; generation?: number }; spec?: { desiredUpdate?: { version?: string } }; status?: { versions?: { name: string; version: string }[]; history?: { state: string; version: string }[] } };
+        const o = e.object as {
+          kind?: string;
+          metadata: { name: string; namespace?: string; generation?: number };
+          spec?: { desiredUpdate?: { version?: string } };
+          status?: { versions?: { name: string; version: string }[]; history?: { state: string; version: string }[] };
+        };
         const kind = o.kind ?? '';
         if (kind === 'ClusterVersion') cvHistory = o.status?.history ?? [];
         if (!armed) {
@@ -150,31 +231,48 @@ describe('cluster-version-operator process', () => {
           if (armed && killAt === 0) kill();
           return;
         }
-        if (kind === 'ClusterOperator') reported.set(o.metadata.name, o.status?.versions?.find((v) => v.name === 'operator')?.version ?? '');
-        const component = o.metadata.namespace?.replace(/^openshift-/, '') ?? (kind === 'Namespace' ? o.metadata.name.replace(/^openshift-/, '') : '');
+        if (kind === 'ClusterOperator')
+          reported.set(o.metadata.name, o.status?.versions?.find((v) => v.name === 'operator')?.version ?? '');
+        const component =
+          o.metadata.namespace?.replace(/^openshift-/, '') ??
+          (kind === 'Namespace' ? o.metadata.name.replace(/^openshift-/, '') : '');
         const level = levelOf.get(component);
         const prevGen = (e.previous as { metadata?: { generation?: number } } | undefined)?.metadata?.generation;
-        const contentWrite = kind === 'ConfigMap' || kind === 'Namespace' || (kind === 'Deployment' && o.metadata.generation !== prevGen);
+        const contentWrite =
+          kind === 'ConfigMap' || kind === 'Namespace' || (kind === 'Deployment' && o.metadata.generation !== prevGen);
         if (level !== undefined && contentWrite) {
           const key = `${kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
           writes.set(key, (writes.get(key) ?? 0) + 1);
           // a run level starts only after every ClusterOperator of the earlier levels reported the target version
-          for (const [l, c] of COMPONENTS) if (l < level && reported.get(c) !== to) violations.push(`${key} (level ${level}) written before ${c} (level ${l}) reported ${to}`);
+          for (const [l, c] of COMPONENTS)
+            if (l < level && reported.get(c) !== to)
+              violations.push(`${key} (level ${level}) written before ${c} (level ${l}) reported ${to}`);
         }
-        if (['ConfigMap', 'Deployment', 'ClusterOperator', 'ClusterVersion'].includes(kind) && ++seen === killAt) kill();
+        if (['ConfigMap', 'Deployment', 'ClusterOperator', 'ClusterVersion'].includes(kind) && ++seen === killAt)
+          kill();
       });
       try {
-        await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', { body: { spec: { desiredUpdate: { image: images[i], version: to } } }, contentType: 'application/merge-patch+json' });
+        await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', {
+          body: { spec: { desiredUpdate: { image: images[i], version: to } } },
+          contentType: 'application/merge-patch+json',
+        });
         await waitFor(() => Promise.resolve(killed), 20_000, `kill point ${String(killAt)} of ${from} -> ${to}`);
         expect(killed?.historyTop, `kill point ${String(killAt)} fell inside the update`).not.toBe(`${to} Completed`);
         expect((await current.exited).signal).toBe('SIGKILL');
         current = startChild();
-        const cv = await waitFor(async () => {
-          const c = await getCv();
-          return c.status?.history?.[0]?.version === to && c.status.history[0].state === 'Completed' ? c : undefined;
-        }, 60_000, `${to} completed after the kill at point ${String(killAt)}`);
+        const cv = await waitFor(
+          async () => {
+            const c = await getCv();
+            return c.status?.history?.[0]?.version === to && c.status.history[0].state === 'Completed' ? c : undefined;
+          },
+          60_000,
+          `${to} completed after the kill at point ${String(killAt)}`,
+        );
         const history = cv.status?.history ?? [];
-        expect(history.slice(0, 2).map((h) => `${h.version} ${h.state}`)).toEqual([`${to} Completed`, `${from} Completed`]);
+        expect(history.slice(0, 2).map((h) => `${h.version} ${h.state}`)).toEqual([
+          `${to} Completed`,
+          `${from} Completed`,
+        ]);
         expect(history.filter((h) => h.version === to)).toHaveLength(1);
         expect(history.filter((h) => h.state === 'Partial')).toEqual([]);
       } finally {

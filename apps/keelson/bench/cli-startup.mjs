@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, warmup: { type: 'string', default: '3' }, json: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '3' },
+    json: { type: 'string' },
+  },
+});
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const VECTORS = fileURLToPath(new URL('../test/fixtures/upstream/vectors/mco-vectors.json', import.meta.url));
 if (!existsSync(BIN)) throw new Error(`${BIN} missing: build keelson-cli first`);
@@ -29,16 +35,30 @@ async function fixtures(root) {
   const four = join(root, 'four');
   mkdirSync(join(four, 'manifests'), { recursive: true });
   mkdirSync(join(four, 'release-manifests'));
-  for (const f of ['release-metadata', 'image-references', '0000_50_dns_01_config.yaml', '0000_50_dns_02_deployment.yaml', '0000_70_console_01_config.yaml', '0000_70_console_02_deployment.yaml']) {
+  for (const f of [
+    'release-metadata',
+    'image-references',
+    '0000_50_dns_01_config.yaml',
+    '0000_50_dns_02_deployment.yaml',
+    '0000_70_console_01_config.yaml',
+    '0000_70_console_02_deployment.yaml',
+  ]) {
     cpSync(join(small, 'release-manifests', f), join(four, 'release-manifests', f));
   }
   // five MachineConfigs of role worker: the first five of the upstream all-fields merge vector
   const mcs = join(root, 'mcs');
   mkdirSync(mcs);
-  const v = JSON.parse(readFileSync(VECTORS, 'utf8')).vectors.find((x) => x.name === 'TestMergeMachineConfigs/all-fields');
+  const v = JSON.parse(readFileSync(VECTORS, 'utf8')).vectors.find(
+    (x) => x.name === 'TestMergeMachineConfigs/all-fields',
+  );
   for (const c of v.input.configs.slice(0, 5)) {
     const { configRaw, ...spec } = c.spec;
-    const mc = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: c.name, labels: c.labels ?? undefined }, spec: configRaw === undefined ? spec : { ...spec, config: JSON.parse(configRaw) } };
+    const mc = {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name: c.name, labels: c.labels ?? undefined },
+      spec: configRaw === undefined ? spec : { ...spec, config: JSON.parse(configRaw) },
+    };
     writeFileSync(join(mcs, `${c.name}.json`), JSON.stringify(mc));
   }
   return { big, bigManifests: gen.manifests, four, mcs };
@@ -52,7 +72,22 @@ function hasHyperfine() {
 function measure(name, argv, runs, warmup, tmp) {
   if (hasHyperfine()) {
     const out = join(tmp, `${name.replace(/\W+/g, '_')}.json`);
-    execFileSync('hyperfine', ['-N', '--style', 'none', '-w', String(warmup), '-r', String(runs), '--export-json', out, argv.map((a) => (a === '' || /[\s'"]/.test(a) ? `'${a}'` : a)).join(' ')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'hyperfine',
+      [
+        '-N',
+        '--style',
+        'none',
+        '-w',
+        String(warmup),
+        '-r',
+        String(runs),
+        '--export-json',
+        out,
+        argv.map((a) => (a === '' || /[\s'"]/.test(a) ? `'${a}'` : a)).join(' '),
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     const r = JSON.parse(readFileSync(out, 'utf8')).results[0];
     return { name, wallMs: r.mean * 1000, cpuMs: (r.user + r.system) * 1000, runs };
   }
@@ -76,15 +111,37 @@ try {
   const rows = [
     measure("node -e ''", [node, '-e', ''], runs, warmup, root),
     measure('keelson --help', [node, BIN, '--help'], runs, warmup, root),
-    measure(`keelson payload graph (${f.bigManifests} manifests)`, [node, BIN, 'payload', 'graph', f.big, '--format', 'dot'], runs, warmup, root),
-    measure('keelson payload graph (4 manifests)', [node, BIN, 'payload', 'graph', f.four, '--format', 'dot'], runs, warmup, root),
-    measure('keelson mc render --pool worker (5 MCs)', [node, BIN, 'mc', 'render', '--pool', 'worker', f.mcs], runs, warmup, root),
+    measure(
+      `keelson payload graph (${f.bigManifests} manifests)`,
+      [node, BIN, 'payload', 'graph', f.big, '--format', 'dot'],
+      runs,
+      warmup,
+      root,
+    ),
+    measure(
+      'keelson payload graph (4 manifests)',
+      [node, BIN, 'payload', 'graph', f.four, '--format', 'dot'],
+      runs,
+      warmup,
+      root,
+    ),
+    measure(
+      'keelson mc render --pool worker (5 MCs)',
+      [node, BIN, 'mc', 'render', '--pool', 'worker', f.mcs],
+      runs,
+      warmup,
+      root,
+    ),
   ];
   const floor = rows[0];
   console.log(`| command | wall (mean of ${runs}) | CPU user+sys | wall ÷ bare node |`);
   console.log('| --- | ---: | ---: | ---: |');
-  for (const r of rows) console.log(`| \`${r.name}\` | ${r.wallMs.toFixed(0)} ms | ${Number.isNaN(r.cpuMs) ? '—' : `${r.cpuMs.toFixed(0)} ms`} | ${(r.wallMs / floor.wallMs).toFixed(1)}× |`);
-  if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify({ node: process.version, rows }, null, 2)}\n`);
+  for (const r of rows)
+    console.log(
+      `| \`${r.name}\` | ${r.wallMs.toFixed(0)} ms | ${Number.isNaN(r.cpuMs) ? '—' : `${r.cpuMs.toFixed(0)} ms`} | ${(r.wallMs / floor.wallMs).toFixed(1)}× |`,
+    );
+  if (values.json !== undefined)
+    writeFileSync(values.json, `${JSON.stringify({ node: process.version, rows }, null, 2)}\n`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

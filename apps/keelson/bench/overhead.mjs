@@ -45,7 +45,18 @@ async function child(o) {
   const { rehearse, parseFaults } = await import(DIST);
   const work = await mkdtemp(join(tmpdir(), 'keelson-overhead-'));
   try {
-    const r = await rehearse({ from: o.from, to: o.to, force: true, masters: o.masters, workers: o.workers, pools: {}, timeScale: o.timeScale, faults: parseFaults([], [], []), timeoutSeconds: o.timeout, workDir: work });
+    const r = await rehearse({
+      from: o.from,
+      to: o.to,
+      force: true,
+      masters: o.masters,
+      workers: o.workers,
+      pools: {},
+      timeScale: o.timeScale,
+      faults: parseFaults([], [], []),
+      timeoutSeconds: o.timeout,
+      workDir: work,
+    });
     const ev = r.events;
     const at = (phase) => ev.find((e) => e.type === 'phase' && e.phase === phase)?.t;
     const progress = ev.filter((e) => e.type === 'progress' && e.version === r.report.to).at(-1);
@@ -57,7 +68,12 @@ async function child(o) {
         updateMs: (at('finished') ?? 0) - (at('upgrade') ?? 0),
         manifests: progress?.total ?? 0,
         levelsWithOperators: await levelsWithOperators(o.to),
-        pools: r.report.pools.map((p) => ({ name: p.name, nodes: p.nodes, maxUnavailable: p.maxUnavailable, maxUnavailableSeen: p.maxUnavailableSeen })),
+        pools: r.report.pools.map((p) => ({
+          name: p.name,
+          nodes: p.nodes,
+          maxUnavailable: p.maxUnavailable,
+          maxUnavailableSeen: p.maxUnavailableSeen,
+        })),
         api: r.report.api.total,
         updateApi: r.report.api.update?.total ?? 0,
         updateRoutes: r.report.api.update?.byRoute ?? {},
@@ -82,7 +98,9 @@ async function levelsWithOperators(dir) {
 function runChild(o) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const p = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', JSON.stringify(o)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', JSON.stringify(o)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (c) => (out += c));
     p.on('error', reject);
@@ -115,7 +133,12 @@ function fit(rows) {
       for (let j = 0; j < n; j++) A[i][j] += c[i] * c[j];
     }
   }
-  const det = (m) => (m.length === 2 ? m[0][0] * m[1][1] - m[0][1] * m[1][0] : m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]));
+  const det = (m) =>
+    m.length === 2
+      ? m[0][0] * m[1][1] - m[0][1] * m[1][0]
+      : m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+        m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   const d = det(A);
   const sol = B.map((_, k) => det(A.map((row, i) => row.map((v, j) => (j === k ? B[i] : v)))) / d);
   return { a: sol[0], b: sol[1], c: varies ? sol[2] : undefined };
@@ -127,11 +150,17 @@ async function releases(root, extra) {
   const mco = join(fileURLToPath(new URL('../../machine-config-operator/manifests', import.meta.url)));
   const hasMco = (await readdir(mco).catch(() => [])).some((n) => n.startsWith('0000_80_machine-config_'));
   const rel = await generateRehearsalReleases({ out: root, ...(hasMco ? { machineConfigManifestsDir: mco } : {}) });
-  for (const [dir, version] of [[rel.from.dir, rel.from.version], [rel.to.dir, rel.to.version]]) {
+  for (const [dir, version] of [
+    [rel.from.dir, rel.from.version],
+    [rel.to.dir, rel.to.version],
+  ]) {
     for (let i = 0; i < extra; i++) {
       const name = `bench-${String(i).padStart(4, '0')}`;
       const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: openshift-ingress-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  release: "${version}"\n`;
-      await writeFile(join(dir, 'release-manifests', `0000_50_bench_${String(i).padStart(4, '0')}_configmap.yaml`), yaml);
+      await writeFile(
+        join(dir, 'release-manifests', `0000_50_bench_${String(i).padStart(4, '0')}_configmap.yaml`),
+        yaml,
+      );
     }
   }
   return { from: rel.from.dir, to: rel.to.dir };
@@ -141,19 +170,47 @@ async function parent() {
   const timeScale = Number(values['time-scale']);
   const masters = Number(values.masters);
   const workers = values.workers.split(',').map(Number);
-  const extras = values.extra.split(',').map(Number).filter((x) => x > 0);
+  const extras = values.extra
+    .split(',')
+    .map(Number)
+    .filter((x) => x > 0);
   const root = await mkdtemp(join(tmpdir(), 'keelson-overhead-releases-'));
   const plain = await releases(join(root, 'plain'), 0);
   const runs = workers.map((w) => ({ workers: w, extra: 0, rel: plain }));
-  for (const x of extras) runs.push({ workers: workers[0], extra: x, rel: await releases(join(root, `extra-${x}`), x) });
+  for (const x of extras)
+    runs.push({ workers: workers[0], extra: x, rel: await releases(join(root, `extra-${x}`), x) });
   const rows = [];
   try {
     for (const run of runs) {
-      const r = await runChild({ from: run.rel.from, to: run.rel.to, masters, workers: run.workers, timeScale, timeout: Number(values.timeout) });
-      if (r.outcome !== 'Completed') throw new Error(`workers=${run.workers} extra=${run.extra}: ${r.outcome}: ${r.message}`);
+      const r = await runChild({
+        from: run.rel.from,
+        to: run.rel.to,
+        masters,
+        workers: run.workers,
+        timeScale,
+        timeout: Number(values.timeout),
+      });
+      if (r.outcome !== 'Completed')
+        throw new Error(`workers=${run.workers} extra=${run.extra}: ${r.outcome}: ${r.message}`);
       const sim = simulatedMs(r, timeScale);
       const nodes = masters + run.workers;
-      const row = { nodes, workers: run.workers, manifests: r.manifests, updateMs: r.updateMs, installMs: r.installMs, simulatedMs: sim, overheadMs: r.updateMs - sim, api: r.api, apiPerNode: Math.round(r.api / nodes), updateApi: r.updateApi, updateApiPerNode: Math.round(r.updateApi / nodes), updateRoutes: r.updateRoutes, maxRssMb: Math.round(r.maxRssKb / 1024), processMs: r.processMs, maxUnavailableSeen: r.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ') };
+      const row = {
+        nodes,
+        workers: run.workers,
+        manifests: r.manifests,
+        updateMs: r.updateMs,
+        installMs: r.installMs,
+        simulatedMs: sim,
+        overheadMs: r.updateMs - sim,
+        api: r.api,
+        apiPerNode: Math.round(r.api / nodes),
+        updateApi: r.updateApi,
+        updateApiPerNode: Math.round(r.updateApi / nodes),
+        updateRoutes: r.updateRoutes,
+        maxRssMb: Math.round(r.maxRssKb / 1024),
+        processMs: r.processMs,
+        maxUnavailableSeen: r.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', '),
+      };
       rows.push(row);
       process.stderr.write(`${JSON.stringify({ ...row, updateRoutes: undefined })}\n`);
     }
@@ -162,15 +219,26 @@ async function parent() {
   }
   const f = fit(rows.map((r) => ({ x1: r.nodes, x2: r.manifests, y: r.overheadMs })));
   console.log(`time scale ${timeScale} (reboot ${Math.round(REBOOT_MS / timeScale)} ms), ${masters} masters`);
-  console.log('| nodes | manifests | update wall | simulated waits | overhead | install wall | API requests (per node) | of which the update (per node) | peak RSS | max unavailable |');
+  console.log(
+    '| nodes | manifests | update wall | simulated waits | overhead | install wall | API requests (per node) | of which the update (per node) | peak RSS | max unavailable |',
+  );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  for (const r of rows) console.log(`| ${r.nodes} | ${r.manifests} | ${(r.updateMs / 1000).toFixed(1)} s | ${(r.simulatedMs / 1000).toFixed(1)} s | ${(r.overheadMs / 1000).toFixed(1)} s | ${(r.installMs / 1000).toFixed(1)} s | ${r.api} (${r.apiPerNode}) | ${r.updateApi} (${r.updateApiPerNode}) | ${r.maxRssMb} MB | ${r.maxUnavailableSeen} |`);
-  console.log(`fit: overhead ≈ ${(f.a / 1000).toFixed(2)} s + ${f.b.toFixed(0)} ms x nodes${f.c !== undefined ? ` + ${f.c.toFixed(1)} ms x manifests` : ''}`);
+  for (const r of rows)
+    console.log(
+      `| ${r.nodes} | ${r.manifests} | ${(r.updateMs / 1000).toFixed(1)} s | ${(r.simulatedMs / 1000).toFixed(1)} s | ${(r.overheadMs / 1000).toFixed(1)} s | ${(r.installMs / 1000).toFixed(1)} s | ${r.api} (${r.apiPerNode}) | ${r.updateApi} (${r.updateApiPerNode}) | ${r.maxRssMb} MB | ${r.maxUnavailableSeen} |`,
+    );
+  console.log(
+    `fit: overhead ≈ ${(f.a / 1000).toFixed(2)} s + ${f.b.toFixed(0)} ms x nodes${f.c !== undefined ? ` + ${f.c.toFixed(1)} ms x manifests` : ''}`,
+  );
   // where the update's requests go: the busiest routes of the largest run
   const big = rows.at(-1 - extras.length) ?? rows.at(-1);
   if (big !== undefined) {
     console.log(`update requests by route (${big.nodes} nodes, top 15 of ${Object.keys(big.updateRoutes).length}):`);
-    for (const [route, n] of Object.entries(big.updateRoutes).sort((x, y) => y[1] - x[1]).slice(0, 15)) console.log(`  ${String(n).padStart(7)}  ${route}`);
+    for (const [route, n] of Object.entries(big.updateRoutes)
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 15))
+      console.log(`  ${String(n).padStart(7)}  ${route}`);
   }
-  if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ timeScale, masters, rows, fit: f }, null, 2)}\n`);
+  if (values.json !== undefined)
+    await writeFile(values.json, `${JSON.stringify({ timeScale, masters, rows, fit: f }, null, 2)}\n`);
 }

@@ -14,22 +14,63 @@ import { computeReport } from '../src/rehearse/report.js';
 import type { NodePhase, TimelineEvent } from '../src/rehearse/timeline.js';
 
 function timeline(workers: number): TimelineEvent[] {
-  const ev: TimelineEvent[] = [{ t: 0, type: 'phase', phase: 'install', detail: '' }, { t: 1, type: 'phase', phase: 'upgrade', detail: '' }];
+  const ev: TimelineEvent[] = [
+    { t: 0, type: 'phase', phase: 'install', detail: '' },
+    { t: 1, type: 'phase', phase: 'upgrade', detail: '' },
+  ];
   let t = 2;
   const phases: NodePhase[] = ['draining', 'updating', 'rebooting', 'done'];
   for (let i = 0; i < workers; i++) {
     for (const phase of phases) {
       const done = phase === 'done';
-      ev.push({ t: t++, type: 'node', node: { name: `worker-${i}`, pool: 'worker', phase, currentConfig: done ? 'b' : 'a', desiredConfig: 'b', ready: phase !== 'rebooting', cordoned: !done, unavailable: !done } });
+      ev.push({
+        t: t++,
+        type: 'node',
+        node: {
+          name: `worker-${i}`,
+          pool: 'worker',
+          phase,
+          currentConfig: done ? 'b' : 'a',
+          desiredConfig: 'b',
+          ready: phase !== 'rebooting',
+          cordoned: !done,
+          unavailable: !done,
+        },
+      });
     }
-    ev.push({ t: t++, type: 'pool', pool: { name: 'worker', machineCount: workers, updated: i + 1, ready: workers, unavailable: 0, degraded: 0, paused: false, config: i + 1 === workers ? 'b' : 'a', target: 'b', maxUnavailable: 1, conditions: [] } });
+    ev.push({
+      t: t++,
+      type: 'pool',
+      pool: {
+        name: 'worker',
+        machineCount: workers,
+        updated: i + 1,
+        ready: workers,
+        unavailable: 0,
+        degraded: 0,
+        paused: false,
+        config: i + 1 === workers ? 'b' : 'a',
+        target: 'b',
+        maxUnavailable: 1,
+        conditions: [],
+      },
+    });
   }
   ev.push({ t, type: 'phase', phase: 'finished', detail: 'Completed' });
   return ev;
 }
 
 const ev300 = timeline(300);
-const ctx = { from: '4.18.7', to: '4.18.8', outcome: 'Completed' as const, message: '', timeScale: 60, api: { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 }, runLevels: [], faults: [] };
+const ctx = {
+  from: '4.18.7',
+  to: '4.18.8',
+  outcome: 'Completed' as const,
+  message: '',
+  timeScale: 60,
+  api: { total: 0, byVerb: {}, evictions: 0, pdbRefusals: 0, injectedErrors: 0 },
+  runLevels: [],
+  faults: [],
+};
 const out = mkdtempSync(join(tmpdir(), 'plan-bench-'));
 const rel = await generateRehearsalReleases({ out });
 const a: ReleasePayload = await openPayload(rel.from.dir);

@@ -45,7 +45,10 @@ const job = `
 const cold = [];
 let warm = [];
 for (let i = 0; i < runs; i++) {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', job], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', job], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   const [first, ...rest] = JSON.parse(r.stdout);
   cold.push(first);
@@ -64,7 +67,9 @@ const w = median(whole);
 const c = median(cold);
 console.log(`payload: ${dir}`);
 console.log(`whole-process keelson payload graph:  ${w.toFixed(0)} ms (median of ${runs})`);
-console.log(`in-process load + graph + DOT, cold:  ${c.toFixed(0)} ms (first run in a fresh process, imports excluded)`);
+console.log(
+  `in-process load + graph + DOT, cold:  ${c.toFixed(0)} ms (first run in a fresh process, imports excluded)`,
+);
 console.log(`in-process load + graph + DOT, warm:  ${median(warm).toFixed(0)} ms`);
 console.log(`bare node -e '':                      ${median(bare).toFixed(0)} ms`);
 console.log(`ratio whole-process / in-process cold: ${(w / c).toFixed(2)}x`);

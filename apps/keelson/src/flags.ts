@@ -13,6 +13,7 @@ export function parseDuration(flag: string, value: string): number {
   } catch (e) {
     throw usageError(`${flag}: expected a positive duration such as 30s, 1m30s or 500ms: ${(e as Error).message}`);
   }
-  if (!(ms > 0)) throw usageError(`${flag}: expected a positive duration such as 30s, 1m30s or 500ms, got ${JSON.stringify(value)}`);
+  if (!(ms > 0))
+    throw usageError(`${flag}: expected a positive duration such as 30s, 1m30s or 500ms, got ${JSON.stringify(value)}`);
   return ms;
 }

@@ -1,10 +1,32 @@
 export { buildProgram, main } from './cli.js';
 export { CliError } from './errors.js';
 /** `keelson upgrade` as functions (shared with `keelson rehearse`): request an update, set the channel, diagnose. */
-export { requestUpgrade, setChannel, readUpgradeStatus, getClusterVersion, clientFromKubeconfig, type UpgradeRequestResult, type ChannelResult } from './upgrade/cluster.js';
-export { planUpgrade, validateUpgradeOptions, desiredUpdatePatch, checkForUpgrade, UpgradeRequestError, type UpgradeRequestOptions, type UpgradePlan } from './upgrade/request.js';
+export {
+  requestUpgrade,
+  setChannel,
+  readUpgradeStatus,
+  getClusterVersion,
+  clientFromKubeconfig,
+  type UpgradeRequestResult,
+  type ChannelResult,
+} from './upgrade/cluster.js';
+export {
+  planUpgrade,
+  validateUpgradeOptions,
+  desiredUpdatePatch,
+  checkForUpgrade,
+  UpgradeRequestError,
+  type UpgradeRequestOptions,
+  type UpgradePlan,
+} from './upgrade/request.js';
 export { formatUpgradeOverview, upgradeOverview, type UpgradeOverview } from './upgrade/overview.js';
-export { computeUpgradeStatus, type UpgradeStatusSummary, type OperatorProgress, type PoolProgress, type WaitItem } from './upgrade/status-summary.js';
+export {
+  computeUpgradeStatus,
+  type UpgradeStatusSummary,
+  type OperatorProgress,
+  type PoolProgress,
+  type WaitItem,
+} from './upgrade/status-summary.js';
 export { formatUpgradeStatus } from './upgrade/status-format.js';
 export { rehearse, nodeInventory, type RehearseOptions, type RehearsalResult } from './rehearse/run.js';
 export { parseFaults, type FaultPlan } from './rehearse/faults.js';

@@ -58,9 +58,15 @@ export function usageError(message: string): CliError {
 
 /** Adds `-o, --output <format>` (and the requested aliases) to a command. */
 export function addOutputOption(cmd: Command, spec: OutputSpec): Command {
-  const full: Required<OutputSpec> = { formats: spec.formats, default: spec.default ?? spec.formats[0] ?? 'table', aliases: spec.aliases ?? [] };
+  const full: Required<OutputSpec> = {
+    formats: spec.formats,
+    default: spec.default ?? spec.formats[0] ?? 'table',
+    aliases: spec.aliases ?? [],
+  };
   specs.set(cmd, full);
-  cmd.addOption(new Option('-o, --output <format>', `output format: ${full.formats.join(', ')} (default ${full.default})`));
+  cmd.addOption(
+    new Option('-o, --output <format>', `output format: ${full.formats.join(', ')} (default ${full.default})`),
+  );
   if (full.aliases.includes('json')) cmd.addOption(new Option('--json', 'same as -o json'));
   if (full.aliases.includes('format')) cmd.addOption(new Option('--format <format>', 'same as -o <format>'));
   return cmd;
@@ -77,21 +83,31 @@ export function outputFormat(flags: OutputFlags, cmd: Command): string {
   if (flags.output !== undefined) picked.push([`-o ${flags.output}`, flags.output]);
   if (flags.format !== undefined) picked.push([`--format ${flags.format}`, flags.format]);
   if (flags.json === true) picked.push(['--json', 'json']);
-  if (new Set(picked.map(([, v]) => v)).size > 1) throw usageError(`conflicting output formats: ${picked.map(([f]) => f).join(', ')}`);
+  if (new Set(picked.map(([, v]) => v)).size > 1)
+    throw usageError(`conflicting output formats: ${picked.map(([f]) => f).join(', ')}`);
   const format = picked[0]?.[1] ?? spec.default;
   if (!spec.formats.includes(format)) {
-    throw usageError(`unknown output format ${JSON.stringify(format)} for "${cmd.name()}"; use one of: ${spec.formats.join(', ')}`);
+    throw usageError(
+      `unknown output format ${JSON.stringify(format)} for "${cmd.name()}"; use one of: ${spec.formats.join(', ')}`,
+    );
   }
   return format;
 }
 
 /** Columns padded to their widest cell (the last column is not padded); no trailing spaces. */
-export function formatTable(rows: readonly (readonly string[])[], opts: { indent?: string; gap?: string } = {}): string {
+export function formatTable(
+  rows: readonly (readonly string[])[],
+  opts: { indent?: string; gap?: string } = {},
+): string {
   const indent = opts.indent ?? '';
   const gap = opts.gap ?? '  ';
   const widths: number[] = [];
   for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((row) => `${indent}${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join(gap)}`.trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      `${indent}${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join(gap)}`.trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Writes to stdout and resolves once the text is handed to the OS (so that exit codes follow complete output). */

@@ -54,10 +54,23 @@ export interface LoadedPayload {
 }
 
 /** Inclusion settings of `cluster-version-util task-graph`. */
-const TASK_GRAPH_FACTS = { excludeIdentifier: '', featureSet: '', profile: DEFAULT_CLUSTER_PROFILE, enabledFeatureGates: [] as string[] };
+const TASK_GRAPH_FACTS = {
+  excludeIdentifier: '',
+  featureSet: '',
+  profile: DEFAULT_CLUSTER_PROFILE,
+  enabledFeatureGates: [] as string[],
+};
 
 function loaded(m: Manifest): LoadedManifest {
-  return { filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, annotations: m.annotations === null ? null : { ...m.annotations } };
+  return {
+    filename: m.filename,
+    group: m.gvk.group,
+    version: m.gvk.version,
+    kind: m.gvk.kind,
+    namespace: m.namespace,
+    name: m.name,
+    annotations: m.annotations === null ? null : { ...m.annotations },
+  };
 }
 
 /** Why upstream's `Manifest.Include` would exclude `m`, or null to include it. */
@@ -82,7 +95,13 @@ export function exclusionReason(m: LoadedManifest, majorVersion: number): string
 function toLoadError(e: PayloadError, dir: string): PayloadLoadError {
   if (e instanceof PayloadIntegrityError) return new PayloadLoadError('MANIFEST', dir, e.message);
   const code: PayloadLoadErrorCode =
-    e.code === 'PayloadMissingFile' ? 'MISSING' : e.code === 'InvalidReleaseMetadata' ? 'METADATA' : e.code === 'InvalidImageReferences' ? 'IMAGE_REFERENCES' : 'MANIFEST';
+    e.code === 'PayloadMissingFile'
+      ? 'MISSING'
+      : e.code === 'InvalidReleaseMetadata'
+        ? 'METADATA'
+        : e.code === 'InvalidImageReferences'
+          ? 'IMAGE_REFERENCES'
+          : 'MANIFEST';
   return new PayloadLoadError(code, e.path ?? dir, e.message);
 }
 
@@ -94,7 +113,10 @@ function toLoadError(e: PayloadError, dir: string): PayloadLoadError {
 export async function loadPayloadTasks(dir: string): Promise<LoadedPayload> {
   let payload;
   try {
-    payload = loadPayloadFromFiles(await readPayloadDirectory(dir), dir, { releaseImage: '', clusterProfile: DEFAULT_CLUSTER_PROFILE });
+    payload = loadPayloadFromFiles(await readPayloadDirectory(dir), dir, {
+      releaseImage: '',
+      clusterProfile: DEFAULT_CLUSTER_PROFILE,
+    });
   } catch (e) {
     if (e instanceof PayloadError) throw toLoadError(e, dir);
     throw e;
@@ -102,12 +124,24 @@ export async function loadPayloadTasks(dir: string): Promise<LoadedPayload> {
   const result = filterManifests(payload, TASK_GRAPH_FACTS);
   const warnings = [...payload.warnings];
   for (const x of result.excluded) {
-    warnings.push(`excluding ${x.manifest.filename} ${x.manifest.gvk.kind} ${x.manifest.namespace}/${x.manifest.name}: ${x.reason.message}`);
+    warnings.push(
+      `excluding ${x.manifest.filename} ${x.manifest.gvk.kind} ${x.manifest.namespace}/${x.manifest.name}: ${x.reason.message}`,
+    );
   }
   const manifests = result.included.map(loaded);
   const total = manifests.length;
   const tasks = manifests.map((m, i) =>
-    createTask({ filename: m.filename, group: m.group, version: m.version, kind: m.kind, namespace: m.namespace, name: m.name, index: i + 1, total, data: m }),
+    createTask({
+      filename: m.filename,
+      group: m.group,
+      version: m.version,
+      kind: m.kind,
+      namespace: m.namespace,
+      name: m.name,
+      index: i + 1,
+      total,
+      data: m,
+    }),
   );
   return { version: payload.metadata.version, manifests, tasks, warnings };
 }

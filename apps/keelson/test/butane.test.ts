@@ -31,7 +31,10 @@ const OS =
 describe('keelson butane', () => {
   it('prints what butane prints: YAML with sorted keys, compact JSON in Go field order (or --pretty), one final newline', async () => {
     await write('ntp.conf', 'server a & b\n');
-    const f = await write('order.bu', `${OS}storage:\n  files:\n    - path: /etc/ntp.conf\n      overwrite: true\n      contents:\n        local: ntp.conf\n`);
+    const f = await write(
+      'order.bu',
+      `${OS}storage:\n  files:\n    - path: /etc/ntp.conf\n      overwrite: true\n      contents:\n        local: ntp.conf\n`,
+    );
     const y = await cli('butane', '-d', dir, f);
     expect(y.code, y.stderr).toBe(0);
     expect(y.stdout).toBe(
@@ -39,10 +42,17 @@ describe('keelson butane', () => {
     );
     const j = await cli('butane', '-d', dir, '--raw', f);
     expect(j.code, j.stderr).toBe(0);
-    expect(j.stdout).toBe('{"ignition":{"version":"3.4.0"},"storage":{"files":[{"overwrite":true,"path":"/etc/ntp.conf","contents":{"compression":"","source":"data:,server%20a%20%26%20b%0A"}}]}}\n');
-    const u = await write('unit.bu', 'variant: fcos\nversion: 1.5.0\nsystemd:\n  units:\n    - name: a.service\n      contents: "[Service]\\nExecStart=/bin/sh -c \'true && echo <ok>\'\\n"\n');
+    expect(j.stdout).toBe(
+      '{"ignition":{"version":"3.4.0"},"storage":{"files":[{"overwrite":true,"path":"/etc/ntp.conf","contents":{"compression":"","source":"data:,server%20a%20%26%20b%0A"}}]}}\n',
+    );
+    const u = await write(
+      'unit.bu',
+      'variant: fcos\nversion: 1.5.0\nsystemd:\n  units:\n    - name: a.service\n      contents: "[Service]\\nExecStart=/bin/sh -c \'true && echo <ok>\'\\n"\n',
+    );
     const g = await cli('butane', u);
-    expect(g.stdout).toBe('{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"contents":"[Service]\\nExecStart=/bin/sh -c \'true \\u0026\\u0026 echo \\u003cok\\u003e\'\\n","name":"a.service"}]}}\n');
+    expect(g.stdout).toBe(
+      '{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"contents":"[Service]\\nExecStart=/bin/sh -c \'true \\u0026\\u0026 echo \\u003cok\\u003e\'\\n","name":"a.service"}]}}\n',
+    );
     const p = await cli('butane', '--pretty', u);
     expect(p.stdout.split('\n').slice(0, 3)).toEqual(['{', '  "ignition": {', '    "version": "3.4.0"']);
   });

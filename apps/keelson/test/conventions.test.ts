@@ -24,7 +24,13 @@ let mcB = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keelson-conventions-'));
   ign = join(dir, 'config.ign');
-  await writeFile(ign, JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/motd', contents: { source: 'data:,hi' } }] } }));
+  await writeFile(
+    ign,
+    JSON.stringify({
+      ignition: { version: '3.4.0' },
+      storage: { files: [{ path: '/etc/motd', contents: { source: 'data:,hi' } }] },
+    }),
+  );
   mcA = join(dir, 'a.yaml');
   mcB = join(dir, 'b.yaml');
   const mc = (name: string, digit: string): string =>
@@ -71,7 +77,18 @@ describe('keelson output convention', { timeout: 120_000 }, () => {
     }
     const w = await cli('payload', 'manifests', '-o', 'wide', PAYLOAD);
     expect(w.stdout.split('\n')[0]).toMatch(/^FILE +APIVERSION +KIND +NAME$/);
-    const u = await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', G47, '-o', 'wide');
+    const u = await cli(
+      'graph',
+      'updates',
+      '--channel',
+      'stable-4.7',
+      '--version',
+      '4.7.0',
+      '--graph',
+      G47,
+      '-o',
+      'wide',
+    );
     expect(u.stdout).toMatch(/VERSION +IMAGE +CHANNELS +URL/);
   });
 
@@ -95,9 +112,37 @@ describe('keelson output convention', { timeout: 120_000 }, () => {
     }
     expect((await cli('payload', 'info')).code).toBe(2);
     expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0')).code).toBe(2);
-    expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', G47, '--timeout', '-1')).code).toBe(2);
+    expect(
+      (
+        await cli(
+          'graph',
+          'updates',
+          '--channel',
+          'stable-4.7',
+          '--version',
+          '4.7.0',
+          '--graph',
+          G47,
+          '--timeout',
+          '-1',
+        )
+      ).code,
+    ).toBe(2);
     expect((await cli('os', 'plan', '--from', join(dir, 'missing.yaml'), '--to', mcB)).code).toBe(2);
-    expect((await cli('graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0', '--graph', join(dir, 'missing.json'))).code).toBe(2);
+    expect(
+      (
+        await cli(
+          'graph',
+          'updates',
+          '--channel',
+          'stable-4.7',
+          '--version',
+          '4.7.0',
+          '--graph',
+          join(dir, 'missing.json'),
+        )
+      ).code,
+    ).toBe(2);
     expect((await cli('mc', 'render', '--pool', 'worker', join(dir, 'missing'))).code).toBe(2);
     expect((await cli('ignition', 'validate', join(dir, 'missing.ign'))).code).toBe(2);
   });
@@ -116,12 +161,28 @@ describe('keelson output convention', { timeout: 120_000 }, () => {
 
 describe('cluster settings and channel warnings', { timeout: 60_000 }, () => {
   it('payload manifests warns about a capability in the wrong case, an unknown feature set and profile', async () => {
-    const r = await cli('payload', 'manifests', '--capabilities', 'console', '--feature-set', 'TechPreview', '--profile', 'single-node', PAYLOAD);
+    const r = await cli(
+      'payload',
+      'manifests',
+      '--capabilities',
+      'console',
+      '--feature-set',
+      'TechPreview',
+      '--profile',
+      'single-node',
+      PAYLOAD,
+    );
     expect(r.code).toBe(0);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^warning: unknown capability "console"; names are case-sensitive: did you mean "Console"\? known capabilities: baremetal, Console, /);
-    expect(lines[1]).toBe('warning: unknown feature set "TechPreview"; known feature sets: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD');
-    expect(lines[2]).toBe('warning: unknown cluster profile "single-node"; known cluster profiles: self-managed-high-availability, single-node-developer, ibm-cloud-managed, hypershift');
+    expect(lines[0]).toMatch(
+      /^warning: unknown capability "console"; names are case-sensitive: did you mean "Console"\? known capabilities: baremetal, Console, /,
+    );
+    expect(lines[1]).toBe(
+      'warning: unknown feature set "TechPreview"; known feature sets: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD',
+    );
+    expect(lines[2]).toBe(
+      'warning: unknown cluster profile "single-node"; known cluster profiles: self-managed-high-availability, single-node-developer, ibm-cloud-managed, hypershift',
+    );
     expect((await cli('payload', 'manifests', '--capabilities', 'Console', PAYLOAD)).stderr).toBe('');
   });
 
@@ -146,16 +207,27 @@ describe('network deadlines and retries on the command line', { timeout: 60_000 
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
     try {
-      const r = await cli('payload', 'info', '--plain-http', '--timeout', '10s', `docker://127.0.0.1:${port}/ocp/release:1`);
+      const r = await cli(
+        'payload',
+        'info',
+        '--plain-http',
+        '--timeout',
+        '10s',
+        `docker://127.0.0.1:${port}/ocp/release:1`,
+      );
       expect(r.code).toBe(1);
-      expect(r.stderr.split('\n')[0]).toBe(`warning: retrying http://127.0.0.1:${port}/v2/ocp/release/manifests/1 in 0.1 s (attempt 2 of 3) after: HTTP 503`);
+      expect(r.stderr.split('\n')[0]).toBe(
+        `warning: retrying http://127.0.0.1:${port}/v2/ocp/release/manifests/1 in 0.1 s (attempt 2 of 3) after: HTTP 503`,
+      );
       expect(r.stderr).toMatch(/error: .*HTTP 404/);
     } finally {
       await new Promise((r) => server.close(r));
     }
     const bad = await cli('payload', 'info', '--timeout', 'soon', PAYLOAD);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n');
+    expect(bad.stderr).toBe(
+      'error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n',
+    );
   });
 });
 
@@ -163,7 +235,9 @@ describe('a closed stdout', { timeout: 60_000 }, () => {
   it('ends quietly with exit 0 when the reader goes away (keelson ... | head)', async () => {
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('./cli-helpers.js');
-    const child = spawn(process.execPath, [BIN, 'payload', 'graph', '-o', 'mermaid', PAYLOAD], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'payload', 'graph', '-o', 'mermaid', PAYLOAD], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.destroy(); // like `| head` exiting before the output is written

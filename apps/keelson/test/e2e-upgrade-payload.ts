@@ -10,7 +10,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEST_RELEASE_COMPONENTS, testComponentNamespace, writeReleaseImageLayout, writeTestRelease } from '@keelson/payload-gen';
+import {
+  TEST_RELEASE_COMPONENTS,
+  testComponentNamespace,
+  writeReleaseImageLayout,
+  writeTestRelease,
+} from '@keelson/payload-gen';
 
 /** The CVO's own manifests (`manifests/` of every payload, upstream's layout). */
 const CVO_MANIFESTS = fileURLToPath(new URL('../../cluster-version-operator/manifests/', import.meta.url));
@@ -22,8 +27,16 @@ export const COMPONENTS: readonly (readonly [level: string, name: string])[] = T
 export const namespaceOf = testComponentNamespace;
 
 /** Writes a release payload directory (@keelson/payload-gen `writeTestRelease`) for `version`; returns its path. */
-export async function writePayload(root: string, version: string, verification: { publicKey: string; store: string }): Promise<string> {
-  return writeTestRelease(root, { version, cvoManifestsDir: CVO_MANIFESTS, verification: { ...verification, name: 'e2e' } });
+export async function writePayload(
+  root: string,
+  version: string,
+  verification: { publicKey: string; store: string },
+): Promise<string> {
+  return writeTestRelease(root, {
+    version,
+    cvoManifestsDir: CVO_MANIFESTS,
+    verification: { ...verification, name: 'e2e' },
+  });
 }
 
 /** Packs a payload directory as an OCI image layout tagged `release` (@keelson/payload-gen). */
@@ -43,14 +56,25 @@ export class LocalRegistry {
       const s = createServer();
       s.listen(0, '127.0.0.1', () => {
         const p = (s.address() as AddressInfo).port;
-        s.close(() => { resolve(p); });
+        s.close(() => {
+          resolve(p);
+        });
       });
     });
-    await writeFile(join(dir, 'registry.yml'), `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'storage')}\nhttp:\n  addr: 127.0.0.1:${String(port)}\n`);
+    await writeFile(
+      join(dir, 'registry.yml'),
+      `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'storage')}\nhttp:\n  addr: 127.0.0.1:${String(port)}\n`,
+    );
     const child = spawn('/usr/bin/docker-registry', ['serve', join(dir, 'registry.yml')], { stdio: 'ignore' });
     const host = `127.0.0.1:${String(port)}`;
     for (let i = 0; i < 200; i++) {
-      if (await fetch(`http://${host}/v2/`).then((r) => r.ok, () => false)) return new LocalRegistry(host, child);
+      if (
+        await fetch(`http://${host}/v2/`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return new LocalRegistry(host, child);
       await new Promise((r) => setTimeout(r, 50));
     }
     child.kill('SIGKILL');
@@ -59,7 +83,15 @@ export class LocalRegistry {
 
   /** Pushes an OCI layout (tag `release`) as `<host>/<repo>:<tag>`; returns the by-digest pull spec. */
   push(layout: string, repo: string, tag: string, digestFile: string): string {
-    execFileSync('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `--digestfile=${digestFile}`, `oci:${layout}:release`, `docker://${this.host}/${repo}:${tag}`]);
+    execFileSync('skopeo', [
+      '--insecure-policy',
+      'copy',
+      '--quiet',
+      '--dest-tls-verify=false',
+      `--digestfile=${digestFile}`,
+      `oci:${layout}:release`,
+      `docker://${this.host}/${repo}:${tag}`,
+    ]);
     const digest = readFileSync(digestFile, 'utf8').trim();
     return `${this.host}/${repo}@${digest}`;
   }
@@ -80,7 +112,11 @@ export class Signer {
   }
 
   private gpg(args: string[], input?: string): Buffer {
-    return execFileSync('gpg', ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+    return execFileSync(
+      'gpg',
+      ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args],
+      { input, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
   }
 
   /** The armored public key, as a verification ConfigMap carries it. */
@@ -100,7 +136,14 @@ export class Signer {
   /** Writes an atomic container signature of `pullSpec` (`host/repo@sha256:…`) to `<store>/sha256=<hex>/signature-1`. */
   async sign(storeDir: string, pullSpec: string): Promise<void> {
     const [repo = '', digest = ''] = pullSpec.split('@');
-    const claims = JSON.stringify({ critical: { type: 'atomic container signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': repo } }, optional: { creator: 'keelson-e2e' } });
+    const claims = JSON.stringify({
+      critical: {
+        type: 'atomic container signature',
+        image: { 'docker-manifest-digest': digest },
+        identity: { 'docker-reference': repo },
+      },
+      optional: { creator: 'keelson-e2e' },
+    });
     const dir = join(storeDir, `sha256=${digest.slice(7)}`);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'signature-1'), this.gpg(['--local-user', 'release@example.com', '--sign'], claims));
@@ -108,7 +151,11 @@ export class Signer {
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {

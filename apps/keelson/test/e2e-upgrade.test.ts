@@ -22,15 +22,32 @@ import { KubeClient, KubeConfig } from '@keelson/kube';
 import { startSandbox, type ChangeEvent, type Sandbox } from '@keelson/kube-sandbox';
 import { createGraphServer, type GraphServer } from '@keelson/update-graph';
 import { BIN } from './cli-helpers.js';
-import { COMPONENTS, LocalRegistry, Signer, namespaceOf, waitFor, writeOciLayout, writePayload } from './e2e-upgrade-payload.js';
+import {
+  COMPONENTS,
+  LocalRegistry,
+  Signer,
+  namespaceOf,
+  waitFor,
+  writeOciLayout,
+  writePayload,
+} from './e2e-upgrade-payload.js';
 
-const CVO_BIN = fileURLToPath(new URL('../node_modules/@keelson/cluster-version-operator/dist/bin/cluster-version-operator.js', import.meta.url));
+const CVO_BIN = fileURLToPath(
+  new URL('../node_modules/@keelson/cluster-version-operator/dist/bin/cluster-version-operator.js', import.meta.url),
+);
 const [A, B, C] = ['4.18.0', '4.18.1', '4.18.2'] as const;
 /** Group/resource keys of the sandbox's change events. */
 const CO_GR = 'config.openshift.io/clusteroperators';
 const DEPLOY_GR = 'apps/deployments';
 
-interface HistoryEntry { state: string; version: string; image: string; verified: boolean; acceptedRisks?: string; completionTime: string | null }
+interface HistoryEntry {
+  state: string;
+  version: string;
+  image: string;
+  verified: boolean;
+  acceptedRisks?: string;
+  completionTime: string | null;
+}
 interface CV {
   status?: {
     desired?: { version?: string; image?: string };
@@ -41,7 +58,14 @@ interface CV {
 }
 
 /** One write seen by the API server, reduced to what the order audit needs. */
-interface Write { rv: number; gr: string; namespace: string; name: string; content?: string | undefined; operatorVersion?: string | undefined }
+interface Write {
+  rv: number;
+  gr: string;
+  namespace: string;
+  name: string;
+  content?: string | undefined;
+  operatorVersion?: string | undefined;
+}
 
 let sandbox: Sandbox;
 let client: KubeClient;
@@ -71,17 +95,28 @@ function keelson(...args: string[]): Promise<{ code: number; stdout: string; std
 /** Records the payload-relevant content of a write: ConfigMap `data.version`, a Deployment's `RELEASE_VERSION`, a ClusterOperator's reported operator version. */
 function record(e: ChangeEvent): void {
   if (e.type === 'DELETED') return;
-  const o = e.object as { metadata: { name?: string; namespace?: string }; data?: Record<string, string>; spec?: { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } }; status?: { versions?: { name: string; version: string }[] } };
+  const o = e.object as {
+    metadata: { name?: string; namespace?: string };
+    data?: Record<string, string>;
+    spec?: { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } };
+    status?: { versions?: { name: string; version: string }[] };
+  };
   const w: Write = { rv: e.rv, gr: e.gr, namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' };
   if (e.gr === '/configmaps') w.content = o.data?.['version'];
-  if (e.gr === DEPLOY_GR) w.content = o.spec?.template?.spec?.containers?.[0]?.env?.find((v) => v.name === 'RELEASE_VERSION')?.value;
+  if (e.gr === DEPLOY_GR)
+    w.content = o.spec?.template?.spec?.containers?.[0]?.env?.find((v) => v.name === 'RELEASE_VERSION')?.value;
   if (e.gr === CO_GR) w.operatorVersion = o.status?.versions?.find((v) => v.name === 'operator')?.version;
   writes.push(w);
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keelson-e2e-upgrade-'));
-  sandbox = await startSandbox({ openshiftCrds: true, simulatePods: true, nodes: ['master-0'], simulateOperators: { delayMs: 100 } });
+  sandbox = await startSandbox({
+    openshiftCrds: true,
+    simulatePods: true,
+    nodes: ['master-0'],
+    simulateOperators: { delayMs: 100 },
+  });
   sandbox.cluster.onChange(record);
   kubeconfig = await sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
   const kc = new KubeConfig();
@@ -107,18 +142,50 @@ beforeAll(async () => {
       { version: A, payload: images[A] ?? '', arch: 'amd64', previous: [] },
       { version: B, payload: images[B] ?? '', arch: 'amd64', previous: [A] },
     ],
-    graphData: { version: '1.2.0', rawMetadata: {}, blockedEdges: [], conditionalEdges: [], channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: [A, B] }], warnings: [] },
+    graphData: {
+      version: '1.2.0',
+      rawMetadata: {},
+      blockedEdges: [],
+      conditionalEdges: [],
+      channels: [{ file: 'channels/stable-4.18.yaml', name: 'stable-4.18', versions: [A, B] }],
+      warnings: [],
+    },
   });
   const graphUrl = await graph.listen(0, '127.0.0.1');
 
   // what the installer leaves: the CVO namespace and a ClusterVersion with the cluster ID and channel
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } } });
-  await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
-    body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: 'c0ffee00-1234-4abc-8def-0123456789ab', channel: 'stable-4.18' } },
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } },
   });
-  cvo = spawn(process.execPath, [CVO_BIN, 'start', `--kubeconfig=${kubeconfig}`, `--payload-dir=${join(dir, `payload-${A}`)}`, `--release-image=${images[A] ?? ''}`, `--payload-cache=${join(dir, 'cache')}`,
-    '--listen=127.0.0.1:0', `--update-service=${graphUrl}/graph`, '--time-scale=0.002', '--lease-duration=2s', '--renew-deadline=1500ms', '--retry-period=200ms'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  cvo.stderr?.on('data', (d: Buffer) => { cvoLog = (cvoLog + d.toString()).slice(-1_000_000); });
+  await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
+    body: {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: 'c0ffee00-1234-4abc-8def-0123456789ab', channel: 'stable-4.18' },
+    },
+  });
+  cvo = spawn(
+    process.execPath,
+    [
+      CVO_BIN,
+      'start',
+      `--kubeconfig=${kubeconfig}`,
+      `--payload-dir=${join(dir, `payload-${A}`)}`,
+      `--release-image=${images[A] ?? ''}`,
+      `--payload-cache=${join(dir, 'cache')}`,
+      '--listen=127.0.0.1:0',
+      `--update-service=${graphUrl}/graph`,
+      '--time-scale=0.002',
+      '--lease-duration=2s',
+      '--renew-deadline=1500ms',
+      '--retry-period=200ms',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  cvo.stderr?.on('data', (d: Buffer) => {
+    cvoLog = (cvoLog + d.toString()).slice(-1_000_000);
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -140,60 +207,98 @@ afterAll(async () => {
 });
 
 /** rv of the first write after `from` matching `pred`, or Infinity. */
-const firstRv = (from: number, pred: (w: Write) => boolean) => writes.find((w) => w.rv > from && pred(w))?.rv ?? Number.POSITIVE_INFINITY;
+const firstRv = (from: number, pred: (w: Write) => boolean) =>
+  writes.find((w) => w.rv > from && pred(w))?.rv ?? Number.POSITIVE_INFINITY;
 
 describe('keelson upgrade end to end (sandbox + simulated operators + CVO process + update service)', () => {
   it('installs release A from scratch (Initializing) to Available with history [A Completed]', async () => {
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.state === 'Completed' && cond(c, 'Available')?.status === 'True' ? c : undefined;
-    }, 20_000, 'A installed');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.state === 'Completed' && cond(c, 'Available')?.status === 'True' ? c : undefined;
+      },
+      20_000,
+      'A installed',
+    );
     expect(history(cv)).toEqual([`${A} Completed`]);
     expect(cv.status?.desired).toMatchObject({ version: A, image: images[A] });
     expect(cond(cv, 'Available')?.message).toBe(`Done applying ${A}`);
     expect(cond(cv, 'Failing')?.status).toBe('False');
-    expect(cvoLog).toContain(`"msg":"Running sync","component":"cluster-version-operator","mode":"initializing","version":"${A}"`);
-    const cos = await client.request<{ items: { metadata: { name: string }; status?: { versions?: { name: string; version: string }[] } }[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
-    expect(cos.items.map((co) => [co.metadata.name, co.status?.versions?.[0]?.version]).sort()).toEqual(COMPONENTS.map(([, n]) => [n, A]).sort());
+    expect(cvoLog).toContain(
+      `"msg":"Running sync","component":"cluster-version-operator","mode":"initializing","version":"${A}"`,
+    );
+    const cos = await client.request<{
+      items: { metadata: { name: string }; status?: { versions?: { name: string; version: string }[] } }[];
+    }>('GET', '/apis/config.openshift.io/v1/clusteroperators');
+    expect(cos.items.map((co) => [co.metadata.name, co.status?.versions?.[0]?.version]).sort()).toEqual(
+      COMPONENTS.map(([, n]) => [n, A]).sort(),
+    );
   }, 70_000);
 
   it('updates to signed B via `keelson upgrade --to`, run level after run level, to [B Completed, A Completed]', async () => {
-    await waitFor(async () => ((await getCv()).status?.availableUpdates ?? []).some((u) => u.version === B), 30_000, 'B offered by the update service');
+    await waitFor(
+      async () => ((await getCv()).status?.availableUpdates ?? []).some((u) => u.version === B),
+      30_000,
+      'B offered by the update service',
+    );
     const overview = await keelson('upgrade', '--kubeconfig', kubeconfig);
     expect(overview.code).toBe(0);
     expect(overview.stdout).toContain(`Cluster version is ${A}\n`);
-    const table = (overview.stdout.split('Recommended updates:\n\n')[1] ?? '').trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(table).toEqual([['VERSION', 'IMAGE'], [B, images[B]]]);
+    const table = (overview.stdout.split('Recommended updates:\n\n')[1] ?? '')
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
+    expect(table).toEqual([
+      ['VERSION', 'IMAGE'],
+      [B, images[B]],
+    ]);
     const mark = writes.at(-1)?.rv ?? 0;
     const r = await keelson('upgrade', '--to', B, '--kubeconfig', kubeconfig);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(`Requested update to ${B}`);
     expect(r.code).toBe(0);
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.version === B && c.status.history[0].state === 'Completed' ? c : undefined;
-    }, 60_000, 'B completed');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.version === B && c.status.history[0].state === 'Completed' ? c : undefined;
+      },
+      60_000,
+      'B completed',
+    );
     expect(history(cv)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(cv.status?.history?.[0]).toMatchObject({ image: images[B], verified: true });
     expect(cvoLog).toContain(`"mode":"updating","version":"${B}"`);
-    expect(cond(cv, 'ReleaseAccepted')).toMatchObject({ status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${B}" image="${images[B] ?? ''}" architecture="amd64"` });
+    expect(cond(cv, 'ReleaseAccepted')).toMatchObject({
+      status: 'True',
+      reason: 'PayloadLoaded',
+      message: `Payload loaded version="${B}" image="${images[B] ?? ''}" architecture="amd64"`,
+    });
 
     // the write order: no manifest of run level N got B's content before every ClusterOperator of earlier levels reported B
     const levels = [...new Set(COMPONENTS.map(([l]) => l))].sort();
-    const reported = new Map(COMPONENTS.map(([, n]) => [n, firstRv(mark, (w) => w.gr === CO_GR && w.name === n && w.operatorVersion === B)]));
-    const started = new Map(levels.map((l) => {
-      const namespaces = new Set(COMPONENTS.filter(([lv]) => lv === l).map(([, n]) => namespaceOf(n)));
-      return [l, firstRv(mark, (w) => namespaces.has(w.namespace) && w.content === B)];
-    }));
-    if (process.env['E2E_UPGRADE_ORDER']) process.stderr.write(`${JSON.stringify({ started: [...started], reported: [...reported] })}\n`);
+    const reported = new Map(
+      COMPONENTS.map(([, n]) => [n, firstRv(mark, (w) => w.gr === CO_GR && w.name === n && w.operatorVersion === B)]),
+    );
+    const started = new Map(
+      levels.map((l) => {
+        const namespaces = new Set(COMPONENTS.filter(([lv]) => lv === l).map(([, n]) => namespaceOf(n)));
+        return [l, firstRv(mark, (w) => namespaces.has(w.namespace) && w.content === B)];
+      }),
+    );
+    if (process.env['E2E_UPGRADE_ORDER'])
+      process.stderr.write(`${JSON.stringify({ started: [...started], reported: [...reported] })}\n`);
     for (const l of levels) {
       expect(started.get(l), `run level ${l} applied`).toBeLessThan(Number.POSITIVE_INFINITY);
       for (const [earlier, n] of COMPONENTS) {
         if (earlier >= l) continue;
-        expect(reported.get(n) ?? 0, `ClusterOperator ${n} (level ${earlier}) reported ${B} before level ${l} started`).toBeLessThan(started.get(l) ?? 0);
+        expect(
+          reported.get(n) ?? 0,
+          `ClusterOperator ${n} (level ${earlier}) reported ${B} before level ${l} started`,
+        ).toBeLessThan(started.get(l) ?? 0);
       }
     }
-    for (const [, n] of COMPONENTS) expect(reported.get(n), `${n} reported ${B}`).toBeLessThan(Number.POSITIVE_INFINITY);
+    for (const [, n] of COMPONENTS)
+      expect(reported.get(n), `${n} reported ${B}`).toBeLessThan(Number.POSITIVE_INFINITY);
     // and each ClusterOperator reported B only after the CVO rolled out its Deployment (the simulator follows the CVO)
     for (const [, n] of COMPONENTS) {
       const rolled = firstRv(mark, (w) => w.gr === DEPLOY_GR && w.namespace === namespaceOf(n) && w.content === B);
@@ -205,31 +310,55 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     const imageC = images[C] ?? '';
     const r = await keelson('upgrade', '--to-image', imageC, '--allow-explicit-upgrade', '--kubeconfig', kubeconfig);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('warning: The requested upgrade image is not one of the available updates. You have used --allow-explicit-upgrade for the update to proceed anyway');
+    expect(r.stderr).toContain(
+      'warning: The requested upgrade image is not one of the available updates. You have used --allow-explicit-upgrade for the update to proceed anyway',
+    );
     expect(r.stdout.trim()).toBe(`Requested update to release image ${imageC}`);
-    const refused = await waitFor(async () => {
-      const c = await getCv();
-      return cond(c, 'ReleaseAccepted')?.status === 'False' ? c : undefined;
-    }, 30_000, 'C refused');
+    const refused = await waitFor(
+      async () => {
+        const c = await getCv();
+        return cond(c, 'ReleaseAccepted')?.status === 'False' ? c : undefined;
+      },
+      30_000,
+      'C refused',
+    );
     const ra = cond(refused, 'ReleaseAccepted');
     expect(ra?.reason).toBe('RetrievePayload');
-    expect(ra?.message).toContain(`Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified: unable to verify ${imageC.split('@')[1] ?? ''} against keyrings: verifier-public-key-e2e`);
+    expect(ra?.message).toContain(
+      `Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified: unable to verify ${imageC.split('@')[1] ?? ''} against keyrings: verifier-public-key-e2e`,
+    );
     expect(history(refused)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(refused.status?.desired).toMatchObject({ version: B, image: images[B] });
     // what the user sees: `keelson upgrade` prints the ReleaseAccepted=False block as `oc adm upgrade` does
     const shown = await keelson('upgrade', '--kubeconfig', kubeconfig);
-    expect(shown.stdout).toContain(`ReleaseAccepted=False\n\n  Reason: RetrievePayload\n  Message: Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified:`);
+    expect(shown.stdout).toContain(
+      `ReleaseAccepted=False\n\n  Reason: RetrievePayload\n  Message: Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified:`,
+    );
 
-    const forced = await keelson('upgrade', '--to-image', imageC, '--allow-explicit-upgrade', '--force', '--kubeconfig', kubeconfig);
+    const forced = await keelson(
+      'upgrade',
+      '--to-image',
+      imageC,
+      '--allow-explicit-upgrade',
+      '--force',
+      '--kubeconfig',
+      kubeconfig,
+    );
     expect(forced.code).toBe(0);
     expect(forced.stderr).toContain('warning: --force overrides cluster verification of your supplied release image');
-    const cv = await waitFor(async () => {
-      const c = await getCv();
-      return c.status?.history?.[0]?.image === imageC && c.status.history[0].state === 'Completed' ? c : undefined;
-    }, 60_000, 'C completed when forced');
+    const cv = await waitFor(
+      async () => {
+        const c = await getCv();
+        return c.status?.history?.[0]?.image === imageC && c.status.history[0].state === 'Completed' ? c : undefined;
+      },
+      60_000,
+      'C completed when forced',
+    );
     expect(history(cv)).toEqual([`${C} Completed`, `${B} Completed`, `${A} Completed`]);
     expect(cv.status?.history?.[0]?.verified).toBe(false);
-    expect(cv.status?.history?.[0]?.acceptedRisks).toContain('cannot be verified, but continuing anyway because the update was forced');
+    expect(cv.status?.history?.[0]?.acceptedRisks).toContain(
+      'cannot be verified, but continuing anyway because the update was forced',
+    );
     expect(cond(cv, 'ReleaseAccepted')).toMatchObject({ status: 'True', reason: 'PayloadLoaded' });
   }, 100_000);
 });

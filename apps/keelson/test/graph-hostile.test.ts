@@ -38,7 +38,14 @@ const graph = {
   conditionalEdges: [
     {
       edges: [{ from: '4.16.1', to: '4.16.2' }],
-      risks: [{ url: 'https://example.com/risk', name: 'SlowRisk', message: 'may break', matchingRules: [{ type: 'PromQL', promql: { promql: 'vector(1)' } }] }],
+      risks: [
+        {
+          url: 'https://example.com/risk',
+          name: 'SlowRisk',
+          message: 'may break',
+          matchingRules: [{ type: 'PromQL', promql: { promql: 'vector(1)' } }],
+        },
+      ],
     },
   ],
 };
@@ -61,10 +68,27 @@ afterAll(async () => {
 
 describe('keelson graph, hostile input', () => {
   it('graph updates --prometheus gives up after --timeout when Prometheus never answers', async () => {
-    const r = await run(['graph', 'updates', '--graph', join(dir, 'graph.json'), '--channel', 'stable-4.16', '--version', '4.16.1', '--prometheus', promUrl, '--timeout', '800ms', '--format', 'json']);
+    const r = await run([
+      'graph',
+      'updates',
+      '--graph',
+      join(dir, 'graph.json'),
+      '--channel',
+      'stable-4.16',
+      '--version',
+      '4.16.1',
+      '--prometheus',
+      promUrl,
+      '--timeout',
+      '800ms',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.ms).toBeLessThan(30_000);
-    const doc = JSON.parse(r.stdout) as { conditionalUpdates: { conditions?: { status: string; reason: string; message: string }[] }[] };
+    const doc = JSON.parse(r.stdout) as {
+      conditionalUpdates: { conditions?: { status: string; reason: string; message: string }[] }[];
+    };
     const c = doc.conditionalUpdates[0]?.conditions?.[0];
     expect(c?.status).toBe('Unknown');
     expect(c?.message).toMatch(/800 ms|deadline|timeout/i);
@@ -91,15 +115,38 @@ describe('keelson graph, hostile input', () => {
     const pre = 'a'.repeat(40);
     const versions = ['4.16.0', `4.16.1-${pre}`, '4.16.2'];
     for (const [i, v] of versions.entries()) {
-      await writeFile(join(releases, `${v}.json`), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: v, payload: `quay.io/x@sha256:${String(i).repeat(64)}`, previous: versions.slice(0, i) }));
+      await writeFile(
+        join(releases, `${v}.json`),
+        JSON.stringify({
+          kind: 'cincinnati-metadata-v0',
+          version: v,
+          payload: `quay.io/x@sha256:${String(i).repeat(64)}`,
+          previous: versions.slice(0, i),
+        }),
+      );
     }
-    await writeFile(join(data, 'channels', 'stable-4.16.yaml'), `name: stable-4.16\nversions:\n${versions.map((v) => `- ${v}`).join('\n')}\n`);
+    await writeFile(
+      join(data, 'channels', 'stable-4.16.yaml'),
+      `name: stable-4.16\nversions:\n${versions.map((v) => `- ${v}`).join('\n')}\n`,
+    );
     await writeFile(join(data, 'blocked-edges', '4.16.2.yaml'), 'to: 4.16.2\nfrom: ^4[.]16[.]1-(a+)+b$\n');
-    const child = execFile(process.execPath, [BIN, 'graph', 'serve', '--releases', releases, '--graph-data', data, '--port', '0']);
+    const child = execFile(process.execPath, [
+      BIN,
+      'graph',
+      'serve',
+      '--releases',
+      releases,
+      '--graph-data',
+      data,
+      '--port',
+      '0',
+    ]);
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';
-        const t = setTimeout(() => { reject(new Error(`graph serve did not start in 15 s: ${out}`)); }, 15_000);
+        const t = setTimeout(() => {
+          reject(new Error(`graph serve did not start in 15 s: ${out}`));
+        }, 15_000);
         child.stdout?.on('data', (d: Buffer) => {
           out += d.toString();
           const m = /https?:\/\/\S+/.exec(out);
@@ -108,8 +155,13 @@ describe('keelson graph, hostile input', () => {
             resolve(m[0]);
           }
         });
-        child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-        child.on('exit', (code) => { clearTimeout(t); reject(new Error(`exited ${String(code)}: ${out}`)); });
+        child.stderr?.on('data', (d: Buffer) => {
+          out += d.toString();
+        });
+        child.on('exit', (code) => {
+          clearTimeout(t);
+          reject(new Error(`exited ${String(code)}: ${out}`));
+        });
       });
       expect(line).toMatch(/127\.0\.0\.1/);
     } finally {

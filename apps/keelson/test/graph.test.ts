@@ -11,14 +11,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const CIN = new URL('./fixtures/upstream/cincinnati/', import.meta.url);
-const G47 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', CIN));
-const G49 = fileURLToPath(new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', CIN));
+const G47 = fileURLToPath(
+  new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json', CIN),
+);
+const G49 = fileURLToPath(
+  new URL('graphs/cincinnati-e2e/134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.9_amd64_v1.json', CIN),
+);
 const GRAPH_DATA = fileURLToPath(new URL('graph-data', CIN));
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       resolve({ code, stdout, stderr });
     });
   });
@@ -30,20 +38,38 @@ describe('keelson graph updates / path / draw (built CLI as a child process)', {
     const r = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.7.0']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Channel: stable-4.7');
-    expect(r.stdout).toMatch(/Recommended updates:\n\n {2}VERSION +IMAGE\n {2}4\.7\.60 +quay\.io\/openshift-release-dev\/ocp-release@sha256:/);
+    expect(r.stdout).toMatch(
+      /Recommended updates:\n\n {2}VERSION +IMAGE\n {2}4\.7\.60 +quay\.io\/openshift-release-dev\/ocp-release@sha256:/,
+    );
     expect(r.stdout.indexOf('4.7.60')).toBeLessThan(r.stdout.indexOf('4.7.59'));
     expect(r.stdout).toContain('Updates with known issues:');
     expect(r.stdout).toContain('Version: 4.7.4');
     expect(r.stdout).toContain('Risk: VSphereNodeNameChanges https://bugzilla.redhat.com/show_bug.cgi?id=1942207#c3');
   });
   it('updates --format json, VersionNotFound and usage errors', async () => {
-    const j = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.7.0', '--format', 'json']);
-    const doc = JSON.parse(j.stdout) as { current: { version: string }; conditionalUpdates: { release: { version: string } }[] };
+    const j = await run([
+      'graph',
+      'updates',
+      '--graph',
+      G47,
+      '--channel',
+      'stable-4.7',
+      '--version',
+      '4.7.0',
+      '--format',
+      'json',
+    ]);
+    const doc = JSON.parse(j.stdout) as {
+      current: { version: string };
+      conditionalUpdates: { release: { version: string } }[];
+    };
     expect(doc.current.version).toBe('4.7.0');
     expect(doc.conditionalUpdates.map((c) => c.release.version)).toEqual(['4.7.4']);
     const nf = await run(['graph', 'updates', '--graph', G47, '--channel', 'stable-4.7', '--version', '4.1.0']);
     expect(nf.code).toBe(1);
-    expect(nf.stderr).toContain('VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel');
+    expect(nf.stderr).toContain(
+      'VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel',
+    );
     const usage = await run(['graph', 'updates', '--channel', 'stable-4.7', '--version', '4.7.0']);
     expect(usage.code).toBe(2);
     const missing = await run(['graph', 'updates', '--graph', G47, '--version', '4.7.0']);
@@ -57,9 +83,31 @@ describe('keelson graph updates / path / draw (built CLI as a child process)', {
     const blocked = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47]);
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain('--accept-risks VSphereNodeNameChanges');
-    const j = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47, '--accept-risks', 'VSphereNodeNameChanges', '--format', 'json']);
+    const j = await run([
+      'graph',
+      'path',
+      '4.7.0',
+      '4.7.4',
+      '--graph',
+      G47,
+      '--accept-risks',
+      'VSphereNodeNameChanges',
+      '--format',
+      'json',
+    ]);
     expect((JSON.parse(j.stdout) as { hops: { kind: string }[] }).hops.map((h) => h.kind)).toEqual(['conditional']);
-    const dot = await run(['graph', 'path', '4.7.0', '4.7.4', '--graph', G47, '--accept-risks', 'VSphereNodeNameChanges', '--format', 'dot']);
+    const dot = await run([
+      'graph',
+      'path',
+      '4.7.0',
+      '4.7.4',
+      '--graph',
+      G47,
+      '--accept-risks',
+      'VSphereNodeNameChanges',
+      '--format',
+      'dot',
+    ]);
     expect(dot.stdout).toContain('"4.7.0" -> "4.7.4" [style=dashed, label="VSphereNodeNameChanges (accepted)"]');
     const mm = await run(['graph', 'path', '4.6.15', '4.7.60', '--graph', G47, '--format', 'mermaid']);
     expect(mm.stdout.split('\n')[0]).toBe('flowchart LR');
@@ -89,9 +137,34 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
     const versions = ['4.16.0', '4.16.1', '4.16.2', '4.16.3', '4.16.8', '4.16.9', '4.16.10', '4.16.11'];
     versions.forEach((v, i) => {
       const previous = v === '4.16.10' ? ['4.16.2', '4.16.9'] : versions.slice(Math.max(0, i - 2), i);
-      writeFileSync(join(dir, `${v}.json`), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: v, payload: `quay.io/openshift-release-dev/ocp-release@sha256:${String(i).repeat(64).slice(0, 64)}`, previous, metadata: { url: `https://errata/${v}` } }));
+      writeFileSync(
+        join(dir, `${v}.json`),
+        JSON.stringify({
+          kind: 'cincinnati-metadata-v0',
+          version: v,
+          payload: `quay.io/openshift-release-dev/ocp-release@sha256:${String(i).repeat(64).slice(0, 64)}`,
+          previous,
+          metadata: { url: `https://errata/${v}` },
+        }),
+      );
     });
-    child = spawn(process.execPath, [BIN, 'graph', 'serve', '--releases', dir, '--graph-data', GRAPH_DATA, '--port', '0', '--prefix', '/api/upgrades_info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'graph',
+        'serve',
+        '--releases',
+        dir,
+        '--graph-data',
+        GRAPH_DATA,
+        '--port',
+        '0',
+        '--prefix',
+        '/api/upgrades_info',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let errOut = '';
     child.stderr!.on('data', (b: Buffer) => (errOut += b.toString()));
     base = await new Promise<string>((resolve, reject) => {
@@ -107,14 +180,19 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
       const q = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
       res.writeHead(200, { 'content-type': 'application/json' });
       // the HyperShift risk query: answer "exposed" (1)
-      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [0, q.includes('hypershift') ? '1' : '0'] }] } }));
+      res.end(
+        JSON.stringify({
+          status: 'success',
+          data: { resultType: 'vector', result: [{ metric: {}, value: [0, q.includes('hypershift') ? '1' : '0'] }] },
+        }),
+      );
     });
     await new Promise<void>((r) => prom.listen(0, '127.0.0.1', () => r()));
     promUrl = `http://127.0.0.1:${(prom.address() as AddressInfo).port}`;
   }, 30_000);
   afterAll(async () => {
     child.kill('SIGTERM');
-    await new Promise<void>((r) => (prom as Server | undefined) ? prom.close(() => r()) : r());
+    await new Promise<void>((r) => ((prom as Server | undefined) ? prom.close(() => r()) : r()));
   });
 
   it('serves the graph; updates --upstream shows the conditional update from graph-data', async () => {
@@ -124,122 +202,260 @@ describe('keelson graph serve + updates --upstream (two child processes over loo
     expect(r.stdout).toContain(`Upstream: ${base}`);
     expect(r.stdout).toMatch(/4\.16\.3 +quay\.io/);
     expect(r.stdout).toContain('Version: 4.16.10');
-    expect(r.stdout).toContain('Risk: HyperShiftNodePoolSkewBinaryDownload https://issues.redhat.com/browse/HOSTEDCP-1941');
+    expect(r.stdout).toContain(
+      'Risk: HyperShiftNodePoolSkewBinaryDownload https://issues.redhat.com/browse/HOSTEDCP-1941',
+    );
   });
   it('evaluates PromQL risks with --prometheus and honours --accept-risks', async () => {
-    const r = await run(['graph', 'updates', '--upstream', base, '--channel', 'stable-4.16', '--version', '4.16.2', '--prometheus', promUrl]);
+    const r = await run([
+      'graph',
+      'updates',
+      '--upstream',
+      base,
+      '--channel',
+      'stable-4.16',
+      '--version',
+      '4.16.2',
+      '--prometheus',
+      promUrl,
+    ]);
     expect(r.stdout).toContain('Recommended: False');
     expect(r.stdout).toContain('Reason: HyperShiftNodePoolSkewBinaryDownload');
-    const a = await run(['graph', 'updates', '--upstream', base, '--channel', 'stable-4.16', '--version', '4.16.2', '--prometheus', promUrl, '--accept-risks', 'HyperShiftNodePoolSkewBinaryDownload', '--format', 'json']);
+    const a = await run([
+      'graph',
+      'updates',
+      '--upstream',
+      base,
+      '--channel',
+      'stable-4.16',
+      '--version',
+      '4.16.2',
+      '--prometheus',
+      promUrl,
+      '--accept-risks',
+      'HyperShiftNodePoolSkewBinaryDownload',
+      '--format',
+      'json',
+    ]);
     const doc = JSON.parse(a.stdout) as { conditionalUpdates: { conditions: { status: string; reason: string }[] }[] };
-    expect(doc.conditionalUpdates[0]!.conditions[0]).toMatchObject({ status: 'True', reason: 'AllExposedRisksAccepted' });
+    expect(doc.conditionalUpdates[0]!.conditions[0]).toMatchObject({
+      status: 'True',
+      reason: 'AllExposedRisksAccepted',
+    });
   });
   it('path --upstream --channel plans over the served graph', async () => {
-    const r = await run(['graph', 'path', '4.16.0', '4.16.11', '--upstream', base, '--channel', 'stable-4.16', '--format', 'json']);
+    const r = await run([
+      'graph',
+      'path',
+      '4.16.0',
+      '4.16.11',
+      '--upstream',
+      base,
+      '--channel',
+      'stable-4.16',
+      '--format',
+      'json',
+    ]);
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as { hops: { from: string; to: string }[] };
     expect(plan.hops.at(-1)!.to).toBe('4.16.11');
   });
   it('an unreachable upstream → RemoteFailed on stderr, exit 1', async () => {
-    const r = await run(['graph', 'updates', '--upstream', 'http://127.0.0.1:1/graph', '--channel', 'stable-4.16', '--version', '4.16.2', '--timeout', '3s']);
+    const r = await run([
+      'graph',
+      'updates',
+      '--upstream',
+      'http://127.0.0.1:1/graph',
+      '--channel',
+      'stable-4.16',
+      '--version',
+      '4.16.2',
+      '--timeout',
+      '3s',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('RemoteFailed');
   });
 });
 
-describe('keelson graph serve --payload (release payload directories, like graph-builder scraping release images)', { timeout: 60_000 }, () => {
-  let child: ChildProcess | undefined;
-  afterAll(() => {
-    child?.kill('SIGTERM');
-  });
-
-  function payloadDir(root: string, version: string, previous: string[], metadata: Record<string, unknown>): string {
-    const dir = join(root, version);
-    mkdirSync(join(dir, 'manifests'), { recursive: true });
-    mkdirSync(join(dir, 'release-manifests'), { recursive: true });
-    writeFileSync(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous, metadata }));
-    writeFileSync(join(dir, 'release-manifests/image-references'), `kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: ${version}\nspec:\n  tags:\n  - name: cli\n    from:\n      kind: DockerImage\n      name: quay.io/x/cli@sha256:${'a'.repeat(64)}\n`);
-    return dir;
-  }
-
-  // An OCI image layout holding a payload directory as one gzip layer (tar made by GNU tar).
-  function layoutFrom(dir: string, root: string): string {
-    const layer = gzipSync(execFileSync('tar', ['-C', dir, '--sort=name', '-cf', '-', 'manifests', 'release-manifests']));
-    mkdirSync(join(root, 'blobs/sha256'), { recursive: true });
-    const put = (b: Buffer): string => {
-      const d = `sha256:${createHash('sha256').update(b).digest('hex')}`;
-      writeFileSync(join(root, 'blobs/sha256', d.slice(7)), b);
-      return d;
-    };
-    const cfg = Buffer.from(JSON.stringify({ os: 'linux', architecture: 'amd64', rootfs: { type: 'layers', diff_ids: [] } }));
-    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: put(cfg), size: cfg.length }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: put(layer), size: layer.length }] }));
-    const digest = put(manifest);
-    writeFileSync(join(root, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-    writeFileSync(join(root, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest, size: manifest.length, annotations: { 'org.opencontainers.image.ref.name': 'release' } }] }));
-    return digest;
-  }
-
-  it('serves nodes and edges from the payloads plus a --releases dir; GET /graph over loopback', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
-    const d1 = payloadDir(root, '4.16.0', [], { url: 'https://errata/4.16.0', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
-    const d2 = payloadDir(root, '4.16.1', ['4.16.0'], { url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16', count: 3 });
-    const d3 = payloadDir(root, '4.16.3', ['4.16.1'], { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
-    const layout = join(root, 'layout-4.16.3');
-    const digest = layoutFrom(d3, layout);
-    const rel = join(root, 'releases');
-    mkdirSync(rel);
-    writeFileSync(join(rel, '4.16.2.json'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.16.2', payload: `quay.io/o/r@sha256:${'2'.repeat(64)}`, previous: ['4.16.0', '4.16.1'], metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' } }));
-    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', d1, '--payload', d2, '--payload', layout, '--releases', rel, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = c;
-    let errOut = '';
-    c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      c.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      c.once('exit', (code) => reject(new Error(`serve exited ${code}: ${errOut}`)));
+describe(
+  'keelson graph serve --payload (release payload directories, like graph-builder scraping release images)',
+  { timeout: 60_000 },
+  () => {
+    let child: ChildProcess | undefined;
+    afterAll(() => {
+      child?.kill('SIGTERM');
     });
-    expect(errOut).toContain('metadata.count is not a string');
-    const res = await fetch(`${url}?channel=stable-4.16`, { headers: { accept: 'application/json' } });
-    expect(res.status).toBe(200);
-    const doc = (await res.json()) as { nodes: { version: string; payload: string; metadata: Record<string, string> }[]; edges: [number, number][] };
-    const versions = doc.nodes.map((n) => n.version);
-    expect([...versions].sort()).toEqual(['4.16.0', '4.16.1', '4.16.2', '4.16.3']);
-    // read from an image: pulled by digest, and the manifestref key graph-builder's release scraper adds
-    const n3 = doc.nodes.find((n) => n.version === '4.16.3')!;
-    expect(n3.payload.endsWith(`@${digest}`)).toBe(true);
-    expect(n3.metadata).toEqual({ 'io.openshift.upgrades.graph.release.channels': 'stable-4.16', 'io.openshift.upgrades.graph.release.manifestref': digest });
-    const n1 = doc.nodes.find((n) => n.version === '4.16.1')!;
-    expect(n1.payload).toBe(d2);
-    expect(n1.metadata).toEqual({ url: 'https://errata/4.16.1', 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' });
-    const edges = doc.edges.map(([a, b]) => `${versions[a]}->${versions[b]}`).sort();
-    expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2', '4.16.1->4.16.3']);
-  });
 
-  it('a version given twice or a bad payload source is an error naming the source', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
-    const d1 = payloadDir(root, '4.16.0', [], {});
-    const twice = await run(['graph', 'serve', '--payload', d1, '--payload', d1, '--port', '0']);
-    expect(twice.code).toBe(1);
-    expect(twice.stderr).toContain('release 4.16.0 appears twice');
-    const bad = await run(['graph', 'serve', '--payload', join(root, 'missing'), '--port', '0']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain(`--payload ${join(root, 'missing')}`);
-    const none = await run(['graph', 'serve', '--port', '0']);
-    expect(none.code).toBe(2);
-  });
-});
+    function payloadDir(root: string, version: string, previous: string[], metadata: Record<string, unknown>): string {
+      const dir = join(root, version);
+      mkdirSync(join(dir, 'manifests'), { recursive: true });
+      mkdirSync(join(dir, 'release-manifests'), { recursive: true });
+      writeFileSync(
+        join(dir, 'release-manifests/release-metadata'),
+        JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous, metadata }),
+      );
+      writeFileSync(
+        join(dir, 'release-manifests/image-references'),
+        `kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: ${version}\nspec:\n  tags:\n  - name: cli\n    from:\n      kind: DockerImage\n      name: quay.io/x/cli@sha256:${'a'.repeat(64)}\n`,
+      );
+      return dir;
+    }
+
+    // An OCI image layout holding a payload directory as one gzip layer (tar made by GNU tar).
+    function layoutFrom(dir: string, root: string): string {
+      const layer = gzipSync(
+        execFileSync('tar', ['-C', dir, '--sort=name', '-cf', '-', 'manifests', 'release-manifests']),
+      );
+      mkdirSync(join(root, 'blobs/sha256'), { recursive: true });
+      const put = (b: Buffer): string => {
+        const d = `sha256:${createHash('sha256').update(b).digest('hex')}`;
+        writeFileSync(join(root, 'blobs/sha256', d.slice(7)), b);
+        return d;
+      };
+      const cfg = Buffer.from(
+        JSON.stringify({ os: 'linux', architecture: 'amd64', rootfs: { type: 'layers', diff_ids: [] } }),
+      );
+      const manifest = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: put(cfg), size: cfg.length },
+          layers: [
+            { mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: put(layer), size: layer.length },
+          ],
+        }),
+      );
+      const digest = put(manifest);
+      writeFileSync(join(root, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+      writeFileSync(
+        join(root, 'index.json'),
+        JSON.stringify({
+          schemaVersion: 2,
+          manifests: [
+            {
+              mediaType: 'application/vnd.oci.image.manifest.v1+json',
+              digest,
+              size: manifest.length,
+              annotations: { 'org.opencontainers.image.ref.name': 'release' },
+            },
+          ],
+        }),
+      );
+      return digest;
+    }
+
+    it('serves nodes and edges from the payloads plus a --releases dir; GET /graph over loopback', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
+      const d1 = payloadDir(root, '4.16.0', [], {
+        url: 'https://errata/4.16.0',
+        'io.openshift.upgrades.graph.release.channels': 'stable-4.16',
+      });
+      const d2 = payloadDir(root, '4.16.1', ['4.16.0'], {
+        url: 'https://errata/4.16.1',
+        'io.openshift.upgrades.graph.release.channels': 'stable-4.16',
+        count: 3,
+      });
+      const d3 = payloadDir(root, '4.16.3', ['4.16.1'], {
+        'io.openshift.upgrades.graph.release.channels': 'stable-4.16',
+      });
+      const layout = join(root, 'layout-4.16.3');
+      const digest = layoutFrom(d3, layout);
+      const rel = join(root, 'releases');
+      mkdirSync(rel);
+      writeFileSync(
+        join(rel, '4.16.2.json'),
+        JSON.stringify({
+          kind: 'cincinnati-metadata-v0',
+          version: '4.16.2',
+          payload: `quay.io/o/r@sha256:${'2'.repeat(64)}`,
+          previous: ['4.16.0', '4.16.1'],
+          metadata: { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' },
+        }),
+      );
+      const c = spawn(
+        process.execPath,
+        [
+          BIN,
+          'graph',
+          'serve',
+          '--payload',
+          d1,
+          '--payload',
+          d2,
+          '--payload',
+          layout,
+          '--releases',
+          rel,
+          '--port',
+          '0',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      child = c;
+      let errOut = '';
+      c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        c.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        c.once('exit', (code) => reject(new Error(`serve exited ${code}: ${errOut}`)));
+      });
+      expect(errOut).toContain('metadata.count is not a string');
+      const res = await fetch(`${url}?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as {
+        nodes: { version: string; payload: string; metadata: Record<string, string> }[];
+        edges: [number, number][];
+      };
+      const versions = doc.nodes.map((n) => n.version);
+      expect([...versions].sort()).toEqual(['4.16.0', '4.16.1', '4.16.2', '4.16.3']);
+      // read from an image: pulled by digest, and the manifestref key graph-builder's release scraper adds
+      const n3 = doc.nodes.find((n) => n.version === '4.16.3')!;
+      expect(n3.payload.endsWith(`@${digest}`)).toBe(true);
+      expect(n3.metadata).toEqual({
+        'io.openshift.upgrades.graph.release.channels': 'stable-4.16',
+        'io.openshift.upgrades.graph.release.manifestref': digest,
+      });
+      const n1 = doc.nodes.find((n) => n.version === '4.16.1')!;
+      expect(n1.payload).toBe(d2);
+      expect(n1.metadata).toEqual({
+        url: 'https://errata/4.16.1',
+        'io.openshift.upgrades.graph.release.channels': 'stable-4.16',
+      });
+      const edges = doc.edges.map(([a, b]) => `${versions[a]}->${versions[b]}`).sort();
+      expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2', '4.16.1->4.16.3']);
+    });
+
+    it('a version given twice or a bad payload source is an error naming the source', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'keelson-graph-payload-'));
+      const d1 = payloadDir(root, '4.16.0', [], {});
+      const twice = await run(['graph', 'serve', '--payload', d1, '--payload', d1, '--port', '0']);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toContain('release 4.16.0 appears twice');
+      const bad = await run(['graph', 'serve', '--payload', join(root, 'missing'), '--port', '0']);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`--payload ${join(root, 'missing')}`);
+      const none = await run(['graph', 'serve', '--port', '0']);
+      expect(none.code).toBe(2);
+    });
+  },
+);
 
 describe('release-metadata architecture: graph serve, graph updates and the CVO agree', { timeout: 120_000 }, () => {
   const PAYLOAD_GEN = fileURLToPath(new URL('../../../tooling/payload-gen/dist/cli.js', import.meta.url));
 
-  it('the generator\'s releases are served and offered: graph updates --upstream lists 4.18.8 from 4.18.7', async () => {
+  it("the generator's releases are served and offered: graph updates --upstream lists 4.18.8 from 4.18.7", async () => {
     const root = mkdtempSync(join(tmpdir(), 'keelson-graph-gen-'));
     execFileSync(process.execPath, [PAYLOAD_GEN, '--rehearsal', '--out', root]);
-    const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--payload', join(root, '4.18.7'), '--payload', join(root, '4.18.8'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(
+      process.execPath,
+      [BIN, 'graph', 'serve', '--payload', join(root, '4.18.7'), '--payload', join(root, '4.18.8'), '--port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let errOut = '';
       c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
@@ -266,16 +482,38 @@ describe('release-metadata architecture: graph serve, graph updates and the CVO 
     const dir = join(root, '4.18.7');
     mkdirSync(join(dir, 'manifests'), { recursive: true });
     mkdirSync(join(dir, 'release-manifests'), { recursive: true });
-    writeFileSync(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.7', metadata: { 'release.openshift.io/architecture': 'amd64' } }));
-    writeFileSync(join(dir, 'release-manifests/image-references'), 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.7\n');
+    writeFileSync(
+      join(dir, 'release-manifests/release-metadata'),
+      JSON.stringify({
+        kind: 'cincinnati-metadata-v0',
+        version: '4.18.7',
+        metadata: { 'release.openshift.io/architecture': 'amd64' },
+      }),
+    );
+    writeFileSync(
+      join(dir, 'release-manifests/image-references'),
+      'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.7\n',
+    );
     const p = await run(['graph', 'serve', '--payload', dir, '--port', '0']);
     expect(p.code).toBe(1);
-    expect(p.stderr).toContain('Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".');
+    expect(p.stderr).toContain(
+      'Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".',
+    );
     const rel = join(root, 'releases');
     mkdirSync(rel);
-    writeFileSync(join(rel, '4.18.7.json'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.7', payload: `quay.io/o/r@sha256:${'7'.repeat(64)}`, metadata: { 'release.openshift.io/architecture': 'amd64' } }));
+    writeFileSync(
+      join(rel, '4.18.7.json'),
+      JSON.stringify({
+        kind: 'cincinnati-metadata-v0',
+        version: '4.18.7',
+        payload: `quay.io/o/r@sha256:${'7'.repeat(64)}`,
+        metadata: { 'release.openshift.io/architecture': 'amd64' },
+      }),
+    );
     const r = await run(['graph', 'serve', '--releases', rel, '--port', '0']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".');
+    expect(r.stderr).toContain(
+      'Architecture from release-metadata (4.18.7) contains invalid value: "amd64". Valid value is "multi".',
+    );
   });
 });

@@ -17,7 +17,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const header = 'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-x\n  labels:\n    machineconfiguration.openshift.io/role: worker\n';
+const header =
+  'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-x\n  labels:\n    machineconfiguration.openshift.io/role: worker\n';
 
 async function write(name: string, text: string): Promise<string> {
   const p = join(dir, name);
@@ -30,7 +31,9 @@ describe('keelson mc render, hostile input', () => {
     const f = await write('karg.yaml', `${header}spec:\n  kernelArgument:\n    - nosmt\n`);
     const r = await cli('mc', 'render', f, '--pool', 'worker', '--name-only');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: .*karg\.yaml: MachineConfig "99-worker-x": unknown field "spec\.kernelArgument"/);
+    expect(r.stderr).toMatch(
+      /warning: .*karg\.yaml: MachineConfig "99-worker-x": unknown field "spec\.kernelArgument"/,
+    );
     const s = await cli('mc', 'render', f, '--pool', 'worker', '--strict');
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/unknown field "spec\.kernelArgument"/);
@@ -38,7 +41,10 @@ describe('keelson mc render, hostile input', () => {
   });
 
   it('warns about an Ignition storage.file and fails with --strict', async () => {
-    const f = await write('file.yaml', `${header}spec:\n  config:\n    ignition:\n      version: 3.2.0\n    storage:\n      file:\n        - path: /etc/x\n`);
+    const f = await write(
+      'file.yaml',
+      `${header}spec:\n  config:\n    ignition:\n      version: 3.2.0\n    storage:\n      file:\n        - path: /etc/x\n`,
+    );
     const r = await cli('mc', 'render', f, '--pool', 'worker', '--name-only');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/unknown field "spec\.config\.storage\.file"/);
@@ -46,11 +52,16 @@ describe('keelson mc render, hostile input', () => {
   });
 
   it('translates a Butane file first and reports its errors with positions', async () => {
-    const f = await write('x.bu', 'variant: openshift\nversion: 4.16.0\nmetadata:\n  name: 99-worker-x\n  labels:\n    machineconfiguration.openshift.io/role: worker\nstorage:\n  files: []\n');
+    const f = await write(
+      'x.bu',
+      'variant: openshift\nversion: 4.16.0\nmetadata:\n  name: 99-worker-x\n  labels:\n    machineconfiguration.openshift.io/role: worker\nstorage:\n  files: []\n',
+    );
     const g = await write('x.yaml', 'variant: openshift\nversion: 4.16.0\nmetadata:\n  name: 99-worker-x\n');
     const r = await cli('mc', 'render', g, '--pool', 'worker');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error at $.metadata.labels, line 4 col 3: machineconfiguration.openshift.io/role label is required');
+    expect(r.stderr).toContain(
+      'error at $.metadata.labels, line 4 col 3: machineconfiguration.openshift.io/role label is required',
+    );
     expect(r.stderr).toMatch(/x\.yaml: Error translating config: source config is invalid/);
     const ok = await cli('mc', 'render', f, '--pool', 'worker', '--name-only');
     expect(ok.code, ok.stderr).toBe(0);

@@ -21,11 +21,18 @@ interface VectorMC {
 }
 interface Vector {
   name: string;
-  input: { pool: string; controllerConfig: Record<string, string>; controllerVersionHash?: string; configs: VectorMC[] };
+  input: {
+    pool: string;
+    controllerConfig: Record<string, string>;
+    controllerVersionHash?: string;
+    configs: VectorMC[];
+  };
   expected: { renderedName: string; poolSpecConfigurationSource: string[]; spec: { configRaw: string } };
 }
 const vectors = (
-  JSON.parse(readFileSync(new URL('./fixtures/upstream/vectors/mco-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] }
+  JSON.parse(readFileSync(new URL('./fixtures/upstream/vectors/mco-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: Vector[];
+  }
 ).vectors;
 const vector = (name: string): Vector => vectors.find((v) => v.name === name) as Vector;
 
@@ -45,7 +52,15 @@ function writeVector(v: Vector): { dir: string; cc: string } {
     writeFileSync(join(mcs, `${c.name}.yaml`), stringify(doc, { version: '1.1' }));
   }
   const cc = join(dir, 'controllerconfig.yaml');
-  writeFileSync(cc, stringify({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'ControllerConfig', metadata: { name: 'machine-config-controller' }, spec: v.input.controllerConfig }));
+  writeFileSync(
+    cc,
+    stringify({
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'ControllerConfig',
+      metadata: { name: 'machine-config-controller' },
+      spec: v.input.controllerConfig,
+    }),
+  );
   return { dir: mcs, cc };
 }
 
@@ -53,13 +68,30 @@ describe('keelson mc render', () => {
   it('renders a directory of MachineConfig YAML to the MCO name and config bytes', () => {
     const v = vector('render/worker-basic');
     const { dir, cc } = writeVector(v);
-    const r = keelson(['mc', 'render', '--pool', 'worker', dir, '--controller-config', cc, '--controller-version', 'controllerhash1']);
+    const r = keelson([
+      'mc',
+      'render',
+      '--pool',
+      'worker',
+      dir,
+      '--controller-config',
+      cc,
+      '--controller-version',
+      'controllerhash1',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe(`# ${v.expected.renderedName} (from ${v.expected.poolSpecConfigurationSource.join(', ')})`);
-    const mc = parse(r.stdout) as { metadata: { name: string; annotations: Record<string, string> }; spec: { config: unknown } };
+    expect(r.stdout.split('\n')[0]).toBe(
+      `# ${v.expected.renderedName} (from ${v.expected.poolSpecConfigurationSource.join(', ')})`,
+    );
+    const mc = parse(r.stdout) as {
+      metadata: { name: string; annotations: Record<string, string> };
+      spec: { config: unknown };
+    };
     expect(mc.metadata.name).toBe(v.expected.renderedName);
-    expect(mc.metadata.annotations['machineconfiguration.openshift.io/generated-by-controller-version']).toBe('controllerhash1');
+    expect(mc.metadata.annotations['machineconfiguration.openshift.io/generated-by-controller-version']).toBe(
+      'controllerhash1',
+    );
     expect(JSON.stringify(mc.spec.config)).toBe(v.expected.spec.configRaw);
   });
   it('custom pool takes worker MCs plus its own; --name-only and --json', () => {
@@ -89,13 +121,18 @@ describe('keelson mc render', () => {
     );
     const r = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${join(dir, 'rel.yaml')}: MachineConfig "10-rel" at $.spec.config.storage.files[0].path`);
+    expect(r.stderr).toContain(
+      `${join(dir, 'rel.yaml')}: MachineConfig "10-rel" at $.spec.config.storage.files[0].path`,
+    );
     expect(r.stderr).toContain('path not absolute');
     writeFileSync(join(dir, 'rel.yaml'), 'kind: MachineConfig\nmetadata: {labels: {a: b}}\n');
     const r2 = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r2.code).toBe(1);
     expect(r2.stderr).toContain(`${join(dir, 'rel.yaml')}: $.metadata.name:`);
-    writeFileSync(join(dir, 'rel.yaml'), 'kind: MachineConfig\nmetadata: {name: x, labels: {machineconfiguration.openshift.io/role: worker}}\nspec: {kernelType: lowlatency}\n');
+    writeFileSync(
+      join(dir, 'rel.yaml'),
+      'kind: MachineConfig\nmetadata: {name: x, labels: {machineconfiguration.openshift.io/role: worker}}\nspec: {kernelType: lowlatency}\n',
+    );
     const r3 = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r3.stderr).toContain('at $.spec.kernelType: kernelType=lowlatency is invalid');
   });
@@ -108,17 +145,35 @@ describe('keelson mc render', () => {
     expect(octal.stderr).toBe('');
     writeFileSync(join(dir, 'a.yaml'), yamlText('420'));
     const decimal = keelson(['mc', 'render', '--pool', 'worker', dir, '--json']);
-    expect((JSON.parse(octal.stdout) as { name: string }).name).toBe((JSON.parse(decimal.stdout) as { name: string }).name);
+    expect((JSON.parse(octal.stdout) as { name: string }).name).toBe(
+      (JSON.parse(decimal.stdout) as { name: string }).name,
+    );
   });
   it('missing input is a usage error; no MCs for the pool is an error', () => {
     expect(keelson(['mc', 'render', '--pool', 'worker', '/nonexistent/x.yaml']).code).toBe(2);
     const dir = mkdtempSync(join(tmpdir(), 'keelson-mc-empty-'));
-    writeFileSync(join(dir, 'm.yaml'), stringify({ kind: 'MachineConfig', metadata: { name: 'm', labels: { 'machineconfiguration.openshift.io/role': 'master' } }, spec: {} }));
+    writeFileSync(
+      join(dir, 'm.yaml'),
+      stringify({
+        kind: 'MachineConfig',
+        metadata: { name: 'm', labels: { 'machineconfiguration.openshift.io/role': 'master' } },
+        spec: {},
+      }),
+    );
     const r = keelson(['mc', 'render', '--pool', 'worker', dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no MachineConfigs found matching selector machineconfiguration.openshift.io/role=worker');
+    expect(r.stderr).toContain(
+      'no MachineConfigs found matching selector machineconfiguration.openshift.io/role=worker',
+    );
     // a typo'd pool nothing selects is an error, not an empty render
-    writeFileSync(join(dir, 'w.yaml'), stringify({ kind: 'MachineConfig', metadata: { name: 'w', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: {} }));
+    writeFileSync(
+      join(dir, 'w.yaml'),
+      stringify({
+        kind: 'MachineConfig',
+        metadata: { name: 'w', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+        spec: {},
+      }),
+    );
     const typo = keelson(['mc', 'render', '--pool', 'workr', dir]);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown pool workr');
@@ -126,17 +181,37 @@ describe('keelson mc render', () => {
   });
   it('uses a MachineConfigPool given among the inputs (its machineConfigSelector, matchExpressions included)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keelson-mc-pool-'));
-    const role = (name: string, r: string): string => stringify({ kind: 'MachineConfig', metadata: { name, labels: { 'machineconfiguration.openshift.io/role': r } }, spec: { kernelArguments: [name] } });
+    const role = (name: string, r: string): string =>
+      stringify({
+        kind: 'MachineConfig',
+        metadata: { name, labels: { 'machineconfiguration.openshift.io/role': r } },
+        spec: { kernelArguments: [name] },
+      });
     writeFileSync(join(dir, 'a.yaml'), role('00-worker', 'worker'));
     writeFileSync(join(dir, 'b.yaml'), role('50-gpu', 'gpu'));
     writeFileSync(join(dir, 'c.yaml'), role('50-master', 'master'));
     writeFileSync(
       join(dir, 'pool.yaml'),
-      stringify({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', metadata: { name: 'gpu' }, spec: { machineConfigSelector: { matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'NotIn', values: ['master'] }] } } }),
+      stringify({
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+        kind: 'MachineConfigPool',
+        metadata: { name: 'gpu' },
+        spec: {
+          machineConfigSelector: {
+            matchExpressions: [
+              { key: 'machineconfiguration.openshift.io/role', operator: 'NotIn', values: ['master'] },
+            ],
+          },
+        },
+      }),
     );
     const r = keelson(['mc', 'render', '--pool', 'gpu', dir, '--json']);
     expect(r.stderr).toBe('');
-    const out = JSON.parse(r.stdout) as { name: string; source: string[]; machineConfig: { spec: { kernelArguments: string[] } } };
+    const out = JSON.parse(r.stdout) as {
+      name: string;
+      source: string[];
+      machineConfig: { spec: { kernelArguments: string[] } };
+    };
     expect(out.name).toMatch(/^rendered-gpu-[0-9a-f]{32}$/);
     expect(out.source).toEqual(['00-worker', '50-gpu']);
     expect(out.machineConfig.spec.kernelArguments).toEqual(['00-worker', '50-gpu']);

@@ -29,8 +29,14 @@ function keelson(args: string[]): Promise<{ code: number | null; stdout: string;
 const IMG = (d: string) => `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${d.repeat(64)}`;
 const A = join(dir, 'a.yaml');
 const B = join(dir, 'b.yaml');
-writeFileSync(A, `kind: MachineConfig\nmetadata: {name: rendered-worker-a}\nspec:\n  osImageURL: ${IMG('1')}\n  kernelArguments: ["nosmt"]\n`);
-writeFileSync(B, `kind: MachineConfig\nmetadata: {name: rendered-worker-b}\nspec:\n  osImageURL: ${IMG('2')}\n  kernelArguments: ["hugepages=8"]\n  extensions: [usbguard]\n`);
+writeFileSync(
+  A,
+  `kind: MachineConfig\nmetadata: {name: rendered-worker-a}\nspec:\n  osImageURL: ${IMG('1')}\n  kernelArguments: ["nosmt"]\n`,
+);
+writeFileSync(
+  B,
+  `kind: MachineConfig\nmetadata: {name: rendered-worker-b}\nspec:\n  osImageURL: ${IMG('2')}\n  kernelArguments: ["hugepages=8"]\n  extensions: [usbguard]\n`,
+);
 
 /** Which MachineConfig the booted deployment matches: 'a', 'b', or 'mixed' (a half-applied deployment). */
 async function bootedState(node: string): Promise<'a' | 'b' | 'mixed'> {
@@ -39,8 +45,16 @@ async function bootedState(node: string): Promise<'a' | 'b' | 'mixed'> {
   const kargs = (await SysrootRpmOstree.open(node).run('rpm-ostree', ['kargs'])).stdout.trim().split(/\s+/);
   const image = booted?.containerImageReference ?? '';
   const facts = {
-    a: [image.endsWith(IMG('1')), kargs.includes('nosmt') && !kargs.includes('hugepages=8'), (booted?.requestedPackages ?? []).length === 0],
-    b: [image.endsWith(IMG('2')), kargs.includes('hugepages=8') && !kargs.includes('nosmt'), (booted?.requestedPackages ?? []).includes('usbguard')],
+    a: [
+      image.endsWith(IMG('1')),
+      kargs.includes('nosmt') && !kargs.includes('hugepages=8'),
+      (booted?.requestedPackages ?? []).length === 0,
+    ],
+    b: [
+      image.endsWith(IMG('2')),
+      kargs.includes('hugepages=8') && !kargs.includes('nosmt'),
+      (booted?.requestedPackages ?? []).includes('usbguard'),
+    ],
   };
   if (facts.a.every(Boolean)) return 'a';
   if (facts.b.every(Boolean)) return 'b';
@@ -48,10 +62,19 @@ async function bootedState(node: string): Promise<'a' | 'b' | 'mixed'> {
 }
 
 /** Runs `os apply` and kills it with SIGKILL after `ms` (or lets it finish); resolves with how it ended. */
-function applyKilledAfter(node: string, from: string, to: string, ms: number): Promise<{ killed: boolean; code: number | null; elapsed: number }> {
+function applyKilledAfter(
+  node: string,
+  from: string,
+  to: string,
+  ms: number,
+): Promise<{ killed: boolean; code: number | null; elapsed: number }> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'os', 'apply', '--from', from, '--to', to, '--sysroot', node, '--arch', 'amd64'], { stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'os', 'apply', '--from', from, '--to', to, '--sysroot', node, '--arch', 'amd64'],
+      { stdio: 'ignore' },
+    );
     let killed = false;
     const timer = setTimeout(() => {
       killed = child.kill('SIGKILL');

@@ -8,8 +8,15 @@ import { OstreeSysroot, parseRpmOstreeStatus, bootedDeployment, osImageUrlOf } f
 
 /** Runs the built CLI (apps/keelson/dist/bin.js) as a child process. */
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-function keelson(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+function keelson(
+  args: string[],
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -45,9 +52,20 @@ describe('keelson os plan', { timeout: 60_000 }, () => {
   it('--json gives steps, rollback and diff', () => {
     const r = keelson(['os', 'plan', '--from', B, '--to', A, '--json', '--arch', 'amd64']);
     expect(r.code).toBe(0);
-    const plan = JSON.parse(r.stdout) as { diff: Record<string, boolean>; steps: { kind: string; args: string[] }[]; rollback: { args: string[] }[] };
+    const plan = JSON.parse(r.stdout) as {
+      diff: Record<string, boolean>;
+      steps: { kind: string; args: string[] }[];
+      rollback: { args: string[] }[];
+    };
     expect(plan.diff).toStrictEqual({ osUpdate: true, kargs: true, kernelType: true, extensions: true });
-    expect(plan.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'revert-kernel-swap', 'rebase', 'kargs', 'extensions', 'verify-extensions']);
+    expect(plan.steps.map((s) => s.kind)).toStrictEqual([
+      'cleanup-pending',
+      'revert-kernel-swap',
+      'rebase',
+      'kargs',
+      'extensions',
+      'verify-extensions',
+    ]);
     expect(plan.rollback[0]?.args).toStrictEqual(['cleanup', '-p']);
   });
   it('same config: nothing to do; --no-el drops kernel and extensions', () => {
@@ -77,11 +95,19 @@ describe('keelson os plan', { timeout: 60_000 }, () => {
 describe('keelson os plan refuses what is not a MachineConfig', { timeout: 60_000 }, () => {
   it('Butane (suggests keelson butane), Ignition, foo: bar, a bare spec and unknown spec fields: exit 1, nothing planned', () => {
     const cases: [string, string, string][] = [
-      ['99-worker.bu', 'variant: openshift\nversion: 4.18.0\nmetadata: {name: 99-worker-x, labels: {machineconfiguration.openshift.io/role: worker}}\n', 'a Butane config (variant openshift, version 4.18.0), not a MachineConfig: translate it first with "keelson butane'],
+      [
+        '99-worker.bu',
+        'variant: openshift\nversion: 4.18.0\nmetadata: {name: 99-worker-x, labels: {machineconfiguration.openshift.io/role: worker}}\n',
+        'a Butane config (variant openshift, version 4.18.0), not a MachineConfig: translate it first with "keelson butane',
+      ],
       ['config.ign', '{"ignition":{"version":"3.4.0"},"storage":{}}', 'an Ignition config, not a MachineConfig'],
       ['foo.yaml', 'foo: bar\n', 'not a MachineConfig: has no kind'],
       ['spec.yaml', `spec: {osImageURL: ${IMG_A}}\n`, 'not a MachineConfig: has no kind'],
-      ['typo.yaml', `kind: MachineConfig\nspec: {osImageURL: ${IMG_A}, kernelArgs: [nosmt]}\n`, 'spec.kernelArgs: unknown field of a MachineConfig spec'],
+      [
+        'typo.yaml',
+        `kind: MachineConfig\nspec: {osImageURL: ${IMG_A}, kernelArgs: [nosmt]}\n`,
+        'spec.kernelArgs: unknown field of a MachineConfig spec',
+      ],
     ];
     for (const [name, text, message] of cases) {
       const f = join(dir, name);
@@ -108,7 +134,9 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     expect(bootedDeployment(s)?.requestedPackages).toStrictEqual(['sysstat']);
     const dry = keelson(['os', 'apply', '--from', A, '--to', B, '--simulate', state, '--dry-run', '--arch', 'amd64']);
     expect(dry.stdout).toContain('rpm-ostree update --install usbguard --uninstall sysstat');
-    expect(parseRpmOstreeStatus(keelson(['os', 'status', '--simulate', state, '--json']).stdout).deployments).toHaveLength(1);
+    expect(
+      parseRpmOstreeStatus(keelson(['os', 'status', '--simulate', state, '--json']).stdout).deployments,
+    ).toHaveLength(1);
     const run = keelson(['os', 'apply', '--from', A, '--to', B, '--simulate', state, '--arch', 'amd64']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`ran: rpm-ostree rebase --experimental ostree-unverified-registry:${IMG_B}`);
@@ -118,9 +146,16 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     s = parseRpmOstreeStatus(keelson(['os', 'status', '--simulate', state, '--json']).stdout);
     const b = bootedDeployment(s);
     expect(b && osImageUrlOf(b)).toBe(IMG_B);
-    expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'usbguard']);
+    expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual([
+      'kernel-rt-core',
+      'kernel-rt-modules',
+      'kernel-rt-modules-extra',
+      'usbguard',
+    ]);
     expect(s.deployments[1]?.rollback).toBe(true);
-    expect(keelson(['os', 'status', '--simulate', state]).stdout).toContain('LayeredPackages: kernel-rt-core kernel-rt-modules kernel-rt-modules-extra usbguard');
+    expect(keelson(['os', 'status', '--simulate', state]).stdout).toContain(
+      'LayeredPackages: kernel-rt-core kernel-rt-modules kernel-rt-modules-extra usbguard',
+    );
   });
   it('real ostree node: sim-init --sysroot, apply, reboot, status', () => {
     const node = join(mkdtempSync(join(tmpdir(), 'keelson-os-node-')), 'sysroot');
@@ -136,7 +171,12 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     s = parseRpmOstreeStatus(keelson(['os', 'status', '--sysroot', node, '--json']).stdout);
     const b = bootedDeployment(s);
     expect(b && osImageUrlOf(b)).toBe(IMG_B);
-    expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'usbguard']);
+    expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual([
+      'kernel-rt-core',
+      'kernel-rt-modules',
+      'kernel-rt-modules-extra',
+      'usbguard',
+    ]);
     expect(keelson(['os', 'sim-init', '--sysroot', node, '--config', A]).stderr).toContain('already exists');
     expect(keelson(['os', 'reboot']).code).toBe(2);
   });

@@ -10,7 +10,8 @@ import { BIN, cli, UPSTREAM_PAYLOADS, type Run } from './cli-helpers.js';
 
 const PAYLOADS = UPSTREAM_PAYLOADS;
 
-const dot = (...lines: string[]): string => ['digraph tasks {', '  labelloc=t;', '  rankdir=TB;', ...lines, '}', ''].join('\n');
+const dot = (...lines: string[]): string =>
+  ['digraph tasks {', '  labelloc=t;', '  rankdir=TB;', ...lines, '}', ''].join('\n');
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm --filter keelson-cli build\` first`);
@@ -30,9 +31,13 @@ describe('keelson payload graph on upstream payload trees', { timeout: 60_000 },
       '  1 -> 3;',
     ),
     // 0000_10_a_file (no extension) is ignored; .json/.yaml/.yml in byte order; exclude-test not applied.
-    payloadtest: dot('  0 [ label="test file-json (1 of 4)\\ntest file-yaml (2 of 4)\\ntest file-yml (3 of 4)\\ntest file-20-yml (4 of 4)" shape="box" ];'),
+    payloadtest: dot(
+      '  0 [ label="test file-json (1 of 4)\\ntest file-yaml (2 of 4)\\ntest file-yml (3 of 4)\\ntest file-20-yml (4 of 4)" shape="box" ];',
+    ),
     // requires a feature gate that is not enabled -> excluded; "-LegacyFeature" -> included.
-    featuregatetest: dot('  0 [ label="configmap default/always-included (1 of 2)\\nconfigmap default/legacy-excluded (2 of 2)" shape="box" ];'),
+    featuregatetest: dot(
+      '  0 [ label="configmap default/always-included (1 of 2)\\nconfigmap default/legacy-excluded (2 of 2)" shape="box" ];',
+    ),
     // version 5 payload: the "4 only" CRD is dropped.
     'majorversiontest-v5': dot(
       '  0 [ label="customresourcedefinition noversion (1 of 4)\\ncustomresourcedefinition version5only (2 of 4)\\ncustomresourcedefinition version4or5 (3 of 4)\\ncustomresourcedefinition excludeversion3 (4 of 4)" shape="box" ];',
@@ -88,25 +93,48 @@ describe('keelson payload graph on a generated payload', { timeout: 60_000 }, ()
     // annotation and no TechPreview-only / hypershift-only restriction (what the generator emits).
     const files: string[] = [];
     for (const sub of ['manifests', 'release-manifests']) {
-      const names = (await readdir(join(dir, sub))).filter((n) => /\.(ya?ml|json)$/.test(n)).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      const names = (await readdir(join(dir, sub)))
+        .filter((n) => /\.(ya?ml|json)$/.test(n))
+        .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
       for (const n of names) files.push(join(dir, sub, n));
     }
     const kept: { file: string; apiVersion: string; kind: string; ns: string; name: string }[] = [];
     for (const f of files) {
-      const text = (await readFile(f, 'utf8')).replaceAll('{{.ReleaseImage}}', '').replaceAll('{{.ClusterProfile}}', 'self-managed-high-availability');
+      const text = (await readFile(f, 'utf8'))
+        .replaceAll('{{.ReleaseImage}}', '')
+        .replaceAll('{{.ClusterProfile}}', 'self-managed-high-availability');
       for (const d of parseAllDocuments(text)) {
-        const o = d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } } | null;
+        const o = d.toJS() as {
+          apiVersion: string;
+          kind: string;
+          metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+        } | null;
         if (o === null) continue;
         const a = o.metadata.annotations ?? {};
         if (a['include.release.openshift.io/self-managed-high-availability'] !== 'true') continue;
         const fs = a['release.openshift.io/feature-set'];
         if (fs !== undefined && !fs.split(',').includes('Default')) continue;
-        kept.push({ file: f.slice(f.lastIndexOf('/') + 1), apiVersion: o.apiVersion, kind: o.kind, ns: o.metadata.namespace ?? '', name: o.metadata.name });
+        kept.push({
+          file: f.slice(f.lastIndexOf('/') + 1),
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          ns: o.metadata.namespace ?? '',
+          name: o.metadata.name,
+        });
       }
     }
     const tasks = kept.map((k, i) => {
       const [group, version] = k.apiVersion.includes('/') ? k.apiVersion.split('/') : ['', k.apiVersion];
-      return createTask({ filename: k.file, group: group ?? '', version: version ?? '', kind: k.kind, namespace: k.ns, name: k.name, index: i + 1, total: kept.length });
+      return createTask({
+        filename: k.file,
+        group: group ?? '',
+        version: version ?? '',
+        kind: k.kind,
+        namespace: k.ns,
+        name: k.name,
+        index: i + 1,
+        total: kept.length,
+      });
     });
     const want = `${toDot(new TaskGraph(tasks).splitOnJobs().parallelize(byNumberAndComponent))}\n`;
     const r = await cli('payload', 'graph', dir);
@@ -129,12 +157,27 @@ describe('keelson payload graph on a generated payload', { timeout: 60_000 }, ()
     const m = await cli('payload', 'graph', dir, '--format', 'mermaid');
     expect(m.code).toBe(0);
     expect(m.stdout.startsWith('flowchart TB\n')).toBe(true);
-    expect(m.stdout.split('\n').filter((l) => l.includes('-->'))).toHaveLength(graph.nodes.reduce((s, n) => s + n.out.length, 0));
+    expect(m.stdout.split('\n').filter((l) => l.includes('-->'))).toHaveLength(
+      graph.nodes.reduce((s, n) => s + n.out.length, 0),
+    );
   });
 
   it('flattens and permutes deterministically with --seed', async () => {
-    const flat = JSON.parse((await cli('payload', 'graph', dir, '--parallel', 'flatten-by-number-and-component', '--format', 'json')).stdout) as { nodes: { tasks: string[] }[] };
-    const permute = (seed: string): Promise<Run> => cli('payload', 'graph', dir, '--parallel', 'permute-flatten-by-number-and-component', '--seed', seed, '--format', 'json');
+    const flat = JSON.parse(
+      (await cli('payload', 'graph', dir, '--parallel', 'flatten-by-number-and-component', '--format', 'json')).stdout,
+    ) as { nodes: { tasks: string[] }[] };
+    const permute = (seed: string): Promise<Run> =>
+      cli(
+        'payload',
+        'graph',
+        dir,
+        '--parallel',
+        'permute-flatten-by-number-and-component',
+        '--seed',
+        seed,
+        '--format',
+        'json',
+      );
     const [p1, p2, p3] = await Promise.all([permute('5'), permute('5'), permute('6')]);
     expect(p1.code).toBe(0);
     expect(p1.stdout).toBe(p2.stdout);
@@ -156,7 +199,15 @@ describe('keelson payload graph errors', { timeout: 60_000 }, () => {
   it('refuses unknown strategies and formats with exit 2', async () => {
     expect((await cli('payload', 'graph', PAYLOADS, '--parallel', 'bogus')).code).toBe(2);
     expect((await cli('payload', 'graph', PAYLOADS, '--format', 'svg')).code).toBe(2);
-    const r = await cli('payload', 'graph', join(PAYLOADS, 'paralleltest'), '--parallel', 'permute-flatten-by-number-and-component', '--seed', 'x');
+    const r = await cli(
+      'payload',
+      'graph',
+      join(PAYLOADS, 'paralleltest'),
+      '--parallel',
+      'permute-flatten-by-number-and-component',
+      '--seed',
+      'x',
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--seed must be an integer');
   });
@@ -164,7 +215,10 @@ describe('keelson payload graph errors', { timeout: 60_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), 'keelson-pg-bad-'));
     try {
       await generatePayload({ out: dir, components: 2, sizeFactor: 0.05 });
-      await writeFile(join(dir, 'release-manifests', '0000_50_broken_00_x.yaml'), 'apiVersion: v1\nmetadata:\n  name: x\n');
+      await writeFile(
+        join(dir, 'release-manifests', '0000_50_broken_00_x.yaml'),
+        'apiVersion: v1\nmetadata:\n  name: x\n',
+      );
       const r = await cli('payload', 'graph', dir);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('0000_50_broken_00_x.yaml');

@@ -47,23 +47,38 @@ async function tamperedLayout(root: string): Promise<void> {
   };
   const layer = gzipSync(
     tar({
-      'release-manifests/release-metadata': JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '1.0.0-abc', previous: [] }),
-      'release-manifests/image-references': 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc\n',
+      'release-manifests/release-metadata': JSON.stringify({
+        kind: 'cincinnati-metadata-v0',
+        version: '1.0.0-abc',
+        previous: [],
+      }),
+      'release-manifests/image-references':
+        'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc\n',
       'release-manifests/0000_10_a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n',
     }),
   );
-  const cfg = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }));
+  const cfg = Buffer.from(
+    JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }),
+  );
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
       mediaType: 'application/vnd.oci.image.manifest.v1+json',
       config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: await put(cfg), size: cfg.length },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: await put(layer), size: layer.length }],
+      layers: [
+        { mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: await put(layer), size: layer.length },
+      ],
     }),
   );
   const md = await put(manifest);
   await writeFile(join(root, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
-  await writeFile(join(root, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: md, size: manifest.length }] }));
+  await writeFile(
+    join(root, 'index.json'),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: md, size: manifest.length }],
+    }),
+  );
   // the tampering of issue 14: one byte appended to the gzip layer blob
   await appendFile(join(root, 'blobs/sha256', sha(layer)), Buffer.from([0x41]));
 }
@@ -74,10 +89,15 @@ let layout = '';
 
 function run(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, TMPDIR: privTmp }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, TMPDIR: privTmp }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 

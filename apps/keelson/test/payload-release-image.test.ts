@@ -11,8 +11,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keelson-release-image-'));
   await mkdir(join(dir, 'manifests'));
   await mkdir(join(dir, 'release-manifests'));
-  await writeFile(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.1' }));
-  await writeFile(join(dir, 'release-manifests/image-references'), 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.1\n');
+  await writeFile(
+    join(dir, 'release-manifests/release-metadata'),
+    JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.1' }),
+  );
+  await writeFile(
+    join(dir, 'release-manifests/image-references'),
+    'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.1\n',
+  );
   await writeFile(
     join(dir, 'manifests/0000_00_cluster-version-operator_30_deployment.yaml'),
     'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-version-operator\n  namespace: openshift-cluster-version\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: cluster-version-operator\n        image: \'{{.ReleaseImage}}\'\n',
@@ -34,13 +40,20 @@ describe('keelson payload info DIR --release-image', { timeout: 60_000 }, () => 
   it('gives one hash for dir, ./dir, dir/ and /abs/dir', async () => {
     const parent = dirname(dir);
     const name = basename(dir);
-    const hashes = new Set([await hash(parent, name), await hash(parent, `./${name}`), await hash(parent, `${name}/`), await hash('/', dir)]);
+    const hashes = new Set([
+      await hash(parent, name),
+      await hash(parent, `./${name}`),
+      await hash(parent, `${name}/`),
+      await hash('/', dir),
+    ]);
     expect(hashes.size).toBe(1);
   });
 
   it("honours --release-image '' and a pull spec", async () => {
     const byDefault = await hash('/', dir);
     expect(await hash('/', '--release-image', '', dir)).toBe(byDefault);
-    expect(await hash('/', '--release-image', 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64', dir)).not.toBe(byDefault);
+    expect(await hash('/', '--release-image', 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64', dir)).not.toBe(
+      byDefault,
+    );
   });
 });

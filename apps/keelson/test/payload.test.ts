@@ -53,7 +53,8 @@ async function layoutFrom(dir: string, root: string): Promise<string> {
   const entries: { name: string; data?: Buffer }[] = [];
   for (const sub of ['manifests', 'release-manifests']) {
     entries.push({ name: `${sub}/` });
-    for (const n of (await readdir(join(dir, sub))).sort()) entries.push({ name: `${sub}/${n}`, data: await readFile(join(dir, sub, n)) });
+    for (const n of (await readdir(join(dir, sub))).sort())
+      entries.push({ name: `${sub}/${n}`, data: await readFile(join(dir, sub, n)) });
   }
   const layer = gzipSync(tar(entries));
   await mkdir(join(root, 'blobs/sha256'), { recursive: true });
@@ -61,18 +62,41 @@ async function layoutFrom(dir: string, root: string): Promise<string> {
     await writeFile(join(root, 'blobs/sha256', sha(b).slice(7)), b);
     return sha(b);
   };
-  const cfg = Buffer.from(JSON.stringify({ created: '2026-03-04T05:06:07Z', os: 'linux', architecture: 'amd64', config: { Labels: { 'io.openshift.release': 'x' } }, rootfs: { type: 'layers', diff_ids: [sha(tar(entries))] } }));
+  const cfg = Buffer.from(
+    JSON.stringify({
+      created: '2026-03-04T05:06:07Z',
+      os: 'linux',
+      architecture: 'amd64',
+      config: { Labels: { 'io.openshift.release': 'x' } },
+      rootfs: { type: 'layers', diff_ids: [sha(tar(entries))] },
+    }),
+  );
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
       mediaType: 'application/vnd.oci.image.manifest.v1+json',
       config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: await put(cfg), size: cfg.length },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: await put(layer), size: layer.length }],
+      layers: [
+        { mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: await put(layer), size: layer.length },
+      ],
     }),
   );
   const digest = await put(manifest);
   await writeFile(join(root, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-  await writeFile(join(root, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest, size: manifest.length, annotations: { 'org.opencontainers.image.ref.name': 'release' } }] }));
+  await writeFile(
+    join(root, 'index.json'),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          digest,
+          size: manifest.length,
+          annotations: { 'org.opencontainers.image.ref.name': 'release' },
+        },
+      ],
+    }),
+  );
   return digest;
 }
 
@@ -97,17 +121,51 @@ beforeAll(async () => {
       s.close(() => res(p));
     });
   });
-  await writeFile(join(work, 'registry.yml'), `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, 'storage')}\nhttp:\n  addr: 127.0.0.1:${regPort}\n`);
+  await writeFile(
+    join(work, 'registry.yml'),
+    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, 'storage')}\nhttp:\n  addr: 127.0.0.1:${regPort}\n`,
+  );
   registry = spawn('/usr/bin/docker-registry', ['serve', join(work, 'registry.yml')], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${regPort}/v2/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
-  execFileSync('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:release`, `docker://127.0.0.1:${regPort}/ocp/release:1.0.0-abc`]);
+  for (
+    let i = 0;
+    i < 100 &&
+    !(await fetch(`http://127.0.0.1:${regPort}/v2/`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 100));
+  execFileSync('skopeo', [
+    '--insecure-policy',
+    'copy',
+    '--quiet',
+    '--dest-tls-verify=false',
+    `oci:${layout}:release`,
+    `docker://127.0.0.1:${regPort}/ocp/release:1.0.0-abc`,
+  ]);
 
   gnupg = join(work, 'gnupg');
   await mkdir(gnupg, { mode: 0o700 });
-  const gpg = (args: string[], input?: string) => execFileSync('gpg', ['--homedir', gnupg, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+  const gpg = (args: string[], input?: string) =>
+    execFileSync(
+      'gpg',
+      ['--homedir', gnupg, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args],
+      { input, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
   gpg(['--quick-gen-key', 'CLI Release <cli@example.com>', 'ed25519', 'sign', 'never']);
   await writeFile(join(work, 'pub.gpg'), gpg(['--export', 'cli@example.com']));
-  const sig = gpg(['--local-user', 'cli@example.com', '--sign'], JSON.stringify({ critical: { type: 'atomic container signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': 'example.com/ocp/release:1.0.0-abc' } }, optional: { creator: 'cli-test' } }));
+  const sig = gpg(
+    ['--local-user', 'cli@example.com', '--sign'],
+    JSON.stringify({
+      critical: {
+        type: 'atomic container signature',
+        image: { 'docker-manifest-digest': digest },
+        identity: { 'docker-reference': 'example.com/ocp/release:1.0.0-abc' },
+      },
+      optional: { creator: 'cli-test' },
+    }),
+  );
   sigServer = createServer((req, res) => {
     if (req.url === `/sha256=${digest.slice(7)}/signature-1`) res.writeHead(200).end(sig);
     else res.writeHead(404).end();
@@ -137,7 +195,9 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     const d = await cli('payload', 'info', join(PAYLOADS, 'payloadtest'));
     expect(d.code).toBe(0);
     // oc adm release info's layout (tabwriter, padding 1)
-    expect(d.stdout).toContain('Name:      1.0.0-abc\nManifests: 4\n\nRelease Metadata:\n  Version:  1.0.0-abc\n  Upgrades: 1.1.1, 1.2.2\n  Metadata:\n');
+    expect(d.stdout).toContain(
+      'Name:      1.0.0-abc\nManifests: 4\n\nRelease Metadata:\n  Version:  1.0.0-abc\n  Upgrades: 1.1.1, 1.2.2\n  Metadata:\n',
+    );
     expect(d.stdout).toContain('    io.openshift.upgrades.graph.release.channels: channel-c,channel-a,channel-b\n');
     expect(d.stdout).toMatch(/\nImages:\n {2}NAME +DIGEST\n/);
     const o = await cli('payload', 'info', '--json', layout);
@@ -149,7 +209,16 @@ describe('keelson payload', { timeout: 60_000 }, () => {
   });
 
   it('info from a real registry with progress', async () => {
-    const r = await cli('payload', 'info', '--progress', '--arch', 'amd64', '--cache-dir', join(work, 'cache'), `docker://127.0.0.1:${regPort}/ocp/release:1.0.0-abc`);
+    const r = await cli(
+      'payload',
+      'info',
+      '--progress',
+      '--arch',
+      'amd64',
+      '--cache-dir',
+      join(work, 'cache'),
+      `docker://127.0.0.1:${regPort}/ocp/release:1.0.0-abc`,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`\\nDigest: +${digest}\\n`));
     expect(r.stdout).toContain(`\n\nPull From: 127.0.0.1:${regPort}/ocp/release@${digest}\n`);
@@ -160,17 +229,44 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     const to = join(work, 'out');
     const r = await cli('payload', 'extract', layout, '--to', to);
     expect(r.code).toBe(0);
-    expect((await readdir(join(to, 'release-manifests'))).sort()).toEqual(['0000_10_a_file', '0000_10_a_file.json', '0000_10_a_file.yaml', '0000_10_a_file.yml', '0000_20_a_exclude.yml', 'image-references', 'release-metadata']);
+    expect((await readdir(join(to, 'release-manifests'))).sort()).toEqual([
+      '0000_10_a_file',
+      '0000_10_a_file.json',
+      '0000_10_a_file.yaml',
+      '0000_10_a_file.yml',
+      '0000_20_a_exclude.yml',
+      'image-references',
+      'release-metadata',
+    ]);
     const again = await cli('payload', 'info', '--json', to);
-    expect(JSON.parse(again.stdout)['versionHash']).toBe(JSON.parse((await cli('payload', 'info', '--json', join(PAYLOADS, 'payloadtest'))).stdout)['versionHash']);
+    expect(JSON.parse(again.stdout)['versionHash']).toBe(
+      JSON.parse((await cli('payload', 'info', '--json', join(PAYLOADS, 'payloadtest'))).stdout)['versionHash'],
+    );
   });
 
   it('manifests with filters and --explain', async () => {
-    const r = await cli('payload', 'manifests', '--exclude', 'exclude-test', '--explain', join(PAYLOADS, 'payloadtest'));
+    const r = await cli(
+      'payload',
+      'manifests',
+      '--exclude',
+      'exclude-test',
+      '--explain',
+      join(PAYLOADS, 'payloadtest'),
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('3 included, 1 excluded; version hash DL-FFQ2Uem8=');
-    expect(r.stdout).toMatch(/0000_20_a_exclude\.yml .*exclude-identifier: exclude\.release\.openshift\.io\/exclude-test=true/);
-    const g = await cli('payload', 'manifests', '--json', '--explain', '--feature-gates', 'ExperimentalFeature', join(PAYLOADS, 'featuregatetest'));
+    expect(r.stdout).toMatch(
+      /0000_20_a_exclude\.yml .*exclude-identifier: exclude\.release\.openshift\.io\/exclude-test=true/,
+    );
+    const g = await cli(
+      'payload',
+      'manifests',
+      '--json',
+      '--explain',
+      '--feature-gates',
+      'ExperimentalFeature',
+      join(PAYLOADS, 'featuregatetest'),
+    );
     const j = JSON.parse(g.stdout) as { included: { name: string }[]; excluded: unknown[] };
     expect(j.included.map((m) => m.name)).toEqual(['always-included', 'experimental-feature', 'legacy-excluded']);
     const h = await cli('payload', 'manifests', '--profile', 'hypershift', '--explain', join(PAYLOADS, 'paralleltest'));
@@ -184,7 +280,9 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Version: 1.0.0-abc -> 1.0.1-abc');
     expect(r.stdout).toContain('- /Test//file-20-yml (release-manifests/0000_20_a_exclude.yml)');
-    const j = JSON.parse((await cli('payload', 'diff', '--json', join(PAYLOADS, 'payloadtest'), join(PAYLOADS, 'payloadtest-2'))).stdout) as { previous: { added: string[]; removed: string[] } };
+    const j = JSON.parse(
+      (await cli('payload', 'diff', '--json', join(PAYLOADS, 'payloadtest'), join(PAYLOADS, 'payloadtest-2'))).stdout,
+    ) as { previous: { added: string[]; removed: string[] } };
     expect(j.previous).toEqual({ added: ['1.0.0-abc'], removed: ['1.1.1', '1.2.2'] });
   });
 
@@ -193,11 +291,29 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`verified ${digest}`);
     expect(ok.stdout).toContain(`from ${sigBase}`);
-    const bad = await cli('payload', 'verify', join(PAYLOADS, 'payloadtest'), '--digest', 'sha256:' + '0'.repeat(64), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
+    const bad = await cli(
+      'payload',
+      'verify',
+      join(PAYLOADS, 'payloadtest'),
+      '--digest',
+      'sha256:' + '0'.repeat(64),
+      '--keyring',
+      join(work, 'pub.gpg'),
+      '--store',
+      sigBase,
+    );
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('NOT verified');
     expect(bad.stdout).toContain('no signatures found');
-    const usage = await cli('payload', 'verify', join(PAYLOADS, 'payloadtest'), '--keyring', join(work, 'pub.gpg'), '--store', sigBase);
+    const usage = await cli(
+      'payload',
+      'verify',
+      join(PAYLOADS, 'payloadtest'),
+      '--keyring',
+      join(work, 'pub.gpg'),
+      '--store',
+      sigBase,
+    );
     expect(usage.code).toBe(2);
   });
 
@@ -205,8 +321,14 @@ describe('keelson payload', { timeout: 60_000 }, () => {
     const dir = join(work, 'broken');
     await mkdir(join(dir, 'manifests'), { recursive: true });
     await mkdir(join(dir, 'release-manifests'), { recursive: true });
-    await writeFile(join(dir, 'release-manifests/release-metadata'), '{"kind":"cincinnati-metadata-v0","version":"1.0.0"}');
-    await writeFile(join(dir, 'release-manifests/image-references'), '{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"1.0.0"}}');
+    await writeFile(
+      join(dir, 'release-manifests/release-metadata'),
+      '{"kind":"cincinnati-metadata-v0","version":"1.0.0"}',
+    );
+    await writeFile(
+      join(dir, 'release-manifests/image-references'),
+      '{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"1.0.0"}}',
+    );
     await writeFile(join(dir, 'release-manifests/a.yaml'), 'kind: [');
     await writeFile(join(dir, 'release-manifests/b.yaml'), 'kind: A\nmetadata: {}\n');
     const r = await cli('payload', 'info', dir);
@@ -232,10 +354,59 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     });
     host = `127.0.0.1:${port}`;
     const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=keelson cli test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=keelson cli test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
+    ssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=127.0.0.1',
+    );
     await writeFile(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-    ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    );
     await mkdir(join(dir, 'certs'));
     await copyFile(join(dir, 'ca.pem'), join(dir, 'certs', 'ca.crt'));
     await writeFile(
@@ -255,7 +426,14 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
       if (ok) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    execFileSync('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:release`, `docker://${host}/ocp/release:1.0.0-abc`]);
+    execFileSync('skopeo', [
+      '--insecure-policy',
+      'copy',
+      '--quiet',
+      '--dest-tls-verify=false',
+      `oci:${layout}:release`,
+      `docker://${host}/ocp/release:1.0.0-abc`,
+    ]);
   }, 60_000);
   afterAll(async () => {
     await stop(tlsRegistry);
@@ -263,11 +441,27 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
   });
 
   it('info with --ca-file or --cert-dir verifies the registry certificate', async () => {
-    const r = await cli('payload', 'info', '--ca-file', join(dir, 'ca.pem'), '--cache-dir', join(dir, 'c1'), `docker://${host}/ocp/release:1.0.0-abc`);
+    const r = await cli(
+      'payload',
+      'info',
+      '--ca-file',
+      join(dir, 'ca.pem'),
+      '--cache-dir',
+      join(dir, 'c1'),
+      `docker://${host}/ocp/release:1.0.0-abc`,
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Digest:    ${digest}`);
-    const c = await cli('payload', 'manifests', '--cert-dir', join(dir, 'certs'), '--cache-dir', join(dir, 'c2'), `docker://${host}/ocp/release@${digest}`);
+    const c = await cli(
+      'payload',
+      'manifests',
+      '--cert-dir',
+      join(dir, 'certs'),
+      '--cache-dir',
+      join(dir, 'c2'),
+      `docker://${host}/ocp/release@${digest}`,
+    );
     expect(c.code).toBe(0);
     expect(c.stdout).toContain('0000_10_a_file');
   });
@@ -277,10 +471,24 @@ describe('keelson payload over TLS', { timeout: 60_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`RegistryTLSError: cannot verify the TLS certificate of registry ${host}`);
     expect(r.stderr).toContain('--ca-file');
-    const off = await cli('payload', 'info', '--tls-verify=false', '--cache-dir', join(dir, 'c4'), `docker://${host}/ocp/release:1.0.0-abc`);
+    const off = await cli(
+      'payload',
+      'info',
+      '--tls-verify=false',
+      '--cache-dir',
+      join(dir, 'c4'),
+      `docker://${host}/ocp/release:1.0.0-abc`,
+    );
     expect(off.code).toBe(0);
     expect(off.stdout).toContain(`Digest:    ${digest}`);
-    const ins = await cli('payload', 'info', '--insecure', '--cache-dir', join(dir, 'c5'), `docker://${host}/ocp/release:1.0.0-abc`);
+    const ins = await cli(
+      'payload',
+      'info',
+      '--insecure',
+      '--cache-dir',
+      join(dir, 'c5'),
+      `docker://${host}/ocp/release:1.0.0-abc`,
+    );
     expect(ins.code).toBe(0);
     const bad = await cli('payload', 'info', '--tls-verify=maybe', `docker://${host}/ocp/release:1.0.0-abc`);
     expect(bad.code).toBe(2);
@@ -293,7 +501,15 @@ describe('keelson payload info as oc adm release info', { timeout: 60_000 }, () 
     const dir = join(work, 'oc-layout');
     await mkdir(join(dir, 'manifests'), { recursive: true });
     await mkdir(join(dir, 'release-manifests'), { recursive: true });
-    await writeFile(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.8', previous: ['4.18.7', '4.17.11', '4.17.2', '4.18.0-rc.1', '4.18.0'], metadata: { url: 'https://errata/4.18.8', empty: '' } }));
+    await writeFile(
+      join(dir, 'release-manifests/release-metadata'),
+      JSON.stringify({
+        kind: 'cincinnati-metadata-v0',
+        version: '4.18.8',
+        previous: ['4.18.7', '4.17.11', '4.17.2', '4.18.0-rc.1', '4.18.0'],
+        metadata: { url: 'https://errata/4.18.8', empty: '' },
+      }),
+    );
     const a = 'a'.repeat(64);
     await writeFile(
       join(dir, 'release-manifests/image-references'),
@@ -305,8 +521,12 @@ describe('keelson payload info as oc adm release info', { timeout: 60_000 }, () 
     expect(r.stdout).toContain('  Metadata:\n    url: https://errata/4.18.8\n');
     expect(r.stdout).not.toContain('empty');
     expect(r.stdout).toContain(`Images:\n  NAME DIGEST\n  cli  sha256:${a}\n`);
-    expect((await cli('payload', 'info', '--pullspecs', dir)).stdout).toContain(`  NAME PULL SPEC\n  cli  quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${a}\n`);
-    expect((await cli('payload', 'info', '--commits', dir)).stdout).toContain('  NAME REPO                            COMMIT\n  cli  https://github.com/openshift/oc 0123456789abcdef\n');
+    expect((await cli('payload', 'info', '--pullspecs', dir)).stdout).toContain(
+      `  NAME PULL SPEC\n  cli  quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${a}\n`,
+    );
+    expect((await cli('payload', 'info', '--commits', dir)).stdout).toContain(
+      '  NAME REPO                            COMMIT\n  cli  https://github.com/openshift/oc 0123456789abcdef\n',
+    );
     expect((await cli('payload', 'info', '--commits', '--pullspecs', dir)).code).toBe(2);
   });
 });

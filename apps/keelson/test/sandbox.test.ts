@@ -17,7 +17,9 @@ let proc: ChildProcess;
 let url = '';
 
 beforeAll(async () => {
-  proc = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', state, '--nodes', 'worker-0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  proc = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', state, '--nodes', 'worker-0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   for (let i = 0; i < 300 && !out.includes('kubeconfig:'); i++) await new Promise((r) => setTimeout(r, 50));
@@ -43,16 +45,47 @@ describe('keelson sandbox', () => {
 
   it('prints a kubeconfig that kubectl can use', async () => {
     const out = join(dir, 'my-kubeconfig');
-    const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '--to', out, '--namespace', 'kube-system']);
+    const r = await run(process.execPath, [
+      BIN,
+      'sandbox',
+      'kubeconfig',
+      '--state-dir',
+      state,
+      '--to',
+      out,
+      '--namespace',
+      'kube-system',
+    ]);
     expect(r.stdout.trim()).toBe(out);
-    const nodes = await run('kubectl', ['--kubeconfig', out, '--cache-dir', join(dir, 'cache'), 'get', 'nodes', '-o', 'name']);
+    const nodes = await run('kubectl', [
+      '--kubeconfig',
+      out,
+      '--cache-dir',
+      join(dir, 'cache'),
+      'get',
+      'nodes',
+      '-o',
+      'name',
+    ]);
     expect(nodes.stdout.trim()).toBe('node/worker-0');
-    const ns = await run('kubectl', ['--kubeconfig', out, '--cache-dir', join(dir, 'cache'), 'config', 'view', '--minify', '-o', 'jsonpath={.contexts[0].context.namespace}']);
+    const ns = await run('kubectl', [
+      '--kubeconfig',
+      out,
+      '--cache-dir',
+      join(dir, 'cache'),
+      'config',
+      'view',
+      '--minify',
+      '-o',
+      'jsonpath={.contexts[0].context.namespace}',
+    ]);
     expect(ns.stdout).toBe('kube-system');
     const stdout = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state]);
     expect(stdout.stdout).toContain('kind: Config');
     const json = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', state, '-o', 'json']);
-    expect((JSON.parse(json.stdout) as { clusters: { cluster: { server: string } }[] }).clusters[0]?.cluster.server).toBe(url);
+    expect(
+      (JSON.parse(json.stdout) as { clusters: { cluster: { server: string } }[] }).clusters[0]?.cluster.server,
+    ).toBe(url);
   });
 
   it('says so when the recorded sandbox is not running', async () => {
@@ -61,13 +94,18 @@ describe('keelson sandbox', () => {
     // a pid that has exited and a port nothing listens on: a sandbox killed with SIGKILL leaves such a record
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((r) => gone.once('exit', r));
-    writeFileSync(join(stale, 'sandbox.json'), JSON.stringify({ url: 'https://127.0.0.1:1', token: 't', pid: gone.pid }));
+    writeFileSync(
+      join(stale, 'sandbox.json'),
+      JSON.stringify({ url: 'https://127.0.0.1:1', token: 't', pid: gone.pid }),
+    );
     const r = await run(process.execPath, [BIN, 'sandbox', 'kubeconfig', '--state-dir', stale]).then(
       () => ({ code: 0, stderr: '' }),
       (e: unknown) => e as { code: number; stderr: string },
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`error: the sandbox recorded in ${join(stale, 'sandbox.json')} is not running (its process ${gone.pid} has exited); start it again with "keelson sandbox start"\n`);
+    expect(r.stderr).toBe(
+      `error: the sandbox recorded in ${join(stale, 'sandbox.json')} is not running (its process ${gone.pid} has exited); start it again with "keelson sandbox start"\n`,
+    );
   });
 
   it('rejects an unknown output format as a usage error', async () => {
@@ -85,11 +123,21 @@ describe('keelson sandbox', () => {
       (e: unknown) => e as { code: number; stderr: string },
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: no running sandbox recorded in .*sandbox\.json; start one with "keelson sandbox start"/);
+    expect(r.stderr).toMatch(
+      /^error: no running sandbox recorded in .*sandbox\.json; start one with "keelson sandbox start"/,
+    );
   });
 
   it('rejects a bad port as a usage error', async () => {
-    const r = await run(process.execPath, [BIN, 'sandbox', 'start', '--port', 'abc', '--state-dir', join(dir, 'x')]).then(
+    const r = await run(process.execPath, [
+      BIN,
+      'sandbox',
+      'start',
+      '--port',
+      'abc',
+      '--state-dir',
+      join(dir, 'x'),
+    ]).then(
       () => ({ code: 0, stderr: '' }),
       (e: unknown) => e as { code: number; stderr: string },
     );
@@ -113,7 +161,9 @@ describe('keelson sandbox', () => {
     const persist = join(dir, 'persist');
     const st = join(dir, 'pstate');
     const start = async (): Promise<ChildProcess> => {
-      const p = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', st, '--persist', persist], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [BIN, 'sandbox', 'start', '--state-dir', st, '--persist', persist], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       p.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       for (let i = 0; i < 300 && !out.includes('kubeconfig:'); i++) await new Promise((r) => setTimeout(r, 50));

@@ -11,9 +11,16 @@ const series: Series[] = [
 describe('evaluatePromQL', () => {
   it('evaluates group/or/vector/0* like Prometheus', () => {
     expect(evaluatePromQL(REHEARSAL_RISK.promql, series)).toEqual([{ labels: {}, value: 1 }]);
-    expect(evaluatePromQL('group(cluster_infrastructure_provider{_id="",type="AWS"}) or 0 * group(cluster_version{_id=""})', series)).toEqual([{ labels: {}, value: 0 }]);
+    expect(
+      evaluatePromQL(
+        'group(cluster_infrastructure_provider{_id="",type="AWS"}) or 0 * group(cluster_version{_id=""})',
+        series,
+      ),
+    ).toEqual([{ labels: {}, value: 0 }]);
     expect(evaluatePromQL('group(cluster_infrastructure_provider{type=~"No.*"})', series)).toHaveLength(1);
-    expect(evaluatePromQL('group(cluster_infrastructure_provider{type!~"No.*"}) or vector(0)', series)).toEqual([{ labels: {}, value: 0 }]);
+    expect(evaluatePromQL('group(cluster_infrastructure_provider{type!~"No.*"}) or vector(0)', series)).toEqual([
+      { labels: {}, value: 0 },
+    ]);
     expect(evaluatePromQL('cluster_version{version!="4.18.8"}', series)[0]?.labels['__name__']).toBe('cluster_version');
   });
   it('refuses what it does not understand', () => {
@@ -28,7 +35,10 @@ describe('startUpdateService', () => {
     const svc = await startUpdateService({
       from: { version: '4.18.7', payload: '127.0.0.1:5000/ocp/release@sha256:' + 'a'.repeat(64) },
       to: { version: '4.18.8', payload: '127.0.0.1:5000/ocp/release@sha256:' + 'b'.repeat(64) },
-      series: () => [{ name: 'cluster_infrastructure_provider', labels: { type: platform }, value: 1 }, series[1] as Series],
+      series: () => [
+        { name: 'cluster_infrastructure_provider', labels: { type: platform }, value: 1 },
+        series[1] as Series,
+      ],
     });
     try {
       expect(svc.channel).toBe('stable-4.18');
@@ -36,7 +46,11 @@ describe('startUpdateService', () => {
       expect(u.recommended).toEqual(['4.18.8']);
       expect(u.conditional).toHaveLength(1);
       expect(u.conditional[0]?.version).toBe('4.18.9');
-      expect(u.conditional[0]?.recommended).toMatchObject({ type: 'Recommended', status: 'False', reason: REHEARSAL_RISK.name });
+      expect(u.conditional[0]?.recommended).toMatchObject({
+        type: 'Recommended',
+        status: 'False',
+        reason: REHEARSAL_RISK.name,
+      });
       expect(svc.promql.queries.some((q) => q.includes('cluster_infrastructure_provider'))).toBe(true);
       platform = 'AWS';
       const v = await evaluateUpdates(svc.upstream, svc.channel, '4.18.7', svc.prometheus);

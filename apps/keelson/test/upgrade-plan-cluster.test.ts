@@ -29,11 +29,19 @@ const USER_MC = {
   apiVersion: 'machineconfiguration.openshift.io/v1',
   kind: 'MachineConfig',
   metadata: { name: '99-worker-custom', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
-  spec: { config: { ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/custom.conf', mode: 420, contents: { source: 'data:,custom' } }] } } },
+  spec: {
+    config: {
+      ignition: { version: '3.2.0' },
+      storage: { files: [{ path: '/etc/custom.conf', mode: 420, contents: { source: 'data:,custom' } }] },
+    },
+  },
 };
 
 async function req(method: string, path: string, body?: unknown): Promise<unknown> {
-  const init: RequestInit = { method, headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/json' } };
+  const init: RequestInit = {
+    method,
+    headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/json' },
+  };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${sb.url}${path}`, init);
   const out: unknown = await res.json();
@@ -48,7 +56,12 @@ async function create(base: string, obj: { metadata: { name?: string }; status?:
   if (status !== undefined) await req('PUT', `${base}/${obj.metadata.name ?? ''}/status`, { ...created, status });
 }
 
-const cond = (type: string, status: 'True' | 'False', reason?: string, message?: string): { type: string; status: 'True' | 'False'; lastTransitionTime: string; reason?: string; message?: string } => ({
+const cond = (
+  type: string,
+  status: 'True' | 'False',
+  reason?: string,
+  message?: string,
+): { type: string; status: 'True' | 'False'; lastTransitionTime: string; reason?: string; message?: string } => ({
   type,
   status,
   lastTransitionTime: T,
@@ -64,11 +77,25 @@ function clusterVersion(): ClusterVersion {
     spec: { clusterID: '6d8a2a5e-4a8b-4c39-9d64-2a1b4b9f3c11', channel: 'stable-4.19' },
     status: {
       desired: { version: pub.from.version, image: pub.from.pullSpec },
-      history: [{ state: 'Completed', startedTime: T, completionTime: T, version: pub.from.version, image: pub.from.pullSpec, verified: true }],
+      history: [
+        {
+          state: 'Completed',
+          startedTime: T,
+          completionTime: T,
+          version: pub.from.version,
+          image: pub.from.pullSpec,
+          verified: true,
+        },
+      ],
       observedGeneration: 1,
       versionHash: 'h',
       availableUpdates: [{ version: pub.to.version, image: pub.to.pullSpec }],
-      conditions: [cond('Available', 'True', undefined, `Done applying ${pub.from.version}`), cond('Failing', 'False'), cond('Progressing', 'False'), cond('RetrievedUpdates', 'True')],
+      conditions: [
+        cond('Available', 'True', undefined, `Done applying ${pub.from.version}`),
+        cond('Failing', 'False'),
+        cond('Progressing', 'False'),
+        cond('RetrievedUpdates', 'True'),
+      ],
     },
   };
 }
@@ -79,7 +106,10 @@ function operator(name: string, upgradeable: ReturnType<typeof cond>): ClusterOp
     kind: 'ClusterOperator',
     metadata: { name },
     spec: {},
-    status: { conditions: [cond('Available', 'True'), cond('Degraded', 'False'), cond('Progressing', 'False'), upgradeable], versions: [{ name: 'operator', version: pub.from.version }] },
+    status: {
+      conditions: [cond('Available', 'True'), cond('Degraded', 'False'), cond('Progressing', 'False'), upgradeable],
+      versions: [{ name: 'operator', version: pub.from.version }],
+    },
   };
 }
 
@@ -89,8 +119,20 @@ function pool(name: string, machines: number, rendered: string, maxUnavailable?:
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
     metadata: { name },
-    spec: { machineConfigSelector: selector, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } }, configuration: { name: rendered }, ...(maxUnavailable !== undefined ? { maxUnavailable } : {}) },
-    status: { machineCount: machines, updatedMachineCount: machines, readyMachineCount: machines, unavailableMachineCount: 0, degradedMachineCount: 0, configuration: { name: rendered } },
+    spec: {
+      machineConfigSelector: selector,
+      nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
+      configuration: { name: rendered },
+      ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
+    },
+    status: {
+      machineCount: machines,
+      updatedMachineCount: machines,
+      readyMachineCount: machines,
+      unavailableMachineCount: 0,
+      degradedMachineCount: 0,
+      configuration: { name: rendered },
+    },
   };
 }
 
@@ -106,9 +148,24 @@ async function populate(): Promise<void> {
   await create(MCP, pool('master', 3, 'rendered-master-00000000000000000000000000000000'));
   // the cluster's MachineConfigs: release A's (applied by the CVO), the admin's, and a rendered one (to be ignored)
   const a = await openPayload(pub.from.dir);
-  for (const mc of configsOf(a)) await req('POST', MC, { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: mc.metadata.name, labels: mc.metadata.labels }, spec: mc.spec });
+  for (const mc of configsOf(a))
+    await req('POST', MC, {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name: mc.metadata.name, labels: mc.metadata.labels },
+      spec: mc.spec,
+    });
   await req('POST', MC, USER_MC);
-  await req('POST', MC, { ...USER_MC, metadata: { name: workerRendered, labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { config: { ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/rendered-only', mode: 420, contents: { source: 'data:,x' } }] } } } });
+  await req('POST', MC, {
+    ...USER_MC,
+    metadata: { name: workerRendered, labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+    spec: {
+      config: {
+        ignition: { version: '3.2.0' },
+        storage: { files: [{ path: '/etc/rendered-only', mode: 420, contents: { source: 'data:,x' } }] },
+      },
+    },
+  });
 }
 
 beforeAll(async () => {
@@ -118,9 +175,22 @@ beforeAll(async () => {
   const mcs = join(work, 'mcs');
   await mkdir(mcs);
   await writeFile(join(mcs, 'user.json'), JSON.stringify(USER_MC));
-  const offline = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--machineconfigs', mcs, '-o', 'json');
+  const offline = await cli(
+    'upgrade',
+    'plan',
+    '--from',
+    pub.from.dir,
+    '--to',
+    pub.to.dir,
+    '--machineconfigs',
+    mcs,
+    '-o',
+    'json',
+  );
   workerRendered = (JSON.parse(offline.stdout) as UpgradePlan).pools.find((p) => p.name === 'worker')?.from ?? '';
-  sb = await startSandbox({ openshiftCrds: ['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'MachineConfig'] });
+  sb = await startSandbox({
+    openshiftCrds: ['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'MachineConfig'],
+  });
   kubeconfig = await sb.writeKubeconfig(join(work, 'kubeconfig'));
   await populate();
 }, 90_000);
@@ -134,7 +204,16 @@ afterAll(async () => {
 describe('keelson upgrade plan --kubeconfig', { timeout: 60_000 }, () => {
   it('judges a minor update like the CVO: Upgradeable=False from etcd blocks it, with the CVO texts', async () => {
     expect(workerRendered).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
-    const r = await cli('upgrade', 'plan', '--to', `docker://${pub.to.pullSpec}`, '--kubeconfig', kubeconfig, '-o', 'json');
+    const r = await cli(
+      'upgrade',
+      'plan',
+      '--to',
+      `docker://${pub.to.pullSpec}`,
+      '--kubeconfig',
+      kubeconfig,
+      '-o',
+      'json',
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as UpgradePlan;
@@ -157,10 +236,16 @@ describe('keelson upgrade plan --kubeconfig', { timeout: 60_000 }, () => {
   });
 
   it('plans the cluster pools: sizes, maxUnavailable, the rendered config they run, the admin MachineConfigs', async () => {
-    const plan = JSON.parse((await cli('upgrade', 'plan', '--to', pub.to.dir, '--kubeconfig', kubeconfig, '-o', 'json')).stdout) as UpgradePlan;
+    const plan = JSON.parse(
+      (await cli('upgrade', 'plan', '--to', pub.to.dir, '--kubeconfig', kubeconfig, '-o', 'json')).stdout,
+    ) as UpgradePlan;
     const worker = plan.pools.find((p) => p.name === 'worker');
     expect(worker).toMatchObject({ nodes: 5, maxUnavailable: 2, batches: 3, action: 'reboot', from: workerRendered });
-    expect(worker?.cluster).toEqual({ current: workerRendered, fromMatchesCluster: true, machines: { updated: 5, ready: 5, unavailable: 0, degraded: 0 } });
+    expect(worker?.cluster).toEqual({
+      current: workerRendered,
+      fromMatchesCluster: true,
+      machines: { updated: 5, ready: 5, unavailable: 0, degraded: 0 },
+    });
     expect(worker?.to).not.toBe(workerRendered);
     const master = plan.pools.find((p) => p.name === 'master');
     expect(master).toMatchObject({ nodes: 3, maxUnavailable: 1, cluster: { fromMatchesCluster: false } });
@@ -171,23 +256,48 @@ describe('keelson upgrade plan --kubeconfig', { timeout: 60_000 }, () => {
   });
 
   it('--force turns the blocking precondition into an accepted risk; the text output shows oc-style blocks and tables', async () => {
-    const forced = JSON.parse((await cli('upgrade', 'plan', '--to', `docker://${pub.to.pullSpec}`, '--kubeconfig', kubeconfig, '--force', '-o', 'json')).stdout) as UpgradePlan;
+    const forced = JSON.parse(
+      (
+        await cli(
+          'upgrade',
+          'plan',
+          '--to',
+          `docker://${pub.to.pullSpec}`,
+          '--kubeconfig',
+          kubeconfig,
+          '--force',
+          '-o',
+          'json',
+        )
+      ).stdout,
+    ) as UpgradePlan;
     expect(forced.acceptance.verdict).toBe('AcceptedWithRisks');
-    expect(forced.acceptance.message).toBe(`Forced through blocking failures: Precondition "ClusterVersionUpgradeable" failed because of "${ETCD_REASON}": Cluster operator etcd should not be upgraded between minor versions: ${ETCD_MESSAGE}`);
+    expect(forced.acceptance.message).toBe(
+      `Forced through blocking failures: Precondition "ClusterVersionUpgradeable" failed because of "${ETCD_REASON}": Cluster operator etcd should not be upgraded between minor versions: ${ETCD_MESSAGE}`,
+    );
     const text = await cli('upgrade', 'plan', '--to', `docker://${pub.to.pullSpec}`, '--kubeconfig', kubeconfig);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('ReleaseAccepted=False\n\n  Reason: PreconditionChecks\n  Message: Preconditions failed for payload loaded version="4.19.0"');
+    expect(text.stdout).toContain(
+      'ReleaseAccepted=False\n\n  Reason: PreconditionChecks\n  Message: Preconditions failed for payload loaded version="4.19.0"',
+    );
     expect(text.stdout).toMatch(/\n {2}NAME {3,}RESULT {3,}REASON\n {2}ClusterVersionRollback {3,}Passed/);
     expect(text.stdout).toMatch(/\n {2}ClusterVersionUpgradeable {3,}Blocking {3,}RecentBackupMissing\n/);
     expect(text.stdout).toMatch(/\n {2}worker {3,}5 {3,}2 {3,}false {3,}drain and reboot {3,}3 {3,}15m 45s\n/);
-    expect(text.stdout).toContain(`cluster: targets ${workerRendered} (matches the current release's render); 5 updated, 5 ready, 0 unavailable, 0 degraded`);
+    expect(text.stdout).toContain(
+      `cluster: targets ${workerRendered} (matches the current release's render); 5 updated, 5 ready, 0 unavailable, 0 degraded`,
+    );
   });
 
   it('without the cluster the same minor update leaves Upgradeable not evaluated', async () => {
-    const plan = JSON.parse((await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '-o', 'json')).stdout) as UpgradePlan;
+    const plan = JSON.parse(
+      (await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '-o', 'json')).stdout,
+    ) as UpgradePlan;
     expect(plan.basis).toBe('release');
     expect(plan.preconditions.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('NotEvaluated');
-    expect(plan.acceptance).toEqual({ verdict: 'Accepted', notEvaluated: ['ClusterVersionUpgradeable', 'ClusterVersionRecommendedUpdate'] });
+    expect(plan.acceptance).toEqual({
+      verdict: 'Accepted',
+      notEvaluated: ['ClusterVersionUpgradeable', 'ClusterVersionRecommendedUpdate'],
+    });
   });
 
   it('reports an unreachable cluster as an input error', async () => {

@@ -9,7 +9,13 @@ import { publishRehearsalReleases, type PublishedReleases } from '@keelson/paylo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { computeMaxUnavailable, computePoolPlan } from '../src/plan/pools.js';
-import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type GraphVerdict } from '../src/plan/preconditions.js';
+import {
+  computePreconditions,
+  decideAcceptance,
+  offlineClusterVersion,
+  withGraphVerdict,
+  type GraphVerdict,
+} from '../src/plan/preconditions.js';
 import type { UpgradePlan } from '../src/plan/compute-plan.js';
 import { startUpdateService, type UpdateService } from '../src/rehearse/update-service.js';
 import { cli } from './cli-helpers.js';
@@ -21,7 +27,10 @@ let svc: UpdateService;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'upgrade-plan-'));
   pub = await publishRehearsalReleases({ out: join(work, 'releases') });
-  svc = await startUpdateService({ from: { version: pub.from.version, payload: pub.from.pullSpec }, to: { version: pub.to.version, payload: pub.to.pullSpec } });
+  svc = await startUpdateService({
+    from: { version: pub.from.version, payload: pub.from.pullSpec },
+    to: { version: pub.to.version, payload: pub.to.pullSpec },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -44,7 +53,11 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     expect(levels[0]).toBe('00');
     const mco = plan.runLevels.find((l) => l.operators.some((o) => o.name === 'machine-config'));
     expect(mco?.level).toBe('80');
-    expect(mco?.operators.find((o) => o.name === 'machine-config')).toEqual({ name: 'machine-config', from: '4.18.7', to: '4.18.8' });
+    expect(mco?.operators.find((o) => o.name === 'machine-config')).toEqual({
+      name: 'machine-config',
+      from: '4.18.7',
+      to: '4.18.8',
+    });
     const worker = plan.pools.find((p) => p.name === 'worker');
     expect(worker?.action).toBe('reboot');
     expect(worker?.to).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
@@ -68,7 +81,26 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
       pools,
       'pools:\n- {name: master, nodes: 3}\n- {name: worker, nodes: 10, maxUnavailable: "20%"}\n- name: infra\n  nodes: 2\n  paused: true\n  machineConfigSelector:\n    matchExpressions:\n    - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, infra]}\n',
     );
-    const r = await cli('upgrade', 'plan', '--from', `docker://${pub.from.pullSpec}`, '--to', `docker://${pub.to.pullSpec}`, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', svc.prometheus, '--machineconfigs', mcs, '--pools', pools, '-o', 'json');
+    const r = await cli(
+      'upgrade',
+      'plan',
+      '--from',
+      `docker://${pub.from.pullSpec}`,
+      '--to',
+      `docker://${pub.to.pullSpec}`,
+      '--upstream',
+      svc.upstream,
+      '--channel',
+      svc.channel,
+      '--prometheus',
+      svc.prometheus,
+      '--machineconfigs',
+      mcs,
+      '--pools',
+      pools,
+      '-o',
+      'json',
+    );
     expect(r.stderr).toBe('');
     const plan = JSON.parse(r.stdout) as UpgradePlan;
     expect(plan.signature?.verified).toBe(true);
@@ -76,7 +108,16 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
     expect(plan.preconditions.find((p) => p.name === 'ClusterVersionRecommendedUpdate')?.state).toBe('Passed');
     expect(plan.updates?.recommended.map((u) => u.version)).toEqual([pub.to.version]);
     expect(plan.updates?.conditional).toEqual([
-      { version: svc.conditionalVersion, image: expect.stringMatching(/@sha256:c{64}$/) as unknown, risks: ['RehearsalPlatformNoneIngressRegression'], recommended: { status: 'False', reason: 'RehearsalPlatformNoneIngressRegression', message: expect.stringContaining('lose ingress') as unknown } },
+      {
+        version: svc.conditionalVersion,
+        image: expect.stringMatching(/@sha256:c{64}$/) as unknown,
+        risks: ['RehearsalPlatformNoneIngressRegression'],
+        recommended: {
+          status: 'False',
+          reason: 'RehearsalPlatformNoneIngressRegression',
+          message: expect.stringContaining('lose ingress') as unknown,
+        },
+      },
     ]);
     expect(plan.acceptance).toEqual({ verdict: 'Accepted' });
     const worker = plan.pools.find((p) => p.name === 'worker');
@@ -92,12 +133,42 @@ describe('keelson upgrade plan', { timeout: 60_000 }, () => {
   });
 
   it('evaluates a risk it cannot query as Recommended=Unknown (upstream EvaluationFailed)', async () => {
-    const r = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', 'http://127.0.0.1:1', '-o', 'json');
+    const r = await cli(
+      'upgrade',
+      'plan',
+      '--from',
+      pub.from.dir,
+      '--to',
+      pub.to.dir,
+      '--upstream',
+      svc.upstream,
+      '--channel',
+      svc.channel,
+      '--prometheus',
+      'http://127.0.0.1:1',
+      '-o',
+      'json',
+    );
     expect(r.stderr).toBe('');
     const plan = JSON.parse(r.stdout) as UpgradePlan;
     expect(plan.updates?.conditional[0]?.recommended).toMatchObject({ status: 'Unknown', reason: 'EvaluationFailed' });
-    const text = await cli('upgrade', 'plan', '--from', pub.from.dir, '--to', pub.to.dir, '--upstream', svc.upstream, '--channel', svc.channel, '--prometheus', 'http://127.0.0.1:1');
-    expect(text.stdout).toContain(`Upstream: ${svc.upstream}\nChannel: ${svc.channel}\n\nRecommended updates:\n\n  VERSION     IMAGE\n  ${pub.to.version}`);
+    const text = await cli(
+      'upgrade',
+      'plan',
+      '--from',
+      pub.from.dir,
+      '--to',
+      pub.to.dir,
+      '--upstream',
+      svc.upstream,
+      '--channel',
+      svc.channel,
+      '--prometheus',
+      'http://127.0.0.1:1',
+    );
+    expect(text.stdout).toContain(
+      `Upstream: ${svc.upstream}\nChannel: ${svc.channel}\n\nRecommended updates:\n\n  VERSION     IMAGE\n  ${pub.to.version}`,
+    );
     expect(text.stdout).toContain(`Updates with known issues:\n\n  Version: ${svc.conditionalVersion}\n`);
     expect(text.stdout).toContain('  Recommended: Unknown\n  Reason: EvaluationFailed\n');
   });
@@ -181,7 +252,10 @@ describe('plan decisions', () => {
     expect(() => computeMaxUnavailable('x', 3)).toThrow(TypeError);
   });
   it('an unchanged pool does nothing', () => {
-    const mc = { metadata: { name: '00-worker', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { config: { ignition: { version: '3.5.0' } } } };
+    const mc = {
+      metadata: { name: '00-worker', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+      spec: { config: { ignition: { version: '3.5.0' } } },
+    };
     const side = { configs: [mc], controllerConfig: { baseOSContainerImage: 'quay.io/x@sha256:' + 'a'.repeat(64) } };
     const p = computePoolPlan({ name: 'worker', nodes: 4 }, side, side);
     expect(p.action).toBe('none');
@@ -190,30 +264,71 @@ describe('plan decisions', () => {
   });
   const offline = (current: string, target: string, graph?: GraphVerdict): ReturnType<typeof computePreconditions> => {
     const cv = offlineClusterVersion({ version: current, image: 'img' });
-    return computePreconditions(graph === undefined ? cv : withGraphVerdict(cv, graph), target, { live: false, graph: graph !== undefined });
+    return computePreconditions(graph === undefined ? cv : withGraphVerdict(cv, graph), target, {
+      live: false,
+      graph: graph !== undefined,
+    });
   };
   it('judges preconditions with the CVO functions and the upstream reasons', () => {
-    expect(offline('4.18.7', '4.18.3').results.find((p) => p.name === 'ClusterVersionRollback')?.reason).toBe('LowDesiredVersion');
-    expect(offline('4.16.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionGiantHop')?.reason).toBe('MultipleMinorVersionsUpdate');
-    expect(offline('4.17.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('NotEvaluated');
-    expect(offline('4.17.1', '4.17.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe('Passed');
-    const graph: GraphVerdict = { upstream: 'u', channel: 'c', recommended: [{ version: '4.18.8', image: 'i8' }], conditional: [{ version: '4.18.9', image: 'i9', risks: ['Risky'], recommended: { status: 'False', reason: 'Risky', message: 'bad' } }] };
+    expect(offline('4.18.7', '4.18.3').results.find((p) => p.name === 'ClusterVersionRollback')?.reason).toBe(
+      'LowDesiredVersion',
+    );
+    expect(offline('4.16.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionGiantHop')?.reason).toBe(
+      'MultipleMinorVersionsUpdate',
+    );
+    expect(offline('4.17.1', '4.18.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe(
+      'NotEvaluated',
+    );
+    expect(offline('4.17.1', '4.17.3').results.find((p) => p.name === 'ClusterVersionUpgradeable')?.state).toBe(
+      'Passed',
+    );
+    const graph: GraphVerdict = {
+      upstream: 'u',
+      channel: 'c',
+      recommended: [{ version: '4.18.8', image: 'i8' }],
+      conditional: [
+        {
+          version: '4.18.9',
+          image: 'i9',
+          risks: ['Risky'],
+          recommended: { status: 'False', reason: 'Risky', message: 'bad' },
+        },
+      ],
+    };
     const rec = offline('4.18.7', '4.18.9', graph);
-    expect(rec.results.find((p) => p.name === 'ClusterVersionRecommendedUpdate')).toEqual({ name: 'ClusterVersionRecommendedUpdate', state: 'Failed', warning: true, reason: 'Risky', message: 'Update from 4.18.7 to 4.18.9 is not recommended:\n\nbad' });
-    expect(offline('4.18.7', '4.18.10', graph).errors[0]?.message).toBe('RetrievedUpdates=True (), so the update from 4.18.7 to 4.18.10 is probably neither recommended nor supported.');
+    expect(rec.results.find((p) => p.name === 'ClusterVersionRecommendedUpdate')).toEqual({
+      name: 'ClusterVersionRecommendedUpdate',
+      state: 'Failed',
+      warning: true,
+      reason: 'Risky',
+      message: 'Update from 4.18.7 to 4.18.9 is not recommended:\n\nbad',
+    });
+    expect(offline('4.18.7', '4.18.10', graph).errors[0]?.message).toBe(
+      'RetrievedUpdates=True (), so the update from 4.18.7 to 4.18.10 is probably neither recommended nor supported.',
+    );
   });
   it('decides acceptance like the CVO: signature first, then the preconditions summary, force', () => {
     const errors = offline('4.16.1', '4.18.3').errors;
     expect(decideAcceptance({ version: '4.18.3', image: 'img@x', errors, force: false })).toEqual({
       verdict: 'Blocked',
       reason: 'PreconditionChecks',
-      message: 'Preconditions failed for payload loaded version="4.18.3" image="img@x": Precondition "ClusterVersionGiantHop" failed because of "MultipleMinorVersionsUpdate": 4.18.3 is more than one minor version beyond the current target 4.16.1 (4.18 > 4.(16+1)), and only updates within the current minor version or to the next minor version are supported.',
+      message:
+        'Preconditions failed for payload loaded version="4.18.3" image="img@x": Precondition "ClusterVersionGiantHop" failed because of "MultipleMinorVersionsUpdate": 4.18.3 is more than one minor version beyond the current target 4.16.1 (4.18 > 4.(16+1)), and only updates within the current minor version or to the next minor version are supported.',
     });
     const unsigned = { verified: false, detail: 'verification is not possible' };
-    expect(decideAcceptance({ version: '4.18.3', image: 'img@x', errors: [], signature: unsigned, force: false })).toEqual({ verdict: 'Blocked', reason: 'RetrievePayload', message: 'Retrieving payload failed version="4.18.3" image="img@x" failure=The update cannot be verified: verification is not possible' });
+    expect(
+      decideAcceptance({ version: '4.18.3', image: 'img@x', errors: [], signature: unsigned, force: false }),
+    ).toEqual({
+      verdict: 'Blocked',
+      reason: 'RetrievePayload',
+      message:
+        'Retrieving payload failed version="4.18.3" image="img@x" failure=The update cannot be verified: verification is not possible',
+    });
     const forced = decideAcceptance({ version: '4.18.3', image: 'img@x', errors, signature: unsigned, force: true });
     expect(forced.verdict).toBe('AcceptedWithRisks');
-    expect(forced.message?.split('\n')[0]).toBe('Target release version="4.18.3" image="img@x" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified: verification is not possible');
+    expect(forced.message?.split('\n')[0]).toBe(
+      'Target release version="4.18.3" image="img@x" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified: verification is not possible',
+    );
     expect(forced.message).toMatch(/\nForced through blocking failures: Precondition "ClusterVersionGiantHop"/);
   });
 });

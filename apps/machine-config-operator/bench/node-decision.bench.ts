@@ -5,7 +5,12 @@ import { decidePoolSync, type MachineConfigPool, type Node } from '../src/index.
 const A = 'machineconfiguration.openshift.io/';
 const pool = (name: string, spec: Partial<MachineConfigPool['spec']> = {}): MachineConfigPool => ({
   metadata: { name, generation: 3 },
-  spec: { nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } }, configuration: { name: `rendered-${name}-v2` }, maxUnavailable: '10%', ...spec },
+  spec: {
+    nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
+    configuration: { name: `rendered-${name}-v2` },
+    maxUnavailable: '10%',
+    ...spec,
+  },
 });
 const pools = [pool('master'), pool('worker'), pool('infra')];
 const worker = pools[1] as MachineConfigPool;
@@ -25,7 +30,12 @@ function nodes(n: number): Node[] {
         labels: { 'node-role.kubernetes.io/worker': '', 'topology.kubernetes.io/zone': `zone-${String(i % 3)}` },
         annotations: { [`${A}currentConfig`]: cur, [`${A}desiredConfig`]: des, [`${A}state`]: state },
       },
-      status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }] },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'DiskPressure', status: 'False' },
+        ],
+      },
     });
   }
   return out;

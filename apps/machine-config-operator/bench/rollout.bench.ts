@@ -18,7 +18,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
-import { ConfigMaps, Informer, KubeClient, KubeConfig, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
+import {
+  ConfigMaps,
+  Informer,
+  KubeClient,
+  KubeConfig,
+  MachineConfigPools,
+  MachineConfigs,
+  nullLogger,
+} from '@keelson/kube';
 import { customPool, defaultPool } from '@keelson/ignition';
 import {
   Nodes,
@@ -50,10 +58,13 @@ async function countingProxy(target: string): Promise<CountingProxy> {
   const proxy: CountingProxy = { url: '', count: 0, close: () => Promise.resolve() };
   const server: Server = createServer((req, res) => {
     proxy.count++;
-    const up = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
     res.on('close', () => up.destroy());
@@ -63,7 +74,13 @@ async function countingProxy(target: string): Promise<CountingProxy> {
   const port = (server.address() as AddressInfo).port;
   Object.assign(proxy, {
     url: `http://127.0.0.1:${String(port)}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => { r(); }); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => {
+          r();
+        });
+      }),
   });
   return proxy;
 }
@@ -109,46 +126,102 @@ function observe(): void {
     const a = n.metadata.annotations ?? {};
     const name = n.metadata.name ?? '';
     if (a[NodeAnnotations.desiredConfig] === target && !desiredAt.has(name)) desiredAt.set(name, now);
-    if (a[NodeAnnotations.currentConfig] === target && !isNodeUnavailable(n) && desiredAt.has(name) && !doneAt.has(name)) doneAt.set(name, now);
+    if (
+      a[NodeAnnotations.currentConfig] === target &&
+      !isNodeUnavailable(n) &&
+      desiredAt.has(name) &&
+      !doneAt.has(name)
+    )
+      doneAt.set(name, now);
   }
   maxUnavailableSeen = Math.max(maxUnavailableSeen, unavailable);
 }
 
-async function poolUpdated(not: string | undefined, timeoutMs: number, pool = 'worker', count = N): Promise<MachineConfigPool> {
-  return waitFor(`${pool} pool Updated`, async () => {
-    const p = await client.resource(MachineConfigPools).get(pool);
-    const t = p.spec.configuration?.name ?? '';
-    const ok = t !== '' && t !== not && p.status?.machineCount === count && p.status.updatedMachineCount === count && p.status.configuration?.name === t && p.status.conditions?.some((c) => c.type === 'Updated' && c.status === 'True') === true;
-    return ok ? p : undefined;
-  }, timeoutMs);
+async function poolUpdated(
+  not: string | undefined,
+  timeoutMs: number,
+  pool = 'worker',
+  count = N,
+): Promise<MachineConfigPool> {
+  return waitFor(
+    `${pool} pool Updated`,
+    async () => {
+      const p = await client.resource(MachineConfigPools).get(pool);
+      const t = p.spec.configuration?.name ?? '';
+      const ok =
+        t !== '' &&
+        t !== not &&
+        p.status?.machineCount === count &&
+        p.status.updatedMachineCount === count &&
+        p.status.configuration?.name === t &&
+        p.status.conditions?.some((c) => c.type === 'Updated' && c.status === 'True') === true;
+      return ok ? p : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot ${String(REBOOT_MS)} ms`, () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ openshiftCrds: true, historySize: 200_000 });
     client = new KubeClient(kubeConfigFor(sandbox, sandbox.url));
-    await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
-    await client.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'machine-config-osimageurl', namespace: NS }, data: { baseOSContainerImage: `quay.io/test/rhcos@sha256:${'1'.repeat(64)}`, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' } });
+    await client.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+    });
+    await client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-osimageurl', namespace: NS },
+      data: {
+        baseOSContainerImage: `quay.io/test/rhcos@sha256:${'1'.repeat(64)}`,
+        baseOSExtensionsContainerImage: '',
+        releaseVersion: '4.99.0',
+      },
+    });
     const w = defaultPool('worker');
-    await client.resource(MachineConfigPools).create({ ...w, metadata: { ...w.metadata, labels: w.metadata.labels ?? {} }, spec: { ...w.spec, maxUnavailable: '10%' } } as never);
+    await client.resource(MachineConfigPools).create({
+      ...w,
+      metadata: { ...w.metadata, labels: w.metadata.labels ?? {} },
+      spec: { ...w.spec, maxUnavailable: '10%' },
+    } as never);
     const solo = customPool('solo');
-    await client.resource(MachineConfigPools).create({ ...solo, metadata: { ...solo.metadata, labels: solo.metadata.labels ?? {} } } as never);
+    await client
+      .resource(MachineConfigPools)
+      .create({ ...solo, metadata: { ...solo.metadata, labels: solo.metadata.labels ?? {} } } as never);
     ctlProxy = await countingProxy(sandbox.url);
     nodeProxy = await countingProxy(sandbox.url);
     const ctlConfig = kubeConfigFor(sandbox, ctlProxy.url);
-    operator = await startMachineConfigOperator({ kubeconfig: ctlConfig, logger: nullLogger, releaseVersion: '4.99.0', resyncIntervalMs: 1000, leaderElection: false, health: false });
+    operator = await startMachineConfigOperator({
+      kubeconfig: ctlConfig,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 1000,
+      leaderElection: false,
+      health: false,
+    });
     controller = await startMachineConfigController({
       kubeconfig: ctlConfig,
       logger: nullLogger,
       leaderElection: false,
       health: false,
-      durations: { renderDelayMs: 100, nodeSyncDelayMs: 50, drainDelayMs: 20, evictionRetryMs: 50, drainAttemptTimeoutMs: 2000, podDeletePollMs: 20 },
+      durations: {
+        renderDelayMs: 100,
+        nodeSyncDelayMs: 50,
+        drainDelayMs: 20,
+        evictionRetryMs: 50,
+        drainAttemptTimeoutMs: 2000,
+        podDeletePollMs: 20,
+      },
       cordonBackoff: { initialMs: 20, steps: 5 },
     });
     observer = new Informer<Node>(client, Nodes, { logger: nullLogger });
     observer.addHandlers({ add: observe, update: observe, delete: observe });
     observer.start();
-    await waitFor('worker pool rendered', async () => ((await client.resource(MachineConfigPools).get('worker')).spec.configuration?.name ?? undefined), 120_000);
+    await waitFor(
+      'worker pool rendered',
+      async () => (await client.resource(MachineConfigPools).get('worker')).spec.configuration?.name ?? undefined,
+      120_000,
+    );
     dir = mkdtempSync(join(tmpdir(), 'mco-rollout-bench-'));
     nodeClient = new KubeClient(kubeConfigFor(sandbox, nodeProxy.url));
     vn = await startVirtualNodes({
@@ -158,7 +231,11 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       syncBackoff: { initialMs: 50, maxMs: 400 },
       concurrency: 16,
       nodes: [
-        ...Array.from({ length: N }, (_, i) => ({ name: `worker-${String(i)}`, role: 'worker', zone: `z${String(i % 3)}` })),
+        ...Array.from({ length: N }, (_, i) => ({
+          name: `worker-${String(i)}`,
+          role: 'worker',
+          zone: `z${String(i % 3)}`,
+        })),
         { name: SOLO, role: 'worker', pool: 'solo', labels: { 'node-role.kubernetes.io/solo': '' } },
       ],
     });
@@ -187,12 +264,21 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       apiVersion: 'machineconfiguration.openshift.io/v1',
       kind: 'MachineConfig',
       metadata: { name: '50-solo-bench', labels: { 'machineconfiguration.openshift.io/role': 'solo' } },
-      spec: { config: { ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/solo.conf', mode: 420, contents: { source: 'data:,solo%0A' } }] } } },
+      spec: {
+        config: {
+          ignition: { version: '3.2.0' },
+          storage: { files: [{ path: '/etc/solo.conf', mode: 420, contents: { source: 'data:,solo%0A' } }] },
+        },
+      },
     });
-    target = (await waitFor('new solo rendered config', async () => {
-      const t = (await client.resource(MachineConfigPools).get('solo')).spec.configuration?.name;
-      return t !== undefined && t !== soloBefore ? t : undefined;
-    }, 60_000));
+    target = await waitFor(
+      'new solo rendered config',
+      async () => {
+        const t = (await client.resource(MachineConfigPools).get('solo')).spec.configuration?.name;
+        return t !== undefined && t !== soloBefore ? t : undefined;
+      },
+      60_000,
+    );
     observe();
     await poolUpdated(soloBefore, 120_000, 'solo', 1);
     const soloWall = performance.now() - soloStart;
@@ -211,12 +297,21 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       kind: 'MachineConfig',
       metadata: { name: '50-worker-bench', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
       // a file change: drain + reboot on every node
-      spec: { config: { ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/bench.conf', mode: 420, contents: { source: 'data:,bench%0A' } }] } } },
+      spec: {
+        config: {
+          ignition: { version: '3.2.0' },
+          storage: { files: [{ path: '/etc/bench.conf', mode: 420, contents: { source: 'data:,bench%0A' } }] },
+        },
+      },
     });
-    target = (await waitFor('new rendered config', async () => {
-      const t = (await client.resource(MachineConfigPools).get('worker')).spec.configuration?.name;
-      return t !== undefined && t !== before ? t : undefined;
-    }, 60_000));
+    target = await waitFor(
+      'new rendered config',
+      async () => {
+        const t = (await client.resource(MachineConfigPools).get('worker')).spec.configuration?.name;
+        return t !== undefined && t !== before ? t : undefined;
+      },
+      60_000,
+    );
     observe();
     await poolUpdated(before, 1_800_000);
     const wall = performance.now() - start;
@@ -229,11 +324,12 @@ describe(`rollout of ${String(N)} virtual workers, maxUnavailable 10 %, reboot $
       `wall time to Updated: ${(wall / 1000).toFixed(1)} s`,
       `one node's update (desiredConfig → Done + Ready), mean ${(mean / 1000).toFixed(2)} s, min ${(Math.min(...perNode) / 1000).toFixed(2)} s, max ${(Math.max(...perNode) / 1000).toFixed(2)} s`,
       `ideal bound ceil(${String(N)}/${String(MAX_UNAVAILABLE)}) × mean = ${(ideal / 1000).toFixed(1)} s; ratio ${(wall / ideal).toFixed(2)}× (goal ≤ 1.25×)`,
-      `one node alone (pool solo): desiredConfig → Done + Ready ${(soloNode / 1000).toFixed(2)} s (MachineConfig → pool Updated ${(soloWall / 1000).toFixed(2)} s); bound ceil(N/maxUnavailable) × that = ${(Math.ceil(N / MAX_UNAVAILABLE) * soloNode / 1000).toFixed(1)} s; ratio ${(wall / (Math.ceil(N / MAX_UNAVAILABLE) * soloNode)).toFixed(2)}×`,
+      `one node alone (pool solo): desiredConfig → Done + Ready ${(soloNode / 1000).toFixed(2)} s (MachineConfig → pool Updated ${(soloWall / 1000).toFixed(2)} s); bound ceil(N/maxUnavailable) × that = ${((Math.ceil(N / MAX_UNAVAILABLE) * soloNode) / 1000).toFixed(1)} s; ratio ${(wall / (Math.ceil(N / MAX_UNAVAILABLE) * soloNode)).toFixed(2)}×`,
       `max unavailable observed: ${String(maxUnavailableSeen)} (limit ${String(MAX_UNAVAILABLE)})`,
       `API requests during the rollout: ${String(requests)} (controller+operator ${String(ctlProxy.count)}, daemons ${String(nodeProxy.count)}); per node update ${(requests / N).toFixed(1)} (daemons ${(nodeProxy.count / N).toFixed(1)})`,
     ];
     console.log(lines.join('\n'));
-    if (maxUnavailableSeen > MAX_UNAVAILABLE) throw new Error(`maxUnavailable exceeded: ${String(maxUnavailableSeen)} > ${String(MAX_UNAVAILABLE)}`);
+    if (maxUnavailableSeen > MAX_UNAVAILABLE)
+      throw new Error(`maxUnavailable exceeded: ${String(maxUnavailableSeen)} > ${String(MAX_UNAVAILABLE)}`);
   }, 1_800_000);
 });

@@ -18,7 +18,9 @@ const ca = readFileSync(process.env['MCS_CA'] ?? 'ca.crt');
 const connections = Number(process.env['MCS_CONNECTIONS'] ?? '16');
 const durationMs = Number(process.env['MCS_DURATION_MS'] ?? '3000');
 
-const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: ${accept}\r\nUser-Agent: keelson-mcs-bench\r\n\r\n`);
+const request = Buffer.from(
+  `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: ${accept}\r\nUser-Agent: keelson-mcs-bench\r\n\r\n`,
+);
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 interface Totals {
@@ -80,8 +82,12 @@ function runConnection(deadline: number): Promise<void> {
       if (have >= length) finishResponse();
       else bodyLeft = length - have;
     });
-    socket.on('error', () => { totals.errors++; });
-    socket.on('close', () => { resolve(); });
+    socket.on('error', () => {
+      totals.errors++;
+    });
+    socket.on('close', () => {
+      resolve();
+    });
   });
 }
 
@@ -89,4 +95,12 @@ const t0 = performance.now();
 const deadline = t0 + durationMs;
 await Promise.all(Array.from({ length: connections }, () => runConnection(deadline)));
 const elapsed = performance.now() - t0;
-process.stdout.write(JSON.stringify({ requests: totals.requests, ms: elapsed, errors: totals.errors, bytes: totals.bytes, latencies: totals.latencies }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    requests: totals.requests,
+    ms: elapsed,
+    errors: totals.errors,
+    bytes: totals.bytes,
+    latencies: totals.latencies,
+  }) + '\n',
+);

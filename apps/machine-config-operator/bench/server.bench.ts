@@ -36,7 +36,9 @@ function getOnce(pool: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/config/${pool}`, { agent, ca: tls.caCert, headers: { Accept: ACCEPT } }, (res) => {
       let n = 0;
-      res.on('data', (c: Buffer) => { n += c.length; });
+      res.on('data', (c: Buffer) => {
+        n += c.length;
+      });
       res.on('end', () => {
         if (res.statusCode !== 200) reject(new Error(`HTTP ${String(res.statusCode)}`));
         else resolve(n);
@@ -57,18 +59,32 @@ interface LoadResult {
 
 /** Runs the load generators once against /config/<pool> and merges their results. */
 async function load(pool: string, durationMs: number): Promise<LoadResult> {
-  const runs = Array.from({ length: LOADERS }, () => new Promise<LoadResult>((resolve, reject) => {
-    const p = spawn(process.execPath, [LOADER], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, MCS_URL: url, MCS_PATH: `/config/${pool}`, MCS_ACCEPT: ACCEPT, MCS_CA: caFile, MCS_CONNECTIONS: String(CONNECTIONS), MCS_DURATION_MS: String(durationMs) },
-    });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    p.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`load generator exited ${String(code)}`));
-      else resolve(JSON.parse(out) as LoadResult);
-    });
-  }));
+  const runs = Array.from(
+    { length: LOADERS },
+    () =>
+      new Promise<LoadResult>((resolve, reject) => {
+        const p = spawn(process.execPath, [LOADER], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: {
+            ...process.env,
+            MCS_URL: url,
+            MCS_PATH: `/config/${pool}`,
+            MCS_ACCEPT: ACCEPT,
+            MCS_CA: caFile,
+            MCS_CONNECTIONS: String(CONNECTIONS),
+            MCS_DURATION_MS: String(durationMs),
+          },
+        });
+        let out = '';
+        p.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+        });
+        p.on('exit', (code) => {
+          if (code !== 0) reject(new Error(`load generator exited ${String(code)}`));
+          else resolve(JSON.parse(out) as LoadResult);
+        });
+      }),
+  );
   const all = await Promise.all(runs);
   return {
     requests: all.reduce((a, r) => a + r.requests, 0),
@@ -91,15 +107,43 @@ describe('machine-config-server', () => {
     writeFileSync(join(dir, 'ca.crt'), tls.caCert);
     caFile = join(dir, 'ca.crt');
     const files: Record<string, string> = {};
-    for (let i = 0; i < 60; i++) files[`/etc/bench/file-${i}.conf`] = `# file ${i}\n${'option = value with some text\n'.repeat(100)}`;
+    for (let i = 0; i < 60; i++)
+      files[`/etc/bench/file-${i}.conf`] = `# file ${i}\n${'option = value with some text\n'.repeat(100)}`;
     await createMc(env.client, machineConfig('rendered-worker-bench', { files, sshKeys: ['ssh-ed25519 AAAA bench'] }));
     await createPool(env.client, 'worker', 'rendered-worker-bench');
-    await createMc(env.client, machineConfig('rendered-small-bench', { files: { '/etc/motd': 'hello\n' }, sshKeys: ['ssh-ed25519 AAAA bench'] }));
+    await createMc(
+      env.client,
+      machineConfig('rendered-small-bench', { files: { '/etc/motd': 'hello\n' }, sshKeys: ['ssh-ed25519 AAAA bench'] }),
+    );
     await createPool(env.client, 'small', 'rendered-small-bench');
     const kubeconfig = await env.sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
     // MCS_BENCH_PROF=<dir>: CPU profile of the server process (written when it exits)
     const prof = process.env['MCS_BENCH_PROF'];
-    child = spawn(process.execPath, [...(prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), BIN, 'start', '--apiserver-url', 'https://api:6443', '--kubeconfig', kubeconfig, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), '--secure-port', '0', '--insecure-port', '0', '--host', '127.0.0.1', '--bootstrap-token-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        ...(prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
+        BIN,
+        'start',
+        '--apiserver-url',
+        'https://api:6443',
+        '--kubeconfig',
+        kubeconfig,
+        '--cert',
+        join(dir, 'tls.crt'),
+        '--key',
+        join(dir, 'tls.key'),
+        '--secure-port',
+        '0',
+        '--insecure-port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--bootstrap-token-dir',
+        dir,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     url = await new Promise<string>((resolve, reject) => {
       let err = '';
       child.stderr?.on('data', (c: Buffer) => {
@@ -114,11 +158,14 @@ describe('machine-config-server', () => {
 
   const report = (label: string, samples: LoadResult[]): void => {
     const latencies = samples.flatMap((r) => r.latencies).sort((a, b) => a - b);
-    const pct = (p: number): string => (latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN).toFixed(2);
+    const pct = (p: number): string =>
+      (latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN).toFixed(2);
     const rates = samples.map((r) => Math.round((r.requests / r.ms) * 1000));
     const errors = samples.reduce((a, r) => a + r.errors, 0);
     const requests = samples.reduce((a, r) => a + r.requests, 0);
-    console.log(`machine-config-server ${label}: ${requests} requests, req/s per ${DURATION_MS} ms sample ${rates.join(' / ')} over ${LOADERS}x${CONNECTIONS} keep-alive HTTPS connections (child-process load generators); latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; errors ${errors}; loadavg ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      `machine-config-server ${label}: ${requests} requests, req/s per ${DURATION_MS} ms sample ${rates.join(' / ')} over ${LOADERS}x${CONNECTIONS} keep-alive HTTPS connections (child-process load generators); latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms; errors ${errors}; loadavg ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
   };
   afterAll(async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -128,7 +175,10 @@ describe('machine-config-server', () => {
   });
 
   // throughput measurements (many concurrent requests per sample), printed as they finish
-  for (const [p, label] of [['small', 'small config (1 file)'], ['worker', 'large config (60 files)']] as const) {
+  for (const [p, label] of [
+    ['small', 'small config (1 file)'],
+    ['worker', 'large config (60 files)'],
+  ] as const) {
     test(`GET /config/${p}: 3 samples over keep-alive HTTPS connections`, async () => {
       const bytes = await getOnce(p);
       await load(p, 1000); // warm-up (JIT, TLS sessions)

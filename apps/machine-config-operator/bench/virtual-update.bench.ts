@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { join } from 'node:path';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
-import { DrainResponder, createMc, createPool, machineConfig, setDesired, setPollInterval, startEnv, untilDone, type TestEnv } from '../test/daemon-helpers.js';
+import {
+  DrainResponder,
+  createMc,
+  createPool,
+  machineConfig,
+  setDesired,
+  setPollInterval,
+  startEnv,
+  untilDone,
+  type TestEnv,
+} from '../test/daemon-helpers.js';
 
 let env: TestEnv;
 let drains: DrainResponder;
@@ -33,13 +43,19 @@ describe('virtual node update (reboot 0)', () => {
     await createMc(env.client, machineConfig('rendered-worker-v0', { files: { '/etc/bench.conf': 'v0\n' } }));
     await createPool(env.client, 'worker', 'rendered-worker-v0');
     one = await startVirtualNodes({ client: env.client, nodes: [{ name: 'solo' }], rootDir: join(env.dir, 'one') });
-    ten = await startVirtualNodes({ client: env.client, nodes: Array.from({ length: 10 }, (_, i) => ({ name: `w${i}` })), rootDir: join(env.dir, 'ten') });
+    ten = await startVirtualNodes({
+      client: env.client,
+      nodes: Array.from({ length: 10 }, (_, i) => ({ name: `w${i}` })),
+      rootDir: join(env.dir, 'ten'),
+    });
     await untilDone(env.client, 'solo', 'rendered-worker-v0');
   }, 60_000);
 
   afterAll(async () => {
     const requests = one.apiRequests() + ten.apiRequests();
-    console.log(`daemon API requests (MachineConfig GETs + Node patches + Events) per node update, incl. first boots: ${(requests / (updates + 11)).toFixed(1)}`);
+    console.log(
+      `daemon API requests (MachineConfig GETs + Node patches + Events) per node update, incl. first boots: ${(requests / (updates + 11)).toFixed(1)}`,
+    );
     await one.stop();
     await ten.stop();
     await drains.stop();
@@ -49,7 +65,12 @@ describe('virtual node update (reboot 0)', () => {
   test('update of a file needing drain + reboot(0), desiredConfig → Done', async ({ bench }) => {
     await bench.compare(
       bench('one node', () => roll(one, ['solo'])),
-      bench('ten nodes at once', () => roll(ten, Array.from({ length: 10 }, (_, i) => `w${i}`))),
+      bench('ten nodes at once', () =>
+        roll(
+          ten,
+          Array.from({ length: 10 }, (_, i) => `w${i}`),
+        ),
+      ),
       { time: 3000 },
     );
   }, 300_000);

@@ -19,8 +19,20 @@ export { DaemonMetrics, DEFAULT_METRICS_ADDRESS } from './daemon/metrics.js';
 export { runOnceFrom, readOnceFrom, OnceFromError } from './daemon/once-from.js';
 export { ConfigDriftMonitor, watchedPaths, type DriftHandlers } from './daemon/drift-monitor.js';
 export { PoolWaiter, PoolWaitAbortedError, poolWaitReason } from './virtual/pool-wait.js';
-export { startMachineConfigServer, SECURE_PORT, INSECURE_PORT, type MachineConfigServer, type MachineConfigServerOptions } from './server/server.js';
+export {
+  startMachineConfigServer,
+  SECURE_PORT,
+  INSECURE_PORT,
+  type MachineConfigServer,
+  type MachineConfigServerOptions,
+} from './server/server.js';
 export { buildServedConfig, ServeConfigError, type ServeInputs } from './server/serve-config.js';
-export { startVirtualNodes, type VirtualNodesOptions, type VirtualNodes, type VirtualNodeSpec, type VirtualNodeFaults } from './virtual/harness.js';
+export {
+  startVirtualNodes,
+  type VirtualNodesOptions,
+  type VirtualNodes,
+  type VirtualNodeSpec,
+  type VirtualNodeFaults,
+} from './virtual/harness.js';
 export { VirtualMachine, DEFAULT_BOOT_IMAGE } from './virtual/machine.js';
 export { VirtualHost } from './virtual/host.js';

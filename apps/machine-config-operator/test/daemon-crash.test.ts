@@ -13,7 +13,20 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KILL_POINTS } from '../src/daemon/crash.js';
 import { NODE_ANNOTATIONS } from '@keelson/api';
-import { DrainResponder, annotation, createMc, createPool, machineConfig, setDesired, setPollInterval, startEnv, until, untilDone, type McParts, type TestEnv } from './daemon-helpers.js';
+import {
+  DrainResponder,
+  annotation,
+  createMc,
+  createPool,
+  machineConfig,
+  setDesired,
+  setPollInterval,
+  startEnv,
+  until,
+  untilDone,
+  type McParts,
+  type TestEnv,
+} from './daemon-helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/machine-config-daemon.js', import.meta.url));
 const IMG1 = 'quay.io/test/rhcos@sha256:' + '1'.repeat(64);
@@ -28,19 +41,38 @@ const A: McParts = {
 const B: McParts = {
   osImageURL: IMG2,
   kernelArguments: ['nosmt', 'mitigations=auto'],
-  files: { '/etc/foo': 'foo-2\n', '/etc/chrony.conf': 'server time.example.com iburst\n', '/etc/new/file.conf': 'new\n' },
+  files: {
+    '/etc/foo': 'foo-2\n',
+    '/etc/chrony.conf': 'server time.example.com iburst\n',
+    '/etc/new/file.conf': 'new\n',
+  },
   units: [
-    { name: 'hello.service', contents: '[Service]\nExecStart=/bin/false\n', enabled: true, dropins: [{ name: '10-x.conf', contents: '[Service]\nEnvironment=X=1\n' }] },
+    {
+      name: 'hello.service',
+      contents: '[Service]\nExecStart=/bin/false\n',
+      enabled: true,
+      dropins: [{ name: '10-x.conf', contents: '[Service]\nEnvironment=X=1\n' }],
+    },
     { name: 'other.service', contents: '[Service]\nExecStart=/bin/true\n', enabled: false },
   ],
   sshKeys: ['ssh-ed25519 AAAA key1', 'ssh-ed25519 BBBB key2'],
   passwordHash: '$6$salt$hash',
 };
 // reboot-less: only policy.json (Reload crio.service) and SSH keys (None)
-const C: McParts = { ...A, files: { ...A.files, '/etc/containers/policy.json': '{"default":[]}\n' }, sshKeys: ['ssh-ed25519 CCCC key3'] };
+const C: McParts = {
+  ...A,
+  files: { ...A.files, '/etc/containers/policy.json': '{"default":[]}\n' },
+  sshKeys: ['ssh-ed25519 CCCC key3'],
+};
 
 /** Kill points: every step of the list, plus later occurrences of the per-file steps. */
-const CASES: string[] = [...KILL_POINTS, 'file-temp-written@3', 'file-temp-written@5', 'after-file-renamed@2', 'before-file-write@3'];
+const CASES: string[] = [
+  ...KILL_POINTS,
+  'file-temp-written@3',
+  'file-temp-written@5',
+  'after-file-renamed@2',
+  'before-file-write@3',
+];
 
 function listAll(dir: string): string[] {
   const out: string[] = [];
@@ -59,9 +91,31 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
   const children = new Set<ChildProcess>();
 
   /** Runs the daemon CLI for nodes kp-<first> … kp-<first+count-1>. */
-  const run = (first: number, count: number, killAt?: string): { child: ChildProcess; exit: Promise<NodeJS.Signals | number | null>; stderr: () => string } => {
-    const args = [BIN, 'start', '--virtual-nodes', String(count), '--first-index', String(first), '--kubeconfig', kubeconfig, '--pool', 'worker', '--virtual-root', join(env.dir, 'roots'), '--name-prefix', 'kp-'];
-    const child = spawn(process.execPath, args, { env: { ...process.env, KEELSON_LOG_LEVEL: 'warn', ...(killAt ? { MCD_KILL_AT: killAt } : { MCD_KILL_AT: '' }) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const run = (
+    first: number,
+    count: number,
+    killAt?: string,
+  ): { child: ChildProcess; exit: Promise<NodeJS.Signals | number | null>; stderr: () => string } => {
+    const args = [
+      BIN,
+      'start',
+      '--virtual-nodes',
+      String(count),
+      '--first-index',
+      String(first),
+      '--kubeconfig',
+      kubeconfig,
+      '--pool',
+      'worker',
+      '--virtual-root',
+      join(env.dir, 'roots'),
+      '--name-prefix',
+      'kp-',
+    ];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, KEELSON_LOG_LEVEL: 'warn', ...(killAt ? { MCD_KILL_AT: killAt } : { MCD_KILL_AT: '' }) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.add(child);
     let err = '';
     child.stderr?.on('data', (c: Buffer) => {
@@ -77,7 +131,10 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
   };
 
   beforeAll(async () => {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (pnpm turbo run build --filter=@keelson/machine-config-operator)`);
+    if (!existsSync(BIN))
+      throw new Error(
+        `${BIN} is missing: build first (pnpm turbo run build --filter=@keelson/machine-config-operator)`,
+      );
     setPollInterval(200);
     env = await startEnv();
     kubeconfig = await env.sandbox.writeKubeconfig(join(env.dir, 'kubeconfig'));
@@ -90,7 +147,11 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
     const provision = run(0, CASES.length);
     for (let i = 0; i < CASES.length; i++) {
       await untilDone(env.client, `kp-${i}`, 'rendered-worker-a', 240_000);
-      await until(async () => (await annotation(env.client, `kp-${i}`, NODE_ANNOTATIONS.reason)) === '', 120_000, 'first boot validated');
+      await until(
+        async () => (await annotation(env.client, `kp-${i}`, NODE_ANNOTATIONS.reason)) === '',
+        120_000,
+        'first boot validated',
+      );
     }
     provision.child.kill('SIGTERM');
     expect(await provision.exit).toBe(0);
@@ -102,50 +163,67 @@ describe('daemon crash safety (SIGKILL at every step, real child processes)', ()
     await env.stop();
   });
 
-  it.concurrent.each(CASES.map((c, i) => [c, i] as const))('killed at %s, restarted, converges', async (point, i) => {
-    const node = `kp-${i}`;
-    const target = point === 'rebootless-after-actions' ? 'rendered-worker-c' : 'rendered-worker-b';
-    const root = join(env.dir, 'roots', node);
-    const journal = join(root, 'etc/machine-config-daemon/update-journal.json');
-    // 2. the update, killed at the step
-    await setDesired(env.client, node, target);
-    const killed = run(i, 1, point);
-    const how = await Promise.race([killed.exit, new Promise((r) => setTimeout(() => r('timeout'), 180_000))]);
-    if (how === 'timeout') killed.child.kill('SIGKILL');
-    expect(how, `kill point ${point} was not reached; stderr: ${killed.stderr().slice(-2000)}`).toBe('SIGKILL');
-    // 3. restart: converges
-    const again = run(i, 1);
-    try {
-      await untilDone(env.client, node, target, 180_000);
-      await until(async () => (await annotation(env.client, node, NODE_ANNOTATIONS.reason)) === '' && !existsSync(journal), 120_000, 'reason cleared and journal removed');
-    } catch (e) {
-      throw new Error(`${(e as Error).message}; state=${await annotation(env.client, node, NODE_ANNOTATIONS.state)} reason=${await annotation(env.client, node, NODE_ANNOTATIONS.reason)}; stderr: ${again.stderr().slice(-3000)}`, { cause: e });
-    }
-    again.child.kill('SIGTERM');
-    expect(await again.exit).toBe(0);
-    const f = (p: string) => readFileSync(join(root, p), 'utf8');
-    expect(listAll(root).filter((p) => p.includes('.mcdtmp'))).toEqual([]);
-    if (target === 'rendered-worker-b') {
-      expect(f('/etc/foo')).toBe('foo-2\n');
-      expect(f('/etc/chrony.conf')).toBe('server time.example.com iburst\n');
-      expect(f('/etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig')).toBe('pool 2.rhel.pool.ntp.org iburst\n');
-      expect(f('/etc/new/file.conf')).toBe('new\n');
-      expect(existsSync(join(root, 'etc/old-only'))).toBe(false);
-      expect(f('/etc/systemd/system/hello.service')).toBe('[Service]\nExecStart=/bin/false\n');
-      expect(f('/etc/systemd/system/hello.service.d/10-x.conf')).toBe('[Service]\nEnvironment=X=1\n');
-      expect(statSync(join(root, 'etc/systemd/system/other.service')).mode & 0o777).toBe(0o644);
-      expect(f('/home/core/.ssh/authorized_keys.d/ignition')).toBe('ssh-ed25519 AAAA key1\nssh-ed25519 BBBB key2\n');
-      const os = JSON.parse(f('/var/lib/keelson-virtual/rpm-ostree.json')) as { deployments: { booted: boolean; id: string; 'container-image-reference'?: string }[]; kargs: Record<string, string[]> };
-      const booted = os.deployments.find((d) => d.booted);
-      expect(booted?.['container-image-reference']).toBe(`ostree-unverified-registry:${IMG2}`);
-      expect(os.kargs[booted?.id ?? '']).toEqual(expect.arrayContaining(['nosmt', 'mitigations=auto']));
-      expect(os.deployments.filter((d) => !d.booted && d.id.includes('staged'))).toEqual([]);
-      const systemd = JSON.parse(f('/var/lib/keelson-virtual/systemd.json')) as { enabled: Record<string, boolean>; passwords: Record<string, string> };
-      expect(systemd.enabled).toMatchObject({ 'hello.service': true, 'other.service': false });
-      expect(systemd.passwords['core']).toBe('$6$salt$hash');
-    } else {
-      expect(f('/etc/containers/policy.json')).toBe('{"default":[]}\n');
-      expect(f('/home/core/.ssh/authorized_keys.d/ignition')).toBe('ssh-ed25519 CCCC key3\n');
-    }
-  }, 600_000);
+  it.concurrent.each(CASES.map((c, i) => [c, i] as const))(
+    'killed at %s, restarted, converges',
+    async (point, i) => {
+      const node = `kp-${i}`;
+      const target = point === 'rebootless-after-actions' ? 'rendered-worker-c' : 'rendered-worker-b';
+      const root = join(env.dir, 'roots', node);
+      const journal = join(root, 'etc/machine-config-daemon/update-journal.json');
+      // 2. the update, killed at the step
+      await setDesired(env.client, node, target);
+      const killed = run(i, 1, point);
+      const how = await Promise.race([killed.exit, new Promise((r) => setTimeout(() => r('timeout'), 180_000))]);
+      if (how === 'timeout') killed.child.kill('SIGKILL');
+      expect(how, `kill point ${point} was not reached; stderr: ${killed.stderr().slice(-2000)}`).toBe('SIGKILL');
+      // 3. restart: converges
+      const again = run(i, 1);
+      try {
+        await untilDone(env.client, node, target, 180_000);
+        await until(
+          async () => (await annotation(env.client, node, NODE_ANNOTATIONS.reason)) === '' && !existsSync(journal),
+          120_000,
+          'reason cleared and journal removed',
+        );
+      } catch (e) {
+        throw new Error(
+          `${(e as Error).message}; state=${await annotation(env.client, node, NODE_ANNOTATIONS.state)} reason=${await annotation(env.client, node, NODE_ANNOTATIONS.reason)}; stderr: ${again.stderr().slice(-3000)}`,
+          { cause: e },
+        );
+      }
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+      const f = (p: string) => readFileSync(join(root, p), 'utf8');
+      expect(listAll(root).filter((p) => p.includes('.mcdtmp'))).toEqual([]);
+      if (target === 'rendered-worker-b') {
+        expect(f('/etc/foo')).toBe('foo-2\n');
+        expect(f('/etc/chrony.conf')).toBe('server time.example.com iburst\n');
+        expect(f('/etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig')).toBe('pool 2.rhel.pool.ntp.org iburst\n');
+        expect(f('/etc/new/file.conf')).toBe('new\n');
+        expect(existsSync(join(root, 'etc/old-only'))).toBe(false);
+        expect(f('/etc/systemd/system/hello.service')).toBe('[Service]\nExecStart=/bin/false\n');
+        expect(f('/etc/systemd/system/hello.service.d/10-x.conf')).toBe('[Service]\nEnvironment=X=1\n');
+        expect(statSync(join(root, 'etc/systemd/system/other.service')).mode & 0o777).toBe(0o644);
+        expect(f('/home/core/.ssh/authorized_keys.d/ignition')).toBe('ssh-ed25519 AAAA key1\nssh-ed25519 BBBB key2\n');
+        const os = JSON.parse(f('/var/lib/keelson-virtual/rpm-ostree.json')) as {
+          deployments: { booted: boolean; id: string; 'container-image-reference'?: string }[];
+          kargs: Record<string, string[]>;
+        };
+        const booted = os.deployments.find((d) => d.booted);
+        expect(booted?.['container-image-reference']).toBe(`ostree-unverified-registry:${IMG2}`);
+        expect(os.kargs[booted?.id ?? '']).toEqual(expect.arrayContaining(['nosmt', 'mitigations=auto']));
+        expect(os.deployments.filter((d) => !d.booted && d.id.includes('staged'))).toEqual([]);
+        const systemd = JSON.parse(f('/var/lib/keelson-virtual/systemd.json')) as {
+          enabled: Record<string, boolean>;
+          passwords: Record<string, string>;
+        };
+        expect(systemd.enabled).toMatchObject({ 'hello.service': true, 'other.service': false });
+        expect(systemd.passwords['core']).toBe('$6$salt$hash');
+      } else {
+        expect(f('/etc/containers/policy.json')).toBe('{"default":[]}\n');
+        expect(f('/home/core/.ssh/authorized_keys.d/ignition')).toBe('ssh-ed25519 CCCC key3\n');
+      }
+    },
+    600_000,
+  );
 });

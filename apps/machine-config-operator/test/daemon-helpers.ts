@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
-import { ControllerConfigs, Informer, KubeClient, MachineConfigPools, MachineConfigs, isAlreadyExists, isNotFound } from '@keelson/kube';
+import {
+  ControllerConfigs,
+  Informer,
+  KubeClient,
+  MachineConfigPools,
+  MachineConfigs,
+  isAlreadyExists,
+  isNotFound,
+} from '@keelson/kube';
 import { NODE_ANNOTATIONS, crdFile, type MachineConfig, type Node } from '@keelson/api';
 import { Nodes } from '../src/daemon/cluster.js';
 import { encodeDataUrl } from '../src/daemon/dataurl.js';
@@ -28,7 +36,9 @@ async function installCrd(client: KubeClient, kind: (typeof CRD_KINDS)[number]):
   const { path, plural, group } = crdFile(kind);
   const text = readFileSync(path, 'utf8');
   try {
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: parseYaml(text) as Record<string, unknown> });
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parseYaml(text) as Record<string, unknown>,
+    });
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }
@@ -73,8 +83,12 @@ export async function startEnv(): Promise<TestEnv> {
   const sandbox = await startSandbox({ bookmarkIntervalMs: 1000 });
   const client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
   for (const k of CRD_KINDS) await installCrd(client, k);
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } } });
-  await client.resource(ControllerConfigs).create(controllerConfig('-----BEGIN CERTIFICATE-----\nTEST\n-----END CERTIFICATE-----\n') as never);
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } },
+  });
+  await client
+    .resource(ControllerConfigs)
+    .create(controllerConfig('-----BEGIN CERTIFICATE-----\nTEST\n-----END CERTIFICATE-----\n') as never);
   const dir = mkdtempSync(join(tmpdir(), 'mco-daemon-test-'));
   return {
     sandbox,
@@ -108,13 +122,28 @@ export function machineConfig(name: string, parts: McParts): MachineConfig {
   if (files.length > 0) config['storage'] = { files };
   if (parts.units) config['systemd'] = { units: parts.units };
   if (parts.sshKeys || parts.passwordHash !== undefined) {
-    config['passwd'] = { users: [{ name: 'core', ...(parts.sshKeys ? { sshAuthorizedKeys: parts.sshKeys } : {}), ...(parts.passwordHash !== undefined ? { passwordHash: parts.passwordHash } : {}) }] };
+    config['passwd'] = {
+      users: [
+        {
+          name: 'core',
+          ...(parts.sshKeys ? { sshAuthorizedKeys: parts.sshKeys } : {}),
+          ...(parts.passwordHash !== undefined ? { passwordHash: parts.passwordHash } : {}),
+        },
+      ],
+    };
   }
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: { name },
-    spec: { osImageURL: parts.osImageURL ?? 'quay.io/test/rhcos@sha256:' + 'a'.repeat(64), config, kernelArguments: parts.kernelArguments ?? [], extensions: [], fips: false, kernelType: 'default' },
+    spec: {
+      osImageURL: parts.osImageURL ?? 'quay.io/test/rhcos@sha256:' + 'a'.repeat(64),
+      config,
+      kernelArguments: parts.kernelArguments ?? [],
+      extensions: [],
+      fips: false,
+      kernelType: 'default',
+    },
   };
 }
 
@@ -130,14 +159,30 @@ export async function createPool(client: KubeClient, name: string, config: strin
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
     metadata: { name },
-    spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': name } }, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } }, configuration: { name } },
+    spec: {
+      machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': name } },
+      nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
+      configuration: { name },
+    },
   });
-  await pools.updateStatus({ ...created, status: { configuration: { name: config }, machineCount: 0, updatedMachineCount: 0, readyMachineCount: 0, unavailableMachineCount: 0, degradedMachineCount: 0 } });
+  await pools.updateStatus({
+    ...created,
+    status: {
+      configuration: { name: config },
+      machineCount: 0,
+      updatedMachineCount: 0,
+      readyMachineCount: 0,
+      unavailableMachineCount: 0,
+      degradedMachineCount: 0,
+    },
+  });
 }
 
 /** Sets a node's desiredConfig (the node controller's job; the tests play it). */
 export async function setDesired(client: KubeClient, node: string, config: string): Promise<void> {
-  await client.resource(Nodes).patch(node, { metadata: { annotations: { [NODE_ANNOTATIONS.desiredConfig]: config } } }, { type: 'merge' });
+  await client
+    .resource(Nodes)
+    .patch(node, { metadata: { annotations: { [NODE_ANNOTATIONS.desiredConfig]: config } } }, { type: 'merge' });
 }
 
 /** Annotation of a node. */
@@ -157,7 +202,12 @@ export function setPollInterval(ms: number): void {
 }
 
 /** Polls until `fn` is true. */
-export async function until(fn: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition', intervalMs = pollIntervalMs): Promise<void> {
+export async function until(
+  fn: () => boolean | Promise<boolean>,
+  ms = 20_000,
+  what = 'condition',
+  intervalMs = pollIntervalMs,
+): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await fn()) return;
@@ -170,10 +220,13 @@ export async function until(fn: () => boolean | Promise<boolean>, ms = 20_000, w
 export async function untilDone(client: KubeClient, node: string, config: string, ms = 20_000): Promise<void> {
   await until(
     async () => {
-      const n = await client.resource(Nodes).get(node).catch((e: unknown) => {
-        if (isNotFound(e)) return undefined; // not registered yet
-        throw e;
-      });
+      const n = await client
+        .resource(Nodes)
+        .get(node)
+        .catch((e: unknown) => {
+          if (isNotFound(e)) return undefined; // not registered yet
+          throw e;
+        });
       const a = n?.metadata.annotations ?? {};
       return a[NODE_ANNOTATIONS.state] === 'Done' && a[NODE_ANNOTATIONS.currentConfig] === config;
     },
@@ -220,13 +273,25 @@ export class DrainResponder {
   async #handle(n: Node): Promise<void> {
     const name = n.metadata.name ?? '';
     const want = n.metadata.annotations?.[NODE_ANNOTATIONS.desiredDrain] ?? '';
-    if (want === '' || want === n.metadata.annotations?.[NODE_ANNOTATIONS.lastAppliedDrain] || this.#inflight.has(`${name}/${want}`)) return;
+    if (
+      want === '' ||
+      want === n.metadata.annotations?.[NODE_ANNOTATIONS.lastAppliedDrain] ||
+      this.#inflight.has(`${name}/${want}`)
+    )
+      return;
     this.#inflight.add(`${name}/${want}`);
     const list = this.requests.get(name) ?? [];
     list.push(want);
     this.requests.set(name, list);
     try {
-      await this.#client.resource(Nodes).patch(name, { spec: { unschedulable: want.startsWith('drain-') ? true : null }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } } }, { type: 'merge' });
+      await this.#client.resource(Nodes).patch(
+        name,
+        {
+          spec: { unschedulable: want.startsWith('drain-') ? true : null },
+          metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } },
+        },
+        { type: 'merge' },
+      );
     } finally {
       this.#inflight.delete(`${name}/${want}`);
     }

@@ -9,7 +9,17 @@ import { Informer } from '@keelson/kube';
 import { Nodes } from '../src/daemon/cluster.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
-import { annotation, createMc, createPool, machineConfig, setDesired, startEnv, until, untilDone, type TestEnv } from './daemon-helpers.js';
+import {
+  annotation,
+  createMc,
+  createPool,
+  machineConfig,
+  setDesired,
+  startEnv,
+  until,
+  untilDone,
+  type TestEnv,
+} from './daemon-helpers.js';
 
 /**
  * TEST DOUBLE of the drain controller (as DrainResponder in daemon-helpers.ts) that answers uncordon requests at
@@ -25,7 +35,12 @@ class GatedDrains {
     const handle = (n: Node): void => {
       void this.#answer(n).catch(() => undefined); // retried on the next Node event
     };
-    this.#informer.addHandlers({ add: handle, update: (_o, n) => { handle(n); } });
+    this.#informer.addHandlers({
+      add: handle,
+      update: (_o, n) => {
+        handle(n);
+      },
+    });
   }
   async start(): Promise<this> {
     this.#informer.start();
@@ -49,7 +64,14 @@ class GatedDrains {
     if (want === '' || want === a[NODE_ANNOTATIONS.lastAppliedDrain]) return;
     const drain = want.startsWith('drain-');
     if (drain && !this.#open) return;
-    await this.#client.resource(Nodes).patch(n.metadata.name ?? '', { spec: { unschedulable: drain ? true : null }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } } }, { type: 'merge' });
+    await this.#client.resource(Nodes).patch(
+      n.metadata.name ?? '',
+      {
+        spec: { unschedulable: drain ? true : null },
+        metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: want } },
+      },
+      { type: 'merge' },
+    );
   }
 }
 
@@ -63,7 +85,10 @@ describe('daemon restarted during an update', () => {
     env = await startEnv();
     drains = await new GatedDrains(env.client).start();
     await createMc(env.client, machineConfig('rendered-worker-1', { files: { '/etc/foo': 'foo\n' } }));
-    await createMc(env.client, machineConfig('rendered-worker-2', { files: { '/etc/foo': 'foo\n' }, kernelArguments: ['quiet'] }));
+    await createMc(
+      env.client,
+      machineConfig('rendered-worker-2', { files: { '/etc/foo': 'foo\n' }, kernelArguments: ['quiet'] }),
+    );
     await createPool(env.client, 'worker', 'rendered-worker-1');
     vn = await startVirtualNodes({
       client: env.client,
@@ -90,9 +115,18 @@ describe('daemon restarted during an update', () => {
 
   it('restarted while its drain is pending: the new daemon requests it again and completes the update', async () => {
     // no drain controller yet: the drain request stays pending
-    await until(async () => (await annotation(env.client, 'pending-0', NODE_ANNOTATIONS.state)) === 'Done', 20_000, 'pending-0 first boot');
+    await until(
+      async () => (await annotation(env.client, 'pending-0', NODE_ANNOTATIONS.state)) === 'Done',
+      20_000,
+      'pending-0 first boot',
+    );
     await setDesired(env.client, 'pending-0', 'rendered-worker-2');
-    await until(async () => (await annotation(env.client, 'pending-0', NODE_ANNOTATIONS.desiredDrain)) === 'drain-rendered-worker-2', 20_000, 'pending-0 drain request');
+    await until(
+      async () =>
+        (await annotation(env.client, 'pending-0', NODE_ANNOTATIONS.desiredDrain)) === 'drain-rendered-worker-2',
+      20_000,
+      'pending-0 drain request',
+    );
     const before = vn.machines.get('pending-0')?.daemon;
     await restart('pending-0');
     const after = vn.machines.get('pending-0')?.daemon;
@@ -100,18 +134,36 @@ describe('daemon restarted during an update', () => {
     expect(after).not.toBe(before); // a new daemon process, not the stopped one
     await drains.open();
     await untilDone(env.client, 'pending-0', 'rendered-worker-2');
-    expect(events.filter((e) => e.node === 'pending-0' && e.config === 'rendered-worker-2').map((e) => e.phase)).toEqual(expect.arrayContaining(['draining', 'applying', 'rebooting']));
+    expect(
+      events.filter((e) => e.node === 'pending-0' && e.config === 'rendered-worker-2').map((e) => e.phase),
+    ).toEqual(expect.arrayContaining(['draining', 'applying', 'rebooting']));
   }, 30_000);
 
   it('restarted after the drain controller answered: the new daemon goes on to apply the update', async () => {
     drains.close();
-    await until(async () => (await annotation(env.client, 'answered-0', NODE_ANNOTATIONS.state)) === 'Done', 20_000, 'answered-0 first boot');
+    await until(
+      async () => (await annotation(env.client, 'answered-0', NODE_ANNOTATIONS.state)) === 'Done',
+      20_000,
+      'answered-0 first boot',
+    );
     await setDesired(env.client, 'answered-0', 'rendered-worker-2');
-    await until(async () => (await annotation(env.client, 'answered-0', NODE_ANNOTATIONS.desiredDrain)) === 'drain-rendered-worker-2', 20_000, 'answered-0 drain request');
+    await until(
+      async () =>
+        (await annotation(env.client, 'answered-0', NODE_ANNOTATIONS.desiredDrain)) === 'drain-rendered-worker-2',
+      20_000,
+      'answered-0 drain request',
+    );
     const m = vn.machines.get('answered-0');
     await m?.stop();
     // the drain controller completes the drain while the machine is down
-    await env.client.resource(Nodes).patch('answered-0', { spec: { unschedulable: true }, metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: 'drain-rendered-worker-2' } } }, { type: 'merge' });
+    await env.client.resource(Nodes).patch(
+      'answered-0',
+      {
+        spec: { unschedulable: true },
+        metadata: { annotations: { [NODE_ANNOTATIONS.lastAppliedDrain]: 'drain-rendered-worker-2' } },
+      },
+      { type: 'merge' },
+    );
     await m?.start();
     await untilDone(env.client, 'answered-0', 'rendered-worker-2');
   }, 30_000);

@@ -6,7 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decideIgnitionRetry, fetchIgnition, IGNITION_ACCEPT, IgnitionFetchError } from '../src/virtual/fetch-ignition.js';
+import {
+  decideIgnitionRetry,
+  fetchIgnition,
+  IGNITION_ACCEPT,
+  IgnitionFetchError,
+} from '../src/virtual/fetch-ignition.js';
 
 let server: Server | undefined;
 
@@ -43,7 +48,10 @@ describe('decideIgnitionRetry', () => {
 describe('fetchIgnition', () => {
   it('keeps retrying HTTP 500 past 30 attempts until the server answers', async () => {
     const seen: string[] = [];
-    const url = await serve((n) => (n < 45 ? { status: 500 } : { status: 200, body: '{"ignition":{"version":"3.5.0"}}' }), seen);
+    const url = await serve(
+      (n) => (n < 45 ? { status: 500 } : { status: 200, body: '{"ignition":{"version":"3.5.0"}}' }),
+      seen,
+    );
     const body = await fetchIgnition(url, 'worker', { delayMs: 1, maxDelayMs: 2 });
     expect(body).toBe('{"ignition":{"version":"3.5.0"}}');
     expect(seen).toHaveLength(46);
@@ -83,6 +91,8 @@ describe('fetchIgnition', () => {
 
   it('honours an explicit attempt bound', async () => {
     const url = await serve(() => ({ status: 503 }));
-    await expect(fetchIgnition(url, 'worker', { delayMs: 1, attempts: 3 })).rejects.toThrow(/gave up after 3 attempts\): GET .* HTTP 503/);
+    await expect(fetchIgnition(url, 'worker', { delayMs: 1, attempts: 3 })).rejects.toThrow(
+      /gave up after 3 attempts\): GET .* HTTP 503/,
+    );
   });
 });

@@ -7,13 +7,32 @@ import { startMachineConfigServer } from '../src/server/server.js';
 import { startTestCluster, type TestCluster } from './helpers/cluster.js';
 
 const DIR = new URL('../manifests/', import.meta.url);
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: Record<string, unknown>; data?: Record<string, string> };
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
-const docs: Array<{ file: string; obj: Obj }> = files.flatMap((file) => parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8')).map((d) => ({ file, obj: d.toJS() as Obj })));
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+};
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
+const docs: Array<{ file: string; obj: Obj }> = files.flatMap((file) =>
+  parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8')).map((d) => ({ file, obj: d.toJS() as Obj })),
+);
 
 const plural: Record<string, string> = {
-  Namespace: 'namespaces', ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings',
-  Deployment: 'deployments', DaemonSet: 'daemonsets', ConfigMap: 'configmaps', Service: 'services', ClusterOperator: 'clusteroperators',
+  Namespace: 'namespaces',
+  ServiceAccount: 'serviceaccounts',
+  ClusterRole: 'clusterroles',
+  ClusterRoleBinding: 'clusterrolebindings',
+  Role: 'roles',
+  RoleBinding: 'rolebindings',
+  Deployment: 'deployments',
+  DaemonSet: 'daemonsets',
+  ConfigMap: 'configmaps',
+  Service: 'services',
+  ClusterOperator: 'clusteroperators',
 };
 const path = (o: Obj): string => {
   const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
@@ -21,56 +40,103 @@ const path = (o: Obj): string => {
 };
 
 let tc: TestCluster;
-beforeAll(async () => { tc = await startTestCluster(); }, 30_000);
-afterAll(async () => { await tc.stop(); });
+beforeAll(async () => {
+  tc = await startTestCluster();
+}, 30_000);
+afterAll(async () => {
+  await tc.stop();
+});
 
 describe('manifests/', () => {
   it('use the upstream file naming and release-payload include annotations', () => {
     for (const f of files) expect(f).toMatch(/^0000_80_machine-config_\d\d_[a-z-]+\.yaml$/);
-    for (const { obj } of docs) expect(obj.metadata.annotations?.['include.release.openshift.io/self-managed-high-availability']).toBe('true');
+    for (const { obj } of docs)
+      expect(obj.metadata.annotations?.['include.release.openshift.io/self-managed-high-availability']).toBe('true');
   });
   it('ship the operator, controller, daemon and server workloads and the 22623/22624 Service', () => {
     const kinds = docs.map(({ obj }) => `${obj.kind}/${obj.metadata.name}`);
-    expect(kinds).toEqual(expect.arrayContaining([
-      'Namespace/openshift-machine-config-operator', 'Deployment/machine-config-operator', 'Deployment/machine-config-controller',
-      'DaemonSet/machine-config-daemon', 'DaemonSet/machine-config-server', 'Service/machine-config-server', 'ConfigMap/machine-config-osimageurl', 'ClusterOperator/machine-config',
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Namespace/openshift-machine-config-operator',
+        'Deployment/machine-config-operator',
+        'Deployment/machine-config-controller',
+        'DaemonSet/machine-config-daemon',
+        'DaemonSet/machine-config-server',
+        'Service/machine-config-server',
+        'ConfigMap/machine-config-osimageurl',
+        'ClusterOperator/machine-config',
+      ]),
+    );
     const svc = docs.find(({ obj }) => obj.kind === 'Service')?.obj;
     expect((svc?.spec?.['ports'] as Array<{ port: number }>).map((p) => p.port)).toEqual([22623, 22624]);
     const cm = docs.find(({ obj }) => obj.kind === 'ConfigMap')?.obj;
-    expect(Object.keys(cm?.data ?? {}).sort()).toEqual(['baseOSContainerImage', 'baseOSExtensionsContainerImage', 'releaseVersion']);
+    expect(Object.keys(cm?.data ?? {}).sort()).toEqual([
+      'baseOSContainerImage',
+      'baseOSExtensionsContainerImage',
+      'releaseVersion',
+    ]);
   });
   it('run the daemon as the chroot path needs: privileged, hostPID, the host / at /rootfs, --root-mount=/rootfs', () => {
     const ds = docs.find(({ obj }) => obj.kind === 'DaemonSet' && obj.metadata.name === 'machine-config-daemon')?.obj;
     const pod = (ds?.spec?.['template'] as { spec: Record<string, unknown> }).spec;
     expect(pod['hostPID']).toBe(true);
-    const c = (pod['containers'] as Array<{ args: string[]; securityContext: { privileged: boolean }; volumeMounts: Array<{ name: string; mountPath: string }> }>)[0];
+    const c = (
+      pod['containers'] as Array<{
+        args: string[];
+        securityContext: { privileged: boolean };
+        volumeMounts: Array<{ name: string; mountPath: string }>;
+      }>
+    )[0];
     expect(c?.securityContext.privileged).toBe(true);
     expect(c?.args).toContain('--root-mount=/rootfs');
     const mount = c?.volumeMounts.find((m) => m.mountPath === '/rootfs');
-    const vol = (pod['volumes'] as Array<{ name: string; hostPath?: { path: string } }>).find((v) => v.name === mount?.name);
+    const vol = (pod['volumes'] as Array<{ name: string; hostPath?: { path: string } }>).find(
+      (v) => v.name === mount?.name,
+    );
     expect(vol?.hostPath?.path).toBe('/');
   });
   it('are accepted by the API server in file order', async () => {
     for (const { file, obj } of docs) {
       if (obj.metadata.name === 'openshift-machine-config-operator' && obj.kind === 'Namespace') continue; // created by the test cluster
-      await expect(tc.client.request('POST', path(obj), { body: obj }), `${file}: ${obj.kind}/${obj.metadata.name}`).resolves.toBeDefined();
+      await expect(
+        tc.client.request('POST', path(obj), { body: obj }),
+        `${file}: ${obj.kind}/${obj.metadata.name}`,
+      ).resolves.toBeDefined();
     }
   }, 30_000);
   it('let the machine-config-server start as its ServiceAccount: its informers (kubeconfig-data ConfigMap included) list and watch', async () => {
     // the RBAC of the previous test is in place; the server's token is minted for its ServiceAccount
-    const client = KubeClient.fromKubeconfigString(tc.sandbox.serviceAccountKubeconfig('openshift-machine-config-operator', 'machine-config-server'));
+    const client = KubeClient.fromKubeconfigString(
+      tc.sandbox.serviceAccountKubeconfig('openshift-machine-config-operator', 'machine-config-server'),
+    );
     const refused: string[] = [];
     const logger: Logger = {
       debug: () => undefined,
       info: () => undefined,
       error: () => undefined,
-      warn: (msg, fields) => { refused.push(`${msg} ${JSON.stringify(fields)}`); },
+      warn: (msg, fields) => {
+        refused.push(`${msg} ${JSON.stringify(fields)}`);
+      },
       child: () => logger,
     };
-    const starting = startMachineConfigServer({ client, apiserverURL: 'https://api.example:6443', securePort: null, insecurePort: 0, host: '127.0.0.1', noKubeconfig: true, logger });
+    const starting = startMachineConfigServer({
+      client,
+      apiserverURL: 'https://api.example:6443',
+      securePort: null,
+      insecurePort: 0,
+      host: '127.0.0.1',
+      noKubeconfig: true,
+      logger,
+    });
     // without the ConfigMap rule, the first list is refused (403) and start() keeps retrying
-    const first = await Promise.race([starting.then(() => 'started'), new Promise<string>((r) => setTimeout(() => { r('still starting'); }, 10_000))]);
+    const first = await Promise.race([
+      starting.then(() => 'started'),
+      new Promise<string>((r) =>
+        setTimeout(() => {
+          r('still starting');
+        }, 10_000),
+      ),
+    ]);
     expect(first, refused.join('\n')).toBe('started');
     expect(refused.filter((w) => w.includes('403'))).toEqual([]);
     await (await starting).stop();

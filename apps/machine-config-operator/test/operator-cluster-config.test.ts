@@ -154,14 +154,12 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
   });
 
   it('on a cluster without the Infrastructure and DNS types, GETs each once, not on every resync', async () => {
-    await tc.client
-      .resource(ConfigMaps)
-      .create({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'machine-config-osimageurl', namespace: NS },
-        data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
-      });
+    await tc.client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-osimageurl', namespace: NS },
+      data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
+    });
     proxy = await countingProxy(tc.sandbox.url);
     const kc = new KubeConfig();
     kc.loadFromString(tc.sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${proxy.url}`));

@@ -12,7 +12,14 @@ import { startTestCluster, waitFor, type TestCluster } from './helpers/cluster.j
 
 const NS = 'openshift-machine-config-operator';
 const OS = `quay.io/test/rhcos@sha256:${'2'.repeat(64)}`;
-const cm = (release: string): { apiVersion: string; kind: string; metadata: { name: string; namespace: string }; data: Record<string, string> } => ({
+const cm = (
+  release: string,
+): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string };
+  data: Record<string, string>;
+} => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name: 'machine-config-osimageurl', namespace: NS },
@@ -21,8 +28,12 @@ const cm = (release: string): { apiVersion: string; kind: string; metadata: { na
 
 describe('decideOSImageURLWait', () => {
   it('waits during an install or an upgrade to this release, reads the ConfigMap otherwise', () => {
-    expect(decideOSImageURLWait(undefined, '4.99.0', undefined)).toBe('waiting for configmap "machine-config-osimageurl" of release 4.99.0');
-    expect(decideOSImageURLWait(cm('4.98.0'), '4.99.0', '4.98.0')).toBe('waiting for configmap "machine-config-osimageurl" of release 4.99.0 (it has release "4.98.0")');
+    expect(decideOSImageURLWait(undefined, '4.99.0', undefined)).toBe(
+      'waiting for configmap "machine-config-osimageurl" of release 4.99.0',
+    );
+    expect(decideOSImageURLWait(cm('4.98.0'), '4.99.0', '4.98.0')).toBe(
+      'waiting for configmap "machine-config-osimageurl" of release 4.99.0 (it has release "4.98.0")',
+    );
     expect(decideOSImageURLWait(cm('4.99.0'), '4.99.0', undefined)).toBeUndefined();
     expect(decideOSImageURLWait(undefined, '4.99.0', '4.99.0')).toBeUndefined();
     expect(decideOSImageURLWait(cm('4.98.0'), '4.99.0', '4.99.0')).toBeUndefined();
@@ -52,7 +63,14 @@ describe('operator started before its osimageurl ConfigMap', () => {
   const cond = (cs: Cond[], type: string): Cond | undefined => cs.find((c) => c.type === type);
 
   it('reports Progressing, not Degraded, while waiting at install, then renders the ControllerConfig', async () => {
-    operator = await startMachineConfigOperator({ kubeconfig: tc.kubeConfig, logger: nullLogger, releaseVersion: '4.99.0', resyncIntervalMs: 200, leaderElection: false, health: false });
+    operator = await startMachineConfigOperator({
+      kubeconfig: tc.kubeConfig,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 200,
+      leaderElection: false,
+      health: false,
+    });
     const waiting = await waitFor('ClusterOperator status', conditions);
     expect(cond(waiting, 'Degraded')).toMatchObject({ status: 'False' });
     expect(cond(waiting, 'Progressing')).toMatchObject({ status: 'True', message: 'Working towards 4.99.0' });
@@ -61,7 +79,9 @@ describe('operator started before its osimageurl ConfigMap', () => {
     const still = (await conditions()) ?? [];
     expect(cond(still, 'Degraded')).toMatchObject({ status: 'False' });
     const co = await tc.client.resource(ClusterOperators).get('machine-config');
-    expect(JSON.stringify(co.status?.extension)).toContain('waiting for configmap \\"machine-config-osimageurl\\" of release 4.99.0');
+    expect(JSON.stringify(co.status?.extension)).toContain(
+      'waiting for configmap \\"machine-config-osimageurl\\" of release 4.99.0',
+    );
 
     await tc.client.resource(ConfigMaps).create(cm('4.99.0'));
     const cc = await waitFor('ControllerConfig', async () => {
@@ -77,26 +97,55 @@ describe('operator started before its osimageurl ConfigMap', () => {
   });
 
   it('goes Degraded RenderConfigFailed with the upstream message once the wait times out', async () => {
-    operator = await startMachineConfigOperator({ kubeconfig: tc.kubeConfig, logger: nullLogger, releaseVersion: '4.99.0', resyncIntervalMs: 100, osImageURLTimeoutMs: 300, leaderElection: false, health: false });
+    operator = await startMachineConfigOperator({
+      kubeconfig: tc.kubeConfig,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 100,
+      osImageURLTimeoutMs: 300,
+      leaderElection: false,
+      health: false,
+    });
     const degraded = await waitFor('Degraded', async () => {
       const cs = await conditions();
       const d = cs === undefined ? undefined : cond(cs, 'Degraded');
       return d?.status === 'True' ? d : undefined;
     });
-    expect(degraded).toMatchObject({ reason: 'RenderConfigFailed', message: 'Unable to apply 4.99.0: could not get OS images: configmap "machine-config-osimageurl" not found' });
+    expect(degraded).toMatchObject({
+      reason: 'RenderConfigFailed',
+      message: 'Unable to apply 4.99.0: could not get OS images: configmap "machine-config-osimageurl" not found',
+    });
   });
 
   it('a ConfigMap of another release after this version was reported is a real failure at once', async () => {
     await tc.client.resource(ConfigMaps).create(cm('4.98.0'));
-    await tc.client.resource(ClusterOperators).create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'machine-config' }, spec: {} });
+    await tc.client.resource(ClusterOperators).create({
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterOperator',
+      metadata: { name: 'machine-config' },
+      spec: {},
+    });
     const co = await tc.client.resource(ClusterOperators).get('machine-config');
-    await tc.client.resource(ClusterOperators).updateStatus({ ...co, status: { versions: [{ name: 'operator', version: '4.99.0' }] } });
-    operator = await startMachineConfigOperator({ kubeconfig: tc.kubeConfig, logger: nullLogger, releaseVersion: '4.99.0', resyncIntervalMs: 200, leaderElection: false, health: false });
+    await tc.client
+      .resource(ClusterOperators)
+      .updateStatus({ ...co, status: { versions: [{ name: 'operator', version: '4.99.0' }] } });
+    operator = await startMachineConfigOperator({
+      kubeconfig: tc.kubeConfig,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 200,
+      leaderElection: false,
+      health: false,
+    });
     const degraded = await waitFor('Degraded', async () => {
       const cs = await conditions();
       const d = cs === undefined ? undefined : cond(cs, 'Degraded');
       return d?.status === 'True' ? d : undefined;
     });
-    expect(degraded).toMatchObject({ reason: 'RenderConfigFailed', message: 'Failed to resync 4.99.0 because: could not get OS images: refusing to read osImageURL version "4.98.0", operator version "4.99.0"' });
+    expect(degraded).toMatchObject({
+      reason: 'RenderConfigFailed',
+      message:
+        'Failed to resync 4.99.0 because: could not get OS images: refusing to read osImageURL version "4.98.0", operator version "4.99.0"',
+    });
   });
 });

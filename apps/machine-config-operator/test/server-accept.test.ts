@@ -14,7 +14,17 @@ import { NODE_ANNOTATIONS } from '@keelson/api';
 import { decodeDataUrl } from '../src/daemon/dataurl.js';
 import { startMachineConfigServer, type MachineConfigServer } from '../src/server/server.js';
 import { startVirtualNodes } from '../src/virtual/harness.js';
-import { DrainResponder, annotation, createMc, createPool, machineConfig, startEnv, until, untilDone, type TestEnv } from './daemon-helpers.js';
+import {
+  DrainResponder,
+  annotation,
+  createMc,
+  createPool,
+  machineConfig,
+  startEnv,
+  until,
+  untilDone,
+  type TestEnv,
+} from './daemon-helpers.js';
 
 interface Reply {
   status: number;
@@ -35,7 +45,9 @@ describe('machine-config-server over HTTPS', () => {
       const req = request(url, { method, headers, ca: tls.caCert }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       });
       req.on('error', reject);
       req.end();
@@ -53,8 +65,18 @@ describe('machine-config-server over HTTPS', () => {
     writeFileSync(join(certDir, 'tls.key'), tls.serverKey);
     writeFileSync(join(tokenDir, 'token'), 'bootstrap-token-123');
     writeFileSync(join(tokenDir, 'ca.crt'), tls.caCert);
-    await createMc(env.client, machineConfig('rendered-worker-1', { files: { '/etc/motd': 'hello\n' }, sshKeys: ['ssh-ed25519 AAAA key1'], kernelArguments: ['nosmt'] }));
-    await createMc(env.client, machineConfig('rendered-worker-2', { files: { '/etc/motd': 'hello 2\n' }, sshKeys: ['ssh-ed25519 AAAA key1'] }));
+    await createMc(
+      env.client,
+      machineConfig('rendered-worker-1', {
+        files: { '/etc/motd': 'hello\n' },
+        sshKeys: ['ssh-ed25519 AAAA key1'],
+        kernelArguments: ['nosmt'],
+      }),
+    );
+    await createMc(
+      env.client,
+      machineConfig('rendered-worker-2', { files: { '/etc/motd': 'hello 2\n' }, sshKeys: ['ssh-ed25519 AAAA key1'] }),
+    );
     await createPool(env.client, 'worker', 'rendered-worker-1');
     mcs = await startMachineConfigServer({
       client: env.client,
@@ -114,14 +136,18 @@ describe('machine-config-server over HTTPS', () => {
     expect((await get('/')).status).toBe(404);
     expect((await get('/', {}, 'PUT')).status).toBe(405);
     // the plain-HTTP listener (22624) has the same handler
-    const plain = await fetch(`${mcs.insecureUrl ?? ''}/config/worker`, { headers: { Accept: `${IGN};version=3.2.0` } });
+    const plain = await fetch(`${mcs.insecureUrl ?? ''}/config/worker`, {
+      headers: { Accept: `${IGN};version=3.2.0` },
+    });
     expect(plain.status).toBe(200);
     expect(((await plain.json()) as { ignition: { version: string } }).ignition.version).toBe('3.2.0');
   });
 
   it('serves the rendered files then node-annotations, kubeconfig, MC content and the encapsulated MC', async () => {
     const r = await get('/config/worker', { Accept: `${IGN};version=3.5.0` });
-    const cfg = JSON.parse(r.body) as { storage: { files: { path: string; mode: number; overwrite: boolean; contents: { source: string } }[] } };
+    const cfg = JSON.parse(r.body) as {
+      storage: { files: { path: string; mode: number; overwrite: boolean; contents: { source: string } }[] };
+    };
     const paths = cfg.storage.files.map((f) => f.path);
     expect(paths).toEqual([
       '/etc/motd',
@@ -146,15 +172,24 @@ describe('machine-config-server over HTTPS', () => {
     expect(file('/etc/kubernetes/kubeconfig')).toContain('server: https://api-int.example.com:6443');
     expect(file('/etc/kubernetes/kubeconfig')).toContain('token: bootstrap-token-123');
     expect(file('/etc/kubernetes/kubelet-ca.crt')).toContain('BEGIN CERTIFICATE');
-    const enc = JSON.parse(file('/etc/ignition-machine-config-encapsulated.json')) as { metadata: { name: string }; spec: { config: unknown; kernelArguments: string[] } };
+    const enc = JSON.parse(file('/etc/ignition-machine-config-encapsulated.json')) as {
+      metadata: { name: string };
+      spec: { config: unknown; kernelArguments: string[] };
+    };
     expect(enc.metadata.name).toBe('rendered-worker-1');
     expect(enc.spec.config).toEqual({ ignition: { version: '3.5.0' } });
     expect(enc.spec.kernelArguments).toEqual(['nosmt']);
-    expect(JSON.parse(file('/etc/mcs-machine-config-content.json'))).toMatchObject({ metadata: { name: 'rendered-worker-1' } });
+    expect(JSON.parse(file('/etc/mcs-machine-config-content.json'))).toMatchObject({
+      metadata: { name: 'rendered-worker-1' },
+    });
     // 2.2 output keeps kernel arguments in the MC and an encapsulated 2.2 config
-    const v2 = JSON.parse((await get('/config/worker')).body) as { storage: { files: { path: string; contents: { source: string } }[] } };
+    const v2 = JSON.parse((await get('/config/worker')).body) as {
+      storage: { files: { path: string; contents: { source: string } }[] };
+    };
     const enc2 = v2.storage.files.find((f) => f.path === '/etc/ignition-machine-config-encapsulated.json');
-    expect(JSON.parse(decodeDataUrl(enc2?.contents.source ?? '', 'x').toString()).spec.config).toEqual({ ignition: { version: '2.2.0' } });
+    expect(JSON.parse(decodeDataUrl(enc2?.contents.source ?? '', 'x').toString()).spec.config).toEqual({
+      ignition: { version: '2.2.0' },
+    });
   });
 
   it('serves spec.configuration only once a node updated; converted bodies are cached', async () => {
@@ -163,7 +198,9 @@ describe('machine-config-server over HTTPS', () => {
     await pools.update({ ...p, spec: { ...p.spec, configuration: { name: 'rendered-worker-2' } } });
     const body = async () => (await get('/config/worker', { Accept: `${IGN};version=3.5.0` })).body;
     const motd = async () => {
-      const files = (JSON.parse(await body()) as { storage: { files: { path: string; contents: { source: string } }[] } }).storage.files;
+      const files = (
+        JSON.parse(await body()) as { storage: { files: { path: string; contents: { source: string } }[] } }
+      ).storage.files;
       return decodeDataUrl(files[0]?.contents.source ?? '', 'x').toString();
     };
     expect(await motd()).toBe('hello\n');
@@ -177,7 +214,7 @@ describe('machine-config-server over HTTPS', () => {
     expect(mcs.cache.hits).toBe(hits + 1);
   });
 
-  it('the served-config cache drops a pool\'s bodies when its config changes and all bodies when the ControllerConfig changes', async () => {
+  it("the served-config cache drops a pool's bodies when its config changes and all bodies when the ControllerConfig changes", async () => {
     const wait = async (what: string, ok: () => boolean | Promise<boolean>): Promise<void> => {
       const deadline = Date.now() + 5000;
       while (!(await ok())) {
@@ -186,7 +223,11 @@ describe('machine-config-server over HTTPS', () => {
       }
     };
     const files = async (): Promise<{ path: string; contents: { source: string } }[]> =>
-      (JSON.parse((await get('/config/worker', { Accept: `${IGN};version=3.5.0` })).body) as { storage: { files: { path: string; contents: { source: string } }[] } }).storage.files;
+      (
+        JSON.parse((await get('/config/worker', { Accept: `${IGN};version=3.5.0` })).body) as {
+          storage: { files: { path: string; contents: { source: string } }[] };
+        }
+      ).storage.files;
     await files();
     await get('/config/worker', { Accept: `${IGN};version=3.4.0` });
     expect(mcs.cache.size).toBeGreaterThanOrEqual(2);
@@ -194,20 +235,25 @@ describe('machine-config-server over HTTPS', () => {
     const pools = env.client.resource(MachineConfigPools);
     const p = await pools.get('worker');
     await pools.update({ ...p, spec: { ...p.spec, configuration: { name: 'rendered-worker-1' } } });
-    await wait('the pool\'s bodies dropped', () => mcs.cache.size === 0);
+    await wait("the pool's bodies dropped", () => mcs.cache.size === 0);
     expect(decodeDataUrl((await files())[0]?.contents.source ?? '', 'x').toString()).toBe('hello\n');
     // the ControllerConfig changes (a new cloud CA): every body goes, the next one carries the CA
     expect(mcs.cache.size).toBe(1);
     const ccs = env.client.resource(ControllerConfigs);
     const cc = await ccs.get('machine-config-controller');
-    await ccs.update({ ...cc, spec: { ...cc.spec, cloudProviderCAData: Buffer.from('CLOUD CA\n').toString('base64') } });
+    await ccs.update({
+      ...cc,
+      spec: { ...cc.spec, cloudProviderCAData: Buffer.from('CLOUD CA\n').toString('base64') },
+    });
     await wait('every body dropped', () => mcs.cache.size === 0);
-    const cloud = (await files()).find((f) => f.path === '/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem');
+    const cloud = (await files()).find(
+      (f) => f.path === '/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem',
+    );
     expect(decodeDataUrl(cloud?.contents.source ?? '', 'x').toString()).toBe('CLOUD CA\n');
     // back to what the next test boots from
     const q = await pools.get('worker');
     await pools.update({ ...q, spec: { ...q.spec, configuration: { name: 'rendered-worker-2' } } });
-    await wait('the pool\'s bodies dropped', () => mcs.cache.size === 0);
+    await wait("the pool's bodies dropped", () => mcs.cache.size === 0);
   });
 
   it('a virtual machine booting from /config/worker over HTTPS is accepted by the daemon as its first boot', async () => {
@@ -222,8 +268,14 @@ describe('machine-config-server over HTTPS', () => {
     try {
       await untilDone(env.client, 'new-worker', 'rendered-worker-2');
       // node-annotations.json already says Done; the daemon's own Done (after validating the first boot) sets reason ""
-      await until(async () => (await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.reason)) === '', 20_000, 'daemon Done');
-      expect(existsSync(join(env.dir, 'roots/new-worker/etc/machine-config-daemon/node-annotation.json.bak'))).toBe(true);
+      await until(
+        async () => (await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.reason)) === '',
+        20_000,
+        'daemon Done',
+      );
+      expect(existsSync(join(env.dir, 'roots/new-worker/etc/machine-config-daemon/node-annotation.json.bak'))).toBe(
+        true,
+      );
       expect(await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.firstPivotConfig)).toBe('rendered-worker-2');
       expect(await annotation(env.client, 'new-worker', NODE_ANNOTATIONS.state)).toBe('Done');
       expect(vn.machines.get('new-worker')?.reboots).toBe(1);

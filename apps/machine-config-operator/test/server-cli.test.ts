@@ -40,7 +40,30 @@ describe('machine-config-server CLI', () => {
     writeFileSync(join(dir, 'token'), 'tok');
     writeFileSync(join(dir, 'ca.crt'), tls.caCert);
     const kubeconfig = await env.sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
-    const child = spawn(process.execPath, [BIN, 'start', '--apiserver-url', 'https://api:6443', '--kubeconfig', kubeconfig, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), '--secure-port', '0', '--insecure-port', '0', '--host', '127.0.0.1', '--bootstrap-token-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'start',
+        '--apiserver-url',
+        'https://api:6443',
+        '--kubeconfig',
+        kubeconfig,
+        '--cert',
+        join(dir, 'tls.crt'),
+        '--key',
+        join(dir, 'tls.key'),
+        '--secure-port',
+        '0',
+        '--insecure-port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--bootstrap-token-dir',
+        dir,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       const urls = await new Promise<{ https: string; http: string }>((resolve, reject) => {
@@ -61,7 +84,9 @@ describe('machine-config-server CLI', () => {
         req.end();
       });
       expect(status).toBe(200);
-      const r = await fetch(`${urls.http}/config/worker`, { headers: { Accept: 'application/vnd.coreos.ignition+json;version=3.5.0' } });
+      const r = await fetch(`${urls.http}/config/worker`, {
+        headers: { Accept: 'application/vnd.coreos.ignition+json;version=3.5.0' },
+      });
       expect(r.status).toBe(200);
       const cfg = (await r.json()) as { storage: { files: { path: string }[] } };
       expect(cfg.storage.files.map((f) => f.path)).toContain('/etc/kubernetes/kubeconfig');

@@ -1,6 +1,11 @@
 /** Durations on a compressed clock (`timeScale`, used by `keelson rehearse`): pure functions, no I/O. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DURATIONS, MIN_SCALED_DRAIN_ATTEMPT_MS, MIN_SCALED_POLL_MS, scaleDurations } from '../src/controllers/context.js';
+import {
+  DEFAULT_DURATIONS,
+  MIN_SCALED_DRAIN_ATTEMPT_MS,
+  MIN_SCALED_POLL_MS,
+  scaleDurations,
+} from '../src/controllers/context.js';
 import { MIN_SCALED_RESYNC_MS, scaled, scaledResyncMs } from '../src/operator/operator.js';
 import { scaledLeaderElection } from '../src/common/runtime.js';
 
@@ -10,7 +15,14 @@ describe('controller durations on a compressed clock', () => {
   });
   it('60x divides the delays (5 s render/node/drain delays become 83 ms, the 1 min drain requeue 1 s)', () => {
     const d = scaleDurations(DEFAULT_DURATIONS, 60);
-    expect(d).toMatchObject({ renderDelayMs: 83, nodeSyncDelayMs: 83, drainDelayMs: 83, drainRequeueMs: 1000, drainThresholdMs: 10_000, drainFailedMs: 60_000 });
+    expect(d).toMatchObject({
+      renderDelayMs: 83,
+      nodeSyncDelayMs: 83,
+      drainDelayMs: 83,
+      drainRequeueMs: 1000,
+      drainThresholdMs: 10_000,
+      drainFailedMs: 60_000,
+    });
   });
   it('polls and the drain attempt timeout keep their floors', () => {
     const d = scaleDurations(DEFAULT_DURATIONS, 60);
@@ -35,7 +47,11 @@ describe('operator resync on a compressed clock', () => {
 
 describe('leader election on a compressed clock', () => {
   it('is upstream 137 s / 107 s / 26 s at 1x', () => {
-    expect(scaledLeaderElection(1)).toEqual({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 });
+    expect(scaledLeaderElection(1)).toEqual({
+      leaseDurationMs: 137_000,
+      renewDeadlineMs: 107_000,
+      retryPeriodMs: 26_000,
+    });
   });
   it('keeps whole seconds and retry < renew < lease at 60x', () => {
     expect(scaledLeaderElection(60)).toEqual({ leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 1000 });

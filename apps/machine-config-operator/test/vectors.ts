@@ -9,7 +9,9 @@ export interface McoVector {
   expected: Record<string, unknown>;
 }
 
-const file = JSON.parse(readFileSync(new URL('./fixtures/upstream/mco-vectors.json', import.meta.url), 'utf8')) as { vectors: McoVector[] };
+const file = JSON.parse(readFileSync(new URL('./fixtures/upstream/mco-vectors.json', import.meta.url), 'utf8')) as {
+  vectors: McoVector[];
+};
 
 /** Vectors whose function name starts with `prefix`. */
 export const vectorsFor = (prefix: string): McoVector[] => file.vectors.filter((v) => v.function.startsWith(prefix));
@@ -31,6 +33,7 @@ export function toNode(v: VectorNode): Node {
     spec: { unschedulable: v.unschedulable ?? false },
     status: { conditions: v.conditions ?? [] },
   };
-  if (v.creationTimestampUnixNano !== undefined) node.metadata.creationTimestamp = new Date(v.creationTimestampUnixNano / 1e6).toISOString();
+  if (v.creationTimestampUnixNano !== undefined)
+    node.metadata.creationTimestamp = new Date(v.creationTimestampUnixNano / 1e6).toISOString();
   return node;
 }

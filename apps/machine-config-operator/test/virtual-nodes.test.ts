@@ -9,9 +9,21 @@ import { Informer } from '@keelson/kube';
 import { Nodes } from '../src/daemon/cluster.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
-import { DrainResponder, annotation, createMc, createPool, machineConfig, setDesired, startEnv, until, untilDone, type TestEnv } from './daemon-helpers.js';
+import {
+  DrainResponder,
+  annotation,
+  createMc,
+  createPool,
+  machineConfig,
+  setDesired,
+  startEnv,
+  until,
+  untilDone,
+  type TestEnv,
+} from './daemon-helpers.js';
 
-const ready = (n: Node | undefined): string | undefined => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+const ready = (n: Node | undefined): string | undefined =>
+  n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
 describe('virtual nodes', () => {
   let env: TestEnv;
@@ -63,19 +75,37 @@ describe('virtual nodes', () => {
     // the informer sees the Node a moment after startVirtualNodes registered it
     await until(() => ready(nodes.store.get('dead-0')) === 'True', 20_000, 'dead-0 Ready in the informer');
     const dead = nodes.store.get('dead-0');
-    expect(dead?.metadata.labels).toMatchObject({ 'node-role.kubernetes.io/worker': '', 'node-role.kubernetes.io/infra': '', 'topology.kubernetes.io/zone': 'c', 'kubernetes.io/hostname': 'dead-0' });
+    expect(dead?.metadata.labels).toMatchObject({
+      'node-role.kubernetes.io/worker': '',
+      'node-role.kubernetes.io/infra': '',
+      'topology.kubernetes.io/zone': 'c',
+      'kubernetes.io/hostname': 'dead-0',
+    });
     expect(ready(dead)).toBe('True');
   });
 
   it('a file edited by hand after provisioning degrades that node at boot with the upstream message', async () => {
-    await until(async () => (await annotation(env.client, 'drift-0', NODE_ANNOTATIONS.state)) === 'Degraded', 20_000, 'drift-0 Degraded');
-    expect(await annotation(env.client, 'drift-0', NODE_ANNOTATIONS.reason)).toBe('unexpected on-disk state validating against rendered-worker-1: content mismatch for file "/etc/foo"');
+    await until(
+      async () => (await annotation(env.client, 'drift-0', NODE_ANNOTATIONS.state)) === 'Degraded',
+      20_000,
+      'drift-0 Degraded',
+    );
+    expect(await annotation(env.client, 'drift-0', NODE_ANNOTATIONS.reason)).toBe(
+      'unexpected on-disk state validating against rendered-worker-1: content mismatch for file "/etc/foo"',
+    );
     expect(events.some((e) => e.node === 'drift-0' && e.phase === 'degraded')).toBe(true);
   });
 
   it('a reboot drops Ready for the reboot duration; the update completes with the phases reported', async () => {
-    await until(async () => (await annotation(env.client, 'ok-0', NODE_ANNOTATIONS.reason)) === '', 20_000, 'ok-0 first boot validated');
-    await createMc(env.client, machineConfig('rendered-worker-2', { files: { '/etc/foo': 'foo\n' }, kernelArguments: ['quiet'] }));
+    await until(
+      async () => (await annotation(env.client, 'ok-0', NODE_ANNOTATIONS.reason)) === '',
+      20_000,
+      'ok-0 first boot validated',
+    );
+    await createMc(
+      env.client,
+      machineConfig('rendered-worker-2', { files: { '/etc/foo': 'foo\n' }, kernelArguments: ['quiet'] }),
+    );
     readiness.set('ok-0', ['True']);
     const t0 = Date.now();
     await setDesired(env.client, 'ok-0', 'rendered-worker-2');
@@ -86,7 +116,8 @@ describe('virtual nodes', () => {
     expect(seen).toContain('False');
     expect(seen.at(-1)).toBe('True');
     // the daemon reports its last phase just after it wrote state Done: wait for it rather than race it
-    const phasesOf = () => events.filter((e) => e.node === 'ok-0' && e.config === 'rendered-worker-2').map((e) => e.phase);
+    const phasesOf = () =>
+      events.filter((e) => e.node === 'ok-0' && e.config === 'rendered-worker-2').map((e) => e.phase);
     await until(() => phasesOf().includes('done'), 20_000, 'ok-0 done event');
     const phases = phasesOf();
     expect(phases).toEqual(expect.arrayContaining(['updating', 'draining', 'applying', 'rebooting', 'done']));
@@ -95,7 +126,11 @@ describe('virtual nodes', () => {
   });
 
   it('failBootOn: the machine never comes back from its reboot (Ready stays False)', async () => {
-    await until(async () => (await annotation(env.client, 'dead-0', NODE_ANNOTATIONS.reason)) === '', 20_000, 'dead-0 first boot validated');
+    await until(
+      async () => (await annotation(env.client, 'dead-0', NODE_ANNOTATIONS.reason)) === '',
+      20_000,
+      'dead-0 first boot validated',
+    );
     await setDesired(env.client, 'dead-0', 'rendered-worker-2');
     await until(() => events.some((e) => e.node === 'dead-0' && e.phase === 'degraded'), 20_000, 'dead-0 boot failure');
     await new Promise((r) => setTimeout(r, 300));

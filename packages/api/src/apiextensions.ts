@@ -58,8 +58,18 @@ export interface CustomResourceDefinitionVersion {
   storage: boolean;
   deprecated?: boolean;
   schema?: { openAPIV3Schema?: JSONSchemaProps };
-  subresources?: { status?: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
-  additionalPrinterColumns?: Array<{ name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }>;
+  subresources?: {
+    status?: Record<string, never>;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
+  additionalPrinterColumns?: Array<{
+    name: string;
+    type: string;
+    jsonPath: string;
+    description?: string;
+    priority?: number;
+    format?: string;
+  }>;
 }
 
 /** `apiextensions.k8s.io/v1` CustomResourceDefinition. */
@@ -67,7 +77,14 @@ export interface CustomResourceDefinition extends KubeObject {
   spec: {
     group: string;
     scope: 'Cluster' | 'Namespaced';
-    names: { kind: string; plural: string; singular?: string; listKind?: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      plural: string;
+      singular?: string;
+      listKind?: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     versions: CustomResourceDefinitionVersion[];
     preserveUnknownFields?: boolean;
     conversion?: Record<string, unknown>;

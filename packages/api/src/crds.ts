@@ -48,7 +48,11 @@ export const crdFiles: readonly CrdFile[] = (Object.keys(FILES) as OpenShiftKind
 /** The shipped CRD file of a kind. */
 export function crdFile(kind: OpenShiftKind): CrdFile {
   const f = crdFiles.find((c) => c.kind === kind);
-  if (!f) throw new CrdError('UNKNOWN_KIND', `no CRD is shipped for kind ${kind}; known kinds: ${crdFiles.map((c) => c.kind).join(', ')}`);
+  if (!f)
+    throw new CrdError(
+      'UNKNOWN_KIND',
+      `no CRD is shipped for kind ${kind}; known kinds: ${crdFiles.map((c) => c.kind).join(', ')}`,
+    );
   return f;
 }
 
@@ -77,7 +81,11 @@ async function parseCrd(f: CrdFile): Promise<CustomResourceDefinition> {
   const doc: unknown = parse(text);
   const crd = doc as Partial<CustomResourceDefinition> | null;
   if (crd?.kind !== 'CustomResourceDefinition' || crd.metadata?.name !== f.name)
-    throw new CrdError('INVALID', `${f.path} is not the CustomResourceDefinition ${f.name}; reinstall @keelson/api`, f.path);
+    throw new CrdError(
+      'INVALID',
+      `${f.path} is not the CustomResourceDefinition ${f.name}; reinstall @keelson/api`,
+      f.path,
+    );
   return crd as CustomResourceDefinition;
 }
 

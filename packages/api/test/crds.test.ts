@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CRD_DIR, CrdError, OPENSHIFT_KINDS, crdFile, crdFiles, crds, loadCrd, loadCrds, type OpenShiftKind } from '../src/index.js';
+import {
+  CRD_DIR,
+  CrdError,
+  OPENSHIFT_KINDS,
+  crdFile,
+  crdFiles,
+  crds,
+  loadCrd,
+  loadCrds,
+  type OpenShiftKind,
+} from '../src/index.js';
 
 describe('shipped CRDs', () => {
   it('lists one file per typed kind, in file-name order, under the package crds/ folder', () => {
@@ -54,17 +64,28 @@ describe('shipped CRDs', () => {
   it('ships the upstream bytes (the README revision), unmodified', () => {
     // sha256 of the files as copied from openshift/api 2a3d73913b5a7caec4c57d5c3d04f51106ec4da3
     const expected: Record<string, string> = {
-      '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml': '8e1270b3736ba431b1c13047550f343d5ae38042d1ad4a067c72d31eab121a2c',
-      '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml': '10b91f51a922ff39a529ab2c1b6e049cbe1ca929d9f815c9b4880c7d66a204ab',
-      '0000_80_machine-config_01_containerruntimeconfigs-Default.crd.yaml': '0fd2e934e8bf4ae5819dd7c17415fcaa73354be93011dc10c124d62a80bf53ad',
-      '0000_80_machine-config_01_controllerconfigs-Default.crd.yaml': '6c767213c69a4d1a7aeab7ec9275a89e9bc442835cdf1f438aa3578ad510a231',
-      '0000_80_machine-config_01_kubeletconfigs-Default.crd.yaml': 'fa9a968c79856a10b9c8bb474788b435d6ce911ef8cad8aea45e7218bf2e9e1b',
-      '0000_80_machine-config_01_machineconfignodes-SelfManagedHA-Default.crd.yaml': '160895755b8f417a59bbd75ae7fe4ab705163092497b7e518f9f6f50a0eecadd',
-      '0000_80_machine-config_01_machineconfigpools.crd.yaml': 'e4fbf93842605097c7c801f64ab369d9bd342e04ea6a026c1adabd6909f7c096',
-      '0000_80_machine-config_01_machineconfigs.crd.yaml': '7068bd39e59218fec99b82c2eb8c60f93e81696e3142e05f05b0b2a7552d34b5',
-      '0000_80_machine-config_01_machineconfigurations.crd.yaml': '4d37b5ef4156b9ffed2a1acb36d2cfb7f77a80319740b71b4679e124d140feca',
+      '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml':
+        '8e1270b3736ba431b1c13047550f343d5ae38042d1ad4a067c72d31eab121a2c',
+      '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml':
+        '10b91f51a922ff39a529ab2c1b6e049cbe1ca929d9f815c9b4880c7d66a204ab',
+      '0000_80_machine-config_01_containerruntimeconfigs-Default.crd.yaml':
+        '0fd2e934e8bf4ae5819dd7c17415fcaa73354be93011dc10c124d62a80bf53ad',
+      '0000_80_machine-config_01_controllerconfigs-Default.crd.yaml':
+        '6c767213c69a4d1a7aeab7ec9275a89e9bc442835cdf1f438aa3578ad510a231',
+      '0000_80_machine-config_01_kubeletconfigs-Default.crd.yaml':
+        'fa9a968c79856a10b9c8bb474788b435d6ce911ef8cad8aea45e7218bf2e9e1b',
+      '0000_80_machine-config_01_machineconfignodes-SelfManagedHA-Default.crd.yaml':
+        '160895755b8f417a59bbd75ae7fe4ab705163092497b7e518f9f6f50a0eecadd',
+      '0000_80_machine-config_01_machineconfigpools.crd.yaml':
+        'e4fbf93842605097c7c801f64ab369d9bd342e04ea6a026c1adabd6909f7c096',
+      '0000_80_machine-config_01_machineconfigs.crd.yaml':
+        '7068bd39e59218fec99b82c2eb8c60f93e81696e3142e05f05b0b2a7552d34b5',
+      '0000_80_machine-config_01_machineconfigurations.crd.yaml':
+        '4d37b5ef4156b9ffed2a1acb36d2cfb7f77a80319740b71b4679e124d140feca',
     };
-    const sums = Object.fromEntries(crdFiles.map((f) => [f.file, createHash('sha256').update(readFileSync(f.path)).digest('hex')]));
+    const sums = Object.fromEntries(
+      crdFiles.map((f) => [f.file, createHash('sha256').update(readFileSync(f.path)).digest('hex')]),
+    );
     expect(sums).toEqual(expected);
   });
 });

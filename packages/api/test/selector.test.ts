@@ -55,16 +55,39 @@ describe('selector objects (metav1.LabelSelector)', () => {
   });
 
   it('prints like labels.Selector.String (sorted by key, values sorted)', () => {
-    const sel: LabelSelector = { matchLabels: { z: 'v' }, matchExpressions: [{ key: 'a', operator: 'In', values: ['y', 'x'] }, { key: 'm', operator: 'DoesNotExist' }] };
+    const sel: LabelSelector = {
+      matchLabels: { z: 'v' },
+      matchExpressions: [
+        { key: 'a', operator: 'In', values: ['y', 'x'] },
+        { key: 'm', operator: 'DoesNotExist' },
+      ],
+    };
     expect(compileLabelSelector(sel).toString()).toBe('a in (x,y),!m,z=v');
     expect(compileLabelSelector(null).toString()).toBe('');
     expect(compileLabelSelector(null).matchesNothing).toBe(true);
   });
 
   it.each([
-    [{ matchExpressions: [{ key: 'a', operator: 'In' as const, values: [] }] }, ['matchExpressions', 0, 'values'], 'In requires a non-empty values list for key a'],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists' as const }, { key: 'b', operator: 'Exists' as const, values: ['x'] }] }, ['matchExpressions', 1, 'values'], 'Exists requires an empty values list for key b'],
-    [{ matchExpressions: [{ key: 'a', operator: 'Equals' as unknown as 'In', values: ['x'] }] }, ['matchExpressions', 0, 'operator'], '"Equals" is not a valid label selector operator'],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In' as const, values: [] }] },
+      ['matchExpressions', 0, 'values'],
+      'In requires a non-empty values list for key a',
+    ],
+    [
+      {
+        matchExpressions: [
+          { key: 'a', operator: 'Exists' as const },
+          { key: 'b', operator: 'Exists' as const, values: ['x'] },
+        ],
+      },
+      ['matchExpressions', 1, 'values'],
+      'Exists requires an empty values list for key b',
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Equals' as unknown as 'In', values: ['x'] }] },
+      ['matchExpressions', 0, 'operator'],
+      '"Equals" is not a valid label selector operator',
+    ],
   ])('rejects %j at %j', (sel, path, message) => {
     const err = selectorError(() => labelSelectorRequirements(sel));
     expect(err.code).toBe('LABEL_SELECTOR_INVALID');
@@ -94,12 +117,17 @@ describe('selector strings (labels.Parse)', () => {
   it('accepts == and an empty string', () => {
     expect(parseLabelSelectorString('a==b')).toEqual([{ key: 'a', op: '=', values: ['b'] }]);
     expect(parseLabelSelectorString('')).toEqual([]);
-    expect(parseLabelSelectorString('example.com/role')).toEqual([{ key: 'example.com/role', op: 'exists', values: [] }]);
+    expect(parseLabelSelectorString('example.com/role')).toEqual([
+      { key: 'example.com/role', op: 'exists', values: [] },
+    ]);
   });
 
-  it.each(['a==,=b', 'a b', '-a', 'a>x', `${'a'.repeat(MAX_LABEL_SELECTOR_LENGTH)}=1`])('rejects %s with LABEL_SELECTOR_PARSE', (s) => {
-    const err = selectorError(() => parseLabelSelectorString(s));
-    expect(err.code).toBe('LABEL_SELECTOR_PARSE');
-    expect(err.message).toMatch(/^unable to parse requirement/);
-  });
+  it.each(['a==,=b', 'a b', '-a', 'a>x', `${'a'.repeat(MAX_LABEL_SELECTOR_LENGTH)}=1`])(
+    'rejects %s with LABEL_SELECTOR_PARSE',
+    (s) => {
+      const err = selectorError(() => parseLabelSelectorString(s));
+      expect(err.code).toBe('LABEL_SELECTOR_PARSE');
+      expect(err.message).toMatch(/^unable to parse requirement/);
+    },
+  );
 });

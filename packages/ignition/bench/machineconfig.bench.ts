@@ -8,11 +8,19 @@ function pool(): MachineConfig[] {
     const files = [];
     for (let f = 0; f < 25; f++) {
       const path = m % 10 === 9 && f < 5 ? `/etc/bench/mc${m - 9}/file${f}.conf` : `/etc/bench/mc${m}/file${f}.conf`;
-      files.push({ path, mode: 420, contents: { source: `data:,${encodeURIComponent(`mc ${m} file ${f}\n`.repeat(4))}` } });
+      files.push({
+        path,
+        mode: 420,
+        contents: { source: `data:,${encodeURIComponent(`mc ${m} file ${f}\n`.repeat(4))}` },
+      });
     }
-    const units = m % 20 === 0 ? [{ name: `bench-${m}.service`, enabled: true, contents: '[Service]\nExecStart=/bin/true\n' }] : [];
+    const units =
+      m % 20 === 0 ? [{ name: `bench-${m}.service`, enabled: true, contents: '[Service]\nExecStart=/bin/true\n' }] : [];
     mcs.push({
-      metadata: { name: `${String(m).padStart(3, '0')}-bench`, labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+      metadata: {
+        name: `${String(m).padStart(3, '0')}-bench`,
+        labels: { 'machineconfiguration.openshift.io/role': 'worker' },
+      },
       spec: {
         config: { ignition: { version: m % 2 === 0 ? '3.5.0' : '3.2.0' }, storage: { files }, systemd: { units } },
         kernelArguments: m % 50 === 0 ? [`bench.m=${m}`] : [],

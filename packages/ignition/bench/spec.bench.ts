@@ -5,7 +5,12 @@ import { merge, parseConfig, translate, validate, type IgnitionConfigV3 } from '
 function bigConfig(files: number, units: number, tag: string): IgnitionConfigV3 {
   return {
     ignition: { version: '3.5.0' },
-    passwd: { users: Array.from({ length: 20 }, (_, i) => ({ name: `user${i}`, sshAuthorizedKeys: [`ssh-ed25519 AAAA${tag}${i} k`] })) },
+    passwd: {
+      users: Array.from({ length: 20 }, (_, i) => ({
+        name: `user${i}`,
+        sshAuthorizedKeys: [`ssh-ed25519 AAAA${tag}${i} k`],
+      })),
+    },
     storage: {
       files: Array.from({ length: files }, (_, i) => ({
         path: `/etc/keelson/${i % 50}/file-${i}.conf`,

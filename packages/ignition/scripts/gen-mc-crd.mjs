@@ -16,7 +16,11 @@ export function schemaOf(text) {
   const strip = (n) => {
     if (Array.isArray(n)) return n.map(strip);
     if (n === null || typeof n !== 'object') return n;
-    return Object.fromEntries(Object.entries(n).filter(([k]) => k !== 'description').map(([k, v]) => [k, strip(v)]));
+    return Object.fromEntries(
+      Object.entries(n)
+        .filter(([k]) => k !== 'description')
+        .map(([k, v]) => [k, strip(v)]),
+    );
   };
   return strip(v1.schema.openAPIV3Schema);
 }

@@ -25,12 +25,38 @@ const node = {
       'machineconfiguration.openshift.io/reason': '',
     },
     managedFields: [
-      { manager: 'machine-config-daemon', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:machineconfiguration.openshift.io/state': {} } } } },
-      { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T00:00:00Z', fieldsType: 'FieldsV1', subresource: 'status', fieldsV1: { 'f:status': { 'f:conditions': {} } } },
+      {
+        manager: 'machine-config-daemon',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2026-11-24T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:machineconfiguration.openshift.io/state': {} } } },
+      },
+      {
+        manager: 'kubelet',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2026-11-24T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        subresource: 'status',
+        fieldsV1: { 'f:status': { 'f:conditions': {} } },
+      },
     ],
   },
   spec: { taints: [{ key: 'UpdateInProgress', effect: 'PreferNoSchedule' }] },
-  status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-11-24T00:00:00Z', lastTransitionTime: '2026-11-24T00:00:00Z' }] },
+  status: {
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+        lastHeartbeatTime: '2026-11-24T00:00:00Z',
+        lastTransitionTime: '2026-11-24T00:00:00Z',
+      },
+    ],
+  },
 };
 
 // vitest 5 benchmarks: the `bench` fixture of a test; results are printed as a comparison table.

@@ -16,7 +16,11 @@ async function throughput(persist: boolean): Promise<number> {
     Array.from({ length: 8 }, async () => {
       while (next < n) {
         const i = next++;
-        const r = await fetch(`${sb.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers, body: JSON.stringify({ metadata: { name: `c${i}` }, data: { a: 'b' } }) });
+        const r = await fetch(`${sb.url}/api/v1/namespaces/default/configmaps`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ metadata: { name: `c${i}` }, data: { a: 'b' } }),
+        });
         await r.arrayBuffer();
       }
     }),
@@ -29,5 +33,7 @@ async function throughput(persist: boolean): Promise<number> {
 
 test('create throughput with and without persistDir', async () => {
   console.log(`in memory: ${Math.round(await throughput(false))} creates/s`);
-  console.log(`persistDir (write-ahead log, fdatasync before each answer): ${Math.round(await throughput(true))} creates/s`);
+  console.log(
+    `persistDir (write-ahead log, fdatasync before each answer): ${Math.round(await throughput(true))} creates/s`,
+  );
 }, 120_000);

@@ -15,13 +15,18 @@ beforeAll(async () => {
   headers = { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/json' };
   const cm = sb.cluster.findType('', 'v1', 'configmaps')!;
   sb.cluster.create(sb.cluster.findType('', 'v1', 'namespaces')!, undefined, { metadata: { name: 'bench' } });
-  for (let i = 0; i < 5000; i++) sb.cluster.create(cm, 'bench', { metadata: { name: `cm-${i}`, labels: { app: 'bench', i: String(i % 10) } }, data: { key: `value-${i}` } });
+  for (let i = 0; i < 5000; i++)
+    sb.cluster.create(cm, 'bench', {
+      metadata: { name: `cm-${i}`, labels: { app: 'bench', i: String(i % 10) } },
+      data: { key: `value-${i}` },
+    });
   // memory per 10k objects (printed once; run with --expose-gc for a steadier figure)
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const before = process.memoryUsage().heapUsed;
   sb.cluster.create(sb.cluster.findType('', 'v1', 'namespaces')!, undefined, { metadata: { name: 'mem' } });
-  for (let i = 0; i < 10000; i++) sb.cluster.create(cm, 'mem', { metadata: { name: `m-${i}`, labels: { app: 'mem' } }, data: { key: `value-${i}` } });
+  for (let i = 0; i < 10000; i++)
+    sb.cluster.create(cm, 'mem', { metadata: { name: `m-${i}`, labels: { app: 'mem' } }, data: { key: `value-${i}` } });
   gc?.();
   const after = process.memoryUsage().heapUsed;
   console.log(`heap per 10k ConfigMaps (incl. watch history): ${((after - before) / 1024 / 1024).toFixed(1)} MiB`);
@@ -53,7 +58,11 @@ describe('kube-sandbox', () => {
   test('write throughput with 8 concurrent clients', async () => {
     const ms = await measure('2,000 HTTP creates from 8 concurrent clients (same process)', 3, writes);
     console.log(`  => ${Math.round(2000 / (ms / 1000))} objects/s`);
-    const ext = await measure('2,000 HTTP creates from 8 concurrent clients (client in a child process)', 3, writesFromChild);
+    const ext = await measure(
+      '2,000 HTTP creates from 8 concurrent clients (client in a child process)',
+      3,
+      writesFromChild,
+    );
     console.log(`  => ${Math.round(2000 / (ext / 1000))} objects/s`);
   }, 240_000);
 });
@@ -68,7 +77,9 @@ async function measure(name: string, n: number, fn: () => Promise<void>): Promis
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)]!;
-  console.log(`${name}: median ${median.toFixed(1)} ms over ${n} runs (min ${times[0]!.toFixed(1)}, max ${times[times.length - 1]!.toFixed(1)})`);
+  console.log(
+    `${name}: median ${median.toFixed(1)} ms over ${n} runs (min ${times[0]!.toFixed(1)}, max ${times[times.length - 1]!.toFixed(1)})`,
+  );
   return median;
 }
 
@@ -79,7 +90,10 @@ async function fanout(): Promise<void> {
     const ac = new AbortController();
     const done: Promise<void>[] = [];
     for (let w = 0; w < 20; w++) {
-      const res = await fetch(`${sb.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${sb.cluster.rv}`, { headers, signal: ac.signal });
+      const res = await fetch(`${sb.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${sb.cluster.rv}`, {
+        headers,
+        signal: ac.signal,
+      });
       done.push(
         (async () => {
           const reader: ReadableStreamDefaultReader<Uint8Array> = res.body!.getReader();

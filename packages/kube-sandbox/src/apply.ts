@@ -21,28 +21,51 @@ export interface ApplyOptions extends WriteOptions {
 }
 
 /** Applies a configuration for a field manager; creates the object when absent. */
-export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undefined, name: string, body: unknown, opts: ApplyOptions): KubeObject {
+export function applyPatch(
+  cluster: Cluster,
+  t: ResourceType,
+  ns: string | undefined,
+  name: string,
+  body: unknown,
+  opts: ApplyOptions,
+): KubeObject {
   if (!isObject(body)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const applied = clone(body) as KubeObject;
   const want = apiVersionOf(t.group, t.version);
-  if (!applied.apiVersion || !applied.kind) throw badRequest('invalid object type: /, Kind=: apiVersion and kind must be set in an apply configuration');
+  if (!applied.apiVersion || !applied.kind)
+    throw badRequest('invalid object type: /, Kind=: apiVersion and kind must be set in an apply configuration');
   if (applied.apiVersion !== want && !(t.crd && applied.apiVersion.startsWith(`${t.group}/`)))
-    throw badRequest(`the API version in the data (${applied.apiVersion}) does not match the expected API version (${want})`);
-  if (applied.kind !== t.kind) throw badRequest(`the kind in the data (${applied.kind}) does not match the expected kind (${t.kind})`);
+    throw badRequest(
+      `the API version in the data (${applied.apiVersion}) does not match the expected API version (${want})`,
+    );
+  if (applied.kind !== t.kind)
+    throw badRequest(`the kind in the data (${applied.kind}) does not match the expected kind (${t.kind})`);
   const md = (applied.metadata ??= {});
-  if (md.name !== undefined && md.name !== name) throw badRequest(`the name of the object (${md.name}) does not match the name on the URL (${name})`);
+  if (md.name !== undefined && md.name !== name)
+    throw badRequest(`the name of the object (${md.name}) does not match the name on the URL (${name})`);
   md.name = name;
   if (md.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
   const part = opts.subresource === 'status' ? 'status' : 'main';
   const appliedSet = leafPaths(t, applied, part);
   const existing = cluster.peek(t, ns, name);
   const entry = (fields: Set<string>): ManagedFieldsEntry => {
-    const e: ManagedFieldsEntry = { manager: opts.fieldManager, operation: 'Apply', apiVersion: String(applied.apiVersion), time: nowTime(), fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fields) };
+    const e: ManagedFieldsEntry = {
+      manager: opts.fieldManager,
+      operation: 'Apply',
+      apiVersion: String(applied.apiVersion),
+      time: nowTime(),
+      fieldsType: 'FieldsV1',
+      fieldsV1: toFieldsV1(fields),
+    };
     if (opts.subresource) e.subresource = opts.subresource;
     return e;
   };
   if (!existing) {
-    if (opts.subresource) throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, { name, kind: t.plural });
+    if (opts.subresource)
+      throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, {
+        name,
+        kind: t.plural,
+      });
     const obj = clone(applied);
     (obj.metadata ??= {}).managedFields = [entry(appliedSet)];
     const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
@@ -50,7 +73,10 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
     return cluster.create(t, ns, obj, wo);
   }
   const entries = (existing.metadata?.managedFields ?? []).map((e) => ({ ...e }));
-  const mine = entries.find((e) => e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource);
+  const mine = entries.find(
+    (e) =>
+      e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource,
+  );
   const prevMine = mine ? fromFieldsV1(mine.fieldsV1) : new Set<string>();
   // conflicts: leaves owned by other managers whose value would change
   const conflicts: { who: string; path: string }[] = [];
@@ -71,8 +97,13 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
     }
   }
   if (conflicts.length) {
-    const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.who}`, field: c.path }));
-    const head = conflicts.length === 1 ? 'Apply failed with 1 conflict' : `Apply failed with ${conflicts.length} conflicts`;
+    const causes: StatusCause[] = conflicts.map((c) => ({
+      reason: 'FieldManagerConflict',
+      message: `conflict with ${c.who}`,
+      field: c.path,
+    }));
+    const head =
+      conflicts.length === 1 ? 'Apply failed with 1 conflict' : `Apply failed with ${conflicts.length} conflicts`;
     const list = conflicts.map((c) => `conflict with ${c.who}: ${c.path}`).join('\n');
     const d: ApiError['details'] = { name, kind: t.plural, causes };
     if (t.group) d.group = t.group;
@@ -82,7 +113,9 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   // remove fields this manager applied before but no longer applies (when nobody else owns them)
   const othersOwn = new Set<string>();
   for (const e of entries) if (e !== mine) for (const k of fromFieldsV1(e.fieldsV1)) othersOwn.add(k);
-  const drop = [...prevMine].filter((k) => !appliedSet.has(k) && !othersOwn.has(k)).sort((a, b) => keyPath(b).length - keyPath(a).length);
+  const drop = [...prevMine]
+    .filter((k) => !appliedSet.has(k) && !othersOwn.has(k))
+    .sort((a, b) => keyPath(b).length - keyPath(a).length);
   for (const k of drop) removeAt(next, keyPath(k));
   const appliedBody = clone(applied);
   if (appliedBody.metadata) delete appliedBody.metadata.managedFields;
@@ -92,7 +125,9 @@ export function applyPatch(cluster: Cluster, t: ResourceType, ns: string | undef
   const newEntries: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     if (e === mine) continue;
-    const owned = [...fromFieldsV1(e.fieldsV1)].filter((k) => !(forced.has(k) && e.manager !== opts.fieldManager) || !appliedSet.has(k));
+    const owned = [...fromFieldsV1(e.fieldsV1)].filter(
+      (k) => !(forced.has(k) && e.manager !== opts.fieldManager) || !appliedSet.has(k),
+    );
     const keep = owned.filter((k) => !forced.has(k));
     if (keep.length) newEntries.push({ ...e, fieldsV1: toFieldsV1(keep) });
   }

@@ -60,14 +60,16 @@ export function jsonDepth(v: unknown): number {
     if (cur === null || typeof cur !== 'object') continue;
     if (d > max) max = d;
     if (max > MAX_BODY_DEPTH) return max;
-    for (const x of Array.isArray(cur) ? cur : Object.values(cur as Record<string, unknown>)) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+    for (const x of Array.isArray(cur) ? cur : Object.values(cur as Record<string, unknown>))
+      if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
   }
   return max;
 }
 
 /** Throws 400 when a parsed body nests deeper than {@link MAX_BODY_DEPTH}. */
 export function checkDepth(v: unknown): void {
-  if (jsonDepth(v) > MAX_BODY_DEPTH) throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
+  if (jsonDepth(v) > MAX_BODY_DEPTH)
+    throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
 }
 
 /** Go's name of a JSON value's type in `UnmarshalTypeError`. */
@@ -81,9 +83,7 @@ function jsonKind(v: unknown): string {
 
 /** String-map fields of built-in kinds: JSON field path → Go struct and field as `UnmarshalTypeError` names them. */
 const STRING_MAPS: Record<string, { path: string[]; goStruct: string; goField: string }[]> = {
-  '/configmaps': [
-    { path: ['data'], goStruct: 'ConfigMap', goField: 'data' },
-  ],
+  '/configmaps': [{ path: ['data'], goStruct: 'ConfigMap', goField: 'data' }],
   '/secrets': [
     { path: ['data'], goStruct: 'Secret', goField: 'data' },
     { path: ['stringData'], goStruct: 'Secret', goField: 'stringData' },
@@ -107,9 +107,12 @@ export function checkTypedBody(t: ResourceType, body: unknown): void {
     for (const p of f.path) cur = isObject(cur) ? cur[p] : undefined;
     if (cur === undefined || cur === null) continue;
     const fail = (what: string, type: string): never => {
-      throw badRequest(`${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${what} into Go struct field ${f.goStruct}.${f.goField} of type ${type}`);
+      throw badRequest(
+        `${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${what} into Go struct field ${f.goStruct}.${f.goField} of type ${type}`,
+      );
     };
     if (!isObject(cur)) fail(jsonKind(cur), 'map[string]string');
-    for (const v of Object.values(cur as Record<string, unknown>)) if (v !== null && typeof v !== 'string') fail(jsonKind(v), 'string');
+    for (const v of Object.values(cur as Record<string, unknown>))
+      if (v !== null && typeof v !== 'string') fail(jsonKind(v), 'string');
   }
 }

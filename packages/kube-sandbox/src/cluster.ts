@@ -6,7 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { matchLabelRequirements, type LabelRequirement } from '@keelson/api';
 import { builtinTypes } from './builtins.js';
-import { alreadyExists, ApiError, badRequest, conflict, expired, forbidden, invalid, notFound, type FieldError } from './errors.js';
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  expired,
+  forbidden,
+  invalid,
+  notFound,
+  type FieldError,
+} from './errors.js';
 import { matchFields, type FieldRequirement } from './selectors.js';
 import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceType } from './types.js';
 import { clone, sortedClone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
@@ -124,7 +134,8 @@ export class Cluster {
 
   /** Removes served versions of a group/resource; with `dropStorage` also its storage. */
   removeTypes(group: string, plural: string, keepVersions: string[] = [], dropStorage = false): void {
-    for (const [k, t] of this.types) if (t.group === group && t.plural === plural && !keepVersions.includes(t.version)) this.types.delete(k);
+    for (const [k, t] of this.types)
+      if (t.group === group && t.plural === plural && !keepVersions.includes(t.version)) this.types.delete(k);
     if (dropStorage) this.storage.delete(grKey(group, plural));
     this.discoveryGeneration++;
   }
@@ -230,13 +241,19 @@ export class Cluster {
     if (opts.continueToken) {
       let tok: { rv?: unknown; start?: unknown };
       try {
-        tok = JSON.parse(Buffer.from(opts.continueToken, 'base64').toString('utf8')) as { rv?: unknown; start?: unknown };
+        tok = JSON.parse(Buffer.from(opts.continueToken, 'base64').toString('utf8')) as {
+          rv?: unknown;
+          start?: unknown;
+        };
       } catch {
         throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
       }
-      if (typeof tok.rv !== 'number' || typeof tok.start !== 'string') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+      if (typeof tok.rv !== 'number' || typeof tok.start !== 'string')
+        throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
       if (tok.rv < this.compactedRv)
-        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+        throw expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
       startAfter = tok.start;
       listRv = tok.rv;
     }
@@ -258,7 +275,10 @@ export class Cluster {
       items.push(this.view(t, o));
       next = k;
     }
-    const cont = opts.limit && remaining > 0 && next ? Buffer.from(JSON.stringify({ rv: listRv, start: next })).toString('base64') : undefined;
+    const cont =
+      opts.limit && remaining > 0 && next
+        ? Buffer.from(JSON.stringify({ rv: listRv, start: next })).toString('base64')
+        : undefined;
     if (t.crd) {
       // an UnstructuredList: sorted keys, and `continue` always present (empty on the last page)
       const metadata: Record<string, unknown> = { continue: cont ?? '' };
@@ -289,7 +309,8 @@ export class Cluster {
       for (const o of this.store(t).objects.values()) if (this.matches(watcher, o)) w.send('ADDED', this.view(t, o));
     } else {
       const from = Number(resourceVersion);
-      if (!Number.isInteger(from) || from < 0) throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
+      if (!Number.isInteger(from) || from < 0)
+        throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
       const oldest = Math.max(this.compactedRv, this.storage.get(gr)?.watchStart ?? 0);
       if (from < oldest) throw expired(`too old resource version: ${from} (${oldest})`);
       for (const e of this.history) {
@@ -327,7 +348,12 @@ export class Cluster {
   }
 
   private emit(t: ResourceType, type: ChangeEvent['type'], obj: KubeObject, previous?: KubeObject): void {
-    const e: ChangeEvent = { rv: Number(obj.metadata?.resourceVersion), gr: grKey(t.group, t.plural), type, object: obj };
+    const e: ChangeEvent = {
+      rv: Number(obj.metadata?.resourceVersion),
+      gr: grKey(t.group, t.plural),
+      type,
+      object: obj,
+    };
     if (previous) e.previous = previous;
     this.history.push(e);
     if (this.history.length - this.historyStart > this.historySize) {
@@ -407,9 +433,18 @@ export class Cluster {
     const n = this.peek(nsType, undefined, ns);
     if (!n) throw notFound({ group: '', resource: 'namespaces' }, ns);
     if (creating && n.metadata?.deletionTimestamp)
-      throw forbidden({ group: t.group, resource: t.plural }, name, `unable to create new content in namespace ${ns} because it is being terminated`, [
-        { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
-      ]);
+      throw forbidden(
+        { group: t.group, resource: t.plural },
+        name,
+        `unable to create new content in namespace ${ns} because it is being terminated`,
+        [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${ns} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      );
   }
 
   private checkBody(t: ResourceType, body: unknown): KubeObject {
@@ -418,33 +453,45 @@ export class Cluster {
     const want = apiVersionOf(t.group, t.version);
     if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
       const okOther = t.crd !== undefined && this.findType(t.group, obj.apiVersion.split('/')[1] ?? '', t.plural);
-      if (!okOther) throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
+      if (!okOther)
+        throw badRequest(
+          `the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`,
+        );
     }
-    if (obj.kind !== undefined && obj.kind !== t.kind) throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${t.kind})`);
+    if (obj.kind !== undefined && obj.kind !== t.kind)
+      throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${t.kind})`);
     if (obj.metadata !== undefined && !isObject(obj.metadata)) throw badRequest('metadata must be an object');
     return obj;
   }
 
   /** create */
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
-    if (t.storedAs) return this.view(t, this.create(this.base(t), ns, t.storedAs.toStorage(this.checkBody(t, body)), opts));
+    if (t.storedAs)
+      return this.view(t, this.create(this.base(t), ns, t.storedAs.toStorage(this.checkBody(t, body)), opts));
     const obj = clone(this.checkBody(t, body));
     obj.apiVersion = apiVersionOf(t.group, t.version);
     obj.kind = t.kind;
     const md: ObjectMeta = (obj.metadata ??= {});
     if (t.namespaced) {
-      if (md.namespace && ns && md.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (md.namespace && ns && md.namespace !== ns)
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       md.namespace = ns ?? md.namespace ?? 'default';
     } else delete md.namespace;
     if (!md.name && md.generateName) md.name = `${md.generateName}${randomSuffix()}`;
     const name = md.name ?? '';
     this.checkNamespace(t, md.namespace, name, true);
-    for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) deleteKey(md, k);
+    for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const)
+      deleteKey(md, k);
     md.uid = randomUUID();
     md.creationTimestamp = nowTime();
     if (t.generation || t.crd) md.generation = 1;
     else delete md.generation;
-    if (t.subresources.includes('status') && t.plural !== 'nodes' && t.plural !== 'customresourcedefinitions' && t.plural !== 'namespaces') {
+    if (
+      t.subresources.includes('status') &&
+      t.plural !== 'nodes' &&
+      t.plural !== 'customresourcedefinitions' &&
+      t.plural !== 'namespaces'
+    ) {
       if (t.crd) delete obj['status'];
     }
     const st = this.strategy(t);
@@ -469,18 +516,32 @@ export class Cluster {
    * the type has a status subresource.
    */
   update(t: ResourceType, ns: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KubeObject {
-    if (t.storedAs) return this.view(t, this.update(this.base(t), ns, name, t.storedAs.toStorage(this.checkBody(t, body)), opts));
+    if (t.storedAs)
+      return this.view(t, this.update(this.base(t), ns, name, t.storedAs.toStorage(this.checkBody(t, body)), opts));
     const incoming = this.checkBody(t, body);
     const old = this.peek(t, ns, name);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
-    const inMd = (incoming.metadata ?? {});
-    if (inMd.name !== undefined && inMd.name !== name) throw badRequest(`the name of the object (${inMd.name}) does not match the name on the URL (${name})`);
-    if (t.namespaced && inMd.namespace && inMd.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    if (inMd.resourceVersion !== undefined && inMd.resourceVersion !== '' && inMd.resourceVersion !== old.metadata?.resourceVersion) {
+    const inMd = incoming.metadata ?? {};
+    if (inMd.name !== undefined && inMd.name !== name)
+      throw badRequest(`the name of the object (${inMd.name}) does not match the name on the URL (${name})`);
+    if (t.namespaced && inMd.namespace && inMd.namespace !== ns)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (
+      inMd.resourceVersion !== undefined &&
+      inMd.resourceVersion !== '' &&
+      inMd.resourceVersion !== old.metadata?.resourceVersion
+    ) {
       throw conflict({ group: t.group, resource: t.plural }, name);
     }
     if ((inMd.resourceVersion === undefined || inMd.resourceVersion === '') && t.crd) {
-      throw invalid(t.group, t.kind, name, [{ field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' }]);
+      throw invalid(t.group, t.kind, name, [
+        {
+          field: 'metadata.resourceVersion',
+          type: 'FieldValueInvalid',
+          value: 0,
+          detail: 'must be specified for an update',
+        },
+      ]);
     }
     return this.applyUpdate(t, old, clone(incoming), opts);
   }
@@ -502,7 +563,11 @@ export class Cluster {
       else next['status'] = status;
       md = next.metadata ??= {};
       if (opts.skipTracking && managed) md.managedFields = managed;
-    } else if (t.subresources.includes('status') && (t.crd ? t.crd.statusSubresource : true) && t.plural !== 'namespaces') {
+    } else if (
+      t.subresources.includes('status') &&
+      (t.crd ? t.crd.statusSubresource : true) &&
+      t.plural !== 'namespaces'
+    ) {
       if (old['status'] === undefined) delete next['status'];
       else next['status'] = clone(old['status']);
     }
@@ -513,7 +578,8 @@ export class Cluster {
     md.creationTimestamp = must(oldMd.creationTimestamp, 'stored object metadata.creationTimestamp');
     if (oldMd.deletionTimestamp) {
       md.deletionTimestamp = oldMd.deletionTimestamp;
-      if (oldMd.deletionGracePeriodSeconds !== undefined) md.deletionGracePeriodSeconds = oldMd.deletionGracePeriodSeconds;
+      if (oldMd.deletionGracePeriodSeconds !== undefined)
+        md.deletionGracePeriodSeconds = oldMd.deletionGracePeriodSeconds;
     } else {
       delete md.deletionTimestamp;
       delete md.deletionGracePeriodSeconds;
@@ -528,7 +594,14 @@ export class Cluster {
     const errs = [...validateMeta(t, next), ...(st.validate?.(next, old) ?? [])];
     if (oldMd.deletionTimestamp) {
       const added = (md.finalizers ?? []).filter((f) => !(oldMd.finalizers ?? []).includes(f));
-      if (added.length) errs.push({ field: 'metadata.finalizers', type: 'FieldValueForbidden', detail: 'no new finalizers can be added if the object is being deleted, found new finalizers ' + JSON.stringify(added) });
+      if (added.length)
+        errs.push({
+          field: 'metadata.finalizers',
+          type: 'FieldValueForbidden',
+          detail:
+            'no new finalizers can be added if the object is being deleted, found new finalizers ' +
+            JSON.stringify(added),
+        });
     }
     if (errs.length) throw invalid(t.group, t.kind, name, errs);
     if (md.generation !== undefined && specChanged(t, old, next)) md.generation = (oldMd.generation ?? 0) + 1;
@@ -538,7 +611,10 @@ export class Cluster {
     }
     if (deepEqual(stripVolatile(old), stripVolatile(next))) return this.view(t, old);
     if (opts.dryRun) return this.view(t, next);
-    const specFinalizers = t.group === '' && t.plural === 'namespaces' && isObject(next['spec']) && Array.isArray(next['spec']['finalizers']) ? next['spec']['finalizers'].length : 0;
+    const specFinalizers =
+      t.group === '' && t.plural === 'namespaces' && isObject(next['spec']) && Array.isArray(next['spec']['finalizers'])
+        ? next['spec']['finalizers'].length
+        : 0;
     if (md.deletionTimestamp && (md.finalizers ?? []).length === 0 && specFinalizers === 0) {
       md.resourceVersion = this.nextRv();
       this.store(t).objects.delete(objKey(md.namespace, name));
@@ -557,7 +633,12 @@ export class Cluster {
    * delete. Objects with finalizers (or a Foreground policy) get a deletionTimestamp and stay until the
    * finalizers are removed; returns `{ object, deleted }`.
    */
-  delete(t: ResourceType, ns: string | undefined, name: string, opts: DeleteOptions = {}): { object: KubeObject; deleted: boolean } {
+  delete(
+    t: ResourceType,
+    ns: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): { object: KubeObject; deleted: boolean } {
     if (t.storedAs) {
       const r = this.delete(this.base(t), ns, name, opts);
       return { object: this.view(t, r.object), deleted: r.deleted };
@@ -566,17 +647,32 @@ export class Cluster {
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
     const md = old.metadata ?? {};
     if (opts.preconditions?.uid && opts.preconditions.uid !== md.uid)
-      throw conflict({ group: t.group, resource: t.plural }, name, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${md.uid ?? ''}`);
+      throw conflict(
+        { group: t.group, resource: t.plural },
+        name,
+        `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${md.uid ?? ''}`,
+      );
     if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== md.resourceVersion)
-      throw conflict({ group: t.group, resource: t.plural }, name, `Precondition failed: ResourceVersion in precondition: ${opts.preconditions.resourceVersion}, ResourceVersion in object meta: ${md.resourceVersion ?? ''}`);
+      throw conflict(
+        { group: t.group, resource: t.plural },
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${opts.preconditions.resourceVersion}, ResourceVersion in object meta: ${md.resourceVersion ?? ''}`,
+      );
     const finalizers = [...(md.finalizers ?? [])];
-    if (opts.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion') && this.hasDependents(md.uid ?? '')) finalizers.push('foregroundDeletion');
-    if (opts.propagationPolicy === 'Orphan' && !finalizers.includes('orphan') && this.hasDependents(md.uid ?? '')) finalizers.push('orphan');
+    if (
+      opts.propagationPolicy === 'Foreground' &&
+      !finalizers.includes('foregroundDeletion') &&
+      this.hasDependents(md.uid ?? '')
+    )
+      finalizers.push('foregroundDeletion');
+    if (opts.propagationPolicy === 'Orphan' && !finalizers.includes('orphan') && this.hasDependents(md.uid ?? ''))
+      finalizers.push('orphan');
     const isNamespace = t.group === '' && t.plural === 'namespaces';
     if (finalizers.length > 0 || isNamespace) {
-      if (md.deletionTimestamp && deepEqual(finalizers, md.finalizers ?? [])) return { object: this.view(t, old), deleted: false };
+      if (md.deletionTimestamp && deepEqual(finalizers, md.finalizers ?? []))
+        return { object: this.view(t, old), deleted: false };
       const next = clone(old);
-      const nmd = next.metadata ??= {};
+      const nmd = (next.metadata ??= {});
       nmd.deletionTimestamp ??= nowTime();
       nmd.deletionGracePeriodSeconds ??= 0;
       if (finalizers.length) nmd.finalizers = finalizers;

@@ -46,10 +46,15 @@ function ownerUids(refs: readonly OwnerReference[] | undefined): string {
  * being deleted with the orphan / foreground finalizers. A status write of an owned pod or ReplicaSet is none of
  * these: running the collector over every object on each such write made it quadratic in cluster size.
  */
-export function gcRelevant(e: Pick<ChangeEvent, 'type' | 'previous'>, owners: readonly OwnerReference[] | undefined, finalizers: readonly string[]): boolean {
+export function gcRelevant(
+  e: Pick<ChangeEvent, 'type' | 'previous'>,
+  owners: readonly OwnerReference[] | undefined,
+  finalizers: readonly string[],
+): boolean {
   if (e.type === 'DELETED') return true;
   if (finalizers.includes('orphan') || finalizers.includes('foregroundDeletion')) return true;
-  if ((owners?.length ?? 0) === 0) return e.type === 'MODIFIED' && (e.previous?.metadata?.ownerReferences?.length ?? 0) > 0;
+  if ((owners?.length ?? 0) === 0)
+    return e.type === 'MODIFIED' && (e.previous?.metadata?.ownerReferences?.length ?? 0) > 0;
   if (e.type === 'ADDED' || e.previous === undefined) return true;
   return ownerUids(owners) !== ownerUids(e.previous.metadata?.ownerReferences);
 }
@@ -73,7 +78,9 @@ export class Controllers {
     opts: { simulatePods?: boolean } = {},
   ) {
     this.simulatePods = opts.simulatePods ?? false;
-    this.unsubscribe = c.onChange((e) => { this.onChange(e); });
+    this.unsubscribe = c.onChange((e) => {
+      this.onChange(e);
+    });
   }
 
   /** Stops reacting to changes. */
@@ -99,13 +106,27 @@ export class Controllers {
     let any = false;
     this.indexUid(e);
     const owned = (md.ownerReferences?.length ?? 0) > 0;
-    if (e.type === 'DELETED' || fins.includes('orphan') || fins.includes('foregroundDeletion') || (owned && md.deletionTimestamp !== undefined)) this.dirty.gc = any = true;
+    if (
+      e.type === 'DELETED' ||
+      fins.includes('orphan') ||
+      fins.includes('foregroundDeletion') ||
+      (owned && md.deletionTimestamp !== undefined)
+    )
+      this.dirty.gc = any = true;
     else if (owned && gcRelevant(e, md.ownerReferences, fins)) {
       // a new object or new owners: check them (an unchanged owner list was checked when it was written)
-      this.gcPending.set(`${e.gr}|${md.namespace ?? ''}|${md.name ?? ''}`, { gr: e.gr, ns: md.namespace, name: md.name ?? '' });
+      this.gcPending.set(`${e.gr}|${md.namespace ?? ''}|${md.name ?? ''}`, {
+        gr: e.gr,
+        ns: md.namespace,
+        name: md.name ?? '',
+      });
       any = true;
     }
-    if (e.gr === '/namespaces' || (md.deletionTimestamp === undefined && this.terminating.size > 0 && e.type === 'DELETED')) this.dirty.ns = any = true;
+    if (
+      e.gr === '/namespaces' ||
+      (md.deletionTimestamp === undefined && this.terminating.size > 0 && e.type === 'DELETED')
+    )
+      this.dirty.ns = any = true;
     if (this.terminating.size > 0 && md.namespace && this.terminating.has(md.namespace)) this.dirty.ns = any = true;
     if (this.simulatePods && WORKLOAD_GRS.has(e.gr)) this.dirty.workloads = any = true;
     if (e.gr === '/pods' || e.gr === 'policy/poddisruptionbudgets') this.dirty.pdb = any = true;
@@ -255,7 +276,9 @@ export class Controllers {
           for (const d of dependentsOf(md.uid ?? '')) {
             tolerate(() => {
               const next = clone(d.obj);
-              (next.metadata ??= {}).ownerReferences = (d.obj.metadata?.ownerReferences ?? []).filter((r: OwnerReference) => r.uid !== md.uid);
+              (next.metadata ??= {}).ownerReferences = (d.obj.metadata?.ownerReferences ?? []).filter(
+                (r: OwnerReference) => r.uid !== md.uid,
+              );
               if (next.metadata?.ownerReferences?.length === 0) delete next.metadata.ownerReferences;
               c.applyUpdate(d.t, d.obj, next, { fieldManager: 'garbage-collector' });
             });
@@ -264,7 +287,14 @@ export class Controllers {
         } else if (fins.includes('foregroundDeletion')) {
           const deps = dependentsOf(md.uid ?? '');
           if (deps.length === 0) removeFinalizer(c, t, obj, 'foregroundDeletion');
-          else for (const d of deps) if (!d.obj.metadata?.deletionTimestamp) tolerate(() => c.delete(d.t, d.obj.metadata?.namespace, d.obj.metadata?.name ?? '', { propagationPolicy: 'Foreground' }));
+          else
+            for (const d of deps)
+              if (!d.obj.metadata?.deletionTimestamp)
+                tolerate(() =>
+                  c.delete(d.t, d.obj.metadata?.namespace, d.obj.metadata?.name ?? '', {
+                    propagationPolicy: 'Foreground',
+                  }),
+                );
         }
       }
     }
@@ -276,16 +306,36 @@ export class Controllers {
     const cmType = typeOf(c, '', 'configmaps');
     const saType = typeOf(c, '', 'serviceaccounts');
     this.terminating.clear();
-    for (const ns of c.peekAll(nsType)) if (ns.metadata?.deletionTimestamp) this.terminating.add(ns.metadata.name ?? '');
+    for (const ns of c.peekAll(nsType))
+      if (ns.metadata?.deletionTimestamp) this.terminating.add(ns.metadata.name ?? '');
     for (const ns of c.peekAll(nsType)) {
       if (!ns.metadata?.deletionTimestamp) {
         // what the root-ca publisher and the serviceaccounts controller create in every namespace
         const name = ns.metadata?.name ?? '';
         if (!this.seeded.has(ns.metadata?.uid ?? '')) {
           this.seeded.add(ns.metadata?.uid ?? '');
-          if (!c.peek(saType, name, 'default')) tolerate(() => c.create(saType, name, { metadata: { name: 'default' } }, { fieldManager: 'kube-controller-manager' }));
+          if (!c.peek(saType, name, 'default'))
+            tolerate(() =>
+              c.create(saType, name, { metadata: { name: 'default' } }, { fieldManager: 'kube-controller-manager' }),
+            );
           if (!c.peek(cmType, name, 'kube-root-ca.crt'))
-            tolerate(() => c.create(cmType, name, { metadata: { name: 'kube-root-ca.crt', annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } }, data: { 'ca.crt': this.caBundle } }, { fieldManager: 'kube-controller-manager' }));
+            tolerate(() =>
+              c.create(
+                cmType,
+                name,
+                {
+                  metadata: {
+                    name: 'kube-root-ca.crt',
+                    annotations: {
+                      'kubernetes.io/description':
+                        'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
+                    },
+                  },
+                  data: { 'ca.crt': this.caBundle },
+                },
+                { fieldManager: 'kube-controller-manager' },
+              ),
+            );
         }
         continue;
       }
@@ -294,7 +344,8 @@ export class Controllers {
       for (const { t, obj } of [...c.everything()]) {
         if (!t.namespaced || obj.metadata?.namespace !== name) continue;
         remaining++;
-        if (!obj.metadata.deletionTimestamp) tolerate(() => c.delete(t, name, obj.metadata?.name ?? '', { propagationPolicy: 'Background' }));
+        if (!obj.metadata.deletionTimestamp)
+          tolerate(() => c.delete(t, name, obj.metadata?.name ?? '', { propagationPolicy: 'Background' }));
       }
       if (remaining > 0) continue;
       const spec = isObject(ns['spec']) ? ns['spec'] : {};
@@ -307,7 +358,10 @@ export class Controllers {
         });
         continue;
       }
-      if ((ns.metadata.finalizers ?? []).length === 0) tolerate(() => { c.removeNow(nsType, undefined, name); });
+      if ((ns.metadata.finalizers ?? []).length === 0)
+        tolerate(() => {
+          c.removeNow(nsType, undefined, name);
+        });
     }
   }
 
@@ -319,9 +373,15 @@ export class Controllers {
       if (d.metadata?.deletionTimestamp) continue;
       const spec = (d['spec'] ?? {}) as JsonObject;
       const template = (spec['template'] ?? {}) as JsonObject;
-      const hash = createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10).replace(/[aeiou]/g, 'x');
+      const hash = createHash('sha256')
+        .update(JSON.stringify(template))
+        .digest('hex')
+        .slice(0, 10)
+        .replace(/[aeiou]/g, 'x');
       const ns = d.metadata?.namespace ?? 'default';
-      const owned = c.peekAll(rsType, ns).filter((rs) => rs.metadata?.ownerReferences?.some((r) => r.uid === d.metadata?.uid));
+      const owned = c
+        .peekAll(rsType, ns)
+        .filter((rs) => rs.metadata?.ownerReferences?.some((r) => r.uid === d.metadata?.uid));
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
       const rsName = `${d.metadata?.name ?? ''}-${hash}`;
       let current = owned.find((rs) => rs.metadata?.name === rsName);
@@ -339,7 +399,13 @@ export class Controllers {
           spec: {
             replicas,
             selector: mergeSelector(spec['selector'], { 'pod-template-hash': hash }),
-            template: { ...template, metadata: { ...tmplMeta, labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash } } },
+            template: {
+              ...template,
+              metadata: {
+                ...tmplMeta,
+                labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash },
+              },
+            },
           },
         };
         tolerate(() => c.create(rsType, ns, rs, { fieldManager: 'deployment-controller' }));
@@ -352,7 +418,9 @@ export class Controllers {
           c.applyUpdate(rsType, cur, next, { fieldManager: 'deployment-controller' });
         });
       }
-      for (const old of owned) if (old.metadata?.name !== rsName && !old.metadata?.deletionTimestamp) tolerate(() => c.delete(rsType, ns, old.metadata?.name ?? ''));
+      for (const old of owned)
+        if (old.metadata?.name !== rsName && !old.metadata?.deletionTimestamp)
+          tolerate(() => c.delete(rsType, ns, old.metadata?.name ?? ''));
       const rsStatus = (current?.['status'] ?? {}) as JsonObject;
       const ready = num(rsStatus['readyReplicas']);
       const status: JsonObject = {
@@ -362,13 +430,30 @@ export class Controllers {
         readyReplicas: ready,
         availableReplicas: num(rsStatus['availableReplicas']),
         conditions: conditions(d, [
-          { type: 'Available', status: ready >= replicas ? 'True' : 'False', reason: ready >= replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', message: ready >= replicas ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.' },
-          { type: 'Progressing', status: 'True', reason: ready >= replicas ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated', message: ready >= replicas ? `ReplicaSet "${rsName}" has successfully progressed.` : `ReplicaSet "${rsName}" is progressing.` },
+          {
+            type: 'Available',
+            status: ready >= replicas ? 'True' : 'False',
+            reason: ready >= replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+            message:
+              ready >= replicas
+                ? 'Deployment has minimum availability.'
+                : 'Deployment does not have minimum availability.',
+          },
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: ready >= replicas ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated',
+            message:
+              ready >= replicas
+                ? `ReplicaSet "${rsName}" has successfully progressed.`
+                : `ReplicaSet "${rsName}" is progressing.`,
+          },
         ]),
       };
       if (num(status['readyReplicas']) === 0) delete status['readyReplicas'];
       if (num(status['availableReplicas']) === 0) delete status['availableReplicas'];
-      if (num(status['replicas']) < replicas) status['unavailableReplicas'] = replicas - num(status['availableReplicas']);
+      if (num(status['replicas']) < replicas)
+        status['unavailableReplicas'] = replicas - num(status['availableReplicas']);
       setStatus(c, dType, d, status);
     }
   }
@@ -382,13 +467,26 @@ export class Controllers {
       const spec = (rs['spec'] ?? {}) as JsonObject;
       const ns = rs.metadata?.namespace ?? 'default';
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      const pods = c.peekAll(podType, ns).filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid) && !p.metadata?.deletionTimestamp);
-      for (let i = pods.length; i < replicas; i++) createPod(c, podType, rs, ns, `${rs.metadata?.name ?? ''}-`, undefined);
-      if (pods.length > replicas) for (const p of pods.slice(replicas)) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
+      const pods = c
+        .peekAll(podType, ns)
+        .filter(
+          (p) => p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid) && !p.metadata?.deletionTimestamp,
+        );
+      for (let i = pods.length; i < replicas; i++)
+        createPod(c, podType, rs, ns, `${rs.metadata?.name ?? ''}-`, undefined);
+      if (pods.length > replicas)
+        for (const p of pods.slice(replicas)) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
       const live = pods.slice(0, replicas);
       const ready = live.filter(podReady).length;
-      const status: JsonObject = { replicas: live.length, fullyLabeledReplicas: live.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata?.generation ?? 1 };
-      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) deleteKey(status, k);
+      const status: JsonObject = {
+        replicas: live.length,
+        fullyLabeledReplicas: live.length,
+        readyReplicas: ready,
+        availableReplicas: ready,
+        observedGeneration: rs.metadata?.generation ?? 1,
+      };
+      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'])
+        if (status[k] === 0) deleteKey(status, k);
       setStatus(c, rsType, rs, status);
     }
   }
@@ -402,16 +500,25 @@ export class Controllers {
     for (const ds of c.peekAll(dsType)) {
       if (ds.metadata?.deletionTimestamp) continue;
       const ns = ds.metadata?.namespace ?? 'default';
-      const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as JsonObject | undefined;
+      const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as
+        JsonObject | undefined;
       const nodeSelector = (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>;
-      const eligible = nodes.filter((n) => !n.metadata?.deletionTimestamp && Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v));
+      const eligible = nodes.filter(
+        (n) =>
+          !n.metadata?.deletionTimestamp &&
+          Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v),
+      );
       const eligibleNames = new Set(eligible.map((n) => n.metadata?.name ?? ''));
-      const pods = c.peekAll(podType, ns).filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === ds.metadata?.uid));
+      const pods = c
+        .peekAll(podType, ns)
+        .filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === ds.metadata?.uid));
       // by node name: a lookup per node instead of a scan of the pods (nodes x pods on every pass)
       const scheduled = new Set(pods.map((p) => podNodeName(p)));
-      for (const name of eligibleNames) if (!scheduled.has(name)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, name);
+      for (const name of eligibleNames)
+        if (!scheduled.has(name)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, name);
       for (const p of pods) {
-        if (!eligibleNames.has(podNodeName(p)) && !p.metadata?.deletionTimestamp) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
+        if (!eligibleNames.has(podNodeName(p)) && !p.metadata?.deletionTimestamp)
+          tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
       }
       const live = pods.filter((p) => !p.metadata?.deletionTimestamp && eligibleNames.has(podNodeName(p)));
       const ready = live.filter(podReady).length;
@@ -456,12 +563,25 @@ export class Controllers {
       const containers = Array.isArray(spec['containers']) ? (spec['containers'] as JsonObject[]) : [];
       const status: JsonObject = {
         phase: 'Running',
-        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
+        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+          type,
+          status: 'True',
+          lastProbeTime: null,
+          lastTransitionTime: now,
+        })),
         hostIP: '10.0.0.1',
         podIP: `10.128.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
         startTime: now,
         qosClass: 'BestEffort',
-        containerStatuses: containers.map((ct) => ({ name: ct['name'], image: ct['image'], imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt: now } } })),
+        containerStatuses: containers.map((ct) => ({
+          name: ct['name'],
+          image: ct['image'],
+          imageID: '',
+          ready: true,
+          started: true,
+          restartCount: 0,
+          state: { running: { startedAt: now } },
+        })),
       };
       setStatus(c, podType, p, status);
     }
@@ -482,10 +602,24 @@ export class Controllers {
       return;
     }
     const status = isObject(p['status']) ? p['status'] : {};
-    const others = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).filter((x) => x['type'] !== 'PodScheduled');
-    const prev = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).find((x) => x['type'] === 'PodScheduled');
-    const since = prev?.['status'] === 'False' && typeof prev['lastTransitionTime'] === 'string' ? prev['lastTransitionTime'] : nowTime();
-    const cond: JsonObject = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: since, reason: 'Unschedulable', message: placement.message };
+    const others = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).filter(
+      (x) => x['type'] !== 'PodScheduled',
+    );
+    const prev = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).find(
+      (x) => x['type'] === 'PodScheduled',
+    );
+    const since =
+      prev?.['status'] === 'False' && typeof prev['lastTransitionTime'] === 'string'
+        ? prev['lastTransitionTime']
+        : nowTime();
+    const cond: JsonObject = {
+      type: 'PodScheduled',
+      status: 'False',
+      lastProbeTime: null,
+      lastTransitionTime: since,
+      reason: 'Unschedulable',
+      message: placement.message,
+    };
     setStatus(c, podType, p, { phase: 'Pending', conditions: [...others, cond] });
   }
 
@@ -512,15 +646,23 @@ export class Controllers {
 }
 
 /** PDB arithmetic shared by the eviction subresource and the status controller. */
-export function computePdb(c: Cluster, pdb: KubeObject): { expected: number; current: number; desired: number; allowed: number } {
+export function computePdb(
+  c: Cluster,
+  pdb: KubeObject,
+): { expected: number; current: number; desired: number; allowed: number } {
   const podType = typeOf(c, '', 'pods');
   const spec = getSpec(pdb);
   const reqs = requirementsFromSelector(spec['selector']) ?? [];
-  const pods = c.peekAll(podType, pdb.metadata?.namespace).filter((p) => reqs.length > 0 && matchLabelRequirements(reqs, p.metadata?.labels) && !p.metadata?.deletionTimestamp);
+  const pods = c
+    .peekAll(podType, pdb.metadata?.namespace)
+    .filter(
+      (p) => reqs.length > 0 && matchLabelRequirements(reqs, p.metadata?.labels) && !p.metadata?.deletionTimestamp,
+    );
   const expected = pods.length;
   const current = pods.filter(podReady).length;
   let desired: number;
-  const resolve = (v: unknown): number => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) / 100) * expected) : Number(v));
+  const resolve = (v: unknown): number =>
+    typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) / 100) * expected) : Number(v);
   if (spec['minAvailable'] !== undefined) desired = resolve(spec['minAvailable']);
   else if (spec['maxUnavailable'] !== undefined) desired = Math.max(0, expected - resolve(spec['maxUnavailable']));
   else desired = expected;
@@ -538,7 +680,7 @@ function removeFinalizer(c: Cluster, t: ResourceType, obj: KubeObject, f: string
 }
 
 function getSpec(o: KubeObject): JsonObject {
-  return isObject(o['spec']) ? (o['spec']) : {};
+  return isObject(o['spec']) ? o['spec'] : {};
 }
 
 function num(v: unknown): number {
@@ -558,16 +700,30 @@ export function podReady(p: KubeObject): boolean {
 }
 
 function ownerRef(o: KubeObject, controller: boolean): OwnerReference {
-  return { apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata?.name ?? '', uid: o.metadata?.uid ?? '', controller, blockOwnerDeletion: true };
+  return {
+    apiVersion: o.apiVersion ?? '',
+    kind: o.kind ?? '',
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    controller,
+    blockOwnerDeletion: true,
+  };
 }
 
 function mergeSelector(sel: unknown, extra: Record<string, string>): JsonObject {
   const s = isObject(sel) ? clone(sel) : {};
-  s['matchLabels'] = { ...((s['matchLabels']) ?? {}), ...extra };
+  s['matchLabels'] = { ...(s['matchLabels'] ?? {}), ...extra };
   return s;
 }
 
-function createPod(c: Cluster, podType: ResourceType, owner: KubeObject, ns: string, prefix: string, nodeName: string | undefined): void {
+function createPod(
+  c: Cluster,
+  podType: ResourceType,
+  owner: KubeObject,
+  ns: string,
+  prefix: string,
+  nodeName: string | undefined,
+): void {
   const template = (((owner['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject;
   const tmplMeta = isObject(template['metadata']) ? template['metadata'] : {};
   const spec = clone(isObject(template['spec']) ? template['spec'] : { containers: [] });
@@ -575,28 +731,42 @@ function createPod(c: Cluster, podType: ResourceType, owner: KubeObject, ns: str
   const pod: KubeObject = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { generateName: prefix, namespace: ns, labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}) }, ownerReferences: [ownerRef(owner, true)] },
+    metadata: {
+      generateName: prefix,
+      namespace: ns,
+      labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}) },
+      ownerReferences: [ownerRef(owner, true)],
+    },
     spec,
   };
   if (tmplMeta['annotations']) (pod.metadata ??= {}).annotations = tmplMeta['annotations'] as Record<string, string>;
   tolerate(() => c.create(podType, ns, pod, { fieldManager: 'kube-controller-manager' }));
 }
 
-function conditions(o: KubeObject, want: { type: string; status: string; reason: string; message: string }[]): JsonObject[] {
+function conditions(
+  o: KubeObject,
+  want: { type: string; status: string; reason: string; message: string }[],
+): JsonObject[] {
   const prev = ((o['status'] as JsonObject | undefined)?.['conditions'] ?? []) as JsonObject[];
   const now = nowTime();
   return want.map((w) => {
     const p = prev.find((x) => x['type'] === w.type);
     const same = p && p['status'] === w.status && p['reason'] === w.reason && p['message'] === w.message;
     if (same) return p;
-    return { ...w, lastTransitionTime: p && p['status'] === w.status ? p['lastTransitionTime'] : now, lastUpdateTime: now };
+    return {
+      ...w,
+      lastTransitionTime: p && p['status'] === w.status ? p['lastTransitionTime'] : now,
+      lastUpdateTime: now,
+    };
   });
 }
 
 function setStatus(c: Cluster, t: ResourceType, o: KubeObject, status: JsonObject): void {
   const cur = isObject(o['status']) ? o['status'] : {};
   const merged = { ...cur, ...status };
-  for (const k of Object.keys(cur)) if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas')) deleteKey(merged, k);
+  for (const k of Object.keys(cur))
+    if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas'))
+      deleteKey(merged, k);
   if (deepEqual(cur, merged)) return;
   tolerate(() => {
     const next = clone(o);

@@ -13,7 +13,13 @@ import { clone, deleteKey, isObject, nowTime } from './util.js';
 
 // `code.optimize: false`: ajv's optimisation passes over the generated code took most of the time of compiling a
 // large CRD schema (each CRD is compiled when it is created) and gain little when validating custom objects.
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, logger: false, code: { optimize: false } });
+const ajv = new Ajv({
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  logger: false,
+  code: { optimize: false },
+});
 const formatsAdded = new Set<string>();
 
 /**
@@ -110,24 +116,46 @@ export function schemaErrors(errors: ErrorObject[] | null | undefined, obj: unkn
       case 'type': {
         // kube-openapi: the declared types (nullable is a flag there, not a type) and the JSON type of the value,
         // which is also the reported bad value
-        const declared = (Array.isArray(p['type']) ? (p['type'] as string[]) : [String(p['type'])]).filter((x) => x !== 'null');
+        const declared = (Array.isArray(p['type']) ? (p['type'] as string[]) : [String(p['type'])]).filter(
+          (x) => x !== 'null',
+        );
         const actual = typeName(val);
-        out.push({ field: base, type: 'FieldValueTypeInvalid', value: actual, detail: `${base} in body must be of type ${declared.join(',')}: ${JSON.stringify(actual)}` });
+        out.push({
+          field: base,
+          type: 'FieldValueTypeInvalid',
+          value: actual,
+          detail: `${base} in body must be of type ${declared.join(',')}: ${JSON.stringify(actual)}`,
+        });
         break;
       }
       case 'format':
         // kube-openapi's format validator: errors.InvalidType(path, "body", format, value)
-        out.push({ field: base, type: 'FieldValueTypeInvalid', value: val, detail: `${base} in body must be of type ${String(p['format'])}: ${JSON.stringify(val)}` });
+        out.push({
+          field: base,
+          type: 'FieldValueTypeInvalid',
+          value: val,
+          detail: `${base} in body must be of type ${String(p['format'])}: ${JSON.stringify(val)}`,
+        });
         break;
       case 'enum':
-        out.push({ field: base, type: 'FieldValueNotSupported', value: val, detail: `supported values: ${((p['allowedValues'] as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}` });
+        out.push({
+          field: base,
+          type: 'FieldValueNotSupported',
+          value: val,
+          detail: `supported values: ${((p['allowedValues'] as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}`,
+        });
         break;
       case 'anyOf':
       case 'oneOf':
       case 'if':
         break;
       default:
-        out.push({ field: base, type: 'FieldValueInvalid', value: val, detail: `${base || 'body'} in body ${e.message ?? 'is invalid'}` });
+        out.push({
+          field: base,
+          type: 'FieldValueInvalid',
+          value: val,
+          detail: `${base || 'body'} in body ${e.message ?? 'is invalid'}`,
+        });
     }
   }
   return dedupe(out);
@@ -201,15 +229,32 @@ export function prune(obj: unknown, schema: unknown, path = '', root = true): st
 /** The CRD fields the sandbox reads. */
 interface CrdSpec {
   group: string;
-  names: { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] };
+  names: {
+    plural: string;
+    singular?: string;
+    kind: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
   scope: 'Namespaced' | 'Cluster';
   versions: {
     name: string;
     served: boolean;
     storage: boolean;
     schema?: { openAPIV3Schema?: JsonObject };
-    subresources?: { status?: JsonObject; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
-    additionalPrinterColumns?: { name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }[];
+    subresources?: {
+      status?: JsonObject;
+      scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+    };
+    additionalPrinterColumns?: {
+      name: string;
+      type: string;
+      jsonPath: string;
+      description?: string;
+      priority?: number;
+      format?: string;
+    }[];
   }[];
 }
 
@@ -219,25 +264,67 @@ export function validateCrd(crd: KubeObject): FieldError[] {
   const spec = crd['spec'];
   if (!isObject(spec)) return [{ field: 'spec', type: 'FieldValueRequired', detail: '' }];
   const s = spec as unknown as CrdSpec;
-  if (typeof s.group !== 'string' || s.group === '') errs.push({ field: 'spec.group', type: 'FieldValueRequired', detail: '' });
-  else if (!s.group.includes('.')) errs.push({ field: 'spec.group', type: 'FieldValueInvalid', value: s.group, detail: 'should be a domain with at least one dot' });
-  if (!isObject(s.names) || typeof s.names.plural !== 'string' || s.names.plural === '') errs.push({ field: 'spec.names.plural', type: 'FieldValueRequired', detail: '' });
-  if (!isObject(s.names) || typeof s.names.kind !== 'string' || s.names.kind === '') errs.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
-  if (s.scope !== 'Namespaced' && s.scope !== 'Cluster') errs.push({ field: 'spec.scope', type: 'FieldValueNotSupported', value: s.scope, detail: 'supported values: "Cluster", "Namespaced"' });
+  if (typeof s.group !== 'string' || s.group === '')
+    errs.push({ field: 'spec.group', type: 'FieldValueRequired', detail: '' });
+  else if (!s.group.includes('.'))
+    errs.push({
+      field: 'spec.group',
+      type: 'FieldValueInvalid',
+      value: s.group,
+      detail: 'should be a domain with at least one dot',
+    });
+  if (!isObject(s.names) || typeof s.names.plural !== 'string' || s.names.plural === '')
+    errs.push({ field: 'spec.names.plural', type: 'FieldValueRequired', detail: '' });
+  if (!isObject(s.names) || typeof s.names.kind !== 'string' || s.names.kind === '')
+    errs.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
+  if (s.scope !== 'Namespaced' && s.scope !== 'Cluster')
+    errs.push({
+      field: 'spec.scope',
+      type: 'FieldValueNotSupported',
+      value: s.scope,
+      detail: 'supported values: "Cluster", "Namespaced"',
+    });
   const name = crd.metadata?.name ?? '';
   if (isObject(s.names) && s.group && name !== `${s.names.plural}.${s.group}`)
-    errs.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: 'must be spec.names.plural+"."+spec.group' });
-  if (!Array.isArray(s.versions) || s.versions.length === 0) errs.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: [], detail: 'must have exactly one version marked as storage version' });
+    errs.push({
+      field: 'metadata.name',
+      type: 'FieldValueInvalid',
+      value: name,
+      detail: 'must be spec.names.plural+"."+spec.group',
+    });
+  if (!Array.isArray(s.versions) || s.versions.length === 0)
+    errs.push({
+      field: 'spec.versions',
+      type: 'FieldValueInvalid',
+      value: [],
+      detail: 'must have exactly one version marked as storage version',
+    });
   else {
     const storage = s.versions.filter((v) => v.storage).length;
-    if (storage !== 1) errs.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: s.versions.map((v) => v.name), detail: 'must have exactly one version marked as storage version' });
+    if (storage !== 1)
+      errs.push({
+        field: 'spec.versions',
+        type: 'FieldValueInvalid',
+        value: s.versions.map((v) => v.name),
+        detail: 'must have exactly one version marked as storage version',
+      });
     s.versions.forEach((v, i) => {
-      if (!v.schema?.openAPIV3Schema) errs.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, type: 'FieldValueRequired', detail: 'schemas are required' });
+      if (!v.schema?.openAPIV3Schema)
+        errs.push({
+          field: `spec.versions[${i}].schema.openAPIV3Schema`,
+          type: 'FieldValueRequired',
+          detail: 'schemas are required',
+        });
       else {
         try {
           compileSchema(v.schema.openAPIV3Schema);
         } catch (e) {
-          errs.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, type: 'FieldValueInvalid', value: '', detail: (e as Error).message });
+          errs.push({
+            field: `spec.versions[${i}].schema.openAPIV3Schema`,
+            type: 'FieldValueInvalid',
+            value: '',
+            detail: (e as Error).message,
+          });
         }
         for (const ce of ruleCompileErrors(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`))
           errs.push({ field: ce.field, type: 'FieldValueInvalid', value: ce.value, detail: ce.detail });
@@ -249,18 +336,23 @@ export function validateCrd(crd: KubeObject): FieldError[] {
 
 /** List strategies from `x-kubernetes-list-type` / `x-kubernetes-list-map-keys` in a schema. */
 export function schemaLists(schema: unknown): Record<string, ListStrategy> {
-  const out: Record<string, ListStrategy> = { 'metadata.finalizers': { set: true }, 'metadata.ownerReferences': { mergeKey: 'uid' } };
+  const out: Record<string, ListStrategy> = {
+    'metadata.finalizers': { set: true },
+    'metadata.ownerReferences': { mergeKey: 'uid' },
+  };
   const walk = (s: unknown, path: string): void => {
     if (!isObject(s)) return;
     if (s['type'] === 'array') {
       const lt = s['x-kubernetes-list-type'];
       const keys = s['x-kubernetes-list-map-keys'];
-      if (lt === 'map' && Array.isArray(keys) && typeof keys[0] === 'string') out[path] = keys.length > 1 ? { mergeKey: keys[0], mergeKeys: keys.map(String) } : { mergeKey: keys[0] };
+      if (lt === 'map' && Array.isArray(keys) && typeof keys[0] === 'string')
+        out[path] = keys.length > 1 ? { mergeKey: keys[0], mergeKeys: keys.map(String) } : { mergeKey: keys[0] };
       else if (lt === 'set') out[path] = { set: true };
       walk(s['items'], `${path}[]`);
       return;
     }
-    if (isObject(s['properties'])) for (const [k, v] of Object.entries(s['properties'])) walk(v, path ? `${path}.${k}` : k);
+    if (isObject(s['properties']))
+      for (const [k, v] of Object.entries(s['properties'])) walk(v, path ? `${path}.${k}` : k);
     if (isObject(s['additionalProperties'])) walk(s['additionalProperties'], path);
   };
   walk(schema, '');
@@ -317,17 +409,34 @@ export function crdStatus(crd: KubeObject, namesConflict: string | null, old: Ku
   const now = nowTime();
   const cond = (type: string, status: string, reason: string, message: string): JsonObject => {
     const p = prevConds.find((c) => c['type'] === type);
-    return { type, status, lastTransitionTime: p && p['status'] === status ? p['lastTransitionTime'] : now, reason, message };
+    return {
+      type,
+      status,
+      lastTransitionTime: p && p['status'] === status ? p['lastTransitionTime'] : now,
+      reason,
+      message,
+    };
   };
   const storage = s.versions.find((v) => v.storage)?.name;
   const prevStored = Array.isArray(prev['storedVersions']) ? (prev['storedVersions'] as string[]) : [];
   const stored = storage && !prevStored.includes(storage) ? [...prevStored, storage] : prevStored;
-  const accepted: JsonObject = { plural: s.names.plural, singular: s.names.singular ?? s.names.kind.toLowerCase(), kind: s.names.kind, listKind: s.names.listKind ?? `${s.names.kind}List` };
+  const accepted: JsonObject = {
+    plural: s.names.plural,
+    singular: s.names.singular ?? s.names.kind.toLowerCase(),
+    kind: s.names.kind,
+    listKind: s.names.listKind ?? `${s.names.kind}List`,
+  };
   if (s.names.shortNames?.length) accepted['shortNames'] = s.names.shortNames;
   if (s.names.categories?.length) accepted['categories'] = s.names.categories;
   const conditions = namesConflict
-    ? [cond('NamesAccepted', 'False', 'MultipleNamesNotAllowed', namesConflict), cond('Established', 'False', 'NotAccepted', 'not all names are accepted')]
-    : [cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'), cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted')];
+    ? [
+        cond('NamesAccepted', 'False', 'MultipleNamesNotAllowed', namesConflict),
+        cond('Established', 'False', 'NotAccepted', 'not all names are accepted'),
+      ]
+    : [
+        cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'),
+        cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'),
+      ];
   return { conditions, acceptedNames: namesConflict ? { plural: '', kind: '' } : accepted, storedVersions: stored };
 }
 
@@ -348,18 +457,35 @@ function hasRules(schema: JsonObject): boolean {
 }
 
 /** Field error types that stop CEL rules from running (apiextensions-apiserver `hasBlockingErr`). */
-const BLOCKING: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTypeInvalid']);
+const BLOCKING: ReadonlySet<FieldError['type']> = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTypeInvalid',
+]);
 
 /**
  * Evaluates the CRD version's `x-kubernetes-validations` rules after the schema errors `errors`: when one of those
  * is blocking, the rules are not run and one error says so, as upstream.
  */
-export function celErrors(t: ResourceType, obj: KubeObject, old: KubeObject | undefined, errors: FieldError[]): FieldError[] {
+export function celErrors(
+  t: ResourceType,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  errors: FieldError[],
+): FieldError[] {
   const schema = t.crd?.schema;
   // upstream builds a CEL validator only for schemas that carry rules
   if (!schema || !hasRules(schema)) return [];
   if (errors.some((e) => BLOCKING.has(e.type)))
-    return [{ field: '<nil>', type: 'FieldValueInvalid', value: 'null', detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' }];
+    return [
+      {
+        field: '<nil>',
+        type: 'FieldValueInvalid',
+        value: 'null',
+        detail:
+          'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      },
+    ];
   return validateCelRules(schema, obj, old);
 }
 

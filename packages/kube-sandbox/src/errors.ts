@@ -102,14 +102,29 @@ export function alreadyExists(r: ErrResource, name: string): ApiError {
 }
 
 /** 409 Conflict (stale resourceVersion). */
-export function conflict(r: ErrResource, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${why}`, details(r, name));
+export function conflict(
+  r: ErrResource,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): ApiError {
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${why}`,
+    details(r, name),
+  );
 }
 
 /** One invalid field, reported inside a 422 Invalid. */
 export interface FieldError {
   field: string;
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTypeInvalid';
+  type:
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | 'FieldValueNotSupported'
+    | 'FieldValueForbidden'
+    | 'FieldValueDuplicate'
+    | 'FieldValueTypeInvalid';
   detail: string;
   value?: unknown;
   /** The bad value as the Go server prints it, when JSON would differ (e.g. `%#v` of a map). */
@@ -127,8 +142,10 @@ const FIELD_TYPE_TEXT: Record<FieldError['type'], string> = {
 
 function fieldErrorText(e: FieldError): string {
   const head = FIELD_TYPE_TEXT[e.type];
-  if (e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden') return e.detail ? `${head}: ${e.detail}` : head;
-  const v = e.valueText !== undefined ? `: ${e.valueText}` : e.value === undefined ? '' : `: ${JSON.stringify(e.value)}`;
+  if (e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden')
+    return e.detail ? `${head}: ${e.detail}` : head;
+  const v =
+    e.valueText !== undefined ? `: ${e.valueText}` : e.value === undefined ? '' : `: ${JSON.stringify(e.value)}`;
   return `${head}${v}${e.detail ? `: ${e.detail}` : ''}`;
 }
 
@@ -149,7 +166,9 @@ export function badRequest(message: string): ApiError {
 }
 
 /** 405 MethodNotAllowed. */
-export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiError {
+export function methodNotAllowed(
+  message = 'the server does not allow this method on the requested resource',
+): ApiError {
   return new ApiError(405, 'MethodNotAllowed', message);
 }
 
@@ -160,5 +179,10 @@ export function expired(message: string): ApiError {
 
 /** 403 Forbidden. */
 export function forbidden(r: ErrResource, name: string, why: string, causes?: StatusCause[]): ApiError {
-  return new ApiError(403, 'Forbidden', `${qualified(r)} "${name}" is forbidden: ${why}`, details(r, name, causes ? { causes } : {}));
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${qualified(r)} "${name}" is forbidden: ${why}`,
+    details(r, name, causes ? { causes } : {}),
+  );
 }

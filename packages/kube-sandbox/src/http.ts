@@ -17,8 +17,25 @@ import { isObject, must } from './util.js';
 
 /** Extra request handlers (patch/apply, subresources) plugged in by the sandbox. */
 export interface Handlers {
-  patch(t: ResourceType, ns: string | undefined, name: string, contentType: string, body: unknown, q: URLSearchParams, fieldManager: string, subresource: string | undefined): KubeObject;
-  subresource(t: ResourceType, ns: string | undefined, name: string, sub: string, method: string, body: unknown, q: URLSearchParams): { code: number; body: unknown } | null;
+  patch(
+    t: ResourceType,
+    ns: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    q: URLSearchParams,
+    fieldManager: string,
+    subresource: string | undefined,
+  ): KubeObject;
+  subresource(
+    t: ResourceType,
+    ns: string | undefined,
+    name: string,
+    sub: string,
+    method: string,
+    body: unknown,
+    q: URLSearchParams,
+  ): { code: number; body: unknown } | null;
   openapi(path: string): unknown;
   /** Unknown-field check per `fieldValidation` (Strict throws 400; Warn returns warnings). */
   fieldValidation(t: ResourceType, obj: unknown, q: URLSearchParams): string[];
@@ -40,16 +57,21 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
-
 function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
 function sendError(res: ServerResponse, err: ApiError, extra: Record<string, string> = {}): void {
   const headers: Record<string, string> = { ...extra };
-  if (err.httpCode === 429 && err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+  if (err.httpCode === 429 && err.details?.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(err.details.retryAfterSeconds);
   sendJson(res, err.httpCode, err.toStatus(), headers);
 }
 
@@ -59,12 +81,17 @@ function parseBody(buf: Buffer, contentType: string): unknown {
   const text = buf.toString('utf8');
   if (text.trim() === '') return undefined;
   if (!(ct.endsWith('json') || ct.endsWith('yaml') || ct === '' || ct === 'text/plain'))
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    );
   let parsed: unknown;
   try {
     parsed = ct.endsWith('yaml') ? (parseYaml(text, { maxAliasCount: 100 }) as unknown) : (JSON.parse(text) as unknown);
   } catch (e) {
-    if (e instanceof RangeError) throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
+    if (e instanceof RangeError)
+      throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
     throw badRequest(`error decoding request body: ${(e as Error).message}`);
   }
   checkDepth(parsed);
@@ -110,7 +137,15 @@ export class ApiHttp {
         return;
       }
       if (err instanceof ApiError) sendError(res, err);
-      else sendError(res, new ApiError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`));
+      else
+        sendError(
+          res,
+          new ApiError(
+            500,
+            'InternalError',
+            `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
     });
   };
 
@@ -125,14 +160,25 @@ export class ApiHttp {
     const method = (req.method ?? 'GET').toUpperCase();
     const who = this.authenticate(req);
     if (who === 'unauthorized') {
-      sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      sendJson(res, 401, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Unauthorized',
+        reason: 'Unauthorized',
+        code: 401,
+      });
       return;
     }
     let user: UserInfo;
     try {
       user = impersonate(this.cluster, who, req);
     } catch (e) {
-      if (e instanceof ApiError && e.httpCode === 403) { sendError(res, e, { 'X-Content-Type-Options': 'nosniff' }); return; }
+      if (e instanceof ApiError && e.httpCode === 403) {
+        sendError(res, e, { 'X-Content-Type-Options': 'nosniff' });
+        return;
+      }
       throw e;
     }
     const attrs = requestAttributes(method, url);
@@ -141,15 +187,32 @@ export class ApiHttp {
       sendError(res, forbiddenFor(user.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
       return;
     }
-    if (path === '/version') { sendJson(res, 200, SERVER_VERSION); return; }
-    if (path === '/api') { sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }] }); return; }
-    if (path === '/apis') { sendJson(res, 200, this.groupList()); return; }
+    if (path === '/version') {
+      sendJson(res, 200, SERVER_VERSION);
+      return;
+    }
+    if (path === '/api') {
+      sendJson(res, 200, {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }],
+      });
+      return;
+    }
+    if (path === '/apis') {
+      sendJson(res, 200, this.groupList());
+      return;
+    }
     if (path.startsWith('/openapi/')) {
       const doc = this.handlers.openapi(path);
       if (doc === undefined) throw notFound({ group: '', resource: 'openapi' }, path);
-      sendJson(res, 200, doc); return;
+      sendJson(res, 200, doc);
+      return;
     }
-    const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+    const segs = path
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
     let group: string;
     let version: string;
     let rest: string[];
@@ -163,7 +226,8 @@ export class ApiHttp {
       if (segs.length === 2) {
         const g = this.groupList().groups.find((x) => x.name === group);
         if (!g) throw this.pageNotFound();
-        sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }); return;
+        sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+        return;
       }
       version = segs[2] ?? '';
       rest = segs.slice(3);
@@ -172,7 +236,8 @@ export class ApiHttp {
       if (method !== 'GET') throw methodNotAllowed();
       const list = this.resourceList(group, version);
       if (!list) throw this.pageNotFound();
-      sendJson(res, 200, list); return;
+      sendJson(res, 200, list);
+      return;
     }
     const route = this.route(group, version, rest);
     const q = url.searchParams;
@@ -182,17 +247,30 @@ export class ApiHttp {
     const dryRun = q.getAll('dryRun').includes('All');
     const { t, ns, name, sub } = route;
     let body: unknown;
-    if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') body = parseBody(await readBody(req), contentType);
+    if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE')
+      body = parseBody(await readBody(req), contentType);
     if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);
 
     if (sub && name) {
       if (!t.subresources.includes(sub)) throw this.pageNotFound();
       const r = this.handlers.subresource(t, ns, name, sub, method, body, q);
-      if (r) { sendJson(res, r.code, r.body); return; }
+      if (r) {
+        sendJson(res, r.code, r.body);
+        return;
+      }
       if (sub === 'status') {
-        if (method === 'GET') { sendJson(res, 200, this.cluster.get(t, ns, name)); return; }
-        if (method === 'PUT') { sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' })); return; }
-        if (method === 'PATCH') { sendJson(res, 200, this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, 'status')); return; }
+        if (method === 'GET') {
+          sendJson(res, 200, this.cluster.get(t, ns, name));
+          return;
+        }
+        if (method === 'PUT') {
+          sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' }));
+          return;
+        }
+        if (method === 'PATCH') {
+          sendJson(res, 200, this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, 'status'));
+          return;
+        }
       }
       throw methodNotAllowed();
     }
@@ -201,12 +279,26 @@ export class ApiHttp {
       case 'GET': {
         if (route.watchPath || q.get('watch') === '1' || q.get('watch') === 'true') {
           if (!t.verbs.includes('watch')) throw methodNotAllowed();
-          this.serveWatch(req, res, route, q, accept); return;
+          this.serveWatch(req, res, route, q, accept);
+          return;
         }
         if (name) {
           const obj = this.cluster.get(t, ns, name);
-          if (wantsTable(accept)) { sendJson(res, 200, toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, q.get('includeObject') ?? 'Metadata')); return; }
-          sendJson(res, 200, obj); return;
+          if (wantsTable(accept)) {
+            sendJson(
+              res,
+              200,
+              toTable(
+                t,
+                [obj],
+                { resourceVersion: obj.metadata?.resourceVersion ?? '' },
+                q.get('includeObject') ?? 'Metadata',
+              ),
+            );
+            return;
+          }
+          sendJson(res, 200, obj);
+          return;
         }
         const labelSel = q.get('labelSelector');
         const labels = labelSel ? parseLabelSelector(labelSel) : [];
@@ -219,8 +311,21 @@ export class ApiHttp {
         const cont = q.get('continue');
         if (cont) opts.continueToken = cont;
         const list = this.cluster.list(t, ns, opts);
-        if (wantsTable(accept)) { sendJson(res, 200, toTable(t, list['items'] as KubeObject[], list.metadata as Record<string, unknown>, q.get('includeObject') ?? 'Metadata')); return; }
-        sendJson(res, 200, list); return;
+        if (wantsTable(accept)) {
+          sendJson(
+            res,
+            200,
+            toTable(
+              t,
+              list['items'] as KubeObject[],
+              list.metadata as Record<string, unknown>,
+              q.get('includeObject') ?? 'Metadata',
+            ),
+          );
+          return;
+        }
+        sendJson(res, 200, list);
+        return;
       }
       case 'POST': {
         if (name) throw methodNotAllowed();
@@ -228,38 +333,52 @@ export class ApiHttp {
           // apiextensions-apiserver refuses only creation while the CRD is terminating
           const d: Record<string, string> = { kind: t.plural };
           if (t.group) d['group'] = t.group;
-          throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', d);
+          throw new ApiError(
+            405,
+            'MethodNotAllowed',
+            'create not allowed while custom resource definition is terminating',
+            d,
+          );
         }
         if (!t.verbs.includes('create')) throw methodNotAllowed();
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
-          sendJson(res, 201, accessReview(this.cluster, user, body)); return;
+          sendJson(res, 201, accessReview(this.cluster, user, body));
+          return;
         }
         if (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews') {
-          sendJson(res, 201, selfSubjectReview(user)); return;
+          sendJson(res, 201, selfSubjectReview(user));
+          return;
         }
         if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectrulesreviews') {
-          sendJson(res, 201, selfSubjectRulesReview(this.cluster, user, body)); return;
+          sendJson(res, 201, selfSubjectRulesReview(this.cluster, user, body));
+          return;
         }
         const warnings = this.handlers.fieldValidation(t, body, q);
         const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
-        sendJson(res, 201, created, warningHeaders(warnings)); return;
+        sendJson(res, 201, created, warningHeaders(warnings));
+        return;
       }
       case 'PUT': {
         if (!name) throw methodNotAllowed();
         const warnings = this.handlers.fieldValidation(t, body, q);
-        sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager }), warningHeaders(warnings)); return;
+        sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager }), warningHeaders(warnings));
+        return;
       }
       case 'PATCH': {
         if (!name) throw methodNotAllowed();
         const before = this.cluster.peek(t, ns, name);
         const out = this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, undefined);
-        sendJson(res, before ? 200 : 201, out); return;
+        sendJson(res, before ? 200 : 201, out);
+        return;
       }
       case 'DELETE': {
         const opts = isObject(body) ? body : {};
-        const policy = (q.get('propagationPolicy') ?? opts['propagationPolicy']) as 'Background' | 'Foreground' | 'Orphan' | undefined;
+        const policy = (q.get('propagationPolicy') ?? opts['propagationPolicy']) as
+          'Background' | 'Foreground' | 'Orphan' | undefined;
         const orphan = opts['orphanDependents'];
-        const del: Parameters<Cluster['delete']>[3] = { dryRun: dryRun || (Array.isArray(opts['dryRun']) && opts['dryRun'].includes('All')) };
+        const del: Parameters<Cluster['delete']>[3] = {
+          dryRun: dryRun || (Array.isArray(opts['dryRun']) && opts['dryRun'].includes('All')),
+        };
         if (policy) del.propagationPolicy = policy;
         else if (orphan === true) del.propagationPolicy = 'Orphan';
         if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'];
@@ -269,10 +388,17 @@ export class ApiHttp {
           // (pods, namespaces, serviceaccounts); a Success Status otherwise, custom resources included
           // handlers.DeleteResource answers 202 only when the object stays and the client asked OrphanDependents=false
           const accepted = !r.deleted && orphan === false;
-          if (!r.deleted || (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))) { sendJson(res, accepted ? 202 : 200, r.object); return; }
+          if (
+            !r.deleted ||
+            (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))
+          ) {
+            sendJson(res, accepted ? 202 : 200, r.object);
+            return;
+          }
           const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
           if (t.group) details['group'] = t.group;
-          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }); return;
+          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+          return;
         }
         if (!t.verbs.includes('deletecollection')) throw methodNotAllowed();
         const labelSel = q.get('labelSelector');
@@ -288,7 +414,13 @@ export class ApiHttp {
             if (!(e instanceof ApiError && e.httpCode === 404)) throw e;
           }
         }
-        sendJson(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(this.cluster.rv) }, items }); return;
+        sendJson(res, 200, {
+          kind: t.listKind,
+          apiVersion: apiVersionOf(t.group, t.version),
+          metadata: { resourceVersion: String(this.cluster.rv) },
+          items,
+        });
+        return;
       }
       default:
         throw methodNotAllowed();
@@ -307,7 +439,12 @@ export class ApiHttp {
       s = s.slice(1);
     }
     let ns: string | undefined;
-    if (s[0] === 'namespaces' && s.length >= 3 && group === '' && !(s.length === 3 && (s[2] === 'status' || s[2] === 'finalize'))) {
+    if (
+      s[0] === 'namespaces' &&
+      s.length >= 3 &&
+      group === '' &&
+      !(s.length === 3 && (s[2] === 'status' || s[2] === 'finalize'))
+    ) {
       ns = s[1];
       s = s.slice(2);
     } else if (s[0] === 'namespaces' && s.length >= 3 && group !== '') {
@@ -324,7 +461,15 @@ export class ApiHttp {
   }
 
   /** `/apis` APIGroupList. */
-  groupList(): { kind: string; apiVersion: string; groups: { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } }[] } {
+  groupList(): {
+    kind: string;
+    apiVersion: string;
+    groups: {
+      name: string;
+      versions: { groupVersion: string; version: string }[];
+      preferredVersion: { groupVersion: string; version: string };
+    }[];
+  } {
     const byGroup = new Map<string, string[]>();
     for (const t of this.cluster.allTypes()) {
       if (t.group === '') continue;
@@ -346,18 +491,65 @@ export class ApiHttp {
     if (types.length === 0) return null;
     const resources: Record<string, unknown>[] = [];
     for (const t of types.sort((a, b) => a.plural.localeCompare(b.plural))) {
-      const r: Record<string, unknown> = { name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
+      const r: Record<string, unknown> = {
+        name: t.plural,
+        singularName: t.singular,
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: t.verbs,
+      };
       if (t.shortNames.length) r['shortNames'] = t.shortNames;
       if (t.categories.length) r['categories'] = t.categories;
       const hash = this.storageVersionHash(t);
       if (hash) r['storageVersionHash'] = hash;
       resources.push(r);
       for (const sub of t.subresources) {
-        if (sub === 'status') resources.push({ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
-        else if (sub === 'scale') resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
-        else if (sub === 'eviction') resources.push({ name: `${t.plural}/eviction`, singularName: '', namespaced: t.namespaced, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
-        else if (sub === 'finalize') resources.push({ name: `${t.plural}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] });
-        else if (sub === 'token') resources.push({ name: `${t.plural}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+        if (sub === 'status')
+          resources.push({
+            name: `${t.plural}/status`,
+            singularName: '',
+            namespaced: t.namespaced,
+            kind: t.kind,
+            verbs: ['get', 'patch', 'update'],
+          });
+        else if (sub === 'scale')
+          resources.push({
+            name: `${t.plural}/scale`,
+            singularName: '',
+            namespaced: t.namespaced,
+            group: 'autoscaling',
+            version: 'v1',
+            kind: 'Scale',
+            verbs: ['get', 'patch', 'update'],
+          });
+        else if (sub === 'eviction')
+          resources.push({
+            name: `${t.plural}/eviction`,
+            singularName: '',
+            namespaced: t.namespaced,
+            group: 'policy',
+            version: 'v1',
+            kind: 'Eviction',
+            verbs: ['create'],
+          });
+        else if (sub === 'finalize')
+          resources.push({
+            name: `${t.plural}/finalize`,
+            singularName: '',
+            namespaced: t.namespaced,
+            kind: t.kind,
+            verbs: ['update'],
+          });
+        else if (sub === 'token')
+          resources.push({
+            name: `${t.plural}/token`,
+            singularName: '',
+            namespaced: t.namespaced,
+            group: 'authentication.k8s.io',
+            version: 'v1',
+            kind: 'TokenRequest',
+            verbs: ['create'],
+          });
       }
     }
     const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
@@ -373,7 +565,9 @@ export class ApiHttp {
     if (t.group === 'authorization.k8s.io' || t.group === 'authentication.k8s.io') return undefined;
     let gvk = `${t.group}/${t.version}/${t.kind}`;
     if (t.crd && !t.crd.storage) {
-      const stored = this.cluster.allTypes().find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);
+      const stored = this.cluster
+        .allTypes()
+        .find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);
       if (stored) gvk = `${stored.group}/${stored.version}/${stored.kind}`;
     }
     if (t.storedAs) {
@@ -383,7 +577,13 @@ export class ApiHttp {
     return createHash('sha256').update(gvk).digest().subarray(0, 8).toString('base64');
   }
 
-  private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams, accept: string | undefined): void {
+  private serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    q: URLSearchParams,
+    accept: string | undefined,
+  ): void {
     const { t, ns, name } = route;
     const labelSel = q.get('labelSelector');
     const labels = labelSel ? parseLabelSelector(labelSel) : [];
@@ -395,7 +595,11 @@ export class ApiHttp {
     const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
     const timeoutS = q.get('timeoutSeconds');
     const timeoutMs = timeoutS ? Math.max(0, Number(timeoutS)) * 1000 : 30 * 60 * 1000;
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
     let closed = false;
     let firstTable = true;
@@ -405,7 +609,10 @@ export class ApiHttp {
     };
     const send = (type: WatchEventType, obj: KubeObject): void => {
       if (table && type !== 'BOOKMARK' && type !== 'ERROR') {
-        write(type, toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, includeObject, firstTable));
+        write(
+          type,
+          toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, includeObject, firstTable),
+        );
         firstTable = false;
       } else write(type, obj);
     };
@@ -438,7 +645,11 @@ export class ApiHttp {
     timers.push(setTimeout(finish, timeoutMs));
     if (bookmarks) {
       const iv = setInterval(() => {
-        write('BOOKMARK', { kind: t.kind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(this.cluster.rv), creationTimestamp: null } });
+        write('BOOKMARK', {
+          kind: t.kind,
+          apiVersion: apiVersionOf(t.group, t.version),
+          metadata: { resourceVersion: String(this.cluster.rv), creationTimestamp: null },
+        });
       }, this.bookmarkIntervalMs);
       timers.push(iv);
     }

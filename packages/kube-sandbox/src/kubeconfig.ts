@@ -8,14 +8,25 @@ export interface Kubeconfig {
   apiVersion: 'v1';
   kind: 'Config';
   'current-context': string;
-  clusters: { name: string; cluster: { server: string; 'certificate-authority-data'?: string; 'insecure-skip-tls-verify'?: boolean } }[];
+  clusters: {
+    name: string;
+    cluster: { server: string; 'certificate-authority-data'?: string; 'insecure-skip-tls-verify'?: boolean };
+  }[];
   users: { name: string; user: { token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string } }[];
   contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
   preferences: Record<string, never>;
 }
 
 /** Builds a kubeconfig. */
-export function buildKubeconfig(opts: { server: string; token: string; caCert?: string; clientCert?: string; clientKey?: string; name?: string; namespace?: string }): Kubeconfig {
+export function buildKubeconfig(opts: {
+  server: string;
+  token: string;
+  caCert?: string;
+  clientCert?: string;
+  clientKey?: string;
+  name?: string;
+  namespace?: string;
+}): Kubeconfig {
   const name = opts.name ?? 'keelson-sandbox';
   const cluster: Kubeconfig['clusters'][number]['cluster'] = { server: opts.server };
   if (opts.caCert) cluster['certificate-authority-data'] = Buffer.from(opts.caCert).toString('base64');

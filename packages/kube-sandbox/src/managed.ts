@@ -24,7 +24,18 @@ function strategyFor(t: ResourceType, dotted: string): ListStrategy | undefined 
   return t.lists[dotted];
 }
 
-const IGNORED_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
+const IGNORED_META = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'selfLink',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+]);
 
 /** All leaf paths of an object, for the fields a manager sets (status excluded unless `status`). */
 export function leafPaths(t: ResourceType, obj: KubeObject, part: 'main' | 'status'): Set<string> {
@@ -86,7 +97,9 @@ export function valueAt(obj: unknown, p: FieldPath): unknown {
     if (seg.startsWith('f:')) cur = isObject(cur) ? cur[seg.slice(2)] : undefined;
     else if (seg.startsWith('k:')) {
       const key = JSON.parse(seg.slice(2)) as JsonObject;
-      cur = Array.isArray(cur) ? cur.find((it) => isObject(it) && Object.entries(key).every(([kk, kv]) => deepEqual(it[kk], kv))) : undefined;
+      cur = Array.isArray(cur)
+        ? cur.find((it) => isObject(it) && Object.entries(key).every(([kk, kv]) => deepEqual(it[kk], kv)))
+        : undefined;
     } else if (seg.startsWith('v:')) {
       const val = JSON.parse(seg.slice(2)) as unknown;
       cur = Array.isArray(cur) && cur.some((it) => deepEqual(it, val)) ? val : undefined;
@@ -150,7 +163,9 @@ export function humanPath(k: string): string {
     if (seg.startsWith('f:')) s += `.${seg.slice(2)}`;
     else if (seg.startsWith('k:')) {
       const key = JSON.parse(seg.slice(2)) as JsonObject;
-      s += `[${Object.entries(key).map(([kk, kv]) => `${kk}=${JSON.stringify(kv)}`).join(',')}]`;
+      s += `[${Object.entries(key)
+        .map(([kk, kv]) => `${kk}=${JSON.stringify(kv)}`)
+        .join(',')}]`;
     } else if (seg.startsWith('v:')) s += `[=${seg.slice(2)}]`;
   }
   return s;
@@ -171,7 +186,13 @@ function sameEntry(e: ManagedFieldsEntry, k: ManagerKey): boolean {
  * Records an Update by `manager`: it takes ownership of every leaf it changed or added; other managers lose
  * those leaves. Used for create, update and non-apply patches.
  */
-export function recordUpdate(t: ResourceType, old: KubeObject | undefined, next: KubeObject, manager: string, subresource: string | undefined): void {
+export function recordUpdate(
+  t: ResourceType,
+  old: KubeObject | undefined,
+  next: KubeObject,
+  manager: string,
+  subresource: string | undefined,
+): void {
   const part = subresource === 'status' ? 'status' : 'main';
   const after = leafPaths(t, next, part);
   const changed = new Set<string>();
@@ -183,7 +204,9 @@ export function recordUpdate(t: ResourceType, old: KubeObject | undefined, next:
   const keep: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     const owned = fromFieldsV1(e.fieldsV1);
-    const rest = [...owned].filter((k) => !changed.has(k) && (valueAt(next, keyPath(k)) !== undefined || keyPath(k).at(-1) === '.'));
+    const rest = [...owned].filter(
+      (k) => !changed.has(k) && (valueAt(next, keyPath(k)) !== undefined || keyPath(k).at(-1) === '.'),
+    );
     if (rest.length === 0 && !sameEntry(e, { manager, operation: 'Update', subresource })) continue;
     keep.push({ ...e, fieldsV1: toFieldsV1(rest) });
   }
@@ -193,7 +216,14 @@ export function recordUpdate(t: ResourceType, old: KubeObject | undefined, next:
     const found = keep[idx];
     const prev = idx >= 0 && found ? fromFieldsV1(found.fieldsV1) : new Set<string>();
     for (const k of changed) prev.add(k);
-    const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion: String(next.apiVersion), time: nowTime(), fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(prev) };
+    const entry: ManagedFieldsEntry = {
+      manager,
+      operation: 'Update',
+      apiVersion: String(next.apiVersion),
+      time: nowTime(),
+      fieldsType: 'FieldsV1',
+      fieldsV1: toFieldsV1(prev),
+    };
     if (subresource) entry.subresource = subresource;
     if (idx >= 0) keep[idx] = entry;
     else keep.push(entry);

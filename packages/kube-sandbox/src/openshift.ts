@@ -17,13 +17,23 @@ export type CrdTarget = { readonly cluster: Cluster } | Cluster;
  */
 export async function installOpenShiftCrds(target: CrdTarget, kinds?: readonly OpenShiftKind[]): Promise<string[]> {
   const cluster = 'cluster' in target ? target.cluster : target;
-  const crdType = must(cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'), 'built-in type apiextensions.k8s.io/v1/customresourcedefinitions');
+  const crdType = must(
+    cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'),
+    'built-in type apiextensions.k8s.io/v1/customresourcedefinitions',
+  );
   const names: string[] = [];
   for (const crd of await loadCrds(kinds)) {
     const name = crd.metadata.name ?? '';
     const existing = cluster.peek(crdType, undefined, name);
     const body = crd as unknown as KubeObject;
-    if (existing) cluster.update(crdType, undefined, name, { ...body, metadata: { ...existing.metadata, ...body.metadata } }, { fieldManager: 'keelson-sandbox' });
+    if (existing)
+      cluster.update(
+        crdType,
+        undefined,
+        name,
+        { ...body, metadata: { ...existing.metadata, ...body.metadata } },
+        { fieldManager: 'keelson-sandbox' },
+      );
     else cluster.create(crdType, undefined, body, { fieldManager: 'keelson-sandbox' });
     names.push(name);
   }
@@ -45,8 +55,16 @@ export interface ClusterCABundles {
 /** The signers of each bundle, as an installed OpenShift cluster names them. */
 const CA_SUBJECTS = {
   rootCA: ['/OU=openshift/CN=root-ca'],
-  initialKubeAPIServerServerCA: ['/OU=openshift/CN=kube-apiserver-lb-signer', '/OU=openshift/CN=kube-apiserver-localhost-signer', '/OU=openshift/CN=kube-apiserver-service-network-signer'],
-  kubeAPIServerClientCA: ['/OU=openshift/CN=admin-kubeconfig-signer', '/OU=openshift/CN=kube-apiserver-to-kubelet-signer', '/OU=openshift/CN=kubelet-signer'],
+  initialKubeAPIServerServerCA: [
+    '/OU=openshift/CN=kube-apiserver-lb-signer',
+    '/OU=openshift/CN=kube-apiserver-localhost-signer',
+    '/OU=openshift/CN=kube-apiserver-service-network-signer',
+  ],
+  kubeAPIServerClientCA: [
+    '/OU=openshift/CN=admin-kubeconfig-signer',
+    '/OU=openshift/CN=kube-apiserver-to-kubelet-signer',
+    '/OU=openshift/CN=kubelet-signer',
+  ],
 } as const;
 
 /**
@@ -57,10 +75,20 @@ const CA_SUBJECTS = {
  * (unless `bootstrapComplete: false`) `kube-system/bootstrap`. Bundles not given are generated (openssl).
  */
 export async function clusterCABundleObjects(bundles: ClusterCABundles = {}): Promise<KubeObject[]> {
-  const gen = async (k: keyof typeof CA_SUBJECTS): Promise<string> => bundles[k] ?? (await Promise.all(CA_SUBJECTS[k].map((s) => generateCaCert(s)))).join('');
-  const [rootCA, initial, client] = await Promise.all([gen('rootCA'), gen('initialKubeAPIServerServerCA'), gen('kubeAPIServerClientCA')]);
+  const gen = async (k: keyof typeof CA_SUBJECTS): Promise<string> =>
+    bundles[k] ?? (await Promise.all(CA_SUBJECTS[k].map((s) => generateCaCert(s)))).join('');
+  const [rootCA, initial, client] = await Promise.all([
+    gen('rootCA'),
+    gen('initialKubeAPIServerServerCA'),
+    gen('kubeAPIServerClientCA'),
+  ]);
   const ns = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  const cm = (namespace: string, name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+  const cm = (namespace: string, name: string, data: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace },
+    data,
+  });
   return [
     ns('openshift-config'),
     ns('openshift-config-managed'),
@@ -72,11 +100,17 @@ export async function clusterCABundleObjects(bundles: ClusterCABundles = {}): Pr
 }
 
 /** Creates the objects of {@link clusterCABundleObjects} in a sandbox (existing ones are kept); returns them. */
-export async function installClusterCABundles(target: CrdTarget, bundles: ClusterCABundles = {}): Promise<KubeObject[]> {
+export async function installClusterCABundles(
+  target: CrdTarget,
+  bundles: ClusterCABundles = {},
+): Promise<KubeObject[]> {
   const cluster = 'cluster' in target ? target.cluster : target;
   const objects = await clusterCABundleObjects(bundles);
   for (const o of objects) {
-    const t = must(cluster.findType('', 'v1', o.kind === 'Namespace' ? 'namespaces' : 'configmaps'), `built-in type v1/${o.kind ?? ''}`);
+    const t = must(
+      cluster.findType('', 'v1', o.kind === 'Namespace' ? 'namespaces' : 'configmaps'),
+      `built-in type v1/${o.kind ?? ''}`,
+    );
     try {
       cluster.create(t, o.metadata?.namespace, o, { fieldManager: 'keelson-sandbox' });
     } catch (e) {

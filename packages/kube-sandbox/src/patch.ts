@@ -41,19 +41,27 @@ function jsonPatchError(message: string): ApiError {
   return new JsonPatchError(message);
 }
 
-function resolveParent(doc: unknown, segs: string[], op: string, path: string): { parent: Record<string, unknown> | unknown[]; key: string } {
+function resolveParent(
+  doc: unknown,
+  segs: string[],
+  op: string,
+  path: string,
+): { parent: Record<string, unknown> | unknown[]; key: string } {
   let cur: unknown = doc;
   for (const s of segs.slice(0, -1)) {
     if (Array.isArray(cur)) {
       const idx = Number(s);
-      if (!Number.isInteger(idx) || idx < 0 || idx >= cur.length) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
+      if (!Number.isInteger(idx) || idx < 0 || idx >= cur.length)
+        throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
       cur = cur[idx];
     } else if (isObject(cur)) {
-      if (!(s in cur)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
+      if (!(s in cur))
+        throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
       cur = cur[s];
     } else throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
   }
-  if (!Array.isArray(cur) && !isObject(cur)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
+  if (!Array.isArray(cur) && !isObject(cur))
+    throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
   return { parent: cur, key: must(segs[segs.length - 1], `last segment of JSON pointer "${path}"`) };
 }
 
@@ -63,7 +71,8 @@ function getAt(doc: unknown, segs: string[], op: string, path: string): unknown 
     if (Array.isArray(cur)) cur = cur[Number(s)];
     else if (isObject(cur)) cur = cur[s];
     else cur = undefined;
-    if (cur === undefined) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
+    if (cur === undefined)
+      throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
   }
   return cur;
 }
@@ -83,10 +92,12 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
       const { parent, key } = resolveParent(root, segs, op, p);
       if (Array.isArray(parent)) {
         const idx = Number(key);
-        if (!Number.isInteger(idx) || idx < 0 || idx >= parent.length) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${p}": missing value`);
+        if (!Number.isInteger(idx) || idx < 0 || idx >= parent.length)
+          throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${p}": missing value`);
         return parent.splice(idx, 1)[0];
       }
-      if (!(key in parent)) throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${p}": missing value`);
+      if (!(key in parent))
+        throw jsonPatchError(`${op} operation does not apply: doc is missing path: "${p}": missing value`);
       const v = parent[key];
       deleteKey(parent, key);
       return v;
@@ -104,7 +115,8 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
         if (replace) parent[idx] = clone(value);
         else parent.splice(idx, 0, clone(value));
       } else {
-        if (replace && !(key in parent)) throw jsonPatchError(`replace operation does not apply: doc is missing key: ${p}: missing value`);
+        if (replace && !(key in parent))
+          throw jsonPatchError(`replace operation does not apply: doc is missing key: ${p}: missing value`);
         parent[key] = clone(value);
       }
     };
@@ -232,7 +244,8 @@ function mergeList(
   }
   const out: unknown[] = cur.map((x) => x);
   const keys = strat.mergeKeys ?? [key];
-  const sameItem = (x: unknown, p: Record<string, unknown>): boolean => isObject(x) && keys.every((k) => deepEqual(x[k], p[k]));
+  const sameItem = (x: unknown, p: Record<string, unknown>): boolean =>
+    isObject(x) && keys.every((k) => deepEqual(x[k], p[k]));
   for (const p of patch) {
     if (!isObject(p)) {
       out.push(p);

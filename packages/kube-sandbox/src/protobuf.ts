@@ -19,7 +19,12 @@ interface Field {
 type Schema = Record<number, Field>;
 
 const S: Record<string, Schema> = {
-  Unknown: { 1: { name: 'typeMeta', type: { msg: 'TypeMeta' } }, 2: { name: 'raw', type: 'bytes' }, 3: { name: 'contentEncoding', type: 'string' }, 4: { name: 'contentType', type: 'string' } },
+  Unknown: {
+    1: { name: 'typeMeta', type: { msg: 'TypeMeta' } },
+    2: { name: 'raw', type: 'bytes' },
+    3: { name: 'contentEncoding', type: 'string' },
+    4: { name: 'contentType', type: 'string' },
+  },
   TypeMeta: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } },
   ObjectMeta: {
     1: { name: 'name', type: 'string' },
@@ -37,17 +42,63 @@ const S: Record<string, Schema> = {
     13: { name: 'ownerReferences', type: { msg: 'OwnerReference' }, repeated: true },
     14: { name: 'finalizers', type: 'string', repeated: true },
   },
-  OwnerReference: { 1: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' }, 5: { name: 'apiVersion', type: 'string' }, 6: { name: 'controller', type: 'bool' }, 7: { name: 'blockOwnerDeletion', type: 'bool' } },
-  ConfigMap: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'data', type: { map: 'string' } }, 3: { name: 'binaryData', type: { map: 'bytes' } }, 4: { name: 'immutable', type: 'bool' } },
-  Secret: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'data', type: { map: 'bytes' } }, 3: { name: 'type', type: 'string' }, 4: { name: 'stringData', type: { map: 'string' } }, 5: { name: 'immutable', type: 'bool' } },
-  Namespace: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'NamespaceSpec' } } },
+  OwnerReference: {
+    1: { name: 'kind', type: 'string' },
+    3: { name: 'name', type: 'string' },
+    4: { name: 'uid', type: 'string' },
+    5: { name: 'apiVersion', type: 'string' },
+    6: { name: 'controller', type: 'bool' },
+    7: { name: 'blockOwnerDeletion', type: 'bool' },
+  },
+  ConfigMap: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'data', type: { map: 'string' } },
+    3: { name: 'binaryData', type: { map: 'bytes' } },
+    4: { name: 'immutable', type: 'bool' },
+  },
+  Secret: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'data', type: { map: 'bytes' } },
+    3: { name: 'type', type: 'string' },
+    4: { name: 'stringData', type: { map: 'string' } },
+    5: { name: 'immutable', type: 'bool' },
+  },
+  Namespace: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'NamespaceSpec' } },
+  },
   NamespaceSpec: { 1: { name: 'finalizers', type: 'string', repeated: true } },
-  ServiceAccount: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'secrets', type: { msg: 'ObjectReference' }, repeated: true }, 3: { name: 'imagePullSecrets', type: { msg: 'LocalObjectReference' }, repeated: true }, 4: { name: 'automountServiceAccountToken', type: 'bool', keep: true } },
-  ObjectReference: { 1: { name: 'kind', type: 'string' }, 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' }, 5: { name: 'apiVersion', type: 'string' }, 6: { name: 'resourceVersion', type: 'string' }, 7: { name: 'fieldPath', type: 'string' } },
+  ServiceAccount: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'secrets', type: { msg: 'ObjectReference' }, repeated: true },
+    3: { name: 'imagePullSecrets', type: { msg: 'LocalObjectReference' }, repeated: true },
+    4: { name: 'automountServiceAccountToken', type: 'bool', keep: true },
+  },
+  ObjectReference: {
+    1: { name: 'kind', type: 'string' },
+    2: { name: 'namespace', type: 'string' },
+    3: { name: 'name', type: 'string' },
+    4: { name: 'uid', type: 'string' },
+    5: { name: 'apiVersion', type: 'string' },
+    6: { name: 'resourceVersion', type: 'string' },
+    7: { name: 'fieldPath', type: 'string' },
+  },
   LocalObjectReference: { 1: { name: 'name', type: 'string' } },
-  Eviction: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'deleteOptions', type: { msg: 'DeleteOptions' } } },
-  DeleteOptions: { 1: { name: 'gracePeriodSeconds', type: 'varint', keep: true }, 2: { name: 'preconditions', type: { msg: 'Preconditions' } }, 3: { name: 'orphanDependents', type: 'bool', keep: true }, 4: { name: 'propagationPolicy', type: 'string' }, 5: { name: 'dryRun', type: 'string', repeated: true } },
-  Deployment: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'DeploymentSpec' } } },
+  Eviction: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'deleteOptions', type: { msg: 'DeleteOptions' } },
+  },
+  DeleteOptions: {
+    1: { name: 'gracePeriodSeconds', type: 'varint', keep: true },
+    2: { name: 'preconditions', type: { msg: 'Preconditions' } },
+    3: { name: 'orphanDependents', type: 'bool', keep: true },
+    4: { name: 'propagationPolicy', type: 'string' },
+    5: { name: 'dryRun', type: 'string', repeated: true },
+  },
+  Deployment: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'DeploymentSpec' } },
+  },
   DeploymentSpec: {
     1: { name: 'replicas', type: 'varint', keep: true },
     2: { name: 'selector', type: { msg: 'LabelSelector' } },
@@ -57,9 +108,19 @@ const S: Record<string, Schema> = {
     7: { name: 'paused', type: 'bool' },
     9: { name: 'progressDeadlineSeconds', type: 'varint', keep: true },
   },
-  LabelSelector: { 1: { name: 'matchLabels', type: { map: 'string' } }, 2: { name: 'matchExpressions', type: { msg: 'LabelSelectorRequirement' }, repeated: true } },
-  LabelSelectorRequirement: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } },
-  PodTemplateSpec: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
+  LabelSelector: {
+    1: { name: 'matchLabels', type: { map: 'string' } },
+    2: { name: 'matchExpressions', type: { msg: 'LabelSelectorRequirement' }, repeated: true },
+  },
+  LabelSelectorRequirement: {
+    1: { name: 'key', type: 'string' },
+    2: { name: 'operator', type: 'string' },
+    3: { name: 'values', type: 'string', repeated: true },
+  },
+  PodTemplateSpec: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'PodSpec' } },
+  },
   Pod: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'PodSpec' } } },
   PodSpec: {
     2: { name: 'containers', type: { msg: 'Container' }, repeated: true },
@@ -81,29 +142,94 @@ const S: Record<string, Schema> = {
     7: { name: 'env', type: { msg: 'EnvVar' }, repeated: true },
     14: { name: 'imagePullPolicy', type: 'string' },
   },
-  ContainerPort: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'varint' }, 3: { name: 'containerPort', type: 'varint', keep: true }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+  ContainerPort: {
+    1: { name: 'name', type: 'string' },
+    2: { name: 'hostPort', type: 'varint' },
+    3: { name: 'containerPort', type: 'varint', keep: true },
+    4: { name: 'protocol', type: 'string' },
+    5: { name: 'hostIP', type: 'string' },
+  },
   EnvVar: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } },
-  SelfSubjectAccessReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'SelfSubjectAccessReviewSpec' } } },
-  SelfSubjectAccessReviewSpec: { 1: { name: 'resourceAttributes', type: { msg: 'ResourceAttributes' } }, 2: { name: 'nonResourceAttributes', type: { msg: 'NonResourceAttributes' } } },
-  ResourceAttributes: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' }, 4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } },
+  SelfSubjectAccessReview: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'SelfSubjectAccessReviewSpec' } },
+  },
+  SelfSubjectAccessReviewSpec: {
+    1: { name: 'resourceAttributes', type: { msg: 'ResourceAttributes' } },
+    2: { name: 'nonResourceAttributes', type: { msg: 'NonResourceAttributes' } },
+  },
+  ResourceAttributes: {
+    1: { name: 'namespace', type: 'string' },
+    2: { name: 'verb', type: 'string' },
+    3: { name: 'group', type: 'string' },
+    4: { name: 'version', type: 'string' },
+    5: { name: 'resource', type: 'string' },
+    6: { name: 'subresource', type: 'string' },
+    7: { name: 'name', type: 'string' },
+  },
   NonResourceAttributes: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } },
   Preconditions: { 1: { name: 'uid', type: 'string' }, 2: { name: 'resourceVersion', type: 'string' } },
   // authentication.k8s.io/v1 (kubectl create token, kubectl auth whoami)
-  TokenRequest: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'TokenRequestSpec' } } },
-  TokenRequestSpec: { 1: { name: 'audiences', type: 'string', repeated: true }, 3: { name: 'boundObjectRef', type: { msg: 'BoundObjectReference' } }, 4: { name: 'expirationSeconds', type: 'varint', keep: true } },
-  BoundObjectReference: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiVersion', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' } },
+  TokenRequest: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'TokenRequestSpec' } },
+  },
+  TokenRequestSpec: {
+    1: { name: 'audiences', type: 'string', repeated: true },
+    3: { name: 'boundObjectRef', type: { msg: 'BoundObjectReference' } },
+    4: { name: 'expirationSeconds', type: 'varint', keep: true },
+  },
+  BoundObjectReference: {
+    1: { name: 'kind', type: 'string' },
+    2: { name: 'apiVersion', type: 'string' },
+    3: { name: 'name', type: 'string' },
+    4: { name: 'uid', type: 'string' },
+  },
   SelfSubjectReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } } },
-  SelfSubjectRulesReview: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'spec', type: { msg: 'SelfSubjectRulesReviewSpec' } } },
+  SelfSubjectRulesReview: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'spec', type: { msg: 'SelfSubjectRulesReviewSpec' } },
+  },
   SelfSubjectRulesReviewSpec: { 1: { name: 'namespace', type: 'string' } },
   // rbac.authorization.k8s.io/v1 (kubectl create role/clusterrole/rolebinding/clusterrolebinding)
-  Role: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true } },
-  ClusterRole: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true }, 3: { name: 'aggregationRule', type: { msg: 'AggregationRule' } } },
-  PolicyRule: { 1: { name: 'verbs', type: 'string', repeated: true }, 2: { name: 'apiGroups', type: 'string', repeated: true }, 3: { name: 'resources', type: 'string', repeated: true }, 4: { name: 'resourceNames', type: 'string', repeated: true }, 5: { name: 'nonResourceURLs', type: 'string', repeated: true } },
+  Role: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true },
+  },
+  ClusterRole: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'rules', type: { msg: 'PolicyRule' }, repeated: true },
+    3: { name: 'aggregationRule', type: { msg: 'AggregationRule' } },
+  },
+  PolicyRule: {
+    1: { name: 'verbs', type: 'string', repeated: true },
+    2: { name: 'apiGroups', type: 'string', repeated: true },
+    3: { name: 'resources', type: 'string', repeated: true },
+    4: { name: 'resourceNames', type: 'string', repeated: true },
+    5: { name: 'nonResourceURLs', type: 'string', repeated: true },
+  },
   AggregationRule: { 1: { name: 'clusterRoleSelectors', type: { msg: 'LabelSelector' }, repeated: true } },
-  RoleBinding: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true }, 3: { name: 'roleRef', type: { msg: 'RoleRef' } } },
-  ClusterRoleBinding: { 1: { name: 'metadata', type: { msg: 'ObjectMeta' } }, 2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true }, 3: { name: 'roleRef', type: { msg: 'RoleRef' } } },
-  Subject: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } },
-  RoleRef: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } },
+  RoleBinding: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true },
+    3: { name: 'roleRef', type: { msg: 'RoleRef' } },
+  },
+  ClusterRoleBinding: {
+    1: { name: 'metadata', type: { msg: 'ObjectMeta' } },
+    2: { name: 'subjects', type: { msg: 'Subject' }, repeated: true },
+    3: { name: 'roleRef', type: { msg: 'RoleRef' } },
+  },
+  Subject: {
+    1: { name: 'kind', type: 'string' },
+    2: { name: 'apiGroup', type: 'string' },
+    3: { name: 'name', type: 'string' },
+    4: { name: 'namespace', type: 'string' },
+  },
+  RoleRef: {
+    1: { name: 'apiGroup', type: 'string' },
+    2: { name: 'kind', type: 'string' },
+    3: { name: 'name', type: 'string' },
+  },
   Time: { 1: { name: 'seconds', type: 'varint' }, 2: { name: 'nanos', type: 'varint' } },
 };
 
@@ -192,7 +318,24 @@ function decodeMessage(buf: Buffer, schemaName: string, depth = 0): JsonObject {
   return out;
 }
 
-const TOP_LEVEL = new Set(['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'Eviction', 'DeleteOptions', 'Deployment', 'Pod', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'TokenRequest', 'SelfSubjectReview', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOP_LEVEL = new Set([
+  'ConfigMap',
+  'Secret',
+  'Namespace',
+  'ServiceAccount',
+  'Eviction',
+  'DeleteOptions',
+  'Deployment',
+  'Pod',
+  'SelfSubjectAccessReview',
+  'SelfSubjectRulesReview',
+  'TokenRequest',
+  'SelfSubjectReview',
+  'Role',
+  'ClusterRole',
+  'RoleBinding',
+  'ClusterRoleBinding',
+]);
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a protobuf-encoded request body to its JSON form. */
@@ -203,7 +346,11 @@ export function decodeProtobufObject(buf: Buffer): JsonObject {
   const kind = tm.kind ?? '';
   const raw = Buffer.from(text(env['raw'] ?? ''), 'base64');
   if (!TOP_LEVEL.has(kind))
-    throw new ApiError(415, 'UnsupportedMediaType', `the keelson sandbox cannot decode protobuf bodies of kind ${JSON.stringify(kind)}; send application/json instead (kubectl: use "kubectl apply -f" with a manifest)`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the keelson sandbox cannot decode protobuf bodies of kind ${JSON.stringify(kind)}; send application/json instead (kubectl: use "kubectl apply -f" with a manifest)`,
+    );
   const obj = decodeMessage(raw, kind);
   return { apiVersion: tm.apiVersion ?? '', kind, ...obj };
 }

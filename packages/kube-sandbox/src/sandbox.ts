@@ -11,14 +11,26 @@ import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
 import { validateEvent, validateLease } from './corevalidation.js';
 import { DEFAULTERS, defaultPod, defaultService } from './defaults.js';
-import { CRD_TERMINATING_VERBS, celErrors, crdStatus, crdTypes, prepareCustomObject, prune, validateCrd } from './crd.js';
+import {
+  CRD_TERMINATING_VERBS,
+  celErrors,
+  crdStatus,
+  crdTypes,
+  prepareCustomObject,
+  prune,
+  validateCrd,
+} from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
 import { ApiHttp, type Handlers } from './http.js';
 import { buildKubeconfig, kubeconfigYaml, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 import { buildOpenApiV2, buildOpenApiV3, openApiV3Paths } from './openapi.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { requirementsFromSelector, selectorString } from './selectors.js';
-import { startOperatorSimulator, type OperatorSimulator, type OperatorSimulatorOptions } from './simulators/operator-simulator.js';
+import {
+  startOperatorSimulator,
+  type OperatorSimulator,
+  type OperatorSimulatorOptions,
+} from './simulators/operator-simulator.js';
 import { installOpenShiftCrds } from './openshift.js';
 import { ClusterRoleAggregator, ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { ServiceAccountTokens } from './sa-token.js';
@@ -150,7 +162,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   }
   const nsType = must(cluster.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
-  if (opts.openshiftCrds) await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
+  if (opts.openshiftCrds)
+    await installOpenShiftCrds(cluster, opts.openshiftCrds === true ? undefined : opts.openshiftCrds);
 
   ensureBootstrapPolicy(cluster);
   const aggregator = new ClusterRoleAggregator(cluster);
@@ -158,25 +171,55 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   must(cluster.findType('', 'v1', 'serviceaccounts'), 'built-in type v1/serviceaccounts').subresources.push('token');
   // the review kinds kubectl auth whoami / can-i --list create (authorization.k8s.io SelfSubjectAccessReview is built in)
   for (const def of [
-    { group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] },
-    { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'] },
+    {
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      plural: 'selfsubjectreviews',
+      kind: 'SelfSubjectReview',
+      namespaced: false,
+      verbs: ['create'],
+    },
+    {
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      plural: 'selfsubjectrulesreviews',
+      kind: 'SelfSubjectRulesReview',
+      namespaced: false,
+      verbs: ['create'],
+    },
   ])
     if (!cluster.findType(def.group, def.version, def.plural)) cluster.addType(makeType(def));
-  const authenticate = makeAuthenticator({ adminToken: token, tls: tls !== undefined, serviceAccounts, ...(opts.staticTokens ? { staticTokens: opts.staticTokens } : {}) });
+  const authenticate = makeAuthenticator({
+    adminToken: token,
+    tls: tls !== undefined,
+    serviceAccounts,
+    ...(opts.staticTokens ? { staticTokens: opts.staticTokens } : {}),
+  });
 
   let hostPort = '127.0.0.1:0';
   const handlers = makeHandlers(cluster, serviceAccounts);
   const api = new ApiHttp(cluster, handlers, authenticate, () => hostPort);
   if (opts.bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = opts.bookmarkIntervalMs;
   const httpsServer = tls
-    ? createHttpsServer({ key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false }, api.listener)
+    ? createHttpsServer(
+        { key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false },
+        api.listener,
+      )
     : undefined;
   const server: Server | HttpsServer = httpsServer ?? createServer(api.listener);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => { reject(new SandboxError('LISTEN_FAILED', `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`)); },
-    );
-    server.listen(opts.port ?? 0, '127.0.0.1', () => { resolve(); });
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      reject(
+        new SandboxError(
+          'LISTEN_FAILED',
+          `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`,
+        ),
+      );
+    });
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   hostPort = `127.0.0.1:${port}`;
@@ -193,12 +236,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const setNodeReady = (name: string, ready: boolean, labels?: Record<string, string>): KubeObject => {
     const existing = cluster.peek(nodeType, undefined, name);
     const now = nowTime();
-    const cond = { type: 'Ready', status: ready ? 'True' : 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: ready ? 'KubeletReady' : 'KubeletNotReady', message: ready ? 'kubelet is posting ready status' : 'node is not ready' };
+    const cond = {
+      type: 'Ready',
+      status: ready ? 'True' : 'False',
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+      reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+      message: ready ? 'kubelet is posting ready status' : 'node is not ready',
+    };
     if (!existing) {
       return cluster.create(nodeType, undefined, {
         metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...(labels ?? {}) } },
         spec: {},
-        status: { conditions: [cond], nodeInfo: { kubeletVersion: 'v1.32.0', operatingSystem: 'linux', architecture: 'amd64' }, addresses: [{ type: 'Hostname', address: name }] },
+        status: {
+          conditions: [cond],
+          nodeInfo: { kubeletVersion: 'v1.32.0', operatingSystem: 'linux', architecture: 'amd64' },
+          addresses: [{ type: 'Hostname', address: name }],
+        },
       });
     }
     const next = clone(existing);
@@ -208,8 +262,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (prev && prev['status'] === cond.status) cond.lastTransitionTime = text(prev['lastTransitionTime'] ?? now);
     st['conditions'] = [...conds.filter((c) => c['type'] !== 'Ready'), cond];
     if (labels) (next.metadata ??= {}).labels = { ...(next.metadata?.labels ?? {}), ...labels };
-    const out = cluster.applyUpdate(nodeType, existing, next, { fieldManager: 'keelson-sandbox', subresource: 'status' });
-    if (labels) return cluster.update(nodeType, undefined, name, { ...cluster.get(nodeType, undefined, name), metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata?.labels } });
+    const out = cluster.applyUpdate(nodeType, existing, next, {
+      fieldManager: 'keelson-sandbox',
+      subresource: 'status',
+    });
+    if (labels)
+      return cluster.update(nodeType, undefined, name, {
+        ...cluster.get(nodeType, undefined, name),
+        metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata?.labels },
+      });
     return out;
   };
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
@@ -246,12 +307,25 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let operatorSimulator: OperatorSimulator | undefined;
   if (opts.simulateOperators !== undefined && opts.simulateOperators !== false) {
     const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
-    operatorSimulator = await startOperatorSimulator({ waitForDeployments: opts.simulatePods ?? false, ...simOpts, kubeconfig: kubeconfigYaml(kubeconfig) });
+    operatorSimulator = await startOperatorSimulator({
+      waitForDeployments: opts.simulatePods ?? false,
+      ...simOpts,
+      kubeconfig: kubeconfigYaml(kubeconfig),
+    });
   }
 
-  const serviceAccountToken = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string => serviceAccounts.mint(namespace, name, o).token;
-  const serviceAccountKubeconfig = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string => {
-    const sa: Parameters<typeof buildKubeconfig>[0] = { server: url, token: serviceAccountToken(namespace, name, o), namespace };
+  const serviceAccountToken = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string =>
+    serviceAccounts.mint(namespace, name, o).token;
+  const serviceAccountKubeconfig = (
+    namespace: string,
+    name: string,
+    o: { expirationSeconds?: number } = {},
+  ): string => {
+    const sa: Parameters<typeof buildKubeconfig>[0] = {
+      server: url,
+      token: serviceAccountToken(namespace, name, o),
+      namespace,
+    };
     if (tls) sa.caCert = tls.caCert;
     return kubeconfigYaml(buildKubeconfig(sa));
   };
@@ -268,8 +342,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     writeKubeconfig: (path) => writeKubeconfig(kubeconfig, path),
     kubeconfigYaml: () => kubeconfigYaml(kubeconfig),
     setNodeReady,
-    compactHistory: () => { cluster.compact(); },
-    closeWatches: () => { cluster.closeAllWatches(); },
+    compactHistory: () => {
+      cluster.compact();
+    },
+    closeWatches: () => {
+      cluster.closeAllWatches();
+    },
     settle,
     saveSnapshot,
     async stop(): Promise<void> {
@@ -278,7 +356,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       await operatorSimulator?.stop();
       // stop accepting requests first, so that no write lands after the final snapshot
       const closed = new Promise<void>((resolve) => {
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
         for (const s of sockets) s.destroy();
       });
       controllers.stop();
@@ -295,10 +375,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
 /** Loads persisted objects: CRDs first (so that their types are served), then everything else. */
 function restoreState(cluster: Cluster, state: PersistedState): void {
-  const crds = state.items.filter((i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions');
+  const crds = state.items.filter(
+    (i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions',
+  );
   cluster.restore(crds, state.resourceVersion);
   for (const c of crds) registerCrd(cluster, c.object);
-  cluster.restore(state.items.filter((i) => !crds.includes(i)), state.resourceVersion);
+  cluster.restore(
+    state.items.filter((i) => !crds.includes(i)),
+    state.resourceVersion,
+  );
 }
 
 /** Registers the served types of a CRD and the custom-object strategy. */
@@ -306,7 +391,11 @@ function registerCrd(cluster: Cluster, crd: KubeObject): void {
   const types = crdTypes(crd);
   const first = types[0];
   if (!first) return;
-  cluster.removeTypes(first.group, first.plural, types.map((t) => t.version));
+  cluster.removeTypes(
+    first.group,
+    first.plural,
+    types.map((t) => t.version),
+  );
   for (const t of types) cluster.addType(t);
   cluster.setStrategy(first.group, first.plural, {
     validate(obj, old) {
@@ -323,11 +412,17 @@ function installStrategies(cluster: Cluster): void {
     prepareCreate(obj) {
       obj['spec'] = { finalizers: ['kubernetes'] };
       obj['status'] = { phase: 'Active' };
-      (obj.metadata ??= {}).labels = { ...(obj.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata?.name ?? '' };
+      (obj.metadata ??= {}).labels = {
+        ...(obj.metadata?.labels ?? {}),
+        'kubernetes.io/metadata.name': obj.metadata?.name ?? '',
+      };
     },
     prepareUpdate(obj, old) {
       obj['spec'] = clone(old['spec'] ?? {});
-      (obj.metadata ??= {}).labels = { ...(obj.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata?.name ?? '' };
+      (obj.metadata ??= {}).labels = {
+        ...(obj.metadata?.labels ?? {}),
+        'kubernetes.io/metadata.name': obj.metadata?.name ?? '',
+      };
     },
   });
   cluster.setStrategy('', 'secrets', {
@@ -369,7 +464,14 @@ function installStrategies(cluster: Cluster): void {
       const spec = (isObject(obj['spec']) ? obj['spec'] : {}) as JsonObject;
       const oldSpec = (old && isObject(old['spec']) ? old['spec'] : undefined) as JsonObject | undefined;
       if (oldSpec && oldSpec['clusterIP'] !== undefined && spec['clusterIP'] !== oldSpec['clusterIP'])
-        return [{ field: 'spec.clusterIP', type: 'FieldValueInvalid', value: spec['clusterIP'], detail: 'field is immutable' }];
+        return [
+          {
+            field: 'spec.clusterIP',
+            type: 'FieldValueInvalid',
+            value: spec['clusterIP'],
+            detail: 'field is immutable',
+          },
+        ];
       return [];
     },
   });
@@ -389,7 +491,8 @@ function installStrategies(cluster: Cluster): void {
     },
     validate(obj) {
       const spec = obj['spec'];
-      if (!isObject(spec) || !Array.isArray(spec['containers']) || spec['containers'].length === 0) return [{ field: 'spec.containers', type: 'FieldValueRequired', detail: '' }];
+      if (!isObject(spec) || !Array.isArray(spec['containers']) || spec['containers'].length === 0)
+        return [{ field: 'spec.containers', type: 'FieldValueRequired', detail: '' }];
       return [];
     },
   });
@@ -408,9 +511,16 @@ function installStrategies(cluster: Cluster): void {
         const errs: ReturnType<NonNullable<Parameters<Cluster['setStrategy']>[2]['validate']>> = [];
         const reqs = requirementsFromSelector(spec['selector']);
         if (!reqs || reqs.length === 0) errs.push({ field: 'spec.selector', type: 'FieldValueRequired', detail: '' });
-        const tmplLabels = (((spec['template'] as JsonObject | undefined)?.['metadata'] as JsonObject | undefined)?.['labels'] ?? {}) as Record<string, string>;
+        const tmplLabels = (((spec['template'] as JsonObject | undefined)?.['metadata'] as JsonObject | undefined)?.[
+          'labels'
+        ] ?? {}) as Record<string, string>;
         if (reqs && reqs.length && !matchLabelRequirements(reqs, tmplLabels))
-          errs.push({ field: 'spec.template.metadata.labels', type: 'FieldValueInvalid', value: tmplLabels, detail: '`selector` does not match template `labels`' });
+          errs.push({
+            field: 'spec.template.metadata.labels',
+            type: 'FieldValueInvalid',
+            value: tmplLabels,
+            detail: '`selector` does not match template `labels`',
+          });
         return errs;
       },
     });
@@ -431,8 +541,20 @@ function installStrategies(cluster: Cluster): void {
     validate(obj, old) {
       const errs = validateCrd(obj);
       if (old && isObject(old['spec']) && isObject(obj['spec'])) {
-        if (old['spec']['group'] !== obj['spec']['group']) errs.push({ field: 'spec.group', type: 'FieldValueInvalid', value: obj['spec']['group'], detail: 'field is immutable' });
-        if (old['spec']['scope'] !== obj['spec']['scope']) errs.push({ field: 'spec.scope', type: 'FieldValueInvalid', value: obj['spec']['scope'], detail: 'field is immutable' });
+        if (old['spec']['group'] !== obj['spec']['group'])
+          errs.push({
+            field: 'spec.group',
+            type: 'FieldValueInvalid',
+            value: obj['spec']['group'],
+            detail: 'field is immutable',
+          });
+        if (old['spec']['scope'] !== obj['spec']['scope'])
+          errs.push({
+            field: 'spec.scope',
+            type: 'FieldValueInvalid',
+            value: obj['spec']['scope'],
+            detail: 'field is immutable',
+          });
       }
       return errs;
     },
@@ -455,7 +577,8 @@ function installStrategies(cluster: Cluster): void {
     if (t.group === 'apiextensions.k8s.io' && t.plural === 'customresourcedefinitions' && isObject(body)) {
       const md = (isObject(body['metadata']) ? body['metadata'] : {}) as JsonObject;
       const fins = Array.isArray(md['finalizers']) ? (md['finalizers'] as string[]) : [];
-      if (!fins.includes('customresourcecleanup.apiextensions.k8s.io')) body = { ...body, metadata: { ...md, finalizers: [...fins, 'customresourcecleanup.apiextensions.k8s.io'] } };
+      if (!fins.includes('customresourcecleanup.apiextensions.k8s.io'))
+        body = { ...body, metadata: { ...md, finalizers: [...fins, 'customresourcecleanup.apiextensions.k8s.io'] } };
     }
     return origCreate(t, ns, body, o);
   };
@@ -473,7 +596,8 @@ function foldStringData(obj: KubeObject): void {
 function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
   const spec = crd['spec'] as { group: string; names: { plural: string } };
   // a terminating CRD serves only delete/deletecollection/get/list/watch (create, update, patch answer 405)
-  for (const x of cluster.allTypes()) if (x.group === spec.group && x.plural === spec.names.plural) x.verbs = [...CRD_TERMINATING_VERBS];
+  for (const x of cluster.allTypes())
+    if (x.group === spec.group && x.plural === spec.names.plural) x.verbs = [...CRD_TERMINATING_VERBS];
   const t = cluster.allTypes().find((x) => x.group === spec.group && x.plural === spec.names.plural);
   if (t) {
     for (const o of cluster.peekAll(t)) {
@@ -485,14 +609,25 @@ function cleanupCrd(cluster: Cluster, crd: KubeObject): void {
     }
     if (cluster.peekAll(t).length > 0) return;
   }
-  const crdType = must(cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'), 'built-in type apiextensions.k8s.io/v1/customresourcedefinitions');
+  const crdType = must(
+    cluster.findType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'),
+    'built-in type apiextensions.k8s.io/v1/customresourcedefinitions',
+  );
   const cur = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
   if (!cur) return;
   const next = clone(cur);
-  (next.metadata ??= {}).finalizers = (next.metadata?.finalizers ?? []).filter((f) => f !== 'customresourcecleanup.apiextensions.k8s.io');
+  (next.metadata ??= {}).finalizers = (next.metadata?.finalizers ?? []).filter(
+    (f) => f !== 'customresourcecleanup.apiextensions.k8s.io',
+  );
   setImmediate(() => {
     const again = cluster.peek(crdType, undefined, crd.metadata?.name ?? '');
-    if (again) cluster.applyUpdate(crdType, again, { ...clone(again), metadata: next.metadata ?? {} }, { fieldManager: 'apiextensions' });
+    if (again)
+      cluster.applyUpdate(
+        crdType,
+        again,
+        { ...clone(again), metadata: next.metadata ?? {} },
+        { fieldManager: 'apiextensions' },
+      );
   });
 }
 
@@ -501,7 +636,8 @@ function namesConflict(cluster: Cluster, crd: KubeObject): string | null {
   if (!spec?.group || !spec.names?.plural) return null;
   for (const t of cluster.allTypes()) {
     if (t.group !== spec.group) continue;
-    if (t.plural === spec.names.plural && t.crd && t.crd.crdName !== crd.metadata?.name) return `"${spec.names.plural}" is already in use`;
+    if (t.plural === spec.names.plural && t.crd && t.crd.crdName !== crd.metadata?.name)
+      return `"${spec.names.plural}" is already in use`;
     if (t.kind === spec.names.kind && t.plural !== spec.names.plural) return `"${spec.names.kind}" is already in use`;
     if (t.plural === spec.names.plural && !t.crd) return `"${spec.names.plural}" is already in use`;
   }
@@ -521,8 +657,15 @@ function makeHandlers(cluster: Cluster, serviceAccounts: ServiceAccountTokens): 
       const dryRun = q.getAll('dryRun').includes('All');
       const opts: { dryRun: boolean; fieldManager: string; subresource?: string } = { dryRun, fieldManager };
       if (subresource) opts.subresource = subresource;
-      if (media === 'application/apply-patch+yaml' || media === 'application/apply-patch+json' || media === 'application/apply-patch+cbor') {
-        if (!q.get('fieldManager')) throw badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+      if (
+        media === 'application/apply-patch+yaml' ||
+        media === 'application/apply-patch+json' ||
+        media === 'application/apply-patch+cbor'
+      ) {
+        if (!q.get('fieldManager'))
+          throw badRequest(
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          );
         return applyPatch(cluster, t, ns, name, body, { ...opts, force: q.get('force') === 'true' });
       }
       const existing = cluster.peek(t, ns, name);
@@ -533,14 +676,28 @@ function makeHandlers(cluster: Cluster, serviceAccounts: ServiceAccountTokens): 
       else if (media === 'application/json-patch+json') patched = jsonPatch(base, body);
       else if (media === 'application/strategic-merge-patch+json') {
         if (t.crd)
-          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+          throw new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+          );
         patched = strategicMergePatch(base, body, (p) => t.lists[p.replace(/\[\]$/, '')] ?? t.lists[p]);
       } else
-        throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${t.crd ? '' : ', application/strategic-merge-patch+json'}`);
+        throw new ApiError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${t.crd ? '' : ', application/strategic-merge-patch+json'}`,
+        );
       strictFields(t, patched, q);
       if (!isObject(patched)) throw badRequest('the patch produced a non-object');
       const md = (isObject(patched['metadata']) ? patched['metadata'] : {}) as JsonObject;
-      if (md['resourceVersion'] !== undefined && md['resourceVersion'] !== existing.metadata?.resourceVersion) throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, ...(t.group ? { group: t.group } : {}), kind: t.plural });
+      if (md['resourceVersion'] !== undefined && md['resourceVersion'] !== existing.metadata?.resourceVersion)
+        throw new ApiError(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+          { name, ...(t.group ? { group: t.group } : {}), kind: t.plural },
+        );
       return cluster.applyUpdate(t, existing, clone(patched as KubeObject), opts);
     },
     subresource(t, ns, name, sub, method, body, q) {
@@ -559,7 +716,10 @@ function makeHandlers(cluster: Cluster, serviceAccounts: ServiceAccountTokens): 
         const old = cluster.peek(t, undefined, name);
         if (!old) throw notFound({ group: '', resource: 'namespaces' }, name);
         const next = clone(old);
-        next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), finalizers: (isObject(body) && isObject(body['spec']) ? body['spec']['finalizers'] : []) ?? [] };
+        next['spec'] = {
+          ...(isObject(next['spec']) ? next['spec'] : {}),
+          finalizers: (isObject(body) && isObject(body['spec']) ? body['spec']['finalizers'] : []) ?? [],
+        };
         return { code: 200, body: cluster.applyUpdate(t, old, next, { dryRun, subresource: 'finalize' }) };
       }
       return null;
@@ -583,30 +743,58 @@ function strictFields(t: ResourceType, obj: unknown, q: URLSearchParams): string
   const unknown = unknownFields(t, obj);
   if (unknown.length === 0) return [];
   if (mode === 'Strict') {
-    const msg = unknown.length === 1 ? `strict decoding error: unknown field "${unknown[0] ?? ''}"` : `strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`;
+    const msg =
+      unknown.length === 1
+        ? `strict decoding error: unknown field "${unknown[0] ?? ''}"`
+        : `strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`;
     throw badRequest(msg);
   }
   return unknown.map((u) => `unknown field "${u}"`);
 }
 
-function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, name: string, body: unknown, dryRun: boolean): { code: number; body: unknown } {
+function evict(
+  cluster: Cluster,
+  podType: ResourceType,
+  ns: string | undefined,
+  name: string,
+  body: unknown,
+  dryRun: boolean,
+): { code: number; body: unknown } {
   const pod = cluster.peek(podType, ns, name);
   if (!pod) throw notFound({ group: '', resource: 'pods' }, name);
   const phase = (pod['status'] as JsonObject | undefined)?.['phase'];
-  const pdbType = must(cluster.findType('policy', 'v1', 'poddisruptionbudgets'), 'built-in type policy/v1/poddisruptionbudgets');
+  const pdbType = must(
+    cluster.findType('policy', 'v1', 'poddisruptionbudgets'),
+    'built-in type policy/v1/poddisruptionbudgets',
+  );
   if (!pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
     const pdbs = cluster.peekAll(pdbType, ns).filter((pdb) => {
       const reqs = requirementsFromSelector((pdb['spec'] as JsonObject | undefined)?.['selector']);
       return reqs && reqs.length > 0 && matchLabelRequirements(reqs, pod.metadata?.labels);
     });
-    if (pdbs.length > 1) throw new ApiError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    if (pdbs.length > 1)
+      throw new ApiError(
+        500,
+        'InternalError',
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      );
     const pdb = pdbs[0];
     if (pdb) {
       const s = computePdb(cluster, pdb);
       if (s.allowed <= 0)
-        throw new ApiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
-          causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata?.name ?? ''} needs ${s.desired} healthy pods and has ${s.current} currently` }],
-        });
+        throw new ApiError(
+          429,
+          'TooManyRequests',
+          "Cannot evict pod as it would violate the pod's disruption budget.",
+          {
+            causes: [
+              {
+                reason: 'DisruptionBudget',
+                message: `The disruption budget ${pdb.metadata?.name ?? ''} needs ${s.desired} healthy pods and has ${s.current} currently`,
+              },
+            ],
+          },
+        );
     }
   }
   const delOpts = isObject(body) && isObject(body['deleteOptions']) ? body['deleteOptions'] : {};
@@ -616,22 +804,46 @@ function evict(cluster: Cluster, podType: ResourceType, ns: string | undefined, 
   return { code: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
 
-function scale(cluster: Cluster, t: ResourceType, ns: string | undefined, name: string, method: string, body: unknown, q: URLSearchParams, dryRun: boolean): { code: number; body: unknown } {
+function scale(
+  cluster: Cluster,
+  t: ResourceType,
+  ns: string | undefined,
+  name: string,
+  method: string,
+  body: unknown,
+  q: URLSearchParams,
+  dryRun: boolean,
+): { code: number; body: unknown } {
   const obj = cluster.peek(t, ns, name);
   if (!obj) throw notFound({ group: t.group, resource: t.plural }, name);
   const specPath = t.crd?.scale?.specReplicasPath ?? '.spec.replicas';
   const statusPath = t.crd?.scale?.statusReplicasPath ?? '.status.replicas';
   const selPath = t.crd?.scale?.labelSelectorPath;
-  const read = (o: unknown, p: string): unknown => p.split('.').filter((s) => s).reduce<unknown>((a, k) => (isObject(a) ? a[k] : undefined), o);
+  const read = (o: unknown, p: string): unknown =>
+    p
+      .split('.')
+      .filter((s) => s)
+      .reduce<unknown>((a, k) => (isObject(a) ? a[k] : undefined), o);
   const toScale = (o: KubeObject): KubeObject => {
     const md = o.metadata ?? {};
     const reqs = requirementsFromSelector((o['spec'] as JsonObject | undefined)?.['selector']);
     const status: JsonObject = { replicas: Number(read(o, statusPath) ?? 0) };
     const sel = selPath ? read(o, selPath) : reqs ? selectorString(reqs) : undefined;
     if (typeof sel === 'string' && sel) status['selector'] = sel;
-    const meta: JsonObject = { name: md.name, uid: md.uid, resourceVersion: md.resourceVersion, creationTimestamp: md.creationTimestamp };
+    const meta: JsonObject = {
+      name: md.name,
+      uid: md.uid,
+      resourceVersion: md.resourceVersion,
+      creationTimestamp: md.creationTimestamp,
+    };
     if (md.namespace) meta['namespace'] = md.namespace;
-    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta, spec: { replicas: Number(read(o, specPath) ?? 0) }, status };
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: meta,
+      spec: { replicas: Number(read(o, specPath) ?? 0) },
+      status,
+    };
   };
   if (method === 'GET') return { code: 200, body: toScale(obj) };
   let desired: unknown;
@@ -641,19 +853,35 @@ function scale(cluster: Cluster, t: ResourceType, ns: string | undefined, name: 
     const patched = mergePatch(cur, body);
     desired = isObject(patched) && isObject(patched['spec']) ? patched['spec']['replicas'] : undefined;
     const rv = isObject(patched) && isObject(patched['metadata']) ? patched['metadata']['resourceVersion'] : undefined;
-    if (rv !== undefined && rv !== obj.metadata?.resourceVersion) throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+    if (rv !== undefined && rv !== obj.metadata?.resourceVersion)
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
   } else throw methodNotAllowed();
   if (method === 'PUT' && isObject(body) && isObject(body['metadata'])) {
     const rv = body['metadata']['resourceVersion'];
     if (typeof rv === 'string' && rv !== '' && rv !== obj.metadata?.resourceVersion)
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
   }
   if (typeof desired !== 'number' || !Number.isInteger(desired) || desired < 0)
-    throw invalid('autoscaling', 'Scale', name, [{ field: 'spec.replicas', type: 'FieldValueInvalid', value: desired, detail: 'must be greater than or equal to 0' }]);
+    throw invalid('autoscaling', 'Scale', name, [
+      {
+        field: 'spec.replicas',
+        type: 'FieldValueInvalid',
+        value: desired,
+        detail: 'must be greater than or equal to 0',
+      },
+    ]);
   const next = clone(obj);
   const segs = specPath.split('.').filter((s) => s);
   let cur: JsonObject = next;
-  for (const s of segs.slice(0, -1)) cur = (isObject(cur[s]) ? cur[s] : (cur[s] = {}));
+  for (const s of segs.slice(0, -1)) cur = isObject(cur[s]) ? cur[s] : (cur[s] = {});
   cur[must(segs[segs.length - 1], `scale path ${specPath}`)] = desired;
   const updated = cluster.applyUpdate(t, obj, next, { dryRun, fieldManager: q.get('fieldManager') ?? 'kubectl-scale' });
   return { code: 200, body: toScale(updated) };

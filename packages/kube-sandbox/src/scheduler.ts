@@ -21,7 +21,9 @@ export interface SchedulablePod {
     schedulerName?: string;
     nodeSelector?: Record<string, string>;
     tolerations?: Toleration[];
-    affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } } };
+    affinity?: {
+      nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
+    };
   };
 }
 
@@ -50,7 +52,11 @@ export interface Toleration {
 
 /** `corev1.NodeSelectorTerm` (the terms of required node affinity are ORed, the requirements of a term ANDed). */
 export interface NodeSelectorTerm {
-  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt'; values?: string[] }[];
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
+    values?: string[];
+  }[];
   matchFields?: { key: string; operator: 'In' | 'NotIn'; values?: string[] }[];
 }
 
@@ -69,9 +75,7 @@ export const SCHEDULER_REASONS = {
 
 /** What {@link decidePodPlacement} returns. */
 export type PodPlacement =
-  | { kind: 'bind'; node: string; next: number }
-  | { kind: 'unschedulable'; message: string }
-  | { kind: 'skip' };
+  { kind: 'bind'; node: string; next: number } | { kind: 'unschedulable'; message: string } | { kind: 'skip' };
 
 /** Whether a toleration tolerates a taint (`Toleration.ToleratesTaint`). */
 export function toleratesTaint(t: Toleration, taint: Taint): boolean {
@@ -92,7 +96,8 @@ function nodeReady(node: SchedulableNode): boolean {
 /** The node's scheduling taints, with the not-ready taint the node lifecycle controller would add. */
 function effectiveTaints(node: SchedulableNode): Taint[] {
   const taints = [...(node.spec?.taints ?? [])];
-  if (!nodeReady(node) && !taints.some((t) => t.key === TAINT_NODE_NOT_READY)) taints.push({ key: TAINT_NODE_NOT_READY, effect: 'NoSchedule' });
+  if (!nodeReady(node) && !taints.some((t) => t.key === TAINT_NODE_NOT_READY))
+    taints.push({ key: TAINT_NODE_NOT_READY, effect: 'NoSchedule' });
   return taints;
 }
 
@@ -102,18 +107,31 @@ function termMatches(term: NodeSelectorTerm, node: SchedulableNode): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
-  const reqs: LabelRequirement[] = exprs.map((e) => ({ key: e.key, op: AFFINITY_OPS[e.operator], values: e.values ?? [] }));
-  const fieldReqs: LabelRequirement[] = fields.map((f) => ({ key: f.key, op: AFFINITY_OPS[f.operator], values: f.values ?? [] }));
-  return matchLabelRequirements(reqs, node.metadata?.labels) && matchLabelRequirements(fieldReqs, { 'metadata.name': node.metadata?.name ?? '' });
+  const reqs: LabelRequirement[] = exprs.map((e) => ({
+    key: e.key,
+    op: AFFINITY_OPS[e.operator],
+    values: e.values ?? [],
+  }));
+  const fieldReqs: LabelRequirement[] = fields.map((f) => ({
+    key: f.key,
+    op: AFFINITY_OPS[f.operator],
+    values: f.values ?? [],
+  }));
+  return (
+    matchLabelRequirements(reqs, node.metadata?.labels) &&
+    matchLabelRequirements(fieldReqs, { 'metadata.name': node.metadata?.name ?? '' })
+  );
 }
 
 /** Why a node cannot take the pod (the first failing filter), or undefined when it fits. */
 export function nodeRejection(pod: SchedulablePod, node: SchedulableNode): string | undefined {
-  if (node.spec?.unschedulable === true && !tolerated(pod, { key: TAINT_NODE_UNSCHEDULABLE, effect: 'NoSchedule' })) return SCHEDULER_REASONS.unschedulable;
+  if (node.spec?.unschedulable === true && !tolerated(pod, { key: TAINT_NODE_UNSCHEDULABLE, effect: 'NoSchedule' }))
+    return SCHEDULER_REASONS.unschedulable;
   const taint = effectiveTaints(node).find((t) => t.effect !== 'PreferNoSchedule' && !tolerated(pod, t));
   if (taint !== undefined) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
   const labels = node.metadata?.labels ?? {};
-  if (!Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v)) return SCHEDULER_REASONS.nodeAffinity;
+  if (!Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v))
+    return SCHEDULER_REASONS.nodeAffinity;
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   if (terms !== undefined && !terms.some((t) => termMatches(t, node))) return SCHEDULER_REASONS.nodeAffinity;
   return undefined;
@@ -138,7 +156,11 @@ export function unschedulableMessage(reasons: readonly string[]): string {
  * after it), `unschedulable` with the FitError message, or `skip` for pods already bound, being deleted or
  * meant for another scheduler. Nodes being deleted are not candidates.
  */
-export function decidePodPlacement(pod: SchedulablePod & { metadata?: { deletionTimestamp?: string } }, nodes: readonly SchedulableNode[], start = 0): PodPlacement {
+export function decidePodPlacement(
+  pod: SchedulablePod & { metadata?: { deletionTimestamp?: string } },
+  nodes: readonly SchedulableNode[],
+  start = 0,
+): PodPlacement {
   const spec = pod.spec ?? {};
   if ((spec.nodeName ?? '') !== '' || pod.metadata?.deletionTimestamp !== undefined) return { kind: 'skip' };
   if ((spec.schedulerName ?? DEFAULT_SCHEDULER_NAME) !== DEFAULT_SCHEDULER_NAME) return { kind: 'skip' };

@@ -31,7 +31,10 @@ export function parseLabelSelector(sel: string): ApiLabelRequirement[] {
  * Whether labels satisfy all requirements.
  * @deprecated Use `matchLabelRequirements` from `@keelson/api`.
  */
-export function matchLabels(reqs: readonly ApiLabelRequirement[], labels: Readonly<Record<string, string>> | undefined): boolean {
+export function matchLabels(
+  reqs: readonly ApiLabelRequirement[],
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
   return matchLabelRequirements(reqs, labels);
 }
 
@@ -60,9 +63,16 @@ export interface FieldRequirement {
 }
 
 /** Parses a field selector, checking fields against those supported for the kind. */
-export function parseFieldSelector(sel: string, supported: Record<string, string>, _kindForError: string): FieldRequirement[] {
+export function parseFieldSelector(
+  sel: string,
+  supported: Record<string, string>,
+  _kindForError: string,
+): FieldRequirement[] {
   const out: FieldRequirement[] = [];
-  for (const part of sel.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of sel
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/.exec(part);
     if (!m) throw badRequest(`invalid selector: '${sel}'; can't understand '${part}'`);
     const field = (m[1] ?? '').trim();

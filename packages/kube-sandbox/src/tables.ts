@@ -49,8 +49,23 @@ function age(o: KubeObject, now: number): string {
   return humanDuration(now - Date.parse(ts));
 }
 
-const NAME: Column = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0, cell: (o) => o.metadata?.name ?? '' };
-const AGE: Column = { name: 'Age', type: 'string', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: age };
+const NAME: Column = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  priority: 0,
+  cell: (o) => o.metadata?.name ?? '',
+};
+const AGE: Column = {
+  name: 'Age',
+  type: 'string',
+  format: '',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  priority: 0,
+  cell: age,
+};
 
 function col(name: string, type: string, cell: Column['cell'], priority = 0): Column {
   return { name, type, format: '', description: name, priority, cell };
@@ -101,17 +116,59 @@ function builtinColumns(t: ResourceType): Column[] {
     case '/namespaces':
       return [NAME, col('Status', 'string', (o) => getPath(o, 'status.phase') ?? ''), AGE];
     case '/nodes':
-      return [NAME, col('Status', 'string', nodeStatus), col('Roles', 'string', nodeRoles), AGE, col('Version', 'string', (o) => getPath(o, 'status.nodeInfo.kubeletVersion') ?? '')];
+      return [
+        NAME,
+        col('Status', 'string', nodeStatus),
+        col('Roles', 'string', nodeRoles),
+        AGE,
+        col('Version', 'string', (o) => getPath(o, 'status.nodeInfo.kubeletVersion') ?? ''),
+      ];
     case '/pods':
-      return [NAME, col('Ready', 'string', podReady), col('Status', 'string', (o) => (o.metadata?.deletionTimestamp ? 'Terminating' : (getPath(o, 'status.phase') ?? ''))), col('Restarts', 'string', (o) => String(podRestarts(o))), AGE, col('Node', 'string', (o) => getPath(o, 'spec.nodeName') ?? '<none>', 1)];
+      return [
+        NAME,
+        col('Ready', 'string', podReady),
+        col('Status', 'string', (o) =>
+          o.metadata?.deletionTimestamp ? 'Terminating' : (getPath(o, 'status.phase') ?? ''),
+        ),
+        col('Restarts', 'string', (o) => String(podRestarts(o))),
+        AGE,
+        col('Node', 'string', (o) => getPath(o, 'spec.nodeName') ?? '<none>', 1),
+      ];
     case '/configmaps':
-      return [NAME, col('Data', 'integer', (o) => Object.keys(isObject(o['data']) ? o['data'] : {}).length + Object.keys(isObject(o['binaryData']) ? o['binaryData'] : {}).length), AGE];
+      return [
+        NAME,
+        col(
+          'Data',
+          'integer',
+          (o) =>
+            Object.keys(isObject(o['data']) ? o['data'] : {}).length +
+            Object.keys(isObject(o['binaryData']) ? o['binaryData'] : {}).length,
+        ),
+        AGE,
+      ];
     case '/secrets':
-      return [NAME, col('Type', 'string', (o) => o['type'] ?? 'Opaque'), col('Data', 'integer', (o) => Object.keys(isObject(o['data']) ? o['data'] : {}).length), AGE];
+      return [
+        NAME,
+        col('Type', 'string', (o) => o['type'] ?? 'Opaque'),
+        col('Data', 'integer', (o) => Object.keys(isObject(o['data']) ? o['data'] : {}).length),
+        AGE,
+      ];
     case 'apps/deployments':
-      return [NAME, col('Ready', 'string', (o) => `${num(getPath(o, 'status.readyReplicas'))}/${num(getPath(o, 'spec.replicas'))}`), col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedReplicas'))), col('Available', 'integer', (o) => num(getPath(o, 'status.availableReplicas'))), AGE];
+      return [
+        NAME,
+        col('Ready', 'string', (o) => `${num(getPath(o, 'status.readyReplicas'))}/${num(getPath(o, 'spec.replicas'))}`),
+        col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedReplicas'))),
+        col('Available', 'integer', (o) => num(getPath(o, 'status.availableReplicas'))),
+        AGE,
+      ];
     case 'apps/replicasets':
-      return [NAME, col('Desired', 'integer', (o) => num(getPath(o, 'spec.replicas'))), col('Current', 'integer', (o) => num(getPath(o, 'status.replicas'))), col('Ready', 'integer', (o) => num(getPath(o, 'status.readyReplicas'))), AGE];
+      return [
+        NAME,
+        col('Desired', 'integer', (o) => num(getPath(o, 'spec.replicas'))),
+        col('Current', 'integer', (o) => num(getPath(o, 'status.replicas'))),
+        col('Ready', 'integer', (o) => num(getPath(o, 'status.readyReplicas'))),
+        AGE,
+      ];
     case '/services':
       return [
         NAME,
@@ -120,7 +177,9 @@ function builtinColumns(t: ResourceType): Column[] {
         col('External-IP', 'string', () => '<none>'),
         col('Port(s)', 'string', (o) => {
           const ports = getPath(o, 'spec.ports');
-          return Array.isArray(ports) && ports.length ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${text(p['protocol'] ?? 'TCP')}` : '')).join(',') : '<none>';
+          return Array.isArray(ports) && ports.length
+            ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${text(p['protocol'] ?? 'TCP')}` : '')).join(',')
+            : '<none>';
         }),
         AGE,
       ];
@@ -128,7 +187,11 @@ function builtinColumns(t: ResourceType): Column[] {
     case 'events.k8s.io/events':
       return [
         col('Last Seen', 'string', (o, now) => {
-          const ts = getPath(o, 'lastTimestamp') ?? getPath(o, 'deprecatedLastTimestamp') ?? getPath(o, 'eventTime') ?? o.metadata?.creationTimestamp;
+          const ts =
+            getPath(o, 'lastTimestamp') ??
+            getPath(o, 'deprecatedLastTimestamp') ??
+            getPath(o, 'eventTime') ??
+            o.metadata?.creationTimestamp;
           return typeof ts === 'string' ? humanDuration(now - Date.parse(ts)) : '<unknown>';
         }),
         col('Type', 'string', (o) => getPath(o, 'type') ?? ''),
@@ -140,9 +203,23 @@ function builtinColumns(t: ResourceType): Column[] {
         col('Message', 'string', (o) => text(getPath(o, 'message') ?? getPath(o, 'note') ?? '').trim()),
       ];
     case 'apps/daemonsets':
-      return [NAME, col('Desired', 'integer', (o) => num(getPath(o, 'status.desiredNumberScheduled'))), col('Current', 'integer', (o) => num(getPath(o, 'status.currentNumberScheduled'))), col('Ready', 'integer', (o) => num(getPath(o, 'status.numberReady'))), col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedNumberScheduled'))), col('Available', 'integer', (o) => num(getPath(o, 'status.numberAvailable'))), AGE];
+      return [
+        NAME,
+        col('Desired', 'integer', (o) => num(getPath(o, 'status.desiredNumberScheduled'))),
+        col('Current', 'integer', (o) => num(getPath(o, 'status.currentNumberScheduled'))),
+        col('Ready', 'integer', (o) => num(getPath(o, 'status.numberReady'))),
+        col('Up-to-date', 'integer', (o) => num(getPath(o, 'status.updatedNumberScheduled'))),
+        col('Available', 'integer', (o) => num(getPath(o, 'status.numberAvailable'))),
+        AGE,
+      ];
     case 'policy/poddisruptionbudgets':
-      return [NAME, col('Min Available', 'string', (o) => text(getPath(o, 'spec.minAvailable') ?? 'N/A')), col('Max Unavailable', 'string', (o) => text(getPath(o, 'spec.maxUnavailable') ?? 'N/A')), col('Allowed Disruptions', 'integer', (o) => num(getPath(o, 'status.disruptionsAllowed'))), AGE];
+      return [
+        NAME,
+        col('Min Available', 'string', (o) => text(getPath(o, 'spec.minAvailable') ?? 'N/A')),
+        col('Max Unavailable', 'string', (o) => text(getPath(o, 'spec.maxUnavailable') ?? 'N/A')),
+        col('Allowed Disruptions', 'integer', (o) => num(getPath(o, 'status.disruptionsAllowed'))),
+        AGE,
+      ];
     case 'coordination.k8s.io/leases':
       return [NAME, col('Holder', 'string', (o) => getPath(o, 'spec.holderIdentity') ?? ''), AGE];
     case 'apiextensions.k8s.io/customresourcedefinitions':
@@ -204,14 +281,28 @@ function crdColumns(t: ResourceType): Column[] {
 }
 
 /** Renders objects as a meta.k8s.io/v1 Table. */
-export function toTable(t: ResourceType, objects: KubeObject[], listMeta: Record<string, unknown>, includeObject: string, withColumns = true): KubeObject {
+export function toTable(
+  t: ResourceType,
+  objects: KubeObject[],
+  listMeta: Record<string, unknown>,
+  includeObject: string,
+  withColumns = true,
+): KubeObject {
   const cols = t.crd ? crdColumns(t) : builtinColumns(t);
   const now = Date.now();
   const table: KubeObject = {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
-    columnDefinitions: withColumns ? cols.map((c) => ({ name: c.name, type: c.type, format: c.format, description: c.description, priority: c.priority })) : [],
+    columnDefinitions: withColumns
+      ? cols.map((c) => ({
+          name: c.name,
+          type: c.type,
+          format: c.format,
+          description: c.description,
+          priority: c.priority,
+        }))
+      : [],
     rows: objects.map((o) => ({
       cells: cols.map((c) => c.cell(o, now)),
       object:

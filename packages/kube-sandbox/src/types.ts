@@ -85,7 +85,14 @@ export interface CrdInfo {
   preserveUnknownAtRoot: boolean;
   statusSubresource: boolean;
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  printerColumns: { name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }[];
+  printerColumns: {
+    name: string;
+    type: string;
+    jsonPath: string;
+    description?: string;
+    priority?: number;
+    format?: string;
+  }[];
   storage: boolean;
 }
 

@@ -23,7 +23,13 @@ function cloneValue(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(src)) {
     // a JSON "__proto__" key is an own property; plain assignment would set the prototype instead
-    if (k === '__proto__') Object.defineProperty(out, k, { value: cloneValue(src[k]), enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, {
+        value: cloneValue(src[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[k] = cloneValue(src[k]);
   }
   return out;

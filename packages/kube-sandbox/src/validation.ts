@@ -30,13 +30,15 @@ export function nameProblem(rule: ResourceType['nameRule'], name: string): strin
 
 function qualifiedKeyProblem(key: string): string | null {
   const parts = key.split('/');
-  if (parts.length > 2) return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+  if (parts.length > 2)
+    return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
   const first = parts[0] ?? '';
   const name = parts.length === 2 ? (parts[1] ?? '') : first;
   if (parts.length === 2 && (first.length > 253 || !SUBDOMAIN.test(first))) return `prefix part ${SUBDOMAIN_MSG}`;
   if (name.length === 0) return 'name part must be non-empty';
   if (name.length > 63) return 'name part must be no more than 63 characters';
-  if (!QUALIFIED_NAME.test(name)) return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  if (!QUALIFIED_NAME.test(name))
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
   return null;
 }
 
@@ -54,30 +56,59 @@ export function validateMeta(t: ResourceType, obj: KubeObject): FieldError[] {
   const labels = md.labels;
   if (labels !== undefined) {
     if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) {
-      errs.push({ field: 'metadata.labels', type: 'FieldValueTypeInvalid', value: labels, detail: 'must be a map of strings' });
+      errs.push({
+        field: 'metadata.labels',
+        type: 'FieldValueTypeInvalid',
+        value: labels,
+        detail: 'must be a map of strings',
+      });
     } else {
       for (const [k, v] of Object.entries(labels)) {
         const kp = qualifiedKeyProblem(k);
         if (kp) errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: k, detail: kp });
-        if (typeof v !== 'string') errs.push({ field: `metadata.labels`, type: 'FieldValueTypeInvalid', value: v, detail: 'must be a string' });
+        if (typeof v !== 'string')
+          errs.push({ field: `metadata.labels`, type: 'FieldValueTypeInvalid', value: v, detail: 'must be a string' });
         else if (v.length > 63 || !LABEL_VALUE.test(v))
-          errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: v, detail: "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" });
+          errs.push({
+            field: 'metadata.labels',
+            type: 'FieldValueInvalid',
+            value: v,
+            detail:
+              "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+          });
       }
     }
   }
   const ann = md.annotations;
   if (ann !== undefined) {
     if (ann === null || typeof ann !== 'object' || Array.isArray(ann)) {
-      errs.push({ field: 'metadata.annotations', type: 'FieldValueTypeInvalid', value: ann, detail: 'must be a map of strings' });
+      errs.push({
+        field: 'metadata.annotations',
+        type: 'FieldValueTypeInvalid',
+        value: ann,
+        detail: 'must be a map of strings',
+      });
     } else {
       let total = 0;
       for (const [k, v] of Object.entries(ann)) {
         const kp = qualifiedKeyProblem(k);
         if (kp) errs.push({ field: 'metadata.annotations', type: 'FieldValueInvalid', value: k, detail: kp });
-        if (typeof v !== 'string') errs.push({ field: 'metadata.annotations', type: 'FieldValueTypeInvalid', value: v, detail: 'must be a string' });
+        if (typeof v !== 'string')
+          errs.push({
+            field: 'metadata.annotations',
+            type: 'FieldValueTypeInvalid',
+            value: v,
+            detail: 'must be a string',
+          });
         else total += k.length + v.length;
       }
-      if (total > 262144) errs.push({ field: 'metadata.annotations', type: 'FieldValueTypeInvalid', value: '', detail: 'Too long: must have at most 262144 bytes' });
+      if (total > 262144)
+        errs.push({
+          field: 'metadata.annotations',
+          type: 'FieldValueTypeInvalid',
+          value: '',
+          detail: 'Too long: must have at most 262144 bytes',
+        });
     }
   }
   return errs;

@@ -1,5 +1,15 @@
 /** Proof with @kubernetes/client-node: KubernetesObjectApi CRUD, Watch, and informers that relist after 410. */
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, makeInformer, V1ConfigMap, V1Namespace, V1ObjectMeta, Watch, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  makeInformer,
+  V1ConfigMap,
+  V1Namespace,
+  V1ObjectMeta,
+  Watch,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
 
@@ -38,21 +48,37 @@ async function eventually(fn: () => boolean | Promise<boolean>, what: string): P
 describe('@kubernetes/client-node against the sandbox', () => {
   it('does CRUD with KubernetesObjectApi, including a custom resource', async () => {
     const api = KubernetesObjectApi.makeApiClient(kc);
-    const created = await api.create<KubernetesObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta({ name: 'obj', namespace: 'default' }), data: { a: '1' } });
+    const created = await api.create<KubernetesObject & { data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta({ name: 'obj', namespace: 'default' }),
+      data: { a: '1' },
+    });
     expect(created.metadata?.uid).toBeTruthy();
-    const read = await api.read<KubernetesObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'obj', namespace: 'default' } });
+    const read = await api.read<KubernetesObject & { data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'obj', namespace: 'default' },
+    });
     expect(read.data).toEqual({ a: '1' });
     read.data = { a: '2' };
     const replaced = await api.replace(read);
     expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(read.metadata?.resourceVersion));
     // stale write: 409 surfaces as an ApiException with the Status body
     await expect(api.replace({ ...read, data: { a: '3' } })).rejects.toMatchObject({ code: 409 });
-    const patched = await api.patch<KubernetesObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta({ name: 'obj', namespace: 'default' }), data: { b: 'x' } });
+    const patched = await api.patch<KubernetesObject & { data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta({ name: 'obj', namespace: 'default' }),
+      data: { b: 'x' },
+    });
     expect(patched.data).toEqual({ a: '2', b: 'x' });
     const list = await api.list('v1', 'ConfigMap', 'default');
     expect(list.items.map((o) => o.metadata?.name)).toContain('obj');
     await api.delete({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta({ name: 'obj', namespace: 'default' }) });
-    await expect(api.read({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'obj', namespace: 'default' } })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      api.read({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'obj', namespace: 'default' } }),
+    ).rejects.toMatchObject({ code: 404 });
 
     await api.create({
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -63,21 +89,64 @@ describe('@kubernetes/client-node against the sandbox', () => {
         scope: 'Namespaced',
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
         // client-node's model names the schema keyword `default` as `_default` (it serializes it back to "default")
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', _default: 3 }, color: { type: 'string' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { size: { type: 'integer', _default: 3 }, color: { type: 'string' } },
+                  },
+                  status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+                },
+              },
+            },
+          },
+        ],
       },
     } as KubernetesObject);
-    const w = await api.create<KubernetesObject & { spec: { size: number; color: string } }>({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta({ name: 'w', namespace: 'default' }), spec: { color: 'red' } } as KubernetesObject & { spec: { size: number; color: string } });
+    const w = await api.create<KubernetesObject & { spec: { size: number; color: string } }>({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: meta({ name: 'w', namespace: 'default' }),
+      spec: { color: 'red' },
+    } as KubernetesObject & { spec: { size: number; color: string } });
     expect(w.spec).toEqual({ size: 3, color: 'red' });
-    await expect(api.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta({ name: 'bad', namespace: 'default' }), spec: { size: 'big' } } as KubernetesObject)).rejects.toMatchObject({ code: 422 });
+    await expect(
+      api.create({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: meta({ name: 'bad', namespace: 'default' }),
+        spec: { size: 'big' },
+      } as KubernetesObject),
+    ).rejects.toMatchObject({ code: 422 });
   });
 
   it('streams events with Watch', async () => {
     const core = kc.makeApiClient(CoreV1Api);
     const seen: string[] = [];
     const watch = new Watch(kc);
-    const ctl = await watch.watch('/api/v1/namespaces/default/configmaps', { labelSelector: 'watched=yes' }, (phase, obj: V1ConfigMap) => seen.push(`${phase} ${obj.metadata?.name ?? ''}`), () => undefined);
-    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap(meta({ name: 'wa', labels: { watched: 'yes' } })) });
-    await core.patchNamespacedConfigMap({ namespace: 'default', name: 'wa', body: [{ op: 'add', path: '/data', value: { k: 'v' } }] });
+    const ctl = await watch.watch(
+      '/api/v1/namespaces/default/configmaps',
+      { labelSelector: 'watched=yes' },
+      (phase, obj: V1ConfigMap) => seen.push(`${phase} ${obj.metadata?.name ?? ''}`),
+      () => undefined,
+    );
+    await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: configMap(meta({ name: 'wa', labels: { watched: 'yes' } })),
+    });
+    await core.patchNamespacedConfigMap({
+      namespace: 'default',
+      name: 'wa',
+      body: [{ op: 'add', path: '/data', value: { k: 'v' } }],
+    });
     await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'wa' });
     await eventually(() => seen.length >= 3, 'three watch events');
     ctl.abort();
@@ -101,7 +170,11 @@ describe('@kubernetes/client-node against the sandbox', () => {
     await informer.start();
     await core.createNamespacedConfigMap({ namespace: 'inf', body: configMap(meta({ name: 'one' })) });
     await eventually(() => events.includes('add one'), 'add one');
-    const names = (): string[] => informer.list('inf').map((o) => o.metadata?.name ?? '').sort();
+    const names = (): string[] =>
+      informer
+        .list('inf')
+        .map((o) => o.metadata?.name ?? '')
+        .sort();
     // break the watch and forget history: the informer's resume position is now too old
     sb.compactHistory();
     sb.closeWatches();

@@ -38,7 +38,9 @@ describe('clone', () => {
 });
 
 describe('gcRelevant', () => {
-  const owned = (uid: string): KubeObject => ({ metadata: { name: 'p', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid }] } });
+  const owned = (uid: string): KubeObject => ({
+    metadata: { name: 'p', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid }] },
+  });
   const refs = (o: KubeObject) => o.metadata?.ownerReferences;
 
   it('a status write of an owned object does not wake the collector', () => {
@@ -51,7 +53,9 @@ describe('gcRelevant', () => {
     expect(gcRelevant({ type: 'MODIFIED', previous: owned('u1') }, refs(owned('u2')), [])).toBe(true);
     expect(gcRelevant({ type: 'MODIFIED', previous: owned('u1') }, undefined, [])).toBe(true);
     expect(gcRelevant({ type: 'MODIFIED', previous: { metadata: { name: 'x' } } }, undefined, ['orphan'])).toBe(true);
-    expect(gcRelevant({ type: 'MODIFIED', previous: { metadata: { name: 'x' } } }, undefined, ['foregroundDeletion'])).toBe(true);
+    expect(
+      gcRelevant({ type: 'MODIFIED', previous: { metadata: { name: 'x' } } }, undefined, ['foregroundDeletion']),
+    ).toBe(true);
   });
 
   it('objects without owners are none of its business', () => {

@@ -12,7 +12,13 @@ export type JsonBody = any;
 /** A small fetch client bound to a sandbox. */
 export interface Client {
   sb: Sandbox;
-  req(method: string, path: string, body?: unknown, contentType?: string, headers?: Record<string, string>): Promise<{ status: number; body: JsonBody; headers: Headers }>;
+  req(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: JsonBody; headers: Headers }>;
 }
 
 export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {

@@ -12,9 +12,14 @@ afterEach(async () => {
 describe('OpenShift CRDs from @keelson/api', () => {
   it('startSandbox({ openshiftCrds: [...] }) serves only the kinds asked for, Established', async () => {
     c = await sandbox({ openshiftCrds: ['MachineConfigPool', 'ClusterOperator'] });
-    const crd = await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machineconfigpools.machineconfiguration.openshift.io');
+    const crd = await c.req(
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machineconfigpools.machineconfiguration.openshift.io',
+    );
     expect(crd.status).toBe(200);
-    expect((crd.body.status.conditions as { type: string; status: string }[]).find((x) => x.type === 'Established')?.status).toBe('True');
+    expect(
+      (crd.body.status.conditions as { type: string; status: string }[]).find((x) => x.type === 'Established')?.status,
+    ).toBe('True');
     expect((await c.req('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools')).status).toBe(200);
     expect((await c.req('GET', '/apis/config.openshift.io/v1/clusteroperators')).status).toBe(200);
     expect((await c.req('GET', '/apis/config.openshift.io/v1/clusterversions')).status).toBe(404);
@@ -25,10 +30,16 @@ describe('OpenShift CRDs from @keelson/api', () => {
     const names = await installOpenShiftCrds(c.sb);
     expect(names).toEqual(crdFiles.map((f) => f.name));
     const list = await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-    expect((list.body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name).sort()).toEqual([...names].sort());
-    const before = (await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterversions.config.openshift.io')).body;
+    expect((list.body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name).sort()).toEqual(
+      [...names].sort(),
+    );
+    const before = (
+      await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterversions.config.openshift.io')
+    ).body;
     expect(await installOpenShiftCrds(c.sb, ['ClusterVersion'])).toEqual(['clusterversions.config.openshift.io']);
-    const after = (await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterversions.config.openshift.io')).body;
+    const after = (
+      await c.req('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterversions.config.openshift.io')
+    ).body;
     expect(after.metadata.uid).toBe(before.metadata.uid);
     const mc = await c.req('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
       apiVersion: 'machineconfiguration.openshift.io/v1',

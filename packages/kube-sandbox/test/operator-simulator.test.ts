@@ -4,12 +4,26 @@
  * the /status subresource of the upstream ClusterOperator CRD (served from @keelson/api).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { expectedVersionsFromManifests, startOperatorSimulator, startSandbox, type OperatorSimulator, type Sandbox } from '../src/index.js';
+import {
+  expectedVersionsFromManifests,
+  startOperatorSimulator,
+  startSandbox,
+  type OperatorSimulator,
+  type Sandbox,
+} from '../src/index.js';
 
 vi.setConfig({ testTimeout: 30_000 });
 
-interface Cond { type: string; status: string; reason?: string; message?: string }
-interface Co { metadata: { resourceVersion: string }; status?: { versions?: { name: string; version: string }[]; conditions?: Cond[] } }
+interface Cond {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+interface Co {
+  metadata: { resourceVersion: string };
+  status?: { versions?: { name: string; version: string }[]; conditions?: Cond[] };
+}
 
 let sb: Sandbox | undefined;
 let sim: OperatorSimulator | undefined;
@@ -20,20 +34,35 @@ afterEach(async () => {
   sb = undefined;
 });
 
-async function req(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: unknown }> {
+async function req(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: unknown }> {
   if (!sb) throw new Error('no sandbox');
   const init: RequestInit = { method, headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': contentType } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${sb.url}${path}`, init);
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 /** Creates a ClusterOperator the way the CVO precreates one: the object, then relatedObjects through /status. */
 async function createOperator(name: string, namespaces: string[] = []): Promise<void> {
-  const r = await req('POST', '/apis/config.openshift.io/v1/clusteroperators', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} });
+  const r = await req('POST', '/apis/config.openshift.io/v1/clusteroperators', {
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'ClusterOperator',
+    metadata: { name },
+    spec: {},
+  });
   expect(r.status).toBe(201);
   if (namespaces.length > 0) {
-    const s = await req('PATCH', `/apis/config.openshift.io/v1/clusteroperators/${name}/status`, { status: { relatedObjects: namespaces.map((n) => ({ group: '', resource: 'namespaces', name: n })) } }, 'application/merge-patch+json');
+    const s = await req(
+      'PATCH',
+      `/apis/config.openshift.io/v1/clusteroperators/${name}/status`,
+      { status: { relatedObjects: namespaces.map((n) => ({ group: '', resource: 'namespaces', name: n })) } },
+      'application/merge-patch+json',
+    );
     expect(s.status).toBe(200);
   }
 }
@@ -61,10 +90,27 @@ async function deployment(ns: string, name: string, release: string): Promise<vo
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace: ns },
-    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'quay.io/x/y@sha256:1', env: [{ name: 'RELEASE_VERSION', value: release }] }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name, image: 'quay.io/x/y@sha256:1', env: [{ name: 'RELEASE_VERSION', value: release }] }],
+        },
+      },
+    },
   };
   const existing = await req('GET', `/apis/apps/v1/namespaces/${ns}/deployments/${name}`);
-  const r = existing.status === 404 ? await req('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, body) : await req('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/${name}`, { spec: body.spec }, 'application/merge-patch+json');
+  const r =
+    existing.status === 404
+      ? await req('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, body)
+      : await req(
+          'PATCH',
+          `/apis/apps/v1/namespaces/${ns}/deployments/${name}`,
+          { spec: body.spec },
+          'application/merge-patch+json',
+        );
   expect([200, 201]).toContain(r.status);
 }
 
@@ -76,10 +122,24 @@ describe('cluster-operator simulator', () => {
       delayMs: 50,
       waitForDeployments: false,
       versions: expectedVersionsFromManifests([
-        { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'etcd' }, status: { versions: [{ name: 'operator', version: '4.18.3' }, { name: 'raw-internal', version: '4.18.3' }] } },
+        {
+          apiVersion: 'config.openshift.io/v1',
+          kind: 'ClusterOperator',
+          metadata: { name: 'etcd' },
+          status: {
+            versions: [
+              { name: 'operator', version: '4.18.3' },
+              { name: 'raw-internal', version: '4.18.3' },
+            ],
+          },
+        },
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'etcd' } },
       ]),
-      faults: { dns: { kind: 'degraded', reason: 'DNSDegraded', message: 'dns is sad' }, console: { kind: 'never' }, ingress: { kind: 'not-upgradeable', message: 'ack the ingress change' } },
+      faults: {
+        dns: { kind: 'degraded', reason: 'DNSDegraded', message: 'dns is sad' },
+        console: { kind: 'never' },
+        ingress: { kind: 'not-upgradeable', message: 'ack the ingress change' },
+      },
     });
     await sim.synced;
     for (const n of ['etcd', 'dns', 'console', 'ingress', 'machine-config']) await createOperator(n);
@@ -88,7 +148,10 @@ describe('cluster-operator simulator', () => {
       const co = await getOperator('etcd');
       return co.status?.versions ? co : undefined;
     });
-    expect(etcd.status?.versions).toEqual([{ name: 'operator', version: '4.18.3' }, { name: 'raw-internal', version: '4.18.3' }]);
+    expect(etcd.status?.versions).toEqual([
+      { name: 'operator', version: '4.18.3' },
+      { name: 'raw-internal', version: '4.18.3' },
+    ]);
     expect(cond(etcd, 'Available')).toMatchObject({ status: 'True', reason: 'AsExpected' });
     expect(cond(etcd, 'Progressing')).toMatchObject({ status: 'False' });
     expect(cond(etcd, 'Degraded')).toMatchObject({ status: 'False' });
@@ -97,10 +160,26 @@ describe('cluster-operator simulator', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await getOperator('dns')).status).toBeUndefined();
     // once the ClusterVersion says which release is desired, they report it
-    await req('POST', '/apis/config.openshift.io/v1/clusterversions', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: '6d8a2a5e-4a8b-4c39-9d64-2a1b4b9f3c11' } });
+    await req('POST', '/apis/config.openshift.io/v1/clusterversions', {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: '6d8a2a5e-4a8b-4c39-9d64-2a1b4b9f3c11' },
+    });
     // status written as the CVO writes it: a PUT of /status (availableUpdates is required and nullable)
-    const cv = (await req('GET', '/apis/config.openshift.io/v1/clusterversions/version')).body as Record<string, unknown>;
-    const st = await req('PUT', '/apis/config.openshift.io/v1/clusterversions/version/status', { ...cv, status: { desired: { version: '4.18.3', image: 'quay.io/r@sha256:1' }, availableUpdates: null, observedGeneration: 1, versionHash: 'x' } });
+    const cv = (await req('GET', '/apis/config.openshift.io/v1/clusterversions/version')).body as Record<
+      string,
+      unknown
+    >;
+    const st = await req('PUT', '/apis/config.openshift.io/v1/clusterversions/version/status', {
+      ...cv,
+      status: {
+        desired: { version: '4.18.3', image: 'quay.io/r@sha256:1' },
+        availableUpdates: null,
+        observedGeneration: 1,
+        versionHash: 'x',
+      },
+    });
     expect(st.status).toBe(200);
     const dns = await eventually('dns report', async () => {
       const co = await getOperator('dns');
@@ -112,7 +191,11 @@ describe('cluster-operator simulator', () => {
       const co = await getOperator('ingress');
       return co.status?.conditions ? co : undefined;
     });
-    expect(cond(ingress, 'Upgradeable')).toMatchObject({ status: 'False', reason: 'SimulatedFault', message: 'ack the ingress change' });
+    expect(cond(ingress, 'Upgradeable')).toMatchObject({
+      status: 'False',
+      reason: 'SimulatedFault',
+      message: 'ack the ingress change',
+    });
     expect(cond(ingress, 'Available')?.status).toBe('True');
 
     // "never" and the excluded machine-config stay untouched
@@ -133,7 +216,12 @@ describe('cluster-operator simulator', () => {
   });
 
   it('follows the ClusterVersion desired version, and reports only after the Deployments rolled out', async () => {
-    sb = await startSandbox({ openshiftCrds: ['ClusterOperator', 'ClusterVersion'], simulatePods: true, nodes: ['master-0'], simulateOperators: { delayMs: 20 } });
+    sb = await startSandbox({
+      openshiftCrds: ['ClusterOperator', 'ClusterVersion'],
+      simulatePods: true,
+      nodes: ['master-0'],
+      simulateOperators: { delayMs: 20 },
+    });
     sim = sb.operatorSimulator;
     expect(sim).toBeDefined();
     await req('POST', '/api/v1/namespaces', { metadata: { name: 'openshift-dns-operator' } });
@@ -151,7 +239,9 @@ describe('cluster-operator simulator', () => {
 
     // the "CVO" rolls the operator Deployment to the new release: the report follows the rollout
     await deployment('openshift-dns-operator', 'dns-operator', '4.18.3');
-    await eventually('dns at 4.18.3', async () => ((await getOperator('dns')).status?.versions?.[0]?.version === '4.18.3' ? true : undefined));
+    await eventually('dns at 4.18.3', async () =>
+      (await getOperator('dns')).status?.versions?.[0]?.version === '4.18.3' ? true : undefined,
+    );
     const dnsReports = sb.operatorSimulator?.reports.filter((r) => r.name === 'dns').map((r) => r.versions[0]?.version);
     expect(dnsReports).toEqual(['4.18.2', '4.18.3']);
 
@@ -163,6 +253,8 @@ describe('cluster-operator simulator', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect((await getOperator('ingress')).status?.versions).toBeUndefined();
     sb.setNodeReady('master-0', true);
-    await eventually('ingress at 4.18.3', async () => ((await getOperator('ingress')).status?.versions?.[0]?.version === '4.18.3' ? true : undefined));
+    await eventually('ingress at 4.18.3', async () =>
+      (await getOperator('ingress')).status?.versions?.[0]?.version === '4.18.3' ? true : undefined,
+    );
   });
 });

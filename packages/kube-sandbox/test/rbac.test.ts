@@ -363,18 +363,34 @@ describe('the RBAC authorizer in the sandbox', () => {
   });
   it('impersonates (Impersonate-User / -Group) only when the impersonate verb is allowed, as kube-apiserver', async () => {
     // the admin (system:masters) may impersonate; the request then runs as the ServiceAccount
-    const asSa = await c.req('GET', '/api/v1/namespaces/team/secrets', undefined, undefined, { 'Impersonate-User': 'system:serviceaccount:team:nobody' });
+    const asSa = await c.req('GET', '/api/v1/namespaces/team/secrets', undefined, undefined, {
+      'Impersonate-User': 'system:serviceaccount:team:nobody',
+    });
     expect(asSa.status).toBe(403);
     expect(asSa.body.message).toContain('User "system:serviceaccount:team:nobody" cannot list resource "secrets"');
     // groups: the ServiceAccount's own, so the ClusterRoleBinding to system:serviceaccounts:team applies
-    expect((await c.req('GET', '/api/v1/nodes', undefined, undefined, { 'Impersonate-User': 'system:serviceaccount:team:nobody' })).status).toBe(200);
-    const whoami = await c.req('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, undefined, { 'Impersonate-User': 'alice', 'Impersonate-Group': 'devs' });
+    expect(
+      (
+        await c.req('GET', '/api/v1/nodes', undefined, undefined, {
+          'Impersonate-User': 'system:serviceaccount:team:nobody',
+        })
+      ).status,
+    ).toBe(200);
+    const whoami = await c.req(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      undefined,
+      { 'Impersonate-User': 'alice', 'Impersonate-Group': 'devs' },
+    );
     expect(whoami.body.status.userInfo).toEqual({ username: 'alice', groups: ['devs', 'system:authenticated'] });
     // a ServiceAccount without the impersonate verb is refused, phrased by the authorizer
     const as = { Authorization: `Bearer ${c.sb.serviceAccountToken('team', 'nobody')}`, 'Impersonate-User': 'alice' };
     const refused = await c.req('GET', '/api/v1/namespaces/team/configmaps', undefined, undefined, as);
     expect(refused.status).toBe(403);
-    expect(refused.body.message).toBe('users "alice" is forbidden: User "system:serviceaccount:team:nobody" cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect(refused.body.message).toBe(
+      'users "alice" is forbidden: User "system:serviceaccount:team:nobody" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     const groupsOnly = await c.req('GET', '/api/v1/nodes', undefined, undefined, { 'Impersonate-Group': 'devs' });
     expect(groupsOnly.status).toBe(400);
   });

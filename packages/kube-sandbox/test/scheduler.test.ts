@@ -1,16 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { decidePodPlacement, nodeRejection, toleratesTaint, unschedulableMessage, type NodeSelectorTerm, type SchedulableNode, type SchedulablePod } from '../src/scheduler.js';
+import {
+  decidePodPlacement,
+  nodeRejection,
+  toleratesTaint,
+  unschedulableMessage,
+  type NodeSelectorTerm,
+  type SchedulableNode,
+  type SchedulablePod,
+} from '../src/scheduler.js';
 import { sandbox, type Client } from './helpers.js';
 
 const ready = { conditions: [{ type: 'Ready', status: 'True' }] };
-const node = (name: string, labels: Record<string, string> = {}, spec: SchedulableNode['spec'] = {}, status: SchedulableNode['status'] = ready): SchedulableNode => ({
+const node = (
+  name: string,
+  labels: Record<string, string> = {},
+  spec: SchedulableNode['spec'] = {},
+  status: SchedulableNode['status'] = ready,
+): SchedulableNode => ({
   metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
   spec,
   status,
 });
 
 describe('decidePodPlacement (pure)', () => {
-  const nodes = [node('m0', { 'node-role.kubernetes.io/master': '' }), node('w0', { 'node-role.kubernetes.io/worker': '' }), node('w1', { 'node-role.kubernetes.io/worker': '' })];
+  const nodes = [
+    node('m0', { 'node-role.kubernetes.io/master': '' }),
+    node('w0', { 'node-role.kubernetes.io/worker': '' }),
+    node('w1', { 'node-role.kubernetes.io/worker': '' }),
+  ];
 
   it('honours spec.nodeSelector and spreads over the feasible nodes in turn', () => {
     const pod: SchedulablePod = { spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' } } };
@@ -21,23 +38,34 @@ describe('decidePodPlacement (pure)', () => {
     expect(decidePodPlacement(pod, nodes, 3)).toEqual({ kind: 'bind', node: 'w0', next: 2 });
   });
 
-  it('leaves bound pods, pods being deleted and other schedulers\' pods alone', () => {
+  it("leaves bound pods, pods being deleted and other schedulers' pods alone", () => {
     expect(decidePodPlacement({ spec: { nodeName: 'm0' } }, nodes)).toEqual({ kind: 'skip' });
-    expect(decidePodPlacement({ metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, spec: {} }, nodes)).toEqual({ kind: 'skip' });
+    expect(decidePodPlacement({ metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, spec: {} }, nodes)).toEqual({
+      kind: 'skip',
+    });
     expect(decidePodPlacement({ spec: { schedulerName: 'my-scheduler' } }, nodes)).toEqual({ kind: 'skip' });
   });
 
   it('skips cordoned nodes unless the pod tolerates node.kubernetes.io/unschedulable', () => {
-    const cordoned = [node('a', {}, { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] }), node('b')];
+    const cordoned = [
+      node(
+        'a',
+        {},
+        { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] },
+      ),
+      node('b'),
+    ];
     expect(decidePodPlacement({ spec: {} }, cordoned)).toMatchObject({ kind: 'bind', node: 'b' });
-    const tolerant: SchedulablePod = { spec: { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] } };
+    const tolerant: SchedulablePod = {
+      spec: { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] },
+    };
     expect(decidePodPlacement(tolerant, cordoned)).toMatchObject({ kind: 'bind', node: 'a' });
     // spec.unschedulable without the taint (before the node lifecycle controller adds it) still rejects
     expect(nodeRejection({ spec: {} }, node('c', {}, { unschedulable: true }))).toBe('node(s) were unschedulable');
     expect(nodeRejection(tolerant, node('c', {}, { unschedulable: true }))).toBeUndefined();
   });
 
-  it('gives the FitError message when nothing fits, counting each node\'s first failing filter', () => {
+  it("gives the FitError message when nothing fits, counting each node's first failing filter", () => {
     const all = [
       node('a', {}, { unschedulable: true }),
       node('b', {}, { taints: [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }] }),
@@ -51,13 +79,22 @@ describe('decidePodPlacement (pure)', () => {
       message:
         "0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     });
-    expect(decidePodPlacement({ spec: {} }, [])).toEqual({ kind: 'unschedulable', message: 'no nodes available to schedule pods' });
-    expect(unschedulableMessage(['x', 'x'])).toBe('0/2 nodes are available: 2 x. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
+    expect(decidePodPlacement({ spec: {} }, [])).toEqual({
+      kind: 'unschedulable',
+      message: 'no nodes available to schedule pods',
+    });
+    expect(unschedulableMessage(['x', 'x'])).toBe(
+      '0/2 nodes are available: 2 x. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    );
   });
 
   it('PreferNoSchedule taints do not filter; NoExecute ones do', () => {
-    expect(nodeRejection({ spec: {} }, node('a', {}, { taints: [{ key: 'UpdateInProgress', effect: 'PreferNoSchedule' }] }))).toBeUndefined();
-    expect(nodeRejection({ spec: {} }, node('a', {}, { taints: [{ key: 'k', effect: 'NoExecute' }] }))).toBe('node(s) had untolerated taint {k: }');
+    expect(
+      nodeRejection({ spec: {} }, node('a', {}, { taints: [{ key: 'UpdateInProgress', effect: 'PreferNoSchedule' }] })),
+    ).toBeUndefined();
+    expect(nodeRejection({ spec: {} }, node('a', {}, { taints: [{ key: 'k', effect: 'NoExecute' }] }))).toBe(
+      'node(s) had untolerated taint {k: }',
+    );
   });
 
   it('required node affinity: terms ORed, expressions ANDed, matchFields on metadata.name', () => {
@@ -65,10 +102,41 @@ describe('decidePodPlacement (pure)', () => {
       spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: t } } },
     });
     const n = node('w7', { zone: 'a', cpus: '8' });
-    expect(nodeRejection(terms({ nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] }, { matchExpressions: [{ key: 'cpus', operator: 'Gt', values: ['4'] }] }] }), n)).toBeUndefined();
-    expect(nodeRejection(terms({ nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }, { key: 'cpus', operator: 'Lt', values: ['4'] }] }] }), n)).toBe("node(s) didn't match Pod's node affinity/selector");
-    expect(nodeRejection(terms({ nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['w7'] }] }] }), n)).toBeUndefined();
-    expect(nodeRejection(terms({ nodeSelectorTerms: [{}] }), n)).toBe("node(s) didn't match Pod's node affinity/selector");
+    expect(
+      nodeRejection(
+        terms({
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] },
+            { matchExpressions: [{ key: 'cpus', operator: 'Gt', values: ['4'] }] },
+          ],
+        }),
+        n,
+      ),
+    ).toBeUndefined();
+    expect(
+      nodeRejection(
+        terms({
+          nodeSelectorTerms: [
+            {
+              matchExpressions: [
+                { key: 'zone', operator: 'In', values: ['a'] },
+                { key: 'cpus', operator: 'Lt', values: ['4'] },
+              ],
+            },
+          ],
+        }),
+        n,
+      ),
+    ).toBe("node(s) didn't match Pod's node affinity/selector");
+    expect(
+      nodeRejection(
+        terms({ nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['w7'] }] }] }),
+        n,
+      ),
+    ).toBeUndefined();
+    expect(nodeRejection(terms({ nodeSelectorTerms: [{}] }), n)).toBe(
+      "node(s) didn't match Pod's node affinity/selector",
+    );
   });
 
   it.each([
@@ -112,10 +180,21 @@ describe('pod simulator scheduling through the API', () => {
     }
     throw new Error(`pod ${name} never reached the expected state`);
   }
-  const pod = (name: string, spec: Record<string, unknown> = {}): unknown => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'img:1' }], ...spec } });
+  const pod = (name: string, spec: Record<string, unknown> = {}): unknown => ({
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'img:1' }], ...spec },
+  });
 
   it('binds a pod with a nodeSelector to a matching node only, and runs it there', async () => {
-    expect((await c.req('POST', '/api/v1/namespaces/default/pods', pod('on-master', { nodeSelector: { 'node-role.kubernetes.io/master': '' } }))).status).toBe(201);
+    expect(
+      (
+        await c.req(
+          'POST',
+          '/api/v1/namespaces/default/pods',
+          pod('on-master', { nodeSelector: { 'node-role.kubernetes.io/master': '' } }),
+        )
+      ).status,
+    ).toBe(201);
     const p = await podWhen('on-master', (x) => x.status?.phase === 'Running');
     expect(p.spec.nodeName).toBe('master-0');
   });
@@ -123,7 +202,11 @@ describe('pod simulator scheduling through the API', () => {
   it('keeps a pod that fits nowhere Pending with PodScheduled=False Unschedulable, and binds it once a node fits', async () => {
     await c.req('PATCH', '/api/v1/nodes/worker-0', { spec: { unschedulable: true } }, 'application/merge-patch+json');
     await c.req('PATCH', '/api/v1/nodes/worker-1', { spec: { unschedulable: true } }, 'application/merge-patch+json');
-    await c.req('POST', '/api/v1/namespaces/default/pods', pod('on-worker', { nodeSelector: { 'node-role.kubernetes.io/worker': '' } }));
+    await c.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      pod('on-worker', { nodeSelector: { 'node-role.kubernetes.io/worker': '' } }),
+    );
     const p = await podWhen('on-worker', (x) => (x.status?.conditions ?? []).some((k) => k.type === 'PodScheduled'));
     expect(p.spec.nodeName).toBeUndefined();
     expect(p.status?.phase).toBe('Pending');
@@ -149,7 +232,14 @@ describe('pod simulator scheduling through the API', () => {
   });
 
   it('schedules a pod that tolerates the unschedulable taint onto a cordoned node; spec.nodeName bypasses the scheduler', async () => {
-    await c.req('POST', '/api/v1/namespaces/default/pods', pod('tolerant', { nodeSelector: { 'kubernetes.io/hostname': 'worker-0' }, tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] }));
+    await c.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      pod('tolerant', {
+        nodeSelector: { 'kubernetes.io/hostname': 'worker-0' },
+        tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }],
+      }),
+    );
     expect((await podWhen('tolerant', (x) => x.status?.phase === 'Running')).spec.nodeName).toBe('worker-0');
     await c.req('POST', '/api/v1/namespaces/default/pods', pod('pinned', { nodeName: 'worker-0' }));
     expect((await podWhen('pinned', (x) => x.status?.phase === 'Running')).spec.nodeName).toBe('worker-0');

@@ -39,7 +39,13 @@ beforeAll(async () => {
   client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
   const t = sandbox.cluster.findType('', 'v1', 'configmaps');
   if (t === undefined) throw new Error('no configmaps type');
-  for (let i = 0; i < OBJECTS; i++) sandbox.cluster.create(t, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}`, namespace: 'default', labels: { i: String(i % 10) } }, data: { v: '0' } });
+  for (let i = 0; i < OBJECTS; i++)
+    sandbox.cluster.create(t, 'default', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `bench-${i}`, namespace: 'default', labels: { i: String(i % 10) } },
+      data: { v: '0' },
+    });
 });
 afterAll(async () => {
   await client.close();
@@ -72,7 +78,8 @@ test('Informer over real HTTP (sandbox on 127.0.0.1)', async ({ bench }) => {
       await inf.waitForSync();
       for (let i = 0; i < OBJECTS; i++) {
         const cur = sandbox.cluster.peek(t, 'default', `bench-${i}`);
-        if (cur !== undefined) sandbox.cluster.update(t, 'default', `bench-${i}`, { ...cur, data: { v: String(round) } });
+        if (cur !== undefined)
+          sandbox.cluster.update(t, 'default', `bench-${i}`, { ...cur, data: { v: String(round) } });
       }
       await all;
       await inf.stop();

@@ -115,10 +115,17 @@ export class KubeClient {
     try {
       kc.loadFromString(yaml);
     } catch (err) {
-      throw new KubeError('KUBE_CONFIG', `cannot parse kubeconfig: ${(err as Error).message}; pass a valid kubeconfig YAML document`, { cause: err });
+      throw new KubeError(
+        'KUBE_CONFIG',
+        `cannot parse kubeconfig: ${(err as Error).message}; pass a valid kubeconfig YAML document`,
+        { cause: err },
+      );
     }
     if (!kc.getCurrentCluster()) {
-      throw new KubeError('KUBE_CONFIG', 'kubeconfig has no current-context with a cluster: set current-context to a context that names a cluster with a server URL');
+      throw new KubeError(
+        'KUBE_CONFIG',
+        'kubeconfig has no current-context with a cluster: set current-context to a context that names a cluster with a server URL',
+      );
     }
     return new KubeClient(kc, options);
   }
@@ -134,10 +141,17 @@ export class KubeClient {
       if (path !== undefined) kc.loadFromFile(path);
       else kc.loadFromDefault();
     } catch (err) {
-      throw new KubeError('KUBE_CONFIG', `cannot load kubeconfig ${what}: ${(err as Error).message}; pass --kubeconfig FILE or set KUBECONFIG`, { cause: err });
+      throw new KubeError(
+        'KUBE_CONFIG',
+        `cannot load kubeconfig ${what}: ${(err as Error).message}; pass --kubeconfig FILE or set KUBECONFIG`,
+        { cause: err },
+      );
     }
     if (!kc.getCurrentCluster()) {
-      throw new KubeError('KUBE_CONFIG', `kubeconfig ${what} has no current-context with a cluster: set current-context to a context that names a cluster with a server URL`);
+      throw new KubeError(
+        'KUBE_CONFIG',
+        `kubeconfig ${what} has no current-context with a cluster: set current-context to a context that names a cluster with a server URL`,
+      );
     }
     return new KubeClient(kc, options);
   }
@@ -153,16 +167,26 @@ export class KubeClient {
     this.prepared ??= (async () => {
       const cluster = this.kubeConfig.getCurrentCluster();
       if (!cluster) {
-        throw new KubeError('KUBE_CONFIG', 'kubeconfig has no current cluster: set current-context to a context whose cluster has a server URL');
+        throw new KubeError(
+          'KUBE_CONFIG',
+          'kubeconfig has no current cluster: set current-context to a context whose cluster has a server URL',
+        );
       }
       let base: URL;
       try {
         base = new URL(cluster.server);
       } catch (err) {
-        throw new KubeError('KUBE_CONFIG', `kubeconfig cluster "${cluster.name}" has an invalid server URL ${JSON.stringify(cluster.server)}`, { cause: err });
+        throw new KubeError(
+          'KUBE_CONFIG',
+          `kubeconfig cluster "${cluster.name}" has an invalid server URL ${JSON.stringify(cluster.server)}`,
+          { cause: err },
+        );
       }
       if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-        throw new KubeError('KUBE_CONFIG', `kubeconfig cluster "${cluster.name}" server must be http(s), got ${base.protocol}`);
+        throw new KubeError(
+          'KUBE_CONFIG',
+          `kubeconfig cluster "${cluster.name}" server must be http(s), got ${base.protocol}`,
+        );
       }
       const opts: https.RequestOptions = {};
       const isHttps = base.protocol === 'https:';
@@ -194,7 +218,12 @@ export class KubeClient {
     return u;
   }
 
-  private open(method: string, path: string, options: RequestOptions, timeoutMs?: number): Promise<http.IncomingMessage> {
+  private open(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    timeoutMs?: number,
+  ): Promise<http.IncomingMessage> {
     return this.prepare().then(
       (p) =>
         new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -215,8 +244,16 @@ export class KubeClient {
             });
           }
           req.on('error', (err) => {
-            if (options.signal?.aborted) reject(new KubeError('KUBE_ABORTED', `${method} ${path} aborted`, { cause: err }));
-            else reject(new KubeError('KUBE_NETWORK', `${method} ${path}: cannot reach the API server at ${p.base.origin}: ${err.message}`, { cause: err }));
+            if (options.signal?.aborted)
+              reject(new KubeError('KUBE_ABORTED', `${method} ${path} aborted`, { cause: err }));
+            else
+              reject(
+                new KubeError(
+                  'KUBE_NETWORK',
+                  `${method} ${path}: cannot reach the API server at ${p.base.origin}: ${err.message}`,
+                  { cause: err },
+                ),
+              );
           });
           req.end(payload);
         }),
@@ -233,7 +270,11 @@ export class KubeClient {
     try {
       return JSON.parse(text) as R;
     } catch (err) {
-      throw new KubeError('KUBE_BAD_RESPONSE', `${method} ${path}: the server answered ${status} with a body that is not JSON`, { cause: err });
+      throw new KubeError(
+        'KUBE_BAD_RESPONSE',
+        `${method} ${path}: the server answered ${status} with a body that is not JSON`,
+        { cause: err },
+      );
     }
   }
 
@@ -242,7 +283,12 @@ export class KubeClient {
    * rejects with {@link KubeApiError} (e.g. 410 Gone) when the server refuses the watch, or with a
    * `KUBE_NETWORK` error when the connection breaks.
    */
-  async watch<T extends KubeObject>(path: string, query: Query, onEvent: (ev: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void> {
+  async watch<T extends KubeObject>(
+    path: string,
+    query: Query,
+    onEvent: (ev: WatchEvent<T>) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const opts: RequestOptions = { query: { ...query, watch: 'true' } };
     if (signal !== undefined) opts.signal = signal;
     const res = await this.open('GET', path, opts);
@@ -272,25 +318,42 @@ export class KubeClient {
           try {
             ev = JSON.parse(line) as WatchEvent<T>;
           } catch (err) {
-            fail(new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: undecodable event line ${JSON.stringify(line.slice(0, 120))}`, { cause: err }));
+            fail(
+              new KubeError(
+                'KUBE_BAD_RESPONSE',
+                `watch ${path}: undecodable event line ${JSON.stringify(line.slice(0, 120))}`,
+                { cause: err },
+              ),
+            );
             return;
           }
           try {
             onEvent(ev);
           } catch (err) {
-            fail(err instanceof Error ? err : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`));
+            fail(
+              err instanceof Error
+                ? err
+                : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`),
+            );
             return;
           }
         }
         if (buf.length > MAX_WATCH_LINE_BYTES) {
-          fail(new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event line exceeds ${MAX_WATCH_LINE_BYTES} bytes; refusing it`));
+          fail(
+            new KubeError(
+              'KUBE_BAD_RESPONSE',
+              `watch ${path}: event line exceeds ${MAX_WATCH_LINE_BYTES} bytes; refusing it`,
+            ),
+          );
           return;
         }
       });
       res.on('end', () => {
         if (!failed) resolve();
       });
-      res.on('aborted', () => { fail(new KubeError('KUBE_NETWORK', `watch ${path}: connection closed by the server mid-stream`)); });
+      res.on('aborted', () => {
+        fail(new KubeError('KUBE_NETWORK', `watch ${path}: connection closed by the server mid-stream`));
+      });
       res.on('error', (err) => {
         if (signal?.aborted) {
           failed = true;
@@ -340,15 +403,19 @@ function readBody(res: http.IncomingMessage, method: string, path: string): Prom
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')); });
-    res.on('error', (err) => { reject(new KubeError('KUBE_NETWORK', `${method} ${path}: ${err.message}`, { cause: err })); });
+    res.on('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    res.on('error', (err) => {
+      reject(new KubeError('KUBE_NETWORK', `${method} ${path}: ${err.message}`, { cause: err }));
+    });
   });
 }
 
 function parseStatus(text: string): KubeStatus | undefined {
   try {
     const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null ? (v) : undefined;
+    return typeof v === 'object' && v !== null ? v : undefined;
   } catch {
     return text.length > 0 ? { message: text.slice(0, 500) } : undefined;
   }
@@ -357,7 +424,8 @@ function parseStatus(text: string): KubeStatus | undefined {
 /** URL path of a collection (`namespace` only for namespaced kinds). */
 export function collectionPath(d: ResourceDescriptor, namespace?: string): string {
   const prefix = d.group === '' ? `/api/${d.version}` : `/apis/${d.group}/${d.version}`;
-  if (d.namespaced && namespace !== undefined && namespace !== '') return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${d.plural}`;
+  if (d.namespaced && namespace !== undefined && namespace !== '')
+    return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${d.plural}`;
   return `${prefix}/${d.plural}`;
 }
 
@@ -365,7 +433,10 @@ export function collectionPath(d: ResourceDescriptor, namespace?: string): strin
 export function objectPath(d: ResourceDescriptor, name: string, namespace?: string): string {
   if (name === '') throw new KubeError('KUBE_INVALID_ARGUMENT', `${d.kind}: object name is empty; set metadata.name`);
   if (d.namespaced && (namespace === undefined || namespace === '')) {
-    throw new KubeError('KUBE_INVALID_ARGUMENT', `${d.kind} "${name}" is namespaced: pass a namespace (or set metadata.namespace)`);
+    throw new KubeError(
+      'KUBE_INVALID_ARGUMENT',
+      `${d.kind} "${name}" is namespaced: pass a namespace (or set metadata.namespace)`,
+    );
   }
   return `${collectionPath(d, namespace)}/${encodeURIComponent(name)}`;
 }
@@ -396,7 +467,18 @@ export class ResourceClient<T extends KubeObject> {
     return this.client.request<KubeList<T>>(
       'GET',
       collectionPath(this.descriptor, opts.namespace),
-      withSignal({ query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit, continue: opts.continue, resourceVersion: opts.resourceVersion } }, opts.signal),
+      withSignal(
+        {
+          query: {
+            labelSelector: opts.labelSelector,
+            fieldSelector: opts.fieldSelector,
+            limit: opts.limit,
+            continue: opts.continue,
+            resourceVersion: opts.resourceVersion,
+          },
+        },
+        opts.signal,
+      ),
     );
   }
 
@@ -418,32 +500,54 @@ export class ResourceClient<T extends KubeObject> {
   /** POST a new object (namespace from `metadata.namespace`). */
   create(obj: T, signal?: AbortSignal): Promise<T> {
     const body = { apiVersion: apiVersion(this.descriptor), kind: this.descriptor.kind, ...obj };
-    return this.client.request<T>('POST', collectionPath(this.descriptor, nsOf(this.descriptor, obj)), withSignal({ body }, signal));
+    return this.client.request<T>(
+      'POST',
+      collectionPath(this.descriptor, nsOf(this.descriptor, obj)),
+      withSignal({ body }, signal),
+    );
   }
 
   /** PUT an object (optimistic concurrency through `metadata.resourceVersion`). */
   update(obj: T, signal?: AbortSignal): Promise<T> {
     const body = { apiVersion: apiVersion(this.descriptor), kind: this.descriptor.kind, ...obj };
-    return this.client.request<T>('PUT', objectPath(this.descriptor, obj.metadata.name ?? '', nsOf(this.descriptor, obj)), withSignal({ body }, signal));
+    return this.client.request<T>(
+      'PUT',
+      objectPath(this.descriptor, obj.metadata.name ?? '', nsOf(this.descriptor, obj)),
+      withSignal({ body }, signal),
+    );
   }
 
   /** PUT the `status` subresource. */
   updateStatus(obj: T, signal?: AbortSignal): Promise<T> {
     const body = { apiVersion: apiVersion(this.descriptor), kind: this.descriptor.kind, ...obj };
-    return this.client.request<T>('PUT', objectPath(this.descriptor, obj.metadata.name ?? '', nsOf(this.descriptor, obj)) + '/status', withSignal({ body }, signal));
+    return this.client.request<T>(
+      'PUT',
+      objectPath(this.descriptor, obj.metadata.name ?? '', nsOf(this.descriptor, obj)) + '/status',
+      withSignal({ body }, signal),
+    );
   }
 
   /** PATCH an object (merge patch by default). */
   patch(name: string, patch: unknown, opts: PatchOptions = {}): Promise<T> {
     const type = opts.type ?? 'merge';
     if (type === 'apply' && opts.fieldManager === undefined) {
-      throw new KubeError('KUBE_INVALID_ARGUMENT', `${this.descriptor.kind} "${name}": server-side apply needs opts.fieldManager`);
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `${this.descriptor.kind} "${name}": server-side apply needs opts.fieldManager`,
+      );
     }
     const path = objectPath(this.descriptor, name, opts.namespace) + (opts.status === true ? '/status' : '');
     return this.client.request<T>(
       'PATCH',
       path,
-      withSignal({ body: patch, contentType: PATCH_CONTENT_TYPES[type], query: { fieldManager: opts.fieldManager, force: opts.force } }, opts.signal),
+      withSignal(
+        {
+          body: patch,
+          contentType: PATCH_CONTENT_TYPES[type],
+          query: { fieldManager: opts.fieldManager, force: opts.force },
+        },
+        opts.signal,
+      ),
     );
   }
 
@@ -452,7 +556,11 @@ export class ResourceClient<T extends KubeObject> {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.propagationPolicy !== undefined) body['propagationPolicy'] = opts.propagationPolicy;
     if (opts.resourceVersion !== undefined) body['preconditions'] = { resourceVersion: opts.resourceVersion };
-    return this.client.request<unknown>('DELETE', objectPath(this.descriptor, name, opts.namespace), withSignal({ body }, opts.signal));
+    return this.client.request<unknown>(
+      'DELETE',
+      objectPath(this.descriptor, name, opts.namespace),
+      withSignal({ body }, opts.signal),
+    );
   }
 
   /** WATCH the collection; see {@link KubeClient.watch}. */
@@ -480,7 +588,10 @@ function nsOf(d: ResourceDescriptor, obj: KubeObject): string | undefined {
   if (!d.namespaced) return undefined;
   const ns = obj.metadata.namespace;
   if (ns === undefined || ns === '') {
-    throw new KubeError('KUBE_INVALID_ARGUMENT', `${d.kind} "${obj.metadata.name ?? obj.metadata.generateName ?? ''}" is namespaced: set metadata.namespace`);
+    throw new KubeError(
+      'KUBE_INVALID_ARGUMENT',
+      `${d.kind} "${obj.metadata.name ?? obj.metadata.generateName ?? ''}" is namespaced: set metadata.namespace`,
+    );
   }
   return ns;
 }

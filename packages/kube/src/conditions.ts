@@ -13,7 +13,11 @@ export function findCondition<C extends Condition>(conditions: readonly C[] | un
 }
 
 /** True when the condition of `type` exists with `status`. */
-export function isConditionStatus(conditions: readonly Condition[] | undefined, type: string, status: ConditionStatus): boolean {
+export function isConditionStatus(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+  status: ConditionStatus,
+): boolean {
   return findCondition(conditions, type)?.status === status;
 }
 
@@ -66,7 +70,11 @@ export function setCondition<C extends Condition>(
   return { conditions: list, changed };
 }
 
-function assignOptional<K extends 'reason' | 'message' | 'observedGeneration'>(target: Condition, key: K, value: Condition[K]): void {
+function assignOptional<K extends 'reason' | 'message' | 'observedGeneration'>(
+  target: Condition,
+  key: K,
+  value: Condition[K],
+): void {
   if (value !== undefined) {
     target[key] = value;
     return;
@@ -103,7 +111,13 @@ export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly
   for (const c of la) {
     const o = findCondition(lb, c.type);
     if (o === undefined) return false;
-    if (o.status !== c.status || o.reason !== c.reason || o.message !== c.message || o.observedGeneration !== c.observedGeneration) return false;
+    if (
+      o.status !== c.status ||
+      o.reason !== c.reason ||
+      o.message !== c.message ||
+      o.observedGeneration !== c.observedGeneration
+    )
+      return false;
   }
   return true;
 }

@@ -14,7 +14,10 @@ import { WorkQueue } from './workqueue.js';
  * is of `ownerKind` map to the owner's key (same namespace for namespaced owners; `namespaced: false` for
  * cluster-scoped owners such as a MachineConfigPool). Others map to nothing.
  */
-export function ownerKeyMapper(ownerKind: string, options: { namespaced?: boolean } = {}): (obj: KubeObject) => string[] {
+export function ownerKeyMapper(
+  ownerKind: string,
+  options: { namespaced?: boolean } = {},
+): (obj: KubeObject) => string[] {
   const namespaced = options.namespaced ?? true;
   return (obj) => {
     const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
@@ -78,8 +81,7 @@ export class Controller {
   private readonly informers: Array<Informer<KubeObject>> = [];
   private readonly unsubscribers: Array<() => void> = [];
   private readonly m:
-    | { total: (r: string) => void; duration: (s: number) => void; active: (d: number) => void }
-    | undefined;
+    { total: (r: string) => void; duration: (s: number) => void; active: (d: number) => void } | undefined;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -91,13 +93,29 @@ export class Controller {
     this.queue = new WorkQueue<string>(qo);
     const reg = options.registry;
     if (reg !== undefined) {
-      const total = counter(reg, 'controller_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
-      const dur = histogram(reg, 'controller_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller']);
-      const active = gauge(reg, 'controller_active_workers', 'Number of currently used workers per controller', ['controller']);
+      const total = counter(reg, 'controller_reconcile_total', 'Total number of reconciliations per controller', [
+        'controller',
+        'result',
+      ]);
+      const dur = histogram(
+        reg,
+        'controller_reconcile_time_seconds',
+        'Length of time per reconciliation per controller',
+        ['controller'],
+      );
+      const active = gauge(reg, 'controller_active_workers', 'Number of currently used workers per controller', [
+        'controller',
+      ]);
       this.m = {
-        total: (r) => { total.inc({ controller: this.name, result: r }); },
-        duration: (s) => { dur.observe({ controller: this.name }, s); },
-        active: (d) => { active.inc({ controller: this.name }, d); },
+        total: (r) => {
+          total.inc({ controller: this.name, result: r });
+        },
+        duration: (s) => {
+          dur.observe({ controller: this.name }, s);
+        },
+        active: (d) => {
+          active.inc({ controller: this.name }, d);
+        },
       };
     }
   }
@@ -121,7 +139,15 @@ export class Controller {
       for (const k of mapper(o)) this.queue.add(k);
     };
     this.informers.push(informer as unknown as Informer<KubeObject>);
-    this.unsubscribers.push(informer.addHandlers({ add: enqueue, update: (_o, n) => { enqueue(n); }, delete: enqueue }));
+    this.unsubscribers.push(
+      informer.addHandlers({
+        add: enqueue,
+        update: (_o, n) => {
+          enqueue(n);
+        },
+        delete: enqueue,
+      }),
+    );
     return this;
   }
 
@@ -130,7 +156,11 @@ export class Controller {
    * Resolves once the controller has been stopped and the workers have finished.
    */
   async run(): Promise<void> {
-    if (this.started) throw new KubeError('KUBE_INVALID_ARGUMENT', `controller ${this.name} is already running: call run() once per Controller`);
+    if (this.started)
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `controller ${this.name} is already running: call run() once per Controller`,
+      );
     this.started = true;
     for (const inf of this.informers) inf.start();
     await Promise.all(this.informers.map((i) => i.waitForSync(this.abort.signal))).catch(() => undefined);

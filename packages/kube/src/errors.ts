@@ -51,10 +51,7 @@ export class KubeApiError extends KubeError {
   constructor(method: string, path: string, status: number, body: KubeStatus | undefined) {
     const reason = body?.reason ?? httpReason(status);
     const serverMsg = body?.message ?? `HTTP ${status}`;
-    super(
-      'KUBE_API_ERROR',
-      `${method} ${path} failed: ${status} ${reason}: ${serverMsg}${hint(status)}`,
-    );
+    super('KUBE_API_ERROR', `${method} ${path} failed: ${status} ${reason}: ${serverMsg}${hint(status)}`);
     this.name = 'KubeApiError';
     this.status = status;
     this.reason = reason;
@@ -66,29 +63,47 @@ export class KubeApiError extends KubeError {
 
 function httpReason(status: number): string {
   switch (status) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 409: return 'Conflict';
-    case 410: return 'Expired';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return 'InternalError';
-    case 503: return 'ServiceUnavailable';
-    case 504: return 'Timeout';
-    default: return 'Unknown';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
   }
 }
 
 function hint(status: number): string {
   switch (status) {
-    case 401: return ' (check the token or client certificate in your kubeconfig)';
-    case 403: return ' (the identity in your kubeconfig lacks RBAC permission for this verb)';
-    case 409: return ' (re-read the object and retry with its current resourceVersion)';
-    case 410: return ' (the resourceVersion is too old: list again and watch from the new resourceVersion)';
-    default: return '';
+    case 401:
+      return ' (check the token or client certificate in your kubeconfig)';
+    case 403:
+      return ' (the identity in your kubeconfig lacks RBAC permission for this verb)';
+    case 409:
+      return ' (re-read the object and retry with its current resourceVersion)';
+    case 410:
+      return ' (the resourceVersion is too old: list again and watch from the new resourceVersion)';
+    default:
+      return '';
   }
 }
 

@@ -67,7 +67,12 @@ export class EventRecorder {
   }
 
   /** Record an event; resolves with the written Event, or undefined when writing failed (logged). */
-  async event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<CoreEvent | undefined> {
+  async event(
+    obj: KubeObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): Promise<CoreEvent | undefined> {
     const io = {
       apiVersion: obj.apiVersion ?? '',
       kind: obj.kind ?? '',
@@ -77,7 +82,18 @@ export class EventRecorder {
       resourceVersion: obj.metadata.resourceVersion ?? '',
     };
     const host = this.o.host ?? this.o.component;
-    const aggKey = JSON.stringify([io.apiVersion, io.kind, io.namespace, io.name, io.uid, type, reason, message, this.o.component, host]);
+    const aggKey = JSON.stringify([
+      io.apiVersion,
+      io.kind,
+      io.namespace,
+      io.name,
+      io.uid,
+      type,
+      reason,
+      message,
+      this.o.component,
+      host,
+    ]);
     const ts = kubeTime(new Date(this.now()));
     const prev = this.seen.get(aggKey);
     try {
@@ -85,7 +101,11 @@ export class EventRecorder {
         this.seen.delete(aggKey);
         this.seen.set(aggKey, prev); // LRU bump
         try {
-          const patched = await this.api.patch(prev.name, { count: prev.count + 1, lastTimestamp: ts }, { namespace: prev.namespace, type: 'merge' });
+          const patched = await this.api.patch(
+            prev.name,
+            { count: prev.count + 1, lastTimestamp: ts },
+            { namespace: prev.namespace, type: 'merge' },
+          );
           prev.count = patched.count ?? prev.count + 1;
           this.recovered();
           return patched;

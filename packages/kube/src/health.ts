@@ -58,11 +58,13 @@ async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolea
  * `?verbose` or on failure, HTTP 500 when a check fails) and `/metrics` (Prometheus text format from prom-client).
  */
 export async function startHealthServer(options: HealthServerOptions = {}): Promise<HealthServer> {
-  const registry = options.registry ?? (() => {
-    const r = new Registry();
-    collectDefaultMetrics({ register: r });
-    return r;
-  })();
+  const registry =
+    options.registry ??
+    (() => {
+      const r = new Registry();
+      collectDefaultMetrics({ register: r });
+      return r;
+    })();
   const health = new Map<string, HealthCheck>([['ping', () => true]]);
   for (const [k, v] of Object.entries(options.healthChecks ?? {})) health.set(k, v);
   const ready = new Map<string, HealthCheck>();
@@ -93,17 +95,30 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
           return check(health, u.pathname.slice(1));
         case '/readyz':
           return check(new Map([...health, ...ready]), 'readyz');
-        case '/metrics':
-          { send(200, await registry.metrics(), registry.contentType); return; }
-        default:
-          { send(404, 'not found\n'); return; }
+        case '/metrics': {
+          send(200, await registry.metrics(), registry.contentType);
+          return;
+        }
+        default: {
+          send(404, 'not found\n');
+          return;
+        }
       }
     };
-    route().catch((err: unknown) => { send(500, `internal error: ${(err as Error).message}\n`); });
+    route().catch((err: unknown) => {
+      send(500, `internal error: ${(err as Error).message}\n`);
+    });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => { reject(new KubeError('KUBE_INVALID_ARGUMENT', `health server cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}; choose a free port`, { cause: err })); },
-    );
+    server.once('error', (err) => {
+      reject(
+        new KubeError(
+          'KUBE_INVALID_ARGUMENT',
+          `health server cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}; choose a free port`,
+          { cause: err },
+        ),
+      );
+    });
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
   const addr = server.address() as AddressInfo;

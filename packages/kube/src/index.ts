@@ -53,7 +53,16 @@ export {
 } from './resources.js';
 export type { ResourceDescriptor } from './resources.js';
 export { KubeClient, ResourceClient, collectionPath, objectPath, MAX_WATCH_LINE_BYTES } from './client.js';
-export type { KubeClientOptions, Query, RequestOptions, ListOptions, WatchOptions, PatchType, PatchOptions, DeleteOptions } from './client.js';
+export type {
+  KubeClientOptions,
+  Query,
+  RequestOptions,
+  ListOptions,
+  WatchOptions,
+  PatchType,
+  PatchOptions,
+  DeleteOptions,
+} from './client.js';
 export { Indexer, objectKey, splitObjectKey, namespaceIndex, labelIndex, controllerOwnerIndex } from './store.js';
 export type { IndexFunc } from './store.js';
 export { Informer } from './informer.js';

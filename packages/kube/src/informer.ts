@@ -104,7 +104,9 @@ export class Informer<T extends KubeObject> {
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.synced) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => { reject(signal?.reason as Error); };
+      const onAbort = (): void => {
+        reject(signal?.reason as Error);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.syncWaiters.push(() => {
         signal?.removeEventListener('abort', onAbort);
@@ -148,7 +150,10 @@ export class Informer<T extends KubeObject> {
   }
 
   private emit(fn: (h: InformerHandlers<T>) => void): void {
-    for (const h of this.handlers) this.call(() => { fn(h); });
+    for (const h of this.handlers)
+      this.call(() => {
+        fn(h);
+      });
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -214,7 +219,9 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  private selectors<O extends object>(o: O): O & { namespace?: string; labelSelector?: string; fieldSelector?: string } {
+  private selectors<O extends object>(
+    o: O,
+  ): O & { namespace?: string; labelSelector?: string; fieldSelector?: string } {
     const out: O & { namespace?: string; labelSelector?: string; fieldSelector?: string } = { ...o };
     if (this.opts.namespace !== undefined) out.namespace = this.opts.namespace;
     if (this.opts.labelSelector !== undefined) out.labelSelector = this.opts.labelSelector;

@@ -55,7 +55,10 @@ export function microTime(ms: number): string {
  * - writes use the Lease's resourceVersion, so two candidates can never both win a round.
  */
 export class LeaderElector {
-  private readonly o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'releaseOnCancel'>> & LeaderElectionOptions;
+  private readonly o: Required<
+    Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'releaseOnCancel'>
+  > &
+    LeaderElectionOptions;
   private readonly leases: ResourceClient<Lease>;
   private readonly log: Logger;
   private readonly wall: () => number;
@@ -79,19 +82,42 @@ export class LeaderElector {
       ...options,
     };
     const { leaseDurationMs: ld, renewDeadlineMs: rd, retryPeriodMs: rp } = this.o;
-    if (!(rp > 0 && rd > 0 && ld > 0)) throw new KubeError('KUBE_INVALID_ARGUMENT', 'leader election: leaseDurationMs, renewDeadlineMs and retryPeriodMs must be > 0');
-    if (!(ld > rd)) throw new KubeError('KUBE_INVALID_ARGUMENT', `leader election: leaseDurationMs (${ld}) must be greater than renewDeadlineMs (${rd})`);
+    if (!(rp > 0 && rd > 0 && ld > 0))
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        'leader election: leaseDurationMs, renewDeadlineMs and retryPeriodMs must be > 0',
+      );
+    if (!(ld > rd))
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `leader election: leaseDurationMs (${ld}) must be greater than renewDeadlineMs (${rd})`,
+      );
     if (!(rd > LEADER_ELECTION_JITTER * rp)) {
-      throw new KubeError('KUBE_INVALID_ARGUMENT', `leader election: renewDeadlineMs (${rd}) must be greater than ${LEADER_ELECTION_JITTER} × retryPeriodMs (${rp})`);
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `leader election: renewDeadlineMs (${rd}) must be greater than ${LEADER_ELECTION_JITTER} × retryPeriodMs (${rp})`,
+      );
     }
-    if (options.identity === '') throw new KubeError('KUBE_INVALID_ARGUMENT', 'leader election: identity must not be empty');
+    if (options.identity === '')
+      throw new KubeError('KUBE_INVALID_ARGUMENT', 'leader election: identity must not be empty');
     this.release = this.o.releaseOnCancel;
     this.leases = options.client.resource(Leases);
-    this.log = (options.logger ?? nullLogger).child({ component: 'leaderelection', lease: `${options.namespace}/${options.name}`, identity: options.identity });
+    this.log = (options.logger ?? nullLogger).child({
+      component: 'leaderelection',
+      lease: `${options.namespace}/${options.name}`,
+      identity: options.identity,
+    });
     this.wall = options.now ?? Date.now;
     if (options.registry !== undefined) {
-      const g = gauge(options.registry, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']);
-      this.metric = (v) => { g.set({ name: options.name }, v); };
+      const g = gauge(
+        options.registry,
+        'leader_election_master_status',
+        'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+        ['name'],
+      );
+      this.metric = (v) => {
+        g.set({ name: options.name }, v);
+      };
       this.metric(0);
     }
   }
@@ -159,7 +185,9 @@ export class LeaderElector {
     const lead = new AbortController();
     const started = Promise.resolve()
       .then(() => this.o.onStartedLeading(lead.signal))
-      .catch((err: unknown) => { this.log.error('onStartedLeading failed', { err }); });
+      .catch((err: unknown) => {
+        this.log.error('onStartedLeading failed', { err });
+      });
     // renew
     let lastRenew = performance.now();
     this.lastRenewAt = lastRenew;
@@ -227,7 +255,13 @@ export class LeaderElector {
         const created = await this.leases.create(
           {
             metadata: { name, namespace },
-            spec: { holderIdentity: identity, leaseDurationSeconds: seconds, acquireTime: microTime(nowWall), renewTime: microTime(nowWall), leaseTransitions: 0 },
+            spec: {
+              holderIdentity: identity,
+              leaseDurationSeconds: seconds,
+              acquireTime: microTime(nowWall),
+              renewTime: microTime(nowWall),
+              leaseTransitions: 0,
+            },
           },
           signal,
         );
@@ -271,7 +305,16 @@ export class LeaderElector {
     const now = microTime(this.wall());
     try {
       const updated = await this.leases.update(
-        { ...cur, spec: { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: cur.spec.leaseTransitions ?? 0 } },
+        {
+          ...cur,
+          spec: {
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: cur.spec.leaseTransitions ?? 0,
+          },
+        },
         AbortSignal.timeout(this.o.renewDeadlineMs),
       );
       this.setObserved(updated);

@@ -71,12 +71,23 @@ export function serializeErrorFields(fields: Record<string, unknown> | undefined
  * drop fields) so that Error values are logged as `{name, message, code, cause}` and child fields are kept.
  */
 export function errorSafeLogger(inner: Logger, base: Record<string, unknown> = {}): Logger {
-  const f = (fields?: Record<string, unknown>): Record<string, unknown> => ({ ...base, ...serializeErrorFields(fields) });
+  const f = (fields?: Record<string, unknown>): Record<string, unknown> => ({
+    ...base,
+    ...serializeErrorFields(fields),
+  });
   return {
-    debug: (m, x) => { inner.debug(m, f(x)); },
-    info: (m, x) => { inner.info(m, f(x)); },
-    warn: (m, x) => { inner.warn(m, f(x)); },
-    error: (m, x) => { inner.error(m, f(x)); },
+    debug: (m, x) => {
+      inner.debug(m, f(x));
+    },
+    info: (m, x) => {
+      inner.info(m, f(x));
+    },
+    warn: (m, x) => {
+      inner.warn(m, f(x));
+    },
+    error: (m, x) => {
+      inner.error(m, f(x));
+    },
     child: (x) => errorSafeLogger(inner, f(x)),
   };
 }
@@ -110,10 +121,18 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       stream.write(safeStringify(rec) + '\n');
     };
     return {
-      debug: (m, f) => { write('debug', m, f); },
-      info: (m, f) => { write('info', m, f); },
-      warn: (m, f) => { write('warn', m, f); },
-      error: (m, f) => { write('error', m, f); },
+      debug: (m, f) => {
+        write('debug', m, f);
+      },
+      info: (m, f) => {
+        write('info', m, f);
+      },
+      warn: (m, f) => {
+        write('warn', m, f);
+      },
+      error: (m, f) => {
+        write('error', m, f);
+      },
       child: (f) => make({ ...base, ...f }),
     };
   };

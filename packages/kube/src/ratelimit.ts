@@ -21,7 +21,10 @@ export class ItemExponentialFailureRateLimiter<T = string> implements RateLimite
   readonly maxDelayMs: number;
   constructor(baseDelayMs = 5, maxDelayMs = 1_000_000) {
     if (!(baseDelayMs > 0) || !(maxDelayMs >= baseDelayMs)) {
-      throw new KubeError('KUBE_INVALID_ARGUMENT', `ItemExponentialFailureRateLimiter: need 0 < baseDelayMs <= maxDelayMs, got ${baseDelayMs}, ${maxDelayMs}`);
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `ItemExponentialFailureRateLimiter: need 0 < baseDelayMs <= maxDelayMs, got ${baseDelayMs}, ${maxDelayMs}`,
+      );
     }
     this.baseDelayMs = baseDelayMs;
     this.maxDelayMs = maxDelayMs;
@@ -53,7 +56,10 @@ export class BucketRateLimiter<T = string> implements RateLimiter<T> {
   private readonly clock: Clock;
   constructor(qps = 10, burst = 100, clock: Clock = realClock) {
     if (!(qps > 0) || !(burst >= 1)) {
-      throw new KubeError('KUBE_INVALID_ARGUMENT', `BucketRateLimiter: need qps > 0 and burst >= 1, got ${qps}, ${burst}`);
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `BucketRateLimiter: need qps > 0 and burst >= 1, got ${qps}, ${burst}`,
+      );
     }
     this.qps = qps;
     this.burst = burst;
@@ -79,7 +85,8 @@ export class BucketRateLimiter<T = string> implements RateLimiter<T> {
 export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
   private readonly limiters: RateLimiter<T>[];
   constructor(...limiters: RateLimiter<T>[]) {
-    if (limiters.length === 0) throw new KubeError('KUBE_INVALID_ARGUMENT', 'MaxOfRateLimiter needs at least one limiter');
+    if (limiters.length === 0)
+      throw new KubeError('KUBE_INVALID_ARGUMENT', 'MaxOfRateLimiter needs at least one limiter');
     this.limiters = limiters;
   }
   when(item: T): number {
@@ -99,5 +106,8 @@ export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
 
 /** client-go's `DefaultControllerRateLimiter`: max of per-item 5 ms..1000 s backoff and a 10 qps/100 burst bucket. */
 export function defaultControllerRateLimiter<T = string>(clock: Clock = realClock): RateLimiter<T> {
-  return new MaxOfRateLimiter<T>(new ItemExponentialFailureRateLimiter<T>(5, 1_000_000), new BucketRateLimiter<T>(10, 100, clock));
+  return new MaxOfRateLimiter<T>(
+    new ItemExponentialFailureRateLimiter<T>(5, 1_000_000),
+    new BucketRateLimiter<T>(10, 100, clock),
+  );
 }

@@ -27,7 +27,10 @@ export interface ShutdownHandle {
  * Graceful shutdown: on the first SIGTERM/SIGINT, abort `signal`, run `handler` (e.g. stop controllers, release the
  * leader lease, close servers) and exit 0, or exit 1 if it throws or exceeds `timeoutMs`. A second signal exits 1 at once.
  */
-export function onShutdown(handler: (reason: string) => void | Promise<void>, options: ShutdownOptions = {}): ShutdownHandle {
+export function onShutdown(
+  handler: (reason: string) => void | Promise<void>,
+  options: ShutdownOptions = {},
+): ShutdownHandle {
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exit = options.exit ?? true;
@@ -77,9 +80,14 @@ export function onShutdown(handler: (reason: string) => void | Promise<void>, op
   };
   for (const s of signals) process.on(s, listener);
   const dispose = (): void => {
-    if (!started) { signals.forEach((s) => process.off(s, listener)); return; }
+    if (!started) {
+      signals.forEach((s) => process.off(s, listener));
+      return;
+    }
     // keep the listener while shutting down so a second signal can force exit; drop it afterwards
-    void done.then(() => { signals.forEach((s) => process.off(s, listener)); });
+    void done.then(() => {
+      signals.forEach((s) => process.off(s, listener));
+    });
   };
   return { signal: ctl.signal, done, trigger, dispose };
 }

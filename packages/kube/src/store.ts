@@ -7,7 +7,8 @@ export type IndexFunc<T extends KubeObject> = (obj: T) => string[];
 /** `namespace/name` for namespaced objects, `name` otherwise (client-go `MetaNamespaceKeyFunc`). */
 export function objectKey(obj: KubeObject): string {
   const name = obj.metadata.name;
-  if (name === undefined || name === '') throw new KubeError('KUBE_INVALID_ARGUMENT', 'object has no metadata.name, cannot compute its cache key');
+  if (name === undefined || name === '')
+    throw new KubeError('KUBE_INVALID_ARGUMENT', 'object has no metadata.name, cannot compute its cache key');
   const ns = obj.metadata.namespace;
   return ns !== undefined && ns !== '' ? `${ns}/${name}` : name;
 }
@@ -16,8 +17,12 @@ export function objectKey(obj: KubeObject): string {
 export function splitObjectKey(key: string): { namespace?: string; name: string } {
   const parts = key.split('/');
   if (parts.length === 1 && parts[0] !== '') return { name: parts[0] as string };
-  if (parts.length === 2 && parts[0] !== '' && parts[1] !== '') return { namespace: parts[0] as string, name: parts[1] as string };
-  throw new KubeError('KUBE_INVALID_ARGUMENT', `unexpected cache key ${JSON.stringify(key)}: expected "name" or "namespace/name"`);
+  if (parts.length === 2 && parts[0] !== '' && parts[1] !== '')
+    return { namespace: parts[0] as string, name: parts[1] as string };
+  throw new KubeError(
+    'KUBE_INVALID_ARGUMENT',
+    `unexpected cache key ${JSON.stringify(key)}: expected "name" or "namespace/name"`,
+  );
 }
 
 /** Index objects by namespace (client-go `MetaNamespaceIndexFunc`). */
@@ -82,7 +87,8 @@ export class Indexer<T extends KubeObject> {
     const old = this.items.get(key);
     if (old !== undefined) this.unindex(key, old);
     this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) this.indexOne(this.indices.get(name) as Map<string, Set<string>>, fn, key, obj);
+    for (const [name, fn] of this.indexers)
+      this.indexOne(this.indices.get(name) as Map<string, Set<string>>, fn, key, obj);
     return old;
   }
 
@@ -128,7 +134,11 @@ export class Indexer<T extends KubeObject> {
   /** Keys of objects whose index `indexName` contains `value`. */
   indexKeys(indexName: string, value: string): string[] {
     const idx = this.indices.get(indexName);
-    if (idx === undefined) throw new KubeError('KUBE_INVALID_ARGUMENT', `no indexer named "${indexName}"; add it with addIndexer() or the informer's indexers option`);
+    if (idx === undefined)
+      throw new KubeError(
+        'KUBE_INVALID_ARGUMENT',
+        `no indexer named "${indexName}"; add it with addIndexer() or the informer's indexers option`,
+      );
     return [...(idx.get(value) ?? [])];
   }
 

@@ -37,14 +37,34 @@ class Metrics {
     const depth = gauge(registry, 'workqueue_depth', 'Current depth of workqueue', l);
     const adds = counter(registry, 'workqueue_adds_total', 'Total number of adds handled by workqueue', l);
     const retries = counter(registry, 'workqueue_retries_total', 'Total number of retries handled by workqueue', l);
-    const qd = histogram(registry, 'workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', l);
-    const wd = histogram(registry, 'workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', l);
+    const qd = histogram(
+      registry,
+      'workqueue_queue_duration_seconds',
+      'How long in seconds an item stays in workqueue before being requested',
+      l,
+    );
+    const wd = histogram(
+      registry,
+      'workqueue_work_duration_seconds',
+      'How long in seconds processing an item from workqueue takes',
+      l,
+    );
     return new Metrics(
-      (d) => { depth.set({ name }, d); },
-      () => { adds.inc({ name }); },
-      () => { retries.inc({ name }); },
-      (s) => { qd.observe({ name }, s); },
-      (s) => { wd.observe({ name }, s); },
+      (d) => {
+        depth.set({ name }, d);
+      },
+      () => {
+        adds.inc({ name });
+      },
+      () => {
+        retries.inc({ name });
+      },
+      (s) => {
+        qd.observe({ name }, s);
+      },
+      (s) => {
+        wd.observe({ name }, s);
+      },
     );
   }
 }
@@ -296,4 +316,3 @@ export class WorkQueue<T = string> {
     h[i] = last;
   }
 }
-

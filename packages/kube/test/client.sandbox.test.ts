@@ -30,7 +30,10 @@ describe('typed client against the sandbox (real HTTP)', () => {
     const pools = env.client.resource(MachineConfigPools);
     const created = await pools.create({
       metadata: { name: 'worker', labels: { 'pools.operator.machineconfiguration.openshift.io/worker': '' } },
-      spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'worker' } }, paused: false },
+      spec: {
+        machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+        paused: false,
+      },
     });
     expect(created.apiVersion).toBe('machineconfiguration.openshift.io/v1');
     expect(created.metadata.uid).toBeTruthy();
@@ -39,7 +42,12 @@ describe('typed client against the sandbox (real HTTP)', () => {
     const got = await pools.get('worker');
     expect(got.spec.machineConfigSelector?.matchLabels).toEqual({ 'machineconfiguration.openshift.io/role': 'worker' });
 
-    const { conditions } = setCondition(got.status?.conditions, { type: 'Updated', status: 'True', reason: '', message: 'All nodes are updated' });
+    const { conditions } = setCondition(got.status?.conditions, {
+      type: 'Updated',
+      status: 'True',
+      reason: '',
+      message: 'All nodes are updated',
+    });
     const withStatus: MachineConfigPool = { ...got, status: { machineCount: 3, readyMachineCount: 3, conditions } };
     const st = await pools.updateStatus(withStatus);
     expect(st.status?.machineCount).toBe(3);
@@ -70,7 +78,12 @@ describe('typed client against the sandbox (real HTTP)', () => {
     await cos.create({ metadata: { name: 'machine-config' }, spec: {} });
     const applied = await cos.patch(
       'machine-config',
-      { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'machine-config' }, status: { versions: [{ name: 'operator', version: '4.18.1' }] } },
+      {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'ClusterOperator',
+        metadata: { name: 'machine-config' },
+        status: { versions: [{ name: 'operator', version: '4.18.1' }] },
+      },
       { type: 'apply', status: true, fieldManager: 'keelson-test', force: true },
     );
     expect(applied.status?.versions).toEqual([{ name: 'operator', version: '4.18.1' }]);
@@ -81,8 +94,13 @@ describe('typed client against the sandbox (real HTTP)', () => {
     const events = env.client.resource(Events);
     expect(() => events.get('x')).toThrow(KubeError);
     expect(() => KubeClient.fromKubeconfigString(': : not yaml [')).toThrow(/kubeconfig/);
-    const unauth = KubeClient.fromKubeconfigString(env.sandbox.kubeconfigYaml().replace(env.sandbox.token, 'wrong-token'));
-    const err = await unauth.resource(MachineConfigPools).list().catch((e: unknown) => e);
+    const unauth = KubeClient.fromKubeconfigString(
+      env.sandbox.kubeconfigYaml().replace(env.sandbox.token, 'wrong-token'),
+    );
+    const err = await unauth
+      .resource(MachineConfigPools)
+      .list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeApiError);
     expect((err as KubeApiError).status).toBe(401);
     await unauth.close();
@@ -96,10 +114,18 @@ describe('typed client against the sandbox (real HTTP)', () => {
       const c = KubeClient.fromKubeconfigFile(file, { userAgent: 'keelson-test' });
       expect((await c.resource(MachineConfigPools).list()).items).toBeInstanceOf(Array);
       await c.close();
-      const missing = (() => { try { return KubeClient.fromKubeconfigFile(join(dir, 'absent')); } catch (e) { return e; } })();
+      const missing = (() => {
+        try {
+          return KubeClient.fromKubeconfigFile(join(dir, 'absent'));
+        } catch (e) {
+          return e;
+        }
+      })();
       expect(missing).toBeInstanceOf(KubeError);
       expect((missing as KubeError).code).toBe('KUBE_CONFIG');
-      expect((missing as KubeError).message).toMatch(/^cannot load kubeconfig .*absent.*pass --kubeconfig FILE or set KUBECONFIG$/);
+      expect((missing as KubeError).message).toMatch(
+        /^cannot load kubeconfig .*absent.*pass --kubeconfig FILE or set KUBECONFIG$/,
+      );
       const empty = join(dir, 'empty');
       writeFileSync(empty, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
       expect(() => KubeClient.fromKubeconfigFile(empty)).toThrow(/has no current-context with a cluster/);
@@ -112,9 +138,21 @@ describe('typed client against the sandbox (real HTTP)', () => {
     const cos = env.client.resource(ClusterOperators);
     const co = await cos.create({ metadata: { name: 'events-target' }, spec: {} });
     const rec = new EventRecorder(env.client, { component: 'keelson-test', host: 'node-a' });
-    const e1 = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
-    await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
-    const e3 = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    const e1 = await rec.warning(
+      { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' },
+      'Degraded',
+      'pool worker is degraded',
+    );
+    await rec.warning(
+      { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' },
+      'Degraded',
+      'pool worker is degraded',
+    );
+    const e3 = await rec.warning(
+      { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' },
+      'Degraded',
+      'pool worker is degraded',
+    );
     await rec.normal({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Synced', 'all good');
     expect(e1?.metadata.namespace).toBe('default'); // cluster-scoped object -> default namespace
     expect(e3?.metadata.name).toBe(e1?.metadata.name);
@@ -125,12 +163,20 @@ describe('typed client against the sandbox (real HTTP)', () => {
       ['Synced', 'Normal', 1],
     ]);
     const degraded = mine.find((e) => e.reason === 'Degraded');
-    expect(degraded?.involvedObject).toMatchObject({ kind: 'ClusterOperator', name: 'events-target', uid: co.metadata.uid });
+    expect(degraded?.involvedObject).toMatchObject({
+      kind: 'ClusterOperator',
+      name: 'events-target',
+      uid: co.metadata.uid,
+    });
     expect(degraded?.source).toEqual({ component: 'keelson-test', host: 'node-a' });
 
     // the aggregated event vanished: the recorder creates a new one instead of failing
     await env.client.resource(Events).delete(degraded?.metadata.name ?? '', { namespace: 'default' });
-    const again = await rec.warning({ ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' }, 'Degraded', 'pool worker is degraded');
+    const again = await rec.warning(
+      { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' },
+      'Degraded',
+      'pool worker is degraded',
+    );
     expect(again?.count).toBe(1);
     expect(again?.metadata.name).not.toBe(degraded?.metadata.name);
   });
@@ -138,7 +184,9 @@ describe('typed client against the sandbox (real HTTP)', () => {
   it('names the event namespace in the involved object of a cluster-scoped object, as kube-apiserver requires (issue 18 defect 3)', async () => {
     const co = await env.client.resource(ClusterOperators).create({ metadata: { name: 'ns-target' }, spec: {} });
     const target = { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' };
-    await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-ev' } } });
+    await env.client.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-ev' } },
+    });
     const rec = new EventRecorder(env.client, { component: 'keelson-test', clusterScopedNamespace: 'openshift-ev' });
     const e = await rec.normal(target, 'Synced', 'ok');
     expect(e?.metadata.namespace).toBe('openshift-ev');
@@ -146,10 +194,20 @@ describe('typed client against the sandbox (real HTTP)', () => {
     expect(rec.failures).toBe(0);
     // what the recorder wrote before: the strict server refuses it
     const refused = await env.client
-      .request('POST', '/api/v1/namespaces/openshift-ev/events', { body: { metadata: { name: 'x.1' }, involvedObject: { ...e?.involvedObject, namespace: '' }, reason: 'Synced', message: 'ok', type: 'Normal' } })
+      .request('POST', '/api/v1/namespaces/openshift-ev/events', {
+        body: {
+          metadata: { name: 'x.1' },
+          involvedObject: { ...e?.involvedObject, namespace: '' },
+          reason: 'Synced',
+          message: 'ok',
+          type: 'Normal',
+        },
+      })
       .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(KubeApiError);
-    expect((refused as KubeApiError).message).toContain('involvedObject.namespace: Invalid value: "": does not match event.namespace');
+    expect((refused as KubeApiError).message).toContain(
+      'involvedObject.namespace: Invalid value: "": does not match event.namespace',
+    );
   });
 
   it('logs a repeated event failure once, counts every one, and logs the recovery', async () => {
@@ -165,13 +223,21 @@ describe('typed client against the sandbox (real HTTP)', () => {
     };
     const co = await env.client.resource(ClusterOperators).create({ metadata: { name: 'fail-target' }, spec: {} });
     const target = { ...co, apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator' };
-    const rec = new EventRecorder(env.client, { component: 'keelson-test', clusterScopedNamespace: 'not-there-yet', logger });
+    const rec = new EventRecorder(env.client, {
+      component: 'keelson-test',
+      clusterScopedNamespace: 'not-there-yet',
+      logger,
+    });
     for (let i = 0; i < 3; i++) expect(await rec.warning(target, 'Degraded', 'broken')).toBeUndefined();
     expect(rec.failures).toBe(3);
     expect(lines.filter((l) => l.level === 'warn')).toHaveLength(1);
     expect(lines[0]?.fields?.['reason']).toBe('Degraded');
-    await env.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'not-there-yet' } } });
+    await env.client.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'not-there-yet' } },
+    });
     expect(await rec.warning(target, 'Degraded', 'broken')).toBeDefined();
-    expect(lines.filter((l) => l.level === 'info')).toEqual([{ level: 'info', msg: 'recording events again', fields: { failures: 3, notLogged: 2 } }]);
+    expect(lines.filter((l) => l.level === 'info')).toEqual([
+      { level: 'info', msg: 'recording events again', fields: { failures: 3, notLogged: 2 } },
+    ]);
   });
 });

@@ -1,21 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { conditionsEqual, findCondition, isConditionFalse, isConditionTrue, kubeTime, removeCondition, setCondition, type Condition } from '../src/index.js';
+import {
+  conditionsEqual,
+  findCondition,
+  isConditionFalse,
+  isConditionTrue,
+  kubeTime,
+  removeCondition,
+  setCondition,
+  type Condition,
+} from '../src/index.js';
 
 const t0 = new Date('2026-01-01T00:00:00.000Z');
 const t1 = new Date('2026-01-01T00:05:00.000Z');
 
 describe('status conditions', () => {
   it('adds a new condition with lastTransitionTime = now', () => {
-    const r = setCondition<Condition>(undefined, { type: 'Available', status: 'True', reason: 'AsExpected', message: 'ok' }, t0);
+    const r = setCondition<Condition>(
+      undefined,
+      { type: 'Available', status: 'True', reason: 'AsExpected', message: 'ok' },
+      t0,
+    );
     expect(r.changed).toBe(true);
-    expect(r.conditions).toEqual([{ type: 'Available', status: 'True', reason: 'AsExpected', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }]);
+    expect(r.conditions).toEqual([
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'AsExpected',
+        message: 'ok',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
   });
 
   it('keeps lastTransitionTime when only reason/message change, updates them', () => {
     const a = setCondition<Condition>([], { type: 'Degraded', status: 'False', reason: 'A' }, t0).conditions;
     const b = setCondition(a, { type: 'Degraded', status: 'False', reason: 'B', message: 'm' }, t1);
     expect(b.changed).toBe(true);
-    expect(findCondition(b.conditions, 'Degraded')).toEqual({ type: 'Degraded', status: 'False', reason: 'B', message: 'm', lastTransitionTime: kubeTime(t0) });
+    expect(findCondition(b.conditions, 'Degraded')).toEqual({
+      type: 'Degraded',
+      status: 'False',
+      reason: 'B',
+      message: 'm',
+      lastTransitionTime: kubeTime(t0),
+    });
     const same = setCondition(b.conditions, { type: 'Degraded', status: 'False', reason: 'B', message: 'm' }, t1);
     expect(same.changed).toBe(false);
     expect(a).toHaveLength(1);

@@ -40,10 +40,19 @@ describe('Controller against the sandbox', () => {
         if (pool === undefined) return;
         if (key === 'flaky' && failures < failuresWanted) {
           failures++;
-          await recorder.warning({ ...pool, apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool' }, 'RenderFailed', 'cannot render config');
+          await recorder.warning(
+            { ...pool, apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool' },
+            'RenderFailed',
+            'cannot render config',
+          );
           throw new Error(`transient failure ${ctx.attempt}`);
         }
-        const { conditions, changed } = setCondition(pool.status?.conditions, { type: 'Updated', status: 'True', reason: 'Reconciled', message: 'all machines updated' });
+        const { conditions, changed } = setCondition(pool.status?.conditions, {
+          type: 'Updated',
+          status: 'True',
+          reason: 'Reconciled',
+          message: 'all machines updated',
+        });
         if (!changed) return;
         const fresh = await pools.get(splitObjectKey(key).name);
         await pools.updateStatus({ ...fresh, status: { ...fresh.status, conditions } });
@@ -54,8 +63,16 @@ describe('Controller against the sandbox', () => {
     await pools.create({ metadata: { name: 'flaky' }, spec: {} });
     await pools.create({ metadata: { name: 'steady' }, spec: {} });
 
-    await until(async () => findCondition((await pools.get('flaky')).status?.conditions, 'Updated')?.status === 'True', 20_000, 'flaky reconciled');
-    await until(async () => findCondition((await pools.get('steady')).status?.conditions, 'Updated')?.status === 'True', 20_000, 'steady reconciled');
+    await until(
+      async () => findCondition((await pools.get('flaky')).status?.conditions, 'Updated')?.status === 'True',
+      20_000,
+      'flaky reconciled',
+    );
+    await until(
+      async () => findCondition((await pools.get('steady')).status?.conditions, 'Updated')?.status === 'True',
+      20_000,
+      'steady reconciled',
+    );
 
     const flaky = attempts.filter((a) => a.key === 'flaky');
     // attempts 0..3 failed; the first success carries attempt 4 (later ones come from our own status writes)
@@ -69,7 +86,9 @@ describe('Controller against the sandbox', () => {
     expect(findCondition(flakyPool.status?.conditions, 'Updated')?.message).toBe('all machines updated');
     expect(controller.queue.numRequeues('flaky')).toBe(0); // forgotten after success
 
-    const evs = (await env.client.resource(Events).list({ namespace: 'default' })).items.filter((e) => e.involvedObject.name === 'flaky');
+    const evs = (await env.client.resource(Events).list({ namespace: 'default' })).items.filter(
+      (e) => e.involvedObject.name === 'flaky',
+    );
     expect(evs.map((e) => [e.reason, e.type, e.count])).toEqual([['RenderFailed', 'Warning', failuresWanted]]);
 
     const metrics = await registry.metrics();

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { Controller, KubeError, ownerKeyMapper, type KubeObject } from '../src/index.js';
 
 const owned = (kind: string, name: string, namespace?: string, controller = true): KubeObject => {
-  const o: KubeObject = { metadata: { name: 'child', ownerReferences: [{ apiVersion: 'v1', kind, name, uid: 'u', controller }] } };
+  const o: KubeObject = {
+    metadata: { name: 'child', ownerReferences: [{ apiVersion: 'v1', kind, name, uid: 'u', controller }] },
+  };
   if (namespace !== undefined) o.metadata.namespace = namespace;
   return o;
 };

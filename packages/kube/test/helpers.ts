@@ -6,7 +6,9 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '@keelson/kube-s
 import { KubeClient, isAlreadyExists } from '../src/index.js';
 
 /** Start a real sandbox API server (HTTP on 127.0.0.1) and a client for it. */
-export async function sandboxWithClient(opts: SandboxOptions = {}): Promise<{ sandbox: Sandbox; client: KubeClient; stop: () => Promise<void> }> {
+export async function sandboxWithClient(
+  opts: SandboxOptions = {},
+): Promise<{ sandbox: Sandbox; client: KubeClient; stop: () => Promise<void> }> {
   const sandbox = await startSandbox(opts);
   const client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
   return {

@@ -36,7 +36,9 @@ describe('hostile or broken servers are refused safely', () => {
       res.write('this is not json\n');
     });
     const seen: string[] = [];
-    await expect(client.resource(MachineConfigPools).watch({}, (e) => seen.push(`${e.type} ${e.object.metadata.name ?? ''}`))).rejects.toMatchObject({
+    await expect(
+      client.resource(MachineConfigPools).watch({}, (e) => seen.push(`${e.type} ${e.object.metadata.name ?? ''}`)),
+    ).rejects.toMatchObject({
       code: 'KUBE_BAD_RESPONSE',
       message: expect.stringContaining('undecodable event line "this is not json"') as unknown,
     });
@@ -50,7 +52,10 @@ describe('hostile or broken servers are refused safely', () => {
       res.writeHead(503, { 'Content-Type': 'text/html' });
       res.end('<html>maintenance</html>');
     });
-    const err = await client.resource(MachineConfigPools).get('x').catch((e: unknown) => e);
+    const err = await client
+      .resource(MachineConfigPools)
+      .get('x')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeApiError);
     expect((err as KubeApiError).status).toBe(503);
     expect((err as KubeApiError).reason).toBe('ServiceUnavailable');
@@ -62,7 +67,10 @@ describe('hostile or broken servers are refused safely', () => {
     const client = await serve(() => {
       /* never respond */
     });
-    await expect(client.resource(MachineConfigPools).list()).rejects.toMatchObject({ code: 'KUBE_NETWORK', message: expect.stringContaining('no response within 300 ms') as unknown });
+    await expect(client.resource(MachineConfigPools).list()).rejects.toMatchObject({
+      code: 'KUBE_NETWORK',
+      message: expect.stringContaining('no response within 300 ms') as unknown,
+    });
     await client.close();
   });
 

@@ -18,7 +18,10 @@ describe('Informer against the sandbox (real HTTP watch)', () => {
   it('lists, watches, indexes, and survives broken and expired watches without losing updates', async () => {
     const pools = env.client.resource(MachineConfigPools);
     await pools.create(pool('master', 'master'));
-    const inf = new Informer(env.client, MachineConfigPools, { indexers: { role: labelIndex('role') }, backoff: { initialMs: 20, maxMs: 200 } });
+    const inf = new Informer(env.client, MachineConfigPools, {
+      indexers: { role: labelIndex('role') },
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
     const log: string[] = [];
     inf.addHandlers({
       add: (o) => log.push(`add ${o.metadata.name}`),
@@ -34,7 +37,12 @@ describe('Informer against the sandbox (real HTTP watch)', () => {
     await pools.create(pool('worker', 'worker'));
     await pools.create(pool('infra', 'worker'));
     await until(() => inf.store.size() === 3, 10_000, 'adds');
-    expect(inf.store.byIndex('role', 'worker').map((p) => p.metadata.name).sort()).toEqual(['infra', 'worker']);
+    expect(
+      inf.store
+        .byIndex('role', 'worker')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['infra', 'worker']);
 
     // 1) the server closes every watch; a change made while no watch is open must still arrive
     const t = env.sandbox.cluster.findType('machineconfiguration.openshift.io', 'v1', 'machineconfigpools');
@@ -54,7 +62,11 @@ describe('Informer against the sandbox (real HTTP watch)', () => {
     const w2 = env.sandbox.cluster.peek(t, undefined, 'infra') as unknown as MachineConfigPool;
     env.sandbox.cluster.update(t, undefined, 'infra', { ...w2, spec: { ...w2.spec, paused: true } });
     env.sandbox.cluster.delete(t, undefined, 'master');
-    await until(() => inf.store.get('master') === undefined && inf.store.get('infra')?.spec.paused === true, 10_000, 'relist after 410');
+    await until(
+      () => inf.store.get('master') === undefined && inf.store.get('infra')?.spec.paused === true,
+      10_000,
+      'relist after 410',
+    );
     expect(inf.stats.expired).toBeGreaterThanOrEqual(1);
     expect(inf.stats.lists).toBeGreaterThanOrEqual(2);
     expect(inf.store.byIndex('role', 'master')).toEqual([]);

@@ -24,10 +24,13 @@ function replica(client: KubeClient, identity: string, reconciled: string[], reg
     retryPeriodMs: 250,
     onNewLeader: (id) => leaders.push(id),
     onStartedLeading: async (signal) => {
-      controller = new Controller({ name: `ctl-${identity}`, reconcile: (key) => {
-        reconciled.push(`${identity}:${key}`);
-        return Promise.resolve(undefined);
-      } });
+      controller = new Controller({
+        name: `ctl-${identity}`,
+        reconcile: (key) => {
+          reconciled.push(`${identity}:${key}`);
+          return Promise.resolve(undefined);
+        },
+      });
       const run = controller.run();
       signal.addEventListener('abort', () => void controller?.stop());
       await run;
@@ -94,11 +97,23 @@ describe('LeaderElector on coordination.k8s.io/v1 Lease', () => {
   });
 
   it('validates timing options like client-go', () => {
-    const base = { client: env.client, namespace: 'kube-system', name: 'x', identity: 'i', onStartedLeading: () => undefined };
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 1000 })).toThrow(/greater than renewDeadlineMs/);
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 3000, renewDeadlineMs: 1000, retryPeriodMs: 900 })).toThrow(KubeError);
+    const base = {
+      client: env.client,
+      namespace: 'kube-system',
+      name: 'x',
+      identity: 'i',
+      onStartedLeading: () => undefined,
+    };
+    expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 1000 })).toThrow(
+      /greater than renewDeadlineMs/,
+    );
+    expect(
+      () => new LeaderElector({ ...base, leaseDurationMs: 3000, renewDeadlineMs: 1000, retryPeriodMs: 900 }),
+    ).toThrow(KubeError);
     // scaled durations are valid (the Lease gets the duration rounded up to whole seconds)
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 1370, renewDeadlineMs: 1070, retryPeriodMs: 260 })).not.toThrow();
+    expect(
+      () => new LeaderElector({ ...base, leaseDurationMs: 1370, renewDeadlineMs: 1070, retryPeriodMs: 260 }),
+    ).not.toThrow();
     expect(() => new LeaderElector({ ...base, identity: '' })).toThrow(/identity/);
   });
 });

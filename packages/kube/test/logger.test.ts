@@ -5,14 +5,24 @@ function capture(): { lines: () => Record<string, unknown>[]; stream: { write(s:
   const out: string[] = [];
   return {
     stream: { write: (s: string) => out.push(s) > 0 },
-    lines: () => out.join('').trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      out
+        .join('')
+        .trimEnd()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
 describe('JSON-line logger', () => {
   it('writes one JSON object per line with ts, level, msg and fields', () => {
     const c = capture();
-    const log = createLogger({ stream: c.stream, now: () => new Date('2026-02-03T04:05:06.789Z'), fields: { app: 'mco' } });
+    const log = createLogger({
+      stream: c.stream,
+      now: () => new Date('2026-02-03T04:05:06.789Z'),
+      fields: { app: 'mco' },
+    });
     log.info('hello', { pool: 'worker' });
     log.child({ key: 'k1' }).warn('careful');
     expect(c.lines()).toEqual([
@@ -28,7 +38,10 @@ describe('JSON-line logger', () => {
     log.debug('dropped');
     const cyc: Record<string, unknown> = { a: 1 };
     cyc['self'] = cyc;
-    const err = new KubeApiError('GET', '/api/v1/namespaces/x', 404, { reason: 'NotFound', message: 'namespaces "x" not found' });
+    const err = new KubeApiError('GET', '/api/v1/namespaces/x', 404, {
+      reason: 'NotFound',
+      message: 'namespaces "x" not found',
+    });
     log.error('boom', { err, cyc, big: 10n, text: 'line\nbreak' });
     const lines = c.lines();
     expect(lines).toHaveLength(1);
@@ -53,7 +66,13 @@ describe('JSON-line logger', () => {
     expect(lines[0]).toContain('"err":{}');
     const log = errorSafeLogger(plain).child({ controller: 'render' }).child({ key: 'worker' });
     log.warn('reconcile failed', { err: new Error('gate closed'), attempt: 2 });
-    expect(JSON.parse(lines[1] ?? '')).toEqual({ level: 'warn', msg: 'reconcile failed', controller: 'render', key: 'worker', err: { name: 'Error', message: 'gate closed' }, attempt: 2 });
+    expect(JSON.parse(lines[1] ?? '')).toEqual({
+      level: 'warn',
+      msg: 'reconcile failed',
+      controller: 'render',
+      key: 'worker',
+      err: { name: 'Error', message: 'gate closed' },
+      attempt: 2,
+    });
   });
 });
-

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BucketRateLimiter, ItemExponentialFailureRateLimiter, KubeError, MaxOfRateLimiter, defaultControllerRateLimiter } from '../src/index.js';
+import {
+  BucketRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  KubeError,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+} from '../src/index.js';
 import { ManualClock } from './manual-clock.js';
 
 describe('ItemExponentialFailureRateLimiter', () => {

@@ -22,7 +22,10 @@ describe('Informer across an API server restart (state persisted to disk, same p
 
     const inf = new Informer(client, MachineConfigPools, { backoff: { initialMs: 50, maxMs: 200 } });
     const seen: string[] = [];
-    inf.addHandlers({ update: (_o, n) => seen.push(`update ${n.metadata.name} paused=${String(n.spec.paused)}`), delete: (o) => seen.push(`delete ${o.metadata.name}`) });
+    inf.addHandlers({
+      update: (_o, n) => seen.push(`update ${n.metadata.name} paused=${String(n.spec.paused)}`),
+      delete: (o) => seen.push(`delete ${o.metadata.name}`),
+    });
     inf.start();
     await inf.waitForSync();
 
@@ -36,7 +39,11 @@ describe('Informer across an API server restart (state persisted to disk, same p
     second.cluster.update(t, undefined, 'worker', { ...cur, spec: { ...cur.spec, paused: true } });
     second.cluster.delete(t, undefined, 'gone-soon');
 
-    await until(() => inf.store.get('worker')?.spec.paused === true && inf.store.get('gone-soon') === undefined, 15_000, 'catch-up after restart');
+    await until(
+      () => inf.store.get('worker')?.spec.paused === true && inf.store.get('gone-soon') === undefined,
+      15_000,
+      'catch-up after restart',
+    );
     expect(seen).toContain('update worker paused=true');
     expect(seen).toContain('delete gone-soon');
     await inf.stop();

@@ -42,9 +42,12 @@ describe.concurrent('onShutdown (real child processes)', { timeout: 30_000 }, ()
 
   it('trigger() runs the handler once without exiting when exit=false', async () => {
     let calls = 0;
-    const h = onShutdown(() => {
-      calls++;
-    }, { exit: false, signals: ['SIGUSR2'] });
+    const h = onShutdown(
+      () => {
+        calls++;
+      },
+      { exit: false, signals: ['SIGUSR2'] },
+    );
     const [a, b] = await Promise.all([h.trigger('test'), h.trigger('again')]);
     expect([a, b, calls, h.signal.aborted]).toEqual([0, 0, 1, true]);
     h.dispose();

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { Indexer, KubeError, controllerOwnerIndex, labelIndex, namespaceIndex, objectKey, splitObjectKey, type KubeObject } from '../src/index.js';
+import {
+  Indexer,
+  KubeError,
+  controllerOwnerIndex,
+  labelIndex,
+  namespaceIndex,
+  objectKey,
+  splitObjectKey,
+  type KubeObject,
+} from '../src/index.js';
 
 const obj = (name: string, namespace?: string, labels?: Record<string, string>, owner?: string): KubeObject => {
   const o: KubeObject = { metadata: { name, resourceVersion: '1' } };
   if (namespace !== undefined) o.metadata.namespace = namespace;
   if (labels !== undefined) o.metadata.labels = labels;
-  if (owner !== undefined) o.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: owner, controller: true }];
+  if (owner !== undefined)
+    o.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: owner, controller: true }];
   return o;
 };
 

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { generatePayload } from '@keelson/payload-gen';
 import { afterAll, beforeAll, test } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { byNumberAndComponent, createTask, createTaskNode, planSync, runGraph, TaskGraph, type Task } from '../src/index.js';
+import {
+  byNumberAndComponent,
+  createTask,
+  createTaskNode,
+  planSync,
+  runGraph,
+  TaskGraph,
+  type Task,
+} from '../src/index.js';
 
 let dir = '';
 let tasks: Task[] = [];
@@ -17,8 +25,19 @@ function load(root: string): Task[] {
       .sort();
     for (const n of names) {
       for (const d of parseAllDocuments(readFileSync(join(root, sub, n), 'utf8'))) {
-        const o = d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } | null;
-        if (o !== null) out.push({ file: n, apiVersion: o.apiVersion, kind: o.kind, ns: o.metadata.namespace ?? '', name: o.metadata.name });
+        const o = d.toJS() as {
+          apiVersion: string;
+          kind: string;
+          metadata: { name: string; namespace?: string };
+        } | null;
+        if (o !== null)
+          out.push({
+            file: n,
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            ns: o.metadata.namespace ?? '',
+            name: o.metadata.name,
+          });
       }
     }
   }

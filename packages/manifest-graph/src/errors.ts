@@ -1,10 +1,5 @@
 /** Machine-readable codes of {@link ManifestGraphError}. */
-export type ManifestGraphErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_GRAPH'
-  | 'TASK_FAILED'
-  | 'INCOMPLETE'
-  | 'CANCELED';
+export type ManifestGraphErrorCode = 'INVALID_ARGUMENT' | 'INVALID_GRAPH' | 'TASK_FAILED' | 'INCOMPLETE' | 'CANCELED';
 
 /**
  * Error raised by `@keelson/manifest-graph`. `code` tells the failure class; the message names the

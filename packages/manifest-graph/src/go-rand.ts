@@ -14,7 +14,10 @@ let cooked: BigUint64Array | undefined;
 function cookedTable(): BigUint64Array {
   if (cooked === undefined) {
     if (GO_RNG_COOKED.length !== LEN) {
-      throw new ManifestGraphError('INVALID_ARGUMENT', `Go rng table has ${GO_RNG_COOKED.length} entries, expected ${LEN}`);
+      throw new ManifestGraphError(
+        'INVALID_ARGUMENT',
+        `Go rng table has ${GO_RNG_COOKED.length} entries, expected ${LEN}`,
+      );
     }
     cooked = BigUint64Array.from(GO_RNG_COOKED, (v) => BigInt(v));
   }
@@ -49,7 +52,10 @@ export class GoRand {
   /** Re-seeds the generator (Go's `Source.Seed`). */
   seed(seed: number | bigint): void {
     if (typeof seed === 'number' && !Number.isSafeInteger(seed)) {
-      throw new ManifestGraphError('INVALID_ARGUMENT', `GoRand seed ${seed} is not a safe integer; pass a bigint for 64-bit seeds`);
+      throw new ManifestGraphError(
+        'INVALID_ARGUMENT',
+        `GoRand seed ${seed} is not a safe integer; pass a bigint for 64-bit seeds`,
+      );
     }
     const table = cookedTable();
     this.tap = 0;

@@ -12,7 +12,11 @@ export interface TaskNode<T = unknown> {
 }
 
 /** Creates a {@link TaskNode} (empty edges unless given). */
-export function createTaskNode<T = unknown>(tasks: Task<T>[] = [], inEdges: number[] = [], outEdges: number[] = []): TaskNode<T> {
+export function createTaskNode<T = unknown>(
+  tasks: Task<T>[] = [],
+  inEdges: number[] = [],
+  outEdges: number[] = [],
+): TaskNode<T> {
   return { in: inEdges, tasks, out: outEdges };
 }
 
@@ -45,7 +49,7 @@ export function byNumberAndComponent<T>(tasks: Task<T>[]): TaskNode<T>[][] | nul
   const matches = matchAll(tasks);
   const buckets: TaskNode<T>[][] = [];
   let lastNode: TaskNode<T> | null = null;
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     let matchBase = matches[i] ?? null;
     let j = i + 1;
     const groups: TaskNode<T>[] = [];
@@ -87,7 +91,7 @@ export function flattenByNumberAndComponent<T>(tasks: Task<T>[]): TaskNode<T>[][
   const matches = matchAll(tasks);
   let lastNode: TaskNode<T> | null = null;
   const groups: TaskNode<T>[] = [];
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     let matchBase = matches[i] ?? null;
     let j = i + 1;
     for (; j < count; j++) {
@@ -195,7 +199,10 @@ export class TaskGraph<T = unknown> {
     nodes.forEach((n, i) => {
       for (const e of [...n.in, ...n.out]) {
         if (!Number.isInteger(e) || e < 0 || e >= nodes.length) {
-          throw new ManifestGraphError('INVALID_GRAPH', `node ${i} has edge to ${e}, outside 0..${nodes.length - 1}; fix the node list`);
+          throw new ManifestGraphError(
+            'INVALID_GRAPH',
+            `node ${i} has edge to ${e}, outside 0..${nodes.length - 1}; fix the node list`,
+          );
         }
       }
     });

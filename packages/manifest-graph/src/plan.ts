@@ -33,7 +33,10 @@ export const RECONCILE_SHIFT_STEPS = 8;
 export function planSync<T>(tasks: Task<T>[], options: PlanSyncOptions): SyncPlan<T> {
   const attempt = options.attempt ?? 0;
   if (!Number.isInteger(attempt) || attempt < 0) {
-    throw new ManifestGraphError('INVALID_ARGUMENT', `planSync: attempt must be a non-negative integer, got ${attempt}`);
+    throw new ManifestGraphError(
+      'INVALID_ARGUMENT',
+      `planSync: attempt must be a non-negative integer, got ${attempt}`,
+    );
   }
   const graph = new TaskGraph<T>(tasks).splitOnJobs();
   switch (options.mode) {

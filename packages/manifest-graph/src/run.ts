@@ -123,7 +123,12 @@ export async function runGraph<T>(
   }
   const first = firstIncomplete?.tasks[0];
   if (errs.length === 0 && first !== undefined) {
-    errs.push(new ManifestGraphError('INCOMPLETE', `${incompleteCount} incomplete task nodes, beginning with ${taskString(first)}`));
+    errs.push(
+      new ManifestGraphError(
+        'INCOMPLETE',
+        `${incompleteCount} incomplete task nodes, beginning with ${taskString(first)}`,
+      ),
+    );
     if (outer?.aborted === true) {
       errs.push(new ManifestGraphError('CANCELED', 'context canceled', { cause: outer.reason }));
     }

@@ -22,16 +22,20 @@ const cm = (file: string, name: string, ns = '', index = 0, total = 0): Task =>
 describe('task formatting (upstream Task.String)', () => {
   it('formats namespaced and cluster-scoped ids', () => {
     expect(taskString(cm('f', 'b', 'default', 3, 9))).toBe('configmap "default/b" (3 of 9)');
-    expect(taskString(createTask({ kind: 'ClusterOperator', name: 'dns', index: 1, total: 2 }))).toBe('clusteroperator "dns" (1 of 2)');
-    expect(taskString(createTask({ kind: 'Namespace', filename: 'x.yaml', index: 1, total: 1 }))).toBe('namespace "x.yaml" (1 of 1)');
+    expect(taskString(createTask({ kind: 'ClusterOperator', name: 'dns', index: 1, total: 2 }))).toBe(
+      'clusteroperator "dns" (1 of 2)',
+    );
+    expect(taskString(createTask({ kind: 'Namespace', filename: 'x.yaml', index: 1, total: 1 }))).toBe(
+      'namespace "x.yaml" (1 of 1)',
+    );
   });
   it('quotes like Go strconv.Quote', () => {
     expect(goQuote('a"b\\c\n\x01')).toBe('"a\\"b\\\\c\\n\\x01"');
   });
   it('renders node strings with file names or GVKs', () => {
-    expect(taskNodeString(createTaskNode([cm('a.yaml', 'a'), createTask({ group: 'batch', version: 'v1', kind: 'Job' })]))).toBe(
-      '{Tasks: a.yaml, batch/v1, Kind=Job}',
-    );
+    expect(
+      taskNodeString(createTaskNode([cm('a.yaml', 'a'), createTask({ group: 'batch', version: 'v1', kind: 'Job' })])),
+    ).toBe('{Tasks: a.yaml, batch/v1, Kind=Job}');
   });
 });
 
@@ -106,7 +110,9 @@ describe('graph construction details', () => {
 
   it('treats non-adjacent same-level components as unsplittable', () => {
     const steps = byNumberAndComponent(['0000_10_a_1', 'other', '0000_10_b_1'].map((f) => cm(f, f)));
-    expect(steps?.map((s) => s.map((n) => n.tasks.map((t) => t.filename)))).toEqual([[['0000_10_a_1', 'other', '0000_10_b_1']]]);
+    expect(steps?.map((s) => s.map((n) => n.tasks.map((t) => t.filename)))).toEqual([
+      [['0000_10_a_1', 'other', '0000_10_b_1']],
+    ]);
   });
 
   it('flatten puts every chunk into one step', () => {

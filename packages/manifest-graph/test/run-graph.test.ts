@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createTask, createTaskNode, ManifestGraphError, runGraph, TaskGraph, type Task, type TaskNode } from '../src/index.js';
+import {
+  createTask,
+  createTaskNode,
+  ManifestGraphError,
+  runGraph,
+  TaskGraph,
+  type Task,
+  type TaskNode,
+} from '../src/index.js';
 
 interface VNode {
   tasks: string[];
@@ -16,10 +24,13 @@ interface RunVector {
 }
 
 const file = new URL('./fixtures/upstream/vectors/cvo-taskgraph-vectors.json', import.meta.url);
-const vectors = (JSON.parse(readFileSync(file, 'utf8')) as { vectors: RunVector[] }).vectors.filter((v) => v.function === 'RunGraph');
+const vectors = (JSON.parse(readFileSync(file, 'utf8')) as { vectors: RunVector[] }).vectors.filter(
+  (v) => v.function === 'RunGraph',
+);
 
 /** Upstream's test tasks: ConfigMaps in namespace default, index/total 0. */
-const cm = (name: string): Task => createTask({ filename: name, version: 'v1', kind: 'ConfigMap', namespace: 'default', name });
+const cm = (name: string): Task =>
+  createTask({ filename: name, version: 'v1', kind: 'ConfigMap', namespace: 'default', name });
 
 function checkInvariant(inv: Record<string, unknown>, executed: string[]): void {
   const [kind, arg] = Object.entries(inv)[0] ?? ['', null];
@@ -161,7 +172,10 @@ describe('runGraph semantics', () => {
       controller.abort();
     });
     expect(ran).toEqual(['a']);
-    expect(errs.map((e) => e.message)).toEqual(['4 incomplete task nodes, beginning with configmap "default/b" (0 of 0)', 'context canceled']);
+    expect(errs.map((e) => e.message)).toEqual([
+      '4 incomplete task nodes, beginning with configmap "default/b" (0 of 0)',
+      'context canceled',
+    ]);
     expect(errs.map((e) => (e instanceof ManifestGraphError ? e.code : ''))).toEqual(['INCOMPLETE', 'CANCELED']);
   });
 
@@ -173,11 +187,18 @@ describe('runGraph semantics', () => {
       calls++;
     });
     expect(calls).toBe(0);
-    expect(errs.map((e) => e.message)).toEqual(['5 incomplete task nodes, beginning with configmap "default/a" (0 of 0)', 'context canceled']);
+    expect(errs.map((e) => e.message)).toEqual([
+      '5 incomplete task nodes, beginning with configmap "default/a" (0 of 0)',
+      'context canceled',
+    ]);
   });
 
   it('counts spacer nodes as incomplete but names the first node with tasks', async () => {
-    const nodes = [createTaskNode([cm('a')], [], [1]), createTaskNode([], [0], [2]), createTaskNode([cm('c')], [1], [])];
+    const nodes = [
+      createTaskNode([cm('a')], [], [1]),
+      createTaskNode([], [0], [2]),
+      createTaskNode([cm('c')], [1], []),
+    ];
     const controller = new AbortController();
     const errs = await runGraph({ nodes }, { maxParallelism: 1, signal: controller.signal }, () => controller.abort());
     expect(errs[0]?.message).toBe('2 incomplete task nodes, beginning with configmap "default/c" (0 of 0)');
@@ -222,7 +243,11 @@ describe('runGraph semantics', () => {
   });
 
   it('starts available nodes in index order', async () => {
-    const nodes = [createTaskNode([cm('late')], [2], []), createTaskNode([cm('first')]), createTaskNode([cm('second')], [], [0])];
+    const nodes = [
+      createTaskNode([cm('late')], [2], []),
+      createTaskNode([cm('first')]),
+      createTaskNode([cm('second')], [], [0]),
+    ];
     const order: string[] = [];
     await runGraph({ nodes }, { maxParallelism: 1 }, (tasks) => {
       order.push(tasks[0]?.filename ?? '');

@@ -51,7 +51,8 @@ function kindOnlyTask(kind: string): Task {
 }
 const label = (t: Task): string => (t.filename.length > 0 ? t.filename : t.kind);
 const view = (nodes: TaskNode[]): VNode[] => nodes.map((n) => ({ tasks: n.tasks.map(label), in: n.in, out: n.out }));
-const steps = (s: TaskNode[][] | null): string[][][] | null => (s === null ? null : s.map((st) => st.map((n) => n.tasks.map(label))));
+const steps = (s: TaskNode[][] | null): string[][][] | null =>
+  s === null ? null : s.map((st) => st.map((n) => n.tasks.map(label)));
 
 function inputTasks(v: Vector): Task[] {
   const raw = v.input['tasks'] as (string | { file: string; kind: string })[];
@@ -60,7 +61,9 @@ function inputTasks(v: Vector): Task[] {
 
 const runners: Record<string, (v: Vector) => void> = {
   'TaskGraph.Split(SplitOnJobs)': (v) => {
-    const nodes = (v.input['nodes'] as VNode[]).map((n) => createTaskNode(n.tasks.map(kindOnlyTask), [...n.in], [...n.out]));
+    const nodes = (v.input['nodes'] as VNode[]).map((n) =>
+      createTaskNode(n.tasks.map(kindOnlyTask), [...n.in], [...n.out]),
+    );
     const g = TaskGraph.fromNodes(nodes).splitOnJobs();
     expect(view(g.nodes)).toEqual(v.expected['nodes']);
   },
@@ -82,7 +85,9 @@ const runners: Record<string, (v: Vector) => void> = {
   },
   'TaskGraph.bulkAdd (internal helper)': (v) => {
     // bulkAdd is private upstream too; reach it the same way the Go test does (same package).
-    const nodes = (v.input['nodes'] as VNode[]).map((n) => createTaskNode(n.tasks.map(fileTask), [...n.in], [...n.out]));
+    const nodes = (v.input['nodes'] as VNode[]).map((n) =>
+      createTaskNode(n.tasks.map(fileTask), [...n.in], [...n.out]),
+    );
     const g = TaskGraph.fromNodes(nodes);
     const add = (v.input['add'] as VNode[]).map((n) => createTaskNode(n.tasks.map(fileTask), [...n.in], [...n.out]));
     const bulkAdd = (g as unknown as { bulkAdd(n: TaskNode[], i: number[]): number[] }).bulkAdd.bind(g);
@@ -107,11 +112,12 @@ const runners: Record<string, (v: Vector) => void> = {
     expect(view(plan.graph.nodes)).toEqual(v.expected['nodes']);
     expect(plan.parallelism).toBe(plan.graph.nodes.length);
   },
-  'NewTaskGraph+Split(SplitOnJobs)+Parallelize(ShiftOrder(PermuteOrder(FlattenByNumberAndComponent, rand.New(rand.NewSource(attempt/8))), attempt%8, 8))': (v) => {
-    const plan = planSync(inputTasks(v), { mode: 'reconciling', attempt: v.input['attempt'] as number });
-    expect(view(plan.graph.nodes)).toEqual(v.expected['nodes']);
-    expect(plan.parallelism).toBe(2);
-  },
+  'NewTaskGraph+Split(SplitOnJobs)+Parallelize(ShiftOrder(PermuteOrder(FlattenByNumberAndComponent, rand.New(rand.NewSource(attempt/8))), attempt%8, 8))':
+    (v) => {
+      const plan = planSync(inputTasks(v), { mode: 'reconciling', attempt: v.input['attempt'] as number });
+      expect(view(plan.graph.nodes)).toEqual(v.expected['nodes']);
+      expect(plan.parallelism).toBe(2);
+    },
 };
 
 describe('cvo-taskgraph-vectors.json', () => {

@@ -52,7 +52,10 @@ export interface KargsEdit {
 
 function checkArg(what: string, v: string): string {
   if (typeof v !== 'string' || v === '' || v.includes('\0') || /[\n\r]/.test(v)) {
-    throw new OstreeError('INVALID_ARGUMENT', `${what}: ${JSON.stringify(v)} is empty or contains a newline/NUL; fix the value`);
+    throw new OstreeError(
+      'INVALID_ARGUMENT',
+      `${what}: ${JSON.stringify(v)} is empty or contains a newline/NUL; fix the value`,
+    );
   }
   return v;
 }
@@ -72,8 +75,10 @@ export const rpmOstreeArgs = {
     if (o.lockFinalization) a.push('--lock-finalization');
     a.push(checkArg('rebase reference', ref));
     if (o.revision !== undefined) a.push(checkArg('rebase revision', o.revision));
-    if (o.customOriginUrl !== undefined) a.push('--custom-origin-url', checkArg('custom origin url', o.customOriginUrl));
-    if (o.customOriginDescription !== undefined) a.push('--custom-origin-description', checkArg('custom origin description', o.customOriginDescription));
+    if (o.customOriginUrl !== undefined)
+      a.push('--custom-origin-url', checkArg('custom origin url', o.customOriginUrl));
+    if (o.customOriginDescription !== undefined)
+      a.push('--custom-origin-description', checkArg('custom origin description', o.customOriginDescription));
     if (o.disallowDowngrade) a.push('--disallow-downgrade');
     return a;
   },
@@ -112,7 +117,8 @@ export const rpmOstreeArgs = {
     if (o.rollback) a.push('-r');
     if (o.base) a.push('-b');
     if (o.repomd) a.push('-m');
-    if (a.length === 1) throw new OstreeError('INVALID_ARGUMENT', 'cleanup: choose at least one of pending, rollback, base, repomd');
+    if (a.length === 1)
+      throw new OstreeError('INVALID_ARGUMENT', 'cleanup: choose at least one of pending, rollback, base, repomd');
     return a;
   },
   /** `override remove <pkgs…> --install <pkg> …`. */
@@ -160,9 +166,7 @@ export function revertKernelSwapArgs(d: {
 }
 
 /** What Zincati stages: an ostree commit checksum or an OCI image digest (optionally rebasing from an ostree origin). */
-export type ZincatiPayload =
-  | { readonly checksum: string }
-  | { readonly digest: string; readonly rebaseTo?: string };
+export type ZincatiPayload = { readonly checksum: string } | { readonly digest: string; readonly rebaseTo?: string };
 
 /**
  * The `rpm-ostree` arguments Zincati uses to stage an update: `deploy --lock-finalization --skip-branch-check
@@ -171,12 +175,23 @@ export type ZincatiPayload =
  */
 export function zincatiStageArgs(payload: ZincatiPayload, allowDowngrade = false): string[] {
   if ('checksum' in payload) {
-    return rpmOstreeArgs.deploy(`revision=${checkArg('checksum', payload.checksum)}`, { lockFinalization: true, skipBranchCheck: true, disallowDowngrade: !allowDowngrade });
+    return rpmOstreeArgs.deploy(`revision=${checkArg('checksum', payload.checksum)}`, {
+      lockFinalization: true,
+      skipBranchCheck: true,
+      disallowDowngrade: !allowDowngrade,
+    });
   }
   if (payload.rebaseTo !== undefined) {
-    return rpmOstreeArgs.rebase(payload.rebaseTo, { lockFinalization: true, revision: payload.digest, disallowDowngrade: !allowDowngrade });
+    return rpmOstreeArgs.rebase(payload.rebaseTo, {
+      lockFinalization: true,
+      revision: payload.digest,
+      disallowDowngrade: !allowDowngrade,
+    });
   }
-  return rpmOstreeArgs.deploy(checkArg('digest', payload.digest), { lockFinalization: true, disallowDowngrade: !allowDowngrade });
+  return rpmOstreeArgs.deploy(checkArg('digest', payload.digest), {
+    lockFinalization: true,
+    disallowDowngrade: !allowDowngrade,
+  });
 }
 
 /**
@@ -185,7 +200,13 @@ export function zincatiStageArgs(payload: ZincatiPayload, allowDowngrade = false
  * After=ostree-finalize-staged.service] /bin/sh -c "systemctl reboot"` (the two `-p` on CoreOS). Returns argv.
  */
 export function mcoRebootCommand(rationale: string, coreOS = true): string[] {
-  const argv = ['systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', `machine-config-daemon: ${checkArg('rationale', rationale)}`];
+  const argv = [
+    'systemd-run',
+    '--unit',
+    'machine-config-daemon-reboot',
+    '--description',
+    `machine-config-daemon: ${checkArg('rationale', rationale)}`,
+  ];
   if (coreOS) argv.push('-p', 'Requires=ostree-finalize-staged.service', '-p', 'After=ostree-finalize-staged.service');
   argv.push('/bin/sh', '-c', 'systemctl reboot');
   return argv;

@@ -54,13 +54,7 @@ export class RpmOstreeError extends OstreeError {
   readonly exitCode: number | null;
   /** Captured standard error (trimmed). */
   readonly stderr: string;
-  constructor(
-    code: OstreeErrorCode,
-    argv: readonly string[],
-    exitCode: number | null,
-    stderr: string,
-    hint?: string,
-  ) {
+  constructor(code: OstreeErrorCode, argv: readonly string[], exitCode: number | null, stderr: string, hint?: string) {
     const commandLine = formatCommandLine(argv[0] ?? '', argv.slice(1));
     const what =
       code === 'RPMOSTREE_TIMEOUT'

@@ -16,7 +16,10 @@ function bad(m: string): never {
  * `--replace=key=value` / `key=old=new`, `--unchanged-exit-77`) to a kernel argument list, with rpm-ostree's errors
  * for missing or ambiguous keys. Used by the simulated backends.
  */
-export function applyKargsEdits(current: readonly string[], args: readonly string[]): { next: string[]; changed: boolean } {
+export function applyKargsEdits(
+  current: readonly string[],
+  args: readonly string[],
+): { next: string[]; changed: boolean } {
   const next = [...current];
   const keyOf = (a: string): string => a.split('=')[0] as string;
   for (const e of args) {
@@ -88,7 +91,8 @@ export function applyPackageCommand(args: readonly string[], state: PackageState
       };
     }
     if (mode === 'reset') {
-      for (const p of pkgs) if (!state.requestedBaseRemovals.includes(p)) bad(`override reset: no override for package "${p}"`);
+      for (const p of pkgs)
+        if (!state.requestedBaseRemovals.includes(p)) bad(`override reset: no override for package "${p}"`);
       return {
         requestedBaseRemovals: state.requestedBaseRemovals.filter((p) => !pkgs.includes(p)),
         requestedPackages: state.requestedPackages.filter((p) => !extra.includes(p)),

@@ -60,7 +60,8 @@ export function parseImageReference(text: string, whole: string = text): ImageRe
  */
 export function parseOstreeImageReference(ref: string): OstreeImageReference {
   const input: unknown = ref;
-  if (typeof input !== 'string' || input.length > 4096 || /[\s\0]/.test(input)) fail(String(input), 'not a single-line string');
+  if (typeof input !== 'string' || input.length > 4096 || /[\s\0]/.test(input))
+    fail(String(input), 'not a single-line string');
   const i = ref.indexOf(':');
   if (i <= 0) fail(ref, 'missing scheme');
   const scheme = ref.slice(0, i);
@@ -119,7 +120,10 @@ export function formatOstreeImageReference(ref: OstreeImageReference): string {
 
 /** `ostree-unverified-registry:<image>`: what the machine-config-daemon rebases to for an osImageURL. */
 export function unverifiedRegistryReference(image: string): string {
-  return formatOstreeImageReference({ sigverify: { kind: 'insecure' }, imgref: { transport: 'registry', name: image } });
+  return formatOstreeImageReference({
+    sigverify: { kind: 'insecure' },
+    imgref: { transport: 'registry', name: image },
+  });
 }
 
 /** `ostree-unverified-image:containers-storage:<repoDigest>`: rebase from local container storage. */

@@ -2,8 +2,21 @@
  * @keelson/ostree — the rpm-ostree / ostree OS driver used by the machine-config-daemon.
  * @packageDocumentation
  */
-export { OstreeError, RpmOstreeError, StatusParseError, formatCommandLine, shellQuote, type OstreeErrorCode } from './errors.js';
-export { ChildProcessRunner, type ChildProcessRunnerOptions, type CommandResult, type CommandRunner, type RunOptions } from './runner.js';
+export {
+  OstreeError,
+  RpmOstreeError,
+  StatusParseError,
+  formatCommandLine,
+  shellQuote,
+  type OstreeErrorCode,
+} from './errors.js';
+export {
+  ChildProcessRunner,
+  type ChildProcessRunnerOptions,
+  type CommandResult,
+  type CommandRunner,
+  type RunOptions,
+} from './runner.js';
 export {
   OSTREE_IMAGE_SCHEMES,
   containersStorageReference,
@@ -15,7 +28,14 @@ export {
   type OstreeImageReference,
   type SignatureSource,
 } from './imageref.js';
-export { TUNABLE_EL_KARGS, generateKargs, parseKernelArguments, parseKernelCommandLine, splitKernelArguments, tuningKargsCalls } from './kargs.js';
+export {
+  TUNABLE_EL_KARGS,
+  generateKargs,
+  parseKernelArguments,
+  parseKernelCommandLine,
+  splitKernelArguments,
+  tuningKargsCalls,
+} from './kargs.js';
 export {
   KERNEL_PACKAGES,
   SUPPORTED_EXTENSIONS,

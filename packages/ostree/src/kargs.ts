@@ -62,7 +62,8 @@ export const TUNABLE_EL_KARGS: readonly string[] = Object.freeze(['nosmt']);
  * lines are ignored).
  */
 export function tuningKargsCalls(tuningFile: string, cmdline: string, hostOs: 'el' | 'fcos' | 'other'): string[][] {
-  const tunable = (k: string): boolean => (hostOs === 'fcos' ? true : hostOs === 'el' ? TUNABLE_EL_KARGS.includes(k) : false);
+  const tunable = (k: string): boolean =>
+    hostOs === 'fcos' ? true : hostOs === 'el' ? TUNABLE_EL_KARGS.includes(k) : false;
   const inUse = (k: string): boolean => ` ${cmdline.trim()} `.includes(` ${k} `);
   const adds: string[][] = [];
   const dels: string[][] = [];

@@ -18,7 +18,12 @@ export const KERNEL_PACKAGES: Readonly<{
 }> = Object.freeze({
   default: Object.freeze(['kernel', 'kernel-core', 'kernel-modules', 'kernel-modules-core', 'kernel-modules-extra']),
   realtime: Object.freeze(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra']),
-  '64k-pages': Object.freeze(['kernel-64k-core', 'kernel-64k-modules', 'kernel-64k-modules-core', 'kernel-64k-modules-extra']),
+  '64k-pages': Object.freeze([
+    'kernel-64k-core',
+    'kernel-64k-modules',
+    'kernel-64k-modules-core',
+    'kernel-64k-modules-extra',
+  ]),
 });
 
 /** The RHCOS extension → package map of the machine-config-operator (`SupportedExtensions`). */
@@ -79,6 +84,7 @@ export function generateExtensionsArgs(
   for (const pkgs of Object.values(map)) for (const p of pkgs) managed.add(p);
   const out: string[] = [];
   for (const p of [...required].filter((p) => !installed.has(p)).sort(byteCompare)) out.push('--install', p);
-  for (const p of [...installed].filter((p) => managed.has(p) && !required.has(p)).sort(byteCompare)) out.push('--uninstall', p);
+  for (const p of [...installed].filter((p) => managed.has(p) && !required.has(p)).sort(byteCompare))
+    out.push('--uninstall', p);
   return out;
 }

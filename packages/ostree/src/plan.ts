@@ -23,7 +23,10 @@ export interface OsConfigSpec {
 
 /** A MachineConfig-like object: either `{spec: {...}}` (with optional metadata.name) or the spec fields directly. */
 export type MachineConfigLike =
-  | { readonly metadata?: { readonly name?: string | undefined } | undefined; readonly spec?: OsConfigSpec | null | undefined }
+  | {
+      readonly metadata?: { readonly name?: string | undefined } | undefined;
+      readonly spec?: OsConfigSpec | null | undefined;
+    }
   | OsConfigSpec;
 
 /** What the node currently runs, as far as the plan needs it (a parsed booted {@link Deployment} fits). */
@@ -53,7 +56,8 @@ export interface OsPlanOptions {
 }
 
 /** The kind of a plan step. */
-export type PlanStepKind = 'cleanup-pending' | 'revert-kernel-swap' | 'rebase' | 'kargs' | 'kernel-type' | 'extensions' | 'verify-extensions';
+export type PlanStepKind =
+  'cleanup-pending' | 'revert-kernel-swap' | 'rebase' | 'kargs' | 'kernel-type' | 'extensions' | 'verify-extensions';
 
 /** One step of an OS update. `args` are the arguments after `rpm-ostree` (empty for checks). */
 export interface PlanStep {
@@ -154,18 +158,31 @@ export function applyOsChanges(
   steps.push(CLEANUP_PENDING);
   if (diff.osUpdate || diff.kernelType) {
     const revert = revertKernelSwapArgs(booted);
-    if (revert) steps.push({ kind: 'revert-kernel-swap', description: 'undo the kernel-rt/64k swap before changing the OS or kernel', args: revert, retryAnyFailure: false });
+    if (revert)
+      steps.push({
+        kind: 'revert-kernel-swap',
+        description: 'undo the kernel-rt/64k swap before changing the OS or kernel',
+        args: revert,
+        retryAnyFailure: false,
+      });
   }
   if (diff.osUpdate) {
     const image = n.osImageURL ?? '';
-    if (image === '') throw new OstreeError('INVALID_ARGUMENT', 'new config spec.osImageURL is empty; set it to the OS image pull spec');
+    if (image === '')
+      throw new OstreeError(
+        'INVALID_ARGUMENT',
+        'new config spec.osImageURL is empty; set it to the OS image pull spec',
+      );
     if (options.hasContainerFeature === false) {
       throw new OstreeError(
         'INVALID_ARGUMENT',
         'rpm-ostree on this host lacks the "container" feature (rpm-ostree --version); update it in place first, this driver only rebases to container images',
       );
     }
-    const ref = options.localImageRepoDigest !== undefined ? containersStorageReference(options.localImageRepoDigest) : unverifiedRegistryReference(image);
+    const ref =
+      options.localImageRepoDigest !== undefined
+        ? containersStorageReference(options.localImageRepoDigest)
+        : unverifiedRegistryReference(image);
     steps.push({
       kind: 'rebase',
       description: `rebase to OS image ${image}`,
@@ -177,23 +194,48 @@ export function applyOsChanges(
   }
   if (diff.kargs) {
     const k = generateKargs(o.kernelArguments, n.kernelArguments);
-    if (k.length > 0) steps.push({ kind: 'kargs', description: 'delete the old config kernel arguments and append the new ones', args: ['kargs', ...k], retryAnyFailure: false });
+    if (k.length > 0)
+      steps.push({
+        kind: 'kargs',
+        description: 'delete the old config kernel arguments and append the new ones',
+        args: ['kargs', ...k],
+        retryAnyFailure: false,
+      });
   }
   if (isEL && (diff.osUpdate || diff.kernelType) && newK !== 'default') {
     if (newK === '64k-pages' && (options.arch ?? goArch()) !== 'arm64') {
-      throw new OstreeError('UNSUPPORTED_KERNEL_TYPE', '64k-pages is only supported for aarch64 architecture (spec.kernelType)');
+      throw new OstreeError(
+        'UNSUPPORTED_KERNEL_TYPE',
+        '64k-pages is only supported for aarch64 architecture (spec.kernelType)',
+      );
     }
-    steps.push({ kind: 'kernel-type', description: `switch to the ${newK} kernel`, args: rpmOstreeArgs.switchKernel(newK), retryAnyFailure: false });
+    steps.push({
+      kind: 'kernel-type',
+      description: `switch to the ${newK} kernel`,
+      args: rpmOstreeArgs.switchKernel(newK),
+      retryAnyFailure: false,
+    });
   }
   const extEmpty = (o.extensions ?? []).length === 0 && (n.extensions ?? []).length === 0;
   if (isEL && !extEmpty && !(sameList(o.extensions, n.extensions) && (o.osImageURL ?? '') === (n.osImageURL ?? ''))) {
     validateExtensions(n.extensions, map);
     const args = generateExtensionsArgs(booted.requestedPackages, n.extensions, map);
     if (args.length > 0) {
-      steps.push({ kind: 'extensions', description: 'install/uninstall extension packages', args: rpmOstreeArgs.update(args), retryAnyFailure: false });
+      steps.push({
+        kind: 'extensions',
+        description: 'install/uninstall extension packages',
+        args: rpmOstreeArgs.update(args),
+        retryAnyFailure: false,
+      });
       const expect = packagesForExtensions(n.extensions, map);
       if (expect.length > 0) {
-        steps.push({ kind: 'verify-extensions', description: 'check the staged deployment requests every extension package', args: [], retryAnyFailure: false, expectPackages: expect });
+        steps.push({
+          kind: 'verify-extensions',
+          description: 'check the staged deployment requests every extension package',
+          args: [],
+          retryAnyFailure: false,
+          expectPackages: expect,
+        });
       }
     } else {
       notes.push('no extension updates required');
@@ -225,7 +267,13 @@ export class PlanExecutionError extends OstreeError {
   readonly completed: readonly PlanStep[];
   /** True when the rollback ran successfully. */
   readonly rolledBack: boolean;
-  constructor(step: PlanStep, completed: readonly PlanStep[], cause: unknown, rolledBack: boolean, rollbackError?: unknown) {
+  constructor(
+    step: PlanStep,
+    completed: readonly PlanStep[],
+    cause: unknown,
+    rolledBack: boolean,
+    rollbackError?: unknown,
+  ) {
     const msg = cause instanceof Error ? cause.message : String(cause);
     const rb = rolledBack
       ? 'staged changes were rolled back (rpm-ostree cleanup -p)'
@@ -242,18 +290,26 @@ export class PlanExecutionError extends OstreeError {
  * Runs a plan with a driver. With `dryRun` nothing runs (the caller shows {@link formatPlan}). On failure the
  * rollback steps run and a {@link PlanExecutionError} is thrown.
  */
-export async function executePlan(plan: OsUpdatePlan, driver: RpmOstree, options: { dryRun?: boolean } = {}): Promise<PlanExecution> {
+export async function executePlan(
+  plan: OsUpdatePlan,
+  driver: RpmOstree,
+  options: { dryRun?: boolean } = {},
+): Promise<PlanExecution> {
   if (options.dryRun) return { completed: [], dryRun: true };
   const completed: PlanStep[] = [];
   for (const step of plan.steps) {
     try {
       if (step.kind === 'verify-extensions') {
         const staged = stagedDeployment(await driver.status());
-        if (!staged) throw new OstreeError('EXTENSIONS_NOT_STAGED', 'no staged deployment found after applying extensions');
+        if (!staged)
+          throw new OstreeError('EXTENSIONS_NOT_STAGED', 'no staged deployment found after applying extensions');
         const have = new Set(staged.requestedPackages);
         const missing = (step.expectPackages ?? []).filter((p) => !have.has(p));
         if (missing.length > 0) {
-          throw new OstreeError('EXTENSIONS_NOT_STAGED', `the following extension packages are missing from the staged deployment: [${missing.join(' ')}]`);
+          throw new OstreeError(
+            'EXTENSIONS_NOT_STAGED',
+            `the following extension packages are missing from the staged deployment: [${missing.join(' ')}]`,
+          );
         }
       } else {
         await driver.exec(step.args, step.retryAnyFailure ? { retryAnyFailure: true, retry: MCO_REBASE_RETRY } : {});
@@ -261,7 +317,9 @@ export async function executePlan(plan: OsUpdatePlan, driver: RpmOstree, options
       completed.push(step);
     } catch (err) {
       if (step.kind === 'cleanup-pending') {
-        throw new OstreeError('PLAN_STEP_FAILED', `failed to remove pending deployment: ${(err as Error).message}`, { cause: err });
+        throw new OstreeError('PLAN_STEP_FAILED', `failed to remove pending deployment: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
       try {
         for (const rb of plan.rollback) await driver.exec(rb.args);
@@ -286,12 +344,22 @@ export async function applyOsChangesOnHost(
 ): Promise<{ plan: OsUpdatePlan; execution: PlanExecution }> {
   const status = await driver.status();
   const b = bootedDeployment(status);
-  if (!b) throw new OstreeError('NO_BOOTED_DEPLOYMENT', 'no booted deployment in rpm-ostree status; is this host booted into ostree?');
-  const hasContainerFeature = options.hasContainerFeature ?? (specOf(oldConfig).osImageURL !== specOf(newConfig).osImageURL ? await driver.isNewEnoughForLayering() : true);
+  if (!b)
+    throw new OstreeError(
+      'NO_BOOTED_DEPLOYMENT',
+      'no booted deployment in rpm-ostree status; is this host booted into ostree?',
+    );
+  const hasContainerFeature =
+    options.hasContainerFeature ??
+    (specOf(oldConfig).osImageURL !== specOf(newConfig).osImageURL ? await driver.isNewEnoughForLayering() : true);
   const plan = applyOsChanges(oldConfig, newConfig, {
     ...options,
     hasContainerFeature,
-    booted: { requestedPackages: b.requestedPackages, requestedBaseRemovals: b.requestedBaseRemovals, osImageURL: osImageUrlOf(b) },
+    booted: {
+      requestedPackages: b.requestedPackages,
+      requestedBaseRemovals: b.requestedBaseRemovals,
+      osImageURL: osImageUrlOf(b),
+    },
   });
   const execution = await executePlan(plan, driver, options.dryRun === undefined ? {} : { dryRun: options.dryRun });
   return { plan, execution };
@@ -303,10 +371,17 @@ export async function applyOsChangesOnHost(
  */
 export function osConfigSpecFrom(value: unknown, source = 'MachineConfig'): OsConfigSpec {
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObj(value)) throw new OstreeError('INVALID_ARGUMENT', `${source}: expected a MachineConfig object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  if (!isObj(value))
+    throw new OstreeError(
+      'INVALID_ARGUMENT',
+      `${source}: expected a MachineConfig object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   const kind = value['kind'];
   if (kind !== undefined && kind !== 'MachineConfig') {
-    throw new OstreeError('INVALID_ARGUMENT', `${source}: kind is ${JSON.stringify(kind)}; give a MachineConfig (e.g. oc get mc rendered-worker-… -o yaml)`);
+    throw new OstreeError(
+      'INVALID_ARGUMENT',
+      `${source}: kind is ${JSON.stringify(kind)}; give a MachineConfig (e.g. oc get mc rendered-worker-… -o yaml)`,
+    );
   }
   const hasSpec = 'spec' in value || kind === 'MachineConfig';
   const spec = hasSpec ? (value['spec'] ?? {}) : value;
@@ -315,15 +390,21 @@ export function osConfigSpecFrom(value: unknown, source = 'MachineConfig'): OsCo
   const str = (k: string): string | undefined => {
     const v = spec[k];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a string, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'string')
+      throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a string, got ${JSON.stringify(v)}`);
     return v;
   };
   const list = (k: string): string[] | undefined => {
     const v = spec[k];
     if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v)) throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a list of strings`);
+    if (!Array.isArray(v))
+      throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k} must be a list of strings`);
     return v.map((x, i) => {
-      if (typeof x !== 'string') throw new OstreeError('INVALID_ARGUMENT', `${source}: ${prefix}${k}[${i}] must be a string, got ${JSON.stringify(x)}`);
+      if (typeof x !== 'string')
+        throw new OstreeError(
+          'INVALID_ARGUMENT',
+          `${source}: ${prefix}${k}[${i}] must be a string, got ${JSON.stringify(x)}`,
+        );
       return x;
     });
   };

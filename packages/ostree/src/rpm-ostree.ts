@@ -36,9 +36,19 @@ export interface RetryPolicy {
 }
 
 /** Default busy-retry policy. */
-export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 5, initialDelayMs: 1000, factor: 2, maxDelayMs: 60_000 });
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
+  attempts: 5,
+  initialDelayMs: 1000,
+  factor: 2,
+  maxDelayMs: 60_000,
+});
 /** The machine-config-daemon's rebase retry: 7 tries, 10 s doubling, capped at 60 s. */
-export const MCO_REBASE_RETRY: RetryPolicy = Object.freeze({ attempts: 7, initialDelayMs: 10_000, factor: 2, maxDelayMs: 60_000 });
+export const MCO_REBASE_RETRY: RetryPolicy = Object.freeze({
+  attempts: 7,
+  initialDelayMs: 10_000,
+  factor: 2,
+  maxDelayMs: 60_000,
+});
 
 /** Options of {@link RpmOstree}. */
 export interface RpmOstreeOptions {
@@ -69,7 +79,8 @@ export interface ExecOptions {
 }
 
 /** Pattern of stderr texts meaning another client holds the rpm-ostree daemon. */
-export const BUSY_PATTERN = /Transaction in progress|transaction.*(already|in progress)|rpm-ostreed? .*busy|Unable to acquire|Another (transaction|client)/i;
+export const BUSY_PATTERN =
+  /Transaction in progress|transaction.*(already|in progress)|rpm-ostreed? .*busy|Unable to acquire|Another (transaction|client)/i;
 
 /** True when a failed result means "daemon busy" (worth retrying). */
 export function isBusyResult(r: CommandResult): boolean {
@@ -125,7 +136,13 @@ export class RpmOstree {
       });
       if (r.exitCode === 0 || (r.exitCode !== null && options.okExitCodes?.includes(r.exitCode))) return r;
       if (r.timedOut) {
-        throw new RpmOstreeError('RPMOSTREE_TIMEOUT', argv, r.exitCode, r.stderr, `after ${this.#timeoutMs} ms; raise the timeout or check rpm-ostreed`);
+        throw new RpmOstreeError(
+          'RPMOSTREE_TIMEOUT',
+          argv,
+          r.exitCode,
+          r.stderr,
+          `after ${this.#timeoutMs} ms; raise the timeout or check rpm-ostreed`,
+        );
       }
       const busy = isBusyResult(r);
       if ((busy || options.retryAnyFailure) && attempt < policy.attempts) {
@@ -138,7 +155,9 @@ export class RpmOstree {
         argv,
         r.exitCode,
         r.stderr,
-        busy ? `daemon still busy after ${attempt} attempts; wait for the other transaction or run "rpm-ostree cancel"` : undefined,
+        busy
+          ? `daemon still busy after ${attempt} attempts; wait for the other transaction or run "rpm-ostree cancel"`
+          : undefined,
       );
     }
   }
@@ -157,7 +176,11 @@ export class RpmOstree {
   /** The booted deployment; throws `NO_BOOTED_DEPLOYMENT` when none (not an ostree-booted host). */
   async booted(): Promise<Deployment> {
     const d = bootedDeployment(await this.status());
-    if (!d) throw new OstreeError('NO_BOOTED_DEPLOYMENT', 'no booted deployment in rpm-ostree status; is this host booted into ostree?');
+    if (!d)
+      throw new OstreeError(
+        'NO_BOOTED_DEPLOYMENT',
+        'no booted deployment in rpm-ostree status; is this host booted into ostree?',
+      );
     return d;
   }
   /** The staged deployment, or undefined. */
@@ -176,7 +199,11 @@ export class RpmOstree {
   async bootedAndStaged(): Promise<{ booted: Deployment; staged: Deployment | undefined }> {
     const s = await this.status();
     const booted = bootedDeployment(s);
-    if (!booted) throw new OstreeError('NO_BOOTED_DEPLOYMENT', 'no booted deployment in rpm-ostree status; is this host booted into ostree?');
+    if (!booted)
+      throw new OstreeError(
+        'NO_BOOTED_DEPLOYMENT',
+        'no booted deployment in rpm-ostree status; is this host booted into ostree?',
+      );
     return { booted, staged: stagedDeployment(s) };
   }
 
@@ -213,7 +240,10 @@ export class RpmOstree {
     await this.exec(rpmOstreeArgs.rebase(ref, options), exec);
   }
   /** The daemon's OS update: `rebase --experimental ostree-unverified-registry:<image>`, retried like upstream. */
-  async rebaseLayered(osImageURL: string, exec: ExecOptions = { retryAnyFailure: true, retry: MCO_REBASE_RETRY }): Promise<void> {
+  async rebaseLayered(
+    osImageURL: string,
+    exec: ExecOptions = { retryAnyFailure: true, retry: MCO_REBASE_RETRY },
+  ): Promise<void> {
     await this.rebase(unverifiedRegistryReference(osImageURL), { experimental: true }, exec);
   }
   /** `rebase --experimental ostree-unverified-image:containers-storage:<repoDigest>`. */

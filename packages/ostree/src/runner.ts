@@ -119,7 +119,15 @@ export class ChildProcessRunner implements CommandRunner {
         settled = true;
         if (timer) clearTimeout(timer);
         if (e.code === 'ENOENT') {
-          reject(new RpmOstreeError('RPMOSTREE_NOT_FOUND', [command, ...args], null, e.message, `is ${command} installed and on PATH?`));
+          reject(
+            new RpmOstreeError(
+              'RPMOSTREE_NOT_FOUND',
+              [command, ...args],
+              null,
+              e.message,
+              `is ${command} installed and on PATH?`,
+            ),
+          );
         } else {
           reject(new RpmOstreeError('RPMOSTREE_COMMAND_FAILED', [command, ...args], null, e.message));
         }

@@ -48,7 +48,8 @@ function failed(stderr: string, exitCode = 1): CommandResult {
   return { exitCode, signal: null, stdout: '', stderr: `error: ${stderr}\n`, timedOut: false };
 }
 
-const strs = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strs = (v: JsonValue | undefined): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 /**
  * An in-memory (optionally on-disk) rpm-ostree host. It implements {@link CommandRunner} and answers the
@@ -77,12 +78,15 @@ export class SimulatedRpmOstree implements CommandRunner {
       return;
     }
     const osname = options.osname ?? 'rhcos';
-    const image = options.osImageURL ?? 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + sha('initial').slice(0, 64);
+    const image =
+      options.osImageURL ?? 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + sha('initial').slice(0, 64);
     const base = sha(`image:${image}`);
     const reqPkgs = [...(options.requestedPackages ?? [])];
     const reqRem = [...(options.requestedBaseRemovals ?? [])];
     const layered = reqPkgs.length > 0 || reqRem.length > 0;
-    const checksum = layered ? sha(`layer:${base}:${[...reqPkgs].sort().join(',')}:${[...reqRem].sort().join(',')}`) : base;
+    const checksum = layered
+      ? sha(`layer:${base}:${[...reqPkgs].sort().join(',')}:${[...reqRem].sort().join(',')}`)
+      : base;
     const d: JsonObject = this.#newDeployment(osname, checksum, 0, {
       ...(layered ? { 'base-checksum': base } : {}),
       'container-image-reference': `ostree-unverified-registry:${image}`,
@@ -94,7 +98,9 @@ export class SimulatedRpmOstree implements CommandRunner {
     });
     this.state = {
       deployments: [d],
-      kargs: { [d['id'] as string]: [...(options.kargs ?? ['rw', 'root=LABEL=root', 'ostree=/ostree/boot.1/' + osname])] },
+      kargs: {
+        [d['id'] as string]: [...(options.kargs ?? ['rw', 'root=LABEL=root', 'ostree=/ostree/boot.1/' + osname])],
+      },
       updateDriver: null,
     };
     this.save();
@@ -106,7 +112,9 @@ export class SimulatedRpmOstree implements CommandRunner {
    */
   static atConfig(
     spec: OsConfigSpec,
-    options: Omit<SimulatedHostOptions, 'osImageURL' | 'kargs' | 'requestedPackages' | 'requestedBaseRemovals'> & { baseKargs?: readonly string[] } = {},
+    options: Omit<SimulatedHostOptions, 'osImageURL' | 'kargs' | 'requestedPackages' | 'requestedBaseRemovals'> & {
+      baseKargs?: readonly string[];
+    } = {},
   ): SimulatedRpmOstree {
     if (options.statePath !== undefined && existsSync(options.statePath)) rmSync(options.statePath);
     const kt = canonicalizeKernelType(spec.kernelType);
@@ -126,11 +134,23 @@ export class SimulatedRpmOstree implements CommandRunner {
     try {
       doc = JSON.parse(readFileSync(path, 'utf8'));
     } catch (e) {
-      throw new OstreeError('SIMULATION', `${path}: cannot read simulated host state (${(e as Error).message}); delete it to start fresh`);
+      throw new OstreeError(
+        'SIMULATION',
+        `${path}: cannot read simulated host state (${(e as Error).message}); delete it to start fresh`,
+      );
     }
     const s = doc as Partial<SimulatedState>;
-    if (typeof doc !== 'object' || doc === null || !Array.isArray(s.deployments) || typeof s.kargs !== 'object' || s.kargs === null) {
-      throw new OstreeError('SIMULATION', `${path}: not a simulated host state (needs "deployments" and "kargs"); delete it to start fresh`);
+    if (
+      typeof doc !== 'object' ||
+      doc === null ||
+      !Array.isArray(s.deployments) ||
+      typeof s.kargs !== 'object' ||
+      s.kargs === null
+    ) {
+      throw new OstreeError(
+        'SIMULATION',
+        `${path}: not a simulated host state (needs "deployments" and "kargs"); delete it to start fresh`,
+      );
     }
     return { deployments: s.deployments, kargs: s.kargs, updateDriver: s.updateDriver ?? null };
   }
@@ -207,8 +227,14 @@ export class SimulatedRpmOstree implements CommandRunner {
     const baseKargs = this.state.kargs[base['id'] as string] ?? [];
     const kargs = kargsChange ? kargsChange([...baseKargs]) : [...baseKargs];
     const layered = strs(next['requested-packages']).length > 0 || strs(next['requested-base-removals']).length > 0;
-    const baseChecksum = (next['base-checksum'] as string | undefined) ?? (base['base-checksum'] as string | undefined) ?? (base['checksum'] as string);
-    const imageBase = typeof next['container-image-reference'] === 'string' ? sha(`image:${parseOstreeImageReference(next['container-image-reference']).imgref.name}`) : baseChecksum;
+    const baseChecksum =
+      (next['base-checksum'] as string | undefined) ??
+      (base['base-checksum'] as string | undefined) ??
+      (base['checksum'] as string);
+    const imageBase =
+      typeof next['container-image-reference'] === 'string'
+        ? sha(`image:${parseOstreeImageReference(next['container-image-reference']).imgref.name}`)
+        : baseChecksum;
     const pkgs = [...strs(next['requested-packages'])].sort().join(',');
     const rem = [...strs(next['requested-base-removals'])].sort().join(',');
     const checksum = layered ? sha(`layer:${imageBase}:${pkgs}:${rem}`) : imageBase;
@@ -216,7 +242,21 @@ export class SimulatedRpmOstree implements CommandRunner {
     this.state.deployments = this.state.deployments.filter((d) => d['staged'] !== true);
     const serial = this.state.deployments.filter((d) => d['checksum'] === checksum).length;
     const fresh = this.#newDeployment(osname, checksum, serial, {});
-    for (const [k, v] of Object.entries(next)) if (!['id', 'serial', 'checksum', 'timestamp', 'booted', 'staged', 'pinned', 'base-checksum', 'finalization-locked'].includes(k)) fresh[k] = v;
+    for (const [k, v] of Object.entries(next))
+      if (
+        ![
+          'id',
+          'serial',
+          'checksum',
+          'timestamp',
+          'booted',
+          'staged',
+          'pinned',
+          'base-checksum',
+          'finalization-locked',
+        ].includes(k)
+      )
+        fresh[k] = v;
     if (layered) fresh['base-checksum'] = imageBase;
     fresh['staged'] = true;
     if (lock) fresh['finalization-locked'] = true;
@@ -270,7 +310,9 @@ export class SimulatedRpmOstree implements CommandRunner {
     const readOnly = sub === 'status' || sub === '--version' || (sub === 'kargs' && args.length === 1);
     if (!readOnly && this.#busy > 0) {
       this.#busy--;
-      return failed('Transaction in progress: deploy (simulated other client)\n You can cancel the current transaction with `rpm-ostree cancel`');
+      return failed(
+        'Transaction in progress: deploy (simulated other client)\n You can cancel the current transaction with `rpm-ostree cancel`',
+      );
     }
     try {
       const r = this.#dispatch(args);
@@ -289,19 +331,28 @@ export class SimulatedRpmOstree implements CommandRunner {
     };
     switch (sub) {
       case '--version':
-        return ok(`rpm-ostree:\n Version: '${this.#version}'\n Git: simulated\n Features:\n${this.#features.map((f) => `  - ${f}\n`).join('')}`);
+        return ok(
+          `rpm-ostree:\n Version: '${this.#version}'\n Git: simulated\n Features:\n${this.#features.map((f) => `  - ${f}\n`).join('')}`,
+        );
       case 'status':
         if (rest.includes('--json')) return ok(JSON.stringify(this.statusJson(), null, 2) + '\n');
         return ok(
           this.state.deployments
-            .map((d) => `${d['booted'] === true ? '●' : ' '} ${(d['container-image-reference'] as string | undefined) ?? (d['origin'] as string | undefined) ?? ''}\n    Version: ${(d['version'] as string | undefined) ?? ''}${d['staged'] === true ? ' (staged)' : ''}\n`)
+            .map(
+              (d) =>
+                `${d['booted'] === true ? '●' : ' '} ${(d['container-image-reference'] as string | undefined) ?? (d['origin'] as string | undefined) ?? ''}\n    Version: ${(d['version'] as string | undefined) ?? ''}${d['staged'] === true ? ' (staged)' : ''}\n`,
+            )
             .join('\n'),
         );
       case 'kargs':
         return this.#kargs(rest);
       case 'rebase': {
         const flags = rest.filter((a) => a.startsWith('--'));
-        const pos = rest.filter((a, i) => !a.startsWith('--') && !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'));
+        const pos = rest.filter(
+          (a, i) =>
+            !a.startsWith('--') &&
+            !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'),
+        );
         const ref = pos[0] ?? bad('rebase: missing reference');
         let image: string;
         try {
@@ -310,21 +361,29 @@ export class SimulatedRpmOstree implements CommandRunner {
         } catch (e) {
           return bad(`rebase: ${(e as Error).message}`);
         }
-        if (!flags.includes('--experimental') && !flags.includes('--lock-finalization')) bad('rebase: container image references need --experimental');
-        this.#stage((d) => {
-          d['container-image-reference'] = ref;
-          d['container-image-reference-digest'] = pos[1]?.startsWith('sha256:') ? pos[1] : `sha256:${sha(`digest:${image}`)}`;
-          delete d['origin'];
-          d['version'] = `sim-${sha(image).slice(0, 8)}`;
-          delete d['base-checksum'];
-        }, undefined, flags.includes('--lock-finalization'));
+        if (!flags.includes('--experimental') && !flags.includes('--lock-finalization'))
+          bad('rebase: container image references need --experimental');
+        this.#stage(
+          (d) => {
+            d['container-image-reference'] = ref;
+            d['container-image-reference-digest'] = pos[1]?.startsWith('sha256:')
+              ? pos[1]
+              : `sha256:${sha(`digest:${image}`)}`;
+            delete d['origin'];
+            d['version'] = `sim-${sha(image).slice(0, 8)}`;
+            delete d['base-checksum'];
+          },
+          undefined,
+          flags.includes('--lock-finalization'),
+        );
         return ok(`Staging deployment...done\nRun "systemctl reboot" to start a reboot\n`);
       }
       case 'cleanup': {
         if (rest.length === 0) bad('cleanup: at least one of -p -r -b -m is required');
         const booted = this.#booted();
         const bi = this.state.deployments.indexOf(booted);
-        if (rest.includes('-p')) this.state.deployments = this.state.deployments.filter((d, i) => !(i < bi && d['pinned'] !== true));
+        if (rest.includes('-p'))
+          this.state.deployments = this.state.deployments.filter((d, i) => !(i < bi && d['pinned'] !== true));
         if (rest.includes('-r')) {
           const nb = this.state.deployments.indexOf(booted);
           this.state.deployments = this.state.deployments.filter((d, i) => !(i > nb && d['pinned'] !== true));
@@ -335,7 +394,10 @@ export class SimulatedRpmOstree implements CommandRunner {
       case 'override':
       case 'update': {
         this.#stage((d) => {
-          const next = applyPackageCommand(args, { requestedPackages: strs(d['requested-packages']), requestedBaseRemovals: strs(d['requested-base-removals']) });
+          const next = applyPackageCommand(args, {
+            requestedPackages: strs(d['requested-packages']),
+            requestedBaseRemovals: strs(d['requested-base-removals']),
+          });
           d['requested-packages'] = [...next.requestedPackages];
           d['requested-base-removals'] = [...next.requestedBaseRemovals];
         });
@@ -349,18 +411,29 @@ export class SimulatedRpmOstree implements CommandRunner {
         }
         const rev = rest.find((a) => !a.startsWith('--'));
         if (rev !== undefined && rev !== '') {
-          this.#stage((d) => {
-            if (rev.startsWith('sha256:')) d['container-image-reference-digest'] = rev;
-            else d['version'] = rev.replace(/^revision=/, '');
-          }, undefined, rest.includes('--lock-finalization'));
+          this.#stage(
+            (d) => {
+              if (rev.startsWith('sha256:')) d['container-image-reference-digest'] = rev;
+              else d['version'] = rev.replace(/^revision=/, '');
+            },
+            undefined,
+            rest.includes('--lock-finalization'),
+          );
         }
         return ok();
       }
       case 'finalize-deployment': {
-        const staged = this.state.deployments.find((d) => d['staged'] === true) ?? bad('finalize-deployment: no staged deployment');
+        const staged =
+          this.state.deployments.find((d) => d['staged'] === true) ?? bad('finalize-deployment: no staged deployment');
         const want = rest.filter((a) => !a.startsWith('--'))[0];
-        if (!rest.includes('--allow-missing-checksum') && want !== staged['checksum'] && want !== staged['container-image-reference-digest']) {
-          bad(`finalize-deployment: expected staged checksum ${JSON.stringify(staged['checksum'])}, got ${JSON.stringify(want ?? null)}`);
+        if (
+          !rest.includes('--allow-missing-checksum') &&
+          want !== staged['checksum'] &&
+          want !== staged['container-image-reference-digest']
+        ) {
+          bad(
+            `finalize-deployment: expected staged checksum ${JSON.stringify(staged['checksum'])}, got ${JSON.stringify(want ?? null)}`,
+          );
         }
         delete staged['finalization-locked'];
         this.reboot();
@@ -377,7 +450,10 @@ export class SimulatedRpmOstree implements CommandRunner {
     if (rest.length === 0) return ok(current.join(' ') + '\n');
     const { next, changed } = applyKargsEdits(current, rest);
     if (!changed) return rest.includes('--unchanged-exit-77') ? { ...ok(), exitCode: 77 } : ok();
-    this.#stage(() => undefined, () => next);
+    this.#stage(
+      () => undefined,
+      () => next,
+    );
     return ok();
   }
 }

@@ -83,12 +83,38 @@ export interface RpmOstreeStatus {
 }
 
 const DEPLOYMENT_KEYS = new Set([
-  'id', 'osname', 'serial', 'checksum', 'base-checksum', 'version', 'timestamp', 'base-version', 'base-timestamp',
-  'booted', 'staged', 'pinned', 'finalization-locked', 'unlocked', 'regenerate-initramfs', 'origin', 'custom-origin',
-  'container-image-reference', 'container-image-reference-digest', 'packages', 'requested-packages',
-  'requested-local-packages', 'requested-base-removals', 'base-removals', 'requested-base-local-replacements',
-  'base-local-replacements', 'base-commit-meta', 'layered-commit-meta', 'pending-base-checksum', 'pending-base-version',
-  'pending-base-timestamp', 'gpg-enabled',
+  'id',
+  'osname',
+  'serial',
+  'checksum',
+  'base-checksum',
+  'version',
+  'timestamp',
+  'base-version',
+  'base-timestamp',
+  'booted',
+  'staged',
+  'pinned',
+  'finalization-locked',
+  'unlocked',
+  'regenerate-initramfs',
+  'origin',
+  'custom-origin',
+  'container-image-reference',
+  'container-image-reference-digest',
+  'packages',
+  'requested-packages',
+  'requested-local-packages',
+  'requested-base-removals',
+  'base-removals',
+  'requested-base-local-replacements',
+  'base-local-replacements',
+  'base-commit-meta',
+  'layered-commit-meta',
+  'pending-base-checksum',
+  'pending-base-version',
+  'pending-base-timestamp',
+  'gpg-enabled',
 ]);
 const TOP_KEYS = new Set(['deployments', 'transaction', 'cached-update', 'update-driver']);
 
@@ -103,7 +129,11 @@ class Reader {
     readonly source: string | undefined,
   ) {}
   fail(key: string, want: string): never {
-    throw new StatusParseError(`${this.path}.${key}`, `expected ${want}, got ${JSON.stringify(this.obj[key])?.slice(0, 80)}`, this.source);
+    throw new StatusParseError(
+      `${this.path}.${key}`,
+      `expected ${want}, got ${JSON.stringify(this.obj[key])?.slice(0, 80)}`,
+      this.source,
+    );
   }
   str(key: string): string | undefined {
     const v = this.obj[key];
@@ -165,7 +195,10 @@ function parseDeployment(raw: JsonValue, index: number, bootedIndex: number, sou
   }
   const booted = r.bool('booted') ?? false;
   const serialRaw = r.num('serial');
-  const serial = serialRaw !== undefined && Number.isInteger(serialRaw) && serialRaw >= 0 ? serialRaw : r.fail('serial', 'a non-negative integer');
+  const serial =
+    serialRaw !== undefined && Number.isInteger(serialRaw) && serialRaw >= 0
+      ? serialRaw
+      : r.fail('serial', 'a non-negative integer');
   return {
     id: r.reqStr('id'),
     osname: r.reqStr('osname'),
@@ -217,11 +250,16 @@ export const MAX_STATUS_BYTES = 64 * 1024 * 1024;
 export function parseRpmOstreeStatus(input: string | JsonValue, source?: string): RpmOstreeStatus {
   let doc: JsonValue;
   if (typeof input === 'string') {
-    if (input.length > MAX_STATUS_BYTES) throw new StatusParseError('$', `document larger than ${MAX_STATUS_BYTES} bytes`, source);
+    if (input.length > MAX_STATUS_BYTES)
+      throw new StatusParseError('$', `document larger than ${MAX_STATUS_BYTES} bytes`, source);
     try {
       doc = JSON.parse(input) as JsonValue;
     } catch (e) {
-      throw new StatusParseError('$', `not valid JSON (${(e as Error).message}); run "rpm-ostree status --json" and check its output`, source);
+      throw new StatusParseError(
+        '$',
+        `not valid JSON (${(e as Error).message}); run "rpm-ostree status --json" and check its output`,
+        source,
+      );
     }
   } else {
     doc = input;

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OstreeError } from './errors.js';
@@ -89,7 +101,12 @@ function parseOrigin(text: string): DeploymentMeta | undefined {
   const base = groups.get('keelson')?.get('base-checksum');
   if (ref === undefined || base === undefined) return undefined;
   const list = (v: string | undefined): string[] => (v ?? '').split(';').filter((x) => x !== '');
-  return { containerImageReference: ref, baseChecksum: base, requestedPackages: list(groups.get('packages')?.get('requested')), requestedBaseRemovals: list(groups.get('overrides')?.get('remove')) };
+  return {
+    containerImageReference: ref,
+    baseChecksum: base,
+    requestedPackages: list(groups.get('packages')?.get('requested')),
+    requestedBaseRemovals: list(groups.get('overrides')?.get('remove')),
+  };
 }
 
 /** Options of {@link SysrootRpmOstree.create}. */
@@ -105,7 +122,13 @@ export interface SysrootHostOptions {
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 const ok = (stdout = ''): CommandResult => ({ exitCode: 0, signal: null, stdout, stderr: '', timedOut: false });
-const failed = (stderr: string, exitCode = 1): CommandResult => ({ exitCode, signal: null, stdout: '', stderr: `error: ${stderr}\n`, timedOut: false });
+const failed = (stderr: string, exitCode = 1): CommandResult => ({
+  exitCode,
+  signal: null,
+  stdout: '',
+  stderr: `error: ${stderr}\n`,
+  timedOut: false,
+});
 const keyOf = (d: SysrootDeployment): string => `${d.checksum}.${d.serial}`;
 
 /**
@@ -135,7 +158,12 @@ export class SysrootRpmOstree implements CommandRunner {
     const sysroot = await new OstreeSysroot({ path: o.path, ...(o.osname ? { osname: o.osname } : {}) }).init();
     const host = new SysrootRpmOstree(sysroot, { osname: sysroot.osname, booted: '' });
     const checksum = await host.#commitImage(o.osImageURL);
-    const meta = { containerImageReference: `ostree-unverified-registry:${o.osImageURL}`, baseChecksum: checksum, requestedPackages: [], requestedBaseRemovals: [] };
+    const meta = {
+      containerImageReference: `ostree-unverified-registry:${o.osImageURL}`,
+      baseChecksum: checksum,
+      requestedPackages: [],
+      requestedBaseRemovals: [],
+    };
     const d = await host.#deployWithMeta(checksum, meta, { kargsExact: o.kargs ?? ['rw', 'root=LABEL=root'] });
     host.#state.booted = keyOf(d);
     host.#save();
@@ -145,7 +173,8 @@ export class SysrootRpmOstree implements CommandRunner {
   /** Opens a sysroot created by {@link SysrootRpmOstree.create}. */
   static open(path: string, osname?: string): SysrootRpmOstree {
     const statePath = join(path, 'keelson-host.json');
-    if (!existsSync(statePath)) throw new OstreeError('SYSROOT', `${path}: no keelson-host.json; create the host with SysrootRpmOstree.create`);
+    if (!existsSync(statePath))
+      throw new OstreeError('SYSROOT', `${path}: no keelson-host.json; create the host with SysrootRpmOstree.create`);
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as HostState;
     const name = osname ?? state.osname;
     return new SysrootRpmOstree(new OstreeSysroot({ path, ...(name ? { osname: name } : {}) }), state);
@@ -156,12 +185,20 @@ export class SysrootRpmOstree implements CommandRunner {
   }
 
   /** `ostree admin deploy` with the rpm-ostree facts in the new deployment's origin (written by ostree with it). */
-  async #deployWithMeta(checksum: string, meta: DeploymentMeta, o: { kargsExact: readonly string[]; retain?: boolean }): Promise<SysrootDeployment> {
+  async #deployWithMeta(
+    checksum: string,
+    meta: DeploymentMeta,
+    o: { kargsExact: readonly string[]; retain?: boolean },
+  ): Promise<SysrootDeployment> {
     const dir = mkdtempSync(join(tmpdir(), 'keelson-origin-'));
     try {
       const originFile = join(dir, 'origin');
       writeFileSync(originFile, originKeyfile(meta));
-      return await this.sysroot.deploy(checksum, { kargsExact: o.kargsExact, originFile, ...(o.retain ? { retain: true } : {}) });
+      return await this.sysroot.deploy(checksum, {
+        kargsExact: o.kargsExact,
+        originFile,
+        ...(o.retain ? { retain: true } : {}),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -209,13 +246,19 @@ export class SysrootRpmOstree implements CommandRunner {
     const list = await this.sysroot.deployments();
     if (this.#inApply) return { done, list };
     const bootedAt = list.findIndex((d) => keyOf(d) === this.#state.booted);
-    if (bootedAt < 0) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}; the sysroot was changed by another tool`);
+    if (bootedAt < 0)
+      throw new OstreeError(
+        'SYSROOT',
+        `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}; the sysroot was changed by another tool`,
+      );
     const discardAll = this.#state.applying === true;
     // pending deployments sit before the booted one; undeploy from the highest index so indexes stay valid
     for (let i = bootedAt - 1; i >= (discardAll ? 0 : 1); i--) {
       const d = list[i] as SysrootDeployment;
       await this.sysroot.undeploy(i);
-      done.push(`discarded ${discardAll ? 'the incomplete staged deployment of an interrupted apply' : 'a superseded staged deployment'} ${keyOf(d)}`);
+      done.push(
+        `discarded ${discardAll ? 'the incomplete staged deployment of an interrupted apply' : 'a superseded staged deployment'} ${keyOf(d)}`,
+      );
     }
     if (discardAll) {
       delete this.#state.applying;
@@ -254,20 +297,38 @@ export class SysrootRpmOstree implements CommandRunner {
     const dir = mkdtempSync(join(tmpdir(), 'keelson-layer-'));
     try {
       mkdirSync(join(dir, 'usr/share/keelson'), { recursive: true });
-      writeFileSync(join(dir, 'usr/share/keelson/layered-packages'), `install: ${[...pkgs].sort().join(' ')}\nremove: ${[...removals].sort().join(' ')}\n`);
+      writeFileSync(
+        join(dir, 'usr/share/keelson/layered-packages'),
+        `install: ${[...pkgs].sort().join(' ')}\nremove: ${[...removals].sort().join(' ')}\n`,
+      );
       const branch = `keelson/layer/${sha(`${base}:${[...pkgs].sort().join(',')}:${[...removals].sort().join(',')}`).slice(0, 16)}`;
       const version = (await this.sysroot.commitVersion(base)) ?? 'layered';
-      await this.sysroot.ostree(['--repo=' + this.sysroot.repo, 'commit', '-b', branch, `--tree=ref=${base}`, `--tree=dir=${dir}`, `--add-metadata-string=version=${version}`, '-s', 'layered packages']);
+      await this.sysroot.ostree([
+        '--repo=' + this.sysroot.repo,
+        'commit',
+        '-b',
+        branch,
+        `--tree=ref=${base}`,
+        `--tree=dir=${dir}`,
+        `--add-metadata-string=version=${version}`,
+        '-s',
+        'layered packages',
+      ]);
       return await this.sysroot.revParse(branch);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
 
-  async #list(): Promise<{ list: SysrootDeployment[]; booted: SysrootDeployment; staged: SysrootDeployment | undefined }> {
+  async #list(): Promise<{
+    list: SysrootDeployment[];
+    booted: SysrootDeployment;
+    staged: SysrootDeployment | undefined;
+  }> {
     const { list } = await this.#recover();
     const booted = list.find((d) => keyOf(d) === this.#state.booted);
-    if (!booted) throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}`);
+    if (!booted)
+      throw new OstreeError('SYSROOT', `booted deployment ${this.#state.booted} is gone from ${this.sysroot.path}`);
     const first = list[0];
     const staged = first && first !== booted && list.indexOf(booted) > 0 ? first : undefined;
     return { list, booted, staged };
@@ -275,12 +336,20 @@ export class SysrootRpmOstree implements CommandRunner {
 
   #meta(d: SysrootDeployment): DeploymentMeta {
     const m = parseOrigin(d.originText) ?? this.#state.meta?.[keyOf(d)];
-    if (!m) throw new OstreeError('SYSROOT', `deployment ${keyOf(d)} has no rpm-ostree origin (container-image-reference); it was not deployed by keelson`);
+    if (!m)
+      throw new OstreeError(
+        'SYSROOT',
+        `deployment ${keyOf(d)} has no rpm-ostree origin (container-image-reference); it was not deployed by keelson`,
+      );
     return m;
   }
 
   /** Deploys a new pending deployment from the merge deployment with changes, replacing an existing one. */
-  async #stage(change: { image?: string; kargs?: string[]; packages?: { requestedPackages: readonly string[]; requestedBaseRemovals: readonly string[] } }): Promise<void> {
+  async #stage(change: {
+    image?: string;
+    kargs?: string[];
+    packages?: { requestedPackages: readonly string[]; requestedBaseRemovals: readonly string[] };
+  }): Promise<void> {
     const { booted, staged } = await this.#list();
     const merge = staged ?? booted;
     const meta = this.#meta(merge);
@@ -292,7 +361,12 @@ export class SysrootRpmOstree implements CommandRunner {
     }
     const pkgs = change.packages ?? meta;
     const checksum = await this.#commitLayer(baseChecksum, pkgs.requestedPackages, pkgs.requestedBaseRemovals);
-    const next = { containerImageReference: ref, baseChecksum, requestedPackages: [...pkgs.requestedPackages], requestedBaseRemovals: [...pkgs.requestedBaseRemovals] };
+    const next = {
+      containerImageReference: ref,
+      baseChecksum,
+      requestedPackages: [...pkgs.requestedPackages],
+      requestedBaseRemovals: [...pkgs.requestedBaseRemovals],
+    };
     // the new deployment carries its metadata from the moment it exists; the one it replaces goes afterwards
     await this.#deployWithMeta(checksum, next, { retain: true, kargsExact: change.kargs ?? [...merge.kargs] });
     if (staged) {
@@ -303,7 +377,8 @@ export class SysrootRpmOstree implements CommandRunner {
 
   /** Boots the pending deployment: it becomes booted, the old one the rollback, older unpinned ones are removed. */
   async reboot(): Promise<string> {
-    if (this.#inApply) throw new OstreeError('SYSROOT', 'an apply is running in this process; finish it before rebooting');
+    if (this.#inApply)
+      throw new OstreeError('SYSROOT', 'an apply is running in this process; finish it before rebooting');
     const { list, booted, staged } = await this.#list();
     const next = staged ?? booted;
     // the commit point: the booted pointer moves atomically; older deployments are removed afterwards

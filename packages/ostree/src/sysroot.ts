@@ -83,7 +83,11 @@ export class OstreeSysroot {
   constructor(options: OstreeSysrootOptions) {
     this.path = options.path;
     this.osname = options.osname ?? 'fedora-coreos';
-    if (!/^[A-Za-z0-9_.-]+$/.test(this.osname)) throw new OstreeError('INVALID_ARGUMENT', `osname ${JSON.stringify(this.osname)}: use letters, digits, "_", "." and "-"`);
+    if (!/^[A-Za-z0-9_.-]+$/.test(this.osname))
+      throw new OstreeError(
+        'INVALID_ARGUMENT',
+        `osname ${JSON.stringify(this.osname)}: use letters, digits, "_", "." and "-"`,
+      );
     this.runner = options.runner ?? new ChildProcessRunner();
     this.binary = options.binary ?? 'ostree';
     this.#env = options.mutableDeployments === false ? {} : { OSTREE_SYSROOT_DEBUG: 'mutable-deployments' };
@@ -102,12 +106,21 @@ export class OstreeSysroot {
       r = await this.runner.run(this.binary, args, { env: this.#env, timeoutMs: this.#timeoutMs });
     } catch (e) {
       if (e instanceof RpmOstreeError && e.code === 'RPMOSTREE_NOT_FOUND') {
-        throw new OstreeError('OSTREE_NOT_FOUND', `${this.binary} not found; install it (Debian: apt-get install -y ostree)`, { cause: e });
+        throw new OstreeError(
+          'OSTREE_NOT_FOUND',
+          `${this.binary} not found; install it (Debian: apt-get install -y ostree)`,
+          { cause: e },
+        );
       }
       throw e;
     }
     if (r.exitCode !== 0) {
-      throw new RpmOstreeError(r.timedOut ? 'RPMOSTREE_TIMEOUT' : 'OSTREE_COMMAND_FAILED', [this.binary, ...args], r.exitCode, r.stderr);
+      throw new RpmOstreeError(
+        r.timedOut ? 'RPMOSTREE_TIMEOUT' : 'OSTREE_COMMAND_FAILED',
+        [this.binary, ...args],
+        r.exitCode,
+        r.stderr,
+      );
     }
     return r.stdout;
   }
@@ -134,7 +147,8 @@ export class OstreeSysroot {
     if (o.version !== undefined) args.push(`--add-metadata-string=version=${o.version}`);
     args.push('-s', o.subject ?? (o.version !== undefined ? `version ${o.version}` : 'commit'));
     const out = (await this.ostree(args)).trim();
-    if (!/^[0-9a-f]{64}$/.test(out)) throw new OstreeError('SYSROOT', `ostree commit printed ${JSON.stringify(out)} instead of a checksum`);
+    if (!/^[0-9a-f]{64}$/.test(out))
+      throw new OstreeError('SYSROOT', `ostree commit printed ${JSON.stringify(out)} instead of a checksum`);
     return out;
   }
 
@@ -178,7 +192,18 @@ export class OstreeSysroot {
     const text = await this.ostree(['admin', `--sysroot=${this.path}`, 'status']);
     const entries = this.#blsEntries();
     const out: SysrootDeployment[] = [];
-    let cur: { osname: string; checksum: string; serial: number; booted: boolean; staged: boolean; version?: string; pinned: boolean; refspec?: string } | undefined;
+    let cur:
+      | {
+          osname: string;
+          checksum: string;
+          serial: number;
+          booted: boolean;
+          staged: boolean;
+          version?: string;
+          pinned: boolean;
+          refspec?: string;
+        }
+      | undefined;
     const flush = (): void => {
       if (!cur) return;
       const index = out.length;
@@ -203,7 +228,14 @@ export class OstreeSysroot {
       const head = /^([* ]) (\S+) ([0-9a-f]{64})\.(\d+)(?: \((\w+)\))?\s*$/.exec(line);
       if (head) {
         flush();
-        cur = { osname: head[2] as string, checksum: head[3] as string, serial: Number(head[4]), booted: head[1] === '*', staged: head[5] === 'staged', pinned: false };
+        cur = {
+          osname: head[2] as string,
+          checksum: head[3] as string,
+          serial: Number(head[4]),
+          booted: head[1] === '*',
+          staged: head[5] === 'staged',
+          pinned: false,
+        };
         continue;
       }
       if (!cur) continue;
@@ -229,7 +261,10 @@ export class OstreeSysroot {
       const title = /^title .*\(ostree:(\d+)(?::[^)]*)?\)\s*$/m.exec(text);
       const options = /^options (.*)$/m.exec(text);
       if (!title) continue;
-      map.set(Number(title[1]), parseKernelCommandLine(options?.[1] ?? '').filter((a) => !a.startsWith('ostree=')));
+      map.set(
+        Number(title[1]),
+        parseKernelCommandLine(options?.[1] ?? '').filter((a) => !a.startsWith('ostree=')),
+      );
     }
     return map;
   }
@@ -252,7 +287,13 @@ export class OstreeSysroot {
   /** Appends kernel arguments (if missing) to every deployment's BLS entry. */
   async appendKargsIfMissing(kargs: readonly string[]): Promise<void> {
     if (kargs.length === 0) return;
-    await this.ostree(['admin', `--sysroot=${this.path}`, 'kargs', 'edit-in-place', ...kargs.map((k) => `--append-if-missing=${k}`)]);
+    await this.ostree([
+      'admin',
+      `--sysroot=${this.path}`,
+      'kargs',
+      'edit-in-place',
+      ...kargs.map((k) => `--append-if-missing=${k}`),
+    ]);
   }
 
   /** `/etc` changes of the merge (default) deployment against its `/usr/etc` defaults (`ostree admin config-diff`). */
@@ -271,14 +312,16 @@ export class OstreeSysroot {
 
   /** Reads a file of a deployment's /etc (null when absent). */
   readEtc(d: SysrootDeployment, relPath: string): string | null {
-    if (relPath.split('/').includes('..')) throw new OstreeError('INVALID_ARGUMENT', `etc path ${JSON.stringify(relPath)} must not contain ".."`);
+    if (relPath.split('/').includes('..'))
+      throw new OstreeError('INVALID_ARGUMENT', `etc path ${JSON.stringify(relPath)} must not contain ".."`);
     const p = join(d.path, 'etc', relPath);
     return existsSync(p) ? readFileSync(p, 'utf8') : null;
   }
 
   /** Writes a file into a deployment's /etc (a local admin change, to exercise the 3-way merge). */
   writeEtc(d: SysrootDeployment, relPath: string, content: string): void {
-    if (relPath.split('/').includes('..')) throw new OstreeError('INVALID_ARGUMENT', `etc path ${JSON.stringify(relPath)} must not contain ".."`);
+    if (relPath.split('/').includes('..'))
+      throw new OstreeError('INVALID_ARGUMENT', `etc path ${JSON.stringify(relPath)} must not contain ".."`);
     writeFileSync(join(d.path, 'etc', relPath), content);
   }
 

@@ -14,16 +14,25 @@ export function parseRpmOstreeVersion(text: string): RpmOstreeVersion {
   try {
     doc = parseYaml(text, { maxAliasCount: 10 });
   } catch (e) {
-    throw new OstreeError('VERSION_PARSE', `failed to parse \`rpm-ostree --version\` output as YAML: ${(e as Error).message}`);
+    throw new OstreeError(
+      'VERSION_PARSE',
+      `failed to parse \`rpm-ostree --version\` output as YAML: ${(e as Error).message}`,
+    );
   }
   const root = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['rpm-ostree'] : undefined;
   if (typeof root !== 'object' || root === null) {
-    throw new OstreeError('VERSION_PARSE', 'failed to parse `rpm-ostree --version` output: missing "rpm-ostree" mapping');
+    throw new OstreeError(
+      'VERSION_PARSE',
+      'failed to parse `rpm-ostree --version` output: missing "rpm-ostree" mapping',
+    );
   }
   const r = root as Record<string, unknown>;
   const version = r['Version'];
   if (typeof version !== 'string' && typeof version !== 'number') {
-    throw new OstreeError('VERSION_PARSE', 'failed to parse `rpm-ostree --version` output: "rpm-ostree.Version" missing');
+    throw new OstreeError(
+      'VERSION_PARSE',
+      'failed to parse `rpm-ostree --version` output: "rpm-ostree.Version" missing',
+    );
   }
   const features = Array.isArray(r['Features']) ? r['Features'].filter((f): f is string => typeof f === 'string') : [];
   const git = r['Git'];

@@ -14,7 +14,15 @@ import {
   type CommandRunner,
 } from '../src/index.js';
 import { fixtures } from './helpers.js';
-import { IMG1, IMG2, checkStatusContract, planContract, scenarios, simulatedNodeBackends, type Scenario } from './contract-suite.js';
+import {
+  IMG1,
+  IMG2,
+  checkStatusContract,
+  planContract,
+  scenarios,
+  simulatedNodeBackends,
+  type Scenario,
+} from './contract-suite.js';
 
 /** A runner that answers `status --json` with fixed text (the parser backend). */
 class FixtureRunner implements CommandRunner {
@@ -86,7 +94,9 @@ const backends: Backend[] = [
   { name: 'SimulatedRpmOstree in memory', statuses: simulatedStatuses(() => new SimulatedRpmOstree()) },
   {
     name: 'SimulatedRpmOstree on disk',
-    statuses: simulatedStatuses(() => new SimulatedRpmOstree({ statePath: join(mkdtempSync(join(tmpdir(), 'simhost-')), 'state.json') })),
+    statuses: simulatedStatuses(
+      () => new SimulatedRpmOstree({ statePath: join(mkdtempSync(join(tmpdir(), 'simhost-')), 'state.json') }),
+    ),
   },
 ];
 
@@ -103,8 +113,15 @@ describe.each(backends)('status contract: $name', { timeout: 60_000 }, (backend)
 });
 
 /** Puts a simulated host exactly at `cfg` by running the plan from an empty config and rebooting. */
-async function hostAt(cfg: Scenario['old'], statePath?: string): Promise<{ sim: SimulatedRpmOstree; driver: RpmOstree }> {
-  const sim = new SimulatedRpmOstree({ osImageURL: cfg.osImageURL, kargs: ['rw', 'root=LABEL=root'], ...(statePath ? { statePath } : {}) });
+async function hostAt(
+  cfg: Scenario['old'],
+  statePath?: string,
+): Promise<{ sim: SimulatedRpmOstree; driver: RpmOstree }> {
+  const sim = new SimulatedRpmOstree({
+    osImageURL: cfg.osImageURL,
+    kargs: ['rw', 'root=LABEL=root'],
+    ...(statePath ? { statePath } : {}),
+  });
   const driver = new RpmOstree({ runner: sim, sleep: () => Promise.resolve() });
   await applyOsChangesOnHost(driver, { osImageURL: cfg.osImageURL }, cfg);
   sim.reboot();
@@ -120,7 +137,12 @@ describe.each([
   it('a failing step rolls back with cleanup -p and leaves no staged deployment', async () => {
     const { sim, driver } = await hostAt({ osImageURL: IMG1 }, path());
     sim.failNext('override remove', 'Could not depsolve transaction; 1 problem detected: kernel-rt-core missing');
-    const err = await applyOsChangesOnHost(driver, { osImageURL: IMG1 }, { osImageURL: IMG2, kernelType: 'realtime' }, { arch: 'amd64' }).catch((e: unknown) => e);
+    const err = await applyOsChangesOnHost(
+      driver,
+      { osImageURL: IMG1 },
+      { osImageURL: IMG2, kernelType: 'realtime' },
+      { arch: 'amd64' },
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'PLAN_STEP_FAILED', rolledBack: true, step: { kind: 'kernel-type' } });
     expect((err as Error).message).toContain('depsolve');
     expect(sim.log.at(-1)).toStrictEqual(['rpm-ostree', 'cleanup', '-p']);
@@ -129,9 +151,16 @@ describe.each([
   it('extension verification fails when the staged deployment misses packages', async () => {
     const { sim, driver } = await hostAt({ osImageURL: IMG1 }, path());
     const real = sim.run.bind(sim);
-    sim.run = async (cmd, args, o) => (args[0] === 'update' ? real(cmd, ['update', '--install', 'other'], o) : real(cmd, args, o));
-    const err = await applyOsChangesOnHost(driver, { osImageURL: IMG1 }, { osImageURL: IMG1, extensions: ['usbguard'] }).catch((e: unknown) => e);
-    expect((err as Error).message).toContain('the following extension packages are missing from the staged deployment: [usbguard]');
+    sim.run = async (cmd, args, o) =>
+      args[0] === 'update' ? real(cmd, ['update', '--install', 'other'], o) : real(cmd, args, o);
+    const err = await applyOsChangesOnHost(
+      driver,
+      { osImageURL: IMG1 },
+      { osImageURL: IMG1, extensions: ['usbguard'] },
+    ).catch((e: unknown) => e);
+    expect((err as Error).message).toContain(
+      'the following extension packages are missing from the staged deployment: [usbguard]',
+    );
     expect(stagedDeployment(await driver.status())).toBeUndefined();
   });
   it('busy simulated daemon is retried by the driver', async () => {

@@ -1,5 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChildProcessRunner, RpmOstree, RpmOstreeError, rpmOstreeArgs, parseRpmOstreeVersion, versionAtLeast, zincatiStageArgs, mcoRebootCommand } from '../src/index.js';
+import {
+  ChildProcessRunner,
+  RpmOstree,
+  RpmOstreeError,
+  rpmOstreeArgs,
+  parseRpmOstreeVersion,
+  versionAtLeast,
+  zincatiStageArgs,
+  mcoRebootCommand,
+} from '../src/index.js';
 import { makeFakeRpmOstree, type FakeRpmOstree } from './fake-rpm-ostree.js';
 import { fixture } from './helpers.js';
 
@@ -31,12 +40,21 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
     expect(await driver.rollback()).toBeUndefined();
     expect(fake.calls()[0]).toStrictEqual({ argv: ['status', '--json'], clientId: 'machine-config-daemon' });
   });
-  it('every operation sends upstream\'s exact argument list', async () => {
+  it("every operation sends upstream's exact argument list", async () => {
     await driver.rebaseLayered('quay.io/openshift/os@sha256:aa');
     await driver.rebaseFromContainerStorage('quay.io/openshift/os@sha256:bb');
-    await driver.rebase('ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', { lockFinalization: true, revision: 'sha256:cc' });
+    await driver.rebase('ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', {
+      lockFinalization: true,
+      revision: 'sha256:cc',
+    });
     await driver.kargsRaw(['--delete-if-present=a=1', '--append=b=2']);
-    await driver.editKargs({ append: ['x'], delete: ['y'], replace: ['z=1=2'], appendIfMissing: ['w'], deleteIfPresent: ['v'] });
+    await driver.editKargs({
+      append: ['x'],
+      delete: ['y'],
+      replace: ['z=1=2'],
+      appendIfMissing: ['w'],
+      deleteIfPresent: ['v'],
+    });
     await driver.switchKernel('realtime');
     await driver.switchKernel('64k-pages');
     await driver.switchKernel('default');
@@ -53,11 +71,46 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
     expect(fake.calls().map((c) => c.argv)).toStrictEqual([
       ['rebase', '--experimental', 'ostree-unverified-registry:quay.io/openshift/os@sha256:aa'],
       ['rebase', '--experimental', 'ostree-unverified-image:containers-storage:quay.io/openshift/os@sha256:bb'],
-      ['rebase', '--lock-finalization', 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', 'sha256:cc'],
+      [
+        'rebase',
+        '--lock-finalization',
+        'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable',
+        'sha256:cc',
+      ],
       ['kargs', '--delete-if-present=a=1', '--append=b=2'],
       ['kargs', '--delete-if-present=v', '--delete=y', '--replace=z=1=2', '--append=x', '--append-if-missing=w'],
-      ['override', 'remove', 'kernel', 'kernel-core', 'kernel-modules', 'kernel-modules-core', 'kernel-modules-extra', '--install', 'kernel-rt-core', '--install', 'kernel-rt-modules', '--install', 'kernel-rt-modules-extra'],
-      ['override', 'remove', 'kernel', 'kernel-core', 'kernel-modules', 'kernel-modules-core', 'kernel-modules-extra', '--install', 'kernel-64k-core', '--install', 'kernel-64k-modules', '--install', 'kernel-64k-modules-core', '--install', 'kernel-64k-modules-extra'],
+      [
+        'override',
+        'remove',
+        'kernel',
+        'kernel-core',
+        'kernel-modules',
+        'kernel-modules-core',
+        'kernel-modules-extra',
+        '--install',
+        'kernel-rt-core',
+        '--install',
+        'kernel-rt-modules',
+        '--install',
+        'kernel-rt-modules-extra',
+      ],
+      [
+        'override',
+        'remove',
+        'kernel',
+        'kernel-core',
+        'kernel-modules',
+        'kernel-modules-core',
+        'kernel-modules-extra',
+        '--install',
+        'kernel-64k-core',
+        '--install',
+        'kernel-64k-modules',
+        '--install',
+        'kernel-64k-modules-core',
+        '--install',
+        'kernel-64k-modules-extra',
+      ],
       ['update', '--install', 'sysstat', '--uninstall', 'usbguard'],
       ['cleanup', '-p'],
       ['cleanup', '-r'],
@@ -97,7 +150,9 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
   });
   it('does not retry ordinary failures; the error carries command line, exit code and stderr', async () => {
     fake.setFail('rebase', 'error: Creating importer: failed to invoke method OpenImage: manifest unknown\n', 1);
-    const err = (await driver.rebase('ostree-unverified-registry:quay.io/x/y:1', { experimental: true }).catch((e: unknown) => e)) as RpmOstreeError;
+    const err = (await driver
+      .rebase('ostree-unverified-registry:quay.io/x/y:1', { experimental: true })
+      .catch((e: unknown) => e)) as RpmOstreeError;
     expect(err.code).toBe('RPMOSTREE_COMMAND_FAILED');
     expect(err.exitCode).toBe(1);
     expect(err.argv).toStrictEqual([fake.bin, 'rebase', '--experimental', 'ostree-unverified-registry:quay.io/x/y:1']);
@@ -132,28 +187,90 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
 
 describe('argument builders and version helpers', () => {
   it('refuses arguments with newlines/NUL and empty cleanups', () => {
-    expect(() => rpmOstreeArgs.kargs({ append: ['a\nb'] })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => rpmOstreeArgs.kargs({ append: ['a\nb'] })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
     expect(() => rpmOstreeArgs.rebase('')).toThrow(/empty/);
     expect(() => rpmOstreeArgs.cleanup({})).toThrow(/at least one/);
-    expect(rpmOstreeArgs.rebase('ostree-unverified-registry:x', { experimental: true, customOriginUrl: 'pivot://x', customOriginDescription: 'Managed by machine-config-operator' })).toStrictEqual([
-      'rebase', '--experimental', 'ostree-unverified-registry:x', '--custom-origin-url', 'pivot://x', '--custom-origin-description', 'Managed by machine-config-operator',
+    expect(
+      rpmOstreeArgs.rebase('ostree-unverified-registry:x', {
+        experimental: true,
+        customOriginUrl: 'pivot://x',
+        customOriginDescription: 'Managed by machine-config-operator',
+      }),
+    ).toStrictEqual([
+      'rebase',
+      '--experimental',
+      'ostree-unverified-registry:x',
+      '--custom-origin-url',
+      'pivot://x',
+      '--custom-origin-description',
+      'Managed by machine-config-operator',
     ]);
-    expect(rpmOstreeArgs.finalizeDeployment('c', true)).toStrictEqual(['finalize-deployment', '--allow-missing-checksum', 'c']);
+    expect(rpmOstreeArgs.finalizeDeployment('c', true)).toStrictEqual([
+      'finalize-deployment',
+      '--allow-missing-checksum',
+      'c',
+    ]);
   });
   it('Zincati staging argument lists', () => {
-    expect(zincatiStageArgs({ checksum: 'abc' })).toStrictEqual(['deploy', '--lock-finalization', '--skip-branch-check', 'revision=abc', '--disallow-downgrade']);
-    expect(zincatiStageArgs({ checksum: 'abc' }, true)).toStrictEqual(['deploy', '--lock-finalization', '--skip-branch-check', 'revision=abc']);
-    expect(zincatiStageArgs({ digest: 'sha256:00' })).toStrictEqual(['deploy', '--lock-finalization', 'sha256:00', '--disallow-downgrade']);
-    expect(zincatiStageArgs({ digest: 'sha256:00', rebaseTo: 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable' })).toStrictEqual([
-      'rebase', '--lock-finalization', 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable', 'sha256:00', '--disallow-downgrade',
+    expect(zincatiStageArgs({ checksum: 'abc' })).toStrictEqual([
+      'deploy',
+      '--lock-finalization',
+      '--skip-branch-check',
+      'revision=abc',
+      '--disallow-downgrade',
+    ]);
+    expect(zincatiStageArgs({ checksum: 'abc' }, true)).toStrictEqual([
+      'deploy',
+      '--lock-finalization',
+      '--skip-branch-check',
+      'revision=abc',
+    ]);
+    expect(zincatiStageArgs({ digest: 'sha256:00' })).toStrictEqual([
+      'deploy',
+      '--lock-finalization',
+      'sha256:00',
+      '--disallow-downgrade',
+    ]);
+    expect(
+      zincatiStageArgs({
+        digest: 'sha256:00',
+        rebaseTo: 'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable',
+      }),
+    ).toStrictEqual([
+      'rebase',
+      '--lock-finalization',
+      'ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable',
+      'sha256:00',
+      '--disallow-downgrade',
     ]);
   });
   it('daemon reboot command', () => {
     expect(mcoRebootCommand('Node will reboot into config rendered-worker-2')).toStrictEqual([
-      'systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', 'machine-config-daemon: Node will reboot into config rendered-worker-2',
-      '-p', 'Requires=ostree-finalize-staged.service', '-p', 'After=ostree-finalize-staged.service', '/bin/sh', '-c', 'systemctl reboot',
+      'systemd-run',
+      '--unit',
+      'machine-config-daemon-reboot',
+      '--description',
+      'machine-config-daemon: Node will reboot into config rendered-worker-2',
+      '-p',
+      'Requires=ostree-finalize-staged.service',
+      '-p',
+      'After=ostree-finalize-staged.service',
+      '/bin/sh',
+      '-c',
+      'systemctl reboot',
     ]);
-    expect(mcoRebootCommand('x', false)).toStrictEqual(['systemd-run', '--unit', 'machine-config-daemon-reboot', '--description', 'machine-config-daemon: x', '/bin/sh', '-c', 'systemctl reboot']);
+    expect(mcoRebootCommand('x', false)).toStrictEqual([
+      'systemd-run',
+      '--unit',
+      'machine-config-daemon-reboot',
+      '--description',
+      'machine-config-daemon: x',
+      '/bin/sh',
+      '-c',
+      'systemctl reboot',
+    ]);
   });
   it('parses --version and compares versions', () => {
     const v = parseRpmOstreeVersion("rpm-ostree:\n Version: '2022.10'\n Git: g\n Features:\n  - container\n");

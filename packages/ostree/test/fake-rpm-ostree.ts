@@ -51,13 +51,19 @@ export function makeFakeRpmOstree(): FakeRpmOstree {
   const bin = join(dir, 'rpm-ostree');
   writeFileSync(bin, `#!${process.execPath}\n${SCRIPT}`);
   chmodSync(bin, 0o755);
-  writeFileSync(join(dir, 'version.yaml'), "rpm-ostree:\n Version: '2024.3'\n Git: abcdef\n Features:\n  - rust\n  - compose\n  - container\n");
+  writeFileSync(
+    join(dir, 'version.yaml'),
+    "rpm-ostree:\n Version: '2024.3'\n Git: abcdef\n Features:\n  - rust\n  - compose\n  - container\n",
+  );
   return {
     dir,
     bin,
     calls: () =>
       existsSync(join(dir, 'calls.jsonl'))
-        ? readFileSync(join(dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; clientId: string | undefined })
+        ? readFileSync(join(dir, 'calls.jsonl'), 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { argv: string[]; clientId: string | undefined })
         : [],
     setStatus: (t) => writeFileSync(join(dir, 'status.json'), t),
     setBusy: (n) => writeFileSync(join(dir, 'busy'), String(n)),

@@ -7,12 +7,28 @@ import { RpmOstree, SysrootRpmOstree, applyKargsEdits, applyPackageCommand } fro
 describe('applyKargsEdits (rpm-ostree kargs semantics for the simulated backends)', () => {
   const base = ['rw', 'root=LABEL=root', 'console=tty0', 'console=ttyS0', 'quiet'];
   it('append, append-if-missing, delete, delete-if-present, replace', () => {
-    expect(applyKargsEdits(base, ['--append=a=1', '--append-if-missing=quiet', '--append-if-missing=b']).next).toStrictEqual([...base, 'a=1', 'b']);
+    expect(
+      applyKargsEdits(base, ['--append=a=1', '--append-if-missing=quiet', '--append-if-missing=b']).next,
+    ).toStrictEqual([...base, 'a=1', 'b']);
     expect(applyKargsEdits(base, ['--delete=quiet', '--delete-if-present=nope']).next).toStrictEqual(base.slice(0, 4));
-    expect(applyKargsEdits(base, ['--delete=console=tty0']).next).toStrictEqual(['rw', 'root=LABEL=root', 'console=ttyS0', 'quiet']);
+    expect(applyKargsEdits(base, ['--delete=console=tty0']).next).toStrictEqual([
+      'rw',
+      'root=LABEL=root',
+      'console=ttyS0',
+      'quiet',
+    ]);
     expect(applyKargsEdits(['a=1', 'b'], ['--replace=a=2']).next).toStrictEqual(['a=2', 'b']);
-    expect(applyKargsEdits(base, ['--replace=console=ttyS0=ttyS1']).next).toStrictEqual(['rw', 'root=LABEL=root', 'console=tty0', 'console=ttyS1', 'quiet']);
-    expect(applyKargsEdits(base, ['--append-if-missing=rw', '--unchanged-exit-77'])).toStrictEqual({ next: base, changed: false });
+    expect(applyKargsEdits(base, ['--replace=console=ttyS0=ttyS1']).next).toStrictEqual([
+      'rw',
+      'root=LABEL=root',
+      'console=tty0',
+      'console=ttyS1',
+      'quiet',
+    ]);
+    expect(applyKargsEdits(base, ['--append-if-missing=rw', '--unchanged-exit-77'])).toStrictEqual({
+      next: base,
+      changed: false,
+    });
   });
   it('errors like rpm-ostree on missing or ambiguous keys', () => {
     expect(() => applyKargsEdits(base, ['--delete=nope'])).toThrow(/no karg "nope" found/);
@@ -27,16 +43,31 @@ describe('applyKargsEdits (rpm-ostree kargs semantics for the simulated backends
 describe('applyPackageCommand', () => {
   const none = { requestedPackages: [], requestedBaseRemovals: [] };
   it('override remove / reset and update', () => {
-    const rt = applyPackageCommand(['override', 'remove', 'kernel', 'kernel-core', '--install', 'kernel-rt-core'], none);
-    expect(rt).toStrictEqual({ requestedBaseRemovals: ['kernel', 'kernel-core'], requestedPackages: ['kernel-rt-core'] });
-    expect(applyPackageCommand(['override', 'reset', 'kernel', 'kernel-core', '--uninstall', 'kernel-rt-core'], rt)).toStrictEqual(none);
-    expect(applyPackageCommand(['update', '--install', 'a', '--install', 'b', '--uninstall', 'x'], { requestedPackages: ['x', 'y'], requestedBaseRemovals: [] })).toStrictEqual({
+    const rt = applyPackageCommand(
+      ['override', 'remove', 'kernel', 'kernel-core', '--install', 'kernel-rt-core'],
+      none,
+    );
+    expect(rt).toStrictEqual({
+      requestedBaseRemovals: ['kernel', 'kernel-core'],
+      requestedPackages: ['kernel-rt-core'],
+    });
+    expect(
+      applyPackageCommand(['override', 'reset', 'kernel', 'kernel-core', '--uninstall', 'kernel-rt-core'], rt),
+    ).toStrictEqual(none);
+    expect(
+      applyPackageCommand(['update', '--install', 'a', '--install', 'b', '--uninstall', 'x'], {
+        requestedPackages: ['x', 'y'],
+        requestedBaseRemovals: [],
+      }),
+    ).toStrictEqual({
       requestedBaseRemovals: [],
       requestedPackages: ['y', 'a', 'b'],
     });
   });
   it('refuses what rpm-ostree refuses', () => {
-    expect(() => applyPackageCommand(['override', 'reset', 'kernel'], none)).toThrow(/no override for package "kernel"/);
+    expect(() => applyPackageCommand(['override', 'reset', 'kernel'], none)).toThrow(
+      /no override for package "kernel"/,
+    );
     expect(() => applyPackageCommand(['update', '--uninstall', 'x'], none)).toThrow(/not currently requested/);
     expect(() => applyPackageCommand(['update', '--install'], none)).toThrow(/needs a package/);
     expect(() => applyPackageCommand(['rebase', 'x'], none)).toThrow(/not a package command/);
@@ -59,7 +90,9 @@ describe('SysrootRpmOstree on real ostree', () => {
     expect(staged && again.sysroot.readEtc(staged, 'local.conf')).toBe('admin edit\n');
     // 3-way merge: a file the admin did not touch follows the new image's default
     expect(staged && again.sysroot.readEtc(staged, 'keelson-image')).toBe(`quay.io/ocp/os@sha256:${'d'.repeat(64)}\n`);
-    expect((await driver.staged())?.containerImageReference).toBe(`ostree-unverified-registry:quay.io/ocp/os@sha256:${'d'.repeat(64)}`);
+    expect((await driver.staged())?.containerImageReference).toBe(
+      `ostree-unverified-registry:quay.io/ocp/os@sha256:${'d'.repeat(64)}`,
+    );
     expect(await driver.kargs()).toStrictEqual(['rw']);
     const rebased = await driver.staged();
     await driver.update(['--install', 'usbguard']);

@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { formatOstreeImageReference, parseOstreeImageReference, unverifiedRegistryReference, containersStorageReference } from '../src/index.js';
+import {
+  formatOstreeImageReference,
+  parseOstreeImageReference,
+  unverifiedRegistryReference,
+  containersStorageReference,
+} from '../src/index.js';
 
 describe('ostree image references', () => {
   it('unverified registry and docker:// image are equivalent', () => {
-    for (const r of ['ostree-unverified-image:docker://quay.io/exampleos/blah', 'ostree-unverified-registry:quay.io/exampleos/blah']) {
+    for (const r of [
+      'ostree-unverified-image:docker://quay.io/exampleos/blah',
+      'ostree-unverified-registry:quay.io/exampleos/blah',
+    ]) {
       const p = parseOstreeImageReference(r);
-      expect(p).toStrictEqual({ sigverify: { kind: 'insecure' }, imgref: { transport: 'registry', name: 'quay.io/exampleos/blah' } });
+      expect(p).toStrictEqual({
+        sigverify: { kind: 'insecure' },
+        imgref: { transport: 'registry', name: 'quay.io/exampleos/blah' },
+      });
       expect(formatOstreeImageReference(p)).toBe('ostree-unverified-registry:quay.io/exampleos/blah');
     }
   });
@@ -34,12 +45,25 @@ describe('ostree image references', () => {
     expect(parseOstreeImageReference('ostree-image-signed:docker://q/x:1').sigverify.kind).toBe('container-policy');
   });
   it('builders used by the daemon', () => {
-    expect(unverifiedRegistryReference('quay.io/a/b@sha256:00')).toBe('ostree-unverified-registry:quay.io/a/b@sha256:00');
-    expect(containersStorageReference('quay.io/a/b@sha256:00')).toBe('ostree-unverified-image:containers-storage:quay.io/a/b@sha256:00');
+    expect(unverifiedRegistryReference('quay.io/a/b@sha256:00')).toBe(
+      'ostree-unverified-registry:quay.io/a/b@sha256:00',
+    );
+    expect(containersStorageReference('quay.io/a/b@sha256:00')).toBe(
+      'ostree-unverified-image:containers-storage:quay.io/a/b@sha256:00',
+    );
   });
   it('refuses malformed references with a typed error', () => {
-    for (const bad of ['', 'quay.io/x', 'ostree-foo:bar', 'ostree-unverified-image:docker:quay.io/x', 'ostree-unverified-image:noimage',
-      'ostree-remote-registry:onlyremote', 'ostree-unverified-registry:', 'ostree-unverified-registry:a b', 'ostree-unverified-image:oci:']) {
+    for (const bad of [
+      '',
+      'quay.io/x',
+      'ostree-foo:bar',
+      'ostree-unverified-image:docker:quay.io/x',
+      'ostree-unverified-image:noimage',
+      'ostree-remote-registry:onlyremote',
+      'ostree-unverified-registry:',
+      'ostree-unverified-registry:a b',
+      'ostree-unverified-image:oci:',
+    ]) {
       expect(() => parseOstreeImageReference(bad), bad).toThrow(expect.objectContaining({ code: 'IMAGE_REFERENCE' }));
     }
   });

@@ -29,7 +29,9 @@ describe('daemon.generateExtensionsArgs vectors', () => {
   for (const v of vs) {
     it(v.name, () => {
       const input = v.input as { installedRequestedPackages: string[]; extensions: string[] };
-      expect(generateExtensionsArgs(input.installedRequestedPackages, input.extensions)).toStrictEqual(v.expected['args']);
+      expect(generateExtensionsArgs(input.installedRequestedPackages, input.extensions)).toStrictEqual(
+        v.expected['args'],
+      );
     });
   }
 });
@@ -71,7 +73,11 @@ describe('firstboot tuning file (/etc/pivot/kernel-args)', () => {
     expect(tuningKargsCalls(file, 'root=UUID=x rw nosmt', 'el')).toStrictEqual([['kargs', '--delete=nosmt']]);
   });
   it('FCOS: every argument; other OSes: none', () => {
-    expect(tuningKargsCalls(file, 'rw rhgb', 'fcos')).toStrictEqual([['kargs', '--append=nosmt'], ['kargs', '--append=quiet'], ['kargs', '--delete=rhgb']]);
+    expect(tuningKargsCalls(file, 'rw rhgb', 'fcos')).toStrictEqual([
+      ['kargs', '--append=nosmt'],
+      ['kargs', '--append=quiet'],
+      ['kargs', '--delete=rhgb'],
+    ]);
     expect(tuningKargsCalls(file, 'rw rhgb', 'other')).toStrictEqual([]);
   });
 });

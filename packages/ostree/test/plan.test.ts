@@ -7,11 +7,30 @@ const B = 'quay.io/ocp/os@sha256:' + 'b'.repeat(64);
 describe('applyOsChanges plan builder', () => {
   it('orders every kind of step like the daemon', () => {
     const plan = applyOsChanges(
-      { metadata: { name: 'rendered-worker-1' }, spec: { osImageURL: A, kernelArguments: ['nosmt'], extensions: ['ipsec'], kernelType: 'realtime' } },
-      { metadata: { name: 'rendered-worker-2' }, spec: { osImageURL: B, kernelArguments: ['hugepages=4 x="a b"'], extensions: ['sysstat'], kernelType: 'realtime' } },
+      {
+        metadata: { name: 'rendered-worker-1' },
+        spec: { osImageURL: A, kernelArguments: ['nosmt'], extensions: ['ipsec'], kernelType: 'realtime' },
+      },
+      {
+        metadata: { name: 'rendered-worker-2' },
+        spec: {
+          osImageURL: B,
+          kernelArguments: ['hugepages=4 x="a b"'],
+          extensions: ['sysstat'],
+          kernelType: 'realtime',
+        },
+      },
       { arch: 'amd64' },
     );
-    expect(plan.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'revert-kernel-swap', 'rebase', 'kargs', 'kernel-type', 'extensions', 'verify-extensions']);
+    expect(plan.steps.map((s) => s.kind)).toStrictEqual([
+      'cleanup-pending',
+      'revert-kernel-swap',
+      'rebase',
+      'kargs',
+      'kernel-type',
+      'extensions',
+      'verify-extensions',
+    ]);
     expect(formatPlan(plan)).toStrictEqual([
       'rpm-ostree cleanup -p',
       'rpm-ostree override reset kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --uninstall kernel-rt-core --uninstall kernel-rt-modules --uninstall kernel-rt-modules-extra',
@@ -34,35 +53,57 @@ describe('applyOsChanges plan builder', () => {
     expect(plan.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending']);
   });
   it('skips the rebase when the booted image already is the target', () => {
-    const plan = applyOsChanges({ osImageURL: A }, { osImageURL: B, kernelArguments: ['a'] }, { booted: { requestedPackages: [], requestedBaseRemovals: [], osImageURL: B } });
+    const plan = applyOsChanges(
+      { osImageURL: A },
+      { osImageURL: B, kernelArguments: ['a'] },
+      { booted: { requestedPackages: [], requestedBaseRemovals: [], osImageURL: B } },
+    );
     expect(plan.diff.osUpdate).toBe(false);
     expect(plan.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'kargs']);
     expect(plan.notes.join()).toContain('already in desired image');
   });
   it('force re-runs the rebase unless the booted image already matches', () => {
     const drifted = { requestedPackages: [], requestedBaseRemovals: [], osImageURL: B };
-    expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { force: true, booted: drifted }).steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'rebase']);
+    expect(
+      applyOsChanges({ osImageURL: A }, { osImageURL: A }, { force: true, booted: drifted }).steps.map((s) => s.kind),
+    ).toStrictEqual(['cleanup-pending', 'rebase']);
     expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { booted: drifted }).steps).toStrictEqual([]);
     // node assumed at `old` (booted = A): nothing to do even with force, like the daemon's booted-image check
     expect(applyOsChanges({ osImageURL: A }, { osImageURL: A }, { force: true }).steps).toStrictEqual([]);
   });
   it('64k-pages needs arm64; non-EL hosts skip kernel and extensions', () => {
-    expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: A, kernelType: '64k-pages' }, { arch: 'amd64' })).toThrow(
-      expect.objectContaining({ code: 'UNSUPPORTED_KERNEL_TYPE' }),
-    );
+    expect(() =>
+      applyOsChanges({ osImageURL: A }, { osImageURL: A, kernelType: '64k-pages' }, { arch: 'amd64' }),
+    ).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_KERNEL_TYPE' }));
     const arm = applyOsChanges({ osImageURL: A }, { osImageURL: A, kernelType: '64k-pages' }, { arch: 'arm64' });
     expect(arm.steps.at(-1)?.args).toContain('kernel-64k-modules-core');
-    const fcos = applyOsChanges({ osImageURL: A }, { osImageURL: B, kernelType: 'realtime', extensions: ['usbguard'] }, { isEL: false, arch: 'amd64' });
+    const fcos = applyOsChanges(
+      { osImageURL: A },
+      { osImageURL: B, kernelType: 'realtime', extensions: ['usbguard'] },
+      { isEL: false, arch: 'amd64' },
+    );
     expect(fcos.steps.map((s) => s.kind)).toStrictEqual(['cleanup-pending', 'rebase']);
   });
   it('local container storage rebase and missing container feature', () => {
-    const p = applyOsChanges({ osImageURL: A }, { osImageURL: B }, { localImageRepoDigest: 'quay.io/ocp/os@sha256:cc' });
-    expect(p.steps[1]?.args).toStrictEqual(['rebase', '--experimental', 'ostree-unverified-image:containers-storage:quay.io/ocp/os@sha256:cc']);
-    expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: B }, { hasContainerFeature: false })).toThrow(/container/);
+    const p = applyOsChanges(
+      { osImageURL: A },
+      { osImageURL: B },
+      { localImageRepoDigest: 'quay.io/ocp/os@sha256:cc' },
+    );
+    expect(p.steps[1]?.args).toStrictEqual([
+      'rebase',
+      '--experimental',
+      'ostree-unverified-image:containers-storage:quay.io/ocp/os@sha256:cc',
+    ]);
+    expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: B }, { hasContainerFeature: false })).toThrow(
+      /container/,
+    );
     expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: '' })).toThrow(/osImageURL is empty/);
   });
   it('rejects unknown extensions before running anything', () => {
-    expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: A, extensions: ['wireguard'] })).toThrow(/invalid extensions found: \[wireguard\]/);
+    expect(() => applyOsChanges({ osImageURL: A }, { osImageURL: A, extensions: ['wireguard'] })).toThrow(
+      /invalid extensions found: \[wireguard\]/,
+    );
   });
   it('dry-run executes nothing', async () => {
     const sim = new SimulatedRpmOstree();

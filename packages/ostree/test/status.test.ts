@@ -14,15 +14,38 @@ import {
 import { fixture, fixtures } from './helpers.js';
 
 const KNOWN_TO_TYPED: Record<string, string> = {
-  id: 'id', osname: 'osname', serial: 'serial', checksum: 'checksum', 'base-checksum': 'baseChecksum', version: 'version',
-  timestamp: 'timestamp', 'base-version': 'baseVersion', 'base-timestamp': 'baseTimestamp', booted: 'booted', staged: 'staged',
-  pinned: 'pinned', 'finalization-locked': 'finalizationLocked', unlocked: 'unlocked', 'regenerate-initramfs': 'regenerateInitramfs',
-  origin: 'origin', 'custom-origin': 'customOrigin', 'container-image-reference': 'containerImageReference',
-  'container-image-reference-digest': 'containerImageReferenceDigest', packages: 'packages', 'requested-packages': 'requestedPackages',
-  'requested-local-packages': 'requestedLocalPackages', 'requested-base-removals': 'requestedBaseRemovals', 'base-removals': 'baseRemovals',
-  'requested-base-local-replacements': 'requestedBaseLocalReplacements', 'base-local-replacements': 'baseLocalReplacements',
-  'base-commit-meta': 'baseCommitMeta', 'layered-commit-meta': 'layeredCommitMeta', 'pending-base-checksum': 'pendingBaseChecksum',
-  'pending-base-version': 'pendingBaseVersion', 'pending-base-timestamp': 'pendingBaseTimestamp', 'gpg-enabled': 'gpgEnabled',
+  id: 'id',
+  osname: 'osname',
+  serial: 'serial',
+  checksum: 'checksum',
+  'base-checksum': 'baseChecksum',
+  version: 'version',
+  timestamp: 'timestamp',
+  'base-version': 'baseVersion',
+  'base-timestamp': 'baseTimestamp',
+  booted: 'booted',
+  staged: 'staged',
+  pinned: 'pinned',
+  'finalization-locked': 'finalizationLocked',
+  unlocked: 'unlocked',
+  'regenerate-initramfs': 'regenerateInitramfs',
+  origin: 'origin',
+  'custom-origin': 'customOrigin',
+  'container-image-reference': 'containerImageReference',
+  'container-image-reference-digest': 'containerImageReferenceDigest',
+  packages: 'packages',
+  'requested-packages': 'requestedPackages',
+  'requested-local-packages': 'requestedLocalPackages',
+  'requested-base-removals': 'requestedBaseRemovals',
+  'base-removals': 'baseRemovals',
+  'requested-base-local-replacements': 'requestedBaseLocalReplacements',
+  'base-local-replacements': 'baseLocalReplacements',
+  'base-commit-meta': 'baseCommitMeta',
+  'layered-commit-meta': 'layeredCommitMeta',
+  'pending-base-checksum': 'pendingBaseChecksum',
+  'pending-base-version': 'pendingBaseVersion',
+  'pending-base-timestamp': 'pendingBaseTimestamp',
+  'gpg-enabled': 'gpgEnabled',
 };
 
 describe('parseRpmOstreeStatus on every real fixture', () => {
@@ -42,7 +65,8 @@ describe('parseRpmOstreeStatus on every real fixture', () => {
         const raw = deps[i] as Record<string, unknown>;
         for (const [key, value] of Object.entries(raw)) {
           const typed = KNOWN_TO_TYPED[key];
-          if (typed) expect((d as unknown as Record<string, unknown>)[typed], `${name} [${i}].${key}`).toStrictEqual(value);
+          if (typed)
+            expect((d as unknown as Record<string, unknown>)[typed], `${name} [${i}].${key}`).toStrictEqual(value);
           else expect(d.unknown[key], `${name} [${i}].${key} kept in unknown`).toStrictEqual(value);
         }
         expect(Object.keys(d.unknown).every((k) => !(k in KNOWN_TO_TYPED))).toBe(true);
@@ -136,11 +160,17 @@ describe('malformed status', () => {
   it('requires deployments array and ids', () => {
     expect(() => parseRpmOstreeStatus('[]')).toThrow(/\$: expected a JSON object/);
     expect(() => parseRpmOstreeStatus('{"deployments":{}}')).toThrow(/\$\.deployments: expected an array/);
-    expect(() => parseRpmOstreeStatus('{"deployments":[{"osname":"x","serial":0,"checksum":"c"}]}')).toThrow(/\$\.deployments\[0\]\.id/);
-    expect(() => parseRpmOstreeStatus('{"deployments":[{"id":"a","osname":"x","serial":-1,"checksum":"c"}]}')).toThrow(/serial/);
+    expect(() => parseRpmOstreeStatus('{"deployments":[{"osname":"x","serial":0,"checksum":"c"}]}')).toThrow(
+      /\$\.deployments\[0\]\.id/,
+    );
+    expect(() => parseRpmOstreeStatus('{"deployments":[{"id":"a","osname":"x","serial":-1,"checksum":"c"}]}')).toThrow(
+      /serial/,
+    );
   });
   it('keeps unknown top-level and deployment fields', () => {
-    const s = parseRpmOstreeStatus('{"deployments":[{"id":"a","osname":"x","serial":0,"checksum":"c","booted":true,"future":{"k":[1]}}],"transaction":null,"new-top":1}');
+    const s = parseRpmOstreeStatus(
+      '{"deployments":[{"id":"a","osname":"x","serial":0,"checksum":"c","booted":true,"future":{"k":[1]}}],"transaction":null,"new-top":1}',
+    );
     expect(s.deployments[0]?.unknown).toStrictEqual({ future: { k: [1] } });
     expect(s.unknown).toStrictEqual({ 'new-top': 1 });
     expect(s.deployments[0]?.staged).toBe(false);

@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OstreeSysroot, RpmOstree, parseRpmOstreeStatus, statusToJson, type CommandResult, type SysrootDeployment } from '../src/index.js';
+import {
+  OstreeSysroot,
+  RpmOstree,
+  parseRpmOstreeStatus,
+  statusToJson,
+  type CommandResult,
+  type SysrootDeployment,
+} from '../src/index.js';
 
 /** Real Debian ostree in a temp dir (OSTREE_SYSROOT_DEBUG=mutable-deployments so it can be deleted). */
 let T: string;
@@ -35,7 +42,10 @@ describe('OstreeSysroot on real ostree', () => {
 
   it('creates a sysroot and commits a directory as an OS version', async () => {
     expect(sys.exists()).toBe(true);
-    c1 = await sys.commit(tree('t1', '40.1', { 'chrony.conf': 'pool a\n', 'motd': 'v1\n' }), { branch: REF, version: '40.20240101.3.0' });
+    c1 = await sys.commit(tree('t1', '40.1', { 'chrony.conf': 'pool a\n', motd: 'v1\n' }), {
+      branch: REF,
+      version: '40.20240101.3.0',
+    });
     expect(c1).toMatch(/^[0-9a-f]{64}$/);
     expect(await sys.revParse(REF)).toBe(c1);
     expect(await sys.commitVersion(REF)).toBe('40.20240101.3.0');
@@ -43,7 +53,15 @@ describe('OstreeSysroot on real ostree', () => {
 
   it('deploys with kernel arguments and lists it', async () => {
     d1 = await sys.deploy(REF, { kargs: ['root=LABEL=root', 'rw', 'mitigations="auto nosmt"'] });
-    expect(d1).toMatchObject({ index: 0, checksum: c1, serial: 0, version: '40.20240101.3.0', refspec: REF, pinned: false, booted: false });
+    expect(d1).toMatchObject({
+      index: 0,
+      checksum: c1,
+      serial: 0,
+      version: '40.20240101.3.0',
+      refspec: REF,
+      pinned: false,
+      booted: false,
+    });
     expect(d1.kargs).toStrictEqual(['root=LABEL=root', 'rw', 'mitigations="auto nosmt"']);
     expect(d1.originText).toContain(`refspec=${REF}`);
     expect(sys.readEtc(d1, 'chrony.conf')).toBe('pool a\n');
@@ -53,7 +71,7 @@ describe('OstreeSysroot on real ostree', () => {
     sys.writeEtc(d1, 'chrony.conf', 'pool local\n');
     sys.writeEtc(d1, 'added.conf', 'x\n');
     expect(await sys.configDiff()).toStrictEqual({ modified: ['chrony.conf'], added: ['added.conf'], removed: [] });
-    const t2 = tree('t2', '40.2', { 'chrony.conf': 'pool b\n', 'motd': 'v2\n' });
+    const t2 = tree('t2', '40.2', { 'chrony.conf': 'pool b\n', motd: 'v2\n' });
     const c2 = await sys.commit(t2, { branch: REF, version: '40.20240201.3.0' });
     const d2 = await sys.deploy(REF, { kargsAppend: ['quiet'] });
     expect(d2.checksum).toBe(c2);
@@ -85,7 +103,10 @@ describe('OstreeSysroot on real ostree', () => {
     await sys.deploy(REF);
     list = await sys.deployments();
     expect(list.map((d) => d.version)).toContain('40.20240101.3.0');
-    await sys.pin(list.findIndex((d) => d.pinned), true);
+    await sys.pin(
+      list.findIndex((d) => d.pinned),
+      true,
+    );
     await sys.cleanup();
     list = await sys.deployments();
     expect(list.every((d) => existsSync(d.path))).toBe(true);
@@ -105,7 +126,10 @@ describe('OstreeSysroot on real ostree', () => {
     expect(s.deployments[0]?.booted).toBe(true);
     expect(s.deployments[0]?.origin).toBe(REF);
     // the driver accepts it through any runner
-    const runner = { run: (): Promise<CommandResult> => Promise.resolve({ exitCode: 0, signal: null, stdout: JSON.stringify(doc), stderr: '', timedOut: false }) };
+    const runner = {
+      run: (): Promise<CommandResult> =>
+        Promise.resolve({ exitCode: 0, signal: null, stdout: JSON.stringify(doc), stderr: '', timedOut: false }),
+    };
     expect((await new RpmOstree({ runner }).booted()).checksum).toBe(s.deployments[0]?.checksum);
   });
 
@@ -114,7 +138,9 @@ describe('OstreeSysroot on real ostree', () => {
     expect(err).toMatchObject({ code: 'OSTREE_COMMAND_FAILED' });
     expect((err as Error).message).toContain('undeploy 99');
     await expect(sys.deploy('no/such/ref')).rejects.toMatchObject({ code: 'OSTREE_COMMAND_FAILED' });
-    await expect(new OstreeSysroot({ path: T, binary: '/nonexistent/ostree' }).cleanup()).rejects.toMatchObject({ code: 'OSTREE_NOT_FOUND' });
+    await expect(new OstreeSysroot({ path: T, binary: '/nonexistent/ostree' }).cleanup()).rejects.toMatchObject({
+      code: 'OSTREE_NOT_FOUND',
+    });
     expect(() => new OstreeSysroot({ path: T, osname: '../x' })).toThrow(/osname/);
     expect(() => sys.readEtc({ path: T } as SysrootDeployment, '../../etc/passwd')).toThrow(/\.\./);
   });

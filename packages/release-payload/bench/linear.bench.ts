@@ -6,11 +6,16 @@ import { test } from 'vitest';
 import { parseManifestFile, renderTemplate, type PayloadIssue } from '../src/index.js';
 
 const MB = 1024 * 1024;
-const cfg = { ReleaseImage: 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'a'.repeat(64), ClusterProfile: 'self-managed-high-availability', Images: { cli: 'quay.io/x/cli@sha256:' + 'b'.repeat(64) } };
+const cfg = {
+  ReleaseImage: 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'a'.repeat(64),
+  ClusterProfile: 'self-managed-high-availability',
+  Images: { cli: 'quay.io/x/cli@sha256:' + 'b'.repeat(64) },
+};
 
 /** A YAML manifest of about `bytes` bytes with a template action on every line. */
 function templated(bytes: number): string {
-  const head = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: openshift-cluster-version\ndata:\n';
+  const head =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: openshift-cluster-version\ndata:\n';
   const line = '  k{{"x"}}: "{{.ReleaseImage}} {{ index .Images "cli" }}"\n';
   return head + line.repeat(Math.ceil(bytes / line.length));
 }
@@ -20,7 +25,17 @@ function concatenatedJson(bytes: number): string {
   const parts: string[] = [];
   let n = 0;
   for (let i = 0; n < bytes; i++) {
-    const s = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'ns' }, data: { k: 'v'.repeat(200) } }, null, 1) + '\n';
+    const s =
+      JSON.stringify(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `cm-${i}`, namespace: 'ns' },
+          data: { k: 'v'.repeat(200) },
+        },
+        null,
+        1,
+      ) + '\n';
     parts.push(s);
     n += s.length;
   }

@@ -19,7 +19,13 @@ const dir = join(root, 'payload');
 const info = await gen.generatePayload({ out: dir, seed: 1 });
 const layout = join(root, 'layout');
 await writeLayout(layout, [gz(await tarBuffer(await payloadEntries(dir)))]);
-const facts = { profile: DEFAULT_CLUSTER_PROFILE, featureSet: '', enabledFeatureGates: [], excludeIdentifier: '', capabilities: clusterCapabilities() };
+const facts = {
+  profile: DEFAULT_CLUSTER_PROFILE,
+  featureSet: '',
+  enabledFeatureGates: [],
+  excludeIdentifier: '',
+  capabilities: clusterCapabilities(),
+};
 afterAll(() => rm(root, { recursive: true, force: true }));
 console.log(`synthetic payload: ${info.manifests} manifests, ${(info.bytes / 1048576).toFixed(1)} MiB`);
 

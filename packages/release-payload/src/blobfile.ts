@@ -24,7 +24,11 @@ const CHUNK = 1024 * 1024;
  */
 export async function openRegularFile(path: string, where: string): Promise<FileHandle> {
   const s = await stat(path).catch((e: unknown) => {
-    throw new PayloadError('InvalidImageLayout', `${where}: ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the blob is missing`, path);
+    throw new PayloadError(
+      'InvalidImageLayout',
+      `${where}: ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the blob is missing`,
+      path,
+    );
   });
   if (!s.isFile()) throw notRegular(path, where);
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -38,22 +42,40 @@ export async function openRegularFile(path: string, where: string): Promise<File
 }
 
 function notRegular(path: string, where: string): UnsafeArchiveError {
-  return new UnsafeArchiveError('UnsafeArchive', `${where}: ${path} is not a regular file (FIFO, device, directory or a link to one); blobs must be regular files`, path);
+  return new UnsafeArchiveError(
+    'UnsafeArchive',
+    `${where}: ${path} is not a regular file (FIFO, device, directory or a link to one); blobs must be regular files`,
+    path,
+  );
 }
 
 function tooLarge(where: string, n: number, max: number, path: string): UnsafeArchiveError {
-  return new UnsafeArchiveError('ArchiveLimitExceeded', `${where}: blob is ${n} bytes, above the ${max}-byte limit; refusing`, path);
+  return new UnsafeArchiveError(
+    'ArchiveLimitExceeded',
+    `${where}: blob is ${n} bytes, above the ${max}-byte limit; refusing`,
+    path,
+  );
 }
 
 /**
  * Hashes an open blob, reading at most `max` bytes (the declared size, else the file size, never more than
  * `limit`), and checks its size and digest. A blob larger than declared is a mismatch, not an endless read.
  */
-export async function verifyOpenBlob(handle: FileHandle, want: BlobExpectation, where: string, limit: number, path: string): Promise<number> {
+export async function verifyOpenBlob(
+  handle: FileHandle,
+  want: BlobExpectation,
+  where: string,
+  limit: number,
+  path: string,
+): Promise<number> {
   const fileSize = (await handle.stat()).size;
   const declared = want.size;
   if (declared !== undefined && (!Number.isSafeInteger(declared) || declared < 0)) {
-    throw new PayloadError('InvalidImageLayout', `${where}: descriptor size ${String(declared)} is not a non-negative integer`, path);
+    throw new PayloadError(
+      'InvalidImageLayout',
+      `${where}: descriptor size ${String(declared)} is not a non-negative integer`,
+      path,
+    );
   }
   const bound = declared ?? fileSize;
   if (bound > limit) throw tooLarge(where, bound, limit, path);
@@ -68,17 +90,30 @@ export async function verifyOpenBlob(handle: FileHandle, want: BlobExpectation, 
     pos += bytesRead;
   }
   if (pos !== bound || (declared !== undefined && fileSize !== declared)) {
-    throw new UnsafeArchiveError('DigestMismatch', `${where}: blob ${want.digest} has ${pos > bound ? `more than ${bound}` : pos} bytes, its descriptor declares ${bound}; the blob is corrupt or was tampered with`, want.digest);
+    throw new UnsafeArchiveError(
+      'DigestMismatch',
+      `${where}: blob ${want.digest} has ${pos > bound ? `more than ${bound}` : pos} bytes, its descriptor declares ${bound}; the blob is corrupt or was tampered with`,
+      want.digest,
+    );
   }
   const got = `sha256:${h.digest('hex')}`;
   if (got !== want.digest) {
-    throw new UnsafeArchiveError('DigestMismatch', `${where}: digest mismatch: expected ${want.digest}, got ${got}; the blob is corrupt or was tampered with`, want.digest);
+    throw new UnsafeArchiveError(
+      'DigestMismatch',
+      `${where}: digest mismatch: expected ${want.digest}, got ${got}; the blob is corrupt or was tampered with`,
+      want.digest,
+    );
   }
   return pos;
 }
 
 /** Opens and verifies a blob file; the caller closes `handle`. */
-export async function openVerifiedBlob(path: string, want: BlobExpectation, where: string, limit: number): Promise<VerifiedBlob> {
+export async function openVerifiedBlob(
+  path: string,
+  want: BlobExpectation,
+  where: string,
+  limit: number,
+): Promise<VerifiedBlob> {
   const handle = await openRegularFile(path, where);
   try {
     const size = await verifyOpenBlob(handle, want, where, limit, path);
@@ -90,7 +125,12 @@ export async function openVerifiedBlob(path: string, want: BlobExpectation, wher
 }
 
 /** Reads a small blob (manifest, index, config) whole, refusing non-regular files, over-size and digest mismatch. */
-export async function readVerifiedBlob(path: string, want: BlobExpectation, where: string, limit: number): Promise<Buffer> {
+export async function readVerifiedBlob(
+  path: string,
+  want: BlobExpectation,
+  where: string,
+  limit: number,
+): Promise<Buffer> {
   const { handle, size } = await openVerifiedBlob(path, want, where, limit);
   try {
     const buf = Buffer.alloc(size);
@@ -101,7 +141,11 @@ export async function readVerifiedBlob(path: string, want: BlobExpectation, wher
       pos += bytesRead;
     }
     if (pos !== size || `sha256:${createHash('sha256').update(buf).digest('hex')}` !== want.digest) {
-      throw new UnsafeArchiveError('DigestMismatch', `${where}: blob ${want.digest} changed while it was read; refusing it`, want.digest);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `${where}: blob ${want.digest} changed while it was read; refusing it`,
+        want.digest,
+      );
     }
     return buf;
   } finally {

@@ -38,14 +38,19 @@ export interface PayloadDiff {
   componentVersions: { name: string; from?: string; to?: string }[];
 }
 
-const OS_IMAGE = /^(machine-os-content|rhel-coreos(-\d+)?(-extensions)?|rhel-coreos-extensions|fedora-coreos|stream-coreos|centos-stream-coreos(-\d+)?)$/;
+const OS_IMAGE =
+  /^(machine-os-content|rhel-coreos(-\d+)?(-extensions)?|rhel-coreos-extensions|fedora-coreos|stream-coreos|centos-stream-coreos(-\d+)?)$/;
 
 function keyOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
 function fmtKey(path: string, k: string): string {
-  return /^[A-Za-z_$][\w$-]*$/.test(k) && !k.includes('.') ? (path ? `${path}.${k}` : k) : `${path}[${JSON.stringify(k)}]`;
+  return /^[A-Za-z_$][\w$-]*$/.test(k) && !k.includes('.')
+    ? path
+      ? `${path}.${k}`
+      : k
+    : `${path}[${JSON.stringify(k)}]`;
 }
 
 /** Semantic (structural) diff of two JSON values; returns the changed leaves. */
@@ -130,7 +135,8 @@ export function diffPayloads(a: ReleasePayload, b: ReleasePayload): PayloadDiff 
       continue;
     }
     const changes = diffValues(m.object, o.object);
-    if (changes.length > 0) changed.push({ id: m.id, fromFile: `${m.dir}/${m.filename}`, toFile: `${o.dir}/${o.filename}`, changes });
+    if (changes.length > 0)
+      changed.push({ id: m.id, fromFile: `${m.dir}/${m.filename}`, toFile: `${o.dir}/${o.filename}`, changes });
     else unchanged++;
   }
   for (const [k, m] of kb) if (!ka.has(k)) added.push(m);

@@ -21,10 +21,18 @@ async function insideRoot(p: string, realRoot: string, shown: string): Promise<s
   try {
     real = await realpath(p);
   } catch (e) {
-    throw new PayloadError('PayloadMissingFile', `${shown}: cannot resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); a dangling link?`, shown);
+    throw new PayloadError(
+      'PayloadMissingFile',
+      `${shown}: cannot resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); a dangling link?`,
+      shown,
+    );
   }
   if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-    throw new UnsafeArchiveError('UnsafeArchive', `${shown} is a link to ${real}, outside the payload directory; links must stay inside the payload`, shown);
+    throw new UnsafeArchiveError(
+      'UnsafeArchive',
+      `${shown} is a link to ${real}, outside the payload directory; links must stay inside the payload`,
+      shown,
+    );
   }
   return real;
 }
@@ -54,15 +62,29 @@ async function readEntry(
 }
 
 function notRegular(p: string): UnsafeArchiveError {
-  return new UnsafeArchiveError('UnsafeArchive', `${p} is not a regular file (FIFO, socket or device); refusing to read it`, p);
+  return new UnsafeArchiveError(
+    'UnsafeArchive',
+    `${p} is not a regular file (FIFO, socket or device); refusing to read it`,
+    p,
+  );
 }
 
 /** Counts a file of `size` bytes against the limits, before it is read. */
 function charge(budget: DirBudget, size: number, dir: string, p: string): void {
   const { maxFileBytes, maxTotalBytes } = budget.limits;
-  if (size > maxFileBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${p} is ${size} bytes, above the ${maxFileBytes}-byte limit for one manifest (maxFileBytes)`, p);
+  if (size > maxFileBytes)
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${p} is ${size} bytes, above the ${maxFileBytes}-byte limit for one manifest (maxFileBytes)`,
+      p,
+    );
   budget.bytes += size;
-  if (budget.bytes > maxTotalBytes) throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: manifests hold more than ${maxTotalBytes} bytes (maxTotalBytes); refusing`, p);
+  if (budget.bytes > maxTotalBytes)
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${dir}: manifests hold more than ${maxTotalBytes} bytes (maxTotalBytes); refusing`,
+      p,
+    );
 }
 
 /**
@@ -125,10 +147,16 @@ async function readFlatDir(
 ): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   // the listing's entry types (getdents' d_type) spare a stat and a realpath per regular file
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   budget.files += entries.length;
   if (budget.files > budget.limits.maxFiles) {
-    throw new UnsafeArchiveError('ArchiveLimitExceeded', `${dir}: more than ${budget.limits.maxFiles} files (maxFiles); refusing`, dir);
+    throw new UnsafeArchiveError(
+      'ArchiveLimitExceeded',
+      `${dir}: more than ${budget.limits.maxFiles} files (maxFiles); refusing`,
+      dir,
+    );
   }
   for (let i = 0; i < entries.length; i += CONCURRENCY) {
     const batch = entries.slice(i, i + CONCURRENCY);
@@ -152,11 +180,20 @@ export async function readPayloadDirectory(root: string, limits: ExtractLimits =
 }
 
 async function readDirectory(root: string, limits: ExtractLimits): Promise<PayloadFiles> {
-  for (const rel of ['manifests', 'release-manifests', 'release-manifests/release-metadata', 'release-manifests/image-references']) {
+  for (const rel of [
+    'manifests',
+    'release-manifests',
+    'release-manifests/release-metadata',
+    'release-manifests/image-references',
+  ]) {
     try {
       await stat(join(root, rel));
     } catch {
-      throw new PayloadError('PayloadMissingFile', `${join(root, rel)} does not exist; a payload directory needs manifests/, release-manifests/, release-manifests/release-metadata and release-manifests/image-references`, rel);
+      throw new PayloadError(
+        'PayloadMissingFile',
+        `${join(root, rel)} does not exist; a payload directory needs manifests/, release-manifests/, release-manifests/release-metadata and release-manifests/image-references`,
+        rel,
+      );
     }
   }
   const realRoot = await realpath(root);

@@ -121,9 +121,17 @@ export function asPayloadError(e: unknown, source: string): PayloadError {
   const path = (err as NodeJS.ErrnoException).path ?? source;
   let out: PayloadError;
   if (typeof errno === 'string' && errno in FS_HINTS) {
-    out = new PayloadError(errno === 'ENOENT' ? 'PayloadMissingFile' : 'SourceReadError', `${path}: ${FS_HINTS[errno] ?? errno} (${errno}) while reading ${source}`, path);
+    out = new PayloadError(
+      errno === 'ENOENT' ? 'PayloadMissingFile' : 'SourceReadError',
+      `${path}: ${FS_HINTS[errno] ?? errno} (${errno}) while reading ${source}`,
+      path,
+    );
   } else {
-    out = new PayloadError('SourceReadError', `${source}: cannot read the payload: ${err.name}: ${err.message}`, source);
+    out = new PayloadError(
+      'SourceReadError',
+      `${source}: cannot read the payload: ${err.name}: ${err.message}`,
+      source,
+    );
   }
   (out as { cause?: unknown }).cause = err;
   return out;

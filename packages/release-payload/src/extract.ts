@@ -6,7 +6,14 @@ import type { PayloadFiles } from './payload.js';
 const SUBDIRS = ['manifests', 'release-manifests'] as const;
 
 function checkName(name: string): void {
-  if (name === '' || name.includes('/') || name.includes('\\') || name === '..' || name === '.' || name.includes('\0')) {
+  if (
+    name === '' ||
+    name.includes('/') ||
+    name.includes('\\') ||
+    name === '..' ||
+    name === '.' ||
+    name.includes('\0')
+  ) {
     throw new UnsafeArchiveError('UnsafeArchive', `refusing to write file name ${JSON.stringify(name)}`, name);
   }
 }
@@ -28,11 +35,20 @@ async function lstatOrNull(path: string): Promise<Awaited<ReturnType<typeof lsta
 async function checkDestination(dest: string): Promise<boolean> {
   const s = await lstatOrNull(dest);
   if (s === null) return false;
-  if (s.isSymbolicLink()) throw new PayloadError('ExtractError', `${dest} is a symbolic link; refusing to extract through it (give the real directory)`, dest);
+  if (s.isSymbolicLink())
+    throw new PayloadError(
+      'ExtractError',
+      `${dest} is a symbolic link; refusing to extract through it (give the real directory)`,
+      dest,
+    );
   if (!s.isDirectory()) throw new PayloadError('ExtractError', `${dest} exists and is not a directory`, dest);
   for (const sub of SUBDIRS) {
     if ((await lstatOrNull(join(dest, sub))) !== null) {
-      throw new PayloadError('ExtractError', `${join(dest, sub)} already exists; extract into a new or empty directory (nothing is written through or over existing files)`, join(dest, sub));
+      throw new PayloadError(
+        'ExtractError',
+        `${join(dest, sub)} already exists; extract into a new or empty directory (nothing is written through or over existing files)`,
+        join(dest, sub),
+      );
     }
   }
   return true;
@@ -52,7 +68,10 @@ export async function writePayloadFiles(files: PayloadFiles, dest: string): Prom
   const moved: string[] = [];
   try {
     let n = 0;
-    for (const [sub, map] of [['manifests', files.manifests], ['release-manifests', files.releaseManifests]] as const) {
+    for (const [sub, map] of [
+      ['manifests', files.manifests],
+      ['release-manifests', files.releaseManifests],
+    ] as const) {
       await mkdir(join(tmp, sub));
       for (const [name, data] of map) {
         await writeFile(join(tmp, sub, name), data, { flag: 'wx' });
@@ -72,7 +91,11 @@ export async function writePayloadFiles(files: PayloadFiles, dest: string): Prom
   } catch (e) {
     for (const m of moved) await rm(m, { recursive: true, force: true });
     if (e instanceof PayloadError) throw e;
-    throw new PayloadError('ExtractError', `cannot extract into ${target}: ${(e as Error).message}; nothing was left behind`, target);
+    throw new PayloadError(
+      'ExtractError',
+      `cannot extract into ${target}: ${(e as Error).message}; nothing was left behind`,
+      target,
+    );
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -15,7 +15,9 @@ const GATED_CAPABILITIES: Readonly<Record<string, string>> = {
 };
 
 /** Baseline capability sets (`spec.capabilities.baselineCapabilitySet`): `CAPABILITY_SETS` of @keelson/api. */
-export const BASELINE_CAPABILITY_SETS: Readonly<Record<string, readonly string[]>> = CAPABILITY_SETS as Readonly<Record<string, readonly string[]>>;
+export const BASELINE_CAPABILITY_SETS: Readonly<Record<string, readonly string[]>> = CAPABILITY_SETS as Readonly<
+  Record<string, readonly string[]>
+>;
 
 /** Known and enabled capability names, as the CVO's `ClusterVersionCapabilitiesStatus`. */
 export interface CapabilitiesStatus {
@@ -37,14 +39,24 @@ export interface CapabilitiesSpec {
 /** Computes the known and enabled capability sets from a ClusterVersion-like spec. */
 export function clusterCapabilities(spec: CapabilitiesSpec = {}): CapabilitiesStatus {
   const gates = new Set(spec.enabledFeatureGates ?? []);
-  const hidden = new Set(Object.entries(GATED_CAPABILITIES).filter(([, g]) => !gates.has(g)).map(([c]) => c));
+  const hidden = new Set(
+    Object.entries(GATED_CAPABILITIES)
+      .filter(([, g]) => !gates.has(g))
+      .map(([c]) => c),
+  );
   const baselineName = spec.baselineCapabilitySet ?? 'vCurrent';
   const baseline = BASELINE_CAPABILITY_SETS[baselineName];
   if (!baseline) {
-    throw new RangeError(`unknown baselineCapabilitySet ${JSON.stringify(baselineName)}; known: ${Object.keys(BASELINE_CAPABILITY_SETS).join(', ')}`);
+    throw new RangeError(
+      `unknown baselineCapabilitySet ${JSON.stringify(baselineName)}; known: ${Object.keys(BASELINE_CAPABILITY_SETS).join(', ')}`,
+    );
   }
   const known = KNOWN_CAPABILITIES.filter((c) => !hidden.has(c));
-  const enabled = new Set<string>([...baseline, ...(spec.additionalEnabledCapabilities ?? []), ...(spec.implicitlyEnabled ?? [])]);
+  const enabled = new Set<string>([
+    ...baseline,
+    ...(spec.additionalEnabledCapabilities ?? []),
+    ...(spec.implicitlyEnabled ?? []),
+  ]);
   for (const h of hidden) enabled.delete(h);
   return { known: [...known].sort(), enabled: [...enabled].sort() };
 }
@@ -179,7 +191,8 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
   if (facts.featureSet !== undefined && gates !== undefined && FEATURE_SET in a && FEATURE_GATE in a) {
     return {
       rule: 'feature-set-and-gate',
-      message: 'both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both',
+      message:
+        'both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both',
     };
   }
   if (facts.featureSet !== undefined && FEATURE_SET in a) {
@@ -188,11 +201,17 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
     const sets = value.split(',');
     for (const s of sets) {
       if (!KNOWN_FEATURE_SETS.includes(s)) {
-        return { rule: 'feature-set', message: `unrecognized value ${JSON.stringify(s)} in ${FEATURE_SET}=${value}; known values are: ${KNOWN_FEATURE_SETS.join(',')}` };
+        return {
+          rule: 'feature-set',
+          message: `unrecognized value ${JSON.stringify(s)} in ${FEATURE_SET}=${value}; known values are: ${KNOWN_FEATURE_SETS.join(',')}`,
+        };
       }
     }
     if (!sets.includes(required)) {
-      return { rule: 'feature-set', message: `${JSON.stringify(required)} is required, and ${FEATURE_SET}=${sortedUnique(sets).join(',')}` };
+      return {
+        rule: 'feature-set',
+        message: `${JSON.stringify(required)} is required, and ${FEATURE_SET}=${sortedUnique(sets).join(',')}`,
+      };
     }
   }
   if (gates !== undefined && FEATURE_GATE in a) {
@@ -201,7 +220,11 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
       if (req === '') continue;
       if (req.startsWith('-')) {
         const g = req.slice(1);
-        if (gates.has(g)) return { rule: 'feature-gate', message: `feature gate ${g} is enabled but manifest requires it to be disabled` };
+        if (gates.has(g))
+          return {
+            rule: 'feature-gate',
+            message: `feature gate ${g} is enabled but manifest requires it to be disabled`,
+          };
       } else if (!gates.has(req)) {
         return { rule: 'feature-gate', message: `feature gate ${req} is required but not enabled` };
       }
@@ -229,7 +252,8 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
       }
       if (!enabled.has(c)) disabled.push(c);
     }
-    if (unknown.length > 0) return { rule: 'capability', message: `unrecognized capability names: ${unknown.join(', ')}` };
+    if (unknown.length > 0)
+      return { rule: 'capability', message: `unrecognized capability names: ${unknown.join(', ')}` };
     if (disabled.length > 0) return { rule: 'capability', message: `disabled capabilities: ${disabled.join(', ')}` };
   }
   for (const o of facts.overrides ?? []) {
@@ -245,7 +269,10 @@ export function includeManifest(m: Manifest, facts: ClusterFacts): ExclusionReas
  * Splits a payload's manifests into those the described cluster would apply and those it would not, with the reason
  * for each exclusion. Architecture never filters manifests (as upstream).
  */
-export function filterManifests(payload: Pick<ReleasePayload, 'manifests' | 'metadata'>, facts: ClusterFacts = {}): FilterResult {
+export function filterManifests(
+  payload: Pick<ReleasePayload, 'manifests' | 'metadata'>,
+  facts: ClusterFacts = {},
+): FilterResult {
   const resolved: ClusterFacts = { ...facts };
   if (facts.majorVersion === undefined) resolved.majorVersion = payload.metadata.semver.major;
   const included: Manifest[] = [];

@@ -25,7 +25,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 function sortedCopy(v: unknown): unknown {
   if (v === null || typeof v !== 'object') {
     if (typeof v === 'string' && LONE_SURROGATE.test(v)) return FALLBACK;
-    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol' || (typeof v === 'number' && Object.is(v, -0))) return FALLBACK;
+    if (
+      typeof v === 'bigint' ||
+      typeof v === 'function' ||
+      typeof v === 'symbol' ||
+      (typeof v === 'number' && Object.is(v, -0))
+    )
+      return FALLBACK;
     return v;
   }
   if (Array.isArray(v)) {
@@ -74,9 +80,7 @@ const NEEDS_ESCAPE_TEST = /["\\\u0000-\u001f<>&\u2028\u2029]/;
 function quote(s: string): string {
   if (!NEEDS_ESCAPE_TEST.test(s)) return '"' + s + '"';
   return (
-    '"' +
-    s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) +
-    '"'
+    '"' + s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) + '"'
   );
 }
 

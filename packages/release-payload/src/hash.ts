@@ -37,7 +37,16 @@ export class Fnv1Hash64 {
 
   /** The 8-byte big-endian digest. */
   digest(): Uint8Array {
-    return Uint8Array.of(this.h3 >> 8, this.h3 & 0xff, this.h2 >> 8, this.h2 & 0xff, this.h1 >> 8, this.h1 & 0xff, this.h0 >> 8, this.h0 & 0xff);
+    return Uint8Array.of(
+      this.h3 >> 8,
+      this.h3 & 0xff,
+      this.h2 >> 8,
+      this.h2 & 0xff,
+      this.h1 >> 8,
+      this.h1 & 0xff,
+      this.h0 >> 8,
+      this.h0 & 0xff,
+    );
   }
 }
 

@@ -56,7 +56,16 @@ export type { RegistryOptions, ImageReference } from './registry.js';
 export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
 export { verifyTargetRelease, digestOfPullSpec } from './verify-target.js';
 export type { TargetReleaseVerification, TargetVerificationResult } from './verify-target.js';
-export type { Keyring, SignatureStore, VerifyOptions, VerifiedSignature, VerificationFailure, VerificationResult, AtomicSignature, VerificationConfig } from './verify.js';
+export type {
+  Keyring,
+  SignatureStore,
+  VerifyOptions,
+  VerifiedSignature,
+  VerificationFailure,
+  VerificationResult,
+  AtomicSignature,
+  VerificationConfig,
+} from './verify.js';
 export { diffPayloads, diffValues, componentVersions } from './diff.js';
 export type { PayloadDiff, ManifestChange, ValueChange, ImageChange } from './diff.js';
 /** TLS options of the registry source (CA bundle, certs.d directories, client certificates, `tlsVerify`). */

@@ -61,8 +61,18 @@ function strArray(v: unknown, field: string): string[] {
  */
 function releaseArchitecture(v: unknown, version: string): 'Multi' {
   const where = `${FILE_MD}#metadata.release.openshift.io/architecture`;
-  if (typeof v !== 'string') throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: Architecture from release-metadata (${version}) is not a string: ${JSON.stringify(v)}`, where);
-  if (v !== 'multi') throw new PayloadError('InvalidReleaseMetadata', `${FILE_MD}: Architecture from release-metadata (${version}) contains invalid value: ${JSON.stringify(v)}. Valid value is "multi".`, where);
+  if (typeof v !== 'string')
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: Architecture from release-metadata (${version}) is not a string: ${JSON.stringify(v)}`,
+      where,
+    );
+  if (v !== 'multi')
+    throw new PayloadError(
+      'InvalidReleaseMetadata',
+      `${FILE_MD}: Architecture from release-metadata (${version}) contains invalid value: ${JSON.stringify(v)}. Valid value is "multi".`,
+      where,
+    );
   return 'Multi';
 }
 
@@ -133,7 +143,8 @@ export function parseReleaseMetadata(text: string): ReleaseMetadata {
   if (typeof metadata['url'] === 'string') out.url = metadata['url'];
   const ch = metadata['io.openshift.upgrades.graph.release.channels'];
   if (typeof ch === 'string' && ch !== '') out.channels = ch.split(',').sort();
-  if ('release.openshift.io/architecture' in metadata) out.architecture = releaseArchitecture(metadata['release.openshift.io/architecture'], version);
+  if ('release.openshift.io/architecture' in metadata)
+    out.architecture = releaseArchitecture(metadata['release.openshift.io/architecture'], version);
   return out;
 }
 

@@ -40,7 +40,11 @@ const DIGEST_RE = /^sha256:[a-f0-9]{64}$/;
 /** Checks a digest string is `sha256:<64 hex>` (the only algorithm accepted). */
 export function assertDigest(d: unknown, where: string): string {
   if (typeof d !== 'string' || !DIGEST_RE.test(d)) {
-    throw new PayloadError('InvalidImageLayout', `${where}: invalid or unsupported digest ${JSON.stringify(d)} (expected sha256:<64 hex>)`, where);
+    throw new PayloadError(
+      'InvalidImageLayout',
+      `${where}: invalid or unsupported digest ${JSON.stringify(d)} (expected sha256:<64 hex>)`,
+      where,
+    );
   }
   return d;
 }
@@ -62,19 +66,29 @@ export function parseJsonValue(data: Uint8Array, where: string): unknown {
 /** Parses JSON bytes that must hold an object. */
 export function parseJson(data: Uint8Array, where: string): Record<string, unknown> {
   const v = parseJsonValue(data, where);
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new PayloadError('InvalidImageLayout', `${where}: expected a JSON object`, where);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new PayloadError('InvalidImageLayout', `${where}: expected a JSON object`, where);
   return v as Record<string, unknown>;
 }
 
 /** Checks that a descriptor list from a manifest or index is an array of objects with a valid digest. */
 export function descriptors(v: unknown, where: string): Descriptor[] {
-  if (!Array.isArray(v)) throw new PayloadError('InvalidImageLayout', `${where}: expected an array of descriptors`, where);
+  if (!Array.isArray(v))
+    throw new PayloadError('InvalidImageLayout', `${where}: expected an array of descriptors`, where);
   return v.map((d, i) => {
-    if (d === null || typeof d !== 'object') throw new PayloadError('InvalidImageLayout', `${where}[${i}]: expected a descriptor object`, `${where}[${i}]`);
+    if (d === null || typeof d !== 'object')
+      throw new PayloadError('InvalidImageLayout', `${where}[${i}]: expected a descriptor object`, `${where}[${i}]`);
     const desc = d as Descriptor;
     assertDigest(desc.digest, `${where}[${i}]`);
-    if (desc.size !== undefined && (typeof desc.size !== 'number' || !Number.isSafeInteger(desc.size) || desc.size < 0)) {
-      throw new PayloadError('InvalidImageLayout', `${where}[${i}]: size must be a non-negative integer`, `${where}[${i}].size`);
+    if (
+      desc.size !== undefined &&
+      (typeof desc.size !== 'number' || !Number.isSafeInteger(desc.size) || desc.size < 0)
+    ) {
+      throw new PayloadError(
+        'InvalidImageLayout',
+        `${where}[${i}]: size must be a non-negative integer`,
+        `${where}[${i}].size`,
+      );
     }
     return desc;
   });
@@ -90,7 +104,11 @@ export function selectPlatform(manifests: Descriptor[], want: PlatformSelector, 
   const hit = manifests.find((m) => m.platform?.architecture === arch && (m.platform.os ?? 'linux') === os);
   if (!hit) {
     const avail = manifests.map((m) => `${m.platform?.os ?? '?'}/${m.platform?.architecture ?? '?'}`).join(', ');
-    throw new PayloadError('InvalidImageLayout', `${where}: no image for ${os}/${arch} (available: ${avail}); pass an architecture`, where);
+    throw new PayloadError(
+      'InvalidImageLayout',
+      `${where}: no image for ${os}/${arch} (available: ${avail}); pass an architecture`,
+      where,
+    );
   }
   return hit;
 }
@@ -117,22 +135,36 @@ export async function readImage(
   blobs: BlobReader,
   top: { bytes: Uint8Array; digest: string; mediaType?: string },
   reference: string,
-  opts: { platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (done: number, total: number) => void; fetchManifest?: (d: Descriptor) => Promise<Uint8Array>; onLayers?: (layers: Descriptor[]) => void },
+  opts: {
+    platform?: PlatformSelector;
+    limits?: ExtractLimits;
+    onProgress?: (done: number, total: number) => void;
+    fetchManifest?: (d: Descriptor) => Promise<Uint8Array>;
+    onLayers?: (layers: Descriptor[]) => void;
+  },
 ): Promise<ImagePayload> {
   let bytes = top.bytes;
   let digest = top.digest;
   let doc = parseJson(bytes, `manifest ${digest}`);
   let mediaType = (doc['mediaType'] as string | undefined) ?? top.mediaType;
   for (let depth = 0; Array.isArray(doc['manifests']) && depth < 4; depth++) {
-    const chosen = selectPlatform(descriptors(doc['manifests'], `index ${digest} manifests`), opts.platform ?? {}, `index ${digest}`);
+    const chosen = selectPlatform(
+      descriptors(doc['manifests'], `index ${digest} manifests`),
+      opts.platform ?? {},
+      `index ${digest}`,
+    );
     assertDigest(chosen.digest, `index ${digest} manifests[]`);
-    bytes = opts.fetchManifest ? await opts.fetchManifest(chosen) : await blobs.read(chosen, `manifest ${chosen.digest}`);
-    if (sha256(bytes) !== chosen.digest) throw new UnsafeArchiveError('DigestMismatch', `manifest ${chosen.digest}: digest mismatch`, chosen.digest);
+    bytes = opts.fetchManifest
+      ? await opts.fetchManifest(chosen)
+      : await blobs.read(chosen, `manifest ${chosen.digest}`);
+    if (sha256(bytes) !== chosen.digest)
+      throw new UnsafeArchiveError('DigestMismatch', `manifest ${chosen.digest}: digest mismatch`, chosen.digest);
     digest = chosen.digest;
     doc = parseJson(bytes, `manifest ${digest}`);
     mediaType = (doc['mediaType'] as string | undefined) ?? chosen.mediaType;
   }
-  if (!doc['config'] || !Array.isArray(doc['layers'])) throw new PayloadError('InvalidImageLayout', `manifest ${digest}: missing config or layers`, digest);
+  if (!doc['config'] || !Array.isArray(doc['layers']))
+    throw new PayloadError('InvalidImageLayout', `manifest ${digest}: missing config or layers`, digest);
   const config = descriptors([doc['config']], `manifest ${digest} config`)[0] as Descriptor;
   const layers = descriptors(doc['layers'], `manifest ${digest} layers`);
   const cfg = parseJson(await blobs.read(config, `config ${config.digest}`), `config ${config.digest}`);
@@ -148,7 +180,8 @@ export async function readImage(
   }
   const cc = (cfg['config'] ?? {}) as Record<string, unknown>;
   const labels: Record<string, string> = {};
-  if (cc['Labels'] && typeof cc['Labels'] === 'object') for (const [k, v] of Object.entries(cc['Labels'])) if (typeof v === 'string') labels[k] = v;
+  if (cc['Labels'] && typeof cc['Labels'] === 'object')
+    for (const [k, v] of Object.entries(cc['Labels'])) if (typeof v === 'string') labels[k] = v;
   const image: PayloadImageInfo = { digest, reference, labels, layers: layers.map((l) => l.digest) };
   if (mediaType) image.mediaType = mediaType;
   if (typeof cfg['created'] === 'string') image.created = cfg['created'];
@@ -171,7 +204,8 @@ export function layoutBlobReader(root: string, limits: ExtractLimits = {}): Blob
     async applyLayer(tree, desc, label) {
       const { handle, size } = await openVerifiedBlob(pathOf(desc.digest), desc, label, lim.maxLayerBytes);
       try {
-        const stream = size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1, autoClose: false });
+        const stream =
+          size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1, autoClose: false });
         await tree.applyLayer(stream, desc.digest, label, { size });
       } finally {
         await handle.close();
@@ -181,19 +215,38 @@ export function layoutBlobReader(root: string, limits: ExtractLimits = {}): Blob
 }
 
 /** Reads an OCI image layout directory. `ref` selects a manifest by `org.opencontainers.image.ref.name`. */
-export async function readOciLayout(root: string, opts: { ref?: string; platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (d: number, t: number) => void; reference?: string } = {}): Promise<ImagePayload> {
+export async function readOciLayout(
+  root: string,
+  opts: {
+    ref?: string;
+    platform?: PlatformSelector;
+    limits?: ExtractLimits;
+    onProgress?: (d: number, t: number) => void;
+    reference?: string;
+  } = {},
+): Promise<ImagePayload> {
   return typedErrors(root, () => readLayout(root, opts));
 }
 
 async function readLayout(root: string, opts: Parameters<typeof readOciLayout>[1] = {}): Promise<ImagePayload> {
   const lim = resolveLimits(opts.limits);
-  const layout = parseJson(await readSmallFile(join(root, 'oci-layout'), `${root}/oci-layout`, lim.maxMetadataBytes), `${root}/oci-layout`);
-  if (typeof layout['imageLayoutVersion'] !== 'string') throw new PayloadError('InvalidImageLayout', `${root}/oci-layout: missing imageLayoutVersion`, 'oci-layout');
+  const layout = parseJson(
+    await readSmallFile(join(root, 'oci-layout'), `${root}/oci-layout`, lim.maxMetadataBytes),
+    `${root}/oci-layout`,
+  );
+  if (typeof layout['imageLayoutVersion'] !== 'string')
+    throw new PayloadError('InvalidImageLayout', `${root}/oci-layout: missing imageLayoutVersion`, 'oci-layout');
   const indexBytes = await readSmallFile(join(root, 'index.json'), `${root}/index.json`, lim.maxMetadataBytes);
   const index = parseJson(indexBytes, `${root}/index.json`);
   let manifests = descriptors(index['manifests'] ?? [], `${root}/index.json manifests`);
-  if (opts.ref !== undefined) manifests = manifests.filter((m) => m.annotations?.['org.opencontainers.image.ref.name'] === opts.ref);
-  if (manifests.length === 0) throw new PayloadError('InvalidImageLayout', `${root}/index.json: no manifest${opts.ref ? ` named ${JSON.stringify(opts.ref)}` : ''}`, 'index.json');
+  if (opts.ref !== undefined)
+    manifests = manifests.filter((m) => m.annotations?.['org.opencontainers.image.ref.name'] === opts.ref);
+  if (manifests.length === 0)
+    throw new PayloadError(
+      'InvalidImageLayout',
+      `${root}/index.json: no manifest${opts.ref ? ` named ${JSON.stringify(opts.ref)}` : ''}`,
+      'index.json',
+    );
   const blobs = layoutBlobReader(root, opts.limits);
   let top: Descriptor;
   if (manifests.length === 1 && manifests[0]) top = manifests[0];

@@ -59,25 +59,47 @@ async function readImageSource(source: string, opts: OpenOptions): Promise<Image
     if (scheme === 'oci') {
       const i = rest.lastIndexOf(':');
       const hasRef = i > 0 && !(await stat(rest).catch(() => null));
-      return readOciLayout(hasRef ? rest.slice(0, i) : rest, { ...common, ...(hasRef ? { ref: rest.slice(i + 1) } : {}) });
+      return readOciLayout(hasRef ? rest.slice(0, i) : rest, {
+        ...common,
+        ...(hasRef ? { ref: rest.slice(i + 1) } : {}),
+      });
     }
     // oci-archive:<path>[:<ref name>]
     const j = rest.lastIndexOf(':');
     const withRef = scheme === 'oci-archive' && j > 0 && !(await stat(rest).catch(() => null));
-    return readImageArchive(withRef ? rest.slice(0, j) : rest, { ...common, ...(withRef ? { ref: rest.slice(j + 1) } : {}) });
+    return readImageArchive(withRef ? rest.slice(0, j) : rest, {
+      ...common,
+      ...(withRef ? { ref: rest.slice(j + 1) } : {}),
+    });
   }
   const s = await stat(source).catch(() => null);
   if (s?.isDirectory()) {
     if (await stat(join(source, 'release-manifests')).catch(() => null)) return 'directory';
     if (await stat(join(source, 'oci-layout')).catch(() => null)) return readOciLayout(source, common);
-    throw new PayloadError('UnsupportedSource', `${source}: directory is neither an extracted payload (release-manifests/) nor an OCI image layout (oci-layout)`, source);
+    throw new PayloadError(
+      'UnsupportedSource',
+      `${source}: directory is neither an extracted payload (release-manifests/) nor an OCI image layout (oci-layout)`,
+      source,
+    );
   }
   if (s?.isFile()) {
     if (await isTar(source)) return readImageArchive(source, common);
-    throw new PayloadError('UnsupportedSource', `${source}: file is not a tar archive (oci-archive or docker-archive expected)`, source);
+    throw new PayloadError(
+      'UnsupportedSource',
+      `${source}: file is not a tar archive (oci-archive or docker-archive expected)`,
+      source,
+    );
   }
-  if (/^[a-z0-9.-]+(:[0-9]+)?\/.+(@sha256:[a-f0-9]{64}|:[\w][\w.-]*)$/i.test(source) && (source.split('/')[0] ?? '').includes('.') || /^(localhost|127\.0\.0\.1)(:[0-9]+)?\//.test(source)) {
+  if (
+    (/^[a-z0-9.-]+(:[0-9]+)?\/.+(@sha256:[a-f0-9]{64}|:[\w][\w.-]*)$/i.test(source) &&
+      (source.split('/')[0] ?? '').includes('.')) ||
+    /^(localhost|127\.0\.0\.1)(:[0-9]+)?\//.test(source)
+  ) {
     return readRegistryImage(source, { ...opts, ...common });
   }
-  throw new PayloadError('UnsupportedSource', `${source}: no such file or directory, and not an image reference (use docker://host/repo:tag)`, source);
+  throw new PayloadError(
+    'UnsupportedSource',
+    `${source}: no such file or directory, and not an image reference (use docker://host/repo:tag)`,
+    source,
+  );
 }

@@ -6,9 +6,29 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PayloadError, UnsafeArchiveError } from './errors.js';
-import { MEDIA_TYPES, assertDigest, readImage, sha256, type BlobReader, type Descriptor, type ImagePayload, type PlatformSelector } from './oci.js';
+import {
+  MEDIA_TYPES,
+  assertDigest,
+  readImage,
+  sha256,
+  type BlobReader,
+  type Descriptor,
+  type ImagePayload,
+  type PlatformSelector,
+} from './oci.js';
 import type { ExtractLimits } from './layers.js';
-import { DeadlineError, isCertificateError, isNotTlsError, isTlsAlert, loadHostTls, tlsFailure, tlsFetch, type Deadlines, type HostTls, type RegistryTlsOptions } from './transport.js';
+import {
+  DeadlineError,
+  isCertificateError,
+  isNotTlsError,
+  isTlsAlert,
+  loadHostTls,
+  tlsFailure,
+  tlsFetch,
+  type Deadlines,
+  type HostTls,
+  type RegistryTlsOptions,
+} from './transport.js';
 
 /** Options for registry access. */
 export interface RegistryOptions extends RegistryTlsOptions {
@@ -79,7 +99,8 @@ export function parseImageReference(ref: string): ImageReference {
   if (!/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(repository)) {
     throw new PayloadError('RegistryError', `invalid repository name ${JSON.stringify(repository)} in ${ref}`, ref);
   }
-  if (tag !== undefined && !/^[\w][\w.-]{0,127}$/.test(tag)) throw new PayloadError('RegistryError', `invalid tag ${JSON.stringify(tag)} in ${ref}`, ref);
+  if (tag !== undefined && !/^[\w][\w.-]{0,127}$/.test(tag))
+    throw new PayloadError('RegistryError', `invalid tag ${JSON.stringify(tag)} in ${ref}`, ref);
   const out: ImageReference = { registry, repository };
   if (tag !== undefined) out.tag = tag;
   if (digest !== undefined) out.digest = digest;
@@ -95,19 +116,26 @@ interface Creds {
 async function loadCredentials(registry: string, authFile?: string): Promise<Creds | undefined> {
   const candidates = authFile
     ? [authFile]
-    : [process.env['REGISTRY_AUTH_FILE'], process.env['DOCKER_CONFIG'] ? join(process.env['DOCKER_CONFIG'], 'config.json') : undefined, join(homedir(), '.docker', 'config.json')].filter(
-        (x): x is string => !!x,
-      );
+    : [
+        process.env['REGISTRY_AUTH_FILE'],
+        process.env['DOCKER_CONFIG'] ? join(process.env['DOCKER_CONFIG'], 'config.json') : undefined,
+        join(homedir(), '.docker', 'config.json'),
+      ].filter((x): x is string => !!x);
   for (const file of candidates) {
     let doc: unknown;
     try {
       doc = JSON.parse(await readFile(file, 'utf8'));
     } catch (e) {
-      if (authFile) throw new PayloadError('RegistryError', `cannot read auth file ${file}: ${(e as Error).message}`, file);
+      if (authFile)
+        throw new PayloadError('RegistryError', `cannot read auth file ${file}: ${(e as Error).message}`, file);
       continue;
     }
-    const auths = (doc as { auths?: Record<string, { auth?: string; username?: string; password?: string }> }).auths ?? {};
-    const keys = registry === 'docker.io' ? ['docker.io', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io'] : [registry, `https://${registry}`, `http://${registry}`];
+    const auths =
+      (doc as { auths?: Record<string, { auth?: string; username?: string; password?: string }> }).auths ?? {};
+    const keys =
+      registry === 'docker.io'
+        ? ['docker.io', 'https://index.docker.io/v1/', 'index.docker.io', 'registry-1.docker.io']
+        : [registry, `https://${registry}`, `http://${registry}`];
     for (const k of keys) {
       const a = auths[k];
       if (!a) continue;
@@ -167,7 +195,8 @@ export class RegistryClient {
       } catch (e) {
         if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(host, e as Error & { code: string }, this.tlsCfg);
         // not TLS at all (or, when verification is off, any failure): fall back to plain HTTP like containers/image
-        if (!verify || isNotTlsError(e) || (e as { code?: string }).code === 'ECONNREFUSED') this.base = `http://${host}`;
+        if (!verify || isNotTlsError(e) || (e as { code?: string }).code === 'ECONNREFUSED')
+          this.base = `http://${host}`;
       }
     })();
     return this.ready;
@@ -182,21 +211,38 @@ export class RegistryClient {
     const { scheme, params } = parseChallenge(challenge);
     const creds = await this.credentials();
     if (scheme === 'basic') {
-      if (!creds) throw new PayloadError('RegistryError', `${this.ref.registry} requires credentials; add them to your auth file (docker config.json)`, this.ref.registry);
+      if (!creds)
+        throw new PayloadError(
+          'RegistryError',
+          `${this.ref.registry} requires credentials; add them to your auth file (docker config.json)`,
+          this.ref.registry,
+        );
       this.authHeader = `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString('base64')}`;
       return;
     }
-    if (scheme !== 'bearer' || !params['realm']) throw new PayloadError('RegistryError', `${this.ref.registry}: unsupported auth challenge ${challenge}`, this.ref.registry);
+    if (scheme !== 'bearer' || !params['realm'])
+      throw new PayloadError(
+        'RegistryError',
+        `${this.ref.registry}: unsupported auth challenge ${challenge}`,
+        this.ref.registry,
+      );
     const u = new URL(params['realm']);
     if (params['service']) u.searchParams.set('service', params['service']);
     u.searchParams.set('scope', params['scope'] ?? `repository:${this.ref.repository}:pull`);
     const headers: Record<string, string> = {};
-    if (creds) headers['authorization'] = `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString('base64')}`;
+    if (creds)
+      headers['authorization'] = `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString('base64')}`;
     const res = await this.fetchRetry(u.toString(), { headers });
-    if (!res.ok) throw new PayloadError('RegistryError', `token request to ${u.origin}${u.pathname} failed: HTTP ${res.status}; check your credentials`, this.ref.registry);
+    if (!res.ok)
+      throw new PayloadError(
+        'RegistryError',
+        `token request to ${u.origin}${u.pathname} failed: HTTP ${res.status}; check your credentials`,
+        this.ref.registry,
+      );
     const body = (await res.json()) as { token?: string; access_token?: string };
     const tok = body.token ?? body.access_token;
-    if (!tok) throw new PayloadError('RegistryError', `token response from ${u.origin} has no token`, this.ref.registry);
+    if (!tok)
+      throw new PayloadError('RegistryError', `token response from ${u.origin} has no token`, this.ref.registry);
     this.authHeader = `Bearer ${tok}`;
   }
 
@@ -218,7 +264,12 @@ export class RegistryClient {
     let last: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        const res = await tlsFetch(url, init.headers ? { headers: init.headers as Record<string, string> } : {}, this.tlsCfg, this.deadlines());
+        const res = await tlsFetch(
+          url,
+          init.headers ? { headers: init.headers as Record<string, string> } : {},
+          this.tlsCfg,
+          this.deadlines(),
+        );
         if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
           await res.body?.cancel();
           await this.backoff(url, i, attempts, `HTTP ${res.status}`);
@@ -226,16 +277,25 @@ export class RegistryClient {
         }
         return res;
       } catch (e) {
-        if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(new URL(url).host, e as Error & { code: string }, this.tlsCfg);
+        if (isCertificateError(e) || isTlsAlert(e))
+          throw tlsFailure(new URL(url).host, e as Error & { code: string }, this.tlsCfg);
         if (e instanceof PayloadError) throw e;
         if (e instanceof DeadlineError && e.phase === 'connect') {
-          throw new PayloadError('RegistryError', `${e.message}: is the registry reachable (proxy, firewall, address)? --timeout raises the deadline`, url);
+          throw new PayloadError(
+            'RegistryError',
+            `${e.message}: is the registry reachable (proxy, firewall, address)? --timeout raises the deadline`,
+            url,
+          );
         }
         last = e;
         if (i < attempts - 1) await this.backoff(url, i, attempts, (e as Error).message);
       }
     }
-    throw new PayloadError('RegistryError', `request to ${url} failed after ${attempts} attempts: ${(last as Error)?.message ?? 'server error'}`, url);
+    throw new PayloadError(
+      'RegistryError',
+      `request to ${url} failed after ${attempts} attempts: ${(last as Error)?.message ?? 'server error'}`,
+      url,
+    );
   }
 
   /** GET with auth negotiation. */
@@ -258,24 +318,42 @@ export class RegistryClient {
     }
     if (!res.ok) {
       await res.body?.cancel();
-      throw new PayloadError('RegistryError', `${url}: HTTP ${res.status}${res.status === 404 ? ' (no such image, tag or blob)' : res.status === 401 || res.status === 403 ? ' (check credentials / pull secret)' : ''}`, url);
+      throw new PayloadError(
+        'RegistryError',
+        `${url}: HTTP ${res.status}${res.status === 404 ? ' (no such image, tag or blob)' : res.status === 401 || res.status === 403 ? ' (check credentials / pull secret)' : ''}`,
+        url,
+      );
     }
     return res;
   }
 
   /** Fetches a manifest by tag or digest; verifies its digest. */
   async manifest(reference: string): Promise<{ bytes: Uint8Array; digest: string; mediaType?: string }> {
-    const accept = [MEDIA_TYPES.ociIndex, MEDIA_TYPES.ociManifest, MEDIA_TYPES.dockerList, MEDIA_TYPES.dockerManifest].join(', ');
+    const accept = [
+      MEDIA_TYPES.ociIndex,
+      MEDIA_TYPES.ociManifest,
+      MEDIA_TYPES.dockerList,
+      MEDIA_TYPES.dockerManifest,
+    ].join(', ');
     const res = await this.get(`manifests/${reference}`, accept);
     const bytes = new Uint8Array(await res.arrayBuffer());
-    if (bytes.length > 4 * 1024 * 1024) throw new PayloadError('RegistryError', `manifest ${reference} is larger than 4 MiB`, reference);
+    if (bytes.length > 4 * 1024 * 1024)
+      throw new PayloadError('RegistryError', `manifest ${reference} is larger than 4 MiB`, reference);
     const digest = sha256(bytes);
     if (reference.startsWith('sha256:') && digest !== reference) {
-      throw new UnsafeArchiveError('DigestMismatch', `manifest ${reference}: registry returned content with digest ${digest}`, reference);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `manifest ${reference}: registry returned content with digest ${digest}`,
+        reference,
+      );
     }
     const header = res.headers.get('docker-content-digest');
     if (header && header.startsWith('sha256:') && header !== digest) {
-      throw new UnsafeArchiveError('DigestMismatch', `manifest ${reference}: Docker-Content-Digest ${header} does not match content ${digest}`, reference);
+      throw new UnsafeArchiveError(
+        'DigestMismatch',
+        `manifest ${reference}: Docker-Content-Digest ${header} does not match content ${digest}`,
+        reference,
+      );
     }
     const ct = res.headers.get('content-type')?.split(';')[0];
     return ct ? { bytes, digest, mediaType: ct } : { bytes, digest };
@@ -305,7 +383,12 @@ export class RegistryClient {
       transform(chunk: Buffer, _e, cb) {
         h.update(chunk);
         n += chunk.length;
-        if (max !== undefined && n > max) { cb(new UnsafeArchiveError('DigestMismatch', `blob ${digest}: more data than the declared size ${max}`, digest)); return; }
+        if (max !== undefined && n > max) {
+          cb(
+            new UnsafeArchiveError('DigestMismatch', `blob ${digest}: more data than the declared size ${max}`, digest),
+          );
+          return;
+        }
         onBytes?.(chunk.length);
         cb(null, chunk);
       },
@@ -313,7 +396,12 @@ export class RegistryClient {
     try {
       await pipeline(Readable.fromWeb(res.body), counter, createWriteStream(tmp));
       const got = `sha256:${h.digest('hex')}`;
-      if (got !== digest) throw new UnsafeArchiveError('DigestMismatch', `blob ${digest}: downloaded content has digest ${got}; refusing it`, digest);
+      if (got !== digest)
+        throw new UnsafeArchiveError(
+          'DigestMismatch',
+          `blob ${digest}: downloaded content has digest ${got}; refusing it`,
+          digest,
+        );
       await rename(tmp, file);
     } catch (e) {
       await rm(tmp, { force: true });
@@ -329,7 +417,11 @@ export class RegistryClient {
         const data = await readFile(await this.cachedBlob(desc));
         if (sha256(data) !== desc.digest) {
           await rm(join(this.cacheDir(), 'sha256', desc.digest.slice(7)), { force: true });
-          throw new UnsafeArchiveError('DigestMismatch', `cached blob ${desc.digest} is corrupt; it was removed, retry`, desc.digest);
+          throw new UnsafeArchiveError(
+            'DigestMismatch',
+            `cached blob ${desc.digest} is corrupt; it was removed, retry`,
+            desc.digest,
+          );
         }
         return data;
       },
@@ -344,7 +436,11 @@ export class RegistryClient {
 /** Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. */
 export async function readRegistryImage(
   reference: string,
-  opts: RegistryOptions & { platform?: PlatformSelector; limits?: ExtractLimits; onProgress?: (done: number, total: number) => void } = {},
+  opts: RegistryOptions & {
+    platform?: PlatformSelector;
+    limits?: ExtractLimits;
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<ImagePayload> {
   const ref = parseImageReference(reference);
   const client = new RegistryClient(ref, opts);

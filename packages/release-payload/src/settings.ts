@@ -35,7 +35,12 @@ export interface SettingWarning {
   readonly message: string;
 }
 
-function check(field: SettingWarning['field'], label: string, value: string, known: readonly string[]): SettingWarning | undefined {
+function check(
+  field: SettingWarning['field'],
+  label: string,
+  value: string,
+  known: readonly string[],
+): SettingWarning | undefined {
   if (known.includes(value)) return undefined;
   const suggestion = known.find((k) => k.toLowerCase() === value.toLowerCase());
   const hint = suggestion !== undefined ? `names are case-sensitive: did you mean "${suggestion}"? ` : '';

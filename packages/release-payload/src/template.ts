@@ -24,10 +24,7 @@ export interface RenderConfig {
 const FIELDS = new Set(['ReleaseImage', 'ClusterProfile', 'Images']);
 
 type Tok =
-  | { t: 'str'; v: string }
-  | { t: 'field'; path: string[] }
-  | { t: 'ident'; v: string }
-  | { t: 'num'; v: number };
+  { t: 'str'; v: string } | { t: 'field'; path: string[] } | { t: 'ident'; v: string } | { t: 'num'; v: number };
 
 /** Go's trim markers remove "spaces": space, tab, carriage return and newline. */
 function isTrimSpace(c: number): boolean {
@@ -79,7 +76,11 @@ function tokenize(body: string, file: string, line: number): Tok[] {
       toks.push({ t: 'num', v: Number(m) });
       i += m.length;
     } else {
-      throw new TemplateError(`unexpected ${JSON.stringify(c)} in command (only fields, string literals and index are supported)`, file, line);
+      throw new TemplateError(
+        `unexpected ${JSON.stringify(c)} in command (only fields, string literals and index are supported)`,
+        file,
+        line,
+      );
     }
   }
   return toks;
@@ -102,7 +103,11 @@ function evalField(path: string[], cfg: RenderConfig, file: string, line: number
     } else if (k === 1 && path[0] === 'Images') {
       cur = (cur as Record<string, string>)[name] ?? '';
     } else {
-      throw new TemplateError(`executing "manifest" at <${src}>: can't evaluate field ${name} in type string`, file, line);
+      throw new TemplateError(
+        `executing "manifest" at <${src}>: can't evaluate field ${name} in type string`,
+        file,
+        line,
+      );
     }
   }
   return cur;
@@ -205,12 +210,17 @@ function evalAction(body: string, cfg: RenderConfig, file: string, line: number)
         if (cur === undefined || typeof cur !== 'object') {
           throw new TemplateError(`error calling index: cannot index into ${typeof cur}`, file, line);
         }
-        if (typeof key !== 'string') throw new TemplateError('error calling index: value has type int; should be string', file, line);
+        if (typeof key !== 'string')
+          throw new TemplateError('error calling index: value has type int; should be string', file, line);
         cur = (cur as Record<string, string>)[key] ?? '';
       }
       return printVal(cur);
     }
-    if (first.v === 'print') return toks.slice(1).map((t) => printVal(arg(t))).join('');
+    if (first.v === 'print')
+      return toks
+        .slice(1)
+        .map((t) => printVal(arg(t)))
+        .join('');
     throw new TemplateError(`function ${JSON.stringify(first.v)} not defined (supported: index, print)`, file, line);
   }
   if (toks.length > 1) throw new TemplateError(`can't give argument to non-function ${body}`, file, line);

@@ -71,7 +71,11 @@ export function isCertificateError(e: unknown): e is Error & { code: string } {
 export function isNotTlsError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   const msg = (e as Error | null)?.message ?? '';
-  return code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || /wrong version number|packet length too long/i.test(msg);
+  return (
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' ||
+    /wrong version number|packet length too long/i.test(msg)
+  );
 }
 
 /** True when the registry ended the TLS handshake with an alert (e.g. it wants a client certificate). */
@@ -85,10 +89,18 @@ async function readPem(file: string, host: string, what: string): Promise<string
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new RegistryTlsError(host, 'UNREADABLE', `registry ${host}: cannot read ${what} ${file}: ${(e as Error).message}; fix the path given to --ca-file / --cert-dir`);
+    throw new RegistryTlsError(
+      host,
+      'UNREADABLE',
+      `registry ${host}: cannot read ${what} ${file}: ${(e as Error).message}; fix the path given to --ca-file / --cert-dir`,
+    );
   }
   if (!/-----BEGIN [A-Z ]+-----/.test(text)) {
-    throw new RegistryTlsError(host, 'NOT_PEM', `registry ${host}: ${what} ${file} is not PEM (no -----BEGIN ...----- block); give a PEM file`);
+    throw new RegistryTlsError(
+      host,
+      'NOT_PEM',
+      `registry ${host}: ${what} ${file} is not PEM (no -----BEGIN ...----- block); give a PEM file`,
+    );
   }
   return text;
 }
@@ -101,14 +113,20 @@ export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promi
     cas.push(await readPem(opts.caFile, host, 'CA file'));
     out.sources.push(opts.caFile);
   }
-  if (host.includes('/') || host.includes('..')) throw new PayloadError('RegistryError', `invalid registry host ${JSON.stringify(host)}`, host);
+  if (host.includes('/') || host.includes('..'))
+    throw new PayloadError('RegistryError', `invalid registry host ${JSON.stringify(host)}`, host);
   const dirs = opts.certDir ? [opts.certDir] : (opts.certsDirs ?? defaultCertsDirs()).map((r) => join(r, host));
   for (const dir of dirs) {
     let names: string[];
     try {
       names = (await readdir(dir)).sort();
     } catch (e) {
-      if (opts.certDir) throw new RegistryTlsError(host, 'UNREADABLE', `registry ${host}: cannot read certificate directory ${dir}: ${(e as Error).message}`);
+      if (opts.certDir)
+        throw new RegistryTlsError(
+          host,
+          'UNREADABLE',
+          `registry ${host}: cannot read certificate directory ${dir}: ${(e as Error).message}`,
+        );
       continue;
     }
     for (const n of names.filter((x) => x.endsWith('.crt'))) {
@@ -117,14 +135,24 @@ export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promi
     }
     for (const n of names.filter((x) => x.endsWith('.cert'))) {
       const keyName = n.slice(0, -5) + '.key';
-      if (!names.includes(keyName)) throw new RegistryTlsError(host, 'MISSING_KEY', `registry ${host}: client certificate ${join(dir, n)} has no matching key ${join(dir, keyName)}`);
+      if (!names.includes(keyName))
+        throw new RegistryTlsError(
+          host,
+          'MISSING_KEY',
+          `registry ${host}: client certificate ${join(dir, n)} has no matching key ${join(dir, keyName)}`,
+        );
       if (out.cert) continue; // first pair wins
       out.cert = await readPem(join(dir, n), host, 'client certificate');
       out.key = await readPem(join(dir, keyName), host, 'client key');
       out.sources.push(join(dir, n));
     }
     for (const n of names.filter((x) => x.endsWith('.key'))) {
-      if (!names.includes(n.slice(0, -4) + '.cert')) throw new RegistryTlsError(host, 'MISSING_CERT', `registry ${host}: client key ${join(dir, n)} has no matching certificate ${join(dir, n.slice(0, -4))}.cert`);
+      if (!names.includes(n.slice(0, -4) + '.cert'))
+        throw new RegistryTlsError(
+          host,
+          'MISSING_CERT',
+          `registry ${host}: client key ${join(dir, n)} has no matching certificate ${join(dir, n.slice(0, -4))}.cert`,
+        );
     }
     if (opts.certDir === undefined && names.length > 0) break; // the first certs.d root holding the host wins
   }
@@ -173,7 +201,11 @@ export class DeadlineError extends Error {
     readonly host: string,
     readonly timeoutMs: number,
   ) {
-    super(phase === 'connect' ? `no connection to ${host} within ${timeoutMs / 1000} s` : `${host} sent nothing for ${timeoutMs / 1000} s`);
+    super(
+      phase === 'connect'
+        ? `no connection to ${host} within ${timeoutMs / 1000} s`
+        : `${host} sent nothing for ${timeoutMs / 1000} s`,
+    );
     this.name = 'DeadlineError';
   }
 }
@@ -182,10 +214,18 @@ export class DeadlineError extends Error {
  * Minimal fetch over node:http/https with per-host TLS, redirects (auth dropped across origins), a connect deadline
  * and an idle deadline (also while the body streams).
  */
-export async function tlsFetch(url: string, init: { headers?: Record<string, string> }, tlsCfg: HostTls, deadlines: Deadlines = {}): Promise<Response> {
+export async function tlsFetch(
+  url: string,
+  init: { headers?: Record<string, string> },
+  tlsCfg: HostTls,
+  deadlines: Deadlines = {},
+): Promise<Response> {
   const connectMs = deadlines.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const idleMs = deadlines.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const [{ request: httpRequest }, { request: httpsRequest }] = await Promise.all([import('node:http'), import('node:https')]);
+  const [{ request: httpRequest }, { request: httpsRequest }] = await Promise.all([
+    import('node:http'),
+    import('node:https'),
+  ]);
   let current = new URL(url);
   let headers = { ...(init.headers ?? {}) };
   for (let hop = 0; hop <= 10; hop++) {
@@ -225,8 +265,14 @@ export async function tlsFetch(url: string, init: { headers?: Record<string, str
     if ([301, 302, 303, 307, 308].includes(status) && location) {
       msg.resume();
       const next = new URL(location, current);
-      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new PayloadError('RegistryError', `${current.href}: redirect to unsupported URL ${next.protocol}`, url);
-      if (current.protocol === 'https:' && next.protocol === 'http:') throw new PayloadError('RegistryError', `${current.href}: refusing a redirect from HTTPS to plain HTTP (${next.host})`, url);
+      if (next.protocol !== 'https:' && next.protocol !== 'http:')
+        throw new PayloadError('RegistryError', `${current.href}: redirect to unsupported URL ${next.protocol}`, url);
+      if (current.protocol === 'https:' && next.protocol === 'http:')
+        throw new PayloadError(
+          'RegistryError',
+          `${current.href}: refusing a redirect from HTTPS to plain HTTP (${next.host})`,
+          url,
+        );
       if (next.origin !== current.origin) {
         const { authorization: _drop, ...rest } = headers;
         headers = rest;

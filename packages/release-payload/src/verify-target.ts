@@ -5,7 +5,12 @@
  * (`The update cannot be verified: …`), shared by the CVO app and `keelson upgrade plan`.
  */
 import type { KubeObject, Manifest } from './parse.js';
-import { verificationConfigFromManifests, verifyRelease, type SignatureStore, type VerificationResult } from './verify.js';
+import {
+  verificationConfigFromManifests,
+  verifyRelease,
+  type SignatureStore,
+  type VerificationResult,
+} from './verify.js';
 
 const DIGEST_SUFFIX = /@(sha256:[a-f0-9]{64})$/;
 
@@ -37,7 +42,10 @@ export function digestOfPullSpec(image: string): string | undefined {
 
 /** Verifies a target release with the trust of the current release, as the CVO does before accepting it. */
 export async function verifyTargetRelease(input: TargetReleaseVerification): Promise<TargetVerificationResult> {
-  const fail = (why: string): TargetVerificationResult => ({ verified: false, error: `The update cannot be verified: ${why}` });
+  const fail = (why: string): TargetVerificationResult => ({
+    verified: false,
+    error: `The update cannot be verified: ${why}`,
+  });
   const digest = digestOfPullSpec(input.image);
   if (digest === undefined) return fail('release images that are not accessed via digest cannot be verified');
   let config;
@@ -58,7 +66,14 @@ export async function verifyTargetRelease(input: TargetReleaseVerification): Pro
   const result = await verifyRelease({ digest, keyrings: config.keyrings, stores });
   if (result.verified) return { verified: true, result };
   const names = config.keyrings.map((k) => `verifier-public-key-${k.name}`).join(', ');
-  const details = result.failures.map((f) => `${f.store ? `${f.store}${f.index ? `/${f.index}` : ''}: ` : ''}${f.reason}`).join('; ');
-  const exhausted = specStores !== undefined ? ' ClusterVersion spec.signatureStores exhausted without finding a valid signature.' : '';
-  return { verified: false, error: `The update cannot be verified: unable to verify ${digest} against keyrings: ${names}${exhausted}${details ? ` [${details}]` : ''}`, result };
+  const details = result.failures
+    .map((f) => `${f.store ? `${f.store}${f.index ? `/${f.index}` : ''}: ` : ''}${f.reason}`)
+    .join('; ');
+  const exhausted =
+    specStores !== undefined ? ' ClusterVersion spec.signatureStores exhausted without finding a valid signature.' : '';
+  return {
+    verified: false,
+    error: `The update cannot be verified: unable to verify ${digest} against keyrings: ${names}${exhausted}${details ? ` [${details}]` : ''}`,
+    result,
+  };
 }

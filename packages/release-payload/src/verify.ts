@@ -74,7 +74,8 @@ export interface AtomicSignature {
 
 function onlyKeys(o: unknown, allowed: string[], where: string): Record<string, unknown> {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`${where} must be an object`);
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw new Error(`unknown field ${JSON.stringify(k)} in ${where}`);
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k)) throw new Error(`unknown field ${JSON.stringify(k)} in ${where}`);
   return o as Record<string, unknown>;
 }
 
@@ -88,11 +89,13 @@ export function parseAtomicSignature(data: Uint8Array): AtomicSignature {
   }
   const top = onlyKeys(doc, ['critical', 'optional'], 'signature');
   const crit = onlyKeys(top['critical'], ['type', 'image', 'identity'], 'critical');
-  if (crit['type'] !== 'atomic container signature') throw new Error(`critical.type is ${JSON.stringify(crit['type'])}, expected "atomic container signature"`);
+  if (crit['type'] !== 'atomic container signature')
+    throw new Error(`critical.type is ${JSON.stringify(crit['type'])}, expected "atomic container signature"`);
   const image = onlyKeys(crit['image'], ['docker-manifest-digest'], 'critical.image');
   const identity = onlyKeys(crit['identity'], ['docker-reference'], 'critical.identity');
   const d = image['docker-manifest-digest'];
-  if (typeof d !== 'string' || !DIGEST_RE.test(d)) throw new Error(`critical.image.docker-manifest-digest ${JSON.stringify(d)} is not a digest`);
+  if (typeof d !== 'string' || !DIGEST_RE.test(d))
+    throw new Error(`critical.image.docker-manifest-digest ${JSON.stringify(d)} is not a digest`);
   const ref = identity['docker-reference'];
   if (typeof ref !== 'string' || ref === '') throw new Error('critical.identity.docker-reference is empty');
   const out: AtomicSignature = { dockerManifestDigest: d, dockerReference: ref };
@@ -110,7 +113,12 @@ interface FetchedSig {
   data: Uint8Array;
 }
 
-async function fetchStore(store: SignatureStore, digest: string, opts: VerifyOptions, failures: VerificationFailure[]): Promise<FetchedSig[]> {
+async function fetchStore(
+  store: SignatureStore,
+  digest: string,
+  opts: VerifyOptions,
+  failures: VerificationFailure[],
+): Promise<FetchedSig[]> {
   const max = opts.maxSignatureBytes ?? 50 * 1024;
   const [algo, hex] = digest.split(':') as [string, string];
   const out: FetchedSig[] = [];
@@ -159,7 +167,10 @@ async function fetchStore(store: SignatureStore, digest: string, opts: VerifyOpt
         const buf = new Uint8Array(await res.arrayBuffer());
         data = buf;
       } else {
-        failures.push({ store: store.url, reason: `unsupported store scheme in ${store.url} (use https, http or file)` });
+        failures.push({
+          store: store.url,
+          reason: `unsupported store scheme in ${store.url} (use https, http or file)`,
+        });
         break;
       }
       if (data.length > max) {
@@ -191,7 +202,14 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
   const signatures: VerifiedSignature[] = [];
   const digest = opts.digest;
   if (!DIGEST_RE.test(digest)) {
-    return { verified: false, digest, signatures, failures: [{ reason: `release images that are not accessed via digest cannot be verified (${JSON.stringify(digest)})` }] };
+    return {
+      verified: false,
+      digest,
+      signatures,
+      failures: [
+        { reason: `release images that are not accessed via digest cannot be verified (${JSON.stringify(digest)})` },
+      ],
+    };
   }
   if (opts.keyrings.length === 0) failures.push({ reason: 'no keyrings were given; nothing can be verified' });
   if (opts.stores.length === 0) failures.push({ reason: 'no signature stores were given' });
@@ -205,7 +223,8 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
     }
   }
   const fetched = (await Promise.all(opts.stores.map((s) => fetchStore(s, digest, opts, failures)))).flat();
-  if (fetched.length === 0 && opts.stores.length > 0) failures.push({ reason: `no signatures found for ${digest} in ${opts.stores.length} store(s)` });
+  if (fetched.length === 0 && opts.stores.length > 0)
+    failures.push({ reason: `no signatures found for ${digest} in ${opts.stores.length} store(s)` });
   const remaining = new Set(keyrings.map((k) => k.name));
   for (const sig of fetched) {
     const readMsg = async (): Promise<OpenPGP.Message<Uint8Array>> => {
@@ -227,12 +246,19 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
         const message = await readMsg();
         // openpgp's overloaded typings confuse the type-aware lint rules here
         // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-        const res = await openpgp.verify({ message, verificationKeys: kr.keys, expectSigned: true, format: 'binary', ...(opts.date ? { date: opts.date } : {}) });
+        const res = await openpgp.verify({
+          message,
+          verificationKeys: kr.keys,
+          expectSigned: true,
+          format: 'binary',
+          ...(opts.date ? { date: opts.date } : {}),
+        });
         const first = res.signatures[0];
         if (!first) throw new Error('no signature');
         await first.verified;
         const claims = parseAtomicSignature(res.data as Uint8Array);
-        if (claims.dockerManifestDigest !== digest) throw new Error(`signature is for ${claims.dockerManifestDigest}, not ${digest}`);
+        if (claims.dockerManifestDigest !== digest)
+          throw new Error(`signature is for ${claims.dockerManifestDigest}, not ${digest}`);
         const key = kr.keys.find((k) => k.getKeys(first.keyID).length > 0);
         const s: VerifiedSignature = {
           keyring: kr.name,
@@ -250,7 +276,8 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
       }
     }
   }
-  for (const r of remaining) if (fetched.length > 0) failures.push({ keyring: r, reason: `no signature verified by keyring ${r}` });
+  for (const r of remaining)
+    if (fetched.length > 0) failures.push({ keyring: r, reason: `no signature verified by keyring ${r}` });
   const verified = keyrings.length > 0 && keyrings.length === opts.keyrings.length && remaining.size === 0;
   return { verified, digest, signatures, failures: verified ? failures : failures };
 }
@@ -269,26 +296,52 @@ export interface VerificationConfig {
  * throws {@link PayloadError} when it lacks keys or stores.
  */
 export function verificationConfigFromManifests(manifests: readonly Manifest[]): VerificationConfig | null {
-  const cm = manifests.find((m) => m.gvk.group === '' && m.gvk.kind === 'ConfigMap' && m.annotations !== null && 'release.openshift.io/verification-config-map' in m.annotations);
+  const cm = manifests.find(
+    (m) =>
+      m.gvk.group === '' &&
+      m.gvk.kind === 'ConfigMap' &&
+      m.annotations !== null &&
+      'release.openshift.io/verification-config-map' in m.annotations,
+  );
   if (!cm) return null;
   const id = `${cm.namespace}/${cm.name}`;
   const data = (cm.object['data'] ?? {}) as Record<string, unknown>;
   const out: VerificationConfig = { configMap: id, keyrings: [], stores: [], warnings: [] };
   for (const [k, v] of Object.entries(data)) {
     if (typeof v !== 'string') continue;
-    if (k.startsWith('verifier-public-key-')) out.keyrings.push({ name: k.slice('verifier-public-key-'.length), data: v });
+    if (k.startsWith('verifier-public-key-'))
+      out.keyrings.push({ name: k.slice('verifier-public-key-'.length), data: v });
     else if (k.startsWith('store-')) {
       let u: URL;
       try {
         u = new URL(v.trim());
       } catch {
-        throw new PayloadError('VerificationFailed', `${id}: ${k} is not a valid URL: ${JSON.stringify(v)}`, `${cm.dir}/${cm.filename}#data.${k}`);
+        throw new PayloadError(
+          'VerificationFailed',
+          `${id}: ${k} is not a valid URL: ${JSON.stringify(v)}`,
+          `${cm.dir}/${cm.filename}#data.${k}`,
+        );
       }
-      if (!['https:', 'http:', 'file:'].includes(u.protocol)) throw new PayloadError('VerificationFailed', `${id}: ${k} must use https, http or file`, `${cm.dir}/${cm.filename}#data.${k}`);
+      if (!['https:', 'http:', 'file:'].includes(u.protocol))
+        throw new PayloadError(
+          'VerificationFailed',
+          `${id}: ${k} must use https, http or file`,
+          `${cm.dir}/${cm.filename}#data.${k}`,
+        );
       out.stores.push({ url: v.trim() });
     } else out.warnings.push(`${id}: ignoring unrecognized data key ${k}`);
   }
-  if (out.stores.length === 0) throw new PayloadError('VerificationFailed', `${id} did not provide any signature stores to read from and cannot be used`, `${cm.dir}/${cm.filename}`);
-  if (out.keyrings.length === 0) throw new PayloadError('VerificationFailed', `${id} did not provide any GPG public keys to verify signatures from and cannot be used`, `${cm.dir}/${cm.filename}`);
+  if (out.stores.length === 0)
+    throw new PayloadError(
+      'VerificationFailed',
+      `${id} did not provide any signature stores to read from and cannot be used`,
+      `${cm.dir}/${cm.filename}`,
+    );
+  if (out.keyrings.length === 0)
+    throw new PayloadError(
+      'VerificationFailed',
+      `${id} did not provide any GPG public keys to verify signatures from and cannot be used`,
+      `${cm.dir}/${cm.filename}`,
+    );
   return out;
 }

@@ -32,9 +32,17 @@ describe('registry deadlines', () => {
     const port = await listen(createServer(() => undefined));
     const retries: RetryInfo[] = [];
     const t = Date.now();
-    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, { connectTimeoutMs: 300, idleTimeoutMs: 60_000, onRetry: (r) => retries.push(r) }).catch((e: unknown) => e);
+    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, {
+      connectTimeoutMs: 300,
+      idleTimeoutMs: 60_000,
+      onRetry: (r) => retries.push(r),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PayloadError);
-    expect((err as Error).message).toMatch(new RegExp(`^no connection to 127\\.0\\.0\\.1:${port} within 0\\.3 s: is the registry reachable \\(proxy, firewall, address\\)\\? --timeout raises the deadline$`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^no connection to 127\\.0\\.0\\.1:${port} within 0\\.3 s: is the registry reachable \\(proxy, firewall, address\\)\\? --timeout raises the deadline$`,
+      ),
+    );
     expect(retries).toEqual([]);
     expect(Date.now() - t).toBeLessThan(20_000);
   });
@@ -42,10 +50,25 @@ describe('registry deadlines', () => {
   it('fails a registry that goes silent on the idle deadline, announcing each retry', async () => {
     const port = await listen(createServer(() => undefined)); // reads the request, never answers
     const retries: RetryInfo[] = [];
-    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, { plainHttp: true, idleTimeoutMs: 200, retries: 2, onRetry: (r) => retries.push(r) }).catch((e: unknown) => e);
+    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, {
+      plainHttp: true,
+      idleTimeoutMs: 200,
+      retries: 2,
+      onRetry: (r) => retries.push(r),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PayloadError);
-    expect((err as Error).message).toBe(`request to http://127.0.0.1:${port}/v2/ocp/release/manifests/1 failed after 2 attempts: 127.0.0.1:${port} sent nothing for 0.2 s`);
-    expect(retries).toEqual([{ url: `http://127.0.0.1:${port}/v2/ocp/release/manifests/1`, attempt: 2, attempts: 2, reason: `127.0.0.1:${port} sent nothing for 0.2 s`, delayMs: 100 }]);
+    expect((err as Error).message).toBe(
+      `request to http://127.0.0.1:${port}/v2/ocp/release/manifests/1 failed after 2 attempts: 127.0.0.1:${port} sent nothing for 0.2 s`,
+    );
+    expect(retries).toEqual([
+      {
+        url: `http://127.0.0.1:${port}/v2/ocp/release/manifests/1`,
+        attempt: 2,
+        attempts: 2,
+        reason: `127.0.0.1:${port} sent nothing for 0.2 s`,
+        delayMs: 100,
+      },
+    ]);
   });
 
   it('announces retries on 5xx with the status', async () => {
@@ -57,7 +80,10 @@ describe('registry deadlines', () => {
       }),
     );
     const retries: RetryInfo[] = [];
-    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, { plainHttp: true, onRetry: (r) => retries.push(r) }).catch((e: unknown) => e);
+    const err = await readRegistryImage(`127.0.0.1:${port}/ocp/release:1`, {
+      plainHttp: true,
+      onRetry: (r) => retries.push(r),
+    }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/HTTP 404 \(no such image, tag or blob\)$/);
     expect(retries.map((r) => [r.attempt, r.reason, r.delayMs])).toEqual([
       [2, 'HTTP 503', 100],

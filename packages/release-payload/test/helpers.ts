@@ -19,10 +19,17 @@ export async function tarBuffer(entries: TarEntry[]): Promise<Buffer> {
   })();
   for (const e of entries) {
     const type = e.type ?? 'file';
-    const header: Partial<tar.Header> & { name: string } = { name: e.name, type, mode: type === 'directory' ? 0o755 : 0o644, mtime: new Date(0) };
+    const header: Partial<tar.Header> & { name: string } = {
+      name: e.name,
+      type,
+      mode: type === 'directory' ? 0o755 : 0o644,
+      mtime: new Date(0),
+    };
     if (e.linkname !== undefined) header.linkname = e.linkname;
     if (type === 'file') {
-      await new Promise<void>((res, rej) => pack.entry(header, Buffer.from(e.data ?? ''), (err) => (err ? rej(err) : res())));
+      await new Promise<void>((res, rej) =>
+        pack.entry(header, Buffer.from(e.data ?? ''), (err) => (err ? rej(err) : res())),
+      );
     } else {
       await new Promise<void>((res, rej) => pack.entry(header, (err) => (err ? rej(err) : res())));
     }
@@ -38,7 +45,8 @@ export async function payloadEntries(dir: string, prefix = ''): Promise<TarEntry
   const out: TarEntry[] = [];
   for (const sub of ['manifests', 'release-manifests']) {
     out.push({ name: `${prefix}${sub}/`, type: 'directory' });
-    for (const n of (await readdir(join(dir, sub))).sort()) out.push({ name: `${prefix}${sub}/${n}`, data: await readFile(join(dir, sub, n)) });
+    for (const n of (await readdir(join(dir, sub))).sort())
+      out.push({ name: `${prefix}${sub}/${n}`, data: await readFile(join(dir, sub, n)) });
   }
   return out;
 }
@@ -56,7 +64,11 @@ export function zst(b: Buffer): Layer {
   return { data: f(b), mediaType: 'application/vnd.oci.image.layer.v1.tar+zstd' };
 }
 
-export async function writeLayout(root: string, layers: Layer[], opts: { labels?: Record<string, string>; arch?: string; refName?: string; index?: boolean } = {}): Promise<{ manifestDigest: string }> {
+export async function writeLayout(
+  root: string,
+  layers: Layer[],
+  opts: { labels?: Record<string, string>; arch?: string; refName?: string; index?: boolean } = {},
+): Promise<{ manifestDigest: string }> {
   await mkdir(join(root, 'blobs/sha256'), { recursive: true });
   const put = async (b: Buffer) => {
     const d = sha(b);
@@ -84,9 +96,19 @@ export async function writeLayout(root: string, layers: Layer[], opts: { labels?
     }),
   );
   const manifestDigest = await put(manifest);
-  let top = { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: manifestDigest, size: manifest.length } as Record<string, unknown>;
+  let top = {
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    digest: manifestDigest,
+    size: manifest.length,
+  } as Record<string, unknown>;
   if (opts.index) {
-    const idx = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [{ ...top, platform: { os: 'linux', architecture: opts.arch ?? 'amd64' } }] }));
+    const idx = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.index.v1+json',
+        manifests: [{ ...top, platform: { os: 'linux', architecture: opts.arch ?? 'amd64' } }],
+      }),
+    );
     top = { mediaType: 'application/vnd.oci.image.index.v1+json', digest: await put(idx), size: idx.length };
   }
   if (opts.refName) top['annotations'] = { 'org.opencontainers.image.ref.name': opts.refName };

@@ -3,20 +3,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { applyLayerBuffers, filterManifests, openPayload, UnsafeArchiveError, DEFAULT_CLUSTER_PROFILE, PayloadError } from '../src/index.js';
+import {
+  applyLayerBuffers,
+  filterManifests,
+  openPayload,
+  UnsafeArchiveError,
+  DEFAULT_CLUSTER_PROFILE,
+  PayloadError,
+} from '../src/index.js';
 import { gz, payloadEntries, sha, tarBuffer, tarDir, writeLayout, zst } from './helpers.js';
 
 const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
-const FACTS = { excludeIdentifier: 'exclude-test', featureSet: '', profile: DEFAULT_CLUSTER_PROFILE, enabledFeatureGates: [] };
+const FACTS = {
+  excludeIdentifier: 'exclude-test',
+  featureSet: '',
+  profile: DEFAULT_CLUSTER_PROFILE,
+  enabledFeatureGates: [],
+};
 const tmp = () => mkdtemp(join(tmpdir(), 'rp-oci-'));
 
 async function layeredLayout(): Promise<{ root: string; digest: string }> {
   const root = await tmp();
   const base = await tarBuffer([
     { name: 'usr/bin/cluster-version-operator', data: 'binary' },
-    { name: 'manifests/0000_00_stale.yaml', data: 'kind: X\napiVersion: v1\nmetadata:\n  name: stale\n  annotations: {a: b}\n' },
+    {
+      name: 'manifests/0000_00_stale.yaml',
+      data: 'kind: X\napiVersion: v1\nmetadata:\n  name: stale\n  annotations: {a: b}\n',
+    },
     ...(await payloadEntries(join(DATA, 'payloadtest'), './')),
-    { name: 'release-manifests/0000_99_removed.yaml', data: 'kind: Gone\napiVersion: v1\nmetadata:\n  name: gone\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n' },
+    {
+      name: 'release-manifests/0000_99_removed.yaml',
+      data: 'kind: Gone\napiVersion: v1\nmetadata:\n  name: gone\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n',
+    },
   ]);
   const top = await tarBuffer([
     { name: 'manifests/.wh..wh..opq', data: '' },
@@ -59,10 +77,20 @@ describe('OCI image layout', () => {
 
     const droot = await tmp();
     const layer = await tarBuffer(await payloadEntries(join(DATA, 'payloadtest')));
-    const cfg = Buffer.from(JSON.stringify({ architecture: 'arm64', os: 'linux', created: '2026-02-02T00:00:00Z', rootfs: { diff_ids: [sha(layer)] } }));
+    const cfg = Buffer.from(
+      JSON.stringify({
+        architecture: 'arm64',
+        os: 'linux',
+        created: '2026-02-02T00:00:00Z',
+        rootfs: { diff_ids: [sha(layer)] },
+      }),
+    );
     await writeFile(join(droot, 'cfg.json'), cfg);
     await writeFile(join(droot, 'layer.tar'), layer);
-    await writeFile(join(droot, 'manifest.json'), JSON.stringify([{ Config: 'cfg.json', RepoTags: ['x:y'], Layers: ['layer.tar'] }]));
+    await writeFile(
+      join(droot, 'manifest.json'),
+      JSON.stringify([{ Config: 'cfg.json', RepoTags: ['x:y'], Layers: ['layer.tar'] }]),
+    );
     const darch = join(await tmp(), 'docker.tar');
     await writeFile(darch, await tarDir(droot));
     const d = await openPayload(`docker-archive:${darch}`);
@@ -98,8 +126,19 @@ describe('layer safety', () => {
     ['absolute path', [{ name: '/manifests/a.yaml', data: 'x' }], /absolute/],
     ['symlink escape', [{ name: 'manifests/a.yaml', type: 'symlink', linkname: '../../etc/shadow' }], /escapes/],
     ['symlink outside kept dirs', [{ name: 'manifests/a.yaml', type: 'symlink', linkname: '/etc/shadow' }], /escapes/],
-    ['hardlink escape', [{ name: 'manifests/a.yaml', type: 'link', linkname: '../etc/passwd' }], /outside|not an extracted/],
-    ['hardlink to non-extracted file', [{ name: 'etc/passwd', data: 'x' }, { name: 'manifests/a.yaml', type: 'link', linkname: 'etc/passwd' }], /not an extracted/],
+    [
+      'hardlink escape',
+      [{ name: 'manifests/a.yaml', type: 'link', linkname: '../etc/passwd' }],
+      /outside|not an extracted/,
+    ],
+    [
+      'hardlink to non-extracted file',
+      [
+        { name: 'etc/passwd', data: 'x' },
+        { name: 'manifests/a.yaml', type: 'link', linkname: 'etc/passwd' },
+      ],
+      /not an extracted/,
+    ],
     ['device file', [{ name: 'dev/sda', type: 'block-device' }], /device/],
     ['fifo', [{ name: 'manifests/p', type: 'fifo' }], /FIFO/],
   ];
@@ -111,22 +150,43 @@ describe('layer safety', () => {
     });
   }
   it('caps total size and file count', async () => {
-    const big = await tarBuffer([{ name: 'manifests/a.yaml', data: Buffer.alloc(2000) }, { name: 'manifests/b.yaml', data: Buffer.alloc(2000) }]);
-    await expect(applyLayerBuffers([big], { maxTotalBytes: 3000 })).rejects.toMatchObject({ code: 'ArchiveLimitExceeded' });
-    await expect(applyLayerBuffers([big], { maxFileBytes: 1000 })).rejects.toMatchObject({ code: 'ArchiveLimitExceeded' });
+    const big = await tarBuffer([
+      { name: 'manifests/a.yaml', data: Buffer.alloc(2000) },
+      { name: 'manifests/b.yaml', data: Buffer.alloc(2000) },
+    ]);
+    await expect(applyLayerBuffers([big], { maxTotalBytes: 3000 })).rejects.toMatchObject({
+      code: 'ArchiveLimitExceeded',
+    });
+    await expect(applyLayerBuffers([big], { maxFileBytes: 1000 })).rejects.toMatchObject({
+      code: 'ArchiveLimitExceeded',
+    });
     await expect(applyLayerBuffers([big], { maxFiles: 1 })).rejects.toMatchObject({ code: 'ArchiveLimitExceeded' });
     const bomb = await tarBuffer([{ name: 'usr/big', data: Buffer.alloc(5000) }]);
-    await expect(applyLayerBuffers([bomb], { maxLayerBytes: 1000 })).rejects.toMatchObject({ code: 'ArchiveLimitExceeded' });
+    await expect(applyLayerBuffers([bomb], { maxLayerBytes: 1000 })).rejects.toMatchObject({
+      code: 'ArchiveLimitExceeded',
+    });
   });
   it('keeps hard links to extracted files and ignores other top-level paths', async () => {
-    const t = await applyLayerBuffers([await tarBuffer([{ name: 'manifests/a.yaml', data: 'A' }, { name: 'manifests/b.yaml', type: 'link', linkname: 'manifests/a.yaml' }, { name: 'etc/x', data: 'y' }])]);
+    const t = await applyLayerBuffers([
+      await tarBuffer([
+        { name: 'manifests/a.yaml', data: 'A' },
+        { name: 'manifests/b.yaml', type: 'link', linkname: 'manifests/a.yaml' },
+        { name: 'etc/x', data: 'y' },
+      ]),
+    ]);
     const f = t.toPayloadFiles();
     expect(Buffer.from(f.manifests.get('b.yaml')!).toString()).toBe('A');
     expect(t.paths()).toEqual(['manifests/a.yaml', 'manifests/b.yaml']);
   });
   it('refuses archives with links or traversal when unpacking', async () => {
     const arch = join(await tmp(), 'evil.tar');
-    await writeFile(arch, await tarBuffer([{ name: 'oci-layout', data: '{}' }, { name: '../evil', data: 'x' }]));
+    await writeFile(
+      arch,
+      await tarBuffer([
+        { name: 'oci-layout', data: '{}' },
+        { name: '../evil', data: 'x' },
+      ]),
+    );
     await expect(openPayload(arch)).rejects.toBeInstanceOf(UnsafeArchiveError);
     await writeFile(arch, await tarBuffer([{ name: 'blobs', type: 'symlink', linkname: '/etc' }]));
     await expect(openPayload(arch)).rejects.toBeInstanceOf(UnsafeArchiveError);

@@ -14,8 +14,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rp-release-image-'));
   await mkdir(join(dir, 'manifests'));
   await mkdir(join(dir, 'release-manifests'));
-  await writeFile(join(dir, 'release-manifests/release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.1' }));
-  await writeFile(join(dir, 'release-manifests/image-references'), 'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.1\n');
+  await writeFile(
+    join(dir, 'release-manifests/release-metadata'),
+    JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.18.1' }),
+  );
+  await writeFile(
+    join(dir, 'release-manifests/image-references'),
+    'kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 4.18.1\n',
+  );
   // like the CVO's own install/ template: the deployment runs the release image
   await writeFile(
     join(dir, 'manifests/0000_00_cluster-version-operator_30_deployment.yaml'),
@@ -32,7 +38,13 @@ const image = (raw: Uint8Array): string => /"image":"([^"]*)"/.exec(Buffer.from(
 
 describe('release image of a directory payload', () => {
   it('defaults to "" and gives one version hash for every spelling of the path', async () => {
-    const spellings = [dir, `${dir}/`, join(dir, '..', basename(dir)), relative(process.cwd(), dir), `./${relative(process.cwd(), dir)}`];
+    const spellings = [
+      dir,
+      `${dir}/`,
+      join(dir, '..', basename(dir)),
+      relative(process.cwd(), dir),
+      `./${relative(process.cwd(), dir)}`,
+    ];
     const hashes = new Set<string>();
     for (const s of spellings) {
       const p = await openPayload(s);
@@ -45,9 +57,13 @@ describe('release image of a directory payload', () => {
   });
 
   it('renders the given release image, and "" when asked for explicitly', async () => {
-    const pinned = await openPayload(dir, { releaseImage: 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'ab'.repeat(32) });
+    const pinned = await openPayload(dir, {
+      releaseImage: 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'ab'.repeat(32),
+    });
     const deployment = pinned.manifests.find((m) => m.dir === 'manifests');
-    expect(deployment && image(deployment.raw)).toBe('quay.io/openshift-release-dev/ocp-release@sha256:' + 'ab'.repeat(32));
+    expect(deployment && image(deployment.raw)).toBe(
+      'quay.io/openshift-release-dev/ocp-release@sha256:' + 'ab'.repeat(32),
+    );
     const empty = await openPayload(dir, { releaseImage: '' });
     const byDefault = await openPayload(dir);
     expect(filterManifests(empty, facts).versionHash).toBe(filterManifests(byDefault, facts).versionHash);

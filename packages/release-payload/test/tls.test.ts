@@ -43,7 +43,9 @@ async function startRegistry(name: string, addr: string, extraTls = ''): Promise
     join(work, `${name}.yml`),
     `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, 'storage')}\nhttp:\n  addr: ${addr}\n  tls:\n    certificate: ${join(work, 'server.pem')}\n    key: ${join(work, 'server.key')}\n${extraTls}`,
   );
-  const child = spawn('/usr/bin/docker-registry', ['serve', join(work, `${name}.yml`)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('/usr/bin/docker-registry', ['serve', join(work, `${name}.yml`)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const ca = await readFile(caFile, 'utf8');
   const port = Number(addr.split(':')[1]);
   for (let i = 0; i < 100; i++) {
@@ -65,24 +67,118 @@ beforeAll(async () => {
   port = await freePort();
   host = `127.0.0.1:${port}`;
   const ssl = (...args: string[]) => run('openssl', args, { cwd: work });
-  await ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=keelson test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  await ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  await writeFile(join(work, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n');
-  await ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
+  await ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=keelson test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  await ssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=127.0.0.1',
+  );
+  await writeFile(
+    join(work, 'ext.cnf'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n',
+  );
+  await ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  );
   caFile = join(work, 'ca.pem');
   certDir = join(work, 'certs');
   await mkdir(certDir);
   await copyFile(caFile, join(certDir, 'ca.crt'));
   registry = await startRegistry('plain-tls', host);
   // a second registry on the same storage that requires a client certificate issued by the same CA
-  await ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=keelson client');
+  await ssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'client.key',
+    '-out',
+    'client.csr',
+    '-subj',
+    '/CN=keelson client',
+  );
   await writeFile(join(work, 'client.cnf'), 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
-  await ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client.cnf');
+  await ssl(
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'client.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'client.cnf',
+  );
   mtlsHost = `127.0.0.1:${await freePort()}`;
   mtls = await startRegistry('mtls', mtlsHost, `    clientcas:\n      - ${caFile}\n`);
   const layout = join(work, 'layout');
-  digest = (await writeLayout(layout, [gz(await tarBuffer(await payloadEntries(join(DATA, 'payloadtest'))))], { arch: 'amd64', refName: 'r' })).manifestDigest;
-  await run('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-cert-dir', certDir, `oci:${layout}:r`, `docker://${host}/ocp/release:4.18.1`]);
+  digest = (
+    await writeLayout(layout, [gz(await tarBuffer(await payloadEntries(join(DATA, 'payloadtest'))))], {
+      arch: 'amd64',
+      refName: 'r',
+    })
+  ).manifestDigest;
+  await run('skopeo', [
+    '--insecure-policy',
+    'copy',
+    '--quiet',
+    '--dest-cert-dir',
+    certDir,
+    `oci:${layout}:r`,
+    `docker://${host}/ocp/release:4.18.1`,
+  ]);
 }, 60_000);
 
 afterAll(() => {
@@ -92,7 +188,11 @@ afterAll(() => {
 
 describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
   it('opens the payload when the registry CA is given with caFile', async () => {
-    const p = await openPayload(`docker://${host}/ocp/release:4.18.1`, { caFile, certsDirs: [], cacheDir: join(work, 'c1') });
+    const p = await openPayload(`docker://${host}/ocp/release:4.18.1`, {
+      caFile,
+      certsDirs: [],
+      cacheDir: join(work, 'c1'),
+    });
     expect(p.image?.digest).toBe(digest);
     expect(p.metadata.version).toBe('1.0.0-abc');
   });
@@ -103,12 +203,19 @@ describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
     const root = join(work, 'certs.d');
     await mkdir(join(root, host), { recursive: true });
     await copyFile(caFile, join(root, host, 'ca.crt'));
-    const q = await openPayload(`docker://${host}/ocp/release:4.18.1`, { certsDirs: [root], cacheDir: join(work, 'c3') });
+    const q = await openPayload(`docker://${host}/ocp/release:4.18.1`, {
+      certsDirs: [root],
+      cacheDir: join(work, 'c3'),
+    });
     expect(q.image?.digest).toBe(digest);
   });
 
   it('refuses an unknown CA with a typed error naming the host and suggesting --ca-file', async () => {
-    const err = await openPayload(`docker://${host}/ocp/release:4.18.1`, { certsDirs: [], cacheDir: join(work, 'c4'), retries: 1 }).then(
+    const err = await openPayload(`docker://${host}/ocp/release:4.18.1`, {
+      certsDirs: [],
+      cacheDir: join(work, 'c4'),
+      retries: 1,
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -120,8 +227,34 @@ describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
     expect(t.message).toContain(`registry ${host}`);
     expect(t.message).toContain('--ca-file');
     // a CA that did not sign the server certificate fails the same way
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'other.key', '-out', 'other.pem', '-days', '1', '-subj', '/CN=other'], { cwd: work });
-    await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { caFile: join(work, 'other.pem'), certsDirs: [], cacheDir: join(work, 'c5') })).rejects.toMatchObject({
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        'other.key',
+        '-out',
+        'other.pem',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=other',
+      ],
+      { cwd: work },
+    );
+    await expect(
+      openPayload(`docker://${host}/ocp/release:4.18.1`, {
+        caFile: join(work, 'other.pem'),
+        certsDirs: [],
+        cacheDir: join(work, 'c5'),
+      }),
+    ).rejects.toMatchObject({
       code: 'RegistryTLSError',
       host,
       message: expect.stringContaining(join(work, 'other.pem')),
@@ -129,21 +262,43 @@ describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
   });
 
   it('opens the payload without verification when tlsVerify is false (or insecure)', async () => {
-    const p = await openPayload(`docker://${host}/ocp/release:4.18.1`, { tlsVerify: false, certsDirs: [], cacheDir: join(work, 'c6') });
+    const p = await openPayload(`docker://${host}/ocp/release:4.18.1`, {
+      tlsVerify: false,
+      certsDirs: [],
+      cacheDir: join(work, 'c6'),
+    });
     expect(p.image?.digest).toBe(digest);
-    const q = await openPayload(`docker://${host}/ocp/release@${digest}`, { insecure: true, certsDirs: [], cacheDir: join(work, 'c7') });
+    const q = await openPayload(`docker://${host}/ocp/release@${digest}`, {
+      insecure: true,
+      certsDirs: [],
+      cacheDir: join(work, 'c7'),
+    });
     expect(q.metadata.version).toBe('1.0.0-abc');
   });
 
   it('rejects unreadable or non-PEM CA files and lone client keys with typed errors', async () => {
-    await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { caFile: join(work, 'missing.pem'), cacheDir: join(work, 'c8') })).rejects.toMatchObject({ code: 'RegistryTLSError', message: expect.stringMatching(/cannot read CA file .*missing\.pem/) });
+    await expect(
+      openPayload(`docker://${host}/ocp/release:4.18.1`, {
+        caFile: join(work, 'missing.pem'),
+        cacheDir: join(work, 'c8'),
+      }),
+    ).rejects.toMatchObject({
+      code: 'RegistryTLSError',
+      message: expect.stringMatching(/cannot read CA file .*missing\.pem/),
+    });
     await writeFile(join(work, 'bad.pem'), 'not a certificate');
-    await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { caFile: join(work, 'bad.pem'), cacheDir: join(work, 'c8') })).rejects.toThrow(/is not PEM/);
+    await expect(
+      openPayload(`docker://${host}/ocp/release:4.18.1`, { caFile: join(work, 'bad.pem'), cacheDir: join(work, 'c8') }),
+    ).rejects.toThrow(/is not PEM/);
     const lone = join(work, 'lone');
     await mkdir(lone);
     await copyFile(join(work, 'server.key'), join(lone, 'client.key'));
-    await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') })).rejects.toThrow(PayloadError);
-    await expect(openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') })).rejects.toThrow(/client key .*client\.key has no matching certificate/);
+    await expect(
+      openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') }),
+    ).rejects.toThrow(PayloadError);
+    await expect(
+      openPayload(`docker://${host}/ocp/release:4.18.1`, { certDir: lone, cacheDir: join(work, 'c8') }),
+    ).rejects.toThrow(/client key .*client\.key has no matching certificate/);
   });
 
   it('presents the client certificate from a certDir to a registry that requires one', async () => {
@@ -152,15 +307,25 @@ describe('registry TLS (real docker-registry over HTTPS on loopback)', () => {
     await copyFile(caFile, join(dir, 'ca.crt'));
     await copyFile(join(work, 'client.pem'), join(dir, 'client.cert'));
     await copyFile(join(work, 'client.key'), join(dir, 'client.key'));
-    const p = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, { certDir: dir, cacheDir: join(work, 'm1') });
+    const p = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, {
+      certDir: dir,
+      cacheDir: join(work, 'm1'),
+    });
     expect(p.image?.digest).toBe(digest);
-    const err = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, { caFile, certsDirs: [], cacheDir: join(work, 'm2'), retries: 1 }).then(
+    const err = await openPayload(`docker://${mtlsHost}/ocp/release:4.18.1`, {
+      caFile,
+      certsDirs: [],
+      cacheDir: join(work, 'm2'),
+      retries: 1,
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(PayloadError);
     expect((err as PayloadError).message).toContain(mtlsHost);
     expect((err as PayloadError).code).toBe('RegistryTLSError');
-    expect((err as PayloadError).message).toMatch(/refused the TLS handshake.*client\.cert \+ client\.key in --cert-dir/);
+    expect((err as PayloadError).message).toMatch(
+      /refused the TLS handshake.*client\.cert \+ client\.key in --cert-dir/,
+    );
   });
 });

@@ -13,7 +13,14 @@ export function syntheticGraph(minors = 50, patches = 100): GraphDocument {
   for (let m = 0; m < minors; m++) {
     for (let p = 0; p < patches; p++) {
       const v = `4.${m}.${p}`;
-      nodes.push({ version: v, payload: `quay.io/openshift-release-dev/ocp-release@sha256:${(m * patches + p).toString(16).padStart(64, '0')}`, metadata: { 'io.openshift.upgrades.graph.release.channels': `stable-4.${m},stable-4.${m + 1}`, url: `https://errata/${v}` } });
+      nodes.push({
+        version: v,
+        payload: `quay.io/openshift-release-dev/ocp-release@sha256:${(m * patches + p).toString(16).padStart(64, '0')}`,
+        metadata: {
+          'io.openshift.upgrades.graph.release.channels': `stable-4.${m},stable-4.${m + 1}`,
+          url: `https://errata/${v}`,
+        },
+      });
     }
   }
   let k = 0;
@@ -32,6 +39,18 @@ export function syntheticGraph(minors = 50, patches = 100): GraphDocument {
     version: 1,
     nodes,
     edges,
-    conditionalEdges: [{ edges: cond, risks: [{ name: 'SyntheticRisk', url: 'https://example.com/r', message: 'synthetic', matchingRules: [{ type: 'PromQL', promql: { promql: 'vector(0)' } }] }] }],
+    conditionalEdges: [
+      {
+        edges: cond,
+        risks: [
+          {
+            name: 'SyntheticRisk',
+            url: 'https://example.com/r',
+            message: 'synthetic',
+            matchingRules: [{ type: 'PromQL', promql: { promql: 'vector(0)' } }],
+          },
+        ],
+      },
+    ],
   };
 }

@@ -31,11 +31,15 @@ export function parseChannelName(channel: string): { stream: string; major: numb
 export function channelVersionWarnings(channel: string, version: string): string[] {
   const c = parseChannelName(channel);
   if (c === undefined) {
-    return [`channel "${channel}" does not look like an OpenShift channel (<stream>-<major>.<minor>, e.g. stable-4.18; streams: ${KNOWN_CHANNEL_STREAMS.join(', ')})`];
+    return [
+      `channel "${channel}" does not look like an OpenShift channel (<stream>-<major>.<minor>, e.g. stable-4.18; streams: ${KNOWN_CHANNEL_STREAMS.join(', ')})`,
+    ];
   }
   const out: string[] = [];
   if (!(KNOWN_CHANNEL_STREAMS as readonly string[]).includes(c.stream)) {
-    out.push(`unknown channel stream "${c.stream}" in "${channel}"; known streams: ${KNOWN_CHANNEL_STREAMS.join(', ')}`);
+    out.push(
+      `unknown channel stream "${c.stream}" in "${channel}"; known streams: ${KNOWN_CHANNEL_STREAMS.join(', ')}`,
+    );
   }
   if (!isSemver(version)) return out;
   const v = parseSemver(version);
@@ -58,7 +62,12 @@ export function channelMembershipWarnings(graph: Graph, channel: string, version
   if (i < 0) return [];
   const listed = graph.nodes[i]?.metadata[CHANNELS_METADATA_KEY];
   if (typeof listed !== 'string' || listed === '') return [];
-  const channels = listed.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const channels = listed
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (channels.includes(channel)) return [];
-  return [`version ${version} is not in channel "${channel}" according to the graph (its node lists: ${channels.join(', ')})`];
+  return [
+    `version ${version} is not in channel "${channel}" according to the graph (its node lists: ${channels.join(', ')})`,
+  ];
 }

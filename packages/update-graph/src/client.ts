@@ -98,7 +98,9 @@ export function buildGraphUrl(upstream: URL, params: readonly (readonly [string,
     l.push(v);
   }
   const keys = [...values.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const q = keys.flatMap((k) => must(values.get(k), 'values entry').map((v) => `${queryEscape(k)}=${queryEscape(v)}`)).join('&');
+  const q = keys
+    .flatMap((k) => must(values.get(k), 'values entry').map((v) => `${queryEscape(k)}=${queryEscape(v)}`))
+    .join('&');
   const u = new URL(upstream.href);
   u.search = q;
   return u;
@@ -129,26 +131,50 @@ export class UpdateGraphClient {
    */
   requestUrl(params: Pick<FetchUpdatesParams, 'upstream' | 'channel' | 'version' | 'arch' | 'id'>): URL {
     const up = typeof params.upstream === 'string' ? params.upstream : params.upstream.href;
-    if (up.length === 0) throw new UpdateRetrievalError('InvalidURL', 'No updateService server has been set to retrieve updates.', { hint: 'pass --upstream https://…/graph' });
+    if (up.length === 0)
+      throw new UpdateRetrievalError('InvalidURL', 'No updateService server has been set to retrieve updates.', {
+        hint: 'pass --upstream https://…/graph',
+      });
     let url: URL;
     try {
       url = new URL(up);
     } catch (err) {
-      throw new UpdateRetrievalError('InvalidURL', `failed to parse update service URL: ${JSON.stringify(up)}`, { cause: err, hint: 'use an absolute http(s) URL' });
+      throw new UpdateRetrievalError('InvalidURL', `failed to parse update service URL: ${JSON.stringify(up)}`, {
+        cause: err,
+        hint: 'use an absolute http(s) URL',
+      });
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UpdateRetrievalError('InvalidURL', `unsupported protocol scheme ${JSON.stringify(url.protocol.replace(/:$/, ''))}`, { hint: 'use an http:// or https:// URL' });
+      throw new UpdateRetrievalError(
+        'InvalidURL',
+        `unsupported protocol scheme ${JSON.stringify(url.protocol.replace(/:$/, ''))}`,
+        { hint: 'use an http:// or https:// URL' },
+      );
     }
     if (params.id !== undefined && !UUID_RE.test(params.id)) {
-      throw new UpdateRetrievalError('InvalidRequest', `invalid cluster ID: ${JSON.stringify(params.id)} is not a UUID`);
+      throw new UpdateRetrievalError(
+        'InvalidRequest',
+        `invalid cluster ID: ${JSON.stringify(params.id)} is not a UUID`,
+      );
     }
-    if (!params.version) throw new UpdateRetrievalError('NoCurrentVersion', 'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.');
-    if (!params.channel) throw new UpdateRetrievalError('NoChannel', 'The update channel has not been configured.', { hint: 'pass --channel, e.g. stable-4.18' });
+    if (!params.version)
+      throw new UpdateRetrievalError(
+        'NoCurrentVersion',
+        'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.',
+      );
+    if (!params.channel)
+      throw new UpdateRetrievalError('NoChannel', 'The update channel has not been configured.', {
+        hint: 'pass --channel, e.g. stable-4.18',
+      });
     let version: string;
     try {
       version = formatSemver(parseSemver(params.version));
     } catch (err) {
-      throw new UpdateRetrievalError('InvalidCurrentVersion', `The current cluster version ${JSON.stringify(params.version)} is not a valid semantic version and cannot be used to calculate upgrades: ${(err as Error).message}`, { cause: err });
+      throw new UpdateRetrievalError(
+        'InvalidCurrentVersion',
+        `The current cluster version ${JSON.stringify(params.version)} is not a valid semantic version and cannot be used to calculate upgrades: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     const arch = params.arch ?? 'amd64';
     const query: [string, string][] = [
@@ -161,27 +187,47 @@ export class UpdateGraphClient {
   }
 
   /** Downloads and validates a graph from a fully built URL. */
-  async fetchGraphUrl(url: URL, options: { signal?: AbortSignal | undefined; dialect?: 'openshift' | 'fcos' } = {}): Promise<Graph> {
+  async fetchGraphUrl(
+    url: URL,
+    options: { signal?: AbortSignal | undefined; dialect?: 'openshift' | 'fcos' } = {},
+  ): Promise<Graph> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.userAgent !== undefined) headers['user-agent'] = this.userAgent;
     let res;
     try {
-      res = await httpGet(url, { dispatcher: this.dispatcher, headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal: options.signal });
+      res = await httpGet(url, {
+        dispatcher: this.dispatcher,
+        headers,
+        timeoutMs: this.timeoutMs,
+        maxBytes: this.maxBytes,
+        signal: options.signal,
+      });
     } catch (err) {
       if (err instanceof HttpFailure) {
         const reason = err.phase === 'request' ? 'RemoteFailed' : 'ResponseFailed';
-        const hint = err.kind === 'too-large' ? 'the update service sent an oversized response; check the upstream URL or raise maxBytes' : err.kind === 'timeout' ? 'the update service did not answer in time; check connectivity, proxy and timeout' : 'check the upstream URL, proxy and CA bundle';
+        const hint =
+          err.kind === 'too-large'
+            ? 'the update service sent an oversized response; check the upstream URL or raise maxBytes'
+            : err.kind === 'timeout'
+              ? 'the update service did not answer in time; check connectivity, proxy and timeout'
+              : 'check the upstream URL, proxy and CA bundle';
         throw new UpdateRetrievalError(reason, `Get ${JSON.stringify(url.href)}: ${err.message}`, { cause: err, hint });
       }
       throw err;
     }
     if (res.status !== 200) {
-      throw new UpdateRetrievalError('ResponseFailed', `unexpected HTTP status: ${res.statusLine}`, { hint: 'check the channel and upstream URL; the service refused the request' });
+      throw new UpdateRetrievalError('ResponseFailed', `unexpected HTTP status: ${res.statusLine}`, {
+        hint: 'check the channel and upstream URL; the service refused the request',
+      });
     }
     try {
       return Graph.parse(res.body.toString('utf8'), { dialect: options.dialect ?? 'openshift' });
     } catch (err) {
-      if (err instanceof GraphValidationError) throw new UpdateRetrievalError('ResponseInvalid', err.message, { cause: err, hint: 'the update service returned an invalid graph' });
+      if (err instanceof GraphValidationError)
+        throw new UpdateRetrievalError('ResponseInvalid', err.message, {
+          cause: err,
+          hint: 'the update service returned an invalid graph',
+        });
       throw err;
     }
   }
@@ -215,9 +261,14 @@ export class UpdateGraphClient {
     try {
       base = new URL(typeof params.base === 'string' ? params.base : params.base.href);
     } catch (err) {
-      throw new UpdateRetrievalError('InvalidURL', `failed to parse update service URL: ${JSON.stringify(String(params.base))}`, { cause: err });
+      throw new UpdateRetrievalError(
+        'InvalidURL',
+        `failed to parse update service URL: ${JSON.stringify(String(params.base))}`,
+        { cause: err },
+      );
     }
-    if (!params.basearch || !params.stream) throw new UpdateRetrievalError('InvalidRequest', 'basearch and stream are required');
+    if (!params.basearch || !params.stream)
+      throw new UpdateRetrievalError('InvalidRequest', 'basearch and stream are required');
     const path = base.pathname.endsWith('/') ? `${base.pathname}v1/graph` : `${base.pathname}/v1/graph`;
     const u = new URL(base.href);
     u.pathname = path;
@@ -231,7 +282,11 @@ export class UpdateGraphClient {
     if (params.nodeUuid !== undefined) q.push(['node_uuid', params.nodeUuid]);
     if (params.platform !== undefined) q.push(['platform', params.platform]);
     if (params.rolloutWariness !== undefined) {
-      if (!(params.rolloutWariness >= 0 && params.rolloutWariness <= 1)) throw new UpdateRetrievalError('InvalidRequest', `rollout_wariness ${params.rolloutWariness} is outside 0.0–1.0`);
+      if (!(params.rolloutWariness >= 0 && params.rolloutWariness <= 1))
+        throw new UpdateRetrievalError(
+          'InvalidRequest',
+          `rollout_wariness ${params.rolloutWariness} is outside 0.0–1.0`,
+        );
       q.push(['rollout_wariness', params.rolloutWariness.toFixed(6)]);
     }
     if (params.oci) q.push(['oci', 'true']);

@@ -43,7 +43,9 @@ export function computeWariness(rolloutWariness: string | undefined, nodeUuid: s
     const v = Number.parseFloat(rolloutWariness);
     if (Number.isFinite(v)) return Math.min(1, Math.max(0, v));
   }
-  const digest = createHash('sha256').update(nodeUuid ?? '').digest();
+  const digest = createHash('sha256')
+    .update(nodeUuid ?? '')
+    .digest();
   const scaled = Number(digest.readBigUInt64BE(0)) / Number(2n ** 64n - 1n);
   return Math.min(1, Math.max(0.000001, scaled));
 }

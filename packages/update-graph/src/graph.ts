@@ -100,7 +100,11 @@ export function parseGraphNode(raw: unknown, path = '$', dialect: GraphDialect =
     try {
       parseSemver(version);
     } catch (err) {
-      if (err instanceof SemverError) throw new GraphValidationError(`${path}.version`, err.message, { cause: err, hint: 'node versions must be strict SemVer 2.0' });
+      if (err instanceof SemverError)
+        throw new GraphValidationError(`${path}.version`, err.message, {
+          cause: err,
+          hint: 'node versions must be strict SemVer 2.0',
+        });
       throw err;
     }
   } else if (version.length === 0) {
@@ -110,9 +114,16 @@ export function parseGraphNode(raw: unknown, path = '$', dialect: GraphDialect =
     throw new GraphValidationError(`${path}.payload`, `${path}.payload: must be a string, got ${jsonType(payload)}`);
   }
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
-    throw new GraphValidationError(`${path}.metadata`, `${path}.metadata: must be an object, got ${jsonType(metadata)}`);
+    throw new GraphValidationError(
+      `${path}.metadata`,
+      `${path}.metadata: must be an object, got ${jsonType(metadata)}`,
+    );
   }
-  return { version, payload: typeof payload === 'string' ? payload : '', metadata: isObject(metadata) ? { ...metadata } : {} };
+  return {
+    version,
+    payload: typeof payload === 'string' ? payload : '',
+    metadata: isObject(metadata) ? { ...metadata } : {},
+  };
 }
 
 function parseRisk(raw: unknown, path: string): ConditionalUpdateRisk {
@@ -120,24 +131,28 @@ function parseRisk(raw: unknown, path: string): ConditionalUpdateRisk {
   const str = (k: string): string => {
     const v = field(raw, k);
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw new GraphValidationError(`${path}.${k}`, `${path}.${k}: must be a string, got ${jsonType(v)}`);
+    if (typeof v !== 'string')
+      throw new GraphValidationError(`${path}.${k}`, `${path}.${k}: must be a string, got ${jsonType(v)}`);
     return v;
   };
   const rulesRaw = field(raw, 'matchingRules');
   const rules: ClusterCondition[] = [];
   if (rulesRaw !== undefined && rulesRaw !== null) {
-    if (!Array.isArray(rulesRaw)) throw new GraphValidationError(`${path}.matchingRules`, `${path}.matchingRules: must be an array`);
+    if (!Array.isArray(rulesRaw))
+      throw new GraphValidationError(`${path}.matchingRules`, `${path}.matchingRules: must be an array`);
     rulesRaw.forEach((r, i) => {
       const rp = `${path}.matchingRules[${i}]`;
       if (!isObject(r)) throw new GraphValidationError(rp, `${rp}: must be an object, got ${jsonType(r)}`);
       const type = field(r, 'type');
-      if (type !== undefined && type !== null && typeof type !== 'string') throw new GraphValidationError(`${rp}.type`, `${rp}.type: must be a string`);
+      if (type !== undefined && type !== null && typeof type !== 'string')
+        throw new GraphValidationError(`${rp}.type`, `${rp}.type: must be a string`);
       const pq = field(r, 'promql');
       let rule: ClusterCondition = { type: typeof type === 'string' ? type : '' };
       if (pq !== undefined && pq !== null) {
         if (!isObject(pq)) throw new GraphValidationError(`${rp}.promql`, `${rp}.promql: must be an object`);
         const q = field(pq, 'promql');
-        if (q !== undefined && q !== null && typeof q !== 'string') throw new GraphValidationError(`${rp}.promql.promql`, `${rp}.promql.promql: must be a string`);
+        if (q !== undefined && q !== null && typeof q !== 'string')
+          throw new GraphValidationError(`${rp}.promql.promql`, `${rp}.promql.promql: must be a string`);
         rule = { ...rule, promql: { promql: typeof q === 'string' ? q : '' } };
       }
       rules.push(rule);
@@ -158,7 +173,8 @@ function parseConditionalGroup(raw: unknown, path: string): ConditionalEdgeGroup
       if (!isObject(e)) throw new GraphValidationError(ep, `${ep}: must be an object with from/to`);
       const from = field(e, 'from');
       const to = field(e, 'to');
-      if (typeof from !== 'string' || typeof to !== 'string') throw new GraphValidationError(ep, `${ep}: from and to must be version strings`);
+      if (typeof from !== 'string' || typeof to !== 'string')
+        throw new GraphValidationError(ep, `${ep}: from and to must be version strings`);
       edges.push({ from, to });
     });
   }
@@ -191,7 +207,15 @@ export class Graph {
   private readonly semvers: (SemVer | undefined)[];
   private condFrom: Map<string, { to: string; group: number }[]> | undefined;
 
-  private constructor(doc: { version: number | undefined; nodes: GraphNode[]; edges: [number, number][]; conditionalEdges: ConditionalEdgeGroup[] }, options: GraphParseOptions) {
+  private constructor(
+    doc: {
+      version: number | undefined;
+      nodes: GraphNode[];
+      edges: [number, number][];
+      conditionalEdges: ConditionalEdgeGroup[];
+    },
+    options: GraphParseOptions,
+  ) {
     this.dialect = options.dialect ?? 'openshift';
     this.documentVersion = doc.version;
     this.nodes = doc.nodes;
@@ -206,7 +230,11 @@ export class Graph {
     doc.nodes.forEach((n, i) => {
       if (this.byVersion.has(n.version)) {
         if (options.rejectDuplicateVersions ?? true) {
-          throw new GraphValidationError(`$.nodes[${i}].version`, `$.nodes[${i}].version: duplicate version ${JSON.stringify(n.version)} (also $.nodes[${this.byVersion.get(n.version)}])`, { hint: 'each release may appear only once in a graph' });
+          throw new GraphValidationError(
+            `$.nodes[${i}].version`,
+            `$.nodes[${i}].version: duplicate version ${JSON.stringify(n.version)} (also $.nodes[${this.byVersion.get(n.version)}])`,
+            { hint: 'each release may appear only once in a graph' },
+          );
         }
       } else {
         this.byVersion.set(n.version, i);
@@ -221,7 +249,11 @@ export class Graph {
     if (options.rejectCycles ?? true) {
       const cycle = this.findCycle();
       if (cycle) {
-        throw new GraphValidationError('$.edges', `$.edges: cycle ${cycle.map((i) => at(this.nodes, i).version).join(' -> ')}`, { hint: 'an update graph must be acyclic' });
+        throw new GraphValidationError(
+          '$.edges',
+          `$.edges: cycle ${cycle.map((i) => at(this.nodes, i).version).join(' -> ')}`,
+          { hint: 'an update graph must be acyclic' },
+        );
       }
     }
   }
@@ -233,7 +265,10 @@ export class Graph {
       try {
         value = JSON.parse(input);
       } catch (err) {
-        throw new GraphValidationError('$', (err as Error).message, { cause: err, hint: 'the graph must be a JSON document' });
+        throw new GraphValidationError('$', (err as Error).message, {
+          cause: err,
+          hint: 'the graph must be a JSON document',
+        });
       }
     }
     return Graph.fromDocument(value, options);
@@ -249,26 +284,41 @@ export class Graph {
     const verRaw = field(value, 'version');
     const nodes: GraphNode[] = [];
     if (nodesRaw !== undefined && nodesRaw !== null) {
-      if (!Array.isArray(nodesRaw)) throw new GraphValidationError('$.nodes', `$.nodes: must be an array, got ${jsonType(nodesRaw)}`);
+      if (!Array.isArray(nodesRaw))
+        throw new GraphValidationError('$.nodes', `$.nodes: must be an array, got ${jsonType(nodesRaw)}`);
       nodesRaw.forEach((n, i) => nodes.push(parseGraphNode(n, `$.nodes[${i}]`, dialect)));
     }
     const edges: [number, number][] = [];
     if (edgesRaw !== undefined && edgesRaw !== null) {
-      if (!Array.isArray(edgesRaw)) throw new GraphValidationError('$.edges', `$.edges: must be an array, got ${jsonType(edgesRaw)}`);
+      if (!Array.isArray(edgesRaw))
+        throw new GraphValidationError('$.edges', `$.edges: must be an array, got ${jsonType(edgesRaw)}`);
       edgesRaw.forEach((e, i) => {
         const p = `$.edges[${i}]`;
-        if (!Array.isArray(e)) throw new GraphValidationError(p, `${p}: must be an array of two node indices, got ${jsonType(e)}`);
+        if (!Array.isArray(e))
+          throw new GraphValidationError(p, `${p}: must be an array of two node indices, got ${jsonType(e)}`);
         for (let k = 0; k < e.length; k++) {
           const x: unknown = e[k];
           if (typeof x !== 'number' || !Number.isInteger(x)) {
-            throw new GraphValidationError(`${p}[${k}]`, `${p}[${k}]: node index must be an integer, got ${JSON.stringify(x)}`);
+            throw new GraphValidationError(
+              `${p}[${k}]`,
+              `${p}[${k}]: node index must be an integer, got ${JSON.stringify(x)}`,
+            );
           }
         }
-        if (e.length !== 2) throw new GraphValidationError(p, `expected 2 fields, found ${e.length}`, { hint: `fix ${p}: an edge is [fromIndex, toIndex]` });
+        if (e.length !== 2)
+          throw new GraphValidationError(p, `expected 2 fields, found ${e.length}`, {
+            hint: `fix ${p}: an edge is [fromIndex, toIndex]`,
+          });
         const [a, b] = e as [number, number];
-        for (const [k, x] of [[0, a], [1, b]] as const) {
+        for (const [k, x] of [
+          [0, a],
+          [1, b],
+        ] as const) {
           if (x < 0 || x >= nodes.length) {
-            throw new GraphValidationError(`${p}[${k}]`, `${p}[${k}]: node index ${x} is out of range (the graph has ${nodes.length} nodes)`);
+            throw new GraphValidationError(
+              `${p}[${k}]`,
+              `${p}[${k}]: node index ${x} is out of range (the graph has ${nodes.length} nodes)`,
+            );
           }
         }
         edges.push([a, b]);
@@ -276,13 +326,17 @@ export class Graph {
     }
     const conditionalEdges: ConditionalEdgeGroup[] = [];
     if (condRaw !== undefined && condRaw !== null) {
-      if (!Array.isArray(condRaw)) throw new GraphValidationError('$.conditionalEdges', '$.conditionalEdges: must be an array');
+      if (!Array.isArray(condRaw))
+        throw new GraphValidationError('$.conditionalEdges', '$.conditionalEdges: must be an array');
       condRaw.forEach((g, i) => conditionalEdges.push(parseConditionalGroup(g, `$.conditionalEdges[${i}]`)));
     }
     if (verRaw !== undefined && verRaw !== null && typeof verRaw !== 'number') {
       throw new GraphValidationError('$.version', '$.version: must be a number');
     }
-    return new Graph({ version: typeof verRaw === 'number' ? verRaw : undefined, nodes, edges, conditionalEdges }, options);
+    return new Graph(
+      { version: typeof verRaw === 'number' ? verRaw : undefined, nodes, edges, conditionalEdges },
+      options,
+    );
   }
 
   /** Builds a graph from in-memory parts (validated like a parsed document). */
@@ -415,7 +469,11 @@ export class Graph {
       edges: this.edges.map(([a, b]) => [a, b]),
     };
     if (this.documentVersion !== undefined) doc.version = this.documentVersion;
-    if (this.dialect === 'openshift') doc.conditionalEdges = this.conditionalEdges.map((g) => ({ edges: g.edges.map((e) => ({ ...e })), risks: g.risks.map((r) => ({ ...r })) }));
+    if (this.dialect === 'openshift')
+      doc.conditionalEdges = this.conditionalEdges.map((g) => ({
+        edges: g.edges.map((e) => ({ ...e })),
+        risks: g.risks.map((r) => ({ ...r })),
+      }));
     return doc;
   }
 }

@@ -65,7 +65,9 @@ function yamlFiles(dir: string, warnings: string[]): string[] {
   try {
     names = readdirSync(dir).sort();
   } catch (err) {
-    throw new GraphDataError(dir, `cannot read directory: ${(err as Error).message}`, { hint: 'point --graph-data at a cincinnati-graph-data checkout' });
+    throw new GraphDataError(dir, `cannot read directory: ${(err as Error).message}`, {
+      hint: 'point --graph-data at a cincinnati-graph-data checkout',
+    });
   }
   const out: string[] = [];
   for (const n of names) {
@@ -101,7 +103,9 @@ export function readGraphData(dir: string): GraphData {
   try {
     version = readFileSync(versionFile, 'utf8');
   } catch (err) {
-    throw new GraphDataError(versionFile, `cannot read: ${(err as Error).message}`, { hint: 'a graph-data directory has a top-level "version" file' });
+    throw new GraphDataError(versionFile, `cannot read: ${(err as Error).message}`, {
+      hint: 'a graph-data directory has a top-level "version" file',
+    });
   }
   let v: SemVer;
   try {
@@ -110,9 +114,15 @@ export function readGraphData(dir: string): GraphData {
     throw new GraphDataError(versionFile, `${version} is not a valid semver`);
   }
   if (v.major !== MAX_GRAPH_DATA_VERSION.major) {
-    throw new GraphDataError(versionFile, `unrecognized graph-data version ${version.trim()}; "1.2.0" and compatible versions are supported`);
+    throw new GraphDataError(
+      versionFile,
+      `unrecognized graph-data version ${version.trim()}; "1.2.0" and compatible versions are supported`,
+    );
   }
-  if (v.minor > MAX_GRAPH_DATA_VERSION.minor) warnings.push(`graph-data version ${version.trim()} may have features this implementation (1.2.0) does not support`);
+  if (v.minor > MAX_GRAPH_DATA_VERSION.minor)
+    warnings.push(
+      `graph-data version ${version.trim()} may have features this implementation (1.2.0) does not support`,
+    );
 
   const rawFile = join(dir, 'raw', 'metadata.json');
   let rawMetadata: Record<string, Record<string, string>>;
@@ -121,12 +131,14 @@ export function readGraphData(dir: string): GraphData {
     const parsed: unknown = JSON.parse(text);
     if (!isObj(parsed)) throw new GraphDataError(rawFile, 'must be a JSON object {version: {key: value}}');
     for (const [ver, md] of Object.entries(parsed)) {
-      if (!isObj(md) || !Object.values(md).every((x) => typeof x === 'string')) throw new GraphDataError(rawFile, `entry ${JSON.stringify(ver)} must map metadata keys to strings`);
+      if (!isObj(md) || !Object.values(md).every((x) => typeof x === 'string'))
+        throw new GraphDataError(rawFile, `entry ${JSON.stringify(ver)} must map metadata keys to strings`);
     }
     rawMetadata = parsed as Record<string, Record<string, string>>;
   } catch (err) {
     if (err instanceof GraphDataError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new GraphDataError(rawFile, 'missing', { hint: 'graph-data needs raw/metadata.json (use {} when empty)' });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new GraphDataError(rawFile, 'missing', { hint: 'graph-data needs raw/metadata.json (use {} when empty)' });
     throw new GraphDataError(rawFile, `Deserializing to RawMetadata: ${(err as Error).message}`);
   }
 
@@ -145,7 +157,8 @@ export function readGraphData(dir: string): GraphData {
       continue;
     }
     const keys = Object.keys(doc);
-    const to = typeof doc['to'] === 'string' ? doc['to'] : typeof doc['to'] === 'number' ? String(doc['to']) : undefined;
+    const to =
+      typeof doc['to'] === 'string' ? doc['to'] : typeof doc['to'] === 'number' ? String(doc['to']) : undefined;
     const from = typeof doc['from'] === 'string' ? doc['from'] : undefined;
     let toOk = false;
     if (to !== undefined) {
@@ -166,7 +179,12 @@ export function readGraphData(dir: string): GraphData {
       continue;
     }
     const { url, name, message, matchingRules } = doc;
-    if (typeof url === 'string' && typeof name === 'string' && typeof message === 'string' && Array.isArray(matchingRules)) {
+    if (
+      typeof url === 'string' &&
+      typeof name === 'string' &&
+      typeof message === 'string' &&
+      Array.isArray(matchingRules)
+    ) {
       const rules: ClusterCondition[] = [];
       for (const r of matchingRules) {
         if (!isObj(r) || typeof r['type'] !== 'string') {
@@ -174,12 +192,18 @@ export function readGraphData(dir: string): GraphData {
           continue;
         }
         const pq = r['promql'];
-        rules.push(isObj(pq) && typeof pq['promql'] === 'string' ? { type: r['type'], promql: { promql: pq['promql'] } } : { type: r['type'] });
+        rules.push(
+          isObj(pq) && typeof pq['promql'] === 'string'
+            ? { type: r['type'], promql: { promql: pq['promql'] } }
+            : { type: r['type'] },
+        );
       }
       conditionalEdges.push({ file, to: must(to, 'to'), from, risk: { url, name, message, matchingRules: rules } });
       continue;
     }
-    warnings.push(`${file}: neither an unconditional block (exactly to/from) nor a conditional risk (url, name, message, matchingRules) (skipped)`);
+    warnings.push(
+      `${file}: neither an unconditional block (exactly to/from) nor a conditional risk (url, name, message, matchingRules) (skipped)`,
+    );
   }
 
   const channels: GraphData['channels'] = [];
@@ -223,7 +247,13 @@ function sv(v: string): SemVer | undefined {
 
 /** SemVer equality ignoring build metadata (Rust semver 0.11 `==`). */
 function eqNoBuild(a: SemVer, b: SemVer): boolean {
-  return a.major === b.major && a.minor === b.minor && a.patch === b.patch && a.pre.length === b.pre.length && a.pre.every((x, i) => x === b.pre[i]);
+  return (
+    a.major === b.major &&
+    a.minor === b.minor &&
+    a.patch === b.patch &&
+    a.pre.length === b.pre.length &&
+    a.pre.every((x, i) => x === b.pre[i])
+  );
 }
 
 function withBuild(v: SemVer, build: readonly string[]): string {
@@ -255,7 +285,8 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
     for (const [k, val] of Object.entries(md)) {
       for (const n of g.nodes) {
         const have = sv(n.version);
-        if (have && !n.abstract && eqNoBuild(have, want)) n.metadata[k] = k in n.metadata ? `${n.metadata[k]},${val}` : val;
+        if (have && !n.abstract && eqNoBuild(have, want))
+          n.metadata[k] = k in n.metadata ? `${n.metadata[k]},${val}` : val;
       }
     }
   }
@@ -287,7 +318,9 @@ export function applySecondaryMetadata(g: BuilderGraph, data: GraphData): void {
     for (const n of g.nodes) {
       const have = sv(n.version);
       if (!have || n.abstract) continue;
-      if (listed.some((l) => eqNoBuild(l, have) && (l.build.length === 0 || l.build.join('.') === have.build.join('.')))) {
+      if (
+        listed.some((l) => eqNoBuild(l, have) && (l.build.length === 0 || l.build.join('.') === have.build.join('.')))
+      ) {
         // a channel is listed once: the node's own release metadata may already name it (ClusterVersion's
         // `channels` is a `listType: set`, which kube-apiserver refuses with a duplicate)
         const current = n.metadata[CHANNELS_KEY];
@@ -318,12 +351,18 @@ function annotate(g: BuilderGraph, version: string, ref: number): string {
   const arch = at(g.nodes, ref).metadata[ARCH_KEY];
   if (arch === undefined) return version;
   const s = sv(version);
-  if (!s) throw new GraphDataError(`node ${at(g.nodes, ref).version}`, `${JSON.stringify(version)} in an add/remove label is not SemVer`);
+  if (!s)
+    throw new GraphDataError(
+      `node ${at(g.nodes, ref).version}`,
+      `${JSON.stringify(version)} in an add/remove label is not SemVer`,
+    );
   return withBuild(s, [arch]);
 }
 
 function risksKey(risks: readonly ConditionalUpdateRisk[]): string {
-  return JSON.stringify(risks.map((r) => [r.url, r.name, r.message, r.matchingRules.map((m) => [m.type, m.promql?.promql ?? null])]));
+  return JSON.stringify(
+    risks.map((r) => [r.url, r.name, r.message, r.matchingRules.map((m) => [m.type, m.promql?.promql ?? null])]),
+  );
 }
 
 /**
@@ -438,7 +477,10 @@ export function builderGraphToDocument(g: BuilderGraph): GraphDocument {
     version: 1,
     nodes: g.nodes.map((n) => ({ version: n.version, payload: n.payload, metadata: { ...n.metadata } })),
     edges: g.edges.map(([a, b]) => [a, b]),
-    conditionalEdges: g.conditionalEdges.map((c) => ({ edges: c.edges.map((e) => ({ ...e })), risks: c.risks.map((r) => ({ ...r })) })),
+    conditionalEdges: g.conditionalEdges.map((c) => ({
+      edges: c.edges.map((e) => ({ ...e })),
+      risks: c.risks.map((r) => ({ ...r })),
+    })),
   };
 }
 
@@ -450,16 +492,26 @@ export function builderGraphToDocument(g: BuilderGraph): GraphDocument {
 export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGraph {
   const g: BuilderGraph = { nodes: [], edges: [], conditionalTemplates: [], conditionalEdges: [] };
   const idx = new Map<string, number>();
-  const archOf = (r: ReleaseInput): string => r.arch ?? (r.metadata?.['release.openshift.io/architecture'] === 'multi' ? 'multi' : 'amd64');
+  const archOf = (r: ReleaseInput): string =>
+    r.arch ?? (r.metadata?.['release.openshift.io/architecture'] === 'multi' ? 'multi' : 'amd64');
   for (const r of releases) {
     const where = `release ${r.version}`;
     const declared = r.metadata?.['release.openshift.io/architecture'];
     // the CVO refuses a payload whose release-metadata says anything but "multi" there (pkg/payload/payload.go,
     // loadReleaseFromMetadata) and its client every node that carries it (ParseMetadata): such a release is not served
-    if (declared !== undefined && declared !== 'multi') throw new GraphDataError(where, `Architecture from release-metadata (${r.version}) contains invalid value: ${JSON.stringify(declared)}. Valid value is "multi".`, { hint: 'leave release.openshift.io/architecture out of a single-arch release\'s metadata' });
-    if (r.kind !== undefined && r.kind !== 'cincinnati-metadata-v0') throw new GraphDataError(where, `unrecognized Cincinnati metadata kind ${JSON.stringify(r.kind)}`);
+    if (declared !== undefined && declared !== 'multi')
+      throw new GraphDataError(
+        where,
+        `Architecture from release-metadata (${r.version}) contains invalid value: ${JSON.stringify(declared)}. Valid value is "multi".`,
+        { hint: "leave release.openshift.io/architecture out of a single-arch release's metadata" },
+      );
+    if (r.kind !== undefined && r.kind !== 'cincinnati-metadata-v0')
+      throw new GraphDataError(where, `unrecognized Cincinnati metadata kind ${JSON.stringify(r.kind)}`);
     const s = sv(r.version);
-    if (!s) throw new GraphDataError(where, `invalid Cincinnati metadata version ${JSON.stringify(r.version)}`, { hint: 'release versions must be SemVer' });
+    if (!s)
+      throw new GraphDataError(where, `invalid Cincinnati metadata version ${JSON.stringify(r.version)}`, {
+        hint: 'release versions must be SemVer',
+      });
     const arch = archOf(r);
     if (!/^[0-9a-z]+$/.test(arch)) throw new GraphDataError(where, `invalid architecture ${JSON.stringify(arch)}`);
     const version = withBuild(s, [arch]);
@@ -504,7 +556,12 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
       const succ = at(out, top[0]);
       if (top[1] < succ.length) {
         const v = at(succ, top[1]++);
-        if (state[v] === 1) throw new GraphDataError(`release ${at(g.nodes, v).version}`, `update cycle through ${at(g.nodes, top[0]).version} -> ${at(g.nodes, v).version}`, { hint: 'previous/next lists must not form a cycle' });
+        if (state[v] === 1)
+          throw new GraphDataError(
+            `release ${at(g.nodes, v).version}`,
+            `update cycle through ${at(g.nodes, top[0]).version} -> ${at(g.nodes, v).version}`,
+            { hint: 'previous/next lists must not form a cycle' },
+          );
         if (state[v] === 0) {
           state[v] = 1;
           stack.push([v, 0]);
@@ -523,7 +580,9 @@ export function graphFromReleases(releases: readonly ReleaseInput[]): BuilderGra
 export function readReleasesDir(dir: string): ReleaseInput[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (err) {
     throw new GraphDataError(dir, `cannot read directory: ${(err as Error).message}`);
   }
@@ -536,12 +595,21 @@ export function readReleasesDir(dir: string): ReleaseInput[] {
       throw new GraphDataError(file, `invalid JSON: ${(err as Error).message}`);
     }
     if (!isObj(v) || typeof v['version'] !== 'string' || typeof v['payload'] !== 'string') {
-      throw new GraphDataError(file, 'expected {"kind":"cincinnati-metadata-v0","version","payload","previous":[],"next":[],"metadata":{}}', { hint: 'add "payload" (the release image pull spec) to each release-metadata file' });
+      throw new GraphDataError(
+        file,
+        'expected {"kind":"cincinnati-metadata-v0","version","payload","previous":[],"next":[],"metadata":{}}',
+        { hint: 'add "payload" (the release image pull spec) to each release-metadata file' },
+      );
     }
     for (const k of ['previous', 'next'] as const) {
-      if (v[k] !== undefined && !(Array.isArray(v[k]) && (v[k] as unknown[]).every((x) => typeof x === 'string'))) throw new GraphDataError(file, `"${k}" must be an array of versions`);
+      if (v[k] !== undefined && !(Array.isArray(v[k]) && (v[k] as unknown[]).every((x) => typeof x === 'string')))
+        throw new GraphDataError(file, `"${k}" must be an array of versions`);
     }
-    if (v['metadata'] !== undefined && !(isObj(v['metadata']) && Object.values(v['metadata']).every((x) => typeof x === 'string'))) throw new GraphDataError(file, '"metadata" must map keys to strings');
+    if (
+      v['metadata'] !== undefined &&
+      !(isObj(v['metadata']) && Object.values(v['metadata']).every((x) => typeof x === 'string'))
+    )
+      throw new GraphDataError(file, '"metadata" must map keys to strings');
     return v as unknown as ReleaseInput;
   });
 }
@@ -550,9 +618,21 @@ export function readReleasesDir(dir: string): ReleaseInput[] {
 export function filterGraph(doc: GraphDocument, channel: string | undefined, arch: string | undefined): GraphDocument {
   let keep = doc.nodes.map(() => true);
   const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-  if (channel !== undefined) keep = doc.nodes.map((n) => text(n.metadata[CHANNELS_KEY]).split(',').some((c) => c.trim() === channel));
+  if (channel !== undefined)
+    keep = doc.nodes.map((n) =>
+      text(n.metadata[CHANNELS_KEY])
+        .split(',')
+        .some((c) => c.trim() === channel),
+    );
   let archKeep = keep;
-  if (arch !== undefined) archKeep = doc.nodes.map((n, i) => at(keep, i) && text(n.metadata[ARCH_KEY]).split(',').some((a) => a.trim() === arch));
+  if (arch !== undefined)
+    archKeep = doc.nodes.map(
+      (n, i) =>
+        at(keep, i) &&
+        text(n.metadata[ARCH_KEY])
+          .split(',')
+          .some((a) => a.trim() === arch),
+    );
   const newIdx = new Int32Array(doc.nodes.length).fill(-1);
   const nodes: GraphDocument['nodes'] = [];
   const rename = new Map<string, string>();
@@ -560,7 +640,10 @@ export function filterGraph(doc: GraphDocument, channel: string | undefined, arc
     if (!archKeep[i]) return;
     newIdx[i] = nodes.length;
     let version = n.version;
-    const metadata = arch === undefined ? { ...n.metadata } : Object.fromEntries(Object.entries(n.metadata).filter(([k]) => k !== ARCH_KEY));
+    const metadata =
+      arch === undefined
+        ? { ...n.metadata }
+        : Object.fromEntries(Object.entries(n.metadata).filter(([k]) => k !== ARCH_KEY));
     if (arch !== undefined) {
       const s = sv(version);
       if (s) version = formatSemver({ ...s, build: s.build.filter((b) => b !== arch) });
@@ -568,17 +651,31 @@ export function filterGraph(doc: GraphDocument, channel: string | undefined, arc
     rename.set(n.version, version);
     nodes.push({ version, payload: n.payload, metadata });
   });
-  const edges = doc.edges.filter(([a, b]) => at(newIdx, a) >= 0 && at(newIdx, b) >= 0).map(([a, b]) => [at(newIdx, a), at(newIdx, b)] as [number, number]);
+  const edges = doc.edges
+    .filter(([a, b]) => at(newIdx, a) >= 0 && at(newIdx, b) >= 0)
+    .map(([a, b]) => [at(newIdx, a), at(newIdx, b)] as [number, number]);
   const conditionalEdges = (doc.conditionalEdges ?? [])
-    .map((g) => ({ edges: g.edges.filter((e) => rename.has(e.from) && rename.has(e.to)).map((e) => ({ from: must(rename.get(e.from), 'rename entry'), to: must(rename.get(e.to), 'rename entry') })), risks: g.risks }))
+    .map((g) => ({
+      edges: g.edges
+        .filter((e) => rename.has(e.from) && rename.has(e.to))
+        .map((e) => ({ from: must(rename.get(e.from), 'rename entry'), to: must(rename.get(e.to), 'rename entry') })),
+      risks: g.risks,
+    }))
     .filter((g) => g.edges.length > 0);
   return { version: 1, nodes, edges, conditionalEdges };
 }
 
 /** Runs the whole graph-builder pipeline: releases → secondary metadata → edge-add-remove. */
-export function buildGraph(options: { releases: readonly ReleaseInput[] | BuilderGraph | GraphDocument; graphData?: string | GraphData }): { graph: GraphDocument; warnings: string[] } {
+export function buildGraph(options: {
+  releases: readonly ReleaseInput[] | BuilderGraph | GraphDocument;
+  graphData?: string | GraphData;
+}): { graph: GraphDocument; warnings: string[] } {
   const r = options.releases;
-  const g = Array.isArray(r) ? graphFromReleases(r as readonly ReleaseInput[]) : 'conditionalTemplates' in (r as object) ? (r as BuilderGraph) : builderGraphFromDocument(r as GraphDocument);
+  const g = Array.isArray(r)
+    ? graphFromReleases(r as readonly ReleaseInput[])
+    : 'conditionalTemplates' in (r as object)
+      ? (r as BuilderGraph)
+      : builderGraphFromDocument(r as GraphDocument);
   let warnings: string[] = [];
   if (options.graphData !== undefined) {
     const data = typeof options.graphData === 'string' ? readGraphData(options.graphData) : options.graphData;

@@ -22,9 +22,14 @@ export function readGraphFile(path: string, options: GraphParseOptions & { maxBy
   let text: string;
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new UpdateGraphError('GRAPH_FILE', `${path}: not a regular file`, { hint: 'give a graph JSON file' });
+    if (!st.isFile())
+      throw new UpdateGraphError('GRAPH_FILE', `${path}: not a regular file`, { hint: 'give a graph JSON file' });
     if (st.size > max) {
-      throw new UpdateGraphError('GRAPH_FILE', `${path}: ${st.size} bytes, above the ${max}-byte limit for a graph file`, { hint: 'a full OpenShift graph is a few MB; check the file' });
+      throw new UpdateGraphError(
+        'GRAPH_FILE',
+        `${path}: ${st.size} bytes, above the ${max}-byte limit for a graph file`,
+        { hint: 'a full OpenShift graph is a few MB; check the file' },
+      );
     }
     const buf = Buffer.alloc(Math.min(st.size, max) + 1);
     let n = 0;
@@ -32,7 +37,8 @@ export function readGraphFile(path: string, options: GraphParseOptions & { maxBy
       const r = readSync(fd, buf, n, buf.length - n, n);
       if (r === 0) break;
       n += r;
-      if (n > max) throw new UpdateGraphError('GRAPH_FILE', `${path}: grew above the ${max}-byte limit while it was read`);
+      if (n > max)
+        throw new UpdateGraphError('GRAPH_FILE', `${path}: grew above the ${max}-byte limit while it was read`);
       if (n === buf.length) break;
     }
     text = buf.subarray(0, n).toString('utf8');

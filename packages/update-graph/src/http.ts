@@ -48,7 +48,9 @@ export function createDispatcher(opts: HttpTransportOptions): Dispatcher {
   const deadlines = { headersTimeout: idle, bodyTimeout: idle };
   const direct = new Agent({ connect, ...deadlines }).compose(interceptors.redirect({ maxRedirections: 10 }));
   if (opts.proxy === undefined) return direct;
-  const proxied = new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect, ...deadlines }).compose(interceptors.redirect({ maxRedirections: 10 }));
+  const proxied = new ProxyAgent({ uri: opts.proxy, requestTls: connect, proxyTls: connect, ...deadlines }).compose(
+    interceptors.redirect({ maxRedirections: 10 }),
+  );
   if (!opts.noProxy || opts.noProxy.length === 0) return proxied;
   return new RoutingDispatcher(direct, proxied, opts.noProxy);
 }
@@ -86,7 +88,12 @@ export interface HttpResult {
 export class HttpFailure extends Error {
   readonly phase: 'request' | 'body';
   readonly kind: 'timeout' | 'aborted' | 'too-large' | 'network';
-  constructor(phase: 'request' | 'body', kind: 'timeout' | 'aborted' | 'too-large' | 'network', message: string, cause?: unknown) {
+  constructor(
+    phase: 'request' | 'body',
+    kind: 'timeout' | 'aborted' | 'too-large' | 'network',
+    message: string,
+    cause?: unknown,
+  ) {
     super(message, cause === undefined ? undefined : { cause });
     this.phase = phase;
     this.kind = kind;
@@ -96,7 +103,14 @@ export class HttpFailure extends Error {
 /** GET with an overall deadline and a size limit. The body is only read when status is 200. */
 export async function httpGet(
   url: URL,
-  options: { dispatcher: Dispatcher; headers: Record<string, string>; timeoutMs: number; maxBytes: number; signal?: AbortSignal | undefined; readBodyOnError?: boolean },
+  options: {
+    dispatcher: Dispatcher;
+    headers: Record<string, string>;
+    timeoutMs: number;
+    maxBytes: number;
+    signal?: AbortSignal | undefined;
+    readBodyOnError?: boolean;
+  },
 ): Promise<HttpResult> {
   const ctrl = new AbortController();
   let timedOut = false;
@@ -111,14 +125,25 @@ export async function httpGet(
     if (options.signal.aborted) onAbort();
     else options.signal.addEventListener('abort', onAbort, { once: true });
   }
-  const kindOf = (): 'timeout' | 'aborted' | 'network' => (timedOut ? 'timeout' : options.signal?.aborted ? 'aborted' : 'network');
+  const kindOf = (): 'timeout' | 'aborted' | 'network' =>
+    timedOut ? 'timeout' : options.signal?.aborted ? 'aborted' : 'network';
   try {
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, { method: 'GET', headers: options.headers, dispatcher: options.dispatcher, signal: ctrl.signal });
+      res = await request(url, {
+        method: 'GET',
+        headers: options.headers,
+        dispatcher: options.dispatcher,
+        signal: ctrl.signal,
+      });
     } catch (err) {
       const kind = kindOf();
-      const why = kind === 'timeout' ? `context deadline exceeded (timeout after ${options.timeoutMs} ms)` : kind === 'aborted' ? 'context canceled' : describe(err);
+      const why =
+        kind === 'timeout'
+          ? `context deadline exceeded (timeout after ${options.timeoutMs} ms)`
+          : kind === 'aborted'
+            ? 'context canceled'
+            : describe(err);
       throw new HttpFailure('request', kind, why, err);
     }
     const statusText = STATUS_CODES[res.statusCode] ?? '';
@@ -131,7 +156,11 @@ export async function httpGet(
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > options.maxBytes) {
       res.body.destroy();
-      throw new HttpFailure('body', 'too-large', `response body of ${declared} bytes exceeds the ${options.maxBytes}-byte limit`);
+      throw new HttpFailure(
+        'body',
+        'too-large',
+        `response body of ${declared} bytes exceeds the ${options.maxBytes}-byte limit`,
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -148,7 +177,12 @@ export async function httpGet(
     } catch (err) {
       if (err instanceof HttpFailure) throw err;
       const kind = kindOf();
-      const why = kind === 'timeout' ? `context deadline exceeded (Client.Timeout or context cancellation while reading body; timeout after ${options.timeoutMs} ms)` : kind === 'aborted' ? 'context canceled' : describe(err);
+      const why =
+        kind === 'timeout'
+          ? `context deadline exceeded (Client.Timeout or context cancellation while reading body; timeout after ${options.timeoutMs} ms)`
+          : kind === 'aborted'
+            ? 'context canceled'
+            : describe(err);
       throw new HttpFailure('body', kind, why, err);
     }
     return { status: res.statusCode, statusLine, headers: res.headers, body: Buffer.concat(chunks) };

@@ -16,8 +16,23 @@ export {
   type GraphDialect,
   type GraphParseOptions,
 } from './graph.js';
-export { availableUpdates, parseReleaseMetadata, nodeToRelease, type Release, type ConditionalUpdate, type AvailableUpdates, type AvailableUpdatesOptions } from './updates.js';
-export { UpdateGraphClient, buildGraphUrl, type UpdateGraphClientOptions, type FetchUpdatesParams, type FetchUpdatesResult, type FcosGraphParams } from './client.js';
+export {
+  availableUpdates,
+  parseReleaseMetadata,
+  nodeToRelease,
+  type Release,
+  type ConditionalUpdate,
+  type AvailableUpdates,
+  type AvailableUpdatesOptions,
+} from './updates.js';
+export {
+  UpdateGraphClient,
+  buildGraphUrl,
+  type UpdateGraphClientOptions,
+  type FetchUpdatesParams,
+  type FetchUpdatesResult,
+  type FcosGraphParams,
+} from './client.js';
 export { type HttpTransportOptions, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './http.js';
 export {
   ConditionRegistry,
@@ -40,7 +55,14 @@ export {
   type EvaluateOptions,
   type SettleOptions,
 } from './risk.js';
-export { planPath, PlanIndex, type PlannedHop, type UpdatePlan, type PlanOptions, type RiskDisposition } from './plan.js';
+export {
+  planPath,
+  PlanIndex,
+  type PlannedHop,
+  type UpdatePlan,
+  type PlanOptions,
+  type RiskDisposition,
+} from './plan.js';
 export {
   readGraphData,
   readReleasesDir,
@@ -58,7 +80,14 @@ export {
 export { readGraphFile, MAX_GRAPH_FILE_BYTES } from './graphfile.js';
 export { compileLinearRegex, MAX_PATTERN_LENGTH, type LinearRegex } from './regex.js';
 export { createGraphServer, type GraphServer, type GraphServerOptions } from './server.js';
-export { FCOS_KEYS, rolloutProgress, computeWariness, applyFcosPolicy, pickFcosUpdate, type FcosUpdateChoice } from './fcos.js';
+export {
+  FCOS_KEYS,
+  rolloutProgress,
+  computeWariness,
+  applyFcosPolicy,
+  pickFcosUpdate,
+  type FcosUpdateChoice,
+} from './fcos.js';
 export { graphToDot, graphToMermaid, planToDot, planToMermaid, type RenderGraphOptions } from './render.js';
 export {
   channelVersionWarnings,
@@ -85,5 +114,24 @@ export {
   type PreconditionCondition,
   type PreconditionClusterVersion,
 } from './preconditions.js';
-export { computeUpgradeable, computeUpgradeableConditions, type UpgradeableOperator, type UpgradeableCondition, type UpgradeableInput, type UpgradeableStatusCondition } from './upgradeable.js';
-export { ADMIN_ACKS, ADMIN_GATES, UPGRADEABLE_ADMIN_ACK_REQUIRED, adminAckPatchCommand, checkAdminAcks, currentHistoryVersion, effectiveMinor, pendingAdminAcks, type AdminAckInput, type AdminAckResult, type PendingAdminAck } from './admin-acks.js';
+export {
+  computeUpgradeable,
+  computeUpgradeableConditions,
+  type UpgradeableOperator,
+  type UpgradeableCondition,
+  type UpgradeableInput,
+  type UpgradeableStatusCondition,
+} from './upgradeable.js';
+export {
+  ADMIN_ACKS,
+  ADMIN_GATES,
+  UPGRADEABLE_ADMIN_ACK_REQUIRED,
+  adminAckPatchCommand,
+  checkAdminAcks,
+  currentHistoryVersion,
+  effectiveMinor,
+  pendingAdminAcks,
+  type AdminAckInput,
+  type AdminAckResult,
+  type PendingAdminAck,
+} from './admin-acks.js';

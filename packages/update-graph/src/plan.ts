@@ -153,7 +153,12 @@ function indexFor(graphs: Graph | readonly Graph[] | PlanIndex): PlanIndex {
 type Gate = (risks: readonly ConditionalUpdateRisk[] | undefined) => boolean;
 
 /** BFS minimizing (hops, conditional hops). Returns parent array or undefined when unreachable. */
-function search(idx: PlanIndex, s: number, t: number, allowed: Gate): { parent: Int32Array; parentArc: (Arc | undefined)[] } | undefined {
+function search(
+  idx: PlanIndex,
+  s: number,
+  t: number,
+  allowed: Gate,
+): { parent: Int32Array; parentArc: (Arc | undefined)[] } | undefined {
   const n = idx.versions.length;
   const dist = new Int32Array(n).fill(-1);
   const cond = new Int32Array(n);
@@ -196,9 +201,17 @@ function reach(idx: PlanIndex, s: number, forward: boolean, allowed: Gate): Uint
   while (stack.length > 0) {
     const u = must(stack.pop(), 'stack entry');
     if (forward) {
-      for (const arc of idx.arcs(u)) if (allowed(arc.risks) && !seen[arc.to]) { seen[arc.to] = 1; stack.push(arc.to); }
+      for (const arc of idx.arcs(u))
+        if (allowed(arc.risks) && !seen[arc.to]) {
+          seen[arc.to] = 1;
+          stack.push(arc.to);
+        }
     } else {
-      for (const p of idx.preds(u)) if (!seen[p]) { seen[p] = 1; stack.push(p); }
+      for (const p of idx.preds(u))
+        if (!seen[p]) {
+          seen[p] = 1;
+          stack.push(p);
+        }
     }
   }
   return seen;
@@ -209,14 +222,20 @@ function reach(idx: PlanIndex, s: number, forward: boolean, allowed: Gate): Uint
  * channel) or a prebuilt {@link PlanIndex}. Throws {@link NoPathError} saying which hop is missing, and
  * which risks would have to be accepted when only conditional edges connect the versions.
  */
-export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: string, to: string, options: PlanOptions = {}): UpdatePlan {
+export function planPath(
+  graphs: Graph | readonly Graph[] | PlanIndex,
+  from: string,
+  to: string,
+  options: PlanOptions = {},
+): UpdatePlan {
   const idx = indexFor(graphs);
   const accepted = new Set(options.acceptRisks ?? []);
   const notMatching = new Set(options.notMatchingRisks ?? []);
   for (const [name, c] of Object.entries(options.riskConditions ?? {})) if (c.status === 'False') notMatching.add(name);
   const s = idx.idOf(from);
   const t = idx.idOf(to);
-  if (s < 0) throw new NoPathError(`${from} is not in the update graph`, `${from} (source) is not a node of the graph`, []);
+  if (s < 0)
+    throw new NoPathError(`${from} is not in the update graph`, `${from} (source) is not a node of the graph`, []);
   if (t < 0) throw new NoPathError(`${to} is not in the update graph`, `${to} (target) is not a node of the graph`, []);
   if (s === t) return { from, to, hops: [], conditionalHops: 0 };
   const ok: Gate = (risks) => !risks || risks.every((r) => accepted.has(r.name) || notMatching.has(r.name));
@@ -232,12 +251,34 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
       const a = at(idx.versions, at(ids, i - 1));
       const b = at(idx.versions, at(ids, i));
       if (!arc.risks) {
-        hops.push({ from: a, to: b, kind: 'recommended', risks: [], explanation: `${a} → ${b}: recommended update`, image: at(idx.images, at(ids, i)) });
+        hops.push({
+          from: a,
+          to: b,
+          kind: 'recommended',
+          risks: [],
+          explanation: `${a} → ${b}: recommended update`,
+          image: at(idx.images, at(ids, i)),
+        });
       } else {
         conditionalHops++;
-        const risks = arc.risks.map((r) => ({ ...r, disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const) }));
-        const why = risks.map((r) => `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`).join('; ');
-        hops.push({ from: a, to: b, kind: 'conditional', risks, explanation: `${a} → ${b}: conditional update; ${why}`, image: at(idx.images, at(ids, i)) });
+        const risks = arc.risks.map((r) => ({
+          ...r,
+          disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const),
+        }));
+        const why = risks
+          .map(
+            (r) =>
+              `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`,
+          )
+          .join('; ');
+        hops.push({
+          from: a,
+          to: b,
+          kind: 'conditional',
+          risks,
+          explanation: `${a} → ${b}: conditional update; ${why}`,
+          image: at(idx.images, at(ids, i)),
+        });
       }
     }
     return { from, to, hops, conditionalHops };
@@ -254,7 +295,8 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
       const arc = must(anyPath.parentArc[at(ids, i)], 'parent arc');
       if (arc.risks && !ok(arc.risks)) {
         const names = arc.risks.filter((r) => !accepted.has(r.name) && !notMatching.has(r.name)).map((r) => r.name);
-        if (!firstBlocked) firstBlocked = `${idx.versions[at(ids, i - 1)]} → ${idx.versions[at(ids, i)]} (conditional: ${names.join(', ')})`;
+        if (!firstBlocked)
+          firstBlocked = `${idx.versions[at(ids, i - 1)]} → ${idx.versions[at(ids, i)]} (conditional: ${names.join(', ')})`;
         for (const nm of names) if (!blocked.includes(nm)) blocked.push(nm);
       }
     }
@@ -282,7 +324,8 @@ export function planPath(graphs: Graph | readonly Graph[] | PlanIndex, from: str
   }
   const hi = at(idx.versions, highest);
   const lo = at(idx.versions, lowest);
-  const downgrade = compareVersionStrings(to, from) < 0 ? ` (${to} is older than ${from}: downgrades are not supported)` : '';
+  const downgrade =
+    compareVersionStrings(to, from) < 0 ? ` (${to} is older than ${from}: downgrades are not supported)` : '';
   const missing = `${hi} → ${lo}`;
   const minorOf = (v: string): [number, number] | undefined => {
     const m = /^(\d+)\.(\d+)\./.exec(v);

@@ -35,7 +35,12 @@ export interface PreconditionClusterVersion {
 }
 
 /** The upstream precondition names, in the order the CVO runs them. */
-export const PRECONDITION_NAMES = ['ClusterVersionRollback', 'ClusterVersionGiantHop', 'ClusterVersionUpgradeable', 'ClusterVersionRecommendedUpdate'] as const;
+export const PRECONDITION_NAMES = [
+  'ClusterVersionRollback',
+  'ClusterVersionGiantHop',
+  'ClusterVersionUpgradeable',
+  'ClusterVersionRecommendedUpdate',
+] as const;
 
 /** One of {@link PRECONDITION_NAMES}. */
 export type PreconditionName = (typeof PRECONDITION_NAMES)[number];
@@ -77,7 +82,11 @@ function parse(s: string): Parsed {
 }
 
 /** Parses current (`status.desired.version`) and target the way each version-reading precondition does. */
-function versions(cv: PreconditionClusterVersion, target: string, name: PreconditionName): { current: SemVer; target: SemVer } | PreconditionError {
+function versions(
+  cv: PreconditionClusterVersion,
+  target: string,
+  name: PreconditionName,
+): { current: SemVer; target: SemVer } | PreconditionError {
   const c = parse(cv.status?.desired.version ?? '');
   if (!c.ok) return { name, reason: 'InvalidCurrentVersion', message: c.message, nonBlockingWarning: true };
   const t = parse(target);
@@ -99,7 +108,12 @@ export function checkRollback(cv: PreconditionClusterVersion, targetVersion: str
   const entry = (cv.status?.history ?? []).find((h) => h.version !== c || h.image !== cv.status?.desired.image);
   const prev = entry === undefined ? undefined : parse(entry.version ?? '');
   if (entry === undefined || prev === undefined || !prev.ok) {
-    return { name, reason: 'LowDesiredVersion', message: `${t} is less than the current target ${c}, and the cluster has no previous Semantic Version`, nonBlockingWarning: false };
+    return {
+      name,
+      reason: 'LowDesiredVersion',
+      message: `${t} is less than the current target ${c}, and the cluster has no previous Semantic Version`,
+      nonBlockingWarning: false,
+    };
   }
   if (compareSemver(target, prev.v) !== 0) {
     return {
@@ -157,7 +171,8 @@ export function checkGiantHop(cv: PreconditionClusterVersion, targetVersion: str
 /** The reason and message ClusterVersion overrides give (upstream `ClusterVersionOverridesCondition`). */
 export const OVERRIDES_SET = {
   reason: 'ClusterVersionOverridesSet',
-  message: 'Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update.',
+  message:
+    'Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update.',
 } as const;
 
 /**
@@ -197,7 +212,10 @@ export function checkUpgradeable(cv: PreconditionClusterVersion, targetVersion: 
 }
 
 /** A minor or major update from the last completed version to `current` still in progress (Progressing=True). */
-function majorOrMinorUpdateFrom(cv: PreconditionClusterVersion, current: SemVer): { completed: string; type: 'Major' | 'Minor' } | undefined {
+function majorOrMinorUpdateFrom(
+  cv: PreconditionClusterVersion,
+  current: SemVer,
+): { completed: string; type: 'Major' | 'Minor' } | undefined {
   const completed = currentCompletedVersion(cv.status?.history);
   const p = parse(completed);
   if (completed === '' || !p.ok) return undefined;
@@ -208,28 +226,64 @@ function majorOrMinorUpdateFrom(cv: PreconditionClusterVersion, current: SemVer)
 }
 
 /** `ClusterVersionRecommendedUpdate`: warns unless the target is an available or `Recommended=True` conditional update. */
-export function checkRecommendedUpdate(cv: PreconditionClusterVersion, targetVersion: string): PreconditionError | null {
+export function checkRecommendedUpdate(
+  cv: PreconditionClusterVersion,
+  targetVersion: string,
+): PreconditionError | null {
   const name = 'ClusterVersionRecommendedUpdate';
   const current = cv.status?.desired.version ?? '';
-  const warn = (reason: string, message: string): PreconditionError => ({ name, reason, message, nonBlockingWarning: true });
+  const warn = (reason: string, message: string): PreconditionError => ({
+    name,
+    reason,
+    message,
+    nonBlockingWarning: true,
+  });
   if ((cv.status?.availableUpdates ?? []).some((u) => u.version === targetVersion)) return null;
   const cu = (cv.status?.conditionalUpdates ?? []).find((u) => u.release.version === targetVersion);
   if (cu !== undefined) {
     const rec = (cu.conditions ?? []).find((c) => c.type === 'Recommended');
-    if (rec === undefined) return warn('UnknownConditionType', `Update from ${current} to ${targetVersion} has a status.conditionalUpdates entry, but no Recommended condition.`);
+    if (rec === undefined)
+      return warn(
+        'UnknownConditionType',
+        `Update from ${current} to ${targetVersion} has a status.conditionalUpdates entry, but no Recommended condition.`,
+      );
     if (rec.status === 'True') return null;
-    if (rec.status === 'False') return warn(rec.reason ?? '', `Update from ${current} to ${targetVersion} is not recommended:\n\n${rec.message ?? ''}`);
-    return warn(rec.reason ?? '', `Update from ${current} to ${targetVersion} is ${rec.type}=${rec.status}: ${rec.reason ?? ''}: ${rec.message ?? ''}`);
+    if (rec.status === 'False')
+      return warn(
+        rec.reason ?? '',
+        `Update from ${current} to ${targetVersion} is not recommended:\n\n${rec.message ?? ''}`,
+      );
+    return warn(
+      rec.reason ?? '',
+      `Update from ${current} to ${targetVersion} is ${rec.type}=${rec.status}: ${rec.reason ?? ''}: ${rec.message ?? ''}`,
+    );
   }
-  if ((cv.spec.channel ?? '') === '') return warn('NoChannel', `Configured channel is unset, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`);
+  if ((cv.spec.channel ?? '') === '')
+    return warn(
+      'NoChannel',
+      `Configured channel is unset, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`,
+    );
   const retrieved = (cv.status?.conditions ?? []).find((c) => c.type === 'RetrievedUpdates');
-  if (retrieved === undefined) return warn('UnknownUpdate', `No RetrievedUpdates, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`);
+  if (retrieved === undefined)
+    return warn(
+      'UnknownUpdate',
+      `No RetrievedUpdates, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`,
+    );
   const head = `${retrieved.type}=${retrieved.status} (${retrieved.reason ?? ''})`;
-  if (retrieved.status === 'True') return warn('UnknownUpdate', `${head}, so the update from ${current} to ${targetVersion} is probably neither recommended nor supported.`);
-  return warn('UnknownUpdate', `${head}, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`);
+  if (retrieved.status === 'True')
+    return warn(
+      'UnknownUpdate',
+      `${head}, so the update from ${current} to ${targetVersion} is probably neither recommended nor supported.`,
+    );
+  return warn(
+    'UnknownUpdate',
+    `${head}, so the recommended status of updating from ${current} to ${targetVersion} is unknown.`,
+  );
 }
 
-const CHECKS: Readonly<Record<PreconditionName, (cv: PreconditionClusterVersion, target: string) => PreconditionError | null>> = {
+const CHECKS: Readonly<
+  Record<PreconditionName, (cv: PreconditionClusterVersion, target: string) => PreconditionError | null>
+> = {
   ClusterVersionRollback: checkRollback,
   ClusterVersionGiantHop: checkGiantHop,
   ClusterVersionUpgradeable: checkUpgradeable,
@@ -237,7 +291,10 @@ const CHECKS: Readonly<Record<PreconditionName, (cv: PreconditionClusterVersion,
 };
 
 /** Runs every precondition in upstream order (`List.RunAll`); no ClusterVersion → nothing fails. */
-export function runPreconditions(cv: PreconditionClusterVersion | undefined, targetVersion: string): PreconditionError[] {
+export function runPreconditions(
+  cv: PreconditionClusterVersion | undefined,
+  targetVersion: string,
+): PreconditionError[] {
   if (cv === undefined) return [];
   const out: PreconditionError[] = [];
   for (const n of PRECONDITION_NAMES) {
@@ -258,7 +315,9 @@ export interface PreconditionSummary {
 /** Upstream `precondition.Summarize(errs, force)`: one message; blocking unless every failure warns or `force`. */
 export function summarizePreconditions(errs: readonly PreconditionError[], force: boolean): PreconditionSummary {
   if (errs.length === 0) return { blocking: false, message: null };
-  const lines = errs.map((e) => `Precondition ${JSON.stringify(e.name)} failed because of ${JSON.stringify(e.reason)}: ${e.message}`);
+  const lines = errs.map(
+    (e) => `Precondition ${JSON.stringify(e.name)} failed because of ${JSON.stringify(e.reason)}: ${e.message}`,
+  );
   let message = lines.length === 1 ? (lines[0] ?? '') : `Multiple precondition checks failed:\n* ${lines.join('\n* ')}`;
   let blocking = errs.some((e) => !e.nonBlockingWarning);
   if (blocking && force) {

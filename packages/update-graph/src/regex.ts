@@ -19,7 +19,8 @@ export const MAX_PATTERN_LENGTH = 4096;
  * backtracking-only construct such as a back-reference or look-around is invalid, as upstream).
  */
 export function compileLinearRegex(pattern: string): LinearRegex {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`pattern is ${pattern.length} characters long, above the ${MAX_PATTERN_LENGTH}-character limit`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new Error(`pattern is ${pattern.length} characters long, above the ${MAX_PATTERN_LENGTH}-character limit`);
   let re: RE2JS;
   try {
     re = RE2JS.compile(pattern);

@@ -21,7 +21,10 @@ export interface RenderGraphOptions {
   readonly plan?: UpdatePlan;
 }
 
-function edgesOf(graph: Graph, options: RenderGraphOptions): { nodes: string[]; edges: [string, string, 'recommended' | 'conditional'][] } {
+function edgesOf(
+  graph: Graph,
+  options: RenderGraphOptions,
+): { nodes: string[]; edges: [string, string, 'recommended' | 'conditional'][] } {
   const keep = (v: string): boolean => !options.versionPrefixes || options.versionPrefixes.some((p) => v.startsWith(p));
   const nodes = graph.nodes.map((n) => n.version).filter(keep);
   const cond = new Set<string>();
@@ -67,7 +70,8 @@ export function graphToMermaid(graph: Graph, options: RenderGraphOptions = {}): 
   const { nodes, edges } = edgesOf(graph, options);
   const lines = ['flowchart LR'];
   for (const n of nodes) lines.push(`  ${mermaidId(n)}["${n}"]`);
-  for (const [a, b, kind] of edges) lines.push(`  ${mermaidId(a)} ${kind === 'conditional' ? '-.->' : '-->'} ${mermaidId(b)}`);
+  for (const [a, b, kind] of edges)
+    lines.push(`  ${mermaidId(a)} ${kind === 'conditional' ? '-.->' : '-->'} ${mermaidId(b)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -75,7 +79,10 @@ export function graphToMermaid(graph: Graph, options: RenderGraphOptions = {}): 
 export function planToDot(plan: UpdatePlan): string {
   const lines = ['digraph plan {', '  rankdir=LR;', '  node [shape=box];', `  ${dotId(plan.from)};`];
   for (const h of plan.hops) {
-    const label = h.kind === 'conditional' ? ` [style=dashed, label=${dotId(h.risks.map((r) => `${r.name} (${r.disposition})`).join('\\n'))}]` : '';
+    const label =
+      h.kind === 'conditional'
+        ? ` [style=dashed, label=${dotId(h.risks.map((r) => `${r.name} (${r.disposition})`).join('\\n'))}]`
+        : '';
     lines.push(`  ${dotId(h.from)} -> ${dotId(h.to)}${label};`);
   }
   lines.push('}');
@@ -87,7 +94,11 @@ export function planToMermaid(plan: UpdatePlan): string {
   const lines = ['flowchart LR', `  ${mermaidId(plan.from)}["${plan.from}"]`];
   for (const h of plan.hops) {
     lines.push(`  ${mermaidId(h.to)}["${h.to}"]`);
-    lines.push(h.kind === 'conditional' ? `  ${mermaidId(h.from)} -.->|"${h.risks.map((r) => r.name).join(', ')}"| ${mermaidId(h.to)}` : `  ${mermaidId(h.from)} --> ${mermaidId(h.to)}`);
+    lines.push(
+      h.kind === 'conditional'
+        ? `  ${mermaidId(h.from)} -.->|"${h.risks.map((r) => r.name).join(', ')}"| ${mermaidId(h.to)}`
+        : `  ${mermaidId(h.from)} --> ${mermaidId(h.to)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -34,7 +34,8 @@ export class ConditionRegistry {
   /** Registers a type; registering a different implementation twice throws. */
   register(type: string, impl: ConditionType): this {
     const existing = this.types.get(type);
-    if (existing && existing !== impl) throw new RiskEvaluationError(`cluster condition ${JSON.stringify(type)} already registered`);
+    if (existing && existing !== impl)
+      throw new RiskEvaluationError(`cluster condition ${JSON.stringify(type)} already registered`);
     this.types.set(type, impl);
     return this;
   }
@@ -79,14 +80,16 @@ export class ConditionRegistry {
 
 /** `type: Always`: always matches; must not carry `promql`. */
 export const alwaysCondition: ConditionType = {
-  valid: (rule) => (rule.promql !== undefined ? "the 'promql' property is not valid for 'type: Always' conditions" : undefined),
+  valid: (rule) =>
+    rule.promql !== undefined ? "the 'promql' property is not valid for 'type: Always' conditions" : undefined,
   match: () => Promise.resolve(true),
 };
 
 /** Validation of `type: PromQL` rules (shared by the evaluating and the validate-only implementations). */
 export function validatePromQLRule(rule: ClusterCondition): string | undefined {
   if (rule.promql === undefined) return "the 'promql' property is required for 'type: PromQL' conditions";
-  if (rule.promql.promql === '') return "the 'promql.promql' query string must be non-empty for 'type: PromQL' conditions";
+  if (rule.promql.promql === '')
+    return "the 'promql.promql' query string must be non-empty for 'type: PromQL' conditions";
   return undefined;
 }
 
@@ -143,23 +146,42 @@ export class PromQLCondition implements ConditionType {
       try {
         token = readFileSync(this.opts.tokenFile, 'utf8').trim();
       } catch (err) {
-        throw new RiskEvaluationError(`executing PromQL query: reading bearer token file ${this.opts.tokenFile}: ${(err as Error).message}`);
+        throw new RiskEvaluationError(
+          `executing PromQL query: reading bearer token file ${this.opts.tokenFile}: ${(err as Error).message}`,
+        );
       }
     }
     if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
     let res;
     try {
-      res = await httpGet(url, { dispatcher: this.dispatcher, headers, timeoutMs: this.opts.timeoutMs ?? 300_000, maxBytes: this.opts.maxBytes ?? 4 << 20, signal, readBodyOnError: true });
+      res = await httpGet(url, {
+        dispatcher: this.dispatcher,
+        headers,
+        timeoutMs: this.opts.timeoutMs ?? 300_000,
+        maxBytes: this.opts.maxBytes ?? 4 << 20,
+        signal,
+        readBodyOnError: true,
+      });
     } catch (err) {
-      throw new RiskEvaluationError(`executing PromQL query: ${err instanceof HttpFailure ? err.message : String(err)}`, { cause: err });
+      throw new RiskEvaluationError(
+        `executing PromQL query: ${err instanceof HttpFailure ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(res.body.toString('utf8'));
     } catch {
-      throw new RiskEvaluationError(`executing PromQL query: client_error: server returned HTTP status ${res.statusLine} with a non-JSON body`);
+      throw new RiskEvaluationError(
+        `executing PromQL query: client_error: server returned HTTP status ${res.statusLine} with a non-JSON body`,
+      );
     }
-    const b = body as { status?: unknown; errorType?: unknown; error?: unknown; data?: { resultType?: unknown; result?: unknown } };
+    const b = body as {
+      status?: unknown;
+      errorType?: unknown;
+      error?: unknown;
+      data?: { resultType?: unknown; result?: unknown };
+    };
     if (b.status !== 'success') {
       const t = typeof b.errorType === 'string' ? b.errorType : 'server_error';
       const e = typeof b.error === 'string' ? b.error : `server returned HTTP status ${res.statusLine}`;
@@ -168,14 +190,18 @@ export class PromQLCondition implements ConditionType {
     const type = b.data?.resultType;
     if (type !== 'vector') throw new RiskEvaluationError(`invalid PromQL result type is ${String(type)}, not vector`);
     const result = b.data?.result;
-    if (!Array.isArray(result)) throw new RiskEvaluationError('invalid PromQL result type is nominally vector, but fails Vector cast');
-    if (result.length !== 1) throw new RiskEvaluationError(`invalid PromQL result length must be one, but is ${result.length}`);
+    if (!Array.isArray(result))
+      throw new RiskEvaluationError('invalid PromQL result type is nominally vector, but fails Vector cast');
+    if (result.length !== 1)
+      throw new RiskEvaluationError(`invalid PromQL result length must be one, but is ${result.length}`);
     const sample = result[0] as { value?: unknown };
     const raw = Array.isArray(sample.value) ? (sample.value[1] as unknown) : undefined;
     const value = typeof raw === 'string' ? Number(raw === 'NaN' ? Number.NaN : raw) : Number.NaN;
     if (value === 0) return false;
     if (value === 1) return true;
-    throw new RiskEvaluationError(`invalid PromQL result (must be 0 or 1): ${typeof raw === 'string' ? raw : String(raw)}`);
+    throw new RiskEvaluationError(
+      `invalid PromQL result (must be 0 or 1): ${typeof raw === 'string' ? raw : String(raw)}`,
+    );
   }
 }
 
@@ -234,7 +260,9 @@ export class CachedCondition implements ConditionType {
   }
 
   async match(rule: ClusterCondition, signal?: AbortSignal): Promise<boolean> {
-    const key = JSON.stringify(rule.promql === undefined ? { type: rule.type } : { type: rule.type, promql: { promql: rule.promql.promql } });
+    const key = JSON.stringify(
+      rule.promql === undefined ? { type: rule.type } : { type: rule.type, promql: { promql: rule.promql.promql } },
+    );
     const now = this.now();
     const touch = (): void => {
       const r = this.results.get(key);
@@ -349,17 +377,23 @@ function newReason(now: string, want: string): string {
     (now === 'AllExposedRisksAccepted' && want !== 'NotExposedToRisks') ||
     (now === 'EvaluationFailed' && want === 'ExposedToRisks') ||
     now === want
-  ) return want;
+  )
+    return want;
   if (
     want === 'NotExposedToRisks' ||
     (now === 'EvaluationFailed' && want === 'AllExposedRisksAccepted') ||
     (now === 'ExposedToRisks' && (want === 'AllExposedRisksAccepted' || want === 'EvaluationFailed'))
-  ) return now;
+  )
+    return now;
   return 'MultipleReasons';
 }
 
 /** Computes the `Recommended` condition of one conditional update from the risk conditions. */
-export function recommendedCondition(cu: ConditionalUpdate, riskConditions: Readonly<Record<string, Condition>>, acceptRisks: ReadonlySet<string>): Condition {
+export function recommendedCondition(
+  cu: ConditionalUpdate,
+  riskConditions: Readonly<Record<string, Condition>>,
+  acceptRisks: ReadonlySet<string>,
+): Condition {
   const rec: Condition = {
     type: 'Recommended',
     status: 'True',
@@ -368,7 +402,12 @@ export function recommendedCondition(cu: ConditionalUpdate, riskConditions: Read
   };
   const msgs: string[] = [];
   for (const risk of cu.risks) {
-    const rc = riskConditions[risk.name] ?? { type: 'Applies', status: 'Unknown', reason: 'InternalErrorFoundNoRiskCondition', message: `failed to find risk condition for risk ${risk.name}` };
+    const rc = riskConditions[risk.name] ?? {
+      type: 'Applies',
+      status: 'Unknown',
+      reason: 'InternalErrorFoundNoRiskCondition',
+      message: `failed to find risk condition for risk ${risk.name}`,
+    };
     if (rc.status === 'Unknown') {
       rec.status = newStatus(rec.status, 'Unknown');
       rec.reason = newReason(rec.reason, 'EvaluationFailed');
@@ -377,7 +416,8 @@ export function recommendedCondition(cu: ConditionalUpdate, riskConditions: Read
       if (acceptRisks.has(risk.name)) {
         rec.status = newStatus(rec.status, 'True');
         rec.reason = newReason(rec.reason, 'AllExposedRisksAccepted');
-        rec.message = 'The update is recommended, because either risk does not apply to this cluster or it is accepted by cluster admins.';
+        rec.message =
+          'The update is recommended, because either risk does not apply to this cluster or it is accepted by cluster admins.';
       } else {
         rec.status = newStatus(rec.status, 'False');
         rec.reason = newReason(rec.reason, REASON_RE.test(risk.name) ? risk.name : 'ExposedToRisks');
@@ -394,14 +434,19 @@ export function recommendedCondition(cu: ConditionalUpdate, riskConditions: Read
  * conditional update's `Recommended` condition; Recommended=True targets are added to `updates`,
  * the others removed from it.
  */
-export async function evaluateConditionalUpdates(conditionalUpdates: readonly ConditionalUpdate[], opts: EvaluateOptions): Promise<RiskEvaluationResult> {
+export async function evaluateConditionalUpdates(
+  conditionalUpdates: readonly ConditionalUpdate[],
+  opts: EvaluateOptions,
+): Promise<RiskEvaluationResult> {
   const accept = new Set(opts.acceptRisks ?? []);
   const withId = conditionalUpdates.map((cu) => ({
     release: cu.release,
     risks: cu.risks.map((r) => ({
       ...r,
       matchingRules: r.matchingRules.map((m) =>
-        m.type === 'PromQL' && m.promql && opts.clusterId !== undefined ? { ...m, promql: { promql: m.promql.promql.split('_id=""').join(`_id="${opts.clusterId}"`) } } : m,
+        m.type === 'PromQL' && m.promql && opts.clusterId !== undefined
+          ? { ...m, promql: { promql: m.promql.promql.split('_id=""').join(`_id="${opts.clusterId}"`) } }
+          : m,
       ),
     })),
   }));
@@ -414,14 +459,19 @@ export async function evaluateConditionalUpdates(conditionalUpdates: readonly Co
     }
   }
   const order = [...riskVersions.values()]
-    .sort((a, b) => -compareSemver(a.version, b.version) || (a.risk.name < b.risk.name ? -1 : a.risk.name > b.risk.name ? 1 : 0))
+    .sort(
+      (a, b) =>
+        -compareSemver(a.version, b.version) || (a.risk.name < b.risk.name ? -1 : a.risk.name > b.risk.name ? 1 : 0),
+    )
     .map((x) => x.risk.name);
   const riskConditions: Record<string, Condition> = {};
   for (const name of order) {
     const risk = must(riskVersions.get(name), 'riskVersions entry').risk;
     try {
       const match = await opts.registry.match(risk.matchingRules, opts.signal);
-      riskConditions[name] = match ? { type: 'Applies', status: 'True', reason: 'Match', message: '' } : { type: 'Applies', status: 'False', reason: 'NotMatch', message: '' };
+      riskConditions[name] = match
+        ? { type: 'Applies', status: 'True', reason: 'Match', message: '' }
+        : { type: 'Applies', status: 'False', reason: 'NotMatch', message: '' };
     } catch (err) {
       const e = err instanceof Error ? err.message : String(err);
       riskConditions[name] = {
@@ -453,7 +503,11 @@ export async function evaluateConditionalUpdates(conditionalUpdates: readonly Co
 export function createRiskRegistry(promql?: PromQLOptions, cache?: CacheOptions): ConditionRegistry {
   const reg = new ConditionRegistry().register('Always', alwaysCondition);
   if (promql) reg.register('PromQL', new CachedCondition(new PromQLCondition(promql), cache));
-  else reg.register('PromQL', { valid: validatePromQLRule, match: () => Promise.reject(new RiskEvaluationError('no PromQL endpoint configured')) });
+  else
+    reg.register('PromQL', {
+      valid: validatePromQLRule,
+      match: () => Promise.reject(new RiskEvaluationError('no PromQL endpoint configured')),
+    });
   return reg;
 }
 
@@ -471,7 +525,10 @@ export interface SettleOptions extends EvaluateOptions {
  * Like the CVO's available-updates sync: evaluates, and while some risk is Unknown only because the
  * cache throttled it (`evaluation is throttled…`), waits `retryDelayMs` and evaluates again.
  */
-export async function evaluateUntilSettled(conditionalUpdates: readonly ConditionalUpdate[], opts: SettleOptions): Promise<RiskEvaluationResult & { attempts: number }> {
+export async function evaluateUntilSettled(
+  conditionalUpdates: readonly ConditionalUpdate[],
+  opts: SettleOptions,
+): Promise<RiskEvaluationResult & { attempts: number }> {
   const delay = opts.retryDelayMs ?? 1000;
   const max = opts.maxAttempts ?? 30;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -479,7 +536,9 @@ export async function evaluateUntilSettled(conditionalUpdates: readonly Conditio
   for (;;) {
     attempts++;
     const res = await evaluateConditionalUpdates(conditionalUpdates, opts);
-    const throttled = Object.values(res.riskConditions).some((c) => c.status === 'Unknown' && c.message.includes('(evaluation is throttled'));
+    const throttled = Object.values(res.riskConditions).some(
+      (c) => c.status === 'Unknown' && c.message.includes('(evaluation is throttled'),
+    );
     if (!throttled || attempts >= max) return { ...res, attempts };
     await sleep(delay);
   }

@@ -24,7 +24,8 @@ const ALNUM = /^[0-9A-Za-z-]*$/;
 function parseUint(s: string): number {
   if (s === '') throw new SemverError(s, `strconv.ParseUint: parsing "": invalid syntax`);
   const n = Number(s);
-  if (!Number.isSafeInteger(n)) throw new SemverError(s, `strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`);
+  if (!Number.isSafeInteger(n))
+    throw new SemverError(s, `strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`);
   return n;
 }
 
@@ -38,9 +39,13 @@ export function parseSemver(s: string): SemVer {
   const minS = s.slice(first + 1, second);
   let patchS = s.slice(second + 1);
   const check = (part: string, label: string): number => {
-    if (!NUM.test(part)) throw new SemverError(s, `Invalid character(s) found in ${label} number ${JSON.stringify(part)}`);
+    if (!NUM.test(part))
+      throw new SemverError(s, `Invalid character(s) found in ${label} number ${JSON.stringify(part)}`);
     if (part.length > 1 && part.startsWith('0')) {
-      throw new SemverError(s, `${at(label, 0).toUpperCase()}${label.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`);
+      throw new SemverError(
+        s,
+        `${at(label, 0).toUpperCase()}${label.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`,
+      );
     }
     return parseUint(part);
   };
@@ -123,8 +128,16 @@ export function compareSemver(a: SemVer, b: SemVer): number {
 export function compareVersionStrings(a: string, b: string): number {
   let pa: SemVer | undefined;
   let pb: SemVer | undefined;
-  try { pa = parseSemver(a); } catch { /* not semver */ }
-  try { pb = parseSemver(b); } catch { /* not semver */ }
+  try {
+    pa = parseSemver(a);
+  } catch {
+    /* not semver */
+  }
+  try {
+    pb = parseSemver(b);
+  } catch {
+    /* not semver */
+  }
   if (pa && pb) return compareSemver(pa, pb) || (a < b ? -1 : a > b ? 1 : 0);
   if (pa) return -1;
   if (pb) return 1;

@@ -23,7 +23,10 @@ export interface GraphServerOptions {
   /** Default architecture when `arch` is absent (default `amd64`). */
   readonly defaultArch?: string;
   /** Fedora CoreOS graphs per stream and basearch, served at `/v1/graph?basearch&stream`. */
-  readonly fcos?: { readonly streams: Readonly<Record<string, Readonly<Record<string, GraphDocument>>>>; readonly now?: () => number };
+  readonly fcos?: {
+    readonly streams: Readonly<Record<string, Readonly<Record<string, GraphDocument>>>>;
+    readonly now?: () => number;
+  };
 }
 
 /** A running or startable graph server. */
@@ -65,7 +68,11 @@ function openapi(prefix: string): unknown {
             { name: 'channel', in: 'query', required: true, schema: { type: 'string', pattern: CHANNEL_RE.source } },
             { name: 'arch', in: 'query', required: false, schema: { type: 'string', pattern: ARCH_RE.source } },
           ],
-          responses: { '200': { description: 'the update graph' }, '400': { description: 'missing or invalid parameters' }, '406': { description: 'unacceptable Accept header' } },
+          responses: {
+            '200': { description: 'the update graph' },
+            '400': { description: 'missing or invalid parameters' },
+            '406': { description: 'unacceptable Accept header' },
+          },
         },
       },
     },
@@ -81,7 +88,10 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
   let warnings: string[] = [];
   if (options.releases !== undefined) {
     const releases = typeof options.releases === 'string' ? readReleasesDir(options.releases) : options.releases;
-    const built = buildGraph({ releases, ...(options.graphData !== undefined ? { graphData: options.graphData } : {}) });
+    const built = buildGraph({
+      releases,
+      ...(options.graphData !== undefined ? { graphData: options.graphData } : {}),
+    });
     graph = built.graph;
     warnings = built.warnings;
   }
@@ -109,10 +119,16 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
       const basearch = url.searchParams.get('basearch');
       const doc = stream !== null && basearch !== null ? options.fcos.streams[stream]?.[basearch] : undefined;
       if (!doc) {
-        send(res, 400, { kind: 'invalid_scope', value: `unknown or missing stream/basearch: stream=${stream ?? ''} basearch=${basearch ?? ''}` });
+        send(res, 400, {
+          kind: 'invalid_scope',
+          value: `unknown or missing stream/basearch: stream=${stream ?? ''} basearch=${basearch ?? ''}`,
+        });
         return;
       }
-      const wariness = computeWariness(url.searchParams.get('rollout_wariness') ?? undefined, url.searchParams.get('node_uuid') ?? undefined);
+      const wariness = computeWariness(
+        url.searchParams.get('rollout_wariness') ?? undefined,
+        url.searchParams.get('node_uuid') ?? undefined,
+      );
       const now = Math.floor((options.fcos.now ?? Date.now)() / 1000);
       send(res, 200, applyFcosPolicy(doc, wariness, now), 'application/json', head);
       return;
@@ -128,10 +144,14 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
     const accept = req.headers['accept'];
     let type: string;
     if (accept === undefined) type = V1;
-    else if (accept === 'application/json' || accept === '*' || accept === '*/*' || accept === 'application/*') type = 'application/json';
+    else if (accept === 'application/json' || accept === '*' || accept === '*/*' || accept === 'application/*')
+      type = 'application/json';
     else if (accept === V1) type = V1;
     else {
-      send(res, 406, { kind: 'invalid_content_type', value: `invalid content type: ${accept}; accepted: application/json, ${V1}` });
+      send(res, 406, {
+        kind: 'invalid_content_type',
+        value: `invalid content type: ${accept}; accepted: application/json, ${V1}`,
+      });
       return;
     }
     if (options.mode === 'graph-builder') {
@@ -145,12 +165,18 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
     }
     const channel = url.searchParams.get('channel') ?? undefined;
     if (channel !== undefined && !CHANNEL_RE.test(channel)) {
-      send(res, 400, { kind: 'invalid_params', value: `invalid client parameters: channel '${channel}' does not match regex '^[0-9a-z\\-\\.]+$'` });
+      send(res, 400, {
+        kind: 'invalid_params',
+        value: `invalid client parameters: channel '${channel}' does not match regex '^[0-9a-z\\-\\.]+$'`,
+      });
       return;
     }
     const arch = url.searchParams.get('arch') ?? defaultArch;
     if (!ARCH_RE.test(arch)) {
-      send(res, 400, { kind: 'invalid_params', value: `invalid client parameters: arch '${arch}' does not match regex '^[0-9a-z]+$'` });
+      send(res, 400, {
+        kind: 'invalid_params',
+        value: `invalid client parameters: arch '${arch}' does not match regex '^[0-9a-z]+$'`,
+      });
       return;
     }
     send(res, 200, filterGraph(graph, channel, arch), type, head);

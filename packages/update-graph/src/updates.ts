@@ -60,13 +60,17 @@ export interface AvailableUpdatesOptions {
  * (only `multi`), `io.openshift.upgrades.graph.release.channels` (comma list, sorted).
  * Returns the partial release and the errors joined with newlines (undefined when none).
  */
-export function parseReleaseMetadata(metadata: Readonly<Record<string, unknown>>): { release: Omit<Release, 'version' | 'image'>; error: string | undefined } {
+export function parseReleaseMetadata(metadata: Readonly<Record<string, unknown>>): {
+  release: Omit<Release, 'version' | 'image'>;
+  error: string | undefined;
+} {
   const release: Omit<Release, 'version' | 'image'> = {};
   const errs: string[] = [];
   if ('url' in metadata) {
     const u = metadata['url'];
     if (typeof u === 'string') {
-      if (hasControlChar(u)) errs.push(`invalid release URL: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
+      if (hasControlChar(u))
+        errs.push(`invalid release URL: parse ${JSON.stringify(u)}: net/url: invalid control character in URL`);
       else if (u !== '') release.url = u;
     } else {
       errs.push(`URL is not a string: ${String(u)}`);
@@ -90,11 +94,14 @@ export function parseReleaseMetadata(metadata: Readonly<Record<string, unknown>>
         const channels = c.split(',');
         for (let i = channels.length - 1; i >= 0; i--) {
           if (at(channels, i).length === 0) {
-            errs.push(`io.openshift.upgrades.graph.release.channels entry ${i} is an empty string: ${JSON.stringify(c)}`);
+            errs.push(
+              `io.openshift.upgrades.graph.release.channels entry ${i} is an empty string: ${JSON.stringify(c)}`,
+            );
             channels.splice(i, 1);
           }
         }
-        if (channels.length === 0) errs.push(`no non-empty channels in io.openshift.upgrades.graph.release.channels ${JSON.stringify(c)}`);
+        if (channels.length === 0)
+          errs.push(`no non-empty channels in io.openshift.upgrades.graph.release.channels ${JSON.stringify(c)}`);
         else release.channels = channels.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
       }
     } else {
@@ -123,7 +130,11 @@ function cloneRisk(r: ConditionalUpdateRisk): ConditionalUpdateRisk & { matching
  * a single-arch cluster switching to `Multi` only gets the multi variant of its current version.
  * Throws {@link UpdateRetrievalError} (`VersionNotFound`, `ResponseInvalid`).
  */
-export function availableUpdates(graph: Graph, currentVersion: string, options: AvailableUpdatesOptions = {}): AvailableUpdates {
+export function availableUpdates(
+  graph: Graph,
+  currentVersion: string,
+  options: AvailableUpdatesOptions = {},
+): AvailableUpdates {
   const registry = options.registry ?? defaultConditionRegistry();
   const currentArch = options.currentArch ?? 'amd64';
   const desiredArch = options.desiredArch ?? currentArch;
@@ -136,16 +147,23 @@ export function availableUpdates(graph: Graph, currentVersion: string, options: 
   }
   const currentIdx = graph.findBySemver(currentVersion);
   if (currentIdx < 0) {
-    throw new UpdateRetrievalError('VersionNotFound', `currently reconciling cluster version ${canonical} not found in the ${JSON.stringify(options.channel ?? '')} channel`, {
-      hint: 'check the channel: it must list the version the cluster runs (oc adm upgrade channel <channel>)',
-    });
+    throw new UpdateRetrievalError(
+      'VersionNotFound',
+      `currently reconciling cluster version ${canonical} not found in the ${JSON.stringify(options.channel ?? '')} channel`,
+      {
+        hint: 'check the channel: it must list the version the cluster runs (oc adm upgrade channel <channel>)',
+      },
+    );
   }
   const current = nodeToRelease(at(graph.nodes, currentIdx), 'invalid current node');
   if (desiredArch === 'Multi' && currentArch !== desiredArch) {
     return { current, updates: [current], conditionalUpdates: [], warnings };
   }
-  let updates = graph.successors(currentIdx).map((i) => nodeToRelease(at(graph.nodes, i), 'invalid recommended update node'));
-  let conditional: { release: Release; risks: (ConditionalUpdateRisk & { matchingRules: ClusterCondition[] })[] }[] = [];
+  let updates = graph
+    .successors(currentIdx)
+    .map((i) => nodeToRelease(at(graph.nodes, i), 'invalid recommended update node'));
+  let conditional: { release: Release; risks: (ConditionalUpdateRisk & { matchingRules: ClusterCondition[] })[] }[] =
+    [];
   for (const { to, group } of graph.conditionalFrom(canonical)) {
     const ti = graph.indexOf(to);
     if (ti < 0) throw new UpdateRetrievalError('ResponseInvalid', `no node for conditional update ${to}`);
@@ -155,7 +173,9 @@ export function availableUpdates(graph: Graph, currentVersion: string, options: 
   const condImages = new Set(conditional.map((c) => c.release.image));
   updates = updates.filter((u) => {
     if (!condImages.has(u.image)) return true;
-    warnings.push(`Update to ${u.version} listed as both a conditional and unconditional update; preferring the conditional update.`);
+    warnings.push(
+      `Update to ${u.version} listed as both a conditional and unconditional update; preferring the conditional update.`,
+    );
     return false;
   });
   conditional = conditional.filter((cu) => {
@@ -163,10 +183,15 @@ export function availableUpdates(graph: Graph, currentVersion: string, options: 
       const { valid, errors } = registry.pruneInvalid(risk.matchingRules);
       risk.matchingRules = valid;
       if (valid.length === 0) {
-        warnings.push(`Conditional update to ${cu.release.version}, risk ${JSON.stringify(risk.name)}, has empty pruned matchingRules; dropping this target. Pruning results: ${errors ?? ''}`);
+        warnings.push(
+          `Conditional update to ${cu.release.version}, risk ${JSON.stringify(risk.name)}, has empty pruned matchingRules; dropping this target. Pruning results: ${errors ?? ''}`,
+        );
         return false;
       }
-      if (errors !== undefined) warnings.push(`Conditional update to ${cu.release.version}, risk ${JSON.stringify(risk.name)}, has pruned matchingRules: ${errors}`);
+      if (errors !== undefined)
+        warnings.push(
+          `Conditional update to ${cu.release.version}, risk ${JSON.stringify(risk.name)}, has pruned matchingRules: ${errors}`,
+        );
     }
     return true;
   });

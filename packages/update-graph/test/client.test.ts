@@ -1,7 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableUpdates, Graph, GraphValidationError, parseGraphNode, UpdateGraphClient, UpdateRetrievalError, type ConditionalUpdate, type Release } from '../src/index.js';
-import { CANDIDATE_412, E2E, makeCerts, readText, serve, serveProxy, serveTls, STABLE_47, STABLE_49, ZINCATI, type Running } from './helpers.js';
+import {
+  availableUpdates,
+  Graph,
+  GraphValidationError,
+  parseGraphNode,
+  UpdateGraphClient,
+  UpdateRetrievalError,
+  type ConditionalUpdate,
+  type Release,
+} from '../src/index.js';
+import {
+  CANDIDATE_412,
+  E2E,
+  makeCerts,
+  readText,
+  serve,
+  serveProxy,
+  serveTls,
+  STABLE_47,
+  STABLE_49,
+  ZINCATI,
+  type Running,
+} from './helpers.js';
 
 interface Vector {
   name: string;
@@ -9,7 +30,9 @@ interface Vector {
   input: Record<string, unknown> & { graph?: string; raw?: string; httpStatus?: number };
   expected: Record<string, unknown> & { error?: string | null; query?: string };
 }
-const vectorsDoc = JSON.parse(readFileSync(new URL('./fixtures/upstream/vectors/cvo-cincinnati-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] };
+const vectorsDoc = JSON.parse(
+  readFileSync(new URL('./fixtures/upstream/vectors/cvo-cincinnati-vectors.json', import.meta.url), 'utf8'),
+) as { vectors: Vector[] };
 
 const nilIfEmpty = <T>(l: T[]): T[] | null => (l.length === 0 ? null : l);
 const plainCu = (l: ConditionalUpdate[]): unknown => nilIfEmpty(l.map((c) => ({ release: c.release, risks: c.risks })));
@@ -39,7 +62,11 @@ describe('cvo-cincinnati-vectors.json', () => {
         if (v.expected.error) {
           expect(() => parseGraphNode(raw)).toThrow(v.expected.error);
         } else {
-          expect(parseGraphNode(raw)).toEqual({ version: v.expected['version'], payload: v.expected['payload'], metadata: v.expected['metadata'] });
+          expect(parseGraphNode(raw)).toEqual({
+            version: v.expected['version'],
+            payload: v.expected['payload'],
+            metadata: v.expected['metadata'],
+          });
         }
         return;
       }
@@ -101,7 +128,16 @@ describe('Graph model', () => {
     expect(err({ nodes: [node('4.1.0')], edges: [[-1, 0]] }).path).toBe('$.edges[0][0]');
     expect(err({ nodes: [node('4.1.0')], edges: [[0, 0.5]] }).path).toBe('$.edges[0][1]');
     expect(err({ nodes: [node('4.1.0'), node('4.1.0')] }).path).toBe('$.nodes[1].version');
-    expect(err({ nodes: [node('4.1.0'), node('4.1.1'), node('4.1.2')], edges: [[0, 1], [1, 2], [2, 0]] }).message).toBe('$.edges: cycle 4.1.0 -> 4.1.1 -> 4.1.2 -> 4.1.0');
+    expect(
+      err({
+        nodes: [node('4.1.0'), node('4.1.1'), node('4.1.2')],
+        edges: [
+          [0, 1],
+          [1, 2],
+          [2, 0],
+        ],
+      }).message,
+    ).toBe('$.edges: cycle 4.1.0 -> 4.1.1 -> 4.1.2 -> 4.1.0');
     expect(err({ nodes: [node('4.1.0')], edges: [[0, 0]] }).code).toBe('GRAPH_INVALID');
     expect(err('[]').message).toMatch(/must be a JSON object/);
     expect(err({ nodes: [{ version: 4, payload: 'x' }] }).path).toBe('$.nodes[0].version');
@@ -129,11 +165,15 @@ describe('availableUpdates on the real stable-4.7 graph', () => {
     expect(r.current.version).toBe('4.7.0');
     expect(r.updates.length).toBeGreaterThan(0);
     expect(r.updates.some((u: Release) => u.version === '4.7.4')).toBe(false);
-    expect(r.conditionalUpdates.map((c) => [c.release.version, c.risks.map((x) => x.name)])).toEqual([['4.7.4', ['VSphereNodeNameChanges']]]);
+    expect(r.conditionalUpdates.map((c) => [c.release.version, c.risks.map((x) => x.name)])).toEqual([
+      ['4.7.4', ['VSphereNodeNameChanges']],
+    ]);
     for (const u of r.updates) expect(u.channels).toContain('stable-4.7');
   });
   it('unknown version → VersionNotFound', () => {
-    expect(() => availableUpdates(g, '4.1.0', { channel: 'stable-4.7' })).toThrow('VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel');
+    expect(() => availableUpdates(g, '4.1.0', { channel: 'stable-4.7' })).toThrow(
+      'VersionNotFound: currently reconciling cluster version 4.1.0 not found in the "stable-4.7" channel',
+    );
   });
 });
 
@@ -159,12 +199,30 @@ describe('UpdateGraphClient over loopback HTTP', () => {
 
   it('replays the real graph files: stable-4.9 / candidate-4.12 multi', async () => {
     const client = new UpdateGraphClient();
-    const r = await client.fetch({ upstream: `${files.url}/api/upgrades_info/v1/graph`, channel: 'stable-4.9', version: '4.9.0', arch: 'amd64', id: '01234567-0123-0123-0123-0123456789ab' });
-    expect(r.url).toBe(`${files.url}/api/upgrades_info/v1/graph?arch=amd64&channel=stable-4.9&id=01234567-0123-0123-0123-0123456789ab&version=4.9.0`);
+    const r = await client.fetch({
+      upstream: `${files.url}/api/upgrades_info/v1/graph`,
+      channel: 'stable-4.9',
+      version: '4.9.0',
+      arch: 'amd64',
+      id: '01234567-0123-0123-0123-0123456789ab',
+    });
+    expect(r.url).toBe(
+      `${files.url}/api/upgrades_info/v1/graph?arch=amd64&channel=stable-4.9&id=01234567-0123-0123-0123-0123456789ab&version=4.9.0`,
+    );
     expect(r.graph.nodes).toHaveLength(90);
     expect(r.updates.length).toBeGreaterThan(0);
-    const multi = await client.fetchGraph({ upstream: `${files.url}/graph`, channel: 'candidate-4.12', version: '4.12.0', arch: 'Multi' });
-    const m = await client.fetch({ upstream: `${files.url}/graph`, channel: 'candidate-4.12', version: multi.graph.nodes[0]!.version, arch: 'Multi' });
+    const multi = await client.fetchGraph({
+      upstream: `${files.url}/graph`,
+      channel: 'candidate-4.12',
+      version: '4.12.0',
+      arch: 'Multi',
+    });
+    const m = await client.fetch({
+      upstream: `${files.url}/graph`,
+      channel: 'candidate-4.12',
+      version: multi.graph.nodes[0]!.version,
+      arch: 'Multi',
+    });
     expect(m.url).toContain('arch=multi');
     expect(m.current.architecture).toBe('Multi');
     await client.close();
@@ -172,7 +230,11 @@ describe('UpdateGraphClient over loopback HTTP', () => {
 
   it('keeps existing upstream query parameters and sorts keys', async () => {
     const client = new UpdateGraphClient();
-    const r = await client.fetchGraph({ upstream: `${files.url}/graph?zz=1&b=two%20words`, channel: 'stable-4.9', version: '4.9.0' });
+    const r = await client.fetchGraph({
+      upstream: `${files.url}/graph?zz=1&b=two%20words`,
+      channel: 'stable-4.9',
+      version: '4.9.0',
+    });
     expect(r.url).toBe(`${files.url}/graph?arch=amd64&b=two+words&channel=stable-4.9&version=4.9.0&zz=1`);
   });
 
@@ -182,7 +244,11 @@ describe('UpdateGraphClient over loopback HTTP', () => {
       res.end();
     });
     try {
-      const r = await new UpdateGraphClient().fetch({ upstream: `${redirector.url}/old`, channel: 'stable-4.9', version: '4.9.0' });
+      const r = await new UpdateGraphClient().fetch({
+        upstream: `${redirector.url}/old`,
+        channel: 'stable-4.9',
+        version: '4.9.0',
+      });
       expect(r.graph.nodes).toHaveLength(90);
     } finally {
       await redirector.close();
@@ -191,19 +257,27 @@ describe('UpdateGraphClient over loopback HTTP', () => {
 
   it('404 → ResponseFailed with the Go status line', async () => {
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${files.url}/graph`, channel: 'nope-1.0', version: '4.9.0' })).rejects.toThrow('ResponseFailed: unexpected HTTP status: 404 Not Found');
+    await expect(
+      client.fetch({ upstream: `${files.url}/graph`, channel: 'nope-1.0', version: '4.9.0' }),
+    ).rejects.toThrow('ResponseFailed: unexpected HTTP status: 404 Not Found');
   });
 
   it('input validation reasons', async () => {
     const client = new UpdateGraphClient();
-    const reason = async (p: Parameters<UpdateGraphClient['fetch']>[0]): Promise<string> => client.fetch(p).then(() => 'ok', (e: unknown) => (e as UpdateRetrievalError).reason);
+    const reason = async (p: Parameters<UpdateGraphClient['fetch']>[0]): Promise<string> =>
+      client.fetch(p).then(
+        () => 'ok',
+        (e: unknown) => (e as UpdateRetrievalError).reason,
+      );
     expect(await reason({ upstream: '', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
     expect(await reason({ upstream: 'not a url', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
     expect(await reason({ upstream: 'ftp://127.0.0.1/x', channel: 'c', version: '4.1.0' })).toBe('InvalidURL');
     expect(await reason({ upstream: files.url, channel: '', version: '4.1.0' })).toBe('NoChannel');
     expect(await reason({ upstream: files.url, channel: 'c', version: '' })).toBe('NoCurrentVersion');
     expect(await reason({ upstream: files.url, channel: 'c', version: 'v4' })).toBe('InvalidCurrentVersion');
-    expect(await reason({ upstream: files.url, channel: 'c', version: '4.1.0', id: 'not-a-uuid' })).toBe('InvalidRequest');
+    expect(await reason({ upstream: files.url, channel: 'c', version: '4.1.0', id: 'not-a-uuid' })).toBe(
+      'InvalidRequest',
+    );
   });
 
   it('connection refused → RemoteFailed', async () => {
@@ -249,7 +323,18 @@ describe('hostile responses', () => {
         res.end(JSON.stringify({ nodes: [{ version: '4.1.0', payload: 'a' }], edges: [[0, 7]] }));
       } else if (path === '/cycle') {
         res.writeHead(200);
-        res.end(JSON.stringify({ nodes: [{ version: '4.1.0', payload: 'a' }, { version: '4.1.1', payload: 'b' }], edges: [[0, 1], [1, 0]] }));
+        res.end(
+          JSON.stringify({
+            nodes: [
+              { version: '4.1.0', payload: 'a' },
+              { version: '4.1.1', payload: 'b' },
+            ],
+            edges: [
+              [0, 1],
+              [1, 0],
+            ],
+          }),
+        );
       } else if (path === '/slowloris') {
         res.writeHead(200, { 'content-type': 'application/json' });
         const t = setInterval(() => res.write(' '), 50);
@@ -267,12 +352,16 @@ describe('hostile responses', () => {
     expect(e.reason).toBe('ResponseInvalid');
   });
   it('50 MB streamed body → ResponseFailed size limit', async () => {
-    const e = (await new UpdateGraphClient({ maxBytes: 4 << 20 }).fetch(p('/huge')).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const e = (await new UpdateGraphClient({ maxBytes: 4 << 20 })
+      .fetch(p('/huge'))
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(e.reason).toBe('ResponseFailed');
     expect(e.message).toContain('exceeds the 4194304-byte limit');
   });
   it('50 MB declared Content-Length → refused before reading', async () => {
-    const e = (await new UpdateGraphClient({ maxBytes: 1 << 20 }).fetch(p('/huge-declared')).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const e = (await new UpdateGraphClient({ maxBytes: 1 << 20 })
+      .fetch(p('/huge-declared'))
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(e.reason).toBe('ResponseFailed');
     expect(e.message).toContain('52428800 bytes exceeds');
   });
@@ -285,17 +374,23 @@ describe('hostile responses', () => {
     expect(e.message).toBe('ResponseInvalid: $.edges: cycle 4.1.0 -> 4.1.1 -> 4.1.0');
   });
   it('slow-loris body → ResponseFailed timeout', async () => {
-    const e = (await new UpdateGraphClient({ timeoutMs: 400 }).fetch(p('/slowloris')).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const e = (await new UpdateGraphClient({ timeoutMs: 400 })
+      .fetch(p('/slowloris'))
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(e.reason).toBe('ResponseFailed');
     expect(e.message).toContain('timeout after 400 ms');
   });
   it('no response headers → RemoteFailed timeout; abort signal → RemoteFailed canceled', async () => {
-    const e = (await new UpdateGraphClient({ timeoutMs: 300 }).fetch(p('/noheaders')).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const e = (await new UpdateGraphClient({ timeoutMs: 300 })
+      .fetch(p('/noheaders'))
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(e.reason).toBe('RemoteFailed');
     expect(e.message).toContain('deadline exceeded');
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const a = (await new UpdateGraphClient({ timeoutMs: 10_000 }).fetch({ ...p('/noheaders'), signal: ac.signal }).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const a = (await new UpdateGraphClient({ timeoutMs: 10_000 })
+      .fetch({ ...p('/noheaders'), signal: ac.signal })
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(a.reason).toBe('RemoteFailed');
     expect(a.message).toContain('context canceled');
   });
@@ -308,10 +403,14 @@ describe('TLS with a custom CA and an HTTP proxy', () => {
   let proxy: Awaited<ReturnType<typeof serveProxy>>;
   const body = readFileSync(STABLE_49);
   beforeAll(async () => {
-    tls = await serveTls((_q, r) => {
-      r.writeHead(200, { 'content-type': 'application/json' });
-      r.end(body);
-    }, certs.key, certs.cert);
+    tls = await serveTls(
+      (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/json' });
+        r.end(body);
+      },
+      certs.key,
+      certs.cert,
+    );
     plain = await serve((_q, r) => {
       r.writeHead(200, { 'content-type': 'application/json' });
       r.end(body);
@@ -330,7 +429,9 @@ describe('TLS with a custom CA and an HTTP proxy', () => {
     expect(r.graph.nodes).toHaveLength(90);
   });
   it('rejects a server signed by another CA → RemoteFailed', async () => {
-    const e = (await new UpdateGraphClient({ ca: certs.otherCa }).fetch(params(tls.url)).catch((x: unknown) => x)) as UpdateRetrievalError;
+    const e = (await new UpdateGraphClient({ ca: certs.otherCa })
+      .fetch(params(tls.url))
+      .catch((x: unknown) => x)) as UpdateRetrievalError;
     expect(e.reason).toBe('RemoteFailed');
   });
   it('tunnels HTTPS through the proxy with CONNECT', async () => {
@@ -340,7 +441,9 @@ describe('TLS with a custom CA and an HTTP proxy', () => {
   });
   it('NO_PROXY hosts bypass the proxy', async () => {
     const before = proxy.connects.length + proxy.requests.length;
-    const r = await new UpdateGraphClient({ ca: certs.caCert, proxy: proxy.url, noProxy: ['127.0.0.1'] }).fetch(params(tls.url));
+    const r = await new UpdateGraphClient({ ca: certs.caCert, proxy: proxy.url, noProxy: ['127.0.0.1'] }).fetch(
+      params(tls.url),
+    );
     expect(r.graph.nodes).toHaveLength(90);
     expect(proxy.connects.length + proxy.requests.length).toBe(before);
   });
@@ -359,8 +462,19 @@ describe('FCOS dialect client', () => {
       r.end(readFileSync(ZINCATI));
     });
     try {
-      const { url, graph } = await new UpdateGraphClient().fetchFcos({ base: s.url, basearch: 'x86_64', stream: 'stable', osVersion: '32.20200517.1.0', osChecksum: 'abc', nodeUuid: 'deadbeef', platform: 'metal', rolloutWariness: 0.5 });
-      expect(url).toBe(`${s.url}/v1/graph?basearch=x86_64&group=default&node_uuid=deadbeef&os_checksum=abc&os_version=32.20200517.1.0&platform=metal&rollout_wariness=0.500000&stream=stable`);
+      const { url, graph } = await new UpdateGraphClient().fetchFcos({
+        base: s.url,
+        basearch: 'x86_64',
+        stream: 'stable',
+        osVersion: '32.20200517.1.0',
+        osChecksum: 'abc',
+        nodeUuid: 'deadbeef',
+        platform: 'metal',
+        rolloutWariness: 0.5,
+      });
+      expect(url).toBe(
+        `${s.url}/v1/graph?basearch=x86_64&group=default&node_uuid=deadbeef&os_checksum=abc&os_version=32.20200517.1.0&platform=metal&rollout_wariness=0.500000&stream=stable`,
+      );
       expect(graph.nodes).toHaveLength(3);
       expect(s.requests[0]!.headers['accept']).toBe('application/json');
     } finally {

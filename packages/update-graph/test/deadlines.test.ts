@@ -31,7 +31,14 @@ describe('update-service client deadlines', () => {
     const client = new UpdateGraphClient({ connectTimeoutMs: 300, timeoutMs: 60_000 });
     const t = Date.now();
     try {
-      const err = await client.fetchGraph({ upstream: `https://127.0.0.1:${port}/graph`, channel: 'stable-4.18', version: '4.18.1', arch: 'amd64' }).catch((e: unknown) => e);
+      const err = await client
+        .fetchGraph({
+          upstream: `https://127.0.0.1:${port}/graph`,
+          channel: 'stable-4.18',
+          version: '4.18.1',
+          arch: 'amd64',
+        })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UpdateGraphError);
       expect((err as Error).message).toMatch(/Connect Timeout Error|UND_ERR_CONNECT_TIMEOUT/);
       expect(Date.now() - t).toBeLessThan(20_000);
@@ -45,7 +52,14 @@ describe('update-service client deadlines', () => {
     const client = new UpdateGraphClient({ idleTimeoutMs: 300, timeoutMs: 60_000 });
     const t = Date.now();
     try {
-      const err = await client.fetchGraph({ upstream: `http://127.0.0.1:${port}/graph`, channel: 'stable-4.18', version: '4.18.1', arch: 'amd64' }).catch((e: unknown) => e);
+      const err = await client
+        .fetchGraph({
+          upstream: `http://127.0.0.1:${port}/graph`,
+          channel: 'stable-4.18',
+          version: '4.18.1',
+          arch: 'amd64',
+        })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UpdateGraphError);
       expect((err as Error).message).toMatch(/Headers Timeout Error|UND_ERR_HEADERS_TIMEOUT/);
       expect(Date.now() - t).toBeLessThan(20_000);

@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -73,10 +79,19 @@ export function serveProxy(): Promise<Running & { connects: string[] }> {
   const server = createServer((req, res) => {
     requests.push({ url: req.url ?? '', headers: req.headers });
     const target = new URL(req.url ?? '');
-    const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-    });
+    const up = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: req.method,
+        headers: req.headers,
+      },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -101,11 +116,57 @@ export function makeCerts(): { caCert: string; key: string; cert: string; otherC
   const run = (args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   };
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=keelson-test-ca']);
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=other-ca']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=keelson-test-ca',
+  ]);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'other.key',
+    '-out',
+    'other.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=other-ca',
+  ]);
   run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
-  execFileSync('sh', ['-c', 'printf "subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n" > ext.cnf'], { cwd: dir });
-  run(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.crt', '-days', '2', '-extfile', 'ext.cnf']);
+  execFileSync('sh', ['-c', 'printf "subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n" > ext.cnf'], {
+    cwd: dir,
+  });
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'srv.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'srv.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  ]);
   const r = (f: string): string => readFileSync(join(dir, f), 'utf8');
   return { caCert: r('ca.crt'), key: r('srv.key'), cert: r('srv.crt'), otherCa: r('other.crt') };
 }

@@ -20,13 +20,27 @@ import { makeCerts, readText, serve, serveTls, STABLE_47, type Running } from '.
 
 /** A loopback server implementing the Prometheus HTTP API instant-query endpoint. */
 function promAnswer(query: string): unknown {
-  if (query.startsWith('one')) return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1'] }] } };
-  if (query.startsWith('zero')) return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0'] }] } };
-  if (query.startsWith('two-samples')) return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1'] }, { metric: {}, value: [1, '0'] }] } };
-  if (query.startsWith('half')) return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0.5'] }] } };
+  if (query.startsWith('one'))
+    return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1'] }] } };
+  if (query.startsWith('zero'))
+    return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0'] }] } };
+  if (query.startsWith('two-samples'))
+    return {
+      status: 'success',
+      data: {
+        resultType: 'vector',
+        result: [
+          { metric: {}, value: [1, '1'] },
+          { metric: {}, value: [1, '0'] },
+        ],
+      },
+    };
+  if (query.startsWith('half'))
+    return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0.5'] }] } };
   if (query.startsWith('scalar')) return { status: 'success', data: { resultType: 'scalar', result: [1, '1'] } };
   if (query.startsWith('bad')) return { status: 'error', errorType: 'bad_data', error: 'parse error at char 4' };
-  if (query.includes('_id="c1"')) return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1'] }] } };
+  if (query.includes('_id="c1"'))
+    return { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1'] }] } };
   return { status: 'success', data: { resultType: 'vector', result: [] } };
 }
 
@@ -75,7 +89,9 @@ describe('PromQL over the Prometheus HTTP API', () => {
     await expect(c.match(rule('half'))).rejects.toThrow('invalid PromQL result (must be 0 or 1): 0.5');
     await expect(c.match(rule('scalar'))).rejects.toThrow('invalid PromQL result type is scalar, not vector');
     await expect(c.match(rule('bad'))).rejects.toThrow('executing PromQL query: bad_data: parse error at char 4');
-    await expect(new PromQLCondition({ url: prom.url, token: 'wrong' }).match(rule('one'))).rejects.toThrow('executing PromQL query: unauthorized: bad token');
+    await expect(new PromQLCondition({ url: prom.url, token: 'wrong' }).match(rule('one'))).rejects.toThrow(
+      'executing PromQL query: unauthorized: bad token',
+    );
   });
   it('reads the bearer token from a file on every query', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ug-token-'));
@@ -85,11 +101,17 @@ describe('PromQL over the Prometheus HTTP API', () => {
     expect(await c.match(rule('one'))).toBe(true);
     writeFileSync(file, 'rotated');
     await expect(c.match(rule('one'))).rejects.toThrow('executing PromQL query: unauthorized: bad token');
-    await expect(new PromQLCondition({ url: prom.url, tokenFile: join(dir, 'missing') }).match(rule('one'))).rejects.toThrow(/reading bearer token file/);
+    await expect(
+      new PromQLCondition({ url: prom.url, tokenFile: join(dir, 'missing') }).match(rule('one')),
+    ).rejects.toThrow(/reading bearer token file/);
   });
   it('uses the CA bundle for https and fails with another CA', async () => {
-    expect(await new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.caCert }).match(rule('one'))).toBe(true);
-    await expect(new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.otherCa }).match(rule('one'))).rejects.toThrow(/executing PromQL query/);
+    expect(await new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.caCert }).match(rule('one'))).toBe(
+      true,
+    );
+    await expect(
+      new PromQLCondition({ url: tlsProm.url, token: 's3cret', ca: certs.otherCa }).match(rule('one')),
+    ).rejects.toThrow(/executing PromQL query/);
   });
 
   it('conformance 20: A (1) and B (0) → Recommended=False reason A; 2 samples → Unknown; accepted → True', async () => {
@@ -101,17 +123,33 @@ describe('PromQL over the Prometheus HTTP API', () => {
         { name: 'B', url: 'https://b', message: 'B breaks.', matchingRules: [rule('zero-B')] },
       ],
     };
-    const r = await evaluateConditionalUpdates([cu], { registry: reg, updates: [{ version: '4.18.9', image: 'img@sha256:9' }] });
-    expect(r.conditionalUpdates[0]!.conditions[0]).toEqual({ type: 'Recommended', status: 'False', reason: 'A', message: 'A breaks. https://a' });
+    const r = await evaluateConditionalUpdates([cu], {
+      registry: reg,
+      updates: [{ version: '4.18.9', image: 'img@sha256:9' }],
+    });
+    expect(r.conditionalUpdates[0]!.conditions[0]).toEqual({
+      type: 'Recommended',
+      status: 'False',
+      reason: 'A',
+      message: 'A breaks. https://a',
+    });
     expect(r.updates).toEqual([]);
     expect(r.riskConditions['B']).toMatchObject({ status: 'False', reason: 'NotMatch' });
     const accepted = await evaluateConditionalUpdates([cu], { registry: reg, acceptRisks: ['A'] });
-    expect(accepted.conditionalUpdates[0]!.conditions[0]).toMatchObject({ status: 'True', reason: 'AllExposedRisksAccepted' });
+    expect(accepted.conditionalUpdates[0]!.conditions[0]).toMatchObject({
+      status: 'True',
+      reason: 'AllExposedRisksAccepted',
+    });
     expect(accepted.updates.map((u) => u.version)).toEqual(['4.18.9']);
-    const unknown = await evaluateConditionalUpdates([{ ...cu, risks: [{ name: 'C', url: 'https://c', message: 'C.', matchingRules: [rule('two-samples')] }] }], { registry: reg });
+    const unknown = await evaluateConditionalUpdates(
+      [{ ...cu, risks: [{ name: 'C', url: 'https://c', message: 'C.', matchingRules: [rule('two-samples')] }] }],
+      { registry: reg },
+    );
     const c = unknown.conditionalUpdates[0]!.conditions[0]!;
     expect([c.status, c.reason]).toEqual(['Unknown', 'EvaluationFailed']);
-    expect(c.message).toBe('Could not evaluate exposure to update risk C (invalid PromQL result length must be one, but is 2)\n  C description: C.\n  C URL: https://c');
+    expect(c.message).toBe(
+      'Could not evaluate exposure to update risk C (invalid PromQL result length must be one, but is 2)\n  C description: C.\n  C URL: https://c',
+    );
   });
   it('MultipleReasons, ExposedToRisks for invalid reason names, cluster id injection', async () => {
     const reg = createRiskRegistry({ url: prom.url, token: 's3cret' }, { minBetweenMatchesMs: -1 });
@@ -126,13 +164,23 @@ describe('PromQL over the Prometheus HTTP API', () => {
     const r = await evaluateConditionalUpdates([two], { registry: reg });
     expect(r.conditionalUpdates[0]!.conditions[0]).toMatchObject({ status: 'False', reason: 'MultipleReasons' });
     expect(r.conditionalUpdates[0]!.conditions[0]!.message.split('\n\n')).toHaveLength(3);
-    const id = await evaluateConditionalUpdates([{ release: { version: '4.1.0', image: 'x' }, risks: [{ name: 'Id', url: 'u', message: 'm', matchingRules: [rule('x{_id=""}')] }] }], { registry: reg, clusterId: 'c1' });
+    const id = await evaluateConditionalUpdates(
+      [
+        {
+          release: { version: '4.1.0', image: 'x' },
+          risks: [{ name: 'Id', url: 'u', message: 'm', matchingRules: [rule('x{_id=""}')] }],
+        },
+      ],
+      { registry: reg, clusterId: 'c1' },
+    );
     expect(id.riskConditions['Id']!.status).toBe('True');
   });
   it('first rule that evaluates decides; unrecognised rules are skipped', async () => {
     const reg = createRiskRegistry({ url: prom.url, token: 's3cret' }, { minBetweenMatchesMs: -1 });
     expect(await reg.match([{ type: 'Nope' }, rule('bad'), rule('zero'), { type: 'Always' }])).toBe(false);
-    await expect(reg.match([rule('bad'), rule('two-samples')])).rejects.toThrow('[executing PromQL query: bad_data: parse error at char 4, invalid PromQL result length must be one, but is 2]');
+    await expect(reg.match([rule('bad'), rule('two-samples')])).rejects.toThrow(
+      '[executing PromQL query: bad_data: parse error at char 4, invalid PromQL result length must be one, but is 2]',
+    );
   });
   it('evaluates the real stable-4.7 conditional update to 4.7.4 against the loopback server', async () => {
     const g = Graph.parse(readText(STABLE_47));
@@ -176,7 +224,14 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
     const t0 = Date.UTC(2026, 0, 1, 10, 0, 0);
     let now = t0;
     const inner = counting();
-    const slow: ConditionType = { valid: () => undefined, match: async (r) => { const x = await inner.match(r); now += 10; return x; } };
+    const slow: ConditionType = {
+      valid: () => undefined,
+      match: async (r) => {
+        const x = await inner.match(r);
+        now += 10;
+        return x;
+      },
+    };
     const cache = new CachedCondition(slow, { now: () => now });
     expect(await cache.match(rule('yes'))).toBe(true);
     now = t0 + 100;
@@ -198,7 +253,9 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
   it('evaluateUntilSettled re-evaluates every second until no risk is throttled (CVO requeue)', async () => {
     let now = Date.UTC(2026, 0, 1, 10, 0, 0);
     const inner = counting();
-    const reg = new ConditionRegistry().register('Always', alwaysCondition).register('PromQL', new CachedCondition(inner, { now: () => now }));
+    const reg = new ConditionRegistry()
+      .register('Always', alwaysCondition)
+      .register('PromQL', new CachedCondition(inner, { now: () => now }));
     const cus: ConditionalUpdate[] = ['yes', 'no', 'other'].map((q, i) => ({
       release: { version: `4.1.${i + 1}`, image: `img${i}` },
       risks: [{ name: `R${i}`, url: 'u', message: 'm', matchingRules: [rule(q)] }],
@@ -206,11 +263,26 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
     const first = await evaluateConditionalUpdates(cus, { registry: reg });
     expect(Object.values(first.riskConditions).filter((c) => c.status === 'Unknown')).toHaveLength(2);
     const sleeps: number[] = [];
-    const settled = await evaluateUntilSettled(cus, { registry: reg, sleep: (ms) => { sleeps.push(ms); now += ms + 1; return Promise.resolve(); } });
+    const settled = await evaluateUntilSettled(cus, {
+      registry: reg,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        now += ms + 1;
+        return Promise.resolve();
+      },
+    });
     expect(settled.attempts).toBe(3);
     expect(sleeps).toEqual([1000, 1000]);
-    expect(Object.values(settled.riskConditions).map((c) => c.status).sort()).toEqual(['False', 'False', 'True']);
-    expect(settled.conditionalUpdates.map((c) => c.conditions[0]!.reason)).toEqual(['R0', 'NotExposedToRisks', 'NotExposedToRisks']);
+    expect(
+      Object.values(settled.riskConditions)
+        .map((c) => c.status)
+        .sort(),
+    ).toEqual(['False', 'False', 'True']);
+    expect(settled.conditionalUpdates.map((c) => c.conditions[0]!.reason)).toEqual([
+      'R0',
+      'NotExposedToRisks',
+      'NotExposedToRisks',
+    ]);
   });
   it('expires entries after 24 h', async () => {
     let now = Date.UTC(2026, 0, 1, 10, 0, 0);
@@ -223,6 +295,8 @@ describe('CachedCondition throttling (injected clock, counting inner condition)'
   });
   it('registry refuses double registration of a different implementation', () => {
     const reg = new ConditionRegistry().register('Always', alwaysCondition);
-    expect(() => reg.register('Always', { valid: () => undefined, match: () => Promise.resolve(true) })).toThrow(/already registered/);
+    expect(() => reg.register('Always', { valid: () => undefined, match: () => Promise.resolve(true) })).toThrow(
+      /already registered/,
+    );
   });
 });

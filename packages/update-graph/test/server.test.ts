@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGraphServer, Graph, pickFcosUpdate, UpdateGraphClient, type GraphDocument, type GraphServer } from '../src/index.js';
+import {
+  createGraphServer,
+  Graph,
+  pickFcosUpdate,
+  UpdateGraphClient,
+  type GraphDocument,
+  type GraphServer,
+} from '../src/index.js';
 import { CINCINNATI, readText, ZINCATI } from './helpers.js';
 
 const GRAPH_DATA = fileURLToPath(new URL('graph-data', CINCINNATI));
@@ -19,7 +26,14 @@ function releasesDir(): string {
       const digest = `${arch === 'amd64' ? 'a' : 'b'}${String(i).padStart(63, '0')}`;
       writeFileSync(
         join(dir, `${v}-${arch}.json`),
-        JSON.stringify({ kind: 'cincinnati-metadata-v0', version: v, arch, payload: `quay.io/openshift-release-dev/ocp-release@sha256:${digest}`, previous, metadata: { url: `https://access.redhat.com/errata/${v}` } }),
+        JSON.stringify({
+          kind: 'cincinnati-metadata-v0',
+          version: v,
+          arch,
+          payload: `quay.io/openshift-release-dev/ocp-release@sha256:${digest}`,
+          previous,
+          metadata: { url: `https://access.redhat.com/errata/${v}` },
+        }),
       );
     });
   }
@@ -56,7 +70,9 @@ describe('createGraphServer with graph-data', () => {
       expect(g.nodes.every((x) => !x.version.includes('+'))).toBe(true);
       expect(g.nodes.every((x) => x.payload.includes('sha256:b'))).toBe(true);
       expect(g.nodes.some((x) => 'io.openshift.upgrades.graph.release.arch' in x.metadata)).toBe(false);
-      const cond = doc.conditionalEdges!.flatMap((c) => c.edges.map((e) => `${e.from}>${e.to}:${c.risks.map((x) => x.name).join()}`)).sort();
+      const cond = doc
+        .conditionalEdges!.flatMap((c) => c.edges.map((e) => `${e.from}>${e.to}:${c.risks.map((x) => x.name).join()}`))
+        .sort();
       // only 4.16.7..4.16.9 are predecessors of 4.16.10; none matches ^4.(15.(0-22)|16.[0-3])[+] → no conditional edge survives, and no edge is removed
       expect(cond).toEqual([]);
     }
@@ -64,13 +80,29 @@ describe('createGraphServer with graph-data', () => {
 
   it('a predecessor matching the from regex turns into a conditional edge (the block removes the plain edge)', async () => {
     const dir = releasesDir();
-    writeFileSync(join(dir, '4.16.10-amd64.json'), JSON.stringify({ version: '4.16.10', arch: 'amd64', payload: 'quay.io/x@sha256:' + 'c'.repeat(64), previous: ['4.16.2', '4.16.8', '4.16.9'] }));
+    writeFileSync(
+      join(dir, '4.16.10-amd64.json'),
+      JSON.stringify({
+        version: '4.16.10',
+        arch: 'amd64',
+        payload: 'quay.io/x@sha256:' + 'c'.repeat(64),
+        previous: ['4.16.2', '4.16.8', '4.16.9'],
+      }),
+    );
     const s = createGraphServer({ releases: dir, graphData: GRAPH_DATA });
     const url = await s.listen();
     try {
       const client = new UpdateGraphClient();
-      const r = await client.fetch({ upstream: `${url}/graph`, channel: 'stable-4.16', version: '4.16.2', arch: 'amd64', id: '01234567-0123-0123-0123-0123456789ab' });
-      expect(r.conditionalUpdates.map((c) => [c.release.version, c.risks.map((x) => x.name)])).toEqual([['4.16.10', ['HyperShiftNodePoolSkewBinaryDownload']]]);
+      const r = await client.fetch({
+        upstream: `${url}/graph`,
+        channel: 'stable-4.16',
+        version: '4.16.2',
+        arch: 'amd64',
+        id: '01234567-0123-0123-0123-0123456789ab',
+      });
+      expect(r.conditionalUpdates.map((c) => [c.release.version, c.risks.map((x) => x.name)])).toEqual([
+        ['4.16.10', ['HyperShiftNodePoolSkewBinaryDownload']],
+      ]);
       expect(r.updates.map((u) => u.version)).not.toContain('4.16.10');
       expect(r.updates.map((u) => u.version).sort()).toEqual(['4.16.3', '4.16.4', '4.16.5']);
       const r9 = await client.fetch({ upstream: `${url}/graph`, channel: 'stable-4.16', version: '4.16.9' });
@@ -90,38 +122,64 @@ describe('createGraphServer with graph-data', () => {
       }).on('error', reject);
     });
     expect(noAccept).toEqual({ status: 200, type: 'application/vnd.redhat.cincinnati.v1+json' });
-    for (const a of ['*/*', '*', 'application/*']) expect((await get('/api/upgrades_info/v1/graph?channel=stable-4.16', { accept: a })).headers.get('content-type')).toBe('application/json');
-    const v1 = await get('/api/upgrades_info/v1/graph?channel=stable-4.16', { accept: 'application/vnd.redhat.cincinnati.v1+json' });
+    for (const a of ['*/*', '*', 'application/*'])
+      expect(
+        (await get('/api/upgrades_info/v1/graph?channel=stable-4.16', { accept: a })).headers.get('content-type'),
+      ).toBe('application/json');
+    const v1 = await get('/api/upgrades_info/v1/graph?channel=stable-4.16', {
+      accept: 'application/vnd.redhat.cincinnati.v1+json',
+    });
     expect(v1.headers.get('content-type')).toBe('application/vnd.redhat.cincinnati.v1+json');
-    const bad = await get('/api/upgrades_info/v1/graph?channel=stable-4.16', { accept: 'application/json, text/plain' });
+    const bad = await get('/api/upgrades_info/v1/graph?channel=stable-4.16', {
+      accept: 'application/json, text/plain',
+    });
     expect(bad.status).toBe(406);
     expect(((await bad.json()) as { kind: string }).kind).toBe('invalid_content_type');
     const missing = await get('/api/upgrades_info/v1/graph', { accept: 'application/json' });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ kind: 'missing_params', value: 'mandatory client parameters missing: channel' });
+    expect(await missing.json()).toEqual({
+      kind: 'missing_params',
+      value: 'mandatory client parameters missing: channel',
+    });
     const inv = await get('/api/upgrades_info/v1/graph?channel=Stable_4', { accept: 'application/json' });
-    expect(await inv.json()).toEqual({ kind: 'invalid_params', value: "invalid client parameters: channel 'Stable_4' does not match regex '^[0-9a-z\\-\\.]+$'" });
+    expect(await inv.json()).toEqual({
+      kind: 'invalid_params',
+      value: "invalid client parameters: channel 'Stable_4' does not match regex '^[0-9a-z\\-\\.]+$'",
+    });
     expect((await get('/api/upgrades_info/v1/graph?channel=stable-4.16&arch=x86_64')).status).toBe(400);
     expect((await get('/elsewhere')).status).toBe(404);
-    const head = await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, { method: 'HEAD', headers: { accept: 'application/json' } });
+    const head = await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, {
+      method: 'HEAD',
+      headers: { accept: 'application/json' },
+    });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
-    expect((await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${base}/api/upgrades_info/v1/graph?channel=stable-4.16`, { method: 'POST' })).status).toBe(
+      405,
+    );
     expect((await get('/api/upgrades_info/v1/openapi')).status).toBe(200);
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'BAD', version: '4.16.1' })).rejects.toThrow('ResponseFailed: unexpected HTTP status: 400 Bad Request');
+    await expect(
+      client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'BAD', version: '4.16.1' }),
+    ).rejects.toThrow('ResponseFailed: unexpected HTTP status: 400 Bad Request');
   });
 
   it('an empty channel answers an empty graph; the client reports VersionNotFound', async () => {
     const client = new UpdateGraphClient();
-    await expect(client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'fast-4.99', version: '4.16.1' })).rejects.toThrow('VersionNotFound: currently reconciling cluster version 4.16.1 not found in the "fast-4.99" channel');
+    await expect(
+      client.fetch({ upstream: `${base}/api/upgrades_info/v1/graph`, channel: 'fast-4.99', version: '4.16.1' }),
+    ).rejects.toThrow(
+      'VersionNotFound: currently reconciling cluster version 4.16.1 not found in the "fast-4.99" channel',
+    );
   });
 
   it('graph-builder mode serves the unfiltered graph (all arches, +arch versions) without parameters', async () => {
     const gb = createGraphServer({ releases: releasesDir(), graphData: GRAPH_DATA, mode: 'graph-builder' });
     const u = await gb.listen();
     try {
-      const doc = (await (await fetch(`${u}/v1/graph`, { headers: { accept: 'application/json' } })).json()) as GraphDocument;
+      const doc = (await (
+        await fetch(`${u}/v1/graph`, { headers: { accept: 'application/json' } })
+      ).json()) as GraphDocument;
       expect(doc.nodes).toHaveLength(30);
       expect(doc.nodes.every((n) => /\+(amd64|arm64)$/.test(n.version))).toBe(true);
     } finally {
@@ -168,13 +226,38 @@ describe('FCOS dialect server + client', () => {
     expect(r.status).toBe(400);
   });
   it('dead-end nodes lose their outgoing edges', async () => {
-    const dead: GraphDocument = { nodes: doc.nodes.map((n, i) => (i === 0 ? { ...n, metadata: { ...n.metadata, 'org.fedoraproject.coreos.updates.deadend': 'true', 'org.fedoraproject.coreos.updates.deadend_reason': 'https://x' } } : n)), edges: doc.edges };
-    const s = createGraphServer({ fcos: { streams: { testing: { aarch64: dead } }, now: () => (start + 10_000 * 60) * 1000 } });
+    const dead: GraphDocument = {
+      nodes: doc.nodes.map((n, i) =>
+        i === 0
+          ? {
+              ...n,
+              metadata: {
+                ...n.metadata,
+                'org.fedoraproject.coreos.updates.deadend': 'true',
+                'org.fedoraproject.coreos.updates.deadend_reason': 'https://x',
+              },
+            }
+          : n,
+      ),
+      edges: doc.edges,
+    };
+    const s = createGraphServer({
+      fcos: { streams: { testing: { aarch64: dead } }, now: () => (start + 10_000 * 60) * 1000 },
+    });
     const u = await s.listen();
     try {
-      const r = await new UpdateGraphClient().fetchFcos({ base: u, basearch: 'aarch64', stream: 'testing', rolloutWariness: 0.5 });
+      const r = await new UpdateGraphClient().fetchFcos({
+        base: u,
+        basearch: 'aarch64',
+        stream: 'testing',
+        rolloutWariness: 0.5,
+      });
       expect(r.graph.edges.map(([a, b]) => [a, b])).toEqual([[1, 2]]);
-      expect(pickFcosUpdate(r.graph, doc.nodes[0]!.payload)).toMatchObject({ deadend: true, deadendReason: 'https://x', target: undefined });
+      expect(pickFcosUpdate(r.graph, doc.nodes[0]!.payload)).toMatchObject({
+        deadend: true,
+        deadendReason: 'https://x',
+        target: undefined,
+      });
     } finally {
       await s.close();
     }

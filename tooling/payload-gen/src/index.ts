@@ -204,11 +204,22 @@ function schemaProps(rng: Prng, depth: number, width: number): Obj {
     const name = `${rng.pick(WORDS)}${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${i}`;
     const description = `${sentence(rng, 12 + rng.int(30))} ${sentence(rng, 10 + rng.int(20))}`;
     if (depth > 0 && rng.chance(0.35)) {
-      props[name] = { description, type: 'object', properties: schemaProps(rng, depth - 1, Math.max(2, Math.floor(width / 2))) };
+      props[name] = {
+        description,
+        type: 'object',
+        properties: schemaProps(rng, depth - 1, Math.max(2, Math.floor(width / 2))),
+      };
     } else if (rng.chance(0.2)) {
-      props[name] = { description, type: 'array', items: { type: 'string', maxLength: 253 }, 'x-kubernetes-list-type': 'atomic' };
+      props[name] = {
+        description,
+        type: 'array',
+        items: { type: 'string', maxLength: 253 },
+        'x-kubernetes-list-type': 'atomic',
+      };
     } else {
-      props[name] = rng.chance(0.5) ? { description, type: 'string' } : { description, type: 'integer', format: 'int32', minimum: 0 };
+      props[name] = rng.chance(0.5)
+        ? { description, type: 'string' }
+        : { description, type: 'integer', format: 'int32', minimum: 0 };
     }
   }
   return props;
@@ -242,8 +253,14 @@ function crd(comp: Component, rng: Prng, kind: string, group: string, size: numb
               type: 'object',
               required: ['spec'],
               properties: {
-                apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-                kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+                apiVersion: {
+                  type: 'string',
+                  description: 'APIVersion defines the versioned schema of this representation of an object.',
+                },
+                kind: {
+                  type: 'string',
+                  description: 'Kind is a string value representing the REST resource this object represents.',
+                },
                 metadata: { type: 'object' },
                 spec: { type: 'object', properties: schemaProps(rng, 3, size) },
                 status: { type: 'object', properties: schemaProps(rng, 2, Math.max(3, Math.floor(size / 2))) },
@@ -257,17 +274,27 @@ function crd(comp: Component, rng: Prng, kind: string, group: string, size: numb
 }
 
 function deployment(comp: Component, rng: Prng, name: string, image: string): Obj {
-  const env = Array.from({ length: 3 + rng.int(6) }, (_, i) => ({ name: `${rng.pick(WORDS).toUpperCase()}_${i}`, value: rng.pick(WORDS) }));
+  const env = Array.from({ length: 3 + rng.int(6) }, (_, i) => ({
+    name: `${rng.pick(WORDS).toUpperCase()}_${i}`,
+    value: rng.pick(WORDS),
+  }));
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: comp.namespace, annotations: annotations(comp, rng, { 'config.openshift.io/inject-proxy': name }) },
+    metadata: {
+      name,
+      namespace: comp.namespace,
+      annotations: annotations(comp, rng, { 'config.openshift.io/inject-proxy': name }),
+    },
     spec: {
       replicas: 1,
       selector: { matchLabels: { name } },
       strategy: { type: 'Recreate' },
       template: {
-        metadata: { annotations: { 'target.workload.openshift.io/management': '{"effect": "PreferredDuringScheduling"}' }, labels: { name } },
+        metadata: {
+          annotations: { 'target.workload.openshift.io/management': '{"effect": "PreferredDuringScheduling"}' },
+          labels: { name },
+        },
         spec: {
           serviceAccountName: name,
           priorityClassName: 'system-cluster-critical',
@@ -302,7 +329,12 @@ function dashboard(rng: Prng, panels: number): string {
     title: sentence(rng, 4),
     type: 'timeseries',
     datasource: { type: 'prometheus', uid: '$datasource' },
-    targets: [{ expr: `sum by (namespace) (rate(container_cpu_usage_seconds_total{job="${rng.pick(WORDS)}"}[5m]))`, legendFormat: '{{namespace}}' }],
+    targets: [
+      {
+        expr: `sum by (namespace) (rate(container_cpu_usage_seconds_total{job="${rng.pick(WORDS)}"}[5m]))`,
+        legendFormat: '{{namespace}}',
+      },
+    ],
     description: sentence(rng, 20 + rng.int(20)),
     gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
   }));
@@ -339,7 +371,10 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
     kind: 'Namespace',
     metadata: {
       name: comp.namespace,
-      annotations: annotations(comp, rng, { 'openshift.io/node-selector': '', 'workload.openshift.io/allowed': 'management' }),
+      annotations: annotations(comp, rng, {
+        'openshift.io/node-selector': '',
+        'workload.openshift.io/allowed': 'management',
+      }),
       labels: { 'openshift.io/cluster-monitoring': 'true', 'pod-security.kubernetes.io/enforce': 'privileged' },
     },
   };
@@ -368,7 +403,13 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
       const n = 3 + rng.int(6);
       for (let i = 0; i < n; i++) {
         const kind = `${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${i}`;
-        const group = rng.pick(['config.openshift.io', 'operator.openshift.io', 'machine.openshift.io', 'operators.coreos.com', 'quota.openshift.io']);
+        const group = rng.pick([
+          'config.openshift.io',
+          'operator.openshift.io',
+          'machine.openshift.io',
+          'operators.coreos.com',
+          'quota.openshift.io',
+        ]);
         const extra: Obj = {};
         let excluded = false;
         const roll = rng.next();
@@ -389,7 +430,10 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
       }
       if (rng.chance(0.3)) {
         // a real-looking non-matching name: no "_" after the component
-        files.push({ name: `0000_${comp.level}_${comp.name}.crd-manifests.yaml`, docs: [inc(crd(comp, rng, `Extra${comp.level}`, 'config.openshift.io', size * 4))] });
+        files.push({
+          name: `0000_${comp.level}_${comp.name}.crd-manifests.yaml`,
+          docs: [inc(crd(comp, rng, `Extra${comp.level}`, 'config.openshift.io', size * 4))],
+        });
       }
       break;
     }
@@ -400,7 +444,13 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: `${short}-config`, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          data: { 'config.yaml': stringify({ apiVersion: 'operator.openshift.io/v1alpha1', kind: 'GenericOperatorConfig', servingInfo: { bindAddress: '0.0.0.0:8443' } }) },
+          data: {
+            'config.yaml': stringify({
+              apiVersion: 'operator.openshift.io/v1alpha1',
+              kind: 'GenericOperatorConfig',
+              servingInfo: { bindAddress: '0.0.0.0:8443' },
+            }),
+          },
         }),
       ]);
       f('02', 'rbac.yaml', rbac(`system:openshift:operator:${short}`));
@@ -410,7 +460,11 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
             obj: {
               apiVersion: 'v1',
               kind: 'ConfigMap',
-              metadata: { name: `${short}-hypershift`, namespace: comp.namespace, annotations: { 'include.release.openshift.io/hypershift': 'true' } },
+              metadata: {
+                name: `${short}-hypershift`,
+                namespace: comp.namespace,
+                annotations: { 'include.release.openshift.io/hypershift': 'true' },
+              },
               data: { mode: 'hosted' },
             },
             excluded: true,
@@ -441,7 +495,14 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
           kind: 'ServiceMonitor',
           metadata: { name: short, namespace: comp.namespace, annotations: annotations(comp, rng) },
           spec: {
-            endpoints: [{ interval: '30s', port: 'https', scheme: 'https', tlsConfig: { serverName: `metrics.${comp.namespace}.svc` } }],
+            endpoints: [
+              {
+                interval: '30s',
+                port: 'https',
+                scheme: 'https',
+                tlsConfig: { serverName: `metrics.${comp.namespace}.svc` },
+              },
+            ],
             selector: { matchLabels: { app: short } },
           },
         }),
@@ -470,7 +531,12 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
           inc({
             apiVersion: 'v1',
             kind: 'ConfigMap',
-            metadata: { name: `grafana-dashboard-${short}`, namespace: 'openshift-config-managed', annotations: annotations(comp, rng), labels: { 'console.openshift.io/dashboard': 'true' } },
+            metadata: {
+              name: `grafana-dashboard-${short}`,
+              namespace: 'openshift-config-managed',
+              annotations: annotations(comp, rng),
+              labels: { 'console.openshift.io/dashboard': 'true' },
+            },
             data: { [`${short}.json`]: dashboard(rng, Math.max(2, Math.round(size * (10 + rng.int(30))))) },
           }),
         ]);
@@ -479,14 +545,26 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
     }
     case 'operator': {
       f('00', 'namespace.yaml', [inc(ns)]);
-      f('01', 'serviceaccount.yaml', [inc({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: comp.name, namespace: comp.namespace, annotations: annotations(comp, rng) } })]);
+      f('01', 'serviceaccount.yaml', [
+        inc({
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: { name: comp.name, namespace: comp.namespace, annotations: annotations(comp, rng) },
+        }),
+      ]);
       f('02', 'rbac.yaml', rbac(`system:openshift:operator:${short}`));
       f('03', 'config.yaml', [
         inc({
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: `${comp.name}-config`, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          data: { 'config.yaml': stringify({ apiVersion: 'operator.openshift.io/v1alpha1', kind: 'GenericOperatorConfig', leaderElection: { namespace: comp.namespace } }) },
+          data: {
+            'config.yaml': stringify({
+              apiVersion: 'operator.openshift.io/v1alpha1',
+              kind: 'GenericOperatorConfig',
+              leaderElection: { namespace: comp.namespace },
+            }),
+          },
         }),
         inc({
           apiVersion: 'v1',
@@ -503,13 +581,21 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
         inc({
           apiVersion: 'v1',
           kind: 'Service',
-          metadata: { name: 'metrics', namespace: comp.namespace, annotations: annotations(comp, rng, { 'service.beta.openshift.io/serving-cert-secret-name': `${short}-serving-cert` }) },
+          metadata: {
+            name: 'metrics',
+            namespace: comp.namespace,
+            annotations: annotations(comp, rng, {
+              'service.beta.openshift.io/serving-cert-secret-name': `${short}-serving-cert`,
+            }),
+          },
           spec: { ports: [{ name: 'https', port: 8443, targetPort: 8443 }], selector: { name: comp.name } },
         }),
       ]);
       if (rng.chance(0.5)) {
         const kind = short.replace(/-operator$/, '').replace(/(^|-)(.)/g, (_m, _d, c: string) => c.toUpperCase());
-        f('05', `${kind.toLowerCase()}.crd.yaml`, [inc(crd(comp, rng, kind, 'operator.openshift.io', Math.max(2, Math.round(size * (8 + rng.int(16))))))]);
+        f('05', `${kind.toLowerCase()}.crd.yaml`, [
+          inc(crd(comp, rng, kind, 'operator.openshift.io', Math.max(2, Math.round(size * (8 + rng.int(16)))))),
+        ]);
       }
       f('06', 'deployment.yaml', [inc(deployment(comp, rng, comp.name, image))]);
       f('07', 'clusteroperator.yaml', [
@@ -518,7 +604,10 @@ function componentFiles(comp: Component, rng: Prng, size: number, images: Map<st
           kind: 'ClusterOperator',
           metadata: { name: short.replace(/-operator$/, ''), annotations: annotations(comp, rng) },
           spec: {},
-          status: { versions: [{ name: 'operator', version: '0.0.1-snapshot' }], relatedObjects: [{ group: '', resource: 'namespaces', name: comp.namespace }] },
+          status: {
+            versions: [{ name: 'operator', version: '0.0.1-snapshot' }],
+            relatedObjects: [{ group: '', resource: 'namespaces', name: comp.namespace }],
+          },
         }),
       ]);
       if (rng.chance(0.25)) {
@@ -562,7 +651,13 @@ function jobFile(comp: Component, rng: Prng, nn: string, what: string): FileSpec
               spec: {
                 restartPolicy: 'OnFailure',
                 serviceAccountName: comp.name,
-                containers: [{ name: what, image: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${rng.hex(64)}`, command: ['/usr/bin/migrate', `--${what}`] }],
+                containers: [
+                  {
+                    name: what,
+                    image: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${rng.hex(64)}`,
+                    command: ['/usr/bin/migrate', `--${what}`],
+                  },
+                ],
               },
             },
           },
@@ -573,7 +668,8 @@ function jobFile(comp: Component, rng: Prng, nn: string, what: string): FileSpec
 }
 
 function cvoManifests(version: string): Record<string, string> {
-  const ann = 'include.release.openshift.io/self-managed-high-availability: "true"\n    include.release.openshift.io/single-node-developer: "true"';
+  const ann =
+    'include.release.openshift.io/self-managed-high-availability: "true"\n    include.release.openshift.io/single-node-developer: "true"';
   return {
     '0000_00_cluster-version-operator_00_namespace.yaml': `apiVersion: v1
 kind: Namespace
@@ -676,7 +772,8 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   const count = Math.min(CATALOGUE.length, Math.max(1, options.components ?? CATALOGUE.length));
   const size = options.sizeFactor ?? 1;
   if (!Number.isInteger(seed)) throw new TypeError(`generatePayload: seed must be an integer, got ${seed}`);
-  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) throw new TypeError(`generatePayload: version ${version} is not a semantic version`);
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version))
+    throw new TypeError(`generatePayload: version ${version} is not a semantic version`);
   if (!(size > 0)) throw new TypeError(`generatePayload: sizeFactor must be > 0, got ${size}`);
   const rng = new Prng(seed);
 
@@ -699,9 +796,23 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   const minManifests = options.minManifests ?? 900;
   const withJobs = options.jobs ?? true;
   chosen.forEach(([level, name, namespace, flavor, capability], i) => {
-    const comp: Component = { level, name, namespace, flavor, dash: i % 3 === 1, ...(capability !== undefined ? { capability } : {}) };
+    const comp: Component = {
+      level,
+      name,
+      namespace,
+      flavor,
+      dash: i % 3 === 1,
+      ...(capability !== undefined ? { capability } : {}),
+    };
     files.push(...componentFiles(comp, rng, size, images));
-    if (withJobs && flavor === 'operator' && (name === 'machine-api-operator' || name === 'cluster-image-registry-operator' || name === 'insights-operator' || name === 'etcd-operator')) {
+    if (
+      withJobs &&
+      flavor === 'operator' &&
+      (name === 'machine-api-operator' ||
+        name === 'cluster-image-registry-operator' ||
+        name === 'insights-operator' ||
+        name === 'etcd-operator')
+    ) {
       files.push(jobFile(comp, rng, '09', 'migrate'));
     }
   });
@@ -709,10 +820,22 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   let docs = files.reduce((n, f) => n + f.docs.length, 0);
   let k = 0;
   while (docs < minManifests) {
-    const [level, name, namespace, flavor, capability] = chosen[k % chosen.length] ?? ['00', 'cluster-version-operator', 'openshift-cluster-version', 'small'];
+    const [level, name, namespace, flavor, capability] = chosen[k % chosen.length] ?? [
+      '00',
+      'cluster-version-operator',
+      'openshift-cluster-version',
+      'small',
+    ];
     k++;
     if (flavor === 'crds') continue;
-    const comp: Component = { level, name, namespace, flavor, dash: false, ...(capability !== undefined ? { capability } : {}) };
+    const comp: Component = {
+      level,
+      name,
+      namespace,
+      flavor,
+      dash: false,
+      ...(capability !== undefined ? { capability } : {}),
+    };
     const n = 2 + rng.int(3);
     const nn = String(10 + Math.floor(k / chosen.length)).padStart(2, '0');
     const docsHere: Doc[] = Array.from({ length: n }, (_, d) => ({
@@ -721,7 +844,12 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: `${name}-operand-${nn}-${d}`, namespace, annotations: annotations(comp, rng) },
-        data: { 'operand.yaml': stringify({ description: sentence(rng, 40), settings: schemaProps(rng, 1, Math.max(2, Math.round(size * 13))) }) },
+        data: {
+          'operand.yaml': stringify({
+            description: sentence(rng, 40),
+            settings: schemaProps(rng, 1, Math.max(2, Math.round(size * 13))),
+          }),
+        },
       },
     }));
     files.push({ name: `0000_${level}_${name}_${nn}_operands.yaml`, docs: docsHere });
@@ -733,7 +861,12 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
     docs: [
       {
         excluded: false,
-        obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'install-extras', namespace: 'openshift-config', annotations: { ...PROFILE_ANNOTATIONS } }, data: { note: sentence(rng, 10) } },
+        obj: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'install-extras', namespace: 'openshift-config', annotations: { ...PROFILE_ANNOTATIONS } },
+          data: { note: sentence(rng, 10) },
+        },
       },
     ],
   });
@@ -773,7 +906,10 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, image]) => ({
           name,
-          annotations: { 'io.openshift.build.commit.id': rng.hex(40), 'io.openshift.build.source-location': `https://github.com/openshift/${name}` },
+          annotations: {
+            'io.openshift.build.commit.id': rng.hex(40),
+            'io.openshift.build.source-location': `https://github.com/openshift/${name}`,
+          },
           from: { kind: 'DockerImage', name: image },
           generation: null,
           importPolicy: {},

@@ -42,7 +42,11 @@ export function testComponentNamespace(component: string): string {
   return `openshift-${component}`;
 }
 
-const meta = (name: string, namespace?: string): Record<string, unknown> => ({ name, ...(namespace !== undefined ? { namespace } : {}), annotations: { ...PROFILE } });
+const meta = (name: string, namespace?: string): Record<string, unknown> => ({
+  name,
+  ...(namespace !== undefined ? { namespace } : {}),
+  annotations: { ...PROFILE },
+});
 const json = (o: unknown): string => JSON.stringify(o, null, 1);
 
 function componentDeployment(component: string, ns: string, version: string): unknown {
@@ -56,7 +60,14 @@ function componentDeployment(component: string, ns: string, version: string): un
       template: {
         metadata: { labels: { app: component } },
         spec: {
-          containers: [{ name: 'operator', image: `quay.io/keelson/${component}:${version}`, ports: [{ containerPort: 8443, name: 'https' }], env: [{ name: 'RELEASE_VERSION', value: version }] }],
+          containers: [
+            {
+              name: 'operator',
+              image: `quay.io/keelson/${component}:${version}`,
+              ports: [{ containerPort: 8443, name: 'https' }],
+              env: [{ name: 'RELEASE_VERSION', value: version }],
+            },
+          ],
         },
       },
     },
@@ -68,13 +79,21 @@ export function testComponentManifests(level: string, component: string, version
   const ns = testComponentNamespace(component);
   return {
     [`0000_${level}_${component}_00_namespace.yaml`]: json({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) }),
-    [`0000_${level}_${component}_01_config.yaml`]: json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${component}-config`, ns), data: { version, component } }),
+    [`0000_${level}_${component}_01_config.yaml`]: json({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(`${component}-config`, ns),
+      data: { version, component },
+    }),
     [`0000_${level}_${component}_02_deployment.yaml`]: json(componentDeployment(component, ns, version)),
     [`0000_${level}_${component}_99_clusteroperator.yaml`]: json({
       apiVersion: 'config.openshift.io/v1',
       kind: 'ClusterOperator',
       metadata: meta(component),
-      status: { versions: [{ name: 'operator', version }], relatedObjects: [{ group: '', resource: 'namespaces', name: ns }] },
+      status: {
+        versions: [{ name: 'operator', version }],
+        relatedObjects: [{ group: '', resource: 'namespaces', name: ns }],
+      },
     }),
   };
 }
@@ -84,7 +103,11 @@ function verificationConfigMap(v: NonNullable<TestReleaseOptions['verification']
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'release-verification', namespace: 'openshift-config-managed', annotations: { ...PROFILE, 'release.openshift.io/verification-config-map': '' } },
+    metadata: {
+      name: 'release-verification',
+      namespace: 'openshift-config-managed',
+      annotations: { ...PROFILE, 'release.openshift.io/verification-config-map': '' },
+    },
     data: { [`verifier-public-key-${name}`]: v.publicKey, [`store-${name}`]: v.store },
   });
 }
@@ -95,20 +118,48 @@ export async function writeTestRelease(root: string, opts: TestReleaseOptions): 
   await mkdir(join(root, 'manifests'), { recursive: true });
   await mkdir(rm, { recursive: true });
   if (opts.cvoManifestsDir !== undefined) {
-    for (const name of await readdir(opts.cvoManifestsDir)) await writeFile(join(root, 'manifests', name), await readFile(join(opts.cvoManifestsDir, name)));
+    for (const name of await readdir(opts.cvoManifestsDir))
+      await writeFile(join(root, 'manifests', name), await readFile(join(opts.cvoManifestsDir, name)));
   }
   const { version } = opts;
-  await writeFile(join(rm, 'release-metadata'), JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] }));
-  await writeFile(join(rm, 'image-references'), JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', metadata: { name: version, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { tags: [] } }));
-  await writeFile(join(rm, '0000_03_config-operator_00_namespaces.yaml'), ['openshift-config', 'openshift-config-managed'].map((n) => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(n) })).join('\n'));
+  await writeFile(
+    join(rm, 'release-metadata'),
+    JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] }),
+  );
+  await writeFile(
+    join(rm, 'image-references'),
+    JSON.stringify({
+      kind: 'ImageStream',
+      apiVersion: 'image.openshift.io/v1',
+      metadata: { name: version, creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { tags: [] },
+    }),
+  );
+  await writeFile(
+    join(rm, '0000_03_config-operator_00_namespaces.yaml'),
+    ['openshift-config', 'openshift-config-managed']
+      .map((n) => JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(n) }))
+      .join('\n'),
+  );
   for (const [level, c] of opts.components ?? TEST_RELEASE_COMPONENTS) {
-    for (const [f, text] of Object.entries(testComponentManifests(level, c, version))) await writeFile(join(rm, f), text);
+    for (const [f, text] of Object.entries(testComponentManifests(level, c, version)))
+      await writeFile(join(rm, f), text);
   }
   if (opts.obsoleteManifest !== undefined) {
-    const annotations = opts.obsoleteManifest === 'delete' ? { ...PROFILE, 'release.openshift.io/delete': 'true' } : PROFILE;
-    await writeFile(join(rm, '0000_50_ingress_05_obsolete.yaml'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-obsolete', namespace: 'openshift-ingress', annotations }, data: { old: 'yes' } }));
+    const annotations =
+      opts.obsoleteManifest === 'delete' ? { ...PROFILE, 'release.openshift.io/delete': 'true' } : PROFILE;
+    await writeFile(
+      join(rm, '0000_50_ingress_05_obsolete.yaml'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'ingress-obsolete', namespace: 'openshift-ingress', annotations },
+        data: { old: 'yes' },
+      }),
+    );
   }
-  if (opts.verification !== undefined) await writeFile(join(rm, '0000_90_cluster-update-keys_configmap.yaml'), verificationConfigMap(opts.verification));
+  if (opts.verification !== undefined)
+    await writeFile(join(rm, '0000_90_cluster-update-keys_configmap.yaml'), verificationConfigMap(opts.verification));
   return root;
 }
 
@@ -117,14 +168,24 @@ export async function writeTestRelease(root: string, opts: TestReleaseOptions): 
  * gzip'd layer ({@link buildReleaseImage}); the index entry is tagged `refName` (default `release`). Returns the
  * manifest digest.
  */
-export async function writeReleaseImageLayout(releaseDir: string, layoutDir: string, refName = 'release', labels: Readonly<Record<string, string>> = { 'io.openshift.release': 'x' }): Promise<string> {
+export async function writeReleaseImageLayout(
+  releaseDir: string,
+  layoutDir: string,
+  refName = 'release',
+  labels: Readonly<Record<string, string>> = { 'io.openshift.release': 'x' },
+): Promise<string> {
   const image = await buildReleaseImage(releaseDir, labels);
   const blobDir = join(layoutDir, 'blobs', 'sha256');
   await mkdir(blobDir, { recursive: true });
   for (const [digest, data] of image.blobs) await writeFile(join(blobDir, digest.slice('sha256:'.length)), data);
   await writeFile(join(blobDir, image.digest.slice('sha256:'.length)), image.manifest);
   await writeFile(join(layoutDir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-  const entry = { mediaType: OCI_MEDIA_TYPES.manifest, digest: image.digest, size: image.manifest.length, annotations: { 'org.opencontainers.image.ref.name': refName } };
+  const entry = {
+    mediaType: OCI_MEDIA_TYPES.manifest,
+    digest: image.digest,
+    size: image.manifest.length,
+    annotations: { 'org.opencontainers.image.ref.name': refName },
+  };
   await writeFile(join(layoutDir, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [entry] }));
   return image.digest;
 }

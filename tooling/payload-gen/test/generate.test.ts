@@ -40,7 +40,11 @@ describe('generatePayload', { timeout: 120_000 }, () => {
     let withProfile = 0;
     for (const n of names.filter((x) => x.endsWith('.yaml'))) {
       for (const doc of parseAllDocuments(await readFile(join(out, 'release-manifests', n), 'utf8'))) {
-        const obj = doc.toJS() as { kind?: string; apiVersion?: string; metadata?: { name?: string; annotations?: Record<string, string> } } | null;
+        const obj = doc.toJS() as {
+          kind?: string;
+          apiVersion?: string;
+          metadata?: { name?: string; annotations?: Record<string, string> };
+        } | null;
         if (obj === null) continue;
         docs++;
         expect(obj.kind).toBeTruthy();
@@ -49,24 +53,36 @@ describe('generatePayload', { timeout: 120_000 }, () => {
           expect(obj.apiVersion).toBe('batch/v1');
           jobs++;
         }
-        if (obj.metadata?.annotations?.['include.release.openshift.io/self-managed-high-availability'] === 'true') withProfile++;
+        if (obj.metadata?.annotations?.['include.release.openshift.io/self-managed-high-availability'] === 'true')
+          withProfile++;
       }
     }
     expect(docs).toBe(r.manifests);
     expect(jobs).toBe(r.jobs);
     expect(withProfile).toBeGreaterThan(docs * 0.9);
 
-    const meta = JSON.parse(await readFile(join(out, 'release-manifests', 'release-metadata'), 'utf8')) as { kind: string; version: string };
+    const meta = JSON.parse(await readFile(join(out, 'release-manifests', 'release-metadata'), 'utf8')) as {
+      kind: string;
+      version: string;
+    };
     expect(meta).toMatchObject({ kind: 'cincinnati-metadata-v0', version: '4.18.7' });
     // a single-arch release leaves the key out: the CVO accepts only "multi" there
-    expect((meta as { metadata?: Record<string, unknown> }).metadata).not.toHaveProperty(['release.openshift.io/architecture']);
-    const is = JSON.parse(await readFile(join(out, 'release-manifests', 'image-references'), 'utf8')) as { kind: string; metadata: { name: string }; spec: { tags: unknown[] } };
+    expect((meta as { metadata?: Record<string, unknown> }).metadata).not.toHaveProperty([
+      'release.openshift.io/architecture',
+    ]);
+    const is = JSON.parse(await readFile(join(out, 'release-manifests', 'image-references'), 'utf8')) as {
+      kind: string;
+      metadata: { name: string };
+      spec: { tags: unknown[] };
+    };
     expect(is.kind).toBe('ImageStream');
     expect(is.metadata.name).toBe('4.18.7');
     expect(is.spec.tags.length).toBeGreaterThan(10);
     const cvo = await readdir(join(out, 'manifests'));
     expect(cvo.length).toBe(r.cvoManifests);
-    expect(await readFile(join(out, 'manifests', '0000_00_cluster-version-operator_03_deployment.yaml'), 'utf8')).toContain('{{.ReleaseImage}}');
+    expect(
+      await readFile(join(out, 'manifests', '0000_00_cluster-version-operator_03_deployment.yaml'), 'utf8'),
+    ).toContain('{{.ReleaseImage}}');
   });
 
   it('is deterministic per seed and differs across seeds', async () => {
@@ -76,7 +92,9 @@ describe('generatePayload', { timeout: 120_000 }, () => {
     await generatePayload({ out: c, seed: 8, components: 12, sizeFactor: 0.1 });
     const read = async (d: string): Promise<string> => {
       const names = (await readdir(join(d, 'release-manifests'))).sort();
-      const parts = await Promise.all(names.map(async (n) => `${n}\n${await readFile(join(d, 'release-manifests', n), 'utf8')}`));
+      const parts = await Promise.all(
+        names.map(async (n) => `${n}\n${await readFile(join(d, 'release-manifests', n), 'utf8')}`),
+      );
       return parts.join('\n');
     };
     const [ta, tb, tc] = [await read(a), await read(b), await read(c)];

@@ -5,7 +5,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { diffPayloads, openPayload, RegistryClient, parseImageReference, verificationConfigFromManifests, verifyRelease, type ReleasePayload } from '@keelson/release-payload';
+import {
+  diffPayloads,
+  openPayload,
+  RegistryClient,
+  parseImageReference,
+  verificationConfigFromManifests,
+  verifyRelease,
+  type ReleasePayload,
+} from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRehearsalReleases, publishRehearsalReleases, type PublishedReleases } from '../src/index.js';
 
@@ -27,7 +35,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const find = (p: ReleasePayload, kind: string, name: string) => p.manifests.find((m) => m.gvk.kind === kind && m.name === name);
+const find = (p: ReleasePayload, kind: string, name: string) =>
+  p.manifests.find((m) => m.gvk.kind === kind && m.name === name);
 
 describe('rehearsal releases', { timeout: 60_000 }, () => {
   it('are read from the registry by digest with their version and verified digest', () => {
@@ -44,12 +53,18 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     const res = await fetch(`http://${pub.registry.host}/v2/nope/manifests/latest`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe('NAME_UNKNOWN');
-    const blob = await fetch(`http://${pub.registry.host}/v2/openshift-release-dev/ocp-release/blobs/sha256:${'0'.repeat(64)}`);
+    const blob = await fetch(
+      `http://${pub.registry.host}/v2/openshift-release-dev/ocp-release/blobs/sha256:${'0'.repeat(64)}`,
+    );
     expect(blob.status).toBe(404);
   });
 
   it('carry the CVO and MCO manifests, a ClusterOperator per component at the release version, run levels 00-90', () => {
-    expect(a.manifests.some((m) => m.filename.startsWith('0000_00_cluster-version-operator_') && m.gvk.kind === 'Deployment')).toBe(true);
+    expect(
+      a.manifests.some(
+        (m) => m.filename.startsWith('0000_00_cluster-version-operator_') && m.gvk.kind === 'Deployment',
+      ),
+    ).toBe(true);
     const os = find(b, 'ConfigMap', 'machine-config-osimageurl');
     expect(os?.namespace).toBe('openshift-machine-config-operator');
     const data = os?.object['data'] as Record<string, string>;
@@ -58,8 +73,14 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     expect(data['baseOSExtensionsContainerImage']).toMatch(/@sha256:/);
     const cos = b.manifests.filter((m) => m.gvk.kind === 'ClusterOperator');
     expect(cos.length).toBeGreaterThanOrEqual(10);
-    for (const co of cos) expect((co.object['status'] as { versions: { name: string; version: string }[] }).versions).toContainEqual({ name: 'operator', version: '4.18.8' });
-    const levels = new Set(b.manifests.map((m) => /^0000_(\d\d)_/.exec(m.filename)?.[1]).filter((x) => x !== undefined));
+    for (const co of cos)
+      expect((co.object['status'] as { versions: { name: string; version: string }[] }).versions).toContainEqual({
+        name: 'operator',
+        version: '4.18.8',
+      });
+    const levels = new Set(
+      b.manifests.map((m) => /^0000_(\d\d)_/.exec(m.filename)?.[1]).filter((x) => x !== undefined),
+    );
     expect(levels.has('00') && levels.has('50') && levels.has('80') && levels.has('90')).toBe(true);
     expect(find(a, 'MachineConfig', '50-master-release-base')).toBeDefined();
     expect(find(a, 'MachineConfig', '50-worker-release-base')).toBeDefined();
@@ -69,7 +90,9 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
 
   it('B changes operator images, one manifest, deletes one, moves RHCOS and adds a kernel argument', () => {
     const d = diffPayloads(a, b);
-    expect(d.images.filter((i) => i.from !== undefined && i.to !== undefined && i.from !== i.to).length).toBeGreaterThan(10);
+    expect(
+      d.images.filter((i) => i.from !== undefined && i.to !== undefined && i.from !== i.to).length,
+    ).toBeGreaterThan(10);
     expect(d.osImages.map((i) => i.name)).toContain('rhel-coreos');
     const changed = d.manifests.changed.map((c) => c.toFile);
     expect(changed).toContain(`release-manifests/${pub.changedManifest}`);
@@ -77,7 +100,10 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     expect(deleted?.annotations?.['release.openshift.io/delete']).toBe('true');
     const worker = find(b, 'MachineConfig', '50-worker-release-base')?.object['spec'] as { kernelArguments: string[] };
     expect(worker.kernelArguments).toContain(pub.addedKernelArgument);
-    expect((find(a, 'MachineConfig', '50-worker-release-base')?.object['spec'] as { kernelArguments: string[] }).kernelArguments).not.toContain(pub.addedKernelArgument);
+    expect(
+      (find(a, 'MachineConfig', '50-worker-release-base')?.object['spec'] as { kernelArguments: string[] })
+        .kernelArguments,
+    ).not.toContain(pub.addedKernelArgument);
   });
 
   it("B's signature verifies with the key and store of A's release-verification ConfigMap", async () => {
@@ -89,7 +115,11 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     expect(r.verified).toBe(true);
     expect(r.signatures[0]?.fingerprint).toBe(pub.key.fingerprint);
     expect(r.signatures[0]?.dockerReference).toBe(pub.to.tagPullSpec);
-    const wrong = await verifyRelease({ digest: pub.from.digest.replace(/.$/, (c) => (c === '0' ? '1' : '0')), keyrings: cfg?.keyrings ?? [], stores: cfg?.stores ?? [] });
+    const wrong = await verifyRelease({
+      digest: pub.from.digest.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+      keyrings: cfg?.keyrings ?? [],
+      stores: cfg?.stores ?? [],
+    });
     expect(wrong.verified).toBe(false);
   });
 
@@ -97,8 +127,14 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     const again = await publishRehearsalReleases({ out: join(work, 'again') });
     try {
       expect(again.to.digest).not.toBe(pub.to.digest); // the store URL (a fresh port) is part of the payload
-      const x = await readFile(join(pub.to.dir, 'release-manifests', '0000_80_machine-config_05_osimageurl.yaml'), 'utf8');
-      const y = await readFile(join(again.to.dir, 'release-manifests', '0000_80_machine-config_05_osimageurl.yaml'), 'utf8');
+      const x = await readFile(
+        join(pub.to.dir, 'release-manifests', '0000_80_machine-config_05_osimageurl.yaml'),
+        'utf8',
+      );
+      const y = await readFile(
+        join(again.to.dir, 'release-manifests', '0000_80_machine-config_05_osimageurl.yaml'),
+        'utf8',
+      );
       expect(y).toBe(x);
     } finally {
       await again.close();
@@ -115,19 +151,31 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
       join(appDir, '0000_80_machine-config_05_osimageurl.yaml'),
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-osimageurl\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  releaseVersion: 0.0.1-snapshot\n  baseOSContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos"\n  baseOSExtensionsContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos-extensions"\n',
     );
-    await writeFile(join(appDir, '0000_80_machine-config_08_daemon-daemonset.yaml'), 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: machine-config-daemon\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-daemon\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n');
+    await writeFile(
+      join(appDir, '0000_80_machine-config_08_daemon-daemonset.yaml'),
+      'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: machine-config-daemon\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-daemon\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n',
+    );
     await writeFile(join(appDir, 'image-references'), '{}');
     const r = await generateRehearsalReleases({ out: join(work, 'with-app'), machineConfigManifestsDir: appDir });
     const b2 = await openPayload(r.to.dir);
     const os = b2.manifests.find((m) => m.name === 'machine-config-osimageurl');
-    expect(os?.object['data']).toEqual({ releaseVersion: '4.18.8', baseOSContainerImage: r.to.baseOSContainerImage, baseOSExtensionsContainerImage: b2.images['rhel-coreos-extensions'] });
+    expect(os?.object['data']).toEqual({
+      releaseVersion: '4.18.8',
+      baseOSContainerImage: r.to.baseOSContainerImage,
+      baseOSExtensionsContainerImage: b2.images['rhel-coreos-extensions'],
+    });
     const ds = b2.manifests.find((m) => m.gvk.kind === 'DaemonSet' && m.name === 'machine-config-daemon');
     expect(JSON.stringify(ds?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
     expect(b2.manifests.some((m) => m.gvk.kind === 'MachineConfigPool')).toBe(true);
     // the app's template controller writes 00-<role>: the release carries no MachineConfig (two writers otherwise)
     expect(b2.manifests.filter((m) => m.gvk.kind === 'MachineConfig')).toEqual([]);
     expect(b2.manifests.some((m) => m.gvk.kind === 'Deployment' && m.name === 'machine-config-operator')).toBe(false);
-    await writeFile(join(appDir, '0000_80_machine-config_11_bad.yaml'), 'image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:nope\n');
-    await expect(generateRehearsalReleases({ out: join(work, 'bad-app'), machineConfigManifestsDir: appDir })).rejects.toThrow(/tag nope/);
+    await writeFile(
+      join(appDir, '0000_80_machine-config_11_bad.yaml'),
+      'image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:nope\n',
+    );
+    await expect(
+      generateRehearsalReleases({ out: join(work, 'bad-app'), machineConfigManifestsDir: appDir }),
+    ).rejects.toThrow(/tag nope/);
   });
 });

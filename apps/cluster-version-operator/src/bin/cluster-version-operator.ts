@@ -12,11 +12,18 @@ async function main(): Promise<void> {
     return;
   }
   if (cmd.command === 'render') {
-    const files = await renderBootstrap({ payloadDir: cmd.payloadDir, outputDir: cmd.outputDir, releaseImage: cmd.releaseImage });
+    const files = await renderBootstrap({
+      payloadDir: cmd.payloadDir,
+      outputDir: cmd.outputDir,
+      releaseImage: cmd.releaseImage,
+    });
     process.stdout.write(`rendered ${files.length} files into ${cmd.outputDir}\n`);
     return;
   }
-  const logger = createLogger({ level: cmd.verbosity >= 4 ? 'debug' : 'info', fields: { component: 'cluster-version-operator' } });
+  const logger = createLogger({
+    level: cmd.verbosity >= 4 ? 'debug' : 'info',
+    fields: { component: 'cluster-version-operator' },
+  });
   const holder: { stop?: () => Promise<void> } = {};
   const cvo = await startClusterVersionOperator({
     ...cmd.options,

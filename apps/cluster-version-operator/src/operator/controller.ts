@@ -2,8 +2,26 @@
  * The ClusterVersion controller and sync worker loop: watch ClusterVersion, resolve the desired release, retrieve and
  * accept it (verification, preconditions), apply it in task-graph order in the right mode, and report status.
  */
-import { ClusterOperators, ClusterVersions, ConfigMaps, Informer, isNotFound, type ConfigMap, type Condition, type EventRecorder, type KubeClient, type Logger } from '@keelson/kube';
-import { clusterCapabilities, filterManifests, implicitlyEnabledCapabilities, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import {
+  ClusterOperators,
+  ClusterVersions,
+  ConfigMaps,
+  Informer,
+  isNotFound,
+  type ConfigMap,
+  type Condition,
+  type EventRecorder,
+  type KubeClient,
+  type Logger,
+} from '@keelson/kube';
+import {
+  clusterCapabilities,
+  filterManifests,
+  implicitlyEnabledCapabilities,
+  type ClusterFacts,
+  type Manifest,
+  type ReleasePayload,
+} from '@keelson/release-payload';
 import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
@@ -105,14 +123,30 @@ export class ClusterVersionController {
     this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });
     this.ackConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_ACKS.namespace, logger: d.log });
     // upstream adminAcksEventHandler / adminGatesEventHandler: a change of either ConfigMap re-assesses Upgradeable
-    for (const [inf, name] of [[this.gateConfigMaps, ADMIN_GATES.name], [this.ackConfigMaps, ADMIN_ACKS.name]] as const) {
+    for (const [inf, name] of [
+      [this.gateConfigMaps, ADMIN_GATES.name],
+      [this.ackConfigMaps, ADMIN_ACKS.name],
+    ] as const) {
       const changed = (cm: ConfigMap): void => {
         if (cm.metadata.name === name) this.reportStatus(true);
       };
-      inf.addHandlers({ add: changed, update: (_o, cm) => { changed(cm); }, delete: changed });
+      inf.addHandlers({
+        add: changed,
+        update: (_o, cm) => {
+          changed(cm);
+        },
+        delete: changed,
+      });
     }
     // Upstream's sync worker restarts only when the desired work changed: our own status writes must not start a pass.
-    this.cvs.addHandlers({ add: () => { this.wake.notify('work'); }, update: (oldCv, newCv) => { if (specChanged(oldCv, newCv)) this.wake.notify('work'); } });
+    this.cvs.addHandlers({
+      add: () => {
+        this.wake.notify('work');
+      },
+      update: (oldCv, newCv) => {
+        if (specChanged(oldCv, newCv)) this.wake.notify('work');
+      },
+    });
     this.operators.addHandlers({
       update: (oldCo, newCo) => {
         const msg = clusterOperatorActivity(oldCo, newCo);
@@ -126,7 +160,9 @@ export class ClusterVersionController {
   /** Progress of the current payload for metrics. */
   payloadProgress(): { version: string; applied: number; pending: number } | undefined {
     const w = this.worker;
-    return w ? { version: w.desired.version ?? '', applied: w.done, pending: Math.max(0, w.total - w.done) } : undefined;
+    return w
+      ? { version: w.desired.version ?? '', applied: w.done, pending: Math.max(0, w.total - w.done) }
+      : undefined;
   }
 
   /** Capabilities for metrics/status. */
@@ -138,7 +174,11 @@ export class ClusterVersionController {
   /** The cluster's capabilities (upstream `capability.SetCapabilities`, gated capabilities by the enabled gates). */
   private caps(cv: ClusterVersion | undefined, withImplicit: boolean): { known: string[]; enabled: string[] } {
     const spec = cv?.spec.capabilities ?? {};
-    const c = clusterCapabilities({ ...spec, ...(withImplicit ? { implicitlyEnabled: this.implicit } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] });
+    const c = clusterCapabilities({
+      ...spec,
+      ...(withImplicit ? { implicitlyEnabled: this.implicit } : {}),
+      enabledFeatureGates: this.gates?.enabledGates ?? [],
+    });
     return { known: [...c.known], enabled: [...c.enabled] };
   }
 
@@ -150,7 +190,17 @@ export class ClusterVersionController {
     this.ackConfigMaps.start();
     this.status = this.statusWriter(signal);
     try {
-      await Promise.race([Promise.all([this.operators.waitForSync(signal), this.cvs.waitForSync(signal), this.gateConfigMaps.waitForSync(signal), this.ackConfigMaps.waitForSync(signal)]), new Promise((r) => { signal.addEventListener('abort', r, { once: true }); })]);
+      await Promise.race([
+        Promise.all([
+          this.operators.waitForSync(signal),
+          this.cvs.waitForSync(signal),
+          this.gateConfigMaps.waitForSync(signal),
+          this.ackConfigMaps.waitForSync(signal),
+        ]),
+        new Promise((r) => {
+          signal.addEventListener('abort', r, { once: true });
+        }),
+      ]);
       await this.startFeatureGates(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
@@ -159,7 +209,11 @@ export class ClusterVersionController {
         });
         if (signal.aborted) break;
         // upstream SyncWorker.Start: a notification while waiting to reconcile (no change of work) does not start a pass
-        const woke = await this.wake.wait(wait, signal, this.worker?.mode === 'reconciling' && this.worker.failure === undefined);
+        const woke = await this.wake.wait(
+          wait,
+          signal,
+          this.worker?.mode === 'reconciling' && this.worker.failure === undefined,
+        );
         if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
@@ -261,7 +315,10 @@ export class ClusterVersionController {
       // upstream SyncWorker.Update: "Enabled feature gates changed …, forcing a payload refresh"
       this.gatesChanged = false;
       Object.assign(work, this.includedManifests(cv, work.payload));
-      this.d.log.info('Enabled feature gates changed, forcing a payload refresh', { version: work.version, manifests: work.manifests.length });
+      this.d.log.info('Enabled feature gates changed, forcing a payload refresh', {
+        version: work.version,
+        manifests: work.manifests.length,
+      });
     }
     const mode = this.decideMode(cv, work);
     if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
@@ -281,15 +338,34 @@ export class ClusterVersionController {
       versionHash: work.versionHash,
     };
     this.reportStatus(true);
-    this.d.emit({ type: 'syncStarted', mode, version: work.version, total: work.manifests.length, attempt: this.attempt });
-    this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total: work.manifests.length });
+    this.d.emit({
+      type: 'syncStarted',
+      mode,
+      version: work.version,
+      total: work.manifests.length,
+      attempt: this.attempt,
+    });
+    this.d.log.info('Running sync', {
+      mode,
+      version: work.version,
+      image: work.image,
+      attempt: this.attempt,
+      total: work.manifests.length,
+    });
     const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
     const result = await runPayload({
       manifests: work.manifests,
       mode,
       attempt: this.attempt,
       applier: this.applier,
-      owner: cv.metadata.uid ? ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: CV_NAME, uid: cv.metadata.uid } satisfies OwnerRef) : undefined,
+      owner: cv.metadata.uid
+        ? ({
+            apiVersion: 'config.openshift.io/v1',
+            kind: 'ClusterVersion',
+            name: CV_NAME,
+            uid: cv.metadata.uid,
+          } satisfies OwnerRef)
+        : undefined,
       facts,
       backoff: mode === 'initializing' ? iv.initializingTaskBackoff : iv.taskBackoff,
       getOperator: (name) => Promise.resolve(this.operators.store.getByKey(name)),
@@ -303,14 +379,23 @@ export class ClusterVersionController {
           this.d.emit({ type: 'manifestApplied', ...e });
           this.reportStatus(false);
         },
-        runLevelStarted: (e) => { this.d.emit({ type: 'runLevelStarted', runLevel: e.runLevel, version: work.version }); },
-        runLevelFinished: (e) => { this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version }); },
-        operatorWaiting: (e) => { this.d.emit({ type: 'operatorWaiting', ...e }); },
-        taskFailed: () => { this.d.payloadErrors.inc({ version: work.version }); },
+        runLevelStarted: (e) => {
+          this.d.emit({ type: 'runLevelStarted', runLevel: e.runLevel, version: work.version });
+        },
+        runLevelFinished: (e) => {
+          this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version });
+        },
+        operatorWaiting: (e) => {
+          this.d.emit({ type: 'operatorWaiting', ...e });
+        },
+        taskFailed: () => {
+          this.d.payloadErrors.inc({ version: work.version });
+        },
       },
     });
     if (signal.aborted) return 0;
-    const writes = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes - writesBefore;
+    const writes =
+      this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes - writesBefore;
     const w = this.worker;
     w.done = result.done;
     if (result.error) {
@@ -319,8 +404,24 @@ export class ClusterVersionController {
       w.completed = mode === 'reconciling';
       this.consecutiveErrors++;
       this.attempt++;
-      this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, error: result.error.message, reason: interp.reason, writes });
-      this.d.log.info('Result of work', { mode, version: work.version, done: result.done, total: result.total, reason: interp.reason, error: result.error.message });
+      this.d.emit({
+        type: 'syncFinished',
+        mode,
+        version: work.version,
+        done: result.done,
+        total: result.total,
+        error: result.error.message,
+        reason: interp.reason,
+        writes,
+      });
+      this.d.log.info('Result of work', {
+        mode,
+        version: work.version,
+        done: result.done,
+        total: result.total,
+        reason: interp.reason,
+        error: result.error.message,
+      });
       this.reportStatus(true);
       return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
     }
@@ -333,7 +434,13 @@ export class ClusterVersionController {
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
     this.reportStatus(true);
-    await this.d.cache.clean(new Set([work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined))).catch(() => []);
+    await this.d.cache
+      .clean(
+        new Set(
+          [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
+        ),
+      )
+      .catch(() => []);
     return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
   }
 
@@ -362,29 +469,46 @@ export class ClusterVersionController {
     if (!anyCompleted) return 'initializing';
     if (this.completedImage === work.image) return 'reconciling';
     const top = history[0];
-    if (this.completedImage === undefined && top?.state === 'Completed' && top.image === work.image) return 'reconciling';
+    if (this.completedImage === undefined && top?.state === 'Completed' && top.image === work.image)
+      return 'reconciling';
     return 'updating';
   }
 
   private clusterFacts(cv: ClusterVersion): ClusterFacts {
     const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
     const base = this.caps(cv, false);
-    const implicit = new Set([...this.implicit, ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c))]);
+    const implicit = new Set([
+      ...this.implicit,
+      ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c)),
+    ]);
     this.implicit = [...implicit].sort();
     return {
       profile: this.d.clusterProfile,
       capabilities: this.caps(cv, true),
-      overrides: (cv.spec.overrides ?? []).map((o) => ({ group: o.group, kind: o.kind, namespace: o.namespace, name: o.name, unmanaged: o.unmanaged })),
+      overrides: (cv.spec.overrides ?? []).map((o) => ({
+        group: o.group,
+        kind: o.kind,
+        namespace: o.namespace,
+        name: o.name,
+        unmanaged: o.unmanaged,
+      })),
     };
   }
 
   private applyFacts(cv: ClusterVersion): ClusterFacts {
     const f = this.clusterFacts(cv);
-    return { ...(f.capabilities ? { capabilities: f.capabilities } : {}), ...(f.overrides ? { overrides: f.overrides } : {}), enabledFeatureGates: this.gates?.enabledGates ?? [] };
+    return {
+      ...(f.capabilities ? { capabilities: f.capabilities } : {}),
+      ...(f.overrides ? { overrides: f.overrides } : {}),
+      enabledFeatureGates: this.gates?.enabledGates ?? [],
+    };
   }
 
   /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
-  private includedManifests(cv: ClusterVersion, payload: ReleasePayload): { manifests: Manifest[]; versionHash: string } {
+  private includedManifests(
+    cv: ClusterVersion,
+    payload: ReleasePayload,
+  ): { manifests: Manifest[]; versionHash: string } {
     const f = this.clusterFacts(cv);
     const known = f.capabilities ? { known: f.capabilities.known, enabled: f.capabilities.known } : undefined;
     const r = filterManifests(payload, {
@@ -404,9 +528,24 @@ export class ClusterVersionController {
     if (image === this.d.releaseImage) {
       const inc = this.includedManifests(cv, this.d.localPayload);
       const hist = (cv.status?.history ?? []).find((h) => h.image === image);
-      this.work = { image, version: this.d.localPayload.metadata.version, payload: this.d.localPayload, ...inc, verified: hist?.verified ?? false, acceptedRisks: hist?.acceptedRisks ?? '', local: true, force };
+      this.work = {
+        image,
+        version: this.d.localPayload.metadata.version,
+        payload: this.d.localPayload,
+        ...inc,
+        verified: hist?.verified ?? false,
+        acceptedRisks: hist?.acceptedRisks ?? '',
+        local: true,
+        force,
+      };
       this.releaseAccepted = this.accepted(this.work);
-      this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: true });
+      this.d.emit({
+        type: 'payloadLoaded',
+        version: this.work.version,
+        image,
+        verified: this.work.verified,
+        local: true,
+      });
       return;
     }
     const v = target.version ?? '';
@@ -414,18 +553,36 @@ export class ClusterVersionController {
       this.releaseAccepted = { type: 'ReleaseAccepted', status: 'False', reason, message };
       this.d.emit({ type: 'payloadRejected', image, reason, message });
       this.d.log.warn('payload not accepted', { image, reason, message });
-      void this.d.recorder.warning(cv, reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed', message);
-      if (!this.work) await this.ensureWork(cv, { version: this.d.localPayload.metadata.version, image: this.d.releaseImage }, false, signal);
+      void this.d.recorder.warning(
+        cv,
+        reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed',
+        message,
+      );
+      if (!this.work)
+        await this.ensureWork(
+          cv,
+          { version: this.d.localPayload.metadata.version, image: this.d.releaseImage },
+          false,
+          signal,
+        );
       this.reportStatus(true);
     };
-    this.releaseAccepted = { type: 'ReleaseAccepted', status: 'Unknown', reason: 'RetrievePayload', message: `Retrieving and verifying payload version="${v}" image="${image}"` };
+    this.releaseAccepted = {
+      type: 'ReleaseAccepted',
+      status: 'Unknown',
+      reason: 'RetrievePayload',
+      message: `Retrieving and verifying payload version="${v}" image="${image}"`,
+    };
     this.reportStatus(true);
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
     const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
     if (!verification.verified) {
       if (!force) {
-        await fail('RetrievePayload', `Retrieving payload failed version="${v}" image="${image}" failure=${verification.error ?? ''}`);
+        await fail(
+          'RetrievePayload',
+          `Retrieving payload failed version="${v}" image="${image}" failure=${verification.error ?? ''}`,
+        );
         return;
       }
       const forced = `Target release version="${v}" image="${image}" cannot be verified, but continuing anyway because the update was forced: ${verification.error ?? ''}`;
@@ -435,18 +592,32 @@ export class ClusterVersionController {
     let payload: ReleasePayload;
     try {
       const authFile = await this.d.authFileFor();
-      payload = await pullPayload(image, { cache: this.d.cache, ...(authFile ? { authFile } : {}), clusterProfile: this.d.clusterProfile, signal });
+      payload = await pullPayload(image, {
+        cache: this.d.cache,
+        ...(authFile ? { authFile } : {}),
+        clusterProfile: this.d.clusterProfile,
+        signal,
+      });
     } catch (e) {
-      await fail('RetrievePayload', `Retrieving payload failed version="${v}" image="${image}" failure=${(e as Error).message}`);
+      await fail(
+        'RetrievePayload',
+        `Retrieving payload failed version="${v}" image="${image}" failure=${(e as Error).message}`,
+      );
       return;
     }
     if (v !== '' && payload.metadata.version !== v) {
-      await fail('VerifyPayloadVersion', `Verifying payload failed version="${v}" image="${image}" failure=release image version ${payload.metadata.version} does not match the expected upstream version ${v}`);
+      await fail(
+        'VerifyPayloadVersion',
+        `Verifying payload failed version="${v}" image="${image}" failure=release image version ${payload.metadata.version} does not match the expected upstream version ${v}`,
+      );
       return;
     }
     const pre = summarizePreconditions(runPreconditions(cv, payload.metadata.version), force);
     if (pre.blocking && pre.error) {
-      await fail('PreconditionChecks', `Preconditions failed for payload loaded version="${payload.metadata.version}" image="${image}": ${pre.error.message}`);
+      await fail(
+        'PreconditionChecks',
+        `Preconditions failed for payload loaded version="${payload.metadata.version}" image="${image}": ${pre.error.message}`,
+      );
       return;
     }
     if (pre.error) {
@@ -455,11 +626,26 @@ export class ClusterVersionController {
     }
     const inc = this.includedManifests(cv, payload);
     this.implicitlyEnable(cv, inc.manifests);
-    this.work = { image, version: payload.metadata.version, payload, ...inc, verified: verification.verified, acceptedRisks: risks.join('\n'), local: false, force };
+    this.work = {
+      image,
+      version: payload.metadata.version,
+      payload,
+      ...inc,
+      verified: verification.verified,
+      acceptedRisks: risks.join('\n'),
+      local: false,
+      force,
+    };
     this.releaseAccepted = this.accepted(this.work);
     this.operatorSince.clear();
     this.attempt = 0;
-    this.d.emit({ type: 'payloadLoaded', version: this.work.version, image, verified: this.work.verified, local: false });
+    this.d.emit({
+      type: 'payloadLoaded',
+      version: this.work.version,
+      image,
+      verified: this.work.verified,
+      local: false,
+    });
     void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
   }
 
@@ -474,12 +660,18 @@ export class ClusterVersionController {
     if (!caps) return;
     const next = implicitlyEnabledCapabilities(update, current, { ...caps, implicitlyEnabled: this.implicit });
     const added = next.filter((c) => !this.implicit.includes(c));
-    if (added.length > 0) this.d.log.info('capabilities implicitly enabled by the new payload', { capabilities: added });
+    if (added.length > 0)
+      this.d.log.info('capabilities implicitly enabled by the new payload', { capabilities: added });
     this.implicit = next;
   }
 
   private accepted(w: Work): Condition {
-    return { type: 'ReleaseAccepted', status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${w.version}" image="${w.image}" architecture="${w.payload.image?.architecture ?? goArchName()}"` };
+    return {
+      type: 'ReleaseAccepted',
+      status: 'True',
+      reason: 'PayloadLoaded',
+      message: `Payload loaded version="${w.version}" image="${w.image}" architecture="${w.payload.image?.architecture ?? goArchName()}"`,
+    };
   }
 
   private async maybePollUpdates(cv: ClusterVersion, signal: AbortSignal): Promise<void> {
@@ -501,8 +693,17 @@ export class ClusterVersionController {
   private async maybeAutoUpdate(cv: ClusterVersion, signal: AbortSignal): Promise<boolean> {
     if (!this.d.enableAutoUpdate || this.worker?.completed !== true || this.worker.failure) return false;
     const newest = this.updates?.availableUpdates?.[0];
-    if (!newest?.version || !newest.image || cv.spec.desiredUpdate?.image === newest.image || this.work?.image === newest.image) return false;
-    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', { version: newest.version, image: newest.image });
+    if (
+      !newest?.version ||
+      !newest.image ||
+      cv.spec.desiredUpdate?.image === newest.image ||
+      this.work?.image === newest.image
+    )
+      return false;
+    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', {
+      version: newest.version,
+      image: newest.image,
+    });
     await this.d.client.request('PATCH', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}`, {
       body: { spec: { desiredUpdate: { version: newest.version, image: newest.image, force: false } } },
       contentType: 'application/merge-patch+json',
@@ -526,7 +727,11 @@ export class ClusterVersionController {
       operators: this.operators.store.list(),
       overrides: cv.spec.overrides,
       deletesInProgress: [...this.applier.deletesInProgress],
-      adminAcks: { history: cv.status?.history, gates: data(this.gateConfigMaps, ADMIN_GATES.namespace, ADMIN_GATES.name), acks: data(this.ackConfigMaps, ADMIN_ACKS.namespace, ADMIN_ACKS.name) },
+      adminAcks: {
+        history: cv.status?.history,
+        gates: data(this.gateConfigMaps, ADMIN_GATES.namespace, ADMIN_GATES.name),
+        acks: data(this.ackConfigMaps, ADMIN_ACKS.namespace, ADMIN_ACKS.name),
+      },
       updateInProgress: (cv.status?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True'),
     });
   }
@@ -544,17 +749,24 @@ export class ClusterVersionController {
       now: new Date(),
       worker: this.worker,
       ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
-      ...(this.updates ? { retrievedUpdates: this.updates.retrievedUpdates, availableUpdates: this.updates.availableUpdates, conditionalUpdates: this.updates.conditionalUpdates } : {}),
+      ...(this.updates
+        ? {
+            retrievedUpdates: this.updates.retrievedUpdates,
+            availableUpdates: this.updates.availableUpdates,
+            conditionalUpdates: this.updates.conditionalUpdates,
+          }
+        : {}),
       capabilities: { enabled: caps.enabled, known: caps.known, implicit },
       invalid: [...this.invalid],
     };
     const draft = computeStatus(input);
     return computeStatus({ ...input, upgradeableConditions: this.upgradeableConditions({ ...cv, status: draft }) });
   }
-
 }
 
 function goArchName(): string {
-  return ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ?? process.arch;
+  return (
+    ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ??
+    process.arch
+  );
 }
-

@@ -6,13 +6,24 @@
  * enabled for the current version filter manifests, and a change of them reloads the payload.
  */
 import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
-import { extractEnabledGates, featureGateState, type FeatureGateObject, type FeatureGateState } from '@keelson/release-payload';
+import {
+  extractEnabledGates,
+  featureGateState,
+  type FeatureGateObject,
+  type FeatureGateState,
+} from '@keelson/release-payload';
 
 /** `config.openshift.io/v1` FeatureGate. */
 export type FeatureGate = FeatureGateObject & KubeObject;
 
 /** The FeatureGate resource. */
-export const FeatureGates = defineResource<FeatureGate>({ group: 'config.openshift.io', version: 'v1', kind: 'FeatureGate', plural: 'featuregates', namespaced: false });
+export const FeatureGates = defineResource<FeatureGate>({
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'FeatureGate',
+  plural: 'featuregates',
+  namespaced: false,
+});
 
 export { extractEnabledGates, featureGateState, type FeatureGateState };
 

@@ -3,7 +3,16 @@ import { EventEmitter } from 'node:events';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { EventRecorder, KubeClient, KubeConfig, LeaderElector, Registry, createLogger, errorSafeLogger, type Logger } from '@keelson/kube';
+import {
+  EventRecorder,
+  KubeClient,
+  KubeConfig,
+  LeaderElector,
+  Registry,
+  createLogger,
+  errorSafeLogger,
+  type Logger,
+} from '@keelson/kube';
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
 import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retrieve.js';
@@ -67,7 +76,10 @@ export interface RunningCvo {
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
     const t = setTimeout(done, ms);
     function done(): void {
       clearTimeout(t);
@@ -89,7 +101,10 @@ function makeClient(k: string | KubeConfig | undefined): KubeClient {
 
 /** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */
 export async function startClusterVersionOperator(options: CvoOptions): Promise<RunningCvo> {
-  const log = options.logger !== undefined ? errorSafeLogger(options.logger) : createLogger({ fields: { component: 'cluster-version-operator' } });
+  const log =
+    options.logger !== undefined
+      ? errorSafeLogger(options.logger)
+      : createLogger({ fields: { component: 'cluster-version-operator' } });
   const intervals = resolveIntervals(options.timeScale ?? 1, options.intervals);
   const clusterProfile = options.clusterProfile ?? process.env['CLUSTER_PROFILE'] ?? 'self-managed-high-availability';
   const excludeManifests = options.excludeManifests ?? process.env['EXCLUDE_MANIFESTS'] ?? '';
@@ -103,13 +118,21 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     options.onEvent?.(e);
     events.emit('event', e);
   };
-  const poller = new UpdatesPoller({ ...(options.updateService ? { updateService: options.updateService } : {}), ...(options.promqlTarget ? { promqlTarget: options.promqlTarget } : {}), userAgent: 'ClusterVersionOperator/keelson' });
+  const poller = new UpdatesPoller({
+    ...(options.updateService ? { updateService: options.updateService } : {}),
+    ...(options.promqlTarget ? { promqlTarget: options.promqlTarget } : {}),
+    userAgent: 'ClusterVersionOperator/keelson',
+  });
   const registry = new Registry();
   const holder: { controller?: ClusterVersionController } = {};
   const { payloadErrors } = registerMetrics(registry, {
     cv: () => holder.controller?.cv,
     operators: () => holder.controller?.operators.store.list() ?? [],
-    current: () => ({ version: localPayload.metadata.version, image: options.releaseImage, created: Date.parse(localPayload.imageReferences.creationTimestamp ?? '') || 0 }),
+    current: () => ({
+      version: localPayload.metadata.version,
+      image: options.releaseImage,
+      created: Date.parse(localPayload.imageReferences.creationTimestamp ?? '') || 0,
+    }),
     payload: () => holder.controller?.payloadProgress(),
     capabilities: () => holder.controller?.capabilities() ?? { enabled: [], known: [] },
     updateRetrievalTimestamp: () => holder.controller?.lastRetrieval,
@@ -131,8 +154,14 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     ...(excludeManifests ? { excludeIdentifier: excludeManifests } : {}),
     alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
     // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
-    onFeatureSetChange: () => { void api.stop(); },
-    recorder: new EventRecorder(client, { component: 'openshift-cluster-version', clusterScopedNamespace: 'openshift-cluster-version', logger: log }),
+    onFeatureSetChange: () => {
+      void api.stop();
+    },
+    recorder: new EventRecorder(client, {
+      component: 'openshift-cluster-version',
+      clusterScopedNamespace: 'openshift-cluster-version',
+      logger: log,
+    }),
   });
   holder.controller = ctl;
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
@@ -153,7 +182,9 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       leading = true;
       emit({ type: 'leading', identity });
       log.info('became leader; starting the sync loop', { identity });
-      runDone = ctl.run(signal).catch((e: unknown) => { log.error('sync loop ended with an error', { error: (e as Error).message }); });
+      runDone = ctl.run(signal).catch((e: unknown) => {
+        log.error('sync loop ended with an error', { error: (e as Error).message });
+      });
       return runDone;
     },
     onStoppedLeading: () => {
@@ -166,12 +197,20 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   });
   let server;
   try {
-    server = await startMetricsServer({ listen: options.listen ?? '0.0.0.0:9099', registry, ready: () => true, ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}), ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}) });
+    server = await startMetricsServer({
+      listen: options.listen ?? '0.0.0.0:9099',
+      registry,
+      ready: () => true,
+      ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
+      ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
+    });
   } catch (e) {
     await client.close();
     throw e;
   }
-  const electing = elector.run().catch((e: unknown) => { log.error('leader election failed', { error: (e as Error).message }); });
+  const electing = elector.run().catch((e: unknown) => {
+    log.error('leader election failed', { error: (e as Error).message });
+  });
   const srv = server;
   const api: RunningCvo = {
     metricsUrl: srv.url,

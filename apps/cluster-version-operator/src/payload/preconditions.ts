@@ -19,5 +19,8 @@ export interface PreconditionSummary {
 export function summarizePreconditions(errs: readonly PreconditionError[], force: boolean): PreconditionSummary {
   const s = summarize(errs, force);
   if (s.message === null) return { blocking: false, error: null };
-  return { blocking: s.blocking, error: new UpdateError({ reason: 'UpgradePreconditionCheckFailed', name: 'PreconditionCheck', message: s.message }) };
+  return {
+    blocking: s.blocking,
+    error: new UpdateError({ reason: 'UpgradePreconditionCheckFailed', name: 'PreconditionCheck', message: s.message }),
+  };
 }

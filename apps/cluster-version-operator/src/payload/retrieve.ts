@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, type KubeClient } from '@keelson/kube';
-import { openPayload, readPayloadDirectory, loadPayloadFromFiles, writePayloadFiles, type ReleasePayload } from '@keelson/release-payload';
+import {
+  openPayload,
+  readPayloadDirectory,
+  loadPayloadFromFiles,
+  writePayloadFiles,
+  type ReleasePayload,
+} from '@keelson/release-payload';
 import { CvoError, UpdateError } from '../errors.js';
 
 const DIGEST_SUFFIX = /@(sha256:[a-f0-9]{64})$/;
@@ -54,7 +60,10 @@ export class PayloadCache {
     const dir = this.entry(digest);
     if (!(await stat(join(dir, '.complete')).catch(() => null))) return undefined;
     const files = await readPayloadDirectory(dir);
-    return loadPayloadFromFiles(files, dir, { releaseImage, ...(this.opts.clusterProfile ? { clusterProfile: this.opts.clusterProfile } : {}) });
+    return loadPayloadFromFiles(files, dir, {
+      releaseImage,
+      ...(this.opts.clusterProfile ? { clusterProfile: this.opts.clusterProfile } : {}),
+    });
   }
 
   /** Stores a payload atomically (written to a temporary directory, then renamed). */
@@ -114,11 +123,18 @@ export async function pullPayload(image: string, opts: PullOptions): Promise<Rel
       ...(opts.clusterProfile ? { clusterProfile: opts.clusterProfile } : {}),
     });
   } catch (e) {
-    throw new UpdateError({ reason: 'UpdatePayloadRetrievalFailed', message: `Unable to download and prepare the update: ${(e as Error).message}`, cause: e });
+    throw new UpdateError({
+      reason: 'UpdatePayloadRetrievalFailed',
+      message: `Unable to download and prepare the update: ${(e as Error).message}`,
+      cause: e,
+    });
   }
   const got = payload.image?.digest;
   if (digest && got !== undefined && got !== digest) {
-    throw new UpdateError({ reason: 'UpdatePayloadRetrievalFailed', message: `Unable to download and prepare the update: image ${image} resolved to ${got}, not the requested ${digest}` });
+    throw new UpdateError({
+      reason: 'UpdatePayloadRetrievalFailed',
+      message: `Unable to download and prepare the update: image ${image} resolved to ${got}, not the requested ${digest}`,
+    });
   }
   const key = digest ?? got;
   if (key) await opts.cache.put(key, payload);
@@ -126,9 +142,17 @@ export async function pullPayload(image: string, opts: PullOptions): Promise<Rel
 }
 
 /** Loads the operator's own payload from `--payload-dir` (upstream `/`: manifests/ + release-manifests/). */
-export async function loadLocalPayload(dir: string, releaseImage: string, clusterProfile?: string): Promise<ReleasePayload> {
+export async function loadLocalPayload(
+  dir: string,
+  releaseImage: string,
+  clusterProfile?: string,
+): Promise<ReleasePayload> {
   if (!(await stat(join(dir, 'release-manifests')).catch(() => null))) {
-    throw new CvoError('PayloadDir', dir, `${dir}: release-manifests/ is missing; --payload-dir must point at the root of a release payload (manifests/ and release-manifests/)`);
+    throw new CvoError(
+      'PayloadDir',
+      dir,
+      `${dir}: release-manifests/ is missing; --payload-dir must point at the root of a release payload (manifests/ and release-manifests/)`,
+    );
   }
   const files = await readPayloadDirectory(dir);
   return loadPayloadFromFiles(files, dir, { releaseImage, ...(clusterProfile ? { clusterProfile } : {}) });

@@ -20,13 +20,27 @@ export interface TargetVerification {
 
 /** The signature ConfigMaps of `openshift-config-managed` (none when they cannot be listed). */
 export async function signatureConfigMaps(client: KubeClient): Promise<KubeObject[]> {
-  const cms = await client.request<{ items?: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } }).catch(() => ({ items: [] as KubeObject[] }));
+  const cms = await client
+    .request<{ items?: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', {
+      query: { labelSelector: SIGNATURES_LABEL },
+    })
+    .catch(() => ({ items: [] as KubeObject[] }));
   return cms.items ?? [];
 }
 
 /** Verifies `image` with the trust of the current payload. */
-export async function verifyTarget(client: KubeClient, image: string, current: readonly Manifest[], cv: ClusterVersion | undefined): Promise<TargetVerification> {
+export async function verifyTarget(
+  client: KubeClient,
+  image: string,
+  current: readonly Manifest[],
+  cv: ClusterVersion | undefined,
+): Promise<TargetVerification> {
   const specStores = cv?.spec.signatureStores;
-  const r = await verifyTargetRelease({ image, current, signatureConfigMaps: await signatureConfigMaps(client), ...(specStores !== undefined ? { signatureStores: specStores } : {}) });
+  const r = await verifyTargetRelease({
+    image,
+    current,
+    signatureConfigMaps: await signatureConfigMaps(client),
+    ...(specStores !== undefined ? { signatureStores: specStores } : {}),
+  });
   return r.verified ? { verified: true } : { verified: false, ...(r.error !== undefined ? { error: r.error } : {}) };
 }

@@ -96,7 +96,11 @@ export class ResourceApplier {
   }
 
   /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */
-  async apply(manifest: JsonObject, mode: ApplyMode, signal?: AbortSignal): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
+  async apply(
+    manifest: JsonObject,
+    mode: ApplyMode,
+    signal?: AbortSignal,
+  ): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
     const { group, version } = splitApiVersion(manifest['apiVersion']);
     const kind = String(manifest['kind']);
     const meta = isObject(manifest['metadata']) ? manifest['metadata'] : {};
@@ -110,11 +114,21 @@ export class ResourceApplier {
 
     const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
     try {
-      return await this.applyTo(cached === undefined ? await this.getLive(path, signal) : (cached ?? undefined), manifest, { group, version, kind, namespace, name, mapping, path, annotations, mode }, signal);
+      return await this.applyTo(
+        cached === undefined ? await this.getLive(path, signal) : (cached ?? undefined),
+        manifest,
+        { group, version, kind, namespace, name, mapping, path, annotations, mode },
+        signal,
+      );
     } catch (e) {
       // the cache was behind the server (an object just created, or changed since): read it and apply once more
       if (cached === undefined || !(isConflict(e) || isAlreadyExists(e))) throw e;
-      return this.applyTo(await this.getLive(path, signal), manifest, { group, version, kind, namespace, name, mapping, path, annotations, mode }, signal);
+      return this.applyTo(
+        await this.getLive(path, signal),
+        manifest,
+        { group, version, kind, namespace, name, mapping, path, annotations, mode },
+        signal,
+      );
     }
   }
 
@@ -128,20 +142,34 @@ export class ResourceApplier {
   }
 
   /** Create when absent; else merge into `live` and update only when the merge changed something. */
-  private async applyTo(live: JsonObject | undefined, manifest: JsonObject, t: ApplyTarget, signal?: AbortSignal): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
+  private async applyTo(
+    live: JsonObject | undefined,
+    manifest: JsonObject,
+    t: ApplyTarget,
+    signal?: AbortSignal,
+  ): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
     const { group, version, kind, namespace, name, mapping, path, annotations, mode } = t;
     const builder = builderFor(group, version, kind);
     if (live === undefined) {
       const collection = RestMapper.path(group, version, mapping, namespace, '');
-      const created = await this.client.request<JsonObject>('POST', collection, { body: manifest, ...(signal ? { signal } : {}) });
+      const created = await this.client.request<JsonObject>('POST', collection, {
+        body: manifest,
+        ...(signal ? { signal } : {}),
+      });
       this.writes.creates++;
       return { action: 'created', object: this.checked(builder.check, created, mode) };
     }
     const createOnly = annotations?.[CREATE_ONLY_ANNOTATION];
-    if (typeof createOnly === 'string' && createOnly.toLowerCase() === 'true') return { action: 'unchanged', object: live };
+    if (typeof createOnly === 'string' && createOnly.toLowerCase() === 'true')
+      return { action: 'unchanged', object: live };
     const merged = stripUndefined(builder.merge(live, manifest));
     if (deepEqual(merged, live)) return { action: 'unchanged', object: this.checked(builder.check, live, mode) };
-    if (mode === 'reconciling') this.log.info(`Updating ${kind} ${namespace === '' ? name : `${namespace}/${name}`} due to diff`, { kind, namespace, name });
+    if (mode === 'reconciling')
+      this.log.info(`Updating ${kind} ${namespace === '' ? name : `${namespace}/${name}`} due to diff`, {
+        kind,
+        namespace,
+        name,
+      });
     const updated = await this.client.request<JsonObject>('PUT', path, { body: merged, ...(signal ? { signal } : {}) });
     this.writes.updates++;
     return { action: 'updated', object: this.checked(builder.check, updated, mode) };
@@ -156,7 +184,12 @@ export class ResourceApplier {
   }
 
   /** Deletion (cvo.md 4.5): delete requests only in Updating; other modes observe. */
-  private async applyDelete(path: string, id: string, mode: ApplyMode, signal?: AbortSignal): Promise<{ action: ApplyAction; object: undefined }> {
+  private async applyDelete(
+    path: string,
+    id: string,
+    mode: ApplyMode,
+    signal?: AbortSignal,
+  ): Promise<{ action: ApplyAction; object: undefined }> {
     let live: JsonObject | undefined;
     try {
       live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
@@ -170,7 +203,10 @@ export class ResourceApplier {
     if (mode !== 'updating') return { action: 'delete-pending', object: undefined };
     const meta = isObject(live['metadata']) ? live['metadata'] : {};
     if (meta['deletionTimestamp'] === undefined) {
-      await this.client.request('DELETE', path, { body: { propagationPolicy: 'Background' }, ...(signal ? { signal } : {}) });
+      await this.client.request('DELETE', path, {
+        body: { propagationPolicy: 'Background' },
+        ...(signal ? { signal } : {}),
+      });
       this.writes.deletes++;
       this.log.info(`Delete requested for ${id}`);
     }
@@ -179,11 +215,21 @@ export class ResourceApplier {
   }
 
   /** Reads an object by manifest identity (used by the ClusterOperator gate). */
-  async get(apiVersion: string, kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
+  async get(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<JsonObject | undefined> {
     const { group, version } = splitApiVersion(apiVersion);
     const mapping = await this.mapper.resolve(group, version, kind);
     try {
-      return await this.client.request<JsonObject>('GET', RestMapper.path(group, version, mapping, namespace, name), signal ? { signal } : {});
+      return await this.client.request<JsonObject>(
+        'GET',
+        RestMapper.path(group, version, mapping, namespace, name),
+        signal ? { signal } : {},
+      );
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -205,7 +251,13 @@ export class ResourceApplier {
     const { group, version } = splitApiVersion(apiVersion);
     const mapping = await this.mapper.resolve(group, version, kind);
     const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
-    const path = RestMapper.path(group, version, mapping, typeof meta['namespace'] === 'string' ? meta['namespace'] : '', '');
+    const path = RestMapper.path(
+      group,
+      version,
+      mapping,
+      typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
+      '',
+    );
     this.writes.creates++;
     return this.client.request<JsonObject>('POST', path, { body: obj, ...(signal ? { signal } : {}) });
   }

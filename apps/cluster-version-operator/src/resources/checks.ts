@@ -41,21 +41,34 @@ export const checkDeployment: HealthCheckFn = (obj) => {
   const find = (t: string): Cond | undefined => cs.find((c) => c.type === t);
   const failure = find('ReplicaFailure');
   if (failure?.status === 'True') {
-    return new UpdateError({ reason: 'WorkloadNotProgressing', name, message: `deployment ${name} has some pods failing; unavailable replicas=${num(obj, 'status', 'unavailableReplicas', 0)}` });
+    return new UpdateError({
+      reason: 'WorkloadNotProgressing',
+      name,
+      message: `deployment ${name} has some pods failing; unavailable replicas=${num(obj, 'status', 'unavailableReplicas', 0)}`,
+    });
   }
   const available = find('Available');
   const progressing = find('Progressing');
   if (available?.status === 'False' && progressing?.status === 'False') {
-    return new UpdateError({ reason: 'WorkloadNotAvailable', name, message: `deployment ${name} is not available and not progressing; updated replicas=${num(obj, 'status', 'updatedReplicas', 0)} of ${num(obj, 'spec', 'replicas', 1)}, available replicas=${num(obj, 'status', 'availableReplicas', 0)} of ${num(obj, 'spec', 'replicas', 1)}` });
+    return new UpdateError({
+      reason: 'WorkloadNotAvailable',
+      name,
+      message: `deployment ${name} is not available and not progressing; updated replicas=${num(obj, 'status', 'updatedReplicas', 0)} of ${num(obj, 'spec', 'replicas', 1)}, available replicas=${num(obj, 'status', 'availableReplicas', 0)} of ${num(obj, 'spec', 'replicas', 1)}`,
+    });
   }
   if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-    return new UpdateError({ reason: 'WorkloadNotProgressing', name, message: `deployment ${name} is not progressing; ${progressing.reason}: ${progressing.message ?? ''}` });
+    return new UpdateError({
+      reason: 'WorkloadNotProgressing',
+      name,
+      message: `deployment ${name} is not progressing; ${progressing.reason}: ${progressing.message ?? ''}`,
+    });
   }
   return null;
 };
 
 /** DaemonSet: only "being deleted" is an error. */
-export const checkDaemonSet: HealthCheckFn = (obj) => (deleting(obj) ? new Error(`daemonset ${nsName(obj)} is being deleted`) : null);
+export const checkDaemonSet: HealthCheckFn = (obj) =>
+  deleting(obj) ? new Error(`daemonset ${nsName(obj)} is being deleted`) : null;
 
 /** Job: failed without active pods (or Failed=True with DeadlineExceeded) is an error; running Jobs are fine. */
 export const checkJob: HealthCheckFn = (obj) => {
@@ -65,7 +78,9 @@ export const checkJob: HealthCheckFn = (obj) => {
   const active = typeof st['active'] === 'number' ? st['active'] : 0;
   const failed = typeof st['failed'] === 'number' ? st['failed'] : 0;
   if ((active === 0 && failed > 0) || failedCond?.reason === 'DeadlineExceeded') {
-    return new Error(`deadline exceeded, reason: ${JSON.stringify(failedCond?.reason ?? '')}, message: ${JSON.stringify(failedCond?.message ?? '')}`);
+    return new Error(
+      `deadline exceeded, reason: ${JSON.stringify(failedCond?.reason ?? '')}, message: ${JSON.stringify(failedCond?.message ?? '')}`,
+    );
   }
   return null;
 };
@@ -74,7 +89,13 @@ export const checkJob: HealthCheckFn = (obj) => {
 export const checkCrd: HealthCheckFn = (obj) => {
   const name = String(child(obj, 'metadata')['name']);
   const est = conditions(obj).find((c) => c.type === 'Established');
-  if (!est) return new Error(`CustomResourceDefinition ${name} does not declare an Established status condition: ${JSON.stringify(conditions(obj))}`);
-  if (est.status !== 'True') return new Error(`CustomResourceDefinition ${name} Established=${est.status ?? ''}, ${est.reason ?? ''}: ${est.message ?? ''}`);
+  if (!est)
+    return new Error(
+      `CustomResourceDefinition ${name} does not declare an Established status condition: ${JSON.stringify(conditions(obj))}`,
+    );
+  if (est.status !== 'True')
+    return new Error(
+      `CustomResourceDefinition ${name} Established=${est.status ?? ''}, ${est.reason ?? ''}: ${est.message ?? ''}`,
+    );
   return null;
 };

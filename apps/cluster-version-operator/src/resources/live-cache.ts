@@ -35,13 +35,26 @@ export class LiveObjectCache {
    * The live object from the cache (a copy), `null` when the synced cache does not hold it, or `undefined` when the
    * cache cannot answer yet (not synced, kind not cached): then the caller GETs.
    */
-  lookup(group: string, version: string, kind: string, mapping: RestMapping, namespace: string, name: string): JsonObject | null | undefined {
+  lookup(
+    group: string,
+    version: string,
+    kind: string,
+    mapping: RestMapping,
+    namespace: string,
+    name: string,
+  ): JsonObject | null | undefined {
     if (this.closed || UNCACHED.has(`${group}/${kind}`)) return undefined;
     const key = `${group}/${version}/${mapping.plural}`;
     let inf = this.informers.get(key);
     if (inf === undefined) {
       if (this.informers.size >= MAX_CACHED_KINDS) return undefined;
-      const d = defineResource<KubeObject>({ group, version, kind, plural: mapping.plural, namespaced: mapping.namespaced });
+      const d = defineResource<KubeObject>({
+        group,
+        version,
+        kind,
+        plural: mapping.plural,
+        namespaced: mapping.namespaced,
+      });
       inf = new Informer<KubeObject>(this.client, d, { logger: this.log });
       this.informers.set(key, inf);
       inf.start();

@@ -67,7 +67,11 @@ export function mergeMap(live: unknown, required: unknown): Record<string, unkno
  * Matches list items by `name` (containers, volumes): live items absent from `required` are dropped, missing ones are
  * appended, the live order is kept, and each kept item is merged with `mergeItem`.
  */
-export function mergeByName(live: unknown, required: unknown, mergeItem: (l: JsonObject, r: JsonObject) => JsonObject): JsonObject[] {
+export function mergeByName(
+  live: unknown,
+  required: unknown,
+  mergeItem: (l: JsonObject, r: JsonObject) => JsonObject,
+): JsonObject[] {
   const req = (Array.isArray(required) ? required : []).filter(isObject);
   const lv = (Array.isArray(live) ? live : []).filter(isObject);
   const byName = new Map(req.map((r) => [String(r['name']), r]));

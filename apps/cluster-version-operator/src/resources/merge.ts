@@ -75,7 +75,8 @@ export function mergePodSpec(live: JsonObject, required: JsonObject): JsonObject
 /** Pod template (upstream `ensurePodTemplateSpec`): metadata merged, spec merged with {@link mergePodSpec}. */
 function mergePodTemplate(live: JsonObject, required: JsonObject): JsonObject {
   const out: JsonObject = { ...live };
-  if (live['metadata'] !== undefined || required['metadata'] !== undefined) out['metadata'] = mergeObjectMeta(child(live, 'metadata'), child(required, 'metadata'));
+  if (live['metadata'] !== undefined || required['metadata'] !== undefined)
+    out['metadata'] = mergeObjectMeta(child(live, 'metadata'), child(required, 'metadata'));
   out['spec'] = mergePodSpec(child(live, 'spec'), child(required, 'spec'));
   return out;
 }
@@ -104,7 +105,8 @@ export const mergeDeployment: MergeFn = (live, required) => {
   spec['replicas'] = typeof rs['replicas'] === 'number' ? rs['replicas'] : 1;
   setIfGiven(spec, ls, rs, 'selector');
   spec['paused'] = rs['paused'] === true ? true : ls['paused'] === undefined ? undefined : false;
-  if (rs['minReadySeconds'] !== undefined || ls['minReadySeconds'] !== undefined) spec['minReadySeconds'] = rs['minReadySeconds'] ?? 0;
+  if (rs['minReadySeconds'] !== undefined || ls['minReadySeconds'] !== undefined)
+    spec['minReadySeconds'] = rs['minReadySeconds'] ?? 0;
   setIfGiven(spec, ls, rs, 'revisionHistoryLimit');
   setIfGiven(spec, ls, rs, 'progressDeadlineSeconds');
   const strategy = defaultedStrategy(rs['strategy']);
@@ -135,7 +137,8 @@ export const mergeJob: MergeFn = (live, required) => {
   const ls = child(live, 'spec');
   const rs = child(required, 'spec');
   const spec: JsonObject = { ...ls };
-  for (const k of ['activeDeadlineSeconds', 'backoffLimit', 'parallelism', 'completions', 'ttlSecondsAfterFinished']) setIfGiven(spec, ls, rs, k);
+  for (const k of ['activeDeadlineSeconds', 'backoffLimit', 'parallelism', 'completions', 'ttlSecondsAfterFinished'])
+    setIfGiven(spec, ls, rs, k);
   spec['template'] = mergePodTemplate(child(ls, 'template'), child(rs, 'template'));
   out['spec'] = spec;
   return out;
@@ -193,7 +196,8 @@ export const mergeValidatingWebhook: MergeFn = (live, required) => {
     out['webhooks'] = mergeByName(live['webhooks'], required['webhooks'], (l, r) => {
       const m = overlay(l, r) as JsonObject;
       const liveCa = child(l, 'clientConfig')['caBundle'];
-      if (child(r, 'clientConfig')['caBundle'] === undefined && typeof liveCa === 'string') m['clientConfig'] = { ...child(m, 'clientConfig'), caBundle: liveCa };
+      if (child(r, 'clientConfig')['caBundle'] === undefined && typeof liveCa === 'string')
+        m['clientConfig'] = { ...child(m, 'clientConfig'), caBundle: liveCa };
       return m;
     });
   }
@@ -223,7 +227,8 @@ export const mergeGeneric: MergeFn = (live, required) => {
   const out: JsonObject = { ...live };
   for (const [k, v] of Object.entries(required)) if (!GENERIC_SKIP.has(k) && v !== undefined) out[k] = clone(v);
   const meta: JsonObject = { ...lm };
-  for (const k of ['labels', 'annotations', 'ownerReferences']) meta[k] = rm[k] !== undefined ? clone(rm[k]) : undefined;
+  for (const k of ['labels', 'annotations', 'ownerReferences'])
+    meta[k] = rm[k] !== undefined ? clone(rm[k]) : undefined;
   out['metadata'] = meta;
   return out;
 };

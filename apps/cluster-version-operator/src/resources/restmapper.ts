@@ -45,7 +45,8 @@ export class RestMapper {
       const kinds = new Map<string, RestMapping>();
       try {
         const list = await this.client.request<ApiResourceList>('GET', path);
-        for (const r of list.resources ?? []) if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+        for (const r of list.resources ?? [])
+          if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }

@@ -63,19 +63,45 @@ function progressConditions(conds: Condition[], w: WorkerState, invalid: boolean
   const reconciling = w.mode === 'reconciling' && w.completed;
   let out = conds;
   if (f && f.failing !== 'false') {
-    out = set(out, { type: 'Failing', status: f.failing === 'true' ? 'True' : 'Unknown', reason: f.reason, message: f.message }, now);
+    out = set(
+      out,
+      { type: 'Failing', status: f.failing === 'true' ? 'True' : 'Unknown', reason: f.reason, message: f.message },
+      now,
+    );
   } else out = set(out, { type: 'Failing', status: 'False', reason: '', message: '' }, now);
   if (f && f.failing === 'true') {
     const summary = summaryForReason(f.reason, f.name ?? '');
-    if (reconciling) out = set(out, { type: 'Progressing', status: 'False', reason: f.reason, message: `Error while reconciling ${v}: ${summary}` }, now);
-    else out = set(out, { type: 'Progressing', status: 'True', reason: f.reason, message: `Unable to apply ${v}: ${summary}` }, now);
+    if (reconciling)
+      out = set(
+        out,
+        { type: 'Progressing', status: 'False', reason: f.reason, message: `Error while reconciling ${v}: ${summary}` },
+        now,
+      );
+    else
+      out = set(
+        out,
+        { type: 'Progressing', status: 'True', reason: f.reason, message: `Unable to apply ${v}: ${summary}` },
+        now,
+      );
     return out;
   }
   if (reconciling) {
-    out = set(out, { type: 'Progressing', status: 'False', reason: '', message: invalid ? `Stopped at ${v}: the cluster version is invalid` : `Cluster version is ${v}` }, now);
+    out = set(
+      out,
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: '',
+        message: invalid ? `Stopped at ${v}: the cluster version is invalid` : `Cluster version is ${v}`,
+      },
+      now,
+    );
     return out;
   }
-  let msg = w.total > 0 ? `Working towards ${v}: ${w.done} of ${w.total} done (${pct(w.done, w.total)}% complete)` : `Working towards ${v}`;
+  let msg =
+    w.total > 0
+      ? `Working towards ${v}: ${w.done} of ${w.total} done (${pct(w.done, w.total)}% complete)`
+      : `Working towards ${v}`;
   let reason = '';
   if (f?.waitingOn !== undefined) {
     msg += `, ${f.waitingOn}`;
@@ -89,7 +115,8 @@ function setUpgradeable(conds: Condition[], next: readonly Condition[], now: Dat
   let out = conds;
   for (const c of next) out = set(out, c, now);
   const keep = new Set(next.map((c) => c.type));
-  for (const c of conds) if (c.type.startsWith('Upgradeable') && !keep.has(c.type)) out = removeCondition(out, c.type).conditions;
+  for (const c of conds)
+    if (c.type.startsWith('Upgradeable') && !keep.has(c.type)) out = removeCondition(out, c.type).conditions;
   return out;
 }
 
@@ -104,31 +131,77 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   let desired: Release = prev?.desired ?? { version: '', image: '' };
   if (w) {
     desired = { ...w.desired };
-    history = mergeHistory(history, {
-      version: w.desired.version ?? '',
-      image: w.desired.image ?? '',
-      verified: w.verified,
-      ...(w.acceptedRisks !== undefined ? { acceptedRisks: w.acceptedRisks } : {}),
-      completed: w.completed,
-      local: w.local,
-    }, nowStr);
+    history = mergeHistory(
+      history,
+      {
+        version: w.desired.version ?? '',
+        image: w.desired.image ?? '',
+        verified: w.verified,
+        ...(w.acceptedRisks !== undefined ? { acceptedRisks: w.acceptedRisks } : {}),
+        completed: w.completed,
+        local: w.local,
+      },
+      nowStr,
+    );
   }
   const completed = history.find((h) => h.state === 'Completed');
-  if (completed && w?.completed) conds = set(conds, { type: 'Available', status: 'True', reason: '', message: `Done applying ${completed.version}` }, now);
-  else if (!conds.some((c) => c.type === 'Available')) conds = set(conds, { type: 'Available', status: 'False', reason: '', message: '' }, now);
+  if (completed && w?.completed)
+    conds = set(
+      conds,
+      { type: 'Available', status: 'True', reason: '', message: `Done applying ${completed.version}` },
+      now,
+    );
+  else if (!conds.some((c) => c.type === 'Available'))
+    conds = set(conds, { type: 'Available', status: 'False', reason: '', message: '' }, now);
   if (input.invalid.length > 0) {
-    const msg = input.invalid.length === 1 ? `The cluster version is invalid: ${input.invalid[0] ?? ''}` : `The cluster version is invalid:\n* ${input.invalid.join('\n* ')}`;
+    const msg =
+      input.invalid.length === 1
+        ? `The cluster version is invalid: ${input.invalid[0] ?? ''}`
+        : `The cluster version is invalid:\n* ${input.invalid.join('\n* ')}`;
     conds = set(conds, { type: 'Invalid', status: 'True', reason: 'InvalidClusterVersion', message: msg }, now);
   } else conds = removeCondition(conds, 'Invalid').conditions;
   if (input.noDesiredImage) {
-    conds = set(conds, { type: 'Failing', status: 'True', reason: 'NoDesiredImage', message: 'No configured operator version, unable to update cluster' }, now);
+    conds = set(
+      conds,
+      {
+        type: 'Failing',
+        status: 'True',
+        reason: 'NoDesiredImage',
+        message: 'No configured operator version, unable to update cluster',
+      },
+      now,
+    );
   } else if (w) conds = progressConditions(conds, w, input.invalid.length > 0, now);
-  conds = set(conds, input.retrievedUpdates ?? conds.find((c) => c.type === 'RetrievedUpdates') ?? { type: 'RetrievedUpdates', status: 'False', reason: '', message: '' }, now);
+  conds = set(
+    conds,
+    input.retrievedUpdates ??
+      conds.find((c) => c.type === 'RetrievedUpdates') ?? {
+        type: 'RetrievedUpdates',
+        status: 'False',
+        reason: '',
+        message: '',
+      },
+    now,
+  );
   if (input.releaseAccepted) conds = set(conds, input.releaseAccepted, now);
   const implicit = [...input.capabilities.implicit].sort();
-  conds = set(conds, implicit.length > 0
-    ? { type: 'ImplicitlyEnabledCapabilities', status: 'True', reason: 'CapabilitiesImplicitlyEnabled', message: `The following capabilities could not be disabled: ${implicit.join(', ')}` }
-    : { type: 'ImplicitlyEnabledCapabilities', status: 'False', reason: 'AsExpected', message: 'Capabilities match configured spec' }, now);
+  conds = set(
+    conds,
+    implicit.length > 0
+      ? {
+          type: 'ImplicitlyEnabledCapabilities',
+          status: 'True',
+          reason: 'CapabilitiesImplicitlyEnabled',
+          message: `The following capabilities could not be disabled: ${implicit.join(', ')}`,
+        }
+      : {
+          type: 'ImplicitlyEnabledCapabilities',
+          status: 'False',
+          reason: 'AsExpected',
+          message: 'Capabilities match configured spec',
+        },
+    now,
+  );
   if (input.upgradeableConditions) conds = setUpgradeable(conds, input.upgradeableConditions, now);
   else if (input.upgradeable) conds = set(conds, input.upgradeable, now);
   else if (input.upgradeable === null) conds = removeCondition(conds, 'Upgradeable').conditions;
@@ -137,7 +210,10 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
     history,
     observedGeneration: w?.generation ?? prev?.observedGeneration ?? 0,
     versionHash: w?.versionHash ?? prev?.versionHash ?? '',
-    capabilities: { enabledCapabilities: [...input.capabilities.enabled].sort(), knownCapabilities: [...input.capabilities.known].sort() },
+    capabilities: {
+      enabledCapabilities: [...input.capabilities.enabled].sort(),
+      knownCapabilities: [...input.capabilities.known].sort(),
+    },
     conditions: orderConditions(conds).map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? nowStr })),
     availableUpdates: input.availableUpdates !== undefined ? input.availableUpdates : (prev?.availableUpdates ?? null),
   };
@@ -146,7 +222,16 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   return status;
 }
 
-const ORDER = ['RetrievedUpdates', 'Invalid', 'ReleaseAccepted', 'ImplicitlyEnabledCapabilities', 'Available', 'Failing', 'Progressing', 'Upgradeable'];
+const ORDER = [
+  'RetrievedUpdates',
+  'Invalid',
+  'ReleaseAccepted',
+  'ImplicitlyEnabledCapabilities',
+  'Available',
+  'Failing',
+  'Progressing',
+  'Upgradeable',
+];
 
 function orderConditions(conds: Condition[]): Condition[] {
   const rank = (t: string): number => {

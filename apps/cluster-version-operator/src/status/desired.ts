@@ -36,11 +36,15 @@ export function resolveDesired(cv: ClusterVersion): DesiredResolution {
   const fromHistory = (cv.status?.history ?? []).filter((h) => h.version === version && h.image !== '');
   const all = new Set([...matches.map((m) => m.image ?? ''), ...fromHistory.map((h) => h.image)]);
   if (all.size === 0) {
-    invalid.push('spec.desiredUpdate.version: Invalid value: when image is empty the update must be an available update');
+    invalid.push(
+      'spec.desiredUpdate.version: Invalid value: when image is empty the update must be an available update',
+    );
     return { desired: undefined, force, invalid };
   }
   if (all.size > 1) {
-    invalid.push('spec.desiredUpdate.version: Invalid value: there are multiple possible payloads for this version, specify the exact image');
+    invalid.push(
+      'spec.desiredUpdate.version: Invalid value: there are multiple possible payloads for this version, specify the exact image',
+    );
     return { desired: undefined, force, invalid };
   }
   const found = matches[0];

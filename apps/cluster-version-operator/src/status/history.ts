@@ -34,7 +34,14 @@ export function mergeHistory(history: readonly UpdateHistory[], u: HistoryUpdate
     }
   } else {
     if (top) top.completionTime ??= now;
-    const entry: UpdateHistory = { state: u.completed ? 'Completed' : 'Partial', startedTime: now, completionTime: u.completed ? now : null, version: u.version, image: u.image, verified: u.verified };
+    const entry: UpdateHistory = {
+      state: u.completed ? 'Completed' : 'Partial',
+      startedTime: now,
+      completionTime: u.completed ? now : null,
+      version: u.version,
+      image: u.image,
+      verified: u.verified,
+    };
     if (u.acceptedRisks !== undefined && u.acceptedRisks !== '') entry.acceptedRisks = u.acceptedRisks;
     out.unshift(entry);
   }

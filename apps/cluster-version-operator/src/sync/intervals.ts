@@ -52,7 +52,8 @@ export const UPSTREAM_INTERVALS: Intervals = {
 
 /** Upstream defaults multiplied by `timeScale` (e.g. 0.01 = a 100x faster clock), then explicit overrides. */
 export function resolveIntervals(timeScale = 1, overrides: Partial<Intervals> = {}): Intervals {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
+  if (!(timeScale > 0) || !Number.isFinite(timeScale))
+    throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
   const s = (ms: number): number => Math.max(1, Math.round(ms * timeScale));
   const b = (x: TaskBackoff): TaskBackoff => ({ ...x, durationMs: s(x.durationMs), capMs: s(x.capMs) });
   const u = UPSTREAM_INTERVALS;
@@ -85,7 +86,11 @@ export function backoffDelays(b: TaskBackoff): number[] {
 }
 
 /** Wait after `consecutiveErrors` failed applies: interval/16 x 2^n for n < 4, else the interval; ±20 % jitter. */
-export function failureBackoffMs(intervalMs: number, consecutiveErrors: number, random: () => number = Math.random): number {
+export function failureBackoffMs(
+  intervalMs: number,
+  consecutiveErrors: number,
+  random: () => number = Math.random,
+): number {
   const base = consecutiveErrors < 4 ? (intervalMs / 16) * 2 ** consecutiveErrors : intervalMs;
   return Math.round(base * (1 + 0.2 * random()));
 }

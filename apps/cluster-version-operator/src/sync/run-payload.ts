@@ -3,7 +3,14 @@
  * ClusterOperator precreation per node, each task applied with backoff and the ClusterOperator gate, errors
  * summarised.
  */
-import { createTask, planSync, runGraph, taskString, RUN_LEVEL_COMPONENT_PATTERN, type Task } from '@keelson/manifest-graph';
+import {
+  createTask,
+  planSync,
+  runGraph,
+  taskString,
+  RUN_LEVEL_COMPONENT_PATTERN,
+  type Task,
+} from '@keelson/manifest-graph';
 import { includeManifest, type ClusterFacts, type Manifest } from '@keelson/release-payload';
 import { KubeApiError, type Logger } from '@keelson/kube';
 import type { ClusterOperator } from '../api-types.js';
@@ -69,7 +76,17 @@ function isClusterOperator(m: Manifest): boolean {
 export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult> {
   const total = o.manifests.length;
   const tasks: Task<Manifest>[] = o.manifests.map((m, i) =>
-    createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total, data: m }),
+    createTask({
+      filename: m.filename,
+      group: m.gvk.group,
+      version: m.gvk.version,
+      kind: m.gvk.kind,
+      namespace: m.namespace,
+      name: m.name,
+      index: i + 1,
+      total,
+      data: m,
+    }),
   );
   const plan = planSync(tasks, { mode: o.mode, attempt: o.attempt });
   let done = 0;
@@ -88,19 +105,23 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
     levelRemaining.set(lvl, left);
     if (left === 0) o.observer?.runLevelFinished?.({ runLevel: lvl });
   };
-  const errs = await runGraph(plan.graph, { maxParallelism: plan.parallelism, signal: o.signal }, async (nodeTasks, ctx) => {
-    await precreateOperators(nodeTasks, o);
-    for (const t of nodeTasks) {
-      if (ctx.signal.aborted) throw new Error(`update context canceled at ${done} of ${total}`);
-      const lvl = runLevelOf(t.filename);
-      if (lvl !== undefined && !startedLevels.has(lvl)) {
-        startedLevels.add(lvl);
-        o.observer?.runLevelStarted?.({ runLevel: lvl });
+  const errs = await runGraph(
+    plan.graph,
+    { maxParallelism: plan.parallelism, signal: o.signal },
+    async (nodeTasks, ctx) => {
+      await precreateOperators(nodeTasks, o);
+      for (const t of nodeTasks) {
+        if (ctx.signal.aborted) throw new Error(`update context canceled at ${done} of ${total}`);
+        const lvl = runLevelOf(t.filename);
+        if (lvl !== undefined && !startedLevels.has(lvl)) {
+          startedLevels.add(lvl);
+          o.observer?.runLevelStarted?.({ runLevel: lvl });
+        }
+        const action = await runTask(t, o, ctx.signal);
+        finishTask(t, action);
       }
-      const action = await runTask(t, o, ctx.signal);
-      finishTask(t, action);
-    }
-  });
+    },
+  );
   return { done, total, error: summarizeTaskGraphErrors(errs) };
 }
 
@@ -113,9 +134,20 @@ async function precreateOperators(tasks: readonly Task<Manifest>[], o: RunPayloa
     try {
       if (await o.getOperator(m.name)) continue;
       const meta = isObject(m.object['metadata']) ? m.object['metadata'] : {};
-      const created = await o.applier.create('config.openshift.io/v1', 'ClusterOperator', { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { ...meta }, spec: {} }, o.signal);
+      const created = await o.applier.create(
+        'config.openshift.io/v1',
+        'ClusterOperator',
+        { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { ...meta }, spec: {} },
+        o.signal,
+      );
       const related = isObject(m.object['status']) ? m.object['status']['relatedObjects'] : undefined;
-      if (Array.isArray(related)) await o.applier.updateStatus('config.openshift.io/v1', 'ClusterOperator', { ...created, status: { relatedObjects: related } }, o.signal);
+      if (Array.isArray(related))
+        await o.applier.updateStatus(
+          'config.openshift.io/v1',
+          'ClusterOperator',
+          { ...created, status: { relatedObjects: related } },
+          o.signal,
+        );
     } catch (e) {
       o.log.debug('precreating ClusterOperator failed (ignored)', { name: m.name, error: (e as Error).message });
     }
@@ -138,12 +170,17 @@ async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSig
     } catch (e) {
       if (e instanceof UpdateError) {
         o.observer?.taskFailed?.({ task: taskString(t), reason: e.reason, message: e.message });
-        if (e.names.length > 0 && e.effect !== 'Report') for (const n of e.names) if (!o.operatorSince.has(n)) o.operatorSince.set(n, (o.now ?? Date.now)());
+        if (e.names.length > 0 && e.effect !== 'Report')
+          for (const n of e.names) if (!o.operatorSince.has(n)) o.operatorSince.set(n, (o.now ?? Date.now)());
         throw e;
       }
       last = e;
       // upstream counts every failed attempt (cluster_operator_payload_errors), retried ones included
-      o.observer?.taskFailed?.({ task: taskString(t), reason: classifyApiError(e).reason, message: (e as Error).message });
+      o.observer?.taskFailed?.({
+        task: taskString(t),
+        reason: classifyApiError(e).reason,
+        message: (e as Error).message,
+      });
       o.log.debug('task failed, retrying', { task: taskString(t), error: (e as Error).message });
       const d = delays[attempt];
       if (d === undefined || signal.aborted) break;
@@ -152,7 +189,12 @@ async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSig
     }
   }
   const { reason, cause } = classifyApiError(last);
-  throw new UpdateError({ reason, message: `Could not update ${taskString(t)}${cause ? `: ${cause}` : ''}`, task: taskString(t), cause: last });
+  throw new UpdateError({
+    reason,
+    message: `Could not update ${taskString(t)}${cause ? `: ${cause}` : ''}`,
+    task: taskString(t),
+    cause: last,
+  });
 }
 
 async function applyOne(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
@@ -168,7 +210,11 @@ async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: A
   let live = await o.getOperator(m.name);
   if (!live) {
     const fresh = await o.applier.get('config.openshift.io/v1', 'ClusterOperator', '', m.name, signal);
-    if (!fresh) throw new KubeApiError('GET', `/apis/config.openshift.io/v1/clusteroperators/${m.name}`, 404, { reason: 'NotFound', message: `clusteroperators.config.openshift.io "${m.name}" not found` });
+    if (!fresh)
+      throw new KubeApiError('GET', `/apis/config.openshift.io/v1/clusteroperators/${m.name}`, 404, {
+        reason: 'NotFound',
+        message: `clusteroperators.config.openshift.io "${m.name}" not found`,
+      });
     live = fresh as unknown as ClusterOperator;
   }
   let action: ApplyAction = 'unchanged';
@@ -176,7 +222,11 @@ async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: A
     const liveMeta = live.metadata as unknown as JsonObject;
     const merged = mergeObjectMeta(liveMeta, isObject(m.object['metadata']) ? m.object['metadata'] : {});
     if (JSON.stringify(merged) !== JSON.stringify(liveMeta)) {
-      const { object } = await o.applier.apply({ ...(live as unknown as JsonObject), metadata: merged }, 'reconciling', signal);
+      const { object } = await o.applier.apply(
+        { ...(live as unknown as JsonObject), metadata: merged },
+        'reconciling',
+        signal,
+      );
       if (object) live = object as unknown as ClusterOperator;
       action = 'updated';
     }
@@ -184,7 +234,8 @@ async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: A
   const err = decideOperatorHealth(m.name, expectedVersions(m.object), live, o.mode);
   if (err) {
     o.observer?.operatorWaiting?.({ name: m.name, reason: err.reason });
-    if (err.effect === 'Report') o.log.info('ClusterOperator reported (not blocking in Initializing)', { name: m.name, reason: err.reason });
+    if (err.effect === 'Report')
+      o.log.info('ClusterOperator reported (not blocking in Initializing)', { name: m.name, reason: err.reason });
     else throw err;
   } else o.operatorSince.delete(m.name);
   return action;

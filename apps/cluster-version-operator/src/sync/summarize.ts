@@ -7,13 +7,23 @@ import { UpdateError, type UpdateEffect } from '../errors.js';
 const EFFECT_RANK: Record<UpdateEffect, number> = { Fail: 3, FailAfterInterval: 2, None: 1, Report: 0 };
 
 const PLURAL: Record<string, { reason: string; format: (names: string) => string }> = {
-  ClusterOperatorNotAvailable: { reason: 'ClusterOperatorsNotAvailable', format: (n) => `Cluster operators ${n} are not available` },
+  ClusterOperatorNotAvailable: {
+    reason: 'ClusterOperatorsNotAvailable',
+    format: (n) => `Cluster operators ${n} are not available`,
+  },
   ClusterOperatorDegraded: { reason: 'ClusterOperatorsDegraded', format: (n) => `Cluster operators ${n} are degraded` },
-  ClusterOperatorUpdating: { reason: 'ClusterOperatorsUpdating', format: (n) => `Cluster operators ${n} are updating versions` },
+  ClusterOperatorUpdating: {
+    reason: 'ClusterOperatorsUpdating',
+    format: (n) => `Cluster operators ${n} are updating versions`,
+  },
 };
 
 function isContextError(e: Error): boolean {
-  return /context (canceled|deadline exceeded)/.test(e.message) || (e as { code?: string }).code === 'CANCELED' || (e as { code?: string }).code === 'INCOMPLETE';
+  return (
+    /context (canceled|deadline exceeded)/.test(e.message) ||
+    (e as { code?: string }).code === 'CANCELED' ||
+    (e as { code?: string }).code === 'INCOMPLETE'
+  );
 }
 
 /** Condenses the errors of one graph run into at most one error (`MultipleErrors` when several remain). */
@@ -43,13 +53,27 @@ export function summarizeTaskGraphErrors(errs: readonly Error[]): Error | null {
     const effect = list.map((e) => e.effect).reduce((a, b) => (EFFECT_RANK[b] > EFFECT_RANK[a] ? b : a));
     const plural = PLURAL[reason];
     if (!plural) continue;
-    condensed.push(new UpdateError({ reason: plural.reason, message: plural.format(names.join(', ')), effect, name: names.join(', '), names }));
+    condensed.push(
+      new UpdateError({
+        reason: plural.reason,
+        message: plural.format(names.join(', ')),
+        effect,
+        name: names.join(', '),
+        names,
+      }),
+    );
   }
   const all = [...condensed, ...rest];
   if (all.length === 1) return all[0] ?? null;
   const msgs = [...new Set(all.map((e) => e.message))].sort();
-  const effect = all.map((e) => (e instanceof UpdateError ? e.effect : 'Fail')).reduce((a, b) => (EFFECT_RANK[b] > EFFECT_RANK[a] ? b : a));
-  return new UpdateError({ reason: 'MultipleErrors', message: `Multiple errors are preventing progress:\n* ${msgs.join('\n* ')}`, effect: effect === 'Report' ? 'Fail' : effect === 'None' ? 'Fail' : effect });
+  const effect = all
+    .map((e) => (e instanceof UpdateError ? e.effect : 'Fail'))
+    .reduce((a, b) => (EFFECT_RANK[b] > EFFECT_RANK[a] ? b : a));
+  return new UpdateError({
+    reason: 'MultipleErrors',
+    message: `Multiple errors are preventing progress:\n* ${msgs.join('\n* ')}`,
+    effect: effect === 'Report' ? 'Fail' : effect === 'None' ? 'Fail' : effect,
+  });
 }
 
 /** Durations of the failure interpretation (upstream constants; scaled for compressed clocks). */
@@ -65,7 +89,11 @@ export interface FailureIntervals {
 }
 
 /** Upstream values of {@link FailureIntervals}. */
-export const UPSTREAM_FAILURE_INTERVALS: FailureIntervals = { slowOperatorMs: 30 * 60_000, slowMachineConfigMs: 90 * 60_000, degradedIntervalMs: 40 * 60_000 };
+export const UPSTREAM_FAILURE_INTERVALS: FailureIntervals = {
+  slowOperatorMs: 30 * 60_000,
+  slowMachineConfigMs: 90 * 60_000,
+  degradedIntervalMs: 40 * 60_000,
+};
 
 /** How a (summarised) error shows in Progressing/Failing. */
 export interface ErrorInterpretation {
@@ -80,20 +108,31 @@ export interface ErrorInterpretation {
   name?: string;
 }
 
-
 /**
  * Decides whether an error is a failure yet (`convertErrorToProgressing`): ClusterOperator updating (effect None) is
  * progress, slow after {@link FailureIntervals.slowOperatorMs}; Degraded (FailAfterInterval) is tolerated for
  * {@link FailureIntervals.degradedIntervalMs}; anything else fails at once. `since` gives, per operator name, when
  * the CVO first waited on it in this update.
  */
-export function interpretError(err: Error, reconciling: boolean, now: number, since: ReadonlyMap<string, number>, iv: FailureIntervals): ErrorInterpretation {
+export function interpretError(
+  err: Error,
+  reconciling: boolean,
+  now: number,
+  since: ReadonlyMap<string, number>,
+  iv: FailureIntervals,
+): ErrorInterpretation {
   const r = interpret(err, reconciling, now, since, iv);
   if (err instanceof UpdateError && err.updateName !== '') r.name = err.updateName;
   return r;
 }
 
-function interpret(err: Error, reconciling: boolean, now: number, since: ReadonlyMap<string, number>, iv: FailureIntervals): ErrorInterpretation {
+function interpret(
+  err: Error,
+  reconciling: boolean,
+  now: number,
+  since: ReadonlyMap<string, number>,
+  iv: FailureIntervals,
+): ErrorInterpretation {
   const ue = err instanceof UpdateError ? err : undefined;
   const reason = ue?.reason ?? 'UpdatePayloadFailed';
   if (reconciling || !ue) return { failing: 'true', reason, message: err.message };
@@ -111,15 +150,27 @@ function interpret(err: Error, reconciling: boolean, now: number, since: Readonl
     const waitingOn = `waiting on ${names.join(', ')}`;
     if (slow.length === 0 && !mcoSlow) return { failing: 'false', reason, message: err.message, waitingOn };
     let msg: string;
-    if (slow.length > 0 && mcoSlow) msg = `waiting on ${slow.join(', ')} over ${minutes(iv.slowOperatorMs)} minutes and machine-config over ${minutes(iv.slowMachineConfigMs)} minutes which is longer than expected`;
-    else if (mcoSlow) msg = `waiting on machine-config over ${minutes(iv.slowMachineConfigMs)} minutes which is longer than expected`;
+    if (slow.length > 0 && mcoSlow)
+      msg = `waiting on ${slow.join(', ')} over ${minutes(iv.slowOperatorMs)} minutes and machine-config over ${minutes(iv.slowMachineConfigMs)} minutes which is longer than expected`;
+    else if (mcoSlow)
+      msg = `waiting on machine-config over ${minutes(iv.slowMachineConfigMs)} minutes which is longer than expected`;
     else msg = `waiting on ${slow.join(', ')} over ${minutes(iv.slowOperatorMs)} minutes which is longer than expected`;
     return { failing: 'unknown', reason: 'SlowClusterOperator', message: msg, waitingOn };
   }
   if (ue.effect === 'FailAfterInterval') {
     const exceeded = names.filter((n) => now - (since.get(n) ?? now) > iv.degradedIntervalMs);
-    if (exceeded.length === 0) return { failing: 'false', reason, message: err.message, waitingOn: `waiting up to ${minutes(iv.degradedIntervalMs)} minutes on ${names.join(', ')}` };
-    return { failing: 'true', reason, message: `wait has exceeded ${minutes(iv.degradedIntervalMs)} minutes for these operators: ${exceeded.join(', ')}` };
+    if (exceeded.length === 0)
+      return {
+        failing: 'false',
+        reason,
+        message: err.message,
+        waitingOn: `waiting up to ${minutes(iv.degradedIntervalMs)} minutes on ${names.join(', ')}`,
+      };
+    return {
+      failing: 'true',
+      reason,
+      message: `wait has exceeded ${minutes(iv.degradedIntervalMs)} minutes for these operators: ${exceeded.join(', ')}`,
+    };
   }
   if (ue.effect === 'Report') return { failing: 'false', reason, message: err.message };
   return { failing: 'true', reason, message: err.message };

@@ -50,14 +50,22 @@ export class UpdatesPoller {
   private readonly client: UpdateGraphClient;
   private readonly registry: ConditionRegistry;
   private last: UpdatesResult | undefined;
-  constructor(private readonly opts: { updateService?: string; promqlTarget?: string; promqlToken?: string; userAgent?: string }) {
+  constructor(
+    private readonly opts: { updateService?: string; promqlTarget?: string; promqlToken?: string; userAgent?: string },
+  ) {
     this.client = new UpdateGraphClient(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {});
-    this.registry = createRiskRegistry(opts.promqlTarget !== undefined ? { url: opts.promqlTarget, ...(opts.promqlToken !== undefined ? { token: opts.promqlToken } : {}) } : undefined);
+    this.registry = createRiskRegistry(
+      opts.promqlTarget !== undefined
+        ? { url: opts.promqlTarget, ...(opts.promqlToken !== undefined ? { token: opts.promqlToken } : {}) }
+        : undefined,
+    );
   }
 
   /** One poll for the cluster's current version. */
   async poll(cv: ClusterVersion, currentVersion: string, signal?: AbortSignal): Promise<UpdatesResult> {
-    const upstream = this.opts.updateService ?? (cv.spec.upstream !== undefined && cv.spec.upstream !== '' ? cv.spec.upstream : DEFAULT_UPSTREAM);
+    const upstream =
+      this.opts.updateService ??
+      (cv.spec.upstream !== undefined && cv.spec.upstream !== '' ? cv.spec.upstream : DEFAULT_UPSTREAM);
     const channel = cv.spec.channel ?? '';
     try {
       const res = await this.client.fetch({
@@ -70,23 +78,46 @@ export class UpdatesPoller {
         ...(signal ? { signal } : {}),
       });
       const accept = (cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name);
-      const ev = await evaluateConditionalUpdates(res.conditionalUpdates, { registry: this.registry, acceptRisks: accept, updates: res.updates, ...(cv.spec.clusterID !== '' ? { clusterId: cv.spec.clusterID } : {}) });
+      const ev = await evaluateConditionalUpdates(res.conditionalUpdates, {
+        registry: this.registry,
+        acceptRisks: accept,
+        updates: res.updates,
+        ...(cv.spec.clusterID !== '' ? { clusterId: cv.spec.clusterID } : {}),
+      });
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
       const available = ev.updates.map(toRelease).sort(desc);
       const conditional: ConditionalUpdateStatus[] = ev.conditionalUpdates
         .map((c) => ({
           release: toRelease(c.release),
-          risks: c.risks.map((r) => ({ url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules.map((m) => (m.promql ? { type: m.type as 'PromQL', promql: { promql: m.promql.promql } } : { type: m.type as 'Always' })) })),
+          risks: c.risks.map((r) => ({
+            url: r.url,
+            name: r.name,
+            message: r.message,
+            matchingRules: r.matchingRules.map((m) =>
+              m.promql
+                ? { type: m.type as 'PromQL', promql: { promql: m.promql.promql } }
+                : { type: m.type as 'Always' },
+            ),
+          })),
           conditions: c.conditions.map((x) => ({ ...x, lastTransitionTime: now })),
         }))
         .sort((a, b) => desc(a.release, b.release))
-        .map((c) => keepTransitionTimes(c, [...(cv.status?.conditionalUpdates ?? []), ...(this.last?.conditionalUpdates ?? [])]));
-      this.last = { retrievedUpdates: { type: 'RetrievedUpdates', status: 'True', reason: '', message: '' }, availableUpdates: available.length > 0 ? available : null, conditionalUpdates: conditional };
+        .map((c) =>
+          keepTransitionTimes(c, [...(cv.status?.conditionalUpdates ?? []), ...(this.last?.conditionalUpdates ?? [])]),
+        );
+      this.last = {
+        retrievedUpdates: { type: 'RetrievedUpdates', status: 'True', reason: '', message: '' },
+        availableUpdates: available.length > 0 ? available : null,
+        conditionalUpdates: conditional,
+      };
       return this.last;
     } catch (e) {
       const reason = e instanceof UpdateRetrievalError ? e.reason : 'Unknown';
       const detail = e instanceof UpdateRetrievalError ? e.detail : (e as Error).message;
-      const message = reason === 'NoChannel' ? 'The update channel has not been configured.' : `Unable to retrieve available updates: ${detail}`;
+      const message =
+        reason === 'NoChannel'
+          ? 'The update channel has not been configured.'
+          : `Unable to retrieve available updates: ${detail}`;
       const keep = this.last && ['RemoteFailed', 'ResponseFailed', 'ResponseInvalid'].includes(reason);
       return {
         retrievedUpdates: { type: 'RetrievedUpdates', status: 'False', reason, message },
@@ -106,14 +137,21 @@ export class UpdatesPoller {
  * upstream `meta.SetStatusCondition` on the conditional update's previous conditions: a condition whose status did
  * not change keeps its `lastTransitionTime`, so a poll that finds nothing new does not rewrite the ClusterVersion status.
  */
-export function keepTransitionTimes(next: ConditionalUpdateStatus, previous: readonly ConditionalUpdateStatus[]): ConditionalUpdateStatus {
-  const before = previous.find((p) => p.release.version === next.release.version && p.release.image === next.release.image);
+export function keepTransitionTimes(
+  next: ConditionalUpdateStatus,
+  previous: readonly ConditionalUpdateStatus[],
+): ConditionalUpdateStatus {
+  const before = previous.find(
+    (p) => p.release.version === next.release.version && p.release.image === next.release.image,
+  );
   if (!before) return next;
   return {
     ...next,
     conditions: (next.conditions ?? []).map((c) => {
       const old = (before.conditions ?? []).find((o) => o.type === c.type);
-      return old !== undefined && old.status === c.status && old.lastTransitionTime ? { ...c, lastTransitionTime: old.lastTransitionTime } : c;
+      return old !== undefined && old.status === c.status && old.lastTransitionTime
+        ? { ...c, lastTransitionTime: old.lastTransitionTime }
+        : c;
     }),
   };
 }

@@ -5,7 +5,14 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
-import { ButaneError, formatButaneReport, goJsonString, serializeIgnitionV35, translateButane, type ButaneResult } from '@keelson/ignition';
+import {
+  ButaneError,
+  formatButaneReport,
+  goJsonString,
+  serializeIgnitionV35,
+  translateButane,
+  type ButaneResult,
+} from '@keelson/ignition';
 import {
   addOutputOption,
   CliError,

@@ -25,7 +25,18 @@ import {
   readReleasesDir,
 } from '@keelson/update-graph';
 import { openPayload, PayloadError, type ReleasePayload } from '@keelson/release-payload';
-import { addOutputOption, CliError, formatTable, outputFormat, printResult, renderStructured, usageError, warn, writeOut, type OutputFlags } from '../output.js';
+import {
+  addOutputOption,
+  CliError,
+  formatTable,
+  outputFormat,
+  printResult,
+  renderStructured,
+  usageError,
+  warn,
+  writeOut,
+  type OutputFlags,
+} from '../output.js';
 import { parseDuration } from '../flags.js';
 
 interface SourceOptions {
@@ -65,7 +76,8 @@ function loadGraphFile(file: string): Graph {
   } catch (e) {
     // a file named on the command line that cannot be opened is a usage error, like the other commands' inputs
     const cause = (e as { cause?: unknown }).cause;
-    if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') throw usageError(`--graph ${file}: ${(e as Error).message}`);
+    if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string')
+      throw usageError(`--graph ${file}: ${(e as Error).message}`);
     throw new CliError(`--graph ${file}: ${(e as Error).message}`);
   }
 }
@@ -82,12 +94,14 @@ async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
     if (o.upstream !== undefined) throw usageError('use either --graph or --upstream, not both');
     return o.graph.map(loadGraphFile);
   }
-  if (o.upstream === undefined) throw usageError('a graph source is required: --graph FILE or --upstream URL --channel C');
+  if (o.upstream === undefined)
+    throw usageError('a graph source is required: --graph FILE or --upstream URL --channel C');
   if (!o.channel || o.channel.length === 0) throw usageError('--upstream needs --channel');
   const client = new UpdateGraphClient(clientOptions(o));
   try {
     const out: Graph[] = [];
-    for (const c of o.channel) out.push((await client.fetchGraph({ upstream: o.upstream, channel: c, version, arch: o.arch ?? 'amd64' })).graph);
+    for (const c of o.channel)
+      out.push((await client.fetchGraph({ upstream: o.upstream, channel: c, version, arch: o.arch ?? 'amd64' })).graph);
     return out;
   } catch (e) {
     return wrap(e);
@@ -98,15 +112,28 @@ async function loadGraphs(o: SourceOptions, version: string): Promise<Graph[]> {
 
 const table = (rows: string[][]): string => formatTable(rows, { indent: '  ', gap: '   ' });
 
-function formatUpdates(source: string, channel: string, r: AvailableUpdates, recommended: Record<string, Condition | undefined>, wide = false): string {
+function formatUpdates(
+  source: string,
+  channel: string,
+  r: AvailableUpdates,
+  recommended: Record<string, Condition | undefined>,
+  wide = false,
+): string {
   const lines: string[] = [source, `Channel: ${channel}`, ''];
   const updates = [...r.updates].sort((a, b) => compareVersionStrings(b.version, a.version));
   if (updates.length === 0 && r.conditionalUpdates.length === 0) {
-    lines.push('No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.');
+    lines.push(
+      'No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.',
+    );
     return `${lines.join('\n')}\n`;
   }
   if (updates.length > 0) {
-    const rows = wide ? [['VERSION', 'IMAGE', 'CHANNELS', 'URL'], ...updates.map((u) => [u.version, u.image, (u.channels ?? []).join(','), u.url ?? ''])] : [['VERSION', 'IMAGE'], ...updates.map((u) => [u.version, u.image])];
+    const rows = wide
+      ? [
+          ['VERSION', 'IMAGE', 'CHANNELS', 'URL'],
+          ...updates.map((u) => [u.version, u.image, (u.channels ?? []).join(','), u.url ?? '']),
+        ]
+      : [['VERSION', 'IMAGE'], ...updates.map((u) => [u.version, u.image])];
     lines.push('Recommended updates:', '', table(rows), '');
   } else {
     lines.push('No recommended updates.', '');
@@ -117,8 +144,14 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
     for (const c of cond) {
       const rec = recommended[c.release.version];
       lines.push(`  Version: ${c.release.version}`, `  Image: ${c.release.image}`);
-      if (rec) lines.push(`  Recommended: ${rec.status}`, `  Reason: ${rec.reason}`, `  Message: ${rec.message.replace(/\n/g, '\n    ')}`);
-      else lines.push(`  Reason: ${c.risks.length === 1 ? (c.risks[0]?.name ?? '') : 'MultipleReasons'} (not evaluated)`);
+      if (rec)
+        lines.push(
+          `  Recommended: ${rec.status}`,
+          `  Reason: ${rec.reason}`,
+          `  Message: ${rec.message.replace(/\n/g, '\n    ')}`,
+        );
+      else
+        lines.push(`  Reason: ${c.risks.length === 1 ? (c.risks[0]?.name ?? '') : 'MultipleReasons'} (not evaluated)`);
       for (const risk of c.risks) lines.push(`  Risk: ${risk.name} ${risk.url}`, `    ${risk.message}`);
       lines.push('');
     }
@@ -126,7 +159,13 @@ function formatUpdates(source: string, channel: string, r: AvailableUpdates, rec
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')];
+const collect = (v: string, prev: string[] | undefined): string[] => [
+  ...(prev ?? []),
+  ...v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== ''),
+];
 const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
 /** Metadata key graph-builder's release scraper adds to each node: the release image manifest digest. */
@@ -148,8 +187,14 @@ export function releaseInputFromPayload(p: ReleasePayload, warnings: string[] = 
   if (digest !== undefined && /^sha256:[a-f0-9]{64}$/.test(digest)) {
     metadata[MANIFESTREF_KEY] = digest;
     const ref = p.image?.reference ?? p.source;
-    const repo = ref.replace(/^docker:\/\//, '').replace(/@sha256:[a-f0-9]{64}$/, '').replace(/:[\w][\w.-]*$/, '');
-    payload = /^(oci|oci-archive|docker-archive):/.test(ref) || !repo.includes('/') ? `${p.source}@${digest}` : `${repo}@${digest}`;
+    const repo = ref
+      .replace(/^docker:\/\//, '')
+      .replace(/@sha256:[a-f0-9]{64}$/, '')
+      .replace(/:[\w][\w.-]*$/, '');
+    payload =
+      /^(oci|oci-archive|docker-archive):/.test(ref) || !repo.includes('/')
+        ? `${p.source}@${digest}`
+        : `${repo}@${digest}`;
   }
   const arch = p.image?.architecture;
   return {
@@ -159,7 +204,11 @@ export function releaseInputFromPayload(p: ReleasePayload, warnings: string[] = 
     previous: p.metadata.previous,
     next: p.metadata.next,
     metadata,
-    ...(metadata['release.openshift.io/architecture'] === 'multi' ? {} : arch !== undefined && arch !== '' ? { arch } : {}),
+    ...(metadata['release.openshift.io/architecture'] === 'multi'
+      ? {}
+      : arch !== undefined && arch !== ''
+        ? { arch }
+        : {}),
   };
 }
 
@@ -181,7 +230,9 @@ async function releasesFromPayloads(sources: string[], warnings: string[]): Prom
 
 /** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
 export function registerGraphCommands(program: Command): void {
-  const graph = program.command('graph').description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
+  const graph = program
+    .command('graph')
+    .description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
 
   const updates = graph
     .command('updates')
@@ -194,13 +245,27 @@ export function registerGraphCommands(program: Command): void {
     .option('--id <uuid>', 'cluster ID sent as id=')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy (default: $HTTPS_PROXY)')
-    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
+    .option(
+      '--timeout <duration>',
+      'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)',
+    )
     .option('--prometheus <url>', 'evaluate PromQL risks against this Prometheus/Thanos URL')
     .option('--token-file <file>', 'bearer token file for --prometheus')
     .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
     .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect);
-  addOutputOption(updates, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['format'] })
-    .action(async (o: Omit<SourceOptions, 'channel'> & OutputFlags & { channel: string; version: string; id?: string; prometheus?: string; tokenFile?: string; prometheusCa?: string; acceptRisks?: string[] }) => {
+  addOutputOption(updates, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['format'] }).action(
+    async (
+      o: Omit<SourceOptions, 'channel'> &
+        OutputFlags & {
+          channel: string;
+          version: string;
+          id?: string;
+          prometheus?: string;
+          tokenFile?: string;
+          prometheusCa?: string;
+          acceptRisks?: string[];
+        },
+    ) => {
       const format = outputFormat(o, updates);
       if (o.timeout !== undefined) parseDuration('--timeout', o.timeout);
       const channel = o.channel;
@@ -218,7 +283,13 @@ export function registerGraphCommands(program: Command): void {
         } else if (o.upstream !== undefined) {
           const client = new UpdateGraphClient(clientOptions(o));
           try {
-            result = await client.fetch({ upstream: o.upstream, channel, version: o.version, arch: o.arch ?? 'amd64', ...(o.id !== undefined ? { id: o.id } : {}) });
+            result = await client.fetch({
+              upstream: o.upstream,
+              channel,
+              version: o.version,
+              arch: o.arch ?? 'amd64',
+              ...(o.id !== undefined ? { id: o.id } : {}),
+            });
           } finally {
             await client.close();
           }
@@ -241,15 +312,27 @@ export function registerGraphCommands(program: Command): void {
           },
           { minBetweenMatchesMs: -1 },
         );
-        const ev = await evaluateConditionalUpdates(result.conditionalUpdates, { registry: reg, updates: result.updates, acceptRisks: o.acceptRisks ?? [] });
+        const ev = await evaluateConditionalUpdates(result.conditionalUpdates, {
+          registry: reg,
+          updates: result.updates,
+          acceptRisks: o.acceptRisks ?? [],
+        });
         for (const c of ev.conditionalUpdates) recommended[c.release.version] = c.conditions[0];
       }
       await printResult(format, {
-        data: () => ({ current: result.current, updates: result.updates, conditionalUpdates: result.conditionalUpdates.map((c) => ({ ...c, ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}) })) }),
+        data: () => ({
+          current: result.current,
+          updates: result.updates,
+          conditionalUpdates: result.conditionalUpdates.map((c) => ({
+            ...c,
+            ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}),
+          })),
+        }),
         table: () => formatUpdates(source, channel, result, recommended),
         wide: () => formatUpdates(source, channel, result, recommended, true),
       });
-    });
+    },
+  );
 
   const path = graph
     .command('path <from> <to>')
@@ -260,34 +343,43 @@ export function registerGraphCommands(program: Command): void {
     .option('--arch <arch>', 'architecture', 'amd64')
     .option('--ca <file>', 'PEM CA bundle for the update service')
     .option('--proxy <url>', 'HTTP proxy')
-    .option('--timeout <duration>', 'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)')
+    .option(
+      '--timeout <duration>',
+      'deadline of each update-service request, e.g. 30s or 2m (default 60s; connect 30s)',
+    )
     .option('--accept-risks <names>', 'conditional-update risks you accept (comma list)', collect);
   // `text` is the former name of the table
-  addOutputOption(path, { formats: ['table', 'wide', 'json', 'yaml', 'dot', 'mermaid', 'text'], aliases: ['format'] })
-    .action(async (from: string, to: string, o: SourceOptions & OutputFlags & { acceptRisks?: string[] }) => {
-      const format = outputFormat(o, path);
-      const graphs = await loadGraphs(o, from);
-      let plan;
-      try {
-        const [only, ...more] = graphs;
-        plan = planPath(only !== undefined && more.length === 0 ? only : graphs, from, to, { acceptRisks: o.acceptRisks ?? [] });
-      } catch (e) {
-        if (e instanceof NoPathError) throw new CliError(e.message);
-        return wrap(e);
-      }
-      const found = plan;
-      if (format === 'dot') return writeOut(planToDot(found));
-      if (format === 'mermaid') return writeOut(planToMermaid(found));
-      const text = (): string => {
-        const lines = [`Update path ${from} → ${to}: ${found.hops.length} hop(s)${found.conditionalHops ? `, ${found.conditionalHops} conditional` : ''}`];
-        found.hops.forEach((h, i) => {
-          lines.push(`  ${i + 1}. ${h.explanation}`);
-          lines.push(`     image: ${h.image}`);
-        });
-        return `${lines.join('\n')}\n`;
-      };
-      return printResult(format === 'text' ? 'table' : format, { data: () => found, table: text });
-    });
+  addOutputOption(path, {
+    formats: ['table', 'wide', 'json', 'yaml', 'dot', 'mermaid', 'text'],
+    aliases: ['format'],
+  }).action(async (from: string, to: string, o: SourceOptions & OutputFlags & { acceptRisks?: string[] }) => {
+    const format = outputFormat(o, path);
+    const graphs = await loadGraphs(o, from);
+    let plan;
+    try {
+      const [only, ...more] = graphs;
+      plan = planPath(only !== undefined && more.length === 0 ? only : graphs, from, to, {
+        acceptRisks: o.acceptRisks ?? [],
+      });
+    } catch (e) {
+      if (e instanceof NoPathError) throw new CliError(e.message);
+      return wrap(e);
+    }
+    const found = plan;
+    if (format === 'dot') return writeOut(planToDot(found));
+    if (format === 'mermaid') return writeOut(planToMermaid(found));
+    const text = (): string => {
+      const lines = [
+        `Update path ${from} → ${to}: ${found.hops.length} hop(s)${found.conditionalHops ? `, ${found.conditionalHops} conditional` : ''}`,
+      ];
+      found.hops.forEach((h, i) => {
+        lines.push(`  ${i + 1}. ${h.explanation}`);
+        lines.push(`     image: ${h.image}`);
+      });
+      return `${lines.join('\n')}\n`;
+    };
+    return printResult(format === 'text' ? 'table' : format, { data: () => found, table: text });
+  });
 
   const draw = graph
     .command('draw')
@@ -300,8 +392,8 @@ export function registerGraphCommands(program: Command): void {
     .option('--ca <file>', 'PEM CA bundle')
     .option('--proxy <url>', 'HTTP proxy')
     .option('--only <prefixes>', 'only versions starting with these prefixes (comma list, e.g. 4.7.)', collect);
-  addOutputOption(draw, { formats: ['dot', 'mermaid', 'json', 'yaml'], aliases: ['format'] })
-    .action(async (o: SourceOptions & OutputFlags & { version: string; only?: string[] }) => {
+  addOutputOption(draw, { formats: ['dot', 'mermaid', 'json', 'yaml'], aliases: ['format'] }).action(
+    async (o: SourceOptions & OutputFlags & { version: string; only?: string[] }) => {
       const format = outputFormat(o, draw);
       const [g] = await loadGraphs(o, o.version);
       if (g === undefined) throw usageError('no graph loaded');
@@ -309,46 +401,71 @@ export function registerGraphCommands(program: Command): void {
       if (format === 'dot') await writeOut(graphToDot(g, opts));
       else if (format === 'mermaid') await writeOut(graphToMermaid(g, opts));
       else await writeOut(await renderStructured(g.toDocument(), format === 'yaml' ? 'yaml' : 'json'));
-    });
+    },
+  );
 
   graph
     .command('serve')
-    .description('Serve an update graph built from release metadata and cincinnati-graph-data (OpenShift Update Service API)')
+    .description(
+      'Serve an update graph built from release metadata and cincinnati-graph-data (OpenShift Update Service API)',
+    )
     .option('--releases <dir>', 'directory of release-metadata JSON files (with "payload")')
-    .option('--payload <source>', 'release payload (directory, OCI layout, archive or docker://image), read like graph-builder scrapes release images (repeatable)', repeat)
+    .option(
+      '--payload <source>',
+      'release payload (directory, OCI layout, archive or docker://image), read like graph-builder scrapes release images (repeatable)',
+      repeat,
+    )
     .option('--graph-data <dir>', 'cincinnati-graph-data directory')
     .option('--port <port>', 'port (0 = any free port)', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--prefix <path>', 'path prefix, e.g. /api/upgrades_info', '')
-    .action(async (o: { releases?: string; payload?: string[]; graphData?: string; port: string; host: string; prefix: string }) => {
-      const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be 0-65535, got ${o.port}`);
-      if (o.releases === undefined && (o.payload ?? []).length === 0) throw usageError('a release source is required: --releases DIR and/or --payload SOURCE');
-      const warnings: string[] = [];
-      let srv;
-      try {
-        const releases: ReleaseInput[] = o.releases !== undefined ? readReleasesDir(o.releases) : [];
-        const fromPayloads = await releasesFromPayloads(o.payload ?? [], warnings);
-        const seen = new Map(releases.map((r) => [r.version, r.payload]));
-        for (const r of fromPayloads) {
-          const other = seen.get(r.version);
-          if (other !== undefined) throw new CliError(`release ${r.version} appears twice (${other} and ${r.payload}); give each version once`);
-          seen.set(r.version, r.payload);
-          releases.push(r);
+    .action(
+      async (o: {
+        releases?: string;
+        payload?: string[];
+        graphData?: string;
+        port: string;
+        host: string;
+        prefix: string;
+      }) => {
+        const port = Number(o.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw usageError(`--port must be 0-65535, got ${o.port}`);
+        if (o.releases === undefined && (o.payload ?? []).length === 0)
+          throw usageError('a release source is required: --releases DIR and/or --payload SOURCE');
+        const warnings: string[] = [];
+        let srv;
+        try {
+          const releases: ReleaseInput[] = o.releases !== undefined ? readReleasesDir(o.releases) : [];
+          const fromPayloads = await releasesFromPayloads(o.payload ?? [], warnings);
+          const seen = new Map(releases.map((r) => [r.version, r.payload]));
+          for (const r of fromPayloads) {
+            const other = seen.get(r.version);
+            if (other !== undefined)
+              throw new CliError(
+                `release ${r.version} appears twice (${other} and ${r.payload}); give each version once`,
+              );
+            seen.set(r.version, r.payload);
+            releases.push(r);
+          }
+          srv = createGraphServer({
+            releases,
+            ...(o.graphData !== undefined ? { graphData: o.graphData } : {}),
+            prefix: o.prefix,
+          });
+        } catch (e) {
+          return wrap(e);
         }
-        srv = createGraphServer({ releases, ...(o.graphData !== undefined ? { graphData: o.graphData } : {}), prefix: o.prefix });
-      } catch (e) {
-        return wrap(e);
-      }
-      for (const w of [...warnings, ...srv.warnings]) warn(w);
-      const url = await srv.listen(port, o.host);
-      process.stdout.write(`serving ${srv.graph.nodes.length} releases at ${url}${o.prefix}/v1/graph\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          void srv.close().then(resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+        for (const w of [...warnings, ...srv.warnings]) warn(w);
+        const url = await srv.listen(port, o.host);
+        process.stdout.write(`serving ${srv.graph.nodes.length} releases at ${url}${o.prefix}/v1/graph\n`);
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            void srv.close().then(resolve);
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+      },
+    );
 }

@@ -16,7 +16,14 @@ import {
 import { addOutputOption, CliError, outputFormat, printResult, usageError, type OutputFlags } from '../output.js';
 
 function jsonPath(path: JsonPath): string {
-  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+  return (
+    '$' +
+    path
+      .map((p) =>
+        typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`,
+      )
+      .join('')
+  );
 }
 
 function readInput(file: string): Buffer {
@@ -33,7 +40,10 @@ function formatEntry(file: string, e: ReportEntry): string {
 }
 
 /** Parses a file into a valid config, or throws a CliError naming the file and JSON path. */
-function load(file: string, experimental: boolean): { version: SpecVersion; config: IgnitionConfig; report: ReportEntry[] } {
+function load(
+  file: string,
+  experimental: boolean,
+): { version: SpecVersion; config: IgnitionConfig; report: ReportEntry[] } {
   try {
     return parseConfig(readInput(file), { experimental });
   } catch (e) {
@@ -55,15 +65,20 @@ function parseVersion(v: string): SpecVersion {
 
 /** Registers `keelson ignition validate|merge|translate`. */
 export function registerIgnitionCommands(program: Command): void {
-  const ign = program.command('ignition').description('Ignition configs: validate, merge, translate between spec versions');
+  const ign = program
+    .command('ignition')
+    .description('Ignition configs: validate, merge, translate between spec versions');
 
   const validateCmd = ign
     .command('validate')
-    .description('Validate Ignition configs (2.2.0, 3.0.0-3.6.0) against the schema and upstream rules; exit 1 if any is invalid')
+    .description(
+      'Validate Ignition configs (2.2.0, 3.0.0-3.6.0) against the schema and upstream rules; exit 1 if any is invalid',
+    )
     .argument('<files...>', 'config files (- for stdin)')
     .option('--experimental', 'accept spec 3.7.0-experimental', false);
   // -o json|yaml: the reports as data; table: one line per finding (errors on stderr) and a verdict per file
-  addOutputOption(validateCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (files: string[], opts: OutputFlags & { experimental: boolean }) => {
+  addOutputOption(validateCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(
+    async (files: string[], opts: OutputFlags & { experimental: boolean }) => {
       const format = outputFormat(opts, validateCmd);
       let failed = 0;
       const out: { file: string; version: string | null; valid: boolean; entries: ReportEntry[] }[] = [];
@@ -97,12 +112,14 @@ export function registerIgnitionCommands(program: Command): void {
         await printResult(format, { data: () => out, table: () => '' });
       } else {
         for (const r of out) {
-          for (const e of r.entries) (e.kind === 'error' ? process.stderr : process.stdout).write(formatEntry(r.file, e) + '\n');
+          for (const e of r.entries)
+            (e.kind === 'error' ? process.stderr : process.stdout).write(formatEntry(r.file, e) + '\n');
           process.stdout.write(`${r.file}: ${r.valid ? `valid (spec ${r.version})` : 'invalid'}\n`);
         }
       }
       if (failed > 0) throw new CliError(`${failed} of ${files.length} config(s) invalid`);
-    });
+    },
+  );
 
   ign
     .command('merge')
@@ -114,7 +131,9 @@ export function registerIgnitionCommands(program: Command): void {
       for (const file of files) {
         const { version, config } = load(file, opts.experimental);
         if (version === '2.2.0') {
-          throw new CliError(`${file}: $.ignition.version: spec 2.2.0 cannot be merged; run \`keelson ignition translate ${file} --to 3.5.0\` first`);
+          throw new CliError(
+            `${file}: $.ignition.version: spec 2.2.0 cannot be merged; run \`keelson ignition translate ${file} --to 3.5.0\` first`,
+          );
         }
         acc = acc === null ? (config as IgnitionConfigV3) : merge(acc, config as IgnitionConfigV3);
       }
@@ -131,7 +150,9 @@ export function registerIgnitionCommands(program: Command): void {
       const to = parseVersion(opts.to);
       const { config } = load(file, opts.experimental);
       try {
-        process.stdout.write(JSON.stringify(translate(config, to, { experimental: opts.experimental }), null, 2) + '\n');
+        process.stdout.write(
+          JSON.stringify(translate(config, to, { experimental: opts.experimental }), null, 2) + '\n',
+        );
       } catch (e) {
         if (e instanceof IgnitionError) {
           throw new CliError(`${file}: ${e.path.length > 0 ? `${jsonPath(e.path)}: ` : ''}${e.message}`);

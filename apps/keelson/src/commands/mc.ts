@@ -16,7 +16,15 @@ import {
   renderMachineConfigs,
   renderPool,
 } from '@keelson/ignition';
-import { addOutputOption, CliError, outputFormat, renderStructured, usageError, writeOut, type OutputFlags } from '../output.js';
+import {
+  addOutputOption,
+  CliError,
+  outputFormat,
+  renderStructured,
+  usageError,
+  writeOut,
+  type OutputFlags,
+} from '../output.js';
 import { translateForCli } from './butane.js';
 
 type Obj = Record<string, unknown>;
@@ -30,7 +38,14 @@ interface Loaded {
 }
 
 function jsonPath(path: (string | number)[]): string {
-  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+  return (
+    '$' +
+    path
+      .map((p) =>
+        typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`,
+      )
+      .join('')
+  );
 }
 
 function listFiles(p: string): string[] {
@@ -61,7 +76,9 @@ function fromButane(text: string, file: string, doc: number): MachineConfig {
   const where = `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}`;
   const r = translateForCli(text, where, butaneInputs);
   if (r.variant !== 'openshift') {
-    throw new CliError(`${where}: Butane variant ${r.variant} translates to an Ignition config, not a MachineConfig; use variant: openshift (with metadata.name and the role label)`);
+    throw new CliError(
+      `${where}: Butane variant ${r.variant} translates to an Ignition config, not a MachineConfig; use variant: openshift (with metadata.name and the role label)`,
+    );
   }
   return r.config as MachineConfig;
 }
@@ -72,7 +89,10 @@ export const MAX_RENDER_INPUT_BYTES = 32 * 1024 * 1024;
 /** The library's checks: a Butane file, wrong types (as the API server refuses them), dropped fields (warned or refused). */
 function checkFields(o: Obj, file: string, doc: number): void {
   try {
-    const r = checkMachineConfigObject(o, { strict: fieldChecks.strict, source: `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}` });
+    const r = checkMachineConfigObject(o, {
+      strict: fieldChecks.strict,
+      source: `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}`,
+    });
     for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
   } catch (e) {
     if (e instanceof MachineConfigCheckError) throw new CliError(e.message);
@@ -86,13 +106,16 @@ function checkInputSizes(files: string[]): void {
   for (const f of files) {
     total += statSync(f).size;
     if (total > MAX_RENDER_INPUT_BYTES) {
-      throw new CliError(`inputs are larger than ${MAX_RENDER_INPUT_BYTES} bytes (at ${f}); a rendered MachineConfig is at most ${MAX_MACHINECONFIG_BYTES} bytes, so pass only the MachineConfigs of the pool`);
+      throw new CliError(
+        `inputs are larger than ${MAX_RENDER_INPUT_BYTES} bytes (at ${f}); a rendered MachineConfig is at most ${MAX_MACHINECONFIG_BYTES} bytes, so pass only the MachineConfigs of the pool`,
+      );
     }
   }
 }
 
 function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig | undefined {
-  const where = (path: (string | number)[]): string => `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}: ${jsonPath(path)}`;
+  const where = (path: (string | number)[]): string =>
+    `${file}${doc > 0 ? ` (document ${doc + 1})` : ''}: ${jsonPath(path)}`;
   if (!isObj(o)) throw new CliError(`${where([])}: expected a MachineConfig object`);
   if (o['kind'] !== undefined && o['kind'] !== 'MachineConfig') return undefined;
   // a Butane file (variant + version, no kind) is named as such before anything else is said about it
@@ -111,7 +134,8 @@ function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig |
   const spec = o['spec'] ?? {};
   if (!isObj(spec)) throw new CliError(`${where(['spec'])}: must be an object`);
   for (const k of ['osImageURL', 'baseOSExtensionsContainerImage', 'kernelType'] as const) {
-    if (spec[k] !== undefined && spec[k] !== null && typeof spec[k] !== 'string') throw new CliError(`${where(['spec', k])}: must be a string`);
+    if (spec[k] !== undefined && spec[k] !== null && typeof spec[k] !== 'string')
+      throw new CliError(`${where(['spec', k])}: must be a string`);
   }
   for (const k of ['kernelArguments', 'extensions'] as const) {
     const l = spec[k];
@@ -119,9 +143,11 @@ function asMachineConfig(o: unknown, file: string, doc: number): MachineConfig |
       throw new CliError(`${where(['spec', k])}: must be a list of strings`);
     }
   }
-  if (spec['fips'] !== undefined && spec['fips'] !== null && typeof spec['fips'] !== 'boolean') throw new CliError(`${where(['spec', 'fips'])}: must be true or false`);
+  if (spec['fips'] !== undefined && spec['fips'] !== null && typeof spec['fips'] !== 'boolean')
+    throw new CliError(`${where(['spec', 'fips'])}: must be true or false`);
   const c = spec['config'];
-  if (c !== undefined && c !== null && !isObj(c)) throw new CliError(`${where(['spec', 'config'])}: must be an Ignition config object`);
+  if (c !== undefined && c !== null && !isObj(c))
+    throw new CliError(`${where(['spec', 'config'])}: must be an Ignition config object`);
   checkFields(o, file, doc);
   return o as unknown as MachineConfig;
 }
@@ -150,13 +176,20 @@ function loadMachineConfigs(paths: string[]): LoadedInputs {
       if (d.errors.length > 0) {
         const e = d.errors[0];
         const pos = e?.linePos?.[0];
-        throw new CliError(`${file}${pos ? `:${pos.line}:${pos.col}` : ''}: invalid YAML: ${e?.message.split('\n')[0] ?? 'parse error'}`);
+        throw new CliError(
+          `${file}${pos ? `:${pos.line}:${pos.col}` : ''}: invalid YAML: ${e?.message.split('\n')[0] ?? 'parse error'}`,
+        );
       }
       const v: unknown = d.toJS({ maxAliasCount: 100 });
       if (v === null || v === undefined) return;
       const items = isObj(v) && v['kind'] === 'List' && Array.isArray(v['items']) ? v['items'] : [v];
       for (const item of items) {
-        if (isObj(item) && item['kind'] === 'MachineConfigPool' && isObj(item['metadata']) && typeof item['metadata']['name'] === 'string') {
+        if (
+          isObj(item) &&
+          item['kind'] === 'MachineConfigPool' &&
+          isObj(item['metadata']) &&
+          typeof item['metadata']['name'] === 'string'
+        ) {
           pools.set(item['metadata']['name'], item as unknown as MachineConfigPoolInput);
           continue;
         }
@@ -180,7 +213,10 @@ function loadMachineConfigs(paths: string[]): LoadedInputs {
  */
 function choosePool(name: string, inputs: LoadedInputs, roles: string[] | undefined): MachineConfigPoolInput {
   if (roles !== undefined) {
-    return { metadata: { name }, spec: { machineConfigSelector: { matchExpressions: [{ key: ROLE, operator: 'In', values: roles }] } } };
+    return {
+      metadata: { name },
+      spec: { machineConfigSelector: { matchExpressions: [{ key: ROLE, operator: 'In', values: roles }] } },
+    };
   }
   const given = inputs.pools.get(name);
   if (given) return given;
@@ -188,7 +224,8 @@ function choosePool(name: string, inputs: LoadedInputs, roles: string[] | undefi
   if (inputs.configs.some((l) => l.mc.metadata.labels?.[ROLE] === name)) return customPool(name);
   throw new CliError(
     `unknown pool ${name}: no MachineConfigPool named ${name} among the inputs and no MachineConfig carries ${ROLE}=${name} (known roles: ${
-      [...new Set(inputs.configs.map((l) => l.mc.metadata.labels?.[ROLE] ?? '').filter(Boolean))].sort().join(', ') || 'none'
+      [...new Set(inputs.configs.map((l) => l.mc.metadata.labels?.[ROLE] ?? '').filter(Boolean))].sort().join(', ') ||
+      'none'
     }); pass its MachineConfigPool YAML with the MachineConfigs, or use --roles`,
   );
 }
@@ -208,7 +245,8 @@ function loadControllerConfig(file: string | undefined): ControllerConfigInput {
   for (const k of ['baseOSContainerImage', 'baseOSExtensionsContainerImage', 'osImageURL'] as const) {
     const x = spec[k];
     if (x === undefined || x === null) continue;
-    if (typeof x !== 'string') throw new CliError(`${file}: ${jsonPath(spec === v ? [k] : ['spec', k])}: must be a string`);
+    if (typeof x !== 'string')
+      throw new CliError(`${file}: ${jsonPath(spec === v ? [k] : ['spec', k])}: must be a string`);
     out[k] = x;
   }
   const rel = ann['machineconfiguration.openshift.io/release-image-version'];
@@ -222,15 +260,33 @@ export function registerMachineConfigCommands(program: Command): void {
   const render = mc
     .command('render')
     .description('Render the MachineConfigs of a pool into rendered-<pool>-<hash>, byte-identical to the MCO')
-    .argument('<paths...>', 'MachineConfig YAML/JSON files, Butane (.bu, variant openshift) files, or directories of them')
+    .argument(
+      '<paths...>',
+      'MachineConfig YAML/JSON files, Butane (.bu, variant openshift) files, or directories of them',
+    )
     .requiredOption('--pool <name>', 'pool to render (worker, master or a custom pool)')
-    .option('--controller-config <file>', 'ControllerConfig YAML (spec.baseOSContainerImage, spec.baseOSExtensionsContainerImage)')
-    .option('--controller-version <hash>', 'controller version hash: refuse generated MCs from another version and annotate the result')
-    .option('--roles <roles>', 'comma-separated role labels to select (default: the pool\'s machineConfigSelector: a MachineConfigPool among the inputs, the shipped master/worker pools, or role worker+<pool> for a custom pool)')
+    .option(
+      '--controller-config <file>',
+      'ControllerConfig YAML (spec.baseOSContainerImage, spec.baseOSExtensionsContainerImage)',
+    )
+    .option(
+      '--controller-version <hash>',
+      'controller version hash: refuse generated MCs from another version and annotate the result',
+    )
+    .option(
+      '--roles <roles>',
+      "comma-separated role labels to select (default: the pool's machineConfigSelector: a MachineConfigPool among the inputs, the shipped master/worker pools, or role worker+<pool> for a custom pool)",
+    )
     .option('--all', 'use every MachineConfig given, whatever its role label')
     .option('--pool-uid <uid>', 'pool metadata.uid for the owner reference')
-    .option('--strict', 'refuse fields the API server would prune (unknown to the MachineConfig CRD) and unknown Ignition keys, instead of warning')
-    .option('-d, --files-dir <dir>', 'Butane inputs: directory that contents.local, contents_local and trees are relative to')
+    .option(
+      '--strict',
+      'refuse fields the API server would prune (unknown to the MachineConfig CRD) and unknown Ignition keys, instead of warning',
+    )
+    .option(
+      '-d, --files-dir <dir>',
+      'Butane inputs: directory that contents.local, contents_local and trees are relative to',
+    )
     .hook('preAction', (cmd) => {
       const opts = cmd.opts<{ strict?: boolean; filesDir?: string }>();
       fieldChecks.strict = opts.strict === true;
@@ -239,29 +295,65 @@ export function registerMachineConfigCommands(program: Command): void {
     .option('--name-only', 'same as -o name');
   // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;
   // json / yaml: the result as data ({name, source, machineConfig}); name: the rendered name only
-  addOutputOption(render, { formats: ['manifest', 'json', 'yaml', 'name'], aliases: ['json'] })
-    .action(async (paths: string[], o: OutputFlags & { pool: string; controllerConfig?: string; controllerVersion?: string; roles?: string; all?: boolean; poolUid?: string; nameOnly?: boolean }) => {
-      const format = o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
+  addOutputOption(render, { formats: ['manifest', 'json', 'yaml', 'name'], aliases: ['json'] }).action(
+    async (
+      paths: string[],
+      o: OutputFlags & {
+        pool: string;
+        controllerConfig?: string;
+        controllerVersion?: string;
+        roles?: string;
+        all?: boolean;
+        poolUid?: string;
+        nameOnly?: boolean;
+      },
+    ) => {
+      const format =
+        o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
       const inputs = loadMachineConfigs(paths);
       const loaded = inputs.configs;
       const seen = new Map<string, Loaded>();
       for (const l of loaded) {
         const prev = seen.get(l.mc.metadata.name);
-        if (prev) throw new CliError(`${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`);
+        if (prev)
+          throw new CliError(
+            `${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`,
+          );
         seen.set(l.mc.metadata.name, l);
       }
-      const roles = o.roles ? o.roles.split(',').map((r) => r.trim()).filter(Boolean) : undefined;
+      const roles = o.roles
+        ? o.roles
+            .split(',')
+            .map((r) => r.trim())
+            .filter(Boolean)
+        : undefined;
       const pool = choosePool(o.pool, inputs, roles);
       if (o.poolUid) pool.metadata = { ...pool.metadata, uid: o.poolUid };
       const controllerConfig = loadControllerConfig(o.controllerConfig);
       const opts = o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {};
       try {
         const r = o.all
-          ? renderMachineConfigs({ pool: { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) }, configs: loaded.map((l) => l.mc), controllerConfig, ...opts })
-          : renderPool(pool, loaded.map((l) => l.mc), controllerConfig, opts);
+          ? renderMachineConfigs({
+              pool: { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) },
+              configs: loaded.map((l) => l.mc),
+              controllerConfig,
+              ...opts,
+            })
+          : renderPool(
+              pool,
+              loaded.map((l) => l.mc),
+              controllerConfig,
+              opts,
+            );
         if (format === 'name') await writeOut(`${r.name}\n`);
-        else if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format));
-        else await writeOut(`# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`);
+        else if (format === 'json' || format === 'yaml')
+          await writeOut(
+            await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format),
+          );
+        else
+          await writeOut(
+            `# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`,
+          );
       } catch (e) {
         if (e instanceof PoolSelectionError) throw new CliError(`pool ${e.pool}: ${jsonPath(e.path)}: ${e.message}`);
         if (e instanceof MachineConfigRenderError) {
@@ -271,5 +363,6 @@ export function registerMachineConfigCommands(program: Command): void {
         }
         throw e;
       }
-    });
+    },
+  );
 }

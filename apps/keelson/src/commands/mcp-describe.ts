@@ -26,7 +26,10 @@ const ACRONYMS = new Set(['API', 'URL', 'UID', 'OSB', 'GUID', 'ID', 'IP', 'CA', 
 export function smartLabel(field: string): string {
   // keys that are not Go field names (label keys, annotations) are printed as they are
   if (/[^A-Za-z0-9]/.test(field)) return field;
-  const words = field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').split(/[\s_-]+/);
+  const words = field
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_-]+/);
   return words
     .filter((w) => w !== '')
     .map((w) => (ACRONYMS.has(w.toUpperCase()) ? w.toUpperCase() : `${w.charAt(0).toUpperCase()}${w.slice(1)}`))
@@ -35,7 +38,13 @@ export function smartLabel(field: string): string {
 
 type Line = { indent: number; cells: string[] };
 
-function content(lines: Line[], level: number, value: Readonly<Record<string, unknown>>, path: string, skip: ReadonlySet<string>): void {
+function content(
+  lines: Line[],
+  level: number,
+  value: Readonly<Record<string, unknown>>,
+  path: string,
+  skip: ReadonlySet<string>,
+): void {
   for (const key of Object.keys(value).sort()) {
     const p = `${path}.${key}`;
     if (skip.has(p)) continue;
@@ -43,13 +52,18 @@ function content(lines: Line[], level: number, value: Readonly<Record<string, un
     if (Array.isArray(v)) {
       lines.push({ indent: level, cells: [`${smartLabel(key)}:`] });
       for (const item of v) {
-        if (item !== null && typeof item === 'object' && !Array.isArray(item)) content(lines, level + 1, item as Record<string, unknown>, p, skip);
+        if (item !== null && typeof item === 'object' && !Array.isArray(item))
+          content(lines, level + 1, item as Record<string, unknown>, p, skip);
         else lines.push({ indent: level + 1, cells: [String(item)] });
       }
     } else if (v !== null && typeof v === 'object') {
       lines.push({ indent: level, cells: [`${smartLabel(key)}:`] });
       content(lines, level + 1, v as Record<string, unknown>, p, skip);
-    } else lines.push({ indent: level, cells: [`${smartLabel(key)}:`, v === null ? '<nil>' : typeof v === 'string' ? v : JSON.stringify(v)] });
+    } else
+      lines.push({
+        indent: level,
+        cells: [`${smartLabel(key)}:`, v === null ? '<nil>' : typeof v === 'string' ? v : JSON.stringify(v)],
+      });
   }
 }
 
@@ -59,7 +73,10 @@ function align(lines: readonly Line[]): string[] {
   let block: Line[] = [];
   const flush = (): void => {
     const width = Math.max(0, ...block.map((l) => l.indent * 2 + (l.cells[0] ?? '').length));
-    for (const l of block) out.push(`${' '.repeat(l.indent * 2)}${(l.cells[0] ?? '').padEnd(width - l.indent * 2 + 2)}${l.cells[1] ?? ''}`.trimEnd());
+    for (const l of block)
+      out.push(
+        `${' '.repeat(l.indent * 2)}${(l.cells[0] ?? '').padEnd(width - l.indent * 2 + 2)}${l.cells[1] ?? ''}`.trimEnd(),
+      );
     block = [];
   };
   for (const l of lines) {
@@ -89,18 +106,59 @@ function eventsBlock(events: readonly EventLike[], now: number): string[] {
       .map((e) => {
         const last = Date.parse(e.lastTimestamp ?? e.eventTime ?? '');
         const first = Date.parse(e.firstTimestamp ?? e.eventTime ?? '');
-        const age = Number.isNaN(last) ? '<unknown>' : (e.count ?? 1) > 1 && !Number.isNaN(first) ? `${humanAge(now - last)} (x${String(e.count)} over ${humanAge(now - first)})` : humanAge(now - last);
-        return [e.type ?? '', e.reason ?? '', age, e.source?.component ?? e.reportingComponent ?? '', (e.message ?? '').trim()];
+        const age = Number.isNaN(last)
+          ? '<unknown>'
+          : (e.count ?? 1) > 1 && !Number.isNaN(first)
+            ? `${humanAge(now - last)} (x${String(e.count)} over ${humanAge(now - first)})`
+            : humanAge(now - last);
+        return [
+          e.type ?? '',
+          e.reason ?? '',
+          age,
+          e.source?.component ?? e.reportingComponent ?? '',
+          (e.message ?? '').trim(),
+        ];
       }),
   ];
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return ['Events:', ...rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 2))).join('')}`.trimEnd())];
+  return [
+    'Events:',
+    ...rows.map((r) =>
+      `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 2))).join('')}`.trimEnd(),
+    ),
+  ];
 }
 
 /** The `oc describe` text of an object and its Events (pure; `now` in ms for the Age column). */
-export function describeObject(obj: Readonly<Record<string, unknown>>, events: readonly EventLike[], now: number): string {
-  const meta = (obj['metadata'] ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  const lines: Line[] = [{ indent: 0, cells: ['Name:', meta.name ?? ''] }, { indent: 0, cells: ['Namespace:', meta.namespace ?? ''] }, ...kv('Labels', meta.labels), ...kv('Annotations', meta.annotations)];
-  content(lines, 0, obj, '', new Set(['.metadata.name', '.metadata.namespace', '.metadata.labels', '.metadata.annotations', '.metadata.managedFields']));
+export function describeObject(
+  obj: Readonly<Record<string, unknown>>,
+  events: readonly EventLike[],
+  now: number,
+): string {
+  const meta = (obj['metadata'] ?? {}) as {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  const lines: Line[] = [
+    { indent: 0, cells: ['Name:', meta.name ?? ''] },
+    { indent: 0, cells: ['Namespace:', meta.namespace ?? ''] },
+    ...kv('Labels', meta.labels),
+    ...kv('Annotations', meta.annotations),
+  ];
+  content(
+    lines,
+    0,
+    obj,
+    '',
+    new Set([
+      '.metadata.name',
+      '.metadata.namespace',
+      '.metadata.labels',
+      '.metadata.annotations',
+      '.metadata.managedFields',
+    ]),
+  );
   return `${[...align(lines), ...eventsBlock(events, now)].join('\n')}\n`;
 }

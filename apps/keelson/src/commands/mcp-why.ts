@@ -64,7 +64,8 @@ export interface Explanation {
 }
 
 const ann = (n: Node, k: string): string => n.metadata.annotations?.[k] ?? '';
-const cond = (p: MachineConfigPool, t: string): { status?: string; message?: string } | undefined => p.status?.conditions?.find((c) => c.type === t);
+const cond = (p: MachineConfigPool, t: string): { status?: string; message?: string } | undefined =>
+  p.status?.conditions?.find((c) => c.type === t);
 
 function blockingPdbs(node: Node, snap: ClusterSnapshot): Array<{ pdb: PodDisruptionBudget; pod: Pod }> {
   const out: Array<{ pdb: PodDisruptionBudget; pod: Pod }> = [];
@@ -91,13 +92,43 @@ export function nodeFindings(node: Node, pool: MachineConfigPool | undefined, sn
   const la = ann(node, NodeAnnotations.lastAppliedDrain);
   if (state === 'Degraded' || state === 'Unreconcilable') {
     if (reason.includes('unexpected on-disk state')) {
-      return [{ code: 'ON_DISK_MISMATCH', node: name, message: `node ${name} is Degraded: its files differ from ${current || 'its current config'}: ${reason}`, action: `restore the file content/mode the message names on ${name} (or create /run/machine-config-daemon-force on the node to skip validation once); the daemon retries and continues` }];
+      return [
+        {
+          code: 'ON_DISK_MISMATCH',
+          node: name,
+          message: `node ${name} is Degraded: its files differ from ${current || 'its current config'}: ${reason}`,
+          action: `restore the file content/mode the message names on ${name} (or create /run/machine-config-daemon-force on the node to skip validation once); the daemon retries and continues`,
+        },
+      ];
     }
     if (/rpm-ostree|failed to update OS/.test(reason)) {
-      return [{ code: 'OS_UPDATE_FAILED', node: name, message: `node ${name} could not update its operating system for ${desired}: ${reason}`, action: `check the OS image named in the MachineConfig (pull access from the node, digest) and \`rpm-ostree status\` on ${name}; the daemon rolled the OS change back and retries` }];
+      return [
+        {
+          code: 'OS_UPDATE_FAILED',
+          node: name,
+          message: `node ${name} could not update its operating system for ${desired}: ${reason}`,
+          action: `check the OS image named in the MachineConfig (pull access from the node, digest) and \`rpm-ostree status\` on ${name}; the daemon rolled the OS change back and retries`,
+        },
+      ];
     }
-    if (state === 'Unreconcilable') return [{ code: 'NODE_UNRECONCILABLE', node: name, message: `node ${name} cannot apply ${desired}: ${reason}`, action: 'remove or change the MachineConfig that makes the change (the pool then renders a config the node can reach)' }];
-    return [{ code: 'NODE_DEGRADED', node: name, message: `node ${name} is Degraded while moving from ${current} to ${desired}: ${reason || '(no reason given)'}`, action: 'see the machine-config-daemon log on the node; fix the cause or revert the MachineConfig' }];
+    if (state === 'Unreconcilable')
+      return [
+        {
+          code: 'NODE_UNRECONCILABLE',
+          node: name,
+          message: `node ${name} cannot apply ${desired}: ${reason}`,
+          action:
+            'remove or change the MachineConfig that makes the change (the pool then renders a config the node can reach)',
+        },
+      ];
+    return [
+      {
+        code: 'NODE_DEGRADED',
+        node: name,
+        message: `node ${name} is Degraded while moving from ${current} to ${desired}: ${reason || '(no reason given)'}`,
+        action: 'see the machine-config-daemon log on the node; fix the cause or revert the MachineConfig',
+      },
+    ];
   }
   if (dd.startsWith('drain-') && dd !== la) {
     const blocks = blockingPdbs(node, snap);
@@ -109,17 +140,56 @@ export function nodeFindings(node: Node, pool: MachineConfigPool | undefined, sn
         action: `scale the workload up so the budget allows a disruption, relax or delete the PodDisruptionBudget, or move the pod; the drain is retried automatically`,
       }));
     }
-    return [{ code: 'NODE_DRAINING', node: name, message: `node ${name} is being cordoned and drained (${dd} requested, not yet completed)` }];
+    return [
+      {
+        code: 'NODE_DRAINING',
+        node: name,
+        message: `node ${name} is being cordoned and drained (${dd} requested, not yet completed)`,
+      },
+    ];
   }
   if (!isNodeReady(node)) {
-    if (state === 'Working' && dd.startsWith('drain-') && dd === la) return [{ code: 'NODE_REBOOTING', node: name, message: `node ${name} is applying ${desired} and rebooting (not ready yet)` }];
-    return [{ code: 'NODE_NOT_READY', node: name, message: `node ${name} is not ready${node.spec?.unschedulable === true ? ' (cordoned)' : ''}; it counts as unavailable`, action: 'check the kubelet on the node; a not-ready node holds the rollout while unavailable nodes reach maxUnavailable' }];
+    if (state === 'Working' && dd.startsWith('drain-') && dd === la)
+      return [
+        {
+          code: 'NODE_REBOOTING',
+          node: name,
+          message: `node ${name} is applying ${desired} and rebooting (not ready yet)`,
+        },
+      ];
+    return [
+      {
+        code: 'NODE_NOT_READY',
+        node: name,
+        message: `node ${name} is not ready${node.spec?.unschedulable === true ? ' (cordoned)' : ''}; it counts as unavailable`,
+        action:
+          'check the kubelet on the node; a not-ready node holds the rollout while unavailable nodes reach maxUnavailable',
+      },
+    ];
   }
-  if (dd.startsWith('uncordon-') && dd !== la) return [{ code: 'NODE_UNCORDONING', node: name, message: `node ${name} finished ${desired} and waits to be uncordoned` }];
-  if (state === 'Working') return [{ code: 'NODE_WORKING', node: name, message: `node ${name} is updating from ${current} to ${desired}` }];
-  if (pool && isNodeUpdated(node, { config: target })) return [{ code: 'NODE_UP_TO_DATE', node: name, message: `node ${name} runs ${target}` }];
-  if (desired !== '' && desired !== current) return [{ code: 'NODE_WORKING', node: name, message: `node ${name} was told to move to ${desired} and the daemon has not started yet` }];
-  return [{ code: 'NODE_WAITING', node: name, message: `node ${name} still runs ${current || '(unknown)'} and waits its turn for ${target}` }];
+  if (dd.startsWith('uncordon-') && dd !== la)
+    return [
+      { code: 'NODE_UNCORDONING', node: name, message: `node ${name} finished ${desired} and waits to be uncordoned` },
+    ];
+  if (state === 'Working')
+    return [{ code: 'NODE_WORKING', node: name, message: `node ${name} is updating from ${current} to ${desired}` }];
+  if (pool && isNodeUpdated(node, { config: target }))
+    return [{ code: 'NODE_UP_TO_DATE', node: name, message: `node ${name} runs ${target}` }];
+  if (desired !== '' && desired !== current)
+    return [
+      {
+        code: 'NODE_WORKING',
+        node: name,
+        message: `node ${name} was told to move to ${desired} and the daemon has not started yet`,
+      },
+    ];
+  return [
+    {
+      code: 'NODE_WAITING',
+      node: name,
+      message: `node ${name} still runs ${current || '(unknown)'} and waits its turn for ${target}`,
+    },
+  ];
 }
 
 /** Explains a pool. */
@@ -129,9 +199,18 @@ export function explainPool(snap: ClusterSnapshot, name: string): Explanation | 
   const target = pool.spec.configuration?.name ?? '';
   const findings: Finding[] = [];
   const rd = cond(pool, 'RenderDegraded');
-  if (rd?.status === 'True') findings.push({ code: 'RENDER_DEGRADED', message: rd.message ?? 'render failed', action: 'fix or delete the MachineConfig the message names; the pool renders again automatically' });
+  if (rd?.status === 'True')
+    findings.push({
+      code: 'RENDER_DEGRADED',
+      message: rd.message ?? 'render failed',
+      action: 'fix or delete the MachineConfig the message names; the pool renders again automatically',
+    });
   if (target === '') {
-    findings.push({ code: 'NOT_RENDERED', message: `pool ${name} has no rendered configuration yet`, action: 'check that MachineConfigs match its machineConfigSelector and that the machine-config-controller runs' });
+    findings.push({
+      code: 'NOT_RENDERED',
+      message: `pool ${name} has no rendered configuration yet`,
+      action: 'check that MachineConfigs match its machineConfigSelector and that the machine-config-controller runs',
+    });
     return { kind: 'pool', name, summary: findings.map((f) => f.message).join('; '), findings };
   }
   const nodes = nodesForPool(snap.pools, pool, snap.nodes);
@@ -140,13 +219,23 @@ export function explainPool(snap: ClusterSnapshot, name: string): Explanation | 
     try {
       getPoolsForNode(snap.pools, n);
     } catch (e) {
-      if (e instanceof NodePoolAssignmentError) findings.push({ code: 'NODE_MULTIPLE_CUSTOM_POOLS', node: n.metadata.name ?? '', message: e.message, action: `label node ${n.metadata.name ?? ''} for one custom pool only (${e.pools.join(', ')}); until then the MCO ignores it` });
+      if (e instanceof NodePoolAssignmentError)
+        findings.push({
+          code: 'NODE_MULTIPLE_CUSTOM_POOLS',
+          node: n.metadata.name ?? '',
+          message: e.message,
+          action: `label node ${n.metadata.name ?? ''} for one custom pool only (${e.pools.join(', ')}); until then the MCO ignores it`,
+        });
     }
   }
   const pending = nodes.filter((n) => !isNodeUpdated(n, { config: target }));
   if (pool.spec.paused === true) {
     if (pending.length > 0 || pool.status?.configuration?.name !== target) {
-      findings.push({ code: 'PAUSED_PENDING', message: `pool ${name} is paused: ${String(pending.length)} of ${String(nodes.length)} nodes will not move to ${target} until it is unpaused`, action: `kubectl patch mcp ${name} --type merge -p '{"spec":{"paused":false}}'` });
+      findings.push({
+        code: 'PAUSED_PENDING',
+        message: `pool ${name} is paused: ${String(pending.length)} of ${String(nodes.length)} nodes will not move to ${target} until it is unpaused`,
+        action: `kubectl patch mcp ${name} --type merge -p '{"spec":{"paused":false}}'`,
+      });
     } else findings.push({ code: 'PAUSED', message: `pool ${name} is paused (no pending configuration)` });
   }
   let max: number | undefined;
@@ -176,20 +265,44 @@ export function explainNode(snap: ClusterSnapshot, name: string): Explanation | 
     pool = getPoolsForNode(snap.pools, node)?.pools[0];
   } catch (e) {
     if (e instanceof NodePoolAssignmentError) {
-      const f: Finding = { code: 'NODE_MULTIPLE_CUSTOM_POOLS', node: name, message: e.message, action: `label node ${name} for one custom pool only (${e.pools.join(', ')})` };
+      const f: Finding = {
+        code: 'NODE_MULTIPLE_CUSTOM_POOLS',
+        node: name,
+        message: e.message,
+        action: `label node ${name} for one custom pool only (${e.pools.join(', ')})`,
+      };
       return { kind: 'node', name, summary: f.message, findings: [f] };
     }
     throw e;
   }
   if (!pool) {
-    const f: Finding = { code: 'NODE_NO_POOL', node: name, message: `no MachineConfigPool selects node ${name}; the MCO does not manage it`, action: 'add a node-role label that a pool nodeSelector matches (e.g. node-role.kubernetes.io/worker)' };
+    const f: Finding = {
+      code: 'NODE_NO_POOL',
+      node: name,
+      message: `no MachineConfigPool selects node ${name}; the MCO does not manage it`,
+      action: 'add a node-role label that a pool nodeSelector matches (e.g. node-role.kubernetes.io/worker)',
+    };
     return { kind: 'node', name, summary: f.message, findings: [f] };
   }
   const findings = nodeFindings(node, pool, snap);
-  if (pool.spec.paused === true && !isNodeUpdated(node, { config: pool.spec.configuration?.name ?? '' }) && !isNodeDegraded(node)) {
-    findings.unshift({ code: 'PAUSED_PENDING', node: name, message: `its pool ${pool.metadata.name ?? ''} is paused, so it will not be given ${pool.spec.configuration?.name ?? ''}`, action: `kubectl patch mcp ${pool.metadata.name ?? ''} --type merge -p '{"spec":{"paused":false}}'` });
+  if (
+    pool.spec.paused === true &&
+    !isNodeUpdated(node, { config: pool.spec.configuration?.name ?? '' }) &&
+    !isNodeDegraded(node)
+  ) {
+    findings.unshift({
+      code: 'PAUSED_PENDING',
+      node: name,
+      message: `its pool ${pool.metadata.name ?? ''} is paused, so it will not be given ${pool.spec.configuration?.name ?? ''}`,
+      action: `kubectl patch mcp ${pool.metadata.name ?? ''} --type merge -p '{"spec":{"paused":false}}'`,
+    });
   }
-  return { kind: 'node', name, summary: `node ${name} (pool ${pool.metadata.name ?? ''}): ${findings[0]?.message ?? ''}`, findings };
+  return {
+    kind: 'node',
+    name,
+    summary: `node ${name} (pool ${pool.metadata.name ?? ''}): ${findings[0]?.message ?? ''}`,
+    findings,
+  };
 }
 
 /** Text rendering of an explanation. */
@@ -200,6 +313,7 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`- ${f.message}`);
     if (f.action) lines.push(`  what to do: ${f.action}`);
   }
-  if (e.findings.length === 1 && e.findings[0]?.message === e.summary && e.findings[0].action) lines.push(`what to do: ${e.findings[0].action}`);
+  if (e.findings.length === 1 && e.findings[0]?.message === e.summary && e.findings[0].action)
+    lines.push(`what to do: ${e.findings[0].action}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,14 @@
 /** `keelson mcp` (the `oc get mcp` counterpart) and `keelson mcp why POOL|NODE`. */
 import type { Command } from 'commander';
 import { KubeClient, MachineConfigPools } from '@keelson/kube';
-import { Nodes, Pods, PodDisruptionBudgets, NodeAnnotations, type MachineConfigPool, type Pod } from '@keelson/machine-config-operator';
+import {
+  Nodes,
+  Pods,
+  PodDisruptionBudgets,
+  NodeAnnotations,
+  type MachineConfigPool,
+  type Pod,
+} from '@keelson/machine-config-operator';
 import { CliError } from '../errors.js';
 import { addOutputOption, outputFormat, renderStructured, writeOut, type OutputFlags } from '../output.js';
 import { describeObject, type EventLike } from './mcp-describe.js';
@@ -33,11 +40,23 @@ export function humanAge(ms: number): string {
   return `${String(Math.floor(d / 365))}y`;
 }
 
-const HEADERS = ['NAME', 'CONFIG', 'UPDATED', 'UPDATING', 'DEGRADED', 'MACHINECOUNT', 'READYMACHINECOUNT', 'UPDATEDMACHINECOUNT', 'DEGRADEDMACHINECOUNT', 'AGE'];
+const HEADERS = [
+  'NAME',
+  'CONFIG',
+  'UPDATED',
+  'UPDATING',
+  'DEGRADED',
+  'MACHINECOUNT',
+  'READYMACHINECOUNT',
+  'UPDATEDMACHINECOUNT',
+  'DEGRADEDMACHINECOUNT',
+  'AGE',
+];
 
 /** The `oc get mcp` rows of pools. */
 export function poolRows(pools: readonly MachineConfigPool[], now: number): string[][] {
-  const cond = (p: MachineConfigPool, t: string): string => p.status?.conditions?.find((c) => c.type === t)?.status ?? '';
+  const cond = (p: MachineConfigPool, t: string): string =>
+    p.status?.conditions?.find((c) => c.type === t)?.status ?? '';
   const num = (n: number | undefined): string => (n === undefined ? '' : String(n));
   return [...pools]
     .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))
@@ -58,13 +77,24 @@ export function poolRows(pools: readonly MachineConfigPool[], now: number): stri
 /** Aligns rows under headers with three spaces, as kubectl does. */
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3))).join('').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
+      .join('')
+      .trimEnd();
   return `${[headers, ...rows].map(line).join('\n')}\n`;
 }
 
 /** What `mcp why` reads from the cluster (also used by the rehearsal's diagnosis of a failed run). */
 export async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
-  const [pools, nodes, pdbs] = await Promise.all([c.resource(Pools).listAll(), c.resource(Nodes).listAll(), c.resource(PodDisruptionBudgets).listAll().catch(() => ({ items: [] }))]);
+  const [pools, nodes, pdbs] = await Promise.all([
+    c.resource(Pools).listAll(),
+    c.resource(Nodes).listAll(),
+    c
+      .resource(PodDisruptionBudgets)
+      .listAll()
+      .catch(() => ({ items: [] })),
+  ]);
   const podsByNode = new Map<string, Pod[]>();
   const draining = nodes.items.filter((n) => {
     const dd = n.metadata.annotations?.[NodeAnnotations.desiredDrain] ?? '';
@@ -83,20 +113,25 @@ export function registerMcpCommands(program: Command): void {
     .command('mcp')
     .description('MachineConfigPools: the `oc get mcp` table, and `why` a pool or node is not done')
     .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
-  addOutputOption(mcp, { formats: ['table', 'json', 'yaml'], aliases: ['json'] }).action(async (o: OutputFlags & { kubeconfig?: string }) => {
-    const format = outputFormat(o, mcp);
-    const c = client(o.kubeconfig);
-    try {
-      const list = await c.resource(Pools).listAll();
-      if (format === 'json' || format === 'yaml') await writeOut(await renderStructured({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
-      else await writeOut(table(HEADERS, poolRows(list.items, Date.now())));
-    } finally {
-      await c.close();
-    }
-  });
+  addOutputOption(mcp, { formats: ['table', 'json', 'yaml'], aliases: ['json'] }).action(
+    async (o: OutputFlags & { kubeconfig?: string }) => {
+      const format = outputFormat(o, mcp);
+      const c = client(o.kubeconfig);
+      try {
+        const list = await c.resource(Pools).listAll();
+        if (format === 'json' || format === 'yaml')
+          await writeOut(await renderStructured({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
+        else await writeOut(table(HEADERS, poolRows(list.items, Date.now())));
+      } finally {
+        await c.close();
+      }
+    },
+  );
   const describe = mcp
     .command('describe')
-    .description('A MachineConfigPool as `oc describe mcp POOL` prints it: labels, spec, status, conditions, its Events')
+    .description(
+      'A MachineConfigPool as `oc describe mcp POOL` prints it: labels, spec, status, conditions, its Events',
+    )
     .argument('<pool>', 'a MachineConfigPool name')
     .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
   describe.action(async (name: string, o: { kubeconfig?: string }) => {
@@ -104,9 +139,14 @@ export function registerMcpCommands(program: Command): void {
     try {
       const list = await c.resource(Pools).listAll();
       const pool = list.items.find((p) => p.metadata.name === name);
-      if (pool === undefined) throw new CliError(`machineconfigpools.machineconfiguration.openshift.io "${name}" not found (pools: ${list.items.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`);
+      if (pool === undefined)
+        throw new CliError(
+          `machineconfigpools.machineconfiguration.openshift.io "${name}" not found (pools: ${list.items.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`,
+        );
       const events = await c
-        .request<{ items?: EventLike[] }>('GET', '/api/v1/events', { query: { fieldSelector: `involvedObject.kind=MachineConfigPool,involvedObject.name=${name}` } })
+        .request<{ items?: EventLike[] }>('GET', '/api/v1/events', {
+          query: { fieldSelector: `involvedObject.kind=MachineConfigPool,involvedObject.name=${name}` },
+        })
         .catch(() => ({ items: [] as EventLike[] }));
       await writeOut(describeObject(pool as unknown as Record<string, unknown>, events.items ?? [], Date.now()));
     } finally {
@@ -118,17 +158,24 @@ export function registerMcpCommands(program: Command): void {
     .description('Explain in plain words what a pool or a node waits on, and what to do')
     .argument('<name>', 'a MachineConfigPool or a node name')
     .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG or ~/.kube/config)');
-  addOutputOption(why, { formats: ['text', 'json', 'yaml'], aliases: ['json'] }).action(async (name: string, o: OutputFlags & { kubeconfig?: string }) => {
+  addOutputOption(why, { formats: ['text', 'json', 'yaml'], aliases: ['json'] }).action(
+    async (name: string, o: OutputFlags & { kubeconfig?: string }) => {
       const format = outputFormat(o, why);
-      const kubeconfig = o.kubeconfig ?? (mcp.opts<{ kubeconfig?: string }>().kubeconfig);
+      const kubeconfig = o.kubeconfig ?? mcp.opts<{ kubeconfig?: string }>().kubeconfig;
       const c = client(kubeconfig);
       try {
         const snap = await snapshot(c);
         const e = explainPool(snap, name) ?? explainNode(snap, name);
-        if (!e) throw new CliError(`no MachineConfigPool or node named ${name} (pools: ${snap.pools.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`);
-        await writeOut(format === 'json' || format === 'yaml' ? await renderStructured(e, format) : formatExplanation(e));
+        if (!e)
+          throw new CliError(
+            `no MachineConfigPool or node named ${name} (pools: ${snap.pools.map((p) => p.metadata.name ?? '').join(', ') || 'none'})`,
+          );
+        await writeOut(
+          format === 'json' || format === 'yaml' ? await renderStructured(e, format) : formatExplanation(e),
+        );
       } finally {
         await c.close();
       }
-    });
+    },
+  );
 }

@@ -21,7 +21,15 @@ import {
   type OsPlanOptions,
   type RpmOstreeStatus,
 } from '@keelson/ostree';
-import { addOutputOption, CliError, formatTable, outputFormat, printResult, usageError, type OutputFlags } from '../output.js';
+import {
+  addOutputOption,
+  CliError,
+  formatTable,
+  outputFormat,
+  printResult,
+  usageError,
+  type OutputFlags,
+} from '../output.js';
 
 interface BackendOptions {
   sysroot?: string;
@@ -34,15 +42,22 @@ function isSysrootHost(dir: string): boolean {
   return existsSync(join(dir, 'keelson-host.json'));
 }
 
-function driverFor(o: BackendOptions): { driver: RpmOstree; reboot?: () => Promise<string> | string; host?: SysrootRpmOstree } {
-  if (o.simulate !== undefined && o.sysroot !== undefined) throw usageError('give either --simulate or --sysroot, not both');
+function driverFor(o: BackendOptions): {
+  driver: RpmOstree;
+  reboot?: () => Promise<string> | string;
+  host?: SysrootRpmOstree;
+} {
+  if (o.simulate !== undefined && o.sysroot !== undefined)
+    throw usageError('give either --simulate or --sysroot, not both');
   if (o.simulate !== undefined) {
     const sim = new SimulatedRpmOstree({ statePath: o.simulate });
     return { driver: new RpmOstree({ runner: sim, clientId: 'keelson' }), reboot: () => sim.reboot() };
   }
   if (o.sysroot !== undefined) {
     if (!isSysrootHost(o.sysroot)) {
-      throw new CliError(`${o.sysroot}: not a keelson node sysroot (no keelson-host.json); create one with "keelson os sim-init --sysroot ${o.sysroot} --config <mc.yaml>"`);
+      throw new CliError(
+        `${o.sysroot}: not a keelson node sysroot (no keelson-host.json); create one with "keelson os sim-init --sysroot ${o.sysroot} --config <mc.yaml>"`,
+      );
     }
     const host = SysrootRpmOstree.open(o.sysroot, o.osname);
     return { driver: new RpmOstree({ runner: host, clientId: 'keelson' }), reboot: () => host.reboot(), host };
@@ -63,7 +78,10 @@ function notAnRpmOstreeHost(err: unknown): never {
 async function loadStatus(o: BackendOptions): Promise<RpmOstreeStatus> {
   if (o.sysroot !== undefined && !isSysrootHost(o.sysroot)) {
     const sys = new OstreeSysroot({ path: o.sysroot, ...(o.osname ? { osname: o.osname } : {}) });
-    if (!sys.exists()) throw new CliError(`${o.sysroot}: not an ostree sysroot (no ostree/repo/config); create one with "ostree admin init-fs"`);
+    if (!sys.exists())
+      throw new CliError(
+        `${o.sysroot}: not an ostree sysroot (no ostree/repo/config); create one with "ostree admin init-fs"`,
+      );
     try {
       return parseRpmOstreeStatus(await sys.toStatusJson(), o.sysroot);
     } catch (e) {
@@ -105,12 +123,18 @@ async function asOneApply<T>(host: SysrootRpmOstree | undefined, run: () => Prom
 
 function renderStatus(s: RpmOstreeStatus): string {
   const lines: string[] = [];
-  if (s.updateDriver) lines.push(`AutomaticUpdatesDriver: ${s.updateDriver.driverName} (${s.updateDriver.driverSdUnit})`);
+  if (s.updateDriver)
+    lines.push(`AutomaticUpdatesDriver: ${s.updateDriver.driverName} (${s.updateDriver.driverSdUnit})`);
   if (s.transaction) lines.push(`Transaction: ${s.transaction.join(' ')}`);
   lines.push('Deployments:');
   for (const d of s.deployments) {
     const mark = d.booted ? '●' : ' ';
-    const tags = [d.staged ? 'staged' : '', d.pending && !d.staged ? 'pending' : '', d.rollback ? 'rollback' : '', d.finalizationLocked ? 'finalization locked' : '']
+    const tags = [
+      d.staged ? 'staged' : '',
+      d.pending && !d.staged ? 'pending' : '',
+      d.rollback ? 'rollback' : '',
+      d.finalizationLocked ? 'finalization locked' : '',
+    ]
       .filter(Boolean)
       .join(', ');
     lines.push(`${mark} ${d.containerImageReference ?? d.origin ?? d.checksum}${tags ? ` (${tags})` : ''}`);
@@ -148,7 +172,9 @@ function readMachineConfig(path: string, flag: string): OsConfigSpec {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw usageError(`${flag} ${path}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw usageError(
+      `${flag} ${path}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   let value: unknown;
   try {
@@ -165,31 +191,57 @@ function readMachineConfig(path: string, flag: string): OsConfigSpec {
 }
 
 /** The fields of a MachineConfig's spec (openshift/api machineconfiguration/v1 MachineConfigSpec). */
-const MC_SPEC_FIELDS = new Set(['osImageURL', 'baseOSExtensionsContainerImage', 'config', 'kernelArguments', 'extensions', 'fips', 'kernelType']);
+const MC_SPEC_FIELDS = new Set([
+  'osImageURL',
+  'baseOSExtensionsContainerImage',
+  'config',
+  'kernelArguments',
+  'extensions',
+  'fips',
+  'kernelType',
+]);
 
 /**
  * Only a MachineConfig is planned: a Butane file, an Ignition config or anything else would plan "no OS changes" and
  * hide the mistake. Says what the file is and how to get a MachineConfig from it.
  */
 function assertMachineConfig(value: unknown, path: string): void {
-  const o = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  if (o === undefined) throw new CliError(`${path}: not a MachineConfig: expected a YAML/JSON object with kind: MachineConfig, got ${Array.isArray(value) ? 'a list' : value === null ? 'nothing' : typeof value}`);
+  const o =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  if (o === undefined)
+    throw new CliError(
+      `${path}: not a MachineConfig: expected a YAML/JSON object with kind: MachineConfig, got ${Array.isArray(value) ? 'a list' : value === null ? 'nothing' : typeof value}`,
+    );
   if (typeof o['variant'] === 'string' && typeof o['version'] === 'string' && o['kind'] === undefined) {
-    throw new CliError(`${path}: a Butane config (variant ${o['variant']}, version ${o['version']}), not a MachineConfig: translate it first with "keelson butane ${path} > mc.yaml" (variant openshift gives a MachineConfig), then plan that`);
+    throw new CliError(
+      `${path}: a Butane config (variant ${o['variant']}, version ${o['version']}), not a MachineConfig: translate it first with "keelson butane ${path} > mc.yaml" (variant openshift gives a MachineConfig), then plan that`,
+    );
   }
   const ign = o['ignition'];
   if (typeof ign === 'object' && ign !== null && o['kind'] === undefined) {
-    throw new CliError(`${path}: an Ignition config, not a MachineConfig: a MachineConfig carries it in spec.config (write it as a Butane config with variant openshift and "keelson butane" it, or wrap it yourself)`);
+    throw new CliError(
+      `${path}: an Ignition config, not a MachineConfig: a MachineConfig carries it in spec.config (write it as a Butane config with variant openshift and "keelson butane" it, or wrap it yourself)`,
+    );
   }
   if (o['kind'] !== 'MachineConfig') {
     const got = o['kind'] === undefined ? 'has no kind' : `kind is ${JSON.stringify(o['kind'])}`;
-    throw new CliError(`${path}: not a MachineConfig: ${got}; give a MachineConfig (apiVersion machineconfiguration.openshift.io/v1, kind MachineConfig), e.g. oc get mc rendered-worker-… -o yaml`);
+    throw new CliError(
+      `${path}: not a MachineConfig: ${got}; give a MachineConfig (apiVersion machineconfiguration.openshift.io/v1, kind MachineConfig), e.g. oc get mc rendered-worker-… -o yaml`,
+    );
   }
-  if (o['apiVersion'] !== undefined && o['apiVersion'] !== 'machineconfiguration.openshift.io/v1') throw new CliError(`${path}: apiVersion is ${JSON.stringify(o['apiVersion'])}, expected machineconfiguration.openshift.io/v1`);
+  if (o['apiVersion'] !== undefined && o['apiVersion'] !== 'machineconfiguration.openshift.io/v1')
+    throw new CliError(
+      `${path}: apiVersion is ${JSON.stringify(o['apiVersion'])}, expected machineconfiguration.openshift.io/v1`,
+    );
   const spec = o['spec'];
   if (typeof spec === 'object' && spec !== null && !Array.isArray(spec)) {
     const unknown = Object.keys(spec).filter((k) => !MC_SPEC_FIELDS.has(k));
-    if (unknown.length > 0) throw new CliError(`${path}: spec.${unknown[0] ?? ''}: unknown field of a MachineConfig spec (known: ${[...MC_SPEC_FIELDS].join(', ')})`);
+    if (unknown.length > 0)
+      throw new CliError(
+        `${path}: spec.${unknown[0] ?? ''}: unknown field of a MachineConfig spec (known: ${[...MC_SPEC_FIELDS].join(', ')})`,
+      );
   }
 }
 
@@ -213,21 +265,31 @@ function planOptions(o: PlanCliOptions): OsPlanOptions {
 
 /** Registers `keelson os status|plan|apply|reboot`. */
 export function registerOsCommands(program: Command): void {
-  const os = program.command('os').description('rpm-ostree / ostree: OS deployments, and the OS commands a MachineConfig update runs');
+  const os = program
+    .command('os')
+    .description('rpm-ostree / ostree: OS deployments, and the OS commands a MachineConfig update runs');
 
   const status = os
     .command('status')
-    .description('show OS deployments (rpm-ostree status); --sysroot reads an ostree sysroot, --simulate a simulated host')
+    .description(
+      'show OS deployments (rpm-ostree status); --sysroot reads an ostree sysroot, --simulate a simulated host',
+    )
     .option('--sysroot <dir>', 'read deployments of an ostree sysroot directory (Debian ostree) instead of rpm-ostree')
     .option('--osname <name>', 'stateroot of --sysroot (default fedora-coreos)')
     .option('--simulate <state.json>', 'use a simulated rpm-ostree host kept in this file (created when missing)')
     .option('--binary <path>', 'rpm-ostree binary to run', 'rpm-ostree');
   // -o json is the rpm-ostree status --json document
-  addOutputOption(status, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (o: BackendOptions & OutputFlags) => {
-    const format = outputFormat(o, status);
-    const s = await loadStatus(o);
-    await printResult(format, { data: () => statusToJson(s), table: () => renderStatus(s), wide: () => renderStatusWide(s) });
-  });
+  addOutputOption(status, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(
+    async (o: BackendOptions & OutputFlags) => {
+      const format = outputFormat(o, status);
+      const s = await loadStatus(o);
+      await printResult(format, {
+        data: () => statusToJson(s),
+        table: () => renderStatus(s),
+        wide: () => renderStatusWide(s),
+      });
+    },
+  );
 
   const planCmd = os
     .command('plan')
@@ -238,7 +300,8 @@ export function registerOsCommands(program: Command): void {
     .option('--no-el', 'node is not RHEL-family (FCOS): no kernel type or extensions steps')
     .option('--local-image <repoDigest>', 'rebase from local container storage with this repo digest');
   // -o json|yaml: the plan as data (steps, rollback, diff, notes, commands)
-  addOutputOption(planCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(async (o: PlanCliOptions & OutputFlags) => {
+  addOutputOption(planCmd, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['json'] }).action(
+    async (o: PlanCliOptions & OutputFlags) => {
       const format = outputFormat(o, planCmd);
       const from = readMachineConfig(o.from, '--from');
       const to = readMachineConfig(o.to, '--to');
@@ -251,11 +314,22 @@ export function registerOsCommands(program: Command): void {
       const found = plan;
       const text = (): string => {
         const lines = [...found.notes.map((n) => `# ${n}`), ...formatPlan(found)];
-        if (found.rollback.length > 0) lines.push(`# on failure: ${formatPlan({ ...found, steps: found.rollback }).join('; ')}`);
+        if (found.rollback.length > 0)
+          lines.push(`# on failure: ${formatPlan({ ...found, steps: found.rollback }).join('; ')}`);
         return lines.map((l) => `${l}\n`).join('');
       };
-      await printResult(format, { data: () => ({ diff: found.diff, steps: found.steps, rollback: found.rollback, notes: found.notes, commands: formatPlan(found) }), table: text });
-    });
+      await printResult(format, {
+        data: () => ({
+          diff: found.diff,
+          steps: found.steps,
+          rollback: found.rollback,
+          notes: found.notes,
+          commands: formatPlan(found),
+        }),
+        table: text,
+      });
+    },
+  );
 
   os.command('apply')
     .description('run the OS update plan on this host (or a --simulate host); --dry-run only prints it')
@@ -272,10 +346,13 @@ export function registerOsCommands(program: Command): void {
       const to = readMachineConfig(o.to, '--to');
       const { driver, host } = driverFor(o);
       try {
-        const { plan, execution } = await asOneApply(o.dryRun ? undefined : host, () => applyOsChangesOnHost(driver, from, to, { ...planOptions(o), ...(o.dryRun ? { dryRun: true } : {}) }));
+        const { plan, execution } = await asOneApply(o.dryRun ? undefined : host, () =>
+          applyOsChangesOnHost(driver, from, to, { ...planOptions(o), ...(o.dryRun ? { dryRun: true } : {}) }),
+        );
         for (const n of plan.notes) process.stdout.write(`# ${n}\n`);
         const lines = formatPlan(plan);
-        for (const line of lines) process.stdout.write(`${execution.dryRun || line.startsWith('#') ? '' : 'ran: '}${line}\n`);
+        for (const line of lines)
+          process.stdout.write(`${execution.dryRun || line.startsWith('#') ? '' : 'ran: '}${line}\n`);
         if (!execution.dryRun && lines.length > 0) process.stdout.write('staged; reboot to finish the update\n');
       } catch (e) {
         notAnRpmOstreeHost(e);
@@ -283,14 +360,17 @@ export function registerOsCommands(program: Command): void {
     });
 
   os.command('sim-init')
-    .description('create (or reset) a simulated node booted exactly at a MachineConfig: --simulate (JSON state) or --sysroot (real ostree)')
+    .description(
+      'create (or reset) a simulated node booted exactly at a MachineConfig: --simulate (JSON state) or --sysroot (real ostree)',
+    )
     .requiredOption('--config <mc.yaml>', 'MachineConfig the host runs')
     .option('--simulate <state.json>', 'simulated rpm-ostree host state file to write')
     .option('--sysroot <dir>', 'create a real ostree sysroot node here (needs Debian ostree)')
     .option('--osname <name>', 'stateroot name', 'rhcos')
     .action(async (o: { simulate?: string; sysroot?: string; config: string; osname: string }) => {
       const spec = readMachineConfig(o.config, '--config');
-      if ((o.simulate === undefined) === (o.sysroot === undefined)) throw usageError('give exactly one of --simulate <state.json> or --sysroot <dir>');
+      if ((o.simulate === undefined) === (o.sysroot === undefined))
+        throw usageError('give exactly one of --simulate <state.json> or --sysroot <dir>');
       try {
         if (o.simulate !== undefined) {
           SimulatedRpmOstree.atConfig(spec, { statePath: o.simulate, osname: o.osname });
@@ -300,9 +380,20 @@ export function registerOsCommands(program: Command): void {
         const dir = o.sysroot as string;
         if (!spec.osImageURL) throw new CliError(`${o.config}: spec.osImageURL is required to create a node`);
         if (existsSync(dir)) throw new CliError(`${dir} already exists; choose a new directory`);
-        const host = await SysrootRpmOstree.create({ path: dir, osname: o.osname, osImageURL: spec.osImageURL, kargs: ['rw', 'root=LABEL=root', ...parseKernelArguments(spec.kernelArguments)] });
+        const host = await SysrootRpmOstree.create({
+          path: dir,
+          osname: o.osname,
+          osImageURL: spec.osImageURL,
+          kargs: ['rw', 'root=LABEL=root', ...parseKernelArguments(spec.kernelArguments)],
+        });
         const driver = new RpmOstree({ runner: host, clientId: 'keelson' });
-        const { plan } = await asOneApply(host, () => applyOsChangesOnHost(driver, { osImageURL: spec.osImageURL, kernelArguments: spec.kernelArguments ?? null }, spec));
+        const { plan } = await asOneApply(host, () =>
+          applyOsChangesOnHost(
+            driver,
+            { osImageURL: spec.osImageURL, kernelArguments: spec.kernelArguments ?? null },
+            spec,
+          ),
+        );
         if (plan.steps.length > 0) await host.reboot();
         process.stdout.write(`ostree node created in ${dir}\n`);
       } catch (e) {
@@ -316,7 +407,8 @@ export function registerOsCommands(program: Command): void {
     .option('--simulate <state.json>', 'simulated host state file')
     .option('--sysroot <dir>', 'node sysroot created by sim-init --sysroot')
     .action(async (o: BackendOptions) => {
-      if (o.simulate === undefined && o.sysroot === undefined) throw usageError('give --simulate <state.json> or --sysroot <dir>');
+      if (o.simulate === undefined && o.sysroot === undefined)
+        throw usageError('give --simulate <state.json> or --sysroot <dir>');
       const { reboot } = driverFor(o);
       if (!reboot) throw new CliError('this backend cannot be rebooted by keelson');
       try {

@@ -19,7 +19,16 @@ import {
   type ReleasePayload,
   type SignatureStore,
 } from '@keelson/release-payload';
-import { addOutputOption, CliError, formatTable, outputFormat, printResult, usageError, warn, type OutputFlags } from '../output.js';
+import {
+  addOutputOption,
+  CliError,
+  formatTable,
+  outputFormat,
+  printResult,
+  usageError,
+  warn,
+  type OutputFlags,
+} from '../output.js';
 import { parseDuration } from '../flags.js';
 
 interface SourceOpts {
@@ -41,14 +50,29 @@ function addSourceOptions(c: Command): Command {
     .option('--arch <arch>', 'architecture to pick from a manifest list / index (default: this machine)')
     .option('--auth-file <file>', 'docker config.json / pull secret with registry credentials')
     .option('--cache-dir <dir>', 'content-addressed blob cache (default ~/.cache/keelson/blobs)')
-    .option('--plain-http', 'talk plain HTTP to the registry (automatic for localhost / 127.0.0.1 registries without TLS)')
+    .option(
+      '--plain-http',
+      'talk plain HTTP to the registry (automatic for localhost / 127.0.0.1 registries without TLS)',
+    )
     .option('--ca-file <file>', 'PEM bundle of extra CAs trusted for the registry (e.g. a mirror with a private CA)')
-    .option('--cert-dir <dir>', 'registry certificate directory like skopeo: *.crt CAs, *.cert/*.key client pair (default /etc/containers/certs.d/<host:port>)')
-    .option('--tls-verify [bool]', 'verify the registry TLS certificate (default true); --tls-verify=false allows unverified TLS and plain HTTP')
+    .option(
+      '--cert-dir <dir>',
+      'registry certificate directory like skopeo: *.crt CAs, *.cert/*.key client pair (default /etc/containers/certs.d/<host:port>)',
+    )
+    .option(
+      '--tls-verify [bool]',
+      'verify the registry TLS certificate (default true); --tls-verify=false allows unverified TLS and plain HTTP',
+    )
     .option('--insecure', 'same as --tls-verify=false')
-    .option('--release-image <pullspec>', 'release image used when rendering the CVO manifests/ templates (default: the image reference; "" for a directory, as upstream)')
+    .option(
+      '--release-image <pullspec>',
+      'release image used when rendering the CVO manifests/ templates (default: the image reference; "" for a directory, as upstream)',
+    )
     .option('--progress', 'always report download progress on stderr (default: only on a terminal)')
-    .option('--timeout <duration>', 'registry connect and idle deadline, e.g. 30s or 2m (default 30s, like oc and skopeo)');
+    .option(
+      '--timeout <duration>',
+      'registry connect and idle deadline, e.g. 30s or 2m (default 30s, like oc and skopeo)',
+    );
 }
 
 /**
@@ -83,7 +107,8 @@ async function load(source: string, o: SourceOpts): Promise<ReleasePayload> {
   if (o.certDir) opts.certDir = o.certDir;
   if (o.tlsVerify !== undefined && o.tlsVerify !== true) {
     const v = String(o.tlsVerify).toLowerCase();
-    if (v !== 'true' && v !== 'false') throw new CliError(`--tls-verify: expected true or false, got ${JSON.stringify(o.tlsVerify)}`, 2);
+    if (v !== 'true' && v !== 'false')
+      throw new CliError(`--tls-verify: expected true or false, got ${JSON.stringify(o.tlsVerify)}`, 2);
     if (v === 'false') opts.tlsVerify = false;
   }
   if (o.insecure) opts.tlsVerify = false;
@@ -106,7 +131,12 @@ async function load(source: string, o: SourceOpts): Promise<ReleasePayload> {
 }
 
 function list(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
 }
 
 function collect(v: string, prev: string[]): string[] {
@@ -127,7 +157,11 @@ interface FilterOpts {
 }
 
 function facts(o: FilterOpts): ClusterFacts {
-  const settings = { capabilities: list(o.capabilities) ?? [], ...(o.featureSet !== undefined ? { featureSet: o.featureSet } : {}), ...(o.profile !== undefined ? { profile: o.profile } : {}) };
+  const settings = {
+    capabilities: list(o.capabilities) ?? [],
+    ...(o.featureSet !== undefined ? { featureSet: o.featureSet } : {}),
+    ...(o.profile !== undefined ? { profile: o.profile } : {}),
+  };
   for (const w of checkClusterSettings(settings)) warn(w.message);
   const gates = list(o.featureGates) ?? [];
   const spec: Parameters<typeof clusterCapabilities>[0] = { enabledFeatureGates: gates };
@@ -173,7 +207,9 @@ export function registerPayloadCommands(payload: Command): void {
     const note = skipped > 0 ? ` (skipped ${skipped} symbolic link${skipped === 1 ? '' : 's'})` : '';
     process.stdout.write(`extracted ${n} files of ${p.metadata.version} to ${o.to}${note}\n`);
     if (skipped > 0)
-      warn(`skipped ${skipped} symbolic link${skipped === 1 ? ' that leads' : 's that lead'} to no file; use --strict to refuse`);
+      warn(
+        `skipped ${skipped} symbolic link${skipped === 1 ? ' that leads' : 's that lead'} to no file; use --strict to refuse`,
+      );
   });
   registerManifests(payload);
   registerDiff(payload);
@@ -183,42 +219,63 @@ export function registerPayloadCommands(payload: Command): void {
 function registerInfo(payload: Command): void {
   const cmd = payload
     .command('info <source>')
-    .description('Show a release payload in the layout of oc adm release info: name, digest, created, OS/arch, release metadata, component versions, images')
-    .option('--pullspecs', 'list the images with their pull specs instead of their digests (oc adm release info --pullspecs)')
-    .option('--commits', 'list the images with the source repository and commit of their image-references annotations (oc adm release info --commits)');
-  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (source: string, o: SourceOpts & OutputFlags & { pullspecs?: boolean; commits?: boolean }) => {
-    const format = outputFormat(o, cmd);
-    if (o.pullspecs === true && o.commits === true) throw new CliError('--pullspecs and --commits are exclusive', 2);
-    const p = await load(source, o);
-    const included = filterManifests(p, facts({}));
-    const versions = componentVersions(p);
-    const images = o.commits === true ? 'commits' : o.pullspecs === true ? 'pullspecs' : 'digests';
-    await printResult(format, {
-      data: () => ({
-        name: p.metadata.version,
-        digest: p.image?.digest ?? null,
-        created: p.image?.created ?? p.imageReferences.creationTimestamp ?? null,
-        os: p.image?.os ?? null,
-        architecture: p.metadata.architecture ?? p.image?.architecture ?? null,
-        releaseImage: p.releaseImage,
-        manifests: p.manifests.length,
-        includedManifests: included.included.length,
-        versionHash: included.versionHash,
-        metadata: { previous: sortSemanticVersions(p.metadata.previous), next: p.metadata.next, url: p.metadata.url ?? null, channels: p.metadata.channels, metadata: p.metadata.metadata },
-        componentVersions: versions,
-        images: p.images,
-      }),
-      table: () => infoTable(p, included, versions, false, images),
-      wide: () => infoTable(p, included, versions, true, images),
-    });
-  });
+    .description(
+      'Show a release payload in the layout of oc adm release info: name, digest, created, OS/arch, release metadata, component versions, images',
+    )
+    .option(
+      '--pullspecs',
+      'list the images with their pull specs instead of their digests (oc adm release info --pullspecs)',
+    )
+    .option(
+      '--commits',
+      'list the images with the source repository and commit of their image-references annotations (oc adm release info --commits)',
+    );
+  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(
+    async (source: string, o: SourceOpts & OutputFlags & { pullspecs?: boolean; commits?: boolean }) => {
+      const format = outputFormat(o, cmd);
+      if (o.pullspecs === true && o.commits === true) throw new CliError('--pullspecs and --commits are exclusive', 2);
+      const p = await load(source, o);
+      const included = filterManifests(p, facts({}));
+      const versions = componentVersions(p);
+      const images = o.commits === true ? 'commits' : o.pullspecs === true ? 'pullspecs' : 'digests';
+      await printResult(format, {
+        data: () => ({
+          name: p.metadata.version,
+          digest: p.image?.digest ?? null,
+          created: p.image?.created ?? p.imageReferences.creationTimestamp ?? null,
+          os: p.image?.os ?? null,
+          architecture: p.metadata.architecture ?? p.image?.architecture ?? null,
+          releaseImage: p.releaseImage,
+          manifests: p.manifests.length,
+          includedManifests: included.included.length,
+          versionHash: included.versionHash,
+          metadata: {
+            previous: sortSemanticVersions(p.metadata.previous),
+            next: p.metadata.next,
+            url: p.metadata.url ?? null,
+            channels: p.metadata.channels,
+            metadata: p.metadata.metadata,
+          },
+          componentVersions: versions,
+          images: p.images,
+        }),
+        table: () => infoTable(p, included, versions, false, images),
+        wide: () => infoTable(p, included, versions, true, images),
+      });
+    },
+  );
 }
 
 /** oc's text/tabwriter with padding 1: every column but the last padded to its widest cell plus one space. */
 function tabwrite(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 1))).join('').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 1)))
+      .join('')
+      .trimEnd(),
+  );
 }
 
 /** Versions in SemVer order, or as given when one is not SemVer (oc's sortSemanticVersions). */
@@ -247,7 +304,13 @@ export function sortSemanticVersions(versions: readonly string[]): string[] {
   };
   return versions
     .map((v, i) => ({ v, m: parsed[i] as RegExpExecArray }))
-    .sort((a, b) => Number(a.m[1]) - Number(b.m[1]) || Number(a.m[2]) - Number(b.m[2]) || Number(a.m[3]) - Number(b.m[3]) || cmpPre(a.m[4], b.m[4]))
+    .sort(
+      (a, b) =>
+        Number(a.m[1]) - Number(b.m[1]) ||
+        Number(a.m[2]) - Number(b.m[2]) ||
+        Number(a.m[3]) - Number(b.m[3]) ||
+        cmpPre(a.m[4], b.m[4]),
+    )
     .map((x) => x.v);
 }
 
@@ -262,27 +325,69 @@ function pullFrom(image: NonNullable<ReleasePayload['image']>): string {
 /** The images section: NAME DIGEST (default), NAME PULL SPEC, or NAME REPO COMMIT, in image-references order. */
 function imageRows(p: ReleasePayload, mode: 'digests' | 'pullspecs' | 'commits'): string[] {
   const tags = p.imageReferences.tags.filter((t) => t.fromKind === 'DockerImage');
-  if (mode === 'commits') return tabwrite([['  NAME', 'REPO', 'COMMIT'], ...tags.map((t) => [`  ${t.name}`, t.annotations['io.openshift.build.source-location'] ?? '', t.annotations['io.openshift.build.commit.id'] ?? ''])]);
+  if (mode === 'commits')
+    return tabwrite([
+      ['  NAME', 'REPO', 'COMMIT'],
+      ...tags.map((t) => [
+        `  ${t.name}`,
+        t.annotations['io.openshift.build.source-location'] ?? '',
+        t.annotations['io.openshift.build.commit.id'] ?? '',
+      ]),
+    ]);
   if (mode === 'pullspecs') return tabwrite([['  NAME', 'PULL SPEC'], ...tags.map((t) => [`  ${t.name}`, t.pullSpec])]);
-  return tabwrite([['  NAME', 'DIGEST'], ...tags.map((t) => [`  ${t.name}`, /@(sha256:[0-9a-f]{64})$/.exec(t.pullSpec)?.[1] ?? t.pullSpec])]);
+  return tabwrite([
+    ['  NAME', 'DIGEST'],
+    ...tags.map((t) => [`  ${t.name}`, /@(sha256:[0-9a-f]{64})$/.exec(t.pullSpec)?.[1] ?? t.pullSpec]),
+  ]);
 }
 
 /** `oc adm release info`'s layout (pkg/cli/admin/release/info.go, describeReleaseInfo); `-o wide` adds Keelson's figures. */
-function infoTable(p: ReleasePayload, included: ReturnType<typeof filterManifests>, versions: Record<string, string>, wide: boolean, images: 'digests' | 'pullspecs' | 'commits'): string {
+function infoTable(
+  p: ReleasePayload,
+  included: ReturnType<typeof filterManifests>,
+  versions: Record<string, string>,
+  wide: boolean,
+  images: 'digests' | 'pullspecs' | 'commits',
+): string {
   const head: string[][] = [['Name:', p.metadata.version]];
   if (p.image) head.push(['Digest:', p.image.digest]);
   const created = p.image?.created ?? p.imageReferences.creationTimestamp;
   if (created) head.push(['Created:', new Date(created).toISOString().replace(/\.\d+Z$/, 'Z')]);
-  if (p.image?.os || p.image?.architecture || p.metadata.architecture) head.push(['OS/Arch:', `${p.image?.os ?? 'linux'}/${p.metadata.architecture === 'Multi' ? 'multi' : (p.image?.architecture ?? 'unknown')}`]);
+  if (p.image?.os || p.image?.architecture || p.metadata.architecture)
+    head.push([
+      'OS/Arch:',
+      `${p.image?.os ?? 'linux'}/${p.metadata.architecture === 'Multi' ? 'multi' : (p.image?.architecture ?? 'unknown')}`,
+    ]);
   head.push(['Manifests:', String(p.manifests.length)]);
-  if (wide) head.push(['Included:', `${included.included.length} for profile ${DEFAULT_CLUSTER_PROFILE}, default feature set`], ['Version hash:', included.versionHash], ['Release image:', p.releaseImage === '' ? '""' : p.releaseImage]);
+  if (wide)
+    head.push(
+      ['Included:', `${included.included.length} for profile ${DEFAULT_CLUSTER_PROFILE}, default feature set`],
+      ['Version hash:', included.versionHash],
+      ['Release image:', p.releaseImage === '' ? '""' : p.releaseImage],
+    );
   const lines = tabwrite(head);
   if (p.image) lines.push('', `Pull From: ${pullFrom(p.image)}`);
-  lines.push('', 'Release Metadata:', ...tabwrite([['  Version:', p.metadata.version], ['  Upgrades:', p.metadata.previous.length > 0 ? sortSemanticVersions(p.metadata.previous).join(', ') : '<none>']]));
+  lines.push(
+    '',
+    'Release Metadata:',
+    ...tabwrite([
+      ['  Version:', p.metadata.version],
+      ['  Upgrades:', p.metadata.previous.length > 0 ? sortSemanticVersions(p.metadata.previous).join(', ') : '<none>'],
+    ]),
+  );
   const meta = Object.entries(p.metadata.metadata)
-    .filter(([, v]) => v !== '' && !(Array.isArray(v) && v.length === 0) && !(typeof v === 'object' && v !== null && Object.keys(v).length === 0))
+    .filter(
+      ([, v]) =>
+        v !== '' &&
+        !(Array.isArray(v) && v.length === 0) &&
+        !(typeof v === 'object' && v !== null && Object.keys(v).length === 0),
+    )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (meta.length > 0) lines.push('  Metadata:', ...tabwrite(meta.map(([k, v]) => [`    ${k}:`, typeof v === 'string' ? v : JSON.stringify(v)])));
+  if (meta.length > 0)
+    lines.push(
+      '  Metadata:',
+      ...tabwrite(meta.map(([k, v]) => [`    ${k}:`, typeof v === 'string' ? v : JSON.stringify(v)])),
+    );
   const comps = Object.entries(versions).sort(([a], [b]) => a.localeCompare(b));
   if (comps.length > 0) lines.push('', 'Component Versions:', ...tabwrite(comps.map(([k, v]) => [`  ${k}`, v])));
   lines.push('', 'Images:', ...imageRows(p, images));
@@ -294,64 +399,102 @@ function registerManifests(payload: Command): void {
     .command('manifests <source>')
     .description('List the manifests a cluster would apply; --explain also lists excluded ones and why')
     .option('--profile <profile>', 'cluster profile', DEFAULT_CLUSTER_PROFILE)
-    .option('--capabilities <list>', 'enabled capabilities (comma list; baseline None unless --baseline-capability-set)')
+    .option(
+      '--capabilities <list>',
+      'enabled capabilities (comma list; baseline None unless --baseline-capability-set)',
+    )
     .option('--baseline-capability-set <set>', 'baseline capability set (None, v4.11 ... v4.18, vCurrent)')
-    .option('--feature-set <set>', 'cluster feature set (Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD)')
+    .option(
+      '--feature-set <set>',
+      'cluster feature set (Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade, CustomNoUpgrade, OKD)',
+    )
     .option('--feature-gates <list>', 'enabled feature gates (comma list)')
     .option('--exclude <identifier>', 'exclude identifier (exclude.release.openshift.io/<identifier>)')
     .option('--explain', 'also list excluded manifests with the reason');
-  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (source: string, o: SourceOpts & FilterOpts & OutputFlags) => {
-    const format = outputFormat(o, cmd);
-    const clusterFacts = facts(o);
-    const p = await load(source, o);
-    const r = filterManifests(p, clusterFacts);
-    const name = (m: (typeof r.included)[number]) => (m.namespace ? `${m.namespace}/${m.name}` : m.name);
-    const row = (m: (typeof r.included)[number], wide: boolean) => [`${m.dir}/${m.filename}`, ...(wide ? [m.gvk.group === '' ? m.gvk.version : `${m.gvk.group}/${m.gvk.version}`] : []), m.gvk.kind, name(m)];
-    const table = (wide: boolean): string => {
-      const head = ['FILE', ...(wide ? ['APIVERSION'] : []), 'KIND', 'NAME'];
-      const cells = (m: (typeof r.included)[number]): string[] => {
-        const c = row(m, wide);
-        return r.deletions.includes(m) ? [...c.slice(0, -1), `${c.at(-1) ?? ''} (delete)`] : c;
-      };
-      const lines = [pad([head, ...r.included.map(cells)])];
-      lines.push('', `${r.included.length} included, ${r.excluded.length} excluded; version hash ${r.versionHash}`);
-      if (o.explain && r.excluded.length > 0) {
-        lines.push('', 'Excluded:');
-        lines.push(pad([[...head, 'REASON'], ...r.excluded.map((e) => [...row(e.manifest, wide), `${e.reason.rule}: ${e.reason.message}`])]));
-      }
-      return lines.join('\n') + '\n';
-    };
-    await printResult(format, {
-      data: () => {
-        const out: Record<string, unknown> = {
-          versionHash: r.versionHash,
-          included: r.included.map((m) => ({ file: `${m.dir}/${m.filename}`, id: m.id, kind: m.gvk.kind, namespace: m.namespace, name: m.name, delete: r.deletions.includes(m) })),
+  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(
+    async (source: string, o: SourceOpts & FilterOpts & OutputFlags) => {
+      const format = outputFormat(o, cmd);
+      const clusterFacts = facts(o);
+      const p = await load(source, o);
+      const r = filterManifests(p, clusterFacts);
+      const name = (m: (typeof r.included)[number]) => (m.namespace ? `${m.namespace}/${m.name}` : m.name);
+      const row = (m: (typeof r.included)[number], wide: boolean) => [
+        `${m.dir}/${m.filename}`,
+        ...(wide ? [m.gvk.group === '' ? m.gvk.version : `${m.gvk.group}/${m.gvk.version}`] : []),
+        m.gvk.kind,
+        name(m),
+      ];
+      const table = (wide: boolean): string => {
+        const head = ['FILE', ...(wide ? ['APIVERSION'] : []), 'KIND', 'NAME'];
+        const cells = (m: (typeof r.included)[number]): string[] => {
+          const c = row(m, wide);
+          return r.deletions.includes(m) ? [...c.slice(0, -1), `${c.at(-1) ?? ''} (delete)`] : c;
         };
-        if (o.explain) out['excluded'] = r.excluded.map((e) => ({ file: `${e.manifest.dir}/${e.manifest.filename}`, id: e.manifest.id, rule: e.reason.rule, reason: e.reason.message }));
-        return out;
-      },
-      table: () => table(false),
-      wide: () => table(true),
-    });
-  });
+        const lines = [pad([head, ...r.included.map(cells)])];
+        lines.push('', `${r.included.length} included, ${r.excluded.length} excluded; version hash ${r.versionHash}`);
+        if (o.explain && r.excluded.length > 0) {
+          lines.push('', 'Excluded:');
+          lines.push(
+            pad([
+              [...head, 'REASON'],
+              ...r.excluded.map((e) => [...row(e.manifest, wide), `${e.reason.rule}: ${e.reason.message}`]),
+            ]),
+          );
+        }
+        return lines.join('\n') + '\n';
+      };
+      await printResult(format, {
+        data: () => {
+          const out: Record<string, unknown> = {
+            versionHash: r.versionHash,
+            included: r.included.map((m) => ({
+              file: `${m.dir}/${m.filename}`,
+              id: m.id,
+              kind: m.gvk.kind,
+              namespace: m.namespace,
+              name: m.name,
+              delete: r.deletions.includes(m),
+            })),
+          };
+          if (o.explain)
+            out['excluded'] = r.excluded.map((e) => ({
+              file: `${e.manifest.dir}/${e.manifest.filename}`,
+              id: e.manifest.id,
+              rule: e.reason.rule,
+              reason: e.reason.message,
+            }));
+          return out;
+        },
+        table: () => table(false),
+        wide: () => table(true),
+      });
+    },
+  );
 }
 
 function diffTable(d: ReturnType<typeof diffPayloads>, wide: boolean): string {
   const L: string[] = [];
   L.push(`Version: ${d.version.from} -> ${d.version.to}${d.version.changed ? '' : ' (unchanged)'}`);
-  if (d.previous.added.length || d.previous.removed.length) L.push(`Previous: +[${d.previous.added.join(', ')}] -[${d.previous.removed.join(', ')}]`);
+  if (d.previous.added.length || d.previous.removed.length)
+    L.push(`Previous: +[${d.previous.added.join(', ')}] -[${d.previous.removed.join(', ')}]`);
   for (const c of d.osImages) L.push(`OS image ${c.name}: ${c.from ?? '<none>'} -> ${c.to ?? '<none>'}`);
   if (d.componentVersions.length) {
     L.push('', 'Component versions:');
     for (const c of d.componentVersions) L.push(`  ${c.name}: ${c.from ?? '<none>'} -> ${c.to ?? '<none>'}`);
   }
-  L.push('', `Manifests: ${d.manifests.added.length} added, ${d.manifests.removed.length} removed, ${d.manifests.changed.length} changed, ${d.manifests.unchanged} unchanged`);
+  L.push(
+    '',
+    `Manifests: ${d.manifests.added.length} added, ${d.manifests.removed.length} removed, ${d.manifests.changed.length} changed, ${d.manifests.unchanged} unchanged`,
+  );
   for (const m of d.manifests.added) L.push(`  + ${m.id} (${m.dir}/${m.filename})`);
   for (const m of d.manifests.removed) L.push(`  - ${m.id} (${m.dir}/${m.filename})`);
   const limit = wide ? Infinity : 20;
   for (const c of d.manifests.changed) {
     L.push(`  ~ ${c.id} (${c.toFile})`);
-    for (const v of c.changes.slice(0, limit)) L.push(`      ${v.path}: ${'from' in v ? JSON.stringify(v.from) : '<absent>'} -> ${'to' in v ? JSON.stringify(v.to) : '<absent>'}`);
+    for (const v of c.changes.slice(0, limit))
+      L.push(
+        `      ${v.path}: ${'from' in v ? JSON.stringify(v.from) : '<absent>'} -> ${'to' in v ? JSON.stringify(v.to) : '<absent>'}`,
+      );
     if (c.changes.length > limit) L.push(`      ... ${c.changes.length - limit} more (-o wide shows all)`);
   }
   if (d.images.length) {
@@ -362,18 +505,28 @@ function diffTable(d: ReturnType<typeof diffPayloads>, wide: boolean): string {
 }
 
 function registerDiff(payload: Command): void {
-  const cmd = payload.command('diff <a> <b>').description('Semantic difference between two payloads (manifests, images, OS image, versions)');
-  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (a: string, b: string, o: SourceOpts & OutputFlags) => {
-    const format = outputFormat(o, cmd);
-    const [pa, pb] = [await load(a, o), await load(b, o)];
-    const d = diffPayloads(pa, pb);
-    const brief = (m: { dir: string; filename: string; id: string }) => ({ file: `${m.dir}/${m.filename}`, id: m.id });
-    await printResult(format, {
-      data: () => ({ ...d, manifests: { ...d.manifests, added: d.manifests.added.map(brief), removed: d.manifests.removed.map(brief) } }),
-      table: () => diffTable(d, false),
-      wide: () => diffTable(d, true),
-    });
-  });
+  const cmd = payload
+    .command('diff <a> <b>')
+    .description('Semantic difference between two payloads (manifests, images, OS image, versions)');
+  addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(
+    async (a: string, b: string, o: SourceOpts & OutputFlags) => {
+      const format = outputFormat(o, cmd);
+      const [pa, pb] = [await load(a, o), await load(b, o)];
+      const d = diffPayloads(pa, pb);
+      const brief = (m: { dir: string; filename: string; id: string }) => ({
+        file: `${m.dir}/${m.filename}`,
+        id: m.id,
+      });
+      await printResult(format, {
+        data: () => ({
+          ...d,
+          manifests: { ...d.manifests, added: d.manifests.added.map(brief), removed: d.manifests.removed.map(brief) },
+        }),
+        table: () => diffTable(d, false),
+        wide: () => diffTable(d, true),
+      });
+    },
+  );
 }
 
 interface VerifyOpts extends SourceOpts, OutputFlags {
@@ -393,7 +546,8 @@ function registerVerify(payload: Command): void {
     .option('--payload-config', "use the keys and stores of the payload's own verification ConfigMap");
   addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(async (source: string, o: VerifyOpts) => {
     const format = outputFormat(o, cmd);
-    if (!o.payloadConfig && (o.keyring.length === 0 || o.store.length === 0)) throw usageError('pass at least one --keyring and one --store (or --payload-config)');
+    if (!o.payloadConfig && (o.keyring.length === 0 || o.store.length === 0))
+      throw usageError('pass at least one --keyring and one --store (or --payload-config)');
     const p = await load(source, o);
     const digest = o.digest ?? p.image?.digest;
     if (!digest) throw usageError('the source has no image digest (a directory?): pass --digest sha256:<hex>');
@@ -407,20 +561,28 @@ function registerVerify(payload: Command): void {
     const stores: SignatureStore[] = o.store.map((url) => ({ url }));
     if (o.payloadConfig) {
       const cfg = verificationConfigFromManifests(p.manifests);
-      if (!cfg) throw new CliError('the payload has no ConfigMap annotated release.openshift.io/verification-config-map', 1);
+      if (!cfg)
+        throw new CliError('the payload has no ConfigMap annotated release.openshift.io/verification-config-map', 1);
       keyrings.push(...cfg.keyrings);
       stores.push(...cfg.stores);
     }
-    if (keyrings.length === 0 || stores.length === 0) throw usageError('pass at least one --keyring and one --store (or --payload-config)');
+    if (keyrings.length === 0 || stores.length === 0)
+      throw usageError('pass at least one --keyring and one --store (or --payload-config)');
     const r = await verifyRelease({ digest, keyrings, stores });
     const text = (): string => {
       const lines: string[] = [];
       if (r.verified) {
         lines.push(`verified ${digest}`);
-        for (const s of r.signatures) lines.push(`  key ${s.fingerprint} (keyring ${s.keyring}) signature ${s.index} from ${s.store} for ${s.dockerReference}`);
+        for (const s of r.signatures)
+          lines.push(
+            `  key ${s.fingerprint} (keyring ${s.keyring}) signature ${s.index} from ${s.store} for ${s.dockerReference}`,
+          );
       } else {
         lines.push(`NOT verified ${digest}:`);
-        for (const f of r.failures) lines.push(`  ${[f.store, f.index ? `signature ${f.index}` : undefined, f.keyring ? `keyring ${f.keyring}` : undefined].filter(Boolean).join(' ')}${f.store || f.keyring ? ': ' : ''}${f.reason}`);
+        for (const f of r.failures)
+          lines.push(
+            `  ${[f.store, f.index ? `signature ${f.index}` : undefined, f.keyring ? `keyring ${f.keyring}` : undefined].filter(Boolean).join(' ')}${f.store || f.keyring ? ': ' : ''}${f.reason}`,
+          );
       }
       return lines.join('\n') + '\n';
     };

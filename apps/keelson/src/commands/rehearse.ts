@@ -39,7 +39,8 @@ interface RehearseFlags {
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
 
 function count(v: string, flag: string, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) > max) throw new CliError(`${flag} must be an integer 0..${max}, got ${JSON.stringify(v)}`, 2);
+  if (!/^\d+$/.test(v) || Number(v) > max)
+    throw new CliError(`${flag} must be an integer 0..${max}, got ${JSON.stringify(v)}`, 2);
   return Number(v);
 }
 
@@ -47,7 +48,8 @@ function parsePools(list: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of list.flatMap((x) => x.split(','))) {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(\d+)$/.exec(p);
-    if (m === null || m[1] === 'master' || m[1] === 'worker') throw new CliError(`--pools ${p}: expected NAME=COUNT for a custom pool (not master or worker)`, 2);
+    if (m === null || m[1] === 'master' || m[1] === 'worker')
+      throw new CliError(`--pools ${p}: expected NAME=COUNT for a custom pool (not master or worker)`, 2);
     out[m[1] ?? ''] = count(m[3] ?? '', `--pools ${p}`, 1000);
   }
   return out;
@@ -85,17 +87,35 @@ async function holdCluster(kubeconfig: string, marker: string): Promise<void> {
 export function registerRehearseCommand(program: Command): void {
   program
     .command('rehearse')
-    .description('Rehearse a whole OpenShift update on this machine: embedded API server, the Keelson CVO and MCO, simulated operators, virtual nodes')
-    .option('--from <source>', 'current release: directory, OCI layout, archive or docker://image (default: generated release A)')
+    .description(
+      'Rehearse a whole OpenShift update on this machine: embedded API server, the Keelson CVO and MCO, simulated operators, virtual nodes',
+    )
+    .option(
+      '--from <source>',
+      'current release: directory, OCI layout, archive or docker://image (default: generated release A)',
+    )
     .option('--to <source>', 'target release (default: generated release B)')
-    .option('--force', 'request the update with --force (oc adm upgrade --force): the CVO accepts a --to release it cannot verify')
+    .option(
+      '--force',
+      'request the update with --force (oc adm upgrade --force): the CVO accepts a --to release it cannot verify',
+    )
     .option('--masters <n>', 'control-plane nodes', '3')
     .option('--workers <n>', 'worker nodes', '3')
     .option('--pools <name=n>', 'custom pool with n nodes, e.g. infra=2 (repeatable)', repeat, [])
-    .option('--max-unavailable <pool=n>', 'spec.maxUnavailable of a pool, a count or a percentage, e.g. worker=10% (repeatable; set on master/worker after the install, as oc patch mcp would)', repeat, [])
+    .option(
+      '--max-unavailable <pool=n>',
+      'spec.maxUnavailable of a pool, a count or a percentage, e.g. worker=10% (repeatable; set on master/worker after the install, as oc patch mcp would)',
+      repeat,
+      [],
+    )
     .option('--time-scale <x>', 'simulated durations are divided by x (reboots, roll-outs)', '60')
     .option('--fault <fault>', `inject a fault (repeatable): ${FAULT_KINDS.join(', ')}`, repeat, [])
-    .option('--kill <what>', 'kill a component mid-update and start it again: cvo@N% or daemon@NODE (repeatable)', repeat, [])
+    .option(
+      '--kill <what>',
+      'kill a component mid-update and start it again: cvo@N% or daemon@NODE (repeatable)',
+      repeat,
+      [],
+    )
     .option('--pause-pool <pool>', 'pause a pool before the update (repeatable)', repeat, [])
     .option('--timeout <seconds>', 'give up on a phase after this many seconds', '120')
     .option('-q, --quiet', 'no live view')
@@ -103,8 +123,11 @@ export function registerRehearseCommand(program: Command): void {
     .option('--report <file.html>', 'write a self-contained HTML report with a timeline chart')
     .option('--work-dir <dir>', 'where releases and node roots go (default: a temporary directory)')
     .option('--keep', 'keep the work directory')
-    .option('--component-log <file>', 'append the components\' JSON log lines to this file (default: dropped)')
-    .option('--hold', 'after the verdict, print the report and keep the cluster running for kubectl / keelson upgrade status / keelson mcp why (its kubeconfig is printed and written to WORK-DIR/held) until Ctrl-C or SIGTERM')
+    .option('--component-log <file>', "append the components' JSON log lines to this file (default: dropped)")
+    .option(
+      '--hold',
+      'after the verdict, print the report and keep the cluster running for kubectl / keelson upgrade status / keelson mcp why (its kubeconfig is printed and written to WORK-DIR/held) until Ctrl-C or SIGTERM',
+    )
     .action(async (f: RehearseFlags) => {
       let faults;
       try {
@@ -115,7 +138,8 @@ export function registerRehearseCommand(program: Command): void {
       }
       if ((f.from === undefined) !== (f.to === undefined)) throw new CliError('--from and --to go together', 2);
       const timeScale = Number(f.timeScale);
-      if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000) throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
+      if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000)
+        throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
       const masters = count(f.masters, '--masters', 1000);
       const workers = count(f.workers, '--workers', 5000);
       const timeoutSeconds = count(f.timeout, '--timeout', 86_400);

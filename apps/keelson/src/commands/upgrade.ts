@@ -7,7 +7,13 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { parseDuration } from '../duration.js';
 import { CliError } from '../errors.js';
-import { clientFromKubeconfig, getClusterVersion, readUpgradeStatus, requestUpgrade, setChannel } from '../upgrade/cluster.js';
+import {
+  clientFromKubeconfig,
+  getClusterVersion,
+  readUpgradeStatus,
+  requestUpgrade,
+  setChannel,
+} from '../upgrade/cluster.js';
 import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
 import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
 import { formatUpgradeStatus } from '../upgrade/status-format.js';
@@ -50,26 +56,49 @@ function requestOptions(o: UpgradeFlags): UpgradeRequestOptions {
   const r: UpgradeRequestOptions = {};
   if (o.to !== undefined) r.to = o.to;
   if (o.toImage !== undefined) r.toImage = o.toImage;
-  for (const k of ['toLatest', 'toMultiArch', 'clear', 'force', 'allowExplicitUpgrade', 'allowUpgradeWithWarnings', 'allowNotRecommended'] as const) if (o[k] === true) r[k] = true;
+  for (const k of [
+    'toLatest',
+    'toMultiArch',
+    'clear',
+    'force',
+    'allowExplicitUpgrade',
+    'allowUpgradeWithWarnings',
+    'allowNotRecommended',
+  ] as const)
+    if (o[k] === true) r[k] = true;
   return r;
 }
 
 async function upgradeAction(o: UpgradeFlags): Promise<void> {
   const format = outputFormat(o.output);
   const req = requestOptions(o);
-  const writes = req.clear === true || req.toMultiArch === true || req.toLatest === true || (req.to ?? '') !== '' || (req.toImage ?? '') !== '';
+  const writes =
+    req.clear === true ||
+    req.toMultiArch === true ||
+    req.toLatest === true ||
+    (req.to ?? '') !== '' ||
+    (req.toImage ?? '') !== '';
   const client = await clientFromKubeconfig(o.kubeconfig);
   try {
     if (writes) {
       const r = await requestUpgrade(client, req);
       lines(process.stderr, r.err);
       if (format === 'text') lines(process.stdout, r.out);
-      else printData(format, { messages: r.out, warnings: r.err, patch: r.patch ?? null, desiredUpdate: r.clusterVersion.spec.desiredUpdate ?? null });
+      else
+        printData(format, {
+          messages: r.out,
+          warnings: r.err,
+          patch: r.patch ?? null,
+          desiredUpdate: r.clusterVersion.spec.desiredUpdate ?? null,
+        });
       return;
     }
     const cv = await getClusterVersion(client);
     const include = o.includeNotRecommended === true;
-    if (format !== 'text') { printData(format, upgradeOverview(cv, include)); return; }
+    if (format !== 'text') {
+      printData(format, upgradeOverview(cv, include));
+      return;
+    }
     const rendered = formatUpgradeOverview(cv, include);
     process.stderr.write(rendered.err);
     process.stdout.write(rendered.out);
@@ -82,7 +111,9 @@ async function upgradeAction(o: UpgradeFlags): Promise<void> {
 export function registerUpgradeCommands(program: Command): Command {
   const upgrade = program
     .command('upgrade')
-    .description('Check on or request a cluster update (the `oc adm upgrade` counterpart); without flags prints the update status and the recommended updates')
+    .description(
+      'Check on or request a cluster update (the `oc adm upgrade` counterpart); without flags prints the update status and the recommended updates',
+    )
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('-o, --output <format>', 'json or yaml instead of text (read-only use)')
     .option('--to <version>', 'the version to update to; must be one of the available updates')
@@ -118,10 +149,15 @@ export function registerUpgradeCommands(program: Command): Command {
 
   upgrade
     .command('status')
-    .description('Diagnose the current update: per-operator progress, completion, what it waits on and for how long, node pools')
+    .description(
+      'Diagnose the current update: per-operator progress, completion, what it waits on and for how long, node pools',
+    )
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('-o, --output <format>', 'json or yaml instead of text (with --watch: one JSON document per line)')
-    .option('--watch <interval>', 'print again every interval (e.g. 10s) until interrupted; the completion never goes backwards')
+    .option(
+      '--watch <interval>',
+      'print again every interval (e.g. 10s) until interrupted; the completion never goes backwards',
+    )
     .action((o: { kubeconfig?: string; output?: string; watch?: string }) =>
       run(async () => {
         const format = outputFormat(o.output);
@@ -154,7 +190,10 @@ async function statusLoop(client: KubeClient, format: OutputFormat, intervalMs: 
     for (;;) {
       const now = Date.now();
       const summary = await readUpgradeStatus(client, now, previous);
-      if (format === 'text') process.stdout.write(`${intervalMs !== undefined ? `--- ${new Date(now).toISOString()}\n` : ''}${formatUpgradeStatus(summary, now)}`);
+      if (format === 'text')
+        process.stdout.write(
+          `${intervalMs !== undefined ? `--- ${new Date(now).toISOString()}\n` : ''}${formatUpgradeStatus(summary, now)}`,
+        );
       else if (intervalMs !== undefined && format === 'json') process.stdout.write(`${JSON.stringify(summary)}\n`);
       else printData(format, summary);
       previous = summary;

@@ -12,23 +12,32 @@ import type { PoolInput } from './pools.js';
  * overrides (the function the CVO app calls). When that gives nothing but the cluster reports Upgradeable=False (for
  * example deletions in progress, which only the CVO knows), the cluster's condition stands.
  */
-export function computeJudgedClusterVersion(cv: ClusterVersion, operators: readonly ClusterOperator[], adminAcks?: AdminAckInput): ClusterVersion {
+export function computeJudgedClusterVersion(
+  cv: ClusterVersion,
+  operators: readonly ClusterOperator[],
+  adminAcks?: AdminAckInput,
+): ClusterVersion {
   const status = cv.status;
   if (status === undefined) return cv;
   const computed = computeUpgradeable(operators, cv.spec.overrides, [], adminAcks !== undefined ? { adminAcks } : {});
   const live = (status.conditions ?? []).find((c) => c.type === 'Upgradeable');
   if (computed === null && live?.status === 'False') return cv;
   const others = (status.conditions ?? []).filter((c) => c.type !== 'Upgradeable');
-  const conditions = computed === null ? others : [...others, { ...computed, lastTransitionTime: live?.lastTransitionTime ?? '' }];
+  const conditions =
+    computed === null ? others : [...others, { ...computed, lastTransitionTime: live?.lastTransitionTime ?? '' }];
   return { ...cv, status: { ...status, conditions } };
 }
 
 /** ClusterOperators reporting Upgradeable=False, by name. */
-export function notUpgradeableOperators(operators: readonly ClusterOperator[]): { name: string; reason: string; message: string }[] {
+export function notUpgradeableOperators(
+  operators: readonly ClusterOperator[],
+): { name: string; reason: string; message: string }[] {
   return operators
     .flatMap((co) => {
       const c = (co.status?.conditions ?? []).find((x) => x.type === 'Upgradeable');
-      return c?.status === 'False' ? [{ name: co.metadata.name ?? '', reason: c.reason ?? '', message: c.message ?? '' }] : [];
+      return c?.status === 'False'
+        ? [{ name: co.metadata.name ?? '', reason: c.reason ?? '', message: c.message ?? '' }]
+        : [];
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -45,7 +54,12 @@ export function computeClusterPools(pools: readonly MachineConfigPool[]): PoolIn
         ...(p.spec.paused === true ? { paused: true } : {}),
         ...(p.spec.machineConfigSelector !== undefined ? { machineConfigSelector: p.spec.machineConfigSelector } : {}),
         ...(current !== undefined && current !== '' ? { current } : {}),
-        machines: { updated: p.status?.updatedMachineCount ?? 0, ready: p.status?.readyMachineCount ?? 0, unavailable: p.status?.unavailableMachineCount ?? 0, degraded: p.status?.degradedMachineCount ?? 0 },
+        machines: {
+          updated: p.status?.updatedMachineCount ?? 0,
+          ready: p.status?.readyMachineCount ?? 0,
+          unavailable: p.status?.unavailableMachineCount ?? 0,
+          degraded: p.status?.degradedMachineCount ?? 0,
+        },
       };
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -55,11 +69,17 @@ export function computeClusterPools(pools: readonly MachineConfigPool[]): PoolIn
  * The cluster's own MachineConfigs: not rendered (`rendered-<pool>-<hash>`, owned by a pool) and not shipped by either
  * release (those come from the payloads on each side). They apply on both sides of the update.
  */
-export function computeClusterMachineConfigs(live: readonly MachineConfig[], shipped: ReadonlySet<string>): MachineConfig[] {
+export function computeClusterMachineConfigs(
+  live: readonly MachineConfig[],
+  shipped: ReadonlySet<string>,
+): MachineConfig[] {
   return live.filter((mc) => {
     const name = mc.metadata.name;
     if (name === undefined || shipped.has(name)) return false;
-    const ownedByPool = (mc.metadata as { ownerReferences?: { kind?: string }[] }).ownerReferences?.some((o) => o.kind === 'MachineConfigPool') === true;
+    const ownedByPool =
+      (mc.metadata as { ownerReferences?: { kind?: string }[] }).ownerReferences?.some(
+        (o) => o.kind === 'MachineConfigPool',
+      ) === true;
     return !(name.startsWith('rendered-') || ownedByPool);
   });
 }

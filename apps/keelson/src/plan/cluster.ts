@@ -47,7 +47,11 @@ export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> 
     listOrEmpty(() => client.resource(ClusterOperators).listAll()),
     listOrEmpty(() => client.resource(MachineConfigPools).listAll()),
     listOrEmpty(() => client.resource(MachineConfigs).listAll()),
-    listOrEmpty(() => client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', { query: { labelSelector: SIGNATURES_LABEL } })),
+    listOrEmpty(() =>
+      client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/openshift-config-managed/configmaps', {
+        query: { labelSelector: SIGNATURES_LABEL },
+      }),
+    ),
   ]);
   const orUndefined = <T>(p: Promise<T>): Promise<T | undefined> =>
     p.catch((e: unknown) => {
@@ -56,8 +60,18 @@ export async function readLiveCluster(client: KubeClient): Promise<LiveCluster> 
     });
   const [featureGate, gates, acks] = await Promise.all([
     orUndefined(client.request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster')),
-    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_GATES.namespace}/configmaps/${ADMIN_GATES.name}`)),
-    orUndefined(client.request<{ data?: Record<string, string> }>('GET', `/api/v1/namespaces/${ADMIN_ACKS.namespace}/configmaps/${ADMIN_ACKS.name}`)),
+    orUndefined(
+      client.request<{ data?: Record<string, string> }>(
+        'GET',
+        `/api/v1/namespaces/${ADMIN_GATES.namespace}/configmaps/${ADMIN_GATES.name}`,
+      ),
+    ),
+    orUndefined(
+      client.request<{ data?: Record<string, string> }>(
+        'GET',
+        `/api/v1/namespaces/${ADMIN_ACKS.namespace}/configmaps/${ADMIN_ACKS.name}`,
+      ),
+    ),
   ]);
   return {
     clusterVersion,

@@ -6,10 +6,39 @@
 import type { ClusterVersion } from '@keelson/api';
 import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
 import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
-import { diffPayloads, filterManifests, type ClusterFacts, type Manifest, type ReleasePayload } from '@keelson/release-payload';
-import { adminAckPatchCommand, parseSemver, pendingAdminAcks, updateType, type AdminAckInput, type PendingAdminAck } from '@keelson/update-graph';
-import { computePoolPlan, DEFAULT_NODE_TIMES, type NodeTimes, type PoolInput, type PoolPlan, type Selector } from './pools.js';
-import { computePreconditions, decideAcceptance, offlineClusterVersion, withGraphVerdict, type Acceptance, type GraphVerdict, type PreconditionResult, type SignatureVerdict } from './preconditions.js';
+import {
+  diffPayloads,
+  filterManifests,
+  type ClusterFacts,
+  type Manifest,
+  type ReleasePayload,
+} from '@keelson/release-payload';
+import {
+  adminAckPatchCommand,
+  parseSemver,
+  pendingAdminAcks,
+  updateType,
+  type AdminAckInput,
+  type PendingAdminAck,
+} from '@keelson/update-graph';
+import {
+  computePoolPlan,
+  DEFAULT_NODE_TIMES,
+  type NodeTimes,
+  type PoolInput,
+  type PoolPlan,
+  type Selector,
+} from './pools.js';
+import {
+  computePreconditions,
+  decideAcceptance,
+  offlineClusterVersion,
+  withGraphVerdict,
+  type Acceptance,
+  type GraphVerdict,
+  type PreconditionResult,
+  type SignatureVerdict,
+} from './preconditions.js';
 
 /** A manifest named by kind, namespace/name and file. */
 export interface ManifestRef {
@@ -57,7 +86,13 @@ export interface UpgradePlan {
   toImage: string;
   /** Where the current state came from: a live cluster (`--kubeconfig`) or release A alone. */
   basis: 'cluster' | 'release';
-  manifests: { changed: (ManifestRef & { paths: string[] })[]; added: ManifestRef[]; removed: ManifestRef[]; deleted: ManifestRef[]; unchanged: number };
+  manifests: {
+    changed: (ManifestRef & { paths: string[] })[];
+    added: ManifestRef[];
+    removed: ManifestRef[];
+    deleted: ManifestRef[];
+    unchanged: number;
+  };
   images: { changed: number; os: { name: string; from?: string; to?: string }[] };
   runLevels: RunLevelPlan[];
   preconditions: PreconditionResult[];
@@ -79,10 +114,15 @@ export interface UpgradePlan {
 /** Node count assumed for a pool when no --pools file says otherwise. */
 export const DEFAULT_POOL_NODES = 3;
 
-const ref = (m: Manifest): ManifestRef => ({ kind: m.gvk.kind, name: m.namespace === '' ? m.name : `${m.namespace}/${m.name}`, file: m.filename });
+const ref = (m: Manifest): ManifestRef => ({
+  kind: m.gvk.kind,
+  name: m.namespace === '' ? m.name : `${m.namespace}/${m.name}`,
+  file: m.filename,
+});
 
 function operatorVersion(m: Manifest | undefined): string | null {
-  const versions = ((m?.object['status'] as { versions?: { name?: unknown; version?: unknown }[] } | undefined)?.versions ?? []) as { name?: unknown; version?: unknown }[];
+  const versions = ((m?.object['status'] as { versions?: { name?: unknown; version?: unknown }[] } | undefined)
+    ?.versions ?? []) as { name?: unknown; version?: unknown }[];
   const v = versions.find((x) => x.name === 'operator')?.version;
   return typeof v === 'string' ? v : null;
 }
@@ -90,7 +130,19 @@ function operatorVersion(m: Manifest | undefined): string | null {
 /** Run levels of B in CVO apply order (ByNumberAndComponent over the included manifests). */
 export function computeRunLevels(from: ReleasePayload, to: ReleasePayload, facts?: ClusterFacts): RunLevelPlan[] {
   const included = filterManifests(to, facts).included;
-  const tasks = included.map((m, i) => createTask({ filename: m.filename, group: m.gvk.group, version: m.gvk.version, kind: m.gvk.kind, namespace: m.namespace, name: m.name, index: i + 1, total: included.length, data: m }));
+  const tasks = included.map((m, i) =>
+    createTask({
+      filename: m.filename,
+      group: m.gvk.group,
+      version: m.gvk.version,
+      kind: m.gvk.kind,
+      namespace: m.namespace,
+      name: m.name,
+      index: i + 1,
+      total: included.length,
+      data: m,
+    }),
+  );
   const graph = new TaskGraph(tasks).splitOnJobs().parallelize(byNumberAndComponent);
   const fromOperators = new Map(from.manifests.filter((m) => m.gvk.kind === 'ClusterOperator').map((m) => [m.name, m]));
   const levels: RunLevelPlan[] = [];
@@ -104,7 +156,12 @@ export function computeRunLevels(from: ReleasePayload, to: ReleasePayload, facts
       }
       entry.manifests++;
       const m = task.data;
-      if (m !== undefined && m.gvk.kind === 'ClusterOperator') entry.operators.push({ name: m.name, from: operatorVersion(fromOperators.get(m.name)), to: operatorVersion(m) });
+      if (m !== undefined && m.gvk.kind === 'ClusterOperator')
+        entry.operators.push({
+          name: m.name,
+          from: operatorVersion(fromOperators.get(m.name)),
+          to: operatorVersion(m),
+        });
     }
   }
   return levels;
@@ -119,7 +176,12 @@ export function configsOf(p: ReleasePayload, facts?: ClusterFacts): MachineConfi
 
 /** ControllerConfig fields from the release's machine-config-osimageurl ConfigMap. */
 export function controllerConfigOf(p: ReleasePayload): ControllerConfigInput {
-  const cm = p.manifests.find((m) => m.gvk.kind === 'ConfigMap' && m.name === 'machine-config-osimageurl' && m.namespace === 'openshift-machine-config-operator');
+  const cm = p.manifests.find(
+    (m) =>
+      m.gvk.kind === 'ConfigMap' &&
+      m.name === 'machine-config-osimageurl' &&
+      m.namespace === 'openshift-machine-config-operator',
+  );
   const data = (cm?.object['data'] ?? {}) as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof data[k] === 'string' ? data[k] : undefined);
   const out: ControllerConfigInput = { releaseImageVersion: p.metadata.version };
@@ -135,7 +197,11 @@ export function poolsOf(p: ReleasePayload): PoolInput[] {
   return p.manifests
     .filter((m) => m.gvk.kind === 'MachineConfigPool')
     .map((m) => {
-      const spec = (m.object['spec'] ?? {}) as { maxUnavailable?: number | string; paused?: boolean; machineConfigSelector?: Selector };
+      const spec = (m.object['spec'] ?? {}) as {
+        maxUnavailable?: number | string;
+        paused?: boolean;
+        machineConfigSelector?: Selector;
+      };
       return {
         name: m.name,
         nodes: DEFAULT_POOL_NODES,
@@ -149,23 +215,46 @@ export function poolsOf(p: ReleasePayload): PoolInput[] {
 const imageOf = (p: ReleasePayload): string => (p.releaseImage !== '' ? p.releaseImage : p.source);
 
 /** The acceptance half of the plan: preconditions judged by the CVO's functions, signature, the CVO's verdict. */
-export function computeJudgement(input: UpgradePlanInput): Pick<UpgradePlan, 'preconditions' | 'acceptance'> & { notes: string[] } {
+export function computeJudgement(
+  input: UpgradePlanInput,
+): Pick<UpgradePlan, 'preconditions' | 'acceptance'> & { notes: string[] } {
   const { from, to } = input;
   const notes: string[] = [];
   const live = input.cluster?.clusterVersion;
-  if (input.graph === undefined && live === undefined) notes.push('no update service consulted: give --upstream URL --channel NAME [--prometheus URL] for graph risks');
-  if (input.signature === undefined) notes.push(`${to.metadata.version} was not read from an image by digest, so its signature was not checked; the CVO verifies it before accepting`);
+  if (input.graph === undefined && live === undefined)
+    notes.push('no update service consulted: give --upstream URL --channel NAME [--prometheus URL] for graph risks');
+  if (input.signature === undefined)
+    notes.push(
+      `${to.metadata.version} was not read from an image by digest, so its signature was not checked; the CVO verifies it before accepting`,
+    );
   if (live !== undefined && live.status?.desired.version !== from.metadata.version) {
-    notes.push(`the cluster's desired version is ${live.status?.desired.version ?? '(none)'}, but --from is ${from.metadata.version}: manifests and pools are planned from --from`);
+    notes.push(
+      `the cluster's desired version is ${live.status?.desired.version ?? '(none)'}, but --from is ${from.metadata.version}: manifests and pools are planned from --from`,
+    );
   }
   const base = live ?? offlineClusterVersion({ version: from.metadata.version, image: imageOf(from) });
   const cv = input.graph !== undefined ? withGraphVerdict(base, input.graph) : base;
-  const pre = computePreconditions(cv, to.metadata.version, { live: live !== undefined, graph: input.graph !== undefined || live !== undefined });
-  const acceptance = decideAcceptance({ version: to.metadata.version, image: imageOf(to), errors: pre.errors, force: input.force ?? false, notEvaluated: pre.results.filter((r) => r.state === 'NotEvaluated').map((r) => r.name), ...(input.signature !== undefined ? { signature: input.signature } : {}) });
+  const pre = computePreconditions(cv, to.metadata.version, {
+    live: live !== undefined,
+    graph: input.graph !== undefined || live !== undefined,
+  });
+  const acceptance = decideAcceptance({
+    version: to.metadata.version,
+    image: imageOf(to),
+    errors: pre.errors,
+    force: input.force ?? false,
+    notEvaluated: pre.results.filter((r) => r.state === 'NotEvaluated').map((r) => r.name),
+    ...(input.signature !== undefined ? { signature: input.signature } : {}),
+  });
   return { preconditions: pre.results, acceptance, notes };
 }
 
-function manifestChanges(from: ReleasePayload, to: ReleasePayload, diff: ReturnType<typeof diffPayloads>, facts?: ClusterFacts): UpgradePlan['manifests'] {
+function manifestChanges(
+  from: ReleasePayload,
+  to: ReleasePayload,
+  diff: ReturnType<typeof diffPayloads>,
+  facts?: ClusterFacts,
+): UpgradePlan['manifests'] {
   const deletedBefore = new Set(filterManifests(from, facts).deletions.map((m) => m.id));
   const deleted = filterManifests(to, facts).deletions.filter((m) => !deletedBefore.has(m.id));
   return {
@@ -205,8 +294,14 @@ export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const poolPlans = pools.map((p) => computePoolPlan(p, a, b, input.times ?? DEFAULT_NODE_TIMES));
   const judged = computeJudgement(input);
   const notes = [...judged.notes];
-  if (pools.length === 0) notes.push('no MachineConfigPools (the target release declares none and no cluster was read): give --pools FILE to plan node rollouts');
-  else if (input.pools === undefined) notes.push(`no cluster was read and no --pools given: assumed ${pools.map((p) => `${p.name} ${p.nodes} nodes`).join(', ')} (the pools ${to.metadata.version} declares, ${DEFAULT_POOL_NODES} nodes each); give --pools FILE or --kubeconfig for your sizes`);
+  if (pools.length === 0)
+    notes.push(
+      'no MachineConfigPools (the target release declares none and no cluster was read): give --pools FILE to plan node rollouts',
+    );
+  else if (input.pools === undefined)
+    notes.push(
+      `no cluster was read and no --pools given: assumed ${pools.map((p) => `${p.name} ${p.nodes} nodes`).join(', ')} (the pools ${to.metadata.version} declares, ${DEFAULT_POOL_NODES} nodes each); give --pools FILE or --kubeconfig for your sizes`,
+    );
   return {
     from: from.metadata.version,
     to: to.metadata.version,

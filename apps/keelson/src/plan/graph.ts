@@ -22,9 +22,20 @@ export interface GraphQuery {
 export async function consultUpdateService(q: GraphQuery): Promise<GraphVerdict> {
   const client = new UpdateGraphClient({});
   try {
-    const registry = createRiskRegistry(q.prometheus !== undefined ? { url: q.prometheus } : undefined, { minBetweenMatchesMs: -1 });
-    const fetched = await client.fetch({ upstream: q.upstream, channel: q.channel, version: q.version, ...(q.clusterId !== undefined && q.clusterId !== '' ? { id: q.clusterId } : {}) });
-    const ev = await evaluateConditionalUpdates(fetched.conditionalUpdates, { registry, updates: fetched.updates, ...(q.clusterId !== undefined && q.clusterId !== '' ? { clusterId: q.clusterId } : {}) });
+    const registry = createRiskRegistry(q.prometheus !== undefined ? { url: q.prometheus } : undefined, {
+      minBetweenMatchesMs: -1,
+    });
+    const fetched = await client.fetch({
+      upstream: q.upstream,
+      channel: q.channel,
+      version: q.version,
+      ...(q.clusterId !== undefined && q.clusterId !== '' ? { id: q.clusterId } : {}),
+    });
+    const ev = await evaluateConditionalUpdates(fetched.conditionalUpdates, {
+      registry,
+      updates: fetched.updates,
+      ...(q.clusterId !== undefined && q.clusterId !== '' ? { clusterId: q.clusterId } : {}),
+    });
     return {
       upstream: q.upstream,
       channel: q.channel,
@@ -35,7 +46,9 @@ export async function consultUpdateService(q: GraphQuery): Promise<GraphVerdict>
           version: cu.release.version,
           image: cu.release.image,
           risks: cu.risks.map((r) => r.name),
-          ...(rec !== undefined ? { recommended: { status: rec.status, reason: rec.reason ?? '', message: rec.message ?? '' } } : {}),
+          ...(rec !== undefined
+            ? { recommended: { status: rec.status, reason: rec.reason ?? '', message: rec.message ?? '' } }
+            : {}),
         };
       }),
     };

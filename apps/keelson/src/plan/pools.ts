@@ -6,7 +6,14 @@
  */
 import { MCO_LABELS, compileLabelSelector, type LabelSelector } from '@keelson/api';
 import { applyOsChanges, formatPlan as formatOsPlan } from '@keelson/ostree';
-import { diffMachineConfigs, MachineConfigReconcileError, MachineConfigRenderError, renderMachineConfigs, type ControllerConfigInput, type MachineConfig } from '@keelson/ignition';
+import {
+  diffMachineConfigs,
+  MachineConfigReconcileError,
+  MachineConfigRenderError,
+  renderMachineConfigs,
+  type ControllerConfigInput,
+  type MachineConfig,
+} from '@keelson/ignition';
 
 /** A label selector (matchLabels and the `In` / `NotIn` / `Exists` / `DoesNotExist` expressions). */
 export type Selector = LabelSelector;
@@ -105,7 +112,10 @@ export function defaultMachineConfigSelector(pool: string): Selector {
 }
 
 /** The commands each node of a pool runs for the OS part of the update (rpm-ostree rebase, kargs, extensions). */
-function osSteps(from: MachineConfig | Pick<MachineConfig, 'spec'>, to: MachineConfig | Pick<MachineConfig, 'spec'>): string[] {
+function osSteps(
+  from: MachineConfig | Pick<MachineConfig, 'spec'>,
+  to: MachineConfig | Pick<MachineConfig, 'spec'>,
+): string[] {
   try {
     return formatOsPlan(applyOsChanges(from, to));
   } catch (e) {
@@ -167,10 +177,22 @@ export interface ReleaseSide {
 }
 
 /** Plans one pool's rollout from A to B; for a live pool, also says whether A's render matches what it runs. */
-export function computePoolPlan(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTimes = DEFAULT_NODE_TIMES): PoolPlan {
+export function computePoolPlan(
+  pool: PoolInput,
+  a: ReleaseSide,
+  b: ReleaseSide,
+  times: NodeTimes = DEFAULT_NODE_TIMES,
+): PoolPlan {
   const plan = planPool(pool, a, b, times);
   if (pool.current === undefined) return plan;
-  return { ...plan, cluster: { current: pool.current, fromMatchesCluster: plan.from === pool.current, ...(pool.machines !== undefined ? { machines: pool.machines } : {}) } };
+  return {
+    ...plan,
+    cluster: {
+      current: pool.current,
+      fromMatchesCluster: plan.from === pool.current,
+      ...(pool.machines !== undefined ? { machines: pool.machines } : {}),
+    },
+  };
 }
 
 function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTimes = DEFAULT_NODE_TIMES): PoolPlan {
@@ -183,7 +205,10 @@ function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTi
   if (ca.length === 0 || cb.length === 0) {
     // no MachineConfigs to render: only the OS image can change (the MCO then reboots every node)
     const action: NodeAction = osChanged ? 'reboot' : 'none';
-    const os = osSteps({ spec: { osImageURL: a.controllerConfig.baseOSContainerImage ?? '' } }, { spec: { osImageURL: b.controllerConfig.baseOSContainerImage ?? '' } });
+    const os = osSteps(
+      { spec: { osImageURL: a.controllerConfig.baseOSContainerImage ?? '' } },
+      { spec: { osImageURL: b.controllerConfig.baseOSContainerImage ?? '' } },
+    );
     return {
       ...base,
       from: null,
@@ -212,17 +237,38 @@ function planPool(pool: PoolInput, a: ReleaseSide, b: ReleaseSide, times: NodeTi
       from: ra.name,
       to: rb.name,
       action,
-      steps: nodeSteps(action, osSteps(ra.machineConfig, rb.machineConfig), diff.drainRequired, diff.files.length > 0 || diff.units.added.length + diff.units.updated.length + diff.units.removed.length > 0),
+      steps: nodeSteps(
+        action,
+        osSteps(ra.machineConfig, rb.machineConfig),
+        diff.drainRequired,
+        diff.files.length > 0 || diff.units.added.length + diff.units.updated.length + diff.units.removed.length > 0,
+      ),
       disruptionActions: types,
       drainRequired: diff.drainRequired,
-      changes: [...changes, ...diff.files.map((f) => `file ${f}`), ...[...diff.units.added, ...diff.units.updated, ...diff.units.removed].map((u) => `unit ${u}`)],
+      changes: [
+        ...changes,
+        ...diff.files.map((f) => `file ${f}`),
+        ...[...diff.units.added, ...diff.units.updated, ...diff.units.removed].map((u) => `unit ${u}`),
+      ],
       ...(diff.rpmOstreeKargsArgs !== undefined ? { kargs: diff.rpmOstreeKargsArgs.slice(1) } : {}),
       estimatedSeconds: base.paused ? 0 : batches * perNodeSeconds(action, times),
       batches,
     };
   } catch (e) {
     if (e instanceof MachineConfigRenderError || e instanceof MachineConfigReconcileError) {
-      return { ...base, from: null, to: null, action: 'none', disruptionActions: [], drainRequired: false, changes: [], steps: [], estimatedSeconds: 0, batches, error: e.message };
+      return {
+        ...base,
+        from: null,
+        to: null,
+        action: 'none',
+        disruptionActions: [],
+        drainRequired: false,
+        changes: [],
+        steps: [],
+        estimatedSeconds: 0,
+        batches,
+        error: e.message,
+      };
     }
     throw e;
   }

@@ -6,7 +6,15 @@
  * `NotEvaluated` instead of being guessed.
  */
 import type { ClusterVersion, ConditionalUpdate, Release } from '@keelson/api';
-import { parseSemver, PRECONDITION_NAMES, runPreconditions, summarizePreconditions, updateType, type PreconditionError, type PreconditionName } from '@keelson/update-graph';
+import {
+  parseSemver,
+  PRECONDITION_NAMES,
+  runPreconditions,
+  summarizePreconditions,
+  updateType,
+  type PreconditionError,
+  type PreconditionName,
+} from '@keelson/update-graph';
 
 /** One precondition result. */
 export interface PreconditionResult {
@@ -26,7 +34,12 @@ export interface GraphVerdict {
   /** Recommended updates (the CVO's `availableUpdates`). */
   recommended: readonly { version: string; image: string }[];
   /** Conditional updates with their evaluated `Recommended` condition (absent when evaluation gave none). */
-  conditional: readonly { version: string; image: string; risks: readonly string[]; recommended?: { status: string; reason: string; message: string } }[];
+  conditional: readonly {
+    version: string;
+    image: string;
+    risks: readonly string[];
+    recommended?: { status: string; reason: string; message: string };
+  }[];
 }
 
 /** The ClusterVersion the preconditions judge when there is no cluster: `current` installed and Completed. */
@@ -36,7 +49,16 @@ export function offlineClusterVersion(current: { version: string; image: string 
     spec: { clusterID: '' },
     status: {
       desired: { version: current.version, image: current.image },
-      history: [{ state: 'Completed', version: current.version, image: current.image, startedTime: '', completionTime: '', verified: false }],
+      history: [
+        {
+          state: 'Completed',
+          version: current.version,
+          image: current.image,
+          startedTime: '',
+          completionTime: '',
+          verified: false,
+        },
+      ],
       observedGeneration: 0,
       versionHash: '',
       availableUpdates: null,
@@ -52,10 +74,28 @@ export function withGraphVerdict(cv: ClusterVersion, graph: GraphVerdict): Clust
   const conditionalUpdates: ConditionalUpdate[] = graph.conditional.map((c) => ({
     release: { version: c.version, image: c.image },
     risks: [],
-    conditions: c.recommended === undefined ? [] : [{ type: 'Recommended', status: c.recommended.status as 'True' | 'False' | 'Unknown', reason: c.recommended.reason, message: c.recommended.message, lastTransitionTime: '' }],
+    conditions:
+      c.recommended === undefined
+        ? []
+        : [
+            {
+              type: 'Recommended',
+              status: c.recommended.status as 'True' | 'False' | 'Unknown',
+              reason: c.recommended.reason,
+              message: c.recommended.message,
+              lastTransitionTime: '',
+            },
+          ],
   }));
-  const conditions = [...(status.conditions ?? []).filter((c) => c.type !== 'RetrievedUpdates'), { type: 'RetrievedUpdates', status: 'True' as const, lastTransitionTime: '' }];
-  return { ...cv, spec: { ...cv.spec, upstream: graph.upstream, channel: graph.channel }, status: { ...status, availableUpdates, conditionalUpdates, conditions } };
+  const conditions = [
+    ...(status.conditions ?? []).filter((c) => c.type !== 'RetrievedUpdates'),
+    { type: 'RetrievedUpdates', status: 'True' as const, lastTransitionTime: '' },
+  ];
+  return {
+    ...cv,
+    spec: { ...cv.spec, upstream: graph.upstream, channel: graph.channel },
+    status: { ...status, availableUpdates, conditionalUpdates, conditions },
+  };
 }
 
 /** How the ClusterVersion being judged was obtained. */
@@ -81,7 +121,8 @@ function notEvaluated(name: PreconditionName, current: string, target: string, c
   if (name === 'ClusterVersionUpgradeable' && minorOrMajor(current, target)) {
     return 'a minor or major update is blocked while ClusterVersion reports Upgradeable=False (any ClusterOperator Upgradeable=False, overrides, deletions in progress): give --kubeconfig to judge it';
   }
-  if (name === 'ClusterVersionRecommendedUpdate' && !ctx.graph) return 'no update service given (--upstream URL --channel NAME) and no cluster (--kubeconfig)';
+  if (name === 'ClusterVersionRecommendedUpdate' && !ctx.graph)
+    return 'no update service given (--upstream URL --channel NAME) and no cluster (--kubeconfig)';
   return undefined;
 }
 
@@ -89,12 +130,23 @@ function notEvaluated(name: PreconditionName, current: string, target: string, c
  * Runs the CVO's preconditions for `cv` → `target` and reports every one of them in upstream order: `Failed` with the
  * CVO's reason and message, `Passed`, or `NotEvaluated` when the answer depends on cluster state the plan does not have.
  */
-export function computePreconditions(cv: ClusterVersion, target: string, ctx: JudgeContext): { results: PreconditionResult[]; errors: PreconditionError[] } {
+export function computePreconditions(
+  cv: ClusterVersion,
+  target: string,
+  ctx: JudgeContext,
+): { results: PreconditionResult[]; errors: PreconditionError[] } {
   const current = cv.status?.desired.version ?? '';
   const errors = runPreconditions(cv, target).filter((e) => notEvaluated(e.name, current, target, ctx) === undefined);
   const results = PRECONDITION_NAMES.map((name): PreconditionResult => {
     const e = errors.find((x) => x.name === name);
-    if (e !== undefined) return { name, state: 'Failed', reason: e.reason, message: e.message, ...(e.nonBlockingWarning ? { warning: true } : {}) };
+    if (e !== undefined)
+      return {
+        name,
+        state: 'Failed',
+        reason: e.reason,
+        message: e.message,
+        ...(e.nonBlockingWarning ? { warning: true } : {}),
+      };
     const why = notEvaluated(name, current, target, ctx);
     return why === undefined ? { name, state: 'Passed' } : { name, state: 'NotEvaluated', message: why };
   });
@@ -123,22 +175,48 @@ export interface Acceptance {
  * The CVO's decision (cvo.md 6.1, 6.4): an unverified signature refuses the payload unless forced; then the
  * preconditions' summary blocks (ReleaseAccepted=False, `PreconditionChecks`) or becomes accepted risks.
  */
-export function decideAcceptance(input: { version: string; image: string; errors: readonly PreconditionError[]; signature?: SignatureVerdict; force: boolean; notEvaluated?: readonly PreconditionName[] }): Acceptance {
+export function decideAcceptance(input: {
+  version: string;
+  image: string;
+  errors: readonly PreconditionError[];
+  signature?: SignatureVerdict;
+  force: boolean;
+  notEvaluated?: readonly PreconditionName[];
+}): Acceptance {
   const a = acceptance(input);
-  return input.notEvaluated !== undefined && input.notEvaluated.length > 0 && a.verdict !== 'Blocked' ? { ...a, notEvaluated: [...input.notEvaluated] } : a;
+  return input.notEvaluated !== undefined && input.notEvaluated.length > 0 && a.verdict !== 'Blocked'
+    ? { ...a, notEvaluated: [...input.notEvaluated] }
+    : a;
 }
 
-function acceptance(input: { version: string; image: string; errors: readonly PreconditionError[]; signature?: SignatureVerdict; force: boolean }): Acceptance {
+function acceptance(input: {
+  version: string;
+  image: string;
+  errors: readonly PreconditionError[];
+  signature?: SignatureVerdict;
+  force: boolean;
+}): Acceptance {
   const risks: string[] = [];
   const sig = input.signature;
   if (sig !== undefined && !sig.verified) {
     const failure = `The update cannot be verified: ${sig.detail}`;
-    if (!input.force) return { verdict: 'Blocked', reason: 'RetrievePayload', message: `Retrieving payload failed version="${input.version}" image="${input.image}" failure=${failure}` };
-    risks.push(`Target release version="${input.version}" image="${input.image}" cannot be verified, but continuing anyway because the update was forced: ${failure}`);
+    if (!input.force)
+      return {
+        verdict: 'Blocked',
+        reason: 'RetrievePayload',
+        message: `Retrieving payload failed version="${input.version}" image="${input.image}" failure=${failure}`,
+      };
+    risks.push(
+      `Target release version="${input.version}" image="${input.image}" cannot be verified, but continuing anyway because the update was forced: ${failure}`,
+    );
   }
   const summary = summarizePreconditions(input.errors, input.force);
   if (summary.blocking) {
-    return { verdict: 'Blocked', reason: 'PreconditionChecks', message: `Preconditions failed for payload loaded version="${input.version}" image="${input.image}": ${summary.message ?? ''}` };
+    return {
+      verdict: 'Blocked',
+      reason: 'PreconditionChecks',
+      message: `Preconditions failed for payload loaded version="${input.version}" image="${input.image}": ${summary.message ?? ''}`,
+    };
   }
   if (summary.message !== null) risks.push(summary.message);
   return risks.length === 0 ? { verdict: 'Accepted' } : { verdict: 'AcceptedWithRisks', message: risks.join('\n') };

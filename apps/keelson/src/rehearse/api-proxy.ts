@@ -110,14 +110,28 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
     if (eviction) counts.evictions++;
     if (verb !== 'watch' && rate > 0 && rand() < rate) {
       counts.injectedErrors++;
-      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `keelson rehearse: injected API error (api-errors=${rate})`, reason: 'InternalError', code: 500 });
+      const body = JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `keelson rehearse: injected API error (api-errors=${rate})`,
+        reason: 'InternalError',
+        code: 500,
+      });
       req.resume();
       res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;
     }
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
       (up) => {
         if (eviction && up.statusCode === 429) counts.pdbRefusals++;
         res.writeHead(up.statusCode ?? 502, up.headers);
@@ -128,7 +142,15 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
     );
     upstream.on('error', (e) => {
       if (!res.headersSent) {
-        const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `proxy: ${e.message}`, reason: 'ServiceUnavailable', code: 503 });
+        const body = JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `proxy: ${e.message}`,
+          reason: 'ServiceUnavailable',
+          code: 503,
+        });
         res.writeHead(503, { 'content-type': 'application/json' });
         res.end(body);
       } else res.destroy();
@@ -145,7 +167,9 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
       ...counts,
       byVerb: { ...counts.byVerb },
       byRoute: { ...counts.byRoute },
-      ...(update !== undefined ? { update: { total: update.total, byVerb: { ...update.byVerb }, byRoute: { ...update.byRoute } } } : {}),
+      ...(update !== undefined
+        ? { update: { total: update.total, byVerb: { ...update.byVerb }, byRoute: { ...update.byRoute } } }
+        : {}),
     }),
     markUpdate: () => {
       update = { total: 0, byVerb: {}, byRoute: {} };

@@ -13,7 +13,6 @@ import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
-
 /** How long a virtual node's reboot takes on the simulated clock (a real RHCOS reboot: about 4 minutes). */
 export const SIMULATED_REBOOT_MS = 240_000;
 /** What every component is given. */
@@ -68,7 +67,17 @@ export interface RunningOperators extends Running {
 /** Every component the rehearsal needs. */
 export interface RehearsalComponents {
   /** `asProcess`: the `cluster-version-operator start` bin as a child process (killable; no run-level progress events). */
-  startCvo(ctx: ComponentContext, o: { payloadDir: string; releaseImage: string; updateService: string; promql: string; progress: CvoProgress; asProcess?: boolean }): Promise<Running>;
+  startCvo(
+    ctx: ComponentContext,
+    o: {
+      payloadDir: string;
+      releaseImage: string;
+      updateService: string;
+      promql: string;
+      progress: CvoProgress;
+      asProcess?: boolean;
+    },
+  ): Promise<Running>;
   /** The operator of release `releaseVersion` (upstream: the Deployment's RELEASE_VERSION). */
   startMachineConfigOperator(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
   startMachineConfigController(ctx: ComponentContext, o: { releaseVersion: string }): Promise<Running>;
@@ -76,7 +85,12 @@ export interface RehearsalComponents {
   startMachineConfigServer(ctx: ComponentContext, o: { apiserverUrl: string }): Promise<Running & { url?: string }>;
   startVirtualNodes(
     ctx: ComponentContext,
-    o: { nodes: { name: string; roles: string[] }[]; serverUrl?: string; failBoot: string[]; drift: { node: string; path: string }[] },
+    o: {
+      nodes: { name: string; roles: string[] }[];
+      serverUrl?: string;
+      failBoot: string[];
+      drift: { node: string; path: string }[];
+    },
   ): Promise<RunningNodes>;
   startOperatorSimulator(
     ctx: ComponentContext,
@@ -134,11 +148,31 @@ interface Entry {
 }
 
 const ENTRIES: readonly Entry[] = [
-  { name: 'cluster-version-operator', specifier: '@keelson/cluster-version-operator', exportName: 'startClusterVersionOperator' },
-  { name: 'machine-config-operator', specifier: '@keelson/machine-config-operator', exportName: 'startMachineConfigOperator' },
-  { name: 'machine-config-controller', specifier: '@keelson/machine-config-operator', exportName: 'startMachineConfigController' },
-  { name: 'machine-config-server', specifier: '@keelson/machine-config-operator', exportName: 'startMachineConfigServer' },
-  { name: 'virtual nodes (machine-config-daemon)', specifier: '@keelson/machine-config-operator', exportName: 'startVirtualNodes' },
+  {
+    name: 'cluster-version-operator',
+    specifier: '@keelson/cluster-version-operator',
+    exportName: 'startClusterVersionOperator',
+  },
+  {
+    name: 'machine-config-operator',
+    specifier: '@keelson/machine-config-operator',
+    exportName: 'startMachineConfigOperator',
+  },
+  {
+    name: 'machine-config-controller',
+    specifier: '@keelson/machine-config-operator',
+    exportName: 'startMachineConfigController',
+  },
+  {
+    name: 'machine-config-server',
+    specifier: '@keelson/machine-config-operator',
+    exportName: 'startMachineConfigServer',
+  },
+  {
+    name: 'virtual nodes (machine-config-daemon)',
+    specifier: '@keelson/machine-config-operator',
+    exportName: 'startVirtualNodes',
+  },
   { name: 'cluster-operator simulator', specifier: '@keelson/kube-sandbox', exportName: 'startOperatorSimulator' },
 ];
 
@@ -166,7 +200,10 @@ async function importEntry(specifier: string): Promise<Module | string> {
  */
 export async function machineConfigManifestsDir(): Promise<string | undefined> {
   try {
-    const dir = join(dirname(createRequire(import.meta.url).resolve('@keelson/machine-config-operator/package.json')), 'manifests');
+    const dir = join(
+      dirname(createRequire(import.meta.url).resolve('@keelson/machine-config-operator/package.json')),
+      'manifests',
+    );
     return (await readdir(dir)).some((n) => n.startsWith('0000_80_machine-config_')) ? dir : undefined;
   } catch {
     return undefined;
@@ -205,7 +242,11 @@ function need(fns: ReadonlyMap<string, Fn>, name: string): Fn {
  * 15 s / 10 s / 2 s of wall time: API latency does not shrink with the simulated clock, and on a loaded machine a 2 s
  * renew deadline made the in-process CVO step down mid-install (nothing restarts it, as kubelet would a pod).
  */
-export function leaderElectionIntervals(timeScale: number): { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number } {
+export function leaderElectionIntervals(timeScale: number): {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+} {
   const retry = Math.max(2, Math.ceil(26 / timeScale));
   const renew = Math.max(retry + 1, 10, Math.ceil(107 / timeScale));
   const lease = Math.max(renew + 1, 15, Math.ceil(137 / timeScale));
@@ -218,7 +259,13 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
     const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
       ctx.log(component, JSON.stringify({ level, msg, ...fields }));
     };
-    return { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug'), child: () => logger(ctx, component) };
+    return {
+      info: line('info'),
+      warn: line('warn'),
+      error: line('error'),
+      debug: line('debug'),
+      child: () => logger(ctx, component),
+    };
   };
   return {
     async startCvo(ctx, o) {
@@ -237,7 +284,10 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
           },
         });
       }
-      const r = await need(fns, 'startClusterVersionOperator')({
+      const r = await need(
+        fns,
+        'startClusterVersionOperator',
+      )({
         kubeconfig: ctx.kubeconfigPath,
         payloadDir: o.payloadDir,
         releaseImage: o.releaseImage,
@@ -249,30 +299,74 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         intervals: leaderElectionIntervals(ctx.timeScale),
         logger: logger(ctx, 'cluster-version-operator'),
         onEvent: (e: { type: string; runLevel?: string; version?: string }) => {
-          if ((e.type === 'runLevelStarted' || e.type === 'runLevelFinished') && e.runLevel !== undefined) o.progress.runLevel?.(e.runLevel, e.type === 'runLevelStarted' ? 'started' : 'finished', e.version ?? '');
+          if ((e.type === 'runLevelStarted' || e.type === 'runLevelFinished') && e.runLevel !== undefined)
+            o.progress.runLevel?.(e.runLevel, e.type === 'runLevelStarted' ? 'started' : 'finished', e.version ?? '');
         },
       });
       return asRunning(r, 'startClusterVersionOperator');
     },
     async startMachineConfigOperator(ctx, o) {
-      return asRunning(await need(fns, 'startMachineConfigOperator')({ kubeconfig: ctx.kubeconfigPath, releaseVersion: o.releaseVersion, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-operator') }), 'startMachineConfigOperator');
+      return asRunning(
+        await need(
+          fns,
+          'startMachineConfigOperator',
+        )({
+          kubeconfig: ctx.kubeconfigPath,
+          releaseVersion: o.releaseVersion,
+          timeScale: ctx.timeScale,
+          logger: logger(ctx, 'machine-config-operator'),
+        }),
+        'startMachineConfigOperator',
+      );
     },
     async startMachineConfigController(ctx, o) {
-      return asRunning(await need(fns, 'startMachineConfigController')({ kubeconfig: ctx.kubeconfigPath, releaseVersion: o.releaseVersion, timeScale: ctx.timeScale, logger: logger(ctx, 'machine-config-controller') }), 'startMachineConfigController');
+      return asRunning(
+        await need(
+          fns,
+          'startMachineConfigController',
+        )({
+          kubeconfig: ctx.kubeconfigPath,
+          releaseVersion: o.releaseVersion,
+          timeScale: ctx.timeScale,
+          logger: logger(ctx, 'machine-config-controller'),
+        }),
+        'startMachineConfigController',
+      );
     },
     async startMachineConfigServer(ctx, o) {
-      const r = (await need(fns, 'startMachineConfigServer')({ kubeconfig: ctx.kubeconfigPath, apiserverURL: o.apiserverUrl, securePort: null, insecurePort: 0, host: '127.0.0.1', noKubeconfig: true, logger: logger(ctx, 'machine-config-server') })) as { insecureUrl?: unknown };
+      const r = (await need(
+        fns,
+        'startMachineConfigServer',
+      )({
+        kubeconfig: ctx.kubeconfigPath,
+        apiserverURL: o.apiserverUrl,
+        securePort: null,
+        insecurePort: 0,
+        host: '127.0.0.1',
+        noKubeconfig: true,
+        logger: logger(ctx, 'machine-config-server'),
+      })) as { insecureUrl?: unknown };
       const url = typeof r.insecureUrl === 'string' ? r.insecureUrl : undefined;
       return { ...asRunning(r, 'startMachineConfigServer'), ...(url !== undefined ? { url } : {}) };
     },
     async startVirtualNodes(ctx, o) {
       const specs = o.nodes.map((n) => {
         const pool = n.roles.at(-1) ?? 'worker';
-        return { name: n.name, role: n.roles[0] ?? 'worker', pool, labels: Object.fromEntries(n.roles.map((r) => [`node-role.kubernetes.io/${r}`, ''])) };
+        return {
+          name: n.name,
+          role: n.roles[0] ?? 'worker',
+          pool,
+          labels: Object.fromEntries(n.roles.map((r) => [`node-role.kubernetes.io/${r}`, ''])),
+        };
       });
-      const r = (await need(fns, 'startVirtualNodes')({
+      const r = (await need(
+        fns,
+        'startVirtualNodes',
+      )({
         kubeconfig: ctx.kubeconfigPath,
-        ...(ctx.kubeletKubeconfigPath !== undefined && ctx.kubeletKubeconfigPath !== ctx.kubeconfigPath ? { kubeletKubeconfig: ctx.kubeletKubeconfigPath } : {}),
+        ...(ctx.kubeletKubeconfigPath !== undefined && ctx.kubeletKubeconfigPath !== ctx.kubeconfigPath
+          ? { kubeletKubeconfig: ctx.kubeletKubeconfigPath }
+          : {}),
         nodes: specs,
         ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
         rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),
@@ -285,8 +379,12 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         ...base,
         restartDaemon: async (node) => {
           // the machine powers off (its daemon aborted mid-step, state left as is) and boots again
-          const m = (r.machines instanceof Map ? (r.machines as Map<string, { stop?: unknown; start?: unknown }>).get(node) : undefined) ?? {};
-          if (typeof m.stop !== 'function' || typeof m.start !== 'function') throw new Error(`no virtual machine ${node}`);
+          const m =
+            (r.machines instanceof Map
+              ? (r.machines as Map<string, { stop?: unknown; start?: unknown }>).get(node)
+              : undefined) ?? {};
+          if (typeof m.stop !== 'function' || typeof m.start !== 'function')
+            throw new Error(`no virtual machine ${node}`);
           await (m.stop as () => Promise<void>).call(m);
           await (m.start as () => Promise<void>).call(m);
         },
@@ -297,7 +395,15 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
       for (const n of o.degraded) faults[n] = { kind: 'degraded' };
       for (const n of o.never) faults[n] = { kind: 'never' };
       const { readFile } = await import('node:fs/promises');
-      const r = (await need(fns, 'startOperatorSimulator')({ kubeconfig: await readFile(ctx.kubeconfigPath, 'utf8'), delayMs: Math.max(10, 5000 / ctx.timeScale), faults, versions: o.versions })) as { setVersions?: unknown };
+      const r = (await need(
+        fns,
+        'startOperatorSimulator',
+      )({
+        kubeconfig: await readFile(ctx.kubeconfigPath, 'utf8'),
+        delayMs: Math.max(10, 5000 / ctx.timeScale),
+        faults,
+        versions: o.versions,
+      })) as { setVersions?: unknown };
       const base = asRunning(r, 'startOperatorSimulator');
       const set = r.setVersions;
       return {
@@ -318,7 +424,10 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
  * has polled the local update service; until then oc's "not one of the possible targets" refusal is retried (for at most
  * 60 s), and any other refusal is final.
  */
-async function requestUpgradeLikeTheCli(kubeconfigPath: string, o: { toImage: string; version: string; force?: boolean }): Promise<void> {
+async function requestUpgradeLikeTheCli(
+  kubeconfigPath: string,
+  o: { toImage: string; version: string; force?: boolean },
+): Promise<void> {
   const client = await clientFromKubeconfig(kubeconfigPath);
   try {
     for (let attempt = 0; ; attempt++) {
@@ -326,7 +435,10 @@ async function requestUpgradeLikeTheCli(kubeconfigPath: string, o: { toImage: st
         await requestUpgrade(client, { to: o.version, ...(o.force === true ? { force: true } : {}) });
         return;
       } catch (e) {
-        const notYetOffered = e instanceof UpgradeRequestError && !e.usage && /not one of the possible targets|no recommended updates|cannot refresh available updates/i.test(e.message);
+        const notYetOffered =
+          e instanceof UpgradeRequestError &&
+          !e.usage &&
+          /not one of the possible targets|no recommended updates|cannot refresh available updates/i.test(e.message);
         if (!notYetOffered || attempt >= 120) throw e;
         await new Promise((r) => setTimeout(r, 500));
       }

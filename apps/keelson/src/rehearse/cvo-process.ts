@@ -50,23 +50,38 @@ export function cvoBinPath(): string {
 export function cvoArgs(o: Omit<CvoProcessOptions, 'log'>): string[] {
   return [
     'start',
-    '--kubeconfig', o.kubeconfig,
-    '--payload-dir', o.payloadDir,
-    '--release-image', o.releaseImage,
-    '--payload-cache', o.payloadCache,
-    '--listen', '127.0.0.1:0',
-    '--update-service', o.updateService,
-    '--promql-target', o.promqlTarget,
-    '--time-scale', String(o.timeScale),
-    '--lease-duration', `${o.leaseDurationMs}ms`,
-    '--renew-deadline', `${o.renewDeadlineMs}ms`,
-    '--retry-period', `${o.retryPeriodMs}ms`,
+    '--kubeconfig',
+    o.kubeconfig,
+    '--payload-dir',
+    o.payloadDir,
+    '--release-image',
+    o.releaseImage,
+    '--payload-cache',
+    o.payloadCache,
+    '--listen',
+    '127.0.0.1:0',
+    '--update-service',
+    o.updateService,
+    '--promql-target',
+    o.promqlTarget,
+    '--time-scale',
+    String(o.timeScale),
+    '--lease-duration',
+    `${o.leaseDurationMs}ms`,
+    '--renew-deadline',
+    `${o.renewDeadlineMs}ms`,
+    '--retry-period',
+    `${o.retryPeriodMs}ms`,
   ];
 }
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => { resolve(); }));
+  return new Promise((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
 }
 
 /** Starts `cluster-version-operator start` as a child of this process. */

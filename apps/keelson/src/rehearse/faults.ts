@@ -35,16 +35,37 @@ export class FaultSpecError extends Error {
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-export const FAULT_KINDS = ['degraded-operator=NAME', 'operator-never-updates=NAME', 'node-fails-boot=NODE', 'pdb-blocks-drain', 'on-disk-drift=NODE:/etc/file', 'api-errors=RATE'] as const;
+export const FAULT_KINDS = [
+  'degraded-operator=NAME',
+  'operator-never-updates=NAME',
+  'node-fails-boot=NODE',
+  'pdb-blocks-drain',
+  'on-disk-drift=NODE:/etc/file',
+  'api-errors=RATE',
+] as const;
 
 function name(v: string, flag: string, what: string): string {
-  if (!NAME.test(v) || v.length > 253) throw new FaultSpecError(`${JSON.stringify(v)} is not a valid ${what} name`, flag);
+  if (!NAME.test(v) || v.length > 253)
+    throw new FaultSpecError(`${JSON.stringify(v)} is not a valid ${what} name`, flag);
   return v;
 }
 
 /** Parses the fault flags. */
-export function parseFaults(faults: readonly string[], kills: readonly string[], pausePools: readonly string[]): FaultPlan {
-  const plan: FaultPlan = { degradedOperators: [], neverUpdates: [], nodeFailsBoot: [], pdbBlocksDrain: false, onDiskDrift: [], apiErrorRate: 0, killDaemons: [], pausePools: [] };
+export function parseFaults(
+  faults: readonly string[],
+  kills: readonly string[],
+  pausePools: readonly string[],
+): FaultPlan {
+  const plan: FaultPlan = {
+    degradedOperators: [],
+    neverUpdates: [],
+    nodeFailsBoot: [],
+    pdbBlocksDrain: false,
+    onDiskDrift: [],
+    apiErrorRate: 0,
+    killDaemons: [],
+    pausePools: [],
+  };
   for (const f of faults) {
     const flag = `--fault ${f}`;
     const eq = f.indexOf('=');
@@ -67,13 +88,15 @@ export function parseFaults(faults: readonly string[], kills: readonly string[],
       case 'on-disk-drift': {
         const colon = value.indexOf(':');
         const path = value.slice(colon + 1);
-        if (colon < 0 || !path.startsWith('/') || path.includes('..') || path.includes('\0')) throw new FaultSpecError('expected NODE:/absolute/path', flag);
+        if (colon < 0 || !path.startsWith('/') || path.includes('..') || path.includes('\0'))
+          throw new FaultSpecError('expected NODE:/absolute/path', flag);
         plan.onDiskDrift.push({ node: name(value.slice(0, colon), flag, 'node'), path });
         break;
       }
       case 'api-errors': {
         const r = Number(value);
-        if (value === '' || !Number.isFinite(r) || r < 0 || r >= 1) throw new FaultSpecError('RATE must be a number in [0, 1)', flag);
+        if (value === '' || !Number.isFinite(r) || r < 0 || r >= 1)
+          throw new FaultSpecError('RATE must be a number in [0, 1)', flag);
         plan.apiErrorRate = r;
         break;
       }

@@ -29,18 +29,32 @@ function nodeRows(events: readonly TimelineEvent[], start: number, end: number):
     const key = e.node.name;
     let r = rows.get(key);
     if (r === undefined) {
-      r = { label: `${e.node.name} (${e.node.pool || '-'})`, bars: [], marks: [], since: Math.max(e.t, start), phase: e.node.phase };
+      r = {
+        label: `${e.node.name} (${e.node.pool || '-'})`,
+        bars: [],
+        marks: [],
+        since: Math.max(e.t, start),
+        phase: e.node.phase,
+      };
       rows.set(key, r);
       continue;
     }
     if (e.node.phase !== r.phase) {
       const from = Math.max(r.since, start);
-      if (r.phase !== 'done' && e.t > start) r.bars.push({ from, to: e.t, color: COLORS[r.phase], title: `${key} ${r.phase} ${((e.t - from) / 1000).toFixed(1)}s` });
+      if (r.phase !== 'done' && e.t > start)
+        r.bars.push({
+          from,
+          to: e.t,
+          color: COLORS[r.phase],
+          title: `${key} ${r.phase} ${((e.t - from) / 1000).toFixed(1)}s`,
+        });
       r.since = e.t;
       r.phase = e.node.phase;
     }
   }
-  for (const r of rows.values()) if (r.phase !== 'done') r.bars.push({ from: Math.max(r.since, start), to: end, color: COLORS[r.phase], title: `${r.label} ${r.phase}` });
+  for (const r of rows.values())
+    if (r.phase !== 'done')
+      r.bars.push({ from: Math.max(r.since, start), to: end, color: COLORS[r.phase], title: `${r.label} ${r.phase}` });
   return [...rows.values()].sort((a, b) => (a.label < b.label ? -1 : 1));
 }
 
@@ -55,40 +69,88 @@ interface Row {
 /** Rows of the chart above the nodes: run levels, the CVO's waits, operators reaching the target. */
 function updateRows(report: RehearsalReport, start: number, end: number): Row[] {
   const rows: Row[] = [];
-  const sim = (ms: number): string => `${(ms / 1000).toFixed(1)}s wall, ~${simMinutes(ms, report.timeScale)} simulated min`;
+  const sim = (ms: number): string =>
+    `${(ms / 1000).toFixed(1)}s wall, ~${simMinutes(ms, report.timeScale)} simulated min`;
   for (const l of report.runLevels) {
     rows.push({
       label: `run level ${l.level}`,
-      bars: [{ from: start + l.startMs, to: start + (l.endMs ?? end - start), color: COLORS.runlevel, title: `run level ${l.level}: first start +${(l.startMs / 1000).toFixed(1)}s to first completion ${l.ms === null ? '(not finished)' : `(${sim(l.ms)})`}` }],
+      bars: [
+        {
+          from: start + l.startMs,
+          to: start + (l.endMs ?? end - start),
+          color: COLORS.runlevel,
+          title: `run level ${l.level}: first start +${(l.startMs / 1000).toFixed(1)}s to first completion ${l.ms === null ? '(not finished)' : `(${sim(l.ms)})`}`,
+        },
+      ],
       marks: [],
-      ticks: l.laterStartsMs.map((t) => ({ at: start + t, title: `run level ${l.level} walked again by a later sync attempt at +${(t / 1000).toFixed(1)}s` })),
+      ticks: l.laterStartsMs.map((t) => ({
+        at: start + t,
+        title: `run level ${l.level} walked again by a later sync attempt at +${(t / 1000).toFixed(1)}s`,
+      })),
     });
   }
   for (const w of report.waits) {
-    rows.push({ label: `CVO waits on ${w.operator}`, bars: [{ from: start + w.fromMs, to: start + w.toMs, color: COLORS.wait, title: `the CVO waited on clusteroperator/${w.operator}: ${sim(w.ms)}` }], marks: [] });
+    rows.push({
+      label: `CVO waits on ${w.operator}`,
+      bars: [
+        {
+          from: start + w.fromMs,
+          to: start + w.toMs,
+          color: COLORS.wait,
+          title: `the CVO waited on clusteroperator/${w.operator}: ${sim(w.ms)}`,
+        },
+      ],
+      marks: [],
+    });
   }
   const ops = report.operators.filter((o) => o.reachedMs !== null);
-  if (ops.length > 0) rows.push({ label: `operators at ${report.to} (hover)`, bars: [], marks: ops.map((o) => ({ at: start + (o.reachedMs ?? 0), color: COLORS.operator, title: `clusteroperator/${o.name} at ${report.to}: +${((o.reachedMs ?? 0) / 1000).toFixed(1)}s` })) });
+  if (ops.length > 0)
+    rows.push({
+      label: `operators at ${report.to} (hover)`,
+      bars: [],
+      marks: ops.map((o) => ({
+        at: start + (o.reachedMs ?? 0),
+        color: COLORS.operator,
+        title: `clusteroperator/${o.name} at ${report.to}: +${((o.reachedMs ?? 0) / 1000).toFixed(1)}s`,
+      })),
+    });
   return rows;
 }
 
 /** The axis: simulated minutes (what an admin plans with), wall seconds underneath. */
-function axis(parts: string[], x: (t: number) => number, start: number, end: number, timeScale: number, top: number, bottom: number): void {
+function axis(
+  parts: string[],
+  x: (t: number) => number,
+  start: number,
+  end: number,
+  timeScale: number,
+  top: number,
+  bottom: number,
+): void {
   const ticks = 10;
   for (let i = 0; i <= ticks; i++) {
     const t = start + ((end - start) * i) / ticks;
     const xs = x(t).toFixed(1);
     parts.push(`<line x1="${xs}" y1="${top - 5}" x2="${xs}" y2="${bottom}" stroke="#e0e0e0"/>`);
-    parts.push(`<text x="${xs}" y="${bottom + 14}" font-size="11" text-anchor="middle" fill="#222">${simMinutes(t - start, timeScale)} min</text>`);
-    parts.push(`<text x="${xs}" y="${bottom + 27}" font-size="10" text-anchor="middle" fill="#888">${((t - start) / 1000).toFixed(1)}s</text>`);
+    parts.push(
+      `<text x="${xs}" y="${bottom + 14}" font-size="11" text-anchor="middle" fill="#222">${simMinutes(t - start, timeScale)} min</text>`,
+    );
+    parts.push(
+      `<text x="${xs}" y="${bottom + 27}" font-size="10" text-anchor="middle" fill="#888">${((t - start) / 1000).toFixed(1)}s</text>`,
+    );
   }
-  parts.push(`<text x="8" y="${bottom + 14}" font-size="11" fill="#222">simulated minutes</text><text x="8" y="${bottom + 27}" font-size="10" fill="#888">wall seconds</text>`);
+  parts.push(
+    `<text x="8" y="${bottom + 14}" font-size="11" fill="#222">simulated minutes</text><text x="8" y="${bottom + 27}" font-size="10" fill="#888">wall seconds</text>`,
+  );
 }
 
 /** The SVG chart. */
 export function timelineSvg(report: RehearsalReport, events: readonly TimelineEvent[]): string {
   const start = events.find((e) => e.type === 'phase' && e.phase === 'upgrade')?.t ?? 0;
-  const end = Math.max(start + 1, events.find((e) => e.type === 'phase' && e.phase === 'finished')?.t ?? events.at(-1)?.t ?? start + 1);
+  const end = Math.max(
+    start + 1,
+    events.find((e) => e.type === 'phase' && e.phase === 'finished')?.t ?? events.at(-1)?.t ?? start + 1,
+  );
   const rows: Row[] = [...updateRows(report, start, end), ...nodeRows(events, start, end)];
   const labelW = 230;
   const chartW = 860;
@@ -97,21 +159,45 @@ export function timelineSvg(report: RehearsalReport, events: readonly TimelineEv
   const height = top + rows.length * rowH + 40;
   const x = (t: number): number => labelW + ((t - start) / (end - start)) * chartW;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + chartW + 40}" height="${height}" viewBox="0 0 ${labelW + chartW + 40} ${height}" role="img" aria-label="rehearsal timeline">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + chartW + 40}" height="${height}" viewBox="0 0 ${labelW + chartW + 40} ${height}" role="img" aria-label="rehearsal timeline">`,
+  );
   parts.push(`<rect x="0" y="0" width="${labelW + chartW + 40}" height="${height}" fill="#ffffff"/>`);
   axis(parts, x, start, end, report.timeScale, top, top + rows.length * rowH + 5);
   rows.forEach((r, i) => {
     const y = top + i * rowH;
-    if (i % 2 === 0) parts.push(`<rect x="0" y="${y}" width="${labelW + chartW + 40}" height="${rowH}" fill="#f7f7f9" fill-opacity="0.7"/>`);
+    if (i % 2 === 0)
+      parts.push(
+        `<rect x="0" y="${y}" width="${labelW + chartW + 40}" height="${rowH}" fill="#f7f7f9" fill-opacity="0.7"/>`,
+      );
     parts.push(`<text x="8" y="${y + 15}" font-size="12" fill="#222">${esc(r.label)}</text>`);
-    for (const b of r.bars) parts.push(`<rect x="${x(b.from).toFixed(1)}" y="${y + 4}" width="${Math.max(2, x(b.to) - x(b.from)).toFixed(1)}" height="${rowH - 8}" rx="3" fill="${b.color}"><title>${esc(b.title)}</title></rect>`);
-    for (const m of r.marks) parts.push(`<circle cx="${x(m.at).toFixed(1)}" cy="${y + rowH / 2}" r="5" fill="${m.color}"><title>${esc(m.title)}</title></circle>`);
-    for (const k of r.ticks ?? []) parts.push(`<rect x="${x(k.at).toFixed(1)}" y="${y + 3}" width="1.5" height="${rowH - 6}" fill="#7b61ff" fill-opacity="0.6"><title>${esc(k.title)}</title></rect>`);
+    for (const b of r.bars)
+      parts.push(
+        `<rect x="${x(b.from).toFixed(1)}" y="${y + 4}" width="${Math.max(2, x(b.to) - x(b.from)).toFixed(1)}" height="${rowH - 8}" rx="3" fill="${b.color}"><title>${esc(b.title)}</title></rect>`,
+      );
+    for (const m of r.marks)
+      parts.push(
+        `<circle cx="${x(m.at).toFixed(1)}" cy="${y + rowH / 2}" r="5" fill="${m.color}"><title>${esc(m.title)}</title></circle>`,
+      );
+    for (const k of r.ticks ?? [])
+      parts.push(
+        `<rect x="${x(k.at).toFixed(1)}" y="${y + 3}" width="1.5" height="${rowH - 6}" fill="#7b61ff" fill-opacity="0.6"><title>${esc(k.title)}</title></rect>`,
+      );
   });
-  const legend: [string, string][] = [['run level (first start to first completion)', COLORS.runlevel], ['CVO waits', COLORS.wait], ['operator at target', COLORS.operator], ['draining', COLORS.draining], ['updating', COLORS.updating], ['rebooting', COLORS.rebooting], ['degraded', COLORS.degraded]];
+  const legend: [string, string][] = [
+    ['run level (first start to first completion)', COLORS.runlevel],
+    ['CVO waits', COLORS.wait],
+    ['operator at target', COLORS.operator],
+    ['draining', COLORS.draining],
+    ['updating', COLORS.updating],
+    ['rebooting', COLORS.rebooting],
+    ['degraded', COLORS.degraded],
+  ];
   let lx = 8;
   for (const [name, color] of legend) {
-    parts.push(`<rect x="${lx}" y="8" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="18" font-size="12" fill="#222">${esc(name)}</text>`);
+    parts.push(
+      `<rect x="${lx}" y="8" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="18" font-size="12" fill="#222">${esc(name)}</text>`,
+    );
     lx += 28 + name.length * 6.2;
   }
   parts.push('</svg>');
@@ -123,7 +209,12 @@ function diagnosisHtml(ds: readonly Diagnosis[]): string {
   if (ds.length === 0) return '';
   const items = ds
     .map((d) => {
-      const fs = d.findings.map((f) => `<li>${f.message !== d.summary ? esc(f.message) : ''}${f.action !== undefined ? `<div class="todo">what to do: ${esc(f.action)}</div>` : ''}</li>`).join('');
+      const fs = d.findings
+        .map(
+          (f) =>
+            `<li>${f.message !== d.summary ? esc(f.message) : ''}${f.action !== undefined ? `<div class="todo">what to do: ${esc(f.action)}</div>` : ''}</li>`,
+        )
+        .join('');
       return `<li><b>${esc(d.subject)}</b>: ${esc(d.summary)}${fs !== '' ? `<ul>${fs}</ul>` : ''}</li>`;
     })
     .join('\n');
@@ -134,20 +225,36 @@ function diagnosisHtml(ds: readonly Diagnosis[]): string {
 export function renderHtmlReport(report: RehearsalReport, events: readonly TimelineEvent[]): string {
   const sec = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
   const poolRows = report.pools
-    .map((p) => `<tr><td>${esc(p.name)}</td><td>${p.updated}/${p.nodes}</td><td>${p.maxUnavailableSeen} / ${p.maxUnavailable}</td><td>${esc(p.rolloutOrder.join(', '))}</td><td><code>${esc(p.config)}</code></td></tr>`)
+    .map(
+      (p) =>
+        `<tr><td>${esc(p.name)}</td><td>${p.updated}/${p.nodes}</td><td>${p.maxUnavailableSeen} / ${p.maxUnavailable}</td><td>${esc(p.rolloutOrder.join(', '))}</td><td><code>${esc(p.config)}</code></td></tr>`,
+    )
     .join('\n');
   const condRows = (phase: 'install' | 'update'): string =>
     report.conditions
       .filter((c) => c.phase === phase)
-      .map((c) => `<tr><td>+${sec(c.atMs)}</td><td>${c.clearedMs === null ? '<b>still set</b>' : `+${sec(c.clearedMs)}`}</td><td>${esc(c.object)}</td><td>${esc(`${c.condition.type}=${c.condition.status}`)}</td><td>${esc(c.condition.reason ?? '')}</td><td>${esc(c.condition.message ?? '')}</td></tr>`)
+      .map(
+        (c) =>
+          `<tr><td>+${sec(c.atMs)}</td><td>${c.clearedMs === null ? '<b>still set</b>' : `+${sec(c.clearedMs)}`}</td><td>${esc(c.object)}</td><td>${esc(`${c.condition.type}=${c.condition.status}`)}</td><td>${esc(c.condition.reason ?? '')}</td><td>${esc(c.condition.message ?? '')}</td></tr>`,
+      )
       .join('\n');
   const condTable = (phase: 'install' | 'update'): string =>
     report.conditions.some((c) => c.phase === phase)
       ? `<h2>Conditions seen during the ${phase}</h2>\n<p class="note">times since the ${phase} started</p>\n<table><tr><th>set at</th><th>cleared at</th><th>object</th><th>condition</th><th>reason</th><th>message</th></tr>\n${condRows(phase)}\n</table>`
       : '';
   const minutes = (ms: number | null): string => (ms === null ? '-' : `${simMinutes(ms, report.timeScale)} min`);
-  const opRows = report.operators.map((o) => `<tr><td>${esc(o.name)}</td><td>${o.reachedMs === null ? '<b>not reached</b>' : `+${sec(o.reachedMs)}`}</td><td>${minutes(o.reachedMs)}</td></tr>`).join('\n');
-  const waitRows = report.waits.map((w) => `<tr><td>${esc(w.operator)}</td><td>${sec(w.ms)}</td><td>${minutes(w.ms)}</td><td>+${sec(w.fromMs)} to +${sec(w.toMs)}</td></tr>`).join('\n');
+  const opRows = report.operators
+    .map(
+      (o) =>
+        `<tr><td>${esc(o.name)}</td><td>${o.reachedMs === null ? '<b>not reached</b>' : `+${sec(o.reachedMs)}`}</td><td>${minutes(o.reachedMs)}</td></tr>`,
+    )
+    .join('\n');
+  const waitRows = report.waits
+    .map(
+      (w) =>
+        `<tr><td>${esc(w.operator)}</td><td>${sec(w.ms)}</td><td>${minutes(w.ms)}</td><td>+${sec(w.fromMs)} to +${sec(w.toMs)}</td></tr>`,
+    )
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>keelson rehearse ${esc(report.from)} → ${esc(report.to)}</title>
 <style>

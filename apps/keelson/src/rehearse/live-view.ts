@@ -56,7 +56,8 @@ export function applyEvent(s: LiveState, e: TimelineEvent): LiveState {
       s.nodes.set(e.node.name, e.node);
       break;
     case 'condition':
-      if (e.object === 'clusterversion/version' && e.condition.type === 'Progressing') s.progressing = e.condition.message ?? '';
+      if (e.object === 'clusterversion/version' && e.condition.type === 'Progressing')
+        s.progressing = e.condition.message ?? '';
       if (e.object === 'clusterversion/version' && e.condition.type === 'Failing') {
         if (e.condition.status === 'True') s.failing = e.condition.message ?? e.condition.reason ?? 'Failing';
         else delete s.failing;
@@ -79,7 +80,10 @@ const cut = (s: string, w: number): string => (s.length > w ? `${s.slice(0, Math
 export function renderLive(s: LiveState, width = 100): string[] {
   const out: string[] = [];
   out.push(`keelson rehearse ${s.from} -> ${s.to}   ${s.phase}   ${(s.t / 1000).toFixed(1)}s`);
-  if (s.progress !== undefined) out.push(`manifests ${bar(s.progress.done, s.progress.total, 30)} ${s.progress.done}/${s.progress.total} (${s.progress.version})${s.runLevel !== undefined ? `   run level ${s.runLevel}` : ''}`);
+  if (s.progress !== undefined)
+    out.push(
+      `manifests ${bar(s.progress.done, s.progress.total, 30)} ${s.progress.done}/${s.progress.total} (${s.progress.version})${s.runLevel !== undefined ? `   run level ${s.runLevel}` : ''}`,
+    );
   if (s.progressing !== undefined) out.push(`  ${s.progressing}`);
   if (s.failing !== undefined) out.push(`  FAILING: ${s.failing}`);
   // during the install the operators head for A, afterwards for B
@@ -87,7 +91,9 @@ export function renderLive(s: LiveState, width = 100): string[] {
   const at = [...s.operators.values()].filter((v) => v === target).length;
   if (s.operators.size > 0) out.push(`operators at ${target}: ${at}/${s.operators.size}`);
   for (const p of [...s.pools.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    out.push(`pool ${p.name.padEnd(8)} updated ${p.updated}/${p.machineCount}  ready ${p.ready}  unavailable ${p.unavailable}/${p.maxUnavailable}${p.degraded > 0 ? `  degraded ${p.degraded}` : ''}${p.paused ? '  PAUSED' : ''}`);
+    out.push(
+      `pool ${p.name.padEnd(8)} updated ${p.updated}/${p.machineCount}  ready ${p.ready}  unavailable ${p.unavailable}/${p.maxUnavailable}${p.degraded > 0 ? `  degraded ${p.degraded}` : ''}${p.paused ? '  PAUSED' : ''}`,
+    );
   }
   const busy = [...s.nodes.values()].filter((n) => n.phase !== 'done').sort((a, b) => (a.name < b.name ? -1 : 1));
   if (busy.length > 0) out.push(`nodes: ${busy.map((n) => `${n.name} ${n.phase}`).join(', ')}`);
@@ -145,10 +151,11 @@ export class LiveView {
     if (this.mode === 'plain') {
       const line = plainLine(e);
       if (line !== undefined) this.out.write(`${line}\n`);
-    } else if (this.mode === 'tty') this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.draw();
-    }, 100);
+    } else if (this.mode === 'tty')
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.draw();
+      }, 100);
   }
 
   private draw(): void {

@@ -9,7 +9,8 @@ export type IntOrPercent = number | `${number}%`;
 /** A `--max-unavailable` value the MCO would refuse, or a pool the rehearsal does not have. */
 export class MaxUnavailableSpecError extends Error {
   constructor(
-    readonly code: 'REHEARSAL_MAX_UNAVAILABLE_SYNTAX' | 'REHEARSAL_MAX_UNAVAILABLE_POOL' | 'REHEARSAL_MAX_UNAVAILABLE_DUPLICATE',
+    readonly code:
+      'REHEARSAL_MAX_UNAVAILABLE_SYNTAX' | 'REHEARSAL_MAX_UNAVAILABLE_POOL' | 'REHEARSAL_MAX_UNAVAILABLE_DUPLICATE',
     /** The offending flag value. */
     readonly spec: string,
     message: string,
@@ -34,13 +35,26 @@ export function parseMaxUnavailable(list: readonly string[], pools: readonly str
   for (const spec of list.flatMap((x) => x.split(','))) {
     const m = SPEC_RE.exec(spec);
     if (m === null) {
-      throw new MaxUnavailableSpecError('REHEARSAL_MAX_UNAVAILABLE_SYNTAX', spec, `--max-unavailable ${spec}: expected POOL=N or POOL=N% (a non-negative integer count or percentage of the pool's nodes, e.g. worker=10%)`);
+      throw new MaxUnavailableSpecError(
+        'REHEARSAL_MAX_UNAVAILABLE_SYNTAX',
+        spec,
+        `--max-unavailable ${spec}: expected POOL=N or POOL=N% (a non-negative integer count or percentage of the pool's nodes, e.g. worker=10%)`,
+      );
     }
     const pool = m[1] ?? '';
     if (!pools.includes(pool)) {
-      throw new MaxUnavailableSpecError('REHEARSAL_MAX_UNAVAILABLE_POOL', spec, `--max-unavailable ${spec}: the rehearsal has no pool ${pool} (pools: ${pools.join(', ')}; add custom pools with --pools ${pool}=N)`);
+      throw new MaxUnavailableSpecError(
+        'REHEARSAL_MAX_UNAVAILABLE_POOL',
+        spec,
+        `--max-unavailable ${spec}: the rehearsal has no pool ${pool} (pools: ${pools.join(', ')}; add custom pools with --pools ${pool}=N)`,
+      );
     }
-    if (Object.hasOwn(out, pool)) throw new MaxUnavailableSpecError('REHEARSAL_MAX_UNAVAILABLE_DUPLICATE', spec, `--max-unavailable ${spec}: pool ${pool} given twice`);
+    if (Object.hasOwn(out, pool))
+      throw new MaxUnavailableSpecError(
+        'REHEARSAL_MAX_UNAVAILABLE_DUPLICATE',
+        spec,
+        `--max-unavailable ${spec}: pool ${pool} given twice`,
+      );
     const n = Number(m[2]);
     out[pool] = m[3] === '%' ? `${n}%` : n;
   }
@@ -59,7 +73,8 @@ export function scaledMaxUnavailable(value: unknown, nodes: number, pool = ''): 
   let n: number;
   if (value === undefined || value === null) n = 1;
   else if (typeof value === 'number' && Number.isFinite(value)) n = Math.trunc(value);
-  else if (typeof value === 'string' && /^\d+%$/.test(value)) n = Math.floor((Number(value.slice(0, -1)) * nodes) / 100);
+  else if (typeof value === 'string' && /^\d+%$/.test(value))
+    n = Math.floor((Number(value.slice(0, -1)) * nodes) / 100);
   else return 0;
   return n === 0 ? 1 : Math.max(0, n);
 }

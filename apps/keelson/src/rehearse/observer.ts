@@ -3,10 +3,33 @@
  * and Nodes) that turns every change it sees into timeline events. It only reads, so it works the same against the
  * embedded API server and against a real cluster.
  */
-import { ClusterOperators, ClusterVersions, defineResource, Informer, KubeClient, MachineConfigPools, type KubeObject } from '@keelson/kube';
-import { clusterOperatorEvents, clusterVersionEvents, nodeEvents, nodeView, poolEvents, poolOfNode, type NodeView, type TimelineEvent } from './timeline.js';
+import {
+  ClusterOperators,
+  ClusterVersions,
+  defineResource,
+  Informer,
+  KubeClient,
+  MachineConfigPools,
+  type KubeObject,
+} from '@keelson/kube';
+import {
+  clusterOperatorEvents,
+  clusterVersionEvents,
+  nodeEvents,
+  nodeView,
+  poolEvents,
+  poolOfNode,
+  type NodeView,
+  type TimelineEvent,
+} from './timeline.js';
 
-const Nodes = defineResource<KubeObject>({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false });
+const Nodes = defineResource<KubeObject>({
+  group: '',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  namespaced: false,
+});
 
 /** A running observer. */
 export interface Observer {
@@ -21,7 +44,12 @@ export interface Observer {
 }
 
 /** Starts observing; every change becomes events passed to `emit` (t relative to `t0`). */
-export function startObserver(client: KubeClient, t0: number, emit: (e: TimelineEvent) => void, now: () => number = Date.now): Observer {
+export function startObserver(
+  client: KubeClient,
+  t0: number,
+  emit: (e: TimelineEvent) => void,
+  now: () => number = Date.now,
+): Observer {
   const t = (): number => now() - t0;
   const cv = new Informer(client, ClusterVersions);
   const cos = new Informer(client, ClusterOperators);
@@ -31,8 +59,22 @@ export function startObserver(client: KubeClient, t0: number, emit: (e: Timeline
   const send = (events: TimelineEvent[]): void => {
     for (const e of events) emit(e);
   };
-  cv.addHandlers({ add: (o) => { send(clusterVersionEvents(undefined, o, t())); }, update: (a, b) => { send(clusterVersionEvents(a, b, t())); } });
-  cos.addHandlers({ add: (o) => { send(clusterOperatorEvents(undefined, o, t())); }, update: (a, b) => { send(clusterOperatorEvents(a, b, t())); } });
+  cv.addHandlers({
+    add: (o) => {
+      send(clusterVersionEvents(undefined, o, t()));
+    },
+    update: (a, b) => {
+      send(clusterVersionEvents(a, b, t()));
+    },
+  });
+  cos.addHandlers({
+    add: (o) => {
+      send(clusterOperatorEvents(undefined, o, t()));
+    },
+    update: (a, b) => {
+      send(clusterOperatorEvents(a, b, t()));
+    },
+  });
   const refreshNode = (o: KubeObject): void => {
     const view = nodeView(o, poolOfNode(o, mcps.store.list()));
     send(nodeEvents(nodeViews.get(view.name), view, t()));
@@ -43,9 +85,17 @@ export function startObserver(client: KubeClient, t0: number, emit: (e: Timeline
       send(poolEvents(undefined, o, t()));
       for (const n of nodes.store.list()) refreshNode(n);
     },
-    update: (a, b) => { send(poolEvents(a, b, t())); },
+    update: (a, b) => {
+      send(poolEvents(a, b, t()));
+    },
   });
-  nodes.addHandlers({ add: refreshNode, update: (_a, b) => { refreshNode(b); }, delete: (o) => nodeViews.delete(o.metadata.name ?? '') });
+  nodes.addHandlers({
+    add: refreshNode,
+    update: (_a, b) => {
+      refreshNode(b);
+    },
+    delete: (o) => nodeViews.delete(o.metadata.name ?? ''),
+  });
   const all: { start(): void; stop(): Promise<void>; waitForSync(): Promise<void> }[] = [cv, cos, mcps, nodes];
   for (const i of all) i.start();
   return {

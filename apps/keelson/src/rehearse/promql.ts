@@ -44,7 +44,8 @@ class Parser {
   parse(): Sample[] {
     const out = this.orExpr();
     this.ws();
-    if (this.pos !== this.src.length) this.fail(`unexpected ${JSON.stringify(this.src.slice(this.pos, this.pos + 10))}`);
+    if (this.pos !== this.src.length)
+      this.fail(`unexpected ${JSON.stringify(this.src.slice(this.pos, this.pos + 10))}`);
     return out;
   }
 

@@ -7,7 +7,8 @@ import { formatDiagnosis, type Diagnosis } from './diagnosis.js';
 import type { NodeView, ObservedCondition, TimelineEvent } from './timeline.js';
 
 /** How a rehearsal ended. */
-export type Outcome = 'Completed' | 'Failed' | 'Stalled' | 'NodeRolloutFailed' | 'PoolPaused' | 'InvariantViolated' | 'NotRunnable';
+export type Outcome =
+  'Completed' | 'Failed' | 'Stalled' | 'NodeRolloutFailed' | 'PoolPaused' | 'InvariantViolated' | 'NotRunnable';
 
 /** Exit code per outcome (documented in the README). */
 export const EXIT_CODES: Readonly<Record<Outcome, number>> = {
@@ -93,7 +94,14 @@ export interface RehearsalReport {
    * on that phase's clock, and when the same condition type of that object stopped being a problem (`clearedMs`, same
    * clock; null: still set at the verdict).
    */
-  conditions: { object: string; condition: ObservedCondition; firstMs: number; phase: 'install' | 'update'; atMs: number; clearedMs: number | null }[];
+  conditions: {
+    object: string;
+    condition: ObservedCondition;
+    firstMs: number;
+    phase: 'install' | 'update';
+    atMs: number;
+    clearedMs: number | null;
+  }[];
   /** Components killed or restarted during the update (`--kill`, a Deployment roll-out), ms after the update started. */
   interruptions: { component: string; state: 'killed' | 'restarted'; detail: string; atMs: number }[];
   /** Faults as injected (what was armed, where), ms after the rehearsal started. */
@@ -110,8 +118,16 @@ function phaseStart(events: readonly TimelineEvent[], phase: 'install' | 'upgrad
   return e === undefined ? null : e.t;
 }
 
-function runLevelTimes(events: readonly TimelineEvent[], ctx: ReportContext, start: number, reached: ReadonlyMap<string, number>): RehearsalReport['runLevels'] {
-  const fromCvo = events.filter((e): e is Extract<TimelineEvent, { type: 'runlevel' }> => e.type === 'runlevel' && e.t >= start && e.version === ctx.to);
+function runLevelTimes(
+  events: readonly TimelineEvent[],
+  ctx: ReportContext,
+  start: number,
+  reached: ReadonlyMap<string, number>,
+): RehearsalReport['runLevels'] {
+  const fromCvo = events.filter(
+    (e): e is Extract<TimelineEvent, { type: 'runlevel' }> =>
+      e.type === 'runlevel' && e.t >= start && e.version === ctx.to,
+  );
   if (fromCvo.length > 0) {
     const levels: RehearsalReport['runLevels'] = [];
     for (const e of fromCvo) {
@@ -157,9 +173,19 @@ function poolReports(events: readonly TimelineEvent[], start: number): PoolRepor
       if (e.node.unavailable) unavailable.add(e.node.name);
       else unavailable.delete(e.node.name);
       maxSeen = Math.max(maxSeen, unavailable.size);
-      if (last.target !== '' && e.node.desiredConfig === last.target && !order.includes(e.node.name)) order.push(e.node.name);
+      if (last.target !== '' && e.node.desiredConfig === last.target && !order.includes(e.node.name))
+        order.push(e.node.name);
     }
-    out.push({ name, nodes: last.machineCount || nodes.size, maxUnavailable: last.maxUnavailable, maxUnavailableSeen: maxSeen, rolloutOrder: order, config: last.config, updated: last.updated, paused: last.paused });
+    out.push({
+      name,
+      nodes: last.machineCount || nodes.size,
+      maxUnavailable: last.maxUnavailable,
+      maxUnavailableSeen: maxSeen,
+      rolloutOrder: order,
+      config: last.config,
+      updated: last.updated,
+      paused: last.paused,
+    });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
@@ -188,9 +214,20 @@ function cvoWaits(events: readonly TimelineEvent[], start: number, end: number):
     } else out.push({ operator: op, fromMs: from - start, toMs: at - start, ms: at - from });
   };
   for (const e of events) {
-    if (e.t < start || e.type !== 'condition' || e.object !== 'clusterversion/version' || e.condition.type !== 'Progressing') continue;
+    if (
+      e.t < start ||
+      e.type !== 'condition' ||
+      e.object !== 'clusterversion/version' ||
+      e.condition.type !== 'Progressing'
+    )
+      continue;
     const m = /waiting on ([a-z0-9.,\s-]+?)(?: over \d|$)/.exec(e.condition.message ?? '');
-    const now = new Set((m?.[1] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '' && x !== 'and'));
+    const now = new Set(
+      (m?.[1] ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '' && x !== 'and'),
+    );
     for (const op of [...open.keys()]) if (!now.has(op)) close(op, e.t);
     for (const op of now) if (!open.has(op)) open.set(op, e.t);
   }
@@ -200,7 +237,12 @@ function cvoWaits(events: readonly TimelineEvent[], start: number, end: number):
 
 /** A condition worth reporting: Failing/Degraded set, Available=False, Upgradeable=False. */
 function isProblem(c: ObservedCondition): boolean {
-  return (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(c.type) && c.status === 'True') || (c.type === 'Failing' && c.status === 'Unknown') || (c.type === 'Available' && c.status === 'False') || (c.type === 'Upgradeable' && c.status === 'False');
+  return (
+    (['Failing', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(c.type) && c.status === 'True') ||
+    (c.type === 'Failing' && c.status === 'Unknown') ||
+    (c.type === 'Available' && c.status === 'False') ||
+    (c.type === 'Upgradeable' && c.status === 'False')
+  );
 }
 
 /** Computes the report from the timeline (the events up to the verdict). */
@@ -211,8 +253,9 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
   const end = phaseStart(events, 'finished') ?? events.at(-1)?.t ?? 0;
   const start = upgrade ?? end;
   const reached = new Map<string, number>();
-  for (const e of events) if (e.type === 'operator' && e.version === ctx.to && e.t >= start && !reached.has(e.name)) reached.set(e.name, e.t);
-  const operatorNames = [...new Set(events.filter((e) => e.type === 'operator').map((e) => (e).name))];
+  for (const e of events)
+    if (e.type === 'operator' && e.version === ctx.to && e.t >= start && !reached.has(e.name)) reached.set(e.name, e.t);
+  const operatorNames = [...new Set(events.filter((e) => e.type === 'operator').map((e) => e.name))];
   const reboots = new Map<string, number>();
   const lastReady = new Map<string, boolean>();
   for (const e of events) {
@@ -228,8 +271,23 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
     if (seen.has(key)) return;
     const phase = upgrade !== null && e.t >= upgrade ? 'update' : 'install';
     const base = phase === 'update' ? start : (install ?? 0);
-    const cleared = events.slice(i + 1).find((x) => x.type === 'condition' && x.object === e.object && x.condition.type === e.condition.type && !isProblem(x.condition));
-    seen.set(key, { object: e.object, condition: e.condition, firstMs: e.t, phase, atMs: e.t - base, clearedMs: cleared === undefined ? null : cleared.t - base });
+    const cleared = events
+      .slice(i + 1)
+      .find(
+        (x) =>
+          x.type === 'condition' &&
+          x.object === e.object &&
+          x.condition.type === e.condition.type &&
+          !isProblem(x.condition),
+      );
+    seen.set(key, {
+      object: e.object,
+      condition: e.condition,
+      firstMs: e.t,
+      phase,
+      atMs: e.t - base,
+      clearedMs: cleared === undefined ? null : cleared.t - base,
+    });
   });
   return {
     outcome: ctx.outcome,
@@ -243,12 +301,18 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
     simulatedUpgradeSeconds: upgrade !== null ? ((end - upgrade) * ctx.timeScale) / 1000 : null,
     timeScale: ctx.timeScale,
     runLevels: upgrade === null ? [] : runLevelTimes(events, ctx, upgrade, reached),
-    operators: operatorNames.sort().map((name) => ({ name, reachedMs: reached.has(name) ? (reached.get(name) ?? 0) - start : null })),
+    operators: operatorNames
+      .sort()
+      .map((name) => ({ name, reachedMs: reached.has(name) ? (reached.get(name) ?? 0) - start : null })),
     pools: poolReports(events, start),
     reboots: [...reboots.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node, count]) => ({ node, count })),
     conditions: [...seen.values()],
     waits: upgrade === null ? [] : cvoWaits(events, start, end),
-    interruptions: events.flatMap((e) => (e.type === 'component' && (e.state === 'killed' || e.state === 'restarted') && e.t >= start ? [{ component: e.component, state: e.state, detail: e.detail ?? '', atMs: e.t - start }] : [])),
+    interruptions: events.flatMap((e) =>
+      e.type === 'component' && (e.state === 'killed' || e.state === 'restarted') && e.t >= start
+        ? [{ component: e.component, state: e.state, detail: e.detail ?? '', atMs: e.t - start }]
+        : [],
+    ),
     injected: events.flatMap((e) => (e.type === 'fault' ? [{ fault: e.fault, detail: e.detail, atMs: e.t }] : [])),
     api: ctx.api,
     faults: [...ctx.faults],
@@ -279,35 +343,59 @@ function clearedText(ms: number | null): string {
 export function formatReport(r: RehearsalReport): string {
   const out: string[] = [];
   out.push(`Rehearsal ${r.from} -> ${r.to}: ${r.outcome} (exit ${r.exitCode})`, `  ${r.message}`);
-  if (r.diagnosis.length > 0) out.push('  Diagnosis (as keelson mcp why and upgrade status see it):', ...formatDiagnosis(r.diagnosis, '    '));
+  if (r.diagnosis.length > 0)
+    out.push('  Diagnosis (as keelson mcp why and upgrade status see it):', ...formatDiagnosis(r.diagnosis, '    '));
   if (r.missing.length > 0) {
     out.push('  Missing components:');
     for (const m of r.missing) out.push(`    - ${m}`);
   }
-  out.push(`  Total ${secs(r.totalMs)}; install ${secs(r.installMs)}; update ${secs(r.upgradeMs)}${r.simulatedUpgradeSeconds !== null ? ` (~${Math.round(r.simulatedUpgradeSeconds)}s on the simulated clock, time scale ${r.timeScale})` : ''}`);
+  out.push(
+    `  Total ${secs(r.totalMs)}; install ${secs(r.installMs)}; update ${secs(r.upgradeMs)}${r.simulatedUpgradeSeconds !== null ? ` (~${Math.round(r.simulatedUpgradeSeconds)}s on the simulated clock, time scale ${r.timeScale})` : ''}`,
+  );
   if (r.faults.length > 0) out.push(`  Faults: ${r.faults.join(', ')}`);
   if (r.runLevels.length > 0) {
     out.push('  Run levels:');
-    for (const l of r.runLevels) out.push(`    ${l.level}: ${l.ms === null ? 'not finished' : secs(l.ms)} (from +${secs(l.startMs)}${l.laterStartsMs.length > 0 ? `; walked again by ${l.laterStartsMs.length} later sync attempt(s)` : ''})`);
+    for (const l of r.runLevels)
+      out.push(
+        `    ${l.level}: ${l.ms === null ? 'not finished' : secs(l.ms)} (from +${secs(l.startMs)}${l.laterStartsMs.length > 0 ? `; walked again by ${l.laterStartsMs.length} later sync attempt(s)` : ''})`,
+      );
   }
   if (r.waits.length > 0) {
     out.push('  The CVO waited on (longest first):');
-    for (const w of r.waits) out.push(`    ${w.operator}: ${secs(w.ms)} (~${simMinutes(w.ms, r.timeScale)} simulated min, from +${secs(w.fromMs)} to +${secs(w.toMs)})`);
+    for (const w of r.waits)
+      out.push(
+        `    ${w.operator}: ${secs(w.ms)} (~${simMinutes(w.ms, r.timeScale)} simulated min, from +${secs(w.fromMs)} to +${secs(w.toMs)})`,
+      );
   }
-  if (r.operators.length > 0) out.push(`  Operators at ${r.to}: ${r.operators.map((o) => `${o.name} ${o.reachedMs === null ? 'NOT reached' : `+${secs(o.reachedMs)}`}`).join(', ')}`);
+  if (r.operators.length > 0)
+    out.push(
+      `  Operators at ${r.to}: ${r.operators.map((o) => `${o.name} ${o.reachedMs === null ? 'NOT reached' : `+${secs(o.reachedMs)}`}`).join(', ')}`,
+    );
   for (const p of r.pools) {
-    out.push(`  Pool ${p.name}: ${p.updated}/${p.nodes} updated on ${p.config || '-'}${p.paused ? ' (paused)' : ''}; max unavailable at once ${p.maxUnavailableSeen} (limit ${p.maxUnavailable})${p.maxUnavailableSeen > p.maxUnavailable ? ' EXCEEDED' : ''}`);
+    out.push(
+      `  Pool ${p.name}: ${p.updated}/${p.nodes} updated on ${p.config || '-'}${p.paused ? ' (paused)' : ''}; max unavailable at once ${p.maxUnavailableSeen} (limit ${p.maxUnavailable})${p.maxUnavailableSeen > p.maxUnavailable ? ' EXCEEDED' : ''}`,
+    );
     if (p.rolloutOrder.length > 0) out.push(`    rollout order: ${p.rolloutOrder.join(', ')}`);
   }
   for (const f of r.injected) out.push(`  Fault ${f.fault} at +${secs(f.atMs)}: ${f.detail}`);
-  for (const x of r.interruptions) out.push(`  +${secs(x.atMs)} ${x.component} ${x.state}${x.detail !== '' ? ` (${x.detail})` : ''}`);
-  out.push(`  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`);
+  for (const x of r.interruptions)
+    out.push(`  +${secs(x.atMs)} ${x.component} ${x.state}${x.detail !== '' ? ` (${x.detail})` : ''}`);
+  out.push(
+    `  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`,
+  );
   for (const phase of ['install', 'update'] as const) {
     const cs = r.conditions.filter((c) => c.phase === phase);
     if (cs.length === 0) continue;
     out.push(`  Conditions seen during the ${phase} (time since the ${phase} started):`);
-    for (const c of cs) out.push(`    +${secs(c.atMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined && c.condition.message !== '' ? `: ${c.condition.message}` : ''} [${clearedText(c.clearedMs)}]`);
+    for (const c of cs)
+      out.push(
+        `    +${secs(c.atMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined && c.condition.message !== '' ? `: ${c.condition.message}` : ''} [${clearedText(c.clearedMs)}]`,
+      );
   }
-  out.push(`  API requests: ${r.api.total} (${Object.entries(r.api.byVerb).map(([v, n]) => `${v} ${n}`).join(', ')})${r.api.injectedErrors > 0 ? `; ${r.api.injectedErrors} injected errors` : ''}`);
+  out.push(
+    `  API requests: ${r.api.total} (${Object.entries(r.api.byVerb)
+      .map(([v, n]) => `${v} ${n}`)
+      .join(', ')})${r.api.injectedErrors > 0 ? `; ${r.api.injectedErrors} injected errors` : ''}`,
+  );
   return `${out.join('\n')}\n`;
 }

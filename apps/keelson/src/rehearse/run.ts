@@ -6,25 +6,64 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { publishRehearsalReleases, startOciRegistry, type OciRegistry, type PublishedReleases } from '@keelson/payload-gen';
+import {
+  publishRehearsalReleases,
+  startOciRegistry,
+  type OciRegistry,
+  type PublishedReleases,
+} from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
-import { clusterCABundleObjects, OPERATOR_SIMULATOR_IDENTITY, operatorSimulatorManifests, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import {
+  clusterCABundleObjects,
+  OPERATOR_SIMULATOR_IDENTITY,
+  operatorSimulatorManifests,
+  startSandbox,
+  type Sandbox,
+} from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { startTlsFront } from './tls-front.js';
-import { loadComponents, machineConfigManifestsDir, SIMULATED_REBOOT_MS, type ComponentContext, type RehearsalComponents, type Running, type RunningNodes, type RunningOperators } from './components.js';
+import {
+  loadComponents,
+  machineConfigManifestsDir,
+  SIMULATED_REBOOT_MS,
+  type ComponentContext,
+  type RehearsalComponents,
+  type Running,
+  type RunningNodes,
+  type RunningOperators,
+} from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
-import { COMPONENT_WORKLOADS, cvoBootstrapRbac, ServiceAccountMissing, shippedBindings, waitForServiceAccount, workloadServiceAccount, writeServiceAccountKubeconfig, type ReleaseComponent, type ServiceAccountRef } from './identities.js';
+import {
+  COMPONENT_WORKLOADS,
+  cvoBootstrapRbac,
+  ServiceAccountMissing,
+  shippedBindings,
+  waitForServiceAccount,
+  workloadServiceAccount,
+  writeServiceAccountKubeconfig,
+  type ReleaseComponent,
+  type ServiceAccountRef,
+} from './identities.js';
 import type { IntOrPercent } from './max-unavailable.js';
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type RehearsalReport } from './report.js';
 import type { TimelineEvent } from './timeline.js';
 import { openUserReleases } from './user-release.js';
-import { cond, decideUpdateVerdict, degradedPool, explainStall, history0, poolsUpdated, type DrainFailure, type RehearsalVerdict } from './verdict.js';
+import {
+  cond,
+  decideUpdateVerdict,
+  degradedPool,
+  explainStall,
+  history0,
+  poolsUpdated,
+  type DrainFailure,
+  type RehearsalVerdict,
+} from './verdict.js';
 import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 
@@ -98,11 +137,16 @@ class Stack {
 }
 
 /** The node names and roles of the rehearsal cluster. */
-export function nodeInventory(masters: number, workers: number, pools: Readonly<Record<string, number>>): { name: string; roles: string[] }[] {
+export function nodeInventory(
+  masters: number,
+  workers: number,
+  pools: Readonly<Record<string, number>>,
+): { name: string; roles: string[] }[] {
   const out: { name: string; roles: string[] }[] = [];
   for (let i = 0; i < masters; i++) out.push({ name: `master-${i}`, roles: ['master'] });
   for (let i = 0; i < workers; i++) out.push({ name: `worker-${i}`, roles: ['worker'] });
-  for (const [pool, n] of Object.entries(pools)) for (let i = 0; i < n; i++) out.push({ name: `${pool}-${i}`, roles: ['worker', pool] });
+  for (const [pool, n] of Object.entries(pools))
+    for (let i = 0; i < n; i++) out.push({ name: `${pool}-${i}`, roles: ['worker', pool] });
   return out;
 }
 
@@ -121,7 +165,9 @@ export function customPool(name: string, maxUnavailable?: IntOrPercent): Record<
     kind: 'MachineConfigPool',
     metadata: { name },
     spec: {
-      machineConfigSelector: { matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'In', values: ['worker', name] }] },
+      machineConfigSelector: {
+        matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'In', values: ['worker', name] }],
+      },
       nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } },
       ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
     },
@@ -132,14 +178,24 @@ export function customPool(name: string, maxUnavailable?: IntOrPercent): Record<
  * The `--pools` custom pools, created with the cluster (as install-time manifests are) so that their machines, which
  * fetch `/config/<pool>` from the machine-config-server when they boot, find a rendered config.
  */
-export async function createCustomPools(client: KubeClient, pools: Readonly<Record<string, number>>, maxUnavailable: Readonly<Record<string, IntOrPercent>>): Promise<void> {
+export async function createCustomPools(
+  client: KubeClient,
+  pools: Readonly<Record<string, number>>,
+  maxUnavailable: Readonly<Record<string, IntOrPercent>>,
+): Promise<void> {
   for (const name of Object.keys(pools)) {
-    await client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools', { body: customPool(name, maxUnavailable[name]) });
+    await client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools', {
+      body: customPool(name, maxUnavailable[name]),
+    });
   }
 }
 
 /** Creates what the installer creates before the CVO runs: the payload's CRDs, the CVO's namespace, the cluster's CA ConfigMaps, ClusterVersion `version`. */
-export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'payload'>, svc: Pick<UpdateService, 'channel' | 'upstream'>): Promise<void> {
+export async function bootstrapCluster(
+  client: KubeClient,
+  a: Pick<Release, 'payload'>,
+  svc: Pick<UpdateService, 'channel' | 'upstream'>,
+): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
   for (const m of crds) {
     try {
@@ -149,7 +205,9 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
     }
   }
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
-  for (const m of a.payload.manifests.filter((x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace')) {
+  for (const m of a.payload.manifests.filter(
+    (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',
+  )) {
     try {
       await client.request('POST', '/api/v1/namespaces', { body: m.object });
     } catch (e) {
@@ -163,7 +221,8 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
   // the CA bundles of an installed cluster (the installer's root-ca and initial serving CA, the kube-apiserver
   // operator's client CA, bootstrap complete): the machine-config-operator reads them into its ControllerConfig
   for (const o of await clusterCABundleObjects()) {
-    const path = o.kind === 'Namespace' ? '/api/v1/namespaces' : `/api/v1/namespaces/${o.metadata?.namespace ?? ''}/configmaps`;
+    const path =
+      o.kind === 'Namespace' ? '/api/v1/namespaces' : `/api/v1/namespaces/${o.metadata?.namespace ?? ''}/configmaps`;
     try {
       await client.request('POST', path, { body: o });
     } catch (e) {
@@ -171,19 +230,41 @@ export async function bootstrapCluster(client: KubeClient, a: Pick<Release, 'pay
     }
   }
   await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
-    body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: { clusterID: randomUUID(), channel: svc.channel, upstream: svc.upstream } },
+    body: {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: randomUUID(), channel: svc.channel, upstream: svc.upstream },
+    },
   });
 }
 
-const RBAC_PLURALS: Record<string, string> = { ServiceAccount: 'serviceaccounts', Namespace: 'namespaces', Role: 'roles', RoleBinding: 'rolebindings', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings' };
+const RBAC_PLURALS: Record<string, string> = {
+  ServiceAccount: 'serviceaccounts',
+  Namespace: 'namespaces',
+  Role: 'roles',
+  RoleBinding: 'rolebindings',
+  ClusterRole: 'clusterroles',
+  ClusterRoleBinding: 'clusterrolebindings',
+};
 
 /** Creates a Namespace, ServiceAccount or RBAC object unless it exists. */
-async function createIfMissing(client: KubeClient, o: { apiVersion?: unknown; kind?: unknown; metadata?: { namespace?: string } }): Promise<void> {
+async function createIfMissing(
+  client: KubeClient,
+  o: { apiVersion?: unknown; kind?: unknown; metadata?: { namespace?: string } },
+): Promise<void> {
   const plural = RBAC_PLURALS[String(o.kind)];
   if (plural === undefined) throw new Error(`bootstrap: unexpected kind ${String(o.kind)}`);
   const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${String(o.apiVersion)}`;
   const ns = o.metadata?.namespace;
-  const path = ns !== undefined && ns !== '' && plural !== 'namespaces' && plural !== 'clusterroles' && plural !== 'clusterrolebindings' ? `${base}/namespaces/${ns}/${plural}` : `${base}/${plural}`;
+  const path =
+    ns !== undefined &&
+    ns !== '' &&
+    plural !== 'namespaces' &&
+    plural !== 'clusterroles' &&
+    plural !== 'clusterrolebindings'
+      ? `${base}/namespaces/${ns}/${plural}`
+      : `${base}/${plural}`;
   try {
     await client.request('POST', path, { body: o });
   } catch (e) {
@@ -212,9 +293,21 @@ export async function rehearse(opts: RehearseOptions): Promise<RehearsalResult> 
   const faults = describeFaults(opts.faults);
   const loaded = await loadComponents();
   if (loaded.components === undefined) {
-    const missing = loaded.status.filter((s) => !s.available).map((s) => `${s.name} (${s.provider}): ${s.reason ?? 'missing'}`);
+    const missing = loaded.status
+      .filter((s) => !s.available)
+      .map((s) => `${s.name} (${s.provider}): ${s.reason ?? 'missing'}`);
     emit({ t: t(), type: 'phase', phase: 'finished', detail: 'cannot rehearse: components missing' });
-    const report = computeReport(events, { from: opts.from ?? 'A', to: opts.to ?? 'B', outcome: 'NotRunnable', message: `cannot rehearse yet: ${missing.length} component(s) missing; nothing was faked`, timeScale: opts.timeScale, api: EMPTY_API, runLevels: [], faults, missing });
+    const report = computeReport(events, {
+      from: opts.from ?? 'A',
+      to: opts.to ?? 'B',
+      outcome: 'NotRunnable',
+      message: `cannot rehearse yet: ${missing.length} component(s) missing; nothing was faked`,
+      timeScale: opts.timeScale,
+      api: EMPTY_API,
+      runLevels: [],
+      faults,
+      missing,
+    });
     return { report, events };
   }
   return runWith(loaded.components, opts, t0, emit, events);
@@ -244,7 +337,13 @@ class Session {
       void r.stop().catch(() => undefined);
       return r;
     }
-    this.emit({ t: this.t(), type: 'component', component, state: 'started', ...(detail !== undefined ? { detail } : {}) });
+    this.emit({
+      t: this.t(),
+      type: 'component',
+      component,
+      state: 'started',
+      ...(detail !== undefined ? { detail } : {}),
+    });
     this.stack.push(component, () => r.stop());
     return r;
   }
@@ -255,11 +354,24 @@ class Session {
     await mkdir(opts.workDir, { recursive: true });
     if (opts.from === undefined || opts.to === undefined) {
       const mcoDir = await machineConfigManifestsDir();
-      const pub: PublishedReleases = await publishRehearsalReleases({ out: join(opts.workDir, 'releases'), ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}) });
+      const pub: PublishedReleases = await publishRehearsalReleases({
+        out: join(opts.workDir, 'releases'),
+        ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}),
+      });
       stack.push('releases', () => pub.close());
       return {
-        a: { version: pub.from.version, pullSpec: pub.from.pullSpec, payload: await openPayload(pub.from.dir), dir: pub.from.dir },
-        b: { version: pub.to.version, pullSpec: pub.to.pullSpec, payload: await openPayload(pub.to.dir), dir: pub.to.dir },
+        a: {
+          version: pub.from.version,
+          pullSpec: pub.from.pullSpec,
+          payload: await openPayload(pub.from.dir),
+          dir: pub.from.dir,
+        },
+        b: {
+          version: pub.to.version,
+          pullSpec: pub.to.pullSpec,
+          payload: await openPayload(pub.to.dir),
+          dir: pub.to.dir,
+        },
       };
     }
     let registry: OciRegistry | undefined;
@@ -281,7 +393,10 @@ class Session {
   checkFaultTargets(a: Release, b: Release): void {
     const { opts } = this;
     const nodes = nodeInventory(opts.masters, opts.workers, opts.pools).map((n) => n.name);
-    const checked = validateFaultTargets(opts.faults, rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)));
+    const checked = validateFaultTargets(
+      opts.faults,
+      rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)),
+    );
     for (const note of checked.notes) this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: note });
     if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
   }
@@ -303,9 +418,15 @@ class Session {
   killCvoAt: number | undefined;
 
   /** Update service, API server behind the proxy, bootstrap objects, observer. */
-  async cluster(a: Release, b: Release): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
+  async cluster(
+    a: Release,
+    b: Release,
+  ): Promise<{ svc: UpdateService; direct: KubeClient; obs: Observer; ctx: ComponentContext }> {
     const { opts, stack } = this;
-    const svc = await startUpdateService({ from: { version: a.version, payload: a.pullSpec }, to: { version: b.version, payload: b.pullSpec } });
+    const svc = await startUpdateService({
+      from: { version: a.version, payload: a.pullSpec },
+      to: { version: b.version, payload: b.pullSpec },
+    });
     stack.push('update service', () => svc.close());
     const sandbox = await startSandbox({ simulatePods: true });
     stack.push('api server', () => sandbox.stop());
@@ -323,7 +444,18 @@ class Session {
     stack.push('observer', () => obs.stop());
     await obs.synced();
     // the kubelets of the virtual machines are not Keelson components: they keep the admin credentials
-    return { svc, direct, obs, ctx: { kubeconfigPath, kubeletKubeconfigPath: kubeconfigPath, timeScale: opts.timeScale, workDir: opts.workDir, log: opts.onLog ?? (() => undefined) } };
+    return {
+      svc,
+      direct,
+      obs,
+      ctx: {
+        kubeconfigPath,
+        kubeletKubeconfigPath: kubeconfigPath,
+        timeScale: opts.timeScale,
+        workDir: opts.workDir,
+        log: opts.onLog ?? (() => undefined),
+      },
+    };
   }
 
   direct: KubeClient | undefined;
@@ -344,16 +476,31 @@ class Session {
    * The component's context: a kubeconfig of the ServiceAccount its workload in `release` runs as, once the CVO has
    * created and bound it (the admin's when the release ships no workload for it, which the timeline says).
    */
-  async as(ctx: ComponentContext, component: ReleaseComponent | 'cluster-operator simulator', release: Release, deadline: number): Promise<{ ctx: ComponentContext; who: string }> {
+  async as(
+    ctx: ComponentContext,
+    component: ReleaseComponent | 'cluster-operator simulator',
+    release: Release,
+    deadline: number,
+  ): Promise<{ ctx: ComponentContext; who: string }> {
     const cached = this.identities.get(component);
     if (cached !== undefined) return cached;
-    const sa: ServiceAccountRef | undefined = component === 'cluster-operator simulator' ? { namespace: OPERATOR_SIMULATOR_IDENTITY.namespace, name: OPERATOR_SIMULATOR_IDENTITY.serviceAccount } : workloadServiceAccount(release.payload, COMPONENT_WORKLOADS[component]);
+    const sa: ServiceAccountRef | undefined =
+      component === 'cluster-operator simulator'
+        ? { namespace: OPERATOR_SIMULATOR_IDENTITY.namespace, name: OPERATOR_SIMULATOR_IDENTITY.serviceAccount }
+        : workloadServiceAccount(release.payload, COMPONENT_WORKLOADS[component]);
     const direct = this.direct;
     let out: { ctx: ComponentContext; who: string };
-    if (sa === undefined || direct === undefined) out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
+    if (sa === undefined || direct === undefined)
+      out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
     else {
       await waitForServiceAccount(direct, sa, deadline, shippedBindings(release.payload, sa), () => this.closed);
-      const path = await writeServiceAccountKubeconfig(direct, this.proxy?.url ?? '', sa, ctx.workDir, `kubeconfig-${component.replace(/\W+/g, '-')}`);
+      const path = await writeServiceAccountKubeconfig(
+        direct,
+        this.proxy?.url ?? '',
+        sa,
+        ctx.workDir,
+        `kubeconfig-${component.replace(/\W+/g, '-')}`,
+      );
       out = { ctx: { ...ctx, kubeconfigPath: path }, who: `as system:serviceaccount:${sa.namespace}:${sa.name}` };
     }
     this.identities.set(component, out);
@@ -361,19 +508,41 @@ class Session {
   }
 
   /** Every component, release A installed; resolves when ClusterVersion is Available and every pool Updated on all its MachineConfigs. */
-  async install(a: Release, svc: UpdateService, obs: Observer, ctx: ComponentContext, direct: KubeClient): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
+  async install(
+    a: Release,
+    svc: UpdateService,
+    obs: Observer,
+    ctx: ComponentContext,
+    direct: KubeClient,
+  ): Promise<{ nodes: RunningNodes; operators: RunningOperators; startCvo: () => Promise<Running> }> {
     const { c, opts } = this;
     this.emit({ t: this.t(), type: 'phase', phase: 'install', detail: `installing ${a.version} (${a.pullSpec})` });
     const until = Date.now() + opts.timeoutSeconds * 1000;
     const sim = await this.as(ctx, 'cluster-operator simulator', a, until);
-    const operators = this.started('cluster-operator simulator', await c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: [], never: [] }), sim.who);
+    const operators = this.started(
+      'cluster-operator simulator',
+      await c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: [], never: [] }),
+      sim.who,
+    );
     const progress = {
       runLevel: (level: string, state: 'started' | 'finished', version: string) => {
         this.emit({ t: this.t(), type: 'runlevel', level, state, version });
       },
     };
     const cvoId = await this.as(ctx, 'cluster-version-operator', a, until);
-    const startCvo = async (): Promise<Running> => this.started('cluster-version-operator', await c.startCvo(cvoId.ctx, { payloadDir: a.dir, releaseImage: a.pullSpec, updateService: svc.upstream, promql: svc.prometheus, progress, asProcess: opts.faults.killCvoAt !== undefined }), cvoId.who);
+    const startCvo = async (): Promise<Running> =>
+      this.started(
+        'cluster-version-operator',
+        await c.startCvo(cvoId.ctx, {
+          payloadDir: a.dir,
+          releaseImage: a.pullSpec,
+          updateService: svc.upstream,
+          promql: svc.prometheus,
+          progress,
+          asProcess: opts.faults.killCvoAt !== undefined,
+        }),
+        cvoId.who,
+      );
     this.startCvo = startCvo;
     this.cvo = await startCvo();
     // the MCO's pods start once the CVO has created their ServiceAccounts and RBAC; machines boot meanwhile and
@@ -386,20 +555,41 @@ class Session {
     void this.startMco(ctx, a.version, a, until).catch(failed);
     const booting = (async () => {
       const mcsId = await this.as(ctx, 'machine-config-server', a, until);
-      const mcs = this.started('machine-config-server', await c.startMachineConfigServer(mcsId.ctx, { apiserverUrl: this.proxy?.url ?? '' }), mcsId.who);
-      this.machines = { nodes: nodeInventory(opts.masters, opts.workers, opts.pools), ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}) };
+      const mcs = this.started(
+        'machine-config-server',
+        await c.startMachineConfigServer(mcsId.ctx, { apiserverUrl: this.proxy?.url ?? '' }),
+        mcsId.who,
+      );
+      this.machines = {
+        nodes: nodeInventory(opts.masters, opts.workers, opts.pools),
+        ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}),
+      };
       const mcd = await this.as(ctx, 'machine-config-daemon', a, until);
-      nodes = this.started('virtual nodes', await c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: [], drift: [] }), `machine-config-daemon ${mcd.who}; kubelets as the admin`);
+      nodes = this.started(
+        'virtual nodes',
+        await c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: [], drift: [] }),
+        `machine-config-daemon ${mcd.who}; kubelets as the admin`,
+      );
     })().catch(failed);
     this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
     let unsettled: string[] = [];
     let lastSettleCheck = 0;
     for (;;) {
-      if (nodesError instanceof ServiceAccountMissing) throw new InstallStalled(`install of ${a.version} stalled: ${nodesError.message}`);
-      if (nodesError !== undefined) throw nodesError instanceof Error ? nodesError : new Error('the virtual nodes failed to start', { cause: nodesError });
-      if (Date.now() > until) throw new InstallStalled(`install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`);
+      if (nodesError instanceof ServiceAccountMissing)
+        throw new InstallStalled(`install of ${a.version} stalled: ${nodesError.message}`);
+      if (nodesError !== undefined)
+        throw nodesError instanceof Error
+          ? nodesError
+          : new Error('the virtual nodes failed to start', { cause: nodesError });
+      if (Date.now() > until)
+        throw new InstallStalled(
+          `install of ${a.version} did not finish in ${opts.timeoutSeconds}s: ${[cond(obs.clusterVersion(), 'Progressing')?.message ?? 'no ClusterVersion progress', ...unsettled].join('; ')}`,
+        );
       await this.supervise(ctx);
-      const installed = cond(obs.clusterVersion(), 'Available')?.status === 'True' && history0(obs.clusterVersion())['state'] === 'Completed' && poolsUpdated(obs.pools(), false);
+      const installed =
+        cond(obs.clusterVersion(), 'Available')?.status === 'True' &&
+        history0(obs.clusterVersion())['state'] === 'Completed' &&
+        poolsUpdated(obs.pools(), false);
       if (nodes !== undefined && installed && Date.now() - lastSettleCheck > 250) {
         lastSettleCheck = Date.now();
         unsettled = await this.unsettled(direct, obs);
@@ -414,7 +604,10 @@ class Session {
    * is over only when the pools have rolled onto the configs with the payload's base MachineConfigs.
    */
   private async unsettled(direct: KubeClient, obs: Observer): Promise<string[]> {
-    const list = await direct.request<{ items?: MachineConfigLike[] }>('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigs');
+    const list = await direct.request<{ items?: MachineConfigLike[] }>(
+      'GET',
+      '/apis/machineconfiguration.openshift.io/v1/machineconfigs',
+    );
     return unsettledPools(obs.pools(), list.items ?? []);
   }
 
@@ -433,23 +626,58 @@ class Session {
     if (fail.length === 0 || this.machines === undefined) return nodes;
     await nodes.stop();
     const mcd = this.known('machine-config-daemon', ctx);
-    const again = this.started('virtual nodes (power-cycled)', await this.c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: fail, drift: [] }), mcd.who);
-    for (const n of fail) this.emit({ t: this.t(), type: 'fault', fault: `node-fails-boot=${n}`, detail: `${n} will not come back from the update's reboot` });
+    const again = this.started(
+      'virtual nodes (power-cycled)',
+      await this.c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: fail, drift: [] }),
+      mcd.who,
+    );
+    for (const n of fail)
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: `node-fails-boot=${n}`,
+        detail: `${n} will not come back from the update's reboot`,
+      });
     return again;
   }
   private mco: { version: string; operator: Running; controller: Running } | undefined;
 
   /** The MCO operator and controller of one release (upstream: the pods of the machine-config Deployments). */
-  async startMco(ctx: ComponentContext, releaseVersion: string, release?: Release, deadline = Date.now() + this.opts.timeoutSeconds * 1000): Promise<void> {
-    const op = release !== undefined ? await this.as(ctx, 'machine-config-operator', release, deadline) : this.known('machine-config-operator', ctx);
-    const ctl = release !== undefined ? await this.as(ctx, 'machine-config-controller', release, deadline) : this.known('machine-config-controller', ctx);
+  async startMco(
+    ctx: ComponentContext,
+    releaseVersion: string,
+    release?: Release,
+    deadline = Date.now() + this.opts.timeoutSeconds * 1000,
+  ): Promise<void> {
+    const op =
+      release !== undefined
+        ? await this.as(ctx, 'machine-config-operator', release, deadline)
+        : this.known('machine-config-operator', ctx);
+    const ctl =
+      release !== undefined
+        ? await this.as(ctx, 'machine-config-controller', release, deadline)
+        : this.known('machine-config-controller', ctx);
     if (this.mco !== undefined) {
       await this.mco.operator.stop();
       await this.mco.controller.stop();
-      this.emit({ t: this.t(), type: 'component', component: 'machine-config-operator', state: 'restarted', detail: `Deployment rolled out to ${releaseVersion}` });
+      this.emit({
+        t: this.t(),
+        type: 'component',
+        component: 'machine-config-operator',
+        state: 'restarted',
+        detail: `Deployment rolled out to ${releaseVersion}`,
+      });
     }
-    const operator = this.started('machine-config-operator', await this.c.startMachineConfigOperator(op.ctx, { releaseVersion }), op.who);
-    const controller = this.started('machine-config-controller', await this.c.startMachineConfigController(ctl.ctx, { releaseVersion }), ctl.who);
+    const operator = this.started(
+      'machine-config-operator',
+      await this.c.startMachineConfigOperator(op.ctx, { releaseVersion }),
+      op.who,
+    );
+    const controller = this.started(
+      'machine-config-controller',
+      await this.c.startMachineConfigController(ctl.ctx, { releaseVersion }),
+      ctl.who,
+    );
     this.mco = { version: releaseVersion, operator, controller };
     this.led.delete('machine-config-operator');
     this.led.delete('machine-config-controller');
@@ -486,11 +714,20 @@ class Session {
       } else if (m !== undefined) {
         const part = component === 'machine-config-operator' ? 'operator' : 'controller';
         await m[part].stop();
-        m[part] = part === 'operator' ? await this.c.startMachineConfigOperator(this.ctxOf(component, ctx), { releaseVersion: m.version }) : await this.c.startMachineConfigController(this.ctxOf(component, ctx), { releaseVersion: m.version });
+        m[part] =
+          part === 'operator'
+            ? await this.c.startMachineConfigOperator(this.ctxOf(component, ctx), { releaseVersion: m.version })
+            : await this.c.startMachineConfigController(this.ctxOf(component, ctx), { releaseVersion: m.version });
         this.stack.push(component, () => m[part].stop());
       }
       const why = exited.get(component) === true ? 'its process exited' : 'lost its Lease';
-      this.emit({ t: this.t(), type: 'component', component, state: 'restarted', detail: `${why}; started again, as the kubelet restarts the container of a process that exits` });
+      this.emit({
+        t: this.t(),
+        type: 'component',
+        component,
+        state: 'restarted',
+        detail: `${why}; started again, as the kubelet restarts the container of a process that exits`,
+      });
     }
   }
 
@@ -498,11 +735,16 @@ class Session {
   async followMcoDeployment(direct: KubeClient, ctx: ComponentContext): Promise<void> {
     let d: unknown;
     try {
-      d = await direct.request('GET', '/apis/apps/v1/namespaces/openshift-machine-config-operator/deployments/machine-config-operator');
+      d = await direct.request(
+        'GET',
+        '/apis/apps/v1/namespaces/openshift-machine-config-operator/deployments/machine-config-operator',
+      );
     } catch {
       return;
     }
-    const containers = ((d as { spec?: { template?: { spec?: { containers?: { env?: { name?: string; value?: string }[] }[] } } } }).spec?.template?.spec?.containers ?? []);
+    const containers =
+      (d as { spec?: { template?: { spec?: { containers?: { env?: { name?: string; value?: string }[] }[] } } } }).spec
+        ?.template?.spec?.containers ?? [];
     const version = containers.flatMap((c) => c.env ?? []).find((e) => e.name === 'RELEASE_VERSION')?.value;
     if (version !== undefined && version !== this.mco?.version) await this.startMco(ctx, version);
   }
@@ -512,20 +754,47 @@ class Session {
     const { opts } = this;
     for (const [pool, value] of Object.entries(opts.maxUnavailable ?? {})) {
       if (Object.hasOwn(opts.pools, pool)) continue; // a custom pool got it at creation
-      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { maxUnavailable: value } }, contentType: 'application/merge-patch+json' });
+      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, {
+        body: { spec: { maxUnavailable: value } },
+        contentType: 'application/merge-patch+json',
+      });
       // the observer's pool event shows the new limit
     }
     for (const pool of opts.faults.pausePools) {
-      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, { body: { spec: { paused: true } }, contentType: 'application/merge-patch+json' });
+      await direct.request('PATCH', `/apis/machineconfiguration.openshift.io/v1/machineconfigpools/${pool}`, {
+        body: { spec: { paused: true } },
+        contentType: 'application/merge-patch+json',
+      });
       this.emit({ t: this.t(), type: 'fault', fault: `pause-pool ${pool}`, detail: 'spec.paused=true' });
     }
     for (const d of opts.faults.onDiskDrift) await this.editByHand(ctx, d);
-    if (opts.faults.pdbBlocksDrain) await armPdb(direct, this.emit, () => this.t(), this.machines?.nodes.find((n) => n.roles[0] === 'worker')?.name);
-    for (const n of opts.faults.degradedOperators) this.emit({ t: this.t(), type: 'fault', fault: `degraded-operator=${n}`, detail: `clusteroperator/${n} reports Degraded=True once the update reaches it` });
-    for (const n of opts.faults.neverUpdates) this.emit({ t: this.t(), type: 'fault', fault: `operator-never-updates=${n}`, detail: `clusteroperator/${n} never reports ${b.version}` });
+    if (opts.faults.pdbBlocksDrain)
+      await armPdb(direct, this.emit, () => this.t(), this.machines?.nodes.find((n) => n.roles[0] === 'worker')?.name);
+    for (const n of opts.faults.degradedOperators)
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: `degraded-operator=${n}`,
+        detail: `clusteroperator/${n} reports Degraded=True once the update reaches it`,
+      });
+    for (const n of opts.faults.neverUpdates)
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: `operator-never-updates=${n}`,
+        detail: `clusteroperator/${n} never reports ${b.version}`,
+      });
     await operators.stop();
     const sim = this.known('cluster-operator simulator', ctx);
-    this.started('cluster-operator simulator (target)', await this.c.startOperatorSimulator(sim.ctx, { versions: {}, degraded: opts.faults.degradedOperators, never: opts.faults.neverUpdates }), sim.who);
+    this.started(
+      'cluster-operator simulator (target)',
+      await this.c.startOperatorSimulator(sim.ctx, {
+        versions: {},
+        degraded: opts.faults.degradedOperators,
+        never: opts.faults.neverUpdates,
+      }),
+      sim.who,
+    );
   }
 
   /**
@@ -548,15 +817,33 @@ class Session {
   }
 
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
-  async update(b: Release, obs: Observer, nodes: RunningNodes, startCvo: () => Promise<Running>, ctx: ComponentContext, installedConfigs: ReadonlyMap<string, string>, direct: KubeClient): Promise<RehearsalVerdict> {
+  async update(
+    b: Release,
+    obs: Observer,
+    nodes: RunningNodes,
+    startCvo: () => Promise<Running>,
+    ctx: ComponentContext,
+    installedConfigs: ReadonlyMap<string, string>,
+    direct: KubeClient,
+  ): Promise<RehearsalVerdict> {
     const { opts } = this;
     this.proxy?.markUpdate();
-    this.emit({ t: this.t(), type: 'phase', phase: 'upgrade', detail: `keelson upgrade --to ${b.version} (${b.pullSpec}, offered by the local update service)` });
+    this.emit({
+      t: this.t(),
+      type: 'phase',
+      phase: 'upgrade',
+      detail: `keelson upgrade --to ${b.version} (${b.pullSpec}, offered by the local update service)`,
+    });
     await this.c.requestUpgrade(ctx, { toImage: b.pullSpec, version: b.version, force: opts.force === true });
     // armed once the request is in: the fault is about how the operators cope, not about `upgrade --to` itself
     if (opts.faults.apiErrorRate > 0) {
       this.proxy?.setErrorRate(opts.faults.apiErrorRate);
-      this.emit({ t: this.t(), type: 'fault', fault: 'api-errors', detail: `${opts.faults.apiErrorRate * 100}% of the components' API requests answered 500 InternalError` });
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: 'api-errors',
+        detail: `${opts.faults.apiErrorRate * 100}% of the components' API requests answered 500 InternalError`,
+      });
     }
     const startedAt = Date.now();
     const deadline = startedAt + opts.timeoutSeconds * 1000;
@@ -584,35 +871,90 @@ class Session {
       }
       const downNodes = [...downSince].map(([name, since]) => ({ name, since }));
       const killAt = this.killCvoAt ?? opts.faults.killCvoAt;
-      const verdict = decideUpdateVerdict({ clusterVersion: cv, pools: obs.pools(), target: b.version, installedConfigs, pausedPools: opts.faults.pausePools, now, failingSince, degradedSince, downNodes, rebootMs: SIMULATED_REBOOT_MS / opts.timeScale, drainFailure, startedAt, deadline });
+      const verdict = decideUpdateVerdict({
+        clusterVersion: cv,
+        pools: obs.pools(),
+        target: b.version,
+        installedConfigs,
+        pausedPools: opts.faults.pausePools,
+        now,
+        failingSince,
+        degradedSince,
+        downNodes,
+        rebootMs: SIMULATED_REBOOT_MS / opts.timeScale,
+        drainFailure,
+        startedAt,
+        deadline,
+      });
       if (verdict !== undefined && killAt !== undefined && !killedCvo) {
         // said, not hidden: the report must not read as if the CVO had been killed
-        this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: `cvo@${Math.round(killAt * 100)}% was never reached (the update ended first): nothing was killed` });
+        this.emit({
+          t: this.t(),
+          type: 'fault',
+          fault: 'kill-point',
+          detail: `cvo@${Math.round(killAt * 100)}% was never reached (the update ended first): nothing was killed`,
+        });
       }
-      if (verdict !== undefined) return verdict.outcome === 'Stalled' ? { ...verdict, message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0, obs.nodes()) } : verdict;
+      if (verdict !== undefined)
+        return verdict.outcome === 'Stalled'
+          ? {
+              ...verdict,
+              message: explainStall(verdict.message, obs.pools(), this.proxy?.counts().pdbRefusals ?? 0, obs.nodes()),
+            }
+          : verdict;
       const prog = this.events.findLast((e) => e.type === 'progress');
-      if (killAt !== undefined && !killedCvo && prog?.type === 'progress' && prog.version === b.version && prog.done / prog.total >= killAt) {
+      if (
+        killAt !== undefined &&
+        !killedCvo &&
+        prog?.type === 'progress' &&
+        prog.version === b.version &&
+        prog.done / prog.total >= killAt
+      ) {
         killedCvo = true;
         const kill = this.cvo?.kill;
         if (kill === undefined) throw new Error('the wired CVO cannot be killed abruptly (run it as a child process)');
         await kill();
-        this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'killed', detail: `at ${prog.done}/${prog.total}` });
+        this.emit({
+          t: this.t(),
+          type: 'component',
+          component: 'cluster-version-operator',
+          state: 'killed',
+          detail: `at ${prog.done}/${prog.total}`,
+        });
         this.cvo = await startCvo();
         this.led.delete('cluster-version-operator');
-        this.emit({ t: this.t(), type: 'component', component: 'cluster-version-operator', state: 'restarted', detail: 'new process; waits for the dead holder\'s Lease to expire, then resumes the update' });
+        this.emit({
+          t: this.t(),
+          type: 'component',
+          component: 'cluster-version-operator',
+          state: 'restarted',
+          detail: "new process; waits for the dead holder's Lease to expire, then resumes the update",
+        });
       }
       for (const n of opts.faults.killDaemons) {
         if (killedDaemons.has(n) || obs.nodes().find((x) => x.name === n)?.phase !== 'updating') continue;
         killedDaemons.add(n);
         await nodes.restartDaemon(n);
-        this.emit({ t: this.t(), type: 'component', component: `machine-config-daemon/${n}`, state: 'restarted', detail: 'killed mid-update' });
+        this.emit({
+          t: this.t(),
+          type: 'component',
+          component: `machine-config-daemon/${n}`,
+          state: 'restarted',
+          detail: 'killed mid-update',
+        });
       }
       await sleep(50);
     }
   }
 }
 
-async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number, emit: (e: TimelineEvent) => void, events: TimelineEvent[]): Promise<RehearsalResult> {
+async function runWith(
+  c: RehearsalComponents,
+  opts: RehearseOptions,
+  t0: number,
+  emit: (e: TimelineEvent) => void,
+  events: TimelineEvent[],
+): Promise<RehearsalResult> {
   const s = new Session(c, opts, t0, emit, events);
   let verdict: RehearsalVerdict = { outcome: 'Stalled', message: '' };
   let a: Release | undefined;
@@ -622,10 +964,22 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
   let result: RehearsalResult | undefined;
   try {
     try {
-      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: 'releases, registry, signature store, update service, API server' });
+      emit({
+        t: s.t(),
+        type: 'phase',
+        phase: 'setup',
+        detail: 'releases, registry, signature store, update service, API server',
+      });
       ({ a, b } = await s.releases());
       s.checkFaultTargets(a, b);
-      emit({ t: s.t(), type: 'phase', phase: 'setup', detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`, from: a.version, to: b.version });
+      emit({
+        t: s.t(),
+        type: 'phase',
+        phase: 'setup',
+        detail: `releases ${a.version} (${a.pullSpec}) -> ${b.version} (${b.pullSpec})`,
+        from: a.version,
+        to: b.version,
+      });
       const cl = await s.cluster(a, b);
       direct = cl.direct;
       const { nodes, operators, startCvo } = await s.install(a, cl.svc, cl.obs, cl.ctx, cl.direct);
@@ -638,10 +992,15 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
       verdict = { outcome: 'Stalled', message: e.message };
     }
     // what holds a failed or stalled run, read while the cluster still runs
-    if (verdict.outcome !== 'Completed' && direct !== undefined) diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
+    if (verdict.outcome !== 'Completed' && direct !== undefined)
+      diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
-    result = { report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }), events };
-    if (opts.hold !== undefined && s.proxy !== undefined && s.kubeconfigPath !== undefined) await opts.hold(result.report, await s.heldKubeconfig(s.proxy, s.kubeconfigPath));
+    result = {
+      report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }),
+      events,
+    };
+    if (opts.hold !== undefined && s.proxy !== undefined && s.kubeconfigPath !== undefined)
+      await opts.hold(result.report, await s.heldKubeconfig(s.proxy, s.kubeconfigPath));
   } finally {
     s.closed = true;
     if (result === undefined) emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
@@ -651,7 +1010,17 @@ async function runWith(c: RehearsalComponents, opts: RehearseOptions, t0: number
 }
 
 /** The report of a run, with the maxUnavailable invariant checked. */
-function finalReport(events: readonly TimelineEvent[], opts: RehearseOptions, r: { a: Release | undefined; b: Release | undefined; verdict: RehearsalVerdict; api: ApiCounts; diagnosis: Diagnosis[] }): RehearsalReport {
+function finalReport(
+  events: readonly TimelineEvent[],
+  opts: RehearseOptions,
+  r: {
+    a: Release | undefined;
+    b: Release | undefined;
+    verdict: RehearsalVerdict;
+    api: ApiCounts;
+    diagnosis: Diagnosis[];
+  },
+): RehearsalReport {
   const { a, b } = r;
   const report = computeReport(events, {
     from: a?.version ?? opts.from ?? 'A',
@@ -660,12 +1029,23 @@ function finalReport(events: readonly TimelineEvent[], opts: RehearseOptions, r:
     message: r.verdict.message,
     timeScale: opts.timeScale,
     api: r.api,
-    runLevels: a !== undefined && b !== undefined ? computeRunLevels(a.payload, b.payload).map((l) => ({ level: l.level, operators: l.operators.map((o) => o.name) })) : [],
+    runLevels:
+      a !== undefined && b !== undefined
+        ? computeRunLevels(a.payload, b.payload).map((l) => ({
+            level: l.level,
+            operators: l.operators.map((o) => o.name),
+          }))
+        : [],
     faults: describeFaults(opts.faults),
     diagnosis: r.diagnosis,
   });
   if (report.outcome === 'Completed' && !withinMaxUnavailable(report)) {
-    return { ...report, outcome: 'InvariantViolated', exitCode: EXIT_CODES.InvariantViolated, message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}` };
+    return {
+      ...report,
+      outcome: 'InvariantViolated',
+      exitCode: EXIT_CODES.InvariantViolated,
+      message: `more nodes than maxUnavailable were unavailable at once: ${report.pools.map((p) => `${p.name} ${p.maxUnavailableSeen}/${p.maxUnavailable}`).join(', ')}`,
+    };
   }
   return report;
 }
@@ -678,11 +1058,15 @@ async function latestDrainFailure(client: KubeClient): Promise<DrainFailure | un
   type Ev = { involvedObject?: { name?: string }; message?: string; lastTimestamp?: string; eventTime?: string };
   let list: { items?: Ev[] };
   try {
-    list = await client.request<{ items?: Ev[] }>('GET', '/api/v1/events', { query: { fieldSelector: 'reason=DrainThresholdExceeded' } });
+    list = await client.request<{ items?: Ev[] }>('GET', '/api/v1/events', {
+      query: { fieldSelector: 'reason=DrainThresholdExceeded' },
+    });
   } catch {
     return undefined;
   }
-  const newest = [...(list.items ?? [])].sort((x, y) => (x.lastTimestamp ?? x.eventTime ?? '').localeCompare(y.lastTimestamp ?? y.eventTime ?? '')).at(-1);
+  const newest = [...(list.items ?? [])]
+    .sort((x, y) => (x.lastTimestamp ?? x.eventTime ?? '').localeCompare(y.lastTimestamp ?? y.eventTime ?? ''))
+    .at(-1);
   return newest === undefined ? undefined : { node: newest.involvedObject?.name ?? '', message: newest.message ?? '' };
 }
 
@@ -693,19 +1077,47 @@ type Supervised = 'cluster-version-operator' | 'machine-config-operator' | 'mach
 class InstallStalled extends Error {}
 
 /** A workload on the workers whose PodDisruptionBudget allows no eviction. */
-async function armPdb(client: KubeClient, emit: (e: TimelineEvent) => void, t: () => number, worker: string | undefined): Promise<void> {
+async function armPdb(
+  client: KubeClient,
+  emit: (e: TimelineEvent) => void,
+  t: () => number,
+  worker: string | undefined,
+): Promise<void> {
   const ns = 'rehearsal-workload';
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
   await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
     body: {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'critical-app', namespace: ns },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'critical-app' } }, template: { metadata: { labels: { app: 'critical-app' } }, spec: { nodeSelector: { 'node-role.kubernetes.io/worker': '' }, ...(worker !== undefined ? { nodeName: worker } : {}), containers: [{ name: 'app', image: 'registry.example/critical-app:1' }] } } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'critical-app' } },
+        template: {
+          metadata: { labels: { app: 'critical-app' } },
+          spec: {
+            nodeSelector: { 'node-role.kubernetes.io/worker': '' },
+            ...(worker !== undefined ? { nodeName: worker } : {}),
+            containers: [{ name: 'app', image: 'registry.example/critical-app:1' }],
+          },
+        },
+      },
     },
   });
   await client.request('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
-    body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'critical-app', namespace: ns }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'critical-app' } } } },
+    body: {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'critical-app', namespace: ns },
+      spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'critical-app' } } },
+    },
   });
-  emit({ t: t(), type: 'fault', fault: 'pdb-blocks-drain', detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on ${worker ?? 'the workers'}` });
+  emit({
+    t: t(),
+    type: 'fault',
+    fault: 'pdb-blocks-drain',
+    detail: `${ns}/critical-app: PodDisruptionBudget maxUnavailable 0 over 2 pods on ${worker ?? 'the workers'}`,
+  });
 }

@@ -20,7 +20,10 @@ export interface PoolLike {
 
 /** True for the controller's rendered configs (owned by a pool), which no pool selects. */
 function isRendered(mc: MachineConfigLike): boolean {
-  return (mc.metadata.ownerReferences ?? []).some((o) => o.kind === 'MachineConfigPool') || (mc.metadata.name ?? '').startsWith('rendered-');
+  return (
+    (mc.metadata.ownerReferences ?? []).some((o) => o.kind === 'MachineConfigPool') ||
+    (mc.metadata.name ?? '').startsWith('rendered-')
+  );
 }
 
 /**
@@ -40,6 +43,10 @@ export function missingSources(pool: PoolLike, machineConfigs: readonly MachineC
 export function unsettledPools(pools: readonly PoolLike[], machineConfigs: readonly MachineConfigLike[]): string[] {
   return pools.flatMap((p) => {
     const missing = missingSources(p, machineConfigs);
-    return missing.length === 0 ? [] : [`machineconfigpool/${p.metadata.name ?? ''} runs ${p.status?.configuration?.name ?? 'no config'} without ${missing.join(', ')}`];
+    return missing.length === 0
+      ? []
+      : [
+          `machineconfigpool/${p.metadata.name ?? ''} runs ${p.status?.configuration?.name ?? 'no config'} without ${missing.join(', ')}`,
+        ];
   });
 }

@@ -21,7 +21,11 @@ export interface RestartDecision<K extends string> {
  * now (`undefined`: it cannot tell); one that has not held it yet is still campaigning, as a new pod does, and is left
  * alone; `led` is what the previous call returned.
  */
-export function decideRestarts<K extends string>(led: ReadonlySet<K>, leading: ReadonlyMap<K, boolean | undefined>, exited: ReadonlyMap<K, boolean> = new Map()): RestartDecision<K> {
+export function decideRestarts<K extends string>(
+  led: ReadonlySet<K>,
+  leading: ReadonlyMap<K, boolean | undefined>,
+  exited: ReadonlyMap<K, boolean> = new Map(),
+): RestartDecision<K> {
   const next = new Set(led);
   const restart: K[] = [];
   for (const [k, now] of leading) {

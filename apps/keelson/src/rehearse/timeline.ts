@@ -50,7 +50,14 @@ export interface PoolView {
 
 /** One event of the timeline; `t` is milliseconds since the rehearsal started. */
 export type TimelineEvent =
-  | { t: number; type: 'phase'; phase: 'setup' | 'install' | 'upgrade' | 'finished'; detail: string; /** Versions of A and B, once the releases are open. */ from?: string; to?: string }
+  | {
+      t: number;
+      type: 'phase';
+      phase: 'setup' | 'install' | 'upgrade' | 'finished';
+      detail: string;
+      /** Versions of A and B, once the releases are open. */ from?: string;
+      to?: string;
+    }
   | { t: number; type: 'condition'; object: string; condition: ObservedCondition }
   | { t: number; type: 'history'; version: string; state: string }
   | { t: number; type: 'progress'; done: number; total: number; version: string }
@@ -59,7 +66,13 @@ export type TimelineEvent =
   | { t: number; type: 'pool'; pool: PoolView }
   | { t: number; type: 'node'; node: NodeView; previous?: NodePhase }
   | { t: number; type: 'fault'; fault: string; detail: string }
-  | { t: number; type: 'component'; component: string; state: 'started' | 'stopped' | 'killed' | 'restarted'; detail?: string };
+  | {
+      t: number;
+      type: 'component';
+      component: string;
+      state: 'started' | 'stopped' | 'killed' | 'restarted';
+      detail?: string;
+    };
 
 type Obj = Record<string, unknown>;
 
@@ -89,7 +102,8 @@ export function diffConditions(object: string, before: unknown, after: unknown, 
   const out: TimelineEvent[] = [];
   for (const c of conditionsOf(after)) {
     const o = old.get(c.type);
-    if (o === undefined || o.status !== c.status || o.reason !== c.reason || o.message !== c.message) out.push({ t, type: 'condition', object, condition: c });
+    if (o === undefined || o.status !== c.status || o.reason !== c.reason || o.message !== c.message)
+      out.push({ t, type: 'condition', object, condition: c });
   }
   return out;
 }
@@ -102,7 +116,10 @@ export function clusterVersionEvents(before: unknown, after: unknown, t: number)
   const h = (o: unknown): Obj => obj((obj(obj(o)['status'])['history'] as unknown[] | undefined)?.[0]);
   const hb = h(before);
   const ha = h(after);
-  if (str(ha['version']) !== '' && (str(ha['version']) !== str(hb['version']) || str(ha['state']) !== str(hb['state']))) {
+  if (
+    str(ha['version']) !== '' &&
+    (str(ha['version']) !== str(hb['version']) || str(ha['state']) !== str(hb['state']))
+  ) {
     out.push({ t, type: 'history', version: str(ha['version']), state: str(ha['state']) });
   }
   const prog = (o: unknown): string => conditionsOf(o).find((c) => c.type === 'Progressing')?.message ?? '';
@@ -121,8 +138,11 @@ export function clusterOperatorEvents(before: unknown, after: unknown, t: number
     const vs = obj(obj(o)['status'])['versions'];
     return Array.isArray(vs) ? str(obj(vs.find((v) => obj(v)['name'] === 'operator'))['version']) : '';
   };
-  const out = diffConditions(`clusteroperator/${name}`, before, after, t).filter((e) => e.type !== 'condition' || e.condition.type === 'Degraded' || e.condition.type === 'Available');
-  if (version(after) !== '' && version(after) !== version(before)) out.push({ t, type: 'operator', name, version: version(after) });
+  const out = diffConditions(`clusteroperator/${name}`, before, after, t).filter(
+    (e) => e.type !== 'condition' || e.condition.type === 'Degraded' || e.condition.type === 'Available',
+  );
+  if (version(after) !== '' && version(after) !== version(before))
+    out.push({ t, type: 'operator', name, version: version(after) });
   return out;
 }
 
@@ -150,9 +170,24 @@ export function poolView(o: unknown): PoolView {
 /** Events from a MachineConfigPool change: counts/config (one `pool` event) and its conditions. */
 export function poolEvents(before: unknown, after: unknown, t: number): TimelineEvent[] {
   const a = poolView(after);
-  const out = diffConditions(`machineconfigpool/${a.name}`, before, after, t).filter((e) => e.type !== 'condition' || ['Updated', 'Updating', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type));
+  const out = diffConditions(`machineconfigpool/${a.name}`, before, after, t).filter(
+    (e) =>
+      e.type !== 'condition' ||
+      ['Updated', 'Updating', 'Degraded', 'NodeDegraded', 'RenderDegraded'].includes(e.condition.type),
+  );
   const b = before === undefined ? undefined : poolView(before);
-  const key = (p: PoolView): string => JSON.stringify([p.machineCount, p.updated, p.ready, p.unavailable, p.degraded, p.paused, p.config, p.target, p.maxUnavailable]);
+  const key = (p: PoolView): string =>
+    JSON.stringify([
+      p.machineCount,
+      p.updated,
+      p.ready,
+      p.unavailable,
+      p.degraded,
+      p.paused,
+      p.config,
+      p.target,
+      p.maxUnavailable,
+    ]);
   if (b === undefined || key(b) !== key(a)) out.push({ t, type: 'pool', pool: a });
   return out;
 }
@@ -175,16 +210,28 @@ export function nodeView(o: unknown, pool: string): NodeView {
   else if (desiredDrain.startsWith('drain-') && a('lastAppliedDrain') !== desiredDrain) phase = 'draining';
   else if (!ready) phase = 'rebooting';
   else if (state === 'Working' || (desired !== '' && current !== desired)) phase = 'updating';
-  const view: NodeView = { name: str(meta['name']), pool, phase, currentConfig: current, desiredConfig: desired, ready, cordoned, unavailable: !ready || cordoned || (desired !== '' && current !== desired) };
+  const view: NodeView = {
+    name: str(meta['name']),
+    pool,
+    phase,
+    currentConfig: current,
+    desiredConfig: desired,
+    ready,
+    cordoned,
+    unavailable: !ready || cordoned || (desired !== '' && current !== desired),
+  };
   if (phase === 'degraded' && a('reason') !== '') view.reason = a('reason');
   return view;
 }
 
 /** A `node` event when the node's phase, configs, readiness or cordon changed. */
 export function nodeEvents(before: NodeView | undefined, after: NodeView, t: number): TimelineEvent[] {
-  const key = (n: NodeView): string => JSON.stringify([n.phase, n.currentConfig, n.desiredConfig, n.ready, n.cordoned, n.pool]);
+  const key = (n: NodeView): string =>
+    JSON.stringify([n.phase, n.currentConfig, n.desiredConfig, n.ready, n.cordoned, n.pool]);
   if (before !== undefined && key(before) === key(after)) return [];
-  return [before === undefined ? { t, type: 'node', node: after } : { t, type: 'node', node: after, previous: before.phase }];
+  return [
+    before === undefined ? { t, type: 'node', node: after } : { t, type: 'node', node: after, previous: before.phase },
+  ];
 }
 
 /** Picks the pool of a node from pools' `spec.nodeSelector.matchLabels`; custom pools win over `worker`, as in the MCO. */

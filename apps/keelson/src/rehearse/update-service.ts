@@ -70,7 +70,12 @@ export async function startUpdateService(opts: UpdateServiceOptions): Promise<Up
     { version: opts.from.version, payload: opts.from.payload, previous: [], metadata: meta },
     { version: opts.to.version, payload: opts.to.payload, previous: [opts.from.version], metadata: meta },
     // C exists only in the graph (it is offered, never applied): its pull spec names a digest no registry serves
-    { version: c, payload: `${opts.to.payload.replace(/@sha256:.*$/, '')}@sha256:${'c'.repeat(64)}`, previous: [opts.from.version, opts.to.version], metadata: meta },
+    {
+      version: c,
+      payload: `${opts.to.payload.replace(/@sha256:.*$/, '')}@sha256:${'c'.repeat(64)}`,
+      previous: [opts.from.version, opts.to.version],
+      metadata: meta,
+    },
   ];
   const esc = opts.from.version.replaceAll('.', '\\.');
   const graphData: GraphData = {
@@ -82,7 +87,12 @@ export async function startUpdateService(opts: UpdateServiceOptions): Promise<Up
         file: `blocked-edges/${c}-${REHEARSAL_RISK.name}.yaml`,
         from: esc,
         to: c,
-        risk: { url: REHEARSAL_RISK.url, name: REHEARSAL_RISK.name, message: REHEARSAL_RISK.message, matchingRules: [{ type: 'PromQL', promql: { promql: REHEARSAL_RISK.promql } }] },
+        risk: {
+          url: REHEARSAL_RISK.url,
+          name: REHEARSAL_RISK.name,
+          message: REHEARSAL_RISK.message,
+          matchingRules: [{ type: 'PromQL', promql: { promql: REHEARSAL_RISK.promql } }],
+        },
       },
     ],
     channels: [{ file: `channels/${channel}.yaml`, name: channel, versions: [opts.from.version, opts.to.version, c] }],
@@ -124,15 +134,26 @@ export interface EvaluatedUpdates {
 }
 
 /** Fetches the graph and evaluates its conditional risks against the PromQL endpoint (what `oc adm upgrade` shows). */
-export async function evaluateUpdates(upstream: string, channel: string, version: string, prometheus?: string): Promise<EvaluatedUpdates> {
+export async function evaluateUpdates(
+  upstream: string,
+  channel: string,
+  version: string,
+  prometheus?: string,
+): Promise<EvaluatedUpdates> {
   const client = new UpdateGraphClient({});
   try {
     const result = await client.fetch({ upstream, channel, version });
-    const registry = createRiskRegistry(prometheus !== undefined ? { url: prometheus } : undefined, { minBetweenMatchesMs: -1 });
+    const registry = createRiskRegistry(prometheus !== undefined ? { url: prometheus } : undefined, {
+      minBetweenMatchesMs: -1,
+    });
     const ev = await evaluateConditionalUpdates(result.conditionalUpdates, { registry, updates: result.updates });
     return {
       recommended: result.updates.map((u) => u.version),
-      conditional: ev.conditionalUpdates.map((cu) => ({ version: cu.release.version, risks: cu.risks.map((r) => r.name), recommended: cu.conditions[0] })),
+      conditional: ev.conditionalUpdates.map((cu) => ({
+        version: cu.release.version,
+        risks: cu.risks.map((r) => r.name),
+        recommended: cu.conditions[0],
+      })),
     };
   } finally {
     await client.close();

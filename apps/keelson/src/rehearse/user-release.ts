@@ -8,7 +8,14 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildReleaseImage, type OciRegistry } from '@keelson/payload-gen';
 import { RUN_LEVEL_COMPONENT_PATTERN } from '@keelson/manifest-graph';
-import { openPayload, verificationConfigFromManifests, verifyRelease, writePayloadFiles, type Manifest, type ReleasePayload } from '@keelson/release-payload';
+import {
+  openPayload,
+  verificationConfigFromManifests,
+  verifyRelease,
+  writePayloadFiles,
+  type Manifest,
+  type ReleasePayload,
+} from '@keelson/release-payload';
 
 /** What is wrong with a user's release. */
 export type RehearsalPayloadErrorCode =
@@ -54,7 +61,11 @@ const has = (ms: readonly Manifest[], kind: string, namespace: string, name: str
 export function findPayloadProblems(payload: Pick<ReleasePayload, 'metadata' | 'manifests'>): PayloadProblem[] {
   const out: PayloadProblem[] = [];
   if (payload.metadata.version === '') {
-    out.push({ code: 'REHEARSAL_NO_VERSION', message: 'release-manifests/release-metadata has no version: the CVO reports versions from it; write {"kind":"cincinnati-metadata-v0","version":"X.Y.Z"}' });
+    out.push({
+      code: 'REHEARSAL_NO_VERSION',
+      message:
+        'release-manifests/release-metadata has no version: the CVO reports versions from it; write {"kind":"cincinnati-metadata-v0","version":"X.Y.Z"}',
+    });
   }
   const cvo = payload.manifests.filter((m) => m.dir === 'manifests');
   if (!cvo.some((m) => m.gvk.group === '' && m.gvk.kind === 'Namespace' && m.name === CVO_NAMESPACE)) {
@@ -66,8 +77,12 @@ export function findPayloadProblems(payload: Pick<ReleasePayload, 'metadata' | '
   const release = payload.manifests.filter((m) => m.dir === 'release-manifests');
   const mco = release.filter((m) => m.filename.startsWith('0000_80_machine-config'));
   const missingMco = [
-    has(mco, 'ConfigMap', MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP) ? undefined : `ConfigMap ${MCO_NAMESPACE}/${OSIMAGEURL_CONFIGMAP}`,
-    has(mco, 'Deployment', MCO_NAMESPACE, 'machine-config-operator') ? undefined : `Deployment ${MCO_NAMESPACE}/machine-config-operator`,
+    has(mco, 'ConfigMap', MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP)
+      ? undefined
+      : `ConfigMap ${MCO_NAMESPACE}/${OSIMAGEURL_CONFIGMAP}`,
+    has(mco, 'Deployment', MCO_NAMESPACE, 'machine-config-operator')
+      ? undefined
+      : `Deployment ${MCO_NAMESPACE}/machine-config-operator`,
   ].filter((x): x is string => x !== undefined);
   if (missingMco.length > 0) {
     out.push({
@@ -93,8 +108,12 @@ function taskNode(m: Manifest): string | undefined {
 }
 
 function relatedNamespaces(co: Manifest): Set<string> {
-  const related = (co.object as { status?: { relatedObjects?: { resource?: unknown; name?: unknown }[] } }).status?.relatedObjects ?? [];
-  return new Set(related.filter((r) => r.resource === 'namespaces' && typeof r.name === 'string').map((r) => r.name as string));
+  const related =
+    (co.object as { status?: { relatedObjects?: { resource?: unknown; name?: unknown }[] } }).status?.relatedObjects ??
+    [];
+  return new Set(
+    related.filter((r) => r.resource === 'namespaces' && typeof r.name === 'string').map((r) => r.name as string),
+  );
 }
 
 /**
@@ -107,13 +126,23 @@ function relatedNamespaces(co: Manifest): Set<string> {
  * 0000_80_machine-config_06_clusteroperator.yaml).
  */
 export function findOrderingProblems(payload: Pick<ReleasePayload, 'manifests'>): PayloadProblem[] {
-  const release = payload.manifests.filter((m) => m.dir === 'release-manifests').sort((x, y) => (x.filename === y.filename ? x.index - y.index : x.filename < y.filename ? -1 : 1));
+  const release = payload.manifests
+    .filter((m) => m.dir === 'release-manifests')
+    .sort((x, y) => (x.filename === y.filename ? x.index - y.index : x.filename < y.filename ? -1 : 1));
   const out: PayloadProblem[] = [];
   release.forEach((co, i) => {
     if (co.gvk.kind !== 'ClusterOperator' || co.gvk.group !== 'config.openshift.io') return;
     const node = taskNode(co);
     const namespaces = relatedNamespaces(co);
-    const late = release.slice(i + 1).find((d) => d.gvk.kind === 'Deployment' && taskNode(d) === node && namespaces.has(d.namespace) && d.name.endsWith('-operator'));
+    const late = release
+      .slice(i + 1)
+      .find(
+        (d) =>
+          d.gvk.kind === 'Deployment' &&
+          taskNode(d) === node &&
+          namespaces.has(d.namespace) &&
+          d.name.endsWith('-operator'),
+      );
     if (node === undefined || late === undefined) return;
     out.push({
       code: 'REHEARSAL_OPERATOR_AFTER_CLUSTEROPERATOR',
@@ -124,7 +153,11 @@ export function findOrderingProblems(payload: Pick<ReleasePayload, 'manifests'>)
 }
 
 /** Throws the first problem of a user's release as a {@link RehearsalPayloadError}. */
-export function assertRehearsable(payload: Pick<ReleasePayload, 'metadata' | 'manifests'>, flag: '--from' | '--to', source: string): void {
+export function assertRehearsable(
+  payload: Pick<ReleasePayload, 'metadata' | 'manifests'>,
+  flag: '--from' | '--to',
+  source: string,
+): void {
   // the install of --from is driven by the rehearsal itself; only the update to --to walks the CVO's order
   const [first, ...rest] = [...findPayloadProblems(payload), ...(flag === '--to' ? findOrderingProblems(payload) : [])];
   if (first === undefined) return;
@@ -135,7 +168,12 @@ export function assertRehearsable(payload: Pick<ReleasePayload, 'metadata' | 'ma
 /** A and B must be two different versions. */
 export function assertUpdatePair(a: { version: string }, b: { version: string }, toSource: string): void {
   if (a.version === b.version) {
-    throw new RehearsalPayloadError('REHEARSAL_SAME_VERSION', '--to', toSource, `is version ${b.version}, the same as --from: give the release you want to update to`);
+    throw new RehearsalPayloadError(
+      'REHEARSAL_SAME_VERSION',
+      '--to',
+      toSource,
+      `is version ${b.version}, the same as --from: give the release you want to update to`,
+    );
   }
 }
 
@@ -145,17 +183,33 @@ export function assertUpdatePair(a: { version: string }, b: { version: string },
  * registry, where nothing signs it. Unless the update is forced (`--force`, as `oc adm upgrade --force`), an
  * unverifiable target is refused up front instead of stalling the rehearsal on `RetrievePayload`.
  */
-export async function assertTargetVerifiable(a: Pick<ReleasePayload, 'manifests' | 'metadata'>, b: { pullSpec: string; fromDirectory: boolean }, toSource: string, force: boolean): Promise<void> {
+export async function assertTargetVerifiable(
+  a: Pick<ReleasePayload, 'manifests' | 'metadata'>,
+  b: { pullSpec: string; fromDirectory: boolean },
+  toSource: string,
+  force: boolean,
+): Promise<void> {
   if (force) return;
-  const what = 'then rehearse again, or pass --force to rehearse the update as `oc adm upgrade --force` does (the CVO accepts the unverified release)';
+  const what =
+    'then rehearse again, or pass --force to rehearse the update as `oc adm upgrade --force` does (the CVO accepts the unverified release)';
   let config;
   try {
     config = verificationConfigFromManifests(a.manifests);
   } catch (e) {
-    throw new RehearsalPayloadError('REHEARSAL_UNSIGNED_TARGET', '--to', toSource, `cannot be verified: the --from release's verification ConfigMap is invalid (${(e as Error).message}); ${what}`);
+    throw new RehearsalPayloadError(
+      'REHEARSAL_UNSIGNED_TARGET',
+      '--to',
+      toSource,
+      `cannot be verified: the --from release's verification ConfigMap is invalid (${(e as Error).message}); ${what}`,
+    );
   }
   if (config === null) {
-    throw new RehearsalPayloadError('REHEARSAL_UNSIGNED_TARGET', '--to', toSource, `cannot be verified: release ${a.metadata.version} (--from) carries no ConfigMap annotated release.openshift.io/verification-config-map, so its CVO trusts no key and refuses every update that is not forced; add one, ${what}`);
+    throw new RehearsalPayloadError(
+      'REHEARSAL_UNSIGNED_TARGET',
+      '--to',
+      toSource,
+      `cannot be verified: release ${a.metadata.version} (--from) carries no ConfigMap annotated release.openshift.io/verification-config-map, so its CVO trusts no key and refuses every update that is not forced; add one, ${what}`,
+    );
   }
   if (b.fromDirectory) {
     throw new RehearsalPayloadError(
@@ -169,7 +223,12 @@ export async function assertTargetVerifiable(a: Pick<ReleasePayload, 'manifests'
   const res = await verifyRelease({ digest, keyrings: config.keyrings, stores: config.stores });
   if (!res.verified) {
     const why = res.failures.map((f) => `${f.store ?? ''}${f.store !== undefined ? ': ' : ''}${f.reason}`).join('; ');
-    throw new RehearsalPayloadError('REHEARSAL_UNSIGNED_TARGET', '--to', toSource, `${b.pullSpec} has no signature the CVO of ${a.metadata.version} accepts (${config.configMap}): ${why}; sign it and put the signature in one of the stores, ${what}`);
+    throw new RehearsalPayloadError(
+      'REHEARSAL_UNSIGNED_TARGET',
+      '--to',
+      toSource,
+      `${b.pullSpec} has no signature the CVO of ${a.metadata.version} accepts (${config.configMap}): ${why}; sign it and put the signature in one of the stores, ${what}`,
+    );
   }
 }
 
@@ -197,7 +256,12 @@ export function byDigest(source: string, digest: string): string {
  * the rehearsal's registry so the CVO fetches it the real way (an OCI layout or archive is rebuilt from its files, so
  * its digest is the rehearsal's, not the original's).
  */
-export async function openUserRelease(source: string, flag: '--from' | '--to', registry: () => Promise<OciRegistry>, workDir: string): Promise<UserRelease> {
+export async function openUserRelease(
+  source: string,
+  flag: '--from' | '--to',
+  registry: () => Promise<OciRegistry>,
+  workDir: string,
+): Promise<UserRelease> {
   const payload = await openPayload(source, { cacheDir: join(workDir, 'blobs') });
   assertRehearsable(payload, flag, source);
   let dir = source;
@@ -205,15 +269,32 @@ export async function openUserRelease(source: string, flag: '--from' | '--to', r
     dir = join(workDir, flag.slice(2));
     await writePayloadFiles(payload.files, dir);
     const local = /^(oci|oci-archive|docker-archive):/.test(source) || (await stat(source).catch(() => null)) !== null;
-    if (!local) return { version: payload.metadata.version, pullSpec: byDigest(source, payload.image.digest), payload, dir, published: false };
+    if (!local)
+      return {
+        version: payload.metadata.version,
+        pullSpec: byDigest(source, payload.image.digest),
+        payload,
+        dir,
+        published: false,
+      };
   }
   const image = await buildReleaseImage(dir, { 'io.openshift.release': payload.metadata.version });
-  const pullSpec = (await registry()).put('openshift-release-dev/ocp-release', `${payload.metadata.version}-x86_64`, image);
+  const pullSpec = (await registry()).put(
+    'openshift-release-dev/ocp-release',
+    `${payload.metadata.version}-x86_64`,
+    image,
+  );
   return { version: payload.metadata.version, pullSpec, payload, dir, published: true };
 }
 
 /** `--from` and `--to` opened and checked: both rehearsable, different versions, B acceptable to A's CVO (or forced). */
-export async function openUserReleases(from: string, to: string, registry: () => Promise<OciRegistry>, workDir: string, force: boolean): Promise<{ a: UserRelease; b: UserRelease }> {
+export async function openUserReleases(
+  from: string,
+  to: string,
+  registry: () => Promise<OciRegistry>,
+  workDir: string,
+  force: boolean,
+): Promise<{ a: UserRelease; b: UserRelease }> {
   const a = await openUserRelease(from, '--from', registry, workDir);
   const b = await openUserRelease(to, '--to', registry, workDir);
   assertUpdatePair(a, b, to);

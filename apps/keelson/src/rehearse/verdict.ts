@@ -66,19 +66,36 @@ export function history0(o: unknown): Obj {
 }
 
 /** Every pool (paused ones skipped when asked) Updated on all its machines, and moved off `notOn`'s config. */
-export function poolsUpdated(pools: readonly KubeObjectLike[], skipPaused: boolean, notOn?: ReadonlyMap<string, string>): boolean {
+export function poolsUpdated(
+  pools: readonly KubeObjectLike[],
+  skipPaused: boolean,
+  notOn?: ReadonlyMap<string, string>,
+): boolean {
   if (pools.length === 0) return false;
   return pools.every((p) => {
     const spec = (p as { spec?: { paused?: boolean } }).spec ?? {};
     if (skipPaused && spec.paused === true) return true;
-    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string }; observedGeneration?: number };
+    const st = ((p as { status?: Obj }).status ?? {}) as {
+      machineCount?: number;
+      updatedMachineCount?: number;
+      configuration?: { name?: string };
+      observedGeneration?: number;
+    };
     const before = notOn?.get(p.metadata.name ?? '');
     // the status must be about the pool's current target: a newer render in spec.configuration (or a spec the
     // controller has not observed yet) means the pool is not done, whatever its last Updated condition says
     const target = (p as { spec?: { configuration?: { name?: string } } }).spec?.configuration?.name;
     const generation = (p as { metadata: { generation?: number } }).metadata.generation;
-    const current = (target === undefined || st.configuration?.name === target) && (generation === undefined || st.observedGeneration === undefined || st.observedGeneration >= generation);
-    return current && cond(p, 'Updated')?.status === 'True' && (st.machineCount ?? 0) > 0 && st.updatedMachineCount === st.machineCount && (before === undefined || st.configuration?.name !== before);
+    const current =
+      (target === undefined || st.configuration?.name === target) &&
+      (generation === undefined || st.observedGeneration === undefined || st.observedGeneration >= generation);
+    return (
+      current &&
+      cond(p, 'Updated')?.status === 'True' &&
+      (st.machineCount ?? 0) > 0 &&
+      st.updatedMachineCount === st.machineCount &&
+      (before === undefined || st.configuration?.name !== before)
+    );
   });
 }
 
@@ -106,9 +123,13 @@ function slowOperator(cv: unknown): Cond | undefined {
 
 function finished(i: VerdictInput): RehearsalVerdict | undefined {
   const h = history0(i.clusterVersion);
-  if (h['version'] !== i.target || h['state'] !== 'Completed' || !poolsUpdated(i.pools, true, i.installedConfigs)) return undefined;
+  if (h['version'] !== i.target || h['state'] !== 'Completed' || !poolsUpdated(i.pools, true, i.installedConfigs))
+    return undefined;
   return i.pausedPools.length > 0
-    ? { outcome: 'PoolPaused', message: `ClusterVersion is at ${i.target}; paused pool(s) ${i.pausedPools.join(', ')} hold the node update until unpaused` }
+    ? {
+        outcome: 'PoolPaused',
+        message: `ClusterVersion is at ${i.target}; paused pool(s) ${i.pausedPools.join(', ')} hold the node update until unpaused`,
+      }
     : { outcome: 'Completed', message: `ClusterVersion history[0] ${i.target} Completed; every pool Updated` };
 }
 
@@ -116,10 +137,16 @@ function failed(i: VerdictInput): RehearsalVerdict | undefined {
   const hold = holdMs(i.startedAt, i.deadline);
   const degraded = degradedPool(i.pools);
   if (degraded !== undefined && i.degradedSince !== undefined && i.now - i.degradedSince >= hold) {
-    return { outcome: 'NodeRolloutFailed', message: `machineconfigpool/${degraded.metadata.name ?? ''}: ${(cond(degraded, 'NodeDegraded') ?? cond(degraded, 'Degraded'))?.message ?? 'Degraded'}` };
+    return {
+      outcome: 'NodeRolloutFailed',
+      message: `machineconfigpool/${degraded.metadata.name ?? ''}: ${(cond(degraded, 'NodeDegraded') ?? cond(degraded, 'Degraded'))?.message ?? 'Degraded'}`,
+    };
   }
   if (i.failingSince !== undefined && i.now - i.failingSince >= hold) {
-    return { outcome: 'Failed', message: `ClusterVersion Failing=True: ${cond(i.clusterVersion, 'Failing')?.message ?? ''}` };
+    return {
+      outcome: 'Failed',
+      message: `ClusterVersion Failing=True: ${cond(i.clusterVersion, 'Failing')?.message ?? ''}`,
+    };
   }
   return undefined;
 }
@@ -128,16 +155,29 @@ function stalled(i: VerdictInput): RehearsalVerdict | undefined {
   const slow = slowOperator(i.clusterVersion);
   if (slow !== undefined) {
     const progressing = cond(i.clusterVersion, 'Progressing')?.message;
-    return { outcome: 'Stalled', message: `ClusterVersion Failing=Unknown SlowClusterOperator: ${slow.message ?? ''}${progressing !== undefined ? `; Progressing: ${progressing}` : ''}` };
+    return {
+      outcome: 'Stalled',
+      message: `ClusterVersion Failing=Unknown SlowClusterOperator: ${slow.message ?? ''}${progressing !== undefined ? `; Progressing: ${progressing}` : ''}`,
+    };
   }
-  if (i.drainFailure !== undefined) return { outcome: 'Stalled', message: `node/${i.drainFailure.node} DrainThresholdExceeded: ${i.drainFailure.message}` };
+  if (i.drainFailure !== undefined)
+    return {
+      outcome: 'Stalled',
+      message: `node/${i.drainFailure.node} DrainThresholdExceeded: ${i.drainFailure.message}`,
+    };
   const limit = i.rebootMs === undefined ? Number.POSITIVE_INFINITY : nodeDownLimitMs(i.rebootMs);
   const down = (i.downNodes ?? []).find((n) => i.now - n.since > limit);
   if (down !== undefined) {
-    return { outcome: 'Stalled', message: `node/${down.name} has been NotReady for ${Math.round((i.now - down.since) / 1000)}s, a reboot takes ${Math.round((i.rebootMs ?? 0) / 100) / 10}s here: it did not come back from its reboot` };
+    return {
+      outcome: 'Stalled',
+      message: `node/${down.name} has been NotReady for ${Math.round((i.now - down.since) / 1000)}s, a reboot takes ${Math.round((i.rebootMs ?? 0) / 100) / 10}s here: it did not come back from its reboot`,
+    };
   }
   if (i.now > i.deadline) {
-    return { outcome: 'Stalled', message: `the update to ${i.target} did not complete in ${Math.round((i.deadline - i.startedAt) / 1000)}s: ${cond(i.clusterVersion, 'Progressing')?.message ?? ''}` };
+    return {
+      outcome: 'Stalled',
+      message: `the update to ${i.target} did not complete in ${Math.round((i.deadline - i.startedAt) / 1000)}s: ${cond(i.clusterVersion, 'Progressing')?.message ?? ''}`,
+    };
   }
   return undefined;
 }
@@ -162,16 +202,35 @@ export function decideUpdateVerdict(i: VerdictInput): RehearsalVerdict | undefin
  * A stalled update's message with what holds it (pure): pools not yet on their new config, evictions refused by a
  * PodDisruptionBudget (the eviction API's 429 text), nodes NotReady or reporting Degraded.
  */
-export function explainStall(message: string, pools: readonly KubeObjectLike[], pdbRefusals: number, nodes: readonly NodeView[] = []): string {
+export function explainStall(
+  message: string,
+  pools: readonly KubeObjectLike[],
+  pdbRefusals: number,
+  nodes: readonly NodeView[] = [],
+): string {
   const behind = pools.flatMap((p) => {
-    const st = ((p as { status?: Obj }).status ?? {}) as { machineCount?: number; updatedMachineCount?: number; unavailableMachineCount?: number };
-    return cond(p, 'Updated')?.status === 'True' ? [] : [`machineconfigpool/${p.metadata.name ?? ''} ${st.updatedMachineCount ?? 0}/${st.machineCount ?? 0} updated, ${st.unavailableMachineCount ?? 0} unavailable`];
+    const st = ((p as { status?: Obj }).status ?? {}) as {
+      machineCount?: number;
+      updatedMachineCount?: number;
+      unavailableMachineCount?: number;
+    };
+    return cond(p, 'Updated')?.status === 'True'
+      ? []
+      : [
+          `machineconfigpool/${p.metadata.name ?? ''} ${st.updatedMachineCount ?? 0}/${st.machineCount ?? 0} updated, ${st.unavailableMachineCount ?? 0} unavailable`,
+        ];
   });
   const parts = [message, ...behind];
   for (const n of nodes) {
-    if (!n.ready) parts.push(`node/${n.name} NotReady (desiredConfig ${n.desiredConfig || '-'}, currentConfig ${n.currentConfig || '-'})`);
+    if (!n.ready)
+      parts.push(
+        `node/${n.name} NotReady (desiredConfig ${n.desiredConfig || '-'}, currentConfig ${n.currentConfig || '-'})`,
+      );
     else if (n.phase === 'degraded') parts.push(`node/${n.name} Degraded: ${n.reason ?? ''}`);
   }
-  if (pdbRefusals > 0) parts.push(`drain blocked: ${pdbRefusals} evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)`);
+  if (pdbRefusals > 0)
+    parts.push(
+      `drain blocked: ${pdbRefusals} evictions refused (Cannot evict pod as it would violate the pod's disruption budget.)`,
+    );
   return parts.join('; ');
 }

@@ -4,7 +4,16 @@
  */
 import type { Condition } from '@keelson/api';
 
-export type { ClusterOperator, ClusterVersion, Condition, ConditionalUpdate, MachineConfigPool, Release, Update, UpdateHistory } from '@keelson/api';
+export type {
+  ClusterOperator,
+  ClusterVersion,
+  Condition,
+  ConditionalUpdate,
+  MachineConfigPool,
+  Release,
+  Update,
+  UpdateHistory,
+} from '@keelson/api';
 
 /** Finds a condition by type. */
 export function findCondition<C extends Condition>(conditions: readonly C[] | undefined, type: string): C | undefined {

@@ -3,16 +3,30 @@
  * write `spec.desiredUpdate` as oc's JSON merge patch. `requestUpgrade` is the programmatic entry point that
  * `keelson rehearse` shares with the command.
  */
-import { ClusterOperators as ClusterOperatorsApi, ClusterVersions as ClusterVersionsApi, isNotFound, KubeClient, MachineConfigPools as MachineConfigPoolsApi } from '@keelson/kube';
+import {
+  ClusterOperators as ClusterOperatorsApi,
+  ClusterVersions as ClusterVersionsApi,
+  isNotFound,
+  KubeClient,
+  MachineConfigPools as MachineConfigPoolsApi,
+} from '@keelson/kube';
 import type { ClusterVersion, MachineConfigPool } from './api-types.js';
-import { clearedMessage, desiredUpdatePatch, planUpgrade, UpgradeRequestError, validateUpgradeOptions, type UpgradeRequestOptions } from './request.js';
+import {
+  clearedMessage,
+  desiredUpdatePatch,
+  planUpgrade,
+  UpgradeRequestError,
+  validateUpgradeOptions,
+  type UpgradeRequestOptions,
+} from './request.js';
 import { computeUpgradeStatus, type UpgradeStatusSummary } from './status-summary.js';
 
 /** The name of the one ClusterVersion. */
 export const CLUSTER_VERSION_NAME = 'version';
 
 /** oc's text when there is no ClusterVersion. */
-export const NO_CLUSTER_VERSION = 'No cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version';
+export const NO_CLUSTER_VERSION =
+  'No cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version';
 
 /** Builds a client from `--kubeconfig FILE`, else `KUBECONFIG` / `~/.kube/config` / in-cluster. */
 export async function clientFromKubeconfig(path: string | undefined): Promise<KubeClient> {
@@ -54,15 +68,23 @@ export async function requestUpgrade(client: KubeClient, opts: UpgradeRequestOpt
   const warnings = validateUpgradeOptions(opts);
   const cv = await getClusterVersion(client);
   const plan = planUpgrade(cv, opts);
-  if (plan === undefined) throw new UpgradeRequestError('no update requested: pass --to, --to-image, --to-latest, --to-multi-arch or --clear', true);
+  if (plan === undefined)
+    throw new UpgradeRequestError(
+      'no update requested: pass --to, --to-image, --to-latest, --to-multi-arch or --clear',
+      true,
+    );
   const err = [...warnings, ...plan.err];
   if (plan.desiredUpdate === undefined) return { out: plan.out, err, clusterVersion: cv };
   const patch = desiredUpdatePatch(plan.desiredUpdate);
   let updated: ClusterVersion;
   try {
-    updated = await client.resource(ClusterVersionsApi).patch(cv.metadata.name ?? CLUSTER_VERSION_NAME, patch, { type: 'merge' });
+    updated = await client
+      .resource(ClusterVersionsApi)
+      .patch(cv.metadata.name ?? CLUSTER_VERSION_NAME, patch, { type: 'merge' });
   } catch (e) {
-    throw new UpgradeRequestError(`${opts.clear === true ? 'Unable to cancel current rollout' : 'Unable to upgrade'}: ${(e as Error).message}`);
+    throw new UpgradeRequestError(
+      `${opts.clear === true ? 'Unable to cancel current rollout' : 'Unable to upgrade'}: ${(e as Error).message}`,
+    );
   }
   const original = cv.spec.desiredUpdate;
   const out = opts.clear === true && original ? [clearedMessage(original, updated)] : plan.out;
@@ -80,23 +102,49 @@ export interface ChannelResult {
  * `oc adm upgrade channel NAME` (empty NAME clears): checks NAME against `status.desired.channels` and writes
  * `spec.channel` with an update of the ClusterVersion (as oc does; a conflicting concurrent write fails with 409).
  */
-export async function setChannel(client: KubeClient, channel: string, allowExplicitChannel: boolean): Promise<ChannelResult> {
+export async function setChannel(
+  client: KubeClient,
+  channel: string,
+  allowExplicitChannel: boolean,
+): Promise<ChannelResult> {
   const cv = await getClusterVersion(client);
   const current = cv.spec.channel ?? '';
-  if (channel === current) return { out: [current === '' ? 'info: Cluster channel is already clear (no change)' : `info: Cluster is already in ${current} (no change)`], err: [], changed: false };
+  if (channel === current)
+    return {
+      out: [
+        current === ''
+          ? 'info: Cluster channel is already clear (no change)'
+          : `info: Cluster is already in ${current} (no change)`,
+      ],
+      err: [],
+      changed: false,
+    };
   const err: string[] = [];
   const known = cv.status?.desired?.channels ?? [];
   if (known.length > 0) {
     if (channel === '') {
-      if (known.includes(current) && !allowExplicitChannel) throw new UpgradeRequestError(`You are requesting to clear the update channel. The current channel ${JSON.stringify(current)} is one of the available channels, you must pass --allow-explicit-channel to continue\n`);
+      if (known.includes(current) && !allowExplicitChannel)
+        throw new UpgradeRequestError(
+          `You are requesting to clear the update channel. The current channel ${JSON.stringify(current)} is one of the available channels, you must pass --allow-explicit-channel to continue\n`,
+        );
     } else if (!known.includes(channel)) {
-      if (!allowExplicitChannel) throw new UpgradeRequestError(`the requested channel ${JSON.stringify(channel)} is not one of the available channels (${known.join(', ')}), you must pass --allow-explicit-channel to continue\n`);
-      err.push(`warning: The requested channel ${JSON.stringify(channel)} is not one of the available channels (${known.join(', ')}). You have used --allow-explicit-channel to proceed anyway. Setting the update channel to ${JSON.stringify(channel)}.`);
+      if (!allowExplicitChannel)
+        throw new UpgradeRequestError(
+          `the requested channel ${JSON.stringify(channel)} is not one of the available channels (${known.join(', ')}), you must pass --allow-explicit-channel to continue\n`,
+        );
+      err.push(
+        `warning: The requested channel ${JSON.stringify(channel)} is not one of the available channels (${known.join(', ')}). You have used --allow-explicit-channel to proceed anyway. Setting the update channel to ${JSON.stringify(channel)}.`,
+      );
     }
   } else if (channel !== '') {
-    err.push(`warning: No channels known to be compatible with the current version ${JSON.stringify(cv.status?.desired?.version ?? '')}; unable to validate ${JSON.stringify(channel)}. Setting the update channel to ${JSON.stringify(channel)} anyway.`);
+    err.push(
+      `warning: No channels known to be compatible with the current version ${JSON.stringify(cv.status?.desired?.version ?? '')}; unable to validate ${JSON.stringify(channel)}. Setting the update channel to ${JSON.stringify(channel)} anyway.`,
+    );
   }
-  if (channel === '') err.push(`warning: Clearing channel ${JSON.stringify(current)}; cluster will no longer request available update recommendations.`);
+  if (channel === '')
+    err.push(
+      `warning: Clearing channel ${JSON.stringify(current)}; cluster will no longer request available update recommendations.`,
+    );
   const next: ClusterVersion = { ...cv, spec: { ...cv.spec, channel } };
   try {
     await client.resource(ClusterVersionsApi).update(next);
@@ -107,7 +155,11 @@ export async function setChannel(client: KubeClient, channel: string, allowExpli
 }
 
 /** Reads what `keelson upgrade status` needs and computes the diagnosis. MachineConfigPools are optional. */
-export async function readUpgradeStatus(client: KubeClient, now: number, previous?: UpgradeStatusSummary): Promise<UpgradeStatusSummary> {
+export async function readUpgradeStatus(
+  client: KubeClient,
+  now: number,
+  previous?: UpgradeStatusSummary,
+): Promise<UpgradeStatusSummary> {
   const cv = await getClusterVersion(client);
   const operators = (await client.resource(ClusterOperatorsApi).listAll()).items;
   let pools: MachineConfigPool[] = [];

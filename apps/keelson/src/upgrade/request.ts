@@ -46,14 +46,20 @@ export function validateUpgradeOptions(o: UpgradeRequestOptions): string[] {
   const to = o.to ?? '';
   const toImage = o.toImage ?? '';
   const warnings: string[] = [];
-  if (o.clear === true && (toImage !== '' || to !== '' || o.toLatest === true || o.toMultiArch === true)) throw new UpgradeRequestError('--clear may not be specified with any other flags', true);
-  if (o.toMultiArch === true && (to !== '' || toImage !== '' || o.toLatest === true)) throw new UpgradeRequestError('--to-multi-arch may not be used with --to, --to-image, or --to-latest', true);
-  if (to !== '' && toImage !== '') throw new UpgradeRequestError('only one of --to or --to-image may be provided', true);
+  if (o.clear === true && (toImage !== '' || to !== '' || o.toLatest === true || o.toMultiArch === true))
+    throw new UpgradeRequestError('--clear may not be specified with any other flags', true);
+  if (o.toMultiArch === true && (to !== '' || toImage !== '' || o.toLatest === true))
+    throw new UpgradeRequestError('--to-multi-arch may not be used with --to, --to-image, or --to-latest', true);
+  if (to !== '' && toImage !== '')
+    throw new UpgradeRequestError('only one of --to or --to-image may be provided', true);
   if (to !== '') {
     try {
       parseSemver(to);
     } catch (e) {
-      throw new UpgradeRequestError(`--to must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): ${(e as Error).message}`, true);
+      throw new UpgradeRequestError(
+        `--to must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): ${(e as Error).message}`,
+        true,
+      );
     }
   }
   if (toImage !== '') {
@@ -63,8 +69,13 @@ export function validateUpgradeOptions(o: UpgradeRequestOptions): string[] {
     } catch (e) {
       throw new UpgradeRequestError(`--to-image must be a valid image pull spec: ${(e as Error).message}`, true);
     }
-    if (ref.registry === '' && ref.namespace === '') throw new UpgradeRequestError('--to-image must be a valid image pull spec: no registry or repository specified', true);
-    if (ref.id === '' && ref.tag === '') throw new UpgradeRequestError('--to-image must be a valid image pull spec: no tag or digest specified', true);
+    if (ref.registry === '' && ref.namespace === '')
+      throw new UpgradeRequestError(
+        '--to-image must be a valid image pull spec: no registry or repository specified',
+        true,
+      );
+    if (ref.id === '' && ref.tag === '')
+      throw new UpgradeRequestError('--to-image must be a valid image pull spec: no tag or digest specified', true);
     if (ref.tag !== '') {
       if (o.force !== true) {
         throw new UpgradeRequestError(
@@ -72,7 +83,9 @@ export function validateUpgradeOptions(o: UpgradeRequestOptions): string[] {
           true,
         );
       }
-      warnings.push('warning: Using by-tag pull specs is dangerous, and while we still allow it in combination with --force for backward compatibility, it would be much safer to pass a by-digest pull spec instead');
+      warnings.push(
+        'warning: Using by-tag pull specs is dangerous, and while we still allow it in combination with --force for backward compatibility, it would be much safer to pass a by-digest pull spec instead',
+      );
     }
   }
   return warnings;
@@ -86,15 +99,26 @@ export function checkForUpgrade(cv: ClusterVersion): string | undefined {
   const results: string[] = [];
   const conds = cv.status?.conditions;
   const invalid = findCondition(conds, 'Invalid');
-  if (invalid?.status === 'True') results.push(`the cluster version object is invalid, you must correct the invalid state first:\n\n  Reason: ${invalid.reason ?? ''}\n  Message: ${indent(invalid.message)}`);
+  if (invalid?.status === 'True')
+    results.push(
+      `the cluster version object is invalid, you must correct the invalid state first:\n\n  Reason: ${invalid.reason ?? ''}\n  Message: ${indent(invalid.message)}`,
+    );
   const failing = findCondition(conds, 'Failing');
   if (failing?.status === 'True') {
     const desired = cv.status?.desired;
-    const target = desired?.version || desired?.image || 'ClusterVersion status.desired has neither a version nor image; please open a bug';
-    results.push(`the cluster is experiencing an error reconciling ${JSON.stringify(target)}:\n\n  Reason: ${failing.reason ?? ''}\n  Message: ${indent(failing.message)}`);
+    const target =
+      desired?.version ||
+      desired?.image ||
+      'ClusterVersion status.desired has neither a version nor image; please open a bug';
+    results.push(
+      `the cluster is experiencing an error reconciling ${JSON.stringify(target)}:\n\n  Reason: ${failing.reason ?? ''}\n  Message: ${indent(failing.message)}`,
+    );
   }
   const progressing = findCondition(conds, 'Progressing');
-  if (progressing?.status === 'True') results.push(`the cluster is already upgrading:\n\n  Reason: ${progressing.reason ?? ''}\n  Message: ${indent(progressing.message)}`);
+  if (progressing?.status === 'True')
+    results.push(
+      `the cluster is already upgrading:\n\n  Reason: ${progressing.reason ?? ''}\n  Message: ${indent(progressing.message)}`,
+    );
   return results.length === 0 ? undefined : results.join('\n\n');
 }
 
@@ -126,15 +150,22 @@ export interface UpgradePlan {
 /** The JSON merge patch oc writes: `{"spec":{"desiredUpdate": <Update>}}`, Update in Go's field order. */
 export function desiredUpdatePatch(update: Update | null): { spec: { desiredUpdate: Record<string, unknown> | null } } {
   if (update === null) return { spec: { desiredUpdate: null } };
-  const u: Record<string, unknown> = { architecture: update.architecture ?? '', version: update.version ?? '', image: update.image ?? '', force: update.force ?? false };
-  if (update.acceptRisks !== undefined && update.acceptRisks.length > 0) u['acceptRisks'] = update.acceptRisks.map((r) => ({ name: r.name }));
+  const u: Record<string, unknown> = {
+    architecture: update.architecture ?? '',
+    version: update.version ?? '',
+    image: update.image ?? '',
+    force: update.force ?? false,
+  };
+  if (update.acceptRisks !== undefined && update.acceptRisks.length > 0)
+    u['acceptRisks'] = update.acceptRisks.map((r) => ({ name: r.name }));
   return { spec: { desiredUpdate: u } };
 }
 
 function guard(cv: ClusterVersion, o: UpgradeRequestOptions, err: string[]): void {
   const problem = checkForUpgrade(cv);
   if (problem === undefined) return;
-  if (o.allowUpgradeWithWarnings !== true) throw new UpgradeRequestError(`${problem}\n\nIf you want to upgrade anyway, use --allow-upgrade-with-warnings.`);
+  if (o.allowUpgradeWithWarnings !== true)
+    throw new UpgradeRequestError(`${problem}\n\nIf you want to upgrade anyway, use --allow-upgrade-with-warnings.`);
   err.push(`warning: --allow-upgrade-with-warnings is bypassing: ${problem}`);
 }
 
@@ -154,14 +185,20 @@ export function planClear(cv: ClusterVersion): UpgradePlan {
 /** What oc prints after `--clear` wrote, given the update that was cleared and the ClusterVersion returned. */
 export function clearedMessage(original: Update, updated: ClusterVersion): string {
   const desired: Partial<Release> = updated.status?.desired ?? {};
-  const equivalent = original.image && desired.image ? original.image === desired.image : original.version && desired.version ? original.version === desired.version : false;
+  const equivalent =
+    original.image && desired.image
+      ? original.image === desired.image
+      : original.version && desired.version
+        ? original.version === desired.version
+        : false;
   if (equivalent) return `Cleared the update field, still at ${desired.version || desired.image || '<unknown>'}`;
   return `Cancelled requested upgrade to ${original.version || original.image || '<unknown>'}`;
 }
 
 /** `--to-multi-arch`. */
 export function planMultiArch(cv: ClusterVersion, o: UpgradeRequestOptions): UpgradePlan {
-  if (cv.spec.desiredUpdate?.architecture === 'Multi') throw new UpgradeRequestError('info: Update to multi cluster architecture has already been requested');
+  if (cv.spec.desiredUpdate?.architecture === 'Multi')
+    throw new UpgradeRequestError('info: Update to multi cluster architecture has already been requested');
   const err: string[] = [];
   guard(cv, o, err);
   const update: Update = { architecture: 'Multi', version: cv.status?.desired?.version ?? '' };
@@ -186,9 +223,16 @@ function findTarget(cv: ClusterVersion, o: UpgradeRequestOptions, err: string[])
   const conditions = new Map<string, Condition>();
   for (const available of cv.status?.availableUpdates ?? []) {
     try {
-      if (targetMatch(available, to, toImage)) return { update: { version: available.version ?? '', image: toImage !== '' ? toImage : (available.image ?? '') }, possible, conditions };
+      if (targetMatch(available, to, toImage))
+        return {
+          update: { version: available.version ?? '', image: toImage !== '' ? toImage : (available.image ?? '') },
+          possible,
+          conditions,
+        };
     } catch (e) {
-      err.push(`warning: unable to calculate match for the update target in available updates: ${(e as Error).message}`);
+      err.push(
+        `warning: unable to calculate match for the update target in available updates: ${(e as Error).message}`,
+      );
     }
     possible.push(available);
   }
@@ -199,7 +243,9 @@ function findTarget(cv: ClusterVersion, o: UpgradeRequestOptions, err: string[])
     try {
       match = targetMatch(cu.release, to, toImage);
     } catch (e) {
-      err.push(`warning: unable to calculate match for the update target in available conditional updates: ${(e as Error).message}`);
+      err.push(
+        `warning: unable to calculate match for the update target in available conditional updates: ${(e as Error).message}`,
+      );
     }
     if (match) {
       const v = cu.release.version ?? '';
@@ -208,7 +254,9 @@ function findTarget(cv: ClusterVersion, o: UpgradeRequestOptions, err: string[])
           `the update ${v} is not one of the recommended updates, but is available as a conditional update. To accept the ${c.type}=${c.status} risk and to proceed with update use --allow-not-recommended.\n  Reason: ${c.reason ?? ''}\n  Message: ${indent(c.message)}\n`,
         );
       }
-      err.push(`warning: with --allow-not-recommended you have accepted the risks with ${v} and bypassed ${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`);
+      err.push(
+        `warning: with --allow-not-recommended you have accepted the risks with ${v} and bypassed ${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`,
+      );
       return { update: { version: v, image: cu.release.image ?? '' }, possible, conditions };
     }
     if (o.allowNotRecommended === true) {
@@ -223,11 +271,26 @@ function noTargetError(cv: ClusterVersion, o: UpgradeRequestOptions, possible: R
   const retrieved = findCondition(cv.status?.conditions, 'RetrievedUpdates');
   const option = (o.toImage ?? '') !== '' ? '--allow-explicit-upgrade' : '--to-image';
   const nextStep = `${option} to continue with ${o.toLatest === true ? 'an' : 'the'} update`;
-  if (retrieved !== undefined && retrieved.status !== 'True') throw new UpgradeRequestError(`cannot refresh available updates:\n  Reason: ${retrieved.reason ?? ''}\n  Message: ${indent(retrieved.message)}\n\nspecify ${nextStep}.`);
-  if (possible.length === 0 && o.allowNotRecommended === true) throw new UpgradeRequestError(`no recommended or conditional updates, specify ${nextStep} or wait for new updates to be available.`);
-  if (possible.length === 0 && o.toLatest === true) return { out: [`info: Cluster is already at the latest available version ${cv.status?.desired?.version ?? ''}`], err: [] };
-  if (possible.length === 0) throw new UpgradeRequestError(`no recommended updates, specify ${nextStep} or wait for new updates to be available.`);
-  throw new UpgradeRequestError(`the update is not one of the possible targets: ${possible.map((r) => r.version ?? '').join(', ')}. specify ${nextStep}.`);
+  if (retrieved !== undefined && retrieved.status !== 'True')
+    throw new UpgradeRequestError(
+      `cannot refresh available updates:\n  Reason: ${retrieved.reason ?? ''}\n  Message: ${indent(retrieved.message)}\n\nspecify ${nextStep}.`,
+    );
+  if (possible.length === 0 && o.allowNotRecommended === true)
+    throw new UpgradeRequestError(
+      `no recommended or conditional updates, specify ${nextStep} or wait for new updates to be available.`,
+    );
+  if (possible.length === 0 && o.toLatest === true)
+    return {
+      out: [`info: Cluster is already at the latest available version ${cv.status?.desired?.version ?? ''}`],
+      err: [],
+    };
+  if (possible.length === 0)
+    throw new UpgradeRequestError(
+      `no recommended updates, specify ${nextStep} or wait for new updates to be available.`,
+    );
+  throw new UpgradeRequestError(
+    `the update is not one of the possible targets: ${possible.map((r) => r.version ?? '').join(', ')}. specify ${nextStep}.`,
+  );
 }
 
 /** `--to`, `--to-image`, `--to-latest` (oc's target selection, in oc's order). */
@@ -242,14 +305,19 @@ export function planTarget(cv: ClusterVersion, o: UpgradeRequestOptions): Upgrad
   let update = found.update;
   if (update === undefined && toImage !== '' && o.allowExplicitUpgrade === true) {
     update = { version: '', image: toImage };
-    err.push('warning: The requested upgrade image is not one of the available updates. You have used --allow-explicit-upgrade for the update to proceed anyway');
+    err.push(
+      'warning: The requested upgrade image is not one of the available updates. You have used --allow-explicit-upgrade for the update to proceed anyway',
+    );
   }
   const possible = sortReleasesDescending(found.possible);
   const latest = possible[0];
   if (o.toLatest === true && latest !== undefined) {
     update = { version: latest.version ?? '', image: latest.image ?? '' };
     const c = found.conditions.get(update.image ?? '');
-    if (c) err.push(`warning: with --allow-not-recommended you have accepted the risks with ${update.version ?? ''} and bypassed ${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`);
+    if (c)
+      err.push(
+        `warning: with --allow-not-recommended you have accepted the risks with ${update.version ?? ''} and bypassed ${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`,
+      );
   }
   if (update === undefined) return { ...noTargetError(cv, o, possible), err };
   if (o.force === true) {
@@ -257,7 +325,9 @@ export function planTarget(cv: ClusterVersion, o: UpgradeRequestOptions): Upgrad
     err.push(FORCE_WARNING);
   }
   guard(cv, o, err);
-  const msg = update.version ? `Requested update to ${update.version}` : `Requested update to release image ${update.image ?? ''}`;
+  const msg = update.version
+    ? `Requested update to ${update.version}`
+    : `Requested update to release image ${update.image ?? ''}`;
   return { desiredUpdate: withAcceptedRisks(cv, update), out: [msg], err };
 }
 

@@ -26,7 +26,9 @@ function oneLine(s: string | undefined): string {
 function header(s: UpgradeStatusSummary): string[] {
   const c = s.completion;
   const target = `${s.target.version || s.target.image}${s.from !== undefined ? ` (from ${s.from})` : ''}`;
-  const health = (['Healthy', 'Unavailable', 'Degraded', 'Unknown'] as const).map((h) => [h, s.operators.filter((o) => o.health === h).length] as const).filter(([h, n]) => n > 0 || h === 'Healthy');
+  const health = (['Healthy', 'Unavailable', 'Degraded', 'Unknown'] as const)
+    .map((h) => [h, s.operators.filter((o) => o.health === h).length] as const)
+    .filter(([h, n]) => n > 0 || h === 'Healthy');
   const rows: string[][] = [
     ['Assessment:', s.assessment],
     ['Target Version:', target],
@@ -45,11 +47,42 @@ export function formatUpgradeStatus(s: UpgradeStatusSummary, now: number): strin
   const notDone = s.operators.filter((o) => o.state !== 'Updated');
   if (notDone.length > 0) {
     out.push('', 'Cluster Operators Not Yet Updated');
-    out.push(...tabulate([['NAME', 'STATE', 'VERSION', 'SINCE', 'REASON', 'MESSAGE'], ...notDone.map((o) => [o.name, o.state, o.version || '-', since(o.since, now), o.reason ?? '-', oneLine(o.message)])], 0, 3));
-  } else if (s.operators.length > 0) out.push('', `All ${s.operators.length} cluster operators report ${s.target.version}.`);
+    out.push(
+      ...tabulate(
+        [
+          ['NAME', 'STATE', 'VERSION', 'SINCE', 'REASON', 'MESSAGE'],
+          ...notDone.map((o) => [
+            o.name,
+            o.state,
+            o.version || '-',
+            since(o.since, now),
+            o.reason ?? '-',
+            oneLine(o.message),
+          ]),
+        ],
+        0,
+        3,
+      ),
+    );
+  } else if (s.operators.length > 0)
+    out.push('', `All ${s.operators.length} cluster operators report ${s.target.version}.`);
   if (s.waitingOn.length > 0) {
     out.push('', 'Waiting On');
-    out.push(...tabulate([['KIND', 'NAME', 'FOR', 'WHY'], ...s.waitingOn.map((w) => [w.kind, w.name, w.waitedMs === undefined ? '-' : shortDuration(w.waitedMs), w.reason ?? '-'])], 0, 3));
+    out.push(
+      ...tabulate(
+        [
+          ['KIND', 'NAME', 'FOR', 'WHY'],
+          ...s.waitingOn.map((w) => [
+            w.kind,
+            w.name,
+            w.waitedMs === undefined ? '-' : shortDuration(w.waitedMs),
+            w.reason ?? '-',
+          ]),
+        ],
+        0,
+        3,
+      ),
+    );
   }
   if (s.pools.length > 0) {
     out.push('', '= Node Pools =');
@@ -57,7 +90,12 @@ export function formatUpgradeStatus(s: UpgradeStatusSummary, now: number): strin
       ...tabulate(
         [
           ['POOL', 'ASSESSMENT', 'COMPLETION', 'STATUS'],
-          ...s.pools.map((p) => [p.name, p.assessment, `${p.percent}% (${p.updated}/${p.machines})`, `${p.ready} Ready, ${p.unavailable} Unavailable, ${p.degraded} Degraded${p.paused ? ', paused' : ''}`]),
+          ...s.pools.map((p) => [
+            p.name,
+            p.assessment,
+            `${p.percent}% (${p.updated}/${p.machines})`,
+            `${p.ready} Ready, ${p.unavailable} Unavailable, ${p.degraded} Degraded${p.paused ? ', paused' : ''}`,
+          ]),
         ],
         0,
         3,

@@ -85,9 +85,20 @@ function operatorProgress(co: ClusterOperator, target: string, updateStart: stri
   const available = findCondition(conds, 'Available');
   const degraded = findCondition(conds, 'Degraded');
   const progressing = findCondition(conds, 'Progressing');
-  const health: OperatorProgress['health'] = available === undefined ? 'Unknown' : available.status === 'False' ? 'Unavailable' : degraded?.status === 'True' ? 'Degraded' : 'Healthy';
+  const health: OperatorProgress['health'] =
+    available === undefined
+      ? 'Unknown'
+      : available.status === 'False'
+        ? 'Unavailable'
+        : degraded?.status === 'True'
+          ? 'Degraded'
+          : 'Healthy';
   const base = { name, version, health };
-  const withDetail = (state: OperatorUpdateState, c: { lastTransitionTime?: string | null; reason?: string; message?: string } | undefined, since?: string): OperatorProgress => {
+  const withDetail = (
+    state: OperatorUpdateState,
+    c: { lastTransitionTime?: string | null; reason?: string; message?: string } | undefined,
+    since?: string,
+  ): OperatorProgress => {
     const p: OperatorProgress = { ...base, state };
     const s = c?.lastTransitionTime ?? since ?? undefined;
     if (s !== undefined) p.since = s;
@@ -126,7 +137,17 @@ function poolProgress(p: MachineConfigPool): PoolProgress {
     since = updatedCond.lastTransitionTime;
     message = updatedCond.message;
   }
-  const out: PoolProgress = { name: p.metadata.name ?? '', assessment, percent: machines === 0 ? (assessment === 'Completed' ? 100 : 0) : Math.floor((updated * 100) / machines), machines, updated, ready: st.readyMachineCount ?? 0, unavailable: st.unavailableMachineCount ?? 0, degraded, paused };
+  const out: PoolProgress = {
+    name: p.metadata.name ?? '',
+    assessment,
+    percent: machines === 0 ? (assessment === 'Completed' ? 100 : 0) : Math.floor((updated * 100) / machines),
+    machines,
+    updated,
+    ready: st.readyMachineCount ?? 0,
+    unavailable: st.unavailableMachineCount ?? 0,
+    degraded,
+    paused,
+  };
   if (since !== undefined && since !== null) out.since = since;
   if (message !== undefined && message !== '') out.message = message;
   return out;
@@ -146,12 +167,21 @@ function waitItems(operators: readonly OperatorProgress[], pools: readonly PoolP
     if (o.since !== undefined) w.since = o.since;
     const ms = waitedMs(o.since, now);
     if (ms !== undefined) w.waitedMs = ms;
-    w.reason = o.state === 'Pending' ? 'has not reported the target version' : o.state === 'Updating' ? 'is updating' : `is ${o.state.toLowerCase()}${o.reason ? ` (${o.reason})` : ''}`;
+    w.reason =
+      o.state === 'Pending'
+        ? 'has not reported the target version'
+        : o.state === 'Updating'
+          ? 'is updating'
+          : `is ${o.state.toLowerCase()}${o.reason ? ` (${o.reason})` : ''}`;
     items.push(w);
   }
   for (const p of pools) {
     if (p.assessment === 'Completed' || p.assessment === 'Excluded') continue;
-    const w: WaitItem = { name: p.name, kind: 'MachineConfigPool', reason: `${p.updated} of ${p.machines} machines updated${p.degraded > 0 ? `, ${p.degraded} degraded` : ''}` };
+    const w: WaitItem = {
+      name: p.name,
+      kind: 'MachineConfigPool',
+      reason: `${p.updated} of ${p.machines} machines updated${p.degraded > 0 ? `, ${p.degraded} degraded` : ''}`,
+    };
     if (p.since !== undefined) w.since = p.since;
     const ms = waitedMs(p.since, now);
     if (ms !== undefined) w.waitedMs = ms;
@@ -165,20 +195,32 @@ export function computeUpgradeStatus(input: UpgradeStatusInput): UpgradeStatusSu
   const cv = input.clusterVersion;
   const history = cv.status?.history ?? [];
   const current = history[0];
-  const target = { version: cv.status?.desired?.version ?? current?.version ?? '', image: cv.status?.desired?.image ?? current?.image ?? '' };
+  const target = {
+    version: cv.status?.desired?.version ?? current?.version ?? '',
+    image: cv.status?.desired?.image ?? current?.image ?? '',
+  };
   const partial = current?.state === 'Partial';
   const failingCond = findCondition(cv.status?.conditions, 'Failing');
-  const operators = input.operators.map((co) => operatorProgress(co, target.version, partial ? current.startedTime : undefined)).sort((a, b) => a.name.localeCompare(b.name));
+  const operators = input.operators
+    .map((co) => operatorProgress(co, target.version, partial ? current.startedTime : undefined))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const pools = input.pools.map(poolProgress).sort((a, b) => a.name.localeCompare(b.name));
   const updated = operators.filter((o) => o.state === 'Updated').length;
   const total = operators.length;
   let percent = total === 0 ? (partial ? 0 : 100) : Math.floor((updated * 100) / total);
   const prev = input.previous;
-  if (prev && prev.target.version === target.version && prev.target.image === target.image) percent = Math.max(percent, prev.completion.percent);
+  if (prev && prev.target.version === target.version && prev.target.image === target.image)
+    percent = Math.max(percent, prev.completion.percent);
   const summary: UpgradeStatusSummary = {
     assessment: partial ? (failingCond?.status === 'True' ? 'Stalled' : 'Progressing') : 'Completed',
     target,
-    completion: { percent, updated, total, updating: operators.filter((o) => o.state === 'Updating').length, pending: operators.filter((o) => o.state === 'Pending').length },
+    completion: {
+      percent,
+      updated,
+      total,
+      updating: operators.filter((o) => o.state === 'Updating').length,
+      pending: operators.filter((o) => o.state === 'Pending').length,
+    },
     cvoMessage: findCondition(cv.status?.conditions, 'Progressing')?.message ?? '',
     operators,
     waitingOn: partial ? waitItems(operators, pools, input.now) : [],
@@ -194,6 +236,7 @@ export function computeUpgradeStatus(input: UpgradeStatusInput): UpgradeStatusSu
     const start = Date.parse(current.startedTime);
     if (!Number.isNaN(start) && !Number.isNaN(end)) summary.durationMs = Math.max(0, end - start);
   }
-  if (failingCond?.status === 'True') summary.failing = { reason: failingCond.reason ?? '', message: failingCond.message ?? '' };
+  if (failingCond?.status === 'True')
+    summary.failing = { reason: failingCond.reason ?? '', message: failingCond.message ?? '' };
   return summary;
 }

@@ -21,13 +21,35 @@ describe('keelson rehearse', { timeout: 600_000 }, () => {
       expect([...p.rolloutOrder].sort()).toEqual([0, 1, 2].map((i) => `${p.name}-${i}`));
     }
     for (const o of report.operators) expect(o.reachedMs, o.name).not.toBeNull();
-    expect(report.reboots.map((x) => x.node).sort()).toEqual(['master-0', 'master-1', 'master-2', 'worker-0', 'worker-1', 'worker-2']);
+    expect(report.reboots.map((x) => x.node).sort()).toEqual([
+      'master-0',
+      'master-1',
+      'master-2',
+      'worker-0',
+      'worker-1',
+      'worker-2',
+    ]);
     expect(report.api.evictions).toBeGreaterThan(0);
     expect(report.api.total).toBeGreaterThan(1000);
   });
 
   it('--max-unavailable: worker=67% of 3 lets 2 workers update at once; a --pools custom pool is created and rolled', async () => {
-    const r = await cli('rehearse', '--json', '--masters', '1', '--workers', '3', '--pools', 'infra=1', '--max-unavailable', 'worker=67%', '--time-scale', '120', '--timeout', '300');
+    const r = await cli(
+      'rehearse',
+      '--json',
+      '--masters',
+      '1',
+      '--workers',
+      '3',
+      '--pools',
+      'infra=1',
+      '--max-unavailable',
+      'worker=67%',
+      '--time-scale',
+      '120',
+      '--timeout',
+      '300',
+    );
     const report = JSON.parse(r.stdout) as RehearsalReport;
     expect(report.outcome, report.message).toBe('Completed');
     const pool = (name: string) => report.pools.find((p) => p.name === name);
@@ -39,7 +61,18 @@ describe('keelson rehearse', { timeout: 600_000 }, () => {
   });
 
   it('rejects bad flags with usage errors', async () => {
-    const cases = [['--fault', 'explode'], ['--kill', 'cvo@200%'], ['--time-scale', '0'], ['--pools', 'worker=2'], ['--from', 'x'], ['--masters', '-1'], ['--max-unavailable', 'worker=10 %'], ['--max-unavailable', 'worker=-1'], ['--max-unavailable', 'infra=1'], ['--pools', 'infra=1', '--max-unavailable', 'gpu=10%']];
+    const cases = [
+      ['--fault', 'explode'],
+      ['--kill', 'cvo@200%'],
+      ['--time-scale', '0'],
+      ['--pools', 'worker=2'],
+      ['--from', 'x'],
+      ['--masters', '-1'],
+      ['--max-unavailable', 'worker=10 %'],
+      ['--max-unavailable', 'worker=-1'],
+      ['--max-unavailable', 'infra=1'],
+      ['--pools', 'infra=1', '--max-unavailable', 'gpu=10%'],
+    ];
     const runs = await Promise.all(cases.map((args) => cli('rehearse', ...args)));
     runs.forEach((r, i) => {
       expect(r.code, cases[i]?.join(' ')).toBe(2);

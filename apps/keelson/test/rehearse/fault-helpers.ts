@@ -22,7 +22,19 @@ export interface FaultRunOptions {
 
 /** One master, one worker (or `workers`), time scale 120. */
 export async function rehearseWith(args: readonly string[], o: FaultRunOptions = {}): Promise<FaultRun> {
-  const r = await cli('rehearse', '--masters', '1', '--workers', String(o.workers ?? 1), '--time-scale', '120', '--timeout', String(o.timeoutSeconds ?? 300), '--json', ...args);
+  const r = await cli(
+    'rehearse',
+    '--masters',
+    '1',
+    '--workers',
+    String(o.workers ?? 1),
+    '--time-scale',
+    '120',
+    '--timeout',
+    String(o.timeoutSeconds ?? 300),
+    '--json',
+    ...args,
+  );
   let report: RehearsalReport;
   try {
     report = JSON.parse(r.stdout) as RehearsalReport;
@@ -34,5 +46,8 @@ export async function rehearseWith(args: readonly string[], o: FaultRunOptions =
 
 /** `object type=status reason: message` of every condition the report saw. */
 export function conditionLines(report: RehearsalReport): string[] {
-  return report.conditions.map((c) => `${c.object} ${c.condition.type}=${c.condition.status ?? ''} ${c.condition.reason ?? ''}: ${c.condition.message ?? ''}`);
+  return report.conditions.map(
+    (c) =>
+      `${c.object} ${c.condition.type}=${c.condition.status ?? ''} ${c.condition.reason ?? ''}: ${c.condition.message ?? ''}`,
+  );
 }

@@ -28,9 +28,13 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     expect(code).toBe(4);
     expect(report.exitCode).toBe(4);
     expect(report.faults).toEqual(['degraded-operator=dns']);
-    expect(report.message).toMatch(/^ClusterVersion Failing=True: wait has exceeded 40 minutes for these operators: dns$/);
+    expect(report.message).toMatch(
+      /^ClusterVersion Failing=True: wait has exceeded 40 minutes for these operators: dns$/,
+    );
     const lines = conditionLines(report);
-    expect(lines).toContain('clusterversion/version Failing=True ClusterOperatorDegraded: wait has exceeded 40 minutes for these operators: dns');
+    expect(lines).toContain(
+      'clusterversion/version Failing=True ClusterOperatorDegraded: wait has exceeded 40 minutes for these operators: dns',
+    );
     expect(lines.some((l) => l.startsWith('clusteroperator/dns Degraded=True'))).toBe(true);
     expect(report.operators.find((o) => o.name === 'dns')?.reachedMs ?? null).not.toBeNull();
   });
@@ -40,7 +44,9 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     expect(report.outcome, report.message).toBe('Completed');
     expect(code).toBe(0);
     const killed = report.interruptions.find((x) => x.component === 'cluster-version-operator' && x.state === 'killed');
-    const restarted = report.interruptions.find((x) => x.component === 'cluster-version-operator' && x.state === 'restarted');
+    const restarted = report.interruptions.find(
+      (x) => x.component === 'cluster-version-operator' && x.state === 'restarted',
+    );
     expect(killed, JSON.stringify(report.interruptions)).toBeDefined();
     expect(restarted).toBeDefined();
     // killed at or after half of B's manifests, before the end
@@ -59,7 +65,9 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const { code, report } = await rehearseWith(['--pause-pool', 'worker']);
     expect(report.outcome, report.message).toBe('PoolPaused');
     expect(code).toBe(7);
-    expect(report.message).toBe('ClusterVersion is at 4.18.8; paused pool(s) worker hold the node update until unpaused');
+    expect(report.message).toBe(
+      'ClusterVersion is at 4.18.8; paused pool(s) worker hold the node update until unpaused',
+    );
     const master = report.pools.find((p) => p.name === 'master');
     const worker = report.pools.find((p) => p.name === 'worker');
     expect(master?.updated).toBe(1);
@@ -70,15 +78,29 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     expect(report.injected.map((f) => f.fault)).toEqual(['pause-pool worker']);
   });
 
-  it('--fault on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env: NodeRolloutFailed (exit 6) with the daemon\'s on-disk validation reason', async () => {
+  it("--fault on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env: NodeRolloutFailed (exit 6) with the daemon's on-disk validation reason", async () => {
     // a NodeDegraded counts once held for a quarter of the phase timeout (15 s here)
-    const { code, report } = await rehearseWith(['--fault', 'on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env'], { timeoutSeconds: 60 });
+    const { code, report } = await rehearseWith(
+      ['--fault', 'on-disk-drift=worker-0:/etc/kubernetes/apiserver-url.env'],
+      { timeoutSeconds: 60 },
+    );
     expect(report.outcome, report.message).toBe('NodeRolloutFailed');
     expect(code).toBe(6);
-    expect(report.injected.map((f) => f.detail)).toEqual(['/etc/kubernetes/apiserver-url.env on worker-0 edited by hand after A was applied']);
-    expect(report.message).toMatch(/^machineconfigpool\/worker: Node worker-0 is reporting: "unexpected on-disk state validating against rendered-worker-[0-9a-f]{32}: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env""$/);
+    expect(report.injected.map((f) => f.detail)).toEqual([
+      '/etc/kubernetes/apiserver-url.env on worker-0 edited by hand after A was applied',
+    ]);
+    expect(report.message).toMatch(
+      /^machineconfigpool\/worker: Node worker-0 is reporting: "unexpected on-disk state validating against rendered-worker-[0-9a-f]{32}: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env""$/,
+    );
     const lines = conditionLines(report);
-    expect(lines.some((l) => /^machineconfigpool\/worker NodeDegraded=True .*unexpected on-disk state validating against rendered-worker-[0-9a-f]+: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env"/.test(l)), lines.join('\n')).toBe(true);
+    expect(
+      lines.some((l) =>
+        /^machineconfigpool\/worker NodeDegraded=True .*unexpected on-disk state validating against rendered-worker-[0-9a-f]+: content mismatch for file "\/etc\/kubernetes\/apiserver-url\.env"/.test(
+          l,
+        ),
+      ),
+      lines.join('\n'),
+    ).toBe(true);
     expect(report.pools.find((p) => p.name === 'worker')?.updated).toBe(0);
     expect(report.pools.find((p) => p.name === 'master')?.updated).toBe(1);
   });
@@ -87,8 +109,12 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const { code, report } = await rehearseWith(['--fault', 'operator-never-updates=dns']);
     expect(report.outcome, report.message).toBe('Stalled');
     expect(code).toBe(5);
-    expect(report.message).toMatch(/^ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected; Progressing: Working towards 4\.18\.8: \d+ of \d+ done \(\d+% complete\), waiting on dns(;|$)/);
-    expect(conditionLines(report)).toContain('clusterversion/version Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected');
+    expect(report.message).toMatch(
+      /^ClusterVersion Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected; Progressing: Working towards 4\.18\.8: \d+ of \d+ done \(\d+% complete\), waiting on dns(;|$)/,
+    );
+    expect(conditionLines(report)).toContain(
+      'clusterversion/version Failing=Unknown SlowClusterOperator: waiting on dns over 30 minutes which is longer than expected',
+    );
     expect(report.operators.find((o) => o.name === 'dns')?.reachedMs).toBeNull();
     // the operators of earlier run levels did reach B
     expect(report.operators.find((o) => o.name === 'etcd')?.reachedMs ?? null).not.toBeNull();
@@ -98,19 +124,25 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const { code, report } = await rehearseWith(['--fault', 'node-fails-boot=worker-0']);
     expect(report.outcome, report.message).toBe('Stalled');
     expect(code).toBe(5);
-    expect(report.message).toMatch(/^node\/worker-0 has been NotReady for \d+s, a reboot takes 2s here: it did not come back from its reboot; machineconfigpool\/worker 0\/1 updated, 1 unavailable; node\/worker-0 NotReady \(desiredConfig rendered-worker-[0-9a-f]{32}, currentConfig rendered-worker-[0-9a-f]{32}\)/);
+    expect(report.message).toMatch(
+      /^node\/worker-0 has been NotReady for \d+s, a reboot takes 2s here: it did not come back from its reboot; machineconfigpool\/worker 0\/1 updated, 1 unavailable; node\/worker-0 NotReady \(desiredConfig rendered-worker-[0-9a-f]{32}, currentConfig rendered-worker-[0-9a-f]{32}\)/,
+    );
     expect(report.pools.find((p) => p.name === 'worker')?.updated).toBe(0);
     expect(report.injected.map((f) => f.fault)).toEqual(['node-fails-boot=worker-0']);
   });
 
-  it('--fault pdb-blocks-drain: Stalled (exit 5) on the controller\'s DrainThresholdExceeded; PDB refusals counted', async () => {
+  it("--fault pdb-blocks-drain: Stalled (exit 5) on the controller's DrainThresholdExceeded; PDB refusals counted", async () => {
     const { code, report } = await rehearseWith(['--fault', 'pdb-blocks-drain']);
     expect(report.outcome, report.message).toBe('Stalled');
     expect(code).toBe(5);
     // upstream says "more than 10 minutes" / "Waiting 5 minutes": the controller prints wall-clock minutes of its
     // compressed durations (a known defect of the MCO app, reported), so the numbers are not pinned here
-    expect(report.message).toMatch(/^node\/worker-0 DrainThresholdExceeded: Drain failed\. Drain has been failing for more than [\d.]+ minutes\. Waiting [\d.]+ minutes then retrying\. Error message from drain: .*error when evicting pods\/"critical-app-[a-z0-9-]+" -n "rehearsal-workload"/);
-    expect(report.message).toMatch(/; machineconfigpool\/worker 0\/1 updated, 1 unavailable; .*drain blocked: \d+ evictions refused \(Cannot evict pod as it would violate the pod's disruption budget\.\)$/);
+    expect(report.message).toMatch(
+      /^node\/worker-0 DrainThresholdExceeded: Drain failed\. Drain has been failing for more than [\d.]+ minutes\. Waiting [\d.]+ minutes then retrying\. Error message from drain: .*error when evicting pods\/"critical-app-[a-z0-9-]+" -n "rehearsal-workload"/,
+    );
+    expect(report.message).toMatch(
+      /; machineconfigpool\/worker 0\/1 updated, 1 unavailable; .*drain blocked: \d+ evictions refused \(Cannot evict pod as it would violate the pod's disruption budget\.\)$/,
+    );
     expect(report.message).toContain(PDB_429);
     expect(report.api.pdbRefusals).toBeGreaterThan(0);
     expect(report.api.evictions).toBeGreaterThanOrEqual(report.api.pdbRefusals);
@@ -131,7 +163,13 @@ describe('keelson rehearse faults', { timeout: 900_000 }, () => {
     const { code, report } = await rehearseWith(['--kill', 'daemon@worker-0'], { timeoutSeconds: 120 });
     expect(report.outcome, report.message).toBe('Completed');
     expect(code).toBe(0);
-    expect(report.interruptions).toContainEqual(expect.objectContaining({ component: 'machine-config-daemon/worker-0', state: 'restarted', detail: 'killed mid-update' }));
+    expect(report.interruptions).toContainEqual(
+      expect.objectContaining({
+        component: 'machine-config-daemon/worker-0',
+        state: 'restarted',
+        detail: 'killed mid-update',
+      }),
+    );
     expect(report.message).toMatch(/every pool Updated$/);
     expect(report.reboots.find((r) => r.node === 'worker-0')?.count ?? 0).toBeGreaterThanOrEqual(1);
   });

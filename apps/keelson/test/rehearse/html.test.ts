@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 /** Decodes an 8-bit, non-interlaced RGB/RGBA PNG into RGBA rows (enough for Chromium's screenshots). */
-function decodePng(buf: Buffer): { width: number; height: number; pixel: (x: number, y: number) => [number, number, number] } {
+function decodePng(buf: Buffer): {
+  width: number;
+  height: number;
+  pixel: (x: number, y: number) => [number, number, number];
+} {
   expect(buf.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   let off = 8;
   let width = 0;
@@ -67,20 +71,38 @@ function decodePng(buf: Buffer): { width: number; height: number; pixel: (x: num
       out[y * stride + i] = v & 0xff;
     }
   }
-  return { width, height, pixel: (x, y) => [out[y * stride + x * bpp] ?? 0, out[y * stride + x * bpp + 1] ?? 0, out[y * stride + x * bpp + 2] ?? 0] };
+  return {
+    width,
+    height,
+    pixel: (x, y) => [
+      out[y * stride + x * bpp] ?? 0,
+      out[y * stride + x * bpp + 1] ?? 0,
+      out[y * stride + x * bpp + 2] ?? 0,
+    ],
+  };
 }
 
 function countColor(img: ReturnType<typeof decodePng>, rgb: [number, number, number]): number {
   let n = 0;
-  for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) {
-    const [r, g, b] = img.pixel(x, y);
-    if (Math.abs(r - rgb[0]) < 8 && Math.abs(g - rgb[1]) < 8 && Math.abs(b - rgb[2]) < 8) n++;
-  }
+  for (let y = 0; y < img.height; y++)
+    for (let x = 0; x < img.width; x++) {
+      const [r, g, b] = img.pixel(x, y);
+      if (Math.abs(r - rgb[0]) < 8 && Math.abs(g - rgb[1]) < 8 && Math.abs(b - rgb[2]) < 8) n++;
+    }
   return n;
 }
 
 describe('HTML report', () => {
-  const report = computeReport(sampleTimeline(), { from: '4.18.7', to: '4.18.8', outcome: 'Completed', message: 'history[0] 4.18.8 Completed', timeScale: 60, api: API, runLevels: RUN_LEVELS, faults: [] });
+  const report = computeReport(sampleTimeline(), {
+    from: '4.18.7',
+    to: '4.18.8',
+    outcome: 'Completed',
+    message: 'history[0] 4.18.8 Completed',
+    timeScale: 60,
+    api: API,
+    runLevels: RUN_LEVELS,
+    faults: [],
+  });
   const html = renderHtmlReport(report, sampleTimeline());
 
   it('is self-contained: no scripts, no external resources, escaped text', () => {
@@ -96,10 +118,28 @@ describe('HTML report', () => {
     const file = join(work, 'report.html');
     const png = join(work, 'shot.png');
     await writeFile(file, html);
-    const args = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(work, 'profile')}`, '--hide-scrollbars', '--window-size=1200,700', `--screenshot=${png}`, `file://${file}`];
+    const args = [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${join(work, 'profile')}`,
+      '--hide-scrollbars',
+      '--window-size=1200,700',
+      `--screenshot=${png}`,
+      `file://${file}`,
+    ];
     await new Promise<void>((resolve, reject) => {
       execFile('chromium', args, { timeout: 80_000 }, (err, _out, stderr) => {
-        if (err) reject(new Error(`chromium failed (install Debian's chromium: apt-get install chromium): ${err.message}\n${stderr}`));
+        if (err)
+          reject(
+            new Error(
+              `chromium failed (install Debian's chromium: apt-get install chromium): ${err.message}\n${stderr}`,
+            ),
+          );
         else resolve();
       });
     });
@@ -112,41 +152,100 @@ describe('HTML report', () => {
 });
 
 /** Runs Debian's chromium headless on a file: a screenshot, or the DOM as rendered. */
-function chromium(work: string, file: string, mode: { screenshot: string } | 'dump-dom', height = 700): Promise<string> {
+function chromium(
+  work: string,
+  file: string,
+  mode: { screenshot: string } | 'dump-dom',
+  height = 700,
+): Promise<string> {
   const out = mode === 'dump-dom' ? ['--dump-dom'] : [`--screenshot=${mode.screenshot}`];
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(work, 'profile')}`, '--hide-scrollbars', `--window-size=1200,${height}`, ...out, `file://${file}`];
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${join(work, 'profile')}`,
+    '--hide-scrollbars',
+    `--window-size=1200,${height}`,
+    ...out,
+    `file://${file}`,
+  ];
   return new Promise((resolve, reject) => {
     execFile('chromium', args, { timeout: 80_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`chromium failed (install Debian's chromium: apt-get install chromium): ${err.message}\n${stderr}`));
+      if (err)
+        reject(
+          new Error(`chromium failed (install Debian's chromium: apt-get install chromium): ${err.message}\n${stderr}`),
+        );
       else resolve(stdout);
     });
   });
 }
 
 describe('HTML report of a failed run (headless chromium)', () => {
-  const cv = (t: number, message: string): TimelineEvent => ({ t, type: 'condition', object: 'clusterversion/version', condition: { type: 'Progressing', status: 'True', message } });
+  const cv = (t: number, message: string): TimelineEvent => ({
+    t,
+    type: 'condition',
+    object: 'clusterversion/version',
+    condition: { type: 'Progressing', status: 'True', message },
+  });
   const events = sampleTimeline();
-  events.splice(events.findIndex((e) => e.t > 1020), 0, cv(1020, 'Working towards 4.18.8: 0 of 100 done (0% complete), waiting on etcd'));
-  events.splice(events.findIndex((e) => e.t > 1210), 0, cv(1210, 'Working towards 4.18.8: 60 of 100 done (60% complete), waiting on machine-config'));
-  const diagnosis = [{ subject: 'machineconfigpool/worker', summary: 'pool worker targets rendered-worker-b: 0/2 nodes updated', findings: [{ message: 'node worker-0 cannot be drained: PodDisruptionBudget app/critical-app allows 0 disruptions', action: 'relax or delete the PodDisruptionBudget' }] }];
-  const report = computeReport(events, { from: '4.18.7', to: '4.18.8', outcome: 'Stalled', message: 'drain blocked', timeScale: 60, api: API, runLevels: RUN_LEVELS, faults: ['pdb-blocks-drain'], diagnosis });
+  events.splice(
+    events.findIndex((e) => e.t > 1020),
+    0,
+    cv(1020, 'Working towards 4.18.8: 0 of 100 done (0% complete), waiting on etcd'),
+  );
+  events.splice(
+    events.findIndex((e) => e.t > 1210),
+    0,
+    cv(1210, 'Working towards 4.18.8: 60 of 100 done (60% complete), waiting on machine-config'),
+  );
+  const diagnosis = [
+    {
+      subject: 'machineconfigpool/worker',
+      summary: 'pool worker targets rendered-worker-b: 0/2 nodes updated',
+      findings: [
+        {
+          message: 'node worker-0 cannot be drained: PodDisruptionBudget app/critical-app allows 0 disruptions',
+          action: 'relax or delete the PodDisruptionBudget',
+        },
+      ],
+    },
+  ];
+  const report = computeReport(events, {
+    from: '4.18.7',
+    to: '4.18.8',
+    outcome: 'Stalled',
+    message: 'drain blocked',
+    timeScale: 60,
+    api: API,
+    runLevels: RUN_LEVELS,
+    faults: ['pdb-blocks-drain'],
+    diagnosis,
+  });
   const html = renderHtmlReport(report, events);
 
-  it('shows the diagnosis box and the waits (pixels), the operators by name and what to do (rendered DOM)', { timeout: 120_000 }, async () => {
-    const file = join(work, 'failed.html');
-    const png = join(work, 'failed.png');
-    await writeFile(file, html);
-    await chromium(work, file, { screenshot: png }, 1100);
-    const img = decodePng(await readFile(png));
-    expect(countColor(img, [0xff, 0xf5, 0xf5])).toBeGreaterThan(20_000); // the diagnosis box
-    expect(countColor(img, [0xff, 0x8f, 0x00])).toBeGreaterThan(300); // the CVO's waits
-    expect(countColor(img, [0x2e, 0x7d, 0x32])).toBeGreaterThan(50); // operators at the target
-    const dom = await chromium(work, file, 'dump-dom');
-    expect(dom).toContain('Diagnosis: what holds the update');
-    expect(dom).toContain('what to do: relax or delete the PodDisruptionBudget');
-    expect(dom).toContain('CVO waits on machine-config');
-    expect(dom).toMatch(/<td>etcd<\/td><td>\+0\.2 s<\/td>/);
-    expect(dom).toMatch(/<title>clusteroperator\/ingress at 4\.18\.8: \+0\.5s<\/title>/);
-    expect(dom).toContain('simulated minutes');
-  });
+  it(
+    'shows the diagnosis box and the waits (pixels), the operators by name and what to do (rendered DOM)',
+    { timeout: 120_000 },
+    async () => {
+      const file = join(work, 'failed.html');
+      const png = join(work, 'failed.png');
+      await writeFile(file, html);
+      await chromium(work, file, { screenshot: png }, 1100);
+      const img = decodePng(await readFile(png));
+      expect(countColor(img, [0xff, 0xf5, 0xf5])).toBeGreaterThan(20_000); // the diagnosis box
+      expect(countColor(img, [0xff, 0x8f, 0x00])).toBeGreaterThan(300); // the CVO's waits
+      expect(countColor(img, [0x2e, 0x7d, 0x32])).toBeGreaterThan(50); // operators at the target
+      const dom = await chromium(work, file, 'dump-dom');
+      expect(dom).toContain('Diagnosis: what holds the update');
+      expect(dom).toContain('what to do: relax or delete the PodDisruptionBudget');
+      expect(dom).toContain('CVO waits on machine-config');
+      expect(dom).toMatch(/<td>etcd<\/td><td>\+0\.2 s<\/td>/);
+      expect(dom).toMatch(/<title>clusteroperator\/ingress at 4\.18\.8: \+0\.5s<\/title>/);
+      expect(dom).toContain('simulated minutes');
+    },
+  );
 });

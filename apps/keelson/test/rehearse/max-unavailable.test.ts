@@ -1,6 +1,10 @@
 /** `--max-unavailable` parsing, maxUnavailable scaling as the MCO does it, custom pools, and the restart decision. */
 import { describe, expect, it } from 'vitest';
-import { MaxUnavailableSpecError, parseMaxUnavailable, scaledMaxUnavailable } from '../../src/rehearse/max-unavailable.js';
+import {
+  MaxUnavailableSpecError,
+  parseMaxUnavailable,
+  scaledMaxUnavailable,
+} from '../../src/rehearse/max-unavailable.js';
 import { customPool } from '../../src/rehearse/run.js';
 import { decideRestarts } from '../../src/rehearse/supervise.js';
 import { poolView } from '../../src/rehearse/timeline.js';
@@ -15,7 +19,18 @@ describe('parseMaxUnavailable', () => {
   });
 
   it('refuses what the MCO would refuse or cannot be a count', () => {
-    for (const bad of ['worker=-1', 'worker=1.5', 'worker=10 %', 'worker=ten', 'worker=%', 'worker=', 'worker', '=3', 'Worker=1', 'worker=12345678']) {
+    for (const bad of [
+      'worker=-1',
+      'worker=1.5',
+      'worker=10 %',
+      'worker=ten',
+      'worker=%',
+      'worker=',
+      'worker',
+      '=3',
+      'Worker=1',
+      'worker=12345678',
+    ]) {
       let err: unknown;
       try {
         parseMaxUnavailable([bad], POOLS);
@@ -29,8 +44,12 @@ describe('parseMaxUnavailable', () => {
   });
 
   it('refuses a pool the rehearsal does not have, and a pool given twice', () => {
-    expect(() => parseMaxUnavailable(['gpu=1'], POOLS)).toThrow(/no pool gpu \(pools: master, worker, infra; add custom pools with --pools gpu=N\)/);
-    expect(() => parseMaxUnavailable(['worker=1', 'worker=10%'], POOLS)).toThrow(expect.objectContaining({ code: 'REHEARSAL_MAX_UNAVAILABLE_DUPLICATE' }) as Error);
+    expect(() => parseMaxUnavailable(['gpu=1'], POOLS)).toThrow(
+      /no pool gpu \(pools: master, worker, infra; add custom pools with --pools gpu=N\)/,
+    );
+    expect(() => parseMaxUnavailable(['worker=1', 'worker=10%'], POOLS)).toThrow(
+      expect.objectContaining({ code: 'REHEARSAL_MAX_UNAVAILABLE_DUPLICATE' }) as Error,
+    );
   });
 });
 
@@ -61,8 +80,14 @@ describe('scaledMaxUnavailable (the machine-config-controller maxUnavailable())'
   });
 
   it('is what the pool view reports, scaled by the pool machine count', () => {
-    expect(poolView({ metadata: { name: 'worker' }, spec: { maxUnavailable: '10%' }, status: { machineCount: 300 } }).maxUnavailable).toBe(30);
-    expect(poolView({ metadata: { name: 'worker' }, spec: { maxUnavailable: '60' }, status: { machineCount: 300 } }).maxUnavailable).toBe(0);
+    expect(
+      poolView({ metadata: { name: 'worker' }, spec: { maxUnavailable: '10%' }, status: { machineCount: 300 } })
+        .maxUnavailable,
+    ).toBe(30);
+    expect(
+      poolView({ metadata: { name: 'worker' }, spec: { maxUnavailable: '60' }, status: { machineCount: 300 } })
+        .maxUnavailable,
+    ).toBe(0);
   });
 });
 
@@ -73,7 +98,11 @@ describe('customPool', () => {
       kind: 'MachineConfigPool',
       metadata: { name: 'infra' },
       spec: {
-        machineConfigSelector: { matchExpressions: [{ key: 'machineconfiguration.openshift.io/role', operator: 'In', values: ['worker', 'infra'] }] },
+        machineConfigSelector: {
+          matchExpressions: [
+            { key: 'machineconfiguration.openshift.io/role', operator: 'In', values: ['worker', 'infra'] },
+          ],
+        },
         nodeSelector: { matchLabels: { 'node-role.kubernetes.io/infra': '' } },
         maxUnavailable: '25%',
       },
@@ -84,12 +113,30 @@ describe('customPool', () => {
 
 describe('decideRestarts', () => {
   it('restarts a component that held its Lease and lost it, once', () => {
-    const s1 = decideRestarts(new Set<string>(), new Map([['cvo', true], ['mco', true]]));
+    const s1 = decideRestarts(
+      new Set<string>(),
+      new Map([
+        ['cvo', true],
+        ['mco', true],
+      ]),
+    );
     expect(s1).toEqual({ restart: [], led: new Set(['cvo', 'mco']) });
-    const s2 = decideRestarts(s1.led, new Map([['cvo', false], ['mco', true]]));
+    const s2 = decideRestarts(
+      s1.led,
+      new Map([
+        ['cvo', false],
+        ['mco', true],
+      ]),
+    );
     expect(s2).toEqual({ restart: ['cvo'], led: new Set(['mco']) });
     // the restarted one campaigns like a new pod: not restarted again until it has led
-    const s3 = decideRestarts(s2.led, new Map([['cvo', false], ['mco', true]]));
+    const s3 = decideRestarts(
+      s2.led,
+      new Map([
+        ['cvo', false],
+        ['mco', true],
+      ]),
+    );
     expect(s3.restart).toEqual([]);
     const s4 = decideRestarts(decideRestarts(s3.led, new Map([['cvo', true]])).led, new Map([['cvo', false]]));
     expect(s4.restart).toEqual(['cvo']);

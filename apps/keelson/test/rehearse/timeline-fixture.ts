@@ -15,7 +15,19 @@ const node = (name: string, pool: string, phase: NodePhase, desired: string, cur
   unavailable: phase !== 'done' || desired !== current,
 });
 
-const pool = (name: string, updated: number, config: string, target: string, unavailable = 0): PoolView => ({ name, machineCount: 2, updated, ready: 2 - unavailable, unavailable, degraded: 0, paused: false, config, target, maxUnavailable: 1, conditions: [] });
+const pool = (name: string, updated: number, config: string, target: string, unavailable = 0): PoolView => ({
+  name,
+  machineCount: 2,
+  updated,
+  ready: 2 - unavailable,
+  unavailable,
+  degraded: 0,
+  paused: false,
+  config,
+  target,
+  maxUnavailable: 1,
+  conditions: [],
+});
 
 /** Two workers rolled one after the other, one operator per run level. */
 export function sampleTimeline(): TimelineEvent[] {
@@ -31,7 +43,12 @@ export function sampleTimeline(): TimelineEvent[] {
     { t: 1000, type: 'phase', phase: 'upgrade', detail: 'upgrade' },
     { t: 1100, type: 'progress', done: 10, total: 100, version: '4.18.8' },
     { t: 1200, type: 'operator', name: 'etcd', version: '4.18.8' },
-    { t: 1300, type: 'condition', object: 'clusteroperator/ingress', condition: { type: 'Degraded', status: 'True', reason: 'Rollout', message: 'ingress rolling out' } },
+    {
+      t: 1300,
+      type: 'condition',
+      object: 'clusteroperator/ingress',
+      condition: { type: 'Degraded', status: 'True', reason: 'Rollout', message: 'ingress rolling out' },
+    },
     { t: 1500, type: 'operator', name: 'ingress', version: '4.18.8' },
     { t: 1600, type: 'node', node: node('worker-0', 'worker', 'draining', B, A), previous: 'done' },
     { t: 1700, type: 'node', node: node('worker-0', 'worker', 'rebooting', B, A), previous: 'draining' },
@@ -46,7 +63,13 @@ export function sampleTimeline(): TimelineEvent[] {
   return ev;
 }
 
-export const API = { total: 42, byVerb: { get: 20, watch: 4, patch: 18 }, evictions: 3, pdbRefusals: 1, injectedErrors: 0 };
+export const API = {
+  total: 42,
+  byVerb: { get: 20, watch: 4, patch: 18 },
+  evictions: 3,
+  pdbRefusals: 1,
+  injectedErrors: 0,
+};
 export const RUN_LEVELS = [
   { level: '12', operators: ['etcd'] },
   { level: '50', operators: ['ingress'] },

@@ -16,7 +16,9 @@ export function parseDuration(flag: string, v: string): number {
   try {
     ms = parseGoDuration(v.trim());
   } catch (e) {
-    throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: ${(e as Error).message} (use e.g. 500ms, 30s, 2m)`);
+    throw new UsageError(
+      `--${flag}: invalid duration ${JSON.stringify(v)}: ${(e as Error).message} (use e.g. 500ms, 30s, 2m)`,
+    );
   }
   if (ms < 0) throw new UsageError(`--${flag}: invalid duration ${JSON.stringify(v)}: must not be negative`);
   return ms;

@@ -1,31 +1,60 @@
 #!/usr/bin/env node
 // machine-config-operator entry point (wiring only; see src/operator/operator.ts).
 import { Command } from 'commander';
-import { addCommonFlags, cliLogger, processOptions, readJsonStrings, runUntilSignal, UsageError, type CommonFlags } from '../common/cli.js';
+import {
+  addCommonFlags,
+  cliLogger,
+  processOptions,
+  readJsonStrings,
+  runUntilSignal,
+  UsageError,
+  type CommonFlags,
+} from '../common/cli.js';
 import { startMachineConfigOperator } from '../operator/operator.js';
 
-const program = new Command('machine-config-operator').description('Machine Config Operator: ControllerConfig, pools and ClusterOperator machine-config');
-addCommonFlags(program.command('start').description('Run the operator (leader-elected on Lease machine-config); needs RELEASE_VERSION'), '127.0.0.1:9002')
+const program = new Command('machine-config-operator').description(
+  'Machine Config Operator: ControllerConfig, pools and ClusterOperator machine-config',
+);
+addCommonFlags(
+  program
+    .command('start')
+    .description('Run the operator (leader-elected on Lease machine-config); needs RELEASE_VERSION'),
+  '127.0.0.1:9002',
+)
   .option('--images-json <file>', 'JSON object of component images (ControllerConfig spec.images)')
   .option('--release-version <v>', 'release version (default: env RELEASE_VERSION)')
   .option('--release-image <image>', 'release image pull spec (default: env RELEASE_IMAGE)')
-  .option('--operator-image <image>', 'operator image, reported as version operator-image (default: env OPERATOR_IMAGE)')
+  .option(
+    '--operator-image <image>',
+    'operator image, reported as version operator-image (default: env OPERATOR_IMAGE)',
+  )
   .option('--cluster-dns-ip <ip>', 'cluster DNS service IP', '172.30.0.10')
-  .action(async (f: CommonFlags & { imagesJson?: string; releaseVersion?: string; releaseImage?: string; operatorImage?: string; clusterDnsIp: string }) => {
-    const logger = cliLogger('machine-config-operator', f.v);
-    await runUntilSignal(logger, () => {
-      const releaseVersion = f.releaseVersion ?? process.env['RELEASE_VERSION'] ?? '';
-      if (releaseVersion === '') throw new UsageError('the release version is unknown: set RELEASE_VERSION or pass --release-version');
-      const releaseImage = f.releaseImage ?? process.env['RELEASE_IMAGE'];
-      const operatorImage = f.operatorImage ?? process.env['OPERATOR_IMAGE'];
-      return startMachineConfigOperator({
-        ...processOptions(f, logger),
-        releaseVersion,
-        clusterDNSIP: f.clusterDnsIp,
-        ...(releaseImage !== undefined ? { releaseImage } : {}),
-        ...(operatorImage !== undefined ? { operatorImage } : {}),
-        ...(f.imagesJson !== undefined ? { images: readJsonStrings('images-json', f.imagesJson) } : {}),
+  .action(
+    async (
+      f: CommonFlags & {
+        imagesJson?: string;
+        releaseVersion?: string;
+        releaseImage?: string;
+        operatorImage?: string;
+        clusterDnsIp: string;
+      },
+    ) => {
+      const logger = cliLogger('machine-config-operator', f.v);
+      await runUntilSignal(logger, () => {
+        const releaseVersion = f.releaseVersion ?? process.env['RELEASE_VERSION'] ?? '';
+        if (releaseVersion === '')
+          throw new UsageError('the release version is unknown: set RELEASE_VERSION or pass --release-version');
+        const releaseImage = f.releaseImage ?? process.env['RELEASE_IMAGE'];
+        const operatorImage = f.operatorImage ?? process.env['OPERATOR_IMAGE'];
+        return startMachineConfigOperator({
+          ...processOptions(f, logger),
+          releaseVersion,
+          clusterDNSIP: f.clusterDnsIp,
+          ...(releaseImage !== undefined ? { releaseImage } : {}),
+          ...(operatorImage !== undefined ? { operatorImage } : {}),
+          ...(f.imagesJson !== undefined ? { images: readJsonStrings('images-json', f.imagesJson) } : {}),
+        });
       });
-    });
-  });
+    },
+  );
 await program.parseAsync(process.argv);

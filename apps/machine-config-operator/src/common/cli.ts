@@ -30,11 +30,18 @@ export function addCommonFlags(cmd: Command, defaultMetricsAddress: string): Com
   return cmd
     .option('--kubeconfig <path>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--v <level>', 'log verbosity (klog style: 0-3 info, 4+ debug)', '2')
-    .addOption(new Option('--leader-elect [bool]', 'hold a Lease while running (disable only for a single replica)').default(true).argParser((v) => v !== 'false'))
+    .addOption(
+      new Option('--leader-elect [bool]', 'hold a Lease while running (disable only for a single replica)')
+        .default(true)
+        .argParser((v) => v !== 'false'),
+    )
     .option('--leader-elect-lease-duration <d>', 'Lease duration', '137s')
     .option('--leader-elect-renew-deadline <d>', 'renew deadline', '107s')
     .option('--leader-elect-retry-period <d>', 'retry period', '26s')
-    .option('--resourcelock-namespace <ns>', 'namespace of the leader-election Lease (default openshift-machine-config-operator)')
+    .option(
+      '--resourcelock-namespace <ns>',
+      'namespace of the leader-election Lease (default openshift-machine-config-operator)',
+    )
     .option('--metrics-listen-address <host:port>', 'address of /metrics, /healthz and /readyz', defaultMetricsAddress);
 }
 
@@ -45,7 +52,9 @@ export function parseDuration(flag: string, v: string): number {
   try {
     ms = parseGoDuration(v);
   } catch (e) {
-    throw new UsageError(`--${flag}: invalid duration "${v}": ${(e as Error).message} (use e.g. 500ms, 30s, 1m30s, 1h)`);
+    throw new UsageError(
+      `--${flag}: invalid duration "${v}": ${(e as Error).message} (use e.g. 500ms, 30s, 1m30s, 1h)`,
+    );
   }
   if (ms < 0) throw new UsageError(`--${flag}: invalid duration "${v}": must not be negative`);
   return ms;
@@ -55,7 +64,8 @@ export function parseDuration(flag: string, v: string): number {
 export function parseListen(v: string): { host: string; port: number } {
   const i = v.lastIndexOf(':');
   const port = Number(v.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--metrics-listen-address: expected host:port, got "${v}"`);
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--metrics-listen-address: expected host:port, got "${v}"`);
   return { host: v.slice(0, i) || '0.0.0.0', port };
 }
 
@@ -109,8 +119,11 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
     return;
   }
   logger.info('started', { healthUrl: running.healthUrl });
-  onShutdown(async (reason) => {
-    logger.info('shutting down', { reason });
-    await running.stop();
-  }, { logger });
+  onShutdown(
+    async (reason) => {
+      logger.info('shutting down', { reason });
+      await running.stop();
+    },
+    { logger },
+  );
 }

@@ -1,11 +1,25 @@
 /** Annotation keys, labels and names of the Machine Config Operator, spelled exactly as upstream (mostly from `@keelson/api`). */
-import { MACHINE_CONFIG_ANNOTATIONS, MACHINE_CONFIG_DAEMON_STATES, MCO_LABELS, MCO_NAMES, NODE_ANNOTATIONS, NODE_LABELS, UPDATE_IN_PROGRESS_TAINT as API_TAINT, nodeRoleLabel } from '@keelson/api';
+import {
+  MACHINE_CONFIG_ANNOTATIONS,
+  MACHINE_CONFIG_DAEMON_STATES,
+  MCO_LABELS,
+  MCO_NAMES,
+  NODE_ANNOTATIONS,
+  NODE_LABELS,
+  UPDATE_IN_PROGRESS_TAINT as API_TAINT,
+  nodeRoleLabel,
+} from '@keelson/api';
 
 /** Node annotations (mco.md 1.6), from `@keelson/api`. */
 export const NodeAnnotations = NODE_ANNOTATIONS;
 
 /** Values of the node `state` annotation. */
-export const NodeStates = { done: MACHINE_CONFIG_DAEMON_STATES.Done, working: MACHINE_CONFIG_DAEMON_STATES.Working, degraded: MACHINE_CONFIG_DAEMON_STATES.Degraded, unreconcilable: MACHINE_CONFIG_DAEMON_STATES.Unreconcilable } as const;
+export const NodeStates = {
+  done: MACHINE_CONFIG_DAEMON_STATES.Done,
+  working: MACHINE_CONFIG_DAEMON_STATES.Working,
+  degraded: MACHINE_CONFIG_DAEMON_STATES.Degraded,
+  unreconcilable: MACHINE_CONFIG_DAEMON_STATES.Unreconcilable,
+} as const;
 
 /** MachineConfig / ControllerConfig annotations, from `@keelson/api`. */
 export const McAnnotations = MACHINE_CONFIG_ANNOTATIONS;

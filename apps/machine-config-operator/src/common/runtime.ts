@@ -4,7 +4,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createLogger, errorSafeLogger, KubeClient, KubeConfig, LeaderElector, Registry, startHealthServer, type HealthServer, type KubeClientOptions, type Logger, type LogLevel } from '@keelson/kube';
+import {
+  createLogger,
+  errorSafeLogger,
+  KubeClient,
+  KubeConfig,
+  LeaderElector,
+  Registry,
+  startHealthServer,
+  type HealthServer,
+  type KubeClientOptions,
+  type Logger,
+  type LogLevel,
+} from '@keelson/kube';
 
 /** Options common to {@link startMachineConfigOperator} and {@link startMachineConfigController}. */
 export interface ProcessOptions {
@@ -34,8 +46,13 @@ export interface ProcessOptions {
  * retry < renew < lease. Without it a process started before its namespace exists (the CVO creates
  * `openshift-machine-config-operator` at run level 80) waits an unscaled 26 s between attempts to create its Lease.
  */
-export function scaledLeaderElection(timeScale: number): { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number } {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+export function scaledLeaderElection(timeScale: number): {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+} {
+  if (!(timeScale > 0) || !Number.isFinite(timeScale))
+    throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
   const retry = Math.max(1, Math.ceil(26 / timeScale));
   const renew = Math.max(retry + 1, Math.ceil(107 / timeScale));
   const lease = Math.max(renew + 1, Math.ceil(137 / timeScale));
@@ -72,7 +89,19 @@ export function clientFrom(kubeconfig: string | KubeConfig | undefined, options:
 export function loggerFrom(o: ProcessOptions, component: string): Logger {
   if (o.logger) return errorSafeLogger(o.logger.child({ component }));
   const sink = o.logSink;
-  return createLogger({ ...(o.logLevel !== undefined ? { level: o.logLevel } : {}), fields: { component }, ...(sink ? { stream: { write: (l: string) => { sink(l); } } } : {}) });
+  return createLogger({
+    ...(o.logLevel !== undefined ? { level: o.logLevel } : {}),
+    fields: { component },
+    ...(sink
+      ? {
+          stream: {
+            write: (l: string) => {
+              sink(l);
+            },
+          },
+        }
+      : {}),
+  });
 }
 
 /** Maps upstream's klog `--v` to a level. */
@@ -123,11 +152,23 @@ export async function runLeading(
       logger,
       onStartedLeading: async (signal) => {
         await startLead();
-        await new Promise<void>((r) => { if (signal.aborted) r(); else signal.addEventListener('abort', () => { r(); }, { once: true }); });
+        await new Promise<void>((r) => {
+          if (signal.aborted) r();
+          else
+            signal.addEventListener(
+              'abort',
+              () => {
+                r();
+              },
+              { once: true },
+            );
+        });
         await endLead();
       },
     });
-    electing = elector.run().catch((err: unknown) => { logger.error('leader election failed', { err }); });
+    electing = elector.run().catch((err: unknown) => {
+      logger.error('leader election failed', { err });
+    });
   }
   if (o.health !== false) {
     health = await startHealthServer({

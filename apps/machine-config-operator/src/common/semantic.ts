@@ -30,10 +30,15 @@ export function semanticEqual(a: Json, b: Json): boolean {
  */
 export function semanticallyContains(stored: Json, want: Json): boolean {
   if (stored === want) return true;
-  if (Array.isArray(want)) return Array.isArray(stored) && stored.length === want.length && want.every((x, i) => semanticallyContains(stored[i], x));
+  if (Array.isArray(want))
+    return (
+      Array.isArray(stored) && stored.length === want.length && want.every((x, i) => semanticallyContains(stored[i], x))
+    );
   if (isObject(want)) {
     if (!isObject(stored)) return false;
-    return Object.entries(want).every(([k, v]) => (Object.hasOwn(stored, k) ? semanticallyContains(stored[k], v) : v === null));
+    return Object.entries(want).every(([k, v]) =>
+      Object.hasOwn(stored, k) ? semanticallyContains(stored[k], v) : v === null,
+    );
   }
   return false;
 }

@@ -18,7 +18,15 @@ import {
   type Registry,
   type ResourceDescriptor,
 } from '@keelson/kube';
-import type { ContainerRuntimeConfig, ControllerConfig, KubeletConfig, MachineConfig, MachineConfigPool, Node, Pod } from '../common/api-types.js';
+import type {
+  ContainerRuntimeConfig,
+  ControllerConfig,
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+  Node,
+  Pod,
+} from '../common/api-types.js';
 import { MCO_NAMESPACE, OPERATOR_POD_LABEL } from '../common/constants.js';
 import { Nodes, Pods } from '../common/resources.js';
 
@@ -72,7 +80,8 @@ export const MIN_SCALED_DRAIN_ATTEMPT_MS = 5_000;
  * Polls keep at least {@link MIN_SCALED_POLL_MS} and a drain attempt at least {@link MIN_SCALED_DRAIN_ATTEMPT_MS}.
  */
 export function scaleDurations(d: ControllerDurations, timeScale: number): ControllerDurations {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+  if (!(timeScale > 0) || !Number.isFinite(timeScale))
+    throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
   const s = (ms: number, floor = 1): number => Math.max(floor, Math.round(ms / timeScale));
   return {
     renderDelayMs: s(d.renderDelayMs),
@@ -115,8 +124,10 @@ export interface ControllerContext {
 
 /** Creates the shared informers (not started). */
 export function createSharedInformers(client: KubeClient, logger: Logger): SharedInformers {
-  const mk = <T extends KubeObject>(d: ResourceDescriptor<T>, extra: ConstructorParameters<typeof Informer<T>>[2] = {}): Informer<T> =>
-    new Informer<T>(client, d, { logger: logger.child({ informer: d.plural }), ...extra });
+  const mk = <T extends KubeObject>(
+    d: ResourceDescriptor<T>,
+    extra: ConstructorParameters<typeof Informer<T>>[2] = {},
+  ): Informer<T> => new Informer<T>(client, d, { logger: logger.child({ informer: d.plural }), ...extra });
   return {
     nodes: mk(Nodes),
     pools: mk(MachineConfigPools),
@@ -124,7 +135,10 @@ export function createSharedInformers(client: KubeClient, logger: Logger): Share
     controllerConfigs: mk(ControllerConfigs),
     kubeletConfigs: mk(KubeletConfigs),
     containerRuntimeConfigs: mk(ContainerRuntimeConfigs),
-    operatorPods: mk(Pods, { namespace: MCO_NAMESPACE, labelSelector: `${OPERATOR_POD_LABEL.key}=${OPERATOR_POD_LABEL.value}` }),
+    operatorPods: mk(Pods, {
+      namespace: MCO_NAMESPACE,
+      labelSelector: `${OPERATOR_POD_LABEL.key}=${OPERATOR_POD_LABEL.value}`,
+    }),
   };
 }
 
@@ -141,6 +155,10 @@ export async function stopSharedInformers(inf: SharedInformers): Promise<void> {
 }
 
 /** The recorder the controller uses for its events. */
-export function createRecorder(client: KubeClient, logger: Logger, component = 'machineconfigcontroller'): EventRecorder {
+export function createRecorder(
+  client: KubeClient,
+  logger: Logger,
+  component = 'machineconfigcontroller',
+): EventRecorder {
   return new EventRecorder(client, { component, logger });
 }

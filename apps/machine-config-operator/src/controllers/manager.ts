@@ -6,7 +6,16 @@ import { Registry } from '@keelson/kube';
 import { CONTROLLER_VERSION, MCO_NAMESPACE } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { MCO_VERSION } from '../common/version.js';
-import { createRecorder, createSharedInformers, DEFAULT_DURATIONS, scaleDurations, startSharedInformers, stopSharedInformers, type ControllerContext, type ControllerDurations } from './context.js';
+import {
+  createRecorder,
+  createSharedInformers,
+  DEFAULT_DURATIONS,
+  scaleDurations,
+  startSharedInformers,
+  stopSharedInformers,
+  type ControllerContext,
+  type ControllerDurations,
+} from './context.js';
 import { DrainController, type CordonBackoff } from './drain/controller.js';
 import { GeneratedConfigController } from './generated/controller.js';
 import { NodeController } from './node/controller.js';
@@ -43,24 +52,42 @@ export async function startMachineConfigController(opts: MachineConfigController
   const client = clientFrom(opts.kubeconfig);
   const logger = loggerFrom(opts, 'machine-config-controller');
   const registry = opts.registry ?? new Registry();
-  const durations: ControllerDurations = { ...scaleDurations(DEFAULT_DURATIONS, opts.timeScale ?? 1), ...opts.durations };
-  const enabled = new Set<ControllerName>(opts.controllers ?? ['template', 'render', 'kubeletconfig', 'containerruntimeconfig', 'node', 'drain']);
+  const durations: ControllerDurations = {
+    ...scaleDurations(DEFAULT_DURATIONS, opts.timeScale ?? 1),
+    ...opts.durations,
+  };
+  const enabled = new Set<ControllerName>(
+    opts.controllers ?? ['template', 'render', 'kubeletconfig', 'containerruntimeconfig', 'node', 'drain'],
+  );
   const controllerVersion = opts.controllerVersion ?? CONTROLLER_VERSION;
   const operatorVersion = opts.operatorVersion ?? MCO_VERSION;
   const templatesDir = opts.templatesDir ?? (enabled.has('template') ? defaultTemplatesDir() : '');
   const lead = async (): Promise<() => Promise<void>> => {
     const informers = createSharedInformers(client, logger);
-    const ctx: ControllerContext = { client, informers, recorder: createRecorder(client, logger), logger, registry, durations, now: () => new Date() };
+    const ctx: ControllerContext = {
+      client,
+      informers,
+      recorder: createRecorder(client, logger),
+      logger,
+      registry,
+      durations,
+      now: () => new Date(),
+    };
     const abort = new AbortController();
     await startSharedInformers(informers, abort.signal);
     const list: Stoppable[] = [];
     if (enabled.has('template')) list.push(new TemplateController(ctx, templatesDir, controllerVersion));
     if (enabled.has('kubeletconfig')) list.push(new GeneratedConfigController(ctx, 'kubelet', controllerVersion));
-    if (enabled.has('containerruntimeconfig')) list.push(new GeneratedConfigController(ctx, 'containerruntime', controllerVersion));
+    if (enabled.has('containerruntimeconfig'))
+      list.push(new GeneratedConfigController(ctx, 'containerruntime', controllerVersion));
     if (enabled.has('render')) list.push(new RenderController(ctx, { controllerVersion, operatorVersion }));
     if (enabled.has('node')) list.push(new NodeController(ctx));
     if (enabled.has('drain')) list.push(new DrainController(ctx, opts.cordonBackoff));
-    const runs = list.map((c) => c.run().catch((err: unknown) => { logger.error('controller crashed', { err }); }));
+    const runs = list.map((c) =>
+      c.run().catch((err: unknown) => {
+        logger.error('controller crashed', { err });
+      }),
+    );
     logger.info('controllers started', { controllers: [...enabled] });
     return async () => {
       abort.abort();
@@ -70,5 +97,12 @@ export async function startMachineConfigController(opts: MachineConfigController
       logger.info('controllers stopped');
     };
   };
-  return runLeading(opts, { namespace: MCO_NAMESPACE, name: 'machine-config-controller' }, client, logger, registry, lead);
+  return runLeading(
+    opts,
+    { namespace: MCO_NAMESPACE, name: 'machine-config-controller' },
+    client,
+    logger,
+    registry,
+    lead,
+  );
 }

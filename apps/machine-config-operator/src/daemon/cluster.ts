@@ -3,11 +3,25 @@
  * name (rendered configs are content-addressed, so a fetched one is cached for good). A `NodeSource` is either a
  * per-node informer (a real daemon) or one shared informer dispatching to many virtual nodes.
  */
-import { EventRecorder, Informer, MachineConfigs, defineResource, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import {
+  EventRecorder,
+  Informer,
+  MachineConfigs,
+  defineResource,
+  isNotFound,
+  type KubeClient,
+  type Logger,
+} from '@keelson/kube';
 import { type MachineConfig, type Node } from '@keelson/api';
 
 /** Descriptor of core/v1 Nodes (not among @keelson/kube's descriptors). */
-export const Nodes = defineResource<Node>({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false });
+export const Nodes = defineResource<Node>({
+  group: '',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  namespaced: false,
+});
 
 /** Latest state of one Node and its changes. */
 export interface NodeSource {
@@ -63,9 +77,15 @@ export class SharedNodeInformer {
       for (const cb of this.#subs.get(name ?? '') ?? []) cb(n);
     };
     this.informer.addHandlers({
-      add: (n) => { fire(n.metadata.name, n); },
-      update: (_o, n) => { fire(n.metadata.name, n); },
-      delete: (n) => { fire(n.metadata.name, undefined); },
+      add: (n) => {
+        fire(n.metadata.name, n);
+      },
+      update: (_o, n) => {
+        fire(n.metadata.name, n);
+      },
+      delete: (n) => {
+        fire(n.metadata.name, undefined);
+      },
     });
   }
   /** Starts the watch and waits for the first list. */

@@ -2,7 +2,12 @@
  * Reading MachineConfigs as the daemon sees them: the Ignition config parsed and converted to spec 3.5 (2.2 input
  * de-duplicated, last duplicate wins), and conversion of API objects to @keelson/ignition's MachineConfig shape.
  */
-import { parseAndConvertConfig, type IgnitionConfigV3, type MachineConfig as IgnMachineConfig, type JsonObject } from '@keelson/ignition';
+import {
+  parseAndConvertConfig,
+  type IgnitionConfigV3,
+  type MachineConfig as IgnMachineConfig,
+  type JsonObject,
+} from '@keelson/ignition';
 import type { MachineConfig } from '@keelson/api';
 
 /** A MachineConfig whose Ignition config cannot be parsed. */
@@ -24,7 +29,10 @@ export function ignitionOf(mc: MachineConfig): IgnitionConfigV3 {
   try {
     return parseAndConvertConfig(typeof raw === 'string' ? raw : JSON.stringify(raw));
   } catch (e) {
-    throw new ConfigParseError(mc.metadata.name ?? '', `parsing Ignition config from machineconfig "${mc.metadata.name ?? ''}" failed: ${(e as Error).message}`);
+    throw new ConfigParseError(
+      mc.metadata.name ?? '',
+      `parsing Ignition config from machineconfig "${mc.metadata.name ?? ''}" failed: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -33,7 +41,13 @@ export function toIgnitionMc(mc: MachineConfig): IgnMachineConfig {
   const { config, ...rest } = mc.spec ?? {};
   const spec: IgnMachineConfig['spec'] = { ...rest };
   if (config !== undefined) spec.config = config as JsonObject;
-  return { metadata: { name: mc.metadata.name ?? '', ...(mc.metadata.annotations ? { annotations: mc.metadata.annotations } : {}) }, spec };
+  return {
+    metadata: {
+      name: mc.metadata.name ?? '',
+      ...(mc.metadata.annotations ? { annotations: mc.metadata.annotations } : {}),
+    },
+    spec,
+  };
 }
 
 /** The empty MachineConfig firstboot starts from (`mco-empty-mc`). */

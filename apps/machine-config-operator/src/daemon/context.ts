@@ -39,6 +39,17 @@ export interface DaemonContext {
 
 /** Emits a progress event (and logs it). */
 export function emit(ctx: DaemonContext, phase: DaemonPhase, config?: string, message?: string): void {
-  ctx.logger.info(`node ${phase}`, { node: ctx.nodeName, phase, ...(config ? { config } : {}), ...(message ? { detail: message } : {}) });
-  ctx.onEvent?.({ node: ctx.nodeName, phase, time: Date.now(), ...(config ? { config } : {}), ...(message ? { message } : {}) });
+  ctx.logger.info(`node ${phase}`, {
+    node: ctx.nodeName,
+    phase,
+    ...(config ? { config } : {}),
+    ...(message ? { detail: message } : {}),
+  });
+  ctx.onEvent?.({
+    node: ctx.nodeName,
+    phase,
+    time: Date.now(),
+    ...(config ? { config } : {}),
+    ...(message ? { message } : {}),
+  });
 }

@@ -72,7 +72,9 @@ export class MachineConfigDaemon {
 
   /** Starts syncing on Node changes. */
   start(): void {
-    this.#unsubscribe = this.#cluster.source.subscribe(() => { this.#onNodeEvent(); });
+    this.#unsubscribe = this.#cluster.source.subscribe(() => {
+      this.#onNodeEvent();
+    });
     this.kick();
   }
 
@@ -155,7 +157,12 @@ export class MachineConfigDaemon {
     const reason = err.message.slice(0, MAX_REASON_LENGTH);
     const state = unreconcilable ? 'Unreconcilable' : 'Degraded';
     this.ctx.logger.error('update failed', { node: this.ctx.nodeName, state, error: reason });
-    emit(this.ctx, unreconcilable ? 'unreconcilable' : 'degraded', ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
+    emit(
+      this.ctx,
+      unreconcilable ? 'unreconcilable' : 'degraded',
+      ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig),
+      reason,
+    );
     this.ctx.metrics?.setState(state, reason);
     this.ctx.metrics?.setUpdateState(ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
     const node = this.#cluster.source.current();
@@ -169,7 +176,10 @@ export class MachineConfigDaemon {
     if (!node && !this.#waitLogged) {
       // upstream's Daemon.Run waits for its node informer; the kubelet registers the Node later (the watch wakes us)
       this.#waitLogged = true;
-      this.ctx.logger.info('waiting for the node', { node: this.ctx.nodeName, for: `node "${this.ctx.nodeName}" does not exist yet` });
+      this.ctx.logger.info('waiting for the node', {
+        node: this.ctx.nodeName,
+        for: `node "${this.ctx.nodeName}" does not exist yet`,
+      });
     }
     if (!node || this.#rebooting) return;
     if (this.#booting) {
@@ -178,13 +188,24 @@ export class MachineConfigDaemon {
       return;
     }
     const desiredDrain = ann(node, NODE_ANNOTATIONS.desiredDrain);
-    if (desiredDrain !== '' && desiredDrain !== ann(node, NODE_ANNOTATIONS.lastAppliedDrain) && !desiredDrain.startsWith('uncordon-')) return;
+    if (
+      desiredDrain !== '' &&
+      desiredDrain !== ann(node, NODE_ANNOTATIONS.lastAppliedDrain) &&
+      !desiredDrain.startsWith('uncordon-')
+    )
+      return;
     const desired = ann(node, NODE_ANNOTATIONS.desiredConfig);
     if (desired === '') return;
     const onDisk = await readOnDiskConfig(this.ctx);
     const currentName = onDisk?.metadata.name ?? ann(node, NODE_ANNOTATIONS.currentConfig);
     const force = await exists(this.ctx.root.resolve(FORCE_FILE_PATH));
-    if (currentName === desired && ann(node, NODE_ANNOTATIONS.state) === 'Done' && ann(node, NODE_ANNOTATIONS.currentConfig) === desired && !force) return;
+    if (
+      currentName === desired &&
+      ann(node, NODE_ANNOTATIONS.state) === 'Done' &&
+      ann(node, NODE_ANNOTATIONS.currentConfig) === desired &&
+      !force
+    )
+      return;
     const current = await this.#currentConfig(currentName, onDisk);
     const desiredMc = await this.#cluster.configs.get(desired);
     if (!force) await this.#preflight(current);
@@ -209,7 +230,8 @@ export class MachineConfigDaemon {
     try {
       await validateOnDiskState(this.ctx.root, this.ctx.host, this.ctx.os, current);
     } catch (e) {
-      if (e instanceof OnDiskValidationError) this.#cluster.writer.event('Warning', 'PreflightConfigDriftCheckFailed', e.message);
+      if (e instanceof OnDiskValidationError)
+        this.#cluster.writer.event('Warning', 'PreflightConfigDriftCheckFailed', e.message);
       throw e;
     }
   }
@@ -228,7 +250,14 @@ export class MachineConfigDaemon {
 
   /** completeUpdate + SetDone: uncordon, then state=Done, currentConfig, reason="". */
   async #complete(config: string): Promise<void> {
-    await performDrainRequest(this.#cluster.writer, this.#cluster.source, 'uncordon', config, this.ctx.drainTimeouts, this.ctx.signal);
+    await performDrainRequest(
+      this.#cluster.writer,
+      this.#cluster.source,
+      'uncordon',
+      config,
+      this.ctx.drainTimeouts,
+      this.ctx.signal,
+    );
     killPoint('boot-after-uncordon-requested');
     const node = this.#cluster.source.current();
     const patch: Record<string, string> = {
@@ -242,7 +271,11 @@ export class MachineConfigDaemon {
     this.ctx.metrics?.setUpdateState(config, '');
     killPoint('boot-after-done');
     await clearJournal(this.ctx.root);
-    this.#cluster.writer.event('Normal', 'NodeDone', `Setting node ${this.ctx.nodeName}, currentConfig ${config} to Done`);
+    this.#cluster.writer.event(
+      'Normal',
+      'NodeDone',
+      `Setting node ${this.ctx.nodeName}, currentConfig ${config} to Done`,
+    );
     emit(this.ctx, 'done', config);
     await this.#startDriftMonitor(config);
   }
@@ -280,7 +313,8 @@ export class MachineConfigDaemon {
   /** First node annotations from node-annotations.json (first boot) or the on-disk currentconfig. */
   async #loadNodeAnnotations(node: Node): Promise<Node> {
     if (ann(node, NODE_ANNOTATIONS.currentConfig) !== '') return node;
-    const initial = (await readJson(this.ctx.root.resolve(NODE_ANNOTATIONS_PATH))) as Record<string, string> | undefined;
+    const initial = (await readJson(this.ctx.root.resolve(NODE_ANNOTATIONS_PATH))) as
+      Record<string, string> | undefined;
     if (initial && typeof initial === 'object') return this.#cluster.writer.setAnnotations(initial);
     const onDisk = await readOnDiskConfig(this.ctx);
     const name = onDisk?.metadata.name;
@@ -290,23 +324,39 @@ export class MachineConfigDaemon {
       // counts as unavailable for good and, with maxUnavailable of them, no node of the pool is ever targeted: a
       // machine re-registering after its Node object was lost (a new cluster over the same virtual roots) kept
       // the pool UPDATING forever. desiredConfig = the on-disk config makes it a Done node the controller retargets.
-      this.ctx.logger.info('setting initial node config based on current configuration on disk', { node: this.ctx.nodeName, config: name });
-      return this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.currentConfig]: name, [NODE_ANNOTATIONS.desiredConfig]: name, [NODE_ANNOTATIONS.state]: 'Done' });
+      this.ctx.logger.info('setting initial node config based on current configuration on disk', {
+        node: this.ctx.nodeName,
+        config: name,
+      });
+      return this.#cluster.writer.setAnnotations({
+        [NODE_ANNOTATIONS.currentConfig]: name,
+        [NODE_ANNOTATIONS.desiredConfig]: name,
+        [NODE_ANNOTATIONS.state]: 'Done',
+      });
     }
-    throw new Error(`node ${this.ctx.nodeName} has no ${NODE_ANNOTATIONS.currentConfig} annotation and no ${NODE_ANNOTATIONS_PATH} or ${CURRENT_CONFIG_PATH} to take it from`);
+    throw new Error(
+      `node ${this.ctx.nodeName} has no ${NODE_ANNOTATIONS.currentConfig} annotation and no ${NODE_ANNOTATIONS_PATH} or ${CURRENT_CONFIG_PATH} to take it from`,
+    );
   }
 
   /** Resumes an update a killed daemon left (see journal.ts); true when it handled the boot. */
   async #resume(journal: UpdateJournal): Promise<boolean> {
     const bootId = await this.ctx.host.bootId();
     if (journal.bootId === bootId && journal.phase === 'rebooting') {
-      this.ctx.logger.info('reboot was requested but did not happen; rebooting again', { node: this.ctx.nodeName, config: journal.to });
+      this.ctx.logger.info('reboot was requested but did not happen; rebooting again', {
+        node: this.ctx.nodeName,
+        config: journal.to,
+      });
       this.#rebooting = true;
       await rebootInto(this.ctx, journal.from, journal.to);
       return true;
     }
     if (journal.phase === 'applying') {
-      this.ctx.logger.info('resuming an interrupted update', { node: this.ctx.nodeName, from: journal.from, to: journal.to });
+      this.ctx.logger.info('resuming an interrupted update', {
+        node: this.ctx.nodeName,
+        from: journal.from,
+        to: journal.to,
+      });
       const from = await this.#cluster.configs.get(journal.from);
       const to = await this.#cluster.configs.get(journal.to);
       await this.#triggerUpdate(from, to);
@@ -318,14 +368,16 @@ export class MachineConfigDaemon {
   /** checkStateOnFirstRun. */
   async #checkStateOnFirstRun(initialNode: Node): Promise<void> {
     let node = initialNode;
-    if (ann(node, NODE_ANNOTATIONS.postConfigAction) === POST_CONFIG_ACTION_REBOOTING) emit(this.ctx, 'booted', ann(node, NODE_ANNOTATIONS.desiredConfig));
+    if (ann(node, NODE_ANNOTATIONS.postConfigAction) === POST_CONFIG_ACTION_REBOOTING)
+      emit(this.ctx, 'booted', ann(node, NODE_ANNOTATIONS.desiredConfig));
     node = await this.#loadNodeAnnotations(node);
     const journal = await readJournal(this.ctx.root);
     if (journal && (await this.#resume(journal))) return;
     const bootstrapping = await exists(this.ctx.root.resolve(NODE_ANNOTATIONS_PATH));
     await this.ctx.os.cleanupRollback();
     const onDisk = await readOnDiskConfig(this.ctx);
-    const currentName = (!bootstrapping ? onDisk?.metadata.name : undefined) ?? ann(node, NODE_ANNOTATIONS.currentConfig);
+    const currentName =
+      (!bootstrapping ? onDisk?.metadata.name : undefined) ?? ann(node, NODE_ANNOTATIONS.currentConfig);
     const desiredName = ann(node, NODE_ANNOTATIONS.desiredConfig) || currentName;
     const current = await this.#currentConfig(currentName, onDisk);
     const desired = await this.#cluster.configs.get(desiredName);
@@ -337,7 +389,8 @@ export class MachineConfigDaemon {
     try {
       await validateOnDiskState(this.ctx.root, this.ctx.host, this.ctx.os, current);
     } catch (e) {
-      if (e instanceof OnDiskValidationError) this.#cluster.writer.event('Warning', 'OnDiskStateValidationFailed', e.message);
+      if (e instanceof OnDiskValidationError)
+        this.#cluster.writer.event('Warning', 'OnDiskStateValidationFailed', e.message);
       throw e;
     }
     if (bootstrapping) {
@@ -349,7 +402,11 @@ export class MachineConfigDaemon {
       await this.#complete(currentName);
       return;
     }
-    this.#cluster.writer.event('Normal', 'BootResync', `Booting node ${this.ctx.nodeName}, currentConfig ${currentName}, desiredConfig ${desiredName}`);
+    this.#cluster.writer.event(
+      'Normal',
+      'BootResync',
+      `Booting node ${this.ctx.nodeName}, currentConfig ${currentName}, desiredConfig ${desiredName}`,
+    );
     await this.#triggerUpdate(current, desired);
   }
 }

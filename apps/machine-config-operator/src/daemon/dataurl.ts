@@ -23,21 +23,28 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Decodes a `data:` URL into bytes. */
 export function decodeDataUrl(source: string, path: string): Buffer {
   if (!source.startsWith('data:')) {
-    throw new ContentsDecodeError(path, `could not decode contents of file "${path}": only data: URLs are supported by the daemon, got ${source.slice(0, 40)}`);
+    throw new ContentsDecodeError(
+      path,
+      `could not decode contents of file "${path}": only data: URLs are supported by the daemon, got ${source.slice(0, 40)}`,
+    );
   }
   const comma = source.indexOf(',');
-  if (comma < 0) throw new ContentsDecodeError(path, `could not decode contents of file "${path}": malformed data URL (no comma)`);
+  if (comma < 0)
+    throw new ContentsDecodeError(path, `could not decode contents of file "${path}": malformed data URL (no comma)`);
   const meta = source.slice(5, comma);
   const payload = source.slice(comma + 1);
   const base64 = meta.split(';').includes('base64');
   let out: Buffer;
   try {
-    out = base64 ? Buffer.from(decodeURIComponent(payload), 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
+    out = base64
+      ? Buffer.from(decodeURIComponent(payload), 'base64')
+      : Buffer.from(decodeURIComponent(payload), 'utf8');
   } catch {
     // percent-decoding of arbitrary bytes: fall back to byte-wise decoding
     out = percentDecodeBytes(payload);
   }
-  if (out.length > MAX_FILE_BYTES) throw new ContentsDecodeError(path, `contents of file "${path}" exceed ${MAX_FILE_BYTES} bytes`);
+  if (out.length > MAX_FILE_BYTES)
+    throw new ContentsDecodeError(path, `contents of file "${path}" exceed ${MAX_FILE_BYTES} bytes`);
   return out;
 }
 
@@ -59,7 +66,10 @@ function percentDecodeBytes(s: string): Buffer {
 }
 
 /** Decodes an Ignition file's `contents` ({source, compression}); absent source = empty file. */
-export function decodeContents(contents: { source?: string | null; compression?: string | null } | undefined, path: string): Buffer {
+export function decodeContents(
+  contents: { source?: string | null; compression?: string | null } | undefined,
+  path: string,
+): Buffer {
   const source = contents?.source;
   if (source === undefined || source === null) return Buffer.alloc(0);
   const raw = decodeDataUrl(source, path);

@@ -25,7 +25,12 @@ export class DaemonStoppedError extends Error {
 }
 
 /** Waits until `pred(node)` holds (checked on every change of the Node). */
-export function waitForNode(source: NodeSource, pred: (n: Node) => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+export function waitForNode(
+  source: NodeSource,
+  pred: (n: Node) => boolean,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const check = (n: Node | undefined): boolean => n !== undefined && pred(n);
     if (check(source.current())) {
@@ -38,10 +43,21 @@ export function waitForNode(source: NodeSource, pred: (n: Node) => boolean, time
       signal.removeEventListener('abort', onAbort);
       fn();
     };
-    const onAbort = (): void => { finish(() => { reject(new DaemonStoppedError()); }); };
-    const timer = setTimeout(() => { finish(() => { resolve(false); }); }, timeoutMs);
+    const onAbort = (): void => {
+      finish(() => {
+        reject(new DaemonStoppedError());
+      });
+    };
+    const timer = setTimeout(() => {
+      finish(() => {
+        resolve(false);
+      });
+    }, timeoutMs);
     const unsubscribe = source.subscribe((n) => {
-      if (check(n)) finish(() => { resolve(true); });
+      if (check(n))
+        finish(() => {
+          resolve(true);
+        });
     });
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -77,15 +93,20 @@ export async function performDrainRequest(
     writer.event('Normal', 'Cordon', `Cordoned node to apply update`);
     writer.event('Normal', 'Drain', `Draining node to update config.`);
   }
-  if (ann(node, NODE_ANNOTATIONS.desiredDrain) !== want) await writer.setAnnotations({ [NODE_ANNOTATIONS.desiredDrain]: want });
+  if (ann(node, NODE_ANNOTATIONS.desiredDrain) !== want)
+    await writer.setAnnotations({ [NODE_ANNOTATIONS.desiredDrain]: want });
   const timeoutMs = kind === 'drain' ? timeouts.drainMs : timeouts.uncordonMs;
   const done = await waitForNode(source, (n) => ann(n, NODE_ANNOTATIONS.lastAppliedDrain) === want, timeoutMs, signal);
   if (done) return;
   if (kind === 'drain') {
     writer.event('Warning', 'FailedToDrain', `failed to drain node: ${writer.name} after 1 hour`);
-    throw new DrainTimeoutError(`failed to drain node: ${writer.name} after 1 hour. Please see machine-config-controller logs for more information`);
+    throw new DrainTimeoutError(
+      `failed to drain node: ${writer.name} after 1 hour. Please see machine-config-controller logs for more information`,
+    );
   }
-  throw new DrainTimeoutError(`failed to uncordon node: ${writer.name} after 10 minutes. Please see machine-config-controller logs for more information`);
+  throw new DrainTimeoutError(
+    `failed to uncordon node: ${writer.name} after 10 minutes. Please see machine-config-controller logs for more information`,
+  );
 }
 
 /** Single-node clusters are never drained. */

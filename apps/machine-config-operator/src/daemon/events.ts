@@ -1,7 +1,8 @@
 /** Progress events of a daemon, for logs, the virtual-node harness and the rehearsal's live view. */
 
 /** What a node is doing. */
-export type DaemonPhase = 'updating' | 'draining' | 'applying' | 'rebooting' | 'booted' | 'done' | 'degraded' | 'unreconcilable';
+export type DaemonPhase =
+  'updating' | 'draining' | 'applying' | 'rebooting' | 'booted' | 'done' | 'degraded' | 'unreconcilable';
 
 /** One progress event. */
 export interface DaemonEvent {

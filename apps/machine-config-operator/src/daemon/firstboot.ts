@@ -40,7 +40,9 @@ export async function runFirstboot(ctx: DaemonContext): Promise<FirstbootResult>
   try {
     mc = JSON.parse(await fs.readFile(path, 'utf8')) as MachineConfig;
   } catch (e) {
-    throw new FirstbootError(`${ENCAPSULATED_CONFIG_PATH}: cannot read the encapsulated MachineConfig: ${(e as Error).message}`);
+    throw new FirstbootError(
+      `${ENCAPSULATED_CONFIG_PATH}: cannot read the encapsulated MachineConfig: ${(e as Error).message}`,
+    );
   }
   if (typeof mc !== 'object' || typeof mc.metadata !== 'object' || typeof mc.spec !== 'object' || mc.spec === null) {
     throw new FirstbootError(`${ENCAPSULATED_CONFIG_PATH}: not a MachineConfig (needs metadata and spec)`);
@@ -62,7 +64,10 @@ export async function runFirstboot(ctx: DaemonContext): Promise<FirstbootResult>
     return { skipped: true, rebooted: false, config: name };
   }
   // rename before rebooting: the reboot must not rerun firstboot (the daemon finishes from here on)
-  const result = await update(ctx, old, mc, { firstboot: true, beforeReboot: async () => fs.rename(path, `${path}.bak`) });
+  const result = await update(ctx, old, mc, {
+    firstboot: true,
+    beforeReboot: async () => fs.rename(path, `${path}.bak`),
+  });
   if (!result.rebooted) await fs.rename(path, `${path}.bak`);
   return { skipped: false, rebooted: result.rebooted, config: name };
 }

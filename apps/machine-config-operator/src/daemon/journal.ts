@@ -23,7 +23,12 @@ export interface UpdateJournal {
 export async function readJournal(root: HostRoot): Promise<UpdateJournal | undefined> {
   try {
     const j = JSON.parse(await fs.readFile(root.resolve(UPDATE_JOURNAL_PATH), 'utf8')) as Partial<UpdateJournal>;
-    if (typeof j.from === 'string' && typeof j.to === 'string' && typeof j.bootId === 'string' && (j.phase === 'applying' || j.phase === 'rebooting')) {
+    if (
+      typeof j.from === 'string' &&
+      typeof j.to === 'string' &&
+      typeof j.bootId === 'string' &&
+      (j.phase === 'applying' || j.phase === 'rebooting')
+    ) {
       return { from: j.from, to: j.to, phase: j.phase, bootId: j.bootId };
     }
   } catch {

@@ -40,12 +40,20 @@ export function goModeString(mode: number, kind: 'file' | 'dir' | 'link' = 'file
 const goOctal = (mode: number): string => `0${mode.toString(8)}`;
 
 /** checkFileContentsAndMode with the upstream messages. */
-export async function checkFileContentsAndMode(root: HostRoot, path: string, expected: Buffer, mode: number): Promise<void> {
+export async function checkFileContentsAndMode(
+  root: HostRoot,
+  path: string,
+  expected: Buffer,
+  mode: number,
+): Promise<void> {
   let st;
   try {
     st = await fs.lstat(root.resolve(path));
   } catch (e) {
-    throw new OnDiskValidationError(`could not stat file ${goQuote(path)}: lstat ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`, path);
+    throw new OnDiskValidationError(
+      `could not stat file ${goQuote(path)}: lstat ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+      path,
+    );
   }
   const kind = st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'link' : 'file';
   const have = st.mode & 0o777;
@@ -78,7 +86,10 @@ async function checkUnit(root: HostRoot, host: Host, u: Unit): Promise<void> {
   if (u.mask === true) {
     const link = await fs.readlink(root.resolve(p)).catch(() => '');
     if (link !== '/dev/null') {
-      throw new OnDiskValidationError(`state validation: invalid unit masked setting. path: ${goQuote(p)}; expected: /dev/null; received: ${link || p}`, p);
+      throw new OnDiskValidationError(
+        `state validation: invalid unit masked setting. path: ${goQuote(p)}; expected: /dev/null; received: ${link || p}`,
+        p,
+      );
     }
     return;
   }
@@ -86,10 +97,16 @@ async function checkUnit(root: HostRoot, host: Host, u: Unit): Promise<void> {
   if (u.enabled === undefined || u.enabled === null) return;
   const out = (await host.systemctl(['is-enabled', name])).stdout.trim();
   if (u.enabled && ['disabled', 'masked', 'masked-runtime', 'not-found'].includes(out)) {
-    throw new OnDiskValidationError(`unit ${goQuote(name)} expected enabled=true, but systemd reports ${goQuote(out)}`, p);
+    throw new OnDiskValidationError(
+      `unit ${goQuote(name)} expected enabled=true, but systemd reports ${goQuote(out)}`,
+      p,
+    );
   }
   if (!u.enabled && ['enabled', 'enabled-runtime'].includes(out)) {
-    throw new OnDiskValidationError(`unit ${goQuote(name)} expected enabled=false, but systemd reports ${goQuote(out)}`, p);
+    throw new OnDiskValidationError(
+      `unit ${goQuote(name)} expected enabled=false, but systemd reports ${goQuote(out)}`,
+      p,
+    );
   }
 }
 
@@ -99,7 +116,8 @@ export async function validateFilesAndUnits(root: HostRoot, host: Host, ign: Ign
   for (const f of ign.storage?.files ?? []) {
     const path = f.path ?? '';
     if (CERT_WRITER_FILES.includes(path)) continue;
-    if ((f.append ?? []).length > 0) throw new OnDiskValidationError('found an append section when checking files. Append is not supported', path);
+    if ((f.append ?? []).length > 0)
+      throw new OnDiskValidationError('found an append section when checking files. Append is not supported', path);
     await checkFileContentsAndMode(root, path, decodeContents(f.contents ?? undefined, path), f.mode ?? 0o644);
   }
 }
@@ -110,12 +128,14 @@ export async function validateOs(os: OsDriver, mc: MachineConfig): Promise<void>
   if (want.length > 0) {
     const have = new Set(await os.kernelArguments());
     const missing = want.filter((k) => !have.has(k));
-    if (missing.length > 0) throw new OnDiskValidationError(`missing expected kernel arguments: [${missing.join(' ')}]`);
+    if (missing.length > 0)
+      throw new OnDiskValidationError(`missing expected kernel arguments: [${missing.join(' ')}]`);
   }
   const image = mc.spec?.osImageURL ?? '';
   if (image !== '') {
     const booted = await os.bootedImage();
-    if (booted !== image) throw new OnDiskValidationError(`expected target osImageURL ${goQuote(image)}, have ${goQuote(booted)}`);
+    if (booted !== image)
+      throw new OnDiskValidationError(`expected target osImageURL ${goQuote(image)}, have ${goQuote(booted)}`);
   }
 }
 
@@ -129,7 +149,10 @@ export async function validateOnDiskState(root: HostRoot, host: Host, os: OsDriv
     await validateFilesAndUnits(root, host, ignitionOf(mc));
   } catch (e) {
     if (e instanceof OnDiskValidationError) {
-      throw new OnDiskValidationError(`unexpected on-disk state validating against ${mc.metadata.name ?? ''}: ${e.message}`, e.path);
+      throw new OnDiskValidationError(
+        `unexpected on-disk state validating against ${mc.metadata.name ?? ''}: ${e.message}`,
+        e.path,
+      );
     }
     throw e;
   }

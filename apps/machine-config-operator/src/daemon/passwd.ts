@@ -23,14 +23,22 @@ async function coreIds(root: HostRoot): Promise<{ uid: number; gid: number } | u
 export async function writeSshKeys(root: HostRoot, users: readonly PasswdUser[]): Promise<void> {
   const ids = await coreIds(root);
   if (ids === undefined) return;
-  const content = users.flatMap((u) => u.sshAuthorizedKeys ?? []).map((k) => `${k}\n`).join('');
+  const content = users
+    .flatMap((u) => u.sshAuthorizedKeys ?? [])
+    .map((k) => `${k}\n`)
+    .join('');
   const dir = root.resolve('/home/core/.ssh/authorized_keys.d');
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   await atomicWrite(root.resolve(SSH_KEYS_PATH), content, { mode: 0o600, ...ids });
 }
 
 /** Sets password hashes; users only in `oldUsers` get an empty hash. */
-export async function setPasswords(root: HostRoot, host: Host, oldUsers: readonly PasswdUser[], newUsers: readonly PasswdUser[]): Promise<void> {
+export async function setPasswords(
+  root: HostRoot,
+  host: Host,
+  oldUsers: readonly PasswdUser[],
+  newUsers: readonly PasswdUser[],
+): Promise<void> {
   if ((await coreIds(root)) === undefined) return;
   for (const u of newUsers) {
     const hash = u.passwordHash ?? '';

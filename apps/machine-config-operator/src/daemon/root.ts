@@ -9,7 +9,9 @@ import { resolve as resolvePath } from 'node:path';
 export class RootPathError extends Error {
   readonly code = 'MCD_ROOT_PATH';
   constructor(readonly path: string) {
-    super(`path ${JSON.stringify(path)} is not an absolute path inside the host root; Ignition paths must be absolute without ".."`);
+    super(
+      `path ${JSON.stringify(path)} is not an absolute path inside the host root; Ignition paths must be absolute without ".."`,
+    );
     this.name = 'RootPathError';
   }
 }

@@ -45,16 +45,26 @@ export interface UpdateOptions {
 const nameOf = (mc: MachineConfig): string => mc.metadata.name ?? '';
 
 /** Reconcilability + FIPS check + diff; throws {@link UnreconcilableError}. */
-export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, force: boolean): Promise<MachineConfigDiff> {
+export async function computeUpdateDiff(
+  ctx: DaemonContext,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  force: boolean,
+): Promise<MachineConfigDiff> {
   let diff: MachineConfigDiff;
   const policy = await ctx.cluster?.nodeDisruptionPolicy?.();
   try {
-    diff = diffMachineConfigs(toIgnitionMc(oldMc), toIgnitionMc(newMc), { forceFile: force, ...(policy ? { nodeDisruptionPolicy: policy } : {}) });
+    diff = diffMachineConfigs(toIgnitionMc(oldMc), toIgnitionMc(newMc), {
+      forceFile: force,
+      ...(policy ? { nodeDisruptionPolicy: policy } : {}),
+    });
   } catch (e) {
     if (e instanceof MachineConfigReconcileError && e.code === 'MC_UNRECONCILABLE') {
       const o = nameOf(oldMc);
       const n = nameOf(newMc);
-      throw new UnreconcilableError(`can't reconcile config ${o} with ${n}: configs ${o}, ${n} are not reconcilable: ${e.message}`);
+      throw new UnreconcilableError(
+        `can't reconcile config ${o} with ${n}: configs ${o}, ${n} are not reconcilable: ${e.message}`,
+      );
     }
     throw e;
   }
@@ -65,7 +75,14 @@ export async function computeUpdateDiff(ctx: DaemonContext, oldMc: MachineConfig
 }
 
 /** Writes files, units, stale-data removal and passwd of `to` over `from`. */
-async function applyFilesAndUsers(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, diff: MachineConfigDiff, force: boolean, firstboot: boolean): Promise<void> {
+async function applyFilesAndUsers(
+  ctx: DaemonContext,
+  from: MachineConfig,
+  to: MachineConfig,
+  diff: MachineConfigDiff,
+  force: boolean,
+  firstboot: boolean,
+): Promise<void> {
   const oldIgn = ignitionOf(from);
   const newIgn = ignitionOf(to);
   await writeFiles(ctx.root, ctx.host, newIgn.storage?.files ?? [], { skipCertificateWriterFiles: !firstboot });
@@ -94,10 +111,19 @@ function rollbackFailed(label: string, rollbackErr: unknown, err: unknown): Erro
  * the files one): pending deployment dropped, then the old config's files, units and users written back. A roll-back
  * that fails is reported with upstream's wording, so the node's reason says the disk was not restored.
  */
-async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConfig, osTouched: boolean, err: unknown): Promise<void> {
+async function rollBack(
+  ctx: DaemonContext,
+  from: MachineConfig,
+  to: MachineConfig,
+  osTouched: boolean,
+  err: unknown,
+): Promise<void> {
   const oldIgn = ignitionOf(from);
   const newIgn = ignitionOf(to);
-  if (osTouched) await ctx.os.cleanupPending().catch((e: unknown) => { throw rollbackFailed('error rolling back changes to OS', e, err); });
+  if (osTouched)
+    await ctx.os.cleanupPending().catch((e: unknown) => {
+      throw rollbackFailed('error rolling back changes to OS', e, err);
+    });
   try {
     await writeFiles(ctx.root, ctx.host, oldIgn.storage?.files ?? [], { skipCertificateWriterFiles: true });
     await writeUnits(ctx.root, ctx.host, oldIgn.systemd?.units ?? []);
@@ -108,7 +134,8 @@ async function rollBack(ctx: DaemonContext, from: MachineConfig, to: MachineConf
   }
 }
 
-const osChanged = (d: MachineConfigDiff): boolean => d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
+const osChanged = (d: MachineConfigDiff): boolean =>
+  d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
 
 /** The OS changes of a diff in upstream's words (update.go machineConfigDiff.osChangesString). */
 export function osChangesString(d: MachineConfigDiff): string {
@@ -125,11 +152,17 @@ async function markWorking(ctx: DaemonContext): Promise<void> {
   const c = ctx.cluster;
   if (!c) return;
   const state = c.source.current()?.metadata.annotations?.[NODE_ANNOTATIONS.state];
-  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working') await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
+  if (state !== 'Degraded' && state !== 'Unreconcilable' && state !== 'Working')
+    await c.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: 'Working' });
   killPoint('after-state-working');
 }
 
-async function drainIfNeeded(ctx: DaemonContext, diff: MachineConfigDiff, target: string, firstboot: boolean): Promise<void> {
+async function drainIfNeeded(
+  ctx: DaemonContext,
+  diff: MachineConfigDiff,
+  target: string,
+  firstboot: boolean,
+): Promise<void> {
   const c = ctx.cluster;
   if (!c || firstboot) return;
   if (!diff.drainRequired || isSingleNodeTopology(c.source.current())) {
@@ -146,7 +179,12 @@ async function drainIfNeeded(ctx: DaemonContext, diff: MachineConfigDiff, target
  * Moves the host from `oldMc` to `newMc`. Returns after requesting the reboot, or after the reboot-less actions
  * (the caller then uncordons and reports Done).
  */
-export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: MachineConfig, opts: UpdateOptions = {}): Promise<UpdateResult> {
+export async function update(
+  ctx: DaemonContext,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+  opts: UpdateOptions = {},
+): Promise<UpdateResult> {
   const firstboot = opts.firstboot === true;
   const target = nameOf(newMc);
   killPoint('update-start');
@@ -156,7 +194,13 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
   await markWorking(ctx);
   const reboot = firstboot ? isRebootAction(diff.legacyActions) : isRebootAction(diff.nodeDisruptionActions);
   await drainIfNeeded(ctx, diff, target, firstboot);
-  if (!firstboot) await writeJournal(ctx.root, { from: nameOf(oldMc), to: target, phase: 'applying', bootId: await ctx.host.bootId() });
+  if (!firstboot)
+    await writeJournal(ctx.root, {
+      from: nameOf(oldMc),
+      to: target,
+      phase: 'applying',
+      bootId: await ctx.host.bootId(),
+    });
   killPoint('after-journal-written');
   emit(ctx, 'applying', target);
   let osTouched = false;
@@ -185,12 +229,24 @@ export async function update(ctx: DaemonContext, oldMc: MachineConfig, newMc: Ma
   if (reboot) {
     if (force) await fs.rm(ctx.root.resolve(FORCE_FILE_PATH), { force: true });
     await opts.beforeReboot?.();
-    await rebootInto(ctx, nameOf(oldMc), target, firstboot ? `Completing firstboot provisioning to ${target}` : undefined);
+    await rebootInto(
+      ctx,
+      nameOf(oldMc),
+      target,
+      firstboot ? `Completing firstboot provisioning to ${target}` : undefined,
+    );
     return { rebooted: true, actions: ['Reboot'], diff };
   }
-  const actions = firstboot ? await runLegacyAction(ctx.host, diff.legacyActions) : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
+  const actions = firstboot
+    ? await runLegacyAction(ctx.host, diff.legacyActions)
+    : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
   killPoint('rebootless-after-actions');
-  if (ctx.cluster) ctx.cluster.writer.event('Normal', 'SkipReboot', `Config changes do not require reboot.${actions.length > 0 ? ` Service ${actions.join(', ')} was applied.` : ''}`);
+  if (ctx.cluster)
+    ctx.cluster.writer.event(
+      'Normal',
+      'SkipReboot',
+      `Config changes do not require reboot.${actions.length > 0 ? ` Service ${actions.join(', ')} was applied.` : ''}`,
+    );
   return { rebooted: false, actions, diff };
 }
 

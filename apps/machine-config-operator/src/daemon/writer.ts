@@ -137,7 +137,12 @@ export interface WriteFilesOptions {
 }
 
 /** Writes every file of the config (backing up originals first). */
-export async function writeFiles(root: HostRoot, host: Host, files: readonly IgnFile[], opts: WriteFilesOptions): Promise<void> {
+export async function writeFiles(
+  root: HostRoot,
+  host: Host,
+  files: readonly IgnFile[],
+  opts: WriteFilesOptions,
+): Promise<void> {
   for (const f of files) {
     const path = f.path ?? '';
     if (opts.skipCertificateWriterFiles && path === '/etc/kubernetes/kubelet-ca.crt') continue;
@@ -229,10 +234,17 @@ async function removeStaleFile(root: HostRoot, host: Host, path: string): Promis
 }
 
 /** deleteStaleData: files, dropins and units of `oldIgn` absent from `newIgn`. */
-export async function deleteStaleData(root: HostRoot, host: Host, oldIgn: IgnitionConfigV3, newIgn: IgnitionConfigV3): Promise<void> {
+export async function deleteStaleData(
+  root: HostRoot,
+  host: Host,
+  oldIgn: IgnitionConfigV3,
+  newIgn: IgnitionConfigV3,
+): Promise<void> {
   const newFiles = new Set((newIgn.storage?.files ?? []).map((f) => f.path ?? ''));
   const newUnits = newIgn.systemd?.units ?? [];
-  const newDropins = new Set(newUnits.flatMap((u) => (u.dropins ?? []).map((d) => `${SYSTEMD_UNIT_DIR}/${u.name ?? ''}.d/${d.name ?? ''}`)));
+  const newDropins = new Set(
+    newUnits.flatMap((u) => (u.dropins ?? []).map((d) => `${SYSTEMD_UNIT_DIR}/${u.name ?? ''}.d/${d.name ?? ''}`)),
+  );
   for (const f of oldIgn.storage?.files ?? []) {
     const path = f.path ?? '';
     if (newFiles.has(path) || CERT_WRITER_FILES.includes(path) || path.startsWith('/etc/docker/certs.d')) continue;
@@ -249,7 +261,8 @@ export async function deleteStaleData(root: HostRoot, host: Host, oldIgn: Igniti
     const keep = newUnitNames.get(name);
     if (keep === undefined) {
       await host.systemctl(['preset', name]);
-      if ((u.contents ?? '') !== '' || u.mask === true) await removeStaleFile(root, host, `${SYSTEMD_UNIT_DIR}/${name}`);
+      if ((u.contents ?? '') !== '' || u.mask === true)
+        await removeStaleFile(root, host, `${SYSTEMD_UNIT_DIR}/${name}`);
     }
   }
   killPoint('after-stale-deleted');

@@ -30,10 +30,19 @@ export function parseOSImageURLConfigMap(cm: ConfigMap | undefined, operatorRele
   if (cm === undefined) throw new OperatorSyncError('RenderConfig', `configmap "${OSIMAGEURL_CONFIGMAP}" not found`);
   const d = cm.data ?? {};
   const base = d['baseOSContainerImage'] ?? '';
-  if (base === '') throw new OperatorSyncError('RenderConfig', `missing baseOSContainerImage in configmap ${OSIMAGEURL_CONFIGMAP}`);
+  if (base === '')
+    throw new OperatorSyncError('RenderConfig', `missing baseOSContainerImage in configmap ${OSIMAGEURL_CONFIGMAP}`);
   const rel = d['releaseVersion'] ?? '';
-  if (rel !== operatorReleaseVersion) throw new OperatorSyncError('RenderConfig', `refusing to read osImageURL version "${rel}", operator version "${operatorReleaseVersion}"`);
-  return { baseOSContainerImage: base, baseOSExtensionsContainerImage: d['baseOSExtensionsContainerImage'] ?? '', releaseVersion: rel };
+  if (rel !== operatorReleaseVersion)
+    throw new OperatorSyncError(
+      'RenderConfig',
+      `refusing to read osImageURL version "${rel}", operator version "${operatorReleaseVersion}"`,
+    );
+  return {
+    baseOSContainerImage: base,
+    baseOSExtensionsContainerImage: d['baseOSExtensionsContainerImage'] ?? '',
+    releaseVersion: rel,
+  };
 }
 
 /**
@@ -43,17 +52,25 @@ export function parseOSImageURLConfigMap(cm: ConfigMap | undefined, operatorRele
  * or one still carrying the previous release, is the expected ordering, not a fault. Returns the wait text, or
  * undefined when the ConfigMap must be read now (its errors are then real: Degraded `RenderConfigFailed`).
  */
-export function decideOSImageURLWait(cm: ConfigMap | undefined, operatorReleaseVersion: string, reportedOperatorVersion: string | undefined): string | undefined {
+export function decideOSImageURLWait(
+  cm: ConfigMap | undefined,
+  operatorReleaseVersion: string,
+  reportedOperatorVersion: string | undefined,
+): string | undefined {
   if (reportedOperatorVersion === operatorReleaseVersion) return undefined;
   if (cm === undefined) return `waiting for configmap "${OSIMAGEURL_CONFIGMAP}" of release ${operatorReleaseVersion}`;
   const rel = cm.data?.['releaseVersion'] ?? '';
-  if (rel !== operatorReleaseVersion) return `waiting for configmap "${OSIMAGEURL_CONFIGMAP}" of release ${operatorReleaseVersion} (it has release "${rel}")`;
+  if (rel !== operatorReleaseVersion)
+    return `waiting for configmap "${OSIMAGEURL_CONFIGMAP}" of release ${operatorReleaseVersion} (it has release "${rel}")`;
   return undefined;
 }
 
 /** Upstream's wrapping of an osimageurl ConfigMap error in the RenderConfig task. */
 export function osImagesError(err: unknown): OperatorSyncError {
-  return new OperatorSyncError('RenderConfig', `could not get OS images: ${err instanceof Error ? err.message : String(err)}`);
+  return new OperatorSyncError(
+    'RenderConfig',
+    `could not get OS images: ${err instanceof Error ? err.message : String(err)}`,
+  );
 }
 
 /** Cluster inputs of the ControllerConfig beyond the OS images. */
@@ -70,7 +87,8 @@ export interface ClusterInputs {
   kubeAPIServerServingCAPem?: string | Buffer;
 }
 
-const b64 = (s: string | Buffer | undefined): string => (typeof s === 'string' ? Buffer.from(s, 'utf8') : (s ?? Buffer.alloc(0))).toString('base64');
+const b64 = (s: string | Buffer | undefined): string =>
+  (typeof s === 'string' ? Buffer.from(s, 'utf8') : (s ?? Buffer.alloc(0))).toString('base64');
 
 /**
  * Default Infrastructure when the cluster has none (no config.openshift.io Infrastructure, as in the rehearsal): the
@@ -83,12 +101,26 @@ export function defaultInfrastructure(): EmbeddedInfrastructure {
     kind: 'Infrastructure',
     metadata: { name: 'cluster' },
     spec: { platformSpec: { type: 'None' } },
-    status: { platform: 'None', platformStatus: { type: 'None' }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', cpuPartitioning: 'None', infrastructureName: 'keelson', apiServerURL: 'https://api.keelson.local:6443', apiServerInternalURI: 'https://api-int.keelson.local:6443', etcdDiscoveryDomain: '' },
+    status: {
+      platform: 'None',
+      platformStatus: { type: 'None' },
+      controlPlaneTopology: 'HighlyAvailable',
+      infrastructureTopology: 'HighlyAvailable',
+      cpuPartitioning: 'None',
+      infrastructureName: 'keelson',
+      apiServerURL: 'https://api.keelson.local:6443',
+      apiServerInternalURI: 'https://api-int.keelson.local:6443',
+      etcdDiscoveryDomain: '',
+    },
   };
 }
 
 /** The desired ControllerConfig. */
-export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInputs, mcoVersion: string): ControllerConfig {
+export function buildControllerConfig(
+  os: OSImageURLConfig,
+  cluster: ClusterInputs,
+  mcoVersion: string,
+): ControllerConfig {
   const infra = cluster.infra ?? defaultInfrastructure();
   const platform = (infra.status?.platformStatus?.type ?? 'None').toLowerCase();
   return {
@@ -96,7 +128,10 @@ export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInpu
     kind: 'ControllerConfig',
     metadata: {
       name: CONTROLLER_CONFIG_NAME,
-      annotations: { [McAnnotations.generatedByVersion]: mcoVersion, [McAnnotations.releaseImageVersion]: os.releaseVersion },
+      annotations: {
+        [McAnnotations.generatedByVersion]: mcoVersion,
+        [McAnnotations.releaseImageVersion]: os.releaseVersion,
+      },
     },
     spec: {
       clusterDNSIP: cluster.clusterDNSIP,
@@ -113,7 +148,12 @@ export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInpu
       releaseImage: cluster.releaseImage,
       proxy: null,
       infra,
-      dns: cluster.dns ?? { apiVersion: 'config.openshift.io/v1', kind: 'DNS', metadata: { name: 'cluster' }, spec: { baseDomain: '' } },
+      dns: cluster.dns ?? {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'DNS',
+        metadata: { name: 'cluster' },
+        spec: { baseDomain: '' },
+      },
       ipFamilies: 'IPv4',
       network: null,
     },
@@ -127,5 +167,8 @@ export function buildControllerConfig(os: OSImageURLConfig, cluster: ClusterInpu
  */
 export function controllerConfigNeedsUpdate(existing: ControllerConfig, want: ControllerConfig): boolean {
   const a = existing.metadata.annotations ?? {};
-  return !semanticallyContains(existing.spec, want.spec) || Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => a[k] !== v);
+  return (
+    !semanticallyContains(existing.spec, want.spec) ||
+    Object.entries(want.metadata.annotations ?? {}).some(([k, v]) => a[k] !== v)
+  );
 }

@@ -25,14 +25,35 @@ import {
   type ResourceDescriptor,
 } from '@keelson/kube';
 import { defaultPool } from '@keelson/ignition';
-import type { ClusterOperator, ConfigMap, ControllerConfig, MachineConfig, MachineConfigPool } from '../common/api-types.js';
-import { CLUSTER_OPERATOR_NAME, CONTROLLER_CONFIG_NAME, CONTROLLER_VERSION, MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
+import type {
+  ClusterOperator,
+  ConfigMap,
+  ControllerConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from '../common/api-types.js';
+import {
+  CLUSTER_OPERATOR_NAME,
+  CONTROLLER_CONFIG_NAME,
+  CONTROLLER_VERSION,
+  MCO_NAMESPACE,
+  OSIMAGEURL_CONFIGMAP,
+} from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { semanticallyContains } from '../common/semantic.js';
 import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
 import { readCABundles } from './ca-bundles.js';
-import { buildControllerConfig, controllerConfigNeedsUpdate, decideOSImageURLWait, OperatorSyncError, osImagesError, parseOSImageURLConfigMap, type ClusterInputs, type OSImageURLConfig } from './controller-config.js';
+import {
+  buildControllerConfig,
+  controllerConfigNeedsUpdate,
+  decideOSImageURLWait,
+  OperatorSyncError,
+  osImagesError,
+  parseOSImageURLConfigMap,
+  type ClusterInputs,
+  type OSImageURLConfig,
+} from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 
 const Pools = MachineConfigPools;
@@ -41,8 +62,20 @@ const CMs = ConfigMaps;
 /** A config.openshift.io cluster configuration object (Infrastructure, DNS) as served. */
 type ClusterConfigObject = KubeObject & Record<string, unknown>;
 /** Infrastructure and DNS `cluster`: read from informers like upstream's infraLister / dnsLister, not GET per sync. */
-const Infrastructures = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'Infrastructure', plural: 'infrastructures', namespaced: false });
-const DNSes = defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind: 'DNS', plural: 'dnses', namespaced: false });
+const Infrastructures = defineResource<ClusterConfigObject>({
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'Infrastructure',
+  plural: 'infrastructures',
+  namespaced: false,
+});
+const DNSes = defineResource<ClusterConfigObject>({
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'DNS',
+  plural: 'dnses',
+  namespaced: false,
+});
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -87,7 +120,8 @@ export const MIN_SCALED_RESYNC_MS = 5_000;
 
 /** An upstream duration on a clock `timeScale` times faster. */
 export function scaled(ms: number, timeScale: number): number {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
+  if (!(timeScale > 0) || !Number.isFinite(timeScale))
+    throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
   return Math.max(1, Math.round(ms / timeScale));
 }
 
@@ -101,7 +135,13 @@ type Task = { name: string; run: () => Promise<string | undefined> };
 /** The operator's sync loop. */
 export class MachineConfigOperator {
   readonly controller: Controller;
-  private readonly informers: { cm: Informer<ConfigMap>; pools: Informer<MachineConfigPool>; mcs: Informer<MachineConfig>; cc: Informer<ControllerConfig>; co: Informer<ClusterOperator> };
+  private readonly informers: {
+    cm: Informer<ConfigMap>;
+    pools: Informer<MachineConfigPool>;
+    mcs: Informer<MachineConfig>;
+    cc: Informer<ControllerConfig>;
+    co: Informer<ClusterOperator>;
+  };
   /**
    * Infrastructure and DNS `cluster`. Not awaited before the first sync (a cluster without their CRDs still syncs:
    * until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by GET); their changes
@@ -121,7 +161,10 @@ export class MachineConfigOperator {
     private readonly log: Logger,
     registry: Registry,
   ) {
-    const mk = <T extends KubeObject>(d: ResourceDescriptor<T>, extra: ConstructorParameters<typeof Informer<T>>[2] = {}): Informer<T> => new Informer<T>(client, d, { logger: log, ...extra });
+    const mk = <T extends KubeObject>(
+      d: ResourceDescriptor<T>,
+      extra: ConstructorParameters<typeof Informer<T>>[2] = {},
+    ): Informer<T> => new Informer<T>(client, d, { logger: log, ...extra });
     this.informers = {
       cm: mk(CMs, { namespace: MCO_NAMESPACE, fieldSelector: `metadata.name=${OSIMAGEURL_CONFIGMAP}` }),
       pools: mk(Pools),
@@ -129,20 +172,34 @@ export class MachineConfigOperator {
       cc: mk(ControllerConfigs),
       co: mk(ClusterOperators, { fieldSelector: `metadata.name=${CLUSTER_OPERATOR_NAME}` }),
     };
-    this.recorder = new EventRecorder(client, { component: 'machine-config-operator', logger: log, clusterScopedNamespace: MCO_NAMESPACE });
-    this.controller = new Controller({ name: 'machine-config-operator', reconcile: () => this.sync(), registry, logger: log });
+    this.recorder = new EventRecorder(client, {
+      component: 'machine-config-operator',
+      logger: log,
+      clusterScopedNamespace: MCO_NAMESPACE,
+    });
+    this.controller = new Controller({
+      name: 'machine-config-operator',
+      reconcile: () => this.sync(),
+      registry,
+      logger: log,
+    });
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
     const byName = { fieldSelector: 'metadata.name=cluster' };
     this.config = { infra: mk(Infrastructures, byName), dns: mk(DNSes, byName) };
-    const enqueue = (): void => { this.controller.enqueue(CLUSTER_OPERATOR_NAME); };
+    const enqueue = (): void => {
+      this.controller.enqueue(CLUSTER_OPERATOR_NAME);
+    };
     for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
   }
 
   async run(): Promise<void> {
     // upstream Operator.Run: without the ControllerConfig CRD the operator is in cluster bring-up until a sync succeeds
     try {
-      await this.client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/controllerconfigs.machineconfiguration.openshift.io');
+      await this.client.request(
+        'GET',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/controllerconfigs.machineconfiguration.openshift.io',
+      );
     } catch (e) {
       if (isNotFound(e)) this.inClusterBringup = true;
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
@@ -154,7 +211,9 @@ export class MachineConfigOperator {
 
   async stop(): Promise<void> {
     await this.controller.stop();
-    await Promise.all([...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()));
+    await Promise.all(
+      [...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()),
+    );
   }
 
   private wanted(): OperandVersion[] {
@@ -202,7 +261,10 @@ export class MachineConfigOperator {
     };
     // until its informer has synced, an object is read once by GET; a 404 then (the type is not served on this cluster)
     // stands until the informer, listing again with backoff, syncs and its add event queues a sync
-    const read = async (inf: Informer<ClusterConfigObject>, path: string): Promise<Record<string, unknown> | undefined> => {
+    const read = async (
+      inf: Informer<ClusterConfigObject>,
+      path: string,
+    ): Promise<Record<string, unknown> | undefined> => {
       if (!inf.hasSynced()) {
         if (this.absentUntilSynced.has(path)) return undefined;
         const o = await getOpt(path);
@@ -236,15 +298,22 @@ export class MachineConfigOperator {
         throw osImagesError(e);
       }
     };
-    const reported = this.informers.co.store.get(CLUSTER_OPERATOR_NAME)?.status?.versions?.find((v) => v.name === 'operator')?.version;
-    const wait = this.waitFor('RenderConfig', decideOSImageURLWait(cm, this.o.releaseVersion, reported), this.o.osImageURLTimeoutMs ?? 5 * 60_000, (p) => {
-      try {
-        read();
-        return p;
-      } catch (e) {
-        return (e as Error).message;
-      }
-    });
+    const reported = this.informers.co.store
+      .get(CLUSTER_OPERATOR_NAME)
+      ?.status?.versions?.find((v) => v.name === 'operator')?.version;
+    const wait = this.waitFor(
+      'RenderConfig',
+      decideOSImageURLWait(cm, this.o.releaseVersion, reported),
+      this.o.osImageURLTimeoutMs ?? 5 * 60_000,
+      (p) => {
+        try {
+          read();
+          return p;
+        } catch (e) {
+          return (e as Error).message;
+        }
+      },
+    );
     return wait ?? read();
   }
 
@@ -255,10 +324,22 @@ export class MachineConfigOperator {
     const existing = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME);
     const ccs = this.client.resource(ControllerConfigs);
     if (existing === undefined) {
-      await ccs.create(want).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+      await ccs.create(want).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
     } else if (controllerConfigNeedsUpdate(existing, want)) {
-      await ccs.update({ ...existing, metadata: { ...existing.metadata, annotations: { ...existing.metadata.annotations, ...want.metadata.annotations } }, spec: want.spec });
-      this.log.info('ControllerConfig updated', { baseOSContainerImage: os.baseOSContainerImage, releaseVersion: os.releaseVersion });
+      await ccs.update({
+        ...existing,
+        metadata: {
+          ...existing.metadata,
+          annotations: { ...existing.metadata.annotations, ...want.metadata.annotations },
+        },
+        spec: want.spec,
+      });
+      this.log.info('ControllerConfig updated', {
+        baseOSContainerImage: os.baseOSContainerImage,
+        releaseVersion: os.releaseVersion,
+      });
     }
     return undefined;
   }
@@ -267,14 +348,24 @@ export class MachineConfigOperator {
     for (const role of ['master', 'worker'] as const) {
       if (this.informers.pools.store.get(role) !== undefined) continue;
       const p = defaultPool(role);
-      await this.client.resource(Pools).create(p as unknown as MachineConfigPool).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+      await this.client
+        .resource(Pools)
+        .create(p as unknown as MachineConfigPool)
+        .catch((e: unknown) => {
+          if (!isAlreadyExists(e)) throw e;
+        });
       this.log.info('created MachineConfigPool', { pool: role });
     }
     return undefined;
   }
 
   /** Pending text while waiting; throws once the wait exceeds its timeout. */
-  private waitFor(task: string, problem: string | undefined, timeoutMs: number, wrap: (p: string) => string): string | undefined {
+  private waitFor(
+    task: string,
+    problem: string | undefined,
+    timeoutMs: number,
+    wrap: (p: string) => string,
+  ): string | undefined {
     if (problem === undefined) {
       this.waitingSince.delete(task);
       return undefined;
@@ -288,13 +379,28 @@ export class MachineConfigOperator {
   private waitControllerConfig(): string | undefined {
     const cc = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME);
     const gate = controllerConfigGate(cc);
-    return this.waitFor('MachineConfigController', gate === undefined ? undefined : `controllerconfig is not completed: ${gate}`, this.o.controllerConfigTimeoutMs ?? 5 * 60_000, (p) => `error during waitForControllerConfigToBeCompleted: [context deadline exceeded, ${p}]`);
+    return this.waitFor(
+      'MachineConfigController',
+      gate === undefined ? undefined : `controllerconfig is not completed: ${gate}`,
+      this.o.controllerConfigTimeoutMs ?? 5 * 60_000,
+      (p) => `error during waitForControllerConfigToBeCompleted: [context deadline exceeded, ${p}]`,
+    );
   }
 
   private waitRequiredPools(): string | undefined {
-    const r = checkRequiredPools(this.informers.pools.store.list(), (n) => this.informers.mcs.store.get(n), this.o.releaseVersion, this.o.controllerVersion ?? CONTROLLER_VERSION);
+    const r = checkRequiredPools(
+      this.informers.pools.store.list(),
+      (n) => this.informers.mcs.store.get(n),
+      this.o.releaseVersion,
+      this.o.controllerVersion ?? CONTROLLER_VERSION,
+    );
     if (r?.hard === true) throw new OperatorSyncError('RequiredPools', r.message);
-    return this.waitFor('RequiredPools', r?.message, this.o.requiredPoolsTimeoutMs ?? 10 * 60_000, (p) => `error during syncRequiredMachineConfigPools: [context deadline exceeded, ${p}]`);
+    return this.waitFor(
+      'RequiredPools',
+      r?.message,
+      this.o.requiredPoolsTimeoutMs ?? 10 * 60_000,
+      (p) => `error during syncRequiredMachineConfigPools: [context deadline exceeded, ${p}]`,
+    );
   }
 
   private async writeClusterOperator(syncError: SyncError | undefined, pending: string | undefined): Promise<void> {
@@ -302,15 +408,28 @@ export class MachineConfigOperator {
     let co = this.informers.co.store.get(CLUSTER_OPERATOR_NAME);
     if (co === undefined) {
       try {
-        co = await cos.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: CLUSTER_OPERATOR_NAME }, spec: {} });
+        co = await cos.create({
+          apiVersion: 'config.openshift.io/v1',
+          kind: 'ClusterOperator',
+          metadata: { name: CLUSTER_OPERATOR_NAME },
+          spec: {},
+        });
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
         co = await cos.get(CLUSTER_OPERATOR_NAME);
       }
     }
-    const d = computeClusterOperatorStatus({ previous: co.status, wanted: this.wanted(), syncError, ...(pending !== undefined ? { pending } : {}), pools: this.informers.pools.store.list(), now: new Date() });
+    const d = computeClusterOperatorStatus({
+      previous: co.status,
+      wanted: this.wanted(),
+      syncError,
+      ...(pending !== undefined ? { pending } : {}),
+      pools: this.informers.pools.store.list(),
+      now: new Date(),
+    });
     // as the API server stores it: its key order and schema defaults are no change (an unchanged cluster writes nothing)
-    const strip = (s: unknown): unknown => JSON.parse(JSON.stringify(s ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v)));
+    const strip = (s: unknown): unknown =>
+      JSON.parse(JSON.stringify(s ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v)));
     if (semanticallyContains(strip(co.status), strip(d.status))) return;
     try {
       await cos.updateStatus({ ...co, status: d.status });
@@ -329,7 +448,9 @@ export async function startMachineConfigOperator(opts: MachineConfigOperatorOpti
   const registry = opts.registry ?? new Registry();
   const lead = async (): Promise<() => Promise<void>> => {
     const op = new MachineConfigOperator(client, opts, logger, registry);
-    const running = op.run().catch((err: unknown) => { logger.error('operator crashed', { err }); });
+    const running = op.run().catch((err: unknown) => {
+      logger.error('operator crashed', { err });
+    });
     await Promise.resolve();
     return async () => {
       await op.stop();

@@ -69,12 +69,21 @@ export async function handleRequest(opts: HandlerOptions, req: IncomingMessage, 
   opts.onRequest?.(code);
 }
 
-async function serveConfig(opts: HandlerOptions, req: IncomingMessage, res: ServerResponse, path: string): Promise<number> {
+async function serveConfig(
+  opts: HandlerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<number> {
   if (!isRead(req.method)) {
     empty(res, 405);
     return 405;
   }
-  const pool = path.split('/').filter((s) => s !== '').pop() ?? '';
+  const pool =
+    path
+      .split('/')
+      .filter((s) => s !== '')
+      .pop() ?? '';
   const accept = req.headers.accept ?? '';
   const fields = { pool, address: req.socket.remoteAddress, userAgent: req.headers['user-agent'] ?? '', accept };
   let version: string;
@@ -90,13 +99,24 @@ async function serveConfig(opts: HandlerOptions, req: IncomingMessage, res: Serv
   try {
     const r = await opts.source.resolve(pool);
     const key = servedConfigKey(pool, r.mc.metadata.name ?? '', version, r.revision);
-    const spec = (r.controllerConfig?.spec ?? {}) as { kubeAPIServerServingCAData?: string; cloudProviderCAData?: string };
-    buf = opts.cache.peek(key) ?? await opts.cache.get(key, async () => {
-      const kubeconfig = opts.kubeconfig ? await opts.kubeconfig(r.kubeconfigCA) : undefined;
-      return Buffer.from(
-        buildServedConfig({ mc: r.mc, version, kubeAPIServerServingCAData: spec.kubeAPIServerServingCAData, cloudProviderCAData: spec.cloudProviderCAData, kubeconfig }),
-      );
-    });
+    const spec = (r.controllerConfig?.spec ?? {}) as {
+      kubeAPIServerServingCAData?: string;
+      cloudProviderCAData?: string;
+    };
+    buf =
+      opts.cache.peek(key) ??
+      (await opts.cache.get(key, async () => {
+        const kubeconfig = opts.kubeconfig ? await opts.kubeconfig(r.kubeconfigCA) : undefined;
+        return Buffer.from(
+          buildServedConfig({
+            mc: r.mc,
+            version,
+            kubeAPIServerServingCAData: spec.kubeAPIServerServingCAData,
+            cloudProviderCAData: spec.cloudProviderCAData,
+            kubeconfig,
+          }),
+        );
+      }));
   } catch (e) {
     opts.logger.error(`couldn't get config for req: ${(e as Error).message}`, fields);
     empty(res, 500);

@@ -7,7 +7,12 @@
 import { convertIgnition, parseAndConvertConfig, type IgnitionConfigV3, type SpecVersion } from '@keelson/ignition';
 import type { MachineConfig } from '@keelson/api';
 import { encodeDataUrl } from '../daemon/dataurl.js';
-import { ENCAPSULATED_CONFIG_PATH, MC_CONTENT_PATH, NODE_ANNOTATIONS_PATH, KUBECONFIG_PATH } from '../daemon/constants.js';
+import {
+  ENCAPSULATED_CONFIG_PATH,
+  MC_CONTENT_PATH,
+  NODE_ANNOTATIONS_PATH,
+  KUBECONFIG_PATH,
+} from '../daemon/constants.js';
 
 /** A config cannot be served (→ HTTP 500). */
 export class ServeConfigError extends Error {
@@ -69,14 +74,24 @@ export function buildServedConfig(inp: ServeInputs): string {
   }
   if (lessThan33(inp.version)) {
     if ((cfg.kernelArguments?.shouldNotExist ?? []).length > 0) {
-      throw new ServeConfigError(`failed to migrate kernel args can't serve version ${inp.version} with ignition KernelArguments.ShouldNotExist populated`);
+      throw new ServeConfigError(
+        `failed to migrate kernel args can't serve version ${inp.version} with ignition KernelArguments.ShouldNotExist populated`,
+      );
     }
-    mc.spec = { ...mc.spec, kernelArguments: [...(mc.spec?.kernelArguments ?? []), ...(cfg.kernelArguments?.shouldExist ?? [])] };
+    mc.spec = {
+      ...mc.spec,
+      kernelArguments: [...(mc.spec?.kernelArguments ?? []), ...(cfg.kernelArguments?.shouldExist ?? [])],
+    };
     delete cfg.kernelArguments;
   }
   addDataAndMaybeAppend(cfg, CA_BUNDLE_PATH, inp.kubeAPIServerServingCAData);
   addDataAndMaybeAppend(cfg, CLOUD_CA_PATH, inp.cloudProviderCAData);
-  const annotations = { 'machineconfiguration.openshift.io/currentConfig': name, 'machineconfiguration.openshift.io/desiredConfig': name, 'machineconfiguration.openshift.io/firstPivotConfig': name, 'machineconfiguration.openshift.io/state': 'Done' };
+  const annotations = {
+    'machineconfiguration.openshift.io/currentConfig': name,
+    'machineconfiguration.openshift.io/desiredConfig': name,
+    'machineconfiguration.openshift.io/firstPivotConfig': name,
+    'machineconfiguration.openshift.io/state': 'Done',
+  };
   appendFile(cfg, NODE_ANNOTATIONS_PATH, JSON.stringify(sortKeys(annotations)));
   if (inp.kubeconfig !== undefined) appendFile(cfg, KUBECONFIG_PATH, inp.kubeconfig);
   appendFile(cfg, MC_CONTENT_PATH, JSON.stringify(mc, null, 4));

@@ -5,9 +5,23 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigMaps, ControllerConfigs, Informer, MachineConfigPools, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
+import {
+  ConfigMaps,
+  ControllerConfigs,
+  Informer,
+  MachineConfigPools,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+} from '@keelson/kube';
 import { parseAllDocuments } from 'yaml';
-import { SINGLETON_NAMES, MCO_NAMES, type ControllerConfig, type MachineConfig, type MachineConfigPool } from '@keelson/api';
+import {
+  SINGLETON_NAMES,
+  MCO_NAMES,
+  type ControllerConfig,
+  type MachineConfig,
+  type MachineConfigPool,
+} from '@keelson/api';
 import { MachineConfigCache } from '../daemon/cluster.js';
 import { ServeConfigError } from './serve-config.js';
 
@@ -56,17 +70,32 @@ export class ClusterConfigSource implements ConfigSource {
   constructor(client: KubeClient, logger?: Logger, invalidate?: ConfigInvalidation) {
     const lg = logger ? { logger } : {};
     this.#pools = new Informer(client, MachineConfigPools, lg);
-    this.#ccs = new Informer(client, ControllerConfigs, { fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`, ...lg });
-    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, { namespace: MCO_NAMES.namespace, fieldSelector: 'metadata.name=kubeconfig-data', ...lg });
+    this.#ccs = new Informer(client, ControllerConfigs, {
+      fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`,
+      ...lg,
+    });
+    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, {
+      namespace: MCO_NAMES.namespace,
+      fieldSelector: 'metadata.name=kubeconfig-data',
+      ...lg,
+    });
     this.#mcs = new MachineConfigCache(client);
     if (invalidate) {
-      const pool = (p: MachineConfigPool): void => { invalidate.pool(p.metadata.name ?? ''); };
+      const pool = (p: MachineConfigPool): void => {
+        invalidate.pool(p.metadata.name ?? '');
+      };
       this.#pools.addHandlers({
-        update: (old, cur) => { if (servedConfigName(old) !== servedConfigName(cur)) pool(cur); },
+        update: (old, cur) => {
+          if (servedConfigName(old) !== servedConfigName(cur)) pool(cur);
+        },
         delete: pool,
       });
-      const all = (): void => { invalidate.all(); };
-      const changed = (old: KubeObject, cur: KubeObject): void => { if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) all(); };
+      const all = (): void => {
+        invalidate.all();
+      };
+      const changed = (old: KubeObject, cur: KubeObject): void => {
+        if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) all();
+      };
       this.#ccs.addHandlers({ add: all, update: changed, delete: all });
       this.#cms.addHandlers({ add: all, update: changed, delete: all });
     }
@@ -80,7 +109,10 @@ export class ClusterConfigSource implements ConfigSource {
   }
   async resolve(poolName: string): Promise<ResolvedConfig> {
     const pool = this.#pools.store.get(poolName);
-    if (!pool) throw new ServeConfigError(`could not fetch pool. err: machineconfigpool.machineconfiguration.openshift.io "${poolName}" not found`);
+    if (!pool)
+      throw new ServeConfigError(
+        `could not fetch pool. err: machineconfigpool.machineconfiguration.openshift.io "${poolName}" not found`,
+      );
     const name = servedConfigName(pool);
     let mc: MachineConfig;
     try {
@@ -89,11 +121,24 @@ export class ClusterConfigSource implements ConfigSource {
       throw new ServeConfigError(`could not fetch config ${name}, err: ${(e as Error).message}`);
     }
     const cc = this.#ccs.store.get(SINGLETON_NAMES.controllerConfig);
-    if (!cc) throw new ServeConfigError(`could not get controllerconfig: controllerconfig.machineconfiguration.openshift.io "${SINGLETON_NAMES.controllerConfig}" not found`);
+    if (!cc)
+      throw new ServeConfigError(
+        `could not get controllerconfig: controllerconfig.machineconfiguration.openshift.io "${SINGLETON_NAMES.controllerConfig}" not found`,
+      );
     const cm = this.#cms.store.get('kubeconfig-data', MCO_NAMES.namespace);
     const b64 = cm?.binaryData?.['ca-bundle.crt'];
-    const kubeconfigCA = b64 !== undefined ? Buffer.from(b64, 'base64') : cm?.data?.['ca-bundle.crt'] !== undefined ? Buffer.from(cm.data['ca-bundle.crt']) : undefined;
-    return { mc, controllerConfig: cc, kubeconfigCA, revision: `${cc.metadata.resourceVersion ?? ''}/${cm?.metadata.resourceVersion ?? ''}` };
+    const kubeconfigCA =
+      b64 !== undefined
+        ? Buffer.from(b64, 'base64')
+        : cm?.data?.['ca-bundle.crt'] !== undefined
+          ? Buffer.from(cm.data['ca-bundle.crt'])
+          : undefined;
+    return {
+      mc,
+      controllerConfig: cc,
+      kubeconfigCA,
+      revision: `${cc.metadata.resourceVersion ?? ''}/${cm?.metadata.resourceVersion ?? ''}`,
+    };
   }
 }
 
@@ -125,7 +170,8 @@ export class BootstrapConfigSource implements ConfigSource {
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
   async resolve(poolName: string): Promise<ResolvedConfig> {
-    if (poolName !== 'master' && poolName !== 'arbiter') throw new ServeConfigError(`refusing to serve bootstrap configuration to pool "${poolName}"`);
+    if (poolName !== 'master' && poolName !== 'arbiter')
+      throw new ServeConfigError(`refusing to serve bootstrap configuration to pool "${poolName}"`);
     const pools = (await readObjects(join(this.#dir, 'machine-pools'))) as MachineConfigPool[];
     const pool = pools.find((p) => p.metadata.name === poolName);
     if (!pool) throw new ServeConfigError(`could not fetch pool ${poolName} from ${join(this.#dir, 'machine-pools')}`);

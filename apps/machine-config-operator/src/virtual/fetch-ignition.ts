@@ -25,25 +25,33 @@ export class IgnitionFetchError extends Error {
 export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
 
 /** One GET; resolves status and body. */
-export function httpGet(url: string, headers: Record<string, string>, ca?: string): Promise<{ status: number; body: string }> {
+export function httpGet(
+  url: string,
+  headers: Record<string, string>,
+  ca?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'GET', headers, ...(ca !== undefined ? { ca } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_CONFIG_BYTES) {
-          req.destroy(new IgnitionFetchError(url, `config from ${url} exceeds ${MAX_CONFIG_BYTES} bytes`));
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(
+      u,
+      { method: 'GET', headers, ...(ca !== undefined ? { ca } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_CONFIG_BYTES) {
+            req.destroy(new IgnitionFetchError(url, `config from ${url} exceeds ${MAX_CONFIG_BYTES} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.setTimeout(10_000, () => req.destroy(new IgnitionFetchError(url, `GET ${url} timed out`)));
     req.end();
@@ -115,10 +123,17 @@ export async function fetchIgnition(serverUrl: string, pool: string, opts: Fetch
     } catch (e) {
       last = `GET ${url}: ${(e as Error).message}`;
     }
-    if (decideIgnitionRetry(status) === 'fail') throw new IgnitionFetchError(url, `the machine-config-server refused the Ignition config (${last}): check the pool name and the server`);
+    if (decideIgnitionRetry(status) === 'fail')
+      throw new IgnitionFetchError(
+        url,
+        `the machine-config-server refused the Ignition config (${last}): check the pool name and the server`,
+      );
     await sleepUnlessAborted(delay, opts.signal);
     delay = Math.min(cap, delay * 2);
   }
-  const why = opts.signal?.aborted === true ? 'the machine was stopped while waiting for the server' : `gave up after ${attempts} attempts`;
+  const why =
+    opts.signal?.aborted === true
+      ? 'the machine was stopped while waiting for the server'
+      : `gave up after ${attempts} attempts`;
   throw new IgnitionFetchError(url, `could not fetch the Ignition config (${why}): ${last}`);
 }

@@ -98,7 +98,11 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   const own = opts.client === undefined;
   const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon-virtual' });
   const ownKubelet = opts.kubeletClient === undefined && opts.kubeletKubeconfig !== undefined;
-  const kubelet = opts.kubeletClient ?? (opts.kubeletKubeconfig !== undefined ? clientFrom(opts.kubeletKubeconfig, { userAgent: 'kubelet-virtual' }) : undefined);
+  const kubelet =
+    opts.kubeletClient ??
+    (opts.kubeletKubeconfig !== undefined
+      ? clientFrom(opts.kubeletKubeconfig, { userAgent: 'kubelet-virtual' })
+      : undefined);
   const closeClients = async (): Promise<void> => {
     if (own) await client.close();
     if (ownKubelet) await kubelet?.close();

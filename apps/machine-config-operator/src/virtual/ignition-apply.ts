@@ -26,13 +26,15 @@ export async function applyIgnition(root: HostRoot, host: Host, configText: stri
   for (const u of cfg.systemd?.units ?? []) {
     const name = u.name ?? '';
     for (const d of u.dropins ?? []) {
-      if ((d.contents ?? '') !== '') await atomicWrite(root.resolve(`${SYSTEMD_UNIT_DIR}/${name}.d/${d.name ?? ''}`), d.contents ?? '');
+      if ((d.contents ?? '') !== '')
+        await atomicWrite(root.resolve(`${SYSTEMD_UNIT_DIR}/${name}.d/${d.name ?? ''}`), d.contents ?? '');
     }
     if (u.mask === true) {
       await fs.mkdir(root.resolve(SYSTEMD_UNIT_DIR), { recursive: true });
       await fs.rm(root.resolve(`${SYSTEMD_UNIT_DIR}/${name}`), { force: true });
       await fs.symlink('/dev/null', root.resolve(`${SYSTEMD_UNIT_DIR}/${name}`));
-    } else if ((u.contents ?? '') !== '') await atomicWrite(root.resolve(`${SYSTEMD_UNIT_DIR}/${name}`), u.contents ?? '');
+    } else if ((u.contents ?? '') !== '')
+      await atomicWrite(root.resolve(`${SYSTEMD_UNIT_DIR}/${name}`), u.contents ?? '');
     if (u.enabled === true) enable.push(name);
     if (u.enabled === false) disable.push(name);
   }

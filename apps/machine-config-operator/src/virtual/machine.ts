@@ -26,7 +26,8 @@ import { applyIgnition } from './ignition-apply.js';
 import { VIRTUAL_STATE_DIR, VirtualHost } from './host.js';
 
 /** Default OS image of a fresh virtual machine (what the "boot image" ships). */
-export const DEFAULT_BOOT_IMAGE = 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000000000000000000000000000000000000000000000000000000000000000';
+export const DEFAULT_BOOT_IMAGE =
+  'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000000000000000000000000000000000000000000000000000000000000000';
 
 /** How a virtual machine gets its first config. */
 export type ConfigProvider = (pool: string, signal: AbortSignal) => Promise<string>;
@@ -86,7 +87,10 @@ export class VirtualMachine {
     this.name = o.name;
     this.root = new HostRoot(o.rootDir);
     mkdirSync(this.root.resolve(VIRTUAL_STATE_DIR), { recursive: true });
-    this.os = new SimulatedRpmOstree({ statePath: this.root.resolve(`${VIRTUAL_STATE_DIR}/rpm-ostree.json`), osImageURL: o.bootImage ?? DEFAULT_BOOT_IMAGE });
+    this.os = new SimulatedRpmOstree({
+      statePath: this.root.resolve(`${VIRTUAL_STATE_DIR}/rpm-ostree.json`),
+      osImageURL: o.bootImage ?? DEFAULT_BOOT_IMAGE,
+    });
     this.host = new VirtualHost(this.root, {
       onReboot: (r) => {
         this.#onReboot(r);
@@ -124,8 +128,10 @@ export class VirtualMachine {
 
   async #provision(): Promise<void> {
     this.#provisioning = true;
-    for (const [p, c] of Object.entries(BASE_FILES)) if (!(await exists(this.root.resolve(p)))) await atomicWrite(this.root.resolve(p), c);
-    if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`)))) await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`), '1\n');
+    for (const [p, c] of Object.entries(BASE_FILES))
+      if (!(await exists(this.root.resolve(p)))) await atomicWrite(this.root.resolve(p), c);
+    if (!(await exists(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`))))
+      await atomicWrite(this.root.resolve(`${VIRTUAL_STATE_DIR}/boot-id`), '1\n');
     const config = await this.#o.fetchConfig(this.#o.pool, this.#abort.signal);
     const files = await applyIgnition(this.root, this.host, config);
     this.#o.logger.info('ignition applied', { node: this.name, files });
@@ -161,7 +167,12 @@ export class VirtualMachine {
         return;
       } catch (e) {
         if (this.#stopped) throw e;
-        this.#o.logger.warn('kubelet call failed, retrying', { node: this.name, call: what, error: (e as Error).message, retryInMs: delay });
+        this.#o.logger.warn('kubelet call failed, retrying', {
+          node: this.name,
+          call: what,
+          error: (e as Error).message,
+          retryInMs: delay,
+        });
         await new Promise((r) => setTimeout(r, delay));
       }
     }
@@ -174,9 +185,25 @@ export class VirtualMachine {
   async #postReady(ready: boolean): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const cond: NodeCondition = ready
-      ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }
-      : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'node is rebooting', lastHeartbeatTime: now, lastTransitionTime: now };
-    await (this.#o.kubelet ?? this.#o.plumbing.client).resource(Nodes).patch(this.name, { status: { conditions: [cond] } }, { type: 'merge', status: true });
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        }
+      : {
+          type: 'Ready',
+          status: 'False',
+          reason: 'KubeletNotReady',
+          message: 'node is rebooting',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        };
+    await (this.#o.kubelet ?? this.#o.plumbing.client)
+      .resource(Nodes)
+      .patch(this.name, { status: { conditions: [cond] } }, { type: 'merge', status: true });
   }
 
   async #ensureNode(): Promise<void> {
@@ -193,7 +220,10 @@ export class VirtualMachine {
       const node: Node = {
         apiVersion: 'v1',
         kind: 'Node',
-        metadata: { name: this.name, labels: { 'kubernetes.io/hostname': this.name, 'kubernetes.io/os': 'linux', ...this.#o.labels } },
+        metadata: {
+          name: this.name,
+          labels: { 'kubernetes.io/hostname': this.name, 'kubernetes.io/os': 'linux', ...this.#o.labels },
+        },
         spec: {},
       };
       await nodes.create(node);
@@ -227,7 +257,12 @@ export class VirtualMachine {
       if (this.#stopped) return;
       await this.#virtualReboot();
       if (this.#o.failBoot === true) {
-        emit(this.#ctx(false), 'degraded', undefined, 'machine did not come back from reboot (injected fault failBootOn)');
+        emit(
+          this.#ctx(false),
+          'degraded',
+          undefined,
+          'machine did not come back from reboot (injected fault failBootOn)',
+        );
         return;
       }
       await this.#boot();

@@ -24,7 +24,10 @@ interface Proc {
 }
 
 function run(name: string, args: string[], env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [bin(name), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin(name), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   let buf = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -40,18 +43,40 @@ function run(name: string, args: string[], env: Record<string, string> = {}): Pr
       }
     }
   });
-  const exit = new Promise<number>((r) => child.on('exit', (code, sig) => { r(code ?? (sig ? 128 : 1)); }));
+  const exit = new Promise<number>((r) =>
+    child.on('exit', (code, sig) => {
+      r(code ?? (sig ? 128 : 1));
+    }),
+  );
   return { child, lines, exit };
 }
 
-const le = ['--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms', '--leader-elect-retry-period', '200ms', '--metrics-listen-address', '127.0.0.1:0'];
+const le = [
+  '--leader-elect-lease-duration',
+  '2s',
+  '--leader-elect-renew-deadline',
+  '1500ms',
+  '--leader-elect-retry-period',
+  '200ms',
+  '--metrics-listen-address',
+  '127.0.0.1:0',
+];
 
 beforeAll(async () => {
   tc = await startTestCluster();
   dir = mkdtempSync(join(tmpdir(), 'mco-proc-'));
   kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, tc.sandbox.kubeconfigYaml(), { mode: 0o600 });
-  await tc.client.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'machine-config-osimageurl', namespace: NS }, data: { baseOSContainerImage: 'quay.io/os@sha256:1', baseOSExtensionsContainerImage: '', releaseVersion: '4.99.1' } });
+  await tc.client.resource(ConfigMaps).create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'machine-config-osimageurl', namespace: NS },
+    data: {
+      baseOSContainerImage: 'quay.io/os@sha256:1',
+      baseOSExtensionsContainerImage: '',
+      releaseVersion: '4.99.1',
+    },
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -62,9 +87,14 @@ afterAll(async () => {
 describe('machine-config-controller and machine-config-operator processes', () => {
   it('start, serve health and metrics, hold their Leases, and stop cleanly on SIGTERM', async () => {
     const ctrl = run('machine-config-controller', ['start', '--kubeconfig', kubeconfig, ...le]);
-    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], { RELEASE_VERSION: '4.99.1' });
+    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], {
+      RELEASE_VERSION: '4.99.1',
+    });
     try {
-      for (const [p, lease] of [[ctrl, 'machine-config-controller'], [op, 'machine-config']] as const) {
+      for (const [p, lease] of [
+        [ctrl, 'machine-config-controller'],
+        [op, 'machine-config'],
+      ] as const) {
         const started = await waitFor('started log line', () => p.lines.find((l) => l['msg'] === 'started'));
         expect(typeof started['ts']).toBe('string');
         const url = String(started['healthUrl']);
@@ -79,7 +109,10 @@ describe('machine-config-controller and machine-config-operator processes', () =
       }
       // the operator did its job through the controller: ControllerConfig completed and pools rendered
       await waitFor('worker pool rendered', async () => {
-        const p = await tc.client.request<{ spec: { configuration?: { name?: string } } }>('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker');
+        const p = await tc.client.request<{ spec: { configuration?: { name?: string } } }>(
+          'GET',
+          '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker',
+        );
         return p.spec.configuration?.name || undefined;
       });
     } finally {
@@ -94,7 +127,11 @@ describe('machine-config-controller and machine-config-operator processes', () =
   }, 60_000);
 
   it('refuses to start the operator without a release version (exit 2, says what to set)', async () => {
-    const p = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, '--leader-elect=false', '--metrics-listen-address', '127.0.0.1:0'], { RELEASE_VERSION: '' });
+    const p = run(
+      'machine-config-operator',
+      ['start', '--kubeconfig', kubeconfig, '--leader-elect=false', '--metrics-listen-address', '127.0.0.1:0'],
+      { RELEASE_VERSION: '' },
+    );
     const code = await p.exit;
     expect(code).toBe(2);
     expect(JSON.stringify(p.lines)).toContain('set RELEASE_VERSION or pass --release-version');

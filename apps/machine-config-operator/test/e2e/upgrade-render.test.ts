@@ -5,9 +5,24 @@
  * replaces the old one — produces exactly one new rendered MachineConfig per pool.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigMaps, ControllerConfigs, Informer, MachineConfigPools, MachineConfigs, nullLogger, type Logger } from '@keelson/kube';
+import {
+  ConfigMaps,
+  ControllerConfigs,
+  Informer,
+  MachineConfigPools,
+  MachineConfigs,
+  nullLogger,
+  type Logger,
+} from '@keelson/kube';
 import { defaultPool } from '@keelson/ignition';
-import { startMachineConfigController, startMachineConfigOperator, type ControllerConfig, type MachineConfig, type MachineConfigPool, type Running } from '../../src/index.js';
+import {
+  startMachineConfigController,
+  startMachineConfigOperator,
+  type ControllerConfig,
+  type MachineConfig,
+  type MachineConfigPool,
+  type Running,
+} from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 
@@ -29,9 +44,15 @@ const operatorLog: string[] = [];
 /** A logger that keeps the operator's messages (the test counts "ControllerConfig updated"). */
 const recording: Logger = {
   debug: () => undefined,
-  info: (m) => { operatorLog.push(m); },
-  warn: (m) => { operatorLog.push(m); },
-  error: (m) => { operatorLog.push(m); },
+  info: (m) => {
+    operatorLog.push(m);
+  },
+  warn: (m) => {
+    operatorLog.push(m);
+  },
+  error: (m) => {
+    operatorLog.push(m);
+  },
   child: () => recording,
 };
 
@@ -43,14 +64,34 @@ function observeTargets(p: MachineConfigPool): void {
   if (seen[seen.length - 1] !== t) seen.push(t);
 }
 
-const renderedOf = async (pool: string): Promise<MachineConfig[]> => (await tc.client.resource(MachineConfigs).list()).items.filter((m) => (m.metadata.name ?? '').startsWith(`rendered-${pool}-`));
+const renderedOf = async (pool: string): Promise<MachineConfig[]> =>
+  (await tc.client.resource(MachineConfigs).list()).items.filter((m) =>
+    (m.metadata.name ?? '').startsWith(`rendered-${pool}-`),
+  );
 const ccNow = (): Promise<ControllerConfig> => tc.client.resource(ControllerConfigs).get('machine-config-controller');
 
 async function startOperator(release: string, mcoVersion: string, controllerVersion: string): Promise<Running> {
-  return startMachineConfigOperator({ kubeconfig: proxy.kubeConfig(tc.kubeConfig), logger: recording, releaseVersion: release, mcoVersion, controllerVersion, resyncIntervalMs: 100, leaderElection: false, health: false });
+  return startMachineConfigOperator({
+    kubeconfig: proxy.kubeConfig(tc.kubeConfig),
+    logger: recording,
+    releaseVersion: release,
+    mcoVersion,
+    controllerVersion,
+    resyncIntervalMs: 100,
+    leaderElection: false,
+    health: false,
+  });
 }
 async function startController(controllerVersion: string, operatorVersion: string): Promise<Running> {
-  return startMachineConfigController({ kubeconfig: proxy.kubeConfig(tc.kubeConfig), logger: nullLogger, leaderElection: false, health: false, controllerVersion, operatorVersion, durations: DURATIONS });
+  return startMachineConfigController({
+    kubeconfig: proxy.kubeConfig(tc.kubeConfig),
+    logger: nullLogger,
+    leaderElection: false,
+    health: false,
+    controllerVersion,
+    operatorVersion,
+    durations: DURATIONS,
+  });
 }
 async function setRelease(release: string, os: string): Promise<void> {
   const cms = tc.client.resource(ConfigMaps);
@@ -59,19 +100,28 @@ async function setRelease(release: string, os: string): Promise<void> {
     const cm = await cms.get('machine-config-osimageurl', NS);
     await cms.update({ ...cm, data });
   } catch {
-    await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'machine-config-osimageurl', namespace: NS }, data });
+    await cms.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-osimageurl', namespace: NS },
+      data,
+    });
   }
 }
 /** Waits until every pool targets a rendered config whose OS image is `os`; returns the names. */
 async function waitRendered(os: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const p of POOLS) {
-    out[p] = await waitFor(`pool ${p} targeting a render with ${os}`, async () => {
-      const name = (await tc.client.resource(MachineConfigPools).get(p)).spec.configuration?.name;
-      if (name === undefined || name === '') return undefined;
-      const mc = await tc.client.resource(MachineConfigs).get(name);
-      return mc.spec?.osImageURL === os ? name : undefined;
-    }, 20_000);
+    out[p] = await waitFor(
+      `pool ${p} targeting a render with ${os}`,
+      async () => {
+        const name = (await tc.client.resource(MachineConfigPools).get(p)).spec.configuration?.name;
+        if (name === undefined || name === '') return undefined;
+        const mc = await tc.client.resource(MachineConfigs).get(name);
+        return mc.spec?.osImageURL === os ? name : undefined;
+      },
+      20_000,
+    );
   }
   return out;
 }
@@ -82,10 +132,17 @@ beforeAll(async () => {
   proxy = await startCountingProxy(tc.sandbox.url);
   for (const p of POOLS) {
     const d = defaultPool(p);
-    await tc.client.resource(MachineConfigPools).create({ ...d, metadata: { ...d.metadata, labels: d.metadata.labels ?? {} } } as never);
+    await tc.client
+      .resource(MachineConfigPools)
+      .create({ ...d, metadata: { ...d.metadata, labels: d.metadata.labels ?? {} } } as never);
   }
   poolWatch = new Informer<MachineConfigPool>(tc.client, MachineConfigPools, { logger: nullLogger });
-  poolWatch.addHandlers({ add: observeTargets, update: (_o, n) => { observeTargets(n); } });
+  poolWatch.addHandlers({
+    add: observeTargets,
+    update: (_o, n) => {
+      observeTargets(n);
+    },
+  });
   poolWatch.start();
   await setRelease('4.99.0', OS1);
   operator = await startOperator('4.99.0', 'op-1', 'ctrl-1');
@@ -106,14 +163,21 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
     // one GET of kube-system/bootstrap per sync (readCABundles; Infrastructure and DNS come from informers)
     // settle: the ClusterOperator status and the pools' first status writes are done
     await waitFor('ClusterOperator machine-config reports the release', async () => {
-      const co = await tc.client.request<{ status?: { versions?: Array<{ version: string }> } }>('GET', '/apis/config.openshift.io/v1/clusteroperators/machine-config');
+      const co = await tc.client.request<{ status?: { versions?: Array<{ version: string }> } }>(
+        'GET',
+        '/apis/config.openshift.io/v1/clusteroperators/machine-config',
+      );
       return co.status?.versions?.[0]?.version === '4.99.0' ? true : undefined;
     });
     await sleep(500);
     const from = proxy.requests.length;
     const updatesBefore = operatorLog.filter((m) => m === 'ControllerConfig updated').length;
     await sleep(1_500);
-    const syncs = proxy.requests.slice(from).filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/namespaces/kube-system/configmaps/bootstrap')).length;
+    const syncs = proxy.requests
+      .slice(from)
+      .filter(
+        (r) => r.method === 'GET' && r.path.startsWith('/api/v1/namespaces/kube-system/configmaps/bootstrap'),
+      ).length;
     expect(syncs).toBeGreaterThanOrEqual(5);
     expect(proxy.writesSince(from)).toEqual([]);
     expect(operatorLog.filter((m) => m === 'ControllerConfig updated').length).toBe(updatesBefore);
@@ -130,11 +194,15 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
     await setRelease('4.99.1', OS2);
     await waitFor('ControllerConfig of op-2', async () => {
       const cc = await ccNow();
-      return cc.spec.baseOSContainerImage === OS2 && cc.metadata.annotations?.['machineconfiguration.openshift.io/generated-by-version'] === 'op-2' ? cc : undefined;
+      return cc.spec.baseOSContainerImage === OS2 &&
+        cc.metadata.annotations?.['machineconfiguration.openshift.io/generated-by-version'] === 'op-2'
+        ? cc
+        : undefined;
     });
     // the old controller must not render the new release (version skew), however long it runs
     await sleep(10 * DURATIONS.renderDelayMs);
-    for (const p of POOLS) expect((await tc.client.resource(MachineConfigPools).get(p)).spec.configuration?.name).toBe(before[p]);
+    for (const p of POOLS)
+      expect((await tc.client.resource(MachineConfigPools).get(p)).spec.configuration?.name).toBe(before[p]);
 
     // the operator rolls the controller to the new version
     await controller?.stop();
@@ -150,10 +218,14 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
       expect(pool.spec.configuration?.name).toBe(after[p]);
       expect(pool.status?.conditions?.find((c) => c.type === 'RenderDegraded')?.status).toBe('False');
       const mc = rendered.find((m) => m.metadata.name === after[p]);
-      expect(mc?.metadata.annotations?.['machineconfiguration.openshift.io/generated-by-controller-version']).toBe('ctrl-2');
+      expect(mc?.metadata.annotations?.['machineconfiguration.openshift.io/generated-by-controller-version']).toBe(
+        'ctrl-2',
+      );
     }
     const cc = await ccNow();
-    expect(cc.status?.conditions?.find((c) => c.type === 'TemplateControllerCompleted')?.message).toBe(`sync completed towards (${String(cc.metadata.generation)}) generation using controller version ctrl-2`);
+    expect(cc.status?.conditions?.find((c) => c.type === 'TemplateControllerCompleted')?.message).toBe(
+      `sync completed towards (${String(cc.metadata.generation)}) generation using controller version ctrl-2`,
+    );
     // one ControllerConfig write for the new release, none after
     expect(operatorLog.filter((m) => m === 'ControllerConfig updated').length - updatesBefore).toBe(1);
   });
@@ -163,11 +235,22 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
     const target = (await tc.client.resource(MachineConfigPools).get('worker')).spec.configuration?.name;
     const mine = await mcs.get('00-worker');
     // e.g. a release manifest of the same name applied by the CVO: other content, no owner reference
-    await mcs.update({ ...mine, metadata: { ...mine.metadata, ownerReferences: [] }, spec: { ...mine.spec, kernelArguments: ['audit=1'] } });
-    await waitFor('00-worker restored', async () => {
-      const mc = await mcs.get('00-worker');
-      return (mc.spec?.kernelArguments ?? []).length === 0 && mc.metadata.ownerReferences?.[0]?.kind === 'ControllerConfig' ? mc : undefined;
-    }, 10_000);
+    await mcs.update({
+      ...mine,
+      metadata: { ...mine.metadata, ownerReferences: [] },
+      spec: { ...mine.spec, kernelArguments: ['audit=1'] },
+    });
+    await waitFor(
+      '00-worker restored',
+      async () => {
+        const mc = await mcs.get('00-worker');
+        return (mc.spec?.kernelArguments ?? []).length === 0 &&
+          mc.metadata.ownerReferences?.[0]?.kind === 'ControllerConfig'
+          ? mc
+          : undefined;
+      },
+      10_000,
+    );
     await sleep(10 * DURATIONS.renderDelayMs);
     expect((await tc.client.resource(MachineConfigPools).get('worker')).spec.configuration?.name).toBe(target);
   });

@@ -15,7 +15,14 @@ export async function startTestCluster(): Promise<TestCluster> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sandbox.kubeconfigYaml());
   const client = new KubeClient(kubeConfig);
-  for (const crd of await loadCrds(['ClusterOperator', 'MachineConfig', 'MachineConfigPool', 'ControllerConfig', 'KubeletConfig', 'ContainerRuntimeConfig'])) {
+  for (const crd of await loadCrds([
+    'ClusterOperator',
+    'MachineConfig',
+    'MachineConfigPool',
+    'ControllerConfig',
+    'KubeletConfig',
+    'ContainerRuntimeConfig',
+  ])) {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     const v = crd.spec.versions[0]?.name ?? 'v1';
     for (let i = 0; ; i++) {
@@ -28,7 +35,9 @@ export async function startTestCluster(): Promise<TestCluster> {
       }
     }
   }
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } } });
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } },
+  });
   // the CA ConfigMaps of an installed cluster, read into the ControllerConfig
   await installClusterCABundles(sandbox);
   return {
@@ -43,7 +52,12 @@ export async function startTestCluster(): Promise<TestCluster> {
 }
 
 /** Polls `fn` until it returns a value other than undefined (or throws after `timeoutMs`). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const start = Date.now();
   let last: unknown;
   for (;;) {
@@ -53,7 +67,10 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
     } catch (e) {
       last = e;
     }
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -29,14 +29,21 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '' });
-    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      res.flushHeaders();
-      up.pipe(res);
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        res.flushHeaders();
+        up.pipe(res);
+      },
+    );
+    out.on('error', () => {
+      res.destroy();
     });
-    out.on('error', () => { res.destroy(); });
     req.pipe(out);
-    res.on('close', () => { out.destroy(); });
+    res.on('close', () => {
+      out.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
@@ -54,7 +61,9 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -20,7 +20,9 @@ export class FakeNodeUpdater {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => { void this.tick(); }, 30);
+    this.timer = setInterval(() => {
+      void this.tick();
+    }, 30);
   }
 
   async stop(): Promise<void> {
@@ -35,7 +37,23 @@ export class FakeNodeUpdater {
 
   private async setReady(name: string, ready: boolean): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await this.client.resource(Nodes).patch(name, { status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'KubeletReady' : 'KubeletNotReady', lastHeartbeatTime: now, lastTransitionTime: now }] } }, { type: 'merge', status: true });
+    await this.client.resource(Nodes).patch(
+      name,
+      {
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'False',
+              reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      },
+      { type: 'merge', status: true },
+    );
   }
 
   private async tick(): Promise<void> {
@@ -63,7 +81,10 @@ export class FakeNodeUpdater {
     const la = a[NodeAnnotations.lastAppliedDrain] ?? '';
     if (desired === '' || this.rebooting.has(name)) return;
     if (desired !== current && state === 'Done') {
-      await this.annotate(name, { [NodeAnnotations.state]: 'Working', [NodeAnnotations.desiredDrain]: `drain-${desired}` });
+      await this.annotate(name, {
+        [NodeAnnotations.state]: 'Working',
+        [NodeAnnotations.desiredDrain]: `drain-${desired}`,
+      });
       return;
     }
     if (state !== 'Working') return;
@@ -76,13 +97,19 @@ export class FakeNodeUpdater {
         await this.annotate(name, { [NodeAnnotations.desiredDrain]: `uncordon-${desired}` });
       })()
         .catch(() => undefined)
-        .finally(() => { this.rebooting.delete(name); });
+        .finally(() => {
+          this.rebooting.delete(name);
+        });
       this.pending.add(reboot);
       void reboot.finally(() => this.pending.delete(reboot));
       return;
     }
     if (dd === `uncordon-${desired}` && la === dd) {
-      await this.annotate(name, { [NodeAnnotations.currentConfig]: desired, [NodeAnnotations.state]: 'Done', [NodeAnnotations.reason]: '' });
+      await this.annotate(name, {
+        [NodeAnnotations.currentConfig]: desired,
+        [NodeAnnotations.state]: 'Done',
+        [NodeAnnotations.reason]: '',
+      });
     }
   }
 }

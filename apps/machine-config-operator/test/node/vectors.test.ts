@@ -11,16 +11,32 @@ const names = (ns: Array<{ metadata: { name?: string } }>): string[] => ns.map((
 describe('node.maxUnavailable vectors', () => {
   it.each(vectorsFor('node.maxUnavailable').map((v) => [v.name, v] as const))('%s', (_n, v) => {
     const i = v.input as { poolName: string; maxUnavailable: number | string | null; nodeCount: number };
-    if (v.expected['error'] === true) expect(() => computeMaxUnavailable(i.poolName, i.maxUnavailable, i.nodeCount)).toThrow(/must be an integer or a percentage/);
+    if (v.expected['error'] === true)
+      expect(() => computeMaxUnavailable(i.poolName, i.maxUnavailable, i.nodeCount)).toThrow(
+        /must be an integer or a percentage/,
+      );
     else expect(computeMaxUnavailable(i.poolName, i.maxUnavailable, i.nodeCount)).toBe(v.expected['value']);
   });
 });
 
 describe('node.getAllCandidateMachines vectors', () => {
   it.each(vectorsFor('node.getAllCandidateMachines').map((v) => [v.name, v] as const))('%s', (_n, v) => {
-    const i = v.input as { layered: boolean; pool: { configurationName: string }; maxUnavailable: number; nodes: VectorNode[]; machineOSConfig?: { currentImagePullspec: string }; machineOSBuild?: { desiredConfig: string } };
+    const i = v.input as {
+      layered: boolean;
+      pool: { configurationName: string };
+      maxUnavailable: number;
+      nodes: VectorNode[];
+      machineOSConfig?: { currentImagePullspec: string };
+      machineOSBuild?: { desiredConfig: string };
+    };
     const target: PoolTarget = i.layered
-      ? { config: i.pool.configurationName, layered: { image: i.machineOSConfig?.currentImagePullspec ?? '', buildConfig: i.machineOSBuild?.desiredConfig ?? '' } }
+      ? {
+          config: i.pool.configurationName,
+          layered: {
+            image: i.machineOSConfig?.currentImagePullspec ?? '',
+            buildConfig: i.machineOSBuild?.desiredConfig ?? '',
+          },
+        }
       : { config: i.pool.configurationName };
     const r = computeCandidates(i.nodes.map(toNode), target, i.maxUnavailable);
     expect(names(r.candidates)).toEqual(v.expected['candidates']);
@@ -48,19 +64,41 @@ describe('node.sortNodeList vectors', () => {
 describe('node.calculateStatus vectors', () => {
   it.each(vectorsFor('node.calculateStatus').map((v) => [v.name, v] as const))('%s', (_n, v) => {
     const p = v.input['pool'] as { specConfigurationName: string; paused: boolean };
-    const pool: MachineConfigPool = { metadata: { name: 'pool' }, spec: { paused: p.paused, configuration: { name: p.specConfigurationName } } };
-    const { status } = computePoolStatus(pool, (v.input['nodes'] as VectorNode[]).map(toNode), { config: p.specConfigurationName }, new Date(0));
+    const pool: MachineConfigPool = {
+      metadata: { name: 'pool' },
+      spec: { paused: p.paused, configuration: { name: p.specConfigurationName } },
+    };
+    const { status } = computePoolStatus(
+      pool,
+      (v.input['nodes'] as VectorNode[]).map(toNode),
+      { config: p.specConfigurationName },
+      new Date(0),
+    );
     const e = v.expected as Record<string, unknown> & { conditions: Record<string, string> };
-    for (const k of ['machineCount', 'updatedMachineCount', 'readyMachineCount', 'unavailableMachineCount', 'degradedMachineCount'] as const) expect(status[k], k).toBe(e[k]);
-    for (const [type, st] of Object.entries(e.conditions)) expect(status.conditions?.find((c) => c.type === type)?.status, type).toBe(st);
+    for (const k of [
+      'machineCount',
+      'updatedMachineCount',
+      'readyMachineCount',
+      'unavailableMachineCount',
+      'degradedMachineCount',
+    ] as const)
+      expect(status[k], k).toBe(e[k]);
+    for (const [type, st] of Object.entries(e.conditions))
+      expect(status.conditions?.find((c) => c.type === type)?.status, type).toBe(st);
     if (e.conditions['Updated'] === 'True') expect(status.configuration?.name).toBe(p.specConfigurationName);
   });
 });
 
 describe('helpers.GetPoolsForNode vectors', () => {
   it.each(vectorsFor('helpers.GetPoolsForNode').map((v) => [v.name, v] as const))('%s', (_n, v) => {
-    const i = v.input as { pools: Array<{ name: string; nodeSelector: { matchLabels: Record<string, string> } }>; node: VectorNode };
-    const pools: MachineConfigPool[] = i.pools.map((p) => ({ metadata: { name: p.name }, spec: { nodeSelector: p.nodeSelector } }));
+    const i = v.input as {
+      pools: Array<{ name: string; nodeSelector: { matchLabels: Record<string, string> } }>;
+      node: VectorNode;
+    };
+    const pools: MachineConfigPool[] = i.pools.map((p) => ({
+      metadata: { name: p.name },
+      spec: { nodeSelector: p.nodeSelector },
+    }));
     const node = toNode(i.node);
     if (typeof v.expected['error'] === 'string') {
       expect(() => getPoolsForNode(pools, node)).toThrow(NodePoolAssignmentError);

@@ -29,17 +29,7 @@ export type ClusterVersionCapability =
 
 /** A baseline capability set (`ClusterVersionCapabilitySet`). */
 export type ClusterVersionCapabilitySet =
-  | 'None'
-  | 'v4.11'
-  | 'v4.12'
-  | 'v4.13'
-  | 'v4.14'
-  | 'v4.15'
-  | 'v4.16'
-  | 'v4.17'
-  | 'v4.18'
-  | 'vCurrent'
-  | (string & {});
+  'None' | 'v4.11' | 'v4.12' | 'v4.13' | 'v4.14' | 'v4.15' | 'v4.16' | 'v4.17' | 'v4.18' | 'vCurrent' | (string & {});
 
 /** `ClusterVersionCapabilitiesSpec`. */
 export interface ClusterVersionCapabilitiesSpec {

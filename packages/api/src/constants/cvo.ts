@@ -41,16 +41,29 @@ export function excludeAnnotation(identifier: string): string {
 }
 
 /** Known cluster profiles; any string is accepted for forward compatibility. */
-export type ClusterProfile = 'self-managed-high-availability' | 'single-node-developer' | 'ibm-cloud-managed' | 'hypershift' | (string & {});
+export type ClusterProfile =
+  'self-managed-high-availability' | 'single-node-developer' | 'ibm-cloud-managed' | 'hypershift' | (string & {});
 /** The known cluster profiles (the first is the default). */
-export const CLUSTER_PROFILES = ['self-managed-high-availability', 'single-node-developer', 'ibm-cloud-managed', 'hypershift'] as const;
+export const CLUSTER_PROFILES = [
+  'self-managed-high-availability',
+  'single-node-developer',
+  'ibm-cloud-managed',
+  'hypershift',
+] as const;
 /** The default cluster profile. */
 export const DEFAULT_CLUSTER_PROFILE = 'self-managed-high-availability';
 
 /** Feature sets as spelled in the feature-set annotation (the API's `""` is `Default`). */
-export type FeatureSet = 'Default' | 'TechPreviewNoUpgrade' | 'DevPreviewNoUpgrade' | 'CustomNoUpgrade' | 'OKD' | (string & {});
+export type FeatureSet =
+  'Default' | 'TechPreviewNoUpgrade' | 'DevPreviewNoUpgrade' | 'CustomNoUpgrade' | 'OKD' | (string & {});
 /** The known feature sets. */
-export const FEATURE_SETS = ['Default', 'TechPreviewNoUpgrade', 'DevPreviewNoUpgrade', 'CustomNoUpgrade', 'OKD'] as const;
+export const FEATURE_SETS = [
+  'Default',
+  'TechPreviewNoUpgrade',
+  'DevPreviewNoUpgrade',
+  'CustomNoUpgrade',
+  'OKD',
+] as const;
 
 /** Every capability the CVO knows (order as upstream's `KnownClusterVersionCapabilities`). */
 export const KNOWN_CAPABILITIES = [
@@ -84,7 +97,9 @@ const V4_16 = [...V4_15, 'Ingress', 'CloudControllerManager'] as const;
 const V4_18 = [...V4_16, 'OperatorLifecycleManagerV1'] as const;
 
 /** The capabilities of each baseline capability set (`vCurrent` = every known capability). */
-export const CAPABILITY_SETS: Readonly<Record<Exclude<ClusterVersionCapabilitySet, ''>, readonly ClusterVersionCapability[] | undefined>> = {
+export const CAPABILITY_SETS: Readonly<
+  Record<Exclude<ClusterVersionCapabilitySet, ''>, readonly ClusterVersionCapability[] | undefined>
+> = {
   None: [],
   'v4.11': V4_11,
   'v4.12': V4_12,

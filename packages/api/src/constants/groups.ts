@@ -28,7 +28,11 @@ export const OPENSHIFT_KINDS = {
   MachineConfigPool: clusterKind(API_GROUP_MACHINECONFIGURATION, 'MachineConfigPool', 'machineconfigpools'),
   ControllerConfig: clusterKind(API_GROUP_MACHINECONFIGURATION, 'ControllerConfig', 'controllerconfigs'),
   KubeletConfig: clusterKind(API_GROUP_MACHINECONFIGURATION, 'KubeletConfig', 'kubeletconfigs'),
-  ContainerRuntimeConfig: clusterKind(API_GROUP_MACHINECONFIGURATION, 'ContainerRuntimeConfig', 'containerruntimeconfigs'),
+  ContainerRuntimeConfig: clusterKind(
+    API_GROUP_MACHINECONFIGURATION,
+    'ContainerRuntimeConfig',
+    'containerruntimeconfigs',
+  ),
   MachineConfigNode: clusterKind(API_GROUP_MACHINECONFIGURATION, 'MachineConfigNode', 'machineconfignodes'),
   MachineConfiguration: clusterKind(API_GROUP_OPERATOR, 'MachineConfiguration', 'machineconfigurations'),
 } as const satisfies Record<string, KindInfo>;

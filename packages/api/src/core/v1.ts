@@ -70,7 +70,13 @@ export interface PodSpec {
   activeDeadlineSeconds?: number;
   terminationGracePeriodSeconds?: number;
   hostNetwork?: boolean;
-  tolerations?: Array<{ key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: string; tolerationSeconds?: number }>;
+  tolerations?: Array<{
+    key?: string;
+    operator?: 'Exists' | 'Equal';
+    value?: string;
+    effect?: string;
+    tolerationSeconds?: number;
+  }>;
   volumes?: Array<{ name: string } & Record<string, unknown>>;
 }
 
@@ -83,7 +89,14 @@ export interface Pod extends KubeObject {
     hostIP?: string;
     podIP?: string;
     startTime?: Time;
-    containerStatuses?: Array<{ name: string; ready: boolean; restartCount: number; image?: string; imageID?: string; state?: Record<string, unknown> }>;
+    containerStatuses?: Array<{
+      name: string;
+      ready: boolean;
+      restartCount: number;
+      image?: string;
+      imageID?: string;
+      state?: Record<string, unknown>;
+    }>;
   };
 }
 

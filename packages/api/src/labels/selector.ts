@@ -54,29 +54,44 @@ export interface CompiledLabelSelector {
 /** A selector object as JSON may carry it (lists and maps may be `null`). */
 export type LabelSelectorInput = {
   matchLabels?: Readonly<Record<string, string>> | null;
-  matchExpressions?: readonly (Omit<LabelSelectorRequirement, 'values'> & { values?: readonly string[] | null })[] | null;
+  matchExpressions?:
+    readonly (Omit<LabelSelectorRequirement, 'values'> & { values?: readonly string[] | null })[] | null;
 };
 
 const byKey = (a: LabelRequirement, b: LabelRequirement): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-function expressionRequirement(e: NonNullable<LabelSelectorInput['matchExpressions']>[number], at: (string | number)[]): LabelRequirement {
+function expressionRequirement(
+  e: NonNullable<LabelSelectorInput['matchExpressions']>[number],
+  at: (string | number)[],
+): LabelRequirement {
   const values = [...(e.values ?? [])];
   const op: string = e.operator;
   switch (op) {
     case 'In':
     case 'NotIn':
       if (values.length === 0) {
-        throw new LabelSelectorError('LABEL_SELECTOR_INVALID', `${op} requires a non-empty values list for key ${e.key}`, [...at, 'values']);
+        throw new LabelSelectorError(
+          'LABEL_SELECTOR_INVALID',
+          `${op} requires a non-empty values list for key ${e.key}`,
+          [...at, 'values'],
+        );
       }
       return { key: e.key, op: op === 'In' ? 'in' : 'notin', values: values.sort() };
     case 'Exists':
     case 'DoesNotExist':
       if (values.length > 0) {
-        throw new LabelSelectorError('LABEL_SELECTOR_INVALID', `${op} requires an empty values list for key ${e.key}`, [...at, 'values']);
+        throw new LabelSelectorError('LABEL_SELECTOR_INVALID', `${op} requires an empty values list for key ${e.key}`, [
+          ...at,
+          'values',
+        ]);
       }
       return { key: e.key, op: op === 'Exists' ? 'exists' : '!', values: [] };
     default:
-      throw new LabelSelectorError('LABEL_SELECTOR_INVALID', `"${op}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`, [...at, 'operator']);
+      throw new LabelSelectorError(
+        'LABEL_SELECTOR_INVALID',
+        `"${op}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
+        [...at, 'operator'],
+      );
   }
 }
 
@@ -92,7 +107,10 @@ export function labelSelectorRequirements(sel: LabelSelector | LabelSelectorInpu
 }
 
 /** Whether a label set satisfies every requirement (an empty list matches everything). */
-export function matchLabelRequirements(reqs: readonly LabelRequirement[], labels: Readonly<Record<string, string>> | null | undefined): boolean {
+export function matchLabelRequirements(
+  reqs: readonly LabelRequirement[],
+  labels: Readonly<Record<string, string>> | null | undefined,
+): boolean {
   const l = labels ?? {};
   return reqs.every((r) => matchesRequirement(r, l));
 }
@@ -151,15 +169,23 @@ export function labelRequirementsString(reqs: readonly LabelRequirement[]): stri
 
 /** True when the selector is `{}` (no matchLabels, no matchExpressions): it selects everything. */
 export function isEmptyLabelSelector(sel: LabelSelector | LabelSelectorInput | null | undefined): boolean {
-  return sel !== null && sel !== undefined && Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
+  return (
+    sel !== null &&
+    sel !== undefined &&
+    Object.keys(sel.matchLabels ?? {}).length === 0 &&
+    (sel.matchExpressions ?? []).length === 0
+  );
 }
 
 /**
  * Compiles a selector object: `null`/absent matches nothing, `{}` matches everything, requirements are ANDed.
  * @throws LabelSelectorError `LABEL_SELECTOR_INVALID` (see {@link labelSelectorRequirements}).
  */
-export function compileLabelSelector(sel: LabelSelector | LabelSelectorInput | null | undefined): CompiledLabelSelector {
-  if (sel === null || sel === undefined) return { requirements: [], matchesNothing: true, matches: () => false, toString: () => '' };
+export function compileLabelSelector(
+  sel: LabelSelector | LabelSelectorInput | null | undefined,
+): CompiledLabelSelector {
+  if (sel === null || sel === undefined)
+    return { requirements: [], matchesNothing: true, matches: () => false, toString: () => '' };
   const requirements = labelSelectorRequirements(sel);
   return {
     requirements,
@@ -170,7 +196,10 @@ export function compileLabelSelector(sel: LabelSelector | LabelSelectorInput | n
 }
 
 /** Whether `labels` satisfy the selector object (see {@link compileLabelSelector}). */
-export function labelSelectorMatches(sel: LabelSelector | LabelSelectorInput | null | undefined, labels: Readonly<Record<string, string>> | null | undefined): boolean {
+export function labelSelectorMatches(
+  sel: LabelSelector | LabelSelectorInput | null | undefined,
+  labels: Readonly<Record<string, string>> | null | undefined,
+): boolean {
   return compileLabelSelector(sel).matches(labels);
 }
 
@@ -199,7 +228,10 @@ function splitTopLevel(s: string): string[] {
 function parseTerm(part: string): LabelRequirement {
   let m = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
   if (m) {
-    const values = (m[3] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = (m[3] ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { key: m[1] ?? '', op: m[2] === 'in' ? 'in' : 'notin', values };
   }
   m = /^!\s*(\S+)$/.exec(part);
@@ -209,12 +241,18 @@ function parseTerm(part: string): LabelRequirement {
     const op = m[2] === '!=' ? '!=' : m[2] === '>' ? 'gt' : m[2] === '<' ? 'lt' : '=';
     const value = m[3] ?? '';
     if ((op === 'gt' || op === 'lt') && !INTEGER.test(value)) {
-      throw new LabelSelectorError('LABEL_SELECTOR_PARSE', `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer: ${JSON.stringify(part)}`);
+      throw new LabelSelectorError(
+        'LABEL_SELECTOR_PARSE',
+        `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer: ${JSON.stringify(part)}`,
+      );
     }
     return { key: m[1] ?? '', op, values: [value] };
   }
   if (KEY_RE.test(part)) return { key: part, op: 'exists', values: [] };
-  throw new LabelSelectorError('LABEL_SELECTOR_PARSE', `unable to parse requirement: invalid label selector: ${JSON.stringify(part)}`);
+  throw new LabelSelectorError(
+    'LABEL_SELECTOR_PARSE',
+    `unable to parse requirement: invalid label selector: ${JSON.stringify(part)}`,
+  );
 }
 
 /**
@@ -224,7 +262,10 @@ function parseTerm(part: string): LabelRequirement {
  */
 export function parseLabelSelectorString(sel: string): LabelRequirement[] {
   if (sel.length > MAX_LABEL_SELECTOR_LENGTH) {
-    throw new LabelSelectorError('LABEL_SELECTOR_PARSE', `unable to parse requirement: label selector is ${String(sel.length)} characters, more than ${String(MAX_LABEL_SELECTOR_LENGTH)}`);
+    throw new LabelSelectorError(
+      'LABEL_SELECTOR_PARSE',
+      `unable to parse requirement: label selector is ${String(sel.length)} characters, more than ${String(MAX_LABEL_SELECTOR_LENGTH)}`,
+    );
   }
   const out = splitTopLevel(sel).map(parseTerm);
   for (const r of out) {

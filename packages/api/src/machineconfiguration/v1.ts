@@ -3,7 +3,15 @@
  * and the shipped CRDs: MachineConfig, MachineConfigPool, ControllerConfig, KubeletConfig, ContainerRuntimeConfig,
  * MachineConfigNode.
  */
-import type { Condition, IntOrString, KubeObject, LabelSelector, MetaCondition, ObjectReference, Time } from '../core/meta.js';
+import type {
+  Condition,
+  IntOrString,
+  KubeObject,
+  LabelSelector,
+  MetaCondition,
+  ObjectReference,
+  Time,
+} from '../core/meta.js';
 
 /** Kernel type of a MachineConfig (`""` and `default` mean the default kernel). */
 export type KernelType = '' | 'default' | 'realtime' | '64k-pages' | (string & {});
@@ -123,7 +131,10 @@ export interface EmbeddedInfrastructure {
   apiVersion?: string;
   kind?: string;
   metadata?: Record<string, unknown>;
-  spec: { platformSpec?: { type?: string } & Record<string, unknown>; cloudConfig?: { name?: string; key?: string } } & Record<string, unknown>;
+  spec: {
+    platformSpec?: { type?: string } & Record<string, unknown>;
+    cloudConfig?: { name?: string; key?: string };
+  } & Record<string, unknown>;
   status?: {
     infrastructureName?: string;
     platform?: string;
@@ -212,7 +223,10 @@ export interface TLSSecurityProfile {
   old?: Record<string, never> | null;
   intermediate?: Record<string, never> | null;
   modern?: Record<string, never> | null;
-  custom?: { ciphers?: string[]; minTLSVersion?: 'VersionTLS10' | 'VersionTLS11' | 'VersionTLS12' | 'VersionTLS13' } | null;
+  custom?: {
+    ciphers?: string[];
+    minTLSVersion?: 'VersionTLS10' | 'VersionTLS11' | 'VersionTLS12' | 'VersionTLS13';
+  } | null;
 }
 
 /** `KubeletConfigSpec`. */

@@ -45,7 +45,11 @@ export interface MachineConfigurationStatus {
   conditions?: MetaCondition[];
   nodeDisruptionPolicyStatus?: { clusterPolicies?: NodeDisruptionPolicy };
   managedBootImagesStatus?: { machineManagers?: Array<Record<string, unknown>> };
-  bootImageSkewEnforcementStatus?: { mode: 'Automatic' | 'Manual' | 'None'; automatic?: Record<string, unknown>; manual?: Record<string, unknown> };
+  bootImageSkewEnforcementStatus?: {
+    mode: 'Automatic' | 'Manual' | 'None';
+    automatic?: Record<string, unknown>;
+    manual?: Record<string, unknown>;
+  };
 }
 
 /** `operator.openshift.io/v1` MachineConfiguration (cluster-scoped singleton named `cluster`). */

@@ -151,7 +151,12 @@ function treeDir(w: TreeWalk, dest: string): void {
  * The index of the config's `files`/`links` entry a tree node fills: the one already at `dest` when the config left
  * its content unset, else a new entry. `undefined` (an error reported) when `dest` is already taken.
  */
-function treeNodeIndex(w: TreeWalk, kind: 'files' | 'links', dest: string, content: (n: JObj) => unknown): number | undefined {
+function treeNodeIndex(
+  w: TreeWalk,
+  kind: 'files' | 'links',
+  dest: string,
+  content: (n: JObj) => unknown,
+): number | undefined {
   const { t, o, cx } = w;
   const list = t.list(kind);
   const found = t.find(kind, dest);
@@ -177,7 +182,7 @@ function treeNodeIndex(w: TreeWalk, kind: 'files' | 'links', dest: string, conte
 function treeFile(w: TreeWalk, src: string, dest: string, st: { size: number; mode: number }): void {
   const { o, cx } = w;
   const files = w.t.list('files');
-  const i = treeNodeIndex(w, 'files', dest, (n) => ((n['contents'] as JObj | undefined)?.['source']));
+  const i = treeNodeIndex(w, 'files', dest, (n) => (n['contents'] as JObj | undefined)?.['source']);
   if (i === undefined) return;
   if (st.size > MAX_LOCAL_FILE_BYTES) {
     treeError(w, `${src} is larger than ${MAX_LOCAL_FILE_BYTES} bytes; refusing to embed it`);

@@ -332,7 +332,8 @@ function goStruct(name: string, o: unknown): Obj {
         out[field] = goStruct(k.s, x);
         break;
       case 'list':
-        if (Array.isArray(x)) out[field] = (x as unknown[]).map((it) => (k.item === 'string' ? it : goStruct(k.item, it)));
+        if (Array.isArray(x))
+          out[field] = (x as unknown[]).map((it) => (k.item === 'string' ? it : goStruct(k.item, it)));
         break;
     }
   }

@@ -58,7 +58,8 @@ export function hashInputYAML(spec: MachineConfigSpec): string {
   try {
     return marshalYamlV2(doc);
   } catch (err) {
-    if (err instanceof YamlV2Error) throw new RenderedNameError(`error converting JSON to YAML: ${err.message}`, { cause: err });
+    if (err instanceof YamlV2Error)
+      throw new RenderedNameError(`error converting JSON to YAML: ${err.message}`, { cause: err });
     throw err;
   }
 }

@@ -91,5 +91,11 @@ export {
   renderPool,
 } from './pool.js';
 /* eslint-disable @typescript-eslint/no-deprecated -- kept for existing importers; the constants and the selector live in @keelson/api */
-export { REQUIRED_FOR_UPGRADE_LABEL, MCO_BUILT_IN_LABEL, POOL_LABEL_PREFIX, isEmptySelector, labelSelectorMatches } from './pool.js';
+export {
+  REQUIRED_FOR_UPGRADE_LABEL,
+  MCO_BUILT_IN_LABEL,
+  POOL_LABEL_PREFIX,
+  isEmptySelector,
+  labelSelectorMatches,
+} from './pool.js';
 /* eslint-enable @typescript-eslint/no-deprecated */

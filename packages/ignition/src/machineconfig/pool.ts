@@ -101,7 +101,11 @@ export function compileLabelSelector(
   try {
     return compileApiLabelSelector(sel);
   } catch (e) {
-    if (e instanceof LabelSelectorError) throw new PoolSelectionError('POOL_SELECTOR_INVALID', e.message, where.pool ?? '', [...(where.path ?? []), ...e.path]);
+    if (e instanceof LabelSelectorError)
+      throw new PoolSelectionError('POOL_SELECTOR_INVALID', e.message, where.pool ?? '', [
+        ...(where.path ?? []),
+        ...e.path,
+      ]);
     throw e;
   }
 }
@@ -110,7 +114,10 @@ export function compileLabelSelector(
  * True when `labels` satisfy the selector (Kubernetes semantics, see {@link compileLabelSelector}).
  * @deprecated Use `labelSelectorMatches` from `@keelson/api`.
  */
-export function labelSelectorMatches(sel: LabelSelector | null | undefined, labels: Record<string, string> | null | undefined): boolean {
+export function labelSelectorMatches(
+  sel: LabelSelector | null | undefined,
+  labels: Record<string, string> | null | undefined,
+): boolean {
   return compileLabelSelector(sel).matches(labels);
 }
 
@@ -212,7 +219,10 @@ export function renderPool(
 ): RenderResult {
   const selected = selectMachineConfigs(pool, allConfigs);
   if (selected.length === 0) {
-    throw new MachineConfigRenderError('MC_NO_CONFIGS', `no MachineConfigs found matching selector ${labelSelectorString(pool.spec?.machineConfigSelector)}`);
+    throw new MachineConfigRenderError(
+      'MC_NO_CONFIGS',
+      `no MachineConfigs found matching selector ${labelSelectorString(pool.spec?.machineConfigSelector)}`,
+    );
   }
   const stream = pool.spec?.osImageStream?.name;
   return renderMachineConfigs({
@@ -225,6 +235,8 @@ export function renderPool(
     controllerConfig: controllerConfigInput(controllerConfig),
     ...(options.controllerVersion !== undefined ? { controllerVersion: options.controllerVersion } : {}),
     ...(options.currentRendered !== undefined ? { currentRendered: options.currentRendered } : {}),
-    ...(options.irreconcilableStorageOverrides !== undefined ? { irreconcilableStorageOverrides: options.irreconcilableStorageOverrides } : {}),
+    ...(options.irreconcilableStorageOverrides !== undefined
+      ? { irreconcilableStorageOverrides: options.irreconcilableStorageOverrides }
+      : {}),
   });
 }

@@ -5,12 +5,7 @@ import { mergeOwned } from '../spec/merge.js';
 import { serializeIgnitionV35 } from './gojson.js';
 import { hashInputYAML, renderedNameFromYAML } from './hash.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';
-import {
-  type ControllerConfigInput,
-  type JsonObject,
-  type MachineConfig,
-  type MachineConfigSpec,
-} from './types.js';
+import { type ControllerConfigInput, type JsonObject, type MachineConfig, type MachineConfigSpec } from './types.js';
 
 /** Largest rendered MachineConfig the MCO accepts (JSON of the whole object, bytes). */
 export const MAX_RENDERED_MC_BYTES: number = MCO_NAMES.maxRenderedConfigBytes;
@@ -121,7 +116,12 @@ function precheck(configs: readonly MachineConfig[]): void {
     assertRenderableSize(configs, MAX_RENDERED_MC_BYTES);
   } catch (e) {
     if (!(e instanceof MachineConfigCheckError)) throw e;
-    throw new MachineConfigRenderError(e.code === 'MC_TOO_LARGE' ? 'MC_TOO_LARGE' : 'MC_INVALID_FIELD', e.message, e.machineConfig, fieldPath(e.field));
+    throw new MachineConfigRenderError(
+      e.code === 'MC_TOO_LARGE' ? 'MC_TOO_LARGE' : 'MC_INVALID_FIELD',
+      e.message,
+      e.machineConfig,
+      fieldPath(e.field),
+    );
   }
 }
 
@@ -132,7 +132,10 @@ function validateMachineConfig(mc: MachineConfig): JsonObject | undefined {
   const spec = mc.spec ?? {};
   const kt = spec.kernelType ?? '';
   if (!(KERNEL_TYPES as readonly string[]).includes(kt)) {
-    throw new MachineConfigRenderError('MC_INVALID_KERNEL_TYPE', `kernelType=${kt} is invalid`, name, ['spec', 'kernelType']);
+    throw new MachineConfigRenderError('MC_INVALID_KERNEL_TYPE', `kernelType=${kt} is invalid`, name, [
+      'spec',
+      'kernelType',
+    ]);
   }
   if (spec.config === undefined || spec.config === null) return undefined;
   let ign: Record<string, unknown>;
@@ -160,7 +163,12 @@ function validateMachineConfig(mc: MachineConfig): JsonObject | undefined {
   if (exts.length > 0) {
     const bad = exts.filter((e) => !Object.hasOwn(MACHINE_CONFIG_EXTENSIONS, e));
     if (bad.length > 0) {
-      throw new MachineConfigRenderError('MC_INVALID_EXTENSIONS', `invalid extensions found: [${bad.join(' ')}]`, name, ['spec', 'extensions']);
+      throw new MachineConfigRenderError(
+        'MC_INVALID_EXTENSIONS',
+        `invalid extensions found: [${bad.join(' ')}]`,
+        name,
+        ['spec', 'extensions'],
+      );
     }
   }
   return ign as JsonObject;
@@ -206,7 +214,12 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
   }
   for (const mc of sorted) {
     if (!mc.metadata.labels || Object.keys(mc.metadata.labels).length === 0) {
-      throw new MachineConfigRenderError('MC_NO_LABELS', `cannot find label in MachineConfig ${mc.metadata.name}`, mc.metadata.name, ['metadata', 'labels']);
+      throw new MachineConfigRenderError(
+        'MC_NO_LABELS',
+        `cannot find label in MachineConfig ${mc.metadata.name}`,
+        mc.metadata.name,
+        ['metadata', 'labels'],
+      );
     }
   }
   const ordered = [
@@ -259,9 +272,20 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
     }
   }
   if (kernelType !== 'default' && extensions.includes('kernel-devel')) {
-    throw new MachineConfigRenderError('MC_KERNEL_DEVEL', `installing kernel-devel extension is not supported with kernelType: ${kernelType}`);
+    throw new MachineConfigRenderError(
+      'MC_KERNEL_DEVEL',
+      `installing kernel-devel extension is not supported with kernelType: ${kernelType}`,
+    );
   }
-  const spec = { osImageURL, baseOSExtensionsContainerImage, config: configRaw, kernelArguments, extensions, fips, kernelType };
+  const spec = {
+    osImageURL,
+    baseOSExtensionsContainerImage,
+    config: configRaw,
+    kernelArguments,
+    extensions,
+    fips,
+    kernelType,
+  };
   const osImageURLOverridden = osImageURL !== (cc.baseOSContainerImage ?? '');
   if (osImageURLOverridden && pool.osImageStreamName) {
     throw new MachineConfigRenderError(
@@ -310,12 +334,17 @@ export function renderMachineConfigs(input: RenderInput): RenderResult {
         }
         components.push(err);
       }
-      throw new MachineConfigRenderError('MC_RECONCILE', `render reconciliation error: ${full}; component errors: ${components.join('; ')}`);
+      throw new MachineConfigRenderError(
+        'MC_RECONCILE',
+        `render reconciliation error: ${full}; component errors: ${components.join('; ')}`,
+      );
     }
   }
   const annotations: Record<string, string> = {};
-  if (input.controllerVersion !== undefined) annotations[MACHINE_CONFIG_ANNOTATIONS.generatedByControllerVersion] = input.controllerVersion;
-  if (cc.releaseImageVersion !== undefined) annotations[MACHINE_CONFIG_ANNOTATIONS.releaseImageVersion] = cc.releaseImageVersion;
+  if (input.controllerVersion !== undefined)
+    annotations[MACHINE_CONFIG_ANNOTATIONS.generatedByControllerVersion] = input.controllerVersion;
+  if (cc.releaseImageVersion !== undefined)
+    annotations[MACHINE_CONFIG_ANNOTATIONS.releaseImageVersion] = cc.releaseImageVersion;
   if (osImageURLOverridden) annotations[MACHINE_CONFIG_ANNOTATIONS.osImageURLOverridden] = 'true';
   const machineConfig: MachineConfig = {
     apiVersion: 'machineconfiguration.openshift.io/v1',

@@ -24,7 +24,8 @@ export class AcceptHeaderError extends Error {
   }
 }
 
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
 /** The Ignition media subtype the MCS looks for. */
 export const IGNITION_MEDIA_SUBTYPE = 'vnd.coreos.ignition+json';
@@ -37,7 +38,12 @@ export function parseAcceptHeader(header: string): AcceptEntry[] {
     const media = parts[0] ?? '';
     const slash = media.indexOf('/');
     if (slash < 0) continue;
-    const entry: AcceptEntry = { MIMEType: media.slice(0, slash), MIMESubtype: media.slice(slash + 1), SemVer: null, QValue: 1.0 };
+    const entry: AcceptEntry = {
+      MIMEType: media.slice(0, slash),
+      MIMESubtype: media.slice(slash + 1),
+      SemVer: null,
+      QValue: 1.0,
+    };
     for (const param of parts.slice(1)) {
       const eq = param.indexOf('=');
       if (eq < 0) continue;

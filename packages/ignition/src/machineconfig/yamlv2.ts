@@ -44,10 +44,7 @@ export class YamlV2Error extends Error {
 // Character classes (by code point; the Go code works on UTF-8 bytes but every test is per character).
 
 const isPrintable = (c: number): boolean =>
-  c === 0x0a ||
-  (c >= 0x20 && c <= 0x7e) ||
-  (c >= 0xa0 && c <= 0xd7ff) ||
-  (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+  c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
 const isSpace = (c: number | undefined): boolean => c === 0x20;
 const isBlank = (c: number | undefined): boolean => c === 0x20 || c === 0x09;
 const isBreak = (c: number | undefined): boolean =>
@@ -88,10 +85,45 @@ function codePoints(s: string): number[] {
 // Tag resolution (resolve.go): would this string, written plain, read back as something other than a string?
 
 const RESOLVE_MAP = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
   '<<',
 ]);
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
@@ -452,7 +484,10 @@ class Emitter {
   // --- nodes -----------------------------------------------------------------------------------------------
   node(v: GoYamlValue, ctx: { root: boolean; mapping: boolean; simpleKey: boolean }): void {
     if (Array.isArray(v)) {
-      if (v.length === 0) { this.emptyFlow('[', ']'); return; }
+      if (v.length === 0) {
+        this.emptyFlow('[', ']');
+        return;
+      }
       this.increaseIndent(false, ctx.mapping && !this.indention);
       for (const item of v) {
         this.writeIndent();
@@ -464,7 +499,10 @@ class Emitter {
     }
     if (v !== null && typeof v === 'object' && !(v instanceof GoFloat) && !(v instanceof GoUint)) {
       const keys = sortKeys(Object.keys(v));
-      if (keys.length === 0) { this.emptyFlow('{', '}'); return; }
+      if (keys.length === 0) {
+        this.emptyFlow('{', '}');
+        return;
+      }
       this.increaseIndent(false, false);
       for (const k of keys) {
         this.writeIndent();
@@ -519,7 +557,13 @@ class Emitter {
     this.scalar(cps, style, a, ctx, s);
   }
 
-  scalar(cps: number[], requested: Style, a: Analysis, ctx: { root: boolean; simpleKey: boolean }, text?: string): void {
+  scalar(
+    cps: number[],
+    requested: Style,
+    a: Analysis,
+    ctx: { root: boolean; simpleKey: boolean },
+    text?: string,
+  ): void {
     let style = requested;
     if (ctx.simpleKey && a.multiline) style = 'double';
     if (style === 'plain') {
@@ -613,8 +657,21 @@ class Emitter {
       if (!isPrintable(c) || bom || isBreak(c) || c === 0x22 || c === 0x5c) {
         this.put('\\');
         const simple: Record<number, string> = {
-          0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
-          0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+          0x00: '0',
+          0x07: 'a',
+          0x08: 'b',
+          0x09: 't',
+          0x0a: 'n',
+          0x0b: 'v',
+          0x0c: 'f',
+          0x0d: 'r',
+          0x1b: 'e',
+          0x22: '"',
+          0x5c: '\\',
+          0x85: 'N',
+          0xa0: '_',
+          0x2028: 'L',
+          0x2029: 'P',
         };
         const e = simple[c];
         if (e !== undefined) this.put(e);

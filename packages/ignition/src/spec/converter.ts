@@ -66,7 +66,8 @@ export function isConversionSupported(from: string, to: string): boolean {
 
 /** `IgnitionConverter.Convert`: converts along the MCO's graph or throws "the requested conversion is not supported". */
 export function convertIgnition(config: IgnitionConfig, from: SpecVersion, to: SpecVersion): IgnitionConfig {
-  if (!SUPPORTED_FULL.includes(from) || !SUPPORTED_FULL.includes(to)) throw new IgnitionConverterError('the requested version is unknown');
+  if (!SUPPORTED_FULL.includes(from) || !SUPPORTED_FULL.includes(to))
+    throw new IgnitionConverterError('the requested version is unknown');
   if (!isConversionSupported(from, to)) throw new IgnitionConverterError('the requested conversion is not supported');
   return translate(config, to);
 }
@@ -86,13 +87,21 @@ export function parseAndConvertConfig(raw: Uint8Array | string): IgnitionConfigV
   } catch (e) {
     if (!(e instanceof IgnitionParseError)) throw e;
     if (e.code === 'IGNITION_INVALID_VERSION') {
-      throw new IgnitionParseError('IGNITION_INVALID_VERSION', `parsing Ignition config failed: invalid version. ${SUPPORTED_LIST}`, {
-        path: ['ignition', 'version'],
-        upstreamName: 'ErrInvalidVersion',
-      });
+      throw new IgnitionParseError(
+        'IGNITION_INVALID_VERSION',
+        `parsing Ignition config failed: invalid version. ${SUPPORTED_LIST}`,
+        {
+          path: ['ignition', 'version'],
+          upstreamName: 'ErrInvalidVersion',
+        },
+      );
     }
     if (e.code !== 'IGNITION_UNKNOWN_VERSION') {
-      throw new IgnitionParseError(e.code, `parsing Ignition config spec v3 failed with error: ${e.message}`, { report: e.report, path: e.path, upstreamName: e.upstreamName });
+      throw new IgnitionParseError(e.code, `parsing Ignition config spec v3 failed with error: ${e.message}`, {
+        report: e.report,
+        path: e.path,
+        upstreamName: e.upstreamName,
+      });
     }
   }
   let v2;
@@ -100,13 +109,21 @@ export function parseAndConvertConfig(raw: Uint8Array | string): IgnitionConfigV
     v2 = parseConfig(raw, { version: '2.2.0' });
   } catch (e) {
     if (e instanceof IgnitionParseError && e.code === 'IGNITION_UNKNOWN_VERSION') {
-      throw new IgnitionParseError('IGNITION_UNKNOWN_VERSION', `parsing Ignition config failed: unknown version. ${SUPPORTED_LIST}`, {
-        path: ['ignition', 'version'],
-        upstreamName: 'ErrUnknownVersion',
-      });
+      throw new IgnitionParseError(
+        'IGNITION_UNKNOWN_VERSION',
+        `parsing Ignition config failed: unknown version. ${SUPPORTED_LIST}`,
+        {
+          path: ['ignition', 'version'],
+          upstreamName: 'ErrUnknownVersion',
+        },
+      );
     }
     if (e instanceof IgnitionParseError) {
-      throw new IgnitionParseError(e.code, `parsing Ignition config spec v2 failed with error: ${e.message}`, { report: e.report, path: e.path, upstreamName: e.upstreamName });
+      throw new IgnitionParseError(e.code, `parsing Ignition config spec v2 failed with error: ${e.message}`, {
+        report: e.report,
+        path: e.path,
+        upstreamName: e.upstreamName,
+      });
     }
     throw e;
   }
@@ -114,7 +131,12 @@ export function parseAndConvertConfig(raw: Uint8Array | string): IgnitionConfigV
     return translate(v2.config, '3.5.0') as IgnitionConfigV3;
   } catch (e) {
     if (e instanceof IgnitionTranslateError) {
-      throw new IgnitionTranslateError(`failed to convert Ignition config spec v2 to v3: ${e.message}`, e.from, e.to, e.path);
+      throw new IgnitionTranslateError(
+        `failed to convert Ignition config spec v2 to v3: ${e.message}`,
+        e.from,
+        e.to,
+        e.path,
+      );
     }
     throw e;
   }

@@ -47,8 +47,7 @@ export const MESSAGES = {
   ErrTangThumbprintRequired: 'thumbprint is required',
   ErrInvalidTangAdvertisement: 'advertisement is not valid JSON',
   ErrFileIllegalMode: 'illegal file mode',
-  ErrModeSpecialBits:
-    'setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0',
+  ErrModeSpecialBits: 'setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0',
   ErrBothIDAndNameSet: 'cannot set both id and name',
   ErrLabelTooLong: 'partition labels may not exceed 36 characters',
   ErrDoesntMatchGUIDRegex: 'doesn\'t match the form "01234567-89AB-CDEF-EDCB-A98765432101"',

@@ -30,7 +30,7 @@ function unescapeOk(s: string, host: boolean): boolean {
 
 function hostShouldEscape(c: string): boolean {
   if (/[A-Za-z0-9]/.test(c)) return false;
-  return !"-_.~!$&'()*+,;=:[]<>\"".includes(c);
+  return !'-_.~!$&\'()*+,;=:[]<>"'.includes(c);
 }
 
 function validOptionalPort(port: string): boolean {
@@ -177,7 +177,8 @@ export function dataURLError(s: string): string | null {
   const isBase64 = params.length > 0 && (params[params.length - 1] ?? '').toLowerCase() === 'base64';
   const mediaParams = isBase64 ? params.slice(0, -1) : params;
   const media = mediaParams[0] ?? '';
-  if (media !== '' && !/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/.test(media)) return 'dataurl: invalid media type';
+  if (media !== '' && !/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/.test(media))
+    return 'dataurl: invalid media type';
   for (const p of mediaParams.slice(1)) {
     if (!/^[^=]+=.*$/.test(p)) return 'dataurl: invalid parameter';
   }

@@ -51,7 +51,12 @@ class Merger {
    * Records every populated leaf of a subtree taken wholesale; returns whether anything was recorded
    * (always false when not recording: mergeStruct ignores the answer, only the recursion below uses it).
    */
-  transcribe(from: JsonPath, to: JsonPath, value: unknown, shape: FieldShape | { kind: 'item'; item: StructName | 'string' }): boolean {
+  transcribe(
+    from: JsonPath,
+    to: JsonPath,
+    value: unknown,
+    shape: FieldShape | { kind: 'item'; item: StructName | 'string' },
+  ): boolean {
     if (!this.record) return false;
     switch (shape.kind) {
       case 'val':
@@ -82,7 +87,13 @@ class Merger {
     }
   }
 
-  private transcribeStruct(from: JsonPath, to: JsonPath, value: unknown, struct: StructName, visible: boolean): boolean {
+  private transcribeStruct(
+    from: JsonPath,
+    to: JsonPath,
+    value: unknown,
+    struct: StructName,
+    visible: boolean,
+  ): boolean {
     const o = asObj(value);
     let any = false;
     for (const [name, shape] of STRUCTS[struct]) {
@@ -274,7 +285,14 @@ export function mergeWithTranscript(parent: IgnitionConfigV3, child: IgnitionCon
   const p = checkInput(parent, 'parent');
   const c = checkInput(child, 'child');
   const m = new Merger(true);
-  const result = m.mergeStruct('Config', withoutProtoKeys(p), withoutProtoKeys(c), ['parent'], ['child'], ['result']) as IgnitionConfigV3;
+  const result = m.mergeStruct(
+    'Config',
+    withoutProtoKeys(p),
+    withoutProtoKeys(c),
+    ['parent'],
+    ['child'],
+    ['result'],
+  ) as IgnitionConfigV3;
   return { result, transcript: m.transcript };
 }
 

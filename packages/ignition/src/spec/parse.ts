@@ -68,8 +68,14 @@ function typeCheck(obj: unknown, version: SpecVersion, text = ''): SchemaIssue[]
   const issues = schemaIssues(obj, version);
   const types = issues.filter((i) => i.keyword === 'type');
   if (types.length > 0) {
-    const report = addPositions(text, types.map(({ keyword: _k, ...e }) => e));
-    throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
+    const report = addPositions(
+      text,
+      types.map(({ keyword: _k, ...e }) => e),
+    );
+    throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), {
+      report,
+      upstreamName: 'ErrInvalid',
+    });
   }
   return issues;
 }
@@ -83,10 +89,14 @@ function versionOf(obj: unknown): unknown {
 
 function unknownVersion(v: unknown): never {
   const shown = typeof v === 'string' ? ` "${v}"` : '';
-  throw new IgnitionParseError('IGNITION_UNKNOWN_VERSION', `${MESSAGES.ErrUnknownVersion}${shown}: supported are 2.2.0 and 3.0.0-3.6.0 (3.7.0-experimental with the experimental option)`, {
-    path: ['ignition', 'version'],
-    upstreamName: 'ErrUnknownVersion',
-  });
+  throw new IgnitionParseError(
+    'IGNITION_UNKNOWN_VERSION',
+    `${MESSAGES.ErrUnknownVersion}${shown}: supported are 2.2.0 and 3.0.0-3.6.0 (3.7.0-experimental with the experimental option)`,
+    {
+      path: ['ignition', 'version'],
+      upstreamName: 'ErrUnknownVersion',
+    },
+  );
 }
 
 /** Exact-version parse (upstream Parse). */
@@ -97,7 +107,10 @@ function parseExact(obj: unknown, version: SpecVersion, experimental: boolean, t
   if ('error' in r || r.version !== version) unknownVersion(declared);
   const report = addPositions(text, validateAt(obj, version, false, issues));
   if (report.some((e) => e.kind === 'error')) {
-    throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), { report, upstreamName: 'ErrInvalid' });
+    throw new IgnitionParseError('IGNITION_INVALID', MESSAGES.ErrInvalid + firstError(report), {
+      report,
+      upstreamName: 'ErrInvalid',
+    });
   }
   return { version, config: obj as IgnitionConfig, report };
 }
@@ -113,18 +126,26 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
   const size = typeof input === 'string' ? input.length : input.byteLength;
   if (size === 0) throw new IgnitionParseError('IGNITION_EMPTY', MESSAGES.ErrEmpty, { upstreamName: 'ErrEmpty' });
   if (size > maxBytes) {
-    throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: ${size} bytes exceeds the ${maxBytes}-byte limit (raise maxBytes)`, {
-      upstreamName: 'ErrInvalid',
-    });
+    throw new IgnitionParseError(
+      'IGNITION_INVALID',
+      `${MESSAGES.ErrInvalid}: ${size} bytes exceeds the ${maxBytes}-byte limit (raise maxBytes)`,
+      {
+        upstreamName: 'ErrInvalid',
+      },
+    );
   }
   const text = toText(input);
   const obj = parseJSON(text);
   const deep = tooDeep(obj);
   if (deep) {
-    throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: the document nests deeper than ${MAX_DEPTH} levels`, {
-      path: deep.slice(0, 8),
-      upstreamName: 'ErrInvalid',
-    });
+    throw new IgnitionParseError(
+      'IGNITION_INVALID',
+      `${MESSAGES.ErrInvalid}: the document nests deeper than ${MAX_DEPTH} levels`,
+      {
+        path: deep.slice(0, 8),
+        upstreamName: 'ErrInvalid',
+      },
+    );
   }
   const experimental = opts.experimental ?? false;
   if (opts.version !== undefined) return parseExact(obj, opts.version, experimental, text);
@@ -133,9 +154,17 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
   const declared = versionOf(obj);
   if (obj !== null && typeof obj === 'object' && !Array.isArray(obj)) {
     const ign = (obj as Record<string, unknown>)['ignition'];
-    if ((ign !== undefined && ign !== null && (typeof ign !== 'object' || Array.isArray(ign))) || (declared !== undefined && declared !== null && typeof declared !== 'string')) {
-      const report: ReportEntry[] = [{ kind: 'error', message: 'ignition.version must be a string', path: ['ignition', 'version'], name: null }];
-      throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: ignition.version must be a string`, { report, upstreamName: 'ErrInvalid' });
+    if (
+      (ign !== undefined && ign !== null && (typeof ign !== 'object' || Array.isArray(ign))) ||
+      (declared !== undefined && declared !== null && typeof declared !== 'string')
+    ) {
+      const report: ReportEntry[] = [
+        { kind: 'error', message: 'ignition.version must be a string', path: ['ignition', 'version'], name: null },
+      ];
+      throw new IgnitionParseError('IGNITION_INVALID', `${MESSAGES.ErrInvalid}: ignition.version must be a string`, {
+        report,
+        upstreamName: 'ErrInvalid',
+      });
     }
   } else {
     typeCheck(obj, '3.0.0');
@@ -143,10 +172,14 @@ export function parseConfig(input: Uint8Array | string, opts: ParseOptions = {})
   const parsedSemver = typeof declared === 'string' ? goSemver(declared) : null;
   if (!parsedSemver) {
     const f = finding('ErrInvalidVersion');
-    throw new IgnitionParseError('IGNITION_INVALID_VERSION', `${f.message}: set ignition.version to a spec version such as "3.4.0"`, {
-      path: ['ignition', 'version'],
-      upstreamName: 'ErrInvalidVersion',
-    });
+    throw new IgnitionParseError(
+      'IGNITION_INVALID_VERSION',
+      `${f.message}: set ignition.version to a spec version such as "3.4.0"`,
+      {
+        path: ['ignition', 'version'],
+        upstreamName: 'ErrInvalidVersion',
+      },
+    );
   }
   const r = resolveVersion(declared, experimental || opts.compatibleWith === '3.7.0-experimental');
   if ('error' in r) unknownVersion(declared);

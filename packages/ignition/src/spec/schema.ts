@@ -64,12 +64,14 @@ export function schemaIssues(config: unknown, version: string): SchemaIssue[] {
   if (fn(config)) return [];
   const seen = new Set<string>();
   const out: SchemaIssue[] = [];
-  for (const e of (fn.errors ?? [])) {
+  for (const e of fn.errors ?? []) {
     const path = pointerToPath(e.instancePath);
     let message: string;
     let p = path;
     if (e.keyword === 'type') {
-      const want = Array.isArray(e.params['type']) ? (e.params['type'] as string[]).join(' or ') : String(e.params['type']);
+      const want = Array.isArray(e.params['type'])
+        ? (e.params['type'] as string[]).join(' or ')
+        : String(e.params['type']);
       message = `cannot unmarshal ${jsonType(valueAt(config, path))} into a field of type ${want}`;
     } else if (e.keyword === 'required') {
       const prop = String(e.params['missingProperty']);
@@ -124,7 +126,8 @@ function shapeOf(root: SchemaNode, schema: unknown): Shape {
   const items = nodes.map((n) => n['items']).filter((x) => x !== undefined);
   let props: Record<string, unknown> | null = null;
   for (const n of nodes) {
-    if (n['properties'] && typeof n['properties'] === 'object') props = { ...(props ?? {}), ...(n['properties'] as Record<string, unknown>) };
+    if (n['properties'] && typeof n['properties'] === 'object')
+      props = { ...(props ?? {}), ...(n['properties'] as Record<string, unknown>) };
   }
   sh = { items, props };
   shapes.set(schema, sh);
@@ -150,7 +153,8 @@ export function unusedKeys(config: unknown, version: string): ReportEntry[] {
     }
     if (!props) return;
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (!Object.prototype.hasOwnProperty.call(props, k)) out.push({ kind: 'warning', message: `unused key ${k}`, path: [...path, k], name: null });
+      if (!Object.prototype.hasOwnProperty.call(props, k))
+        out.push({ kind: 'warning', message: `unused key ${k}`, path: [...path, k], name: null });
       else if (v !== null && typeof v === 'object') walk(v, props[k], [...path, k]);
     }
   };

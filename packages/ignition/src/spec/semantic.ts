@@ -113,14 +113,27 @@ export function checkPartitionLabel(label: unknown): Finding | null {
 /** validateGUID. */
 export function checkGUID(g: unknown): Finding | null {
   if (!isStr(g)) return null;
-  return /^(|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/.test(g) ? null : E('ErrDoesntMatchGUIDRegex');
+  return /^(|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/.test(g)
+    ? null
+    : E('ErrDoesntMatchGUIDRegex');
 }
 
 /** Unit validateName: known unit type suffix. */
 export function checkUnitName(name: string): Finding | null {
   const ext = goExt(name);
   return [
-    '.service', '.socket', '.device', '.mount', '.automount', '.swap', '.target', '.path', '.timer', '.snapshot', '.slice', '.scope',
+    '.service',
+    '.socket',
+    '.device',
+    '.mount',
+    '.automount',
+    '.swap',
+    '.target',
+    '.path',
+    '.timer',
+    '.snapshot',
+    '.slice',
+    '.scope',
   ].includes(ext)
     ? null
     : E('ErrInvalidSystemdExt');
@@ -280,8 +293,10 @@ export class Rules {
   node(struct: StructName, o: Obj, c: JsonPath, r: Collector, parent: string): void {
     const minor = this.minor;
     switch (struct) {
-      case 'Config':
-        { this.config(o, c, r); return; }
+      case 'Config': {
+        this.config(o, c, r);
+        return;
+      }
       case 'Ignition': {
         const vp = [...c, 'version'];
         const version = o['version'];
@@ -293,17 +308,22 @@ export class Rules {
       }
       case 'IgnitionConfig':
         if (minor >= 1) {
-          asList(o['merge']).forEach((res, i) => { r.err([...c, 'merge', i], this.requiredSource(asObj(res))); });
+          asList(o['merge']).forEach((res, i) => {
+            r.err([...c, 'merge', i], this.requiredSource(asObj(res)));
+          });
         }
         return;
       case 'TLS':
         if (minor >= 1) {
-          asList(o['certificateAuthorities']).forEach((res, i) => { r.err([...c, 'certificateAuthorities', i], this.requiredSource(asObj(res))); },
-          );
+          asList(o['certificateAuthorities']).forEach((res, i) => {
+            r.err([...c, 'certificateAuthorities', i], this.requiredSource(asObj(res)));
+          });
         }
         return;
-      case 'Resource':
-        { this.resource(o, c, r, parent); return; }
+      case 'Resource': {
+        this.resource(o, c, r, parent);
+        return;
+      }
       case 'HTTPHeader':
         r.err([...c, 'name'], o['name'] === '' || o['name'] === undefined ? E('ErrEmptyHTTPHeaderName') : null);
         r.err([...c, 'value'], o['value'] === '' ? E('ErrInvalidHTTPHeader') : null);
@@ -325,7 +345,10 @@ export class Rules {
         r.err([...c, 'path'], checkPath(str(o['path'])));
         r.err([...c, 'mode'], checkMode(o['mode']));
         if (minor < 6) r.warn([...c, 'mode'], checkModeSpecialBits(o['mode']));
-        r.err([...c, 'overwrite'], isTrue(o['overwrite']) && !present(asObj(o['contents'])['source']) ? E('ErrOverwriteAndNilSource') : null);
+        r.err(
+          [...c, 'overwrite'],
+          isTrue(o['overwrite']) && !present(asObj(o['contents'])['source']) ? E('ErrOverwriteAndNilSource') : null,
+        );
         return;
       case 'Directory':
         r.err([...c, 'path'], checkPath(str(o['path'])));
@@ -338,30 +361,46 @@ export class Rules {
       case 'NodeOwner':
         r.err(c, present(o['id']) && notEmpty(o['name']) ? E('ErrBothIDAndNameSet') : null);
         return;
-      case 'Disk':
-        { this.disk(o, c, r); return; }
+      case 'Disk': {
+        this.disk(o, c, r);
+        return;
+      }
       case 'Partition': {
         if (
           isFalse(o['shouldExist']) &&
-          (present(o['label']) || notEmpty(o['typeGuid']) || notEmpty(o['guid']) || present(o['startMiB']) || present(o['sizeMiB']))
+          (present(o['label']) ||
+            notEmpty(o['typeGuid']) ||
+            notEmpty(o['guid']) ||
+            present(o['startMiB']) ||
+            present(o['sizeMiB']))
         ) {
           r.err(c, E('ErrShouldNotExistWithOthers'));
         }
-        if ((typeof o['number'] !== 'number' || o['number'] === 0) && !present(o['label'])) r.err(c, E('ErrNeedLabelOrNumber'));
+        if ((typeof o['number'] !== 'number' || o['number'] === 0) && !present(o['label']))
+          r.err(c, E('ErrNeedLabelOrNumber'));
         r.err([...c, 'label'], checkPartitionLabel(o['label']));
         r.err([...c, 'guid'], checkGUID(o['guid']));
         r.err([...c, 'typeGuid'], checkGUID(o['typeGuid']));
         return;
       }
-      case 'Filesystem':
-        { this.filesystem(o, c, r); return; }
-      case 'Luks':
-        { this.luks(o, c, r); return; }
-      case 'ClevisCustom':
-        { this.clevisCustom(o, c, r); return; }
+      case 'Filesystem': {
+        this.filesystem(o, c, r);
+        return;
+      }
+      case 'Luks': {
+        this.luks(o, c, r);
+        return;
+      }
+      case 'ClevisCustom': {
+        this.clevisCustom(o, c, r);
+        return;
+      }
       case 'Tang': {
         const u = goParseURL(str(o['url']));
-        r.err([...c, 'url'], !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'));
+        r.err(
+          [...c, 'url'],
+          !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'),
+        );
         if (nilOrEmpty(o['thumbprint'])) r.err([...c, 'thumbprint'], E('ErrTangThumbprintRequired'));
         if (minor >= 4 && notEmpty(o['advertisement'])) {
           let ok = true;
@@ -378,15 +417,25 @@ export class Rules {
         r.err([...c, 'level'], checkRaidLevel(o, minor));
         if (asList(o['devices']).length === 0) r.err([...c, 'devices'], E('ErrRaidDevicesRequired'));
         return;
-      case 'Systemd':
-        { this.systemd(o, c, r); return; }
+      case 'Systemd': {
+        this.systemd(o, c, r);
+        return;
+      }
       case 'Unit': {
         r.err([...c, 'name'], checkUnitName(str(o['name'])));
         const cc = [...c, 'contents'];
         const { opts, err } = parseUnitContents(o['contents']);
         r.err(cc, err);
-        if (isTrue(o['enabled']) && !nilOrEmpty(o['contents']) && opts !== null && !opts.some((x) => x.section === 'Install')) {
-          r.warn(cc, plain(`unit ${goQuote(str(o['name']))} is enabled, but has no install section so enable does nothing`));
+        if (
+          isTrue(o['enabled']) &&
+          !nilOrEmpty(o['contents']) &&
+          opts !== null &&
+          !opts.some((x) => x.section === 'Install')
+        ) {
+          r.warn(
+            cc,
+            plain(`unit ${goQuote(str(o['name']))} is enabled, but has no install section so enable does nothing`),
+          );
         }
         return;
       }
@@ -424,7 +473,11 @@ export class Rules {
       if (nilOrEmpty(o['source'])) f = E('ErrInvalidUrl');
       else {
         const u = goParseURL(str(o['source']));
-        f = !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrUnsupportedSchemeForHTTPHeaders');
+        f = !u
+          ? E('ErrInvalidUrl')
+          : u.scheme === 'http' || u.scheme === 'https'
+            ? null
+            : E('ErrUnsupportedSchemeForHTTPHeaders');
       }
       r.err([...c, 'httpHeaders'], f);
     }
@@ -437,13 +490,15 @@ export class Rules {
       if (!nilOrEmpty(unit['contents'])) unitPaths.add('/etc/systemd/system/' + str(unit['name']));
       for (const d of asList(unit['dropins'])) {
         const dropin = asObj(d);
-        if (!nilOrEmpty(dropin['contents'])) unitPaths.add(`/etc/systemd/system/${str(unit['name'])}.d/${str(dropin['name'])}`);
+        if (!nilOrEmpty(dropin['contents']))
+          unitPaths.add(`/etc/systemd/system/${str(unit['name'])}.d/${str(dropin['name'])}`);
       }
     }
     const storage = asObj(o['storage']);
     for (const kind of ['files', 'directories', 'links']) {
       asList(storage[kind]).forEach((n, i) => {
-        if (unitPaths.has(str(asObj(n)['path']))) r.err([...c, 'storage', kind, i, 'path'], E('ErrPathConflictsSystemd'));
+        if (unitPaths.has(str(asObj(n)['path'])))
+          r.err([...c, 'storage', kind, i, 'path'], E('ErrPathConflictsSystemd'));
       });
     }
   }
@@ -472,7 +527,10 @@ export class Rules {
     const overlap = partitionsOverlap(parts);
     if (overlap !== null) r.err([...c, 'partitions', overlap], E('ErrPartitionsOverlap'));
     // a partition to delete (shouldExist false) next to one with number 0 (start/size lookups by number 0)
-    if (parts.some((p) => p['number'] === undefined || p['number'] === 0) && parts.some((p) => p['shouldExist'] === false)) {
+    if (
+      parts.some((p) => p['number'] === undefined || p['number'] === 0) &&
+      parts.some((p) => p['shouldExist'] === false)
+    ) {
       r.err([...c, 'partitions'], E('ErrZeroesWithShouldNotExist'));
     }
     const labels = new Set<string>();
@@ -494,7 +552,10 @@ export class Rules {
     r.err([...c, 'path'], nilOrEmpty(o['path']) ? null : checkPath(str(o['path'])));
     const device = str(o['device']);
     if (exp && o['format'] === 'virtiofs') {
-      r.err([...c, 'device'], device === '' ? E('ErrNoDevice') : Buffer.byteLength(device) > 36 ? E('ErrVirtiofsDeviceTagTooLong') : null);
+      r.err(
+        [...c, 'device'],
+        device === '' ? E('ErrNoDevice') : Buffer.byteLength(device) > 36 ? E('ErrVirtiofsDeviceTagTooLong') : null,
+      );
     } else {
       r.err([...c, 'device'], checkPath(device));
     }
@@ -517,7 +578,9 @@ export class Rules {
     const clevis = asObj(o['clevis']);
     const custom = asObj(clevis['custom']);
     const others =
-      asList(clevis['tang']).length > 0 || isTrue(clevis['tpm2']) || (typeof clevis['threshold'] === 'number' && clevis['threshold'] !== 0);
+      asList(clevis['tang']).length > 0 ||
+      isTrue(clevis['tpm2']) ||
+      (typeof clevis['threshold'] === 'number' && clevis['threshold'] !== 0);
     const customSet = minor === 2 ? present(clevis['custom']) : notEmpty(custom['pin']);
     if (customSet && others) r.err([...c, 'clevis'], E('ErrClevisCustomWithOthers'));
     if (checkURLNilOK(asObj(o['keyFile'])['source'], minor)) r.err([...c, 'keys'], E('ErrInvalidLuksKeyFile'));
@@ -565,7 +628,9 @@ export class Rules {
       if (!opts.some((x) => x.section === 'Install')) {
         r.warn(
           [...c, 'units', index, 'contents'],
-          plain(`template unit ${goQuote(instantiable)} for ${goQuote(str(unit['name']))} doesn't have Install section`),
+          plain(
+            `template unit ${goQuote(instantiable)} for ${goQuote(str(unit['name']))} doesn't have Install section`,
+          ),
         );
       }
     });
@@ -577,13 +642,17 @@ export class Rules {
     const files = asList(o['files']).map(asObj);
     const links = asList(o['links']).map(asObj);
     dirs.forEach((d, i) => {
-      for (const l of links) if (str(d['path']).startsWith(str(l['path']) + '/')) r.err([...c, 'directories', i], E('ErrDirectoryUsedSymlink'));
+      for (const l of links)
+        if (str(d['path']).startsWith(str(l['path']) + '/'))
+          r.err([...c, 'directories', i], E('ErrDirectoryUsedSymlink'));
     });
     files.forEach((f, i) => {
-      for (const l of links) if (str(f['path']).startsWith(str(l['path']) + '/')) r.err([...c, 'files', i], E('ErrFileUsedSymlink'));
+      for (const l of links)
+        if (str(f['path']).startsWith(str(l['path']) + '/')) r.err([...c, 'files', i], E('ErrFileUsedSymlink'));
     });
     links.forEach((l1, i) => {
-      for (const l2 of links) if (str(l1['path']).startsWith(str(l2['path']) + '/')) r.err([...c, 'links', i], E('ErrLinkUsedSymlink'));
+      for (const l2 of links)
+        if (str(l1['path']).startsWith(str(l2['path']) + '/')) r.err([...c, 'links', i], E('ErrLinkUsedSymlink'));
       if (this.minor >= 3 && nilOrEmpty(l1['target'])) {
         r.err([...c, 'links', i, 'target'], E('ErrLinkTargetRequired'));
         return;
@@ -601,12 +670,16 @@ export class Rules {
     });
     const disks = new Map<string, Obj>();
     for (const d of asList(o['disks']).map(asObj)) disks.set(str(d['device']), d);
-    asList(o['filesystems']).map(asObj).forEach((f, i) => {
-      const disk = disks.get(str(f['device']));
-      if (!disk) return;
-      if (asList(disk['partitions']).length > 0) r.warn([...c, 'filesystems', i, 'device'], E('ErrPartitionsOverwritten'));
-      else if (!isTrue(f['wipeFilesystem']) && isTrue(disk['wipeTable'])) r.warn([...c, 'filesystems', i, 'device'], E('ErrFilesystemImplicitWipe'));
-    });
+    asList(o['filesystems'])
+      .map(asObj)
+      .forEach((f, i) => {
+        const disk = disks.get(str(f['device']));
+        if (!disk) return;
+        if (asList(disk['partitions']).length > 0)
+          r.warn([...c, 'filesystems', i, 'device'], E('ErrPartitionsOverwritten'));
+        else if (!isTrue(f['wipeFilesystem']) && isTrue(disk['wipeTable']))
+          r.warn([...c, 'filesystems', i, 'device'], E('ErrFilesystemImplicitWipe'));
+      });
   }
 }
 
@@ -651,7 +724,13 @@ export function validateSemantics3(config: unknown, version: RuleVersion, root: 
 }
 
 /** Validates one node (and its subtree) of the given struct type. */
-export function validateNode3(struct: StructName, node: unknown, version: RuleVersion, root: JsonPath = [], withDups = true): ReportEntry[] {
+export function validateNode3(
+  struct: StructName,
+  node: unknown,
+  version: RuleVersion,
+  root: JsonPath = [],
+  withDups = true,
+): ReportEntry[] {
   const rules = new Rules(version);
   const r = new Collector();
   walk(rules, struct, asObj(node), root, r, '');
@@ -674,11 +753,16 @@ function walk(rules: Rules, struct: StructName, o: Obj, c: JsonPath, r: Collecto
       if (!Array.isArray(v) || v.length === 0) continue;
       const role = struct === 'IgnitionConfig' ? 'config' : struct === 'TLS' ? 'ca' : name;
       if (shape.item === 'string') {
-        if (struct === 'Raid' && name === 'devices') v.forEach((item, i) => { r.err([...c, name, i], checkPath(str(item))); });
+        if (struct === 'Raid' && name === 'devices')
+          v.forEach((item, i) => {
+            r.err([...c, name, i], checkPath(str(item)));
+          });
         continue;
       }
       const item = shape.item;
-      v.forEach((x, i) => { walk(rules, item, asObj(x), [...c, name, i], r, role); });
+      v.forEach((x, i) => {
+        walk(rules, item, asObj(x), [...c, name, i], r, role);
+      });
     }
   }
 }

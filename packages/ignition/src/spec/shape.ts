@@ -235,7 +235,12 @@ function str(v: unknown): string {
 
 /** Key() of a list item, as upstream computes it (empty string for missing keys). */
 export function itemKey(struct: StructName | 'string', item: unknown): string {
-  if (struct === 'string') return typeof item === 'string' ? item : item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item);
+  if (struct === 'string')
+    return typeof item === 'string'
+      ? item
+      : item !== null && typeof item === 'object'
+        ? JSON.stringify(item)
+        : String(item);
   const o = (item !== null && typeof item === 'object' ? item : {}) as Obj;
   switch (struct) {
     case 'Resource':
@@ -259,4 +264,3 @@ export function itemKey(struct: StructName | 'string', item: unknown): string {
       return str(o['name']);
   }
 }
-

@@ -113,7 +113,8 @@ function resources(cfg: Obj): { res: Obj; path: JsonPath }[] {
   const storage = asObj(cfg['storage']);
   asList(storage['files']).forEach((f, i) => {
     const file = asObj(f);
-    if (present(file['contents'])) out.push({ res: asObj(file['contents']), path: ['storage', 'files', i, 'contents'] });
+    if (present(file['contents']))
+      out.push({ res: asObj(file['contents']), path: ['storage', 'files', i, 'contents'] });
     asList(file['append']).forEach((a, j) => out.push({ res: asObj(a), path: ['storage', 'files', i, 'append', j] }));
   });
   asList(storage['luks']).forEach((l, i) => {
@@ -135,12 +136,19 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
   const luks = asList(storage['luks']).map(asObj);
   if (fromMinor === 7) {
     asList(storage['filesystems']).forEach((f, i) => {
-      if (asObj(f)['format'] === 'virtiofs') fail('invalid input config: virtiofs filesystems are not supported in spec v3.6', from, to, ['storage', 'filesystems', i, 'format']);
+      if (asObj(f)['format'] === 'virtiofs')
+        fail('invalid input config: virtiofs filesystems are not supported in spec v3.6', from, to, [
+          'storage',
+          'filesystems',
+          i,
+          'format',
+        ]);
     });
   }
   if (fromMinor === 5) {
     luks.forEach((l, i) => {
-      if (isTrue(asObj(l['cex'])['enabled'])) fail("invalid input config: 'Cex' type is not supported in spec v3.4", from, to, ['storage', 'luks', i, 'cex']);
+      if (isTrue(asObj(l['cex'])['enabled']))
+        fail("invalid input config: 'Cex' type is not supported in spec v3.4", from, to, ['storage', 'luks', i, 'cex']);
       delete l['cex'];
       // ign-converter's 3.5→3.4 tang translator copies only url and thumbprint
       for (const t of asList(asObj(l['clevis'])['tang'])) delete asObj(t)['advertisement'];
@@ -150,23 +158,50 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
     luks.forEach((l, i) => {
       asList(asObj(l['clevis'])['tang']).forEach((t, j) => {
         if (notEmpty(asObj(t)['advertisement'])) {
-          fail('Invalid input config: tang offline provisioning is not supported in spec v3.3', from, to, ['storage', 'luks', i, 'clevis', 'tang', j, 'advertisement']);
+          fail('Invalid input config: tang offline provisioning is not supported in spec v3.3', from, to, [
+            'storage',
+            'luks',
+            i,
+            'clevis',
+            'tang',
+            j,
+            'advertisement',
+          ]);
         }
       });
-      if (isTrue(l['discard'])) fail('Invalid input config: luks discard is not supported in spec v3.3', from, to, ['storage', 'luks', i, 'discard']);
-      if (asList(l['openOptions']).length > 0) fail('Invalid input config: luks openOptions is not supported in spec v3.3', from, to, ['storage', 'luks', i, 'openOptions']);
+      if (isTrue(l['discard']))
+        fail('Invalid input config: luks discard is not supported in spec v3.3', from, to, [
+          'storage',
+          'luks',
+          i,
+          'discard',
+        ]);
+      if (asList(l['openOptions']).length > 0)
+        fail('Invalid input config: luks openOptions is not supported in spec v3.3', from, to, [
+          'storage',
+          'luks',
+          i,
+          'openOptions',
+        ]);
     });
     for (const kind of ['files', 'directories']) {
       asList(storage[kind]).forEach((n, i) => {
         const m = asObj(n)['mode'];
-        if (typeof m === 'number' && (m & 0o7000) !== 0) fail('Invalid input config: special mode bits are not supported in spec v3.3', from, to, ['storage', kind, i, 'mode']);
+        if (typeof m === 'number' && (m & 0o7000) !== 0)
+          fail('Invalid input config: special mode bits are not supported in spec v3.3', from, to, [
+            'storage',
+            kind,
+            i,
+            'mode',
+          ]);
       });
     }
     for (const { res, path } of resources(out)) {
       if (notEmpty(res['source'])) {
         const u = goParseURL(str(res['source']));
         if (!u) fail('Invalid input config: unable to parse url', from, to, [...path, 'source']);
-        if (u.scheme === 'arn') fail('Invalid input config: arn: scheme for s3 is not supported in spec v3.3', from, to, [...path, 'source']);
+        if (u.scheme === 'arn')
+          fail('Invalid input config: arn: scheme for s3 is not supported in spec v3.3', from, to, [...path, 'source']);
       }
     }
   }
@@ -191,22 +226,38 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
     delete storage['luks'];
     const passwd = asObj(out['passwd']);
     asList(passwd['users']).forEach((u, i) => {
-      if (asObj(u)['shouldExist'] === false) fail('ShouldExist in Passwd.Users is not supported on 3.1', from, to, ['passwd', 'users', i, 'shouldExist']);
+      if (asObj(u)['shouldExist'] === false)
+        fail('ShouldExist in Passwd.Users is not supported on 3.1', from, to, ['passwd', 'users', i, 'shouldExist']);
       delete asObj(u)['shouldExist'];
     });
     asList(passwd['groups']).forEach((g, i) => {
-      if (asObj(g)['shouldExist'] === false) fail('ShouldExist in Passwd.Groups is not supported on 3.1', from, to, ['passwd', 'groups', i, 'shouldExist']);
+      if (asObj(g)['shouldExist'] === false)
+        fail('ShouldExist in Passwd.Groups is not supported on 3.1', from, to, ['passwd', 'groups', i, 'shouldExist']);
       delete asObj(g)['shouldExist'];
     });
     asList(storage['disks']).forEach((d, i) => {
       asList(asObj(d)['partitions']).forEach((p, j) => {
-        if (isTrue(asObj(p)['resize'])) fail('Resize in Storage.Disks.Partitions is not supported on 3.1', from, to, ['storage', 'disks', i, 'partitions', j, 'resize']);
+        if (isTrue(asObj(p)['resize']))
+          fail('Resize in Storage.Disks.Partitions is not supported on 3.1', from, to, [
+            'storage',
+            'disks',
+            i,
+            'partitions',
+            j,
+            'resize',
+          ]);
         delete asObj(p)['resize'];
       });
     });
   }
   const result = prune(out);
-  checkValid(result, toVersion, from, to, fromMinor >= 5 ? 'converted spec has unexpected fatal error' : 'Converted spec has unexpected fatal error');
+  checkValid(
+    result,
+    toVersion,
+    from,
+    to,
+    fromMinor >= 5 ? 'converted spec has unexpected fatal error' : 'Converted spec has unexpected fatal error',
+  );
   return result;
 }
 
@@ -216,17 +267,51 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
   const ign = asObj(cfg['ignition']);
   const ic = asObj(ign['config']);
   asList(ic['merge']).forEach((r, i) => {
-    if (present(asObj(r)['compression'])) fail('Compression in Ignition.Config.Merge is not supported on 2.2', from, to, ['ignition', 'config', 'merge', i, 'compression']);
-    if (asList(asObj(r)['httpHeaders']).length > 0) fail('HTTPHeaders in Ignition.Config.Merge are not supported on 2.2', from, to, ['ignition', 'config', 'merge', i, 'httpHeaders']);
+    if (present(asObj(r)['compression']))
+      fail('Compression in Ignition.Config.Merge is not supported on 2.2', from, to, [
+        'ignition',
+        'config',
+        'merge',
+        i,
+        'compression',
+      ]);
+    if (asList(asObj(r)['httpHeaders']).length > 0)
+      fail('HTTPHeaders in Ignition.Config.Merge are not supported on 2.2', from, to, [
+        'ignition',
+        'config',
+        'merge',
+        i,
+        'httpHeaders',
+      ]);
   });
   const replace = asObj(ic['replace']);
-  if (present(replace['compression'])) fail('Compression in Ignition.Config.Replace is not supported on 2.2', from, to, ['ignition', 'config', 'replace', 'compression']);
-  if (asList(replace['httpHeaders']).length > 0) fail('HTTPHeaders in Ignition.Config.Replace are not supported on 2.2', from, to, ['ignition', 'config', 'replace', 'httpHeaders']);
+  if (present(replace['compression']))
+    fail('Compression in Ignition.Config.Replace is not supported on 2.2', from, to, [
+      'ignition',
+      'config',
+      'replace',
+      'compression',
+    ]);
+  if (asList(replace['httpHeaders']).length > 0)
+    fail('HTTPHeaders in Ignition.Config.Replace are not supported on 2.2', from, to, [
+      'ignition',
+      'config',
+      'replace',
+      'httpHeaders',
+    ]);
   const cas = asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(asObj);
   cas.forEach((r, i) => {
     const p: JsonPath = ['ignition', 'security', 'tls', 'certificateAuthorities', i];
-    if (present(r['compression'])) fail('Compression in Ignition.Security.TLS.CertificateAuthorities is not supported on 2.2', from, to, [...p, 'compression']);
-    if (asList(r['httpHeaders']).length > 0) fail('HTTPHeaders in Ignition.Security.TLS.CertificateAuthorities are not supported on 2.2', from, to, [...p, 'httpHeaders']);
+    if (present(r['compression']))
+      fail('Compression in Ignition.Security.TLS.CertificateAuthorities is not supported on 2.2', from, to, [
+        ...p,
+        'compression',
+      ]);
+    if (asList(r['httpHeaders']).length > 0)
+      fail('HTTPHeaders in Ignition.Security.TLS.CertificateAuthorities are not supported on 2.2', from, to, [
+        ...p,
+        'httpHeaders',
+      ]);
   });
   const proxy = asObj(ign['proxy']);
   if (present(proxy['httpProxy']) || present(proxy['httpsProxy']) || asList(proxy['noProxy']).length > 0) {
@@ -236,33 +321,61 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
   if (asList(storage['luks']).length > 0) fail('LUKS is not supported on 2.2', from, to, ['storage', 'luks']);
   const passwd = asObj(cfg['passwd']);
   asList(passwd['users']).forEach((u, i) => {
-    if (asObj(u)['shouldExist'] === false) fail('ShouldExist in Passwd.Users is not supported on 2.2', from, to, ['passwd', 'users', i, 'shouldExist']);
+    if (asObj(u)['shouldExist'] === false)
+      fail('ShouldExist in Passwd.Users is not supported on 2.2', from, to, ['passwd', 'users', i, 'shouldExist']);
   });
   asList(passwd['groups']).forEach((g, i) => {
-    if (asObj(g)['shouldExist'] === false) fail('ShouldExist in Passwd.Groups is not supported on 2.2', from, to, ['passwd', 'groups', i, 'shouldExist']);
+    if (asObj(g)['shouldExist'] === false)
+      fail('ShouldExist in Passwd.Groups is not supported on 2.2', from, to, ['passwd', 'groups', i, 'shouldExist']);
   });
   asList(storage['disks']).forEach((d, i) => {
     asList(asObj(d)['partitions']).forEach((p, j) => {
       const part = asObj(p);
       const pp: JsonPath = ['storage', 'disks', i, 'partitions', j];
-      if (present(part['sizeMiB']) || present(part['startMiB'])) fail('SizeMiB and StartMiB in Storage.Disks.Partitions is not supported on 2.2', from, to, pp);
-      if (isTrue(part['resize'])) fail('Resize in Storage.Disks.Partitions is not supported on 2.2', from, to, [...pp, 'resize']);
+      if (present(part['sizeMiB']) || present(part['startMiB']))
+        fail('SizeMiB and StartMiB in Storage.Disks.Partitions is not supported on 2.2', from, to, pp);
+      if (isTrue(part['resize']))
+        fail('Resize in Storage.Disks.Partitions is not supported on 2.2', from, to, [...pp, 'resize']);
     });
   });
   const filesystems = asList(storage['filesystems']).map(asObj);
   filesystems.forEach((f, i) => {
-    if (present(f['mountOptions'])) fail('MountOptions in Storage.Filesystems is not supported on 2.2', from, to, ['storage', 'filesystems', i, 'mountOptions']);
+    if (present(f['mountOptions']))
+      fail('MountOptions in Storage.Filesystems is not supported on 2.2', from, to, [
+        'storage',
+        'filesystems',
+        i,
+        'mountOptions',
+      ]);
   });
   const files = asList(storage['files']).map(asObj);
   files.forEach((f, i) => {
-    if (asList(asObj(f['contents'])['httpHeaders']).length > 0) fail('HTTPHeaders in Storage.Files.Contents are not supported on 2.2', from, to, ['storage', 'files', i, 'contents', 'httpHeaders']);
+    if (asList(asObj(f['contents'])['httpHeaders']).length > 0)
+      fail('HTTPHeaders in Storage.Files.Contents are not supported on 2.2', from, to, [
+        'storage',
+        'files',
+        i,
+        'contents',
+        'httpHeaders',
+      ]);
     asList(f['append']).forEach((a, j) => {
-      if (asList(asObj(a)['httpHeaders']).length > 0) fail('HTTPHeaders in Storage.Files.Append.* are not supported on 2.2', from, to, ['storage', 'files', i, 'append', j, 'httpHeaders']);
+      if (asList(asObj(a)['httpHeaders']).length > 0)
+        fail('HTTPHeaders in Storage.Files.Append.* are not supported on 2.2', from, to, [
+          'storage',
+          'files',
+          i,
+          'append',
+          j,
+          'httpHeaders',
+        ]);
     });
   });
 
   const fsList = filesystems.filter((f) => typeof f['path'] === 'string').map((f) => str(f['path']));
-  const cfgRef = (r: Obj): Obj => ({ source: str(r['source']), verification: { hash: asObj(r['verification'])['hash'] } });
+  const cfgRef = (r: Obj): Obj => ({
+    source: str(r['source']),
+    verification: { hash: asObj(r['verification'])['hash'] },
+  });
   const node = (n: Obj): Obj => {
     let fsname = '';
     let path = str(n['path']);
@@ -288,7 +401,11 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
       outFiles.push({
         ...base,
         mode: f['mode'],
-        contents: { compression: str(contents['compression']), source: str(contents['source']), verification: { hash: asObj(contents['verification'])['hash'] } },
+        contents: {
+          compression: str(contents['compression']),
+          source: str(contents['source']),
+          verification: { hash: asObj(contents['verification'])['hash'] },
+        },
         append: false,
       });
     }
@@ -297,7 +414,11 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
         ...base,
         overwrite: false,
         mode: f['mode'],
-        contents: { compression: str(a['compression']), source: str(a['source']), verification: { hash: asObj(a['verification'])['hash'] } },
+        contents: {
+          compression: str(a['compression']),
+          source: str(a['source']),
+          verification: { hash: asObj(a['verification'])['hash'] },
+        },
         append: true,
       });
     }
@@ -314,55 +435,69 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
       timeouts: asObj(ign['timeouts']),
     },
     passwd: {
-      users: asList(passwd['users']).map(asObj).map((u) => ({
-        name: u['name'],
-        passwordHash: u['passwordHash'],
-        sshAuthorizedKeys: u['sshAuthorizedKeys'],
-        uid: u['uid'],
-        gecos: str(u['gecos']),
-        homeDir: str(u['homeDir']),
-        noCreateHome: isTrue(u['noCreateHome']),
-        primaryGroup: str(u['primaryGroup']),
-        groups: u['groups'],
-        noUserGroup: isTrue(u['noUserGroup']),
-        noLogInit: isTrue(u['noLogInit']),
-        shell: str(u['shell']),
-        system: isTrue(u['system']),
-      })),
-      groups: asList(passwd['groups']).map(asObj).map((g) => ({
-        name: g['name'],
-        gid: g['gid'],
-        passwordHash: str(g['passwordHash']),
-        system: isTrue(g['system']),
-      })),
+      users: asList(passwd['users'])
+        .map(asObj)
+        .map((u) => ({
+          name: u['name'],
+          passwordHash: u['passwordHash'],
+          sshAuthorizedKeys: u['sshAuthorizedKeys'],
+          uid: u['uid'],
+          gecos: str(u['gecos']),
+          homeDir: str(u['homeDir']),
+          noCreateHome: isTrue(u['noCreateHome']),
+          primaryGroup: str(u['primaryGroup']),
+          groups: u['groups'],
+          noUserGroup: isTrue(u['noUserGroup']),
+          noLogInit: isTrue(u['noLogInit']),
+          shell: str(u['shell']),
+          system: isTrue(u['system']),
+        })),
+      groups: asList(passwd['groups'])
+        .map(asObj)
+        .map((g) => ({
+          name: g['name'],
+          gid: g['gid'],
+          passwordHash: str(g['passwordHash']),
+          system: isTrue(g['system']),
+        })),
     },
     systemd: {
-      units: asList(asObj(cfg['systemd'])['units']).map(asObj).map((u) => ({
-        name: u['name'],
-        enabled: u['enabled'],
-        mask: isTrue(u['mask']),
-        contents: str(u['contents']),
-        dropins: asList(u['dropins']).map(asObj).map((d) => ({ name: d['name'], contents: str(d['contents']) })),
-      })),
+      units: asList(asObj(cfg['systemd'])['units'])
+        .map(asObj)
+        .map((u) => ({
+          name: u['name'],
+          enabled: u['enabled'],
+          mask: isTrue(u['mask']),
+          contents: str(u['contents']),
+          dropins: asList(u['dropins'])
+            .map(asObj)
+            .map((d) => ({ name: d['name'], contents: str(d['contents']) })),
+        })),
     },
     storage: {
-      disks: asList(storage['disks']).map(asObj).map((d) => ({
-        device: d['device'],
-        wipeTable: isTrue(d['wipeTable']),
-        partitions: asList(d['partitions']).map(asObj).map((p) => ({
-          label: str(p['label']),
-          number: p['number'] ?? 0,
-          typeGuid: str(p['typeGuid']),
-          guid: str(p['guid']),
+      disks: asList(storage['disks'])
+        .map(asObj)
+        .map((d) => ({
+          device: d['device'],
+          wipeTable: isTrue(d['wipeTable']),
+          partitions: asList(d['partitions'])
+            .map(asObj)
+            .map((p) => ({
+              label: str(p['label']),
+              number: p['number'] ?? 0,
+              typeGuid: str(p['typeGuid']),
+              guid: str(p['guid']),
+            })),
         })),
-      })),
-      raid: asList(storage['raid']).map(asObj).map((r) => ({
-        name: r['name'],
-        level: str(r['level']),
-        devices: r['devices'],
-        spares: typeof r['spares'] === 'number' ? r['spares'] : 0,
-        options: r['options'],
-      })),
+      raid: asList(storage['raid'])
+        .map(asObj)
+        .map((r) => ({
+          name: r['name'],
+          level: str(r['level']),
+          devices: r['devices'],
+          spares: typeof r['spares'] === 'number' ? r['spares'] : 0,
+          options: r['options'],
+        })),
       filesystems: filesystems.map((f) => ({
         name: typeof f['path'] === 'string' ? f['path'] : String(inc++),
         mount: {
@@ -375,8 +510,12 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
         },
       })),
       files: outFiles,
-      directories: asList(storage['directories']).map(asObj).map((d) => ({ ...node(d), mode: d['mode'] })),
-      links: asList(storage['links']).map(asObj).map((l) => ({ ...node(l), hard: isTrue(l['hard']), target: l['target'] })),
+      directories: asList(storage['directories'])
+        .map(asObj)
+        .map((d) => ({ ...node(d), mode: d['mode'] })),
+      links: asList(storage['links'])
+        .map(asObj)
+        .map((l) => ({ ...node(l), hard: isTrue(l['hard']), target: l['target'] })),
     },
   };
   const pruned = pruneV2(res);
@@ -387,7 +526,19 @@ function to22(cfg: Obj, from: string, to: string, inputValidated: boolean): Igni
 // Spec 2.2 Go fields that are pointers: their false / 0 / "" survive marshalling (every other 2.2
 // field is `omitempty` on a plain value, so Go drops its zero value).
 const V2_POINTER_FIELDS = new Set([
-  'enabled', 'gid', 'httpResponseHeaders', 'httpTotal', 'hash', 'id', 'label', 'mode', 'overwrite', 'passwordHash', 'path', 'uid', 'uuid',
+  'enabled',
+  'gid',
+  'httpResponseHeaders',
+  'httpTotal',
+  'hash',
+  'id',
+  'label',
+  'mode',
+  'overwrite',
+  'passwordHash',
+  'path',
+  'uid',
+  'uuid',
 ]);
 
 /** Prunes a 2.2 config the way Go marshals the 2.2 types. */
@@ -425,8 +576,15 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
   const outFiles: Obj[] = [];
   for (let i = files.length - 1; i >= 0; i--) {
     const f = files[i] ?? {};
-    if (str(f['filesystem']) !== 'root') fail('cannot dedupe set of files on non-root filesystem', '2.2.0', '3.0.0', ['storage', 'files', i, 'filesystem']);
-    if (isTrue(f['append'])) fail('cannot dedupe set of files that contains appendices', '2.2.0', '3.0.0', ['storage', 'files', i, 'append']);
+    if (str(f['filesystem']) !== 'root')
+      fail('cannot dedupe set of files on non-root filesystem', '2.2.0', '3.0.0', [
+        'storage',
+        'files',
+        i,
+        'filesystem',
+      ]);
+    if (isTrue(f['append']))
+      fail('cannot dedupe set of files that contains appendices', '2.2.0', '3.0.0', ['storage', 'files', i, 'append']);
     const p = str(f['path']);
     if (seen.has(p)) continue;
     outFiles.push(f);
@@ -469,7 +627,13 @@ export function dedupeV2(cfg: IgnitionConfigV2): IgnitionConfigV2 {
     }
   }
   outUsers.forEach((u, i) => {
-    if (str(u['name']) !== 'core') fail(`unexpected user with name: ${str(u['name'])}. Only core user is supported`, '2.2.0', '3.0.0', ['passwd', 'users', i, 'name']);
+    if (str(u['name']) !== 'core')
+      fail(`unexpected user with name: ${str(u['name'])}. Only core user is supported`, '2.2.0', '3.0.0', [
+        'passwd',
+        'users',
+        i,
+        'name',
+      ]);
     const keys = asList(u['sshAuthorizedKeys']);
     if (keys.length > 0) u['sshAuthorizedKeys'] = uniqueKeys(keys);
   });
@@ -484,15 +648,27 @@ function from22(cfg: Obj, to: string): Obj {
   const from = '2.2.0';
   checkValid(cfg, '2.2.0', from, to, 'Invalid input config');
   asList(asObj(cfg['passwd'])['users']).forEach((u, i) => {
-    if (present(asObj(u)['create'])) fail('Invalid input config: passwd.users.create is deprecated and cannot be translated', from, to, ['passwd', 'users', i, 'create']);
+    if (present(asObj(u)['create']))
+      fail('Invalid input config: passwd.users.create is deprecated and cannot be translated', from, to, [
+        'passwd',
+        'users',
+        i,
+        'create',
+      ]);
   });
-  if (asList(asObj(cfg['networkd'])['units']).length !== 0) fail('config includes deprecated networkd section - use Files instead', from, to, ['networkd']);
+  if (asList(asObj(cfg['networkd'])['units']).length !== 0)
+    fail('config includes deprecated networkd section - use Files instead', from, to, ['networkd']);
   const fsMap = new Map<string, string>([['root', '/']]);
   const storage = asObj(cfg['storage']);
   asList(storage['filesystems']).forEach((f, i) => {
     const name = str(asObj(f)['name']);
     if (!fsMap.has(name)) {
-      fail(`Config defined filesystem "${name}" but no mapping was defined.Please specify a path to be used as the filesystem mountpoint.`, from, to, ['storage', 'filesystems', i, 'name']);
+      fail(
+        `Config defined filesystem "${name}" but no mapping was defined.Please specify a path to be used as the filesystem mountpoint.`,
+        from,
+        to,
+        ['storage', 'filesystems', i, 'name'],
+      );
     }
   });
   const full = (n: Obj): string => goPathJoin('/', goPathJoin(fsMap.get(str(n['filesystem'])) ?? '', str(n['path'])));
@@ -509,10 +685,21 @@ function from22(cfg: Obj, to: string): Obj {
       const name = `${label}: ${p}`;
       const dup = entries.get(p);
       if (dup !== undefined) {
-        fail(`Config has conflicting inodes: "${dup}" and "${name}".  All files, directories and links must specify a unique \`path\`.`, from, to, ['storage', kind, i, 'path']);
+        fail(
+          `Config has conflicting inodes: "${dup}" and "${name}".  All files, directories and links must specify a unique \`path\`.`,
+          from,
+          to,
+          ['storage', kind, i, 'path'],
+        );
       }
       const l = usesLink(p);
-      if (l !== '') fail(`${name} uses link defined in config "${l}". Please use a link not defined in Storage:Links`, from, to, ['storage', kind, i, 'path']);
+      if (l !== '')
+        fail(`${name} uses link defined in config "${l}". Please use a link not defined in Storage:Links`, from, to, [
+          'storage',
+          kind,
+          i,
+          'path',
+        ]);
       entries.set(p, name);
     });
   }
@@ -520,13 +707,24 @@ function from22(cfg: Obj, to: string): Obj {
   asList(asObj(cfg['systemd'])['units']).forEach((u, i) => {
     const unit = asObj(u);
     const name = str(unit['name']);
-    if (unitNames.has(name)) fail(`Config has duplicate unit name "${name}".  All units must specify a unique \`name\`.`, from, to, ['systemd', 'units', i, 'name']);
+    if (unitNames.has(name))
+      fail(`Config has duplicate unit name "${name}".  All units must specify a unique \`name\`.`, from, to, [
+        'systemd',
+        'units',
+        i,
+        'name',
+      ]);
     unitNames.add(name);
     const dropinNames = new Set<string>();
     asList(unit['dropins']).forEach((d, j) => {
       const dn = str(asObj(d)['name']);
       if (dropinNames.has(dn)) {
-        fail(`Config has duplicate dropin name "${dn}" in unit "${name}".  All dropins must specify a unique \`name\`.`, from, to, ['systemd', 'units', i, 'dropins', j, 'name']);
+        fail(
+          `Config has duplicate dropin name "${dn}" in unit "${name}".  All dropins must specify a unique \`name\`.`,
+          from,
+          to,
+          ['systemd', 'units', i, 'dropins', j, 'name'],
+        );
       }
       dropinNames.add(dn);
     });
@@ -536,7 +734,10 @@ function from22(cfg: Obj, to: string): Obj {
   const boolP = (v: unknown): true | undefined => (isTrue(v) ? true : undefined);
   const ign = asObj(cfg['ignition']);
   const ic = asObj(ign['config']);
-  const cfgRef = (r: unknown): Obj => ({ source: str(asObj(r)['source']), verification: { hash: asObj(asObj(r)['verification'])['hash'] } });
+  const cfgRef = (r: unknown): Obj => ({
+    source: str(asObj(r)['source']),
+    verification: { hash: asObj(asObj(r)['verification'])['hash'] },
+  });
   const node = (n: Obj): Obj => ({
     path: goPathJoin(fsMap.get(str(n['filesystem'])) ?? '', str(n['path'])),
     user: { id: asObj(n['user'])['id'], name: strP(asObj(n['user'])['name']) },
@@ -550,90 +751,125 @@ function from22(cfg: Obj, to: string): Obj {
         replace: present(ic['replace']) ? cfgRef(ic['replace']) : undefined,
         merge: asList(ic['append']).map(cfgRef),
       },
-      security: { tls: { certificateAuthorities: asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(cfgRef) } },
+      security: {
+        tls: {
+          certificateAuthorities: asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(cfgRef),
+        },
+      },
       timeouts: asObj(ign['timeouts']),
     },
     passwd: {
-      users: asList(asObj(cfg['passwd'])['users']).map(asObj).map((u) => ({
-        name: u['name'],
-        passwordHash: u['passwordHash'],
-        sshAuthorizedKeys: u['sshAuthorizedKeys'],
-        uid: u['uid'],
-        gecos: strP(u['gecos']),
-        homeDir: strP(u['homeDir']),
-        noCreateHome: boolP(u['noCreateHome']),
-        primaryGroup: strP(u['primaryGroup']),
-        groups: u['groups'],
-        noUserGroup: boolP(u['noUserGroup']),
-        noLogInit: boolP(u['noLogInit']),
-        shell: strP(u['shell']),
-        system: boolP(u['system']),
-      })),
-      groups: asList(asObj(cfg['passwd'])['groups']).map(asObj).map((g) => ({
-        name: g['name'],
-        gid: g['gid'],
-        passwordHash: strP(g['passwordHash']),
-        system: boolP(g['system']),
-      })),
+      users: asList(asObj(cfg['passwd'])['users'])
+        .map(asObj)
+        .map((u) => ({
+          name: u['name'],
+          passwordHash: u['passwordHash'],
+          sshAuthorizedKeys: u['sshAuthorizedKeys'],
+          uid: u['uid'],
+          gecos: strP(u['gecos']),
+          homeDir: strP(u['homeDir']),
+          noCreateHome: boolP(u['noCreateHome']),
+          primaryGroup: strP(u['primaryGroup']),
+          groups: u['groups'],
+          noUserGroup: boolP(u['noUserGroup']),
+          noLogInit: boolP(u['noLogInit']),
+          shell: strP(u['shell']),
+          system: boolP(u['system']),
+        })),
+      groups: asList(asObj(cfg['passwd'])['groups'])
+        .map(asObj)
+        .map((g) => ({
+          name: g['name'],
+          gid: g['gid'],
+          passwordHash: strP(g['passwordHash']),
+          system: boolP(g['system']),
+        })),
     },
     systemd: {
-      units: asList(asObj(cfg['systemd'])['units']).map(asObj).map((u) => {
-        let enabled: boolean | undefined;
-        if (isTrue(u['enabled']) || isTrue(u['enable'])) enabled = true;
-        if (u['enabled'] === false) enabled = false;
-        return {
-          name: u['name'],
-          enabled,
-          mask: boolP(u['mask']),
-          contents: strP(u['contents']),
-          dropins: asList(u['dropins']).map(asObj).map((d) => ({ name: d['name'], contents: strP(d['contents']) })),
-        };
-      }),
+      units: asList(asObj(cfg['systemd'])['units'])
+        .map(asObj)
+        .map((u) => {
+          let enabled: boolean | undefined;
+          if (isTrue(u['enabled']) || isTrue(u['enable'])) enabled = true;
+          if (u['enabled'] === false) enabled = false;
+          return {
+            name: u['name'],
+            enabled,
+            mask: boolP(u['mask']),
+            contents: strP(u['contents']),
+            dropins: asList(u['dropins'])
+              .map(asObj)
+              .map((d) => ({ name: d['name'], contents: strP(d['contents']) })),
+          };
+        }),
     },
     storage: {
-      disks: asList(storage['disks']).map(asObj).map((d) => ({
-        device: d['device'],
-        wipeTable: boolP(d['wipeTable']),
-        partitions: asList(d['partitions']).map(asObj).map((p) => ({
-          label: p['label'],
-          number: p['number'],
-          sizeMiB: p['sizeMiB'] ?? p['size'],
-          startMiB: p['startMiB'] ?? p['start'],
-          typeGuid: strP(p['typeGuid']),
-          guid: strP(p['guid']),
-          wipePartitionEntry: boolP(p['wipePartitionEntry']),
-          shouldExist: p['shouldExist'],
+      disks: asList(storage['disks'])
+        .map(asObj)
+        .map((d) => ({
+          device: d['device'],
+          wipeTable: boolP(d['wipeTable']),
+          partitions: asList(d['partitions'])
+            .map(asObj)
+            .map((p) => ({
+              label: p['label'],
+              number: p['number'],
+              sizeMiB: p['sizeMiB'] ?? p['size'],
+              startMiB: p['startMiB'] ?? p['start'],
+              typeGuid: strP(p['typeGuid']),
+              guid: strP(p['guid']),
+              wipePartitionEntry: boolP(p['wipePartitionEntry']),
+              shouldExist: p['shouldExist'],
+            })),
         })),
-      })),
-      raid: asList(storage['raid']).map(asObj).map((r) => ({
-        name: r['name'],
-        level: r['level'],
-        devices: r['devices'],
-        spares: typeof r['spares'] === 'number' && r['spares'] !== 0 ? r['spares'] : undefined,
-        options: r['options'],
-      })),
-      filesystems: asList(storage['filesystems']).map(asObj).filter((f) => str(f['name']) !== 'root').map((f) => {
-        const m = asObj(f['mount']);
-        return {
-          device: m['device'] ?? '',
-          format: strP(m['format']),
-          wipeFilesystem: boolP(m['wipeFilesystem']),
-          label: m['label'],
-          uuid: m['uuid'],
-          options: m['options'],
-          path: strP(fsMap.get(str(f['name']))),
-        };
-      }),
-      files: asList(storage['files']).map(asObj).map((f) => {
-        let overwrite = f['overwrite'];
-        if (!present(overwrite)) overwrite = true;
-        if (isTrue(f['append'])) overwrite = false;
-        const contents = asObj(f['contents']);
-        const c = { compression: strP(contents['compression']), source: str(contents['source']), verification: { hash: asObj(contents['verification'])['hash'] } };
-        return { ...node({ ...f, overwrite }), mode: f['mode'], ...(isTrue(f['append']) ? { append: [c] } : { contents: c }) };
-      }),
-      directories: asList(storage['directories']).map(asObj).map((d) => ({ ...node(d), mode: d['mode'] })),
-      links: asList(storage['links']).map(asObj).map((l) => ({ ...node(l), hard: boolP(l['hard']), target: l['target'] })),
+      raid: asList(storage['raid'])
+        .map(asObj)
+        .map((r) => ({
+          name: r['name'],
+          level: r['level'],
+          devices: r['devices'],
+          spares: typeof r['spares'] === 'number' && r['spares'] !== 0 ? r['spares'] : undefined,
+          options: r['options'],
+        })),
+      filesystems: asList(storage['filesystems'])
+        .map(asObj)
+        .filter((f) => str(f['name']) !== 'root')
+        .map((f) => {
+          const m = asObj(f['mount']);
+          return {
+            device: m['device'] ?? '',
+            format: strP(m['format']),
+            wipeFilesystem: boolP(m['wipeFilesystem']),
+            label: m['label'],
+            uuid: m['uuid'],
+            options: m['options'],
+            path: strP(fsMap.get(str(f['name']))),
+          };
+        }),
+      files: asList(storage['files'])
+        .map(asObj)
+        .map((f) => {
+          let overwrite = f['overwrite'];
+          if (!present(overwrite)) overwrite = true;
+          if (isTrue(f['append'])) overwrite = false;
+          const contents = asObj(f['contents']);
+          const c = {
+            compression: strP(contents['compression']),
+            source: str(contents['source']),
+            verification: { hash: asObj(contents['verification'])['hash'] },
+          };
+          return {
+            ...node({ ...f, overwrite }),
+            mode: f['mode'],
+            ...(isTrue(f['append']) ? { append: [c] } : { contents: c }),
+          };
+        }),
+      directories: asList(storage['directories'])
+        .map(asObj)
+        .map((d) => ({ ...node(d), mode: d['mode'] })),
+      links: asList(storage['links'])
+        .map(asObj)
+        .map((l) => ({ ...node(l), hard: boolP(l['hard']), target: l['target'] })),
     },
   };
   const pruned = prune(res);
@@ -643,8 +879,13 @@ function from22(cfg: Obj, to: string): Obj {
     const o = asObj(orig);
     const file = asObj(f);
     file['overwrite'] = o['overwrite'];
-    if (present(o['contents'])) file['contents'] = { ...asObj(file['contents']), source: asObj(o['contents'])['source'] };
-    else file['append'] = asList(o['append']).map((a, j) => ({ ...asObj(asList(file['append'])[j]), source: asObj(a)['source'] }));
+    if (present(o['contents']))
+      file['contents'] = { ...asObj(file['contents']), source: asObj(o['contents'])['source'] };
+    else
+      file['append'] = asList(o['append']).map((a, j) => ({
+        ...asObj(asList(file['append'])[j]),
+        source: asObj(a)['source'],
+      }));
   });
   asList(asObj(pruned['systemd'])['units']).forEach((u, i) => {
     const orig = asObj(asList(asObj(res['systemd'])['units'])[i]);
@@ -679,7 +920,10 @@ export function translate(input: IgnitionConfig, toVersion: SpecVersion, opts: T
   const experimental = opts.experimental ?? false;
   const known: readonly string[] = ['2.2.0', ...SPEC3_VERSIONS];
   if (!known.includes(from) || (from === '3.7.0-experimental' && !experimental)) {
-    fail(`unsupported config version "${from}": translate accepts 2.2.0 and 3.0.0-3.6.0`, from, toVersion, ['ignition', 'version']);
+    fail(`unsupported config version "${from}": translate accepts 2.2.0 and 3.0.0-3.6.0`, from, toVersion, [
+      'ignition',
+      'version',
+    ]);
   }
   if (!known.includes(toVersion) || (toVersion === '3.7.0-experimental' && !experimental)) {
     fail(`unsupported target version "${toVersion}"`, from, toVersion);
@@ -706,7 +950,8 @@ export function translate(input: IgnitionConfig, toVersion: SpecVersion, opts: T
     cur = stepUp(cur, next, SPEC3_VERSIONS[next] as Spec3Version);
   }
   if (curMinor() > target) {
-    if (target < 1) fail('the requested conversion is not supported: there is no converter down to spec 3.0.0', from, toVersion);
+    if (target < 1)
+      fail('the requested conversion is not supported: there is no converter down to spec 3.0.0', from, toVersion);
     let validated = false;
     while (curMinor() > target) {
       cur = stepDown(cur, curMinor(), from, toVersion, validated);

@@ -283,7 +283,9 @@ export interface IgnitionConfigV2 {
       replace?: { source?: string; verification?: Verification | null } | null;
     } | null;
     timeouts?: { httpResponseHeaders?: number | null; httpTotal?: number | null } | null;
-    security?: { tls?: { certificateAuthorities?: { source?: string; verification?: Verification | null }[] | null } | null } | null;
+    security?: {
+      tls?: { certificateAuthorities?: { source?: string; verification?: Verification | null }[] | null } | null;
+    } | null;
   };
   networkd?: { units?: { name?: string; contents?: string; dropins?: Dropin[] | null }[] | null } | null;
   passwd?: {
@@ -292,25 +294,30 @@ export interface IgnitionConfigV2 {
   } | null;
   storage?: {
     disks?: Disk[] | null;
-    raid?: { name?: string; level?: string; devices?: string[]; spares?: number | null; options?: string[] | null }[] | null;
-    filesystems?: {
-      name?: string;
-      mount?: {
-        device?: string;
-        format?: string;
-        wipeFilesystem?: boolean | null;
-        label?: string | null;
-        uuid?: string | null;
-        options?: string[] | null;
-        create?: { force?: boolean; options?: string[] } | null;
-      } | null;
-      path?: string | null;
-    }[] | null;
-    files?: (NodeV2 & {
-      append?: boolean | null;
-      contents?: { compression?: string; source?: string; verification?: Verification | null } | null;
-      mode?: number | null;
-    })[] | null;
+    raid?:
+      { name?: string; level?: string; devices?: string[]; spares?: number | null; options?: string[] | null }[] | null;
+    filesystems?:
+      | {
+          name?: string;
+          mount?: {
+            device?: string;
+            format?: string;
+            wipeFilesystem?: boolean | null;
+            label?: string | null;
+            uuid?: string | null;
+            options?: string[] | null;
+            create?: { force?: boolean; options?: string[] } | null;
+          } | null;
+          path?: string | null;
+        }[]
+      | null;
+    files?:
+      | (NodeV2 & {
+          append?: boolean | null;
+          contents?: { compression?: string; source?: string; verification?: Verification | null } | null;
+          mode?: number | null;
+        })[]
+      | null;
     directories?: (NodeV2 & { mode?: number | null })[] | null;
     links?: (NodeV2 & { target?: string; hard?: boolean | null })[] | null;
   } | null;

@@ -63,11 +63,15 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   const ic = asObj(ign['config']);
   asList(ic['append']).forEach((a, i) => {
     r.err(['ignition', 'config', 'append', i, 'source'], checkURL2(asObj(a)['source']));
-    r.err(['ignition', 'config', 'append', i, 'verification', 'hash'], checkHash(asObj(asObj(a)['verification'])['hash'], 0));
+    r.err(
+      ['ignition', 'config', 'append', i, 'verification', 'hash'],
+      checkHash(asObj(asObj(a)['verification'])['hash'], 0),
+    );
   });
   if (ic['replace']) r.err(['ignition', 'config', 'replace', 'source'], checkURL2(asObj(ic['replace'])['source']));
-  asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) => { r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source'])); },
-  );
+  asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) => {
+    r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source']));
+  });
 
   const storage = asObj(cfg['storage']);
   const fsNames = new Set(asList(storage['filesystems']).map((f) => str(asObj(f)['name'])));
@@ -77,36 +81,53 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     const c: JsonPath = ['storage', kind, i];
     if (str(n['filesystem']) === '') r.err([...c, 'filesystem'], plain('no filesystem specified'));
     else if (!fsNames.has(str(n['filesystem']))) {
-      r.warn([...c, 'filesystem'], plain(`${label[kind] ?? kind} ${goQuote(str(n['path']))} references nonexistent filesystem ${goQuote(str(n['filesystem']))}. (This is ok if it is defined in a referenced config)`));
+      r.warn(
+        [...c, 'filesystem'],
+        plain(
+          `${label[kind] ?? kind} ${goQuote(str(n['path']))} references nonexistent filesystem ${goQuote(str(n['filesystem']))}. (This is ok if it is defined in a referenced config)`,
+        ),
+      );
     }
     r.err([...c, 'path'], checkPath(str(n['path'])));
     if (kind !== 'links') {
       r.err([...c, 'mode'], checkMode(n['mode']));
-      if (n['mode'] === undefined || n['mode'] === null) r.warn([...c, 'mode'], plain('permissions unset, defaulting to 0000'));
+      if (n['mode'] === undefined || n['mode'] === null)
+        r.warn([...c, 'mode'], plain('permissions unset, defaulting to 0000'));
     }
     for (const o of ['user', 'group'] as const) {
       const owner = asObj(n[o]);
-      if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '') r.err([...c, o], finding('ErrBothIDAndNameSet'));
+      if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '')
+        r.err([...c, o], finding('ErrBothIDAndNameSet'));
     }
   };
   asList(storage['files']).forEach((f, i) => {
     const file = asObj(f);
     nodeCheck('files', file, i);
-    if (file['overwrite'] === true && file['append'] === true) r.err(['storage', 'files', i], plain('cannot set both append and overwrite to true'));
+    if (file['overwrite'] === true && file['append'] === true)
+      r.err(['storage', 'files', i], plain('cannot set both append and overwrite to true'));
     const contents = asObj(file['contents']);
     const comp = contents['compression'];
-    if (comp !== undefined && comp !== null && comp !== '' && comp !== 'gzip') r.err(['storage', 'files', i, 'contents', 'compression'], finding('ErrCompressionInvalid'));
+    if (comp !== undefined && comp !== null && comp !== '' && comp !== 'gzip')
+      r.err(['storage', 'files', i, 'contents', 'compression'], finding('ErrCompressionInvalid'));
     r.err(['storage', 'files', i, 'contents', 'source'], checkURL2(contents['source']));
-    r.err(['storage', 'files', i, 'contents', 'verification', 'hash'], checkHash(asObj(contents['verification'])['hash'], 0));
+    r.err(
+      ['storage', 'files', i, 'contents', 'verification', 'hash'],
+      checkHash(asObj(contents['verification'])['hash'], 0),
+    );
   });
-  asList(storage['directories']).forEach((d, i) => { nodeCheck('directories', asObj(d), i); });
+  asList(storage['directories']).forEach((d, i) => {
+    nodeCheck('directories', asObj(d), i);
+  });
   asList(storage['links']).forEach((l, i) => {
     nodeCheck('links', asObj(l), i);
     if (str(asObj(l)['target']) === '') r.err(['storage', 'links', i, 'target'], finding('ErrLinkTargetRequired'));
   });
   asList(storage['disks']).forEach((d, i) => {
     const disk = asObj(d);
-    r.err(['storage', 'disks', i, 'device'], str(disk['device']) === '' ? finding('ErrDiskDeviceRequired') : checkPath(str(disk['device'])));
+    r.err(
+      ['storage', 'disks', i, 'device'],
+      str(disk['device']) === '' ? finding('ErrDiskDeviceRequired') : checkPath(str(disk['device'])),
+    );
     asList(disk['partitions']).forEach((p, j) => {
       const part = asObj(p);
       const c: JsonPath = ['storage', 'disks', i, 'partitions', j];
@@ -118,10 +139,29 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   asList(storage['raid']).forEach((a, i) => {
     const raid = asObj(a);
     const level = str(raid['level']);
-    const ok = ['linear', 'raid0', '0', 'stripe', 'raid1', '1', 'mirror', 'raid4', '4', 'raid5', '5', 'raid6', '6', 'raid10', '10'];
+    const ok = [
+      'linear',
+      'raid0',
+      '0',
+      'stripe',
+      'raid1',
+      '1',
+      'mirror',
+      'raid4',
+      '4',
+      'raid5',
+      '5',
+      'raid6',
+      '6',
+      'raid10',
+      '10',
+    ];
     if (!ok.includes(level)) r.err(['storage', 'raid', i, 'level'], finding('ErrUnrecognizedRaidLevel'));
-    if (asList(raid['devices']).length === 0) r.err(['storage', 'raid', i, 'devices'], finding('ErrRaidDevicesRequired'));
-    asList(raid['devices']).forEach((d, j) => { r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d))); });
+    if (asList(raid['devices']).length === 0)
+      r.err(['storage', 'raid', i, 'devices'], finding('ErrRaidDevicesRequired'));
+    asList(raid['devices']).forEach((d, j) => {
+      r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d)));
+    });
   });
   asList(storage['filesystems']).forEach((f, i) => {
     const fs = asObj(f);
@@ -135,44 +175,78 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     if (hasMount) {
       const m = asObj(mount);
       r.err([...c, 'mount', 'device'], checkPath(str(m['device'])));
-      if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format']))) r.err([...c, 'mount', 'format'], finding('ErrFilesystemInvalidFormat'));
+      if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format'])))
+        r.err([...c, 'mount', 'format'], finding('ErrFilesystemInvalidFormat'));
       r.err([...c, 'mount', 'label'], checkFilesystemLabel({ label: m['label'], format: m['format'] }, 3, false));
       const create = m['create'];
       if (create !== undefined && create !== null) {
-        if (m['wipeFilesystem'] === true) r.err([...c, 'mount', 'create'], plain('cannot use both create object and wipeFilesystem field'));
-        if (asList(m['options']).length > 0) r.err([...c, 'mount', 'create'], plain('cannot use both create object and mount-level options field'));
-        r.warn([...c, 'mount', 'create'], plain('the create object has been deprecated in favor of mount-level options'));
+        if (m['wipeFilesystem'] === true)
+          r.err([...c, 'mount', 'create'], plain('cannot use both create object and wipeFilesystem field'));
+        if (asList(m['options']).length > 0)
+          r.err([...c, 'mount', 'create'], plain('cannot use both create object and mount-level options field'));
+        r.warn(
+          [...c, 'mount', 'create'],
+          plain('the create object has been deprecated in favor of mount-level options'),
+        );
       }
     }
     if (typeof path === 'string') r.err([...c, 'path'], checkPath(path));
   });
 
   for (const [section, exts, err] of [
-    ['systemd', ['.service', '.socket', '.device', '.mount', '.automount', '.swap', '.target', '.path', '.timer', '.snapshot', '.slice', '.scope'], finding('ErrInvalidSystemdExt')],
+    [
+      'systemd',
+      [
+        '.service',
+        '.socket',
+        '.device',
+        '.mount',
+        '.automount',
+        '.swap',
+        '.target',
+        '.path',
+        '.timer',
+        '.snapshot',
+        '.slice',
+        '.scope',
+      ],
+      finding('ErrInvalidSystemdExt'),
+    ],
     ['networkd', ['.link', '.netdev', '.network'], plain('invalid networkd unit extension')],
   ] as const) {
     asList(asObj(cfg[section])['units']).forEach((u, i) => {
       const unit = asObj(u);
       const c: JsonPath = [section, 'units', i];
-      r.err([...c, 'name'], section === 'systemd' ? checkUnitName(str(unit['name'])) : checkExt(str(unit['name']), [...exts], err));
+      r.err(
+        [...c, 'name'],
+        section === 'systemd' ? checkUnitName(str(unit['name'])) : checkExt(str(unit['name']), [...exts], err),
+      );
       r.err([...c, 'contents'], parseUnitContents(unit['contents']).err);
       asList(unit['dropins']).forEach((d, j) => {
         const dropin = asObj(d);
         r.err([...c, 'dropins', j, 'contents'], parseUnitContents(dropin['contents']).err);
-        const dropinErr = section === 'systemd' ? finding('ErrInvalidSystemdDropinExt') : plain('invalid networkd drop-in extension');
+        const dropinErr =
+          section === 'systemd' ? finding('ErrInvalidSystemdDropinExt') : plain('invalid networkd drop-in extension');
         r.err([...c, 'dropins', j, 'name'], checkExt(str(dropin['name']), ['.conf'], dropinErr));
       });
     });
   }
   asList(asObj(cfg['passwd'])['users']).forEach((u, i) => {
     if (asObj(u)['create'] !== undefined && asObj(u)['create'] !== null) {
-      r.warn(['passwd', 'users', i, 'create'], plain('the create object has been deprecated in favor of user-level options'));
+      r.warn(
+        ['passwd', 'users', i, 'create'],
+        plain('the create object has been deprecated in favor of user-level options'),
+      );
     }
   });
   const seenFs = new Set<string>(['root']);
   asList(storage['filesystems']).forEach((f, i) => {
     const name = str(asObj(f)['name']);
-    if (seenFs.has(name)) r.warn(['storage', 'filesystems', i, 'name'], plain(`Filesystem ${goQuote(name)} shadows exising filesystem definition`));
+    if (seenFs.has(name))
+      r.warn(
+        ['storage', 'filesystems', i, 'name'],
+        plain(`Filesystem ${goQuote(name)} shadows exising filesystem definition`),
+      );
     seenFs.add(name);
   });
 

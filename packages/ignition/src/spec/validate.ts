@@ -45,7 +45,12 @@ function samePath(a: JsonPath, b: JsonPath): boolean {
 }
 
 /** Semantic + schema + unused-key entries for a config at a known version. */
-export function validateAt(config: unknown, version: SpecVersion, withTypes = true, issues?: SchemaIssue[]): ReportEntry[] {
+export function validateAt(
+  config: unknown,
+  version: SpecVersion,
+  withTypes = true,
+  issues?: SchemaIssue[],
+): ReportEntry[] {
   const semantic = version === '2.2.0' ? validateSemantics2(config) : validateSemantics3(config, { version, minor: 0 });
   const schema = (issues ?? schemaIssues(config, version)).filter((s) => {
     if (!withTypes && s.keyword === 'type') return false;
@@ -75,21 +80,34 @@ export function validate(config: unknown, opts: ValidateOptions = {}): Validatio
     return {
       version: null,
       valid: false,
-      entries: [{ kind: 'error', message: `config nests deeper than ${MAX_DEPTH} levels; refusing to validate it`, path: deep.slice(0, 8), name: null }],
+      entries: [
+        {
+          kind: 'error',
+          message: `config nests deeper than ${MAX_DEPTH} levels; refusing to validate it`,
+          path: deep.slice(0, 8),
+          name: null,
+        },
+      ],
     };
   }
   const declared = (config as { ignition?: { version?: unknown } }).ignition?.version;
   const resolved = resolveVersion(opts.version ?? declared, opts.experimental ?? false);
   if ('error' in resolved) {
     const f = finding(resolved.error);
-    return { version: null, valid: false, entries: [{ kind: 'error', message: f.message, path: ['ignition', 'version'], name: f.name }] };
+    return {
+      version: null,
+      valid: false,
+      entries: [{ kind: 'error', message: f.message, path: ['ignition', 'version'], name: f.name }],
+    };
   }
   let entries: ReportEntry[];
   try {
     entries = validateAt(config, resolved.version);
   } catch (e) {
     // documented never to throw: an internal failure on hostile content is reported, not raised
-    entries = [{ kind: 'error', message: `config could not be validated: ${(e as Error).message}`, path: [], name: null }];
+    entries = [
+      { kind: 'error', message: `config could not be validated: ${(e as Error).message}`, path: [], name: null },
+    ];
   }
   return { version: resolved.version, valid: !entries.some((e) => e.kind === 'error'), entries };
 }

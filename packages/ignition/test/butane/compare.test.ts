@@ -6,7 +6,10 @@ describe('butane vector comparison rules', () => {
   const e = { kind: 'error' as const, message: 'm', path: '$.a' };
   it('matches reports order-insensitively and reports missing and extra entries', () => {
     const a = { kind: 'warning', message: 'w', path: '$.b' };
-    expect(compareReport([e, { kind: 'warning', message: 'w' }], [a, e], 'exact')).toEqual({ missing: [], unexpected: [] });
+    expect(compareReport([e, { kind: 'warning', message: 'w' }], [a, e], 'exact')).toEqual({
+      missing: [],
+      unexpected: [],
+    });
     expect(compareReport([e], [a, e], 'exact')).toEqual({ missing: [], unexpected: [a] });
     expect(compareReport([e], [a, e], 'contains')).toEqual({ missing: [], unexpected: [] });
     expect(compareReport([e], [{ ...e, path: '$.c' }], 'contains').missing).toEqual([e]);
@@ -16,12 +19,17 @@ describe('butane vector comparison rules', () => {
     expect(compareReport([e, e], [e], 'exact').missing).toEqual([e]);
   });
   it('compares gzip data URLs by payload and everything else literally', () => {
-    const url = (level: number) => `data:;base64,${gzipSync(Buffer.from('hello hello hello'), { level }).toString('base64')}`;
+    const url = (level: number) =>
+      `data:;base64,${gzipSync(Buffer.from('hello hello hello'), { level }).toString('base64')}`;
     expect(url(1)).not.toBe(url(9));
-    expect(normalizeConfig({ f: [{ source: url(1), compression: 'gzip' }] })).toEqual(normalizeConfig({ f: [{ source: url(9), compression: 'gzip' }] }));
+    expect(normalizeConfig({ f: [{ source: url(1), compression: 'gzip' }] })).toEqual(
+      normalizeConfig({ f: [{ source: url(9), compression: 'gzip' }] }),
+    );
     expect(normalizeConfig({ source: 'data:,a', compression: '' })).toEqual({ source: 'data:,a', compression: '' });
     expect(normalizeConfig({ f: [{ source: url(9), compression: 'gzip' }] })).not.toEqual(
-      normalizeConfig({ f: [{ source: `data:;base64,${gzipSync(Buffer.from('other')).toString('base64')}`, compression: 'gzip' }] }),
+      normalizeConfig({
+        f: [{ source: `data:;base64,${gzipSync(Buffer.from('other')).toString('base64')}`, compression: 'gzip' }],
+      }),
     );
   });
 });

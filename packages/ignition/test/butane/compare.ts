@@ -33,7 +33,11 @@ export interface ReportDiff {
 }
 
 /** Compare a report with the expectation (each actual entry satisfies at most one expected entry). */
-export function compareReport(expected: readonly ExpectedEntry[], actual: readonly ActualEntry[], mode: 'exact' | 'contains'): ReportDiff {
+export function compareReport(
+  expected: readonly ExpectedEntry[],
+  actual: readonly ActualEntry[],
+  mode: 'exact' | 'contains',
+): ReportDiff {
   const left = [...actual];
   const missing: ExpectedEntry[] = [];
   for (const want of expected) {

@@ -30,7 +30,17 @@ describe('upstream butane vectors: shape', () => {
   it('rejects a malformed vector file with a typed error', () => {
     const bad = JSON.stringify({
       upstream: { repo: 'coreos/butane', revision: 'a'.repeat(40), file: 'x', license: 'Apache-2.0' },
-      vectors: [{ name: 'n', source: { file: 'x', test: 't' }, variant: 'rhcos', version: '1.0.0', input: '', options: {}, expected: { report: [], reportMatch: 'exact' } }],
+      vectors: [
+        {
+          name: 'n',
+          source: { file: 'x', test: 't' },
+          variant: 'rhcos',
+          version: '1.0.0',
+          input: '',
+          options: {},
+          expected: { report: [], reportMatch: 'exact' },
+        },
+      ],
     });
     expect(() => parseVectorFile('bad.json', bad)).toThrow(ButaneVectorShapeError);
     expect(() => parseVectorFile('bad.json', bad)).toThrow(/variant/);
@@ -55,7 +65,9 @@ describe('upstream butane vectors: shape', () => {
             expect(res.valid).toBe(true);
             if (v.expected.reportMatch === 'exact') {
               // an exact report must already hold every warning Ignition validation gives on the output
-              const expectedWarnings = new Set(v.expected.report.filter((e) => e.kind === 'warning').map((e) => e.message));
+              const expectedWarnings = new Set(
+                v.expected.report.filter((e) => e.kind === 'warning').map((e) => e.message),
+              );
               const unexpected = res.entries.filter((e) => e.kind === 'warning' && !expectedWarnings.has(e.message));
               expect(unexpected).toEqual([]);
             }

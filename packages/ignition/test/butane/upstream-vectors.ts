@@ -119,7 +119,16 @@ function checkRelPaths(m: unknown, file: string, field: string, ok: (v: unknown)
 function checkOptions(o: unknown, file: string, field: string): void {
   need(isRecord(o), file, field, 'must be an object');
   const r = o as Record<string, unknown>;
-  const known = ['filesDir', 'filesDirModes', 'filesDirDirs', 'filesDirLinks', 'filesDirSockets', 'strict', 'raw', 'experimental'];
+  const known = [
+    'filesDir',
+    'filesDirModes',
+    'filesDirDirs',
+    'filesDirLinks',
+    'filesDirSockets',
+    'strict',
+    'raw',
+    'experimental',
+  ];
   for (const k of Object.keys(r)) need(known.includes(k), file, `${field}.${k}`, 'unknown option');
   for (const k of ['filesDirModes', 'filesDirDirs', 'filesDirLinks', 'filesDirSockets']) {
     need(r[k] === undefined || r.filesDir !== undefined, file, `${field}.${k}`, 'needs filesDir');
@@ -136,7 +145,12 @@ function checkOptions(o: unknown, file: string, field: string): void {
   );
   need(r.strict === undefined || typeof r.strict === 'boolean', file, `${field}.strict`, 'must be a boolean');
   need(r.raw === undefined || typeof r.raw === 'boolean', file, `${field}.raw`, 'must be a boolean');
-  need(r.experimental === undefined || typeof r.experimental === 'boolean', file, `${field}.experimental`, 'must be a boolean');
+  need(
+    r.experimental === undefined || typeof r.experimental === 'boolean',
+    file,
+    `${field}.experimental`,
+    'must be a boolean',
+  );
   if (r.filesDir !== undefined) {
     need(isRecord(r.filesDir), file, `${field}.filesDir`, 'must map relative paths to contents');
     for (const [p, c] of Object.entries(r.filesDir as Record<string, unknown>)) {

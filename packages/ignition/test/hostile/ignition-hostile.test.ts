@@ -23,7 +23,7 @@ import {
 } from '../../src/index.js';
 
 const ROLE = { 'machineconfiguration.openshift.io/role': 'worker' };
-const mc = (name: string, spec: Record<string, unknown>): MachineConfig => (({ metadata: { name, labels: ROLE }, spec }));
+const mc = (name: string, spec: Record<string, unknown>): MachineConfig => ({ metadata: { name, labels: ROLE }, spec });
 
 function renderError(configs: MachineConfig[]): MachineConfigRenderError {
   try {
@@ -38,7 +38,11 @@ function renderError(configs: MachineConfig[]): MachineConfigRenderError {
 describe('sizes are checked before merging (item 7)', () => {
   it('refuses 40 MB of input spread over many MachineConfigs at once, naming the limit', () => {
     const file = (i: number) => ({ path: `/etc/f${i}`, contents: { source: `data:,${'x'.repeat(1_000_000)}` } });
-    const configs = Array.from({ length: 40 }, (_, i) => mc(`99-f${String(i).padStart(2, '0')}`, { config: { ignition: { version: '3.5.0' }, storage: { files: [file(i)] } } }));
+    const configs = Array.from({ length: 40 }, (_, i) =>
+      mc(`99-f${String(i).padStart(2, '0')}`, {
+        config: { ignition: { version: '3.5.0' }, storage: { files: [file(i)] } },
+      }),
+    );
     const before = process.memoryUsage().heapUsed;
     const e = renderError(configs);
     expect(e.code).toBe('MC_TOO_LARGE');
@@ -48,7 +52,12 @@ describe('sizes are checked before merging (item 7)', () => {
   });
 
   it('refuses one MachineConfig above 1.5 MiB (the API server could not store it)', () => {
-    const e = renderError([mc('99-big', { config: { ignition: { version: '3.5.0' } }, kernelArguments: Array.from({ length: 200_000 }, () => 'quiet=1') })]);
+    const e = renderError([
+      mc('99-big', {
+        config: { ignition: { version: '3.5.0' } },
+        kernelArguments: Array.from({ length: 200_000 }, () => 'quiet=1'),
+      }),
+    ]);
     expect(e).toMatchObject({ code: 'MC_TOO_LARGE', machineConfig: '99-big' });
   });
 });
@@ -76,7 +85,10 @@ describe('MachineConfig field types (item 8)', () => {
   }
 
   it('kernelArguments: null is allowed (nullable in the CRD) and extensions: null is like absent', () => {
-    expect(renderMachineConfigs({ pool: 'worker', configs: [mc('99-x', { kernelArguments: null, extensions: null })] }).spec.kernelArguments).toEqual([]);
+    expect(
+      renderMachineConfigs({ pool: 'worker', configs: [mc('99-x', { kernelArguments: null, extensions: null })] }).spec
+        .kernelArguments,
+    ).toEqual([]);
   });
 
   it('diffMachineConfigs refuses a null kernel argument instead of throwing a TypeError', () => {
@@ -97,13 +109,26 @@ describe('validate never throws; __proto__ is handled consistently; 2.2 is linea
   });
 
   it('validate never throws on hostile shapes', () => {
-    const hostile: unknown[] = [null, 1, 'x', [], { ignition: null }, { ignition: { version: '3.5.0' }, storage: 'x' }, { ignition: { version: '3.5.0' }, storage: { files: [null, 1, 'x', { path: 7 }] } }, JSON.parse('{"ignition":{"version":"3.5.0"},"__proto__":{"storage":{}}}')];
+    const hostile: unknown[] = [
+      null,
+      1,
+      'x',
+      [],
+      { ignition: null },
+      { ignition: { version: '3.5.0' }, storage: 'x' },
+      { ignition: { version: '3.5.0' }, storage: { files: [null, 1, 'x', { path: 7 }] } },
+      JSON.parse('{"ignition":{"version":"3.5.0"},"__proto__":{"storage":{}}}'),
+    ];
     for (const h of hostile) expect(() => validate(h)).not.toThrow();
   });
 
   it('a __proto__ key is reported as unused and dropped by translate and merge in every version', () => {
-    const cfg = JSON.parse('{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/a","contents":{"source":"data:,a"},"__proto__":{"append":[{"source":"data:,hidden"}],"mode":511}}]}}') as IgnitionConfig;
-    expect(validate(cfg).entries).toContainEqual(expect.objectContaining({ kind: 'warning', message: 'unused key __proto__' }));
+    const cfg = JSON.parse(
+      '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/a","contents":{"source":"data:,a"},"__proto__":{"append":[{"source":"data:,hidden"}],"mode":511}}]}}',
+    ) as IgnitionConfig;
+    expect(validate(cfg).entries).toContainEqual(
+      expect.objectContaining({ kind: 'warning', message: 'unused key __proto__' }),
+    );
     for (const v of ['3.1.0', '3.4.0', '3.5.0'] as const) {
       const out = translate(cfg, v) as unknown as { storage: { files: Record<string, unknown>[] } };
       const f = out.storage.files[0] ?? {};
@@ -113,14 +138,21 @@ describe('validate never throws; __proto__ is handled consistently; 2.2 is linea
       expect(Object.getPrototypeOf(f)).toBe(Object.prototype);
       expect(JSON.stringify(out)).not.toContain('hidden');
     }
-    const merged = merge(cfg as IgnitionConfigV3, { ignition: { version: '3.5.0' } }) as unknown as { storage: { files: Record<string, unknown>[] } };
+    const merged = merge(cfg as IgnitionConfigV3, { ignition: { version: '3.5.0' } }) as unknown as {
+      storage: { files: Record<string, unknown>[] };
+    };
     expect(JSON.stringify(merged)).not.toContain('hidden');
     expect(Object.getPrototypeOf(merged.storage.files[0])).toBe(Object.prototype);
   });
 
   it('translating a 2.2 config with 50 000 passwd.users (one name, one key each) finishes and keeps every key once', () => {
-    const users = Array.from({ length: 50_000 }, (_, i) => ({ name: 'core', sshAuthorizedKeys: [`ssh-ed25519 k${i % 40_000}`] }));
-    const out = translate({ ignition: { version: '2.2.0' }, passwd: { users } }, '3.5.0') as unknown as { passwd: { users: { sshAuthorizedKeys: string[] }[] } };
+    const users = Array.from({ length: 50_000 }, (_, i) => ({
+      name: 'core',
+      sshAuthorizedKeys: [`ssh-ed25519 k${i % 40_000}`],
+    }));
+    const out = translate({ ignition: { version: '2.2.0' }, passwd: { users } }, '3.5.0') as unknown as {
+      passwd: { users: { sshAuthorizedKeys: string[] }[] };
+    };
     expect(out.passwd.users).toHaveLength(1);
     expect(out.passwd.users[0]?.sshAuthorizedKeys).toHaveLength(40_000);
     // later users' keys first, as the MCO's dedupe walks from the end
@@ -129,12 +161,26 @@ describe('validate never throws; __proto__ is handled consistently; 2.2 is linea
 });
 
 describe('unknown fields against the MachineConfig CRD (issue 10 item 3.2)', () => {
-  const base = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-x', labels: ROLE } };
+  const base = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: { name: '99-x', labels: ROLE },
+  };
 
   it('the schema in the library is the copied upstream CRD schema', () => {
-    const crd = parse(readFileSync(new URL('../../crds/0000_80_machine-config_01_machineconfigs.crd.yaml', import.meta.url), 'utf8')) as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
+    const crd = parse(
+      readFileSync(new URL('../../crds/0000_80_machine-config_01_machineconfigs.crd.yaml', import.meta.url), 'utf8'),
+    ) as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
     const strip = (n: unknown): unknown =>
-      Array.isArray(n) ? n.map(strip) : n !== null && typeof n === 'object' ? Object.fromEntries(Object.entries(n).filter(([k]) => k !== 'description').map(([k, v]) => [k, strip(v)])) : n;
+      Array.isArray(n)
+        ? n.map(strip)
+        : n !== null && typeof n === 'object'
+          ? Object.fromEntries(
+              Object.entries(n)
+                .filter(([k]) => k !== 'description')
+                .map(([k, v]) => [k, strip(v)]),
+            )
+          : n;
     expect(MACHINECONFIG_CRD_SCHEMA).toEqual(strip(crd.spec.versions[0]?.schema.openAPIV3Schema));
   });
 
@@ -143,26 +189,49 @@ describe('unknown fields against the MachineConfig CRD (issue 10 item 3.2)', () 
     const r = checkMachineConfigObject(o, { source: 'mc.yaml' });
     expect(r.pruned).toEqual(['spec.kernelArgument', 'status']);
     expect(r.warnings[0]).toMatch(/mc\.yaml: MachineConfig "99-x": unknown field "spec\.kernelArgument"/);
-    expect(() => checkMachineConfigObject(o, { strict: true })).toThrow(expect.objectContaining({ code: 'MC_UNKNOWN_FIELD', field: 'spec.kernelArgument' }) as Error);
+    expect(() => checkMachineConfigObject(o, { strict: true })).toThrow(
+      expect.objectContaining({ code: 'MC_UNKNOWN_FIELD', field: 'spec.kernelArgument' }) as Error,
+    );
   });
 
   it('an Ignition storage.file is reported as an unknown field of spec.config', () => {
-    const o = { ...base, spec: { config: { ignition: { version: '3.2.0' }, storage: { file: [{ path: '/etc/x' }] } } } };
+    const o = {
+      ...base,
+      spec: { config: { ignition: { version: '3.2.0' }, storage: { file: [{ path: '/etc/x' }] } } },
+    };
     const r = checkMachineConfigObject(o);
     expect(r.unusedIgnitionKeys).toEqual(['spec.config.storage.file']);
     expect(() => checkMachineConfigObject(o, { strict: true })).toThrow(MachineConfigCheckError);
   });
 
   it('unknown keys inside spec.config are kept by the API server (x-kubernetes-preserve-unknown-fields)', () => {
-    expect(checkStructural({ spec: { config: { anything: 1 } } }, MACHINECONFIG_CRD_SCHEMA)).toEqual({ pruned: [], nulls: [], errors: [] });
+    expect(checkStructural({ spec: { config: { anything: 1 } } }, MACHINECONFIG_CRD_SCHEMA)).toEqual({
+      pruned: [],
+      nulls: [],
+      errors: [],
+    });
   });
 
   it('a Butane file is refused with an error that says it is Butane', () => {
-    const butane = { variant: 'openshift', version: '4.16.0', metadata: { name: '99-worker-x', labels: ROLE }, storage: { files: [] } };
-    expect(() => checkMachineConfigObject(butane, { source: 'x.bu' })).toThrow(expect.objectContaining({ code: 'MC_BUTANE', message: expect.stringMatching(/x\.bu: is a Butane config \(variant: openshift, version: 4\.16\.0\), not a MachineConfig/) as string }) as Error);
+    const butane = {
+      variant: 'openshift',
+      version: '4.16.0',
+      metadata: { name: '99-worker-x', labels: ROLE },
+      storage: { files: [] },
+    };
+    expect(() => checkMachineConfigObject(butane, { source: 'x.bu' })).toThrow(
+      expect.objectContaining({
+        code: 'MC_BUTANE',
+        message: expect.stringMatching(
+          /x\.bu: is a Butane config \(variant: openshift, version: 4\.16\.0\), not a MachineConfig/,
+        ) as string,
+      }) as Error,
+    );
   });
 
   it('wrong types are refused as the API server would (422 wording)', () => {
-    expect(() => checkMachineConfigObject({ ...base, spec: { kernelArguments: 'nosmt' } })).toThrow(/spec\.kernelArguments: Invalid value: "string": spec\.kernelArguments in body must be of type array/);
+    expect(() => checkMachineConfigObject({ ...base, spec: { kernelArguments: 'nosmt' } })).toThrow(
+      /spec\.kernelArguments: Invalid value: "string": spec\.kernelArguments in body must be of type array/,
+    );
   });
 });

@@ -61,12 +61,18 @@ describe('diffMachineConfigs: daemon.* vectors', () => {
 });
 
 describe('node disruption policies', () => {
-  const base = '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/app.conf","contents":{"source":"data:,a"}}]}}';
-  const next = '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/app.conf","contents":{"source":"data:,b"}}]}}';
+  const base =
+    '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/app.conf","contents":{"source":"data:,a"}}]}}';
+  const next =
+    '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"/etc/app.conf","contents":{"source":"data:,b"}}]}}';
   it('reboots without a policy and follows a user policy when given', () => {
-    expect(diffMachineConfigs(mc('a', { configRaw: base }), mc('b', { configRaw: next })).nodeDisruptionActions).toEqual([{ type: 'Reboot' }]);
+    expect(
+      diffMachineConfigs(mc('a', { configRaw: base }), mc('b', { configRaw: next })).nodeDisruptionActions,
+    ).toEqual([{ type: 'Reboot' }]);
     const d = diffMachineConfigs(mc('a', { configRaw: base }), mc('b', { configRaw: next }), {
-      nodeDisruptionPolicy: { files: [{ path: '/etc', actions: [{ type: 'Restart', restart: { serviceName: 'app.service' } }] }] },
+      nodeDisruptionPolicy: {
+        files: [{ path: '/etc', actions: [{ type: 'Restart', restart: { serviceName: 'app.service' } }] }],
+      },
     });
     expect(d.nodeDisruptionActions).toEqual([{ type: 'Restart', restart: { serviceName: 'app.service' } }]);
     expect(d.drainRequired).toBe(false);

@@ -6,7 +6,10 @@ import { normalizeIgnitionV35, serializeIgnitionV35 } from '../../src/machinecon
 
 const path = fc.constantFrom('/etc/a', '/etc/b', '/etc/c', '/var/d');
 const opt = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
-const resource = fc.record({ source: opt(fc.constantFrom('data:,x', 'data:,y', '')), compression: opt(fc.constantFrom('', 'gzip')) }, { requiredKeys: [] });
+const resource = fc.record(
+  { source: opt(fc.constantFrom('data:,x', 'data:,y', '')), compression: opt(fc.constantFrom('', 'gzip')) },
+  { requiredKeys: [] },
+);
 const file = fc.record(
   {
     path,
@@ -19,20 +22,44 @@ const file = fc.record(
   { requiredKeys: ['path'] },
 );
 const dir = fc.record({ path, mode: opt(fc.constantFrom(493, 448)) }, { requiredKeys: ['path'] });
-const link = fc.record({ path, target: opt(fc.constantFrom('/x', '/y')), hard: opt(fc.boolean()) }, { requiredKeys: ['path'] });
-const dropin = fc.record({ name: fc.constantFrom('10-a.conf', '20-b.conf'), contents: opt(fc.constantFrom('A', 'B')) }, { requiredKeys: ['name'] });
+const link = fc.record(
+  { path, target: opt(fc.constantFrom('/x', '/y')), hard: opt(fc.boolean()) },
+  { requiredKeys: ['path'] },
+);
+const dropin = fc.record(
+  { name: fc.constantFrom('10-a.conf', '20-b.conf'), contents: opt(fc.constantFrom('A', 'B')) },
+  { requiredKeys: ['name'] },
+);
 const unit = fc.record(
-  { name: fc.constantFrom('a.service', 'b.service'), enabled: opt(fc.boolean()), mask: opt(fc.boolean()), contents: opt(fc.constantFrom('x', 'y')), dropins: opt(fc.array(dropin, { maxLength: 3 })) },
+  {
+    name: fc.constantFrom('a.service', 'b.service'),
+    enabled: opt(fc.boolean()),
+    mask: opt(fc.boolean()),
+    contents: opt(fc.constantFrom('x', 'y')),
+    dropins: opt(fc.array(dropin, { maxLength: 3 })),
+  },
   { requiredKeys: ['name'] },
 );
 const user = fc.record(
-  { name: fc.constantFrom('core', 'other'), sshAuthorizedKeys: opt(fc.array(fc.constantFrom('k1', 'k2', 'k3'), { maxLength: 3 })), passwordHash: opt(fc.constantFrom('h1', 'h2')) },
+  {
+    name: fc.constantFrom('core', 'other'),
+    sshAuthorizedKeys: opt(fc.array(fc.constantFrom('k1', 'k2', 'k3'), { maxLength: 3 })),
+    passwordHash: opt(fc.constantFrom('h1', 'h2')),
+  },
   { requiredKeys: ['name'] },
 );
 const config = fc.record(
   {
     ignition: fc.constant({ version: '3.5.0' }),
-    kernelArguments: opt(fc.record({ shouldExist: opt(fc.array(fc.constantFrom('a', 'b'), { maxLength: 2 })), shouldNotExist: opt(fc.array(fc.constantFrom('a', 'c'), { maxLength: 2 })) }, { requiredKeys: [] })),
+    kernelArguments: opt(
+      fc.record(
+        {
+          shouldExist: opt(fc.array(fc.constantFrom('a', 'b'), { maxLength: 2 })),
+          shouldNotExist: opt(fc.array(fc.constantFrom('a', 'c'), { maxLength: 2 })),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
     storage: opt(
       fc.record(
         {
@@ -43,8 +70,12 @@ const config = fc.record(
         { requiredKeys: [] },
       ),
     ),
-    systemd: opt(fc.record({ units: opt(fc.uniqueArray(unit, { maxLength: 2, selector: (u) => u.name })) }, { requiredKeys: [] })),
-    passwd: opt(fc.record({ users: opt(fc.uniqueArray(user, { maxLength: 2, selector: (u) => u.name })) }, { requiredKeys: [] })),
+    systemd: opt(
+      fc.record({ units: opt(fc.uniqueArray(unit, { maxLength: 2, selector: (u) => u.name })) }, { requiredKeys: [] }),
+    ),
+    passwd: opt(
+      fc.record({ users: opt(fc.uniqueArray(user, { maxLength: 2, selector: (u) => u.name })) }, { requiredKeys: [] }),
+    ),
   },
   { requiredKeys: ['ignition'] },
 );
@@ -60,7 +91,9 @@ describe('in-place merge used by the render loop (mergeOwned)', () => {
         expect(JSON.stringify([na, nb, nc])).toBe(before); // the public merge copies, never mutates
         const owned = mergeOwned(mergeOwned(structuredClone(na), structuredClone(nb)), structuredClone(nc));
         expect(owned).toEqual(reference);
-        expect(serializeIgnitionV35(owned as Record<string, unknown>)).toBe(serializeIgnitionV35(reference as Record<string, unknown>));
+        expect(serializeIgnitionV35(owned as Record<string, unknown>)).toBe(
+          serializeIgnitionV35(reference as Record<string, unknown>),
+        );
       }),
       { numRuns: 1000 },
     );

@@ -51,7 +51,21 @@ describe('yaml.v2 emitter: layout', () => {
 
 describe('yaml.v2 scalars and keys', () => {
   it('resolves like yaml.v2', () => {
-    for (const s of ['true', 'Off', '~', '', '0x1F', '1e3', '017', '+1', '.5', '2024-01-01', '2001-12-14t21:59:43.10-05:00', '1_000', '-0b101']) {
+    for (const s of [
+      'true',
+      'Off',
+      '~',
+      '',
+      '0x1F',
+      '1e3',
+      '017',
+      '+1',
+      '.5',
+      '2024-01-01',
+      '2001-12-14t21:59:43.10-05:00',
+      '1_000',
+      '-0b101',
+    ]) {
       expect(resolvesToNonString(s), s).toBe(true);
     }
     for (const s of ['yEs', '<<', 'a', '2024-02-30', '0x1p3', '1e400', '-', '.', '0b', '12:30x']) {
@@ -82,8 +96,46 @@ describe('yaml.v2 scalars and keys', () => {
 // are left out: yaml.v2 (YAML 1.1) writes them raw as line breaks inside quoted scalars, which the `yaml`
 // package does not read as breaks; they are covered by the example tests above instead.
 const charArb = fc.oneof(
-  fc.constantFrom(' ', ' ', '\n', '\t', '\r', ':', '#', '-', "'", '"', '\\', '[', '{', '?', '|', '>', '&', '*', '!', '%', '@', '`', ',', '.', '0', '1', 'x', 'y', 'n', '~', '\u00e9', '\u00a0', '\u2603', '\u{1F600}', '\u0001'),
-  fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }).filter((c) => !/[\u0085\u2028\u2029\u007f-\u009f\ufffe\uffff]/.test(c)),
+  fc.constantFrom(
+    ' ',
+    ' ',
+    '\n',
+    '\t',
+    '\r',
+    ':',
+    '#',
+    '-',
+    "'",
+    '"',
+    '\\',
+    '[',
+    '{',
+    '?',
+    '|',
+    '>',
+    '&',
+    '*',
+    '!',
+    '%',
+    '@',
+    '`',
+    ',',
+    '.',
+    '0',
+    '1',
+    'x',
+    'y',
+    'n',
+    '~',
+    '\u00e9',
+    '\u00a0',
+    '\u2603',
+    '\u{1F600}',
+    '\u0001',
+  ),
+  fc
+    .string({ minLength: 1, maxLength: 1, unit: 'binary' })
+    .filter((c) => !/[\u0085\u2028\u2029\u007f-\u009f\ufffe\uffff]/.test(c)),
 );
 // The `yaml` package reads a plain "." (or "-.", "+.") as NaN in its YAML 1.1 schema; yaml.v2 reads a string.
 const strArb = fc

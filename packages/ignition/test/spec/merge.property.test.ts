@@ -14,7 +14,10 @@ function clean<T>(v: T): T {
 // Keys are unique within a list and each path has one kind (files /f/*, directories /d/*, links /l/*):
 // upstream's merge is associative under those conditions (a child entry of another kind, a repeated
 // key or a header without value make merge order-dependent by design).
-const resource = fc.record({ source: opt(fc.constantFrom('data:,a', 'data:,b', 'https://e/x')), compression: opt(fc.constantFrom('', 'gzip')) });
+const resource = fc.record({
+  source: opt(fc.constantFrom('data:,a', 'data:,b', 'https://e/x')),
+  compression: opt(fc.constantFrom('', 'gzip')),
+});
 const file = (n: number): fc.Arbitrary<object> =>
   fc.record({
     path: fc.constant(`/f/${n}`),
@@ -25,14 +28,20 @@ const file = (n: number): fc.Arbitrary<object> =>
     user: opt(fc.record({ name: fc.constantFrom('root', 'core') })),
   });
 const keyed = <T>(pool: number, make: (n: number) => fc.Arbitrary<T>, max = 3): fc.Arbitrary<T[]> =>
-  fc.uniqueArray(fc.integer({ min: 0, max: pool }), { maxLength: max }).chain((ns) => (ns.length === 0 ? fc.constant([] as T[]) : fc.tuple(...ns.map(make))));
+  fc
+    .uniqueArray(fc.integer({ min: 0, max: pool }), { maxLength: max })
+    .chain((ns) => (ns.length === 0 ? fc.constant([] as T[]) : fc.tuple(...ns.map(make))));
 const unit = (n: number): fc.Arbitrary<object> =>
   fc.record({
     name: fc.constant(`u${n}.service`),
     enabled: opt(fc.boolean()),
     mask: opt(fc.boolean()),
     contents: opt(fc.constantFrom('[Unit]\nA=1', '[Service]\nB=2\n[Install]\nWantedBy=x')),
-    dropins: opt(keyed(3, (d) => fc.record({ name: fc.constant(`d${d}.conf`), contents: opt(fc.constantFrom('[Unit]', '[Service]')) }))),
+    dropins: opt(
+      keyed(3, (d) =>
+        fc.record({ name: fc.constant(`d${d}.conf`), contents: opt(fc.constantFrom('[Unit]', '[Service]')) }),
+      ),
+    ),
   });
 const user = (n: number): fc.Arbitrary<object> =>
   fc.record({
@@ -44,9 +53,19 @@ const user = (n: number): fc.Arbitrary<object> =>
 const config: fc.Arbitrary<IgnitionConfigV3> = fc
   .record({
     files: keyed(5, file),
-    directories: keyed(3, (n) => fc.record({ path: fc.constant(`/d/${n}`), mode: opt(fc.integer({ min: 0, max: 0o777 })) })),
-    links: keyed(3, (n) => fc.record({ path: fc.constant(`/l/${n}`), target: fc.constantFrom('/a', '/b'), hard: opt(fc.boolean()) })),
-    filesystems: keyed(2, (n) => fc.record({ device: fc.constant(`/dev/sd${n}`), format: fc.constantFrom('xfs', 'ext4'), options: opt(fc.array(fc.constantFrom('-a', '-b'), { maxLength: 2 })) })),
+    directories: keyed(3, (n) =>
+      fc.record({ path: fc.constant(`/d/${n}`), mode: opt(fc.integer({ min: 0, max: 0o777 })) }),
+    ),
+    links: keyed(3, (n) =>
+      fc.record({ path: fc.constant(`/l/${n}`), target: fc.constantFrom('/a', '/b'), hard: opt(fc.boolean()) }),
+    ),
+    filesystems: keyed(2, (n) =>
+      fc.record({
+        device: fc.constant(`/dev/sd${n}`),
+        format: fc.constantFrom('xfs', 'ext4'),
+        options: opt(fc.array(fc.constantFrom('-a', '-b'), { maxLength: 2 })),
+      }),
+    ),
     units: keyed(4, unit),
     users: keyed(3, user, 2),
     shouldExist: fc.uniqueArray(fc.constantFrom('a=1', 'b', 'c=2'), { maxLength: 3 }),
@@ -66,7 +85,10 @@ const empty: IgnitionConfigV3 = { ignition: { version: VERSION } };
 
 describe('merge properties', () => {
   it('generated configs are valid', () => {
-    fc.assert(fc.property(config, (c) => validate(c).entries.filter((e) => e.kind === 'error').length === 0), { numRuns: 100 });
+    fc.assert(
+      fc.property(config, (c) => validate(c).entries.filter((e) => e.kind === 'error').length === 0),
+      { numRuns: 100 },
+    );
   });
   it('an empty parent is an identity', () => {
     fc.assert(

@@ -25,7 +25,10 @@ describe('where upstream merge is not associative', () => {
   it('a path changing kind makes the grouping matter', () => {
     const a: IgnitionConfigV3 = { ignition: { version: '3.5.0' }, storage: { files: [{ path: '/x', mode: 420 }] } };
     const b: IgnitionConfigV3 = { ignition: { version: '3.5.0' }, storage: { directories: [{ path: '/x' }] } };
-    const c: IgnitionConfigV3 = { ignition: { version: '3.5.0' }, storage: { files: [{ path: '/x', overwrite: false }] } };
+    const c: IgnitionConfigV3 = {
+      ignition: { version: '3.5.0' },
+      storage: { files: [{ path: '/x', overwrite: false }] },
+    };
     // (a+b)+c: the directory replaced a's file, then c's file replaces the directory
     expect(merge(merge(a, b), c).storage).toEqual({ files: [{ path: '/x', overwrite: false }] });
     // a+(b+c): c's file replaced b's directory, then merges field-wise with a's file

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { IgnitionParseError, parseConfig, type ParseOptions, type SpecVersion, type Spec3Version } from '../../src/spec/index.js';
+import {
+  IgnitionParseError,
+  parseConfig,
+  type ParseOptions,
+  type SpecVersion,
+  type Spec3Version,
+} from '../../src/spec/index.js';
 import { ignitionVectors, prune } from './vectors.js';
 
 const parseVectors = ignitionVectors.filter((v) => v.name.startsWith('parse/') || v.kind === 'translate');

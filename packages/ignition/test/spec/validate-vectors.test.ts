@@ -69,7 +69,10 @@ const NODE_CHECKS: Record<string, { struct: StructName; root?: (string | number)
 const RECURSIVE_CHECKS: Record<string, { struct: StructName; dups: boolean }> = {
   'generic recursive validation of IgnitionConfig (every nested Validate)': { struct: 'IgnitionConfig', dups: false },
   'generic recursive validation of TLS': { struct: 'TLS', dups: false },
-  'generic recursive validation incl. duplicate check (ValidateWithContext) of KernelArguments': { struct: 'KernelArguments', dups: true },
+  'generic recursive validation incl. duplicate check (ValidateWithContext) of KernelArguments': {
+    struct: 'KernelArguments',
+    dups: true,
+  },
 };
 
 const FULL_STRUCT: Record<string, StructName> = {
@@ -91,7 +94,9 @@ function runCheck(v: IgnVector): void {
       // ValidateWithContext(cfg, nil) on the whole config (version "" included)
       expect(norm(validateNode3('Config', input, { version: spec, minor }))).toEqual(norm(v.full_report));
     } else if (v.full_report) {
-      expect(norm(validateNode3(node.struct, input, { version: spec, minor }, node.root ?? []))).toEqual(norm(v.full_report));
+      expect(norm(validateNode3(node.struct, input, { version: spec, minor }, node.root ?? []))).toEqual(
+        norm(v.full_report),
+      );
     }
     return;
   }
@@ -113,7 +118,8 @@ function runCheck(v: IgnVector): void {
     };
     // upstream tests one helper: take only that helper's finding
     let got: unknown;
-    if (check === 'Filesystem.format rules') got = normErr(checkFilesystemFormat(obj(input), minor, spec.includes('experimental')));
+    if (check === 'Filesystem.format rules')
+      got = normErr(checkFilesystemFormat(obj(input), minor, spec.includes('experimental')));
     else got = errorAt(struct, input, spec, path[struct]!);
     expect(got).toEqual(v.expected['error']);
     if (v.full_report) {
@@ -160,7 +166,9 @@ function runCheck(v: IgnVector): void {
     case 'proxy URL check for one field (httpOk=false means the https proxy field)': {
       const { url, httpOk } = input as { url: string | null; httpOk: boolean };
       const f = checkProxyURL(url, httpOk);
-      expect(f === null ? null : { kind: f.kind, message: f.message, name: f.name, path: [] }).toEqual(v.expected['entry']);
+      expect(f === null ? null : { kind: f.kind, message: f.message, name: f.name, path: [] }).toEqual(
+        v.expected['entry'],
+      );
       return;
     }
     default:

@@ -77,7 +77,11 @@ function maxLen(s: string, n: number): string[] {
 function dns1123Subdomain(s: string): string[] {
   return [
     ...maxLen(s, 253),
-    ...(DNS1123_SUBDOMAIN.test(s) ? [] : ["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
+    ...(DNS1123_SUBDOMAIN.test(s)
+      ? []
+      : [
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ]),
   ];
 }
 
@@ -85,22 +89,37 @@ function dns1123Subdomain(s: string): string[] {
 export const NAMED_FORMATS: Readonly<Record<string, (s: string) => string[]>> = {
   dns1123Label: (s) => [
     ...maxLen(s, 63),
-    ...(DNS1123_LABEL.test(s) ? [] : ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]),
+    ...(DNS1123_LABEL.test(s)
+      ? []
+      : [
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        ]),
   ],
   dns1123Subdomain,
   dns1035Label: (s) => [
     ...maxLen(s, 63),
-    ...(DNS1035_LABEL.test(s) ? [] : ["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"]),
+    ...(DNS1035_LABEL.test(s)
+      ? []
+      : [
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        ]),
   ],
   labelValue: (s) => [
     ...maxLen(s, 63),
-    ...(LABEL_VALUE.test(s) ? [] : ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]),
+    ...(LABEL_VALUE.test(s)
+      ? []
+      : [
+          "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        ]),
   ],
   qualifiedName: (s) => {
     const parts = s.split('/');
     const name = parts.length === 2 ? (parts[1] ?? '') : s;
     const errs: string[] = [];
-    if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    if (parts.length > 2)
+      return [
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      ];
     if (parts.length === 2) {
       const prefix = parts[0] ?? '';
       if (prefix === '') errs.push('prefix part must be non-empty');
@@ -109,7 +128,10 @@ export const NAMED_FORMATS: Readonly<Record<string, (s: string) => string[]>> = 
     if (name === '') errs.push('name part must be non-empty');
     else {
       errs.push(...maxLen(name, 63).map((m) => `name part ${m}`));
-      if (!QUALIFIED_NAME_PART.test(name)) errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+      if (!QUALIFIED_NAME_PART.test(name))
+        errs.push(
+          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        );
     }
     return errs;
   },
@@ -133,22 +155,49 @@ function registerNetwork(env: Environment): void {
       if (!ip) throw new Error(`IP Address ${JSON.stringify(s)} parse error during conversion from string`);
       return ip;
     })
-    .registerFunction({ name: 'family', receiverType: 'net.IP', returnType: 'int', params: [], handler: (ip: CelIP) => BigInt(netIsIP(ip.address)) })
+    .registerFunction({
+      name: 'family',
+      receiverType: 'net.IP',
+      returnType: 'int',
+      params: [],
+      handler: (ip: CelIP) => BigInt(netIsIP(ip.address)),
+    })
     .registerFunction('isCIDR(string): bool', (s: string) => parseCIDR(s) !== undefined)
     .registerFunction('cidr(string): net.CIDR', (s: string) => {
       const c = parseCIDR(s);
       if (!c) throw new Error(`network address parse error during conversion from string: ${JSON.stringify(s)}`);
       return c;
     })
-    .registerFunction({ name: 'prefixLength', receiverType: 'net.CIDR', returnType: 'int', params: [], handler: (c: CelCIDR) => BigInt(c.prefix) })
-    .registerFunction({ name: 'ip', receiverType: 'net.CIDR', returnType: 'net.IP', params: [], handler: (c: CelCIDR) => new CelIP(c.address) })
+    .registerFunction({
+      name: 'prefixLength',
+      receiverType: 'net.CIDR',
+      returnType: 'int',
+      params: [],
+      handler: (c: CelCIDR) => BigInt(c.prefix),
+    })
+    .registerFunction({
+      name: 'ip',
+      receiverType: 'net.CIDR',
+      returnType: 'net.IP',
+      params: [],
+      handler: (c: CelCIDR) => new CelIP(c.address),
+    })
     .registerFunction('isURL(string): bool', (s: string) => isRequestURI(s));
 }
 
 function registerFormats(env: Environment): void {
-  env.registerType('kubernetes.Formats', CelFormats).registerType('kubernetes.NamedFormat', CelNamedFormat).registerConstant('format', 'kubernetes.Formats', new CelFormats());
+  env
+    .registerType('kubernetes.Formats', CelFormats)
+    .registerType('kubernetes.NamedFormat', CelNamedFormat)
+    .registerConstant('format', 'kubernetes.Formats', new CelFormats());
   for (const [name, check] of Object.entries(NAMED_FORMATS)) {
-    env.registerFunction({ name, receiverType: 'kubernetes.Formats', returnType: 'kubernetes.NamedFormat', params: [], handler: () => new CelNamedFormat(check) });
+    env.registerFunction({
+      name,
+      receiverType: 'kubernetes.Formats',
+      returnType: 'kubernetes.NamedFormat',
+      params: [],
+      handler: () => new CelNamedFormat(check),
+    });
   }
   env.registerFunction({
     name: 'validate',
@@ -165,21 +214,61 @@ function registerFormats(env: Environment): void {
 function registerLists(env: Environment): void {
   env
     .registerFunction('matches(string, string): bool', (s: string, re: string) => new RegExp(re, 'u').test(s))
-    .registerFunction({ name: 'isSorted', receiverType: 'list', returnType: 'bool', params: [], handler: (l: unknown[]) => l.every((v, i) => i === 0 || cmp(l[i - 1], v) <= 0) })
-    .registerFunction({ name: 'sum', receiverType: 'list', returnType: 'dyn', params: [], handler: (l: unknown[]) => l.reduce<number | bigint>((a, v) => (typeof v === 'bigint' && typeof a === 'bigint' ? a + v : Number(a) + Number(v)), 0n) })
-    .registerFunction({ name: 'min', receiverType: 'list', returnType: 'dyn', params: [], handler: (l: unknown[]) => {
-      if (l.length === 0) throw new Error('min called on empty list');
-      return l.reduce((a, v) => (cmp(v, a) < 0 ? v : a));
-    } })
-    .registerFunction({ name: 'max', receiverType: 'list', returnType: 'dyn', params: [], handler: (l: unknown[]) => {
-      if (l.length === 0) throw new Error('max called on empty list');
-      return l.reduce((a, v) => (cmp(v, a) > 0 ? v : a));
-    } })
-    .registerFunction({ name: 'indexOf', receiverType: 'list', returnType: 'int', params: [{ name: 'v', type: 'dyn' }], handler: (l: unknown[], v: unknown) => BigInt(l.findIndex((x) => cmp(x, v) === 0)) })
-    .registerFunction({ name: 'lastIndexOf', receiverType: 'list', returnType: 'int', params: [{ name: 'v', type: 'dyn' }], handler: (l: unknown[], v: unknown) => {
-      for (let i = l.length - 1; i >= 0; i--) if (cmp(l[i], v) === 0) return BigInt(i);
-      return -1n;
-    } });
+    .registerFunction({
+      name: 'isSorted',
+      receiverType: 'list',
+      returnType: 'bool',
+      params: [],
+      handler: (l: unknown[]) => l.every((v, i) => i === 0 || cmp(l[i - 1], v) <= 0),
+    })
+    .registerFunction({
+      name: 'sum',
+      receiverType: 'list',
+      returnType: 'dyn',
+      params: [],
+      handler: (l: unknown[]) =>
+        l.reduce<number | bigint>(
+          (a, v) => (typeof v === 'bigint' && typeof a === 'bigint' ? a + v : Number(a) + Number(v)),
+          0n,
+        ),
+    })
+    .registerFunction({
+      name: 'min',
+      receiverType: 'list',
+      returnType: 'dyn',
+      params: [],
+      handler: (l: unknown[]) => {
+        if (l.length === 0) throw new Error('min called on empty list');
+        return l.reduce((a, v) => (cmp(v, a) < 0 ? v : a));
+      },
+    })
+    .registerFunction({
+      name: 'max',
+      receiverType: 'list',
+      returnType: 'dyn',
+      params: [],
+      handler: (l: unknown[]) => {
+        if (l.length === 0) throw new Error('max called on empty list');
+        return l.reduce((a, v) => (cmp(v, a) > 0 ? v : a));
+      },
+    })
+    .registerFunction({
+      name: 'indexOf',
+      receiverType: 'list',
+      returnType: 'int',
+      params: [{ name: 'v', type: 'dyn' }],
+      handler: (l: unknown[], v: unknown) => BigInt(l.findIndex((x) => cmp(x, v) === 0)),
+    })
+    .registerFunction({
+      name: 'lastIndexOf',
+      receiverType: 'list',
+      returnType: 'int',
+      params: [{ name: 'v', type: 'dyn' }],
+      handler: (l: unknown[], v: unknown) => {
+        for (let i = l.length - 1; i >= 0; i--) if (cmp(l[i], v) === 0) return BigInt(i);
+        return -1n;
+      },
+    });
 }
 
 let shared: Environment | undefined;

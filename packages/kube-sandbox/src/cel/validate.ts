@@ -65,9 +65,15 @@ export function ruleCompileErrors(schema: unknown, path: string): { field: strin
       rules.forEach((r, i) => {
         if (!isObject(r) || typeof r['rule'] !== 'string') return;
         const c = compileRule(r as unknown as Rule);
-        if (c.error) out.push({ field: `${p}.x-kubernetes-validations[${i}].rule`, value: r['rule'], detail: `compilation failed: ${c.error}` });
+        if (c.error)
+          out.push({
+            field: `${p}.x-kubernetes-validations[${i}].rule`,
+            value: r['rule'],
+            detail: `compilation failed: ${c.error}`,
+          });
       });
-    if (isObject(s['properties'])) for (const [k, v] of Object.entries(s['properties'])) walk(v, `${p}.properties[${k}]`);
+    if (isObject(s['properties']))
+      for (const [k, v] of Object.entries(s['properties'])) walk(v, `${p}.properties[${k}]`);
     if (isObject(s['items'])) walk(s['items'], `${p}.items`);
     if (isObject(s['additionalProperties'])) walk(s['additionalProperties'], `${p}.additionalProperties`);
   };
@@ -145,12 +151,21 @@ function failureMessage(r: Rule, c: Compiled, vars: Record<string, unknown>): st
 /** Runtime evaluation errors phrased as the apiserver does. */
 function evalErrorText(e: unknown, r: Rule): string {
   const msg = ((e as Error).message.split('\n')[0] ?? '').trim();
-  if (/no matching overload/i.test(msg)) return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(r)}`;
+  if (/no matching overload/i.test(msg))
+    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(r)}`;
   const lower = msg.charAt(0).toLowerCase() + msg.slice(1);
   return `${lower} evaluating rule: ${ruleText(r)}`;
 }
 
-function evaluateRules(schema: JsonObject, value: unknown, old: unknown, hasOld: boolean, path: string, root: boolean, out: FieldError[]): void {
+function evaluateRules(
+  schema: JsonObject,
+  value: unknown,
+  old: unknown,
+  hasOld: boolean,
+  path: string,
+  root: boolean,
+  out: FieldError[],
+): void {
   const rules = schema['x-kubernetes-validations'];
   if (!Array.isArray(rules) || rules.length === 0) return;
   const type = typeof schema['type'] === 'string' ? schema['type'] : '';
@@ -163,7 +178,12 @@ function evaluateRules(schema: JsonObject, value: unknown, old: unknown, hasOld:
     if (c.transition && !hasOld && !r.optionalOldSelf) continue;
     const field = r.fieldPath ? joinFieldPath(path, r.fieldPath) : path;
     if (!c.program) {
-      out.push({ field: fieldString(field), type: 'FieldValueInvalid', value: type, detail: `compilation failed: ${c.error ?? 'invalid rule'}` });
+      out.push({
+        field: fieldString(field),
+        type: 'FieldValueInvalid',
+        value: type,
+        detail: `compilation failed: ${c.error ?? 'invalid rule'}`,
+      });
       continue;
     }
     const vars: Record<string, unknown> = { self };
@@ -180,15 +200,29 @@ function evaluateRules(schema: JsonObject, value: unknown, old: unknown, hasOld:
 }
 
 /** Old list items keyed by their `x-kubernetes-list-map-keys` (only map lists correlate). */
-function correlateList(schema: JsonObject, old: unknown): ((item: unknown) => { found: boolean; value: unknown }) | undefined {
+function correlateList(
+  schema: JsonObject,
+  old: unknown,
+): ((item: unknown) => { found: boolean; value: unknown }) | undefined {
   if (schema['x-kubernetes-list-type'] !== 'map' || !Array.isArray(old)) return undefined;
-  const keys = Array.isArray(schema['x-kubernetes-list-map-keys']) ? (schema['x-kubernetes-list-map-keys'] as string[]) : [];
+  const keys = Array.isArray(schema['x-kubernetes-list-map-keys'])
+    ? (schema['x-kubernetes-list-map-keys'] as string[])
+    : [];
   const keyOf = (it: unknown): string => JSON.stringify(keys.map((k) => (isObject(it) ? it[k] : undefined)));
   const byKey = new Map(old.map((it) => [keyOf(it), it]));
-  return (item) => (byKey.has(keyOf(item)) ? { found: true, value: byKey.get(keyOf(item)) } : { found: false, value: undefined });
+  return (item) =>
+    byKey.has(keyOf(item)) ? { found: true, value: byKey.get(keyOf(item)) } : { found: false, value: undefined };
 }
 
-function walk(schema: unknown, value: unknown, old: unknown, hasOld: boolean, path: string, root: boolean, out: FieldError[]): void {
+function walk(
+  schema: unknown,
+  value: unknown,
+  old: unknown,
+  hasOld: boolean,
+  path: string,
+  root: boolean,
+  out: FieldError[],
+): void {
   if (!isObject(schema) || value === undefined || value === null) return;
   evaluateRules(schema, value, old, hasOld, path, root, out);
   if (isObject(value)) {

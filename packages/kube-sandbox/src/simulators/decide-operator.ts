@@ -3,7 +3,14 @@
  * component finished rolling out, and the status it writes. No I/O; the controller in operator-simulator.ts
  * feeds these functions from its informers.
  */
-import type { OperandVersion, OperatorCondition, OperatorFault, RelatedObject, SimClusterOperator, SimDeployment } from './operator-types.js';
+import type {
+  OperandVersion,
+  OperatorCondition,
+  OperatorFault,
+  RelatedObject,
+  SimClusterOperator,
+  SimDeployment,
+} from './operator-types.js';
 
 /** Environment variable through which real OpenShift operators learn the release they belong to. */
 export const RELEASE_VERSION_ENV = 'RELEASE_VERSION';
@@ -46,13 +53,15 @@ export interface ExpectedVersionsInput {
  * the report follows the CVO's rollout of the Deployment); else `operator: <ClusterVersion desired version>`.
  */
 export function resolveExpectedVersions(input: ExpectedVersionsInput): OperandVersion[] | undefined {
-  if (input.explicit !== undefined && input.explicit.length > 0) return input.explicit.map((v) => ({ name: v.name, version: v.version }));
+  if (input.explicit !== undefined && input.explicit.length > 0)
+    return input.explicit.map((v) => ({ name: v.name, version: v.version }));
   const sorted = [...input.deployments].sort((a, b) => deploymentKey(a).localeCompare(deploymentKey(b)));
   for (const d of sorted) {
     const v = releaseVersionOf(d);
     if (v !== undefined) return [{ name: 'operator', version: v }];
   }
-  if (input.desiredVersion !== undefined && input.desiredVersion !== '') return [{ name: 'operator', version: input.desiredVersion }];
+  if (input.desiredVersion !== undefined && input.desiredVersion !== '')
+    return [{ name: 'operator', version: input.desiredVersion }];
   return undefined;
 }
 
@@ -77,19 +86,72 @@ export function unavailableDeployments(deployments: readonly SimDeployment[]): s
 }
 
 /** The conditions a simulated operator reports for a fault (or none). */
-export function simulatedConditions(fault: OperatorFault | undefined, operatorVersion: string): { type: string; status: OperatorCondition['status']; reason: string; message: string }[] {
+export function simulatedConditions(
+  fault: OperatorFault | undefined,
+  operatorVersion: string,
+): { type: string; status: OperatorCondition['status']; reason: string; message: string }[] {
   const at = operatorVersion === '' ? '' : ` at ${operatorVersion}`;
-  const available = { type: 'Available', status: 'True' as const, reason: REASON_AS_EXPECTED, message: `Simulated cluster operator: available${at}` };
-  const progressing = { type: 'Progressing', status: 'False' as const, reason: REASON_AS_EXPECTED, message: `Simulated cluster operator: rolled out${at}` };
-  const degraded = { type: 'Degraded', status: 'False' as const, reason: REASON_AS_EXPECTED, message: 'Simulated cluster operator: no problems' };
-  const upgradeable = { type: 'Upgradeable', status: 'True' as const, reason: REASON_AS_EXPECTED, message: 'Simulated cluster operator: upgradeable' };
+  const available = {
+    type: 'Available',
+    status: 'True' as const,
+    reason: REASON_AS_EXPECTED,
+    message: `Simulated cluster operator: available${at}`,
+  };
+  const progressing = {
+    type: 'Progressing',
+    status: 'False' as const,
+    reason: REASON_AS_EXPECTED,
+    message: `Simulated cluster operator: rolled out${at}`,
+  };
+  const degraded = {
+    type: 'Degraded',
+    status: 'False' as const,
+    reason: REASON_AS_EXPECTED,
+    message: 'Simulated cluster operator: no problems',
+  };
+  const upgradeable = {
+    type: 'Upgradeable',
+    status: 'True' as const,
+    reason: REASON_AS_EXPECTED,
+    message: 'Simulated cluster operator: upgradeable',
+  };
   switch (fault?.kind) {
     case 'degraded':
-      return [available, progressing, { type: 'Degraded', status: 'True', reason: fault.reason ?? 'SimulatedFault', message: fault.message ?? 'Simulated cluster operator: degraded by an injected fault' }, upgradeable];
+      return [
+        available,
+        progressing,
+        {
+          type: 'Degraded',
+          status: 'True',
+          reason: fault.reason ?? 'SimulatedFault',
+          message: fault.message ?? 'Simulated cluster operator: degraded by an injected fault',
+        },
+        upgradeable,
+      ];
     case 'unavailable':
-      return [{ type: 'Available', status: 'False', reason: fault.reason ?? 'SimulatedFault', message: fault.message ?? 'Simulated cluster operator: unavailable by an injected fault' }, progressing, degraded, upgradeable];
+      return [
+        {
+          type: 'Available',
+          status: 'False',
+          reason: fault.reason ?? 'SimulatedFault',
+          message: fault.message ?? 'Simulated cluster operator: unavailable by an injected fault',
+        },
+        progressing,
+        degraded,
+        upgradeable,
+      ];
     case 'not-upgradeable':
-      return [available, progressing, degraded, { type: 'Upgradeable', status: 'False', reason: fault.reason ?? 'SimulatedFault', message: fault.message ?? 'Simulated cluster operator: not upgradeable by an injected fault' }];
+      return [
+        available,
+        progressing,
+        degraded,
+        {
+          type: 'Upgradeable',
+          status: 'False',
+          reason: fault.reason ?? 'SimulatedFault',
+          message: fault.message ?? 'Simulated cluster operator: not upgradeable by an injected fault',
+        },
+      ];
     default:
       return [available, progressing, degraded, upgradeable];
   }
@@ -112,20 +174,27 @@ export function buildOperatorStatus(
   const conditions: OperatorCondition[] = prev.filter((c) => !ours.has(c.type)).map((c) => ({ ...c }));
   for (const w of wanted) {
     const old = prev.find((c) => c.type === w.type);
-    conditions.push({ ...w, lastTransitionTime: old !== undefined && old.status === w.status ? old.lastTransitionTime : nowIso });
+    conditions.push({
+      ...w,
+      lastTransitionTime: old !== undefined && old.status === w.status ? old.lastTransitionTime : nowIso,
+    });
   }
   return { versions: versions.map((v) => ({ name: v.name, version: v.version })), conditions };
 }
 
 /** True when the live status already says exactly what `next` says (ignoring transition times). */
-export function statusUpToDate(live: SimClusterOperator, next: { versions: OperandVersion[]; conditions: OperatorCondition[] }): boolean {
+export function statusUpToDate(
+  live: SimClusterOperator,
+  next: { versions: OperandVersion[]; conditions: OperatorCondition[] },
+): boolean {
   const lv = live.status?.versions ?? [];
   if (lv.length !== next.versions.length) return false;
   for (const v of next.versions) if (!lv.some((l) => l.name === v.name && l.version === v.version)) return false;
   const lc = live.status?.conditions ?? [];
   for (const c of next.conditions) {
     const l = lc.find((x) => x.type === c.type);
-    if (!l || l.status !== c.status || (l.reason ?? '') !== (c.reason ?? '') || (l.message ?? '') !== (c.message ?? '')) return false;
+    if (!l || l.status !== c.status || (l.reason ?? '') !== (c.reason ?? '') || (l.message ?? '') !== (c.message ?? ''))
+      return false;
   }
   return true;
 }
@@ -158,12 +227,17 @@ export type OperatorReportDecision =
  */
 export function decideOperatorReport(input: OperatorReportInput): OperatorReportDecision {
   if (input.fault?.kind === 'never') return { action: 'none', why: 'fault "never": this operator never reports' };
-  if (input.expected === undefined || input.expected.length === 0) return { action: 'none', why: 'no version to report (no manifest versions, RELEASE_VERSION or ClusterVersion desired version)' };
+  if (input.expected === undefined || input.expected.length === 0)
+    return {
+      action: 'none',
+      why: 'no version to report (no manifest versions, RELEASE_VERSION or ClusterVersion desired version)',
+    };
   const status = buildOperatorStatus(input.operator, input.expected, input.fault, new Date(input.now).toISOString());
   if (statusUpToDate(input.operator, status)) return { action: 'none', why: 'status already reported' };
   if (input.waitForDeployments) {
     const pending = unavailableDeployments(input.deployments);
-    if (pending.length > 0) return { action: 'wait', afterMs: undefined, why: `waiting for Deployments to roll out: ${pending.join(', ')}` };
+    if (pending.length > 0)
+      return { action: 'wait', afterMs: undefined, why: `waiting for Deployments to roll out: ${pending.join(', ')}` };
   }
   const extra = input.fault?.kind === 'slow' ? input.fault.extraDelayMs : 0;
   const due = input.pendingSince + input.delayMs + extra;

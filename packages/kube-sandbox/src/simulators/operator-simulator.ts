@@ -5,9 +5,27 @@
  * fault, an unhealthy) operator would report. It runs against the embedded sandbox and any other API server.
  * It is not an operator of anything: it only reports.
  */
-import { AppsV1Api, CustomObjectsApi, KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  type Informer,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+} from '@kubernetes/client-node';
 import { decideOperatorReport, relatedNamespaces, resolveExpectedVersions } from './decide-operator.js';
-import type { OperandVersion, OperatorCondition, OperatorFault, SimClusterOperator, SimClusterVersion, SimDeployment } from './operator-types.js';
+import type {
+  OperandVersion,
+  OperatorCondition,
+  OperatorFault,
+  SimClusterOperator,
+  SimClusterVersion,
+  SimDeployment,
+} from './operator-types.js';
 
 const GROUP = 'config.openshift.io';
 const VERSION = 'v1';
@@ -79,17 +97,32 @@ export function expectedVersionsFromManifests(manifests: Iterable<unknown>): Rec
   const out: Record<string, OperandVersion[]> = {};
   for (const m of manifests) {
     if (typeof m !== 'object' || m === null) continue;
-    const o = m as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown }; status?: { versions?: unknown } };
-    if (o.apiVersion !== `${GROUP}/${VERSION}` || o.kind !== 'ClusterOperator' || typeof o.metadata?.name !== 'string') continue;
+    const o = m as {
+      apiVersion?: unknown;
+      kind?: unknown;
+      metadata?: { name?: unknown };
+      status?: { versions?: unknown };
+    };
+    if (o.apiVersion !== `${GROUP}/${VERSION}` || o.kind !== 'ClusterOperator' || typeof o.metadata?.name !== 'string')
+      continue;
     const vs = Array.isArray(o.status?.versions) ? (o.status.versions as unknown[]) : [];
-    out[o.metadata.name] = vs.filter((v): v is OperandVersion => typeof v === 'object' && v !== null && typeof (v as OperandVersion).name === 'string' && typeof (v as OperandVersion).version === 'string').map((v) => ({ name: v.name, version: v.version }));
+    out[o.metadata.name] = vs
+      .filter(
+        (v): v is OperandVersion =>
+          typeof v === 'object' &&
+          v !== null &&
+          typeof (v as OperandVersion).name === 'string' &&
+          typeof (v as OperandVersion).version === 'string',
+      )
+      .map((v) => ({ name: v.name, version: v.version }));
   }
   return out;
 }
 
 function loadKubeConfig(opts: OperatorSimulatorOptions): KubeConfig {
   const src = opts.client ?? opts.kubeconfig;
-  if (src === undefined) throw new TypeError('startOperatorSimulator needs `kubeconfig` (YAML text or KubeConfig) or `client`');
+  if (src === undefined)
+    throw new TypeError('startOperatorSimulator needs `kubeconfig` (YAML text or KubeConfig) or `client`');
   let kc: KubeConfig;
   if (typeof src === 'string') {
     kc = new KubeConfig();
@@ -157,10 +190,18 @@ class Simulator implements OperatorSimulator {
     this.exclude = new Set(opts.exclude ?? ['machine-config']);
     this.versions = { ...(opts.versions ?? {}) };
     const listCustom = (plural: string) => async (): Promise<KubernetesListObject<Obj>> =>
-      (await this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as KubernetesListObject<Obj>;
+      (await this.custom.listClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural,
+      })) as KubernetesListObject<Obj>;
     this.cos = makeInformer<Obj>(kc, `/apis/${GROUP}/${VERSION}/clusteroperators`, listCustom('clusteroperators'));
     this.cvs = makeInformer<Obj>(kc, `/apis/${GROUP}/${VERSION}/clusterversions`, listCustom('clusterversions'));
-    this.deployments = makeInformer<Obj>(kc, '/apis/apps/v1/deployments', async () => (await apps.listDeploymentForAllNamespaces()));
+    this.deployments = makeInformer<Obj>(
+      kc,
+      '/apis/apps/v1/deployments',
+      async () => await apps.listDeploymentForAllNamespaces(),
+    );
     this.informers.push(this.cos, this.cvs, this.deployments);
     this.synced = new Promise((resolve) => {
       this.markSynced = resolve;
@@ -188,10 +229,18 @@ class Simulator implements OperatorSimulator {
     for (const inf of this.informers) this.keepRunning(inf);
     const results = await Promise.allSettled(this.informers.map((i) => i.start()));
     results.forEach((r, i) => {
-      if (r.status === 'rejected') this.log.error('simulator watch failed to start; retrying', { watch: ['clusteroperators', 'clusterversions', 'deployments'][i], error: errText(r.reason) });
+      if (r.status === 'rejected')
+        this.log.error('simulator watch failed to start; retrying', {
+          watch: ['clusteroperators', 'clusterversions', 'deployments'][i],
+          error: errText(r.reason),
+        });
     });
     this.markSynced();
-    this.log.info('cluster-operator simulator started', { delayMs: this.delayMs, exclude: [...this.exclude].sort(), faults: this.opts.faults ?? {} });
+    this.log.info('cluster-operator simulator started', {
+      delayMs: this.delayMs,
+      exclude: [...this.exclude].sort(),
+      faults: this.opts.faults ?? {},
+    });
     this.enqueueAll();
   }
 
@@ -273,11 +322,11 @@ class Simulator implements OperatorSimulator {
       await this.reconcile(name);
     } catch (err) {
       // 409: our cached copy was stale; the watch brings the new one and we try again
-      if (httpCode(err) !== 409) this.log.error('simulated operator report failed; retrying', { clusterOperator: name, error: errText(err) });
+      if (httpCode(err) !== 409)
+        this.log.error('simulated operator report failed; retrying', { clusterOperator: name, error: errText(err) });
       this.enqueue(name, httpCode(err) === 409 ? 100 : 500);
     }
   }
-
 
   private deploymentsOf(co: SimClusterOperator): SimDeployment[] {
     const nss = new Set(relatedNamespaces(co.status?.relatedObjects));
@@ -287,11 +336,18 @@ class Simulator implements OperatorSimulator {
 
   private async reconcile(name: string): Promise<void> {
     const co = this.cos.get(name) as unknown as SimClusterOperator | undefined;
-    if (!co) { this.forget(name); return; }
+    if (!co) {
+      this.forget(name);
+      return;
+    }
     const fault = this.opts.faults?.[name];
     const deployments = this.deploymentsOf(co);
     const cv = this.cvs.get('version') as unknown as SimClusterVersion | undefined;
-    const expected = resolveExpectedVersions({ explicit: this.versions[name], deployments, desiredVersion: cv?.status?.desired?.version });
+    const expected = resolveExpectedVersions({
+      explicit: this.versions[name],
+      deployments,
+      desiredVersion: cv?.status?.desired?.version,
+    });
     const key = JSON.stringify([expected, fault]);
     const now = this.now();
     let p = this.pending.get(name);
@@ -299,23 +355,45 @@ class Simulator implements OperatorSimulator {
       p = { key, since: now };
       this.pending.set(name, p);
     }
-    const d = decideOperatorReport({ operator: co, expected, fault, deployments, waitForDeployments: this.opts.waitForDeployments ?? true, pendingSince: p.since, now, delayMs: this.delayMs });
+    const d = decideOperatorReport({
+      operator: co,
+      expected,
+      fault,
+      deployments,
+      waitForDeployments: this.opts.waitForDeployments ?? true,
+      pendingSince: p.since,
+      now,
+      delayMs: this.delayMs,
+    });
     if (d.action === 'wait') {
       if (d.afterMs !== undefined) this.enqueue(name, d.afterMs);
       return;
     }
     if (d.action === 'none') return;
     const body = { metadata: { resourceVersion: co.metadata.resourceVersion }, status: d.status };
-    await this.custom.patchClusterCustomObjectStatus({ group: GROUP, version: VERSION, plural: 'clusteroperators', name, body, fieldManager: FIELD_MANAGER }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-    const report: OperatorReport = { name, at: new Date(now).toISOString(), versions: d.status.versions, conditions: d.status.conditions };
+    await this.custom.patchClusterCustomObjectStatus(
+      { group: GROUP, version: VERSION, plural: 'clusteroperators', name, body, fieldManager: FIELD_MANAGER },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const report: OperatorReport = {
+      name,
+      at: new Date(now).toISOString(),
+      versions: d.status.versions,
+      conditions: d.status.conditions,
+    };
     this.reports.push(report);
-    this.log.info('simulated cluster operator reported', { clusterOperator: name, versions: d.status.versions, fault: fault?.kind ?? null });
+    this.log.info('simulated cluster operator reported', {
+      clusterOperator: name,
+      versions: d.status.versions,
+      fault: fault?.kind ?? null,
+    });
     this.opts.onReport?.(report);
   }
 }
 
 function httpCode(err: unknown): number | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof (err).code === 'number') return (err as { code: number }).code;
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number')
+    return (err as { code: number }).code;
   return undefined;
 }
 

@@ -15,7 +15,10 @@ export type SimClusterOperator = Pick<ClusterOperator, 'metadata' | 'status'>;
 /** The fields of an `apps/v1` Deployment the simulator uses to decide whether a rollout finished. */
 export interface SimDeployment {
   metadata: { name?: string; namespace?: string; generation?: number };
-  spec?: { replicas?: number; template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } } };
+  spec?: {
+    replicas?: number;
+    template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } };
+  };
   status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number };
 }
 

@@ -19,7 +19,10 @@ const IMG = (d: string) => `quay.io/ocp/os@sha256:${d.repeat(64)}`;
 let n = 0;
 async function node(): Promise<{ path: string; host: SysrootRpmOstree }> {
   const path = join(root, `n${n++}`);
-  return { path, host: await SysrootRpmOstree.create({ path, osImageURL: IMG('a'), kargs: ['rw', 'nosmt'], osname: 'rhcos' }) };
+  return {
+    path,
+    host: await SysrootRpmOstree.create({ path, osImageURL: IMG('a'), kargs: ['rw', 'nosmt'], osname: 'rhcos' }),
+  };
 }
 
 describe('sysroot backend crash safety', () => {
@@ -73,7 +76,10 @@ describe('sysroot backend crash safety', () => {
     await driver.rebaseLayered(IMG('b'));
     // play the crash: deploy a second pending deployment by hand, as #stage does before it undeploys the first
     const origin = join(root, 'origin');
-    writeFileSync(origin, `[origin]\ncontainer-image-reference=ostree-unverified-registry:${IMG('c')}\n\n[keelson]\nbase-checksum=${(await host.sysroot.deployments())[0]?.checksum ?? ''}\n`);
+    writeFileSync(
+      origin,
+      `[origin]\ncontainer-image-reference=ostree-unverified-registry:${IMG('c')}\n\n[keelson]\nbase-checksum=${(await host.sysroot.deployments())[0]?.checksum ?? ''}\n`,
+    );
     const [first] = await host.sysroot.deployments();
     await host.sysroot.deploy(first?.checksum ?? '', { retain: true, kargsExact: ['rw'], originFile: origin });
     expect((await host.sysroot.deployments()).length).toBe(3);

@@ -27,7 +27,12 @@ async function zeroBombLayer(size: number): Promise<Buffer> {
   const entry = pack.entry({ name: 'manifests/0000_00_zero.yaml', size });
   const chunk = Buffer.alloc(1024 * 1024);
   for (let left = size; left > 0; left -= chunk.length) {
-    if (!entry.write(left >= chunk.length ? chunk : chunk.subarray(0, left))) await new Promise<void>((r) => entry.once('drain', () => { r(); }));
+    if (!entry.write(left >= chunk.length ? chunk : chunk.subarray(0, left)))
+      await new Promise<void>((r) =>
+        entry.once('drain', () => {
+          r();
+        }),
+      );
   }
   (entry as unknown as { end(): void }).end();
   pack.finalize();
@@ -50,7 +55,10 @@ describe('bombs', () => {
   });
 
   it('the total of manifest bytes is capped across files', async () => {
-    const files = Array.from({ length: 5 }, (_, i) => ({ name: `manifests/f${i}.yaml`, data: Buffer.alloc(3000, 0x20) }));
+    const files = Array.from({ length: 5 }, (_, i) => ({
+      name: `manifests/f${i}.yaml`,
+      data: Buffer.alloc(3000, 0x20),
+    }));
     const root = await tmp();
     await writeLayout(root, [gz(await tarBuffer(payloadEntries(files)))]);
     const e = await openPayload(root, { limits: { maxTotalBytes: 10_000 } }).catch((x: unknown) => x);
@@ -62,7 +70,10 @@ describe('bombs', () => {
     const l = await layout(await tmp());
     await rm(l.layerBlob);
     await symlink('/dev/zero', l.layerBlob);
-    await expect(openPayload(l.root)).rejects.toMatchObject({ code: 'UnsafeArchive', message: expect.stringMatching(/not a regular file/) });
+    await expect(openPayload(l.root)).rejects.toMatchObject({
+      code: 'UnsafeArchive',
+      message: expect.stringMatching(/not a regular file/),
+    });
   });
 
   it('a layer blob that is a FIFO is refused without blocking', async () => {
@@ -79,30 +90,54 @@ describe('bombs', () => {
   });
 
   it('an oci-archive with more entries than the cap is refused before anything is written', async () => {
-    const entries = Array.from({ length: 1200 }, (_, i) => ({ name: `blobs/sha256/${String(i).padStart(64, '0')}`, data: '' }));
+    const entries = Array.from({ length: 1200 }, (_, i) => ({
+      name: `blobs/sha256/${String(i).padStart(64, '0')}`,
+      data: '',
+    }));
     const arch = join(await tmp(), 'many.tar');
-    await writeFile(arch, await tarBuffer([{ name: 'oci-layout', data: '{"imageLayoutVersion":"1.0.0"}' }, ...entries]));
+    await writeFile(
+      arch,
+      await tarBuffer([{ name: 'oci-layout', data: '{"imageLayoutVersion":"1.0.0"}' }, ...entries]),
+    );
     const dest = await tmp();
     const e = await unpackArchive(arch, dest, { maxArchiveEntries: 1000 }).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: 'ArchiveLimitExceeded', message: expect.stringMatching(/maxArchiveEntries/) });
     expect(await readdir(dest)).toEqual([]);
-    await expect(openPayload(arch, { limits: { maxArchiveEntries: 1000 } })).rejects.toMatchObject({ code: 'ArchiveLimitExceeded' });
+    await expect(openPayload(arch, { limits: { maxArchiveEntries: 1000 } })).rejects.toMatchObject({
+      code: 'ArchiveLimitExceeded',
+    });
   });
 
   it('a duplicate archive entry is refused', async () => {
     const arch = join(await tmp(), 'dup.tar');
-    await writeFile(arch, await tarBuffer([{ name: 'oci-layout', data: '{}' }, { name: 'oci-layout', data: '{}' }]));
+    await writeFile(
+      arch,
+      await tarBuffer([
+        { name: 'oci-layout', data: '{}' },
+        { name: 'oci-layout', data: '{}' },
+      ]),
+    );
     await expect(unpackArchive(arch, await tmp())).rejects.toMatchObject({ code: 'UnsafeArchive' });
   });
 
   it('a descriptor size that is not an integer is refused', async () => {
     const l = await layout(await tmp());
     const blobs = join(l.root, 'blobs/sha256');
-    const m = JSON.parse(await readFile(join(blobs, l.manifestDigest.slice(7)), 'utf8')) as { layers: { size: unknown }[] };
+    const m = JSON.parse(await readFile(join(blobs, l.manifestDigest.slice(7)), 'utf8')) as {
+      layers: { size: unknown }[];
+    };
     (m.layers[0] as { size: unknown }).size = 1e300;
     const bytes = Buffer.from(JSON.stringify(m));
     await writeFile(join(blobs, sha(bytes).slice(7)), bytes);
-    await writeFile(join(l.root, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: sha(bytes), size: bytes.length }] }));
+    await writeFile(
+      join(l.root, 'index.json'),
+      JSON.stringify({
+        schemaVersion: 2,
+        manifests: [
+          { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: sha(bytes), size: bytes.length },
+        ],
+      }),
+    );
     await expect(openPayload(l.root)).rejects.toMatchObject({ code: 'InvalidImageLayout' });
   });
 });
@@ -111,7 +146,10 @@ describe('links', () => {
   it('a directory source refuses a manifest that links outside the payload', async () => {
     const root = await payloadDir(await tmp());
     await symlink('/etc/passwd', join(root, 'release-manifests/0000_50_passwd.yaml'));
-    await expect(openPayload(root)).rejects.toMatchObject({ code: 'UnsafeArchive', message: expect.stringMatching(/outside the payload/) });
+    await expect(openPayload(root)).rejects.toMatchObject({
+      code: 'UnsafeArchive',
+      message: expect.stringMatching(/outside the payload/),
+    });
   });
 
   it('a directory source refuses manifests/ itself linking outside the payload', async () => {
@@ -135,7 +173,10 @@ describe('links', () => {
     await expect(openPayload(root)).rejects.toMatchObject({ code: 'UnsafeArchive' });
   });
 
-  const files = (): PayloadFiles => ({ manifests: new Map([['a.yaml', Buffer.from('x')]]), releaseManifests: new Map([['release-metadata', Buffer.from('{}')]]) });
+  const files = (): PayloadFiles => ({
+    manifests: new Map([['a.yaml', Buffer.from('x')]]),
+    releaseManifests: new Map([['release-metadata', Buffer.from('{}')]]),
+  });
 
   it('extract never writes through a link in the destination', async () => {
     const dest = await tmp();
@@ -166,7 +207,13 @@ describe('links', () => {
     await expect(writePayloadFiles(files(), dest)).rejects.toMatchObject({ code: 'ExtractError' });
     expect(await readdir(parent)).toEqual(['out']);
     // a bad name is refused before anything is written
-    const bad: PayloadFiles = { manifests: new Map([['ok.yaml', Buffer.from('x')], ['../x', Buffer.from('y')]]), releaseManifests: new Map() };
+    const bad: PayloadFiles = {
+      manifests: new Map([
+        ['ok.yaml', Buffer.from('x')],
+        ['../x', Buffer.from('y')],
+      ]),
+      releaseManifests: new Map(),
+    };
     await expect(writePayloadFiles(bad, join(parent, 'out2'))).rejects.toMatchObject({ code: 'UnsafeArchive' });
     expect(await readdir(parent)).toEqual(['out']);
     // an existing empty directory is filled
@@ -177,7 +224,13 @@ describe('links', () => {
 
   it('a layer may not plant a manifest link pointing outside manifests/ and release-manifests/', async () => {
     const root = await tmp();
-    await writeLayout(root, [gz(await tarBuffer(payloadEntries([{ name: 'manifests/x.yaml', type: 'symlink', linkname: '../../../../etc/passwd' }])))]);
+    await writeLayout(root, [
+      gz(
+        await tarBuffer(
+          payloadEntries([{ name: 'manifests/x.yaml', type: 'symlink', linkname: '../../../../etc/passwd' }]),
+        ),
+      ),
+    ]);
     await expect(openPayload(root)).rejects.toMatchObject({ code: 'UnsafeArchive' });
   });
 });

@@ -34,20 +34,32 @@ export async function payloadDir(root: string): Promise<string> {
 }
 
 /** An OCI layout with one gzip layer holding a valid payload; returns the layer blob path. */
-export async function layout(root: string, extra: TarEntry[] = []): Promise<{ root: string; layerBlob: string; manifestDigest: string }> {
+export async function layout(
+  root: string,
+  extra: TarEntry[] = [],
+): Promise<{ root: string; layerBlob: string; manifestDigest: string }> {
   const layer = gz(await tarBuffer(payloadEntries(extra)));
   const { manifestDigest } = await writeLayout(root, [layer]);
   return { root, layerBlob: join(root, 'blobs/sha256', sha(layer.data).slice(7)), manifestDigest };
 }
 
 /** A docker-archive directory (to be tarred) with one layer, gzip-compressed or plain. */
-export async function dockerArchiveDir(root: string, compress: boolean, tamper?: (layer: Buffer) => Buffer): Promise<string> {
+export async function dockerArchiveDir(
+  root: string,
+  compress: boolean,
+  tamper?: (layer: Buffer) => Buffer,
+): Promise<string> {
   const tarred = await tarBuffer(payloadEntries());
   const layer = compress ? zlib.gzipSync(tarred) : tarred;
-  const cfg = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(tarred)] } }));
+  const cfg = Buffer.from(
+    JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(tarred)] } }),
+  );
   await writeFile(join(root, 'cfg.json'), cfg);
   await writeFile(join(root, 'layer.tar'), tamper ? tamper(layer) : layer);
-  await writeFile(join(root, 'manifest.json'), JSON.stringify([{ Config: 'cfg.json', RepoTags: ['x:y'], Layers: ['layer.tar'] }]));
+  await writeFile(
+    join(root, 'manifest.json'),
+    JSON.stringify([{ Config: 'cfg.json', RepoTags: ['x:y'], Layers: ['layer.tar'] }]),
+  );
   return root;
 }
 

@@ -32,7 +32,10 @@ async function leftovers(): Promise<string[]> {
   return (await readdir(privateTmp)).filter((n) => n.startsWith('keelson-'));
 }
 
-async function expectMismatch(source: string, opts: Parameters<typeof openPayload>[1] = {}): Promise<UnsafeArchiveError> {
+async function expectMismatch(
+  source: string,
+  opts: Parameters<typeof openPayload>[1] = {},
+): Promise<UnsafeArchiveError> {
   const err = await openPayload(source, opts).then(
     () => new Error('accepted a tampered payload'),
     (e: unknown) => e,

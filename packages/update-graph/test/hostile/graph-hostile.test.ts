@@ -9,7 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyEdgeAddRemove, applySecondaryMetadata, builderGraphToDocument, compileLinearRegex, graphFromReleases, PromQLCondition, readGraphFile, UpdateGraphError } from '../../src/index.js';
+import {
+  applyEdgeAddRemove,
+  applySecondaryMetadata,
+  builderGraphToDocument,
+  compileLinearRegex,
+  graphFromReleases,
+  PromQLCondition,
+  readGraphFile,
+  UpdateGraphError,
+} from '../../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ug-hostile-'));
 afterAll(() => {
@@ -42,7 +51,17 @@ describe('linear-time regular expressions', () => {
       { version: `4.16.1-${pre}`, arch: 'amd64', payload: 'p1' },
       { version: '4.16.2', arch: 'amd64', payload: 'p2', previous: [`4.16.1-${pre}`] },
     ]);
-    applySecondaryMetadata(g, { version: '1.0.0', rawMetadata: {}, blockedEdges: [{ file: 'x', to: '4.16.2', from: '^4[.]16[.]1-(a+)+(a+)+$' }, { file: 'y', to: '4.16.2', from: '^4[.]16[.]1-(a+)+b$' }], conditionalEdges: [], channels: [], warnings: [] });
+    applySecondaryMetadata(g, {
+      version: '1.0.0',
+      rawMetadata: {},
+      blockedEdges: [
+        { file: 'x', to: '4.16.2', from: '^4[.]16[.]1-(a+)+(a+)+$' },
+        { file: 'y', to: '4.16.2', from: '^4[.]16[.]1-(a+)+b$' },
+      ],
+      conditionalEdges: [],
+      channels: [],
+      warnings: [],
+    });
     applyEdgeAddRemove(g);
     // the last block wins (it replaces remove_regex) and does not match: the edge stays
     expect(builderGraphToDocument(g).edges).toHaveLength(1);
@@ -56,7 +75,9 @@ describe('graph files', () => {
     truncateSync(f, 17 << 20);
     expect(() => readGraphFile(f)).toThrow(UpdateGraphError);
     expect(() => readGraphFile(f)).toThrow(/above the 16777216-byte limit/);
-    expect(() => readGraphFile(join(dir, 'none.json'))).toThrow(expect.objectContaining({ code: 'GRAPH_FILE' }) as Error);
+    expect(() => readGraphFile(join(dir, 'none.json'))).toThrow(
+      expect.objectContaining({ code: 'GRAPH_FILE' }) as Error,
+    );
   });
 
   it('refuses a FIFO or a device without blocking', () => {

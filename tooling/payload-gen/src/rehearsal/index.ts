@@ -1,7 +1,26 @@
 /** Rehearsal releases: generation, OCI publishing, signing and the servers a rehearsal fetches them from. */
 export { baseMachineConfigName, machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
-export { generateRehearsalReleases, REHEARSAL_COMPONENTS, type RehearsalRelease, type RehearsalReleaseOptions, type RehearsalReleases, type RehearsalVerification } from './releases.js';
+export {
+  generateRehearsalReleases,
+  REHEARSAL_COMPONENTS,
+  type RehearsalRelease,
+  type RehearsalReleaseOptions,
+  type RehearsalReleases,
+  type RehearsalVerification,
+} from './releases.js';
 export { buildReleaseImage, sha256Digest, OCI_MEDIA_TYPES, type OciImage } from './oci-image.js';
 export { startOciRegistry, type OciRegistry } from './registry-server.js';
-export { generateSigningKey, signReleaseDigest, atomicSignatureClaims, startSignatureStore, type SigningKey, type SignatureStoreServer } from './signing.js';
-export { publishRehearsalReleases, REHEARSAL_REPOSITORY, type PublishedRelease, type PublishedReleases } from './publish.js';
+export {
+  generateSigningKey,
+  signReleaseDigest,
+  atomicSignatureClaims,
+  startSignatureStore,
+  type SigningKey,
+  type SignatureStoreServer,
+} from './signing.js';
+export {
+  publishRehearsalReleases,
+  REHEARSAL_REPOSITORY,
+  type PublishedRelease,
+  type PublishedReleases,
+} from './publish.js';

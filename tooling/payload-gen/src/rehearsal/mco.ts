@@ -42,14 +42,29 @@ function baseIgnition(role: string, facts: MachineConfigReleaseFacts): Record<st
     ignition: { version: '3.5.0' },
     storage: {
       files: [
-        { path: '/etc/kubernetes/kubelet-rehearsal.conf', mode: 0o644, overwrite: true, contents: { source: dataUrl(facts.kubeletConf) } },
+        {
+          path: '/etc/kubernetes/kubelet-rehearsal.conf',
+          mode: 0o644,
+          overwrite: true,
+          contents: { source: dataUrl(facts.kubeletConf) },
+        },
         { path: '/etc/node-role', mode: 0o644, overwrite: true, contents: { source: dataUrl(`${role}\n`) } },
-        { path: '/etc/crio/crio.conf.d/00-default', mode: 0o644, overwrite: true, contents: { source: dataUrl('[crio.runtime]\nselinux = true\n') } },
+        {
+          path: '/etc/crio/crio.conf.d/00-default',
+          mode: 0o644,
+          overwrite: true,
+          contents: { source: dataUrl('[crio.runtime]\nselinux = true\n') },
+        },
       ],
     },
     systemd: {
       units: [
-        { name: 'kubelet.service', enabled: true, contents: '[Unit]\nDescription=Kubernetes Kubelet\n[Service]\nExecStart=/usr/bin/kubelet\n[Install]\nWantedBy=multi-user.target\n' },
+        {
+          name: 'kubelet.service',
+          enabled: true,
+          contents:
+            '[Unit]\nDescription=Kubernetes Kubelet\n[Service]\nExecStart=/usr/bin/kubelet\n[Install]\nWantedBy=multi-user.target\n',
+        },
         { name: 'crio.service', enabled: true },
       ],
     },
@@ -69,8 +84,19 @@ function baseMachineConfig(role: string, facts: MachineConfigReleaseFacts): Reco
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
-    metadata: { name: baseMachineConfigName(role), labels: { 'machineconfiguration.openshift.io/role': role }, annotations: { ...PROFILES } },
-    spec: { config: baseIgnition(role, facts), kernelArguments: [...facts.kernelArguments], extensions: [], fips: false, kernelType: '', osImageURL: '' },
+    metadata: {
+      name: baseMachineConfigName(role),
+      labels: { 'machineconfiguration.openshift.io/role': role },
+      annotations: { ...PROFILES },
+    },
+    spec: {
+      config: baseIgnition(role, facts),
+      kernelArguments: [...facts.kernelArguments],
+      extensions: [],
+      fips: false,
+      kernelType: '',
+      osImageURL: '',
+    },
   };
 }
 
@@ -78,7 +104,11 @@ function pool(role: string): Record<string, unknown> {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
-    metadata: { name: role, labels: { [`pools.operator.machineconfiguration.openshift.io/${role}`]: '' }, annotations: { ...PROFILES, 'release.openshift.io/create-only': 'true' } },
+    metadata: {
+      name: role,
+      labels: { [`pools.operator.machineconfiguration.openshift.io/${role}`]: '' },
+      annotations: { ...PROFILES, 'release.openshift.io/create-only': 'true' },
+    },
     spec: {
       machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': role } },
       nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${role}`]: '' } },
@@ -89,7 +119,15 @@ function pool(role: string): Record<string, unknown> {
 
 /** The `0000_80_machine-config_*` files (name → YAML) of one release. CRDs are added by the caller. */
 export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record<string, string> {
-  const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, annotations: { ...PROFILES, 'openshift.io/node-selector': '' }, labels: { 'openshift.io/cluster-monitoring': 'true', 'openshift.io/run-level': '1' } } };
+  const ns = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: NS,
+      annotations: { ...PROFILES, 'openshift.io/node-selector': '' },
+      labels: { 'openshift.io/cluster-monitoring': 'true', 'openshift.io/run-level': '1' },
+    },
+  };
   const osImageUrl = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -115,7 +153,12 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
             {
               name: 'machine-config-operator',
               image: facts.operatorImage,
-              args: ['start', '--images-json=/etc/mco/images/images.json', '--payload-version=' + facts.version, '--operator-image=' + facts.operatorImage],
+              args: [
+                'start',
+                '--images-json=/etc/mco/images/images.json',
+                '--payload-version=' + facts.version,
+                '--operator-image=' + facts.operatorImage,
+              ],
               env: [{ name: 'RELEASE_VERSION', value: facts.version }],
             },
           ],
@@ -127,7 +170,11 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     },
   };
   // the operator's identity as upstream's install/ ships it: its own ServiceAccount bound to cluster-admin
-  const serviceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'machine-config-operator', namespace: NS, annotations: { ...PROFILES } } };
+  const serviceAccount = {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'machine-config-operator', namespace: NS, annotations: { ...PROFILES } },
+  };
   const binding = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -140,7 +187,10 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     kind: 'ClusterOperator',
     metadata: { name: 'machine-config', annotations: { ...PROFILES } },
     spec: {},
-    status: { versions: [{ name: 'operator', version: facts.version }], relatedObjects: [{ group: '', resource: 'namespaces', name: NS }] },
+    status: {
+      versions: [{ name: 'operator', version: facts.version }],
+      relatedObjects: [{ group: '', resource: 'namespaces', name: NS }],
+    },
   };
   return {
     // upstream's install/ order: the operator's Deployment before the osimageurl ConfigMap and the ClusterOperator.
@@ -153,7 +203,10 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     '0000_80_machine-config_03_rbac.yaml': yamlDocs([serviceAccount, binding]),
     '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
     '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
-    '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([baseMachineConfig('master', facts), baseMachineConfig('worker', facts)]),
+    '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([
+      baseMachineConfig('master', facts),
+      baseMachineConfig('worker', facts),
+    ]),
     '0000_80_machine-config_06_clusteroperator.yaml': yamlDocs([clusterOperator]),
   };
 }

@@ -58,7 +58,8 @@ export async function buildReleaseImage(dir: string, labels: Readonly<Record<str
   const entries: { name: string; data?: Uint8Array }[] = [];
   for (const sub of ['manifests', 'release-manifests']) {
     entries.push({ name: `${sub}/` });
-    for (const name of (await readdir(join(dir, sub))).sort()) entries.push({ name: `${sub}/${name}`, data: await readFile(join(dir, sub, name)) });
+    for (const name of (await readdir(join(dir, sub))).sort())
+      entries.push({ name: `${sub}/${name}`, data: await readFile(join(dir, sub, name)) });
   }
   const layerTar = await tarOf(entries);
   const layer = gzipSync(layerTar, { level: 6 });

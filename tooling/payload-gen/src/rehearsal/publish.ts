@@ -5,8 +5,19 @@
  */
 import { startOciRegistry, type OciRegistry } from './registry-server.js';
 import { buildReleaseImage } from './oci-image.js';
-import { generateRehearsalReleases, type RehearsalRelease, type RehearsalReleaseOptions, type RehearsalReleases } from './releases.js';
-import { generateSigningKey, signReleaseDigest, startSignatureStore, type SignatureStoreServer, type SigningKey } from './signing.js';
+import {
+  generateRehearsalReleases,
+  type RehearsalRelease,
+  type RehearsalReleaseOptions,
+  type RehearsalReleases,
+} from './releases.js';
+import {
+  generateSigningKey,
+  signReleaseDigest,
+  startSignatureStore,
+  type SignatureStoreServer,
+  type SigningKey,
+} from './signing.js';
 
 /** A release published to the rehearsal registry. */
 export interface PublishedRelease extends RehearsalRelease {
@@ -34,15 +45,23 @@ export interface PublishedReleases extends Omit<RehearsalReleases, 'from' | 'to'
 export const REHEARSAL_REPOSITORY = 'openshift-release-dev/ocp-release';
 
 /** Generates, publishes and signs releases A and B (both signed, as every real release is). */
-export async function publishRehearsalReleases(options: Omit<RehearsalReleaseOptions, 'verification'>): Promise<PublishedReleases> {
+export async function publishRehearsalReleases(
+  options: Omit<RehearsalReleaseOptions, 'verification'>,
+): Promise<PublishedReleases> {
   const key = await generateSigningKey();
   const store = await startSignatureStore();
   const registry = await startOciRegistry();
   try {
     const keyName = 'keelson-rehearsal';
-    const releases = await generateRehearsalReleases({ ...options, verification: { keyName, publicKey: key.publicKey, storeUrl: store.url } });
+    const releases = await generateRehearsalReleases({
+      ...options,
+      verification: { keyName, publicKey: key.publicKey, storeUrl: store.url },
+    });
     const publish = async (r: RehearsalRelease): Promise<PublishedRelease> => {
-      const image = await buildReleaseImage(r.dir, { 'io.openshift.release': r.version, 'io.openshift.release.base-image-digest': '' });
+      const image = await buildReleaseImage(r.dir, {
+        'io.openshift.release': r.version,
+        'io.openshift.release.base-image-digest': '',
+      });
       const tag = `${r.version}-x86_64`;
       const pullSpec = registry.put(REHEARSAL_REPOSITORY, tag, image);
       const tagPullSpec = `${registry.host}/${REHEARSAL_REPOSITORY}:${tag}`;

@@ -23,13 +23,20 @@ const TAG_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ errors: [{ code, message, detail: null }] });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'docker-distribution-api-version': 'registry/2.0' });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'docker-distribution-api-version': 'registry/2.0',
+  });
   res.end(body);
 }
 
 /** Starts the registry on 127.0.0.1 (`port` 0 = any free port). */
 export async function startOciRegistry(port = 0): Promise<OciRegistry> {
-  const repos = new Map<string, { tags: Map<string, string>; manifests: Map<string, Uint8Array>; blobs: Map<string, Uint8Array> }>();
+  const repos = new Map<
+    string,
+    { tags: Map<string, string>; manifests: Map<string, Uint8Array>; blobs: Map<string, Uint8Array> }
+  >();
   let requests = 0;
   let host = '';
 
@@ -74,7 +81,12 @@ export async function startOciRegistry(port = 0): Promise<OciRegistry> {
         return;
       }
     }
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'docker-content-digest': digest, 'docker-distribution-api-version': 'registry/2.0' });
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': body.length,
+      'docker-content-digest': digest,
+      'docker-distribution-api-version': 'registry/2.0',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
@@ -84,9 +96,14 @@ export async function startOciRegistry(port = 0): Promise<OciRegistry> {
   return {
     host,
     put(repository, tag, image) {
-      if (!NAME_RE.test(repository)) throw new TypeError(`registry: invalid repository name ${JSON.stringify(repository)}`);
+      if (!NAME_RE.test(repository))
+        throw new TypeError(`registry: invalid repository name ${JSON.stringify(repository)}`);
       if (!TAG_RE.test(tag)) throw new TypeError(`registry: invalid tag ${JSON.stringify(tag)}`);
-      const repo = repos.get(repository) ?? { tags: new Map<string, string>(), manifests: new Map<string, Uint8Array>(), blobs: new Map<string, Uint8Array>() };
+      const repo = repos.get(repository) ?? {
+        tags: new Map<string, string>(),
+        manifests: new Map<string, Uint8Array>(),
+        blobs: new Map<string, Uint8Array>(),
+      };
       repos.set(repository, repo);
       for (const [d, b] of image.blobs) repo.blobs.set(d, b);
       repo.manifests.set(image.digest, image.manifest);
@@ -99,7 +116,9 @@ export async function startOciRegistry(port = 0): Promise<OciRegistry> {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -92,7 +92,6 @@ function hex(seed: string): string {
   return createHash('sha256').update(seed).digest('hex');
 }
 
-
 interface ImageStreamTag {
   name: string;
   from: { kind: string; name: string };
@@ -105,7 +104,9 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'router-tuning', namespace: 'openshift-ingress-operator', annotations: { ...PROFILES } },
-    data: isTarget ? { 'tuning.yaml': 'maxConnections: 50000\nreloadInterval: 5s\nhttp2: true\n' } : { 'tuning.yaml': 'maxConnections: 20000\nreloadInterval: 5s\n' },
+    data: isTarget
+      ? { 'tuning.yaml': 'maxConnections: 50000\nreloadInterval: 5s\nhttp2: true\n' }
+      : { 'tuning.yaml': 'maxConnections: 20000\nreloadInterval: 5s\n' },
   });
   out[DELETED] = stringify({
     apiVersion: 'v1',
@@ -120,7 +121,17 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
   // namespaces the config operator owns (openshift-config, openshift-config-managed) and the monitoring CRDs the
   // generated ServiceMonitors / PrometheusRules need (shipped by cluster-monitoring-operator in a real payload)
   out['0000_03_config-operator_00_namespaces.yaml'] = ['openshift-config', 'openshift-config-managed']
-    .map((name) => stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations: { ...PROFILES, 'openshift.io/node-selector': '' }, labels: { 'openshift.io/run-level': '0' } } }))
+    .map((name) =>
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name,
+          annotations: { ...PROFILES, 'openshift.io/node-selector': '' },
+          labels: { 'openshift.io/run-level': '0' },
+        },
+      }),
+    )
     .join('---\n');
   out['0000_03_cluster-monitoring-operator_00_monitoring.crd.yaml'] = [
     ['ServiceMonitor', 'servicemonitors'],
@@ -135,7 +146,14 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
           group: 'monitoring.coreos.com',
           names: { kind, listKind: `${kind ?? ''}List`, plural, singular: (kind ?? '').toLowerCase() },
           scope: 'Namespaced',
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
         },
       }),
     )
@@ -151,7 +169,10 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
         annotations: { ...PROFILES, 'release.openshift.io/verification-config-map': '' },
         labels: { 'release.openshift.io/verification-signatures': '' },
       },
-      data: { [`verifier-public-key-${verification.keyName}`]: verification.publicKey, [`store-${verification.keyName}`]: verification.storeUrl },
+      data: {
+        [`verifier-public-key-${verification.keyName}`]: verification.publicKey,
+        [`store-${verification.keyName}`]: verification.storeUrl,
+      },
     });
   }
   return out;
@@ -164,23 +185,39 @@ function extraManifests(isTarget: boolean, verification: RehearsalVerification |
  * install) and, as the file sorts after the `machine-config` ClusterOperator, the CVO applied B's only after the MCO
  * reported B, so every node rebooted a second time after the update had completed.
  */
-const GENERATED_BY_APP = ['0000_80_machine-config_00_namespace.yaml', '0000_80_machine-config_03_rbac.yaml', '0000_80_machine-config_04_deployment.yaml', '0000_80_machine-config_05_osimageurl.yaml', '0000_80_machine-config_05_base-machineconfigs.yaml', '0000_80_machine-config_06_clusteroperator.yaml'];
+const GENERATED_BY_APP = [
+  '0000_80_machine-config_00_namespace.yaml',
+  '0000_80_machine-config_03_rbac.yaml',
+  '0000_80_machine-config_04_deployment.yaml',
+  '0000_80_machine-config_05_osimageurl.yaml',
+  '0000_80_machine-config_05_base-machineconfigs.yaml',
+  '0000_80_machine-config_06_clusteroperator.yaml',
+];
 
 /** `oc adm release new`'s image placeholder: `placeholder.url.oc.will.replace.this.org/placeholdernamespace:<tag>`. */
-const IMAGE_PLACEHOLDER = /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;
+const IMAGE_PLACEHOLDER =
+  /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;
 
 /** The app's `0000_80_machine-config_*` files with image placeholders replaced by the release's pull specs. */
-async function appManifests(dir: string | undefined, images: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function appManifests(
+  dir: string | undefined,
+  images: ReadonlyMap<string, string>,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (dir === undefined) return out;
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('0000_80_machine-config_') && /\.ya?ml$/.test(n)).sort();
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => n.startsWith('0000_80_machine-config_') && /\.ya?ml$/.test(n))
+    .sort();
   for (const name of names) {
     const text = await readFile(join(dir, name), 'utf8');
     out.set(
       name,
       text.replace(IMAGE_PLACEHOLDER, (whole, tag: string) => {
         const spec = images.get(tag);
-        if (spec === undefined) throw new Error(`${join(dir, name)}: image ${whole} names tag ${tag}, which the release's image-references lacks`);
+        if (spec === undefined)
+          throw new Error(
+            `${join(dir, name)}: image ${whole} names tag ${tag}, which the release's image-references lacks`,
+          );
         return spec;
       }),
     );
@@ -202,10 +239,22 @@ async function dropDuplicateClusterOperators(dir: string): Promise<void> {
 }
 
 /** Writes one release; `base` is A's image-references when writing B (B's operator images derive from them). */
-async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' | 'sizeFactor'>> & RehearsalReleaseOptions, version: string, previous: string | undefined): Promise<RehearsalRelease> {
+async function writeRelease(
+  opts: Required<Pick<RehearsalReleaseOptions, 'seed' | 'sizeFactor'>> & RehearsalReleaseOptions,
+  version: string,
+  previous: string | undefined,
+): Promise<RehearsalRelease> {
   const dir = join(opts.out, version);
   const isTarget = previous !== undefined;
-  await generatePayload({ out: dir, seed: opts.seed, version, sizeFactor: opts.sizeFactor, componentNames: REHEARSAL_COMPONENTS, minManifests: 0, jobs: false });
+  await generatePayload({
+    out: dir,
+    seed: opts.seed,
+    version,
+    sizeFactor: opts.sizeFactor,
+    componentNames: REHEARSAL_COMPONENTS,
+    minManifests: 0,
+    jobs: false,
+  });
   const rm_ = join(dir, 'release-manifests');
   await dropDuplicateClusterOperators(rm_);
   // the generator's stand-in ClusterVersion CRD gives way to the real one in release-manifests/
@@ -213,7 +262,8 @@ async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' 
 
   const refsPath = join(rm_, 'image-references');
   const refs = JSON.parse(await readFile(refsPath, 'utf8')) as { spec: { tags: ImageStreamTag[] } };
-  const image = (name: string): string => `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${hex(`${name}@${version}`)}`;
+  const image = (name: string): string =>
+    `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${hex(`${name}@${version}`)}`;
   // B: every operator gets a new image digest (as every real z-stream does)
   const renames = new Map<string, string>();
   if (isTarget) {
@@ -236,17 +286,34 @@ async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' 
     ['rhel-coreos', facts.baseOSContainerImage],
     ['rhel-coreos-extensions', facts.baseOSExtensionsContainerImage],
   ] as const) {
-    refs.spec.tags.push({ name, annotations: { 'io.openshift.build.source-location': `https://github.com/openshift/${name}` }, from: { kind: 'DockerImage', name: spec }, generation: null, importPolicy: {}, referencePolicy: { type: '' } });
+    refs.spec.tags.push({
+      name,
+      annotations: { 'io.openshift.build.source-location': `https://github.com/openshift/${name}` },
+      from: { kind: 'DockerImage', name: spec },
+      generation: null,
+      importPolicy: {},
+      referencePolicy: { type: '' },
+    });
   }
   refs.spec.tags.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   await writeFile(refsPath, `${JSON.stringify(refs, null, 2)}\n`);
 
-  const appFiles = await appManifests(opts.machineConfigManifestsDir, new Map(refs.spec.tags.map((t) => [t.name, t.from.name])));
-  const generated = Object.entries(machineConfigManifests(facts)).filter(([name]) => appFiles.size === 0 || !GENERATED_BY_APP.includes(name));
-  const files: Record<string, string> = { ...Object.fromEntries(generated), ...Object.fromEntries(appFiles), ...extraManifests(isTarget, opts.verification) };
+  const appFiles = await appManifests(
+    opts.machineConfigManifestsDir,
+    new Map(refs.spec.tags.map((t) => [t.name, t.from.name])),
+  );
+  const generated = Object.entries(machineConfigManifests(facts)).filter(
+    ([name]) => appFiles.size === 0 || !GENERATED_BY_APP.includes(name),
+  );
+  const files: Record<string, string> = {
+    ...Object.fromEntries(generated),
+    ...Object.fromEntries(appFiles),
+    ...extraManifests(isTarget, opts.verification),
+  };
   for (const [name, text] of Object.entries(files)) await writeFile(join(rm_, name), text);
   // the upstream CRDs (unmodified openshift/api files shipped by @keelson/api), as the CVO's and MCO's install/ ship them
-  for (const name of (await readdir(CRD_DIR)).filter((n) => n.endsWith('.crd.yaml'))) await copyFile(join(CRD_DIR, name), join(rm_, name));
+  for (const name of (await readdir(CRD_DIR)).filter((n) => n.endsWith('.crd.yaml')))
+    await copyFile(join(CRD_DIR, name), join(rm_, name));
 
   // `oc adm release new` replaces the 0.0.1-snapshot placeholder with the release version; B also swaps image digests
   for (const name of await readdir(rm_)) {
@@ -268,7 +335,12 @@ async function writeRelease(opts: Required<Pick<RehearsalReleaseOptions, 'seed' 
   const meta = JSON.parse(await readFile(metaPath, 'utf8')) as { previous: string[]; metadata: Record<string, string> };
   if (previous !== undefined) meta.previous = [...new Set([...meta.previous, previous])].sort();
   await writeFile(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
-  return { version, dir, baseOSContainerImage: facts.baseOSContainerImage, kernelArguments: [...facts.kernelArguments] };
+  return {
+    version,
+    dir,
+    baseOSContainerImage: facts.baseOSContainerImage,
+    kernelArguments: [...facts.kernelArguments],
+  };
 }
 
 /** Writes releases A (`fromVersion`) and B (`toVersion`) under `out`. */
@@ -276,7 +348,8 @@ export async function generateRehearsalReleases(options: RehearsalReleaseOptions
   const opts = { ...options, seed: options.seed ?? 1, sizeFactor: options.sizeFactor ?? 0.02 };
   const fromVersion = options.fromVersion ?? '4.18.7';
   const toVersion = options.toVersion ?? '4.18.8';
-  if (fromVersion === toVersion) throw new TypeError(`generateRehearsalReleases: fromVersion and toVersion are both ${fromVersion}`);
+  if (fromVersion === toVersion)
+    throw new TypeError(`generateRehearsalReleases: fromVersion and toVersion are both ${fromVersion}`);
   const from = await writeRelease(opts, fromVersion, undefined);
   const to = await writeRelease(opts, toVersion, fromVersion);
   return { from, to, changedManifest: CHANGED, deletedManifest: DELETED, addedKernelArgument: ADDED_KARG };

@@ -18,25 +18,49 @@ export interface SigningKey {
 }
 
 /** Makes an ed25519 signing key for `name <email>`. */
-export async function generateSigningKey(name = 'Keelson rehearsal', email = 'rehearsal@keelson.invalid'): Promise<SigningKey> {
-  const { publicKey, privateKey } = await openpgp.generateKey({ type: 'ecc', curve: 'ed25519Legacy', userIDs: [{ name, email }], format: 'armored' });
+export async function generateSigningKey(
+  name = 'Keelson rehearsal',
+  email = 'rehearsal@keelson.invalid',
+): Promise<SigningKey> {
+  const { publicKey, privateKey } = await openpgp.generateKey({
+    type: 'ecc',
+    curve: 'ed25519Legacy',
+    userIDs: [{ name, email }],
+    format: 'armored',
+  });
   const key = await openpgp.readKey({ armoredKey: publicKey });
   return { publicKey, privateKey, fingerprint: key.getFingerprint() };
 }
 
 /** The signed JSON of an atomic container signature (containers/image "atomic container signature" format). */
-export function atomicSignatureClaims(digest: string, dockerReference: string, creator = 'keelson rehearsal', timestamp?: number): Uint8Array {
+export function atomicSignatureClaims(
+  digest: string,
+  dockerReference: string,
+  creator = 'keelson rehearsal',
+  timestamp?: number,
+): Uint8Array {
   const claims = {
-    critical: { identity: { 'docker-reference': dockerReference }, image: { 'docker-manifest-digest': digest }, type: 'atomic container signature' },
+    critical: {
+      identity: { 'docker-reference': dockerReference },
+      image: { 'docker-manifest-digest': digest },
+      type: 'atomic container signature',
+    },
     optional: { creator, ...(timestamp !== undefined ? { timestamp } : {}) },
   };
   return Buffer.from(JSON.stringify(claims));
 }
 
 /** Signs the claims for `digest` with `privateKey`: a binary OpenPGP signed message, like `gpg --sign`. */
-export async function signReleaseDigest(digest: string, dockerReference: string, privateKey: string, timestamp = Math.floor(Date.now() / 1000)): Promise<Uint8Array> {
+export async function signReleaseDigest(
+  digest: string,
+  dockerReference: string,
+  privateKey: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<Uint8Array> {
   const signingKeys = await openpgp.readPrivateKey({ armoredKey: privateKey });
-  const message = await openpgp.createMessage({ binary: atomicSignatureClaims(digest, dockerReference, 'keelson rehearsal', timestamp) });
+  const message = await openpgp.createMessage({
+    binary: atomicSignatureClaims(digest, dockerReference, 'keelson rehearsal', timestamp),
+  });
   const signed: unknown = await openpgp.sign({ message, signingKeys, format: 'binary' });
   if (!(signed instanceof Uint8Array)) throw new TypeError('openpgp.sign returned no binary message');
   return signed;
@@ -91,7 +115,9 @@ export async function startSignatureStore(port = 0): Promise<SignatureStoreServe
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -31,14 +31,37 @@ export class DrainController {
     private readonly ctx: ControllerContext,
     private readonly cordonBackoff: CordonBackoff = { initialMs: 10_000, steps: 5 },
   ) {
-    this.controller = new Controller({ name: 'drain', reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger, workers: 5 });
+    this.controller = new Controller({
+      name: 'drain',
+      reconcile: (key) => this.reconcile(key),
+      registry: ctx.registry,
+      logger: ctx.logger,
+      workers: 5,
+    });
     const existing = ctx.registry.getSingleMetric('mcc_drain_err');
-    this.drainErr = existing instanceof Gauge ? existing : new Gauge({ name: 'mcc_drain_err', help: 'errors from failed drain', labelNames: ['node'], registers: [ctx.registry] });
+    this.drainErr =
+      existing instanceof Gauge
+        ? existing
+        : new Gauge({
+            name: 'mcc_drain_err',
+            help: 'errors from failed drain',
+            labelNames: ['node'],
+            registers: [ctx.registry],
+          });
     this.unsubscribe.push(
-      watchDelayed(this.controller, ctx.informers.nodes, (n) => [n.metadata.name ?? ''], ctx.durations.drainDelayMs, (o, n) => {
-        const a = (x: Node, k: string): string => x.metadata.annotations?.[k] ?? '';
-        return a(o, NodeAnnotations.desiredDrain) !== a(n, NodeAnnotations.desiredDrain) || o.spec?.unschedulable !== n.spec?.unschedulable;
-      }),
+      watchDelayed(
+        this.controller,
+        ctx.informers.nodes,
+        (n) => [n.metadata.name ?? ''],
+        ctx.durations.drainDelayMs,
+        (o, n) => {
+          const a = (x: Node, k: string): string => x.metadata.annotations?.[k] ?? '';
+          return (
+            a(o, NodeAnnotations.desiredDrain) !== a(n, NodeAnnotations.desiredDrain) ||
+            o.spec?.unschedulable !== n.spec?.unschedulable
+          );
+        },
+      ),
     );
   }
 
@@ -100,7 +123,11 @@ export class DrainController {
       await drainNode(
         this.ctx.client,
         name,
-        { evictionRetryMs: this.ctx.durations.evictionRetryMs, attemptTimeoutMs: this.ctx.durations.drainAttemptTimeoutMs, podDeletePollMs: this.ctx.durations.podDeletePollMs },
+        {
+          evictionRetryMs: this.ctx.durations.evictionRetryMs,
+          attemptTimeoutMs: this.ctx.durations.drainAttemptTimeoutMs,
+          podDeletePollMs: this.ctx.durations.podDeletePollMs,
+        },
         this.abort.signal,
         log,
       );
@@ -112,7 +139,9 @@ export class DrainController {
         log.warn(f.thresholdExceeded);
         void this.ctx.recorder.warning(node, 'DrainThresholdExceeded', f.thresholdExceeded);
       } else {
-        log.warn(`Drain failed. Waiting ${String(f.requeueAfterMs / 60_000)} minute then retrying. Error message from drain: ${msg}`);
+        log.warn(
+          `Drain failed. Waiting ${String(f.requeueAfterMs / 60_000)} minute then retrying. Error message from drain: ${msg}`,
+        );
       }
       return { requeueAfterMs: f.requeueAfterMs };
     }
@@ -134,12 +163,26 @@ export class DrainController {
         throw e;
       }
       if (wasDrain && fresh.spec?.unschedulable !== true) {
-        this.ctx.logger.info('node was uncordoned during the drain; not writing the completion annotation', { node: name });
+        this.ctx.logger.info('node was uncordoned during the drain; not writing the completion annotation', {
+          node: name,
+        });
         return;
       }
       try {
-        await nodes.patch(name, { metadata: { resourceVersion: fresh.metadata.resourceVersion, annotations: { [NodeAnnotations.lastAppliedDrain]: desired } } }, { type: 'merge' });
-        this.ctx.logger.info('operation successful; applying completion annotation', { node: name, lastAppliedDrain: desired });
+        await nodes.patch(
+          name,
+          {
+            metadata: {
+              resourceVersion: fresh.metadata.resourceVersion,
+              annotations: { [NodeAnnotations.lastAppliedDrain]: desired },
+            },
+          },
+          { type: 'merge' },
+        );
+        this.ctx.logger.info('operation successful; applying completion annotation', {
+          node: name,
+          lastAppliedDrain: desired,
+        });
         return;
       } catch (e) {
         if (!isConflict(e) || attempt >= 4) throw e;

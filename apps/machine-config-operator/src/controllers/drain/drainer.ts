@@ -31,11 +31,24 @@ export interface DrainTiming {
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** Sets spec.unschedulable and re-reads the node until it shows the value (exponential backoff, `steps` tries). */
-export async function cordonOrUncordon(client: KubeClient, name: string, desired: boolean, backoff: { initialMs: number; steps: number }, log: Logger): Promise<void> {
+export async function cordonOrUncordon(
+  client: KubeClient,
+  name: string,
+  desired: boolean,
+  backoff: { initialMs: number; steps: number },
+  log: Logger,
+): Promise<void> {
   const verb = desired ? 'cordon' : 'uncordon';
   const nodes = client.resource(Nodes);
   let lastErr = '';
@@ -58,14 +71,27 @@ export async function cordonOrUncordon(client: KubeClient, name: string, desired
   throw new DrainError(`node ${name}: failed to ${verb} (${backoff.steps} tries): ${lastErr}`);
 }
 
-async function evictOne(client: KubeClient, pod: Pod, t: DrainTiming, signal: AbortSignal, blocked: Set<string>, log: Logger): Promise<void> {
+async function evictOne(
+  client: KubeClient,
+  pod: Pod,
+  t: DrainTiming,
+  signal: AbortSignal,
+  blocked: Set<string>,
+  log: Logger,
+): Promise<void> {
   const ns = pod.metadata.namespace ?? '';
   const name = pod.metadata.name ?? '';
   const path = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}/eviction`;
   for (;;) {
-    if (signal.aborted) throw new DrainError(`error when evicting pods/"${name}" -n "${ns}": global timeout reached: ${goDuration(t.attemptTimeoutMs)}`);
+    if (signal.aborted)
+      throw new DrainError(
+        `error when evicting pods/"${name}" -n "${ns}": global timeout reached: ${goDuration(t.attemptTimeoutMs)}`,
+      );
     try {
-      await client.request('POST', path, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } }, signal });
+      await client.request('POST', path, {
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } },
+        signal,
+      });
       blocked.delete(`${ns}/${name}`);
       log.info(`Evicted pod ${ns}/${name}`);
       return;
@@ -73,7 +99,9 @@ async function evictOne(client: KubeClient, pod: Pod, t: DrainTiming, signal: Ab
       if (isNotFound(e)) return;
       if (e instanceof KubeApiError && e.status === 429) {
         blocked.add(`${ns}/${name}`);
-        log.info(`error when evicting pods/"${name}" -n "${ns}" (will retry after ${goDuration(t.evictionRetryMs)}): ${e.body?.message ?? e.message}`);
+        log.info(
+          `error when evicting pods/"${name}" -n "${ns}" (will retry after ${goDuration(t.evictionRetryMs)}): ${e.body?.message ?? e.message}`,
+        );
         await sleep(t.evictionRetryMs, signal);
         continue;
       }
@@ -93,13 +121,22 @@ async function waitGone(client: KubeClient, pod: Pod, t: DrainTiming, signal: Ab
       if (isNotFound(e)) return;
       if (!signal.aborted) throw e;
     }
-    if (signal.aborted) throw new DrainError(`error when waiting for pod "${pod.metadata.name ?? ''}" in namespace "${pod.metadata.namespace ?? ''}" to terminate: global timeout reached: ${goDuration(t.attemptTimeoutMs)}`);
+    if (signal.aborted)
+      throw new DrainError(
+        `error when waiting for pod "${pod.metadata.name ?? ''}" in namespace "${pod.metadata.namespace ?? ''}" to terminate: global timeout reached: ${goDuration(t.attemptTimeoutMs)}`,
+      );
     await sleep(t.podDeletePollMs, signal);
   }
 }
 
 /** Evicts every drainable pod of the node in parallel and waits until they are gone. */
-export async function drainNode(client: KubeClient, nodeName: string, t: DrainTiming, stop: AbortSignal, log: Logger): Promise<void> {
+export async function drainNode(
+  client: KubeClient,
+  nodeName: string,
+  t: DrainTiming,
+  stop: AbortSignal,
+  log: Logger,
+): Promise<void> {
   const list = await client.resource(Pods).list({ fieldSelector: `spec.nodeName=${nodeName}` });
   const pods = podsToEvict(list.items);
   const signal = AbortSignal.any([stop, AbortSignal.timeout(t.attemptTimeoutMs)]);

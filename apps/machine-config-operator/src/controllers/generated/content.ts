@@ -40,7 +40,13 @@ export function generatedName(pool: string, kind: 'kubelet' | 'containerruntime'
   return `99-${pool}-generated-${kind}${suffix === '' ? '' : `-${suffix}`}`;
 }
 
-function machineConfig(name: string, pool: string, owner: { kind: string; name: string; uid: string }, files: Obj[], controllerVersion: string): MachineConfig {
+function machineConfig(
+  name: string,
+  pool: string,
+  owner: { kind: string; name: string; uid: string },
+  files: Obj[],
+  controllerVersion: string,
+): MachineConfig {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
@@ -48,22 +54,55 @@ function machineConfig(name: string, pool: string, owner: { kind: string; name: 
       name,
       labels: { [Labels.role]: pool },
       annotations: { [McAnnotations.generatedByControllerVersion]: controllerVersion },
-      ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: owner.kind, name: owner.name, uid: owner.uid, controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'machineconfiguration.openshift.io/v1',
+          kind: owner.kind,
+          name: owner.name,
+          uid: owner.uid,
+          controller: true,
+        },
+      ],
     },
-    spec: { osImageURL: '', baseOSExtensionsContainerImage: '', config: { ignition: { version: '3.5.0' }, storage: { files } } },
+    spec: {
+      osImageURL: '',
+      baseOSExtensionsContainerImage: '',
+      config: { ignition: { version: '3.5.0' }, storage: { files } },
+    },
   };
 }
 
-const file = (path: string, text: string): Obj => ({ path, mode: 0o644, overwrite: true, contents: { source: dataURL(text) } });
+const file = (path: string, text: string): Obj => ({
+  path,
+  mode: 0o644,
+  overwrite: true,
+  contents: { source: dataURL(text) },
+});
 
 /** KubeletConfiguration fields the MCO does not let users set (they are cluster-managed). */
-const KUBELET_BLOCKED = ['cgroupDriver', 'clusterDNS', 'clusterDomain', 'staticPodPath', 'containerRuntimeEndpoint', 'authentication', 'authorization'];
+const KUBELET_BLOCKED = [
+  'cgroupDriver',
+  'clusterDNS',
+  'clusterDomain',
+  'staticPodPath',
+  'containerRuntimeEndpoint',
+  'authentication',
+  'authorization',
+];
 
 function deepMerge(base: Obj, over: Obj): Obj {
   const out: Obj = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) && b !== null && typeof b === 'object' && !Array.isArray(b) ? deepMerge(b as Obj, v as Obj) : v;
+    out[k] =
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      b !== null &&
+      typeof b === 'object' &&
+      !Array.isArray(b)
+        ? deepMerge(b as Obj, v as Obj)
+        : v;
   }
   return out;
 }
@@ -82,22 +121,49 @@ export function kubeletMachineConfig(input: {
 }): MachineConfig {
   const frag = input.spec.kubeletConfig ?? {};
   const blocked = KUBELET_BLOCKED.filter((k) => Object.hasOwn(frag, k));
-  if (blocked.length > 0) throw new GeneratedConfigError(`KubeletConfiguration: ${blocked.join(', ')} is not allowed to be set, but contains: ${blocked.map((k) => JSON.stringify(frag[k])).join(', ')}`, `spec.kubeletConfig.${blocked[0] ?? ''}`);
+  if (blocked.length > 0)
+    throw new GeneratedConfigError(
+      `KubeletConfiguration: ${blocked.join(', ')} is not allowed to be set, but contains: ${blocked.map((k) => JSON.stringify(frag[k])).join(', ')}`,
+      `spec.kubeletConfig.${blocked[0] ?? ''}`,
+    );
   const ll = input.spec.logLevel;
-  if (ll !== undefined && (!Number.isInteger(ll) || ll < 0 || ll > 10)) throw new GeneratedConfigError(`logLevel must be an integer between 0 and 10, got ${String(ll)}`, 'spec.logLevel');
+  if (ll !== undefined && (!Number.isInteger(ll) || ll < 0 || ll > 10))
+    throw new GeneratedConfigError(`logLevel must be an integer between 0 and 10, got ${String(ll)}`, 'spec.logLevel');
   let base: Obj = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1' };
   if (input.baseKubeletConf !== undefined) {
     const y: unknown = parseYaml(input.baseKubeletConf);
     if (y !== null && typeof y === 'object' && !Array.isArray(y)) base = y as Obj;
   }
   const files = [file('/etc/kubernetes/kubelet.conf', `${JSON.stringify(deepMerge(base, frag), null, 2)}\n`)];
-  if (ll !== undefined) files.push(file('/etc/systemd/system/kubelet.service.d/20-logging.conf', `[Service]\nEnvironment="KUBELET_LOG_LEVEL=${String(ll)}"\n`));
-  return machineConfig(input.name, input.pool, { kind: 'KubeletConfig', ...input.owner }, files, input.controllerVersion);
+  if (ll !== undefined)
+    files.push(
+      file(
+        '/etc/systemd/system/kubelet.service.d/20-logging.conf',
+        `[Service]\nEnvironment="KUBELET_LOG_LEVEL=${String(ll)}"\n`,
+      ),
+    );
+  return machineConfig(
+    input.name,
+    input.pool,
+    { kind: 'KubeletConfig', ...input.owner },
+    files,
+    input.controllerVersion,
+  );
 }
 
 const LOG_LEVELS = ['fatal', 'panic', 'error', 'warn', 'info', 'debug', 'trace'];
 const QUANTITY = /^(\d+)(Ki|Mi|Gi|Ti|K|M|G|T)?$/;
-const UNIT: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+const UNIT: Record<string, number> = {
+  '': 1,
+  K: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 1024,
+  Mi: 1024 ** 2,
+  Gi: 1024 ** 3,
+  Ti: 1024 ** 4,
+};
 
 function quantityBytes(v: unknown, path: string): number {
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v : '';
@@ -121,23 +187,54 @@ export function containerRuntimeMachineConfig(input: {
   };
   if (c['pidsLimit'] !== undefined) {
     const p = c['pidsLimit'];
-    if (typeof p !== 'number' || !Number.isInteger(p) || (p !== -1 && p < 20)) throw new GeneratedConfigError(`invalid PidsLimit ${JSON.stringify(p)}: must be -1 or at least 20`, 'spec.containerRuntimeConfig.pidsLimit');
+    if (typeof p !== 'number' || !Number.isInteger(p) || (p !== -1 && p < 20))
+      throw new GeneratedConfigError(
+        `invalid PidsLimit ${JSON.stringify(p)}: must be -1 or at least 20`,
+        'spec.containerRuntimeConfig.pidsLimit',
+      );
     dropin('pidsLimit', `pids_limit = ${String(p)}`);
   }
   if (c['logLevel'] !== undefined) {
-    if (typeof c['logLevel'] !== 'string' || !LOG_LEVELS.includes(c['logLevel'])) throw new GeneratedConfigError(`invalid LogLevel ${JSON.stringify(c['logLevel'])}, must be one of ${LOG_LEVELS.join(', ')}`, 'spec.containerRuntimeConfig.logLevel');
+    if (typeof c['logLevel'] !== 'string' || !LOG_LEVELS.includes(c['logLevel']))
+      throw new GeneratedConfigError(
+        `invalid LogLevel ${JSON.stringify(c['logLevel'])}, must be one of ${LOG_LEVELS.join(', ')}`,
+        'spec.containerRuntimeConfig.logLevel',
+      );
     dropin('logLevel', `log_level = "${c['logLevel']}"`);
   }
-  if (c['logSizeMax'] !== undefined) dropin('logSizeMax', `log_size_max = ${String(quantityBytes(c['logSizeMax'], 'spec.containerRuntimeConfig.logSizeMax'))}`);
+  if (c['logSizeMax'] !== undefined)
+    dropin(
+      'logSizeMax',
+      `log_size_max = ${String(quantityBytes(c['logSizeMax'], 'spec.containerRuntimeConfig.logSizeMax'))}`,
+    );
   if (c['defaultRuntime'] !== undefined && c['defaultRuntime'] !== '') {
-    if (c['defaultRuntime'] !== 'runc' && c['defaultRuntime'] !== 'crun') throw new GeneratedConfigError(`invalid DefaultRuntime ${JSON.stringify(c['defaultRuntime'])}, must be runc or crun`, 'spec.containerRuntimeConfig.defaultRuntime');
+    if (c['defaultRuntime'] !== 'runc' && c['defaultRuntime'] !== 'crun')
+      throw new GeneratedConfigError(
+        `invalid DefaultRuntime ${JSON.stringify(c['defaultRuntime'])}, must be runc or crun`,
+        'spec.containerRuntimeConfig.defaultRuntime',
+      );
     dropin('defaultRuntime', `default_runtime = "${c['defaultRuntime']}"`);
   }
   if (c['overlaySize'] !== undefined) {
     quantityBytes(c['overlaySize'], 'spec.containerRuntimeConfig.overlaySize');
     const size = typeof c['overlaySize'] === 'number' ? String(c['overlaySize']) : (c['overlaySize'] as string);
-    files.push(file('/etc/containers/storage.conf', `[storage]\ndriver = "overlay"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n\n[storage.options.overlay]\nsize = "${size}"\n`));
+    files.push(
+      file(
+        '/etc/containers/storage.conf',
+        `[storage]\ndriver = "overlay"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n\n[storage.options.overlay]\nsize = "${size}"\n`,
+      ),
+    );
   }
-  if (files.length === 0) throw new GeneratedConfigError('ContainerRuntimeConfig sets nothing: set pidsLimit, logLevel, logSizeMax, overlaySize or defaultRuntime', 'spec.containerRuntimeConfig');
-  return machineConfig(input.name, input.pool, { kind: 'ContainerRuntimeConfig', ...input.owner }, files, input.controllerVersion);
+  if (files.length === 0)
+    throw new GeneratedConfigError(
+      'ContainerRuntimeConfig sets nothing: set pidsLimit, logLevel, logSizeMax, overlaySize or defaultRuntime',
+      'spec.containerRuntimeConfig',
+    );
+  return machineConfig(
+    input.name,
+    input.pool,
+    { kind: 'ContainerRuntimeConfig', ...input.owner },
+    files,
+    input.controllerVersion,
+  );
 }

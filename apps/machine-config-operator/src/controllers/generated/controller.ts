@@ -17,11 +17,22 @@ import {
   type ReconcileResult,
   type ResourceDescriptor,
 } from '@keelson/kube';
-import type { ContainerRuntimeConfig, KubeletConfig, MachineConfig, MachineConfigPool } from '../../common/api-types.js';
+import type {
+  ContainerRuntimeConfig,
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { containerRuntimeMachineConfig, decodeDataURL, GeneratedConfigError, generatedName, kubeletMachineConfig } from './content.js';
+import {
+  containerRuntimeMachineConfig,
+  decodeDataURL,
+  GeneratedConfigError,
+  generatedName,
+  kubeletMachineConfig,
+} from './content.js';
 import { semanticEqual } from '../../common/semantic.js';
 
 type SubConfig = KubeletConfig | ContainerRuntimeConfig;
@@ -33,7 +44,12 @@ export type GeneratedKind = 'kubelet' | 'containerruntime';
 export function chooseSuffix(obj: SubConfig, others: readonly SubConfig[]): string {
   const own = obj.metadata.annotations?.[McAnnotations.mcNameSuffix];
   if (own !== undefined) return own;
-  const used = new Set(others.filter((o) => o.metadata.name !== obj.metadata.name).map((o) => o.metadata.annotations?.[McAnnotations.mcNameSuffix]).filter((s): s is string => s !== undefined));
+  const used = new Set(
+    others
+      .filter((o) => o.metadata.name !== obj.metadata.name)
+      .map((o) => o.metadata.annotations?.[McAnnotations.mcNameSuffix])
+      .filter((s): s is string => s !== undefined),
+  );
   if (!used.has('')) return '';
   for (let n = 1; ; n++) if (!used.has(String(n))) return String(n);
 }
@@ -41,7 +57,9 @@ export function chooseSuffix(obj: SubConfig, others: readonly SubConfig[]): stri
 /** The base kubelet.conf of a pool: from `01-<pool>-kubelet`, or `01-worker-kubelet` for custom pools. */
 export function baseKubeletConf(pool: string, mcs: (name: string) => MachineConfig | undefined): string | undefined {
   const mc = mcs(`01-${pool}-kubelet`) ?? mcs('01-worker-kubelet');
-  const files = ((mc?.spec?.config as { storage?: { files?: Array<{ path?: string; contents?: { source?: string } }> } } | undefined)?.storage?.files) ?? [];
+  const files =
+    (mc?.spec?.config as { storage?: { files?: Array<{ path?: string; contents?: { source?: string } }> } } | undefined)
+      ?.storage?.files ?? [];
   const f = files.find((x) => x.path === '/etc/kubernetes/kubelet.conf');
   return f?.contents?.source !== undefined ? decodeDataURL(f.contents.source) : undefined;
 }
@@ -59,14 +77,25 @@ export class GeneratedConfigController {
     private readonly kind: GeneratedKind,
     private readonly controllerVersion: string,
   ) {
-    this.informer = (kind === 'kubelet' ? ctx.informers.kubeletConfigs : ctx.informers.containerRuntimeConfigs);
-    this.resource = (kind === 'kubelet' ? KubeletConfigs : ContainerRuntimeConfigs);
+    this.informer = kind === 'kubelet' ? ctx.informers.kubeletConfigs : ctx.informers.containerRuntimeConfigs;
+    this.resource = kind === 'kubelet' ? KubeletConfigs : ContainerRuntimeConfigs;
     this.ownerKind = kind === 'kubelet' ? 'KubeletConfig' : 'ContainerRuntimeConfig';
-    this.controller = new Controller({ name: `${kind}config`, reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger });
+    this.controller = new Controller({
+      name: `${kind}config`,
+      reconcile: (key) => this.reconcile(key),
+      registry: ctx.registry,
+      logger: ctx.logger,
+    });
     const all = (): string[] => this.informer.store.list().map((o) => o.metadata.name ?? '');
     this.unsubscribe.push(
       watchDelayed(this.controller, this.informer, (o) => [o.metadata.name ?? ''], 0),
-      watchDelayed(this.controller, ctx.informers.pools, all, 0, (o, n) => !semanticEqual(o.metadata.labels, n.metadata.labels)),
+      watchDelayed(
+        this.controller,
+        ctx.informers.pools,
+        all,
+        0,
+        (o, n) => !semanticEqual(o.metadata.labels, n.metadata.labels),
+      ),
     );
   }
 
@@ -81,24 +110,35 @@ export class GeneratedConfigController {
   }
 
   private owned(name: string): MachineConfig[] {
-    return this.ctx.informers.machineConfigs.store.list().filter((mc) => mc.metadata.ownerReferences?.some((r) => r.kind === this.ownerKind && r.name === name));
+    return this.ctx.informers.machineConfigs.store
+      .list()
+      .filter((mc) => mc.metadata.ownerReferences?.some((r) => r.kind === this.ownerKind && r.name === name));
   }
 
   async reconcile(name: string): Promise<ReconcileResult | undefined> {
     const obj = this.informer.store.get(name);
     const mcClient = this.ctx.client.resource(MachineConfigs);
     if (obj === undefined) {
-      for (const mc of this.owned(name)) await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+      for (const mc of this.owned(name))
+        await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
       return undefined;
     }
     const pools = this.selectedPools(obj);
     if (pools.length === 0) {
-      await this.setStatus(obj, { type: 'Failure', status: 'False', message: `Error: could not find any MachineConfigPool set for ${this.ownerKind} ${name}` });
+      await this.setStatus(obj, {
+        type: 'Failure',
+        status: 'False',
+        message: `Error: could not find any MachineConfigPool set for ${this.ownerKind} ${name}`,
+      });
       return undefined;
     }
     const suffix = chooseSuffix(obj, this.informer.store.list());
     if (obj.metadata.annotations?.[McAnnotations.mcNameSuffix] === undefined) {
-      await this.ctx.client.resource(this.resource).patch(name, { metadata: { annotations: { [McAnnotations.mcNameSuffix]: suffix } } }, { type: 'merge' });
+      await this.ctx.client
+        .resource(this.resource)
+        .patch(name, { metadata: { annotations: { [McAnnotations.mcNameSuffix]: suffix } } }, { type: 'merge' });
       return undefined; // the annotation update re-triggers this reconcile
     }
     let wanted: MachineConfig[];
@@ -111,11 +151,18 @@ export class GeneratedConfigController {
     }
     for (const want of wanted) {
       const existing = this.ctx.informers.machineConfigs.store.get(want.metadata.name ?? '');
-      if (existing === undefined) await mcClient.create(want).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+      if (existing === undefined)
+        await mcClient.create(want).catch((e: unknown) => {
+          if (!isAlreadyExists(e)) throw e;
+        });
       else if (!semanticEqual(existing.spec, want.spec)) await mcClient.update({ ...existing, spec: want.spec ?? {} });
     }
     const keep = new Set(wanted.map((m) => m.metadata.name));
-    for (const mc of this.owned(name)) if (!keep.has(mc.metadata.name)) await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+    for (const mc of this.owned(name))
+      if (!keep.has(mc.metadata.name))
+        await mcClient.delete(mc.metadata.name ?? '').catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
     await this.setStatus(obj, { type: 'Success', status: 'True', message: 'Success' });
     return undefined;
   }
@@ -124,33 +171,57 @@ export class GeneratedConfigController {
     const sel = obj.spec.machineConfigPoolSelector;
     if (sel === undefined) return [];
     const m = compileLabelSelector(sel);
-    return this.ctx.informers.pools.store.list().filter((p) => m.matches(p.metadata.labels)).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+    return this.ctx.informers.pools.store
+      .list()
+      .filter((p) => m.matches(p.metadata.labels))
+      .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
   }
 
   private build(obj: SubConfig, pool: string, suffix: string): MachineConfig {
     const owner = { name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' };
     const name = generatedName(pool, this.kind, suffix);
     if (this.kind === 'kubelet') {
-      const spec: KubeletConfig['spec'] = 'kubeletConfig' in obj.spec || !('containerRuntimeConfig' in obj.spec) ? (obj.spec) : {};
+      const spec: KubeletConfig['spec'] =
+        'kubeletConfig' in obj.spec || !('containerRuntimeConfig' in obj.spec) ? obj.spec : {};
       return kubeletMachineConfig({
         name,
         pool,
         owner,
-        spec: { ...(spec.kubeletConfig !== undefined ? { kubeletConfig: spec.kubeletConfig } : {}), ...(spec.logLevel !== undefined ? { logLevel: spec.logLevel } : {}) },
+        spec: {
+          ...(spec.kubeletConfig !== undefined ? { kubeletConfig: spec.kubeletConfig } : {}),
+          ...(spec.logLevel !== undefined ? { logLevel: spec.logLevel } : {}),
+        },
         baseKubeletConf: baseKubeletConf(pool, (n) => this.ctx.informers.machineConfigs.store.get(n)),
         controllerVersion: this.controllerVersion,
       });
     }
-    return containerRuntimeMachineConfig({ name, pool, owner, spec: { containerRuntimeConfig: { ...(obj as ContainerRuntimeConfig).spec.containerRuntimeConfig } }, controllerVersion: this.controllerVersion });
+    return containerRuntimeMachineConfig({
+      name,
+      pool,
+      owner,
+      spec: { containerRuntimeConfig: { ...(obj as ContainerRuntimeConfig).spec.containerRuntimeConfig } },
+      controllerVersion: this.controllerVersion,
+    });
   }
 
   private async setStatus(obj: SubConfig, cond: Condition): Promise<void> {
     const prev = obj.status?.conditions ?? [];
     const last = prev[prev.length - 1];
-    if (obj.status?.observedGeneration === obj.metadata.generation && last?.type === cond.type && last.status === cond.status && last.message === cond.message) return;
-    const conditions = [...prev.filter((c) => c.type !== cond.type), { ...cond, lastTransitionTime: new Date(this.ctx.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') }];
+    if (
+      obj.status?.observedGeneration === obj.metadata.generation &&
+      last?.type === cond.type &&
+      last.status === cond.status &&
+      last.message === cond.message
+    )
+      return;
+    const conditions = [
+      ...prev.filter((c) => c.type !== cond.type),
+      { ...cond, lastTransitionTime: new Date(this.ctx.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    ];
     try {
-      await this.ctx.client.resource(this.resource).updateStatus({ ...obj, status: { observedGeneration: obj.metadata.generation ?? 0, conditions } });
+      await this.ctx.client
+        .resource(this.resource)
+        .updateStatus({ ...obj, status: { observedGeneration: obj.metadata.generation ?? 0, conditions } });
     } catch (e) {
       if (!isConflict(e)) throw e;
       this.controller.queue.addAfter(obj.metadata.name ?? '', 100);

@@ -24,7 +24,12 @@ export class NodeController {
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly ctx: ControllerContext) {
-    this.controller = new Controller({ name: 'node', reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger });
+    this.controller = new Controller({
+      name: 'node',
+      reconcile: (key) => this.reconcile(key),
+      registry: ctx.registry,
+      logger: ctx.logger,
+    });
     const inf = ctx.informers;
     const d = ctx.durations.nodeSyncDelayMs;
     this.unsubscribe.push(
@@ -59,7 +64,11 @@ export class NodeController {
     const now = Date.now();
     for (const [node, e] of this.expectations) {
       const cached = this.ctx.informers.nodes.store.get(node);
-      if (cached === undefined || cached.metadata.annotations?.[NodeAnnotations.desiredConfig] === e.desired || now > e.until) {
+      if (
+        cached === undefined ||
+        cached.metadata.annotations?.[NodeAnnotations.desiredConfig] === e.desired ||
+        now > e.until
+      ) {
         this.expectations.delete(node);
       }
     }
@@ -96,7 +105,11 @@ export class NodeController {
     await this.applyTaints(d);
     await this.applyDesired(pool, d);
     if (d.deferredOperatorNode !== undefined) {
-      void this.ctx.recorder.normal(pool, 'DeferringOperatorNodeUpdate', `Deferring update of machine config operator node ${d.deferredOperatorNode}`);
+      void this.ctx.recorder.normal(
+        pool,
+        'DeferringOperatorNodeUpdate',
+        `Deferring update of machine config operator node ${d.deferredOperatorNode}`,
+      );
     }
     await this.writeStatus(current, d);
     return undefined;
@@ -104,35 +117,64 @@ export class NodeController {
 
   private operatorNode(): { operatorNodeName?: string; controlPlaneTopology?: string } {
     const pod = this.ctx.informers.operatorPods.store.list().find((p) => (p.spec?.nodeName ?? '') !== '');
-    const topo = this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status?.controlPlaneTopology;
-    return { ...(pod?.spec?.nodeName !== undefined ? { operatorNodeName: pod.spec.nodeName } : {}), ...(topo !== undefined ? { controlPlaneTopology: topo } : {}) };
+    const topo =
+      this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status?.controlPlaneTopology;
+    return {
+      ...(pod?.spec?.nodeName !== undefined ? { operatorNodeName: pod.spec.nodeName } : {}),
+      ...(topo !== undefined ? { controlPlaneTopology: topo } : {}),
+    };
   }
 
   /** controlPlaneTopology annotations, and custom-pool labels on nodes born into a custom pool. */
   private async applyNodeMetadata(d: PoolSyncDecision): Promise<void> {
     const nodes = this.ctx.client.resource(Nodes);
-    const topo = this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status?.controlPlaneTopology ?? '';
+    const topo =
+      this.ctx.informers.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)?.spec.infra?.status
+        ?.controlPlaneTopology ?? '';
     for (const name of d.annotateTopology) {
-      await nodes.patch(name, { metadata: { annotations: { [NodeAnnotations.controlPlaneTopology]: topo } } }, { type: 'merge' }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+      await nodes
+        .patch(name, { metadata: { annotations: { [NodeAnnotations.controlPlaneTopology]: topo } } }, { type: 'merge' })
+        .catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
     }
     for (const c of d.customPoolLabels) {
-      this.ctx.logger.info(`Node ${c.node} was booted into custom pool ${c.pool}; applying node selector labels`, { node: c.node, pool: c.pool, labels: c.labels });
+      this.ctx.logger.info(`Node ${c.node} was booted into custom pool ${c.pool}; applying node selector labels`, {
+        node: c.node,
+        pool: c.pool,
+        labels: c.labels,
+      });
       await nodes
-        .patch(c.node, { metadata: { labels: c.labels, annotations: { [NodeAnnotations.customPoolLabelsApplied]: '' } } }, { type: 'merge' })
-        .catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+        .patch(
+          c.node,
+          { metadata: { labels: c.labels, annotations: { [NodeAnnotations.customPoolLabelsApplied]: '' } } },
+          { type: 'merge' },
+        )
+        .catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
     }
   }
 
   private async applyTaints(d: PoolSyncDecision): Promise<void> {
     const nodes = this.ctx.client.resource(Nodes);
-    for (const [names, add] of [[d.addTaint, true], [d.removeTaint, false]] as const) {
+    for (const [names, add] of [
+      [d.addTaint, true],
+      [d.removeTaint, false],
+    ] as const) {
       for (const name of names) {
         const cur = this.ctx.informers.nodes.store.get(name);
         if (!cur) continue;
-        const others = (cur.spec?.taints ?? []).filter((t) => !(t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect));
+        const others = (cur.spec?.taints ?? []).filter(
+          (t) => !(t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect),
+        );
         const taints = add ? [...others, { ...UPDATE_IN_PROGRESS_TAINT }] : others;
         try {
-          await nodes.patch(name, { metadata: { resourceVersion: cur.metadata.resourceVersion }, spec: { taints } }, { type: 'merge' });
+          await nodes.patch(
+            name,
+            { metadata: { resourceVersion: cur.metadata.resourceVersion }, spec: { taints } },
+            { type: 'merge' },
+          );
         } catch (e) {
           if (!isConflict(e) && !isNotFound(e)) throw e;
         }
@@ -152,7 +194,12 @@ export class NodeController {
         try {
           await nodes.patch(
             name,
-            { metadata: { resourceVersion: fresh.metadata.resourceVersion, annotations: { [NodeAnnotations.desiredConfig]: target, [NodeAnnotations.desiredImage]: null } } },
+            {
+              metadata: {
+                resourceVersion: fresh.metadata.resourceVersion,
+                annotations: { [NodeAnnotations.desiredConfig]: target, [NodeAnnotations.desiredImage]: null },
+              },
+            },
             { type: 'merge' },
           );
           this.expectations.set(name, { desired: target, until: Date.now() + 30_000 });
@@ -162,12 +209,25 @@ export class NodeController {
         }
       }
     }
-    if (d.setDesired.length === 1) void this.ctx.recorder.normal(pool, 'SetDesiredConfig', `Targeted node ${d.setDesired[0] ?? ''} to MachineConfig: ${target}`);
-    else if (d.setDesired.length > 1) void this.ctx.recorder.normal(pool, 'SetDesiredConfig', `Set target for ${d.setDesired.length} nodes to MachineConfig: ${target}`);
+    if (d.setDesired.length === 1)
+      void this.ctx.recorder.normal(
+        pool,
+        'SetDesiredConfig',
+        `Targeted node ${d.setDesired[0] ?? ''} to MachineConfig: ${target}`,
+      );
+    else if (d.setDesired.length > 1)
+      void this.ctx.recorder.normal(
+        pool,
+        'SetDesiredConfig',
+        `Set target for ${d.setDesired.length} nodes to MachineConfig: ${target}`,
+      );
   }
 
   /** Writes `status`; returns the stored pool, or undefined after a conflict (the pool is requeued). */
-  private async updateStatus(pool: MachineConfigPool, status: PoolSyncDecision['status']): Promise<MachineConfigPool | undefined> {
+  private async updateStatus(
+    pool: MachineConfigPool,
+    status: PoolSyncDecision['status'],
+  ): Promise<MachineConfigPool | undefined> {
     try {
       return await this.ctx.client.resource(Pools).updateStatus({ ...pool, status });
     } catch (e) {
@@ -183,7 +243,11 @@ export class NodeController {
     if (!d.statusChanged) return;
     if ((await this.updateStatus(pool, d.status)) === undefined) return;
     if (d.completed) {
-      void this.ctx.recorder.normal(pool, 'Completed', `Pool ${pool.metadata.name ?? ''} has completed update to MachineConfig ${pool.spec.configuration?.name ?? ''}`);
+      void this.ctx.recorder.normal(
+        pool,
+        'Completed',
+        `Pool ${pool.metadata.name ?? ''} has completed update to MachineConfig ${pool.spec.configuration?.name ?? ''}`,
+      );
     }
   }
 }

@@ -60,10 +60,20 @@ export interface PoolSyncDecision {
   completed: boolean;
 }
 
-const hasTaint = (n: Node): boolean => (n.spec?.taints ?? []).some((t) => t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect);
+const hasTaint = (n: Node): boolean =>
+  (n.spec?.taints ?? []).some(
+    (t) => t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect,
+  );
 
 /** Picks the nodes to start, honouring capacity, zone/age order and the operator-node deferral. */
-function pickNodes(pool: MachineConfigPool, poolNodes: Node[], target: PoolTarget, max: number, operatorNodeName: string | undefined, skip: ReadonlySet<string>): { picked: Node[]; deferred?: string } {
+function pickNodes(
+  pool: MachineConfigPool,
+  poolNodes: Node[],
+  target: PoolTarget,
+  max: number,
+  operatorNodeName: string | undefined,
+  skip: ReadonlySet<string>,
+): { picked: Node[]; deferred?: string } {
   const { candidates, capacity } = computeCandidates(poolNodes, target, max);
   let list = skip.size > 0 ? candidates.filter((n) => !skip.has(n.metadata.name ?? '')) : candidates;
   let deferred: string | undefined;
@@ -113,14 +123,24 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
   let after = poolNodes;
   let deferred: string | undefined;
   if (maxUnavailable !== undefined && pool.spec.paused !== true && pool.metadata.deletionTimestamp === undefined) {
-    const r = pickNodes(pool, poolNodes, target, maxUnavailable, input.operatorNodeName, new Set(customPoolLabels.map((c) => c.node)));
+    const r = pickNodes(
+      pool,
+      poolNodes,
+      target,
+      maxUnavailable,
+      input.operatorNodeName,
+      new Set(customPoolLabels.map((c) => c.node)),
+    );
     deferred = r.deferred;
     base.setDesired = r.picked.map((n) => n.metadata.name ?? '');
     const chosen = new Set(base.setDesired);
     after = poolNodes.map((n) => (chosen.has(n.metadata.name ?? '') ? withDesired(n, targetName) : n));
   }
   const { status, completed } = computePoolStatus(pool, after, target, now);
-  const first = pool.metadata.generation !== pool.status?.observedGeneration && base.setDesired.length > 0 ? computePoolStatus(pool, poolNodes, target, now).status : undefined;
+  const first =
+    pool.metadata.generation !== pool.status?.observedGeneration && base.setDesired.length > 0
+      ? computePoolStatus(pool, poolNodes, target, now).status
+      : undefined;
   return {
     ...base,
     hasTarget: true,
@@ -137,7 +157,8 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
 /** The node as it will be once desiredConfig is set (desiredImage dropped: non-layered pools). */
 export function withDesired(n: Node, target: string): Node {
   const annotations: Record<string, string> = {};
-  for (const [k, v] of Object.entries(n.metadata.annotations ?? {})) if (k !== NodeAnnotations.desiredImage) annotations[k] = v;
+  for (const [k, v] of Object.entries(n.metadata.annotations ?? {}))
+    if (k !== NodeAnnotations.desiredImage) annotations[k] = v;
   annotations[NodeAnnotations.desiredConfig] = target;
   return { ...n, metadata: { ...n.metadata, annotations } };
 }

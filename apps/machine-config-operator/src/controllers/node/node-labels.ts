@@ -8,7 +8,9 @@ import { NodeAnnotations } from '../../common/constants.js';
 /** Nodes whose controlPlaneTopology annotation differs from the cluster's topology. */
 export function nodesNeedingTopology(nodes: readonly Node[], topology: string | undefined): string[] {
   if (topology === undefined || topology === '') return [];
-  return nodes.filter((n) => n.metadata.annotations?.[NodeAnnotations.controlPlaneTopology] !== topology).map((n) => n.metadata.name ?? '');
+  return nodes
+    .filter((n) => n.metadata.annotations?.[NodeAnnotations.controlPlaneTopology] !== topology)
+    .map((n) => n.metadata.name ?? '');
 }
 
 /** The pool a rendered config belongs to: `rendered-<pool>-<32 hex>`. */

@@ -60,9 +60,15 @@ export function isNodeUnavailable(node: Node): boolean {
 /** The node's desired annotations already name the pool target. */
 export function isNodeDesiredTarget(node: Node, target: PoolTarget): boolean {
   if (target.layered) {
-    return ann(node, NodeAnnotations.desiredImage) === target.layered.image && ann(node, NodeAnnotations.desiredConfig) === target.layered.buildConfig;
+    return (
+      ann(node, NodeAnnotations.desiredImage) === target.layered.image &&
+      ann(node, NodeAnnotations.desiredConfig) === target.layered.buildConfig
+    );
   }
-  return ann(node, NodeAnnotations.desiredConfig) === target.config && !Object.hasOwn(node.metadata.annotations ?? {}, NodeAnnotations.desiredImage);
+  return (
+    ann(node, NodeAnnotations.desiredConfig) === target.config &&
+    !Object.hasOwn(node.metadata.annotations ?? {}, NodeAnnotations.desiredImage)
+  );
 }
 
 /** Done and at the pool target (counted in updatedMachineCount). */

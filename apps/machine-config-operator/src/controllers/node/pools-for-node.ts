@@ -63,7 +63,11 @@ export function getPoolsForNode(pools: readonly MachineConfigPool[], node: Node)
     else if (name === 'worker') worker = p;
     else custom.push(p);
   }
-  if (custom.length > 1) throw new NodePoolAssignmentError(node.metadata.name ?? '', custom.map((p) => p.metadata.name ?? ''));
+  if (custom.length > 1)
+    throw new NodePoolAssignmentError(
+      node.metadata.name ?? '',
+      custom.map((p) => p.metadata.name ?? ''),
+    );
   const first = custom[0];
   if (first !== undefined) {
     if (master) return { pools: worker ? [master, worker] : [master], defaultedToMaster: true };
@@ -75,7 +79,11 @@ export function getPoolsForNode(pools: readonly MachineConfigPool[], node: Node)
 }
 
 /** The nodes whose primary pool is `pool` (nodes in two custom pools are left out). */
-export function nodesForPool(pools: readonly MachineConfigPool[], pool: MachineConfigPool, nodes: readonly Node[]): Node[] {
+export function nodesForPool(
+  pools: readonly MachineConfigPool[],
+  pool: MachineConfigPool,
+  nodes: readonly Node[],
+): Node[] {
   const out: Node[] = [];
   for (const n of nodes) {
     if (!selects(pool, n)) continue;

@@ -1,7 +1,13 @@
 /** Rollout arithmetic of the node controller (mco.md 3.3–3.4): maxUnavailable, candidates, capacity, ordering. */
 import type { Node } from '../../common/api-types.js';
 import { Labels } from '../../common/constants.js';
-import { isNodeDesiredTarget, isNodeMCDFailing, isNodeReady, isNodeUnavailable, type PoolTarget } from './node-state.js';
+import {
+  isNodeDesiredTarget,
+  isNodeMCDFailing,
+  isNodeReady,
+  isNodeUnavailable,
+  type PoolTarget,
+} from './node-state.js';
 
 /** An invalid `spec.maxUnavailable`. */
 export class MaxUnavailableError extends Error {
@@ -10,7 +16,9 @@ export class MaxUnavailableError extends Error {
     readonly pool: string,
     readonly value: string | number,
   ) {
-    super(`invalid value for IntOrString: invalid value "${String(value)}": must be an integer or a percentage (e.g. "10%") in pool ${pool} spec.maxUnavailable`);
+    super(
+      `invalid value for IntOrString: invalid value "${String(value)}": must be an integer or a percentage (e.g. "10%") in pool ${pool} spec.maxUnavailable`,
+    );
     this.name = 'MaxUnavailableError';
   }
 }
@@ -20,7 +28,11 @@ export class MaxUnavailableError extends Error {
  * the `arbiter` pool always 1.
  * @throws MaxUnavailableError for any other string.
  */
-export function computeMaxUnavailable(poolName: string, value: number | string | null | undefined, nodeCount: number): number {
+export function computeMaxUnavailable(
+  poolName: string,
+  value: number | string | null | undefined,
+  nodeCount: number,
+): number {
   if (poolName === 'arbiter') return 1;
   let n: number;
   if (value === null || value === undefined) n = 1;

@@ -31,7 +31,8 @@ export function computePoolCounts(nodes: readonly Node[], target: PoolTarget): P
     if (up) updated++;
     if (up && isNodeReady(n)) ready++;
     if (isNodeUnavailable(n)) unavailable++;
-    if (isNodeDegraded(n) && (n.metadata.annotations?.[NodeAnnotations.desiredConfig] ?? '') !== '') degradedNodes.push(n);
+    if (isNodeDegraded(n) && (n.metadata.annotations?.[NodeAnnotations.desiredConfig] ?? '') !== '')
+      degradedNodes.push(n);
   }
   return {
     machineCount: nodes.length,
@@ -54,7 +55,12 @@ export interface PoolStatusDecision {
  * The pool's new status from its nodes: counters, status.configuration copied from spec once all nodes are
  * updated, conditions Updated/Updating/NodeDegraded/Degraded (RenderDegraded is kept as the render controller set it).
  */
-export function computePoolStatus(pool: MachineConfigPool, nodes: readonly Node[], target: PoolTarget, now: Date): PoolStatusDecision {
+export function computePoolStatus(
+  pool: MachineConfigPool,
+  nodes: readonly Node[],
+  target: PoolTarget,
+  now: Date,
+): PoolStatusDecision {
   const counts = computePoolCounts(nodes, target);
   const prev = pool.status ?? {};
   let conditions: Condition[] = [...(prev.conditions ?? [])];
@@ -66,35 +72,96 @@ export function computePoolStatus(pool: MachineConfigPool, nodes: readonly Node[
   let configuration = prev.configuration;
   let completed = false;
   if (allUpdated) {
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'True', reason: '', message: `All nodes are updated with MachineConfig ${name}` }, now);
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(
+      conditions,
+      {
+        type: MACHINE_CONFIG_POOL_CONDITIONS.Updated,
+        status: 'True',
+        reason: '',
+        message: `All nodes are updated with MachineConfig ${name}`,
+      },
+      now,
+    );
+    conditions = setPoolCondition(
+      conditions,
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: '' },
+      now,
+    );
     completed = prev.configuration?.name !== name;
     configuration = structuredClone(pool.spec.configuration);
   } else {
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'False', reason: '', message: '' }, now);
-    conditions = pool.spec.paused === true
-      ? setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: `Pool is paused; will not update to MachineConfig ${name}` }, now)
-      : setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'True', reason: '', message: `All nodes are updating to MachineConfig ${name}` }, now);
+    conditions = setPoolCondition(
+      conditions,
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'False', reason: '', message: '' },
+      now,
+    );
+    conditions =
+      pool.spec.paused === true
+        ? setPoolCondition(
+            conditions,
+            {
+              type: MACHINE_CONFIG_POOL_CONDITIONS.Updating,
+              status: 'False',
+              reason: '',
+              message: `Pool is paused; will not update to MachineConfig ${name}`,
+            },
+            now,
+          )
+        : setPoolCondition(
+            conditions,
+            {
+              type: MACHINE_CONFIG_POOL_CONDITIONS.Updating,
+              status: 'True',
+              reason: '',
+              message: `All nodes are updating to MachineConfig ${name}`,
+            },
+            now,
+          );
   }
   let nodeDegradedMessage = '';
   if (counts.degradedMachineCount > 0) {
     nodeDegradedMessage = counts.degradedNodes
       .filter((n) => (n.metadata.annotations?.[NodeAnnotations.reason] ?? '') !== '')
-      .map((n) => `Node ${n.metadata.name ?? ''} is reporting: "${n.metadata.annotations?.[NodeAnnotations.reason] ?? ''}"`)
+      .map(
+        (n) =>
+          `Node ${n.metadata.name ?? ''} is reporting: "${n.metadata.annotations?.[NodeAnnotations.reason] ?? ''}"`,
+      )
       .join(', ');
     conditions = setPoolCondition(
       conditions,
-      { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'True', reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`, message: nodeDegradedMessage },
+      {
+        type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded,
+        status: 'True',
+        reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`,
+        message: nodeDegradedMessage,
+      },
       now,
     );
   } else {
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(
+      conditions,
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'False', reason: '', message: '' },
+      now,
+    );
   }
   const renderDegraded = getCondition(conditions, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded)?.status === 'True';
   if (counts.degradedMachineCount > 0 || renderDegraded) {
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'True', reason: '', message: counts.degradedMachineCount > 0 ? nodeDegradedMessage : '' }, now);
+    conditions = setPoolCondition(
+      conditions,
+      {
+        type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded,
+        status: 'True',
+        reason: '',
+        message: counts.degradedMachineCount > 0 ? nodeDegradedMessage : '',
+      },
+      now,
+    );
   } else {
-    conditions = setPoolCondition(conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'False', reason: '', message: '' }, now);
+    conditions = setPoolCondition(
+      conditions,
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'False', reason: '', message: '' },
+      now,
+    );
   }
   const status: PoolStatus = {
     observedGeneration: pool.metadata.generation ?? 0,

@@ -3,7 +3,14 @@
  * spec.configuration, RenderDegraded. Old rendered configs are never deleted (upstream has no GC).
  */
 import { MACHINE_CONFIG_POOL_CONDITIONS, compileLabelSelector } from '@keelson/api';
-import { Controller, isAlreadyExists, isConflict, MachineConfigPools, MachineConfigs, type ReconcileResult } from '@keelson/kube';
+import {
+  Controller,
+  isAlreadyExists,
+  isConflict,
+  MachineConfigPools,
+  MachineConfigs,
+  type ReconcileResult,
+} from '@keelson/kube';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations } from '../../common/constants.js';
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
@@ -34,13 +41,31 @@ export class RenderController {
     private readonly ctx: ControllerContext,
     private readonly versions: RenderVersions,
   ) {
-    this.controller = new Controller({ name: 'render', reconcile: (key) => this.reconcile(key), registry: ctx.registry, logger: ctx.logger, maxRetries: 15 });
+    this.controller = new Controller({
+      name: 'render',
+      reconcile: (key) => this.reconcile(key),
+      registry: ctx.registry,
+      logger: ctx.logger,
+      maxRetries: 15,
+    });
     const inf = ctx.informers;
     const d = ctx.durations.renderDelayMs;
     const allPools = (): string[] => inf.pools.store.list().map((p) => p.metadata.name ?? '');
     this.unsubscribe.push(
-      watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], d, (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels)),
-      watchDelayed(this.controller, inf.machineConfigs, (mc) => this.poolsForMachineConfig(mc), d, (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels)),
+      watchDelayed(
+        this.controller,
+        inf.pools,
+        (p) => [p.metadata.name ?? ''],
+        d,
+        (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels),
+      ),
+      watchDelayed(
+        this.controller,
+        inf.machineConfigs,
+        (mc) => this.poolsForMachineConfig(mc),
+        d,
+        (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.labels, n.metadata.labels),
+      ),
       watchDelayed(this.controller, inf.controllerConfigs, allPools, d),
       watchDelayed(this.controller, inf.kubeletConfigs, allPools, d),
       watchDelayed(this.controller, inf.containerRuntimeConfigs, allPools, d),
@@ -85,11 +110,21 @@ export class RenderController {
     const pool = inf.pools.store.get(poolName);
     if (pool === undefined) return undefined;
     const cc = inf.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME);
-    const gate = controllerConfigGate(cc, this.versions.controllerVersion) ?? pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
-    if (gate !== undefined || cc === undefined) throw new RenderPoolError('RENDER_WAITING', poolName, gate ?? 'no ControllerConfig');
-    const d = await decideRenderWith({ pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions }, (...args) => this.renderThread.render(...args));
+    const gate =
+      controllerConfigGate(cc, this.versions.controllerVersion) ??
+      pendingSubConfig(pool, [...inf.kubeletConfigs.store.list(), ...inf.containerRuntimeConfigs.store.list()]);
+    if (gate !== undefined || cc === undefined)
+      throw new RenderPoolError('RENDER_WAITING', poolName, gate ?? 'no ControllerConfig');
+    const d = await decideRenderWith(
+      { pool, machineConfigs: inf.machineConfigs.store.list(), controllerConfig: cc, ...this.versions },
+      (...args) => this.renderThread.render(...args),
+    );
     if (d.kind === 'selectingAll') {
-      void this.ctx.recorder.warning(pool, 'SelectingAll', 'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.');
+      void this.ctx.recorder.warning(
+        pool,
+        'SelectingAll',
+        'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.',
+      );
       return undefined;
     }
     if (d.kind === 'failed') {
@@ -102,7 +137,8 @@ export class RenderController {
       const updated: MachineConfigPool = { ...pool, spec: { ...pool.spec, configuration: d.spec } };
       try {
         const res = await this.ctx.client.resource(Pools).update(updated);
-        if (pool.spec.configuration?.name !== d.spec.name) this.ctx.logger.info(`Pool ${poolName}: now targeting: ${d.spec.name}`, { pool: poolName });
+        if (pool.spec.configuration?.name !== d.spec.name)
+          this.ctx.logger.info(`Pool ${poolName}: now targeting: ${d.spec.name}`, { pool: poolName });
         await this.setRenderDegraded(res, 'False', '');
       } catch (e) {
         if (isConflict(e)) return { requeueAfterMs: 100 };
@@ -123,7 +159,11 @@ export class RenderController {
       try {
         await client.create(mc);
         const rel = mc.metadata.annotations?.[McAnnotations.releaseImageVersion] ?? '';
-        void this.ctx.recorder.normal(pool, 'RenderedConfigGenerated', `${name} successfully generated (release version: ${rel}, controller version: ${this.versions.controllerVersion})`);
+        void this.ctx.recorder.normal(
+          pool,
+          'RenderedConfigGenerated',
+          `${name} successfully generated (release version: ${rel}, controller version: ${this.versions.controllerVersion})`,
+        );
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
       }
@@ -138,7 +178,11 @@ export class RenderController {
     const prev = getCondition(pool.status?.conditions, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded);
     if (status === 'False' && prev?.status === 'False') return;
     if (prev?.status === status && (prev.message ?? '') === message) return;
-    const conditions = setPoolCondition(pool.status?.conditions, { type: MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded, status, reason: '', message }, this.ctx.now());
+    const conditions = setPoolCondition(
+      pool.status?.conditions,
+      { type: MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded, status, reason: '', message },
+      this.ctx.now(),
+    );
     try {
       await this.ctx.client.resource(Pools).updateStatus({ ...pool, status: { ...(pool.status ?? {}), conditions } });
     } catch (e) {

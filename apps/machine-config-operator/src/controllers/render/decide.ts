@@ -10,7 +10,13 @@ import {
   type RenderResult,
 } from '@keelson/ignition';
 import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
-import type { ContainerRuntimeConfig, ControllerConfig, KubeletConfig, MachineConfig, MachineConfigPool } from '../../common/api-types.js';
+import type {
+  ContainerRuntimeConfig,
+  ControllerConfig,
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
 import { completedByVersion, TemplateConditions } from '../template/status.js';
 import { semanticEqual } from '../../common/semantic.js';
@@ -60,7 +66,8 @@ export function controllerConfigGate(cc: ControllerConfig | undefined, controlle
 /** Version-skew guard: the ControllerConfig must have been written by the operator of our version. */
 export function controllerConfigVersionSkew(cc: ControllerConfig, myVersion: string): string | undefined {
   const v = cc.metadata.annotations?.[McAnnotations.generatedByVersion];
-  if (v === undefined) return `ignoring controller config generated without ${McAnnotations.generatedByVersion} annotation (my version: ${myVersion})`;
+  if (v === undefined)
+    return `ignoring controller config generated without ${McAnnotations.generatedByVersion} annotation (my version: ${myVersion})`;
   if (v !== myVersion) return `ignoring controller config generated from ${v} (my version: ${myVersion})`;
   return undefined;
 }
@@ -75,7 +82,8 @@ export function pendingSubConfig(pool: MachineConfigPool, configs: readonly SubC
     const conds = c.status?.conditions ?? [];
     const last = conds[conds.length - 1];
     const ok = last !== undefined && (last.type === 'Success' || last.type === 'Accepted') && last.status === 'True';
-    if (c.metadata.generation !== c.status?.observedGeneration || !ok) return `${c.kind ?? 'config'} ${c.metadata.name ?? ''} is not completed`;
+    if (c.metadata.generation !== c.status?.observedGeneration || !ok)
+      return `${c.kind ?? 'config'} ${c.metadata.name ?? ''} is not completed`;
   }
   return undefined;
 }
@@ -84,7 +92,12 @@ export function pendingSubConfig(pool: MachineConfigPool, configs: readonly SubC
 export type RenderDecision =
   | { kind: 'selectingAll' }
   | { kind: 'failed'; message: string }
-  | { kind: 'rendered'; result: RenderResult; spec: NonNullable<MachineConfigPool['spec']['configuration']>; specChanged: boolean };
+  | {
+      kind: 'rendered';
+      result: RenderResult;
+      spec: NonNullable<MachineConfigPool['spec']['configuration']>;
+      specChanged: boolean;
+    };
 
 /** Inputs of {@link decideRender}. */
 export interface RenderInput {
@@ -105,12 +118,25 @@ function renderArgs(input: RenderInput): { args: Parameters<typeof renderPool> }
   const currentName = pool.spec.configuration?.name ?? '';
   const current = currentName === '' ? undefined : input.machineConfigs.find((m) => m.metadata.name === currentName);
   const all = input.machineConfigs as unknown as IgnMachineConfig[];
-  const poolRef = { metadata: { name, ...(pool.metadata.uid !== undefined ? { uid: pool.metadata.uid } : {}), labels: pool.metadata.labels ?? {} }, spec: pool.spec };
-  const opts = { controllerVersion: input.controllerVersion, ...(current !== undefined ? { currentRendered: current as unknown as IgnMachineConfig } : {}) };
+  const poolRef = {
+    metadata: {
+      name,
+      ...(pool.metadata.uid !== undefined ? { uid: pool.metadata.uid } : {}),
+      labels: pool.metadata.labels ?? {},
+    },
+    spec: pool.spec,
+  };
+  const opts = {
+    controllerVersion: input.controllerVersion,
+    ...(current !== undefined ? { currentRendered: current as unknown as IgnMachineConfig } : {}),
+  };
   return { args: [poolRef, all, input.controllerConfig, opts] };
 }
 
-const failed = (pool: string, m: string): RenderDecision => ({ kind: 'failed', message: `Failed to render configuration for pool ${pool}: ${m}` });
+const failed = (pool: string, m: string): RenderDecision => ({
+  kind: 'failed',
+  message: `Failed to render configuration for pool ${pool}: ${m}`,
+});
 
 /** The decision from renderPool's result or error (other errors are thrown). */
 function decideFrom(pool: MachineConfigPool, outcome: { result: RenderResult } | { error: unknown }): RenderDecision {
@@ -127,7 +153,11 @@ function decideFrom(pool: MachineConfigPool, outcome: { result: RenderResult } |
   const { result } = outcome;
   const spec = {
     name: result.name,
-    source: result.source.map((n) => ({ kind: 'MachineConfig', name: n, apiVersion: 'machineconfiguration.openshift.io/v1' })),
+    source: result.source.map((n) => ({
+      kind: 'MachineConfig',
+      name: n,
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+    })),
   };
   const prev = pool.spec.configuration;
   const specChanged = prev?.name !== spec.name || !semanticEqual(prev.source ?? [], spec.source);
@@ -152,7 +182,10 @@ export function decideRender(input: RenderInput): RenderDecision {
  * {@link decideRender} with the render itself done by `render` (the controller passes a worker thread's, so that a
  * hostile MachineConfig never blocks its event loop).
  */
-export async function decideRenderWith(input: RenderInput, render: (...args: Parameters<typeof renderPool>) => Promise<RenderResult>): Promise<RenderDecision> {
+export async function decideRenderWith(
+  input: RenderInput,
+  render: (...args: Parameters<typeof renderPool>) => Promise<RenderResult>,
+): Promise<RenderDecision> {
   const r = renderArgs(input);
   if ('decision' in r) return r.decision;
   let result: RenderResult;

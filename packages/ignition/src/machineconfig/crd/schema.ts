@@ -3,52 +3,52 @@ import type { CrdSchema } from './structural.js';
 
 /** openAPIV3Schema of machineconfigs.machineconfiguration.openshift.io v1, descriptions removed. */
 export const MACHINECONFIG_CRD_SCHEMA: CrdSchema = {
-  "properties": {
-    "apiVersion": {
-      "type": "string"
+  properties: {
+    apiVersion: {
+      type: 'string',
     },
-    "kind": {
-      "type": "string"
+    kind: {
+      type: 'string',
     },
-    "metadata": {
-      "type": "object"
+    metadata: {
+      type: 'object',
     },
-    "spec": {
-      "properties": {
-        "baseOSExtensionsContainerImage": {
-          "type": "string"
+    spec: {
+      properties: {
+        baseOSExtensionsContainerImage: {
+          type: 'string',
         },
-        "config": {
-          "type": "object",
-          "x-kubernetes-preserve-unknown-fields": true
+        config: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
         },
-        "extensions": {
-          "items": {
-            "type": "string"
+        extensions: {
+          items: {
+            type: 'string',
           },
-          "type": "array",
-          "x-kubernetes-list-type": "atomic"
+          type: 'array',
+          'x-kubernetes-list-type': 'atomic',
         },
-        "fips": {
-          "type": "boolean"
+        fips: {
+          type: 'boolean',
         },
-        "kernelArguments": {
-          "items": {
-            "type": "string"
+        kernelArguments: {
+          items: {
+            type: 'string',
           },
-          "nullable": true,
-          "type": "array",
-          "x-kubernetes-list-type": "atomic"
+          nullable: true,
+          type: 'array',
+          'x-kubernetes-list-type': 'atomic',
         },
-        "kernelType": {
-          "type": "string"
+        kernelType: {
+          type: 'string',
         },
-        "osImageURL": {
-          "type": "string"
-        }
+        osImageURL: {
+          type: 'string',
+        },
       },
-      "type": "object"
-    }
+      type: 'object',
+    },
   },
-  "type": "object"
+  type: 'object',
 };

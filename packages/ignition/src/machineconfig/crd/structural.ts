@@ -57,7 +57,8 @@ function matches(type: CrdSchema['type'], v: unknown): boolean {
   }
 }
 
-const child = (path: string, key: string): string => (path === '' ? key : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const child = (path: string, key: string): string =>
+  path === '' ? key : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 function walk(v: unknown, s: CrdSchema, path: string, depth: number, out: StructuralResult): void {
   if (depth > MAX_DEPTH) {
@@ -70,11 +71,17 @@ function walk(v: unknown, s: CrdSchema, path: string, depth: number, out: Struct
   }
   if (!matches(s.type, v)) {
     const shown = typeName(v);
-    out.errors.push({ path, message: `${path}: Invalid value: "${shown}": ${path} in body must be of type ${String(s.type)}: "${shown}"` });
+    out.errors.push({
+      path,
+      message: `${path}: Invalid value: "${shown}": ${path} in body must be of type ${String(s.type)}: "${shown}"`,
+    });
     return;
   }
   if (Array.isArray(v)) {
-    if (s.items) v.forEach((x, i) => { walkItem(x, s.items as CrdSchema, `${path}[${i}]`, depth + 1, out); });
+    if (s.items)
+      v.forEach((x, i) => {
+        walkItem(x, s.items as CrdSchema, `${path}[${i}]`, depth + 1, out);
+      });
     return;
   }
   if (s.type !== 'object' || typeof v !== 'object') return;
@@ -93,7 +100,10 @@ function walk(v: unknown, s: CrdSchema, path: string, depth: number, out: Struct
 /** Array items are not pruned: a `null` item of a non-nullable type is a type error. */
 function walkItem(v: unknown, s: CrdSchema, path: string, depth: number, out: StructuralResult): void {
   if (v === null && s.nullable !== true) {
-    out.errors.push({ path, message: `${path}: Invalid value: "null": ${path} in body must be of type ${String(s.type)}: "null"` });
+    out.errors.push({
+      path,
+      message: `${path}: Invalid value: "null": ${path} in body must be of type ${String(s.type)}: "null"`,
+    });
     return;
   }
   walk(v, s, path, depth, out);
