@@ -155,7 +155,12 @@ describe('kinds', () => {
       { name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } },
       { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '0' } } },
     ];
-    const live = { containers: [{ name: 'c', image: 'i', env: served }] };
+    // as kube-apiserver stores it (the pod-spec defaults upstream's ensurePodSpec also compares after defaulting)
+    const live = {
+      containers: [{ name: 'c', image: 'i', env: served }],
+      dnsPolicy: 'ClusterFirst',
+      terminationGracePeriodSeconds: 30,
+    };
     expect(deepEqual(mergePodSpec(live, { containers: [{ name: 'c', image: 'i', env }] }), live)).toBe(true);
     expect(env[0]!.valueFrom.fieldRef).toEqual({ fieldPath: 'spec.nodeName' });
   });

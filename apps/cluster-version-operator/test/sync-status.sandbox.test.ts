@@ -136,6 +136,8 @@ async function setup(
     payloadDir: payloadA,
     releaseImage: IMAGE_A,
     payloadCache: join(dir, 'cache'),
+    // every pass GETs its manifests (as upstream), so a test can hold a pass at one of them
+    liveObjectCache: false,
     listen: '127.0.0.1:0',
     updateService: 'http://127.0.0.1:9/graph',
     timeScale: 0.002,

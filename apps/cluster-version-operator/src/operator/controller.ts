@@ -56,6 +56,8 @@ export interface Work {
 /** Dependencies of the controller. */
 export interface ControllerDeps {
   client: KubeClient;
+  /** Read applied objects from watches instead of a GET per manifest (default true). */
+  liveObjectCache?: boolean;
   log: Logger;
   intervals: Intervals;
   localPayload: ReleasePayload;
@@ -117,7 +119,7 @@ export class ClusterVersionController {
   cv: ClusterVersion | undefined;
 
   constructor(private readonly d: ControllerDeps) {
-    this.applier = new ResourceApplier(d.client, d.log);
+    this.applier = new ResourceApplier(d.client, d.log, { liveObjectCache: d.liveObjectCache !== false });
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
     this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
     this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });

@@ -32,6 +32,11 @@ export interface CvoOptions {
   releaseImage: string;
   /** Cache of retrieved payloads (default `<tmpdir>/cvo-payloads`). */
   payloadCache?: string;
+  /**
+   * Read the objects a pass applies from watches (one informer per kind) instead of a GET per manifest (default
+   * true); false GETs every manifest on every pass, as upstream's resourceapply does.
+   */
+  liveObjectCache?: boolean;
   /** Metrics/health address (default `0.0.0.0:9099`; port 0 picks a free port). */
   listen?: string;
   servingCertFile?: string;
@@ -153,6 +158,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     enableAutoUpdate: options.enableAutoUpdate === true,
     ...(excludeManifests ? { excludeIdentifier: excludeManifests } : {}),
     alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
+    liveObjectCache: options.liveObjectCache !== false,
     // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
     onFeatureSetChange: () => {
       void api.stop();

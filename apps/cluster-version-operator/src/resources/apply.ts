@@ -85,9 +85,10 @@ export class ResourceApplier {
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
+    opts: { liveObjectCache?: boolean } = {},
   ) {
     this.mapper = new RestMapper(client);
-    this.cache = new LiveObjectCache(client, log);
+    this.cache = new LiveObjectCache(client, log, opts.liveObjectCache !== false);
   }
 
   /** Stops the watches of the live-object cache. */

@@ -29,6 +29,8 @@ export class LiveObjectCache {
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
+    /** false: never answers (every apply GETs its object, as upstream). */
+    private readonly enabled = true,
   ) {}
 
   /**
@@ -43,7 +45,7 @@ export class LiveObjectCache {
     namespace: string,
     name: string,
   ): JsonObject | null | undefined {
-    if (this.closed || UNCACHED.has(`${group}/${kind}`)) return undefined;
+    if (!this.enabled || this.closed || UNCACHED.has(`${group}/${kind}`)) return undefined;
     const key = `${group}/${version}/${mapping.plural}`;
     let inf = this.informers.get(key);
     if (inf === undefined) {
