@@ -245,7 +245,7 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
         // a message object is consumed by verification: read it again for each keyring
         const message = await readMsg();
         // openpgp's overloaded typings confuse the type-aware lint rules here
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+        /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment */
         const res = await openpgp.verify({
           message,
           verificationKeys: kr.keys,
@@ -253,6 +253,7 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
           format: 'binary',
           ...(opts.date ? { date: opts.date } : {}),
         });
+        /* eslint-enable @typescript-eslint/no-unsafe-class-instance-assignment */
         const first = res.signatures[0];
         if (!first) throw new Error('no signature');
         await first.verified;
