@@ -226,7 +226,7 @@ describe('network deadlines and retries on the command line', { timeout: 60_000 
     const bad = await cli('payload', 'info', '--timeout', 'soon', PAYLOAD);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'error: --timeout: expected a positive duration such as 30s, 2m or 500ms (a bare number is seconds), got "soon"\n',
+      'error: --timeout: expected a positive duration such as 30s, 1m30s or 500ms: time: invalid duration "soon"\n',
     );
   });
 });

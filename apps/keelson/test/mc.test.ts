@@ -64,7 +64,8 @@ function writeVector(v: Vector): { dir: string; cc: string } {
   return { dir: mcs, cc };
 }
 
-describe('keelson mc render', () => {
+// each test spawns the CLI several times: generous per-test time on a loaded 2-core CI machine
+describe('keelson mc render', { timeout: 60_000 }, () => {
   it('renders a directory of MachineConfig YAML to the MCO name and config bytes', () => {
     const v = vector('render/worker-basic');
     const { dir, cc } = writeVector(v);
