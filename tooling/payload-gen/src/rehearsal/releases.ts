@@ -194,6 +194,36 @@ const GENERATED_BY_APP = [
   '0000_80_machine-config_06_clusteroperator.yaml',
 ];
 
+/**
+ * The CVO's `admin-gates` and `admin-acks` ConfigMaps, as upstream's install/ ships them in every release
+ * (`0000_00_cluster-version-operator_01_admingate_configmap.yaml`, `…_01_adminack_configmap.yaml`): without them the
+ * CVO reports Upgradeable=False UnableToAccessAdminGatesConfigMap, as it would on such a cluster.
+ */
+function adminAckConfigMaps(): Record<string, string> {
+  const annotations = {
+    'include.release.openshift.io/self-managed-high-availability': 'true',
+    'include.release.openshift.io/single-node-developer': 'true',
+  };
+  const gates = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'admin-gates', namespace: 'openshift-config-managed', annotations },
+  };
+  const acks = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'admin-acks',
+      namespace: 'openshift-config',
+      annotations: { ...annotations, 'release.openshift.io/create-only': 'true' },
+    },
+  };
+  return {
+    '0000_00_cluster-version-operator_01_adminack_configmap.yaml': stringify(acks),
+    '0000_00_cluster-version-operator_01_admingate_configmap.yaml': stringify(gates),
+  };
+}
+
 /** `oc adm release new`'s image placeholder: `placeholder.url.oc.will.replace.this.org/placeholdernamespace:<tag>`. */
 const IMAGE_PLACEHOLDER =
   /placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:([A-Za-z0-9][A-Za-z0-9_.-]*)/g;
@@ -259,6 +289,7 @@ async function writeRelease(
   await dropDuplicateClusterOperators(rm_);
   // the generator's stand-in ClusterVersion CRD gives way to the real one in release-manifests/
   await rm(join(dir, 'manifests', '0000_00_cluster-version-operator_01_clusterversion.crd.yaml'), { force: true });
+  for (const [name, text] of Object.entries(adminAckConfigMaps())) await writeFile(join(rm_, name), text);
 
   const refsPath = join(rm_, 'image-references');
   const refs = JSON.parse(await readFile(refsPath, 'utf8')) as { spec: { tags: ImageStreamTag[] } };
