@@ -196,6 +196,11 @@ export class MachineConfigDaemon {
       return;
     const desired = ann(node, NODE_ANNOTATIONS.desiredConfig);
     if (desired === '') return;
+    // an update whose files and OS were staged, then failed while asking for the reboot (an API error on the
+    // post-config-action annotation): the disk already holds the new config and the OS waits for the reboot, so
+    // validating now would report the old deployment as drift; ask for the reboot again, as at boot
+    const journal = await readJournal(this.ctx.root);
+    if (journal?.phase === 'rebooting' && (await this.#resume(journal))) return;
     const onDisk = await readOnDiskConfig(this.ctx);
     const currentName = onDisk?.metadata.name ?? ann(node, NODE_ANNOTATIONS.currentConfig);
     const force = await exists(this.ctx.root.resolve(FORCE_FILE_PATH));
