@@ -73,7 +73,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
 
 for (const [file, label] of [
   ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS, strict tsc consumer)'],
-  ['checks.json', 'static checks (typecheck, lint, stands alone, prettier)'],
+  ['checks.json', 'static checks (typecheck, lint, stands alone, README examples, prettier)'],
 ]) {
   const path = join(root, '.keelson', file);
   if (!existsSync(path)) continue;
