@@ -27,7 +27,7 @@ async function req(method: string, path: string, body?: unknown): Promise<unknow
   };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${sb.url}${path}`, init);
-  const out = (await res.json()) as unknown;
+  const out = (await res.json());
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
   return out;
 }
