@@ -17,6 +17,15 @@ import {
 } from '../upgrade/cluster.js';
 import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
 import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
+import { AlertsFetchError, fetchAlerts } from '../upgrade/alerts-fetch.js';
+import {
+  recommend,
+  RecommendUsageError,
+  validateRecommendOptions,
+  type AcceptableCondition,
+  type RecommendOptions,
+} from '../upgrade/recommend.js';
+import { alertConditions, AlertsParseError } from '../upgrade/recommend-alerts.js';
 import { DETAILS, formatOcStatus, type Details, type OcStatus } from '../upgrade/status-oc.js';
 import type { UpgradeStatusSummary } from '../upgrade/status-summary.js';
 import type { KubeClient } from '@keelson/kube';
@@ -177,7 +186,69 @@ export function registerUpgradeCommands(program: Command): Command {
         }
       }),
     );
+  registerRecommend(upgrade);
   return upgrade;
+}
+
+/** The alerts precheck: its conditions, or why it could not complete. */
+async function precheck(client: KubeClient): Promise<{ conditions: AcceptableCondition[]; error?: string }> {
+  try {
+    return { conditions: alertConditions(await fetchAlerts(client)) };
+  } catch (e) {
+    if (e instanceof AlertsFetchError || e instanceof AlertsParseError) return { conditions: [], error: e.message };
+    throw e;
+  }
+}
+
+function registerRecommend(upgrade: Command): void {
+  upgrade
+    .command('recommend')
+    .description(
+      'Display cluster update recommendations (`oc adm upgrade recommend`): recent targets by minor with their known issues, or one target with --version',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option(
+      '--show-outdated-releases',
+      'display additional older releases; they may be exposed to known issues fixed in more recent releases',
+    )
+    .option('--version <version>', 'select a particular target release to display by version')
+    .option('--quiet', 'when --version is set, only print unaccepted issue names')
+    .option(
+      '--accept <names>',
+      'comma-delimited names of issues you find acceptable; with --version, any unaccepted issue gives a non-zero exit',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), ...v.split(',').filter((x) => x !== '')],
+    )
+    .action(
+      (o: {
+        kubeconfig?: string;
+        showOutdatedReleases?: boolean;
+        version?: string;
+        quiet?: boolean;
+        accept?: string[];
+      }) =>
+        run(async () => {
+          const opts: RecommendOptions = {};
+          if (o.showOutdatedReleases === true) opts.showOutdatedReleases = true;
+          if (o.version !== undefined) opts.version = o.version;
+          if (o.quiet === true) opts.quiet = true;
+          if (o.accept !== undefined) opts.accept = o.accept;
+          try {
+            validateRecommendOptions(opts);
+          } catch (e) {
+            if (e instanceof RecommendUsageError) throw new CliError(e.message, 2);
+            throw e;
+          }
+          const client = await clientFromKubeconfig(o.kubeconfig);
+          try {
+            const cv = await getClusterVersion(client);
+            const r = recommend(cv, opts, await precheck(client));
+            for (const c of r.chunks) (c.stream === 'out' ? process.stdout : process.stderr).write(c.text);
+            if (r.error !== undefined) throw new CliError(r.error, 1);
+          } finally {
+            await client.close();
+          }
+        }),
+    );
 }
 
 /** One round of `upgrade status`: the text, or the data (oc's assessment plus Keelson's per-operator diagnosis). */
