@@ -261,7 +261,8 @@ async function statusRound(
   const oc = await readOcStatus(client, now, previous.oc);
   if (opts.format === 'text') {
     const stamp = opts.watching ? `--- ${new Date(now).toISOString()}\n` : '';
-    process.stdout.write(`${stamp}${formatOcStatus(oc, opts.details)}`);
+    const notes = oc.notes.map((n) => `${n}\n`).join('');
+    process.stdout.write(`${stamp}${notes}${formatOcStatus(oc, opts.details)}`);
     return { oc };
   }
   const summary = await readUpgradeStatus(client, now, previous.summary);
@@ -272,6 +273,7 @@ async function statusRound(
     workerPools: oc.workerPools,
     updateHealth: oc.health.insights,
     updating: oc.updating,
+    notes: oc.notes,
   };
   if (opts.watching && opts.format === 'json') process.stdout.write(`${JSON.stringify(data)}\n`);
   else printData(opts.format, data);

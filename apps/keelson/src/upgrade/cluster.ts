@@ -23,6 +23,7 @@ import {
   validateUpgradeOptions,
   type UpgradeRequestOptions,
 } from './request.js';
+import { AlertsFetchError, fetchAlerts } from './alerts-fetch.js';
 import { NODE_ANNOTATIONS } from './status-nodes.js';
 import { computeOcStatus, machineConfigNames, OcStatusError, type OcStatus } from './status-oc.js';
 import { computeUpgradeStatus, type UpgradeStatusSummary } from './status-summary.js';
@@ -252,6 +253,13 @@ export async function readOcStatus(client: KubeClient, now: number, previous?: O
   const nodes = (await client.resource(NodesApi).listAll()).items;
   const mcVersions = await machineConfigVersions(client, machineConfigNames(nodes));
   const image = await mcoImage(client);
+  let alerts: { json: string } | { error: string };
+  try {
+    alerts = { json: await fetchAlerts(client) };
+  } catch (e) {
+    if (!(e instanceof AlertsFetchError)) throw e;
+    alerts = { error: e.message };
+  }
   try {
     return computeOcStatus({
       clusterVersion: cv,
@@ -261,6 +269,7 @@ export async function readOcStatus(client: KubeClient, now: number, previous?: O
       mcVersions,
       ...(image !== undefined ? { mcoImage: image } : {}),
       now,
+      alerts,
       ...(previous !== undefined ? { previous } : {}),
     });
   } catch (e) {

@@ -6,21 +6,25 @@
  */
 import type { AcceptableCondition } from './recommend.js';
 
-interface Alert {
+/** One alert of Prometheus' `/api/v1/alerts`. */
+export interface Alert {
   labels?: {
     alertname?: string;
+    name?: string;
     namespace?: string;
     poddisruptionbudget?: string;
     severity?: string;
   };
   annotations?: { description?: string; summary?: string; runbook_url?: string; message?: string };
   state?: string;
+  activeAt?: string;
 }
 
 /** An alerts document that is not Prometheus' `{"data":{"alerts":[…]}}`. */
 export class AlertsParseError extends Error {}
 
-function parseAlerts(json: string): Alert[] {
+/** The alerts of an `/api/v1/alerts` document; throws {@link AlertsParseError}. */
+export function parseAlerts(json: string): Alert[] {
   let doc: unknown;
   try {
     doc = JSON.parse(json);

@@ -9,6 +9,8 @@ import { findCondition, type ClusterOperator, type ClusterVersion, type MachineC
 import { goPercent0, ocShortDuration, DURATION } from './go-duration.js';
 import { assessControlPlane, isMultiArchMigration, type ControlPlaneStatus } from './status-controlplane.js';
 import { assessUpdateInsights, formatUpdateHealth, type UpdateHealth, type UpdateInsight } from './status-insights.js';
+import { AlertsParseError } from './recommend-alerts.js';
+import { alertInsights } from './status-alerts.js';
 import { assessNodes, assessPool, NODE_ANNOTATIONS, poolOfNode, type PoolStatus } from './status-nodes.js';
 import { tabulate } from './text.js';
 
@@ -27,6 +29,11 @@ export interface OcStatusInput {
   /** See {@link ControlPlaneInput.mcoImage}. */
   mcoImage?: string;
   now: number;
+  /**
+   * The cluster's alerts (Prometheus `/api/v1/alerts` JSON), or why they could not be fetched; absent: alerts are
+   * not considered at all.
+   */
+  alerts?: { json: string } | { error: string };
   /** With `--watch`: the previous round's control plane, so the completion never goes backwards for one target. */
   previous?: OcStatus;
 }
@@ -40,6 +47,8 @@ export interface OcStatus {
   workerPools: PoolStatus[];
   health: UpdateHealth;
   now: number;
+  /** Lines oc prints straight to stdout before the status (alerts that could not be fetched or read). */
+  notes: string[];
 }
 
 /** A refusal with oc's text. */
@@ -102,8 +111,11 @@ export function computeOcStatus(input: OcStatusInput): OcStatus {
   const prev = input.previous?.controlPlane;
   if (prev && prev.target.version === cp.status.target.version && prev.completion > cp.status.completion)
     cp.status.completion = prev.completion;
+  const notes: string[] = [];
+  if (input.alerts !== undefined && started) insights.push(...alertInsightsOrNote(input.alerts, started, notes));
   insights.push(...cp.insights);
   const out: OcStatus = {
+    notes,
     updating: progressing.status === 'True' || workerOutdated,
     controlPlane: cp.status,
     workerPools,
@@ -111,7 +123,27 @@ export function computeOcStatus(input: OcStatusInput): OcStatus {
     now: input.now,
   };
   if (controlPlanePool !== undefined) out.controlPlanePool = controlPlanePool;
+  if (!out.updating) out.notes = []; // oc looks at alerts only for a cluster that is updating
   return out;
+}
+
+/** oc prints these with fmt.Println (operands joined by a space; the second text keeps its literal %w). */
+function alertInsightsOrNote(
+  alerts: { json: string } | { error: string },
+  startedAt: string,
+  notes: string[],
+): UpdateInsight[] {
+  if ('error' in alerts) {
+    notes.push(`Unable to fetch alerts, ignoring alerts in 'Update Health':  ${alerts.error}`);
+    return [];
+  }
+  try {
+    return alertInsights(alerts.json, startedAt);
+  } catch (e) {
+    if (!(e instanceof AlertsParseError)) throw e;
+    notes.push(`Ignoring alerts in 'Update Health'. Error unmarshaling alerts: %w ${e.message}`);
+    return [];
+  }
 }
 
 function targetText(t: ControlPlaneStatus['target']): string {

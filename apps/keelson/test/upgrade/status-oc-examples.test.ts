@@ -3,7 +3,7 @@
  * copied in test/fixtures/oc-upgrade-status): the same inputs must give oc's text byte for byte, plain and with
  * `--details=all`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -37,7 +37,7 @@ const cases = readdirSync(DIR)
   .sort();
 
 describe('oc adm upgrade status examples', () => {
-  it('has the copied cases', () => expect(cases.length).toBeGreaterThanOrEqual(7));
+  it('has the copied cases', () => expect(cases.length).toBeGreaterThanOrEqual(8));
   for (const name of cases) {
     // the ClusterVersion file holds the object itself or a List of one (both decoded upstream)
     const cvFile = load(`${name}-cv.yaml`) as ClusterVersion & { items?: ClusterVersion[] };
@@ -57,6 +57,9 @@ describe('oc adm upgrade status examples', () => {
       mcVersions,
       mcoImage: '',
       now: mockNow(cv, operators),
+      ...(existsSync(join(DIR, `${name}-alerts.json`))
+        ? { alerts: { json: readFileSync(join(DIR, `${name}-alerts.json`), 'utf8') } }
+        : {}),
     };
     it(name, () => {
       const s = computeOcStatus(input);
