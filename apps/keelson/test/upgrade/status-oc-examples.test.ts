@@ -71,3 +71,31 @@ describe('oc adm upgrade status examples', () => {
     });
   }
 });
+
+describe('upgrade status --watch rounds', () => {
+  it('never lowers the completion of the same target, and restarts for another target', () => {
+    const name = '4.14.1-paused-worker-pool';
+    const cvFile = load(`${name}-cv.yaml`) as ClusterVersion & { items?: ClusterVersion[] };
+    const cv = cvFile.items?.[0] ?? cvFile;
+    const operators = items<ClusterOperator>(`${name}-co.yaml`);
+    const input = {
+      clusterVersion: cv,
+      operators,
+      pools: items<MachineConfigPool>(`${name}-mcp.yaml`),
+      nodes: items<Node>(`${name}-node.yaml`),
+      mcVersions: new Map<string, string>(),
+      mcoImage: '',
+      now: mockNow(cv, operators),
+    };
+    const first = computeOcStatus(input);
+    expect(Math.round(first.controlPlane.completion)).toBe(12);
+    const higher = structuredClone(first);
+    higher.controlPlane.completion = 50;
+    expect(computeOcStatus({ ...input, previous: higher }).controlPlane.completion).toBe(50);
+    expect(formatOcStatus(computeOcStatus({ ...input, previous: higher }))).toContain(
+      'Completion:      50% (4 operators',
+    );
+    higher.controlPlane.target.version = '4.14.2';
+    expect(Math.round(computeOcStatus({ ...input, previous: higher }).controlPlane.completion)).toBe(12);
+  });
+});
