@@ -1,6 +1,6 @@
 /**
  * `keelson upgrade recommend` against upstream's own examples (openshift/oc pkg/cli/admin/upgrade/recommend/examples,
- * copied in test/fixtures/oc-upgrade-recommend): plain, `--show-outdated-releases` and `--version V`, byte for byte.
+ * copied in test/fixtures/upstream/oc-upgrade-recommend): plain, `--show-outdated-releases` and `--version V`, byte for byte.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import type { ClusterVersion } from '../../src/upgrade/api-types.js';
 import { recommend, type AcceptableCondition, type RecommendOptions } from '../../src/upgrade/recommend.js';
 import { alertConditions } from '../../src/upgrade/recommend-alerts.js';
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'oc-upgrade-recommend');
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'upstream', 'oc-upgrade-recommend');
 
 /** Upstream's mock precheck: the alerts file, or NoTestData when the case has none. */
 function precheck(name: string): { conditions: AcceptableCondition[] } {

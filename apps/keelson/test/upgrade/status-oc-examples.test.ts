@@ -1,6 +1,6 @@
 /**
  * `keelson upgrade status` against upstream's own examples (openshift/oc pkg/cli/admin/upgrade/status/examples,
- * copied in test/fixtures/oc-upgrade-status): the same inputs must give oc's text byte for byte, plain and with
+ * copied in test/fixtures/upstream/oc-upgrade-status): the same inputs must give oc's text byte for byte, plain and with
  * `--details=all`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import type { Node } from '@keelson/api';
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '../../src/upgrade/api-types.js';
 import { computeOcStatus, formatOcStatus } from '../../src/upgrade/status-oc.js';
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'oc-upgrade-status');
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'upstream', 'oc-upgrade-status');
 
 function load(file: string): unknown {
   return parse(readFileSync(join(DIR, file), 'utf8'), { maxAliasCount: -1 });
