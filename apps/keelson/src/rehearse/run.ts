@@ -1075,7 +1075,7 @@ async function runWith(
     }
     // what holds a failed or stalled run, read while the cluster still runs
     if (verdict.outcome !== 'Completed' && direct !== undefined)
-      diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
+      diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '', { workloads: opts.kubeconfig !== undefined });
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     result = {
       report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }),
