@@ -27,6 +27,7 @@ import { filterManifests, openPayload, type ReleasePayload } from '@keelson/rele
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { startTlsFront } from './tls-front.js';
+import { installCrds } from './bootstrap-crds.js';
 import { planCleanup, refOf, releaseObjects, runCleanup, type ObjectRef } from './cleanup.js';
 import { checkEmpty, checkRights, openTarget, type TargetCluster } from './target.js';
 import {
@@ -212,13 +213,10 @@ export async function bootstrapCluster(
   caObjects?: readonly KubeObject[],
 ): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
-  for (const m of crds) {
-    try {
-      await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: m.object });
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+  await installCrds(
+    client,
+    crds.map((m) => m.object),
+  );
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
   for (const m of a.payload.manifests.filter(
     (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',
