@@ -35,7 +35,8 @@ export async function installCrds(
 ): Promise<void> {
   const names: string[] = [];
   for (const crd of crds) {
-    names.push(String((crd['metadata'] as { name?: unknown } | undefined)?.name ?? ''));
+    const name = (crd['metadata'] as { name?: unknown } | undefined)?.name;
+    names.push(typeof name === 'string' ? name : '');
     try {
       await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     } catch (e) {

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTls, type TlsMaterial } from '@keelson/kube-sandbox';
 import { startApiProxy, upstreamAuth, type ApiProxy } from '../../src/rehearse/api-proxy.js';
@@ -48,11 +48,12 @@ describe('proxy in front of an HTTPS server', () => {
     server = createServer(
       { key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false },
       (req, res) => {
-        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        const socket = req.socket;
+        const peer = socket instanceof TLSSocket ? socket.getPeerCertificate() : undefined;
         const body = JSON.stringify({
           path: req.url,
           authorization: req.headers.authorization ?? null,
-          clientCert: peer.subject !== undefined ? peer.subject.CN : null,
+          clientCert: peer?.subject !== undefined ? peer.subject.CN : null,
         });
         res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       },
