@@ -29,7 +29,7 @@ import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { startTlsFront } from './tls-front.js';
 import { installCrds } from './bootstrap-crds.js';
 import { planCleanup, refOf, releaseObjects, runCleanup, type ObjectRef } from './cleanup.js';
-import { checkEmpty, checkRights, openTarget, type TargetCluster } from './target.js';
+import { checkEmpty, checkRights, CREDENTIALS_REFRESH_MS, openTarget, type TargetCluster } from './target.js';
 import {
   loadComponents,
   machineConfigManifestsDir,
@@ -528,6 +528,11 @@ class Session {
       });
     else opts.onNotice?.(`--keep: what the rehearsal created stays in ${t.server}`);
     const px = await startApiProxy({ target: t.server, upstream: t.upstream });
+    const refresh = setInterval(() => void t.refresh().catch(() => undefined), CREDENTIALS_REFRESH_MS);
+    this.stack.push('credentials refresh', () => {
+      clearInterval(refresh);
+      return Promise.resolve();
+    });
     const kubeconfig = kubeconfigYaml(
       buildKubeconfig({ server: px.url, token: t.upstream.adminToken, name: 'keelson-rehearsal' }),
     );

@@ -36,7 +36,12 @@ export interface TargetCluster {
   readonly client: KubeClient;
   /** How the rehearsal's proxy connects to the server and authenticates its admin token. */
   readonly upstream: ProxyUpstream;
+  /** Resolves the admin credentials again (a new exec-plugin token once the old one expires). */
+  refresh(): Promise<void>;
 }
+
+/** How often a rehearsal against an existing server resolves the admin credentials again. */
+export const CREDENTIALS_REFRESH_MS = 60_000;
 
 /** Opens the kubeconfig (current context) and resolves its credentials; nothing is sent to the server yet. */
 export async function openTarget(file: string): Promise<TargetCluster> {
@@ -52,6 +57,22 @@ export async function openTarget(file: string): Promise<TargetCluster> {
       `--kubeconfig ${file}: its current-context names no cluster with a server URL`,
       'KUBECONFIG',
     );
+  const first = await resolveCredentials(kc, file);
+  const upstream: ProxyUpstream = { adminToken: randomBytes(24).toString('hex'), ...first };
+  return {
+    file,
+    server: cluster.server,
+    client: KubeClient.fromKubeconfigFile(file, { userAgent: 'keelson-rehearse' }),
+    upstream,
+    refresh: async () => {
+      // an exec plugin's token expires (client-node caches it until then and runs the plugin again)
+      upstream.admin = (await resolveCredentials(kc, file)).admin;
+    },
+  };
+}
+
+/** The CA, TLS verification and admin credentials of the kubeconfig's current context (exec plugins run). */
+async function resolveCredentials(kc: KubeConfig, file: string): Promise<Omit<ProxyUpstream, 'adminToken'>> {
   const https: RequestOptions = {};
   try {
     await kc.applyToHTTPSOptions(https);
@@ -68,20 +89,13 @@ export async function openTarget(file: string): Promise<TargetCluster> {
   const ca = pem(https.ca);
   const cert = pem(https.cert);
   const key = pem(https.key);
-  const upstream: ProxyUpstream = {
-    adminToken: randomBytes(24).toString('hex'),
+  return {
     ...(ca !== undefined ? { ca } : {}),
     ...(https.rejectUnauthorized === false ? { insecureSkipTlsVerify: true } : {}),
     admin: {
       ...(typeof authorization === 'string' ? { authorization } : {}),
       ...(cert !== undefined && key !== undefined ? { cert, key } : {}),
     },
-  };
-  return {
-    file,
-    server: cluster.server,
-    client: KubeClient.fromKubeconfigFile(file, { userAgent: 'keelson-rehearse' }),
-    upstream,
   };
 }
 
