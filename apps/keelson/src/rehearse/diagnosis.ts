@@ -7,6 +7,7 @@ import { isNotFound, type KubeClient } from '@keelson/kube';
 import { adminAckPatchCommand, pendingAdminAcks } from '@keelson/update-graph';
 import { snapshot } from '../commands/mcp.js';
 import { explainPool, type ClusterSnapshot } from '../commands/mcp-why.js';
+import { diagnoseWorkloads, type PodLike, type WorkloadLike } from './workload-diagnosis.js';
 
 /** One subject (a pool or an operator) and what is wrong with it. */
 export interface Diagnosis {
@@ -115,8 +116,15 @@ async function adminAckFacts(client: KubeClient): Promise<AdminAckFacts> {
   };
 }
 
-/** Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read). */
-export async function diagnose(client: KubeClient, target: string): Promise<Diagnosis[]> {
+/**
+ * Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read);
+ * `workloads` (a rehearsal against an existing server): also the Deployments and DaemonSets not rolled out.
+ */
+export async function diagnose(
+  client: KubeClient,
+  target: string,
+  opts: { workloads?: boolean } = {},
+): Promise<Diagnosis[]> {
   try {
     const [snap, cos, acks] = await Promise.all([
       snapshot(client),
@@ -126,10 +134,22 @@ export async function diagnose(client: KubeClient, target: string): Promise<Diag
     const ack = diagnoseAdminAcks(acks);
     // a target the CVO never accepted: operators at the old version are expected, only their health matters
     const operators = diagnoseOperators(cos.items ?? [], target, ack.length === 0);
-    return [...ack, ...operators, ...diagnosePools(snap)];
+    const workloads = opts.workloads === true ? await readWorkloads(client) : [];
+    return [...ack, ...operators, ...workloads, ...diagnosePools(snap)];
   } catch {
     return [];
   }
+}
+
+async function readWorkloads(client: KubeClient): Promise<Diagnosis[]> {
+  const list = async <T>(path: string): Promise<T[]> =>
+    (await client.request<{ items?: T[] }>('GET', path)).items ?? [];
+  const [deployments, daemonSets, pods] = await Promise.all([
+    list<WorkloadLike>('/apis/apps/v1/deployments'),
+    list<WorkloadLike>('/apis/apps/v1/daemonsets'),
+    list<PodLike>('/api/v1/pods'),
+  ]);
+  return diagnoseWorkloads(deployments, daemonSets, pods);
 }
 
 /** Text lines of a diagnosis (for the report). */
