@@ -17,6 +17,8 @@ import {
   type PlatformSelector,
 } from './oci.js';
 import type { ExtractLimits } from './layers.js';
+import { pullSources, type MirrorRule } from './mirrors.js';
+import type { ProxySettings } from './proxy.js';
 import {
   DeadlineError,
   isCertificateError,
@@ -49,6 +51,13 @@ export interface RegistryOptions extends RegistryTlsOptions {
   idleTimeoutMs?: number;
   /** Called before each retry, so that a command can say what it retries (e.g. on stderr). */
   onRetry?: (info: RetryInfo) => void;
+  /** HTTP(S) proxy (Go `ProxyFromEnvironment` rules: loopback and `noProxy` hosts go direct). */
+  proxy?: ProxySettings;
+  /**
+   * Registry mirrors (IDMS/ITMS/ICSP or a registries.conf): a matching reference is pulled from its mirrors first,
+   * then from its source unless the source is blocked.
+   */
+  mirrors?: readonly MirrorRule[];
 }
 
 /** What {@link RegistryOptions.onRetry} is told. */
@@ -190,7 +199,7 @@ export class RegistryClient {
       this.base = `https://${host}`;
       if (verify && !loopback) return;
       try {
-        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, this.deadlines());
+        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, this.deadlines(), this.opts.proxy);
         await res.body?.cancel();
       } catch (e) {
         if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(host, e as Error & { code: string }, this.tlsCfg);
@@ -269,6 +278,7 @@ export class RegistryClient {
           init.headers ? { headers: init.headers as Record<string, string> } : {},
           this.tlsCfg,
           this.deadlines(),
+          this.opts.proxy,
         );
         if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
           await res.body?.cancel();
@@ -433,15 +443,41 @@ export class RegistryClient {
   }
 }
 
-/** Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. */
-export async function readRegistryImage(
-  reference: string,
-  opts: RegistryOptions & {
-    platform?: PlatformSelector;
-    limits?: ExtractLimits;
-    onProgress?: (done: number, total: number) => void;
-  } = {},
-): Promise<ImagePayload> {
+type ReadRegistryOptions = RegistryOptions & {
+  platform?: PlatformSelector;
+  limits?: ExtractLimits;
+  onProgress?: (done: number, total: number) => void;
+};
+
+/**
+ * Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. With
+ * {@link RegistryOptions.mirrors}, each pull source is tried in order (mirrors, then the source unless blocked), as
+ * CRI-O does; when all fail, the error names every source and why it failed.
+ */
+export async function readRegistryImage(reference: string, opts: ReadRegistryOptions = {}): Promise<ImagePayload> {
+  const sources = opts.mirrors && opts.mirrors.length > 0 ? pullSources(reference, opts.mirrors) : undefined;
+  if (!sources || (sources.length === 1 && sources[0]?.reference === reference))
+    return readOneRegistryImage(reference, opts);
+  const failures: string[] = [];
+  for (const src of sources) {
+    try {
+      return await readOneRegistryImage(src.reference, opts);
+    } catch (e) {
+      if (!(e instanceof PayloadError)) throw e;
+      failures.push(`${src.reference}${src.mirror ? ' (mirror)' : ''}: ${e.message}`);
+    }
+  }
+  const blocked = !sources.some((s) => !s.mirror);
+  throw new PayloadError(
+    'RegistryError',
+    sources.length === 0
+      ? `${reference}: the source is blocked (NeverContactSource) and no mirror applies to this reference`
+      : `${reference}: every pull source failed${blocked ? ' (the source itself is blocked: NeverContactSource)' : ''}: ${failures.join('; ')}`,
+    reference,
+  );
+}
+
+async function readOneRegistryImage(reference: string, opts: ReadRegistryOptions): Promise<ImagePayload> {
   const ref = parseImageReference(reference);
   const client = new RegistryClient(ref, opts);
   const top = await client.manifest(ref.digest ?? ref.tag ?? 'latest');
