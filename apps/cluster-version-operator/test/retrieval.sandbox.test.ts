@@ -12,10 +12,11 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, nullLogger, type KubeClient } from '@keelson/kube';
+import { createLogger, isAlreadyExists, nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
 import { startClusterVersionOperator, type CvoEvent, type RunningCvo } from '../src/index.js';
 import { payloadHash } from '../src/payload/pod-retrieval.js';
+import { readClusterPullConfig } from '../src/payload/cluster-pull-config.js';
 import { startPayloadKubelet, type PayloadKubelet } from '../src/virtual/payload-kubelet.js';
 import {
   OperatorReporterDouble,
@@ -165,6 +166,71 @@ describe('direct retrieval honours ImageDigestMirrorSet mirrors', () => {
     expect(cv.status?.history?.[0]).toMatchObject({ image, verified: true });
     expect(events.some((e) => e.type === 'payloadLoaded' && e.version === '4.18.1')).toBe(true);
   }, 120_000);
+
+  it('reads the Proxy status, trusted CA bundles, image.config CAs and registry sources as CRI-O gets them', async () => {
+    await installCrds(
+      client,
+      ['0000_03_config-operator_01_proxies.crd.yaml', '0000_10_config-operator_01_images.crd.yaml'],
+      ['/apis/config.openshift.io/v1/proxies', '/apis/config.openshift.io/v1/images'],
+    );
+    const pem = (n: string) => `-----BEGIN CERTIFICATE-----\n${n}\n-----END CERTIFICATE-----\n`;
+    const cm = (namespace: string, name: string, data: Record<string, string>) =>
+      client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data },
+      });
+    for (const ns of ['openshift-config', 'openshift-config-managed'])
+      await client
+        .request('POST', '/api/v1/namespaces', {
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+        })
+        .catch((e: unknown) => {
+          if (!isAlreadyExists(e)) throw e;
+        });
+    await cm('openshift-config', 'user-ca-bundle', { 'ca-bundle.crt': pem('USER') });
+    await cm('openshift-config-managed', 'trusted-ca-bundle', { 'ca-bundle.crt': pem('MERGED') });
+    await cm('openshift-config', 'registry-cas', { 'mirror.example.com..5000': pem('MIRROR'), 'quay.io': pem('QUAY') });
+    await client.request('POST', '/apis/config.openshift.io/v1/proxies', {
+      body: {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'Proxy',
+        metadata: { name: 'cluster' },
+        spec: { httpsProxy: 'http://proxy.example.com:3128', trustedCA: { name: 'user-ca-bundle' } },
+      },
+    });
+    const proxy = await client.request<Record<string, unknown>>('GET', '/apis/config.openshift.io/v1/proxies/cluster');
+    await client.request('PUT', '/apis/config.openshift.io/v1/proxies/cluster/status', {
+      body: {
+        ...proxy,
+        status: { httpsProxy: 'http://proxy.example.com:3128', noProxy: '.cluster.local,10.0.0.0/16,localhost' },
+      },
+    });
+    await client.request('POST', '/apis/config.openshift.io/v1/images', {
+      body: {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'Image',
+        metadata: { name: 'cluster' },
+        spec: {
+          additionalTrustedCA: { name: 'registry-cas' },
+          registrySources: { insecureRegistries: ['insecure.example.com'], blockedRegistries: ['blocked.example.com'] },
+        },
+      },
+    });
+    const got = await readClusterPullConfig(client);
+    expect(got).toEqual({
+      mirrors: [
+        {
+          source: `${sourceHost}/ocp`,
+          mirrors: [{ location: `${registry.host}/mirror`, pullFromMirror: 'digest-only' }],
+          blocked: true,
+        },
+      ],
+      proxy: { httpsProxy: 'http://proxy.example.com:3128', noProxy: '.cluster.local,10.0.0.0/16,localhost' },
+      registryCAs: { 'mirror.example.com:5000': pem('MIRROR'), 'quay.io': pem('QUAY') },
+      trustedCA: `${pem('MERGED')}\n${pem('USER')}`,
+      insecureRegistries: ['insecure.example.com'],
+      blockedRegistries: ['blocked.example.com'],
+    });
+  });
 });
 
 describe('pod retrieval (upstream) with the virtual node as the kubelet', () => {

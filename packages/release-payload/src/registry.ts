@@ -17,7 +17,7 @@ import {
   type PlatformSelector,
 } from './oci.js';
 import type { ExtractLimits } from './layers.js';
-import { pullSources, type MirrorRule } from './mirrors.js';
+import { matchLength, pullSources, type MirrorRule } from './mirrors.js';
 import type { ProxySettings } from './proxy.js';
 import {
   DeadlineError,
@@ -58,6 +58,12 @@ export interface RegistryOptions extends RegistryTlsOptions {
    * then from its source unless the source is blocked.
    */
   mirrors?: readonly MirrorRule[];
+  /** Scopes (`host[:port][/path]`, `*.domain`) pulled without TLS verification (registries.conf `insecure`). */
+  insecureRegistries?: readonly string[];
+  /** Scopes never contacted as a source (registries.conf `blocked`; image.config `blockedRegistries`); mirrors still are. */
+  blockedRegistries?: readonly string[];
+  /** When set, only references in these scopes may be pulled (image.config `allowedRegistries`, as policy.json). */
+  allowedRegistries?: readonly string[];
 }
 
 /** What {@link RegistryOptions.onRetry} is told. */
@@ -455,7 +461,20 @@ type ReadRegistryOptions = RegistryOptions & {
  * CRI-O does; when all fail, the error names every source and why it failed.
  */
 export async function readRegistryImage(reference: string, opts: ReadRegistryOptions = {}): Promise<ImagePayload> {
-  const sources = opts.mirrors && opts.mirrors.length > 0 ? pullSources(reference, opts.mirrors) : undefined;
+  const name = imageName(reference);
+  if (opts.allowedRegistries && !inScopes(name, opts.allowedRegistries))
+    throw new PayloadError(
+      'RegistryError',
+      `Source image rejected: ${reference} is not in the allowed registries (${opts.allowedRegistries.join(', ')})`,
+      reference,
+    );
+  const rules = [...(opts.mirrors ?? [])];
+  for (const scope of opts.blockedRegistries ?? []) {
+    const same = rules.findIndex((r) => r.source === scope);
+    if (same >= 0) rules[same] = { ...(rules[same] as MirrorRule), blocked: true };
+    else rules.push({ source: scope, mirrors: [], blocked: true });
+  }
+  const sources = rules.length > 0 ? pullSources(reference, rules) : undefined;
   if (!sources || (sources.length === 1 && sources[0]?.reference === reference))
     return readOneRegistryImage(reference, opts);
   const failures: string[] = [];
@@ -471,15 +490,26 @@ export async function readRegistryImage(reference: string, opts: ReadRegistryOpt
   throw new PayloadError(
     'RegistryError',
     sources.length === 0
-      ? `${reference}: the source is blocked (NeverContactSource) and no mirror applies to this reference`
-      : `${reference}: every pull source failed${blocked ? ' (the source itself is blocked: NeverContactSource)' : ''}: ${failures.join('; ')}`,
+      ? `${reference}: the source is blocked (NeverContactSource or a blocked registry) and no mirror applies to this reference`
+      : `${reference}: every pull source failed${blocked ? ' (the source itself is blocked: NeverContactSource or a blocked registry)' : ''}: ${failures.join('; ')}`,
     reference,
   );
 }
 
+/** `host/repo` of a reference (no tag or digest). */
+function imageName(reference: string): string {
+  const r = parseImageReference(reference.replace(/^docker:\/\//, ''));
+  return `${r.registry}/${r.repository}`;
+}
+
+function inScopes(name: string, scopes: readonly string[]): boolean {
+  return scopes.some((s) => matchLength(name, s) >= 0);
+}
+
 async function readOneRegistryImage(reference: string, opts: ReadRegistryOptions): Promise<ImagePayload> {
   const ref = parseImageReference(reference);
-  const client = new RegistryClient(ref, opts);
+  const insecure = opts.insecureRegistries && inScopes(`${ref.registry}/${ref.repository}`, opts.insecureRegistries);
+  const client = new RegistryClient(ref, insecure ? { ...opts, tlsVerify: false } : opts);
   const top = await client.manifest(ref.digest ?? ref.tag ?? 'latest');
   let total = 0;
   let done = 0;

@@ -285,6 +285,39 @@ short-name-mode = ""
   });
 });
 
+describe('image.config registrySources', () => {
+  it('blockedRegistries: the source is not contacted, its mirror still is', async () => {
+    const before = counts.source;
+    const err = await openPayload(`127.0.0.1:${sourcePort}/ocp/ocp-release@${digest}`, {
+      blockedRegistries: [`127.0.0.1:${sourcePort}`],
+      cacheDir: join(work, 'cache-b1'),
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/blocked registry\) and no mirror applies/);
+    const p = await openPayload(`127.0.0.1:${sourcePort}/ocp/ocp-release@${digest}`, {
+      blockedRegistries: [`127.0.0.1:${sourcePort}`],
+      mirrors: mirrorRulesFromCluster({ idms: [idms(`127.0.0.1:${sourcePort}/ocp`, [`127.0.0.1:${regPort}/mirror`])] }),
+      cacheDir: join(work, 'cache-b2'),
+    });
+    expect(p.image?.digest).toBe(digest);
+    expect(counts.source).toBe(before);
+  });
+
+  it('allowedRegistries refuses other references; insecureRegistries skips certificate checks', async () => {
+    await expect(
+      openPayload(`docker://${HOST}:${tlsPort}/mirror/ocp-release@${digest}`, {
+        allowedRegistries: ['quay.io', '*.example.com'],
+        cacheDir: join(work, 'cache-b3'),
+      }),
+    ).rejects.toThrow(/Source image rejected: .* is not in the allowed registries \(quay\.io, \*\.example\.com\)/);
+    const p = await openPayload(`docker://${HOST}:${tlsPort}/mirror/ocp-release@${digest}`, {
+      allowedRegistries: [`${HOST}:${tlsPort}/mirror`],
+      insecureRegistries: [`${HOST}:${tlsPort}`],
+      cacheDir: join(work, 'cache-b4'),
+    });
+    expect(p.image?.digest).toBe(digest);
+  });
+});
+
 describe('cluster proxy and additional trusted CAs', () => {
   const target = () => `docker://${HOST}:${tlsPort}/mirror/ocp-release@${digest}`;
 

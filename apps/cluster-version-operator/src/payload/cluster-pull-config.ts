@@ -5,7 +5,8 @@
  * `pkg/cvo/egress.go` `getProxyConfig`), the trusted CA bundle `openshift-config-managed/trusted-ca-bundle` (upstream
  * `getTLSConfig`) and the per-registry CAs of `image.config.openshift.io/cluster` `spec.additionalTrustedCA` (the
  * ConfigMap in `openshift-config` whose keys are `host` or `host..port`, which the MCO writes to
- * `/etc/docker/certs.d/<host:port>/ca.crt` on every node).
+ * `/etc/docker/certs.d/<host:port>/ca.crt` on every node) and its `spec.registrySources` (insecure, blocked and
+ * allowed registries, which the MCO writes to registries.conf and policy.json).
  */
 import { isNotFound, type KubeClient } from '@keelson/kube';
 import {
@@ -23,6 +24,10 @@ export interface ClusterPullConfig {
   registryCAs: Record<string, string>;
   /** Bundle trusted for every registry and the proxy. */
   trustedCA?: string;
+  /** image.config `spec.registrySources`: scopes pulled without TLS verification, never contacted, or only allowed. */
+  insecureRegistries?: string[];
+  blockedRegistries?: string[];
+  allowedRegistries?: string[];
 }
 
 const PATHS = {
@@ -54,7 +59,10 @@ interface ProxyObject {
 }
 
 interface ImageConfig {
-  spec?: { additionalTrustedCA?: { name?: string } };
+  spec?: {
+    additionalTrustedCA?: { name?: string };
+    registrySources?: { insecureRegistries?: string[]; blockedRegistries?: string[]; allowedRegistries?: string[] };
+  };
 }
 
 function proxySettings(p: ProxyObject | undefined): ProxySettings | undefined {
@@ -96,6 +104,11 @@ export async function readClusterPullConfig(client: KubeClient, signal?: AbortSi
     : undefined;
   const trusted = [bundle?.data?.['ca-bundle.crt'], userCA].filter((x): x is string => !!x && x.trim() !== '');
   if (trusted.length > 0) out.trustedCA = trusted.join('\n');
+  const sources = image?.spec?.registrySources;
+  for (const k of ['insecureRegistries', 'blockedRegistries', 'allowedRegistries'] as const) {
+    const v = sources?.[k];
+    if (Array.isArray(v) && v.length > 0) out[k] = v.filter((x) => typeof x === 'string');
+  }
   const caName = image?.spec?.additionalTrustedCA?.name;
   if (caName) {
     const cm = await getOptional<ConfigMapData>(

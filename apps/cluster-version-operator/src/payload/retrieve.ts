@@ -25,6 +25,9 @@ function clusterPullOptions(c: ClusterPullConfig): Partial<OpenOptions> {
     registryCAs: c.registryCAs,
     ...(c.proxy ? { proxy: c.proxy } : {}),
     ...(c.trustedCA ? { trustedCA: c.trustedCA } : {}),
+    ...(c.insecureRegistries ? { insecureRegistries: c.insecureRegistries } : {}),
+    ...(c.blockedRegistries ? { blockedRegistries: c.blockedRegistries } : {}),
+    ...(c.allowedRegistries ? { allowedRegistries: c.allowedRegistries } : {}),
   };
 }
 
