@@ -15,6 +15,8 @@ export type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
 export interface Mirror {
   location: string;
   pullFromMirror: PullFromMirror;
+  /** registries.conf `insecure`: reached without TLS verification. */
+  insecure?: boolean;
 }
 
 /** A registries.conf `[[registry]]` entry: a source scope and its mirrors. */
@@ -26,6 +28,18 @@ export interface MirrorRule {
   blocked: boolean;
   /** registries.conf `location` when it differs from the prefix: where the source itself is pulled from. */
   location?: string;
+  /** registries.conf `insecure`: the source is reached without TLS verification. */
+  insecure?: boolean;
+}
+
+/** The scopes a set of rules marks `insecure` (sources and mirrors), for `insecureRegistries`. */
+export function insecureScopes(rules: readonly MirrorRule[]): string[] {
+  const out: string[] = [];
+  for (const r of rules) {
+    if (r.insecure) out.push(r.location ?? r.source);
+    for (const m of r.mirrors) if (m.insecure) out.push(m.location);
+  }
+  return out;
 }
 
 /** One place to pull an image from, in the order tried. */

@@ -1,7 +1,7 @@
 /**
  * Reads the mirror rules of a containers-registries.conf(5) v2 file (the one CRI-O reads on a node, which the MCO
- * renders from IDMS/ITMS/ICSP): `[[registry]]` with `prefix`, `location`, `blocked`, `mirror-by-digest-only`, and
- * `[[registry.mirror]]` with `location` and `pull-from-mirror`. The TOML subset parsed is the one these files use
+ * renders from IDMS/ITMS/ICSP): `[[registry]]` with `prefix`, `location`, `blocked`, `insecure`, `mirror-by-digest-only`,
+ * and `[[registry.mirror]]` with `location`, `insecure` and `pull-from-mirror`. The TOML subset parsed is the one these files use
  * (tables, arrays of tables, strings, booleans, string arrays, comments); anything else is an error naming the line.
  */
 import { PayloadError } from './errors.js';
@@ -110,10 +110,11 @@ function toRule(reg: Table, mirrors: { t: Table; line: number }[], file: string,
     if (pull !== undefined && !['all', 'digest-only', 'tag-only', ''].includes(pull))
       fail(file, l, `pull-from-mirror must be all, digest-only or tag-only, not ${JSON.stringify(pull)}`);
     const mode: PullFromMirror = pull ? (pull as PullFromMirror) : byDigest ? 'digest-only' : 'all';
-    return { location: loc, pullFromMirror: mode };
+    return { location: loc, pullFromMirror: mode, ...(t['insecure'] === true ? { insecure: true } : {}) };
   });
   const rule: MirrorRule = { source, mirrors: out, blocked: reg['blocked'] === true };
   if (location !== '' && location !== source) rule.location = location;
+  if (reg['insecure'] === true) rule.insecure = true;
   return rule;
 }
 

@@ -278,6 +278,18 @@ short-name-mode = ""
     });
     expect(p.image?.digest).toBe(digest);
     expect(counts.source).toBe(before);
+    expect(
+      parseRegistriesConf(
+        "[[registry]]\nlocation = 'a.io:5000/x'\ninsecure = true\n[[registry.mirror]]\nlocation = 'b.io/y'\ninsecure = true\n",
+      ),
+    ).toEqual([
+      {
+        source: 'a.io:5000/x',
+        blocked: false,
+        insecure: true,
+        mirrors: [{ location: 'b.io/y', pullFromMirror: 'all', insecure: true }],
+      },
+    ]);
     expect(() => parseRegistriesConf('[[registry]]\nlocation = 12\n', 'r.conf')).toThrow(
       /r\.conf:2: unsupported value/,
     );

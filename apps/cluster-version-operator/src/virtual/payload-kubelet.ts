@@ -14,6 +14,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, nullLogger, type KubeClient, type Logger } from '@keelson/kube';
 import {
+  insecureScopes,
   openPayload,
   parseRegistriesConf,
   writePayloadFiles,
@@ -94,7 +95,11 @@ export async function nodePullOptions(root: string): Promise<Partial<OpenOptions
   };
   const conf = join(root, 'etc/containers/registries.conf');
   const text = await readFile(conf, 'utf8').catch(() => undefined);
-  if (text !== undefined) o.mirrors = parseRegistriesConf(text, '/etc/containers/registries.conf');
+  if (text !== undefined) {
+    o.mirrors = parseRegistriesConf(text, '/etc/containers/registries.conf');
+    const insecure = insecureScopes(o.mirrors);
+    if (insecure.length > 0) o.insecureRegistries = insecure;
+  }
   const auth = join(root, 'var/lib/kubelet/config.json');
   if (await exists(auth)) o.authFile = auth;
   const anchors = join(root, 'etc/pki/ca-trust/source/anchors');
