@@ -338,4 +338,22 @@ describe('pod retrieval (upstream) with the virtual node as the kubelet', () => 
     expect(left.items.map((p) => p.metadata.name).filter((n) => n.startsWith('version-4.18.1-'))).toEqual([]);
     await rm(join(nodeRoot, 'etc/cvo/updatepayloads'), { recursive: true, force: true });
   }, 120_000);
+
+  it("an image the node cannot pull fails when the Pod's activeDeadlineSeconds pass (DeadlineExceeded)", async () => {
+    const image = `${sourceHost}/elsewhere/release@${digestB}`; // no mirror for this repository: the closed source
+    await setDesired(client, { version: '4.18.3', image, force: true });
+    const failed = await waitFor(
+      async () => {
+        const ra = cond(await getCv(client), 'ReleaseAccepted');
+        return ra?.status === 'False' && ra.message?.includes('4.18.3') && ra.message.includes('DeadlineExceeded')
+          ? ra
+          : undefined;
+      },
+      90_000,
+      'ReleaseAccepted=False with DeadlineExceeded',
+    );
+    expect(failed.message).toMatch(
+      /failure=Unable to download and prepare the update: fetching update payload: pod version-4\.18\.3-\w{5} failed with reason "DeadlineExceeded" and message "Pod was active on the node longer than the specified deadline" and status initcontainer cleanup is waiting with reason "(ErrImagePull|ImagePullBackOff)"/,
+    );
+  }, 120_000);
 });
