@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-registry:docker-registry kubectl:kubernetes-client chromium:chromium strace:strace
+ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-registry:docker-registry tinyproxy:tinyproxy kubectl:kubernetes-client chromium:chromium strace:strace
 rm -rf packages/*/.vitest apps/*/.vitest tooling/*/.vitest .keelson/checks.json .keelson/pack-smoke.json
 status=0
 pnpm turbo run build test --continue --output-logs=new-only || status=$?

@@ -25,7 +25,7 @@ import {
 import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
-import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
+import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
@@ -62,8 +62,8 @@ export interface ControllerDeps {
   intervals: Intervals;
   localPayload: ReleasePayload;
   releaseImage: string;
-  cache: PayloadCache;
-  authFileFor: () => Promise<string | undefined>;
+  /** Gets target payloads (upstream `PayloadRetriever`: a Pod in cluster, or a direct pull). */
+  retriever: PayloadRetriever;
   poller: UpdatesPoller;
   emit: (e: CvoEvent) => void;
   payloadErrors: Counter;
@@ -436,13 +436,11 @@ export class ClusterVersionController {
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
     this.reportStatus(true);
-    await this.d.cache
-      .clean(
-        new Set(
-          [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
-        ),
-      )
-      .catch(() => []);
+    await this.d.retriever.clean(
+      new Set(
+        [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
+      ),
+    );
     return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
   }
 
@@ -593,13 +591,7 @@ export class ClusterVersionController {
     }
     let payload: ReleasePayload;
     try {
-      const authFile = await this.d.authFileFor();
-      payload = await pullPayload(image, {
-        cache: this.d.cache,
-        ...(authFile ? { authFile } : {}),
-        clusterProfile: this.d.clusterProfile,
-        signal,
-      });
+      payload = await this.d.retriever.retrieve({ image, version: v }, signal);
     } catch (e) {
       await fail(
         'RetrievePayload',
