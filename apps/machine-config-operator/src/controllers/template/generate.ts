@@ -336,3 +336,17 @@ export function generateTemplateMachineConfigs(
 export function renderTemplateText(rc: RenderConfig, name: string, text: string): string {
   return render({ kind: 'file', path: name, text, size: text.length }, rc);
 }
+
+/**
+ * GenerateMachineConfigsForRole with a RenderConfig holding only the ControllerConfig spec, as the
+ * container-runtime-config controller's generateOriginalContainerRuntimeConfigs renders the default registries.conf,
+ * policy.json and storage.conf of a role.
+ * @throws TemplateError
+ */
+export function generateMachineConfigsForRole(
+  tree: TemplateTree,
+  spec: ControllerConfigSpec,
+  role: string,
+): MachineConfig[] {
+  return machineConfigsForRole(tree, renderConfig(normalizedSpec(spec), '', '', []), role);
+}
