@@ -24,13 +24,14 @@ describe('KubeletConfig / ContainerRuntimeConfig machine configs', () => {
       controllerVersion: 'h',
     });
     const f = files(mc);
-    expect(JSON.parse(decodeDataURL(f[0]?.contents.source ?? '') ?? '{}')).toEqual({
+    // upstream's order: the logging drop-in, then kubelet.conf
+    expect(JSON.parse(decodeDataURL(f[1]?.contents.source ?? '') ?? '{}')).toEqual({
       kind: 'KubeletConfiguration',
       maxPods: 500,
       clusterDNS: ['1.2.3.4'],
     });
-    expect(decodeDataURL(f[1]?.contents.source ?? '')).toBe('[Service]\nEnvironment="KUBELET_LOG_LEVEL=4"\n');
-    expect(f[1]?.path).toBe('/etc/systemd/system/kubelet.service.d/20-logging.conf');
+    expect(decodeDataURL(f[0]?.contents.source ?? '')).toBe('[Service]\nEnvironment="KUBELET_LOG_LEVEL=4"\n');
+    expect(f[0]?.path).toBe('/etc/systemd/system/kubelet.service.d/20-logging.conf');
     expect(() =>
       kubeletMachineConfig({
         name: 'n',
@@ -41,6 +42,40 @@ describe('KubeletConfig / ContainerRuntimeConfig machine configs', () => {
         controllerVersion: 'h',
       }),
     ).toThrow('KubeletConfiguration: staticPodPath is not allowed to be set, but contains: "/x"');
+  });
+  it('autoSizingReserved and systemReserved memory/cpu/ephemeral-storage go to /etc/node-sizing-enabled.env (generateKubeletIgnFiles)', () => {
+    const base = 'kind: KubeletConfiguration\nsystemReserved:\n  ephemeral-storage: 1Gi\n  pid: "100"\n';
+    const auto = files(
+      kubeletMachineConfig({
+        name: 'n',
+        pool: 'worker',
+        owner,
+        spec: { autoSizingReserved: true, kubeletConfig: { featureGates: { Foo: true } } },
+        baseKubeletConf: base,
+        controllerVersion: 'h',
+      }),
+    );
+    expect(auto.map((f) => f.path)).toEqual(['/etc/node-sizing-enabled.env', '/etc/kubernetes/kubelet.conf']);
+    expect(decodeDataURL(auto[0]?.contents.source ?? '')).toBe(
+      'NODE_SIZING_ENABLED=true\nSYSTEM_RESERVED_MEMORY=1Gi\nSYSTEM_RESERVED_CPU=500m\nSYSTEM_RESERVED_ES=1Gi\n',
+    );
+    expect(JSON.parse(decodeDataURL(auto[1]?.contents.source ?? '') ?? '{}')).not.toHaveProperty('featureGates');
+    const user = files(
+      kubeletMachineConfig({
+        name: 'n',
+        pool: 'worker',
+        owner,
+        spec: { autoSizingReserved: true, kubeletConfig: { systemReserved: { memory: '3Gi', cpu: '1', pid: '200' } } },
+        baseKubeletConf: base,
+        controllerVersion: 'h',
+      }),
+    );
+    expect(decodeDataURL(user[0]?.contents.source ?? '')).toBe(
+      'NODE_SIZING_ENABLED=false\nSYSTEM_RESERVED_MEMORY=3Gi\nSYSTEM_RESERVED_CPU=1\nSYSTEM_RESERVED_ES=1Gi\n',
+    );
+    expect(JSON.parse(decodeDataURL(user[1]?.contents.source ?? '') ?? '{}')).toMatchObject({
+      systemReserved: { 'ephemeral-storage': '1Gi', pid: '200' },
+    });
   });
   it('writes CRI-O drop-ins per field and validates them', () => {
     const mc = containerRuntimeMachineConfig({

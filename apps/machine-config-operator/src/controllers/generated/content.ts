@@ -108,6 +108,35 @@ function deepMerge(base: Obj, over: Obj): Obj {
 }
 
 /**
+ * generateKubeletIgnFiles' split of the user fragment: `systemReserved` memory/cpu/ephemeral-storage go to the node
+ * sizing file instead of kubelet.conf, and `featureGates` are dropped (they come from the FeatureGate object).
+ */
+function splitSystemReserved(kubeletConfig: Obj): { frag: Obj; reserved: Record<string, string> } {
+  const { featureGates: _fg, ...frag } = kubeletConfig;
+  const reserved: Record<string, string> = {};
+  const sr = frag['systemReserved'];
+  if (sr !== null && typeof sr === 'object' && !Array.isArray(sr)) {
+    const rest: Obj = { ...(sr as Obj) };
+    for (const k of ['memory', 'cpu', 'ephemeral-storage'])
+      if (Object.hasOwn(rest, k)) {
+        reserved[k] = String(rest[k]);
+        delete rest[k];
+      }
+    frag['systemReserved'] = rest;
+  }
+  return { frag, reserved };
+}
+
+/** createNewKubeletDynamicSystemReservedIgnition: `/etc/node-sizing-enabled.env`. */
+function nodeSizingFile(auto: boolean | undefined, reserved: Record<string, string>): Obj {
+  const pick = (k: string, d: string): string => (reserved[k] !== undefined && reserved[k] !== '' ? reserved[k] : d);
+  return file(
+    '/etc/node-sizing-enabled.env',
+    `NODE_SIZING_ENABLED=${String(auto ?? false)}\nSYSTEM_RESERVED_MEMORY=${pick('memory', '1Gi')}\nSYSTEM_RESERVED_CPU=${pick('cpu', '500m')}\nSYSTEM_RESERVED_ES=${pick('ephemeral-storage', '1Gi')}\n`,
+  );
+}
+
+/**
  * The kubelet MC of one pool: the pool's base `/etc/kubernetes/kubelet.conf` (from its `01-<role>-kubelet` MC)
  * with the user fragment merged in, plus a logging drop-in when `logLevel` is set.
  */
@@ -115,11 +144,11 @@ export function kubeletMachineConfig(input: {
   name: string;
   pool: string;
   owner: { name: string; uid: string };
-  spec: { kubeletConfig?: Obj; logLevel?: number };
+  spec: { kubeletConfig?: Obj; logLevel?: number; autoSizingReserved?: boolean };
   baseKubeletConf: string | undefined;
   controllerVersion: string;
 }): MachineConfig {
-  const frag = input.spec.kubeletConfig ?? {};
+  const { frag, reserved } = splitSystemReserved(input.spec.kubeletConfig ?? {});
   const blocked = KUBELET_BLOCKED.filter((k) => Object.hasOwn(frag, k));
   if (blocked.length > 0)
     throw new GeneratedConfigError(
@@ -134,7 +163,11 @@ export function kubeletMachineConfig(input: {
     const y: unknown = parseYaml(input.baseKubeletConf);
     if (y !== null && typeof y === 'object' && !Array.isArray(y)) base = y as Obj;
   }
-  const files = [file('/etc/kubernetes/kubelet.conf', `${JSON.stringify(deepMerge(base, frag), null, 2)}\n`)];
+  // upstream's order (kubelet_config_controller.go syncKubeletConfig): node sizing, log level, kubelet.conf
+  const files: Obj[] = [];
+  const auto = input.spec.autoSizingReserved;
+  if (Object.keys(reserved).length > 0) files.push(nodeSizingFile(undefined, reserved));
+  else if (auto !== undefined) files.push(nodeSizingFile(auto, reserved));
   if (ll !== undefined)
     files.push(
       file(
@@ -142,6 +175,7 @@ export function kubeletMachineConfig(input: {
         `[Service]\nEnvironment="KUBELET_LOG_LEVEL=${String(ll)}"\n`,
       ),
     );
+  files.push(file('/etc/kubernetes/kubelet.conf', `${JSON.stringify(deepMerge(base, frag), null, 2)}\n`));
   return machineConfig(
     input.name,
     input.pool,

@@ -190,6 +190,7 @@ export class GeneratedConfigController {
         spec: {
           ...(spec.kubeletConfig !== undefined ? { kubeletConfig: spec.kubeletConfig } : {}),
           ...(spec.logLevel !== undefined ? { logLevel: spec.logLevel } : {}),
+          ...(spec.autoSizingReserved !== undefined ? { autoSizingReserved: spec.autoSizingReserved } : {}),
         },
         baseKubeletConf: baseKubeletConf(pool, (n) => this.ctx.informers.machineConfigs.store.get(n)),
         controllerVersion: this.controllerVersion,
