@@ -116,13 +116,9 @@ function splitSystemReserved(kubeletConfig: Obj): { frag: Obj; reserved: Record<
   const reserved: Record<string, string> = {};
   const sr = frag['systemReserved'];
   if (sr !== null && typeof sr === 'object' && !Array.isArray(sr)) {
-    const rest: Obj = { ...(sr as Obj) };
-    for (const k of ['memory', 'cpu', 'ephemeral-storage'])
-      if (Object.hasOwn(rest, k)) {
-        reserved[k] = String(rest[k]);
-        delete rest[k];
-      }
-    frag['systemReserved'] = rest;
+    const split = ['memory', 'cpu', 'ephemeral-storage'];
+    for (const [k, v] of Object.entries(sr as Obj)) if (split.includes(k)) reserved[k] = String(v);
+    frag['systemReserved'] = Object.fromEntries(Object.entries(sr as Obj).filter(([k]) => !split.includes(k)));
   }
   return { frag, reserved };
 }
