@@ -25,6 +25,7 @@ import {
 } from '../../src/index.js';
 import { ImageConfigs, ImageDigestMirrorSets } from '../../src/controllers/registries/controller.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 
 const NS = 'openshift-machine-config-operator';
 const OS1 = `quay.io/test/rhcos@sha256:${'1'.repeat(64)}`;
@@ -37,6 +38,7 @@ let controller: Running;
 let mcs: MachineConfigServer;
 let vn: VirtualNodes;
 let observer: Informer<Node>;
+let proxy: CountingProxy;
 /** Nodes seen cordoned (spec.unschedulable) since the last reset. */
 const cordoned = new Set<string>();
 
@@ -116,8 +118,9 @@ beforeAll(async () => {
     leaderElection: false,
     health: false,
   });
+  proxy = await startCountingProxy(tc.sandbox.url);
   controller = await startMachineConfigController({
-    kubeconfig: tc.kubeConfig,
+    kubeconfig: proxy.kubeConfig(tc.kubeConfig),
     logger: nullLogger,
     leaderElection: false,
     health: false,
@@ -157,6 +160,7 @@ afterAll(async () => {
   await mcs.stop();
   await controller.stop();
   await operator.stop();
+  await proxy.stop();
   await tc.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -175,6 +179,26 @@ describe('registries configuration reaches the nodes', () => {
     }
     for (const n of NODES)
       expect(registriesConf(n)).toBe("unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n");
+  }, 60_000);
+
+  it('syncs of unchanged inputs write nothing (only the GETs of the generated MCs)', async () => {
+    const isGet = (r: { method: string; path: string }): boolean =>
+      r.method === 'GET' &&
+      r.path.startsWith('/apis/machineconfiguration.openshift.io/v1/machineconfigs/99-worker-generated-registries');
+    const from = proxy.requests.length;
+    for (let i = 0; i < 5; i++) {
+      const seen = proxy.requests.slice(from).filter(isGet).length;
+      const img = await tc.client.resource(ImageConfigs).get('cluster');
+      await tc.client.resource(ImageConfigs).update({
+        ...img,
+        metadata: { ...img.metadata, annotations: { touch: String(i) } },
+      });
+      await waitFor('a registries sync', () =>
+        proxy.requests.slice(from).filter(isGet).length > seen ? true : undefined,
+      );
+    }
+    const writes = proxy.writesSince(from).filter((r) => r.path.includes('/machineconfigs'));
+    expect(writes).toEqual([]);
   }, 60_000);
 
   it('an IDMS created while the cluster runs reaches every node’s registries.conf: CRI-O reloaded, no drain, no reboot', async () => {
