@@ -44,6 +44,7 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
         ),
       );
     let seen: { nodes: string[]; before: Record<string, string>; after: Record<string, string> } | undefined;
+    const logs: string[] = [];
     try {
       const { report } = await rehearse({
         masters: 1,
@@ -53,6 +54,10 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
         faults: parseFaults([], [], []),
         timeoutSeconds: 300,
         workDir,
+        onLog: (component, line) => {
+          if (component.startsWith('machine-config-controller') && /registr|ImageConfig|error/i.test(line))
+            logs.push(line.slice(0, 400));
+        },
         hold: async (_report, kubeconfigPath) => {
           const client = KubeClient.fromKubeconfigString(await readFile(kubeconfigPath, 'utf8'));
           const before = await bootIds();
@@ -78,6 +83,8 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
             },
           });
           const nodes = readdirSync(nodesDir).sort();
+          const explain = (e: unknown): Error =>
+            new Error(`${(e as Error).message}\ncontroller log:\n${logs.slice(-30).join('\n')}`);
           await until(
             'registries.conf with the mirror on every node',
             async () => {
@@ -88,7 +95,9 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
               return true;
             },
             240_000,
-          );
+          ).catch((e: unknown) => {
+            throw explain(e);
+          });
           await until(
             'both pools updated to their new rendered config',
             async () => {

@@ -106,7 +106,12 @@ function pool(role: string): Record<string, unknown> {
     kind: 'MachineConfigPool',
     metadata: {
       name: role,
-      labels: { [`pools.operator.machineconfiguration.openshift.io/${role}`]: '' },
+      // as upstream's manifests/<role>.machineconfigpool.yaml: the container-runtime-config controller writes
+      // 99-<pool>-generated-registries for the pools carrying mco-built-in
+      labels: {
+        'machineconfiguration.openshift.io/mco-built-in': '',
+        [`pools.operator.machineconfiguration.openshift.io/${role}`]: '',
+      },
       annotations: { ...PROFILES, 'release.openshift.io/create-only': 'true' },
     },
     spec: {
