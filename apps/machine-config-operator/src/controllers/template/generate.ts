@@ -338,15 +338,16 @@ export function renderTemplateText(rc: RenderConfig, name: string, text: string)
 }
 
 /**
- * GenerateMachineConfigsForRole with a RenderConfig holding only the ControllerConfig spec, as the
- * container-runtime-config controller's generateOriginalContainerRuntimeConfigs renders the default registries.conf,
- * policy.json and storage.conf of a role.
+ * GenerateMachineConfigsForRole with a RenderConfig holding the ControllerConfig spec (and, for the kubelet-config
+ * controller's generateOriginalKubeletConfigIgn, the TLS profile), as the container-runtime-config controller's
+ * generateOriginalContainerRuntimeConfigs renders the default registries.conf, policy.json and storage.conf of a role.
  * @throws TemplateError
  */
 export function generateMachineConfigsForRole(
   tree: TemplateTree,
   spec: ControllerConfigSpec,
   role: string,
+  tls: { minTLSVersion: string; cipherSuites: readonly string[] } = { minTLSVersion: '', cipherSuites: [] },
 ): MachineConfig[] {
-  return machineConfigsForRole(tree, renderConfig(normalizedSpec(spec), '', '', []), role);
+  return machineConfigsForRole(tree, renderConfig(normalizedSpec(spec), '', tls.minTLSVersion, tls.cipherSuites), role);
 }
