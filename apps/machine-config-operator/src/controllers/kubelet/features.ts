@@ -12,7 +12,7 @@ import { Labels, McAnnotations } from '../../common/constants.js';
 import { dataURL, decodeDataURL } from '../generated/content.js';
 import { generateMachineConfigsForRole, type TemplateTree } from '../template/generate.js';
 import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
-import { decodeKubeletConfig, encodeKubeletConfig, KubeletConfigError } from './kubelet-conf.js';
+import { decodeKubeletConfig, encodeKubeletConfig, featuresKubeletConfig, KubeletConfigError } from './kubelet-conf.js';
 import { normalizeIgnitionV35 } from '@keelson/ignition';
 
 /** `config.openshift.io/v1` FeatureGate status entry. */
@@ -34,13 +34,6 @@ export function featureGateMap(
   for (const f of d.disabled ?? []) if (f.name) out[f.name] = false;
   return out;
 }
-
-/** openshift/api config/v1 worker latency profiles → NodeStatusUpdateFrequency. */
-const LATENCY_UPDATE_FREQUENCY: Readonly<Record<string, string>> = {
-  MediumUpdateAverageReaction: '20s',
-  LowUpdateSlowReaction: '1m0s',
-  Default: '10s',
-};
 
 /** The template kubelet.conf of a role (GenerateMachineConfigsForRole with the TLS profile). @throws KubeletConfigError */
 export function templateKubeletConf(
@@ -74,11 +67,12 @@ export function featuresIgnition(input: {
   features: Record<string, boolean>;
   workerLatencyProfile?: string;
 }): Record<string, unknown> {
-  const conf = decodeKubeletConfig(input.baseKubeletConf);
-  const gates = { ...((conf['featureGates'] as Record<string, boolean> | undefined) ?? {}), ...input.features };
-  conf['featureGates'] = gates;
-  const freq = LATENCY_UPDATE_FREQUENCY[input.workerLatencyProfile ?? ''];
-  if (input.role === 'worker' && freq !== undefined) conf['nodeStatusUpdateFrequency'] = freq;
+  const conf = featuresKubeletConfig(
+    decodeKubeletConfig(input.baseKubeletConf),
+    input.role,
+    input.features,
+    input.workerLatencyProfile,
+  );
   return normalizeIgnitionV35({
     ignition: { version: '3.5.0' },
     storage: {

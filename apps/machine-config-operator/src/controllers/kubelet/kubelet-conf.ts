@@ -325,3 +325,88 @@ export function normalize(src: Obj): KubeletConfiguration {
 export function encodeKubeletConfig(cfg: KubeletConfiguration): string {
   return marshalYamlV2(parseJsonForYamlV2(JSON.stringify(normalize(cfg))));
 }
+
+const kindOf = new Map<string, Kind>(FIELDS);
+
+/** mergo's "empty" for a decoded user value of a field kind (empty values never override). */
+function emptyFor(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case 'ostr':
+    case 'always':
+      return v === undefined || v === null || v === '';
+    case 'oint':
+      return v === undefined || v === null || v === 0;
+    case 'obool':
+      return v !== true;
+    case 'dur':
+      return v === undefined || v === null || (typeof v === 'string' && parseGoDuration(v) === 0);
+    case 'optr':
+    case 'optrdur':
+      return v === undefined || v === null;
+    default:
+      return emptyish(v);
+  }
+}
+
+function mergeStruct(dst: Obj, src: Obj): Obj {
+  const out: Obj = { ...dst };
+  for (const [k, v] of Object.entries(src)) {
+    if (v === undefined || v === null || v === '' || v === 0 || v === false) continue;
+    const d = out[k];
+    out[k] = isObj(d) && isObj(v) ? mergeStruct(d, v) : v;
+  }
+  return out;
+}
+
+/**
+ * generateKubeletIgnFiles' merge of a KubeletConfig fragment into the original config (mergo.Merge WithOverride on
+ * the Go struct): non-empty user values override, maps merge key by key, nested structs field by field; `false` can
+ * only turn off `protectKernelDefaults` (upstream's explicit workaround) or pointer fields.
+ * @throws KubeletConfigError
+ */
+export function mergeKubeletConfig(
+  original: KubeletConfiguration,
+  fragment: Obj,
+  rawFragment: string,
+): KubeletConfiguration {
+  const out: Obj = { ...original };
+  if (rawFragment.includes('protectKernelDefaults')) delete out['protectKernelDefaults'];
+  for (const [name, v] of Object.entries(fragment)) {
+    const kind = kindOf.get(name);
+    if (kind === undefined || emptyFor(kind, v)) continue;
+    const d = out[name];
+    if (kind === 'omap' && isObj(d) && isObj(v)) out[name] = { ...d, ...v };
+    else if (
+      (kind === 'auth' || kind === 'authz' || kind === 'swap' || kind === 'crash' || kind === 'logging') &&
+      isObj(d) &&
+      isObj(v)
+    )
+      out[name] = mergeStruct(d, v);
+    else out[name] = v;
+  }
+  return normalize(out);
+}
+
+/** openshift/api config/v1 worker latency profiles → NodeStatusUpdateFrequency. */
+const LATENCY_UPDATE_FREQUENCY: Readonly<Record<string, string>> = {
+  MediumUpdateAverageReaction: '20s',
+  LowUpdateSlowReaction: '1m0s',
+  Default: '10s',
+};
+
+/**
+ * generateOriginalKubeletConfigWithFeatureGates + updateOriginalKubeConfigwithNodeConfig on a decoded config: the
+ * gates merged over the template's, the worker latency profile on the worker role.
+ */
+export function featuresKubeletConfig(
+  conf: KubeletConfiguration,
+  role: string,
+  features: Record<string, boolean>,
+  workerLatencyProfile: string | undefined,
+): KubeletConfiguration {
+  const out: KubeletConfiguration = { ...conf };
+  out['featureGates'] = { ...((conf['featureGates']) ?? {}), ...features };
+  const freq = LATENCY_UPDATE_FREQUENCY[workerLatencyProfile ?? ''];
+  if (role === 'worker' && freq !== undefined) out['nodeStatusUpdateFrequency'] = freq;
+  return out;
+}
