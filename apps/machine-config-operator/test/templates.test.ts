@@ -48,7 +48,7 @@ describe('KubeletConfig / ContainerRuntimeConfig machine configs', () => {
         name: 'n',
         pool: 'worker',
         owner,
-        spec: { tlsSecurityProfile: { type: 'Modern', modern: {} }, kubeletConfig: { protectKernelDefaults: false } },
+        spec: { tlsSecurityProfile: { type: 'Modern' }, kubeletConfig: { protectKernelDefaults: false } },
         baseKubeletConf: 'kind: KubeletConfiguration\nprotectKernelDefaults: true\ntlsMinVersion: VersionTLS12\n',
         controllerVersion: 'h',
         features: { KMSv1: true },

@@ -231,9 +231,7 @@ export class GeneratedConfigController {
           ...(spec.kubeletConfig !== undefined ? { kubeletConfig: spec.kubeletConfig } : {}),
           ...(spec.logLevel !== undefined ? { logLevel: spec.logLevel } : {}),
           ...(spec.autoSizingReserved !== undefined ? { autoSizingReserved: spec.autoSizingReserved } : {}),
-          ...(spec.tlsSecurityProfile !== undefined
-            ? { tlsSecurityProfile: spec.tlsSecurityProfile }
-            : {}),
+          ...(spec.tlsSecurityProfile !== undefined ? { tlsSecurityProfile: spec.tlsSecurityProfile } : {}),
         },
         baseKubeletConf: baseKubeletConf(pool, (n) => this.ctx.informers.machineConfigs.store.get(n)),
         ...extras,

@@ -405,7 +405,7 @@ export function featuresKubeletConfig(
   workerLatencyProfile: string | undefined,
 ): KubeletConfiguration {
   const out: KubeletConfiguration = { ...conf };
-  out['featureGates'] = { ...((conf['featureGates']) ?? {}), ...features };
+  out['featureGates'] = { ...(conf['featureGates'] ?? {}), ...features };
   const freq = LATENCY_UPDATE_FREQUENCY[workerLatencyProfile ?? ''];
   if (role === 'worker' && freq !== undefined) out['nodeStatusUpdateFrequency'] = freq;
   return out;
