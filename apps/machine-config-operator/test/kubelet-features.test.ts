@@ -282,8 +282,41 @@ describe('98-<pool>-generated-kubelet on the embedded API server', { timeout: 60
     });
     ctrl.controller.enqueue('cluster');
     await new Promise((r) => setTimeout(r, 500));
+    await expect(tc.client.resource(MachineConfigs).get('97-worker-generated-kubelet')).rejects.toThrow();
     expect((await tc.client.resource(MachineConfigs).get('98-worker-generated-kubelet')).metadata.resourceVersion).toBe(
       flipped.metadata.resourceVersion,
     );
+  });
+  it('nodes.config cluster adds 97-<pool>-generated-kubelet: latency profile on workers, cgroup v2 kernel arguments', async () => {
+    const crd = parseYaml(
+      readFileSync(
+        new URL('./data/kubelet/0000_10_config-operator_01_nodes-Default.crd.yaml', import.meta.url),
+        'utf8',
+      ),
+    ) as object;
+    await tc.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+    await waitFor('nodes.config served', () =>
+      tc.client.request('GET', '/apis/config.openshift.io/v1/nodes').then(() => true),
+    );
+    await tc.client.request('POST', '/apis/config.openshift.io/v1/nodes', {
+      body: {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'Node',
+        metadata: { name: 'cluster' },
+        spec: { cgroupMode: 'v2', workerLatencyProfile: 'MediumUpdateAverageReaction' },
+      },
+    });
+    ctrl.controller.enqueue('cluster');
+    const w = await waitFor('97-worker-generated-kubelet', () =>
+      tc.client.resource(MachineConfigs).get('97-worker-generated-kubelet'),
+    );
+    expect(w.spec?.kernelArguments).toEqual(['systemd.unified_cgroup_hierarchy=1', 'cgroup_no_v1="all"', 'psi=0']);
+    expect(kubeletConf(w.spec?.config as Record<string, unknown>)).toContain('\nnodeStatusUpdateFrequency: 20s\n');
+    const m = await waitFor('97-master-generated-kubelet', () =>
+      tc.client.resource(MachineConfigs).get('97-master-generated-kubelet'),
+    );
+    expect(kubeletConf(m.spec?.config as Record<string, unknown>)).toContain('\nnodeStatusUpdateFrequency: 10s\n');
+    const w98 = await tc.client.resource(MachineConfigs).get('98-worker-generated-kubelet');
+    expect(kubeletConf(w98.spec?.config as Record<string, unknown>)).toContain('\nnodeStatusUpdateFrequency: 20s\n');
   });
 });

@@ -24,7 +24,9 @@ import { loadTemplateTree, type TemplateTree } from '../template/generate.js';
 import type { TLSSecurityProfile } from '../template/tls.js';
 import { watchDelayed } from '../watch.js';
 import {
+  cgroupKernelArguments,
   featureGateMap,
+  nodeConfigMcName,
   featuresIgnition,
   featuresMachineConfig,
   templateKubeletConf,
@@ -37,7 +39,7 @@ export interface FeatureGate extends KubeObject {
   status?: { featureGates?: FeatureGateDetails[] | null };
 }
 type APIServer = KubeObject & { spec?: { tlsSecurityProfile?: TLSSecurityProfile | null } };
-type NodeConfig = KubeObject & { spec?: { workerLatencyProfile?: string } };
+type NodeConfig = KubeObject & { spec?: { workerLatencyProfile?: string; cgroupMode?: string } };
 
 const cluster = <T extends KubeObject>(kind: string, plural: string) =>
   defineResource<T>({ group: 'config.openshift.io', version: 'v1', kind, plural, namespaced: false });
@@ -52,6 +54,7 @@ const RELEASE_IMAGE_VERSION = 'machineconfiguration.openshift.io/release-image-v
 export class KubeletFeaturesController {
   readonly controller: Controller;
   private readonly gates: Informer<FeatureGate>;
+  private readonly nodeConfigs: Informer<NodeConfig>;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly abort = new AbortController();
   private tree: TemplateTree | undefined;
@@ -65,6 +68,9 @@ export class KubeletFeaturesController {
   ) {
     this.gates = new Informer<FeatureGate>(ctx.client, FeatureGates, {
       logger: ctx.logger.child({ informer: 'featuregates' }),
+    });
+    this.nodeConfigs = new Informer<NodeConfig>(ctx.client, NodeConfigs, {
+      logger: ctx.logger.child({ informer: 'nodes.config' }),
     });
     this.controller = new Controller({
       name: 'kubeletconfig-features',
@@ -89,11 +95,13 @@ export class KubeletFeaturesController {
         (o, n) => !semanticEqual(o.spec, n.spec) || !semanticEqual(o.metadata.annotations, n.metadata.annotations),
       ),
       watchDelayed(this.controller, ctx.informers.pools, key, 0, () => false),
+      watchDelayed(this.controller, this.nodeConfigs, key, 0, (o, n) => !semanticEqual(o.spec, n.spec)),
     );
   }
 
   async run(): Promise<void> {
     this.gates.start();
+    this.nodeConfigs.start(); // not awaited: the CRD may be absent; changes only trigger a sync
     try {
       await this.gates.waitForSync(this.abort.signal);
     } catch {
@@ -108,6 +116,7 @@ export class KubeletFeaturesController {
     for (const u of this.unsubscribe.splice(0)) u();
     await this.controller.stop();
     await this.gates.stop();
+    await this.nodeConfigs.stop();
   }
 
   private async optional<T extends KubeObject>(d: ReturnType<typeof cluster<T>>): Promise<T | undefined> {
@@ -153,6 +162,16 @@ export class KubeletFeaturesController {
       });
       if (await this.apply(featuresMachineConfig(role, config, this.controllerVersion)))
         this.ctx.logger.info(`Applied FeatureSet cluster on MachineConfigPool ${role}`);
+      // syncNodeConfigHandler (kubelet_config_nodes.go): only once nodes.config.openshift.io/cluster exists
+      if (nodeConfig) {
+        const name = nodeConfigMcName(role);
+        const current = this.ctx.informers.machineConfigs.store.get(name)?.spec?.kernelArguments ?? [];
+        const want = featuresMachineConfig(role, config, this.controllerVersion, name);
+        const kargs = cgroupKernelArguments(role, nodeConfig.spec?.cgroupMode, current);
+        if (kargs.length > 0) want.spec = { ...want.spec, kernelArguments: kargs };
+        if (await this.apply(want))
+          this.ctx.logger.info(`Applied Node configuration ${name} on MachineConfigPool ${role}`);
+      }
     }
     return undefined;
   }
@@ -169,6 +188,7 @@ export class KubeletFeaturesController {
     }
     if (
       semanticEqual(existing.spec?.config, want.spec?.config) &&
+      semanticEqual(existing.spec?.kernelArguments ?? [], want.spec?.kernelArguments ?? []) &&
       existing.metadata.annotations?.[McAnnotations.generatedByControllerVersion] === this.controllerVersion
     )
       return false;
@@ -181,7 +201,11 @@ export class KubeletFeaturesController {
           [McAnnotations.generatedByControllerVersion]: this.controllerVersion,
         },
       },
-      spec: { ...existing.spec, config: want.spec?.config ?? {} },
+      spec: {
+        ...existing.spec,
+        config: want.spec?.config ?? {},
+        ...(want.spec?.kernelArguments !== undefined ? { kernelArguments: want.spec.kernelArguments } : {}),
+      },
     });
     return true;
   }

@@ -88,6 +88,30 @@ export function featuresIgnition(input: {
   });
 }
 
+/** getManagedNodeConfigKey. */
+export const nodeConfigMcName = (pool: string): string => `97-${pool}-generated-kubelet`;
+
+/**
+ * updateMachineConfigwithCgroup: the cgroup v2 kernel arguments (v1's removed) for master/worker/arbiter pools;
+ * other pools keep `current`. @throws KubeletConfigError for a mode other than v2/""
+ */
+export function cgroupKernelArguments(
+  role: string,
+  cgroupMode: string | undefined,
+  current: readonly string[],
+): string[] {
+  if (role !== 'master' && role !== 'worker' && role !== 'arbiter') return [...current];
+  if (cgroupMode !== undefined && cgroupMode !== '' && cgroupMode !== 'v2')
+    throw new KubeletConfigError(
+      `unknown cgroup mode found ${cgroupMode}, failed to update the machine config resource`,
+    );
+  const v1 = ['systemd.unified_cgroup_hierarchy=0', 'systemd.legacy_systemd_cgroup_controller=1'];
+  const v2 = ['systemd.unified_cgroup_hierarchy=1', 'cgroup_no_v1="all"', 'psi=0'];
+  const out = current.filter((a) => !v1.includes(a));
+  for (const a of v2) if (!out.includes(a)) out.push(a);
+  return out;
+}
+
 /** getManagedFeaturesKey. */
 export const featuresMcName = (pool: string): string => `98-${pool}-generated-kubelet`;
 
@@ -96,12 +120,13 @@ export function featuresMachineConfig(
   pool: string,
   config: Record<string, unknown>,
   controllerVersion: string,
+  name = featuresMcName(pool),
 ): MachineConfig {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: {
-      name: featuresMcName(pool),
+      name,
       labels: { [Labels.role]: pool },
       annotations: { [McAnnotations.generatedByControllerVersion]: controllerVersion },
     },
