@@ -72,8 +72,7 @@ describe('shipped CRDs', () => {
         'd1a92c6997bf38bb5f0519342d9c31b6093bd18efb7ef661cc6dfb61836eb064',
       '0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml':
         '40bf21cbfdb607cf8fdc2e9aafb19b71ef331683b8050a374beccfc2038b3b7e',
-      '0000_10_config-operator_01_images.crd.yaml':
-        'f03dae1686ce998450714b50c5a069b0e7eff71866c7d110d8d31f908394c886',
+      '0000_10_config-operator_01_images.crd.yaml': 'f03dae1686ce998450714b50c5a069b0e7eff71866c7d110d8d31f908394c886',
       '0000_10_config-operator_01_imagetagmirrorsets.crd.yaml':
         'a2a45a1f3a8f5a1bc61bf6c1344463480baf4c0cb601cca2f5fa20e51e66c461',
       '0000_80_machine-config_01_containerruntimeconfigs-Default.crd.yaml':
