@@ -23,6 +23,8 @@ for check in ${KEELSON_CHECKS:-typecheck lint}; do
   run_check pnpm turbo run "$check" --continue --output-logs=errors-only
 done
 run_check node scripts/check-standalone.mjs
+# every ```ts block of a README type-checks against the built packages, as a user would import them
+run_check node scripts/check-readme-examples.mjs
 # the repository's prettier config, applied to every source file (.prettierrc.json; .prettierignore keeps upstream data as is)
 run_check pnpm exec prettier --check --log-level warn '**/*.{ts,mts,cts,js,mjs,cjs}'
 mkdir -p .keelson

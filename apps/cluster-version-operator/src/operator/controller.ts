@@ -464,7 +464,7 @@ export class ClusterVersionController {
     return r;
   }
 
-  /** Initializing until one release completed; Reconciling on the completed release; else Updating (cvo.md 4.6). */
+  /** Initializing until one release completed; Reconciling on the completed release; else Updating (upstream pkg/cvo/sync_worker.go, State). */
   private decideMode(cv: ClusterVersion, work: Work): SyncMode {
     const history = cv.status?.history ?? [];
     const anyCompleted = history.some((h) => h.state === 'Completed') || this.completedImage !== undefined;
@@ -506,7 +506,7 @@ export class ClusterVersionController {
     };
   }
 
-  /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
+  /** Loads the manifests to apply from a payload with the load-time filters (upstream pkg/payload/payload.go LoadUpdate). */
   private includedManifests(
     cv: ClusterVersion,
     payload: ReleasePayload,
@@ -523,7 +523,7 @@ export class ClusterVersionController {
     return { manifests: r.included, versionHash: r.versionHash };
   }
 
-  /** Makes `this.work` the target release when it can be accepted (cvo.md 4.7, 6). */
+  /** Makes `this.work` the target release when it can be accepted (upstream pkg/cvo/sync_worker.go syncPayload). */
   private async ensureWork(cv: ClusterVersion, target: Release, force: boolean, signal: AbortSignal): Promise<void> {
     const image = target.image ?? '';
     if (this.work && this.work.image === image && this.work.force === force) return;

@@ -144,6 +144,8 @@ function runLevelTimes(
     }
     return levels;
   }
+  // the CVO reported run levels, none of the target: it never started applying it (e.g. refused on a precondition)
+  if (events.some((e) => e.type === 'runlevel')) return [];
   // without CVO progress events: a level ends when its last operator reports the target version
   const out: RehearsalReport['runLevels'] = [];
   let prev = 0;

@@ -35,6 +35,7 @@ import {
   type RunningOperators,
 } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import { ADMIN_ACK_RELEASES, blockedOnAdminAck, checkAdminAckReleases, giveAdminAcks } from './admin-ack.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import {
@@ -61,6 +62,7 @@ import {
   explainStall,
   history0,
   poolsUpdated,
+  nextRefusedSince,
   type DrainFailure,
   type RehearsalVerdict,
 } from './verdict.js';
@@ -360,6 +362,8 @@ class Session {
       const pub: PublishedReleases = await publishRehearsalReleases({
         out: join(opts.workDir, 'releases'),
         ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}),
+        // a minor update whose A carries an admin-ack gate
+        ...(opts.faults.adminAck !== undefined ? ADMIN_ACK_RELEASES : {}),
       });
       stack.push('releases', () => pub.close());
       return {
@@ -401,6 +405,7 @@ class Session {
       rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)),
     );
     for (const note of checked.notes) this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: note });
+    if (opts.faults.adminAck !== undefined) checkAdminAckReleases(a.payload, b.payload);
     if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
   }
 
@@ -819,6 +824,39 @@ class Session {
     this.emit({ t: this.t(), type: 'fault', fault: `on-disk-drift=${d.node}:${d.path}`, detail });
   }
 
+  /** Whether the CVO's admin-ack block was reported, and the ack given (`--fault admin-ack-required`). */
+  private adminAck = { reported: false, given: false };
+
+  /**
+   * `--fault admin-ack-required[=never]`: once the CVO refuses B on the admin ack, says so; then (unless `=never`)
+   * gives the ack as an admin would, through the same API, and says with which `oc patch`.
+   */
+  async adminAckStep(cv: unknown, direct: KubeClient): Promise<void> {
+    const mode = this.opts.faults.adminAck;
+    if (mode === undefined || this.adminAck.given || !blockedOnAdminAck(cv)) return;
+    if (!this.adminAck.reported) {
+      this.adminAck.reported = true;
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: 'admin-ack-required',
+        detail: `the CVO refuses the minor update until an admin acknowledges: ReleaseAccepted=False PreconditionChecks: ${cond(cv, 'ReleaseAccepted')?.message ?? ''}`,
+      });
+    }
+    if (mode === 'never') return;
+    const history = (cv as { status?: { history?: { state?: string; version?: string }[] } } | undefined)?.status
+      ?.history;
+    const { acked, command } = await giveAdminAcks(direct, history);
+    if (acked.length === 0) return;
+    this.adminAck.given = true;
+    this.emit({
+      t: this.t(),
+      type: 'fault',
+      fault: 'admin-ack',
+      detail: `acknowledged ${acked.map((g) => g.gate).join(', ')} as an admin would: ${command}`,
+    });
+  }
+
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
   async update(
     b: Release,
@@ -854,6 +892,7 @@ class Session {
     const killedDaemons = new Set<string>();
     let failingSince: number | undefined;
     let degradedSince: number | undefined;
+    let refusedSince: number | undefined;
     const downSince = new Map<string, number>();
     let drainFailure: DrainFailure | undefined;
     let lastDeploymentCheck = 0;
@@ -868,6 +907,8 @@ class Session {
       const now = Date.now();
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? now) : undefined;
       degradedSince = degradedPool(obs.pools()) !== undefined ? (degradedSince ?? now) : undefined;
+      refusedSince = nextRefusedSince(refusedSince, cv, now);
+      await this.adminAckStep(cv, direct);
       for (const n of obs.nodes()) {
         if (n.ready) downSince.delete(n.name);
         else if (!downSince.has(n.name)) downSince.set(n.name, now);
@@ -883,6 +924,7 @@ class Session {
         now,
         failingSince,
         degradedSince,
+        refusedSince,
         downNodes,
         rebootMs: SIMULATED_REBOOT_MS / opts.timeScale,
         drainFailure,

@@ -195,3 +195,29 @@ describe('diagnosis of a failed run', () => {
     expect(JSON.parse(JSON.stringify(base)).diagnosis[0].subject).toBe('clusteroperator/dns');
   });
 });
+
+describe('a target the CVO never started applying', () => {
+  it('has no run levels (the CVO walked only the current release), not levels "not finished" from the start', () => {
+    const ev: TimelineEvent[] = sampleTimeline().filter((e) => e.type !== 'runlevel');
+    const i = ev.findIndex((e) => e.t > 1010);
+    ev.splice(i < 0 ? ev.length : i, 0, {
+      t: 1010,
+      type: 'runlevel',
+      level: '12',
+      state: 'started',
+      version: '4.18.7',
+    });
+    const r = computeReport(ev, {
+      from: '4.18.7',
+      to: '4.18.8',
+      outcome: 'Stalled',
+      message: 'ClusterVersion ReleaseAccepted=False PreconditionChecks: …',
+      timeScale: 60,
+      api: API,
+      runLevels: RUN_LEVELS,
+      faults: [],
+    });
+    expect(r.runLevels).toEqual([]);
+    expect(formatReport(r)).not.toContain('Run levels:');
+  });
+});
