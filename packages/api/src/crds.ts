@@ -34,6 +34,10 @@ const FILES: Record<OpenShiftKind, string> = {
   MachineConfigPool: '0000_80_machine-config_01_machineconfigpools.crd.yaml',
   MachineConfig: '0000_80_machine-config_01_machineconfigs.crd.yaml',
   MachineConfiguration: '0000_80_machine-config_01_machineconfigurations.crd.yaml',
+  Image: '0000_10_config-operator_01_images.crd.yaml',
+  ImageDigestMirrorSet: '0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml',
+  ImageTagMirrorSet: '0000_10_config-operator_01_imagetagmirrorsets.crd.yaml',
+  ImageContentSourcePolicy: '0000_10_config-operator_01_imagecontentsourcepolicies.crd.yaml',
 };
 
 /** The shipped CRD files, in file-name order (the order the CVO would apply them). */

@@ -27,7 +27,7 @@ describe('shipped CRDs', () => {
 
   it('parses each CRD and agrees with OPENSHIFT_KINDS on group, kind, plural and scope', async () => {
     const crds = await loadCrds();
-    expect(crds).toHaveLength(9);
+    expect(crds).toHaveLength(13);
     for (const crd of crds) {
       const kind = crd.spec.names.kind as OpenShiftKind;
       const info = OPENSHIFT_KINDS[kind];
@@ -68,6 +68,13 @@ describe('shipped CRDs', () => {
         '8e1270b3736ba431b1c13047550f343d5ae38042d1ad4a067c72d31eab121a2c',
       '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml':
         '10b91f51a922ff39a529ab2c1b6e049cbe1ca929d9f815c9b4880c7d66a204ab',
+      '0000_10_config-operator_01_imagecontentsourcepolicies.crd.yaml':
+        'd1a92c6997bf38bb5f0519342d9c31b6093bd18efb7ef661cc6dfb61836eb064',
+      '0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml':
+        '40bf21cbfdb607cf8fdc2e9aafb19b71ef331683b8050a374beccfc2038b3b7e',
+      '0000_10_config-operator_01_images.crd.yaml': 'f03dae1686ce998450714b50c5a069b0e7eff71866c7d110d8d31f908394c886',
+      '0000_10_config-operator_01_imagetagmirrorsets.crd.yaml':
+        'a2a45a1f3a8f5a1bc61bf6c1344463480baf4c0cb601cca2f5fa20e51e66c461',
       '0000_80_machine-config_01_containerruntimeconfigs-Default.crd.yaml':
         '0fd2e934e8bf4ae5819dd7c17415fcaa73354be93011dc10c124d62a80bf53ad',
       '0000_80_machine-config_01_controllerconfigs-Default.crd.yaml':

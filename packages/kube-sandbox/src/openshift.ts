@@ -12,7 +12,8 @@ export type CrdTarget = { readonly cluster: Cluster } | Cluster;
 /**
  * Creates (or, when one of that name exists, replaces the spec of) the upstream OpenShift CRDs of `kinds`
  * (default: all shipped in @keelson/api: ClusterVersion, ClusterOperator, MachineConfig, MachineConfigPool,
- * ControllerConfig, KubeletConfig, ContainerRuntimeConfig, MachineConfigNode, MachineConfiguration).
+ * ControllerConfig, KubeletConfig, ContainerRuntimeConfig, MachineConfigNode, MachineConfiguration, Image,
+ * ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy).
  * They are Established and served when the promise resolves. Returns the CRD names.
  */
 export async function installOpenShiftCrds(target: CrdTarget, kinds?: readonly OpenShiftKind[]): Promise<string[]> {

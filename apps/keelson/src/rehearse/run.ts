@@ -74,6 +74,7 @@ import {
 } from './verdict.js';
 import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
+import { bootstrapImageConfig } from './image-config.js';
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
@@ -219,6 +220,8 @@ export async function bootstrapCluster(
     client,
     crds.map((m) => m.object),
   );
+  // the image configuration of an installed cluster (mirror sets reach nodes through the MCO)
+  await bootstrapImageConfig(client);
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
   for (const m of a.payload.manifests.filter(
     (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',

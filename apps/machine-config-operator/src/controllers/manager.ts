@@ -19,6 +19,8 @@ import {
 import { DrainController, type CordonBackoff } from './drain/controller.js';
 import { GeneratedConfigController } from './generated/controller.js';
 import { NodeController } from './node/controller.js';
+import { KubeletFeaturesController } from './kubelet/features-controller.js';
+import { RegistriesController } from './registries/controller.js';
 import { RenderController } from './render/controller.js';
 import { defaultTemplatesDir, TemplateController } from './template/controller.js';
 
@@ -77,9 +79,14 @@ export async function startMachineConfigController(opts: MachineConfigController
     await startSharedInformers(informers, abort.signal);
     const list: Stoppable[] = [];
     if (enabled.has('template')) list.push(new TemplateController(ctx, templatesDir, controllerVersion));
-    if (enabled.has('kubeletconfig')) list.push(new GeneratedConfigController(ctx, 'kubelet', controllerVersion));
-    if (enabled.has('containerruntimeconfig'))
+    if (enabled.has('kubeletconfig')) {
+      list.push(new GeneratedConfigController(ctx, 'kubelet', controllerVersion));
+      list.push(new KubeletFeaturesController(ctx, opts.templatesDir ?? defaultTemplatesDir(), controllerVersion));
+    }
+    if (enabled.has('containerruntimeconfig')) {
       list.push(new GeneratedConfigController(ctx, 'containerruntime', controllerVersion));
+      list.push(new RegistriesController(ctx, opts.templatesDir ?? defaultTemplatesDir(), controllerVersion));
+    }
     if (enabled.has('render')) list.push(new RenderController(ctx, { controllerVersion, operatorVersion }));
     if (enabled.has('node')) list.push(new NodeController(ctx));
     if (enabled.has('drain')) list.push(new DrainController(ctx, opts.cordonBackoff));

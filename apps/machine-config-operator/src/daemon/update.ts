@@ -11,6 +11,7 @@ import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, KUBECONFIG_PATH } from './constan
 import { emit, type DaemonContext } from './context.js';
 import { killPoint } from './crash.js';
 import { isSingleNodeTopology, performDrainRequest } from './drain.js';
+import { isDrainRequiredForNodeDisruptionActions } from './registries-drain.js';
 import { writeJournal, clearJournal } from './journal.js';
 import { setPasswords, writeSshKeys } from './passwd.js';
 import { isRebootAction, runDisruptionActions, runLegacyAction } from './post-config-action.js';
@@ -157,15 +158,43 @@ async function markWorking(ctx: DaemonContext): Promise<void> {
   killPoint('after-state-working');
 }
 
+/**
+ * isDrainRequiredForNodeDisruptionActions: Reboot/Drain actions drain; the registries.conf `Special` action drains
+ * only when the change is not safe (a mirror or registry removed, …).
+ */
+function drainRequired(
+  ctx: DaemonContext,
+  diff: MachineConfigDiff,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
+): boolean {
+  if (diff.drainRequired) return true;
+  const log = (msg: string): void => {
+    ctx.logger.info(msg, { node: ctx.nodeName });
+  };
+  const drain = isDrainRequiredForNodeDisruptionActions(
+    diff.nodeDisruptionActions,
+    ignitionOf(oldMc),
+    ignitionOf(newMc),
+    log,
+  );
+  ctx.logger.info(`Drain calculated for node disruption: ${String(drain)} for config ${nameOf(newMc)}`, {
+    node: ctx.nodeName,
+  });
+  return drain;
+}
+
 async function drainIfNeeded(
   ctx: DaemonContext,
   diff: MachineConfigDiff,
-  target: string,
+  oldMc: MachineConfig,
+  newMc: MachineConfig,
   firstboot: boolean,
 ): Promise<void> {
   const c = ctx.cluster;
   if (!c || firstboot) return;
-  if (!diff.drainRequired || isSingleNodeTopology(c.source.current())) {
+  const target = nameOf(newMc);
+  if (!drainRequired(ctx, diff, oldMc, newMc) || isSingleNodeTopology(c.source.current())) {
     c.writer.event('Normal', 'Drain', 'Drain not required, skipping');
     return;
   }
@@ -193,7 +222,7 @@ export async function update(
   emit(ctx, 'updating', target);
   await markWorking(ctx);
   const reboot = firstboot ? isRebootAction(diff.legacyActions) : isRebootAction(diff.nodeDisruptionActions);
-  await drainIfNeeded(ctx, diff, target, firstboot);
+  await drainIfNeeded(ctx, diff, oldMc, newMc, firstboot);
   if (!firstboot)
     await writeJournal(ctx.root, {
       from: nameOf(oldMc),

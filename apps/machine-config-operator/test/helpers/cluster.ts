@@ -1,4 +1,4 @@
-import { loadCrds } from '@keelson/api';
+import { loadCrds, type OpenShiftKind } from '@keelson/api';
 import { installClusterCABundles, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { KubeClient, KubeConfig } from '@keelson/kube';
 
@@ -10,7 +10,7 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+export async function startTestCluster(extraKinds: readonly OpenShiftKind[] = []): Promise<TestCluster> {
   const sandbox = await startSandbox({ historySize: 100_000 });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sandbox.kubeconfigYaml());
@@ -22,6 +22,7 @@ export async function startTestCluster(): Promise<TestCluster> {
     'ControllerConfig',
     'KubeletConfig',
     'ContainerRuntimeConfig',
+    ...extraKinds,
   ])) {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     const v = crd.spec.versions[0]?.name ?? 'v1';

@@ -20,7 +20,10 @@ function clusterKind(group: string, kind: string, plural: string): KindInfo {
   return { group, version: 'v1', kind, plural, namespaced: false };
 }
 
-/** The OpenShift kinds this package types, keyed by kind. All are cluster-scoped `v1` kinds with a CRD in {@link crdFiles}. */
+/**
+ * The OpenShift kinds this package types, keyed by kind. All are cluster-scoped kinds with a CRD in {@link crdFiles}
+ * (`v1`, except ImageContentSourcePolicy: `operator.openshift.io/v1alpha1`).
+ */
 export const OPENSHIFT_KINDS = {
   ClusterVersion: clusterKind(API_GROUP_CONFIG, 'ClusterVersion', 'clusterversions'),
   ClusterOperator: clusterKind(API_GROUP_CONFIG, 'ClusterOperator', 'clusteroperators'),
@@ -35,6 +38,16 @@ export const OPENSHIFT_KINDS = {
   ),
   MachineConfigNode: clusterKind(API_GROUP_MACHINECONFIGURATION, 'MachineConfigNode', 'machineconfignodes'),
   MachineConfiguration: clusterKind(API_GROUP_OPERATOR, 'MachineConfiguration', 'machineconfigurations'),
+  Image: clusterKind(API_GROUP_CONFIG, 'Image', 'images'),
+  ImageDigestMirrorSet: clusterKind(API_GROUP_CONFIG, 'ImageDigestMirrorSet', 'imagedigestmirrorsets'),
+  ImageTagMirrorSet: clusterKind(API_GROUP_CONFIG, 'ImageTagMirrorSet', 'imagetagmirrorsets'),
+  ImageContentSourcePolicy: {
+    group: API_GROUP_OPERATOR,
+    version: 'v1alpha1',
+    kind: 'ImageContentSourcePolicy',
+    plural: 'imagecontentsourcepolicies',
+    namespaced: false,
+  },
 } as const satisfies Record<string, KindInfo>;
 
 /** Name of one of the typed OpenShift kinds. */

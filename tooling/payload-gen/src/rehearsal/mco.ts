@@ -106,8 +106,9 @@ function pool(role: string): Record<string, unknown> {
     kind: 'MachineConfigPool',
     metadata: {
       name: role,
-      // as the installer labels the two pools: both built in, and the MCO reports its new version only once the
-      // master pool (required for upgrade) runs this release's rendered config
+      // as the installer labels the two pools (upstream's manifests/<role>.machineconfigpool.yaml): both built in (the
+      // container-runtime-config controller writes 99-<pool>-generated-registries for them), and the MCO reports its
+      // new version only once the master pool (required for upgrade) runs this release's rendered config
       labels: {
         'machineconfiguration.openshift.io/mco-built-in': '',
         ...(role === 'master' ? { 'operator.machineconfiguration.openshift.io/required-for-upgrade': '' } : {}),

@@ -2,9 +2,17 @@
  * Pure generation of the `99-<pool>-generated-kubelet` and `99-<pool>-generated-containerruntime` MachineConfigs
  * from KubeletConfig / ContainerRuntimeConfig objects (upstream pkg/controller/kubelet-config, container-runtime-config).
  */
-import { parse as parseYaml } from 'yaml';
 import type { MachineConfig } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
+import {
+  decodeKubeletConfig,
+  encodeKubeletConfig,
+  featuresKubeletConfig,
+  KubeletConfigError,
+  mergeKubeletConfig,
+  normalize,
+} from '../kubelet/kubelet-conf.js';
+import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
 
 type Obj = Record<string, unknown>;
 
@@ -90,21 +98,80 @@ const KUBELET_BLOCKED = [
   'authorization',
 ];
 
-function deepMerge(base: Obj, over: Obj): Obj {
-  const out: Obj = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] =
-      v !== null &&
-      typeof v === 'object' &&
-      !Array.isArray(v) &&
-      b !== null &&
-      typeof b === 'object' &&
-      !Array.isArray(b)
-        ? deepMerge(b as Obj, v as Obj)
-        : v;
+/** The KubeletConfig spec fields the kubelet MC uses. */
+export interface KubeletSpecInput {
+  kubeletConfig?: Obj;
+  logLevel?: number;
+  autoSizingReserved?: boolean;
+  tlsSecurityProfile?: TLSSecurityProfile | null;
+}
+
+/**
+ * syncKubeletConfig's kubelet.conf: the pool's template kubelet.conf with the release's feature gates, the worker
+ * latency profile (worker pool), the KubeletConfig's own TLS profile when set, the user fragment merged as mergo
+ * does, written as the Go KubeletConfiguration YAML.
+ * @throws GeneratedConfigError
+ */
+function kubeletConfText(
+  input: {
+    pool: string;
+    spec: KubeletSpecInput;
+    baseKubeletConf: string | undefined;
+    features?: Record<string, boolean>;
+    workerLatencyProfile?: string;
+  },
+  frag: Obj,
+): string {
+  try {
+    const base = input.baseKubeletConf !== undefined ? decodeKubeletConfig(input.baseKubeletConf) : normalize({});
+    const withGates = featuresKubeletConfig(base, input.pool, input.features ?? {}, input.workerLatencyProfile);
+    if (input.spec.tlsSecurityProfile !== undefined && input.spec.tlsSecurityProfile !== null) {
+      const tls = securityProfileCiphers(input.spec.tlsSecurityProfile);
+      withGates['tlsMinVersion'] = tls.minTLSVersion;
+      withGates['tlsCipherSuites'] = tls.cipherSuites;
+    }
+    return encodeKubeletConfig(
+      mergeKubeletConfig(withGates, normalizeFragment(frag), JSON.stringify(input.spec.kubeletConfig ?? {})),
+    );
+  } catch (e) {
+    if (e instanceof KubeletConfigError) throw new GeneratedConfigError(e.message, 'spec.kubeletConfig');
+    throw e;
   }
-  return out;
+}
+
+/** The fragment as DecodeKubeletConfig reads it (types checked), keeping only the keys the user set. */
+function normalizeFragment(frag: Obj): Obj {
+  const decoded = decodeKubeletConfig(JSON.stringify(frag));
+  return Object.fromEntries(
+    Object.keys(frag)
+      .filter((k) => k in decoded)
+      .map((k) => [k, decoded[k]]),
+  );
+}
+
+/**
+ * generateKubeletIgnFiles' split of the user fragment: `systemReserved` memory/cpu/ephemeral-storage go to the node
+ * sizing file instead of kubelet.conf, and `featureGates` are dropped (they come from the FeatureGate object).
+ */
+function splitSystemReserved(kubeletConfig: Obj): { frag: Obj; reserved: Record<string, string> } {
+  const { featureGates: _fg, ...frag } = kubeletConfig;
+  const reserved: Record<string, string> = {};
+  const sr = frag['systemReserved'];
+  if (sr !== null && typeof sr === 'object' && !Array.isArray(sr)) {
+    const split = ['memory', 'cpu', 'ephemeral-storage'];
+    for (const [k, v] of Object.entries(sr as Obj)) if (split.includes(k)) reserved[k] = String(v);
+    frag['systemReserved'] = Object.fromEntries(Object.entries(sr as Obj).filter(([k]) => !split.includes(k)));
+  }
+  return { frag, reserved };
+}
+
+/** createNewKubeletDynamicSystemReservedIgnition: `/etc/node-sizing-enabled.env`. */
+function nodeSizingFile(auto: boolean | undefined, reserved: Record<string, string>): Obj {
+  const pick = (k: string, d: string): string => (reserved[k] !== undefined && reserved[k] !== '' ? reserved[k] : d);
+  return file(
+    '/etc/node-sizing-enabled.env',
+    `NODE_SIZING_ENABLED=${String(auto ?? false)}\nSYSTEM_RESERVED_MEMORY=${pick('memory', '1Gi')}\nSYSTEM_RESERVED_CPU=${pick('cpu', '500m')}\nSYSTEM_RESERVED_ES=${pick('ephemeral-storage', '1Gi')}\n`,
+  );
 }
 
 /**
@@ -115,11 +182,15 @@ export function kubeletMachineConfig(input: {
   name: string;
   pool: string;
   owner: { name: string; uid: string };
-  spec: { kubeletConfig?: Obj; logLevel?: number };
+  spec: KubeletSpecInput;
   baseKubeletConf: string | undefined;
   controllerVersion: string;
+  /** The FeatureGate's gates of the running release (generateOriginalKubeletConfigWithFeatureGates). */
+  features?: Record<string, boolean>;
+  /** `nodes.config.openshift.io/cluster` spec.workerLatencyProfile (applied to the worker pool). */
+  workerLatencyProfile?: string;
 }): MachineConfig {
-  const frag = input.spec.kubeletConfig ?? {};
+  const { frag, reserved } = splitSystemReserved(input.spec.kubeletConfig ?? {});
   const blocked = KUBELET_BLOCKED.filter((k) => Object.hasOwn(frag, k));
   if (blocked.length > 0)
     throw new GeneratedConfigError(
@@ -129,12 +200,12 @@ export function kubeletMachineConfig(input: {
   const ll = input.spec.logLevel;
   if (ll !== undefined && (!Number.isInteger(ll) || ll < 0 || ll > 10))
     throw new GeneratedConfigError(`logLevel must be an integer between 0 and 10, got ${String(ll)}`, 'spec.logLevel');
-  let base: Obj = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1' };
-  if (input.baseKubeletConf !== undefined) {
-    const y: unknown = parseYaml(input.baseKubeletConf);
-    if (y !== null && typeof y === 'object' && !Array.isArray(y)) base = y as Obj;
-  }
-  const files = [file('/etc/kubernetes/kubelet.conf', `${JSON.stringify(deepMerge(base, frag), null, 2)}\n`)];
+  const conf = kubeletConfText(input, frag);
+  // upstream's order (kubelet_config_controller.go syncKubeletConfig): node sizing, log level, kubelet.conf
+  const files: Obj[] = [];
+  const auto = input.spec.autoSizingReserved;
+  if (Object.keys(reserved).length > 0) files.push(nodeSizingFile(undefined, reserved));
+  else if (auto !== undefined) files.push(nodeSizingFile(auto, reserved));
   if (ll !== undefined)
     files.push(
       file(
@@ -142,6 +213,7 @@ export function kubeletMachineConfig(input: {
         `[Service]\nEnvironment="KUBELET_LOG_LEVEL=${String(ll)}"\n`,
       ),
     );
+  files.push(file('/etc/kubernetes/kubelet.conf', conf));
   return machineConfig(
     input.name,
     input.pool,

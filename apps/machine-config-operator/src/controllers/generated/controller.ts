@@ -6,6 +6,8 @@
 import { compileLabelSelector } from '@keelson/api';
 import {
   Controller,
+  defineResource,
+  type KubeObject,
   ContainerRuntimeConfigs,
   isAlreadyExists,
   isConflict,
@@ -34,8 +36,25 @@ import {
   kubeletMachineConfig,
 } from './content.js';
 import { semanticEqual } from '../../common/semantic.js';
+import { featureGateMap } from '../kubelet/features.js';
+import { FeatureGates } from '../kubelet/features-controller.js';
 
 type SubConfig = KubeletConfig | ContainerRuntimeConfig;
+
+/** The cluster inputs of a kubelet MC besides the KubeletConfig. */
+interface KubeletExtras {
+  features?: Record<string, boolean>;
+  workerLatencyProfile?: string;
+}
+
+type NodeConfig = KubeObject & { spec?: { workerLatencyProfile?: string } };
+const NodeConfigs = defineResource<NodeConfig>({
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  namespaced: false,
+});
 
 /** Which of the two kinds a {@link GeneratedConfigController} handles. */
 export type GeneratedKind = 'kubelet' | 'containerruntime';
@@ -143,7 +162,8 @@ export class GeneratedConfigController {
     }
     let wanted: MachineConfig[];
     try {
-      wanted = pools.map((p) => this.build(obj, p.metadata.name ?? '', suffix));
+      const extras = this.kind === 'kubelet' ? await this.kubeletExtras() : {};
+      wanted = pools.map((p) => this.build(obj, p.metadata.name ?? '', suffix, extras));
     } catch (e) {
       if (!(e instanceof GeneratedConfigError)) throw e;
       await this.setStatus(obj, { type: 'Failure', status: 'False', message: `Error: ${e.message}` });
@@ -177,7 +197,27 @@ export class GeneratedConfigController {
       .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
   }
 
-  private build(obj: SubConfig, pool: string, suffix: string): MachineConfig {
+  /**
+   * What syncKubeletConfig reads besides the KubeletConfig: the FeatureGate's gates of the release the ControllerConfig
+   * was rendered for, and the worker latency profile of `nodes.config.openshift.io/cluster` (each absent → none).
+   */
+  private async kubeletExtras(): Promise<KubeletExtras> {
+    const get = async <T extends KubeObject>(d: ResourceDescriptor<T>): Promise<T | undefined> => {
+      try {
+        return await this.ctx.client.resource(d).get('cluster');
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    };
+    const cc = this.ctx.informers.controllerConfigs.store.get('machine-config-controller');
+    const version = cc?.metadata.annotations?.[McAnnotations.releaseImageVersion] ?? '';
+    const features = featureGateMap((await get(FeatureGates))?.status, version);
+    const latency = (await get(NodeConfigs))?.spec?.workerLatencyProfile;
+    return { ...(features ? { features } : {}), ...(latency !== undefined ? { workerLatencyProfile: latency } : {}) };
+  }
+
+  private build(obj: SubConfig, pool: string, suffix: string, extras: KubeletExtras = {}): MachineConfig {
     const owner = { name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' };
     const name = generatedName(pool, this.kind, suffix);
     if (this.kind === 'kubelet') {
@@ -190,8 +230,11 @@ export class GeneratedConfigController {
         spec: {
           ...(spec.kubeletConfig !== undefined ? { kubeletConfig: spec.kubeletConfig } : {}),
           ...(spec.logLevel !== undefined ? { logLevel: spec.logLevel } : {}),
+          ...(spec.autoSizingReserved !== undefined ? { autoSizingReserved: spec.autoSizingReserved } : {}),
+          ...(spec.tlsSecurityProfile !== undefined ? { tlsSecurityProfile: spec.tlsSecurityProfile } : {}),
         },
         baseKubeletConf: baseKubeletConf(pool, (n) => this.ctx.informers.machineConfigs.store.get(n)),
+        ...extras,
         controllerVersion: this.controllerVersion,
       });
     }

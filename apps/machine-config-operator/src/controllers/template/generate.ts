@@ -336,3 +336,18 @@ export function generateTemplateMachineConfigs(
 export function renderTemplateText(rc: RenderConfig, name: string, text: string): string {
   return render({ kind: 'file', path: name, text, size: text.length }, rc);
 }
+
+/**
+ * GenerateMachineConfigsForRole with a RenderConfig holding the ControllerConfig spec (and, for the kubelet-config
+ * controller's generateOriginalKubeletConfigIgn, the TLS profile), as the container-runtime-config controller's
+ * generateOriginalContainerRuntimeConfigs renders the default registries.conf, policy.json and storage.conf of a role.
+ * @throws TemplateError
+ */
+export function generateMachineConfigsForRole(
+  tree: TemplateTree,
+  spec: ControllerConfigSpec,
+  role: string,
+  tls: { minTLSVersion: string; cipherSuites: readonly string[] } = { minTLSVersion: '', cipherSuites: [] },
+): MachineConfig[] {
+  return machineConfigsForRole(tree, renderConfig(normalizedSpec(spec), '', tls.minTLSVersion, tls.cipherSuites), role);
+}
