@@ -28,6 +28,15 @@ async function served(client: KubeClient, path: string): Promise<void> {
   }
 }
 
+const CLUSTER_IMAGE = { apiVersion: 'config.openshift.io/v1', kind: 'Image', metadata: { name: 'cluster' }, spec: {} };
+
+/** What {@link bootstrapImageConfig} may create (for the cleanup of a rehearsal against an existing server). */
+export async function imageConfigObjects(): Promise<
+  { apiVersion: string; kind: string; metadata: { name: string } }[]
+> {
+  return [...(await loadCrds([...IMAGE_CONFIG_KINDS])), CLUSTER_IMAGE];
+}
+
 /** Creates the image-configuration CRDs (kept when present) and `images.config.openshift.io/cluster` (empty spec). */
 export async function bootstrapImageConfig(client: KubeClient): Promise<void> {
   for (const crd of await loadCrds([...IMAGE_CONFIG_KINDS])) {
@@ -40,9 +49,7 @@ export async function bootstrapImageConfig(client: KubeClient): Promise<void> {
     await served(client, `/apis/${crd.spec.group}/${version}/${crd.spec.names.plural}`);
   }
   try {
-    await client.request('POST', '/apis/config.openshift.io/v1/images', {
-      body: { apiVersion: 'config.openshift.io/v1', kind: 'Image', metadata: { name: 'cluster' }, spec: {} },
-    });
+    await client.request('POST', '/apis/config.openshift.io/v1/images', { body: CLUSTER_IMAGE });
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }

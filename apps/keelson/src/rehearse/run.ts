@@ -74,7 +74,7 @@ import {
 } from './verdict.js';
 import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
-import { bootstrapImageConfig } from './image-config.js';
+import { bootstrapImageConfig, imageConfigObjects } from './image-config.js';
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
@@ -518,7 +518,12 @@ class Session {
     const refs: ObjectRef[] = [
       ...releaseObjects(a.payload),
       ...releaseObjects(b.payload),
-      ...[...cvoBootstrapRbac(a.payload).map((m) => m.object), ...operatorSimulatorManifests(), ...caObjects]
+      ...[
+        ...cvoBootstrapRbac(a.payload).map((m) => m.object),
+        ...operatorSimulatorManifests(),
+        ...caObjects,
+        ...(await imageConfigObjects()),
+      ]
         .map((o) => refOf(o))
         .filter((r) => r !== undefined),
       { apiVersion: 'v1', kind: 'Namespace', name: PDB_NAMESPACE },
