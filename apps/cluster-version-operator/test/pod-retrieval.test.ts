@@ -6,8 +6,17 @@ import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeClient } from '@keelson/kube';
 import { parseCommandLine } from '../src/cli.js';
-import { payloadHash, podCompletion, randString, versionPod } from '../src/payload/pod-retrieval.js';
+import {
+  payloadHash,
+  podCompletion,
+  randString,
+  versionPod,
+  waitForPodCompletion,
+} from '../src/payload/pod-retrieval.js';
 import { execContainer, type ContainerFs } from '../src/virtual/container-exec.js';
 import { pullFailureMessage } from '../src/virtual/payload-kubelet.js';
 
@@ -99,6 +108,55 @@ describe('pod retrieval (upstream updatepayload.go)', () => {
     expect(() => parseCommandLine(['start', '--release-image=q', '--payload-retrieval=pull'])).toThrow(
       /--payload-retrieval "pull": expected pod or direct/,
     );
+  });
+});
+
+describe('waitForPodCompletion over HTTP', () => {
+  it('lists and watches again after a 410 Gone watch, as UntilWithSync does', async () => {
+    const seen: string[] = [];
+    let lists = 0;
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      seen.push(
+        `${url.searchParams.get('watch') === 'true' ? 'WATCH' : 'LIST'} ${url.searchParams.get('fieldSelector') ?? ''}`,
+      );
+      if (url.searchParams.get('watch') === 'true') {
+        res.writeHead(410, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 }));
+        return;
+      }
+      lists++;
+      const phase = lists === 1 ? 'Pending' : 'Succeeded';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'PodList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: String(lists) },
+          items: [{ metadata: { name: 'version-1-abcde' }, status: { phase } }],
+        }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const dir = await mkdtemp(join(tmpdir(), 'cvo-wait-'));
+    const kc = join(dir, 'kubeconfig');
+    const port = (server.address() as AddressInfo).port;
+    await writeFile(
+      kc,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: t\n`,
+    );
+    const client = KubeClient.fromKubeconfigFile(kc);
+    try {
+      await waitForPodCompletion(client, 'openshift-cluster-version', 'version-1-abcde', AbortSignal.timeout(10_000));
+    } finally {
+      await client.close();
+      server.close();
+    }
+    expect(seen).toEqual([
+      'LIST metadata.name=version-1-abcde',
+      'WATCH metadata.name=version-1-abcde',
+      'LIST metadata.name=version-1-abcde',
+    ]);
   });
 });
 

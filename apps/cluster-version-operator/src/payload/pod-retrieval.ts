@@ -245,8 +245,9 @@ export async function waitForPodCompletion(
         },
         ac.signal,
       );
-    } catch (e) {
-      if (!ac.signal.aborted) throw e;
+    } catch {
+      // a broken or expired watch (e.g. 410 Gone) is listed and watched again, as client-go's UntilWithSync does
+      if (!ac.signal.aborted) await new Promise((r) => setTimeout(r, 200));
     } finally {
       signal.removeEventListener('abort', stop);
     }
