@@ -80,6 +80,8 @@ export interface ControllerDeps {
   alwaysEnableCapabilities?: readonly string[];
   /** The cluster's feature set changed (upstream ChangeStopper: the operator stops so it restarts with the new set). */
   onFeatureSetChange?: (from: string, to: string) => void;
+  /** Every ClusterOperator update the informer sees (the metrics' condition-transition counter). */
+  onOperatorUpdate?: (oldCo: ClusterOperator, newCo: ClusterOperator) => void;
 }
 
 const CV_NAME = 'version';
@@ -151,12 +153,18 @@ export class ClusterVersionController {
     });
     this.operators.addHandlers({
       update: (oldCo, newCo) => {
+        this.d.onOperatorUpdate?.(oldCo, newCo);
         const msg = clusterOperatorActivity(oldCo, newCo);
         if (msg === undefined) return;
         this.d.log.debug('Notify the sync worker', { reason: msg });
         this.wake.notify('activity');
       },
     });
+  }
+
+  /** A ConfigMap of `openshift-config` from the informer (metrics: `cluster_installer`). */
+  openshiftConfigMap(name: string): ConfigMap | undefined {
+    return this.ackConfigMaps.store.getByKey(`${ADMIN_ACKS.namespace}/${name}`);
   }
 
   /** Progress of the current payload for metrics. */

@@ -130,7 +130,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   });
   const registry = new Registry();
   const holder: { controller?: ClusterVersionController } = {};
-  const { payloadErrors } = registerMetrics(registry, {
+  const { payloadErrors, operatorChanged } = registerMetrics(registry, {
     cv: () => holder.controller?.cv,
     operators: () => holder.controller?.operators.store.list() ?? [],
     current: () => ({
@@ -139,7 +139,8 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       created: Date.parse(localPayload.imageReferences.creationTimestamp ?? '') || 0,
     }),
     payload: () => holder.controller?.payloadProgress(),
-    capabilities: () => holder.controller?.capabilities() ?? { enabled: [], known: [] },
+    updateService: () => options.updateService ?? '',
+    configMap: (name) => holder.controller?.openshiftConfigMap(name),
     updateRetrievalTimestamp: () => holder.controller?.lastRetrieval,
   });
   const ctl = new ClusterVersionController({
@@ -160,6 +161,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
     liveObjectCache: options.liveObjectCache !== false,
     // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
+    onOperatorUpdate: operatorChanged,
     onFeatureSetChange: () => {
       void api.stop();
     },
