@@ -1,11 +1,12 @@
 /** Flag parsing and `render` (bootstrap) through the built bin as a child process. */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCommandLine, parseDuration } from '../src/cli.js';
+import { resolvePromQLTarget } from '../src/operator/start.js';
 import { writeFixturePayload } from './helpers.js';
 
 const run = promisify(execFile);
@@ -25,6 +26,7 @@ describe('flags', () => {
       '--enable-auto-update',
       '--time-scale=0.1',
       '--reconcile-interval=30s',
+      '--node-name=master-0',
       '--v=4',
     ]);
     expect(c).toMatchObject({
@@ -37,8 +39,71 @@ describe('flags', () => {
         enableAutoUpdate: true,
         timeScale: 0.1,
         intervals: { minimumReconcileIntervalMs: 30_000 },
+        nodeName: 'master-0',
       },
     });
+  });
+  it('takes the PromQL target flags and Go booleans as upstream start.go', () => {
+    const c = parseCommandLine([
+      'start',
+      '--release-image=q@sha256:1',
+      '--node-name=m0',
+      '--enable-auto-update=false',
+      '--use-dns-for-services=true',
+      '--metrics-url=https://thanos.example:9091',
+      '--metrics-token-file=/t',
+      '--metrics-ca-bundle-file=/ca',
+    ]);
+    if (c.command !== 'start') throw new Error(c.command);
+    expect(c.options.enableAutoUpdate).toBeUndefined();
+    expect(resolvePromQLTarget(c.options)).toEqual({
+      url: 'https://thanos.example:9091',
+      tokenFile: '/t',
+      caBundleFile: '/ca',
+      useDNS: true,
+      service: { namespace: 'openshift-monitoring', name: 'thanos-querier' },
+    });
+    // no flag: upstream DefaultPromQLTarget (the Service's ClusterIP, the SA token, the service CA)
+    expect(resolvePromQLTarget({})).toEqual({
+      url: 'https://thanos-querier.openshift-monitoring.svc.cluster.local:9091',
+      tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+      caBundleFile: '/etc/tls/service-ca/service-ca.crt',
+      useDNS: false,
+      service: { namespace: 'openshift-monitoring', name: 'thanos-querier' },
+    });
+    // the Keelson shortcut: a direct endpoint, no token or CA
+    expect(resolvePromQLTarget({ promqlTarget: 'http://127.0.0.1:9' })).toMatchObject({
+      url: 'http://127.0.0.1:9',
+      useDNS: true,
+      tokenFile: '',
+      caBundleFile: '',
+    });
+    expect(() =>
+      parseCommandLine(['start', '--release-image=x', '--node-name=m', '--enable-auto-update=maybe']),
+    ).toThrow(
+      'invalid argument "maybe" for "--enable-auto-update" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--metrics-service='])).toThrow(
+      '--use-dns-for-services is disabled, so --metrics-service and --metrics-namespace must be set',
+    );
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--metrics-url='])).toThrow(
+      'missing --metrics-url flag, it is required',
+    );
+  });
+  it('requires --node-name in cluster (NODE_NAME as default; the host name with --kubeconfig)', () => {
+    const saved = process.env['NODE_NAME'];
+    delete process.env['NODE_NAME'];
+    try {
+      expect(() => parseCommandLine(['start', '--release-image=x'])).toThrow('node-name is required');
+      const withKc = parseCommandLine(['start', '--release-image=x', '--kubeconfig=/k']);
+      expect(withKc.command === 'start' && withKc.options.nodeName).toBe(hostname());
+      process.env['NODE_NAME'] = 'from-env';
+      const fromEnv = parseCommandLine(['start', '--release-image=x']);
+      expect(fromEnv.command === 'start' && fromEnv.options.nodeName).toBe('from-env');
+    } finally {
+      if (saved === undefined) delete process.env['NODE_NAME'];
+      else process.env['NODE_NAME'] = saved;
+    }
   });
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);

@@ -19,6 +19,7 @@ import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retri
 import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
+import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
 
@@ -43,8 +44,15 @@ export interface CvoOptions {
   servingKeyFile?: string;
   /** Update service URL overriding `spec.upstream`. */
   updateService?: string;
-  /** PromQL endpoint for conditional-update risks (e.g. the in-cluster Thanos querier). */
+  /**
+   * Keelson shortcut: query this PromQL endpoint directly (as `--use-dns-for-services`, no token or CA unless
+   * {@link promql} sets them). Unset: the in-cluster Thanos querier as upstream.
+   */
   promqlTarget?: string;
+  /** Upstream's PromQL target flags (`--metrics-url`, `--metrics-token-file`, `--metrics-ca-bundle-file`, …). */
+  promql?: Partial<PromQLTarget>;
+  /** Upstream `--node-name` (default `NODE_NAME`): the node this operator runs on. */
+  nodeName?: string;
   /** Upstream `--enable-auto-update`: set `desiredUpdate` to the newest available update. */
   enableAutoUpdate?: boolean;
   /** Multiplies every upstream duration (0.01 = 100x faster), see {@link Intervals}. */
@@ -95,6 +103,22 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The PromQL target of these options: upstream's defaults, the `promqlTarget` shortcut, then explicit fields. */
+export function resolvePromQLTarget(o: Pick<CvoOptions, 'promqlTarget' | 'promql'>): PromQLTarget {
+  const base: PromQLTarget =
+    o.promqlTarget !== undefined
+      ? { ...DEFAULT_PROMQL_TARGET, url: o.promqlTarget, useDNS: true, tokenFile: '', caBundleFile: '' }
+      : DEFAULT_PROMQL_TARGET;
+  const p = o.promql ?? {};
+  return {
+    url: p.url ?? base.url,
+    tokenFile: p.tokenFile ?? base.tokenFile,
+    caBundleFile: p.caBundleFile ?? base.caBundleFile,
+    useDNS: p.useDNS ?? base.useDNS,
+    service: { ...base.service, ...p.service },
+  };
+}
+
 function makeClient(k: string | KubeConfig | undefined): KubeClient {
   if (k instanceof KubeConfig) return new KubeClient(k, { userAgent: 'ClusterVersionOperator/keelson' });
   try {
@@ -123,9 +147,11 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     options.onEvent?.(e);
     events.emit('event', e);
   };
+  const promqlTarget = resolvePromQLTarget(options);
+  validatePromQLTarget(promqlTarget);
   const poller = new UpdatesPoller({
     ...(options.updateService ? { updateService: options.updateService } : {}),
-    ...(options.promqlTarget ? { promqlTarget: options.promqlTarget } : {}),
+    promql: promqlOptions(promqlTarget, client),
     userAgent: 'ClusterVersionOperator/keelson',
   });
   const registry = new Registry();

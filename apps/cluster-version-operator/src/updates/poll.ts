@@ -12,6 +12,7 @@ import {
   UpdateGraphClient,
   UpdateRetrievalError,
   type ConditionRegistry,
+  type PromQLOptions,
   type Release as GraphRelease,
 } from '@keelson/update-graph';
 import type { ClusterVersion, ConditionalUpdateStatus, Release } from '../api-types.js';
@@ -50,15 +51,9 @@ export class UpdatesPoller {
   private readonly client: UpdateGraphClient;
   private readonly registry: ConditionRegistry;
   private last: UpdatesResult | undefined;
-  constructor(
-    private readonly opts: { updateService?: string; promqlTarget?: string; promqlToken?: string; userAgent?: string },
-  ) {
+  constructor(private readonly opts: { updateService?: string; promql?: PromQLOptions; userAgent?: string }) {
     this.client = new UpdateGraphClient(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {});
-    this.registry = createRiskRegistry(
-      opts.promqlTarget !== undefined
-        ? { url: opts.promqlTarget, ...(opts.promqlToken !== undefined ? { token: opts.promqlToken } : {}) }
-        : undefined,
-    );
+    this.registry = createRiskRegistry(opts.promql);
   }
 
   /** One poll for the cluster's current version. */
