@@ -20,6 +20,7 @@ import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
+import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
 
@@ -198,6 +199,18 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     }),
   });
   holder.controller = ctl;
+  // upstream getLeaderElectionConfig: single-node timings on a SingleReplica control plane; explicit flags win
+  const lease = await leaseTimingsFor(client, intervals, options.timeScale ?? 1, log);
+  const explicit = options.intervals ?? {};
+  const leaseDurationMs = explicit.leaseDurationMs ?? lease.leaseDurationMs;
+  const renewDeadlineMs = explicit.renewDeadlineMs ?? lease.renewDeadlineMs;
+  const retryPeriodMs = explicit.retryPeriodMs ?? lease.retryPeriodMs;
+  if (lease.topology === 'SingleReplica')
+    log.info('single-node control plane: leader election timings as library-go LeaderElectionSNOConfig', {
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+    });
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
   let leading = false;
   let stopping: Promise<void> | undefined;
@@ -207,9 +220,9 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     namespace: 'openshift-cluster-version',
     name: 'version',
     identity,
-    leaseDurationMs: intervals.leaseDurationMs,
-    renewDeadlineMs: intervals.renewDeadlineMs,
-    retryPeriodMs: intervals.retryPeriodMs,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
     logger: log,
     registry,
     onStartedLeading: (signal) => {
