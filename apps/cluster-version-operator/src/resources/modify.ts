@@ -77,12 +77,9 @@ export function injectProxy(
   const pod = podSpecOf(obj);
   for (const name of containers)
     eachNamed(pod, name, (c) => {
-      c.env = [
-        ...(c.env ?? []),
-        { name: 'HTTP_PROXY', value: http },
-        { name: 'HTTPS_PROXY', value: https },
-        { name: 'NO_PROXY', value: no },
-      ];
+      // an empty value is left out, as Go's `omitempty` serializes corev1.EnvVar on the wire
+      const v = (name: string, value: string): Env => (value === '' ? { name } : { name, value });
+      c.env = [...(c.env ?? []), v('HTTP_PROXY', http), v('HTTPS_PROXY', https), v('NO_PROXY', no)];
     });
 }
 
