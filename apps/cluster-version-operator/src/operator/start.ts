@@ -20,6 +20,7 @@ import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
+import { ClientCAWatcher } from '../cluster/client-ca.js';
 import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
@@ -43,6 +44,12 @@ export interface CvoOptions {
   listen?: string;
   servingCertFile?: string;
   servingKeyFile?: string;
+  /**
+   * Client-certificate checks of `/metrics` over HTTPS (upstream `MetricsOptions`; default both on): authentication
+   * against `kube-system/extension-apiserver-authentication` `client-ca-file`, authorization of the Common Name
+   * `system:serviceaccount:openshift-monitoring:prometheus-k8s`.
+   */
+  metricsAuth?: { authentication?: boolean; authorization?: boolean };
   /** Update service URL overriding `spec.upstream`. */
   updateService?: string;
   /**
@@ -243,6 +250,10 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     },
   });
   let server;
+  const tls = options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
+  const authentication = options.metricsAuth?.authentication !== false;
+  const authorization = options.metricsAuth?.authorization !== false;
+  const clientCA = tls && authentication ? new ClientCAWatcher(client, log) : undefined;
   try {
     server = await startMetricsServer({
       listen: options.listen ?? '0.0.0.0:9099',
@@ -250,11 +261,24 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       ready: () => true,
       ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
       ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
+      auth: {
+        authentication,
+        authorization,
+        clientCA: () => clientCA?.current(),
+        onClientCAChange: (f) => clientCA?.onChange(f),
+      },
+      onReloadError: (e) => {
+        log.error('reloading the metrics serving certificate failed', { error: e.message });
+      },
     });
   } catch (e) {
     await client.close();
     throw e;
   }
+  // upstream's client CA controller; /metrics answers 500 until the CA is known
+  clientCA?.start().catch((e: unknown) => {
+    log.error('watching the metrics client CA failed', { error: (e as Error).message });
+  });
   const electing = elector.run().catch((e: unknown) => {
     log.error('leader election failed', { error: (e as Error).message });
   });
@@ -271,6 +295,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
         await runDone;
         await electing;
         await poller.close();
+        await clientCA?.stop();
         await srv.close();
         await client.close();
       })();

@@ -32,7 +32,7 @@ export function clusterConfigReader(client: KubeClient): ClusterConfigReader {
   return {
     proxyStatus: async (signal) => {
       const p = await get('/apis/config.openshift.io/v1/proxies/cluster', signal);
-      return isObject(p?.['status']) ? (p['status'] as Record<string, string>) : p ? {} : undefined;
+      return isObject(p?.['status']) ? p['status'] : p ? {} : undefined;
     },
     apiServerInternalURI: async (signal) => {
       const i = await get('/apis/config.openshift.io/v1/infrastructures/cluster', signal);
@@ -50,7 +50,7 @@ function podSpecOf(obj: JsonObject): { containers?: Container[]; initContainers?
   const spec = isObject(obj['spec']) ? obj['spec'] : undefined;
   const template = spec && isObject(spec['template']) ? spec['template'] : undefined;
   const pod = template && isObject(template['spec']) ? template['spec'] : undefined;
-  return pod as { containers?: Container[]; initContainers?: Container[] } | undefined;
+  return pod;
 }
 
 /** Applies `f` to every container and init container named `name`; upstream's error when there is none. */
