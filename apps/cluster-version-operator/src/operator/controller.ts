@@ -315,8 +315,12 @@ export class ClusterVersionController {
     }
     const resolution = resolveDesired(cv);
     this.invalid = [...resolution.invalid];
-    const target = this.pickTarget(cv, resolution.desired);
-    await this.ensureWork(cv, target, resolution.force, signal);
+    const { target, force } = this.keepTargetDuringInstall(
+      cv,
+      this.pickTarget(cv, resolution.desired),
+      resolution.force,
+    );
+    await this.ensureWork(cv, target, force, signal);
     await this.maybePollUpdates(cv, signal);
     if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
@@ -460,6 +464,26 @@ export class ClusterVersionController {
     const st = cv.status?.desired;
     if (st?.image !== undefined && st.image !== '') return st;
     return { version: this.d.localPayload.metadata.version, image: this.d.releaseImage };
+  }
+
+  /**
+   * Upstream `SyncWorker.Update`: a new desired release while the installed one is still initializing is ignored (the
+   * install finishes first), with upstream's warning naming both `configv1.Update` values as Go prints them.
+   */
+  private keepTargetDuringInstall(
+    cv: ClusterVersion,
+    target: Release,
+    force: boolean,
+  ): { target: Release; force: boolean } {
+    const w = this.work;
+    if (!w || (target.image ?? '') === w.image || this.decideMode(cv, w) !== 'initializing') return { target, force };
+    const goUpdate = (arch: string, version: string, image: string, f: boolean): string =>
+      `{${arch} ${version} ${image} ${String(f)}}`;
+    const arch = cv.spec.desiredUpdate?.architecture ?? '';
+    this.d.log.warn(
+      `Ignoring detected version change from ${goUpdate('', w.version, w.image, w.force)} to ${goUpdate(arch, target.version ?? '', target.image ?? '', force)} during payload initialization`,
+    );
+    return { target: { version: w.version, image: w.image }, force: w.force };
   }
 
   private releaseFor(work: Work, cv: ClusterVersion): Release {
