@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('desiredUpdate during the install (issue 22 §5)', () => {
   it('keeps installing the current release and logs upstream warning', async () => {
     await waitFor(
-      async () => events.some((e) => e.type === 'syncStarted' && e.mode === 'initializing'),
+      () => Promise.resolve(events.some((e) => e.type === 'syncStarted' && e.mode === 'initializing')),
       20_000,
       'install',
     );
@@ -57,7 +57,7 @@ describe('desiredUpdate during the install (issue 22 §5)', () => {
       contentType: 'application/merge-patch+json',
     });
     const warning = await waitFor(
-      async () => lines.find((l) => l.includes('Ignoring detected version change')),
+      () => Promise.resolve(lines.find((l) => l.includes('Ignoring detected version change'))),
       20_000,
       'the warning',
     );
