@@ -10,6 +10,7 @@ import { resolvePromQLTarget, type CvoOptions } from './operator/start.js';
 export const USAGE = `Usage:
   cluster-version-operator start --release-image IMAGE --payload-dir DIR [flags]
   cluster-version-operator render --output-dir DIR --release-image IMAGE [--payload-dir DIR]
+      [--feature-gate-manifest-path FILE] [--cluster-version-manifest-path FILE]
 
 start flags:
   --release-image IMAGE        pull spec of this operator's own release (required)
@@ -45,6 +46,14 @@ start flags:
   --v N                        log verbosity (>= 4 logs debug)
 
 Boolean flags also take Go's --flag=true / --flag=false.
+
+render flags:
+  --output-dir DIR             writes DIR/manifests and DIR/bootstrap
+  --payload-dir DIR            payload root: manifests/, release-manifests/, bootstrap/ (default /)
+  --feature-gate-manifest-path FILE
+                               FeatureGate manifest: spec.featureSet and the gates its status enables
+  --cluster-version-manifest-path FILE
+                               ClusterVersion manifest: spec.overrides exclude unmanaged manifests
 
 environment (start):
   NODE_NAME                    default of --node-name
@@ -123,7 +132,14 @@ function promqlFlags(v: Record<string, string | boolean | string[] | undefined>)
 /** Parsed command line. */
 export type Command =
   | { command: 'start'; options: CvoOptions; verbosity: number }
-  | { command: 'render'; outputDir: string; releaseImage: string; payloadDir: string }
+  | {
+      command: 'render';
+      outputDir: string;
+      releaseImage: string;
+      payloadDir: string;
+      featureGateManifestPath?: string;
+      clusterVersionManifestPath?: string;
+    }
   | { command: 'help' };
 
 /** Parses argv (without node and script). */
@@ -162,6 +178,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'retry-period': { type: 'string' },
         v: { type: 'string' },
         'output-dir': { type: 'string' },
+        'feature-gate-manifest-path': { type: 'string' },
+        'cluster-version-manifest-path': { type: 'string' },
       },
     });
   } catch (e) {
@@ -174,7 +192,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
       throw new CvoError('InvalidFlag', '--output-dir', 'render: --output-dir is required');
     if (releaseImage === '')
       throw new CvoError('InvalidFlag', '--release-image', 'render: --release-image is required');
-    return { command: 'render', outputDir: v['output-dir'], releaseImage, payloadDir: v['payload-dir'] ?? '/' };
+    return {
+      command: 'render',
+      outputDir: v['output-dir'],
+      releaseImage,
+      payloadDir: v['payload-dir'] ?? '/',
+      ...(v['feature-gate-manifest-path'] ? { featureGateManifestPath: v['feature-gate-manifest-path'] } : {}),
+      ...(v['cluster-version-manifest-path'] ? { clusterVersionManifestPath: v['cluster-version-manifest-path'] } : {}),
+    };
   }
   if (cmd !== 'start') throw new CvoError('InvalidFlag', cmd, `unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
   if (releaseImage === '')

@@ -40,7 +40,7 @@ export interface CvoOptions {
    * true); false GETs every manifest on every pass, as upstream's resourceapply does.
    */
   liveObjectCache?: boolean;
-  /** Metrics/health address (default `0.0.0.0:9099`; port 0 picks a free port). */
+  /** Metrics/health address (default `0.0.0.0:9099`; port 0 picks a free port; '' serves nothing, as upstream). */
   listen?: string;
   servingCertFile?: string;
   servingKeyFile?: string;
@@ -124,6 +124,50 @@ export function resolvePromQLTarget(o: Pick<CvoOptions, 'promqlTarget' | 'promql
     caBundleFile: p.caBundleFile ?? base.caBundleFile,
     useDNS: p.useDNS ?? base.useDNS,
     service: { ...base.service, ...p.service },
+  };
+}
+
+/**
+ * The metrics endpoint (upstream `RunMetrics`): none when `listen` is empty (the bootstrap pod's `--listen=`); over
+ * HTTPS, `/metrics` checks client certificates against the cluster's client CA.
+ */
+async function serveMetrics(
+  options: CvoOptions,
+  client: KubeClient,
+  registry: Registry,
+  log: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (options.listen === '') return { url: '', close: () => Promise.resolve() };
+  const tls = options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
+  const authentication = options.metricsAuth?.authentication !== false;
+  const authorization = options.metricsAuth?.authorization !== false;
+  const clientCA = tls && authentication ? new ClientCAWatcher(client, log) : undefined;
+  const server = await startMetricsServer({
+    listen: options.listen ?? '0.0.0.0:9099',
+    registry,
+    ready: () => true,
+    ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
+    ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
+    auth: {
+      authentication,
+      authorization,
+      clientCA: () => clientCA?.current(),
+      onClientCAChange: (f) => clientCA?.onChange(f),
+    },
+    onReloadError: (e) => {
+      log.error('reloading the metrics serving certificate failed', { error: e.message });
+    },
+  });
+  // upstream's client CA controller; /metrics answers 500 until the CA is known
+  clientCA?.start().catch((e: unknown) => {
+    log.error('watching the metrics client CA failed', { error: (e as Error).message });
+  });
+  return {
+    url: server.url,
+    close: async () => {
+      await clientCA?.stop();
+      await server.close();
+    },
   };
 }
 
@@ -249,40 +293,16 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       }
     },
   });
-  let server;
-  const tls = options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
-  const authentication = options.metricsAuth?.authentication !== false;
-  const authorization = options.metricsAuth?.authorization !== false;
-  const clientCA = tls && authentication ? new ClientCAWatcher(client, log) : undefined;
+  let srv: { url: string; close(): Promise<void> };
   try {
-    server = await startMetricsServer({
-      listen: options.listen ?? '0.0.0.0:9099',
-      registry,
-      ready: () => true,
-      ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
-      ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
-      auth: {
-        authentication,
-        authorization,
-        clientCA: () => clientCA?.current(),
-        onClientCAChange: (f) => clientCA?.onChange(f),
-      },
-      onReloadError: (e) => {
-        log.error('reloading the metrics serving certificate failed', { error: e.message });
-      },
-    });
+    srv = await serveMetrics(options, client, registry, log);
   } catch (e) {
     await client.close();
     throw e;
   }
-  // upstream's client CA controller; /metrics answers 500 until the CA is known
-  clientCA?.start().catch((e: unknown) => {
-    log.error('watching the metrics client CA failed', { error: (e as Error).message });
-  });
   const electing = elector.run().catch((e: unknown) => {
     log.error('leader election failed', { error: (e as Error).message });
   });
-  const srv = server;
   const api: RunningCvo = {
     metricsUrl: srv.url,
     events,
@@ -295,7 +315,6 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
         await runDone;
         await electing;
         await poller.close();
-        await clientCA?.stop();
         await srv.close();
         await client.close();
       })();
