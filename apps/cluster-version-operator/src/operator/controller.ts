@@ -28,6 +28,7 @@ import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } f
 import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
+import type { SignaturePersister } from '../payload/persist.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
@@ -80,6 +81,8 @@ export interface ControllerDeps {
   alwaysEnableCapabilities?: readonly string[];
   /** The cluster's feature set changed (upstream ChangeStopper: the operator stops so it restarts with the new set). */
   onFeatureSetChange?: (from: string, to: string) => void;
+  /** Verified signatures, written back to `openshift-config-managed/signatures-managed` while leading. */
+  signatures?: SignaturePersister;
   /** Every ClusterOperator update the informer sees (the metrics' condition-transition counter). */
   onOperatorUpdate?: (oldCo: ClusterOperator, newCo: ClusterOperator) => void;
 }
@@ -199,6 +202,7 @@ export class ClusterVersionController {
     this.gateConfigMaps.start();
     this.ackConfigMaps.start();
     this.status = this.statusWriter(signal);
+    let persisting: Promise<void> | undefined;
     try {
       await Promise.race([
         Promise.all([
@@ -212,6 +216,7 @@ export class ClusterVersionController {
         }),
       ]);
       await this.startFeatureGates(signal);
+      persisting = this.persistSignatures(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
@@ -227,6 +232,7 @@ export class ClusterVersionController {
         if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
+      await persisting;
       await this.gateWatcher?.stop();
       this.status.stop();
       await this.status.settled();
@@ -236,6 +242,27 @@ export class ClusterVersionController {
       await this.gateConfigMaps.stop();
       await this.ackConfigMaps.stop();
     }
+  }
+
+  /**
+   * Upstream `StorePersister.Run` (started while leading, every 2× the update-check interval, a final flush when
+   * leadership ends): failures are logged, never fatal.
+   */
+  private async persistSignatures(signal: AbortSignal): Promise<void> {
+    const p = this.d.signatures;
+    if (!p) return;
+    const once = async (s?: AbortSignal): Promise<void> => {
+      try {
+        if (await p.store(this.d.client, s)) this.d.log.debug('signatures-managed ConfigMap written');
+      } catch (e) {
+        this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
+      }
+    };
+    while (!signal.aborted) {
+      await once(signal);
+      await this.d.sleep(2 * this.d.intervals.updateCheckIntervalMs, signal);
+    }
+    await once();
   }
 
   /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
@@ -611,6 +638,8 @@ export class ClusterVersionController {
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
     const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
+    if (verification.signatures)
+      this.d.signatures?.record(verification.signatures.digest, verification.signatures.data);
     if (!verification.verified) {
       if (!force) {
         await fail(

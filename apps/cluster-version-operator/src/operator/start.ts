@@ -16,6 +16,7 @@ import {
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
 import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retrieve.js';
+import { SignaturePersister } from '../payload/persist.js';
 import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
@@ -240,6 +241,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     liveObjectCache: options.liveObjectCache !== false,
     // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
     onOperatorUpdate: operatorChanged,
+    signatures: new SignaturePersister(),
     onFeatureSetChange: () => {
       void api.stop();
     },
