@@ -76,8 +76,24 @@ class RoutingDispatcher extends Agent {
     const origin = options.origin instanceof URL ? options.origin : new URL(String(options.origin));
     return (bypassesProxy(origin.hostname, this.noProxy) ? this.direct : this.proxied).dispatch(options, handler);
   }
-  override async close(): Promise<void> {
-    await Promise.all([this.direct.close(), this.proxied.close(), super.close()]);
+  /**
+   * Closes both routes and this agent. undici's promise form of `close()` calls `this.close(callback)`, so the
+   * callback form must do the work (calling `super.close()` without a callback here recursed without end).
+   */
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    const done = Promise.all([
+      this.direct.close(),
+      this.proxied.close(),
+      new Promise<void>((resolve) => {
+        super.close(() => {
+          resolve();
+        });
+      }),
+    ]).then(() => undefined);
+    if (callback === undefined) return done;
+    void done.then(callback, callback);
   }
 }
 

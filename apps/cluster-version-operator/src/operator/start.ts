@@ -22,6 +22,7 @@ import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
 import { ClientCAWatcher } from '../cluster/client-ca.js';
+import { readEgress, transportFor } from '../cluster/egress.js';
 import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
@@ -205,6 +206,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   const poller = new UpdatesPoller({
     ...(options.updateService ? { updateService: options.updateService } : {}),
     promql: promqlOptions(promqlTarget, client),
+    transport: async (upstream, signal) => transportFor(await readEgress(client, signal), upstream),
     userAgent: 'ClusterVersionOperator/keelson',
   });
   const registry = new Registry();

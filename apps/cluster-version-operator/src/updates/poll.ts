@@ -12,6 +12,7 @@ import {
   UpdateGraphClient,
   UpdateRetrievalError,
   type ConditionRegistry,
+  type HttpTransportOptions,
   type PromQLOptions,
   type Release as GraphRelease,
 } from '@keelson/update-graph';
@@ -48,12 +49,41 @@ function desc(a: Release, b: Release): number {
 
 /** Polls the update service; keeps a connection pool and the PromQL risk cache between polls. */
 export class UpdatesPoller {
-  private readonly client: UpdateGraphClient;
+  private client: UpdateGraphClient;
+  /** The transport settings {@link client} was built with. */
+  private transportKey = '{}';
   private readonly registry: ConditionRegistry;
   private last: UpdatesResult | undefined;
-  constructor(private readonly opts: { updateService?: string; promql?: PromQLOptions; userAgent?: string }) {
-    this.client = new UpdateGraphClient(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {});
+  constructor(
+    private readonly opts: {
+      updateService?: string;
+      promql?: PromQLOptions;
+      userAgent?: string;
+      /** The cluster's proxy and trusted CA for this upstream, read before each poll (upstream `getTransport`). */
+      transport?: (upstream: string, signal?: AbortSignal) => Promise<HttpTransportOptions>;
+    },
+  ) {
+    this.client = this.makeClient({});
     this.registry = createRiskRegistry(opts.promql);
+  }
+
+  private makeClient(t: HttpTransportOptions): UpdateGraphClient {
+    return new UpdateGraphClient({
+      ...t,
+      ...(this.opts.userAgent !== undefined ? { userAgent: this.opts.userAgent } : {}),
+    });
+  }
+
+  /** Rebuilds the client when the cluster's proxy or trusted CA changed. */
+  private async refreshTransport(upstream: string, signal?: AbortSignal): Promise<void> {
+    if (!this.opts.transport) return;
+    const t = await this.opts.transport(upstream, signal);
+    const key = JSON.stringify(t);
+    if (key === this.transportKey) return;
+    const old = this.client;
+    this.client = this.makeClient(t);
+    this.transportKey = key;
+    void old.close().catch(() => undefined);
   }
 
   /** One poll for the cluster's current version. */
@@ -63,6 +93,7 @@ export class UpdatesPoller {
       (cv.spec.upstream !== undefined && cv.spec.upstream !== '' ? cv.spec.upstream : DEFAULT_UPSTREAM);
     const channel = cv.spec.channel ?? '';
     try {
+      await this.refreshTransport(upstream, signal);
       const res = await this.client.fetch({
         upstream,
         channel,
