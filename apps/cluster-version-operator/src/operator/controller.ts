@@ -340,7 +340,7 @@ export class ClusterVersionController {
       this.d.log.info('ClusterVersion "version" does not exist yet; waiting (the installer creates it)');
       return iv.statusIntervalMs;
     }
-    const resolution = resolveDesired(cv);
+    const resolution = resolveDesired(cv, this.currentArchitecture());
     this.invalid = [...resolution.invalid];
     const { target, force } = this.keepTargetDuringInstall(
       cv,
@@ -737,12 +737,18 @@ export class ClusterVersionController {
     };
   }
 
+  /** The running release's architecture (upstream `optr.release.Architecture`): `Multi` or ''. */
+  private currentArchitecture(): string {
+    return this.d.localPayload.metadata.metadata?.['release.openshift.io/architecture'] === 'multi' ? 'Multi' : '';
+  }
+
   private async maybePollUpdates(cv: ClusterVersion, signal: AbortSignal): Promise<void> {
     const now = Date.now();
-    const key = `${cv.spec.channel ?? ''}|${cv.spec.upstream ?? ''}`;
+    // upstream syncAvailableUpdates: a new desired architecture refetches at once
+    const key = `${cv.spec.channel ?? ''}|${cv.spec.upstream ?? ''}|${cv.spec.desiredUpdate?.architecture ?? ''}`;
     if (this.updates && now - this.updatesAt < this.d.intervals.updateCheckIntervalMs && this.pollKey === key) return;
     const version = cv.status?.desired.version ?? this.work?.version ?? this.d.localPayload.metadata.version;
-    this.updates = await this.d.poller.poll(cv, version, signal);
+    this.updates = await this.d.poller.poll(cv, version, signal, this.currentArchitecture());
     this.updatesAt = now;
     this.pollKey = key;
     if (this.updates.retrievedUpdates.status === 'True') this.lastRetrieval = now;

@@ -87,7 +87,15 @@ export class UpdatesPoller {
   }
 
   /** One poll for the cluster's current version. */
-  async poll(cv: ClusterVersion, currentVersion: string, signal?: AbortSignal): Promise<UpdatesResult> {
+  async poll(
+    cv: ClusterVersion,
+    currentVersion: string,
+    signal?: AbortSignal,
+    currentArch = '',
+  ): Promise<UpdatesResult> {
+    // upstream getDesiredArchitecture / getCurrentArchitecture: `Multi` or the Go architecture of this process
+    const current = currentArch === 'Multi' ? 'Multi' : goArch();
+    const desiredArch = cv.spec.desiredUpdate?.architecture === 'Multi' ? 'Multi' : current;
     const upstream =
       this.opts.updateService ??
       (cv.spec.upstream !== undefined && cv.spec.upstream !== '' ? cv.spec.upstream : DEFAULT_UPSTREAM);
@@ -98,7 +106,8 @@ export class UpdatesPoller {
         upstream,
         channel,
         version: currentVersion,
-        arch: goArch(),
+        arch: desiredArch,
+        currentArch: current,
         ...(cv.spec.clusterID !== '' ? { id: cv.spec.clusterID } : {}),
         registry: this.registry,
         ...(signal ? { signal } : {}),
