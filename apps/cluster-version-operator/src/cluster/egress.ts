@@ -28,19 +28,28 @@ async function getOrUndefined<T>(client: KubeClient, path: string, signal?: Abor
   }
 }
 
-/** Reads the egress settings (API errors other than NotFound are thrown, as upstream returns them). */
-export async function readEgress(client: KubeClient, signal?: AbortSignal): Promise<Egress> {
+/**
+ * Reads the egress settings (API errors other than NotFound are thrown, as upstream returns them). `trustedCABundle`
+ * reads the ConfigMap from a watch of `openshift-config-managed` (upstream's lister); without it, it is fetched.
+ */
+export async function readEgress(
+  client: KubeClient,
+  signal?: AbortSignal,
+  trustedCABundle?: () => { data?: Record<string, string> } | undefined,
+): Promise<Egress> {
   const [proxy, cm] = await Promise.all([
     getOrUndefined<{ status?: { httpProxy?: string; httpsProxy?: string; noProxy?: string } }>(
       client,
       '/apis/config.openshift.io/v1/proxies/cluster',
       signal,
     ),
-    getOrUndefined<{ data?: Record<string, string> }>(
-      client,
-      `/api/v1/namespaces/${TRUSTED_CA_BUNDLE.namespace}/configmaps/${TRUSTED_CA_BUNDLE.name}`,
-      signal,
-    ),
+    trustedCABundle
+      ? Promise.resolve(trustedCABundle())
+      : getOrUndefined<{ data?: Record<string, string> }>(
+          client,
+          `/api/v1/namespaces/${TRUSTED_CA_BUNDLE.namespace}/configmaps/${TRUSTED_CA_BUNDLE.name}`,
+          signal,
+        ),
   ]);
   const ca = cm?.data?.['ca-bundle.crt'];
   return {

@@ -165,6 +165,11 @@ export class ClusterVersionController {
     });
   }
 
+  /** A ConfigMap of `openshift-config-managed` from the informer (the trusted CA bundle). */
+  configManagedMap(name: string): ConfigMap | undefined {
+    return this.gateConfigMaps.store.getByKey(`${ADMIN_GATES.namespace}/${name}`);
+  }
+
   /** A ConfigMap of `openshift-config` from the informer (metrics: `cluster_installer`). */
   openshiftConfigMap(name: string): ConfigMap | undefined {
     return this.ackConfigMaps.store.getByKey(`${ADMIN_ACKS.namespace}/${name}`);

@@ -22,7 +22,7 @@ import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
 import { ClientCAWatcher } from '../cluster/client-ca.js';
-import { readEgress, transportFor } from '../cluster/egress.js';
+import { readEgress, transportFor, TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
 import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
@@ -203,14 +203,18 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   };
   const promqlTarget = resolvePromQLTarget(options);
   validatePromQLTarget(promqlTarget);
+  const holder: { controller?: ClusterVersionController } = {};
   const poller = new UpdatesPoller({
     ...(options.updateService ? { updateService: options.updateService } : {}),
     promql: promqlOptions(promqlTarget, client),
-    transport: async (upstream, signal) => transportFor(await readEgress(client, signal), upstream),
+    transport: async (upstream, signal) =>
+      transportFor(
+        await readEgress(client, signal, () => holder.controller?.configManagedMap(TRUSTED_CA_BUNDLE.name)),
+        upstream,
+      ),
     userAgent: 'ClusterVersionOperator/keelson',
   });
   const registry = new Registry();
-  const holder: { controller?: ClusterVersionController } = {};
   const { payloadErrors, operatorChanged } = registerMetrics(registry, {
     cv: () => holder.controller?.cv,
     operators: () => holder.controller?.operators.store.list() ?? [],
