@@ -1,13 +1,16 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '@keelson/kube';
 import { CvoError } from './errors.js';
-import type { CvoOptions } from './operator/start.js';
+import { DEFAULT_PROMQL_TARGET, validatePromQLTarget, type PromQLTarget } from './cluster/promql.js';
+import { resolvePromQLTarget, type CvoOptions } from './operator/start.js';
 
 /** Usage text. */
 export const USAGE = `Usage:
   cluster-version-operator start --release-image IMAGE --payload-dir DIR [flags]
   cluster-version-operator render --output-dir DIR --release-image IMAGE [--payload-dir DIR]
+      [--feature-gate-manifest-path FILE] [--cluster-version-manifest-path FILE]
 
 start flags:
   --release-image IMAGE        pull spec of this operator's own release (required)
@@ -16,7 +19,6 @@ start flags:
                                image (upstream; default in a cluster); direct: pull it here, honouring the cluster's
                                ImageDigestMirrorSet/ImageTagMirrorSet/ImageContentSourcePolicy mirrors, Proxy and
                                trusted CAs (default out of a cluster)
-  --node-name NAME             the node this operator runs on (default NODE_NAME); where the retrieval Pod runs
   --payload-cache DIR          pod: where this process sees the node's /etc/cvo/updatepayloads (default that path);
                                direct: the digest-keyed cache (default $TMPDIR/cvo-payloads)
   --kubeconfig FILE            kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
@@ -24,7 +26,19 @@ start flags:
   --serving-cert-file FILE     TLS certificate for --listen
   --serving-key-file FILE      TLS key for --listen
   --update-service URL         update service, overrides spec.upstream
-  --promql-target URL          PromQL endpoint for conditional update risks
+  --node-name NAME             node this operator runs on, where the retrieval Pod runs (default NODE_NAME;
+                               required in cluster, the hostname when --kubeconfig is given)
+  --metrics-url URL            PromQL service for conditional update risks
+                               (default https://thanos-querier.openshift-monitoring.svc.cluster.local:9091)
+  --metrics-token-file FILE    bearer token for --metrics-url, re-read per query
+                               (default /var/run/secrets/kubernetes.io/serviceaccount/token)
+  --metrics-ca-bundle-file FILE
+                               service CA bundle for --metrics-url (default /etc/tls/service-ca/service-ca.crt)
+  --metrics-namespace NS       namespace of the PromQL Service (default openshift-monitoring)
+  --metrics-service NAME       the PromQL Service, whose ClusterIP is queried unless --use-dns-for-services
+                               (default thanos-querier)
+  --use-dns-for-services       connect to --metrics-url's host name instead of the Service's ClusterIP
+  --promql-target URL          Keelson: query this PromQL endpoint directly (no token or CA unless given)
   --enable-auto-update         update to the newest available release automatically
   --always-enable-capabilities CAPS
                                capabilities always implicitly enabled (comma-separated, repeatable)
@@ -36,8 +50,18 @@ start flags:
   --retry-period DUR           leader election retry period (default 26s)
   --v N                        log verbosity (>= 4 logs debug)
 
+Boolean flags also take Go's --flag=true / --flag=false.
+
+render flags:
+  --output-dir DIR             writes DIR/manifests and DIR/bootstrap
+  --payload-dir DIR            payload root: manifests/, release-manifests/, bootstrap/ (default /)
+  --feature-gate-manifest-path FILE
+                               FeatureGate manifest: spec.featureSet and the gates its status enables
+  --cluster-version-manifest-path FILE
+                               ClusterVersion manifest: spec.overrides exclude unmanaged manifests
+
 environment (start):
-  NODE_NAME                    the node this operator runs on (when --node-name is not given)
+  NODE_NAME                    default of --node-name
   CLUSTER_PROFILE              cluster profile (default self-managed-high-availability)
   EXCLUDE_MANIFESTS            skip manifests annotated exclude.release.openshift.io/<value>: "true"
 `;
@@ -61,10 +85,66 @@ export function parseDuration(flag: string, s: string): number {
   return ms;
 }
 
+const BOOL_FLAGS = new Set(['enable-auto-update', 'use-dns-for-services']);
+
+/**
+ * Go's `pflag` boolean syntax `--flag=true|false` (strconv.ParseBool: 1, t, T, TRUE, true, True, 0, f, F, FALSE, …),
+ * which upstream's Deployment uses (`--enable-auto-update=false`): rewritten to `--flag` or dropped.
+ */
+export function goBoolArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    const m = /^--([a-z-]+)=(.*)$/.exec(a);
+    if (!m || !BOOL_FLAGS.has(m[1] ?? '')) {
+      out.push(a);
+      continue;
+    }
+    const val = m[2] ?? '';
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(val)) out.push(`--${m[1]}`);
+    else if (!['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(val))
+      throw new CvoError(
+        'InvalidFlag',
+        `--${m[1]}`,
+        `invalid argument ${JSON.stringify(val)} for "--${m[1]}" flag: strconv.ParseBool: parsing ${JSON.stringify(val)}: invalid syntax`,
+      );
+  }
+  return out;
+}
+
+/** The PromQL target flags given (undefined: none), validated as upstream's ValidateAndComplete. */
+function promqlFlags(v: Record<string, string | boolean | string[] | undefined>): Partial<PromQLTarget> | undefined {
+  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? v[k] : undefined);
+  const p: Partial<PromQLTarget> = {};
+  const url = str('metrics-url');
+  if (url !== undefined) p.url = url;
+  const token = str('metrics-token-file');
+  if (token !== undefined) p.tokenFile = token;
+  const ca = str('metrics-ca-bundle-file');
+  if (ca !== undefined) p.caBundleFile = ca;
+  if (v['use-dns-for-services'] === true) p.useDNS = true;
+  const ns = str('metrics-namespace');
+  const svc = str('metrics-service');
+  if (ns !== undefined || svc !== undefined)
+    p.service = {
+      namespace: ns ?? DEFAULT_PROMQL_TARGET.service.namespace,
+      name: svc ?? DEFAULT_PROMQL_TARGET.service.name,
+    };
+  const promqlTarget = str('promql-target');
+  validatePromQLTarget(resolvePromQLTarget({ ...(promqlTarget !== undefined ? { promqlTarget } : {}), promql: p }));
+  return Object.keys(p).length > 0 ? p : undefined;
+}
+
 /** Parsed command line. */
 export type Command =
   | { command: 'start'; options: CvoOptions; verbosity: number }
-  | { command: 'render'; outputDir: string; releaseImage: string; payloadDir: string }
+  | {
+      command: 'render';
+      outputDir: string;
+      releaseImage: string;
+      payloadDir: string;
+      featureGateManifestPath?: string;
+      clusterVersionManifestPath?: string;
+    }
   | { command: 'help' };
 
 /** Parses argv (without node and script). */
@@ -74,7 +154,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...rest],
+      args: goBoolArgs(rest),
       strict: true,
       options: {
         'release-image': { type: 'string' },
@@ -88,6 +168,12 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'serving-key-file': { type: 'string' },
         'update-service': { type: 'string' },
         'promql-target': { type: 'string' },
+        'metrics-url': { type: 'string' },
+        'metrics-token-file': { type: 'string' },
+        'metrics-ca-bundle-file': { type: 'string' },
+        'metrics-namespace': { type: 'string' },
+        'metrics-service': { type: 'string' },
+        'use-dns-for-services': { type: 'boolean' },
         'enable-auto-update': { type: 'boolean' },
         'always-enable-capabilities': { type: 'string', multiple: true },
         'time-scale': { type: 'string' },
@@ -98,6 +184,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'retry-period': { type: 'string' },
         v: { type: 'string' },
         'output-dir': { type: 'string' },
+        'feature-gate-manifest-path': { type: 'string' },
+        'cluster-version-manifest-path': { type: 'string' },
       },
     });
   } catch (e) {
@@ -110,7 +198,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
       throw new CvoError('InvalidFlag', '--output-dir', 'render: --output-dir is required');
     if (releaseImage === '')
       throw new CvoError('InvalidFlag', '--release-image', 'render: --release-image is required');
-    return { command: 'render', outputDir: v['output-dir'], releaseImage, payloadDir: v['payload-dir'] ?? '/' };
+    return {
+      command: 'render',
+      outputDir: v['output-dir'],
+      releaseImage,
+      payloadDir: v['payload-dir'] ?? '/',
+      ...(v['feature-gate-manifest-path'] ? { featureGateManifestPath: v['feature-gate-manifest-path'] } : {}),
+      ...(v['cluster-version-manifest-path'] ? { clusterVersionManifestPath: v['cluster-version-manifest-path'] } : {}),
+    };
   }
   if (cmd !== 'start') throw new CvoError('InvalidFlag', cmd, `unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
   if (releaseImage === '')
@@ -131,13 +226,19 @@ export function parseCommandLine(argv: readonly string[]): Command {
       );
     options.payloadRetrieval = retrieval;
   }
-  if (v['node-name'] !== undefined) options.nodeName = v['node-name'];
   if (v.kubeconfig !== undefined) options.kubeconfig = v.kubeconfig;
   if (v.listen !== undefined) options.listen = v.listen;
   if (v['serving-cert-file'] !== undefined) options.servingCertFile = v['serving-cert-file'];
   if (v['serving-key-file'] !== undefined) options.servingKeyFile = v['serving-key-file'];
   if (v['update-service'] !== undefined) options.updateService = v['update-service'];
   if (v['promql-target'] !== undefined) options.promqlTarget = v['promql-target'];
+  const promql = promqlFlags(v);
+  if (promql !== undefined) options.promql = promql;
+  const nodeName = v['node-name'] ?? process.env['NODE_NAME'] ?? '';
+  if (nodeName !== '') options.nodeName = nodeName;
+  // upstream Options.ValidateAndComplete; --kubeconfig is upstream's "testing only" mode, where the host name stands in
+  else if (v.kubeconfig === undefined) throw new CvoError('InvalidFlag', '--node-name', 'node-name is required');
+  else options.nodeName = hostname();
   if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
   // upstream StringSliceVar: comma-separated values, the flag repeatable
   const always = (v['always-enable-capabilities'] ?? [])

@@ -1,15 +1,17 @@
 /** Flag parsing and `render` (bootstrap) through the built bin as a child process. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCommandLine, parseDuration } from '../src/cli.js';
+import { resolvePromQLTarget } from '../src/operator/start.js';
 import { writeFixturePayload } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../dist/bin/cluster-version-operator.js', import.meta.url).pathname;
+const BOOTSTRAP = new URL('../bootstrap/', import.meta.url).pathname;
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -25,6 +27,7 @@ describe('flags', () => {
       '--enable-auto-update',
       '--time-scale=0.1',
       '--reconcile-interval=30s',
+      '--node-name=master-0',
       '--v=4',
     ]);
     expect(c).toMatchObject({
@@ -37,8 +40,71 @@ describe('flags', () => {
         enableAutoUpdate: true,
         timeScale: 0.1,
         intervals: { minimumReconcileIntervalMs: 30_000 },
+        nodeName: 'master-0',
       },
     });
+  });
+  it('takes the PromQL target flags and Go booleans as upstream start.go', () => {
+    const c = parseCommandLine([
+      'start',
+      '--release-image=q@sha256:1',
+      '--node-name=m0',
+      '--enable-auto-update=false',
+      '--use-dns-for-services=true',
+      '--metrics-url=https://thanos.example:9091',
+      '--metrics-token-file=/t',
+      '--metrics-ca-bundle-file=/ca',
+    ]);
+    if (c.command !== 'start') throw new Error(c.command);
+    expect(c.options.enableAutoUpdate).toBeUndefined();
+    expect(resolvePromQLTarget(c.options)).toEqual({
+      url: 'https://thanos.example:9091',
+      tokenFile: '/t',
+      caBundleFile: '/ca',
+      useDNS: true,
+      service: { namespace: 'openshift-monitoring', name: 'thanos-querier' },
+    });
+    // no flag: upstream DefaultPromQLTarget (the Service's ClusterIP, the SA token, the service CA)
+    expect(resolvePromQLTarget({})).toEqual({
+      url: 'https://thanos-querier.openshift-monitoring.svc.cluster.local:9091',
+      tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+      caBundleFile: '/etc/tls/service-ca/service-ca.crt',
+      useDNS: false,
+      service: { namespace: 'openshift-monitoring', name: 'thanos-querier' },
+    });
+    // the Keelson shortcut: a direct endpoint, no token or CA
+    expect(resolvePromQLTarget({ promqlTarget: 'http://127.0.0.1:9' })).toMatchObject({
+      url: 'http://127.0.0.1:9',
+      useDNS: true,
+      tokenFile: '',
+      caBundleFile: '',
+    });
+    expect(() =>
+      parseCommandLine(['start', '--release-image=x', '--node-name=m', '--enable-auto-update=maybe']),
+    ).toThrow(
+      'invalid argument "maybe" for "--enable-auto-update" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--metrics-service='])).toThrow(
+      '--use-dns-for-services is disabled, so --metrics-service and --metrics-namespace must be set',
+    );
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--metrics-url='])).toThrow(
+      'missing --metrics-url flag, it is required',
+    );
+  });
+  it('requires --node-name in cluster (NODE_NAME as default; the host name with --kubeconfig)', () => {
+    const saved = process.env['NODE_NAME'];
+    delete process.env['NODE_NAME'];
+    try {
+      expect(() => parseCommandLine(['start', '--release-image=x'])).toThrow('node-name is required');
+      const withKc = parseCommandLine(['start', '--release-image=x', '--kubeconfig=/k']);
+      expect(withKc.command === 'start' && withKc.options.nodeName).toBe(hostname());
+      process.env['NODE_NAME'] = 'from-env';
+      const fromEnv = parseCommandLine(['start', '--release-image=x']);
+      expect(fromEnv.command === 'start' && fromEnv.options.nodeName).toBe('from-env');
+    } finally {
+      if (saved === undefined) delete process.env['NODE_NAME'];
+      else process.env['NODE_NAME'] = saved;
+    }
   });
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
@@ -60,6 +126,7 @@ describe('render', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cvo-render-'));
     dirs.push(dir);
     const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
+    await cp(BOOTSTRAP, join(payload, 'bootstrap'), { recursive: true });
     const { stdout } = await run(process.execPath, [
       BIN,
       'render',
@@ -67,7 +134,10 @@ describe('render', () => {
       `--output-dir=${join(dir, 'out')}`,
       '--release-image=quay.io/r@sha256:1',
     ]);
-    expect(stdout).toContain('rendered 7 files');
+    expect(stdout).toContain('rendered 8 files');
+    const pod = await readFile(join(dir, 'out', 'bootstrap', 'bootstrap-pod.yaml'), 'utf8');
+    expect(pod).toContain('include.release.openshift.io/self-managed-high-availability: "true"');
+    expect(pod).toContain("image: 'quay.io/r@sha256:1'");
     expect((await readdir(join(dir, 'out', 'manifests'))).sort()).toEqual([
       '0000_00_cluster-version-operator_00_namespace.yaml',
       '0000_00_cluster-version-operator_01_adminack_configmap.yaml',
@@ -86,6 +156,71 @@ describe('render', () => {
     expect(dep).toContain("value: 'self-managed-high-availability'");
     await expect(run(process.execPath, [BIN, 'render', `--output-dir=${join(dir, 'o2')}`])).rejects.toThrow(
       /--release-image is required/,
+    );
+  });
+
+  it('filters by the FeatureGate and ClusterVersion manifests as upstream Render, and reports bad inputs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cvo-render-'));
+    dirs.push(dir);
+    const payload = await writeFixturePayload(join(dir, 'payload'), '4.18.0');
+    await cp(BOOTSTRAP, join(payload, 'bootstrap'), { recursive: true });
+    const policy = (name: string, extra: Record<string, string>): string =>
+      [
+        'apiVersion: config.openshift.io/v1',
+        'kind: ClusterImagePolicy',
+        'metadata:',
+        `  name: ${name}`,
+        '  annotations:',
+        '    include.release.openshift.io/self-managed-high-availability: "true"',
+        ...Object.entries(extra).map(([k, v]) => `    ${k}: "${v}"`),
+        'spec:',
+        '  scopes: [quay.io/x]',
+      ].join('\n');
+    await writeFile(
+      join(payload, 'release-manifests', '0000_10_policies.yaml'),
+      [
+        policy('always', {}),
+        policy('techpreview', { 'release.openshift.io/feature-set': 'TechPreviewNoUpgrade' }),
+        policy('gated', { 'release.openshift.io/feature-gate': 'SigstoreImageVerification' }),
+      ].join('\n---\n'),
+    );
+    const fg = join(dir, 'fg.yaml');
+    await writeFile(
+      fg,
+      'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec: {featureSet: TechPreviewNoUpgrade}\n' +
+        'status:\n  featureGates:\n  - version: 4.18.0\n    enabled: [{name: SigstoreImageVerification}]\n    disabled: []\n',
+    );
+    const cv = join(dir, 'cv.yaml');
+    await writeFile(
+      cv,
+      'apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nspec:\n  clusterID: x\n  overrides:\n' +
+        '  - {kind: Service, group: "", namespace: openshift-cluster-version, name: cluster-version-operator, unmanaged: true}\n',
+    );
+    const render = (out: string, ...flags: string[]) =>
+      run(process.execPath, [
+        BIN,
+        'render',
+        `--payload-dir=${payload}`,
+        `--output-dir=${join(dir, out)}`,
+        '--release-image=quay.io/r@sha256:1',
+        ...flags,
+      ]);
+    await render('default');
+    expect(await readFile(join(dir, 'default', 'manifests', '0000_10_policies.yaml'), 'utf8')).toMatch(
+      /^apiVersion: config.openshift.io\/v1\nkind: ClusterImagePolicy\nmetadata:\n {2}name: always\n[^]*scopes: \[quay.io\/x\]\n$/,
+    );
+    await render('tp', `--feature-gate-manifest-path=${fg}`, `--cluster-version-manifest-path=${cv}`);
+    const tp = await readFile(join(dir, 'tp', 'manifests', '0000_10_policies.yaml'), 'utf8');
+    expect(tp.split('\n---\n').map((d) => /name: (\S+)/.exec(d)?.[1])).toEqual(['always', 'techpreview', 'gated']);
+    expect(await readdir(join(dir, 'tp', 'manifests'))).not.toContain(
+      '0000_00_cluster-version-operator_04_service.yaml',
+    );
+    await writeFile(join(dir, 'two.yaml'), `${await readFile(fg, 'utf8')}---\n${await readFile(fg, 'utf8')}`);
+    await expect(render('bad', `--feature-gate-manifest-path=${join(dir, 'two.yaml')}`)).rejects.toThrow(
+      /FeatureGate manifest .*two\.yaml contains 2 manifests, but expected only one/,
+    );
+    await expect(render('bad', `--cluster-version-manifest-path=${fg}`)).rejects.toThrow(
+      /ClusterVersion manifest .*fg\.yaml GroupVersionKind config.openshift.io\/v1, Kind=FeatureGate, but expected config.openshift.io\/v1, Kind=ClusterVersion/,
     );
   });
 });

@@ -286,6 +286,26 @@ describe('cluster-version-operator against the sandbox', () => {
     );
     expect(cm70.data['version']).toBe('4.18.1');
     expect(reportedAt.get('config-operator')).toBeLessThan(reportedAt.get('console') ?? 0);
+    // the signature that verified B is written back as upstream's persister does (openshift-config-managed)
+    await client
+      .request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-config-managed' } },
+      })
+      .catch(() => undefined);
+    const key = `${(imageB.split('@')[1] ?? '').replace(':', '-')}-0`;
+    const persisted = await waitFor(
+      () =>
+        client
+          .request<{ metadata: { labels?: Record<string, string> }; binaryData?: Record<string, string> }>(
+            'GET',
+            '/api/v1/namespaces/openshift-config-managed/configmaps/signatures-managed',
+          )
+          .then((c) => (c.binaryData?.[key] ? c : undefined)),
+      20_000,
+      'signatures-managed',
+    );
+    expect(persisted.metadata.labels).toEqual({ 'release.openshift.io/verification-signatures': '' });
+    expect(Buffer.from(persisted.binaryData?.[key] ?? '', 'base64').length).toBeGreaterThan(100);
   });
 
   it('refuses an unsigned release C, and accepts it when forced with the risk recorded', async () => {

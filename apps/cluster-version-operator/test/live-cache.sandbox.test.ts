@@ -84,8 +84,11 @@ afterAll(async () => {
 
 const reconciled = (): number =>
   events.filter((e) => e.type === 'syncFinished' && e.mode === 'reconciling' && e.error === undefined).length;
+// the signature persister's GET of openshift-config-managed/signatures-managed (upstream's Store GETs it each time) is
+// not a payload object
 const objectGets = (): number =>
   [...counts]
+    .filter(([k]) => !k.endsWith('/configmaps/signatures-managed'))
     .filter(([k]) =>
       /^GET \/api\/v1\/namespaces\/[^/]+\/configmaps\/[^/]+$|^GET \/apis\/apps\/v1\/namespaces\/[^/]+\/deployments\/[^/]+$|^GET \/api\/v1\/namespaces\/[^/]+$/.test(
         k,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../src/api-types.js';
 import { UpdatesPoller } from '../src/updates/poll.js';
+import { resolveDesired } from '../src/status/desired.js';
 
 const DIGEST = (c: string): string => `quay.io/openshift-release-dev/ocp-release@sha256:${c.repeat(64)}`;
 let server: Server;
@@ -50,5 +51,55 @@ describe('update polling', () => {
     expect(r.availableUpdates).toEqual([
       { version: '4.18.8', image: DIGEST('b'), channels: ['fast-4.18', 'stable-4.18'] },
     ]);
+  });
+});
+
+describe('architecture-only updates (--to-multi-arch)', () => {
+  it('asks the update service for arch=multi and offers only the multi payload of the current version', async () => {
+    const queries: URLSearchParams[] = [];
+    const multi = 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'c'.repeat(64);
+    const srv = createServer((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      queries.push(q);
+      const graph =
+        q.get('arch') === 'multi'
+          ? {
+              nodes: [
+                { version: '4.18.7', payload: multi, metadata: { 'release.openshift.io/architecture': 'multi' } },
+                { version: '4.18.8', payload: DIGEST('d'), metadata: { 'release.openshift.io/architecture': 'multi' } },
+              ],
+              edges: [[0, 1]],
+            }
+          : { nodes: [{ version: '4.18.7', payload: DIGEST('a'), metadata: {} }], edges: [] };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(graph));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    try {
+      const poller = new UpdatesPoller({ updateService: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/g` });
+      const cv = {
+        metadata: { name: 'version' },
+        spec: { clusterID: '', channel: 'stable-4.18', desiredUpdate: { architecture: 'Multi', version: '4.18.7' } },
+      } as unknown as ClusterVersion;
+      const r = await poller.poll(cv, '4.18.7');
+      expect(queries[0]?.get('arch')).toBe('multi');
+      expect(r.availableUpdates).toEqual([{ version: '4.18.7', image: multi, architecture: 'Multi' }]);
+      // the request resolves to that payload, never to the single-arch image of 4.18.7 in history
+      const withStatus = {
+        ...cv,
+        status: {
+          desired: { version: '4.18.7', image: DIGEST('a') },
+          history: [{ state: 'Completed', version: '4.18.7', image: DIGEST('a') }],
+          availableUpdates: r.availableUpdates,
+        },
+      } as unknown as ClusterVersion;
+      expect(resolveDesired(withStatus).desired).toEqual({ version: '4.18.7', image: multi, architecture: 'Multi' });
+      const noUpdate = { ...withStatus, status: { ...withStatus.status, availableUpdates: [] } } as ClusterVersion;
+      expect(resolveDesired(noUpdate).invalid).toEqual([
+        'spec.desiredUpdate.version: Invalid value: when image is empty the update must be an available update',
+      ]);
+      await poller.close();
+    } finally {
+      srv.close();
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface VerifiedSignature {
   store: string;
   /** `signature-<n>` index, or ConfigMap key. */
   index: string;
+  /** The signature as fetched (what the CVO persists to `openshift-config-managed/signatures-managed`). */
+  data?: Uint8Array;
   /** `critical.identity.docker-reference`. */
   dockerReference: string;
   creator?: string;
@@ -267,6 +269,7 @@ export async function verifyRelease(opts: VerifyOptions): Promise<VerificationRe
           store: sig.store,
           index: sig.index,
           dockerReference: claims.dockerReference,
+          data: sig.data,
         };
         if (claims.creator !== undefined) s.creator = claims.creator;
         if (claims.timestamp !== undefined) s.timestamp = claims.timestamp;

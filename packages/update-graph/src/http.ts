@@ -9,6 +9,8 @@ import { Agent, interceptors, ProxyAgent, request, type Dispatcher } from 'undic
 export interface HttpTransportOptions {
   /** PEM CA bundle (string or bytes) trusted instead of the system roots. */
   readonly ca?: string | Buffer;
+  /** TLS server name (SNI and certificate check) when it differs from the host connected to (e.g. an IP). */
+  readonly servername?: string;
   /** HTTP proxy URL (`http://host:port`); HTTPS targets are tunnelled with CONNECT. */
   readonly proxy?: string;
   /** Hosts that bypass the proxy (exact host names, `*` for all). */
@@ -44,7 +46,11 @@ export function bypassesProxy(host: string, noProxy: readonly string[] | undefin
 export function createDispatcher(opts: HttpTransportOptions): Dispatcher {
   const timeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const idle = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const connect = { ...(opts.ca !== undefined ? { ca: opts.ca } : {}), timeout };
+  const connect = {
+    ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+    ...(opts.servername !== undefined ? { servername: opts.servername } : {}),
+    timeout,
+  };
   const deadlines = { headersTimeout: idle, bodyTimeout: idle };
   const direct = new Agent({ connect, ...deadlines }).compose(interceptors.redirect({ maxRedirections: 10 }));
   if (opts.proxy === undefined) return direct;
@@ -70,8 +76,24 @@ class RoutingDispatcher extends Agent {
     const origin = options.origin instanceof URL ? options.origin : new URL(String(options.origin));
     return (bypassesProxy(origin.hostname, this.noProxy) ? this.direct : this.proxied).dispatch(options, handler);
   }
-  override async close(): Promise<void> {
-    await Promise.all([this.direct.close(), this.proxied.close(), super.close()]);
+  /**
+   * Closes both routes and this agent. undici's promise form of `close()` calls `this.close(callback)`, so the
+   * callback form must do the work (calling `super.close()` without a callback here recursed without end).
+   */
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    const done = Promise.all([
+      this.direct.close(),
+      this.proxied.close(),
+      new Promise<void>((resolve) => {
+        super.close(() => {
+          resolve();
+        });
+      }),
+    ]).then(() => undefined);
+    if (callback === undefined) return done;
+    void done.then(callback, callback);
   }
 }
 

@@ -111,6 +111,16 @@ export interface PromQLOptions {
   readonly tokenFile?: string;
   /** PEM CA bundle. */
   readonly ca?: string | Buffer;
+  /**
+   * File holding the PEM CA bundle (the CVO's `--metrics-ca-bundle-file`, the service CA), read for each query as
+   * upstream builds its round-tripper per evaluation; a service-CA rotation is picked up without a restart.
+   */
+  readonly caFile?: string;
+  /**
+   * Where to connect instead of the URL's host, looked up for each query (upstream `PromQL.Host`: the Service's
+   * ClusterIP unless `--use-dns-for-services`), as `host:port`. The TLS server name stays the URL's host name.
+   */
+  readonly resolveHost?: (signal?: AbortSignal) => Promise<string>;
   /** Query timeout in ms (CVO: 5 minutes). */
   readonly timeoutMs?: number;
   /** Max response size (default 4 MiB). */
@@ -125,10 +135,49 @@ export interface PromQLOptions {
  */
 export class PromQLCondition implements ConditionType {
   private readonly opts: PromQLOptions;
-  private readonly dispatcher: Dispatcher;
+  private dispatcher: { key: string; d: Dispatcher } | undefined;
   constructor(opts: PromQLOptions) {
     this.opts = opts;
-    this.dispatcher = createDispatcher(opts.ca !== undefined ? { ca: opts.ca } : {});
+  }
+
+  /** The dispatcher for this query's CA and TLS server name (rebuilt when the CA file's content changes). */
+  private dispatcherFor(ca: string | Buffer | undefined, servername: string | undefined): Dispatcher {
+    const key = `${servername ?? ''}\n${ca === undefined ? '' : ca.toString()}`;
+    if (this.dispatcher?.key === key) return this.dispatcher.d;
+    const old = this.dispatcher?.d;
+    if (old) void old.close().catch(() => undefined);
+    const d = createDispatcher({
+      ...(ca !== undefined ? { ca } : {}),
+      ...(servername !== undefined ? { servername } : {}),
+    });
+    this.dispatcher = { key, d };
+    return d;
+  }
+
+  /** The URL to query and the TLS server name (upstream `PromQL.Match`: host looked up every attempt). */
+  private async target(signal?: AbortSignal): Promise<{ url: URL; servername: string | undefined }> {
+    const url = new URL('api/v1/query', this.opts.url.endsWith('/') ? this.opts.url : `${this.opts.url}/`);
+    if (this.opts.resolveHost === undefined) return { url, servername: undefined };
+    let host: string;
+    try {
+      host = await this.opts.resolveHost(signal);
+    } catch (err) {
+      throw new RiskEvaluationError(`failure determine thanos IP: ${(err as Error).message}`, { cause: err });
+    }
+    const servername = url.hostname.replace(/^\[|\]$/g, '');
+    url.host = host;
+    return { url, servername };
+  }
+
+  private readCa(): string | Buffer | undefined {
+    if (this.opts.caFile === undefined) return this.opts.ca;
+    try {
+      return readFileSync(this.opts.caFile);
+    } catch (err) {
+      throw new RiskEvaluationError(
+        `creating PromQL round-tripper: unable to load specified CA cert ${this.opts.caFile}: ${(err as Error).message}`,
+      );
+    }
   }
 
   valid(rule: ClusterCondition): string | undefined {
@@ -137,7 +186,8 @@ export class PromQLCondition implements ConditionType {
 
   async match(rule: ClusterCondition, signal?: AbortSignal): Promise<boolean> {
     const query = rule.promql?.promql ?? '';
-    const url = new URL('api/v1/query', this.opts.url.endsWith('/') ? this.opts.url : `${this.opts.url}/`);
+    const { url, servername } = await this.target(signal);
+    const dispatcher = this.dispatcherFor(this.readCa(), servername);
     url.searchParams.set('query', query);
     url.searchParams.set('time', ((this.opts.now ?? Date.now)() / 1000).toFixed(3));
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -155,7 +205,7 @@ export class PromQLCondition implements ConditionType {
     let res;
     try {
       res = await httpGet(url, {
-        dispatcher: this.dispatcher,
+        dispatcher,
         headers,
         timeoutMs: this.opts.timeoutMs ?? 300_000,
         maxBytes: this.opts.maxBytes ?? 4 << 20,

@@ -10,6 +10,7 @@ import {
   type ConditionalUpdate,
   type Release,
 } from '../src/index.js';
+import { createDispatcher } from '../src/http.js';
 import {
   CANDIDATE_412,
   E2E,
@@ -446,6 +447,17 @@ describe('TLS with a custom CA and an HTTP proxy', () => {
     );
     expect(r.graph.nodes).toHaveLength(90);
     expect(proxy.connects.length + proxy.requests.length).toBe(before);
+  });
+  it('closes a client with NO_PROXY routing (promise and callback forms) without recursing', async () => {
+    const c = new UpdateGraphClient({ ca: certs.caCert, proxy: proxy.url, noProxy: ['127.0.0.1'] });
+    await c.fetch(params(tls.url));
+    await expect(c.close()).resolves.toBeUndefined();
+    const d = createDispatcher({ proxy: proxy.url, noProxy: ['127.0.0.1'] });
+    await new Promise<void>((resolve) => {
+      d.close(() => {
+        resolve();
+      });
+    });
   });
   it('sends plain HTTP through the proxy', async () => {
     const before = proxy.connects.length + proxy.requests.length;

@@ -111,7 +111,7 @@ export function serveProxy(): Promise<Running & { connects: string[] }> {
 }
 
 /** Generates a CA and a server certificate for 127.0.0.1 with the openssl CLI. */
-export function makeCerts(): { caCert: string; key: string; cert: string; otherCa: string } {
+export function makeCerts(san = 'IP:127.0.0.1'): { caCert: string; key: string; cert: string; otherCa: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ug-certs-'));
   const run = (args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -147,7 +147,7 @@ export function makeCerts(): { caCert: string; key: string; cert: string; otherC
     '/CN=other-ca',
   ]);
   run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
-  execFileSync('sh', ['-c', 'printf "subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n" > ext.cnf'], {
+  execFileSync('sh', ['-c', 'printf "subjectAltName=%s\\nbasicConstraints=CA:FALSE\\n" "$0" > ext.cnf', san], {
     cwd: dir,
   });
   run([

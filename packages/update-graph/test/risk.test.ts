@@ -114,6 +114,45 @@ describe('PromQL over the Prometheus HTTP API', () => {
     ).rejects.toThrow(/executing PromQL query/);
   });
 
+  it('connects to the resolved host with the URL host as TLS server name, CA read from a file (in-cluster Thanos)', async () => {
+    const thanos = 'thanos-querier.openshift-monitoring.svc.cluster.local';
+    const named = makeCerts(`DNS:${thanos}`);
+    const srv = await serveTls(handler, named.key, named.cert);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'ug-ca-'));
+      const caFile = join(dir, 'service-ca.crt');
+      writeFileSync(caFile, named.caCert);
+      const port = new URL(srv.url).port;
+      const lookups: string[] = [];
+      const c = new PromQLCondition({
+        url: `https://${thanos}:9091`,
+        token: 's3cret',
+        caFile,
+        resolveHost: () => {
+          lookups.push('svc');
+          return Promise.resolve(`127.0.0.1:${port}`);
+        },
+      });
+      expect(await c.match(rule('one'))).toBe(true);
+      expect(await c.match(rule('zero'))).toBe(false);
+      expect(lookups).toEqual(['svc', 'svc']); // looked up on every attempt, as upstream
+      // the service CA rotates: the file is read again and another CA fails the handshake
+      writeFileSync(caFile, named.otherCa);
+      await expect(c.match(rule('one'))).rejects.toThrow(/executing PromQL query/);
+      await expect(
+        new PromQLCondition({ url: `https://${thanos}:9091`, caFile: join(dir, 'missing') }).match(rule('one')),
+      ).rejects.toThrow(/creating PromQL round-tripper: unable to load specified CA cert/);
+      await expect(
+        new PromQLCondition({
+          url: `https://${thanos}:9091`,
+          resolveHost: () => Promise.reject(new Error('services "thanos-querier" not found')),
+        }).match(rule('one')),
+      ).rejects.toThrow('failure determine thanos IP: services "thanos-querier" not found');
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('A (1) and B (0) → Recommended=False reason A; 2 samples → Unknown; accepted → True', async () => {
     const reg = createRiskRegistry({ url: prom.url, token: 's3cret' }, { minBetweenMatchesMs: -1 });
     const cu: ConditionalUpdate = {

@@ -16,6 +16,11 @@ async function main(): Promise<void> {
       payloadDir: cmd.payloadDir,
       outputDir: cmd.outputDir,
       releaseImage: cmd.releaseImage,
+      ...(process.env['CLUSTER_PROFILE'] ? { clusterProfile: process.env['CLUSTER_PROFILE'] } : {}),
+      ...(cmd.featureGateManifestPath !== undefined ? { featureGateManifestPath: cmd.featureGateManifestPath } : {}),
+      ...(cmd.clusterVersionManifestPath !== undefined
+        ? { clusterVersionManifestPath: cmd.clusterVersionManifestPath }
+        : {}),
     });
     process.stdout.write(`rendered ${files.length} files into ${cmd.outputDir}\n`);
     return;

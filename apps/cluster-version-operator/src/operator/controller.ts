@@ -28,6 +28,7 @@ import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } f
 import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
+import type { SignaturePersister } from '../payload/persist.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
@@ -80,6 +81,10 @@ export interface ControllerDeps {
   alwaysEnableCapabilities?: readonly string[];
   /** The cluster's feature set changed (upstream ChangeStopper: the operator stops so it restarts with the new set). */
   onFeatureSetChange?: (from: string, to: string) => void;
+  /** Verified signatures, written back to `openshift-config-managed/signatures-managed` while leading. */
+  signatures?: SignaturePersister;
+  /** Every ClusterOperator update the informer sees (the metrics' condition-transition counter). */
+  onOperatorUpdate?: (oldCo: ClusterOperator, newCo: ClusterOperator) => void;
 }
 
 const CV_NAME = 'version';
@@ -151,12 +156,23 @@ export class ClusterVersionController {
     });
     this.operators.addHandlers({
       update: (oldCo, newCo) => {
+        this.d.onOperatorUpdate?.(oldCo, newCo);
         const msg = clusterOperatorActivity(oldCo, newCo);
         if (msg === undefined) return;
         this.d.log.debug('Notify the sync worker', { reason: msg });
         this.wake.notify('activity');
       },
     });
+  }
+
+  /** A ConfigMap of `openshift-config-managed` from the informer (the trusted CA bundle). */
+  configManagedMap(name: string): ConfigMap | undefined {
+    return this.gateConfigMaps.store.getByKey(`${ADMIN_GATES.namespace}/${name}`);
+  }
+
+  /** A ConfigMap of `openshift-config` from the informer (metrics: `cluster_installer`). */
+  openshiftConfigMap(name: string): ConfigMap | undefined {
+    return this.ackConfigMaps.store.getByKey(`${ADMIN_ACKS.namespace}/${name}`);
   }
 
   /** Progress of the current payload for metrics. */
@@ -191,6 +207,7 @@ export class ClusterVersionController {
     this.gateConfigMaps.start();
     this.ackConfigMaps.start();
     this.status = this.statusWriter(signal);
+    let persisting: Promise<void> | undefined;
     try {
       await Promise.race([
         Promise.all([
@@ -204,6 +221,7 @@ export class ClusterVersionController {
         }),
       ]);
       await this.startFeatureGates(signal);
+      persisting = this.persistSignatures(signal);
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
@@ -219,6 +237,7 @@ export class ClusterVersionController {
         if (woke === 'activity' || woke === 'work') this.d.log.debug('sync worker woken', { reason: woke });
       }
     } finally {
+      await persisting;
       await this.gateWatcher?.stop();
       this.status.stop();
       await this.status.settled();
@@ -228,6 +247,27 @@ export class ClusterVersionController {
       await this.gateConfigMaps.stop();
       await this.ackConfigMaps.stop();
     }
+  }
+
+  /**
+   * Upstream `StorePersister.Run` (started while leading, every 2× the update-check interval, a final flush when
+   * leadership ends): failures are logged, never fatal.
+   */
+  private async persistSignatures(signal: AbortSignal): Promise<void> {
+    const p = this.d.signatures;
+    if (!p) return;
+    const once = async (s?: AbortSignal): Promise<void> => {
+      try {
+        if (await p.store(this.d.client, s)) this.d.log.debug('signatures-managed ConfigMap written');
+      } catch (e) {
+        this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
+      }
+    };
+    while (!signal.aborted) {
+      await once(signal);
+      await this.d.sleep(2 * this.d.intervals.updateCheckIntervalMs, signal);
+    }
+    await once();
   }
 
   /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
@@ -305,10 +345,14 @@ export class ClusterVersionController {
       this.d.log.info('ClusterVersion "version" does not exist yet; waiting (the installer creates it)');
       return iv.statusIntervalMs;
     }
-    const resolution = resolveDesired(cv);
+    const resolution = resolveDesired(cv, this.currentArchitecture());
     this.invalid = [...resolution.invalid];
-    const target = this.pickTarget(cv, resolution.desired);
-    await this.ensureWork(cv, target, resolution.force, signal);
+    const { target, force } = this.keepTargetDuringInstall(
+      cv,
+      this.pickTarget(cv, resolution.desired),
+      resolution.force,
+    );
+    await this.ensureWork(cv, target, force, signal);
     await this.maybePollUpdates(cv, signal);
     if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
@@ -452,6 +496,26 @@ export class ClusterVersionController {
     return { version: this.d.localPayload.metadata.version, image: this.d.releaseImage };
   }
 
+  /**
+   * Upstream `SyncWorker.Update`: a new desired release while the installed one is still initializing is ignored (the
+   * install finishes first), with upstream's warning naming both `configv1.Update` values as Go prints them.
+   */
+  private keepTargetDuringInstall(
+    cv: ClusterVersion,
+    target: Release,
+    force: boolean,
+  ): { target: Release; force: boolean } {
+    const w = this.work;
+    if (!w || (target.image ?? '') === w.image || this.decideMode(cv, w) !== 'initializing') return { target, force };
+    const goUpdate = (arch: string, version: string, image: string, f: boolean): string =>
+      `{${arch} ${version} ${image} ${String(f)}}`;
+    const arch = cv.spec.desiredUpdate?.architecture ?? '';
+    this.d.log.warn(
+      `Ignoring detected version change from ${goUpdate('', w.version, w.image, w.force)} to ${goUpdate(arch, target.version ?? '', target.image ?? '', force)} during payload initialization`,
+    );
+    return { target: { version: w.version, image: w.image }, force: w.force };
+  }
+
   private releaseFor(work: Work, cv: ClusterVersion): Release {
     const r: Release = { version: work.version, image: work.image };
     const url = work.payload.metadata.metadata?.['url'];
@@ -577,6 +641,8 @@ export class ClusterVersionController {
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
     const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
+    if (verification.signatures)
+      this.d.signatures?.record(verification.signatures.digest, verification.signatures.data);
     if (!verification.verified) {
       if (!force) {
         await fail(
@@ -668,12 +734,18 @@ export class ClusterVersionController {
     };
   }
 
+  /** The running release's architecture (upstream `optr.release.Architecture`): `Multi` or ''. */
+  private currentArchitecture(): string {
+    return this.d.localPayload.metadata.metadata?.['release.openshift.io/architecture'] === 'multi' ? 'Multi' : '';
+  }
+
   private async maybePollUpdates(cv: ClusterVersion, signal: AbortSignal): Promise<void> {
     const now = Date.now();
-    const key = `${cv.spec.channel ?? ''}|${cv.spec.upstream ?? ''}`;
+    // upstream syncAvailableUpdates: a new desired architecture refetches at once
+    const key = `${cv.spec.channel ?? ''}|${cv.spec.upstream ?? ''}|${cv.spec.desiredUpdate?.architecture ?? ''}`;
     if (this.updates && now - this.updatesAt < this.d.intervals.updateCheckIntervalMs && this.pollKey === key) return;
     const version = cv.status?.desired.version ?? this.work?.version ?? this.d.localPayload.metadata.version;
-    this.updates = await this.d.poller.poll(cv, version, signal);
+    this.updates = await this.d.poller.poll(cv, version, signal, this.currentArchitecture());
     this.updatesAt = now;
     this.pollKey = key;
     if (this.updates.retrievedUpdates.status === 'True') this.lastRetrieval = now;

@@ -25,9 +25,14 @@ import {
   pullSecretFile,
   type PayloadRetriever,
 } from '../payload/retrieve.js';
+import { SignaturePersister } from '../payload/persist.js';
 import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
+import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
+import { ClientCAWatcher } from '../cluster/client-ca.js';
+import { readEgress, transportFor, TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
+import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
 
@@ -60,14 +65,25 @@ export interface CvoOptions {
    * true); false GETs every manifest on every pass, as upstream's resourceapply does.
    */
   liveObjectCache?: boolean;
-  /** Metrics/health address (default `0.0.0.0:9099`; port 0 picks a free port). */
+  /** Metrics/health address (default `0.0.0.0:9099`; port 0 picks a free port; '' serves nothing, as upstream). */
   listen?: string;
   servingCertFile?: string;
   servingKeyFile?: string;
+  /**
+   * Client-certificate checks of `/metrics` over HTTPS (upstream `MetricsOptions`; default both on): authentication
+   * against `kube-system/extension-apiserver-authentication` `client-ca-file`, authorization of the Common Name
+   * `system:serviceaccount:openshift-monitoring:prometheus-k8s`.
+   */
+  metricsAuth?: { authentication?: boolean; authorization?: boolean };
   /** Update service URL overriding `spec.upstream`. */
   updateService?: string;
-  /** PromQL endpoint for conditional-update risks (e.g. the in-cluster Thanos querier). */
+  /**
+   * Keelson shortcut: query this PromQL endpoint directly (as `--use-dns-for-services`, no token or CA unless
+   * {@link promql} sets them). Unset: the in-cluster Thanos querier as upstream.
+   */
   promqlTarget?: string;
+  /** Upstream's PromQL target flags (`--metrics-url`, `--metrics-token-file`, `--metrics-ca-bundle-file`, …). */
+  promql?: Partial<PromQLTarget>;
   /** Upstream `--enable-auto-update`: set `desiredUpdate` to the newest available update. */
   enableAutoUpdate?: boolean;
   /** Multiplies every upstream duration (0.01 = 100x faster), see {@link Intervals}. */
@@ -116,6 +132,66 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The PromQL target of these options: upstream's defaults, the `promqlTarget` shortcut, then explicit fields. */
+export function resolvePromQLTarget(o: Pick<CvoOptions, 'promqlTarget' | 'promql'>): PromQLTarget {
+  const base: PromQLTarget =
+    o.promqlTarget !== undefined
+      ? { ...DEFAULT_PROMQL_TARGET, url: o.promqlTarget, useDNS: true, tokenFile: '', caBundleFile: '' }
+      : DEFAULT_PROMQL_TARGET;
+  const p = o.promql ?? {};
+  return {
+    url: p.url ?? base.url,
+    tokenFile: p.tokenFile ?? base.tokenFile,
+    caBundleFile: p.caBundleFile ?? base.caBundleFile,
+    useDNS: p.useDNS ?? base.useDNS,
+    service: { ...base.service, ...p.service },
+  };
+}
+
+/**
+ * The metrics endpoint (upstream `RunMetrics`): none when `listen` is empty (the bootstrap pod's `--listen=`); over
+ * HTTPS, `/metrics` checks client certificates against the cluster's client CA.
+ */
+async function serveMetrics(
+  options: CvoOptions,
+  client: KubeClient,
+  registry: Registry,
+  log: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (options.listen === '') return { url: '', close: () => Promise.resolve() };
+  const tls = options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
+  const authentication = options.metricsAuth?.authentication !== false;
+  const authorization = options.metricsAuth?.authorization !== false;
+  const clientCA = tls && authentication ? new ClientCAWatcher(client, log) : undefined;
+  const server = await startMetricsServer({
+    listen: options.listen ?? '0.0.0.0:9099',
+    registry,
+    ready: () => true,
+    ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
+    ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
+    auth: {
+      authentication,
+      authorization,
+      clientCA: () => clientCA?.current(),
+      onClientCAChange: (f) => clientCA?.onChange(f),
+    },
+    onReloadError: (e) => {
+      log.error('reloading the metrics serving certificate failed', { error: e.message });
+    },
+  });
+  // upstream's client CA controller; /metrics answers 500 until the CA is known
+  clientCA?.start().catch((e: unknown) => {
+    log.error('watching the metrics client CA failed', { error: (e as Error).message });
+  });
+  return {
+    url: server.url,
+    close: async () => {
+      await clientCA?.stop();
+      await server.close();
+    },
+  };
 }
 
 function makeClient(k: string | KubeConfig | undefined): KubeClient {
@@ -176,14 +252,21 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     options.onEvent?.(e);
     events.emit('event', e);
   };
+  const promqlTarget = resolvePromQLTarget(options);
+  validatePromQLTarget(promqlTarget);
+  const holder: { controller?: ClusterVersionController } = {};
   const poller = new UpdatesPoller({
     ...(options.updateService ? { updateService: options.updateService } : {}),
-    ...(options.promqlTarget ? { promqlTarget: options.promqlTarget } : {}),
+    promql: promqlOptions(promqlTarget, client),
+    transport: async (upstream, signal) =>
+      transportFor(
+        await readEgress(client, signal, () => holder.controller?.configManagedMap(TRUSTED_CA_BUNDLE.name)),
+        upstream,
+      ),
     userAgent: 'ClusterVersionOperator/keelson',
   });
   const registry = new Registry();
-  const holder: { controller?: ClusterVersionController } = {};
-  const { payloadErrors } = registerMetrics(registry, {
+  const { payloadErrors, operatorChanged } = registerMetrics(registry, {
     cv: () => holder.controller?.cv,
     operators: () => holder.controller?.operators.store.list() ?? [],
     current: () => ({
@@ -192,7 +275,8 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       created: Date.parse(localPayload.imageReferences.creationTimestamp ?? '') || 0,
     }),
     payload: () => holder.controller?.payloadProgress(),
-    capabilities: () => holder.controller?.capabilities() ?? { enabled: [], known: [] },
+    updateService: () => options.updateService ?? '',
+    configMap: (name) => holder.controller?.openshiftConfigMap(name),
     updateRetrievalTimestamp: () => holder.controller?.lastRetrieval,
   });
   const ctl = new ClusterVersionController({
@@ -212,6 +296,8 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
     liveObjectCache: options.liveObjectCache !== false,
     // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
+    onOperatorUpdate: operatorChanged,
+    signatures: new SignaturePersister(),
     onFeatureSetChange: () => {
       void api.stop();
     },
@@ -222,6 +308,18 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     }),
   });
   holder.controller = ctl;
+  // upstream getLeaderElectionConfig: single-node timings on a SingleReplica control plane; explicit flags win
+  const lease = await leaseTimingsFor(client, intervals, options.timeScale ?? 1, log);
+  const explicit = options.intervals ?? {};
+  const leaseDurationMs = explicit.leaseDurationMs ?? lease.leaseDurationMs;
+  const renewDeadlineMs = explicit.renewDeadlineMs ?? lease.renewDeadlineMs;
+  const retryPeriodMs = explicit.retryPeriodMs ?? lease.retryPeriodMs;
+  if (lease.topology === 'SingleReplica')
+    log.info('single-node control plane: leader election timings as library-go LeaderElectionSNOConfig', {
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+    });
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
   let leading = false;
   let stopping: Promise<void> | undefined;
@@ -231,9 +329,9 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     namespace: 'openshift-cluster-version',
     name: 'version',
     identity,
-    leaseDurationMs: intervals.leaseDurationMs,
-    renewDeadlineMs: intervals.renewDeadlineMs,
-    retryPeriodMs: intervals.retryPeriodMs,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
     logger: log,
     registry,
     onStartedLeading: (signal) => {
@@ -253,15 +351,9 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       }
     },
   });
-  let server;
+  let srv: { url: string; close(): Promise<void> };
   try {
-    server = await startMetricsServer({
-      listen: options.listen ?? '0.0.0.0:9099',
-      registry,
-      ready: () => true,
-      ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
-      ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
-    });
+    srv = await serveMetrics(options, client, registry, log);
   } catch (e) {
     await client.close();
     throw e;
@@ -269,7 +361,6 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   const electing = elector.run().catch((e: unknown) => {
     log.error('leader election failed', { error: (e as Error).message });
   });
-  const srv = server;
   const api: RunningCvo = {
     metricsUrl: srv.url,
     events,

@@ -14,6 +14,8 @@ export const SIGNATURES_LABEL = 'release.openshift.io/verification-signatures';
 /** Outcome of {@link verifyTarget}. */
 export interface TargetVerification {
   verified: boolean;
+  /** The verified digest and the signatures that verified it (for the signature persister). */
+  signatures?: { digest: string; data: Uint8Array[] };
   /** Failure text (`The update cannot be verified: …`) when not verified. */
   error?: string;
 }
@@ -42,5 +44,7 @@ export async function verifyTarget(
     signatureConfigMaps: await signatureConfigMaps(client),
     ...(specStores !== undefined ? { signatureStores: specStores } : {}),
   });
-  return r.verified ? { verified: true } : { verified: false, ...(r.error !== undefined ? { error: r.error } : {}) };
+  if (!r.verified) return { verified: false, ...(r.error !== undefined ? { error: r.error } : {}) };
+  const data = (r.result?.signatures ?? []).flatMap((sig) => (sig.data ? [sig.data] : []));
+  return { verified: true, ...(r.result ? { signatures: { digest: r.result.digest, data } } : {}) };
 }

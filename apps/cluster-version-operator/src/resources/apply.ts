@@ -7,6 +7,7 @@ import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type Logger }
 import { LiveObjectCache } from './live-cache.js';
 import { deepEqual, isObject, type JsonObject } from './merge-core.js';
 import { stripUndefined } from './merge.js';
+import { clusterConfigReader, modifyManifest, type ClusterConfigReader } from './modify.js';
 import { builderFor } from './registry.js';
 import { RestMapper, type RestMapping } from './restmapper.js';
 
@@ -82,12 +83,15 @@ export class ResourceApplier {
   readonly deletesInProgress = new Set<string>();
   /** Live objects read from watches instead of a GET per apply (see {@link LiveObjectCache}). */
   readonly cache: LiveObjectCache;
+  /** Proxy / Infrastructure `cluster` for the builders' manifest changes. */
+  private readonly clusterConfig: ClusterConfigReader;
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
     opts: { liveObjectCache?: boolean } = {},
   ) {
     this.mapper = new RestMapper(client);
+    this.clusterConfig = clusterConfigReader(client);
     this.cache = new LiveObjectCache(client, log, opts.liveObjectCache !== false);
   }
 
@@ -112,6 +116,7 @@ export class ResourceApplier {
     const path = RestMapper.path(group, version, mapping, namespace, name);
     const id = `${kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
     if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
+    manifest = await modifyManifest(manifest, group, kind, this.clusterConfig, signal);
 
     const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
     try {

@@ -12,8 +12,13 @@ export interface DesiredResolution {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Validates the spec and resolves `desiredUpdate` to a release (image looked up in availableUpdates when only a version is given). */
-export function resolveDesired(cv: ClusterVersion): DesiredResolution {
+/**
+ * Validates the spec and resolves `desiredUpdate` to a release (image looked up in availableUpdates when only a version
+ * is given). `currentArch` is the running release's architecture (`Multi` or ''): a request for `architecture: Multi`
+ * from a single-architecture cluster resolves to the multi-architecture payload of the current version, the only
+ * available update the update service then offers (upstream `pkg/cvo/updatepayload.go` `findUpdateFromConfig`).
+ */
+export function resolveDesired(cv: ClusterVersion, currentArch = ''): DesiredResolution {
   const invalid: string[] = [];
   const id = cv.spec.clusterID;
   if (id !== '' && !UUID_RE.test(id)) invalid.push('spec.clusterID: Invalid value: must be an RFC4122-variant UUID');
@@ -32,6 +37,18 @@ export function resolveDesired(cv: ClusterVersion): DesiredResolution {
     return { desired: undefined, force, invalid };
   }
   if (image !== '') return { desired: { version, image }, force, invalid };
+  if (du.architecture === 'Multi' && currentArch !== 'Multi') {
+    // only the multi payload of the current version; never the single-arch image history knows for that version
+    const current = cv.status?.desired.version ?? '';
+    const multi = (cv.status?.availableUpdates ?? []).find((u) => u.version === current && (u.image ?? '') !== '');
+    if (!multi) {
+      invalid.push(
+        'spec.desiredUpdate.version: Invalid value: when image is empty the update must be an available update',
+      );
+      return { desired: undefined, force, invalid };
+    }
+    return { desired: { ...multi }, force, invalid };
+  }
   const matches = (cv.status?.availableUpdates ?? []).filter((u) => u.version === version && (u.image ?? '') !== '');
   const fromHistory = (cv.status?.history ?? []).filter((h) => h.version === version && h.image !== '');
   const all = new Set([...matches.map((m) => m.image ?? ''), ...fromHistory.map((h) => h.image)]);

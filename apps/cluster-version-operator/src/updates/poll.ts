@@ -12,6 +12,8 @@ import {
   UpdateGraphClient,
   UpdateRetrievalError,
   type ConditionRegistry,
+  type HttpTransportOptions,
+  type PromQLOptions,
   type Release as GraphRelease,
 } from '@keelson/update-graph';
 import type { ClusterVersion, ConditionalUpdateStatus, Release } from '../api-types.js';
@@ -47,32 +49,65 @@ function desc(a: Release, b: Release): number {
 
 /** Polls the update service; keeps a connection pool and the PromQL risk cache between polls. */
 export class UpdatesPoller {
-  private readonly client: UpdateGraphClient;
+  private client: UpdateGraphClient;
+  /** The transport settings {@link client} was built with. */
+  private transportKey = '{}';
   private readonly registry: ConditionRegistry;
   private last: UpdatesResult | undefined;
   constructor(
-    private readonly opts: { updateService?: string; promqlTarget?: string; promqlToken?: string; userAgent?: string },
+    private readonly opts: {
+      updateService?: string;
+      promql?: PromQLOptions;
+      userAgent?: string;
+      /** The cluster's proxy and trusted CA for this upstream, read before each poll (upstream `getTransport`). */
+      transport?: (upstream: string, signal?: AbortSignal) => Promise<HttpTransportOptions>;
+    },
   ) {
-    this.client = new UpdateGraphClient(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {});
-    this.registry = createRiskRegistry(
-      opts.promqlTarget !== undefined
-        ? { url: opts.promqlTarget, ...(opts.promqlToken !== undefined ? { token: opts.promqlToken } : {}) }
-        : undefined,
-    );
+    this.client = this.makeClient({});
+    this.registry = createRiskRegistry(opts.promql);
+  }
+
+  private makeClient(t: HttpTransportOptions): UpdateGraphClient {
+    return new UpdateGraphClient({
+      ...t,
+      ...(this.opts.userAgent !== undefined ? { userAgent: this.opts.userAgent } : {}),
+    });
+  }
+
+  /** Rebuilds the client when the cluster's proxy or trusted CA changed. */
+  private async refreshTransport(upstream: string, signal?: AbortSignal): Promise<void> {
+    if (!this.opts.transport) return;
+    const t = await this.opts.transport(upstream, signal);
+    const key = JSON.stringify(t);
+    if (key === this.transportKey) return;
+    const old = this.client;
+    this.client = this.makeClient(t);
+    this.transportKey = key;
+    void old.close().catch(() => undefined);
   }
 
   /** One poll for the cluster's current version. */
-  async poll(cv: ClusterVersion, currentVersion: string, signal?: AbortSignal): Promise<UpdatesResult> {
+  async poll(
+    cv: ClusterVersion,
+    currentVersion: string,
+    signal?: AbortSignal,
+    currentArch = '',
+  ): Promise<UpdatesResult> {
+    // upstream getDesiredArchitecture / getCurrentArchitecture: `Multi` or the Go architecture of this process
+    const current = currentArch === 'Multi' ? 'Multi' : goArch();
+    const desiredArch = cv.spec.desiredUpdate?.architecture === 'Multi' ? 'Multi' : current;
     const upstream =
       this.opts.updateService ??
       (cv.spec.upstream !== undefined && cv.spec.upstream !== '' ? cv.spec.upstream : DEFAULT_UPSTREAM);
     const channel = cv.spec.channel ?? '';
     try {
+      await this.refreshTransport(upstream, signal);
       const res = await this.client.fetch({
         upstream,
         channel,
         version: currentVersion,
-        arch: goArch(),
+        arch: desiredArch,
+        currentArch: current,
         ...(cv.spec.clusterID !== '' ? { id: cv.spec.clusterID } : {}),
         registry: this.registry,
         ...(signal ? { signal } : {}),
