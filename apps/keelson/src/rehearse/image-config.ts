@@ -31,9 +31,7 @@ async function served(client: KubeClient, path: string): Promise<void> {
 const CLUSTER_IMAGE = { apiVersion: 'config.openshift.io/v1', kind: 'Image', metadata: { name: 'cluster' }, spec: {} };
 
 /** What {@link bootstrapImageConfig} may create (for the cleanup of a rehearsal against an existing server). */
-export async function imageConfigObjects(): Promise<
-  { apiVersion: string; kind: string; metadata: { name: string } }[]
-> {
+export async function imageConfigObjects(): Promise<{ apiVersion?: string; kind?: string; metadata?: unknown }[]> {
   return [...(await loadCrds([...IMAGE_CONFIG_KINDS])), CLUSTER_IMAGE];
 }
 
