@@ -10,7 +10,7 @@ import { ClusterOperators, ConfigMaps, ControllerConfigs, nullLogger } from '@ke
 import type { ControllerConfig } from '../src/common/api-types.js';
 import { startMachineConfigOperator, type Running } from '../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from './helpers/cluster.js';
-import { installConfigCrds, loadProfile, type Profile } from './helpers/cluster-config.js';
+import { installConfigCrds, loadProfile, profileObjects, type Profile } from './helpers/cluster-config.js';
 
 const NS = 'openshift-machine-config-operator';
 const OS = `quay.io/test/rhcos@sha256:${'3'.repeat(64)}`;
@@ -32,6 +32,14 @@ const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: b64('u:p'), ema
 
 type Data = Record<string, string>;
 
+/** The ConfigMap data of a profile, without loading it. */
+async function boot2Data(profile: Profile): Promise<{ data: Map<string, Data> }> {
+  const data = new Map<string, Data>();
+  for (const o of await profileObjects(profile))
+    if (o.kind === 'ConfigMap') data.set(o.metadata.name, o['data'] as Data);
+  return { data };
+}
+
 describe('ControllerConfig from the cluster (syncRenderConfig)', () => {
   let tc: TestCluster | undefined;
   let operator: Running | undefined;
@@ -46,7 +54,7 @@ describe('ControllerConfig from the cluster (syncRenderConfig)', () => {
     tc = await startTestCluster();
     const objects = profile !== undefined ? await loadProfile(tc.client, profile) : [];
     if (profile === undefined) await installConfigCrds(tc.client);
-    await tc.client.request('POST', '/api/v1/namespaces/openshift-config/secrets', {
+    await tc.client.request('PUT', '/api/v1/namespaces/openshift-config/secrets/pull-secret', {
       body: {
         apiVersion: 'v1',
         kind: 'Secret',
@@ -66,13 +74,13 @@ describe('ControllerConfig from the cluster (syncRenderConfig)', () => {
     return { tc, data };
   }
 
-  async function start(t: TestCluster): Promise<void> {
+  async function start(t: TestCluster, resyncIntervalMs = 100): Promise<void> {
     operator = await startMachineConfigOperator({
       kubeconfig: t.kubeConfig,
       logger: nullLogger,
       releaseVersion: VERSION,
       images: IMAGES_JSON,
-      resyncIntervalMs: 100,
+      resyncIntervalMs,
       leaderElection: false,
       health: false,
     });
@@ -264,6 +272,27 @@ describe('ControllerConfig from the cluster (syncRenderConfig)', () => {
     expect(co.status?.conditions?.find((x) => x.type === 'Available')?.status).toBe('True');
     await expect(t.client.resource(ControllerConfigs).get('machine-config-controller')).rejects.toThrow(
       /404|not found/i,
+    );
+  });
+
+  it('a new user-ca-bundle reaches the ControllerConfig through the ConfigMap watch, not the resync', async () => {
+    const { tc: t } = await boot('aws');
+    const { data } = await boot2Data('proxy');
+    await start(t, 600_000);
+    expect((await controllerConfig(t)).spec.additionalTrustBundle ?? null).toBeNull();
+    // settle: the syncs the operator's own first writes (ControllerConfig, ClusterOperator) cause are over
+    await new Promise((r) => setTimeout(r, 2_000));
+    const ca = data.get('user-ca-bundle')?.['ca-bundle.crt'] ?? '';
+    await t.client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'user-ca-bundle', namespace: 'openshift-config' },
+      data: { 'ca-bundle.crt': ca },
+    });
+    await waitFor(
+      'additionalTrustBundle',
+      async () => ((await controllerConfig(t)).spec.additionalTrustBundle === b64(ca) ? true : undefined),
+      5_000,
     );
   });
 });

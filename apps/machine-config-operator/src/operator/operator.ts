@@ -72,6 +72,8 @@ const CONFIG_TYPES = {
   image: configType('Image', 'images'),
 } as const;
 type ConfigKey = keyof typeof CONFIG_TYPES;
+/** Namespaces of the ConfigMaps syncRenderConfig reads (besides the operator's own). */
+const INPUT_CM_NAMESPACES = ['openshift-config', 'openshift-config-managed', 'kube-system'] as const;
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -144,6 +146,8 @@ export class MachineConfigOperator {
    * GET); their changes queue a sync.
    */
   private readonly config: Record<ConfigKey, Informer<ClusterConfigObject>>;
+  /** ConfigMaps of the namespaces the RenderConfig inputs live in (their events queue a sync). */
+  private readonly inputCMs: Array<Informer<ConfigMap>>;
   /** Config objects found absent (404: object missing or type not served) before their informer synced. */
   private readonly absentUntilSynced = new Map<ConfigKey, 'missing' | 'unserved'>();
   private readonly waitingSince = new Map<string, number>();
@@ -193,6 +197,10 @@ export class MachineConfigOperator {
       this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     };
     for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    // upstream's clusterCmLister: the CA bundles, user-ca-bundle, the proxy's trusted CA, registry CAs, the cloud
+    // config and kube-system/bootstrap changing queue a sync (read by GET in the sync)
+    this.inputCMs = INPUT_CM_NAMESPACES.map((namespace) => mk(CMs, { namespace }));
+    for (const inf of this.inputCMs) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
   }
 
   async run(): Promise<void> {
@@ -206,7 +214,7 @@ export class MachineConfigOperator {
       if (isNotFound(e)) this.inClusterBringup = true;
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
     }
-    for (const inf of Object.values(this.config)) inf.start();
+    for (const inf of [...Object.values(this.config), ...this.inputCMs]) (inf as Informer<KubeObject>).start();
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
@@ -214,7 +222,9 @@ export class MachineConfigOperator {
   async stop(): Promise<void> {
     await this.controller.stop();
     await Promise.all(
-      [...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()),
+      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs].map(
+        (i: Informer<KubeObject>) => i.stop(),
+      ),
     );
   }
 
