@@ -37,6 +37,7 @@ import {
 import { describeFaults, type FaultPlan } from './faults.js';
 import { McoSyncFault } from './mco-sync-fault.js';
 import { rehearsalPullSecret } from './installer-objects.js';
+import { installClusterConfig } from './cluster-config-install.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import {
@@ -231,6 +232,8 @@ export async function bootstrapCluster(
       if (!isAlreadyExists(e)) throw e;
     }
   }
+  // the installer's cluster configuration (Infrastructure, Network, Proxy, DNS, APIServer, Image) the MCO reads
+  await installClusterConfig(client);
   // the installer's global pull secret, which ControllerConfig spec.pullSecret names
   await client
     .request('POST', '/api/v1/namespaces/openshift-config/secrets', { body: rehearsalPullSecret() })

@@ -1,9 +1,11 @@
 /**
- * Loads the cluster configuration fixtures (`test/fixtures/cluster-config`): upstream's config.openshift.io CRDs and a
+ * Loads the cluster configuration fixtures (`test/fixtures/cluster-config`): upstream's config.openshift.io CRDs (shipped
+ * in @keelson/api `crds/config`) and a
  * realistic profile's objects, created in the embedded API server as an installed cluster has them (status written
  * through the status subresource).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { loadConfigCrds } from '@keelson/api';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { KubeApiError, type KubeClient } from '@keelson/kube';
@@ -43,12 +45,9 @@ export function collectionPath(o: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>)
     : `${base}/${plural}`;
 }
 
-/** Installs upstream's config.openshift.io CRDs (release-4.20) and waits until each is served. */
+/** Installs upstream's config.openshift.io CRDs (release-4.20, from @keelson/api) and waits until each is served. */
 export async function installConfigCrds(client: KubeClient): Promise<void> {
-  for (const f of (await readdir(`${DIR}crds`)).sort()) {
-    const crd = parseAllDocuments(await readFile(`${DIR}crds/${f}`, 'utf8'))[0]?.toJS() as {
-      spec: { group: string; names: { plural: string } };
-    };
+  for (const crd of await loadConfigCrds()) {
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     await waitFor(
       `${crd.spec.names.plural} served`,
