@@ -153,7 +153,7 @@ export function completeInfrastructure(infra: ConfigObject): EmbeddedInfrastruct
     kind: 'Infrastructure',
     spec: obj(infra.spec) ?? {},
     status,
-  } as EmbeddedInfrastructure;
+  };
 }
 
 /** Network type: spec at install (status unset), the migration's during an SDN migration, else status. */
@@ -295,11 +295,11 @@ export function cloudConfig(
     throw fail(
       `openshift-config-managed/kube-cloud-config configmap must have the cloud.conf key on platform ${type} but not found`,
     );
-  let ca: string | null = null;
+  let ca: string | null;
   try {
     ca = caFrom(cm, 'ca-bundle.pem').toString('base64');
   } catch {
-    ca = null;
+    ca = null; // no ca-bundle.pem: no cloud provider CA, as upstream
   }
   return { cloudProviderConfig: conf ?? '', cloudProviderCAData: ca };
 }

@@ -71,6 +71,10 @@ export function readStateOf404(e: unknown): 'missing' | 'unserved' | undefined {
   return e.body?.details?.name !== undefined ? 'missing' : 'unserved';
 }
 
+const strOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** `name` of a ConfigMap reference (`spec.additionalTrustedCA`, `spec.trustedCA`). */
+const nameOf = (ref: unknown): string =>
+  typeof ref === 'object' && ref !== null ? strOf((ref as { name?: unknown }).name) : '';
 const cmPath = (ns: string, name: string): string => `/api/v1/namespaces/${ns}/configmaps/${name}`;
 
 /** Required config object: upstream's lister NotFound text when it is missing. */
@@ -84,7 +88,7 @@ async function imageRegistryBundles(
   image: ConfigRead,
 ): Promise<{ managed: ImageRegistryBundle[]; user: ImageRegistryBundle[] }> {
   const cfg = required(image, 'images.config.openshift.io');
-  const name = String((cfg?.spec?.['additionalTrustedCA'] as { name?: unknown } | undefined)?.name ?? '');
+  const name = nameOf(cfg?.spec?.['additionalTrustedCA']);
   // a named ConfigMap that does not exist is only a warning upstream
   const user =
     name === '' ? [] : registryBundles(await getOptional<ConfigMap>(client, cmPath('openshift-config', name)));
@@ -150,7 +154,7 @@ async function internalRegistryPullSecret(client: KubeClient, dns: ConfigObject 
       type: cps.type ?? '',
       dockerconfigjson: raw === undefined ? undefined : Buffer.from(raw, 'base64'),
     },
-    baseDomain: String(dns.spec?.['baseDomain'] ?? ''),
+    baseDomain: strOf(dns.spec?.['baseDomain']),
   });
 }
 
@@ -162,7 +166,7 @@ async function additionalTrustBundle(client: KubeClient, proxy: ConfigObject | u
   } catch (e) {
     throw fail((e as Error).message);
   }
-  const proxyName = String((proxy?.spec?.['trustedCA'] as { name?: unknown } | undefined)?.name ?? '');
+  const proxyName = nameOf(proxy?.spec?.['trustedCA']);
   let proxyCA: { name: string; data: Buffer } | undefined;
   if (proxyName !== '' && proxyName !== 'user-ca-bundle') {
     const cm = await getOptional<ConfigMap>(client, cmPath('openshift-config', proxyName));
