@@ -867,7 +867,9 @@ class Session {
     let lastDeploymentCheck = 0;
     const mcoFault =
       opts.faults.mcoSyncFails === true
-        ? new McoSyncFault(direct, (e) => this.emit({ t: this.t(), type: 'fault', ...e }))
+        ? new McoSyncFault(direct, (e) => {
+            this.emit({ t: this.t(), type: 'fault', ...e });
+          })
         : undefined;
     for (;;) {
       if (Date.now() - lastDeploymentCheck > 500) {
