@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The repository stands alone: fails (exit 1) when a file of the project refers to data outside the
 // repository, i.e. the upstream data folder that once sat beside the checkout (a relative path climbing
-// out of the repository into it, its absolute path) or the environment variable that pointed there.
+// out of the repository into it, its absolute path) or the environment variable that pointed there, and
+// citations of the reference documents that sat there (a `§4` of those notes, their numbered items).
 // Scans packages/, apps/, tooling/, scripts/, .ci/ and the root configuration files; skips installed and
 // generated folders, and the README of a data folder (below a package's root), whose prose may tell where
 // the data was copied from. Package and root READMEs are checked: users run their commands.
@@ -22,6 +23,15 @@ const PATTERNS = [
   { re: new RegExp(`/work/${SHARED}\\b`), what: `the absolute path /work/${SHARED}` },
   { re: /\/work\/\.mirror\b/, what: 'a local mirror of an upstream repository' },
   { re: new RegExp(`KEELSON_${SHARED.toUpperCase()}`), what: `the KEELSON_${SHARED.toUpperCase()} variable` },
+  // the reading material that sat beside the checkout: cite upstream by repository, file and function instead
+  {
+    re: new RegExp(`\\b(?:cvo|mco|formats|toolchain|DESIGN|upstream-${'parity'})\\.md\\b`),
+    what: 'a reference document that is not in the repository',
+  },
+  {
+    re: new RegExp(`\\b${'conformance'} (?:item )?\\d`),
+    what: 'a numbered conformance item of a document not in the repository',
+  },
 ];
 
 /** Every regular file under dir, skipping installed/generated folders. */
@@ -79,7 +89,8 @@ if (findings.length > 0) {
   console.error(`check-standalone: ${findings.length} reference(s) to data outside the repository:`);
   for (const f of findings) console.error(`  ${f}`);
   console.error(
-    'Copy the data into the package that uses it (with a README naming upstream repo, revision and license).',
+    'Copy the data into the package that uses it (with a README naming upstream repo, revision and license); ' +
+      'cite upstream behaviour by repository, file and function.',
   );
   process.exit(1);
 }

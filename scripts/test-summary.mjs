@@ -10,6 +10,30 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const rows = [];
+// the failed tests by name, printed just above the closing line so a CI log's tail says what failed
+const failures = [];
+
+function firstLine(text) {
+  const line = String(text ?? '')
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .find((l) => l.trim() !== '');
+  return (line ?? '').trim().slice(0, 300);
+}
+
+function collectFailures(pkgName, report) {
+  for (const file of report.testResults ?? []) {
+    const failedTests = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of failedTests) {
+      failures.push(`${pkgName} ${file.name.split('/').slice(-2).join('/')} > ${a.fullName ?? a.title}`);
+      failures.push(`    ${firstLine((a.failureMessages ?? [])[0])}`);
+    }
+    if (file.status === 'failed' && failedTests.length === 0) {
+      failures.push(`${pkgName} ${file.name.split('/').slice(-2).join('/')} (file failed)`);
+      failures.push(`    ${firstLine(file.message)}`);
+    }
+  }
+}
 
 for (const group of ['packages', 'apps', 'tooling']) {
   const dir = join(root, group);
@@ -39,6 +63,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
       failed += 1;
       rows.push(`${pkg.name}: test run failed outside any test (see its log above)`);
     }
+    collectFailures(pkg.name, r);
     passed += p;
     failed += f;
     skipped += s;
@@ -48,7 +73,7 @@ for (const group of ['packages', 'apps', 'tooling']) {
 
 for (const [file, label] of [
   ['pack-smoke.json', 'pack smoke (pnpm pack, npm install, import ESM + CJS, strict tsc consumer)'],
-  ['checks.json', 'static checks (typecheck, lint, stands alone, prettier)'],
+  ['checks.json', 'static checks (typecheck, lint, stands alone, README examples, prettier)'],
 ]) {
   const path = join(root, '.keelson', file);
   if (!existsSync(path)) continue;
@@ -59,5 +84,9 @@ for (const [file, label] of [
 }
 
 for (const row of rows) console.log(`  ${row}`);
+if (failures.length > 0) {
+  console.log('Failed:');
+  for (const line of failures.slice(0, 40)) console.log(`  ${line}`);
+}
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-registry:docker-registry kubectl:kubernetes-client chromium:chromium strace:strace
+ensure_debian ostree:ostree gpg:gnupg openssl:openssl skopeo:skopeo docker-registry:docker-registry tinyproxy:tinyproxy kubectl:kubernetes-client chromium:chromium strace:strace
 rm -rf packages/*/.vitest apps/*/.vitest tooling/*/.vitest .keelson/checks.json .keelson/pack-smoke.json
 status=0
 pnpm turbo run build test --continue --output-logs=new-only || status=$?
@@ -23,6 +23,8 @@ for check in ${KEELSON_CHECKS:-typecheck lint}; do
   run_check pnpm turbo run "$check" --continue --output-logs=errors-only
 done
 run_check node scripts/check-standalone.mjs
+# every ```ts block of a README type-checks against the built packages, as a user would import them
+run_check node scripts/check-readme-examples.mjs
 # the repository's prettier config, applied to every source file (.prettierrc.json; .prettierignore keeps upstream data as is)
 run_check pnpm exec prettier --check --log-level warn '**/*.{ts,mts,cts,js,mjs,cjs}'
 mkdir -p .keelson

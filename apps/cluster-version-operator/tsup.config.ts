@@ -8,5 +8,6 @@ export default defineConfig({
   platform: 'node',
   sourcemap: true,
   clean: true,
+  dts: { entry: 'src/index.ts' },
   splitting: true,
 });

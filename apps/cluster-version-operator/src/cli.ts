@@ -12,7 +12,13 @@ export const USAGE = `Usage:
 start flags:
   --release-image IMAGE        pull spec of this operator's own release (required)
   --payload-dir DIR            the release payload root on disk (manifests/, release-manifests/; default /)
-  --payload-cache DIR          where retrieved payloads are cached by digest (default $TMPDIR/cvo-payloads)
+  --payload-retrieval MODE     pod: a version-<v>-<rand> Pod on this node copies the payload out of the release
+                               image (upstream; default in a cluster); direct: pull it here, honouring the cluster's
+                               ImageDigestMirrorSet/ImageTagMirrorSet/ImageContentSourcePolicy mirrors, Proxy and
+                               trusted CAs (default out of a cluster)
+  --node-name NAME             the node this operator runs on (default NODE_NAME); where the retrieval Pod runs
+  --payload-cache DIR          pod: where this process sees the node's /etc/cvo/updatepayloads (default that path);
+                               direct: the digest-keyed cache (default $TMPDIR/cvo-payloads)
   --kubeconfig FILE            kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
   --listen HOST:PORT           metrics and health address (default 0.0.0.0:9099)
   --serving-cert-file FILE     TLS certificate for --listen
@@ -31,6 +37,7 @@ start flags:
   --v N                        log verbosity (>= 4 logs debug)
 
 environment (start):
+  NODE_NAME                    the node this operator runs on (when --node-name is not given)
   CLUSTER_PROFILE              cluster profile (default self-managed-high-availability)
   EXCLUDE_MANIFESTS            skip manifests annotated exclude.release.openshift.io/<value>: "true"
 `;
@@ -73,6 +80,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'release-image': { type: 'string' },
         'payload-dir': { type: 'string' },
         'payload-cache': { type: 'string' },
+        'payload-retrieval': { type: 'string' },
+        'node-name': { type: 'string' },
         kubeconfig: { type: 'string' },
         listen: { type: 'string' },
         'serving-cert-file': { type: 'string' },
@@ -112,6 +121,17 @@ export function parseCommandLine(argv: readonly string[]): Command {
     );
   const options: CvoOptions = { releaseImage, payloadDir: v['payload-dir'] ?? '/' };
   if (v['payload-cache'] !== undefined) options.payloadCache = v['payload-cache'];
+  const retrieval = v['payload-retrieval'];
+  if (retrieval !== undefined) {
+    if (retrieval !== 'pod' && retrieval !== 'direct')
+      throw new CvoError(
+        'InvalidFlag',
+        '--payload-retrieval',
+        `--payload-retrieval ${JSON.stringify(retrieval)}: expected pod or direct`,
+      );
+    options.payloadRetrieval = retrieval;
+  }
+  if (v['node-name'] !== undefined) options.nodeName = v['node-name'];
   if (v.kubeconfig !== undefined) options.kubeconfig = v.kubeconfig;
   if (v.listen !== undefined) options.listen = v.listen;
   if (v['serving-cert-file'] !== undefined) options.servingCertFile = v['serving-cert-file'];

@@ -54,7 +54,7 @@ export class CvoError extends Error {
   }
 }
 
-/** Upstream's classification of an API error into an update reason and cause text (cvo.md 4.1). */
+/** Upstream's classification of an API error into an update reason and cause text (upstream pkg/payload/task.go, SummaryForReason). */
 export function classifyApiError(err: unknown): { reason: string; cause: string } {
   if (err instanceof KubeApiError) {
     const s = err.status;

@@ -39,3 +39,17 @@ export { computeUpgradeable } from './status/upgradeable.js';
 export { resolveDesired } from './status/desired.js';
 export { specChanged, clusterOperatorActivity } from './operator/wake.js';
 export type * from './api-types.js';
+export {
+  payloadHash,
+  podCompletion,
+  versionPod,
+  TARGET_UPDATE_PAYLOADS_DIR,
+  type PodRetrievalOptions,
+} from './payload/pod-retrieval.js';
+export { readClusterPullConfig, type ClusterPullConfig } from './payload/cluster-pull-config.js';
+export {
+  startPayloadKubelet,
+  nodePullOptions,
+  type PayloadKubelet,
+  type PayloadKubeletOptions,
+} from './virtual/payload-kubelet.js';

@@ -1,4 +1,4 @@
-/** Prometheus metrics named as upstream (cvo.md 8.1), computed at scrape time from the operator's latest view. */
+/** Prometheus metrics named as upstream (openshift/cluster-version-operator pkg/cvo/metrics.go), computed at scrape time from the operator's latest view. */
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from '@keelson/kube';
 import type { ClusterOperator, ClusterVersion } from './api-types.js';

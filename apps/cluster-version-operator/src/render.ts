@@ -1,5 +1,5 @@
 /**
- * `cluster-version-operator render` (cvo.md 1.7): renders the templated `manifests/` of a payload with the release
+ * `cluster-version-operator render` (openshift/cluster-version-operator pkg/payload/render.go): renders the templated `manifests/` of a payload with the release
  * image (template errors are fatal here) into `<output-dir>/manifests`, skipping the monitoring manifests, plus the
  * `ClusterImagePolicy`/`ImagePolicy` manifests of `release-manifests/`.
  */

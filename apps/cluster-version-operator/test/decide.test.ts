@@ -1,4 +1,4 @@
-/** Pure decisions: the ClusterOperator gate, error summaries and their interpretation over time (cvo.md 4.3, 4.4; conformance 14, 15). */
+/** Pure decisions: the ClusterOperator gate, error summaries and their interpretation over time. */
 import { describe, expect, it } from 'vitest';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus } from '../src/api-types.js';
 import { clusterOperatorActivity, specChanged } from '../src/operator/wake.js';
@@ -23,7 +23,7 @@ const want = [{ name: 'operator', version: '4.18.3' }];
 const MIN = 60_000;
 
 describe('ClusterOperator gate', () => {
-  it('versions not reached: ClusterOperatorUpdating (effect None) when updating, success when initializing (conformance 14)', () => {
+  it('versions not reached: ClusterOperatorUpdating (effect None) when updating, success when initializing', () => {
     const e = decideOperatorHealth('etcd', want, co('4.18.2'), 'updating');
     expect(e).toMatchObject({
       reason: 'ClusterOperatorUpdating',
@@ -93,7 +93,7 @@ describe('interpretError over time', () => {
     message: 'Cluster operator etcd is updating versions',
     effect: 'None',
   });
-  it('updating operator is progress, then SlowClusterOperator after 30 minutes (conformance 14)', () => {
+  it('updating operator is progress, then SlowClusterOperator after 30 minutes', () => {
     const since = new Map([['etcd', 0]]);
     expect(interpretError(updating, false, 29 * MIN, since, UPSTREAM_FAILURE_INTERVALS)).toMatchObject({
       failing: 'false',
@@ -123,7 +123,7 @@ describe('interpretError over time', () => {
       'waiting on etcd over 30 minutes and machine-config over 90 minutes which is longer than expected',
     );
   });
-  it('degraded operator tolerated for 40 minutes, then Failing (conformance 15)', () => {
+  it('degraded operator tolerated for 40 minutes, then Failing', () => {
     const e = new UpdateError({
       reason: 'ClusterOperatorDegraded',
       name: 'etcd',
@@ -146,7 +146,7 @@ describe('interpretError over time', () => {
   });
 });
 
-describe('API error classification (cvo.md 4.1)', () => {
+describe('API error classification', () => {
   const cases: [number, string | undefined, string][] = [
     [404, 'NotFound', 'UpdatePayloadResourceNotFound'],
     [409, 'Conflict', 'UpdatePayloadResourceConflict'],

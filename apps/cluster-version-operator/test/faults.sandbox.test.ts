@@ -1,5 +1,5 @@
 /**
- * Failure interpretation over time end to end (cvo.md 4.4, conformance 14 and 15) on a compressed clock
+ * Failure interpretation over time end to end (upstream pkg/cvo/sync_worker.go) on a compressed clock
  * (timeScale 0.002: 40 min -> 4.8 s, 30 min -> 3.6 s), with --enable-auto-update starting the update from the
  * local update service.
  */

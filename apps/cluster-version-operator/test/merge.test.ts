@@ -1,4 +1,4 @@
-/** Table tests of the per-kind merges (upstream lib/resourcemerge semantics, cvo.md 4.2 and conformance item 16). */
+/** Table tests of the per-kind merges (upstream lib/resourcemerge semantics). */
 import { describe, expect, it } from 'vitest';
 import { builderFor, typedKinds } from '../src/resources/registry.js';
 import { deepEqual, overlay } from '../src/resources/merge-core.js';
@@ -68,14 +68,14 @@ describe('metadata', () => {
 });
 
 describe('kinds', () => {
-  it('ConfigMap data merged key-wise (conformance 16)', () => {
+  it('ConfigMap data merged key-wise', () => {
     const out = mergeConfigMap(
       { metadata: meta(), data: { a: '1', extra: 'x' } },
       { metadata: meta(), data: { a: '2' } },
     );
     expect(out['data']).toEqual({ a: '2', extra: 'x' });
   });
-  it('Deployment replicas reset to 1 when the manifest has none (conformance 16)', () => {
+  it('Deployment replicas reset to 1 when the manifest has none', () => {
     const live = {
       metadata: meta(),
       spec: {

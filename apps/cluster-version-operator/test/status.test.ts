@@ -1,4 +1,4 @@
-/** Preconditions (cvo.md 6.1, conformance 17), history, desiredUpdate validation and the computed ClusterVersion status. */
+/** Preconditions, history, desiredUpdate validation and the computed ClusterVersion status. */
 import { describe, expect, it } from 'vitest';
 import type { ClusterVersion, UpdateHistory } from '../src/api-types.js';
 import { runPreconditions, summarizePreconditions } from '../src/payload/preconditions.js';
@@ -37,7 +37,7 @@ function cv(
   };
 }
 
-describe('preconditions (conformance 17)', () => {
+describe('preconditions', () => {
   it('4.17.5 -> 4.19.0 is a blocking MultipleMinorVersionsUpdate; forced it is an accepted risk', () => {
     const errs = runPreconditions(cv('4.17.5'), '4.19.0');
     expect(errs.map((e) => `${e.name}/${e.reason}`)).toEqual([
@@ -177,7 +177,7 @@ describe('desiredUpdate validation (5.1)', () => {
 
 describe('computeStatus', () => {
   const caps = { enabled: ['Console'], known: ['Console', 'Insights'], implicit: [] };
-  it('updating with a waiting operator: Progressing True with progress and waiting on, Failing False (conformance 14)', () => {
+  it('updating with a waiting operator: Progressing True with progress and waiting on, Failing False', () => {
     const s = computeStatus({
       cv: cv('4.18.2'),
       now: new Date('2026-01-01T00:00:00Z'),

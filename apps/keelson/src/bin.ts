@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // the Node check runs before anything else is loaded (hence the dynamic imports below)
-import { assertNodeVersion } from './node-version.js';
+import { assertNodeVersion } from '@keelson/kube/node-version';
 
 assertNodeVersion('keelson');
 

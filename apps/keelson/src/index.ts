@@ -5,6 +5,7 @@ export {
   requestUpgrade,
   setChannel,
   readUpgradeStatus,
+  readOcStatus,
   getClusterVersion,
   clientFromKubeconfig,
   type UpgradeRequestResult,
@@ -28,6 +29,20 @@ export {
   type WaitItem,
 } from './upgrade/status-summary.js';
 export { formatUpgradeStatus } from './upgrade/status-format.js';
+export {
+  computeOcStatus,
+  formatOcStatus,
+  DETAILS,
+  type Details,
+  type OcStatus,
+  type OcStatusInput,
+} from './upgrade/status-oc.js';
+export {
+  recommend,
+  validateRecommendOptions,
+  type RecommendOptions,
+  type RecommendResult,
+} from './upgrade/recommend.js';
 export { rehearse, nodeInventory, type RehearseOptions, type RehearsalResult } from './rehearse/run.js';
 export { parseFaults, type FaultPlan } from './rehearse/faults.js';
 export type { TimelineEvent, NodeView, PoolView, NodePhase } from './rehearse/timeline.js';

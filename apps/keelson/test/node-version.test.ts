@@ -8,7 +8,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nodeVersionProblem } from '../src/node-version.js';
+import { nodeVersionProblem } from '@keelson/kube/node-version';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../../${p}`, import.meta.url));
 const BINS: [string, string][] = [

@@ -64,7 +64,7 @@ describe('upgrade plan feature set and gates', () => {
 
   it('reads FeatureGate cluster of the live cluster (gates of the current version); flags win', () => {
     const live = {
-      clusterVersion: {} as ClusterVersion,
+      clusterVersion: { spec: {} } as ClusterVersion,
       operators: [],
       pools: [],
       machineConfigs: [],

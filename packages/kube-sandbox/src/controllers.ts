@@ -557,6 +557,9 @@ export class Controllers {
       }
       const phase = (p['status'] as JsonObject | undefined)?.['phase'];
       if (phase === 'Running' || phase === 'Succeeded' || phase === 'Failed') continue;
+      // a run-to-completion pod (restartPolicy OnFailure / Never) has commands to run to an end: this tiny kubelet
+      // cannot run them, so it leaves such pods to a kubelet that can (e.g. the rehearsal's virtual nodes)
+      if (spec['restartPolicy'] === 'OnFailure' || spec['restartPolicy'] === 'Never') continue;
       const node = c.peek(typeOf(c, '', 'nodes'), undefined, text(spec['nodeName']));
       if (!node || !nodeReady(node)) continue;
       const now = nowTime();

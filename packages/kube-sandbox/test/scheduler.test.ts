@@ -244,4 +244,20 @@ describe('pod simulator scheduling through the API', () => {
     await c.req('POST', '/api/v1/namespaces/default/pods', pod('pinned', { nodeName: 'worker-0' }));
     expect((await podWhen('pinned', (x) => x.status?.phase === 'Running')).spec.nodeName).toBe('worker-0');
   });
+
+  it('leaves run-to-completion pods (restartPolicy OnFailure / Never) for a kubelet that can run their commands', async () => {
+    await c.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      pod('job-like', { nodeName: 'worker-0', restartPolicy: 'OnFailure' }),
+    );
+    await c.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      pod('once', { nodeName: 'worker-0', restartPolicy: 'Never' }),
+    );
+    await c.sb.settle();
+    for (const name of ['job-like', 'once'])
+      expect((await c.req('GET', `/api/v1/namespaces/default/pods/${name}`)).body.status?.phase).toBe('Pending');
+  });
 });

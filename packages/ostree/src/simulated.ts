@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, renameSync, existsSync, rmSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { OstreeError } from './errors.js';
 import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
 import { parseOstreeImageReference } from './imageref.js';
@@ -68,6 +69,8 @@ export class SimulatedRpmOstree implements CommandRunner {
   #busy = 0;
   readonly #failures: { match: string; stderr: string; times: number }[] = [];
   #clock = 1_700_000_000;
+  /** The last state write of a command, so that writes land in command order. */
+  #writing: Promise<void> = Promise.resolve();
 
   constructor(options: SimulatedHostOptions = {}) {
     this.#statePath = options.statePath;
@@ -161,6 +164,24 @@ export class SimulatedRpmOstree implements CommandRunner {
     const tmp = `${this.#statePath}.tmp-${process.pid}`;
     writeFileSync(tmp, JSON.stringify(this.state, null, 2) + '\n');
     renameSync(tmp, this.#statePath);
+  }
+
+  /**
+   * Writes the state file after a command without blocking the event loop (a rehearsal runs thousands of these
+   * simulators on one loop): the snapshot is taken now, writes land in command order, and the command returns only
+   * once its state is on disk (a process killed after a command finds that command's state).
+   */
+  async #persist(): Promise<void> {
+    const path = this.#statePath;
+    if (path === undefined) return;
+    const text = JSON.stringify(this.state, null, 2) + '\n';
+    const write = this.#writing.then(async () => {
+      const tmp = `${path}.tmp-${process.pid}`;
+      await writeFile(tmp, text);
+      await rename(tmp, path);
+    });
+    this.#writing = write.catch(() => undefined);
+    await write;
   }
 
   /** The next `n` mutating commands fail with a "Transaction in progress" error (another client holds the daemon). */
@@ -316,7 +337,7 @@ export class SimulatedRpmOstree implements CommandRunner {
     }
     try {
       const r = this.#dispatch(args);
-      if (!readOnly) this.save();
+      if (!readOnly) await this.#persist();
       return r;
     } catch (e) {
       if (e instanceof OstreeError && e.code === 'SIMULATION') return failed(e.message.replace(/^simulated: /, ''));

@@ -23,6 +23,8 @@ export type PayloadErrorCode =
   | 'InvalidImageLayout'
   | 'RegistryError'
   | 'RegistryTLSError'
+  | 'InvalidMirrorConfig'
+  | 'ProxyError'
   | 'UnsupportedSource'
   | 'VerificationFailed'
   | 'ExtractError'

@@ -80,3 +80,8 @@ export { DeadlineError, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } fr
 export type { Deadlines } from './transport.js';
 export type { RetryInfo } from './registry.js';
 export { MAX_DOCUMENT_DEPTH } from './depth.js';
+export { mirrorRulesFromCluster, pullSources, findRule, matchLength, insecureScopes } from './mirrors.js';
+export type { Mirror, MirrorRule, MirrorSetObject, PullFromMirror, PullSource } from './mirrors.js';
+export { parseRegistriesConf } from './registries-conf.js';
+export { bypassesProxy, proxyFor } from './proxy.js';
+export type { ProxySettings } from './proxy.js';

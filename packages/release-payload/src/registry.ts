@@ -17,6 +17,8 @@ import {
   type PlatformSelector,
 } from './oci.js';
 import type { ExtractLimits } from './layers.js';
+import { matchLength, pullSources, type MirrorRule } from './mirrors.js';
+import type { ProxySettings } from './proxy.js';
 import {
   DeadlineError,
   isCertificateError,
@@ -49,6 +51,19 @@ export interface RegistryOptions extends RegistryTlsOptions {
   idleTimeoutMs?: number;
   /** Called before each retry, so that a command can say what it retries (e.g. on stderr). */
   onRetry?: (info: RetryInfo) => void;
+  /** HTTP(S) proxy (Go `ProxyFromEnvironment` rules: loopback and `noProxy` hosts go direct). */
+  proxy?: ProxySettings;
+  /**
+   * Registry mirrors (IDMS/ITMS/ICSP or a registries.conf): a matching reference is pulled from its mirrors first,
+   * then from its source unless the source is blocked.
+   */
+  mirrors?: readonly MirrorRule[];
+  /** Scopes (`host[:port][/path]`, `*.domain`) pulled without TLS verification (registries.conf `insecure`). */
+  insecureRegistries?: readonly string[];
+  /** Scopes never contacted as a source (registries.conf `blocked`; image.config `blockedRegistries`); mirrors still are. */
+  blockedRegistries?: readonly string[];
+  /** When set, only references in these scopes may be pulled (image.config `allowedRegistries`, as policy.json). */
+  allowedRegistries?: readonly string[];
 }
 
 /** What {@link RegistryOptions.onRetry} is told. */
@@ -190,7 +205,7 @@ export class RegistryClient {
       this.base = `https://${host}`;
       if (verify && !loopback) return;
       try {
-        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, this.deadlines());
+        const res = await tlsFetch(`https://${host}/v2/`, {}, this.tlsCfg, this.deadlines(), this.opts.proxy);
         await res.body?.cancel();
       } catch (e) {
         if (isCertificateError(e) || isTlsAlert(e)) throw tlsFailure(host, e as Error & { code: string }, this.tlsCfg);
@@ -269,6 +284,7 @@ export class RegistryClient {
           init.headers ? { headers: init.headers as Record<string, string> } : {},
           this.tlsCfg,
           this.deadlines(),
+          this.opts.proxy,
         );
         if ((res.status >= 500 || res.status === 429) && i < attempts - 1) {
           await res.body?.cancel();
@@ -433,17 +449,67 @@ export class RegistryClient {
   }
 }
 
-/** Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. */
-export async function readRegistryImage(
-  reference: string,
-  opts: RegistryOptions & {
-    platform?: PlatformSelector;
-    limits?: ExtractLimits;
-    onProgress?: (done: number, total: number) => void;
-  } = {},
-): Promise<ImagePayload> {
+type ReadRegistryOptions = RegistryOptions & {
+  platform?: PlatformSelector;
+  limits?: ExtractLimits;
+  onProgress?: (done: number, total: number) => void;
+};
+
+/**
+ * Reads a release image from a registry: resolves tag/digest, manifest lists by platform, verified layers. With
+ * {@link RegistryOptions.mirrors}, each pull source is tried in order (mirrors, then the source unless blocked), as
+ * CRI-O does; when all fail, the error names every source and why it failed.
+ */
+export async function readRegistryImage(reference: string, opts: ReadRegistryOptions = {}): Promise<ImagePayload> {
+  const name = imageName(reference);
+  if (opts.allowedRegistries && !inScopes(name, opts.allowedRegistries))
+    throw new PayloadError(
+      'RegistryError',
+      `Source image rejected: ${reference} is not in the allowed registries (${opts.allowedRegistries.join(', ')})`,
+      reference,
+    );
+  const rules = [...(opts.mirrors ?? [])];
+  for (const scope of opts.blockedRegistries ?? []) {
+    const same = rules.findIndex((r) => r.source === scope);
+    if (same >= 0) rules[same] = { ...(rules[same] as MirrorRule), blocked: true };
+    else rules.push({ source: scope, mirrors: [], blocked: true });
+  }
+  const sources = rules.length > 0 ? pullSources(reference, rules) : undefined;
+  if (!sources || (sources.length === 1 && sources[0]?.reference === reference))
+    return readOneRegistryImage(reference, opts);
+  const failures: string[] = [];
+  for (const src of sources) {
+    try {
+      return await readOneRegistryImage(src.reference, opts);
+    } catch (e) {
+      if (!(e instanceof PayloadError)) throw e;
+      failures.push(`${src.reference}${src.mirror ? ' (mirror)' : ''}: ${e.message}`);
+    }
+  }
+  const blocked = !sources.some((s) => !s.mirror);
+  throw new PayloadError(
+    'RegistryError',
+    sources.length === 0
+      ? `${reference}: the source is blocked (NeverContactSource or a blocked registry) and no mirror applies to this reference`
+      : `${reference}: every pull source failed${blocked ? ' (the source itself is blocked: NeverContactSource or a blocked registry)' : ''}: ${failures.join('; ')}`,
+    reference,
+  );
+}
+
+/** `host/repo` of a reference (no tag or digest). */
+function imageName(reference: string): string {
+  const r = parseImageReference(reference.replace(/^docker:\/\//, ''));
+  return `${r.registry}/${r.repository}`;
+}
+
+function inScopes(name: string, scopes: readonly string[]): boolean {
+  return scopes.some((s) => matchLength(name, s) >= 0);
+}
+
+async function readOneRegistryImage(reference: string, opts: ReadRegistryOptions): Promise<ImagePayload> {
   const ref = parseImageReference(reference);
-  const client = new RegistryClient(ref, opts);
+  const insecure = opts.insecureRegistries && inScopes(`${ref.registry}/${ref.repository}`, opts.insecureRegistries);
+  const client = new RegistryClient(ref, insecure ? { ...opts, tlsVerify: false } : opts);
   const top = await client.manifest(ref.digest ?? ref.tag ?? 'latest');
   let total = 0;
   let done = 0;

@@ -1,11 +1,13 @@
 // node:http, node:https and node:tls are imported on first use: importing node:http from an ES module costs ~45 ms
 // of CPU (its exports pull in Node's bundled undici), which every command reading a payload directory paid for nothing
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { PayloadError, RegistryTlsError } from './errors.js';
+import { openTunnel, proxyAuthorization, proxyFor, type ProxySettings } from './proxy.js';
 
 /** TLS settings for registry access, modelled on containers/image (skopeo, podman). */
 export interface RegistryTlsOptions {
@@ -29,6 +31,13 @@ export interface RegistryTlsOptions {
   tlsVerify?: boolean;
   /** Same as `tlsVerify: false`. */
   insecure?: boolean;
+  /**
+   * Per-registry CA bundles keyed `host` or `host:port` (also `host..port`, the key form of OpenShift's
+   * `image.config.openshift.io` `spec.additionalTrustedCA` ConfigMap), added to the trusted roots for that registry.
+   */
+  registryCAs?: Readonly<Record<string, string>>;
+  /** PEM bundle trusted for every registry and proxy (the cluster Proxy's `spec.trustedCA`, a node's system trust). */
+  trustedCA?: string;
 }
 
 /** Default roots of per-registry certificate directories, as containers/image looks them up. */
@@ -105,6 +114,12 @@ async function readPem(file: string, host: string, what: string): Promise<string
   return text;
 }
 
+function pemOrThrow(text: string, host: string, what: string): string {
+  if (!/-----BEGIN [A-Z ]+-----/.test(text))
+    throw new RegistryTlsError(host, 'NOT_PEM', `registry ${host}: ${what} is not PEM (no -----BEGIN ...----- block)`);
+  return text;
+}
+
 /** Loads the TLS material for `host` (`host[:port]`) from the options and the certs.d directories. */
 export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promise<HostTls> {
   const out: HostTls = { rejectUnauthorized: opts.tlsVerify !== false && !opts.insecure, sources: [] };
@@ -155,6 +170,15 @@ export async function loadHostTls(host: string, opts: RegistryTlsOptions): Promi
         );
     }
     if (opts.certDir === undefined && names.length > 0) break; // the first certs.d root holding the host wins
+  }
+  const perRegistry = opts.registryCAs?.[host] ?? opts.registryCAs?.[host.replace(':', '..')];
+  if (perRegistry !== undefined) {
+    cas.push(pemOrThrow(perRegistry, host, `CA bundle for ${host}`));
+    out.sources.push(`additionalTrustedCA[${host}]`);
+  }
+  if (opts.trustedCA !== undefined && opts.trustedCA.trim() !== '') {
+    cas.push(pemOrThrow(opts.trustedCA, host, 'trusted CA bundle'));
+    out.sources.push('trusted CA bundle');
   }
   if (cas.length > 0) out.ca = [...(await import('node:tls')).rootCertificates, ...cas];
   return out;
@@ -210,6 +234,37 @@ export class DeadlineError extends Error {
   }
 }
 
+type TlsSocketOptions = { rejectUnauthorized: boolean; ca?: string[]; cert?: string; key?: string };
+
+/** TLS to `target` over an established proxy tunnel (SNI and certificate checks against the target's name). */
+function tunnelTls(
+  connect: typeof import('node:tls').connect,
+  tunnel: Duplex,
+  target: URL,
+  o: TlsSocketOptions,
+): Duplex {
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  return connect({ socket: tunnel, host, ...(isIP(host) ? {} : { servername: host }), ...o });
+}
+
+/** A plain-HTTP request sent to the proxy with the absolute URL as its target. */
+function plainViaProxy(
+  request: typeof import('node:http').request,
+  via: URL,
+  target: URL,
+  common: { method: string; headers: Record<string, string>; timeout: number },
+): ClientRequest {
+  const auth = proxyAuthorization(via);
+  return request({
+    host: via.hostname.replace(/^\[|\]$/g, ''),
+    port: via.port || 80,
+    path: target.href,
+    method: common.method,
+    timeout: common.timeout,
+    headers: { ...common.headers, host: target.host, ...(auth ? { 'proxy-authorization': auth } : {}) },
+  });
+}
+
 /**
  * Minimal fetch over node:http/https with per-host TLS, redirects (auth dropped across origins), a connect deadline
  * and an idle deadline (also while the body streams).
@@ -219,28 +274,49 @@ export async function tlsFetch(
   init: { headers?: Record<string, string> },
   tlsCfg: HostTls,
   deadlines: Deadlines = {},
+  proxy?: ProxySettings,
 ): Promise<Response> {
   const connectMs = deadlines.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const idleMs = deadlines.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const [{ request: httpRequest }, { request: httpsRequest }] = await Promise.all([
+  const [{ request: httpRequest }, { request: httpsRequest }, { connect: tlsConnect }] = await Promise.all([
     import('node:http'),
     import('node:https'),
+    import('node:tls'),
   ]);
   let current = new URL(url);
   let headers = { ...(init.headers ?? {}) };
   for (let hop = 0; hop <= 10; hop++) {
+    const via = proxyFor(current, proxy);
+    const target = current;
+    const tunnel =
+      via && target.protocol === 'https:'
+        ? await openTunnel(
+            via,
+            `${target.hostname}:${target.port || '443'}`,
+            tlsCfg.ca,
+            connectMs,
+            () => new DeadlineError('connect', via.host, connectMs),
+          )
+        : undefined;
     const msg = await new Promise<IncomingMessage>((resolve, reject) => {
       const common = { method: 'GET', headers, timeout: idleMs };
-      const req =
-        current.protocol === 'https:'
-          ? httpsRequest(current, {
-              ...common,
-              rejectUnauthorized: tlsCfg.rejectUnauthorized,
-              ...(tlsCfg.ca ? { ca: tlsCfg.ca } : {}),
-              ...(tlsCfg.cert ? { cert: tlsCfg.cert } : {}),
-              ...(tlsCfg.key ? { key: tlsCfg.key } : {}),
-            })
-          : httpRequest(current, common);
+      const tlsOpts = {
+        rejectUnauthorized: tlsCfg.rejectUnauthorized,
+        ...(tlsCfg.ca ? { ca: tlsCfg.ca } : {}),
+        ...(tlsCfg.cert ? { cert: tlsCfg.cert } : {}),
+        ...(tlsCfg.key ? { key: tlsCfg.key } : {}),
+      };
+      const req = tunnel
+        ? httpsRequest(target, {
+            ...common,
+            ...tlsOpts,
+            createConnection: () => tunnelTls(tlsConnect, tunnel, target, tlsOpts),
+          })
+        : via
+          ? plainViaProxy(httpRequest, via, target, common)
+          : target.protocol === 'https:'
+            ? httpsRequest(target, { ...common, ...tlsOpts })
+            : httpRequest(target, common);
       req.on('response', resolve);
       req.on('error', reject);
       req.on('socket', (socket) => {

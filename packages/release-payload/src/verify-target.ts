@@ -1,5 +1,5 @@
 /**
- * The CVO's verification of a target release (cvo.md 6.2-6.4), without I/O to the cluster: keys and stores from the
+ * The CVO's verification of a target release (openshift/cluster-version-operator pkg/verify and pkg/cvo/updatepayload.go), without I/O to the cluster: keys and stores from the
  * current payload's verification ConfigMap, signatures first from the cluster's labelled ConfigMaps (given by the
  * caller), then `spec.signatureStores` when set, else the payload's `store-*` URLs. The failure text is the CVO's
  * (`The update cannot be verified: …`), shared by the CVO app and `keelson upgrade plan`.

@@ -1,4 +1,4 @@
-/** The CVO's update preconditions (cvo.md 6.1; upstream pkg/payload/precondition/clusterversion) and Upgradeable. */
+/** The CVO's update preconditions (openshift/cluster-version-operator pkg/payload/precondition/clusterversion) and Upgradeable. */
 import { describe, expect, it } from 'vitest';
 import {
   adminAckPatchCommand,

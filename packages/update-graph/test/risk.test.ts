@@ -114,7 +114,7 @@ describe('PromQL over the Prometheus HTTP API', () => {
     ).rejects.toThrow(/executing PromQL query/);
   });
 
-  it('conformance 20: A (1) and B (0) → Recommended=False reason A; 2 samples → Unknown; accepted → True', async () => {
+  it('A (1) and B (0) → Recommended=False reason A; 2 samples → Unknown; accepted → True', async () => {
     const reg = createRiskRegistry({ url: prom.url, token: 's3cret' }, { minBetweenMatchesMs: -1 });
     const cu: ConditionalUpdate = {
       release: { version: '4.18.9', image: 'img@sha256:9' },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 // the Node check runs before the generator (and its dependencies) is loaded
-import { assertNodeVersion } from './node-version.js';
+import { assertNodeVersion } from '@keelson/kube/node-version';
 
 assertNodeVersion('keelson-payload-gen');
 const { generatePayload, generateRehearsalReleases } = await import('./index.js');

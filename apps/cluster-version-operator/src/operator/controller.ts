@@ -25,7 +25,7 @@ import {
 import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
-import { pullPayload, type PayloadCache } from '../payload/retrieve.js';
+import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
@@ -62,8 +62,8 @@ export interface ControllerDeps {
   intervals: Intervals;
   localPayload: ReleasePayload;
   releaseImage: string;
-  cache: PayloadCache;
-  authFileFor: () => Promise<string | undefined>;
+  /** Gets target payloads (upstream `PayloadRetriever`: a Pod in cluster, or a direct pull). */
+  retriever: PayloadRetriever;
   poller: UpdatesPoller;
   emit: (e: CvoEvent) => void;
   payloadErrors: Counter;
@@ -436,13 +436,11 @@ export class ClusterVersionController {
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
     this.reportStatus(true);
-    await this.d.cache
-      .clean(
-        new Set(
-          [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
-        ),
-      )
-      .catch(() => []);
+    await this.d.retriever.clean(
+      new Set(
+        [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
+      ),
+    );
     return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
   }
 
@@ -464,7 +462,7 @@ export class ClusterVersionController {
     return r;
   }
 
-  /** Initializing until one release completed; Reconciling on the completed release; else Updating (cvo.md 4.6). */
+  /** Initializing until one release completed; Reconciling on the completed release; else Updating (upstream pkg/cvo/sync_worker.go, State). */
   private decideMode(cv: ClusterVersion, work: Work): SyncMode {
     const history = cv.status?.history ?? [];
     const anyCompleted = history.some((h) => h.state === 'Completed') || this.completedImage !== undefined;
@@ -506,7 +504,7 @@ export class ClusterVersionController {
     };
   }
 
-  /** Loads the manifests to apply from a payload with the load-time filters (cvo.md 2). */
+  /** Loads the manifests to apply from a payload with the load-time filters (upstream pkg/payload/payload.go LoadUpdate). */
   private includedManifests(
     cv: ClusterVersion,
     payload: ReleasePayload,
@@ -523,7 +521,7 @@ export class ClusterVersionController {
     return { manifests: r.included, versionHash: r.versionHash };
   }
 
-  /** Makes `this.work` the target release when it can be accepted (cvo.md 4.7, 6). */
+  /** Makes `this.work` the target release when it can be accepted (upstream pkg/cvo/sync_worker.go syncPayload). */
   private async ensureWork(cv: ClusterVersion, target: Release, force: boolean, signal: AbortSignal): Promise<void> {
     const image = target.image ?? '';
     if (this.work && this.work.image === image && this.work.force === force) return;
@@ -593,13 +591,7 @@ export class ClusterVersionController {
     }
     let payload: ReleasePayload;
     try {
-      const authFile = await this.d.authFileFor();
-      payload = await pullPayload(image, {
-        cache: this.d.cache,
-        ...(authFile ? { authFile } : {}),
-        clusterProfile: this.d.clusterProfile,
-        signal,
-      });
+      payload = await this.d.retriever.retrieve({ image, version: v }, signal);
     } catch (e) {
       await fail(
         'RetrievePayload',

@@ -15,7 +15,16 @@ import {
 } from '@keelson/kube';
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
-import { loadLocalPayload, PayloadCache, pullSecretFile } from '../payload/retrieve.js';
+import { readClusterPullConfig } from '../payload/cluster-pull-config.js';
+import { TARGET_UPDATE_PAYLOADS_DIR } from '../payload/pod-retrieval.js';
+import {
+  directRetriever,
+  loadLocalPayload,
+  PayloadCache,
+  podRetriever,
+  pullSecretFile,
+  type PayloadRetriever,
+} from '../payload/retrieve.js';
 import { startMetricsServer } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
@@ -30,8 +39,22 @@ export interface CvoOptions {
   payloadDir: string;
   /** Pull spec of the operator's own release (`--release-image`). */
   releaseImage: string;
-  /** Cache of retrieved payloads (default `<tmpdir>/cvo-payloads`). */
+  /**
+   * Where retrieved payloads are: with `pod` retrieval, where this process sees the node's `/etc/cvo/updatepayloads`
+   * (default that path); with `direct`, a digest-keyed cache (default `<tmpdir>/cvo-payloads`).
+   */
   payloadCache?: string;
+  /**
+   * How target payloads are retrieved: `pod` (upstream: a `version-<v>-<rand>` Pod on this node copies the payload out
+   * of the release image, pulled by the node's container runtime) or `direct` (this process pulls from the registry,
+   * with the cluster's IDMS/ITMS/ICSP mirrors, Proxy and trusted CAs). Default: `pod` inside a cluster
+   * (`KUBERNETES_SERVICE_HOST` set), else `direct`.
+   */
+  payloadRetrieval?: 'pod' | 'direct';
+  /** The node this operator runs on (upstream `--node-name`, default `NODE_NAME`): where the retrieval Pod runs. */
+  nodeName?: string;
+  /** Bound of one `pod` retrieval (default upstream's 4 minutes). */
+  retrieveTimeoutMs?: number;
   /**
    * Read the objects a pass applies from watches (one informer per kind) instead of a GET per manifest (default
    * true); false GETs every manifest on every pass, as upstream's resourceapply does.
@@ -104,6 +127,37 @@ function makeClient(k: string | KubeConfig | undefined): KubeClient {
   }
 }
 
+/** The retriever of `options.payloadRetrieval` (see {@link CvoOptions}). */
+function makeRetriever(options: CvoOptions, client: KubeClient, clusterProfile: string, log: Logger): PayloadRetriever {
+  const mode = options.payloadRetrieval ?? (process.env['KUBERNETES_SERVICE_HOST'] ? 'pod' : 'direct');
+  if (mode === 'direct') {
+    const cacheDir = options.payloadCache ?? join(tmpdir(), 'cvo-payloads');
+    return directRetriever({
+      cache: new PayloadCache({ dir: cacheDir, clusterProfile }),
+      authFileFor: () => pullSecretFile(client, cacheDir),
+      pullConfigFor: (signal) => readClusterPullConfig(client, signal),
+      clusterProfile,
+    });
+  }
+  const nodeName = options.nodeName ?? process.env['NODE_NAME'] ?? '';
+  if (nodeName === '')
+    throw new CvoError(
+      'InvalidOptions',
+      '--node-name',
+      '--payload-retrieval=pod needs the node this operator runs on: --node-name or NODE_NAME (the Downward API spec.nodeName)',
+    );
+  return podRetriever({
+    client,
+    log,
+    namespace: 'openshift-cluster-version',
+    operatorName: 'version',
+    nodeName,
+    workingDir: options.payloadCache ?? TARGET_UPDATE_PAYLOADS_DIR,
+    clusterProfile,
+    ...(options.retrieveTimeoutMs !== undefined ? { retrieveTimeoutMs: options.retrieveTimeoutMs } : {}),
+  });
+}
+
 /** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */
 export async function startClusterVersionOperator(options: CvoOptions): Promise<RunningCvo> {
   const log =
@@ -116,8 +170,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
   const localPayload = await loadLocalPayload(options.payloadDir, options.releaseImage, clusterProfile);
   for (const w of localPayload.warnings) log.warn(w);
   const client = makeClient(options.kubeconfig);
-  const cacheDir = options.payloadCache ?? join(tmpdir(), 'cvo-payloads');
-  const cache = new PayloadCache({ dir: cacheDir, clusterProfile });
+  const retriever = makeRetriever(options, client, clusterProfile, log);
   const events = new EventEmitter<{ event: [CvoEvent] }>();
   const emit = (e: CvoEvent): void => {
     options.onEvent?.(e);
@@ -148,8 +201,7 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     intervals,
     localPayload,
     releaseImage: options.releaseImage,
-    cache,
-    authFileFor: () => pullSecretFile(client, cacheDir),
+    retriever,
     poller,
     emit,
     payloadErrors,

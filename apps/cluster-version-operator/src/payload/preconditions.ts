@@ -1,5 +1,5 @@
 /**
- * Update preconditions (cvo.md 6.1). The checks themselves live in @keelson/update-graph (`runPreconditions`), shared
+ * Update preconditions (openshift/cluster-version-operator pkg/payload/precondition). The checks themselves live in @keelson/update-graph (`runPreconditions`), shared
  * with `keelson upgrade plan`; this module turns their summary into the CVO's `UpgradePreconditionCheckFailed`
  * {@link UpdateError}.
  */

@@ -12,9 +12,24 @@ import {
   readPayloadDirectory,
   loadPayloadFromFiles,
   writePayloadFiles,
+  type OpenOptions,
   type ReleasePayload,
 } from '@keelson/release-payload';
 import { CvoError, UpdateError } from '../errors.js';
+import type { ClusterPullConfig } from './cluster-pull-config.js';
+import { retrieveWithPod, RETRIEVE_TIMEOUT_MS, type PodRetrievalOptions } from './pod-retrieval.js';
+
+function clusterPullOptions(c: ClusterPullConfig): Partial<OpenOptions> {
+  return {
+    mirrors: c.mirrors,
+    registryCAs: c.registryCAs,
+    ...(c.proxy ? { proxy: c.proxy } : {}),
+    ...(c.trustedCA ? { trustedCA: c.trustedCA } : {}),
+    ...(c.insecureRegistries ? { insecureRegistries: c.insecureRegistries } : {}),
+    ...(c.blockedRegistries ? { blockedRegistries: c.blockedRegistries } : {}),
+    ...(c.allowedRegistries ? { allowedRegistries: c.allowedRegistries } : {}),
+  };
+}
 
 const DIGEST_SUFFIX = /@(sha256:[a-f0-9]{64})$/;
 
@@ -96,6 +111,8 @@ export interface PullOptions {
   cache: PayloadCache;
   /** Docker auth file (the pull secret). */
   authFile?: string;
+  /** The cluster's mirrors, proxy and registry CAs (see cluster-pull-config.ts). */
+  cluster?: ClusterPullConfig;
   /** Blob cache for registry pulls. */
   blobCacheDir?: string;
   clusterProfile?: string;
@@ -121,6 +138,7 @@ export async function pullPayload(image: string, opts: PullOptions): Promise<Rel
       ...(opts.authFile ? { authFile: opts.authFile } : {}),
       ...(opts.blobCacheDir ? { cacheDir: opts.blobCacheDir } : {}),
       ...(opts.clusterProfile ? { clusterProfile: opts.clusterProfile } : {}),
+      ...(opts.cluster ? clusterPullOptions(opts.cluster) : {}),
     });
   } catch (e) {
     throw new UpdateError({
@@ -156,4 +174,83 @@ export async function loadLocalPayload(
   }
   const files = await readPayloadDirectory(dir);
   return loadPayloadFromFiles(files, dir, { releaseImage, ...(clusterProfile ? { clusterProfile } : {}) });
+}
+
+/** How the operator gets a target release's payload onto its disk (upstream `PayloadRetriever`). */
+export interface PayloadRetriever {
+  /** `pod` (upstream, in cluster) or `direct` (the registry is read by this process). */
+  readonly mode: 'pod' | 'direct';
+  /** Retrieves and loads the payload; failures are UpdateErrors `UpdatePayloadRetrievalFailed`. */
+  retrieve(update: { image: string; version: string }, signal: AbortSignal): Promise<ReleasePayload>;
+  /** Drops cached payloads other than `keep` (digests), where this retriever owns a cache. */
+  clean(keep: ReadonlySet<string>): Promise<void>;
+}
+
+/** `--payload-retrieval=direct`: pulls from the registry here, with the cluster's mirrors, proxy and CAs. */
+export function directRetriever(o: {
+  cache: PayloadCache;
+  authFileFor: () => Promise<string | undefined>;
+  /** The cluster's pull settings, read at each retrieval (undefined: none). */
+  pullConfigFor?: (signal: AbortSignal) => Promise<ClusterPullConfig>;
+  clusterProfile?: string;
+}): PayloadRetriever {
+  return {
+    mode: 'direct',
+    retrieve: async (update, signal) => {
+      let cluster: ClusterPullConfig | undefined;
+      try {
+        cluster = await o.pullConfigFor?.(signal);
+      } catch (e) {
+        throw new UpdateError({
+          reason: 'UpdatePayloadRetrievalFailed',
+          message: `Unable to download and prepare the update: ${(e as Error).message}`,
+          cause: e,
+        });
+      }
+      const authFile = await o.authFileFor();
+      return pullPayload(update.image, {
+        cache: o.cache,
+        ...(authFile ? { authFile } : {}),
+        ...(cluster ? { cluster } : {}),
+        ...(o.clusterProfile ? { clusterProfile: o.clusterProfile } : {}),
+        signal,
+      });
+    },
+    clean: async (keep) => {
+      await o.cache.clean(keep).catch(() => []);
+    },
+  };
+}
+
+/**
+ * `--payload-retrieval=pod` (upstream): a `version-<v>-<rand>` Pod on this node writes the payload to the node's
+ * `/etc/cvo/updatepayloads/<hash>`, read here from `workingDir`. The whole retrieval is bounded by upstream's
+ * `retrieveTimeout` (4 minutes, or `retrieveTimeoutMs`).
+ */
+export function podRetriever(
+  o: PodRetrievalOptions & { clusterProfile?: string; retrieveTimeoutMs?: number },
+): PayloadRetriever {
+  return {
+    mode: 'pod',
+    retrieve: async (update, signal) => {
+      const bounded = AbortSignal.any([signal, AbortSignal.timeout(o.retrieveTimeoutMs ?? RETRIEVE_TIMEOUT_MS)]);
+      let dir: string;
+      try {
+        dir = await retrieveWithPod(o, update, bounded);
+      } catch (e) {
+        throw new UpdateError({
+          reason: 'UpdatePayloadRetrievalFailed',
+          message: `Unable to download and prepare the update: ${(e as Error).message}`,
+          cause: e,
+        });
+      }
+      const files = await readPayloadDirectory(dir);
+      return loadPayloadFromFiles(files, dir, {
+        releaseImage: update.image,
+        ...(o.clusterProfile ? { clusterProfile: o.clusterProfile } : {}),
+      });
+    },
+    // the Pod's `cleanup` init container empties the directory before each retrieval, as upstream
+    clean: () => Promise.resolve(),
+  };
 }

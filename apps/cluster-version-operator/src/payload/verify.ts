@@ -1,5 +1,5 @@
 /**
- * Signature verification of a target release (cvo.md 6.2-6.4): the cluster's labelled signature ConfigMaps are read
+ * Signature verification of a target release (openshift/cluster-version-operator pkg/verify, pkg/cvo/updatepayload.go): the cluster's labelled signature ConfigMaps are read
  * here, the rest (keys and stores from the current payload's verification ConfigMap, `spec.signatureStores`, the
  * failure texts) is @keelson/release-payload's `verifyTargetRelease`, shared with `keelson upgrade plan`; `force` turns
  * a failure into an accepted risk (in the controller).

@@ -50,7 +50,7 @@ export function deleteRequested(annotations: Record<string, unknown> | undefined
   throw new Error(`invalid delete annotation ${JSON.stringify(DELETE_ANNOTATION)} value: ${JSON.stringify(v)}`);
 }
 
-/** Adds the ClusterVersion owner reference unless the manifest carries non-ClusterVersion owners (cvo.md 2.2). */
+/** Adds the ClusterVersion owner reference unless the manifest carries non-ClusterVersion owners (upstream lib/resourcebuilder). */
 export function withOwner(obj: JsonObject, owner: OwnerRef | undefined, createOnly: boolean): JsonObject {
   if (!owner) return obj;
   const meta = isObject(obj['metadata']) ? { ...obj['metadata'] } : {};
@@ -184,7 +184,7 @@ export class ResourceApplier {
     return obj;
   }
 
-  /** Deletion (cvo.md 4.5): delete requests only in Updating; other modes observe. */
+  /** Deletion (upstream lib/resourcedelete): delete requests only in Updating; other modes observe. */
   private async applyDelete(
     path: string,
     id: string,

@@ -1,4 +1,4 @@
-/** The ClusterOperator gate (upstream `checkOperatorHealth`, cvo.md 4.3): pure decision over manifest and live CO. */
+/** The ClusterOperator gate (upstream pkg/cvo/internal/operatorstatus.go `checkOperatorHealth`): pure decision over manifest and live CO. */
 import type { ClusterOperator, OperandVersion } from '../api-types.js';
 import { UpdateError } from '../errors.js';
 

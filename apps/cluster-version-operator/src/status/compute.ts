@@ -1,5 +1,5 @@
 /**
- * Pure computation of ClusterVersion status (cvo.md 5.2-5.3) from the previous status and the operator's state.
+ * Pure computation of ClusterVersion status (upstream pkg/cvo/status.go) from the previous status and the operator's state.
  * The caller writes the result through the /status subresource only when it differs.
  */
 import { kubeTime, setCondition, removeCondition, type Condition } from '@keelson/kube';

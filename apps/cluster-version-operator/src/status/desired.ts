@@ -1,4 +1,4 @@
-/** `spec.desiredUpdate` validation and resolution (cvo.md 5.1). */
+/** `spec.desiredUpdate` validation and resolution (upstream lib/validation/validation.go and pkg/cvo/cvo.go). */
 import { isSemver } from '@keelson/update-graph';
 import type { ClusterVersion, Release } from '../api-types.js';
 

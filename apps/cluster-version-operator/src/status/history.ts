@@ -1,4 +1,4 @@
-/** ClusterVersion `status.history` (cvo.md 5.2): merge of the current release and weighted pruning to 100 entries. */
+/** ClusterVersion `status.history` (upstream pkg/cvo/status_history.go): merge of the current release and weighted pruning to 100 entries. */
 import type { UpdateHistory } from '../api-types.js';
 
 /** Most history entries kept. */

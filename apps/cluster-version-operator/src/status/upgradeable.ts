@@ -1,2 +1,2 @@
-/** The classic `Upgradeable` aggregation (cvo.md 5.4), shared with `keelson upgrade plan` via @keelson/update-graph. */
+/** The classic `Upgradeable` aggregation (upstream pkg/cvo/upgradeable.go), shared with `keelson upgrade plan` via @keelson/update-graph. */
 export { computeUpgradeable } from '@keelson/update-graph';

@@ -205,7 +205,7 @@ async function applyOne(m: Manifest, o: RunPayloadOptions, signal: AbortSignal):
   return action;
 }
 
-/** The ClusterOperator builder: metadata merged in Reconciling, then the gate (cvo.md 4.3). */
+/** The ClusterOperator builder: metadata merged in Reconciling, then the gate (upstream pkg/cvo/internal/operatorstatus.go). */
 async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
   let live = await o.getOperator(m.name);
   if (!live) {

@@ -1,6 +1,6 @@
 /**
  * Pure interpretation of apply errors (upstream `summarizeTaskGraphErrors` and `convertErrorToProgressing`,
- * cvo.md 4.4): condense ClusterOperator errors, and decide over time whether an error is a failure yet.
+ * pkg/cvo/sync_worker.go): condense ClusterOperator errors, and decide over time whether an error is a failure yet.
  */
 import { UpdateError, type UpdateEffect } from '../errors.js';
 

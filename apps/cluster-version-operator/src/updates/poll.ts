@@ -1,5 +1,5 @@
 /**
- * Available and conditional updates (cvo.md 7): query the update service for the current version and channel,
+ * Available and conditional updates (openshift/cluster-version-operator pkg/cvo/availableupdates.go): query the update service for the current version and channel,
  * evaluate conditional-update risks (PromQL), and produce `RetrievedUpdates`, `availableUpdates` (descending SemVer)
  * and `conditionalUpdates`. Previous lists survive transient retrieval failures.
  */

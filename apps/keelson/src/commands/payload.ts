@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { isNotFound } from '@keelson/kube';
 import {
   checkClusterSettings,
   clusterCapabilities,
@@ -14,6 +15,7 @@ import {
   componentVersions,
   DEFAULT_CLUSTER_PROFILE,
   type ClusterFacts,
+  type FeatureGateObject,
   type Keyring,
   type OpenOptions,
   type ReleasePayload,
@@ -30,6 +32,8 @@ import {
   type OutputFlags,
 } from '../output.js';
 import { parseDuration } from '../flags.js';
+import { liveManifestFacts } from '../plan/cluster-facts.js';
+import { clientFromKubeconfig, getClusterVersion } from '../upgrade/cluster.js';
 
 interface SourceOpts {
   arch?: string;
@@ -154,16 +158,40 @@ interface FilterOpts {
   featureGates?: string;
   exclude?: string;
   explain?: boolean;
+  kubeconfig?: string | boolean;
 }
 
-function facts(o: FilterOpts): ClusterFacts {
+/**
+ * `--kubeconfig`: what the cluster's CVO filters with (FeatureGate `cluster`, ClusterVersion capabilities and
+ * overrides); the flags given on the command line replace the cluster's values.
+ */
+async function readClusterFacts(kubeconfig: string | boolean | undefined): Promise<ClusterFacts | undefined> {
+  if (kubeconfig === undefined || kubeconfig === false) return undefined;
+  try {
+    const client = await clientFromKubeconfig(typeof kubeconfig === 'string' ? kubeconfig : undefined);
+    const [cv, fg] = await Promise.all([
+      getClusterVersion(client),
+      client
+        .request<FeatureGateObject>('GET', '/apis/config.openshift.io/v1/featuregates/cluster')
+        .catch((e: unknown) => {
+          if (isNotFound(e)) return undefined;
+          throw e;
+        }),
+    ]);
+    return liveManifestFacts(cv, fg);
+  } catch (e) {
+    throw new CliError(`--kubeconfig: cannot read the cluster: ${(e as Error).message}`, 1);
+  }
+}
+
+function facts(o: FilterOpts, live?: ClusterFacts): ClusterFacts {
   const settings = {
     capabilities: list(o.capabilities) ?? [],
     ...(o.featureSet !== undefined ? { featureSet: o.featureSet } : {}),
     ...(o.profile !== undefined ? { profile: o.profile } : {}),
   };
   for (const w of checkClusterSettings(settings)) warn(w.message);
-  const gates = list(o.featureGates) ?? [];
+  const gates = list(o.featureGates) ?? [...(live?.enabledFeatureGates ?? [])];
   const spec: Parameters<typeof clusterCapabilities>[0] = { enabledFeatureGates: gates };
   if (o.capabilities !== undefined) {
     spec.baselineCapabilitySet = o.baselineCapabilitySet ?? 'None';
@@ -171,15 +199,19 @@ function facts(o: FilterOpts): ClusterFacts {
   } else if (o.baselineCapabilitySet !== undefined) spec.baselineCapabilitySet = o.baselineCapabilitySet;
   let capabilities;
   try {
-    capabilities = clusterCapabilities(spec);
+    capabilities =
+      o.capabilities === undefined && o.baselineCapabilitySet === undefined && live?.capabilities !== undefined
+        ? live.capabilities
+        : clusterCapabilities(spec);
   } catch (e) {
     throw new CliError(`--baseline-capability-set: ${(e as Error).message}`, 2);
   }
   const f: ClusterFacts = {
     profile: o.profile ?? DEFAULT_CLUSTER_PROFILE,
-    featureSet: o.featureSet === 'Default' ? '' : (o.featureSet ?? ''),
+    featureSet: o.featureSet === 'Default' ? '' : (o.featureSet ?? live?.featureSet ?? ''),
     enabledFeatureGates: gates,
     capabilities,
+    ...(live?.overrides !== undefined ? { overrides: live.overrides } : {}),
   };
   if (o.exclude !== undefined) f.excludeIdentifier = o.exclude;
   return f;
@@ -410,11 +442,15 @@ function registerManifests(payload: Command): void {
     )
     .option('--feature-gates <list>', 'enabled feature gates (comma list)')
     .option('--exclude <identifier>', 'exclude identifier (exclude.release.openshift.io/<identifier>)')
-    .option('--explain', 'also list excluded manifests with the reason');
+    .option('--explain', 'also list excluded manifests with the reason')
+    .option(
+      '--kubeconfig [file]',
+      "filter as this cluster's CVO does: feature set and gates of FeatureGate cluster, capabilities and overrides of ClusterVersion version (the flags above replace them; file: KUBECONFIG or ~/.kube/config when omitted)",
+    );
   addOutputOption(addSourceOptions(cmd), READ_FORMATS).action(
     async (source: string, o: SourceOpts & FilterOpts & OutputFlags) => {
       const format = outputFormat(o, cmd);
-      const clusterFacts = facts(o);
+      const clusterFacts = facts(o, await readClusterFacts(o.kubeconfig));
       const p = await load(source, o);
       const r = filterManifests(p, clusterFacts);
       const name = (m: (typeof r.included)[number]) => (m.namespace ? `${m.namespace}/${m.name}` : m.name);

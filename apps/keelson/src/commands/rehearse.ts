@@ -10,9 +10,10 @@ import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js'
 import { renderHtmlReport } from '../rehearse/html.js';
 import { LiveView, type LiveMode } from '../rehearse/live-view.js';
 import { MaxUnavailableSpecError, parseMaxUnavailable } from '../rehearse/max-unavailable.js';
-import { formatReport, type RehearsalReport } from '../rehearse/report.js';
+import { EXIT_CODES, formatReport, type RehearsalReport } from '../rehearse/report.js';
 import type { TimelineEvent } from '../rehearse/timeline.js';
 import { rehearse } from '../rehearse/run.js';
+import { RehearsalTargetError } from '../rehearse/target.js';
 
 interface RehearseFlags {
   from?: string;
@@ -34,6 +35,7 @@ interface RehearseFlags {
   keep?: boolean;
   componentLog?: string;
   hold?: boolean;
+  kubeconfig?: string;
 }
 
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
@@ -122,7 +124,11 @@ export function registerRehearseCommand(program: Command): void {
     .option('--json', 'print the final report as JSON')
     .option('--report <file.html>', 'write a self-contained HTML report with a timeline chart')
     .option('--work-dir <dir>', 'where releases and node roots go (default: a temporary directory)')
-    .option('--keep', 'keep the work directory')
+    .option(
+      '--kubeconfig <file>',
+      'rehearse against this existing API server (kube-apiserver, kind, k3s, keelson sandbox start) instead of an embedded one: needs cluster-admin and a cluster without OpenShift objects; what the rehearsal creates is deleted at the end unless --keep',
+    )
+    .option('--keep', 'keep the work directory (and, with --kubeconfig, what the rehearsal created in the cluster)')
     .option('--component-log <file>', "append the components' JSON log lines to this file (default: dropped)")
     .option(
       '--hold',
@@ -190,6 +196,10 @@ export function registerRehearseCommand(program: Command): void {
             view.push(e);
           },
           ...(f.hold === true ? { hold } : {}),
+          ...(f.kubeconfig !== undefined ? { kubeconfig: f.kubeconfig, keepCluster: f.keep === true } : {}),
+          onNotice: (line: string) => {
+            process.stderr.write(`${line}\n`);
+          },
           ...(logStream !== undefined
             ? {
                 onLog: (component: string, line: string) => {
@@ -203,6 +213,9 @@ export function registerRehearseCommand(program: Command): void {
         if (e instanceof RehearsalPayloadError) throw new CliError(`${e.message} [${e.code}]`, 2);
         // a --fault/--kill/--pause-pool target that is not in the cluster (checked once the releases are open)
         if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
+        // --kubeconfig: a server the rehearsal refuses (nothing was written to it)
+        if (e instanceof RehearsalTargetError)
+          throw new CliError(`${e.message} [${e.code}]`, e.code === 'KUBECONFIG' ? 2 : EXIT_CODES.NotRunnable);
         throw e;
       } finally {
         view.close();

@@ -22,6 +22,7 @@ import {
   computeClusterMachineConfigs,
   computeClusterPools,
   computeJudgedClusterVersion,
+  liveManifestFacts,
   notUpgradeableOperators,
 } from '../plan/cluster-facts.js';
 import { readLiveCluster, type LiveCluster } from '../plan/cluster.js';
@@ -250,7 +251,14 @@ export function planFacts(
           .map((g) => g.trim())
           .filter((g) => g !== '')
       : cluster.enabledGates;
-  return { featureSet, enabledFeatureGates: gates };
+  // the capabilities (ClusterVersion status) and overrides (spec) the cluster's CVO filters with
+  const fromCluster = live !== undefined ? liveManifestFacts(live.clusterVersion, live.featureGate) : {};
+  return {
+    featureSet,
+    enabledFeatureGates: gates,
+    ...(fromCluster.capabilities !== undefined ? { capabilities: fromCluster.capabilities } : {}),
+    ...(fromCluster.overrides !== undefined ? { overrides: fromCluster.overrides } : {}),
+  };
 }
 
 /** Release A's admin gates (the data of its `openshift-config-managed/admin-gates` manifests), with no acks: offline. */

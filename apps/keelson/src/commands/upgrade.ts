@@ -10,13 +10,23 @@ import { CliError } from '../errors.js';
 import {
   clientFromKubeconfig,
   getClusterVersion,
+  readOcStatus,
   readUpgradeStatus,
   requestUpgrade,
   setChannel,
 } from '../upgrade/cluster.js';
 import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
 import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
-import { formatUpgradeStatus } from '../upgrade/status-format.js';
+import { AlertsFetchError, fetchAlerts } from '../upgrade/alerts-fetch.js';
+import {
+  recommend,
+  RecommendUsageError,
+  validateRecommendOptions,
+  type AcceptableCondition,
+  type RecommendOptions,
+} from '../upgrade/recommend.js';
+import { alertConditions, AlertsParseError } from '../upgrade/recommend-alerts.js';
+import { DETAILS, formatOcStatus, type Details, type OcStatus } from '../upgrade/status-oc.js';
 import type { UpgradeStatusSummary } from '../upgrade/status-summary.js';
 import type { KubeClient } from '@keelson/kube';
 
@@ -150,31 +160,132 @@ export function registerUpgradeCommands(program: Command): Command {
   upgrade
     .command('status')
     .description(
-      'Diagnose the current update: per-operator progress, completion, what it waits on and for how long, node pools',
+      'Display the status of the current update as `oc adm upgrade status`: control plane (completion, duration, estimated time remaining, operator health), control-plane and worker-pool node tables, update health',
     )
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('-o, --output <format>', 'json or yaml instead of text (with --watch: one JSON document per line)')
+    .option('--details <what>', `show detailed output in selected section; one of: ${DETAILS.join(', ')}`, 'none')
+    .option(
+      '-o, --output <format>',
+      'json or yaml: the assessment as data plus the per-operator diagnosis (with --watch: one JSON document per line)',
+    )
     .option(
       '--watch <interval>',
       'print again every interval (e.g. 10s) until interrupted; the completion never goes backwards',
     )
-    .action((o: { kubeconfig?: string; output?: string; watch?: string }) =>
+    .action((o: { kubeconfig?: string; output?: string; watch?: string; details: string }) =>
       run(async () => {
         const format = outputFormat(o.output);
+        if (!(DETAILS as readonly string[]).includes(o.details))
+          throw new CliError(`invalid value for --details: ${o.details} (must be one of ${DETAILS.join(', ')})`, 2);
         const interval = o.watch === undefined ? undefined : parseDuration(o.watch, '--watch');
         const client = await clientFromKubeconfig(o.kubeconfig);
         try {
-          await statusLoop(client, format, interval);
+          await statusLoop(client, { format, details: o.details as Details }, interval);
         } finally {
           await client.close();
         }
       }),
     );
+  registerRecommend(upgrade);
   return upgrade;
 }
 
-/** Prints the diagnosis once, or every `intervalMs` until SIGINT/SIGTERM (each round knows the previous one). */
-async function statusLoop(client: KubeClient, format: OutputFormat, intervalMs: number | undefined): Promise<void> {
+/** The alerts precheck: its conditions, or why it could not complete. */
+async function precheck(client: KubeClient): Promise<{ conditions: AcceptableCondition[]; error?: string }> {
+  try {
+    return { conditions: alertConditions(await fetchAlerts(client)) };
+  } catch (e) {
+    if (e instanceof AlertsFetchError || e instanceof AlertsParseError) return { conditions: [], error: e.message };
+    throw e;
+  }
+}
+
+function registerRecommend(upgrade: Command): void {
+  upgrade
+    .command('recommend')
+    .description(
+      'Display cluster update recommendations (`oc adm upgrade recommend`): recent targets by minor with their known issues, or one target with --version',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option(
+      '--show-outdated-releases',
+      'display additional older releases; they may be exposed to known issues fixed in more recent releases',
+    )
+    .option('--version <version>', 'select a particular target release to display by version')
+    .option('--quiet', 'when --version is set, only print unaccepted issue names')
+    .option(
+      '--accept <names>',
+      'comma-delimited names of issues you find acceptable; with --version, any unaccepted issue gives a non-zero exit',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), ...v.split(',').filter((x) => x !== '')],
+    )
+    .action(
+      (o: {
+        kubeconfig?: string;
+        showOutdatedReleases?: boolean;
+        version?: string;
+        quiet?: boolean;
+        accept?: string[];
+      }) =>
+        run(async () => {
+          const opts: RecommendOptions = {};
+          if (o.showOutdatedReleases === true) opts.showOutdatedReleases = true;
+          if (o.version !== undefined) opts.version = o.version;
+          if (o.quiet === true) opts.quiet = true;
+          if (o.accept !== undefined) opts.accept = o.accept;
+          try {
+            validateRecommendOptions(opts);
+          } catch (e) {
+            if (e instanceof RecommendUsageError) throw new CliError(e.message, 2);
+            throw e;
+          }
+          const client = await clientFromKubeconfig(o.kubeconfig);
+          try {
+            const cv = await getClusterVersion(client);
+            const r = recommend(cv, opts, await precheck(client));
+            for (const c of r.chunks) (c.stream === 'out' ? process.stdout : process.stderr).write(c.text);
+            if (r.error !== undefined) throw new CliError(r.error, 1);
+          } finally {
+            await client.close();
+          }
+        }),
+    );
+}
+
+/** One round of `upgrade status`: the text, or the data (oc's assessment plus Keelson's per-operator diagnosis). */
+async function statusRound(
+  client: KubeClient,
+  opts: { format: OutputFormat; details: Details; watching: boolean },
+  now: number,
+  previous: { oc?: OcStatus; summary?: UpgradeStatusSummary },
+): Promise<{ oc: OcStatus; summary?: UpgradeStatusSummary }> {
+  const oc = await readOcStatus(client, now, previous.oc);
+  if (opts.format === 'text') {
+    const stamp = opts.watching ? `--- ${new Date(now).toISOString()}\n` : '';
+    const notes = oc.notes.map((n) => `${n}\n`).join('');
+    process.stdout.write(`${stamp}${notes}${formatOcStatus(oc, opts.details)}`);
+    return { oc };
+  }
+  const summary = await readUpgradeStatus(client, now, previous.summary);
+  const data = {
+    ...summary,
+    controlPlaneStatus: oc.controlPlane,
+    controlPlaneNodes: oc.controlPlanePool ?? null,
+    workerPools: oc.workerPools,
+    updateHealth: oc.health.insights,
+    updating: oc.updating,
+    notes: oc.notes,
+  };
+  if (opts.watching && opts.format === 'json') process.stdout.write(`${JSON.stringify(data)}\n`);
+  else printData(opts.format, data);
+  return { oc, summary };
+}
+
+/** Prints the status once, or every `intervalMs` until SIGINT/SIGTERM (each round knows the previous one). */
+async function statusLoop(
+  client: KubeClient,
+  opts: { format: OutputFormat; details: Details },
+  intervalMs: number | undefined,
+): Promise<void> {
   let stop = false;
   let wake: (() => void) | undefined;
   const onSignal = (): void => {
@@ -186,17 +297,9 @@ async function statusLoop(client: KubeClient, format: OutputFormat, intervalMs: 
     process.once('SIGTERM', onSignal);
   }
   try {
-    let previous: UpgradeStatusSummary | undefined;
+    let previous: { oc?: OcStatus; summary?: UpgradeStatusSummary } = {};
     for (;;) {
-      const now = Date.now();
-      const summary = await readUpgradeStatus(client, now, previous);
-      if (format === 'text')
-        process.stdout.write(
-          `${intervalMs !== undefined ? `--- ${new Date(now).toISOString()}\n` : ''}${formatUpgradeStatus(summary, now)}`,
-        );
-      else if (intervalMs !== undefined && format === 'json') process.stdout.write(`${JSON.stringify(summary)}\n`);
-      else printData(format, summary);
-      previous = summary;
+      previous = await statusRound(client, { ...opts, watching: intervalMs !== undefined }, Date.now(), previous);
       if (intervalMs === undefined || stop) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, intervalMs);

@@ -5,7 +5,38 @@
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
 import type { MachineConfig } from '@keelson/ignition';
 import { computeUpgradeable, type AdminAckInput } from '@keelson/update-graph';
+import { featureGateState, type ClusterFacts, type FeatureGateObject } from '@keelson/release-payload';
 import type { PoolInput } from './pools.js';
+
+/**
+ * What the cluster's CVO filters a release's manifests with (upstream `Manifest.Include` as called from
+ * cluster-version-operator `pkg/cvo/sync_worker.go`): the feature set of FeatureGate `cluster` and the gates its status
+ * enables for the version the cluster runs, the capabilities of ClusterVersion's status (known and enabled) and the
+ * overrides of its spec (a manifest marked unmanaged is not applied).
+ */
+export function liveManifestFacts(cv: ClusterVersion, featureGate: FeatureGateObject | undefined): ClusterFacts {
+  const version = cv.status?.desired.version ?? '';
+  const gates = featureGateState(featureGate, version);
+  const caps = cv.status?.capabilities;
+  return {
+    featureSet: gates.featureSet,
+    enabledFeatureGates: gates.enabledGates,
+    ...(caps !== undefined
+      ? { capabilities: { known: caps.knownCapabilities ?? [], enabled: caps.enabledCapabilities ?? [] } }
+      : {}),
+    ...(cv.spec.overrides !== undefined && cv.spec.overrides.length > 0
+      ? {
+          overrides: cv.spec.overrides.map((o) => ({
+            group: o.group,
+            kind: o.kind,
+            namespace: o.namespace,
+            name: o.name,
+            unmanaged: o.unmanaged,
+          })),
+        }
+      : {}),
+  };
+}
 
 /**
  * The ClusterVersion with `Upgradeable` as the CVO computes it on its next sync from the ClusterOperators and the

@@ -9,6 +9,7 @@ import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGrap
 import {
   diffPayloads,
   filterManifests,
+  implicitlyEnabledCapabilities,
   type ClusterFacts,
   type Manifest,
   type ReleasePayload,
@@ -102,6 +103,11 @@ export interface UpgradePlan {
   operatorsNotUpgradeable?: { name: string; reason: string; message: string }[];
   /** Admin acknowledgements a minor or major update needs first, and the `oc patch` that gives them all. */
   adminAcks?: { pending: PendingAdminAck[]; patch: string };
+  /**
+   * Capabilities the CVO enables implicitly when it loads B (upstream `GetImplicitlyEnabledCapabilities`): a resource
+   * A manages under an enabled capability moved to one that is not (a live cluster's capabilities only).
+   */
+  implicitlyEnabledCapabilities?: string[];
   /** The update service's answer for the current version (with --upstream/--channel). */
   updates?: GraphVerdict;
   signature?: SignatureVerdict;
@@ -254,9 +260,10 @@ function manifestChanges(
   to: ReleasePayload,
   diff: ReturnType<typeof diffPayloads>,
   facts?: ClusterFacts,
+  toFacts: ClusterFacts | undefined = facts,
 ): UpgradePlan['manifests'] {
   const deletedBefore = new Set(filterManifests(from, facts).deletions.map((m) => m.id));
-  const deleted = filterManifests(to, facts).deletions.filter((m) => !deletedBefore.has(m.id));
+  const deleted = filterManifests(to, toFacts).deletions.filter((m) => !deletedBefore.has(m.id));
   return {
     changed: diff.manifests.changed.flatMap((c) => {
       const m = to.manifests.find((x) => x.id === c.id);
@@ -283,14 +290,32 @@ function adminAcksOf(input: UpgradePlanInput): Pick<UpgradePlan, 'adminAcks'> {
   return pending.length > 0 ? { adminAcks: { pending, patch: adminAckPatchCommand(pending.map((p) => p.gate)) } } : {};
 }
 
+/**
+ * The facts B's manifests are filtered with: A's, plus the capabilities the CVO enables implicitly when it loads B
+ * (as cluster-version-operator `pkg/cvo/cvo.go` `loadReleasePayload` → `capability.SetFromImplicitlyEnabledCapabilities`).
+ */
+export function targetFacts(input: Pick<UpgradePlanInput, 'from' | 'to' | 'facts'>): {
+  facts: ClusterFacts | undefined;
+  implicit: string[];
+} {
+  const caps = input.facts?.capabilities;
+  if (input.facts === undefined || caps === undefined) return { facts: input.facts, implicit: [] };
+  const { capabilities: _caps, ...rest } = input.facts;
+  const implicit = implicitlyEnabledCapabilities(input.to.manifests, input.from.manifests, caps, rest);
+  if (implicit.length === 0) return { facts: input.facts, implicit };
+  const enabled = [...new Set([...caps.enabled, ...implicit])].sort();
+  return { facts: { ...input.facts, capabilities: { known: caps.known, enabled } }, implicit };
+}
+
 /** Computes the plan. */
 export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
   const { from, to } = input;
+  const target = targetFacts(input);
   const diff = diffPayloads(from, to);
   const user = input.userMachineConfigs ?? [];
   const pools = input.pools ?? poolsOf(to);
   const a = { configs: [...configsOf(from, input.facts), ...user], controllerConfig: controllerConfigOf(from) };
-  const b = { configs: [...configsOf(to, input.facts), ...user], controllerConfig: controllerConfigOf(to) };
+  const b = { configs: [...configsOf(to, target.facts), ...user], controllerConfig: controllerConfigOf(to) };
   const poolPlans = pools.map((p) => computePoolPlan(p, a, b, input.times ?? DEFAULT_NODE_TIMES));
   const judged = computeJudgement(input);
   const notes = [...judged.notes];
@@ -307,13 +332,14 @@ export function computeUpgradePlan(input: UpgradePlanInput): UpgradePlan {
     to: to.metadata.version,
     toImage: imageOf(to),
     basis: input.cluster !== undefined ? 'cluster' : 'release',
-    manifests: manifestChanges(from, to, diff, input.facts),
+    manifests: manifestChanges(from, to, diff, input.facts, target.facts),
     images: { changed: diff.images.length, os: diff.osImages },
-    runLevels: computeRunLevels(from, to, input.facts),
+    runLevels: computeRunLevels(from, to, target.facts),
     preconditions: judged.preconditions,
     acceptance: judged.acceptance,
     ...(input.cluster !== undefined ? { operatorsNotUpgradeable: input.cluster.notUpgradeable } : {}),
     ...adminAcksOf(input),
+    ...(target.implicit.length > 0 ? { implicitlyEnabledCapabilities: target.implicit } : {}),
     ...(input.graph !== undefined ? { updates: input.graph } : {}),
     ...(input.signature !== undefined ? { signature: input.signature } : {}),
     pools: poolPlans,

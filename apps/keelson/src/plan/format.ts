@@ -99,6 +99,17 @@ function adminAcksBlock(plan: UpgradePlan, out: string[]): void {
   out.push('', 'Acknowledge with:', '', `  ${acks.patch}`, '');
 }
 
+/** The capabilities B enables implicitly, in the words of the CVO's ImplicitlyEnabledCapabilities condition. */
+function capabilitiesBlock(plan: UpgradePlan, out: string[]): void {
+  const caps = plan.implicitlyEnabledCapabilities;
+  if (caps === undefined) return;
+  out.push(
+    `Capabilities enabled implicitly by ${plan.to} (ClusterVersion ImplicitlyEnabledCapabilities=True CapabilitiesImplicitlyEnabled):`,
+    `  The following capabilities could not be disabled: ${caps.join(', ')}`,
+    '',
+  );
+}
+
 function updatesBlock(plan: UpgradePlan, out: string[]): void {
   const u = plan.updates;
   if (u === undefined) return;
@@ -209,6 +220,7 @@ export function formatPlan(plan: UpgradePlan): string {
   preconditionBlock(plan, out);
   operatorsBlock(plan, out);
   adminAcksBlock(plan, out);
+  capabilitiesBlock(plan, out);
   updatesBlock(plan, out);
   manifestsBlock(plan, out);
   runLevelBlock(plan, out);

@@ -172,7 +172,7 @@ export interface Acceptance {
 }
 
 /**
- * The CVO's decision (cvo.md 6.1, 6.4): an unverified signature refuses the payload unless forced; then the
+ * The CVO's decision (upstream pkg/cvo/sync_worker.go and pkg/payload/precondition): an unverified signature refuses the payload unless forced; then the
  * preconditions' summary blocks (ReleaseAccepted=False, `PreconditionChecks`) or becomes accepted risks.
  */
 export function decideAcceptance(input: {

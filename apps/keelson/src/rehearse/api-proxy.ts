@@ -4,14 +4,40 @@
  * given rate (`--fault api-errors=RATE`) the way an overloaded apiserver answers: 500 InternalError Status objects.
  * Watches and streams pass through untouched.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiCounts } from './report.js';
 
+/**
+ * How the proxy reaches an API server over HTTPS and stands in for its admin (`rehearse --kubeconfig`): a request that
+ * carries `Authorization: Bearer <adminToken>` is sent with the kubeconfig's credentials instead (its bearer token or
+ * exec-plugin token, its client certificate); any other request keeps its own credentials (the components'
+ * ServiceAccount tokens) and gets no client certificate, so the server authenticates who actually asks.
+ */
+export interface ProxyUpstream {
+  /** The token the rehearsal's admin kubeconfig (pointed at the proxy) carries. */
+  adminToken: string;
+  /** PEM CA bundle of the server (default: the system's). */
+  ca?: string;
+  /** `insecure-skip-tls-verify: true` in the kubeconfig. */
+  insecureSkipTlsVerify?: boolean;
+  /** The kubeconfig's credentials. */
+  admin: { authorization?: string; cert?: string; key?: string };
+}
+
 /** Options of {@link startApiProxy}. */
 export interface ApiProxyOptions {
-  /** Upstream API server base URL (plain HTTP on loopback). */
+  /** Upstream API server base URL (plain HTTP on loopback, or any URL with {@link ApiProxyOptions.upstream}). */
   target: string;
+  /** TLS and admin credentials of the target (`rehearse --kubeconfig`). */
+  upstream?: ProxyUpstream;
   /** Fraction 0..1 of non-watch requests answered with an injected 500 (default 0). */
   errorRate?: number;
   /** Seed of the injection PRNG (default 1), so a rehearsal is repeatable. */
@@ -85,6 +111,25 @@ function prng(seed: number): () => number {
   };
 }
 
+/** The headers and TLS options of one upstream request: the admin token swapped for the kubeconfig's credentials. */
+export function upstreamAuth(
+  u: ProxyUpstream | undefined,
+  headers: IncomingHttpHeaders,
+  host: string,
+): { headers: IncomingHttpHeaders; ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } {
+  const out: IncomingHttpHeaders = { ...headers, host };
+  if (u === undefined) return { headers: out };
+  const tls = { ...(u.ca !== undefined ? { ca: u.ca } : {}), rejectUnauthorized: u.insecureSkipTlsVerify !== true };
+  if (headers.authorization !== `Bearer ${u.adminToken}`) return { headers: out, ...tls };
+  delete out.authorization;
+  if (u.admin.authorization !== undefined) out.authorization = u.admin.authorization;
+  return {
+    headers: out,
+    ...tls,
+    ...(u.admin.cert !== undefined && u.admin.key !== undefined ? { cert: u.admin.cert, key: u.admin.key } : {}),
+  };
+}
+
 /** Starts the proxy on 127.0.0.1. */
 export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
   const target = new URL(opts.target);
@@ -124,13 +169,13 @@ export async function startApiProxy(opts: ApiProxyOptions): Promise<ApiProxy> {
       res.end(body);
       return;
     }
-    const upstream = httpRequest(
+    const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
       {
         host: target.hostname,
         port: target.port,
         method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
+        path: `${target.pathname.replace(/\/$/, '')}${req.url ?? '/'}`,
+        ...upstreamAuth(opts.upstream, req.headers, target.host),
       },
       (up) => {
         if (eviction && up.statusCode === 429) counts.pdbRefusals++;

@@ -9,12 +9,25 @@
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { KubeClient } from '@keelson/kube';
 import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
 /** How long a virtual node's reboot takes on the simulated clock (a real RHCOS reboot: about 4 minutes). */
 export const SIMULATED_REBOOT_MS = 240_000;
+/**
+ * The node the rehearsal's CVO runs on. Target payloads are retrieved as upstream does: a `version-<v>-<rand>` Pod on
+ * that node, run by the node's virtual kubelet (`@keelson/cluster-version-operator` `startPayloadKubelet`), which pulls
+ * the release image through the node's registries.conf and writes it to the node's `/etc/cvo/updatepayloads`.
+ */
+export const CVO_NODE = 'master-0';
+
+/** Where the CVO sees {@link CVO_NODE}'s `/etc/cvo/updatepayloads` (its hostPath mount). */
+function cvoPayloadsDir(ctx: { workDir: string }): string {
+  return `${ctx.workDir}/nodes/${CVO_NODE}/etc/cvo/updatepayloads`;
+}
+
 /** What every component is given. */
 export interface ComponentContext {
   /**
@@ -174,6 +187,11 @@ const ENTRIES: readonly Entry[] = [
     exportName: 'startVirtualNodes',
   },
   { name: 'cluster-operator simulator', specifier: '@keelson/kube-sandbox', exportName: 'startOperatorSimulator' },
+  {
+    name: 'virtual kubelets (payload-retrieval Pods)',
+    specifier: '@keelson/cluster-version-operator',
+    exportName: 'startPayloadKubelet',
+  },
 ];
 
 /** `keelson upgrade --to`: the same code path as the command (apps/keelson src/upgrade/cluster.ts requestUpgrade). */
@@ -274,7 +292,8 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
           kubeconfig: ctx.kubeconfigPath,
           payloadDir: o.payloadDir,
           releaseImage: o.releaseImage,
-          payloadCache: `${ctx.workDir}/cvo-payloads`,
+          payloadCache: cvoPayloadsDir(ctx),
+          nodeName: CVO_NODE,
           updateService: o.updateService,
           promqlTarget: o.promql,
           timeScale: 1 / ctx.timeScale,
@@ -291,7 +310,9 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         kubeconfig: ctx.kubeconfigPath,
         payloadDir: o.payloadDir,
         releaseImage: o.releaseImage,
-        payloadCache: `${ctx.workDir}/cvo-payloads`,
+        payloadCache: cvoPayloadsDir(ctx),
+        payloadRetrieval: 'pod',
+        nodeName: CVO_NODE,
         listen: '127.0.0.1:0',
         updateService: o.updateService,
         promqlTarget: o.promql,
@@ -374,7 +395,39 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
         logger: logger(ctx, 'machine-config-daemon'),
       })) as { machines?: unknown };
-      const base = asRunning(r, 'startVirtualNodes');
+      const machines = asRunning(r, 'startVirtualNodes');
+      // each master's kubelet runs the CVO's payload-retrieval Pods bound to it (the MCO's virtual machines run the
+      // daemon only)
+      const kubeletClient = KubeClient.fromKubeconfigFile(ctx.kubeletKubeconfigPath ?? ctx.kubeconfigPath, {
+        userAgent: 'kubelet/keelson-virtual',
+      });
+      const kubelets = await Promise.all(
+        specs
+          .filter((n) => n.role === 'master')
+          .map(async (n) =>
+            asRunning(
+              await need(
+                fns,
+                'startPayloadKubelet',
+              )({
+                client: kubeletClient,
+                nodeName: n.name,
+                root: `${ctx.workDir}/nodes/${n.name}`,
+                timeScale: ctx.timeScale,
+                log: logger(ctx, `kubelet-${n.name}`),
+              }),
+              'startPayloadKubelet',
+            ),
+          ),
+      );
+      const base: Running = {
+        ...machines,
+        stop: async () => {
+          await Promise.all(kubelets.map((k) => k.stop()));
+          await kubeletClient.close();
+          await machines.stop();
+        },
+      };
       return {
         ...base,
         restartDaemon: async (node) => {

@@ -13,6 +13,11 @@ export interface CvoProcessOptions {
   payloadDir: string;
   releaseImage: string;
   payloadCache: string;
+  /**
+   * The node the CVO runs on: with it, target payloads are retrieved as upstream does (`--payload-retrieval pod`: a
+   * `version-<v>-<rand>` Pod on that node, whose kubelet writes under `payloadCache`).
+   */
+  nodeName?: string;
   updateService: string;
   promqlTarget: string;
   /** Multiplier of every upstream interval (`--time-scale`). */
@@ -58,6 +63,7 @@ export function cvoArgs(o: Omit<CvoProcessOptions, 'log'>): string[] {
     o.releaseImage,
     '--payload-cache',
     o.payloadCache,
+    ...(o.nodeName !== undefined ? ['--payload-retrieval', 'pod', '--node-name', o.nodeName] : []),
     '--listen',
     '127.0.0.1:0',
     '--update-service',

@@ -3,9 +3,11 @@
  * is not done (the PodDisruptionBudget that blocks a drain, the file that differs on disk, a paused pool, with what to
  * do) and the ClusterOperators that keep the CVO waiting (their Degraded/Available conditions).
  */
-import type { KubeClient } from '@keelson/kube';
+import { isNotFound, type KubeClient } from '@keelson/kube';
+import { adminAckPatchCommand, pendingAdminAcks } from '@keelson/update-graph';
 import { snapshot } from '../commands/mcp.js';
 import { explainPool, type ClusterSnapshot } from '../commands/mcp-why.js';
+import { diagnoseWorkloads, type PodLike, type WorkloadLike } from './workload-diagnosis.js';
 
 /** One subject (a pool or an operator) and what is wrong with it. */
 export interface Diagnosis {
@@ -41,8 +43,11 @@ export function diagnosePools(snap: ClusterSnapshot): Diagnosis[] {
   return out;
 }
 
-/** ClusterOperators that are Degraded, unavailable or not at `target` (pure). */
-export function diagnoseOperators(cos: readonly OperatorLike[], target: string): Diagnosis[] {
+/**
+ * ClusterOperators that are Degraded, unavailable or (with `checkVersions`, for an accepted target) not at `target`
+ * (pure).
+ */
+export function diagnoseOperators(cos: readonly OperatorLike[], target: string, checkVersions = true): Diagnosis[] {
   const out: Diagnosis[] = [];
   for (const co of cos) {
     const name = co.metadata.name ?? '';
@@ -51,7 +56,7 @@ export function diagnoseOperators(cos: readonly OperatorLike[], target: string):
       (c) => (c.type === 'Degraded' && c.status === 'True') || (c.type === 'Available' && c.status !== 'True'),
     );
     const version = co.status?.versions?.find((v) => v.name === 'operator')?.version ?? '';
-    if (bad.length === 0 && version === target) continue;
+    if (bad.length === 0 && (version === target || !checkVersions)) continue;
     const findings = bad.map((c) => ({
       message: `${c.type}=${c.status}${c.reason !== undefined ? ` ${c.reason}` : ''}${c.message !== undefined && c.message !== '' ? `: ${c.message}` : ''}`,
       action: `the CVO waits for clusteroperator/${name} at its run level; read its conditions (keelson upgrade status, kubectl get clusteroperator ${name} -o yaml) and its operator's log; once it reports Available=True, Degraded=False at ${target} the update continues`,
@@ -66,17 +71,85 @@ export function diagnoseOperators(cos: readonly OperatorLike[], target: string):
   return out;
 }
 
-/** Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read). */
-export async function diagnose(client: KubeClient, target: string): Promise<Diagnosis[]> {
+/** What {@link diagnoseAdminAcks} reads: the ClusterVersion and the `data` of the two ConfigMaps (null: absent). */
+export interface AdminAckFacts {
+  clusterVersion: { status?: { history?: { state?: string; version?: string }[] } } | undefined;
+  gates: Record<string, string> | null;
+  acks: Record<string, string> | null;
+}
+
+/** The admin-ack gates the cluster's version still needs, with the `oc patch` that gives them (pure). */
+export function diagnoseAdminAcks(f: AdminAckFacts): Diagnosis[] {
+  const pending = pendingAdminAcks({ history: f.clusterVersion?.status?.history, gates: f.gates, acks: f.acks });
+  if (pending.length === 0) return [];
+  const findings = pending.map((p) => ({
+    message: `admin ack ${p.gate} not given: ${p.description}`,
+    action: `read the gate's text, then acknowledge it: ${adminAckPatchCommand([p.gate])}`,
+  }));
+  return [
+    {
+      subject: 'configmap/openshift-config/admin-acks',
+      summary: `the CVO refuses a minor update until ${pending.length === 1 ? 'this gate is' : 'these gates are'} acknowledged`,
+      findings,
+    },
+  ];
+}
+
+async function adminAckFacts(client: KubeClient): Promise<AdminAckFacts> {
+  const get = async <T>(path: string): Promise<T | undefined> => {
+    try {
+      return await client.request<T>('GET', path);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+  const [cv, gates, acks] = await Promise.all([
+    get<AdminAckFacts['clusterVersion']>('/apis/config.openshift.io/v1/clusterversions/version'),
+    get<{ data?: Record<string, string> }>('/api/v1/namespaces/openshift-config-managed/configmaps/admin-gates'),
+    get<{ data?: Record<string, string> }>('/api/v1/namespaces/openshift-config/configmaps/admin-acks'),
+  ]);
+  return {
+    clusterVersion: cv,
+    gates: gates === undefined ? null : (gates.data ?? {}),
+    acks: acks === undefined ? null : (acks.data ?? {}),
+  };
+}
+
+/**
+ * Reads the cluster and explains what holds the update (empty when nothing does, or the cluster cannot be read);
+ * `workloads` (a rehearsal against an existing server): also the Deployments and DaemonSets not rolled out.
+ */
+export async function diagnose(
+  client: KubeClient,
+  target: string,
+  opts: { workloads?: boolean } = {},
+): Promise<Diagnosis[]> {
   try {
-    const [snap, cos] = await Promise.all([
+    const [snap, cos, acks] = await Promise.all([
       snapshot(client),
       client.request<{ items?: OperatorLike[] }>('GET', '/apis/config.openshift.io/v1/clusteroperators'),
+      adminAckFacts(client),
     ]);
-    return [...diagnoseOperators(cos.items ?? [], target), ...diagnosePools(snap)];
+    const ack = diagnoseAdminAcks(acks);
+    // a target the CVO never accepted: operators at the old version are expected, only their health matters
+    const operators = diagnoseOperators(cos.items ?? [], target, ack.length === 0);
+    const workloads = opts.workloads === true ? await readWorkloads(client) : [];
+    return [...ack, ...operators, ...workloads, ...diagnosePools(snap)];
   } catch {
     return [];
   }
+}
+
+async function readWorkloads(client: KubeClient): Promise<Diagnosis[]> {
+  const list = async <T>(path: string): Promise<T[]> =>
+    (await client.request<{ items?: T[] }>('GET', path)).items ?? [];
+  const [deployments, daemonSets, pods] = await Promise.all([
+    list<WorkloadLike>('/apis/apps/v1/deployments'),
+    list<WorkloadLike>('/apis/apps/v1/daemonsets'),
+    list<PodLike>('/api/v1/pods'),
+  ]);
+  return diagnoseWorkloads(deployments, daemonSets, pods);
 }
 
 /** Text lines of a diagnosis (for the report). */

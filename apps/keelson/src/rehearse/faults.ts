@@ -22,6 +22,12 @@ export interface FaultPlan {
   pausePools: string[];
   /** A machine-config-operator sync task fails during the update until the CVO reports it (`mco-sync-fails`). */
   mcoSyncFails?: boolean;
+  /**
+   * A minor update that needs an admin ack: A ships an admin-ack gate for its minor, and the CVO refuses B until it
+   * is acknowledged. `give`: the rehearsal, as the admin, acknowledges once the CVO reports the block; `never`: nobody
+   * does, and the update stalls on the precondition.
+   */
+  adminAck?: 'give' | 'never';
 }
 
 /** A fault flag that cannot be understood (a usage error). */
@@ -45,6 +51,7 @@ export const FAULT_KINDS = [
   'on-disk-drift=NODE:/etc/file',
   'api-errors=RATE',
   'mco-sync-fails',
+  'admin-ack-required[=never]',
 ] as const;
 
 function name(v: string, flag: string, what: string): string {
@@ -107,6 +114,10 @@ export function parseFaults(
         plan.apiErrorRate = r;
         break;
       }
+      case 'admin-ack-required':
+        if (value !== '' && value !== 'never') throw new FaultSpecError('takes no value, or =never', flag);
+        plan.adminAck = value === 'never' ? 'never' : 'give';
+        break;
       default:
         throw new FaultSpecError(`unknown fault; one of ${FAULT_KINDS.join(', ')}`, flag);
     }
@@ -139,5 +150,6 @@ export function describeFaults(p: FaultPlan): string[] {
     ...(p.killCvoAt !== undefined ? [`kill cvo@${Math.round(p.killCvoAt * 100)}%`] : []),
     ...p.killDaemons.map((n) => `kill daemon@${n}`),
     ...p.pausePools.map((n) => `pause-pool ${n}`),
+    ...(p.adminAck !== undefined ? [`admin-ack-required${p.adminAck === 'never' ? '=never' : ''}`] : []),
   ];
 }

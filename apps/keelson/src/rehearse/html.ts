@@ -235,7 +235,7 @@ export function renderHtmlReport(report: RehearsalReport, events: readonly Timel
       .filter((c) => c.phase === phase)
       .map(
         (c) =>
-          `<tr><td>+${sec(c.atMs)}</td><td>${c.clearedMs === null ? '<b>still set</b>' : `+${sec(c.clearedMs)}`}</td><td>${esc(c.object)}</td><td>${esc(`${c.condition.type}=${c.condition.status}`)}</td><td>${esc(c.condition.reason ?? '')}</td><td>${esc(c.condition.message ?? '')}</td></tr>`,
+          `<tr><td>+${sec(c.atMs)}</td><td>${c.clearedMs === null ? '<b>still set</b>' : `+${sec(c.clearedMs)}${c.superseded === true ? ' (superseded)' : ''}`}</td><td>${esc(c.object)}</td><td>${esc(`${c.condition.type}=${c.condition.status}`)}</td><td>${esc(c.condition.reason ?? '')}</td><td style="white-space:pre-line">${esc(c.condition.message ?? '')}</td></tr>`,
       )
       .join('\n');
   const condTable = (phase: 'install' | 'update'): string =>

@@ -101,6 +101,8 @@ export interface RehearsalReport {
     phase: 'install' | 'update';
     atMs: number;
     clearedMs: number | null;
+    /** True when it ended because another problem of the same condition type replaced it (not cleared). */
+    superseded?: boolean;
   }[];
   /** Components killed or restarted during the update (`--kill`, a Deployment roll-out), ms after the update started. */
   interruptions: { component: string; state: 'killed' | 'restarted'; detail: string; atMs: number }[];
@@ -144,6 +146,8 @@ function runLevelTimes(
     }
     return levels;
   }
+  // the CVO reported run levels, none of the target: it never started applying it (e.g. refused on a precondition)
+  if (events.some((e) => e.type === 'runlevel')) return [];
   // without CVO progress events: a level ends when its last operator reports the target version
   const out: RehearsalReport['runLevels'] = [];
   let prev = 0;
@@ -245,6 +249,26 @@ function isProblem(c: ObservedCondition): boolean {
   );
 }
 
+/**
+ * When the problem condition at `events[i]` stopped holding: the first later observation of the same condition type
+ * on the same object that is no problem (cleared) or a different problem (superseded: another status, reason or
+ * message replaced it, as when the CVO's Failing message moves on to the next operator).
+ */
+function endOf(events: readonly TimelineEvent[], i: number): { t: number; superseded: boolean } | undefined {
+  const e = events[i];
+  if (e?.type !== 'condition') return undefined;
+  for (const x of events.slice(i + 1)) {
+    if (x.type !== 'condition' || x.object !== e.object || x.condition.type !== e.condition.type) continue;
+    if (!isProblem(x.condition)) return { t: x.t, superseded: false };
+    const same =
+      x.condition.status === e.condition.status &&
+      (x.condition.reason ?? '') === (e.condition.reason ?? '') &&
+      (x.condition.message ?? '') === (e.condition.message ?? '');
+    if (!same) return { t: x.t, superseded: true };
+  }
+  return undefined;
+}
+
 /** Computes the report from the timeline (the events up to the verdict). */
 export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportContext): RehearsalReport {
   const events = untilVerdict(allEvents);
@@ -271,23 +295,17 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
     if (seen.has(key)) return;
     const phase = upgrade !== null && e.t >= upgrade ? 'update' : 'install';
     const base = phase === 'update' ? start : (install ?? 0);
-    const cleared = events
-      .slice(i + 1)
-      .find(
-        (x) =>
-          x.type === 'condition' &&
-          x.object === e.object &&
-          x.condition.type === e.condition.type &&
-          !isProblem(x.condition),
-      );
-    seen.set(key, {
+    const ended = endOf(events, i);
+    const entry: RehearsalReport['conditions'][number] = {
       object: e.object,
       condition: e.condition,
       firstMs: e.t,
       phase,
       atMs: e.t - base,
-      clearedMs: cleared === undefined ? null : cleared.t - base,
-    });
+      clearedMs: ended === undefined ? null : ended.t - base,
+    };
+    if (ended?.superseded === true) entry.superseded = true;
+    seen.set(key, entry);
   });
   return {
     outcome: ctx.outcome,
@@ -335,8 +353,14 @@ export function simMinutes(ms: number, timeScale: number): string {
   return ((ms * timeScale) / 60_000).toFixed(1);
 }
 
-function clearedText(ms: number | null): string {
-  return ms === null ? 'still set at the end' : `cleared +${secs(ms)}`;
+function clearedText(c: RehearsalReport['conditions'][number]): string {
+  if (c.clearedMs === null) return 'still set at the end';
+  return `${c.superseded === true ? 'superseded' : 'cleared'} +${secs(c.clearedMs)}`;
+}
+
+/** Indents the continuation lines of a multi-line message under the line it starts on. */
+function indentLines(text: string, pad: string): string {
+  return text.replace(/\r?\n/g, `\n${pad}`);
 }
 
 /** The report as text. */
@@ -387,10 +411,12 @@ export function formatReport(r: RehearsalReport): string {
     const cs = r.conditions.filter((c) => c.phase === phase);
     if (cs.length === 0) continue;
     out.push(`  Conditions seen during the ${phase} (time since the ${phase} started):`);
-    for (const c of cs)
+    for (const c of cs) {
+      const msg = c.condition.message ?? '';
       out.push(
-        `    +${secs(c.atMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${c.condition.message !== undefined && c.condition.message !== '' ? `: ${c.condition.message}` : ''} [${clearedText(c.clearedMs)}]`,
+        `    +${secs(c.atMs)} ${c.object} ${c.condition.type}=${c.condition.status}${c.condition.reason !== undefined ? ` ${c.condition.reason}` : ''}${msg !== '' ? `: ${indentLines(msg.trimEnd(), '        ')}` : ''} [${clearedText(c)}]`,
       );
+    }
   }
   out.push(
     `  API requests: ${r.api.total} (${Object.entries(r.api.byVerb)

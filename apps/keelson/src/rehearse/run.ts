@@ -14,16 +14,22 @@ import {
 } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
 import {
+  buildKubeconfig,
   clusterCABundleObjects,
+  kubeconfigYaml,
   OPERATOR_SIMULATOR_IDENTITY,
   operatorSimulatorManifests,
   startSandbox,
+  type KubeObject,
   type Sandbox,
 } from '@keelson/kube-sandbox';
 import { filterManifests, openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { computeRunLevels } from '../plan/compute-plan.js';
 import { startApiProxy, type ApiProxy } from './api-proxy.js';
 import { startTlsFront } from './tls-front.js';
+import { installCrds } from './bootstrap-crds.js';
+import { planCleanup, refOf, releaseObjects, runCleanup, type ObjectRef } from './cleanup.js';
+import { checkEmpty, checkRights, CREDENTIALS_REFRESH_MS, openTarget, type TargetCluster } from './target.js';
 import {
   loadComponents,
   machineConfigManifestsDir,
@@ -38,6 +44,7 @@ import { describeFaults, type FaultPlan } from './faults.js';
 import { McoSyncFault } from './mco-sync-fault.js';
 import { rehearsalPullSecret } from './installer-objects.js';
 import { installClusterConfig } from './cluster-config-install.js';
+import { ADMIN_ACK_RELEASES, blockedOnAdminAck, checkAdminAckReleases, giveAdminAcks } from './admin-ack.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
 import {
@@ -64,6 +71,7 @@ import {
   explainStall,
   history0,
   poolsUpdated,
+  nextRefusedSince,
   type DrainFailure,
   type RehearsalVerdict,
 } from './verdict.js';
@@ -102,6 +110,15 @@ export interface RehearseOptions {
    * when the returned promise settles (the CLI waits for Ctrl-C).
    */
   hold?: (report: RehearsalReport, kubeconfigPath: string) => Promise<void>;
+  /**
+   * `--kubeconfig`: rehearse against this existing API server instead of an embedded one (see ./target.ts): refused
+   * before anything is written when it lacks the rights or holds OpenShift objects.
+   */
+  kubeconfig?: string;
+  /** With {@link RehearseOptions.kubeconfig}: leave what the rehearsal created in the cluster (`--keep`). */
+  keepCluster?: boolean;
+  /** Lines for the user outside the report (the cleanup of a `--kubeconfig` cluster). */
+  onNotice?: (line: string) => void;
 }
 
 export { decideUpdateVerdict, explainStall, type RehearsalVerdict, type VerdictInput } from './verdict.js';
@@ -198,15 +215,13 @@ export async function bootstrapCluster(
   client: KubeClient,
   a: Pick<Release, 'payload'>,
   svc: Pick<UpdateService, 'channel' | 'upstream'>,
+  caObjects?: readonly KubeObject[],
 ): Promise<void> {
   const crds = filterManifests(a.payload).included.filter((m) => m.gvk.kind === 'CustomResourceDefinition');
-  for (const m of crds) {
-    try {
-      await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: m.object });
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+  await installCrds(
+    client,
+    crds.map((m) => m.object),
+  );
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
   for (const m of a.payload.manifests.filter(
     (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',
@@ -223,7 +238,7 @@ export async function bootstrapCluster(
   for (const o of objects) await createIfMissing(client, o);
   // the CA bundles of an installed cluster (the installer's root-ca and initial serving CA, the kube-apiserver
   // operator's client CA, bootstrap complete): the machine-config-operator reads them into its ControllerConfig
-  for (const o of await clusterCABundleObjects()) {
+  for (const o of caObjects ?? (await clusterCABundleObjects())) {
     const path =
       o.kind === 'Namespace' ? '/api/v1/namespaces' : `/api/v1/namespaces/${o.metadata?.namespace ?? ''}/configmaps`;
     try {
@@ -368,6 +383,8 @@ class Session {
       const pub: PublishedReleases = await publishRehearsalReleases({
         out: join(opts.workDir, 'releases'),
         ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}),
+        // a minor update whose A carries an admin-ack gate
+        ...(opts.faults.adminAck !== undefined ? ADMIN_ACK_RELEASES : {}),
       });
       stack.push('releases', () => pub.close());
       return {
@@ -409,6 +426,7 @@ class Session {
       rehearsalTargets(a.payload, b.payload, nodes, Object.keys(opts.pools)),
     );
     for (const note of checked.notes) this.emit({ t: this.t(), type: 'fault', fault: 'kill-point', detail: note });
+    if (opts.faults.adminAck !== undefined) checkAdminAckReleases(a.payload, b.payload);
     if (checked.killCvoAt !== undefined) this.killCvoAt = checked.killCvoAt;
   }
 
@@ -439,17 +457,16 @@ class Session {
       to: { version: b.version, payload: b.pullSpec },
     });
     stack.push('update service', () => svc.close());
-    const sandbox = await startSandbox({ simulatePods: true });
-    stack.push('api server', () => sandbox.stop());
-    const px = await startApiProxy({ target: sandbox.url });
+    const caObjects = await clusterCABundleObjects();
+    const { px, kubeconfig, direct } =
+      this.target !== undefined ? await this.existingServer(this.target, a, b, caObjects) : await this.embedded();
     this.proxy = px;
     stack.push('api proxy', () => px.close());
     const kubeconfigPath = join(opts.workDir, 'kubeconfig');
     this.kubeconfigPath = kubeconfigPath;
-    await writeFile(kubeconfigPath, kubeconfigFor(sandbox, px.url), { mode: 0o600 });
-    const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
+    await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
     this.direct = direct;
-    await bootstrapCluster(direct, a, svc);
+    await bootstrapCluster(direct, a, svc, caObjects);
     await createCustomPools(direct, opts.pools, opts.maxUnavailable ?? {});
     const obs = startObserver(direct, this.t0, this.emit);
     stack.push('observer', () => obs.stop());
@@ -470,6 +487,74 @@ class Session {
   }
 
   direct: KubeClient | undefined;
+
+  /** `--kubeconfig`: the existing API server, checked by {@link Session.connect}. */
+  target: TargetCluster | undefined;
+
+  /** `--kubeconfig`: opens the kubeconfig and refuses a server without the rights or with OpenShift objects. */
+  async connect(file: string): Promise<void> {
+    const t = await openTarget(file);
+    await checkRights(t);
+    await checkEmpty(
+      t,
+      nodeInventory(this.opts.masters, this.opts.workers, this.opts.pools).map((n) => n.name),
+    );
+    this.target = t;
+  }
+
+  /** The embedded API server (simulating the kubelets' pods) behind the counting proxy. */
+  private async embedded(): Promise<{ px: ApiProxy; kubeconfig: string; direct: KubeClient }> {
+    const sandbox = await startSandbox({ simulatePods: true });
+    this.stack.push('api server', () => sandbox.stop());
+    const px = await startApiProxy({ target: sandbox.url });
+    const direct = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml(), { userAgent: 'keelson-rehearse' });
+    return { px, kubeconfig: kubeconfigFor(sandbox, px.url), direct };
+  }
+
+  /**
+   * `--kubeconfig`: the existing server behind the counting proxy (the admin's credentials stay in the proxy); what
+   * the rehearsal will create is recorded first and deleted once every component has stopped, unless `--keep`.
+   */
+  private async existingServer(
+    t: TargetCluster,
+    a: Release,
+    b: Release,
+    caObjects: readonly KubeObject[],
+  ): Promise<{ px: ApiProxy; kubeconfig: string; direct: KubeClient }> {
+    const { opts } = this;
+    const nodes = nodeInventory(opts.masters, opts.workers, opts.pools).map((n) => n.name);
+    const refs: ObjectRef[] = [
+      ...releaseObjects(a.payload),
+      ...releaseObjects(b.payload),
+      ...[...cvoBootstrapRbac(a.payload).map((m) => m.object), ...operatorSimulatorManifests(), ...caObjects]
+        .map((o) => refOf(o))
+        .filter((r) => r !== undefined),
+      { apiVersion: 'v1', kind: 'Namespace', name: PDB_NAMESPACE },
+    ];
+    const plan = await planCleanup(t.client, refs, nodes);
+    if (opts.keepCluster !== true)
+      // pushed before any component: stopped last, once nothing writes to the cluster any more
+      this.stack.push('cleanup', async () => {
+        const r = await runCleanup(t.client, plan);
+        opts.onNotice?.(
+          `cleaned up ${t.server}: ${r.deleted} objects deleted (${plan.namespaces.length} namespaces, ${plan.crds.length} CRDs with their resources, ${nodes.length} Nodes)` +
+            (r.failed.length > 0 ? `; could not delete: ${r.failed.join('; ')}` : '') +
+            (r.terminating.length > 0 ? `; still terminating: ${r.terminating.join(', ')}` : ''),
+        );
+      });
+    else opts.onNotice?.(`--keep: what the rehearsal created stays in ${t.server}`);
+    const px = await startApiProxy({ target: t.server, upstream: t.upstream });
+    const refresh = setInterval(() => void t.refresh().catch(() => undefined), CREDENTIALS_REFRESH_MS);
+    this.stack.push('credentials refresh', () => {
+      clearInterval(refresh);
+      return Promise.resolve();
+    });
+    const kubeconfig = kubeconfigYaml(
+      buildKubeconfig({ server: px.url, token: t.upstream.adminToken, name: 'keelson-rehearsal' }),
+    );
+    return { px, kubeconfig, direct: t.client };
+  }
+
   /** The context of each component, with the kubeconfig of its ServiceAccount (see {@link Session.as}). */
   private readonly identities = new Map<string, { ctx: ComponentContext; who: string }>();
 
@@ -827,6 +912,39 @@ class Session {
     this.emit({ t: this.t(), type: 'fault', fault: `on-disk-drift=${d.node}:${d.path}`, detail });
   }
 
+  /** Whether the CVO's admin-ack block was reported, and the ack given (`--fault admin-ack-required`). */
+  private adminAck = { reported: false, given: false };
+
+  /**
+   * `--fault admin-ack-required[=never]`: once the CVO refuses B on the admin ack, says so; then (unless `=never`)
+   * gives the ack as an admin would, through the same API, and says with which `oc patch`.
+   */
+  async adminAckStep(cv: unknown, direct: KubeClient): Promise<void> {
+    const mode = this.opts.faults.adminAck;
+    if (mode === undefined || this.adminAck.given || !blockedOnAdminAck(cv)) return;
+    if (!this.adminAck.reported) {
+      this.adminAck.reported = true;
+      this.emit({
+        t: this.t(),
+        type: 'fault',
+        fault: 'admin-ack-required',
+        detail: `the CVO refuses the minor update until an admin acknowledges: ReleaseAccepted=False PreconditionChecks: ${cond(cv, 'ReleaseAccepted')?.message ?? ''}`,
+      });
+    }
+    if (mode === 'never') return;
+    const history = (cv as { status?: { history?: { state?: string; version?: string }[] } } | undefined)?.status
+      ?.history;
+    const { acked, command } = await giveAdminAcks(direct, history);
+    if (acked.length === 0) return;
+    this.adminAck.given = true;
+    this.emit({
+      t: this.t(),
+      type: 'fault',
+      fault: 'admin-ack',
+      detail: `acknowledged ${acked.map((g) => g.gate).join(', ')} as an admin would: ${command}`,
+    });
+  }
+
   /** `upgrade --to B`, then watches until {@link decideUpdateVerdict} says it is over; kills components on cue. */
   async update(
     b: Release,
@@ -862,6 +980,7 @@ class Session {
     const killedDaemons = new Set<string>();
     let failingSince: number | undefined;
     let degradedSince: number | undefined;
+    let refusedSince: number | undefined;
     const downSince = new Map<string, number>();
     let drainFailure: DrainFailure | undefined;
     let lastDeploymentCheck = 0;
@@ -883,6 +1002,8 @@ class Session {
       const now = Date.now();
       failingSince = cond(cv, 'Failing')?.status === 'True' ? (failingSince ?? now) : undefined;
       degradedSince = degradedPool(obs.pools()) !== undefined ? (degradedSince ?? now) : undefined;
+      refusedSince = nextRefusedSince(refusedSince, cv, now);
+      await this.adminAckStep(cv, direct);
       for (const n of obs.nodes()) {
         if (n.ready) downSince.delete(n.name);
         else if (!downSince.has(n.name)) downSince.set(n.name, now);
@@ -898,6 +1019,7 @@ class Session {
         now,
         failingSince,
         degradedSince,
+        refusedSince,
         downNodes,
         rebootMs: SIMULATED_REBOOT_MS / opts.timeScale,
         drainFailure,
@@ -980,13 +1102,18 @@ async function runWith(
   let diagnosis: Diagnosis[] = [];
   let direct: KubeClient | undefined;
   let result: RehearsalResult | undefined;
+  // refused before anything is started, written or reported
+  if (opts.kubeconfig !== undefined) await s.connect(opts.kubeconfig);
   try {
     try {
       emit({
         t: s.t(),
         type: 'phase',
         phase: 'setup',
-        detail: 'releases, registry, signature store, update service, API server',
+        detail:
+          opts.kubeconfig !== undefined
+            ? `releases, registry, signature store, update service; the API server of --kubeconfig ${opts.kubeconfig}`
+            : 'releases, registry, signature store, update service, API server',
       });
       ({ a, b } = await s.releases());
       s.checkFaultTargets(a, b);
@@ -1011,7 +1138,7 @@ async function runWith(
     }
     // what holds a failed or stalled run, read while the cluster still runs
     if (verdict.outcome !== 'Completed' && direct !== undefined)
-      diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '');
+      diagnosis = await diagnose(direct, b?.version ?? a?.version ?? '', { workloads: opts.kubeconfig !== undefined });
     emit({ t: s.t(), type: 'phase', phase: 'finished', detail: verdict.outcome });
     result = {
       report: finalReport(events, opts, { a, b, verdict, api: s.proxy?.counts() ?? EMPTY_API, diagnosis }),
@@ -1094,6 +1221,9 @@ type Supervised = 'cluster-version-operator' | 'machine-config-operator' | 'mach
 /** The install did not finish: reported as Stalled. */
 class InstallStalled extends Error {}
 
+/** Where `--fault pdb-blocks-drain` puts its workload. */
+const PDB_NAMESPACE = 'rehearsal-workload';
+
 /** A workload on the workers whose PodDisruptionBudget allows no eviction. */
 async function armPdb(
   client: KubeClient,
@@ -1101,7 +1231,7 @@ async function armPdb(
   t: () => number,
   worker: string | undefined,
 ): Promise<void> {
-  const ns = 'rehearsal-workload';
+  const ns = PDB_NAMESPACE;
   await client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
   });

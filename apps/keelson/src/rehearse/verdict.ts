@@ -34,6 +34,11 @@ export interface VerdictInput {
   failingSince: number | undefined;
   /** When a pool was first seen NodeDegraded=True or Degraded=True in a row (undefined when none is). */
   degradedSince?: number | undefined;
+  /**
+   * When the CVO was first seen refusing the target on its preconditions in a row (ReleaseAccepted=False
+   * PreconditionChecks; undefined when it is not).
+   */
+  refusedSince?: number | undefined;
   /** Nodes not Ready, and since when in a row. */
   downNodes?: readonly { name: string; since: number }[];
   /** How long one simulated reboot keeps a node NotReady (wall clock); see {@link nodeDownLimitMs}. */
@@ -99,6 +104,23 @@ export function poolsUpdated(
   });
 }
 
+/** The CVO refuses the requested release on a failed precondition (ReleaseAccepted=False PreconditionChecks). */
+export function refusedOnPreconditions(cv: unknown): boolean {
+  const accepted = cond(cv, 'ReleaseAccepted');
+  return accepted?.status === 'False' && accepted.reason === 'PreconditionChecks';
+}
+
+/**
+ * Since when the CVO has refused the target on its preconditions (pure): the CVO retrieves the release again before
+ * each retry (ReleaseAccepted=Unknown RetrievePayload in between), which does not end the refusal; accepting it, or
+ * failing for another reason, does.
+ */
+export function nextRefusedSince(prev: number | undefined, cv: unknown, now: number): number | undefined {
+  if (refusedOnPreconditions(cv)) return prev ?? now;
+  const accepted = cond(cv, 'ReleaseAccepted');
+  return accepted?.status === 'Unknown' && accepted.reason === 'RetrievePayload' ? prev : undefined;
+}
+
 /** A pool reporting NodeDegraded=True or Degraded=True. */
 export function degradedPool(pools: readonly KubeObjectLike[]): KubeObjectLike | undefined {
   return pools.find((p) => cond(p, 'Degraded')?.status === 'True' || cond(p, 'NodeDegraded')?.status === 'True');
@@ -152,6 +174,13 @@ function failed(i: VerdictInput): RehearsalVerdict | undefined {
 }
 
 function stalled(i: VerdictInput): RehearsalVerdict | undefined {
+  if (i.refusedSince !== undefined && i.now - i.refusedSince >= holdMs(i.startedAt, i.deadline)) {
+    // the CVO retries a failed precondition on every sync: one that holds this long needs someone to act
+    return {
+      outcome: 'Stalled',
+      message: `ClusterVersion ReleaseAccepted=False PreconditionChecks: ${cond(i.clusterVersion, 'ReleaseAccepted')?.message ?? ''}`,
+    };
+  }
   const slow = slowOperator(i.clusterVersion);
   if (slow !== undefined) {
     const progressing = cond(i.clusterVersion, 'Progressing')?.message;
@@ -189,7 +218,8 @@ function stalled(i: VerdictInput): RehearsalVerdict | undefined {
  * - NodeRolloutFailed: a pool NodeDegraded/Degraded held for {@link holdMs} (a daemon's transient error clears on
  *   its retry well before);
  * - Failed: ClusterVersion Failing=True held for {@link holdMs};
- * - Stalled, as soon as upstream says the update is stuck: Failing=Unknown SlowClusterOperator (an operator
+ * - Stalled, as soon as upstream says the update is stuck: the target refused on a precondition for {@link holdMs}
+ *   (e.g. an admin ack nobody gave), Failing=Unknown SlowClusterOperator (an operator
  *   other than machine-config has not reported the version for 30 minutes), a drain past the controller's
  *   DrainThresholdExceeded, a node NotReady for {@link nodeDownLimitMs}; or at the deadline.
  * Undefined while the update runs.

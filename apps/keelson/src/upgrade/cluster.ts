@@ -3,12 +3,16 @@
  * write `spec.desiredUpdate` as oc's JSON merge patch. `requestUpgrade` is the programmatic entry point that
  * `keelson rehearse` shares with the command.
  */
+import type { Node } from '@keelson/api';
 import {
   ClusterOperators as ClusterOperatorsApi,
   ClusterVersions as ClusterVersionsApi,
+  defineResource,
   isNotFound,
   KubeClient,
   MachineConfigPools as MachineConfigPoolsApi,
+  MachineConfigs as MachineConfigsApi,
+  type KubeObject,
 } from '@keelson/kube';
 import type { ClusterVersion, MachineConfigPool } from './api-types.js';
 import {
@@ -19,7 +23,23 @@ import {
   validateUpgradeOptions,
   type UpgradeRequestOptions,
 } from './request.js';
+import { AlertsFetchError, fetchAlerts } from './alerts-fetch.js';
+import { NODE_ANNOTATIONS } from './status-nodes.js';
+import { computeOcStatus, machineConfigNames, OcStatusError, type OcStatus } from './status-oc.js';
 import { computeUpgradeStatus, type UpgradeStatusSummary } from './status-summary.js';
+
+const NodesApi = defineResource<Node>({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false });
+
+interface DeploymentLike extends KubeObject {
+  spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } };
+}
+const DeploymentsApi = defineResource<DeploymentLike>({
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  plural: 'deployments',
+  namespaced: true,
+});
 
 /** The name of the one ClusterVersion. */
 export const CLUSTER_VERSION_NAME = 'version';
@@ -171,4 +191,89 @@ export async function readUpgradeStatus(
   const input: Parameters<typeof computeUpgradeStatus>[0] = { clusterVersion: cv, operators, pools, now };
   if (previous !== undefined) input.previous = previous;
   return computeUpgradeStatus(input);
+}
+
+/**
+ * The MCO's own image from Deployment openshift-machine-config-operator/machine-config-operator (oc's
+ * `getMCOImagePullSpec`); undefined when the Deployment does not exist (oc fails there; Keelson then skips the
+ * `operator-image` comparison).
+ */
+async function mcoImage(client: KubeClient): Promise<string | undefined> {
+  try {
+    const d = await client.resource(DeploymentsApi).get('machine-config-operator', 'openshift-machine-config-operator');
+    return d.spec?.template?.spec?.containers?.find((c) => c.name === 'machine-config-operator')?.image ?? '';
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** The `release-image-version` of each named MachineConfig (absent ones are skipped). */
+async function machineConfigVersions(client: KubeClient, names: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const name of names) {
+    try {
+      const mc = await client.resource(MachineConfigsApi).get(name);
+      out.set(name, mc.metadata.annotations?.[NODE_ANNOTATIONS.releaseImageVersion] ?? '');
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+  return out;
+}
+
+/** Lists a kind, an absent API (404: no MCO installed) being an empty list. */
+async function listOrEmpty<T extends KubeObject>(fn: () => Promise<{ items: T[] }>): Promise<T[]> {
+  try {
+    return (await fn()).items;
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
+}
+
+/**
+ * Reads what `oc adm upgrade status` reads (ClusterVersion, ClusterOperators, MachineConfigPools, Nodes, their
+ * current/desired MachineConfigs, the MCO Deployment) and assesses the update as oc does. oc's refusals become
+ * {@link UpgradeRequestError}.
+ */
+export async function readOcStatus(client: KubeClient, now: number, previous?: OcStatus): Promise<OcStatus> {
+  let cv: ClusterVersion;
+  try {
+    cv = await client.resource(ClusterVersionsApi).get(CLUSTER_VERSION_NAME);
+  } catch (e) {
+    if (isNotFound(e))
+      throw new UpgradeRequestError(
+        'no cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version',
+      );
+    throw e;
+  }
+  const operators = (await client.resource(ClusterOperatorsApi).listAll()).items;
+  const pools = await listOrEmpty(() => client.resource(MachineConfigPoolsApi).listAll());
+  const nodes = (await client.resource(NodesApi).listAll()).items;
+  const mcVersions = await machineConfigVersions(client, machineConfigNames(nodes));
+  const image = await mcoImage(client);
+  let alerts: { json: string } | { error: string };
+  try {
+    alerts = { json: await fetchAlerts(client) };
+  } catch (e) {
+    if (!(e instanceof AlertsFetchError)) throw e;
+    alerts = { error: e.message };
+  }
+  try {
+    return computeOcStatus({
+      clusterVersion: cv,
+      operators,
+      pools,
+      nodes,
+      mcVersions,
+      ...(image !== undefined ? { mcoImage: image } : {}),
+      now,
+      alerts,
+      ...(previous !== undefined ? { previous } : {}),
+    });
+  } catch (e) {
+    if (e instanceof OcStatusError) throw new UpgradeRequestError(e.message);
+    throw e;
+  }
 }

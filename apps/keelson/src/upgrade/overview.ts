@@ -1,5 +1,5 @@
 /**
- * The status block `oc adm upgrade` prints without flags (cvo.md 8.2), rendered from a ClusterVersion exactly
+ * The status block `oc adm upgrade` prints without flags (openshift/oc pkg/cli/admin/upgrade/upgrade.go), rendered from a ClusterVersion exactly
  * as oc renders it, and the same information as plain data for `-o json`.
  */
 import {

@@ -1,6 +1,6 @@
 /**
  * `keelson upgrade status`: a diagnosis of an update computed from ClusterVersion + ClusterOperators +
- * MachineConfigPools (what users say upstream lacks, cvo.md 9): per-operator progress, a completion percentage
+ * MachineConfigPools (what users ask for beyond `oc adm upgrade status`): per-operator progress, a completion percentage
  * that never goes backwards, what the update waits on and for how long, and the node pools. Pure.
  */
 import { findCondition, type ClusterOperator, type ClusterVersion, type MachineConfigPool } from './api-types.js';

@@ -98,6 +98,54 @@ describe('report clocks and waits', () => {
   });
 });
 
+describe('conditions replaced by another problem, and multi-line messages', () => {
+  const multi =
+    'Multiple cluster operators should not be upgraded between minor versions:\n* Cluster operator a should not be upgraded: A\n* Cluster operator b should not be upgraded: B';
+  const ev = sampleTimeline();
+  const at = (t: number): number => ev.findIndex((e) => e.t > t);
+  for (const e of [
+    cv(1020, 'Failing', 'True', 'Cluster operator etcd is degraded', 'ClusterOperatorDegraded'),
+    cv(1100, 'Failing', 'True', 'Cluster operator machine-config is not available', 'ClusterOperatorNotAvailable'),
+    cv(1030, 'Upgradeable', 'False', multi, 'ClusterOperatorsNotUpgradeable'),
+  ]) {
+    const i = at(e.t);
+    ev.splice(i < 0 ? ev.length : i, 0, e);
+  }
+  const r = computeReport(ev, {
+    from: '4.18.7',
+    to: '4.18.8',
+    outcome: 'Failed',
+    message: '',
+    timeScale: 60,
+    api: API,
+    runLevels: RUN_LEVELS,
+    faults: [],
+  });
+  const text = formatReport(r);
+
+  it('marks a condition that another problem replaced as superseded, not still set', () => {
+    const first = r.conditions.find((c) => c.condition.reason === 'ClusterOperatorDegraded');
+    expect(first).toMatchObject({ clearedMs: 100, superseded: true });
+    const second = r.conditions.find((c) => c.condition.reason === 'ClusterOperatorNotAvailable');
+    expect(second).toMatchObject({ clearedMs: null });
+    expect(second?.superseded).toBeUndefined();
+    expect(text).toContain(
+      'Failing=True ClusterOperatorDegraded: Cluster operator etcd is degraded [superseded +0.1s]',
+    );
+    expect(text).toContain('Cluster operator machine-config is not available [still set at the end]');
+    expect(renderHtmlReport(r, ev)).toContain('+0.1 s (superseded)');
+  });
+
+  it('indents every line of a multi-reason Upgradeable message under its condition', () => {
+    const lines = text.split('\n');
+    const i = lines.findIndex((l) => l.includes('Upgradeable=False ClusterOperatorsNotUpgradeable'));
+    expect(i).toBeGreaterThan(0);
+    expect(lines[i + 1]).toBe('        * Cluster operator a should not be upgraded: A');
+    expect(lines[i + 2]).toBe('        * Cluster operator b should not be upgraded: B [still set at the end]');
+    for (const l of lines.slice(1)) if (l !== '') expect(l.startsWith('  ')).toBe(true);
+  });
+});
+
 describe('diagnosis of a failed run', () => {
   const pool = {
     metadata: { name: 'worker' },
@@ -193,5 +241,31 @@ describe('diagnosis of a failed run', () => {
       '<div class="diagnosis"><h2>Diagnosis: what holds the update</h2>',
     );
     expect(JSON.parse(JSON.stringify(base)).diagnosis[0].subject).toBe('clusteroperator/dns');
+  });
+});
+
+describe('a target the CVO never started applying', () => {
+  it('has no run levels (the CVO walked only the current release), not levels "not finished" from the start', () => {
+    const ev: TimelineEvent[] = sampleTimeline().filter((e) => e.type !== 'runlevel');
+    const i = ev.findIndex((e) => e.t > 1010);
+    ev.splice(i < 0 ? ev.length : i, 0, {
+      t: 1010,
+      type: 'runlevel',
+      level: '12',
+      state: 'started',
+      version: '4.18.7',
+    });
+    const r = computeReport(ev, {
+      from: '4.18.7',
+      to: '4.18.8',
+      outcome: 'Stalled',
+      message: 'ClusterVersion ReleaseAccepted=False PreconditionChecks: …',
+      timeScale: 60,
+      api: API,
+      runLevels: RUN_LEVELS,
+      faults: [],
+    });
+    expect(r.runLevels).toEqual([]);
+    expect(formatReport(r)).not.toContain('Run levels:');
   });
 });

@@ -224,8 +224,10 @@ describe('keelson upgrade as a child process', () => {
     const j = await cli('upgrade', 'status', '--kubeconfig', kubeconfig, '-o', 'json');
     expect(j.code, j.stderr).toBe(0);
     expect(JSON.parse(j.stdout)).toMatchObject({ assessment: 'Completed', target: { version: '4.18.3' } });
+    // as oc: an idle cluster (Progressing=False, no outdated worker pool) is "not updating"
     const t = await cli('upgrade', 'status', '--kubeconfig', kubeconfig);
-    expect(t.stdout).toContain('= Control Plane =\nAssessment:      Completed\n');
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toBe('The cluster is not updating.\n');
     const c = await cli('upgrade', 'channel', 'candidate-4.18', '--kubeconfig', kubeconfig);
     expect(c.code, c.stderr).toBe(0);
     expect((await getCv()).spec.channel).toBe('candidate-4.18');

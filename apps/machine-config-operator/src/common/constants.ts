@@ -10,7 +10,7 @@ import {
   nodeRoleLabel,
 } from '@keelson/api';
 
-/** Node annotations (mco.md 1.6), from `@keelson/api`. */
+/** Node annotations (upstream pkg/daemon/constants), from `@keelson/api`. */
 export const NodeAnnotations = NODE_ANNOTATIONS;
 
 /** Values of the node `state` annotation. */

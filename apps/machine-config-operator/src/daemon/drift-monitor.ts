@@ -59,7 +59,7 @@ export class ConfigDriftMonitor {
     this.config = o.mc.metadata.name ?? '';
   }
 
-  /** Starts watching the parent directory of every path of the config that exists. */
+  /** Starts watching the parent directory of every path of the config that exists, then checks once. */
   start(): void {
     const byDir = new Map<string, Set<string>>();
     for (const p of watchedPaths(this.#mc)) {
@@ -82,6 +82,9 @@ export class ConfigDriftMonitor {
       }
     }
     this.#logger.info('config drift monitor started', { config: this.config, dirs: this.#watchers.length });
+    // one check once the watches are in place: an edit made between the node going Done and the watches starting
+    // sends no event, and would otherwise go unseen until the next update
+    this.#schedule();
   }
 
   #schedule(): void {

@@ -1,6 +1,6 @@
 /**
  * TEST DOUBLE — a minimal stand-in for the machine-config-daemon, used until the virtual nodes of the daemon half
- * exist. It only plays the node side of the annotation protocol (mco.md 10.24) through the API: Done → Working →
+ * exist. It only plays the node side of the annotation protocol (upstream pkg/daemon/constants) through the API: Done → Working →
  * desiredDrain drain-X → (waits lastAppliedDrain) → simulated reboot (Ready=False for `rebootMs`) → desiredDrain
  * uncordon-X → (waits lastAppliedDrain) → currentConfig=X, state Done. It writes no files and runs no OS.
  */

@@ -106,7 +106,13 @@ function pool(role: string): Record<string, unknown> {
     kind: 'MachineConfigPool',
     metadata: {
       name: role,
-      labels: { [`pools.operator.machineconfiguration.openshift.io/${role}`]: '' },
+      // as the installer labels the two pools: both built in, and the MCO reports its new version only once the
+      // master pool (required for upgrade) runs this release's rendered config
+      labels: {
+        'machineconfiguration.openshift.io/mco-built-in': '',
+        ...(role === 'master' ? { 'operator.machineconfiguration.openshift.io/required-for-upgrade': '' } : {}),
+        [`pools.operator.machineconfiguration.openshift.io/${role}`]: '',
+      },
       annotations: { ...PROFILES, 'release.openshift.io/create-only': 'true' },
     },
     spec: {

@@ -57,6 +57,12 @@ export interface RehearsalReleaseOptions {
    * does); the pools and base MachineConfigs (which the installer, not the MCO, ships) are still added.
    */
   machineConfigManifestsDir?: string;
+  /**
+   * Admin-ack gates A ships in its `admin-gates` ConfigMap (`ack-<A's minor>-<description>` → the text the CVO
+   * reports), as a release before an API removal does: the CVO then refuses the minor update to B until an admin
+   * sets each key to `"true"` in `openshift-config/admin-acks`.
+   */
+  adminGates?: Record<string, string>;
 }
 
 /** One generated release. */
@@ -199,7 +205,7 @@ const GENERATED_BY_APP = [
  * (`0000_00_cluster-version-operator_01_admingate_configmap.yaml`, `…_01_adminack_configmap.yaml`): without them the
  * CVO reports Upgradeable=False UnableToAccessAdminGatesConfigMap, as it would on such a cluster.
  */
-function adminAckConfigMaps(): Record<string, string> {
+function adminAckConfigMaps(gateData: Record<string, string> | undefined): Record<string, string> {
   const annotations = {
     'include.release.openshift.io/self-managed-high-availability': 'true',
     'include.release.openshift.io/single-node-developer': 'true',
@@ -208,6 +214,7 @@ function adminAckConfigMaps(): Record<string, string> {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'admin-gates', namespace: 'openshift-config-managed', annotations },
+    ...(gateData !== undefined && Object.keys(gateData).length > 0 ? { data: gateData } : {}),
   };
   const acks = {
     apiVersion: 'v1',
@@ -289,7 +296,8 @@ async function writeRelease(
   await dropDuplicateClusterOperators(rm_);
   // the generator's stand-in ClusterVersion CRD gives way to the real one in release-manifests/
   await rm(join(dir, 'manifests', '0000_00_cluster-version-operator_01_clusterversion.crd.yaml'), { force: true });
-  for (const [name, text] of Object.entries(adminAckConfigMaps())) await writeFile(join(rm_, name), text);
+  const gates = isTarget ? undefined : opts.adminGates;
+  for (const [name, text] of Object.entries(adminAckConfigMaps(gates))) await writeFile(join(rm_, name), text);
 
   const refsPath = join(rm_, 'image-references');
   const refs = JSON.parse(await readFile(refsPath, 'utf8')) as { spec: { tags: ImageStreamTag[] } };

@@ -1,4 +1,4 @@
-/** Pure decisions of the drain controller (mco.md 3.6). */
+/** Pure decisions of the drain controller (upstream pkg/controller/drain). */
 import type { Node, Pod } from '../../common/api-types.js';
 import { NodeAnnotations } from '../../common/constants.js';
 import type { ControllerDurations } from '../context.js';

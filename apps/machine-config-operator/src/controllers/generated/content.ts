@@ -1,6 +1,6 @@
 /**
  * Pure generation of the `99-<pool>-generated-kubelet` and `99-<pool>-generated-containerruntime` MachineConfigs
- * from KubeletConfig / ContainerRuntimeConfig objects (mco.md 1.4).
+ * from KubeletConfig / ContainerRuntimeConfig objects (upstream pkg/controller/kubelet-config, container-runtime-config).
  */
 import { parse as parseYaml } from 'yaml';
 import type { MachineConfig } from '../../common/api-types.js';

@@ -1,5 +1,5 @@
 /**
- * One pass of the node controller over one pool, as a pure function (mco.md 3.2): which nodes get the pool
+ * One pass of the node controller over one pool, as a pure function (upstream pkg/controller/node/node_controller.go syncMachineConfigPool): which nodes get the pool
  * target as desiredConfig, which carry the UpdateInProgress taint, and the pool's new status.
  */
 import type { MachineConfigPool, Node } from '../../common/api-types.js';

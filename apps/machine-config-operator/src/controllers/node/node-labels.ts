@@ -1,5 +1,5 @@
 /**
- * Node metadata the node controller keeps in step (mco.md 1.6, 3.1 step 4, 3.2): the controlPlaneTopology
+ * Node metadata the node controller keeps in step (upstream pkg/controller/node/node_controller.go): the controlPlaneTopology
  * annotation, and the labels of a custom pool copied onto nodes born into it.
  */
 import type { MachineConfigPool, Node } from '../../common/api-types.js';

@@ -1,4 +1,4 @@
-/** Node → pool assignment (upstream `GetPoolsForNode`, mco.md 3.1). */
+/** Node → pool assignment (upstream `GetPoolsForNode`). */
 import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';
 import { Labels } from '../../common/constants.js';

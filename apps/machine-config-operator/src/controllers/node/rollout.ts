@@ -1,4 +1,4 @@
-/** Rollout arithmetic of the node controller (mco.md 3.3–3.4): maxUnavailable, candidates, capacity, ordering. */
+/** Rollout arithmetic of the node controller (upstream pkg/controller/node/node_controller.go): maxUnavailable, candidates, capacity, ordering. */
 import type { Node } from '../../common/api-types.js';
 import { Labels } from '../../common/constants.js';
 import {

@@ -1,4 +1,4 @@
-/** Pool status computation (upstream `calculateStatus`, ImageModeStatusReporting off; mco.md 3.5). */
+/** Pool status computation (upstream `calculateStatus`, ImageModeStatusReporting off). */
 import { MACHINE_CONFIG_POOL_CONDITIONS } from '@keelson/api';
 import type { Condition } from '@keelson/kube';
 import type { MachineConfigPool, Node } from '../../common/api-types.js';

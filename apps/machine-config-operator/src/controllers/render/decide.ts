@@ -1,5 +1,5 @@
 /**
- * Pure decisions of the render controller (upstream pkg/controller/render, mco.md 2.1–2.8): whether a pool may be
+ * Pure decisions of the render controller (upstream pkg/controller/render): whether a pool may be
  * rendered now, the rendered MachineConfig, the pool's new spec.configuration and the RenderDegraded condition.
  */
 import {
