@@ -23,6 +23,7 @@ export type { KindInfo, OpenShiftKind } from './constants/groups.js';
 export * from './constants/cvo.js';
 export * from './constants/mco.js';
 export { CRD_DIR, CrdError, crdFile, crdFiles, crds, loadCrd, loadCrds } from './crds.js';
+export { CONFIG_CRD_DIR, loadConfigCrds } from './config-crds.js';
 export type { CrdFile } from './crds.js';
 export {
   LabelSelectorError,

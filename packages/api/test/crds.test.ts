@@ -96,3 +96,21 @@ describe('shipped CRDs', () => {
     expect(sums).toEqual(expected);
   });
 });
+
+describe('config.openshift.io CRDs (loadConfigCrds)', () => {
+  it('Infrastructure, Network, Proxy, DNS, APIServer, Image, cluster-scoped, fresh copies', async () => {
+    const { loadConfigCrds } = await import('../src/index.js');
+    const got = await loadConfigCrds();
+    expect(got.map((c) => c.metadata.name).sort()).toEqual([
+      'apiservers.config.openshift.io',
+      'dnses.config.openshift.io',
+      'images.config.openshift.io',
+      'infrastructures.config.openshift.io',
+      'networks.config.openshift.io',
+      'proxies.config.openshift.io',
+    ]);
+    for (const c of got) expect(c.spec.scope).toBe('Cluster');
+    (got[0] as { spec: { group: string } }).spec.group = 'changed';
+    expect((await loadConfigCrds())[0]?.spec.group).toBe('config.openshift.io');
+  });
+});

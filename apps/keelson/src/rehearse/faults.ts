@@ -20,6 +20,8 @@ export interface FaultPlan {
   killDaemons: string[];
   /** Pools paused before the update. */
   pausePools: string[];
+  /** A machine-config-operator sync task fails during the update until the CVO reports it (`mco-sync-fails`). */
+  mcoSyncFails?: boolean;
   /**
    * A minor update that needs an admin ack: A ships an admin-ack gate for its minor, and the CVO refuses B until it
    * is acknowledged. `give`: the rehearsal, as the admin, acknowledges once the CVO reports the block; `never`: nobody
@@ -48,6 +50,7 @@ export const FAULT_KINDS = [
   'pdb-blocks-drain',
   'on-disk-drift=NODE:/etc/file',
   'api-errors=RATE',
+  'mco-sync-fails',
   'admin-ack-required[=never]',
 ] as const;
 
@@ -100,6 +103,10 @@ export function parseFaults(
         plan.onDiskDrift.push({ node: name(value.slice(0, colon), flag, 'node'), path });
         break;
       }
+      case 'mco-sync-fails':
+        if (value !== '') throw new FaultSpecError('takes no value', flag);
+        plan.mcoSyncFails = true;
+        break;
       case 'api-errors': {
         const r = Number(value);
         if (value === '' || !Number.isFinite(r) || r < 0 || r >= 1)
@@ -139,6 +146,7 @@ export function describeFaults(p: FaultPlan): string[] {
     ...(p.pdbBlocksDrain ? ['pdb-blocks-drain'] : []),
     ...p.onDiskDrift.map((d) => `on-disk-drift=${d.node}:${d.path}`),
     ...(p.apiErrorRate > 0 ? [`api-errors=${p.apiErrorRate}`] : []),
+    ...(p.mcoSyncFails === true ? ['mco-sync-fails'] : []),
     ...(p.killCvoAt !== undefined ? [`kill cvo@${Math.round(p.killCvoAt * 100)}%`] : []),
     ...p.killDaemons.map((n) => `kill daemon@${n}`),
     ...p.pausePools.map((n) => `pause-pool ${n}`),

@@ -41,6 +41,9 @@ import {
   type RunningOperators,
 } from './components.js';
 import { describeFaults, type FaultPlan } from './faults.js';
+import { McoSyncFault } from './mco-sync-fault.js';
+import { rehearsalPullSecret } from './installer-objects.js';
+import { installClusterConfig } from './cluster-config-install.js';
 import { ADMIN_ACK_RELEASES, blockedOnAdminAck, checkAdminAckReleases, giveAdminAcks } from './admin-ack.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
@@ -247,6 +250,14 @@ export async function bootstrapCluster(
       if (!isAlreadyExists(e)) throw e;
     }
   }
+  // the installer's cluster configuration (Infrastructure, Network, Proxy, DNS, APIServer, Image) the MCO reads
+  await installClusterConfig(client);
+  // the installer's global pull secret, which ControllerConfig spec.pullSecret names
+  await client
+    .request('POST', '/api/v1/namespaces/openshift-config/secrets', { body: rehearsalPullSecret() })
+    .catch((e: unknown) => {
+      if (!isAlreadyExists(e)) throw e;
+    });
   await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
     body: {
       apiVersion: 'config.openshift.io/v1',
@@ -981,12 +992,19 @@ class Session {
     const downSince = new Map<string, number>();
     let drainFailure: DrainFailure | undefined;
     let lastDeploymentCheck = 0;
+    const mcoFault =
+      opts.faults.mcoSyncFails === true
+        ? new McoSyncFault(direct, (e) => {
+            this.emit({ t: this.t(), type: 'fault', ...e });
+          })
+        : undefined;
     for (;;) {
       if (Date.now() - lastDeploymentCheck > 500) {
         lastDeploymentCheck = Date.now();
         await this.followMcoDeployment(direct, ctx);
         await this.supervise(ctx);
         drainFailure = await latestDrainFailure(direct);
+        await mcoFault?.step(this.mco?.version, b.version, obs.clusterVersion());
       }
       const cv = obs.clusterVersion();
       const now = Date.now();

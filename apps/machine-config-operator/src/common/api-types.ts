@@ -20,4 +20,5 @@ export type {
   Pod,
   PodDisruptionBudget,
   ConfigMap,
+  ImageRegistryBundle,
 } from '@keelson/api';

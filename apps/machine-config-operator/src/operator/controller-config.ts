@@ -1,5 +1,5 @@
 /** The ControllerConfig `machine-config-controller` as the operator writes it (RenderConfig task, pure). */
-import type { ConfigMap, ControllerConfig, EmbeddedInfrastructure } from '../common/api-types.js';
+import type { ConfigMap, ControllerConfig, ControllerConfigSpec, EmbeddedInfrastructure } from '../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
 import { semanticallyContains } from '../common/semantic.js';
 
@@ -85,6 +85,11 @@ export interface ClusterInputs {
   /** PEM bundles (base64-encoded in the object, as `[]byte` fields are), see `readCABundles`. */
   rootCAPem?: string | Buffer;
   kubeAPIServerServingCAPem?: string | Buffer;
+  /**
+   * The fields read from the cluster as upstream's syncRenderConfig reads them (see `render-inputs.ts`); each one
+   * present replaces the value built from the fields above.
+   */
+  fromCluster?: Partial<ControllerConfigSpec>;
 }
 
 const b64 = (s: string | Buffer | undefined): string =>
@@ -156,6 +161,7 @@ export function buildControllerConfig(
       },
       ipFamilies: 'IPv4',
       network: null,
+      ...cluster.fromCluster,
     },
   };
 }

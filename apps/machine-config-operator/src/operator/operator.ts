@@ -15,7 +15,6 @@ import {
   isAlreadyExists,
   isConflict,
   isNotFound,
-  KubeApiError,
   MachineConfigPools,
   MachineConfigs,
   Registry,
@@ -43,7 +42,8 @@ import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running }
 import { semanticallyContains } from '../common/semantic.js';
 import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
-import { readCABundles } from './ca-bundles.js';
+import { completeInfrastructure, type ConfigObject } from './cluster-config.js';
+import { readRenderInputs, readStateOf404, type ConfigRead, type GlobalConfig } from './render-inputs.js';
 import {
   buildControllerConfig,
   controllerConfigNeedsUpdate,
@@ -61,21 +61,19 @@ const CMs = ConfigMaps;
 
 /** A config.openshift.io cluster configuration object (Infrastructure, DNS) as served. */
 type ClusterConfigObject = KubeObject & Record<string, unknown>;
-/** Infrastructure and DNS `cluster`: read from informers like upstream's infraLister / dnsLister, not GET per sync. */
-const Infrastructures = defineResource<ClusterConfigObject>({
-  group: 'config.openshift.io',
-  version: 'v1',
-  kind: 'Infrastructure',
-  plural: 'infrastructures',
-  namespaced: false,
-});
-const DNSes = defineResource<ClusterConfigObject>({
-  group: 'config.openshift.io',
-  version: 'v1',
-  kind: 'DNS',
-  plural: 'dnses',
-  namespaced: false,
-});
+/** A config.openshift.io `cluster` object type the operator follows (upstream's infra/network/proxy/dns/image listers). */
+const configType = (kind: string, plural: string): ResourceDescriptor<ClusterConfigObject> =>
+  defineResource<ClusterConfigObject>({ group: 'config.openshift.io', version: 'v1', kind, plural, namespaced: false });
+const CONFIG_TYPES = {
+  infra: configType('Infrastructure', 'infrastructures'),
+  network: configType('Network', 'networks'),
+  proxy: configType('Proxy', 'proxies'),
+  dns: configType('DNS', 'dnses'),
+  image: configType('Image', 'images'),
+} as const;
+type ConfigKey = keyof typeof CONFIG_TYPES;
+/** Namespaces of the ConfigMaps syncRenderConfig reads (besides the operator's own). */
+const INPUT_CM_NAMESPACES = ['openshift-config', 'openshift-config-managed', 'kube-system'] as const;
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -143,13 +141,15 @@ export class MachineConfigOperator {
     co: Informer<ClusterOperator>;
   };
   /**
-   * Infrastructure and DNS `cluster`. Not awaited before the first sync (a cluster without their CRDs still syncs:
-   * until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by GET); their changes
-   * queue a sync.
+   * Infrastructure, Network, Proxy, DNS and Image `cluster`. Not awaited before the first sync (a cluster without
+   * their CRDs still syncs: until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by
+   * GET); their changes queue a sync.
    */
-  private readonly config: { infra: Informer<ClusterConfigObject>; dns: Informer<ClusterConfigObject> };
-  /** Paths of Infrastructure / DNS found absent (404) before their informer synced. */
-  private readonly absentUntilSynced = new Set<string>();
+  private readonly config: Record<ConfigKey, Informer<ClusterConfigObject>>;
+  /** ConfigMaps of the namespaces the RenderConfig inputs live in (their events queue a sync). */
+  private readonly inputCMs: Array<Informer<ConfigMap>>;
+  /** Config objects found absent (404: object missing or type not served) before their informer synced. */
+  private readonly absentUntilSynced = new Map<ConfigKey, 'missing' | 'unserved'>();
   private readonly waitingSince = new Map<string, number>();
   /** Upstream `inClusterBringup`: started without the ControllerConfig CRD and no sync has succeeded yet. */
   private inClusterBringup = false;
@@ -186,11 +186,21 @@ export class MachineConfigOperator {
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
     const byName = { fieldSelector: 'metadata.name=cluster' };
-    this.config = { infra: mk(Infrastructures, byName), dns: mk(DNSes, byName) };
+    this.config = {
+      infra: mk(CONFIG_TYPES.infra, byName),
+      network: mk(CONFIG_TYPES.network, byName),
+      proxy: mk(CONFIG_TYPES.proxy, byName),
+      dns: mk(CONFIG_TYPES.dns, byName),
+      image: mk(CONFIG_TYPES.image, byName),
+    };
     const enqueue = (): void => {
       this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     };
     for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    // upstream's clusterCmLister: the CA bundles, user-ca-bundle, the proxy's trusted CA, registry CAs, the cloud
+    // config and kube-system/bootstrap changing queue a sync (read by GET in the sync)
+    this.inputCMs = INPUT_CM_NAMESPACES.map((namespace) => mk(CMs, { namespace }));
+    for (const inf of this.inputCMs) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
   }
 
   async run(): Promise<void> {
@@ -204,7 +214,7 @@ export class MachineConfigOperator {
       if (isNotFound(e)) this.inClusterBringup = true;
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
     }
-    for (const inf of Object.values(this.config)) inf.start();
+    for (const inf of [...Object.values(this.config), ...this.inputCMs]) (inf as Informer<KubeObject>).start();
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
@@ -212,7 +222,9 @@ export class MachineConfigOperator {
   async stop(): Promise<void> {
     await this.controller.stop();
     await Promise.all(
-      [...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()),
+      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs].map(
+        (i: Informer<KubeObject>) => i.stop(),
+      ),
     );
   }
 
@@ -249,42 +261,49 @@ export class MachineConfigOperator {
     return { requeueAfterMs: resync };
   }
 
-  private async cluster(): Promise<ClusterInputs> {
-    const getOpt = async (path: string): Promise<Record<string, unknown> | undefined> => {
-      try {
-        const o = await this.client.request<Record<string, unknown>>('GET', path);
-        return { ...o, apiVersion: 'config.openshift.io/v1' };
-      } catch (e) {
-        if (isNotFound(e) || (e instanceof KubeApiError && e.status === 404)) return undefined;
-        throw e;
-      }
-    };
-    // until its informer has synced, an object is read once by GET; a 404 then (the type is not served on this cluster)
-    // stands until the informer, listing again with backoff, syncs and its add event queues a sync
-    const read = async (
-      inf: Informer<ClusterConfigObject>,
-      path: string,
-    ): Promise<Record<string, unknown> | undefined> => {
-      if (!inf.hasSynced()) {
-        if (this.absentUntilSynced.has(path)) return undefined;
-        const o = await getOpt(path);
-        if (o === undefined) this.absentUntilSynced.add(path);
-        return o;
-      }
+  /** One config object: from its informer once synced, else read once by GET (a 404 stands until it syncs). */
+  private async readConfig(key: ConfigKey): Promise<ConfigRead> {
+    const inf = this.config[key];
+    if (inf.hasSynced()) {
       const o = inf.store.get('cluster');
-      return o === undefined ? undefined : { ...o, apiVersion: 'config.openshift.io/v1' };
-    };
-    const infra = await read(this.config.infra, '/apis/config.openshift.io/v1/infrastructures/cluster');
-    const dns = await read(this.config.dns, '/apis/config.openshift.io/v1/dnses/cluster');
-    const ca = await readCABundles(this.client, this.inClusterBringup);
+      return o === undefined ? { state: 'missing' } : { state: 'found', object: o };
+    }
+    const absent = this.absentUntilSynced.get(key);
+    if (absent !== undefined) return { state: absent };
+    try {
+      const o = await this.client.request<ClusterConfigObject>(
+        'GET',
+        `/apis/config.openshift.io/v1/${CONFIG_TYPES[key].plural}/cluster`,
+      );
+      return { state: 'found', object: o };
+    } catch (e) {
+      const st = readStateOf404(e);
+      if (st === undefined) throw e;
+      this.absentUntilSynced.set(key, st);
+      return { state: st };
+    }
+  }
+
+  private async cluster(): Promise<ClusterInputs> {
+    const keys = Object.keys(CONFIG_TYPES) as ConfigKey[];
+    const reads = await Promise.all(keys.map((k) => this.readConfig(k)));
+    const global = Object.fromEntries(keys.map((k, i) => [k, reads[i]])) as unknown as GlobalConfig;
+    const fromCluster = await readRenderInputs(this.client, {
+      global,
+      imagesJson: this.o.images ?? {},
+      operatorVersion: this.o.releaseVersion,
+      inClusterBringup: this.inClusterBringup,
+    });
+    const found = (r: ConfigRead): ConfigObject | undefined => (r.state === 'found' ? r.object : undefined);
+    const infra = found(global.infra);
+    const dns = found(global.dns);
     return {
-      rootCAPem: ca.rootCA,
-      kubeAPIServerServingCAPem: ca.kubeAPIServerServingCA,
-      ...(infra ? { infra: { spec: {}, ...infra, kind: 'Infrastructure' } } : {}),
-      ...(dns ? { dns: { ...dns, kind: 'DNS' } } : {}),
+      ...(infra ? { infra: completeInfrastructure(infra) } : {}),
+      ...(dns ? { dns: { ...dns, apiVersion: 'config.openshift.io/v1', kind: 'DNS' } } : {}),
       clusterDNSIP: this.o.clusterDNSIP ?? '172.30.0.10',
       releaseImage: this.o.releaseImage ?? '',
       images: this.o.images ?? {},
+      fromCluster,
     };
   }
 

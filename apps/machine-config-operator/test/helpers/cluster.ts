@@ -41,6 +41,18 @@ export async function startTestCluster(extraKinds: readonly OpenShiftKind[] = []
   });
   // the CA ConfigMaps of an installed cluster, read into the ControllerConfig
   await installClusterCABundles(sandbox);
+  // the installer's global pull secret, which ControllerConfig spec.pullSecret names (the template controller reads it)
+  await client.request('POST', '/api/v1/namespaces/openshift-config/secrets', {
+    body: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'pull-secret', namespace: 'openshift-config' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: {
+        '.dockerconfigjson': Buffer.from('{"auths":{"quay.io":{"auth":"a2VlbHNvbjp0ZXN0"}}}').toString('base64'),
+      },
+    },
+  });
   return {
     sandbox,
     client,
