@@ -5,7 +5,9 @@
  */
 import {
   EventRecorder,
+  Informer,
   KubeClient,
+  MachineConfigNodes,
   MachineConfigurations,
   Registry,
   isNotFound,
@@ -16,7 +18,12 @@ import {
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
-import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
+import type {
+  MachineConfigNode,
+  NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
+  NodeDisruptionPolicyAction,
+} from '@keelson/api';
+import { MachineConfigNodeReporter } from '../upgrade-monitor/reporter.js';
 import { MachineConfigCache, NodeWriter, SharedNodeInformer, type NodeSource } from './cluster.js';
 import type { ClusterAccess, DaemonContext } from './context.js';
 import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './daemon.js';
@@ -75,15 +82,44 @@ export interface ClusterPlumbing {
   readonly events: EventRecorder;
   /** API writes of all daemons using this plumbing. */
   readonly stats?: { writes: number };
+  /**
+   * MachineConfigNodes as a watch sees them (one shared informer for many virtual nodes); the reporters read their
+   * node's MCN here instead of a GET. `false`: no MCN reporting (a cluster without the CRD, or tests that count
+   * only Node writes).
+   */
+  readonly mcns?: Informer<MachineConfigNode> | false;
+  readonly logger?: Logger;
+}
+
+function mcnLookup(inf: Informer<MachineConfigNode>, name: string): () => MachineConfigNode | undefined {
+  return () => (inf.hasSynced() ? inf.store.get(name) : undefined);
 }
 
 /** Builds the {@link ClusterAccess} of one node. */
-export function clusterAccessFor(p: ClusterPlumbing, nodeName: string, source: NodeSource): ClusterAccess {
+export function clusterAccessFor(
+  p: ClusterPlumbing,
+  nodeName: string,
+  source: NodeSource,
+  pool?: string,
+): ClusterAccess {
   return {
     writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
     source,
     configs: p.configs,
     nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client),
+    ...(p.mcns === false
+      ? {}
+      : {
+          mcn: new MachineConfigNodeReporter({
+            client: p.client,
+            nodeName,
+            node: () => source.current(),
+            ...(pool !== undefined ? { pool: () => pool } : {}),
+            ...(p.logger ? { logger: p.logger } : {}),
+            ...(p.stats ? { stats: p.stats } : {}),
+            ...(p.mcns ? { lookup: mcnLookup(p.mcns, nodeName) } : {}),
+          }),
+        }),
   };
 }
 
@@ -146,8 +182,13 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
   const logger = opts.logger ?? nullLogger;
   const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
   await nodes.start();
+  // the daemon's own MachineConfigNode, watched (not awaited: a cluster without the CRD still runs the daemon)
+  const mcns = new Informer(client, MachineConfigNodes, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
+  mcns.start();
   const plumbing: ClusterPlumbing = {
     client,
+    logger,
+    mcns,
     configs: new MachineConfigCache(client),
     events: new EventRecorder(client, { component: 'machineconfigdaemon', host: opts.nodeName, logger }),
   };
@@ -177,6 +218,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
       await daemon.stop();
       await served.server?.close();
       await nodes.stop();
+      await mcns.stop();
       if (own) await client.close();
     },
   };
