@@ -143,7 +143,13 @@ describe('MachineConfigNodeReporter against the API server', () => {
 
   it('creates the MCN, folds queued reports into one status write, writes nothing when nothing changed', async () => {
     const stats = { writes: 0 };
-    const r = new MachineConfigNodeReporter({ client, nodeName: 'rep-0', node: () => n, stats, pool: () => 'worker' });
+    const r = new MachineConfigNodeReporter({
+      client,
+      nodeName: 'rep-0',
+      node: () => n,
+      stats: [stats],
+      pool: () => 'worker',
+    });
     r.report(reports.needsUpdate('rep-0'));
     r.report(reports.updateCompatible(['reboot'], true));
     r.report(...reports.drainNotRequired());
@@ -185,7 +191,7 @@ describe('MachineConfigNodeReporter against the API server', () => {
       client,
       nodeName: 'rep-0',
       node: () => n,
-      stats,
+      stats: [stats],
       lookup: () => inf.store.get('rep-0'),
     });
     r.report(reports.updated('rep-0'));

@@ -88,6 +88,8 @@ export interface ClusterPlumbing {
    * only Node writes).
    */
   readonly mcns?: Informer<MachineConfigNode> | false;
+  /** API requests of the MCN reporters (also counted in `stats`), for the benchmark's overhead figure. */
+  readonly mcnStats?: { writes: number };
   readonly logger?: Logger;
 }
 
@@ -116,7 +118,7 @@ export function clusterAccessFor(
             node: () => source.current(),
             ...(pool !== undefined ? { pool: () => pool } : {}),
             ...(p.logger ? { logger: p.logger } : {}),
-            ...(p.stats ? { stats: p.stats } : {}),
+            stats: [p.stats, p.mcnStats].filter((x): x is { writes: number } => x !== undefined),
             ...(p.mcns ? { lookup: mcnLookup(p.mcns, nodeName) } : {}),
           }),
         }),

@@ -21,8 +21,8 @@ export interface McnReporterOptions {
   /** The node's primary pool, for an MCN this reporter must create (default: from the node's role labels). */
   readonly pool?: (node: Node) => string;
   readonly logger?: Logger;
-  /** API requests made, shared with the daemon's other writers (the benchmark's count). */
-  readonly stats?: { writes: number };
+  /** Counters of the API requests made (shared with the daemon's other writers: the benchmark's count). */
+  readonly stats?: ReadonlyArray<{ writes: number }>;
   /** The MCN as an informer last saw it (a shared watch): read instead of a GET when present. */
   readonly lookup?: () => MachineConfigNode | undefined;
   /** Clock (tests). */
@@ -81,7 +81,7 @@ export class MachineConfigNodeReporter {
   }
 
   #count(): void {
-    if (this.#o.stats) this.#o.stats.writes++;
+    for (const s of this.#o.stats ?? []) s.writes++;
   }
 
   async #load(node: Node, reread: boolean): Promise<MachineConfigNode> {

@@ -77,6 +77,8 @@ export interface VirtualNodes {
   readonly machines: ReadonlyMap<string, VirtualMachine>;
   /** API requests made by the daemons (MachineConfig GETs + Node writes). */
   apiRequests(): number;
+  /** Of those, the requests of the MachineConfigNode reporters (GET, create, status writes). */
+  mcnRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   await informer.start();
   const configs = new MachineConfigCache(client);
   const stats = { writes: 0 };
+  const mcnStats = { writes: 0 };
   const mcns = opts.machineConfigNodes === false ? undefined : new Informer(client, MachineConfigNodes, { logger });
   mcns?.start();
   const plumbing: ClusterPlumbing = {
@@ -122,6 +125,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     stats,
     logger,
     mcns: mcns ?? false,
+    mcnStats,
     events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
   };
   const serverUrl = opts.serverUrl;
@@ -175,6 +179,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   return {
     machines,
     apiRequests: () => configs.gets + stats.writes,
+    mcnRequests: () => mcnStats.writes,
     async stop() {
       await Promise.all([...machines.values()].map((m) => m.stop()));
       await pools?.stop();
