@@ -4,8 +4,9 @@
  * through its MCN.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Informer, MachineConfigNodes, type KubeClient } from '@keelson/kube';
-import { NODE_ANNOTATIONS, type MachineConfigNode, type Node } from '@keelson/api';
+import { Informer, MachineConfigNodes, MachineConfigPools, Registry, nullLogger, type KubeClient } from '@keelson/kube';
+import { NODE_ANNOTATIONS, type MachineConfigNode, type MachineConfigPool, type Node } from '@keelson/api';
+import { MachineConfigNodeSync, planMachineConfigNodes } from '../src/operator/machine-config-nodes.js';
 import {
   ALL_MCN_CONDITION_TYPES,
   NOT_YET_SET,
@@ -222,6 +223,8 @@ describe('a virtual node update seen through its MCN', () => {
     await createPool(env.client, 'worker', 'rendered-worker-1');
     vn = await startVirtualNodes({ client: env.client, nodes: [{ name: 'mcn-0' }], rootDir: env.dir });
     await untilDone(env.client, 'mcn-0', 'rendered-worker-1');
+    // the daemon writes its MCN just after the Done annotation
+    await until(() => watch.store.get('mcn-0')?.status?.configVersion?.current === 'rendered-worker-1', 10_000);
   }, 60_000);
   afterAll(async () => {
     await vn.stop();
@@ -251,5 +254,73 @@ describe('a virtual node update seen through its MCN', () => {
     expect(
       seen.some((s) => s.RebootedNode === 'Unknown' && s.UpdatePrepared === 'True' && s.AppliedFilesAndOS === 'True'),
     ).toBe(true);
+  }, 60_000);
+});
+
+describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () => {
+  const pool = (name: string, selector: Record<string, string>): MachineConfigPool =>
+    ({
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfigPool',
+      metadata: { name },
+      spec: { nodeSelector: { matchLabels: selector } },
+    }) as MachineConfigPool;
+  const pools = [
+    pool('master', { 'node-role.kubernetes.io/master': '' }),
+    pool('worker', { 'node-role.kubernetes.io/worker': '' }),
+    pool('infra', { 'node-role.kubernetes.io/infra': '' }),
+  ];
+
+  it('plans one MCN per node with its primary pool, fills a placeholder, deletes orphans, nothing when in line', () => {
+    const w = node(
+      'w',
+      { [NODE_ANNOTATIONS.desiredConfig]: 'rendered-worker-1' },
+      { 'node-role.kubernetes.io/worker': '' },
+    );
+    const i = node('i', {}, { 'node-role.kubernetes.io/worker': '', 'node-role.kubernetes.io/infra': '' });
+    const lone = node('lone');
+    const pending = { ...node('p'), status: { phase: 'Pending' } } as Node;
+    const plan = planMachineConfigNodes([w, i, lone, pending], [newMachineConfigNode(node('gone'), 'worker')], pools);
+    expect(plan.create.map((m) => [m.metadata.name, m.spec.pool.name, m.spec.configVersion.desired])).toEqual([
+      ['w', 'worker', 'rendered-worker-1'],
+      ['i', 'infra', NOT_YET_SET],
+      ['lone', NOT_YET_SET, NOT_YET_SET],
+    ]);
+    expect(plan.remove).toEqual(['gone']);
+    const placeholder = newMachineConfigNode(node('w'), 'worker');
+    const again = planMachineConfigNodes([w], [placeholder], pools);
+    expect(again.update.map((m) => m.spec.configVersion.desired)).toEqual(['rendered-worker-1']);
+    const inLine = planMachineConfigNodes([w], [newMachineConfigNode(w, 'worker')], pools);
+    expect(inLine).toEqual({ create: [], update: [], remove: [] });
+  });
+
+  it('against the API server: creates, follows a relabel to another pool, deletes with the node', async () => {
+    const env = await startEnv();
+    try {
+      const poolInf = new Informer(env.client, MachineConfigPools);
+      for (const p of pools) await env.client.resource(MachineConfigPools).create(p);
+      poolInf.start();
+      const sync = new MachineConfigNodeSync({
+        client: env.client,
+        logger: nullLogger,
+        registry: new Registry(),
+        pools: poolInf,
+      });
+      const running = sync.run();
+      const mcns = env.client.resource(MachineConfigNodes);
+      const nodes = env.client.resource(Nodes);
+      await nodes.create(node('n1', {}, { 'node-role.kubernetes.io/worker': '' }));
+      await until(async () => (await mcns.list()).items.length === 1, 10_000, 'MCN n1');
+      expect((await mcns.get('n1')).spec.pool.name).toBe('worker');
+      await nodes.patch('n1', { metadata: { labels: { 'node-role.kubernetes.io/infra': '' } } }, { type: 'merge' });
+      await until(async () => (await mcns.get('n1')).spec.pool.name === 'infra', 10_000, 'MCN n1 in infra');
+      await nodes.delete('n1');
+      await until(async () => (await mcns.list()).items.length === 0, 10_000, 'MCN n1 deleted');
+      await sync.stop();
+      await running;
+      await poolInf.stop();
+    } finally {
+      await env.stop();
+    }
   }, 60_000);
 });

@@ -55,6 +55,7 @@ import {
   type OSImageURLConfig,
 } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
+import { MachineConfigNodeSync } from './machine-config-nodes.js';
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
@@ -154,6 +155,9 @@ export class MachineConfigOperator {
   /** Upstream `inClusterBringup`: started without the ControllerConfig CRD and no sync has succeeded yet. */
   private inClusterBringup = false;
   private readonly recorder: EventRecorder;
+  /** syncMachineConfigNodes, fed by its own Node/MCN watches (see machine-config-nodes.ts). */
+  private readonly mcnSync: MachineConfigNodeSync;
+  private mcnRunning: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: KubeClient,
@@ -191,6 +195,7 @@ export class MachineConfigOperator {
       this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     };
     for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    this.mcnSync = new MachineConfigNodeSync({ client, logger: log, registry, pools: this.informers.pools });
   }
 
   async run(): Promise<void> {
@@ -205,11 +210,16 @@ export class MachineConfigOperator {
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
     }
     for (const inf of Object.values(this.config)) inf.start();
+    this.mcnRunning = this.mcnSync.run().catch((e: unknown) => {
+      this.log.error('machine-config-nodes sync stopped', { err: (e as Error).message });
+    });
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
 
   async stop(): Promise<void> {
+    await this.mcnSync.stop();
+    await this.mcnRunning;
     await this.controller.stop();
     await Promise.all(
       [...Object.values(this.informers), ...Object.values(this.config)].map((i: Informer<KubeObject>) => i.stop()),
