@@ -103,10 +103,10 @@ export function formatMcnReports(rs: readonly McnNodeReport[], indent: string): 
     out.push(
       `${indent}  ${r.node} (pool ${r.pool || '-'}): desired ${r.desired || '-'}, current ${r.current || '-'}, Updated ${r.updated || '-'}`,
     );
-    if (r.transitions.length > 0)
-      out.push(
-        `${indent}    ${r.transitions.map((x) => `+${(x.atMs / 1000).toFixed(1)}s ${x.type}=${x.status}`).join(', ')}`,
-      );
+    // one line per write seen (the conditions that changed together)
+    const groups = new Map<number, string[]>();
+    for (const x of r.transitions) groups.set(x.atMs, [...(groups.get(x.atMs) ?? []), `${x.type}=${x.status}`]);
+    for (const [at, cs] of groups) out.push(`${indent}    +${(at / 1000).toFixed(1)}s ${cs.join(' ')}`);
   }
   return out;
 }

@@ -82,7 +82,8 @@ describe('MCN timeline and report', () => {
     expect(formatMcnReports(rs, '  ')).toEqual([
       '  MachineConfigNodes (conditions as they changed during the update, time since it started):',
       '    worker-0 (pool worker): desired rendered-worker-b, current rendered-worker-b, Updated True',
-      '      +0.5s Updated=False, +0.5s UpdatePrepared=True, +1.5s Updated=True, +1.5s Drained=False, +1.5s UpdatePrepared=False',
+      '      +0.5s Updated=False UpdatePrepared=True',
+      '      +1.5s Updated=True Drained=False UpdatePrepared=False',
     ]);
     const timeline = sampleTimeline();
     const upgrade = timeline.find((e) => e.type === 'phase' && e.phase === 'upgrade')?.t ?? 0;
