@@ -56,6 +56,7 @@ import {
 } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 import { MachineConfigNodeSync } from './machine-config-nodes.js';
+import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
@@ -111,6 +112,12 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   controllerVersion?: string;
   /** generated-by-version written on the ControllerConfig (default: this build's). */
   mcoVersion?: string;
+  /**
+   * Deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream's
+   * syncMachineConfigDaemon/Controller/Server; see operands.ts). Off by default: a release that ships those workloads
+   * as static manifests (this package's `manifests/`) or a rehearsal that runs them as processes does not want it.
+   */
+  operands?: OperandOptions;
 }
 
 /**
@@ -158,6 +165,8 @@ export class MachineConfigOperator {
   /** syncMachineConfigNodes, fed by its own Node/MCN watches (see machine-config-nodes.ts). */
   private readonly mcnSync: MachineConfigNodeSync;
   private mcnRunning: Promise<void> = Promise.resolve();
+  /** The operand tasks, when the operator manages its operands. */
+  private readonly operands: OperandSync | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -196,6 +205,15 @@ export class MachineConfigOperator {
     };
     for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
     this.mcnSync = new MachineConfigNodeSync({ client, logger: log, registry, pools: this.informers.pools });
+    if (o.operands !== undefined) {
+      const image = o.operands.image ?? o.images?.['machineConfigOperator'] ?? o.operatorImage;
+      if (image === undefined || image === '')
+        throw new Error(
+          'managing operands needs the machine-config-operator image: images.machineConfigOperator or the operator image',
+        );
+      this.operands = new OperandSync(client, { ...o.operands, image }, log);
+      this.controller.watch(this.operands.daemonSets, key).watch(this.operands.deployments, key);
+    }
   }
 
   async run(): Promise<void> {
@@ -238,7 +256,7 @@ export class MachineConfigOperator {
     const tasks: Task[] = [
       { name: 'RenderConfig', run: () => this.syncRenderConfig() },
       { name: 'MachineConfigPools', run: () => this.syncPools() },
-      { name: 'MachineConfigController', run: () => Promise.resolve(this.waitControllerConfig()) },
+      ...this.operandTasks(),
       { name: 'RequiredPools', run: () => Promise.resolve(this.waitRequiredPools()) },
     ];
     let syncError: SyncError | undefined;
@@ -257,6 +275,24 @@ export class MachineConfigOperator {
     await this.writeClusterOperator(syncError, pending);
     if (syncError === undefined && pending === undefined) this.inClusterBringup = false;
     return { requeueAfterMs: resync };
+  }
+
+  /**
+   * Upstream's order: MachineConfigDaemon, MachineConfigController (its Deployment rolled out, then the ControllerConfig
+   * completed), MachineConfigServer; without operand management only the ControllerConfig wait.
+   */
+  private operandTasks(): Task[] {
+    const cc = (): Promise<string | undefined> => Promise.resolve(this.waitControllerConfig());
+    const ops = this.operands;
+    if (ops === undefined) return [{ name: 'MachineConfigController', run: cc }];
+    return OPERANDS.map((op) => ({
+      name: op.task,
+      run: async () => {
+        const pending = await ops.sync(op);
+        if (pending !== undefined || op.task !== 'MachineConfigController') return pending;
+        return cc();
+      },
+    }));
   }
 
   private async cluster(): Promise<ClusterInputs> {

@@ -10,8 +10,8 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
-  const sandbox = await startSandbox({ historySize: 100_000 });
+export async function startTestCluster(opts: { simulatePods?: boolean } = {}): Promise<TestCluster> {
+  const sandbox = await startSandbox({ historySize: 100_000, ...opts });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sandbox.kubeconfigYaml());
   const client = new KubeClient(kubeConfig);
