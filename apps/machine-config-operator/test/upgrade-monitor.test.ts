@@ -13,7 +13,6 @@ import {
   applyMcnReport,
   newMachineConfigNode,
   primaryPoolFromLabels,
-  type McnCondition,
 } from '../src/upgrade-monitor/conditions.js';
 import { MachineConfigNodeReporter } from '../src/upgrade-monitor/reporter.js';
 import { setMcnSpecDesired } from '../src/upgrade-monitor/spec.js';
@@ -258,13 +257,12 @@ describe('a virtual node update seen through its MCN', () => {
 });
 
 describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () => {
-  const pool = (name: string, selector: Record<string, string>): MachineConfigPool =>
-    ({
-      apiVersion: 'machineconfiguration.openshift.io/v1',
-      kind: 'MachineConfigPool',
-      metadata: { name },
-      spec: { nodeSelector: { matchLabels: selector } },
-    }) as MachineConfigPool;
+  const pool = (name: string, selector: Record<string, string>): MachineConfigPool => ({
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfigPool',
+    metadata: { name },
+    spec: { nodeSelector: { matchLabels: selector } },
+  });
   const pools = [
     pool('master', { 'node-role.kubernetes.io/master': '' }),
     pool('worker', { 'node-role.kubernetes.io/worker': '' }),

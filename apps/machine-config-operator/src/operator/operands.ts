@@ -143,6 +143,7 @@ export async function applyWorkload(
       if (isNotFound(e))
         throw new Error(
           `namespace ${want.metadata.namespace ?? ''} not found for ${want.kind} ${want.metadata.name ?? ''}`,
+          { cause: e },
         );
       throw e;
     }
