@@ -61,16 +61,43 @@ export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPo
   return out;
 }
 
-/** Reads the cluster's node disruption policies (MachineConfiguration `cluster`); none → upstream defaults. */
-export function nodeDisruptionPolicyReader(client: KubeClient): () => Promise<NodeDisruptionPolicy | undefined> {
+/** How long the daemon waits for the operator to publish the policies (upstream: poll 5 s, up to 2 min). */
+export interface PolicyStatusWait {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Upstream's wait (update.go calculatePostConfigChangeNodeDisruptionAction). */
+export const DEFAULT_POLICY_STATUS_WAIT: PolicyStatusWait = { intervalMs: 5_000, timeoutMs: 120_000 };
+
+/**
+ * Reads the cluster's node disruption policies from MachineConfiguration `cluster` **status**
+ * (`nodeDisruptionPolicyStatus.clusterPolicies`, the defaults merged with the spec by the operator), once its
+ * `observedGeneration` matches the object's generation — waiting for that as upstream does, then failing with
+ * "NodeDisruptionPolicyStatus was not ready: …". Without the object (a cluster with no operator, e.g. daemons started
+ * by hand) the MCO's defaults apply.
+ */
+export function nodeDisruptionPolicyReader(
+  client: KubeClient,
+  wait: PolicyStatusWait = DEFAULT_POLICY_STATUS_WAIT,
+): () => Promise<NodeDisruptionPolicy | undefined> {
   return async () => {
-    try {
-      const mcfg = await client.resource(MachineConfigurations).get('cluster');
-      const policy = mcfg.spec?.nodeDisruptionPolicy;
-      return policy ? toDisruptionPolicy(policy) : undefined;
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
+    const end = Date.now() + wait.timeoutMs;
+    for (;;) {
+      let mcfg;
+      try {
+        mcfg = await client.resource(MachineConfigurations).get('cluster');
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+      const status = mcfg.status;
+      const policies = status?.nodeDisruptionPolicyStatus?.clusterPolicies;
+      if (policies !== undefined && status?.observedGeneration === mcfg.metadata.generation)
+        return toDisruptionPolicy(policies);
+      if (Date.now() >= end)
+        throw new Error('NodeDisruptionPolicyStatus was not ready: NodeDisruptionPolicyStatus is not up to date');
+      await new Promise((r) => setTimeout(r, wait.intervalMs));
     }
   };
 }

@@ -18,6 +18,7 @@ import {
   KubeApiError,
   MachineConfigPools,
   MachineConfigs,
+  MachineConfigurations,
   Registry,
   type KubeClient,
   type KubeObject,
@@ -25,6 +26,7 @@ import {
   type ResourceDescriptor,
 } from '@keelson/kube';
 import { defaultPool } from '@keelson/ignition';
+import type { MachineConfiguration } from '@keelson/api';
 import type {
   ClusterOperator,
   ConfigMap,
@@ -56,6 +58,7 @@ import {
 } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
 import { MachineConfigNodeSync } from './machine-config-nodes.js';
+import { syncMachineConfiguration } from './machine-configuration.js';
 import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';
 
 const Pools = MachineConfigPools;
@@ -155,7 +158,11 @@ export class MachineConfigOperator {
    * until an informer has synced, {@link MachineConfigOperator.cluster} reads the object once by GET); their changes
    * queue a sync.
    */
-  private readonly config: { infra: Informer<ClusterConfigObject>; dns: Informer<ClusterConfigObject> };
+  private readonly config: {
+    infra: Informer<ClusterConfigObject>;
+    dns: Informer<ClusterConfigObject>;
+    mcfg: Informer<ClusterConfigObject>;
+  };
   /** Paths of Infrastructure / DNS found absent (404) before their informer synced. */
   private readonly absentUntilSynced = new Set<string>();
   private readonly waitingSince = new Map<string, number>();
@@ -199,7 +206,11 @@ export class MachineConfigOperator {
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
     for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
     const byName = { fieldSelector: 'metadata.name=cluster' };
-    this.config = { infra: mk(Infrastructures, byName), dns: mk(DNSes, byName) };
+    this.config = {
+      infra: mk(Infrastructures, byName),
+      dns: mk(DNSes, byName),
+      mcfg: mk(MachineConfigurations as unknown as ResourceDescriptor<ClusterConfigObject>, byName),
+    };
     const enqueue = (): void => {
       this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     };
@@ -255,6 +266,7 @@ export class MachineConfigOperator {
     const resync = this.o.resyncIntervalMs ?? scaledResyncMs(this.o.timeScale ?? 1);
     const tasks: Task[] = [
       { name: 'RenderConfig', run: () => this.syncRenderConfig() },
+      { name: 'MachineConfiguration', run: () => this.syncMachineConfiguration() },
       { name: 'MachineConfigPools', run: () => this.syncPools() },
       ...this.operandTasks(),
       { name: 'RequiredPools', run: () => Promise.resolve(this.waitRequiredPools()) },
@@ -388,6 +400,31 @@ export class MachineConfigOperator {
       });
     }
     return undefined;
+  }
+
+  /** MachineConfiguration `cluster` and its status (machine-configuration.ts); skipped where its CRD is not served. */
+  private async syncMachineConfiguration(): Promise<undefined> {
+    const inf = this.config.mcfg;
+    const path = '/apis/operator.openshift.io/v1/machineconfigurations';
+    if (!inf.hasSynced() && this.absentUntilSynced.has(path)) return undefined;
+    let existing = inf.hasSynced() ? (inf.store.get('cluster') as MachineConfiguration | undefined) : undefined;
+    if (!inf.hasSynced()) {
+      try {
+        existing = await this.client.resource(MachineConfigurations).get('cluster');
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        // no object, or no such resource on this cluster: a list tells them apart
+        const served = await this.client.request('GET', path).then(
+          () => true,
+          (err: unknown) => (isNotFound(err) ? false : Promise.reject(err as Error)),
+        );
+        if (!served) {
+          this.absentUntilSynced.add(path);
+          return undefined;
+        }
+      }
+    }
+    return syncMachineConfiguration(this.client, existing, this.log);
   }
 
   private async syncPools(): Promise<undefined> {
