@@ -167,10 +167,11 @@ export class MachineConfigDaemon {
     );
     this.ctx.metrics?.setState(state, reason);
     this.ctx.metrics?.setUpdateState(ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
-    await flushMcn(this.ctx);
     const node = this.#cluster.source.current();
-    if (ann(node, NODE_ANNOTATIONS.state) === state && ann(node, NODE_ANNOTATIONS.reason) === reason) return;
-    await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
+    if (ann(node, NODE_ANNOTATIONS.state) !== state || ann(node, NODE_ANNOTATIONS.reason) !== reason)
+      await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
+    // what the failed update reported (e.g. UpdatePrepared Unknown for an unreconcilable config), after the node state
+    await flushMcn(this.ctx);
   }
 
   /** One sync of the node (syncNode). */
@@ -278,7 +279,6 @@ export class MachineConfigDaemon {
     reportMcn(this.ctx, mcnReports.resumed(config));
     const done = await this.#cluster.writer.setAnnotations(patch);
     reportMcn(this.ctx, mcnReports.updated(this.ctx.nodeName));
-    await flushMcn(this.ctx, done);
     this.ctx.metrics?.setState('Done', '');
     this.ctx.metrics?.setUpdateState(config, '');
     killPoint('boot-after-done');
@@ -290,6 +290,8 @@ export class MachineConfigDaemon {
     );
     emit(this.ctx, 'done', config);
     await this.#startDriftMonitor(config);
+    // after the monitor watches again: an edit right after Done must not fall in the MCN write's window
+    await flushMcn(this.ctx, done);
   }
 
   /** Watches the files and units of the config the node is Done on (see drift-monitor.ts). */

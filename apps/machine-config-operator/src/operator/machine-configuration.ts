@@ -9,7 +9,7 @@
  */
 import { clusterNodeDisruptionPolicies } from '@keelson/ignition';
 import { isAlreadyExists, MachineConfigurations, type KubeClient, type Logger } from '@keelson/kube';
-import type { MachineConfiguration, MachineConfigurationStatus, NodeDisruptionPolicy } from '@keelson/api';
+import type { MachineConfiguration, MachineConfigurationStatus } from '@keelson/api';
 import { toDisruptionPolicy } from '../daemon/start.js';
 import { semanticallyContains } from '../common/semantic.js';
 import { OperatorSyncError } from './controller-config.js';
@@ -23,7 +23,7 @@ export function machineConfigurationStatus(mc: MachineConfiguration): MachineCon
   const merged = clusterNodeDisruptionPolicies(user ? toDisruptionPolicy(user) : {});
   return {
     ...mc.status,
-    nodeDisruptionPolicyStatus: { clusterPolicies: merged as unknown as NodeDisruptionPolicy },
+    nodeDisruptionPolicyStatus: { clusterPolicies: merged },
     ...(mc.metadata.generation !== undefined ? { observedGeneration: mc.metadata.generation } : {}),
   };
 }
