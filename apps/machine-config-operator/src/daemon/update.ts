@@ -15,6 +15,7 @@ import { writeJournal, clearJournal } from './journal.js';
 import { setPasswords, writeSshKeys } from './passwd.js';
 import * as mcn from './mcn-reports.js';
 import { isRebootAction, runDisruptionActions, runLegacyAction } from './post-config-action.js';
+import { useMergedPullSecrets } from './pull-secret.js';
 import { deleteStaleData, exists, writeFiles, writeUnits, atomicWrite } from './writer.js';
 
 /** The update cannot be applied (node goes Unreconcilable). */
@@ -217,6 +218,10 @@ export async function update(
     if (osChanged(diff)) {
       osTouched = true;
       // upstream pkg/daemon/update.go applyOSChanges: OSUpdateStarted (osChangesString) … OSUpdateStaged
+      // upstream RpmOstreeClient.RebaseLayered: re-link the merged pull secrets first (they may have changed since boot)
+      await useMergedPullSecrets(ctx.root, ctx.logger).catch((e: unknown) => {
+        throw new Error(`Error while ensuring access to pull secrets: ${(e as Error).message}`, { cause: e });
+      });
       ctx.cluster?.writer.event('Normal', 'OSUpdateStarted', osChangesString(diff));
       await ctx.os.applyChanges(oldMc, newMc, { force }).catch((e: unknown) => {
         ctx.metrics?.pivotErrors.inc();
