@@ -28,6 +28,11 @@ export class DrainController {
   private readonly drainErr: Gauge;
   private readonly abort = new AbortController();
   private readonly mcn: DrainMcnReporters;
+  /**
+   * The lastAppliedDrain each node was last acknowledged with: a reconcile whose cached Node does not show it yet
+   * (the informer lags our own patch; a cordon event queued meanwhile) would drain the node a second time.
+   */
+  private readonly acked = new Map<string, string>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -86,9 +91,15 @@ export class DrainController {
     const node = this.ctx.informers.nodes.store.get(name);
     if (node === undefined) {
       this.ongoing.delete(name);
+      this.acked.delete(name);
       this.mcn.forget(name);
       return undefined;
     }
+    const desiredDrain = node.metadata.annotations?.[NodeAnnotations.desiredDrain] ?? '';
+    const lastApplied = node.metadata.annotations?.[NodeAnnotations.lastAppliedDrain] ?? '';
+    const acked = this.acked.get(name);
+    if (acked !== undefined && (lastApplied === acked || desiredDrain !== acked)) this.acked.delete(name);
+    else if (acked !== undefined) return undefined; // our acknowledgement is on its way to the cache
     const action = decideDrain(node, this.ongoing.has(name));
     const log = this.ctx.logger.child({ controller: 'drain', node: name });
     switch (action.kind) {
@@ -191,6 +202,7 @@ export class DrainController {
           },
           { type: 'merge' },
         );
+        this.acked.set(name, desired);
         this.ctx.logger.info('operation successful; applying completion annotation', {
           node: name,
           lastAppliedDrain: desired,
