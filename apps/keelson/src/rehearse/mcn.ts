@@ -110,3 +110,22 @@ export function formatMcnReports(rs: readonly McnNodeReport[], indent: string): 
   }
   return out;
 }
+
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The HTML report's MachineConfigNodes table ('' when none was seen). */
+export function mcnHtml(rs: readonly McnNodeReport[]): string {
+  if (rs.length === 0) return '';
+  const rows = rs.map((r) => {
+    const groups = new Map<number, string[]>();
+    for (const x of r.transitions) groups.set(x.atMs, [...(groups.get(x.atMs) ?? []), `${x.type}=${x.status}`]);
+    const writes = [...groups].map(([at, cs]) => `+${(at / 1000).toFixed(1)} s ${esc(cs.join(' '))}`).join('<br>');
+    return `<tr><td>${esc(r.node)}</td><td>${esc(r.pool)}</td><td><code>${esc(r.desired)}</code></td><td><code>${esc(r.current)}</code></td><td>${esc(r.updated || '-')}</td><td>${writes}</td></tr>`;
+  });
+  return `<h2>MachineConfigNodes</h2>
+<p class="note">oc get mcn, and each MCN write seen during the update (the conditions that changed together; time since the update started)</p>
+<table><tr><th>node</th><th>pool</th><th>desired</th><th>current</th><th>Updated</th><th>condition changes</th></tr>
+${rows.join('\n')}
+</table>`;
+}

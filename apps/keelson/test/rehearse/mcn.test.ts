@@ -1,7 +1,8 @@
 /** MachineConfigNodes in the rehearsal: MCN snapshots → timeline events → the report's per-node lines. */
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@keelson/kube';
-import { formatMcnReports, mcnEvents, mcnReports } from '../../src/rehearse/mcn.js';
+import { formatMcnReports, mcnEvents, mcnHtml, mcnReports } from '../../src/rehearse/mcn.js';
+import { renderHtmlReport } from '../../src/rehearse/html.js';
 import { computeReport, formatReport } from '../../src/rehearse/report.js';
 import { plainLine } from '../../src/rehearse/live-view.js';
 import type { TimelineEvent } from '../../src/rehearse/timeline.js';
@@ -99,6 +100,12 @@ describe('MCN timeline and report', () => {
       faults: [],
     });
     expect(r.machineConfigNodes.map((m) => m.node)).toEqual(['worker-0']);
+    const html = renderHtmlReport(r, withMcn);
+    expect(html).toContain('<h2>MachineConfigNodes</h2>');
+    expect(html).toContain(
+      '<tr><td>worker-0</td><td>worker</td><td><code>rendered-worker-b</code></td><td><code>rendered-worker-a</code></td><td>False</td><td>+0.1 s Updated=False UpdatePrepared=True</td></tr>',
+    );
+    expect(mcnHtml([])).toBe('');
     expect(formatReport(r)).toContain(
       '    worker-0 (pool worker): desired rendered-worker-b, current rendered-worker-a, Updated False',
     );
