@@ -221,9 +221,61 @@ describe('keelson mcp', { timeout: 30_000 }, () => {
   });
 
   it('why NODE explains one node; an unknown name is an error', async () => {
+    // the node's MachineConfigNode, as the drain controller leaves it while the drain is refused
+    const mcn = await c.request<Record<string, unknown>>('POST', `/apis/${MC}/v1/machineconfignodes`, {
+      body: {
+        apiVersion: `${MC}/v1`,
+        kind: 'MachineConfigNode',
+        metadata: { name: 'worker-0' },
+        spec: {
+          node: { name: 'worker-0' },
+          pool: { name: 'worker' },
+          configVersion: { desired: 'rendered-worker-v2' },
+        },
+      },
+    });
+    const t = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString().replace('.000', '');
+    const drained =
+      "Error: Node Drain has not succeeded. Error is: Cannot evict pod as it would violate the pod's disruption budget.";
+    await c.request('PUT', `/apis/${MC}/v1/machineconfignodes/worker-0/status`, {
+      body: {
+        ...mcn,
+        status: {
+          observedGeneration: 2,
+          configVersion: { desired: 'rendered-worker-v2', current: 'rendered-worker-v1' },
+          conditions: [
+            {
+              type: 'Updated',
+              status: 'False',
+              reason: 'Updated',
+              message: 'Node worker-0 needs an update',
+              lastTransitionTime: t(1),
+            },
+            {
+              type: 'Cordoned',
+              status: 'True',
+              reason: 'UpdateExecutedCordoned',
+              message: 'Cordoned node.',
+              lastTransitionTime: t(2),
+            },
+            {
+              type: 'Drained',
+              status: 'Unknown',
+              reason: 'UpdateExecutedDrained',
+              message: drained,
+              lastTransitionTime: t(3),
+            },
+            { type: 'Resumed', status: 'False', reason: 'NotYetOccurred', message: 'x', lastTransitionTime: t(4) },
+          ],
+        },
+      },
+    });
     const r = await cli('mcp', 'why', 'worker-0', '--kubeconfig', kubeconfig);
     expect(r.stdout).toContain(
       'node worker-0 (pool worker): node worker-0 cannot be drained: PodDisruptionBudget db/pg-pdb',
+    );
+    expect(r.stdout).toContain(
+      `- MachineConfigNode worker-0 (desired rendered-worker-v2, current rendered-worker-v1): Drained=Unknown (UpdateExecutedDrained): ${drained}`,
     );
     const both = await cli('mcp', 'why', 'both-0', '--kubeconfig', kubeconfig, '-o', 'json');
     expect((JSON.parse(both.stdout) as { findings: Array<{ code: string }> }).findings[0]?.code).toBe(

@@ -53,8 +53,10 @@ describe('virtual node update (reboot 0)', () => {
 
   afterAll(async () => {
     const requests = one.apiRequests() + ten.apiRequests();
+    const mcn = one.mcnRequests() + ten.mcnRequests();
+    const per = (n: number): string => (n / (updates + 11)).toFixed(2);
     console.log(
-      `daemon API requests (MachineConfig GETs + Node patches + Events) per node update, incl. first boots: ${(requests / (updates + 11)).toFixed(1)}`,
+      `daemon API requests (MachineConfig GETs + Node patches + Events + MachineConfigNode writes) per node update, incl. first boots: ${per(requests)}; of which MachineConfigNode: ${per(mcn)} (+${((100 * mcn) / Math.max(1, requests - mcn)).toFixed(1)}% over the rest)`,
     );
     await one.stop();
     await ten.stop();

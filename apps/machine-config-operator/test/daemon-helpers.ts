@@ -22,7 +22,13 @@ import { NODE_ANNOTATIONS, crdFile, type MachineConfig, type Node } from '@keels
 import { Nodes } from '../src/daemon/cluster.js';
 import { encodeDataUrl } from '../src/daemon/dataurl.js';
 
-const CRD_KINDS = ['MachineConfig', 'MachineConfigPool', 'ControllerConfig', 'MachineConfiguration'] as const;
+const CRD_KINDS = [
+  'MachineConfig',
+  'MachineConfigPool',
+  'ControllerConfig',
+  'MachineConfiguration',
+  'MachineConfigNode',
+] as const;
 
 /** A sandbox with the MCO CRDs, a client and a temp directory. */
 export interface TestEnv {

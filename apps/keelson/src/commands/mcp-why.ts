@@ -2,7 +2,7 @@
  * `keelson mcp why`: what a MachineConfigPool or a node waits on, in plain words, from a snapshot of the cluster
  * (pure: the command gathers the snapshot, these functions explain it).
  */
-import { compileLabelSelector } from '@keelson/api';
+import { compileLabelSelector, type MachineConfigNode } from '@keelson/api';
 import {
   NodeAnnotations,
   NodePoolAssignmentError,
@@ -26,6 +26,8 @@ export interface ClusterSnapshot {
   /** Pods per node name (only for nodes that are draining). */
   podsByNode: Map<string, Pod[]>;
   pdbs: PodDisruptionBudget[];
+  /** MachineConfigNodes (empty or absent on a cluster that does not serve them). */
+  mcns?: MachineConfigNode[];
 }
 
 /** One finding: a stable code, the sentence, and what to do. */
@@ -49,7 +51,8 @@ export interface Finding {
     | 'NODE_MULTIPLE_CUSTOM_POOLS'
     | 'NODE_NO_POOL'
     | 'NODE_UP_TO_DATE'
-    | 'NODE_UNCORDONING';
+    | 'NODE_UNCORDONING'
+    | 'NODE_MCN';
   message: string;
   node?: string;
   action?: string;
@@ -256,6 +259,22 @@ export function explainPool(snap: ClusterSnapshot, name: string): Explanation | 
   return { kind: 'pool', name, summary, findings };
 }
 
+/**
+ * What a node's MachineConfigNode says while it updates: its latest condition that is not False (`Updated` aside),
+ * e.g. `Drained=Unknown (UpdateExecutedDrained): Draining node. …`; nothing once only `Updated` is True.
+ */
+export function mcnFinding(mcn: MachineConfigNode | undefined): Finding | undefined {
+  const active = (mcn?.status?.conditions ?? []).filter((c) => c.status !== 'False' && c.type !== 'Updated');
+  if (mcn === undefined || active.length === 0) return undefined;
+  const latest = active.reduce((a, b) => (b.lastTransitionTime >= a.lastTransitionTime ? b : a));
+  const name = mcn.metadata.name ?? '';
+  return {
+    code: 'NODE_MCN',
+    node: name,
+    message: `MachineConfigNode ${name} (desired ${mcn.spec.configVersion.desired}, current ${mcn.status?.configVersion?.current ?? '-'}): ${latest.type}=${latest.status} (${latest.reason}): ${latest.message}`,
+  };
+}
+
 /** Explains a node. */
 export function explainNode(snap: ClusterSnapshot, name: string): Explanation | undefined {
   const node = snap.nodes.find((n) => n.metadata.name === name);
@@ -285,6 +304,8 @@ export function explainNode(snap: ClusterSnapshot, name: string): Explanation | 
     return { kind: 'node', name, summary: f.message, findings: [f] };
   }
   const findings = nodeFindings(node, pool, snap);
+  const mcn = mcnFinding(snap.mcns?.find((m) => m.metadata.name === name));
+  if (mcn !== undefined) findings.push(mcn);
   if (
     pool.spec.paused === true &&
     !isNodeUpdated(node, { config: pool.spec.configuration?.name ?? '' }) &&

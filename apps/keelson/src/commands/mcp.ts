@@ -1,6 +1,6 @@
 /** `keelson mcp` (the `oc get mcp` counterpart) and `keelson mcp why POOL|NODE`. */
 import type { Command } from 'commander';
-import { KubeClient, MachineConfigPools } from '@keelson/kube';
+import { KubeClient, MachineConfigNodes, MachineConfigPools } from '@keelson/kube';
 import {
   Nodes,
   Pods,
@@ -87,11 +87,16 @@ export function table(headers: string[], rows: string[][]): string {
 
 /** What `mcp why` reads from the cluster (also used by the rehearsal's diagnosis of a failed run). */
 export async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
-  const [pools, nodes, pdbs] = await Promise.all([
+  const [pools, nodes, pdbs, mcns] = await Promise.all([
     c.resource(Pools).listAll(),
     c.resource(Nodes).listAll(),
     c
       .resource(PodDisruptionBudgets)
+      .listAll()
+      .catch(() => ({ items: [] })),
+    // MachineConfigNodes add what each node reports; a cluster without them (or no right to list them) explains anyway
+    c
+      .resource(MachineConfigNodes)
       .listAll()
       .catch(() => ({ items: [] })),
   ]);
@@ -104,7 +109,7 @@ export async function snapshot(c: KubeClient): Promise<ClusterSnapshot> {
     const name = n.metadata.name ?? '';
     podsByNode.set(name, (await c.resource(Pods).list({ fieldSelector: `spec.nodeName=${name}` })).items);
   }
-  return { pools: pools.items, nodes: nodes.items, pdbs: pdbs.items, podsByNode };
+  return { pools: pools.items, nodes: nodes.items, pdbs: pdbs.items, podsByNode, mcns: mcns.items };
 }
 
 /** Registers `keelson mcp`, `keelson mcp describe` and `keelson mcp why`. */

@@ -6,6 +6,7 @@
 import { simMinutes, type RehearsalReport } from './report.js';
 import type { Diagnosis } from './diagnosis.js';
 import type { NodePhase, TimelineEvent } from './timeline.js';
+import { mcnHtml } from './mcn.js';
 
 const COLORS: Readonly<Record<NodePhase | 'runlevel' | 'operator' | 'wait', string>> = {
   wait: '#ff8f00',
@@ -274,6 +275,7 @@ ${timelineSvg(report, events)}
 <table><tr><th>pool</th><th>updated</th><th>max unavailable seen / allowed</th><th>rollout order</th><th>config</th></tr>
 ${poolRows}
 </table>
+${mcnHtml(report.machineConfigNodes)}
 <h2>Operators reaching ${esc(report.to)}</h2>
 <table><tr><th>operator</th><th>reached (wall, since the update started)</th><th>simulated</th></tr>
 ${opRows}

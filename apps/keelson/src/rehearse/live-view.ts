@@ -120,6 +120,9 @@ export function plainLine(e: TimelineEvent): string | undefined {
       return `${ts} machineconfigpool/${e.pool.name} updated ${e.pool.updated}/${e.pool.machineCount} ready ${e.pool.ready} unavailable ${e.pool.unavailable}${e.pool.paused ? ' paused' : ''} config ${e.pool.config || '-'}`;
     case 'node':
       return `${ts} node/${e.node.name} (${e.node.pool || '-'}) ${e.previous !== undefined ? `${e.previous} -> ` : ''}${e.node.phase}${e.node.reason !== undefined ? `: ${e.node.reason}` : ''}`;
+    case 'mcn':
+      // one line per MachineConfigNode condition would bury the rest; the report lists them per node
+      return undefined;
     case 'fault':
       return `${ts} FAULT ${e.fault}: ${e.detail}`;
     case 'component':

@@ -9,9 +9,11 @@ import {
   defineResource,
   Informer,
   KubeClient,
+  MachineConfigNodes,
   MachineConfigPools,
   type KubeObject,
 } from '@keelson/kube';
+import { mcnEvents } from './mcn.js';
 import {
   clusterOperatorEvents,
   clusterVersionEvents,
@@ -55,6 +57,7 @@ export function startObserver(
   const cos = new Informer(client, ClusterOperators);
   const mcps = new Informer(client, MachineConfigPools);
   const nodes = new Informer(client, Nodes);
+  const mcns = new Informer<KubeObject>(client, MachineConfigNodes);
   const nodeViews = new Map<string, NodeView>();
   const send = (events: TimelineEvent[]): void => {
     for (const e of events) emit(e);
@@ -96,8 +99,18 @@ export function startObserver(
     },
     delete: (o) => nodeViews.delete(o.metadata.name ?? ''),
   });
+  mcns.addHandlers({
+    add: (o) => {
+      send(mcnEvents(undefined, o, t()));
+    },
+    update: (a, b) => {
+      send(mcnEvents(a, b, t()));
+    },
+  });
   const all: { start(): void; stop(): Promise<void>; waitForSync(): Promise<void> }[] = [cv, cos, mcps, nodes];
   for (const i of all) i.start();
+  // MachineConfigNodes are watched but not waited for: a cluster without their CRD still rehearses
+  mcns.start();
   return {
     clusterVersion: () => cv.store.list().find((o) => o.metadata.name === 'version'),
     clusterOperators: () => cos.store.list(),
@@ -107,7 +120,7 @@ export function startObserver(
       await Promise.all(all.map((i) => i.waitForSync()));
     },
     stop: async () => {
-      await Promise.all(all.map((i) => i.stop()));
+      await Promise.all([...all, mcns].map((i) => i.stop()));
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { formatDiagnosis, type Diagnosis } from './diagnosis.js';
 import type { NodeView, ObservedCondition, TimelineEvent } from './timeline.js';
+import { formatMcnReports, mcnReports, type McnNodeReport } from './mcn.js';
 
 /** How a rehearsal ended. */
 export type Outcome =
@@ -89,6 +90,8 @@ export interface RehearsalReport {
   operators: { name: string; reachedMs: number | null }[];
   pools: PoolReport[];
   reboots: { node: string; count: number }[];
+  /** Per node, its MachineConfigNode's conditions during the update and its final state. */
+  machineConfigNodes: McnNodeReport[];
   /**
    * Problem conditions, each first seen at `firstMs` (rehearsal clock), in the install or the update phase, at `atMs`
    * on that phase's clock, and when the same condition type of that object stopped being a problem (`clearedMs`, same
@@ -324,6 +327,7 @@ export function computeReport(allEvents: readonly TimelineEvent[], ctx: ReportCo
       .map((name) => ({ name, reachedMs: reached.has(name) ? (reached.get(name) ?? 0) - start : null })),
     pools: poolReports(events, start),
     reboots: [...reboots.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node, count]) => ({ node, count })),
+    machineConfigNodes: mcnReports(events, start),
     conditions: [...seen.values()],
     waits: upgrade === null ? [] : cvoWaits(events, start, end),
     interruptions: events.flatMap((e) =>
@@ -407,6 +411,7 @@ export function formatReport(r: RehearsalReport): string {
   out.push(
     `  Reboots: ${r.reboots.reduce((n, x) => n + x.count, 0)}; evictions ${r.api.evictions}; PDB refusals ${r.api.pdbRefusals}`,
   );
+  out.push(...formatMcnReports(r.machineConfigNodes, '  '));
   for (const phase of ['install', 'update'] as const) {
     const cs = r.conditions.filter((c) => c.phase === phase);
     if (cs.length === 0) continue;

@@ -4,6 +4,7 @@
  * events, so a non-TTY run prints one line per state change.
  */
 import { scaledMaxUnavailable } from './max-unavailable.js';
+import type { McnEvent } from './mcn.js';
 
 /** A Kubernetes-style condition as read from status. */
 export interface ObservedCondition {
@@ -66,6 +67,7 @@ export type TimelineEvent =
   | { t: number; type: 'pool'; pool: PoolView }
   | { t: number; type: 'node'; node: NodeView; previous?: NodePhase }
   | { t: number; type: 'fault'; fault: string; detail: string }
+  | McnEvent
   | {
       t: number;
       type: 'component';

@@ -29,6 +29,11 @@ addCommonFlags(
     'operator image, reported as version operator-image (default: env OPERATOR_IMAGE)',
   )
   .option('--cluster-dns-ip <ip>', 'cluster DNS service IP', '172.30.0.10')
+  .option(
+    '--manage-operands',
+    'deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream behaviour; the release then ships none of them)',
+  )
+  .option('--operands-dir <dir>', 'directory of the operand manifests (default: the package manifests/)')
   .action(
     async (
       f: CommonFlags & {
@@ -37,6 +42,8 @@ addCommonFlags(
         releaseImage?: string;
         operatorImage?: string;
         clusterDnsIp: string;
+        manageOperands?: boolean;
+        operandsDir?: string;
       },
     ) => {
       const logger = cliLogger('machine-config-operator', f.v);
@@ -53,6 +60,9 @@ addCommonFlags(
           ...(releaseImage !== undefined ? { releaseImage } : {}),
           ...(operatorImage !== undefined ? { operatorImage } : {}),
           ...(f.imagesJson !== undefined ? { images: readJsonStrings('images-json', f.imagesJson) } : {}),
+          ...(f.manageOperands === true || f.operandsDir !== undefined
+            ? { operands: f.operandsDir !== undefined ? { dir: f.operandsDir } : {} }
+            : {}),
         });
       });
     },

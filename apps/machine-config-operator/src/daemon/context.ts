@@ -8,6 +8,7 @@ import type { Host } from './host.js';
 import type { DaemonMetrics } from './metrics.js';
 import type { OsDriver } from './os.js';
 import type { HostRoot } from './root.js';
+import type { MachineConfigNodeReporter } from '../upgrade-monitor/reporter.js';
 
 /** Cluster side of a daemon (absent in firstboot mode, which runs before the kubelet). */
 export interface ClusterAccess {
@@ -16,6 +17,8 @@ export interface ClusterAccess {
   readonly configs: MachineConfigCache;
   /** Node disruption policies of the cluster (MachineConfiguration `cluster`), if any. */
   readonly nodeDisruptionPolicy?: () => Promise<NodeDisruptionPolicy | undefined>;
+  /** The node's MachineConfigNode (upstream's upgrade monitor), when reported. */
+  readonly mcn?: MachineConfigNodeReporter | undefined;
 }
 
 /** Dependencies of the update flow. */

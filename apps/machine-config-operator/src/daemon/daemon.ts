@@ -15,6 +15,8 @@ import { clearJournal, readJournal, type UpdateJournal } from './journal.js';
 import { ConfigDriftMonitor } from './drift-monitor.js';
 import { OnDiskValidationError, validateOnDiskState } from './on-disk-validation.js';
 import { UnreconcilableError, rebootInto, update } from './update.js';
+import * as mcnReports from './mcn-reports.js';
+import { flushMcn, reportMcn } from './mcn-reports.js';
 import { atomicWrite, exists } from './writer.js';
 
 /** Maximum length of the `reason` annotation. */
@@ -166,8 +168,10 @@ export class MachineConfigDaemon {
     this.ctx.metrics?.setState(state, reason);
     this.ctx.metrics?.setUpdateState(ann(this.#cluster.source.current(), NODE_ANNOTATIONS.desiredConfig), reason);
     const node = this.#cluster.source.current();
-    if (ann(node, NODE_ANNOTATIONS.state) === state && ann(node, NODE_ANNOTATIONS.reason) === reason) return;
-    await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
+    if (ann(node, NODE_ANNOTATIONS.state) !== state || ann(node, NODE_ANNOTATIONS.reason) !== reason)
+      await this.#cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.state]: state, [NODE_ANNOTATIONS.reason]: reason });
+    // what the failed update reported (e.g. UpdatePrepared Unknown for an unreconcilable config), after the node state
+    await flushMcn(this.ctx);
   }
 
   /** One sync of the node (syncNode). */
@@ -245,6 +249,7 @@ export class MachineConfigDaemon {
     // upstream stops the drift monitor before an update and starts it again once the node is Done
     this.#drift?.stop();
     this.#drift = undefined;
+    reportMcn(this.ctx, mcnReports.needsUpdate(this.ctx.nodeName));
     const result = await update(this.ctx, current, desired);
     if (result.rebooted) {
       this.#rebooting = true;
@@ -271,7 +276,9 @@ export class MachineConfigDaemon {
       [NODE_ANNOTATIONS.reason]: '',
     };
     if (ann(node, NODE_ANNOTATIONS.postConfigAction) !== '') patch[NODE_ANNOTATIONS.postConfigAction] = '';
-    await this.#cluster.writer.setAnnotations(patch);
+    reportMcn(this.ctx, mcnReports.resumed(config));
+    const done = await this.#cluster.writer.setAnnotations(patch);
+    reportMcn(this.ctx, mcnReports.updated(this.ctx.nodeName));
     this.ctx.metrics?.setState('Done', '');
     this.ctx.metrics?.setUpdateState(config, '');
     killPoint('boot-after-done');
@@ -283,6 +290,8 @@ export class MachineConfigDaemon {
     );
     emit(this.ctx, 'done', config);
     await this.#startDriftMonitor(config);
+    // after the monitor watches again: an edit right after Done must not fall in the MCN write's window
+    await flushMcn(this.ctx, done);
   }
 
   /** Watches the files and units of the config the node is Done on (see drift-monitor.ts). */
@@ -373,8 +382,10 @@ export class MachineConfigDaemon {
   /** checkStateOnFirstRun. */
   async #checkStateOnFirstRun(initialNode: Node): Promise<void> {
     let node = initialNode;
-    if (ann(node, NODE_ANNOTATIONS.postConfigAction) === POST_CONFIG_ACTION_REBOOTING)
+    if (ann(node, NODE_ANNOTATIONS.postConfigAction) === POST_CONFIG_ACTION_REBOOTING) {
       emit(this.ctx, 'booted', ann(node, NODE_ANNOTATIONS.desiredConfig));
+      reportMcn(this.ctx, mcnReports.rebooted());
+    }
     node = await this.#loadNodeAnnotations(node);
     const journal = await readJournal(this.ctx.root);
     if (journal && (await this.#resume(journal))) return;

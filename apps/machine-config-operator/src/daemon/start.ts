@@ -5,7 +5,9 @@
  */
 import {
   EventRecorder,
+  Informer,
   KubeClient,
+  MachineConfigNodes,
   MachineConfigurations,
   Registry,
   isNotFound,
@@ -16,7 +18,12 @@ import {
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
-import type { NodeDisruptionPolicy as ApiNodeDisruptionPolicy, NodeDisruptionPolicyAction } from '@keelson/api';
+import type {
+  MachineConfigNode,
+  NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
+  NodeDisruptionPolicyAction,
+} from '@keelson/api';
+import { MachineConfigNodeReporter } from '../upgrade-monitor/reporter.js';
 import { MachineConfigCache, NodeWriter, SharedNodeInformer, type NodeSource } from './cluster.js';
 import type { ClusterAccess, DaemonContext } from './context.js';
 import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './daemon.js';
@@ -54,16 +61,43 @@ export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPo
   return out;
 }
 
-/** Reads the cluster's node disruption policies (MachineConfiguration `cluster`); none → upstream defaults. */
-export function nodeDisruptionPolicyReader(client: KubeClient): () => Promise<NodeDisruptionPolicy | undefined> {
+/** How long the daemon waits for the operator to publish the policies (upstream: poll 5 s, up to 2 min). */
+export interface PolicyStatusWait {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Upstream's wait (update.go calculatePostConfigChangeNodeDisruptionAction). */
+export const DEFAULT_POLICY_STATUS_WAIT: PolicyStatusWait = { intervalMs: 5_000, timeoutMs: 120_000 };
+
+/**
+ * Reads the cluster's node disruption policies from MachineConfiguration `cluster` **status**
+ * (`nodeDisruptionPolicyStatus.clusterPolicies`, the defaults merged with the spec by the operator), once its
+ * `observedGeneration` matches the object's generation — waiting for that as upstream does, then failing with
+ * "NodeDisruptionPolicyStatus was not ready: …". Without the object (a cluster with no operator, e.g. daemons started
+ * by hand) the MCO's defaults apply.
+ */
+export function nodeDisruptionPolicyReader(
+  client: KubeClient,
+  wait: PolicyStatusWait = DEFAULT_POLICY_STATUS_WAIT,
+): () => Promise<NodeDisruptionPolicy | undefined> {
   return async () => {
-    try {
-      const mcfg = await client.resource(MachineConfigurations).get('cluster');
-      const policy = mcfg.spec?.nodeDisruptionPolicy;
-      return policy ? toDisruptionPolicy(policy) : undefined;
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
+    const end = Date.now() + wait.timeoutMs;
+    for (;;) {
+      let mcfg;
+      try {
+        mcfg = await client.resource(MachineConfigurations).get('cluster');
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+      const status = mcfg.status;
+      const policies = status?.nodeDisruptionPolicyStatus?.clusterPolicies;
+      if (policies !== undefined && status?.observedGeneration === mcfg.metadata.generation)
+        return toDisruptionPolicy(policies);
+      if (Date.now() >= end)
+        throw new Error('NodeDisruptionPolicyStatus was not ready: NodeDisruptionPolicyStatus is not up to date');
+      await new Promise((r) => setTimeout(r, wait.intervalMs));
     }
   };
 }
@@ -75,15 +109,46 @@ export interface ClusterPlumbing {
   readonly events: EventRecorder;
   /** API writes of all daemons using this plumbing. */
   readonly stats?: { writes: number };
+  /**
+   * MachineConfigNodes as a watch sees them (one shared informer for many virtual nodes); the reporters read their
+   * node's MCN here instead of a GET. `false`: no MCN reporting (a cluster without the CRD, or tests that count
+   * only Node writes).
+   */
+  readonly mcns?: Informer<MachineConfigNode> | false;
+  /** API requests of the MCN reporters (also counted in `stats`), for the benchmark's overhead figure. */
+  readonly mcnStats?: { writes: number };
+  readonly logger?: Logger;
+}
+
+function mcnLookup(inf: Informer<MachineConfigNode>, name: string): () => MachineConfigNode | undefined {
+  return () => (inf.hasSynced() ? inf.store.get(name) : undefined);
 }
 
 /** Builds the {@link ClusterAccess} of one node. */
-export function clusterAccessFor(p: ClusterPlumbing, nodeName: string, source: NodeSource): ClusterAccess {
+export function clusterAccessFor(
+  p: ClusterPlumbing,
+  nodeName: string,
+  source: NodeSource,
+  pool?: string,
+): ClusterAccess {
   return {
     writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
     source,
     configs: p.configs,
     nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client),
+    ...(p.mcns === false
+      ? {}
+      : {
+          mcn: new MachineConfigNodeReporter({
+            client: p.client,
+            nodeName,
+            node: () => source.current(),
+            ...(pool !== undefined ? { pool: () => pool } : {}),
+            ...(p.logger ? { logger: p.logger } : {}),
+            stats: [p.stats, p.mcnStats].filter((x): x is { writes: number } => x !== undefined),
+            ...(p.mcns ? { lookup: mcnLookup(p.mcns, nodeName) } : {}),
+          }),
+        }),
   };
 }
 
@@ -146,8 +211,13 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
   const logger = opts.logger ?? nullLogger;
   const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
   await nodes.start();
+  // the daemon's own MachineConfigNode, watched (not awaited: a cluster without the CRD still runs the daemon)
+  const mcns = new Informer(client, MachineConfigNodes, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
+  mcns.start();
   const plumbing: ClusterPlumbing = {
     client,
+    logger,
+    mcns,
     configs: new MachineConfigCache(client),
     events: new EventRecorder(client, { component: 'machineconfigdaemon', host: opts.nodeName, logger }),
   };
@@ -177,6 +247,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
       await daemon.stop();
       await served.server?.close();
       await nodes.stop();
+      await mcns.stop();
       if (own) await client.close();
     },
   };

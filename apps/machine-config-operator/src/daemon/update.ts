@@ -14,7 +14,9 @@ import { isSingleNodeTopology, performDrainRequest } from './drain.js';
 import { isDrainRequiredForNodeDisruptionActions } from './registries-drain.js';
 import { writeJournal, clearJournal } from './journal.js';
 import { setPasswords, writeSshKeys } from './passwd.js';
+import * as mcn from './mcn-reports.js';
 import { isRebootAction, runDisruptionActions, runLegacyAction } from './post-config-action.js';
+import { useMergedPullSecrets } from './pull-secret.js';
 import { deleteStaleData, exists, writeFiles, writeUnits, atomicWrite } from './writer.js';
 
 /** The update cannot be applied (node goes Unreconcilable). */
@@ -195,6 +197,7 @@ async function drainIfNeeded(
   if (!c || firstboot) return;
   const target = nameOf(newMc);
   if (!drainRequired(ctx, diff, oldMc, newMc) || isSingleNodeTopology(c.source.current())) {
+    mcn.reportMcn(ctx, ...mcn.drainNotRequired());
     c.writer.event('Normal', 'Drain', 'Drain not required, skipping');
     return;
   }
@@ -218,7 +221,11 @@ export async function update(
   const target = nameOf(newMc);
   killPoint('update-start');
   const force = await exists(ctx.root.resolve(FORCE_FILE_PATH));
-  const diff = await computeUpdateDiff(ctx, oldMc, newMc, force);
+  const diff = await computeUpdateDiff(ctx, oldMc, newMc, force).catch((e: unknown) => {
+    if (e instanceof UnreconcilableError) mcn.reportMcn(ctx, mcn.updateNotCompatible(nameOf(oldMc), target, e.message));
+    throw e;
+  });
+  if (!firstboot) mcn.reportMcn(ctx, mcn.updateCompatible(diff.legacyActions, diff.drainRequired));
   emit(ctx, 'updating', target);
   await markWorking(ctx);
   const reboot = firstboot ? isRebootAction(diff.legacyActions) : isRebootAction(diff.nodeDisruptionActions);
@@ -233,11 +240,17 @@ export async function update(
   killPoint('after-journal-written');
   emit(ctx, 'applying', target);
   let osTouched = false;
+  const osNeeded = diff.changes.osUpdate || diff.changes.extensions || diff.changes.kernelType;
+  mcn.reportMcn(ctx, ...mcn.applyingFilesAndOS(osNeeded, diff.changes.passwd));
   try {
     await applyFilesAndUsers(ctx, oldMc, newMc, diff, force, firstboot);
     if (osChanged(diff)) {
       osTouched = true;
       // upstream pkg/daemon/update.go applyOSChanges: OSUpdateStarted (osChangesString) … OSUpdateStaged
+      // upstream RpmOstreeClient.RebaseLayered: re-link the merged pull secrets first (they may have changed since boot)
+      await useMergedPullSecrets(ctx.root, ctx.logger).catch((e: unknown) => {
+        throw new Error(`Error while ensuring access to pull secrets: ${(e as Error).message}`, { cause: e });
+      });
       ctx.cluster?.writer.event('Normal', 'OSUpdateStarted', osChangesString(diff));
       await ctx.os.applyChanges(oldMc, newMc, { force }).catch((e: unknown) => {
         ctx.metrics?.pivotErrors.inc();
@@ -248,6 +261,7 @@ export async function update(
     killPoint('after-os-changes');
     await atomicWrite(ctx.root.resolve(CURRENT_CONFIG_PATH), `${JSON.stringify(newMc)}\n`, { mode: 0o644 });
     killPoint('after-currentconfig-written');
+    mcn.reportMcn(ctx, ...mcn.appliedFilesAndOS(osNeeded, diff.changes.passwd));
   } catch (e) {
     ctx.logger.error('update failed, rolling back', { node: ctx.nodeName, error: (e as Error).message });
     // a roll-back that fails throws and keeps the journal: the next start resumes the interrupted update
@@ -270,6 +284,7 @@ export async function update(
     ? await runLegacyAction(ctx.host, diff.legacyActions)
     : await runDisruptionActions(ctx.host, diff.nodeDisruptionActions);
   killPoint('rebootless-after-actions');
+  mcn.reportMcn(ctx, mcn.postActionComplete(actions));
   if (ctx.cluster)
     ctx.cluster.writer.event(
       'Normal',
@@ -283,9 +298,14 @@ export async function update(
 export async function rebootInto(ctx: DaemonContext, from: string, target: string, rationale?: string): Promise<void> {
   if (ctx.cluster) {
     await writeJournal(ctx.root, { from, to: target, phase: 'rebooting', bootId: await ctx.host.bootId() });
-    await ctx.cluster.writer.setAnnotations({ [NODE_ANNOTATIONS.postConfigAction]: POST_CONFIG_ACTION_REBOOTING });
+    const patched = await ctx.cluster.writer.setAnnotations({
+      [NODE_ANNOTATIONS.postConfigAction]: POST_CONFIG_ACTION_REBOOTING,
+    });
     killPoint('after-rebooting-annotation');
     ctx.cluster.writer.event('Normal', 'Reboot', `Node will reboot into config ${target}`);
+    // the last moment an observer can learn what this boot did: write the MCN before the host goes down
+    mcn.reportMcn(ctx, mcn.rebootRequired());
+    await mcn.flushMcn(ctx, patched);
   }
   emit(ctx, 'rebooting', target);
   killPoint('before-reboot');

@@ -17,6 +17,7 @@ import {
   isNotFound,
   MachineConfigPools,
   MachineConfigs,
+  MachineConfigurations,
   Registry,
   type KubeClient,
   type KubeObject,
@@ -24,6 +25,7 @@ import {
   type ResourceDescriptor,
 } from '@keelson/kube';
 import { defaultPool } from '@keelson/ignition';
+import type { MachineConfiguration } from '@keelson/api';
 import type {
   ClusterOperator,
   ConfigMap,
@@ -55,6 +57,9 @@ import {
   type OSImageURLConfig,
 } from './controller-config.js';
 import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
+import { MachineConfigNodeSync } from './machine-config-nodes.js';
+import { syncMachineConfiguration } from './machine-configuration.js';
+import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
@@ -108,6 +113,12 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   controllerVersion?: string;
   /** generated-by-version written on the ControllerConfig (default: this build's). */
   mcoVersion?: string;
+  /**
+   * Deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream's
+   * syncMachineConfigDaemon/Controller/Server; see operands.ts). Off by default: a release that ships those workloads
+   * as static manifests (this package's `manifests/`) or a rehearsal that runs them as processes does not want it.
+   */
+  operands?: OperandOptions;
 }
 
 /**
@@ -150,10 +161,19 @@ export class MachineConfigOperator {
   private readonly inputCMs: Array<Informer<ConfigMap>>;
   /** Config objects found absent (404: object missing or type not served) before their informer synced. */
   private readonly absentUntilSynced = new Map<ConfigKey, 'missing' | 'unserved'>();
+  /** MachineConfiguration `cluster` (its status is the operator's to write). */
+  private readonly mcfg: Informer<ClusterConfigObject>;
+  /** MachineConfiguration resource found not served (404) before its informer synced. */
+  private mcfgUnserved = false;
   private readonly waitingSince = new Map<string, number>();
   /** Upstream `inClusterBringup`: started without the ControllerConfig CRD and no sync has succeeded yet. */
   private inClusterBringup = false;
   private readonly recorder: EventRecorder;
+  /** syncMachineConfigNodes, fed by its own Node/MCN watches (see machine-config-nodes.ts). */
+  private readonly mcnSync: MachineConfigNodeSync;
+  private mcnRunning: Promise<void> = Promise.resolve();
+  /** The operand tasks, when the operator manages its operands. */
+  private readonly operands: OperandSync | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -201,6 +221,18 @@ export class MachineConfigOperator {
     // config and kube-system/bootstrap changing queue a sync (read by GET in the sync)
     this.inputCMs = INPUT_CM_NAMESPACES.map((namespace) => mk(CMs, { namespace }));
     for (const inf of this.inputCMs) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    this.mcfg = mk(MachineConfigurations as unknown as ResourceDescriptor<ClusterConfigObject>, byName);
+    this.mcfg.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    this.mcnSync = new MachineConfigNodeSync({ client, logger: log, registry, pools: this.informers.pools });
+    if (o.operands !== undefined) {
+      const image = o.operands.image ?? o.images?.['machineConfigOperator'] ?? o.operatorImage;
+      if (image === undefined || image === '')
+        throw new Error(
+          'managing operands needs the machine-config-operator image: images.machineConfigOperator or the operator image',
+        );
+      this.operands = new OperandSync(client, { ...o.operands, image }, log);
+      this.controller.watch(this.operands.daemonSets, key).watch(this.operands.deployments, key);
+    }
   }
 
   async run(): Promise<void> {
@@ -214,15 +246,21 @@ export class MachineConfigOperator {
       if (isNotFound(e)) this.inClusterBringup = true;
       else this.log.error('while checking for cluster bringup', { err: (e as Error).message });
     }
-    for (const inf of [...Object.values(this.config), ...this.inputCMs]) (inf as Informer<KubeObject>).start();
+    for (const inf of [...Object.values(this.config), ...this.inputCMs, this.mcfg])
+      (inf as Informer<KubeObject>).start();
+    this.mcnRunning = this.mcnSync.run().catch((e: unknown) => {
+      this.log.error('machine-config-nodes sync stopped', { err: (e as Error).message });
+    });
     this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     return this.controller.run();
   }
 
   async stop(): Promise<void> {
+    await this.mcnSync.stop();
+    await this.mcnRunning;
     await this.controller.stop();
     await Promise.all(
-      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs].map(
+      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs, this.mcfg].map(
         (i: Informer<KubeObject>) => i.stop(),
       ),
     );
@@ -239,8 +277,9 @@ export class MachineConfigOperator {
     const resync = this.o.resyncIntervalMs ?? scaledResyncMs(this.o.timeScale ?? 1);
     const tasks: Task[] = [
       { name: 'RenderConfig', run: () => this.syncRenderConfig() },
+      { name: 'MachineConfiguration', run: () => this.syncMachineConfiguration() },
       { name: 'MachineConfigPools', run: () => this.syncPools() },
-      { name: 'MachineConfigController', run: () => Promise.resolve(this.waitControllerConfig()) },
+      ...this.operandTasks(),
       { name: 'RequiredPools', run: () => Promise.resolve(this.waitRequiredPools()) },
     ];
     let syncError: SyncError | undefined;
@@ -259,6 +298,24 @@ export class MachineConfigOperator {
     await this.writeClusterOperator(syncError, pending);
     if (syncError === undefined && pending === undefined) this.inClusterBringup = false;
     return { requeueAfterMs: resync };
+  }
+
+  /**
+   * Upstream's order: MachineConfigDaemon, MachineConfigController (its Deployment rolled out, then the ControllerConfig
+   * completed), MachineConfigServer; without operand management only the ControllerConfig wait.
+   */
+  private operandTasks(): Task[] {
+    const cc = (): Promise<string | undefined> => Promise.resolve(this.waitControllerConfig());
+    const ops = this.operands;
+    if (ops === undefined) return [{ name: 'MachineConfigController', run: cc }];
+    return OPERANDS.map((op) => ({
+      name: op.task,
+      run: async () => {
+        const pending = await ops.sync(op);
+        if (pending !== undefined || op.task !== 'MachineConfigController') return pending;
+        return cc();
+      },
+    }));
   }
 
   /** One config object: from its informer once synced, else read once by GET (a 404 stands until it syncs). */
@@ -361,6 +418,31 @@ export class MachineConfigOperator {
       });
     }
     return undefined;
+  }
+
+  /** MachineConfiguration `cluster` and its status (machine-configuration.ts); skipped where its CRD is not served. */
+  private async syncMachineConfiguration(): Promise<undefined> {
+    const inf = this.mcfg;
+    const path = '/apis/operator.openshift.io/v1/machineconfigurations';
+    if (!inf.hasSynced() && this.mcfgUnserved) return undefined;
+    let existing = inf.hasSynced() ? (inf.store.get('cluster') as MachineConfiguration | undefined) : undefined;
+    if (!inf.hasSynced()) {
+      try {
+        existing = await this.client.resource(MachineConfigurations).get('cluster');
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        // no object, or no such resource on this cluster: a list tells them apart
+        const served = await this.client.request('GET', path).then(
+          () => true,
+          (err: unknown) => (isNotFound(err) ? false : Promise.reject(err as Error)),
+        );
+        if (!served) {
+          this.mcfgUnserved = true;
+          return undefined;
+        }
+      }
+    }
+    return syncMachineConfiguration(this.client, existing, this.log);
   }
 
   private async syncPools(): Promise<undefined> {

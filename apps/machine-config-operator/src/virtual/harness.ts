@@ -5,7 +5,7 @@
  * rendered config read through the API and served locally with the same code as the MCS.
  */
 import { join } from 'node:path';
-import { EventRecorder, KubeClient, nullLogger, type Logger } from '@keelson/kube';
+import { EventRecorder, Informer, KubeClient, MachineConfigNodes, nullLogger, type Logger } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
 import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
@@ -65,6 +65,8 @@ export interface VirtualNodesOptions {
   readonly onEvent?: DaemonEventHandler;
   readonly drainTimeouts?: DrainTimeouts;
   readonly syncBackoff?: SyncBackoff;
+  /** Report each node's MachineConfigNode (default true; one shared MCN watch for all the nodes). */
+  readonly machineConfigNodes?: boolean;
   /** Machines provisioned at the same time (default 32: machine-api creates a MachineSet's machines at once; 32 keeps the server and API answering). */
   readonly concurrency?: number;
 }
@@ -75,6 +77,8 @@ export interface VirtualNodes {
   readonly machines: ReadonlyMap<string, VirtualMachine>;
   /** API requests made by the daemons (MachineConfig GETs + Node writes). */
   apiRequests(): number;
+  /** Of those, the requests of the MachineConfigNode reporters (GET, create, status writes). */
+  mcnRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -112,10 +116,16 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   await informer.start();
   const configs = new MachineConfigCache(client);
   const stats = { writes: 0 };
+  const mcnStats = { writes: 0 };
+  const mcns = opts.machineConfigNodes === false ? undefined : new Informer(client, MachineConfigNodes, { logger });
+  mcns?.start();
   const plumbing: ClusterPlumbing = {
     client,
     configs,
     stats,
+    logger,
+    mcns: mcns ?? false,
+    mcnStats,
     events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
   };
   const serverUrl = opts.serverUrl;
@@ -162,16 +172,19 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     await Promise.all([...machines.values()].map((m) => m.stop()));
     await pools?.stop();
     await informer.stop();
+    await mcns?.stop();
     await closeClients();
     throw e;
   }
   return {
     machines,
     apiRequests: () => configs.gets + stats.writes,
+    mcnRequests: () => mcnStats.writes,
     async stop() {
       await Promise.all([...machines.values()].map((m) => m.stop()));
       await pools?.stop();
       await informer.stop();
+      await mcns?.stop();
       await closeClients();
     },
   };

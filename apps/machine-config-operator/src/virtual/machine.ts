@@ -113,7 +113,7 @@ export class VirtualMachine {
       drainTimeouts: this.#o.drainTimeouts,
       signal: this.#abort.signal,
       onEvent: this.#o.onEvent,
-      cluster: cluster ? clusterAccessFor(this.#o.plumbing, this.name, this.#o.source) : undefined,
+      cluster: cluster ? clusterAccessFor(this.#o.plumbing, this.name, this.#o.source, this.#o.pool) : undefined,
     };
   }
 

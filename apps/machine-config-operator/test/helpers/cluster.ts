@@ -10,8 +10,11 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(extraKinds: readonly OpenShiftKind[] = []): Promise<TestCluster> {
-  const sandbox = await startSandbox({ historySize: 100_000 });
+export async function startTestCluster(
+  extraKinds: readonly OpenShiftKind[] = [],
+  opts: { simulatePods?: boolean } = {},
+): Promise<TestCluster> {
+  const sandbox = await startSandbox({ historySize: 100_000, ...opts });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sandbox.kubeconfigYaml());
   const client = new KubeClient(kubeConfig);

@@ -11,6 +11,7 @@ import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import { decideDrain, decideDrainFailure, drainTimeoutMessage } from './decide.js';
 import { cordonOrUncordon, drainNode, DrainError } from './drainer.js';
+import { DrainMcnReporters } from './mcn.js';
 
 /** Cordon/uncordon retry (upstream: 10 s, ×2, 5 steps). */
 export interface CordonBackoff {
@@ -26,6 +27,12 @@ export class DrainController {
   private readonly unsubscribe: Array<() => void> = [];
   private readonly drainErr: Gauge;
   private readonly abort = new AbortController();
+  private readonly mcn: DrainMcnReporters;
+  /**
+   * The lastAppliedDrain each node was last acknowledged with: a reconcile whose cached Node does not show it yet
+   * (the informer lags our own patch; a cordon event queued meanwhile) would drain the node a second time.
+   */
+  private readonly acked = new Map<string, string>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -38,6 +45,7 @@ export class DrainController {
       logger: ctx.logger,
       workers: 5,
     });
+    this.mcn = new DrainMcnReporters(ctx.client, (n) => ctx.informers.nodes.store.get(n), ctx.logger);
     const existing = ctx.registry.getSingleMetric('mcc_drain_err');
     this.drainErr =
       existing instanceof Gauge
@@ -67,6 +75,7 @@ export class DrainController {
 
   run(): Promise<void> {
     for (const n of this.ctx.informers.nodes.store.list()) this.controller.enqueue(n.metadata.name ?? '');
+    this.mcn.start();
     return this.controller.run();
   }
 
@@ -74,6 +83,7 @@ export class DrainController {
     for (const u of this.unsubscribe.splice(0)) u();
     this.abort.abort();
     await this.controller.stop();
+    await this.mcn.stop();
   }
 
   /** Handles one node's drain request. */
@@ -81,8 +91,15 @@ export class DrainController {
     const node = this.ctx.informers.nodes.store.get(name);
     if (node === undefined) {
       this.ongoing.delete(name);
+      this.acked.delete(name);
+      this.mcn.forget(name);
       return undefined;
     }
+    const desiredDrain = node.metadata.annotations?.[NodeAnnotations.desiredDrain] ?? '';
+    const lastApplied = node.metadata.annotations?.[NodeAnnotations.lastAppliedDrain] ?? '';
+    const acked = this.acked.get(name);
+    if (acked !== undefined && (lastApplied === acked || desiredDrain !== acked)) this.acked.delete(name);
+    else if (acked !== undefined) return undefined; // our acknowledgement is on its way to the cache
     const action = decideDrain(node, this.ongoing.has(name));
     const log = this.ctx.logger.child({ controller: 'drain', node: name });
     switch (action.kind) {
@@ -94,6 +111,7 @@ export class DrainController {
         log.info('uncordoning');
         await cordonOrUncordon(this.ctx.client, name, false, this.cordonBackoff, log);
         this.ongoing.delete(name);
+        await this.mcn.uncordoned(node);
         await this.acknowledge(name, action.desired, false);
         return undefined;
       case 'drain':
@@ -117,7 +135,10 @@ export class DrainController {
       log.info('cordoning');
       await cordonOrUncordon(this.ctx.client, name, true, this.cordonBackoff, log);
     }
-    if (started === undefined) this.ongoing.set(name, nowMs);
+    if (started === undefined) {
+      this.ongoing.set(name, nowMs);
+      await this.mcn.draining(node, cordon);
+    }
     log.info('initiating drain');
     try {
       await drainNode(
@@ -135,6 +156,7 @@ export class DrainController {
       if (this.abort.signal.aborted) return undefined;
       const msg = e instanceof DrainError ? e.message : (e as Error).message;
       const f = decideDrainFailure(elapsed, this.ctx.durations, msg);
+      await this.mcn.drainFailed(node, msg);
       if (f.thresholdExceeded !== undefined) {
         log.warn(f.thresholdExceeded);
         void this.ctx.recorder.warning(node, 'DrainThresholdExceeded', f.thresholdExceeded);
@@ -147,6 +169,7 @@ export class DrainController {
     }
     this.ongoing.delete(name);
     this.drainErr.remove({ node: name });
+    await this.mcn.drained(node);
     await this.acknowledge(name, desired, true);
     return undefined;
   }
@@ -179,6 +202,7 @@ export class DrainController {
           },
           { type: 'merge' },
         );
+        this.acked.set(name, desired);
         this.ctx.logger.info('operation successful; applying completion annotation', {
           node: name,
           lastAppliedDrain: desired,

@@ -11,6 +11,7 @@ import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import { decidePoolSync, type PoolSyncDecision } from './decide.js';
 import { getPoolsForNode } from './pools-for-node.js';
+import { setMcnSpecDesired } from '../../upgrade-monitor/spec.js';
 
 const Pools = MachineConfigPools;
 
@@ -191,6 +192,7 @@ export class NodeController {
         const fresh = await nodes.get(name);
         const ann = fresh.metadata.annotations ?? {};
         if (ann[NodeAnnotations.desiredConfig] === target && !Object.hasOwn(ann, NodeAnnotations.desiredImage)) break;
+        if (attempt === 0) await setMcnSpecDesired(this.ctx.client, name, target, this.ctx.logger);
         try {
           await nodes.patch(
             name,
