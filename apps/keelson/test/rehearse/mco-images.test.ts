@@ -1,0 +1,121 @@
+/**
+ * The rehearsal MCO's images.json (issue 20 §3 `images`): the release built from the MCO app's manifests carries
+ * ConfigMap machine-config-operator-images with the release's pull specs (placeholders replaced from its
+ * image-references, 0.0.1-snapshot by the version), and the operator is started with it, as the Deployment's volume
+ * hands it to upstream's operator.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeClient } from '@keelson/kube';
+import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { generateRehearsalReleases } from '@keelson/payload-gen';
+import { openPayload, type ReleasePayload } from '@keelson/release-payload';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { machineConfigManifestsDir } from '../../src/rehearse/components.js';
+import {
+  MCO_IMAGES_CONFIGMAP,
+  MCO_IMAGES_NAMESPACE,
+  McoImagesError,
+  parseImagesJson,
+  readMcoImages,
+} from '../../src/rehearse/mco-images.js';
+
+let work: string;
+let a: ReleasePayload;
+let b: ReleasePayload;
+let sandbox: Sandbox;
+let kubeconfig: string;
+let client: KubeClient;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'mco-images-'));
+  const mcoDir = await machineConfigManifestsDir();
+  if (mcoDir === undefined) throw new Error('the MCO app ships no manifests/');
+  const rel = await generateRehearsalReleases({ out: join(work, 'releases'), machineConfigManifestsDir: mcoDir });
+  a = await openPayload(rel.from.dir);
+  b = await openPayload(rel.to.dir);
+  sandbox = await startSandbox();
+  kubeconfig = join(work, 'kubeconfig');
+  await sandbox.writeKubeconfig(kubeconfig);
+  client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
+}, 120_000);
+afterAll(async () => {
+  await sandbox.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+const imagesConfigMap = (p: ReleasePayload): Record<string, unknown> => {
+  const m = p.manifests.find((x) => x.gvk.kind === 'ConfigMap' && x.name === MCO_IMAGES_CONFIGMAP);
+  if (m === undefined) throw new Error(`${p.metadata.version} has no ConfigMap ${MCO_IMAGES_CONFIGMAP}`);
+  return m.object;
+};
+
+describe('images.json of the rehearsal releases', () => {
+  it("each release's ConfigMap names its own version and its image-references pull specs", () => {
+    for (const p of [a, b]) {
+      const cm = imagesConfigMap(p);
+      const json = parseImagesJson((cm['data'] as Record<string, string>)['images.json'] ?? '');
+      expect(json).toEqual({
+        releaseVersion: p.metadata.version,
+        machineConfigOperator: p.images['machine-config-operator'],
+        infraImage: p.images['pod'],
+        keepalivedImage: p.images['keepalived-ipfailover'],
+        corednsImage: p.images['coredns'],
+        haproxyImage: p.images['haproxy-router'],
+        baremetalRuntimeCfgImage: p.images['baremetal-runtimecfg'],
+        oauthProxy: p.images['oauth-proxy'],
+        kubeRbacProxy: p.images['kube-rbac-proxy'],
+      });
+      for (const v of Object.values(json)) expect(v).not.toContain('placeholder');
+    }
+    expect(b.images['pod']).not.toBe(a.images['pod']);
+  });
+  it('the operator Deployment mounts it and passes --images-json, as upstream', () => {
+    const d = b.manifests.find((x) => x.gvk.kind === 'Deployment' && x.name === 'machine-config-operator');
+    const pod = (d?.object['spec'] as { template: { spec: Record<string, unknown> } }).template.spec;
+    const c = (
+      pod['containers'] as Array<{ args: string[]; volumeMounts: Array<{ name: string; mountPath: string }> }>
+    )[0];
+    expect(c?.args).toContain('--images-json=/etc/mco/images/images.json');
+    expect(c?.volumeMounts).toContainEqual({ name: 'images', mountPath: '/etc/mco/images' });
+    expect(pod['volumes']).toContainEqual({ name: 'images', configMap: { name: MCO_IMAGES_CONFIGMAP } });
+  });
+});
+
+describe('readMcoImages', () => {
+  it('is undefined while the release has not created the ConfigMap, then reads what the CVO applied', async () => {
+    await expect(readMcoImages(kubeconfig)).resolves.toBeUndefined();
+    await client.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MCO_IMAGES_NAMESPACE } },
+    });
+    await client.request('POST', `/api/v1/namespaces/${MCO_IMAGES_NAMESPACE}/configmaps`, {
+      body: imagesConfigMap(b),
+    });
+    const images = await readMcoImages(kubeconfig);
+    expect(images?.['releaseVersion']).toBe(b.metadata.version);
+    expect(images?.['infraImage']).toBe(b.images['pod']);
+  });
+  it('refuses a ConfigMap without images.json or with a value that is not a string, naming it', async () => {
+    const path = `/api/v1/namespaces/${MCO_IMAGES_NAMESPACE}/configmaps/${MCO_IMAGES_CONFIGMAP}`;
+    const cm = await client.request<Record<string, unknown>>('GET', path);
+    await client.request('PUT', path, { body: { ...cm, data: { other: '{}' } } });
+    await expect(readMcoImages(kubeconfig)).rejects.toThrow(
+      `configmap ${MCO_IMAGES_NAMESPACE}/${MCO_IMAGES_CONFIGMAP} has no key images.json`,
+    );
+    const cm2 = await client.request<Record<string, unknown>>('GET', path);
+    await client.request('PUT', path, { body: { ...cm2, data: { 'images.json': '{"infraImage": 1}' } } });
+    await expect(readMcoImages(kubeconfig)).rejects.toThrow(/key images.json: field infraImage is not a string/);
+  });
+});
+
+describe('parseImagesJson', () => {
+  it.each([
+    ['text that is not JSON', 'not json', /key images.json: /],
+    ['an array', '[]', /not a JSON object/],
+    ['null', 'null', /not a JSON object/],
+    ['70 kB', `{"a":"${'x'.repeat(70_000)}"}`, /more than 65536/],
+  ])('refuses %s', (_label, text, err) => {
+    expect(() => parseImagesJson(text)).toThrow(McoImagesError);
+    expect(() => parseImagesJson(text)).toThrow(err);
+  });
+});
