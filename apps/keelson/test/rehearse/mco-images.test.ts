@@ -4,7 +4,7 @@
  * image-references, 0.0.1-snapshot by the version), and the operator is started with it, as the Deployment's volume
  * hands it to upstream's operator.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
@@ -13,6 +13,8 @@ import { generateRehearsalReleases } from '@keelson/payload-gen';
 import { openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineConfigManifestsDir } from '../../src/rehearse/components.js';
+import { parseFaults } from '../../src/rehearse/faults.js';
+import { rehearse } from '../../src/rehearse/run.js';
 import {
   MCO_IMAGES_CONFIGMAP,
   MCO_IMAGES_NAMESPACE,
@@ -117,5 +119,51 @@ describe('parseImagesJson', () => {
   ])('refuses %s', (_label, text, err) => {
     expect(() => parseImagesJson(text)).toThrow(McoImagesError);
     expect(() => parseImagesJson(text)).toThrow(err);
+  });
+});
+
+describe('a rehearsal', { timeout: 500_000 }, () => {
+  it("gives B's operator B's images.json: ControllerConfig spec.images and the nodes' pause image are B's", async () => {
+    const workDir = await mkdtemp(join(tmpdir(), 'rehearse-images-'));
+    let images: Record<string, string> | undefined;
+    try {
+      const { report } = await rehearse({
+        masters: 1,
+        workers: 1,
+        pools: {},
+        timeScale: 120,
+        faults: parseFaults([], [], []),
+        timeoutSeconds: 300,
+        workDir,
+        hold: async (_report, kubeconfigPath) => {
+          const c = KubeClient.fromKubeconfigString(await readFile(kubeconfigPath, 'utf8'));
+          const cc = await c.request<{ spec: { images: Record<string, string> } }>(
+            'GET',
+            '/apis/machineconfiguration.openshift.io/v1/controllerconfigs/machine-config-controller',
+          );
+          images = cc.spec.images;
+          await c.close();
+        },
+      });
+      expect(report.outcome).toBe('Completed');
+      const to = await openPayload(join(workDir, 'releases', '4.18.8'));
+      // upstream's keys (pkg/controller/template/constants.go), every one from B's image-references
+      expect(images).toEqual({
+        machineConfigOperator: to.images['machine-config-operator'],
+        apiServerWatcherKey: to.images['machine-config-operator'],
+        infraImageKey: to.images['pod'],
+        keepalivedImage: to.images['keepalived-ipfailover'],
+        corednsImage: to.images['coredns'],
+        haproxyImage: to.images['haproxy-router'],
+        baremetalRuntimeCfgImage: to.images['baremetal-runtimecfg'],
+        kubeRbacProxyImage: to.images['kube-rbac-proxy'],
+      });
+      for (const node of ['master-0', 'worker-0']) {
+        const crio = await readFile(join(workDir, 'nodes', node, 'etc/crio/crio.conf.d/00-default'), 'utf8');
+        expect(crio).toContain(`pause_image = "${to.images['pod'] ?? 'missing'}"`);
+      }
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
   });
 });
