@@ -56,7 +56,9 @@ describe('generateTemplateMachineConfigs with the tree kept', () => {
     const size = tree.transpiled?.size ?? 0;
     expect(size).toBeGreaterThan(50);
     // the caller owns its MachineConfigs: edits do not leak into later calls
-    (first[0]?.spec.config as Record<string, unknown>)['storage'] = {};
+    const edited = first[0]?.spec?.config as Record<string, unknown> | undefined;
+    if (edited === undefined) throw new Error('no MachineConfig generated');
+    edited['storage'] = {};
     expect(generateTemplateMachineConfigs(tree, bm, 'v', { pullSecret: '{}' })).toEqual(
       generateTemplateMachineConfigs(loadTemplateTree(defaultTemplatesDir()), bm, 'v', { pullSecret: '{}' }),
     );
