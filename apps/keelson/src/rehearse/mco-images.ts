@@ -43,24 +43,58 @@ export function parseImagesJson(text: string): Record<string, string> {
   return out;
 }
 
-/**
- * images.json of the release the cluster runs now, read with the operator's credentials; `undefined` when the release
- * ships no such ConfigMap (releases without it: the operator then starts without images, as before).
- */
-export async function readMcoImages(kubeconfigPath: string): Promise<Record<string, string> | undefined> {
-  const client = KubeClient.fromKubeconfigFile(kubeconfigPath, { userAgent: 'keelson-rehearse/mco-images' });
+/** How long {@link readMcoImages} keeps retrying API errors (the kubelet retries a volume it cannot mount yet). */
+export interface McoImagesRetry {
+  /** Give up after this long (default 60 s), with the last error. */
+  timeoutMs?: number;
+  /** First pause (default 100 ms), doubled per attempt up to `maxDelayMs` (default 2 s). */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+async function getImagesConfigMap(client: KubeClient): Promise<Record<string, string> | undefined> {
   try {
     const cm = await client.request<{ data?: Record<string, string> }>(
       'GET',
       `/api/v1/namespaces/${MCO_IMAGES_NAMESPACE}/configmaps/${MCO_IMAGES_CONFIGMAP}`,
     );
-    const text = cm.data?.['images.json'];
-    if (text === undefined)
-      throw new McoImagesError(`configmap ${MCO_IMAGES_NAMESPACE}/${MCO_IMAGES_CONFIGMAP} has no key images.json`);
-    return parseImagesJson(text);
+    return cm.data ?? {};
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;
+  }
+}
+
+/**
+ * images.json of the release the cluster runs now, read with the operator's credentials; `undefined` when the release
+ * ships no such ConfigMap (releases without it: the operator then starts without images, as before). API errors (e.g.
+ * `--fault api-errors`) are retried with backoff, as the kubelet retries mounting the volume.
+ * @throws McoImagesError when the ConfigMap has no images.json or it is not a JSON object of strings
+ */
+export async function readMcoImages(
+  kubeconfigPath: string,
+  retry: McoImagesRetry = {},
+): Promise<Record<string, string> | undefined> {
+  const client = KubeClient.fromKubeconfigFile(kubeconfigPath, { userAgent: 'keelson-rehearse/mco-images' });
+  const end = Date.now() + (retry.timeoutMs ?? 60_000);
+  let delay = retry.initialDelayMs ?? 100;
+  try {
+    for (;;) {
+      let data: Record<string, string> | undefined;
+      try {
+        data = await getImagesConfigMap(client);
+      } catch (e) {
+        if (Date.now() + delay > end) throw e;
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, retry.maxDelayMs ?? 2_000);
+        continue;
+      }
+      if (data === undefined) return undefined;
+      const text = data['images.json'];
+      if (text === undefined)
+        throw new McoImagesError(`configmap ${MCO_IMAGES_NAMESPACE}/${MCO_IMAGES_CONFIGMAP} has no key images.json`);
+      return parseImagesJson(text);
+    }
   } finally {
     await client.close();
   }

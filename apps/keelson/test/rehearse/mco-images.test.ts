@@ -4,7 +4,9 @@
  * image-references, 0.0.1-snapshot by the version), and the operator is started with it, as the Deployment's volume
  * hands it to upstream's operator.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
@@ -107,6 +109,50 @@ describe('readMcoImages', () => {
     const cm2 = await client.request<Record<string, unknown>>('GET', path);
     await client.request('PUT', path, { body: { ...cm2, data: { 'images.json': '{"infraImage": 1}' } } });
     await expect(readMcoImages(kubeconfig)).rejects.toThrow(/key images.json: field infraImage is not a string/);
+  });
+});
+
+describe('readMcoImages against an API server that fails', () => {
+  /** A plain-HTTP API stand-in: 500 InternalError for the first `failures` GETs, then the ConfigMap. */
+  async function flaky(failures: number): Promise<{ kubeconfig: string; requests: () => number; stop: () => void }> {
+    let n = 0;
+    const server = createServer((req, res) => {
+      n++;
+      const ok = n > failures;
+      const body = ok
+        ? { apiVersion: 'v1', kind: 'ConfigMap', data: { 'images.json': '{"releaseVersion":"4.18.8"}' } }
+        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500, message: 'boom' };
+      res.writeHead(ok ? 200 : 500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const path = join(work, `flaky-${failures}.kubeconfig`);
+    await writeFile(
+      path,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${url}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+    );
+    return { kubeconfig: path, requests: () => n, stop: () => server.close() };
+  }
+  it('retries API errors as the kubelet retries a volume mount', async () => {
+    const api = await flaky(2);
+    try {
+      await expect(readMcoImages(api.kubeconfig, { initialDelayMs: 10 })).resolves.toEqual({
+        releaseVersion: '4.18.8',
+      });
+      expect(api.requests()).toBe(3);
+    } finally {
+      api.stop();
+    }
+  });
+  it('gives up with the last error after its timeout', async () => {
+    const api = await flaky(1_000);
+    try {
+      await expect(readMcoImages(api.kubeconfig, { timeoutMs: 300, initialDelayMs: 10 })).rejects.toThrow(/boom/);
+      expect(api.requests()).toBeGreaterThan(1);
+    } finally {
+      api.stop();
+    }
   });
 });
 
