@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('manifests/', () => {
   it('use the upstream file naming and release-payload include annotations', () => {
-    for (const f of files) expect(f).toMatch(/^0000_80_machine-config_\d\d_[a-z-]+\.yaml$/);
+    for (const f of files) expect(f).toMatch(/^0000_80_machine-config_\d\d_[a-z.-]+\.yaml$/);
     for (const { obj } of docs)
       expect(obj.metadata.annotations?.['include.release.openshift.io/self-managed-high-availability']).toBe('true');
   });
@@ -69,12 +69,45 @@ describe('manifests/', () => {
     );
     const svc = docs.find(({ obj }) => obj.kind === 'Service')?.obj;
     expect((svc?.spec?.['ports'] as Array<{ port: number }>).map((p) => p.port)).toEqual([22623, 22624]);
-    const cm = docs.find(({ obj }) => obj.kind === 'ConfigMap')?.obj;
+    const cm = docs.find(({ obj }) => obj.metadata.name === 'machine-config-osimageurl')?.obj;
     expect(Object.keys(cm?.data ?? {}).sort()).toEqual([
       'baseOSContainerImage',
       'baseOSExtensionsContainerImage',
       'releaseVersion',
     ]);
+  });
+  it("ship upstream's images.json, every placeholder a tag of image-references, mounted into the operator", () => {
+    const cm = docs.find(({ obj }) => obj.metadata.name === 'machine-config-operator-images')?.obj;
+    const json = JSON.parse(cm?.data?.['images.json'] ?? '') as Record<string, string>;
+    expect(Object.keys(json)).toEqual([
+      'releaseVersion',
+      'machineConfigOperator',
+      'infraImage',
+      'keepalivedImage',
+      'corednsImage',
+      'haproxyImage',
+      'baremetalRuntimeCfgImage',
+      'oauthProxy',
+      'kubeRbacProxy',
+    ]);
+    expect(json['releaseVersion']).toBe('0.0.1-snapshot');
+    const refs = parseAllDocuments(readFileSync(new URL('image-references', DIR), 'utf8'))[0]?.toJS() as {
+      spec: { tags: Array<{ name: string; from: { name: string } }> };
+    };
+    const tags = new Set(refs.spec.tags.map((t) => t.name));
+    for (const t of refs.spec.tags)
+      expect(t.from.name).toBe(`placeholder.url.oc.will.replace.this.org/placeholdernamespace:${t.name}`);
+    for (const [k, v] of Object.entries(json)) {
+      if (k === 'releaseVersion') continue;
+      const tag = /^placeholder\.url\.oc\.will\.replace\.this\.org\/placeholdernamespace:(.+)$/.exec(v)?.[1] ?? '';
+      expect(tags, `${k}: ${v}`).toContain(tag);
+    }
+    const d = docs.find(({ obj }) => obj.kind === 'Deployment' && obj.metadata.name === 'machine-config-operator')?.obj;
+    const pod = (d?.spec?.['template'] as { spec: Record<string, unknown> }).spec;
+    const c = (pod['containers'] as Array<{ args: string[]; volumeMounts: unknown[] }>)[0];
+    expect(c?.args).toContain('--images-json=/etc/mco/images/images.json');
+    expect(c?.volumeMounts).toContainEqual({ name: 'images', mountPath: '/etc/mco/images' });
+    expect(pod['volumes']).toContainEqual({ name: 'images', configMap: { name: 'machine-config-operator-images' } });
   });
   it('run the daemon as the chroot path needs: privileged, hostPID, the host / at /rootfs, --root-mount=/rootfs', () => {
     const ds = docs.find(({ obj }) => obj.kind === 'DaemonSet' && obj.metadata.name === 'machine-config-daemon')?.obj;

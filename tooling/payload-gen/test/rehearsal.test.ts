@@ -155,7 +155,15 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
       join(appDir, '0000_80_machine-config_08_daemon-daemonset.yaml'),
       'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: machine-config-daemon\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-daemon\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n',
     );
-    await writeFile(join(appDir, 'image-references'), '{}');
+    // tags only the app's image-references names (images.json's infra image) join the release's, as oc adds them
+    await writeFile(
+      join(appDir, 'image-references'),
+      'kind: ImageStream\napiVersion: image.openshift.io/v1\nspec:\n  tags:\n  - name: pod\n    from:\n      kind: DockerImage\n      name: placeholder.url.oc.will.replace.this.org/placeholdernamespace:pod\n',
+    );
+    await writeFile(
+      join(appDir, '0000_80_machine-config_02_images.configmap.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-operator-images\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  images.json: >\n    {"releaseVersion": "0.0.1-snapshot", "infraImage": "placeholder.url.oc.will.replace.this.org/placeholdernamespace:pod"}\n',
+    );
     const r = await generateRehearsalReleases({ out: join(work, 'with-app'), machineConfigManifestsDir: appDir });
     const b2 = await openPayload(r.to.dir);
     const os = b2.manifests.find((m) => m.name === 'machine-config-osimageurl');
@@ -164,6 +172,11 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
       baseOSContainerImage: r.to.baseOSContainerImage,
       baseOSExtensionsContainerImage: b2.images['rhel-coreos-extensions'],
     });
+    const imgs = b2.manifests.find((m) => m.name === 'machine-config-operator-images');
+    const json = JSON.parse((imgs?.object['data'] as Record<string, string>)['images.json'] ?? '{}') as object;
+    expect(json).toEqual({ releaseVersion: '4.18.8', infraImage: b2.images['pod'] });
+    expect(b2.images['pod']).toMatch(/^quay\.io\/openshift-release-dev\/ocp-v4\.0-art-dev@sha256:[0-9a-f]{64}$/);
+    expect(b2.images['pod']).not.toBe((await openPayload(r.from.dir)).images['pod']);
     const ds = b2.manifests.find((m) => m.gvk.kind === 'DaemonSet' && m.name === 'machine-config-daemon');
     expect(JSON.stringify(ds?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
     expect(b2.manifests.some((m) => m.gvk.kind === 'MachineConfigPool')).toBe(true);

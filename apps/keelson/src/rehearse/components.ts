@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
 import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
+import { readMcoImages } from './mco-images.js';
 import { UpgradeRequestError } from '../upgrade/request.js';
 
 /** How long a virtual node's reboot takes on the simulated clock (a real RHCOS reboot: about 4 minutes). */
@@ -327,6 +328,8 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
       return asRunning(r, 'startClusterVersionOperator');
     },
     async startMachineConfigOperator(ctx, o) {
+      // the Deployment's images volume: ControllerConfig spec.images come from the release's images.json
+      const images = await readMcoImages(ctx.kubeconfigPath);
       return asRunning(
         await need(
           fns,
@@ -334,6 +337,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         )({
           kubeconfig: ctx.kubeconfigPath,
           releaseVersion: o.releaseVersion,
+          ...(images !== undefined ? { images } : {}),
           timeScale: ctx.timeScale,
           logger: logger(ctx, 'machine-config-operator'),
         }),

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CRD_DIR } from '@keelson/api';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 import { generatePayload } from '../index.js';
 import { machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
 
@@ -262,6 +262,26 @@ async function appManifests(
   return out;
 }
 
+/**
+ * Tag names of the app's `image-references` (YAML or JSON ImageStream; none when the file is absent). `oc adm release
+ * new` builds the release's image-references from every operator image's own, so each tag the app names is in the
+ * release and its placeholders (e.g. images.json's `:pod`, `:haproxy-router`) resolve.
+ */
+async function appImageTags(dir: string | undefined): Promise<string[]> {
+  if (dir === undefined) return [];
+  const path = join(dir, 'image-references');
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return [];
+  const doc = parseYaml(text) as { spec?: { tags?: Array<{ name?: unknown } | null> } } | null;
+  const tags = doc?.spec?.tags ?? [];
+  if (!Array.isArray(tags)) throw new Error(`${path}: spec.tags is not a list`);
+  return tags.map((t, i) => {
+    const name = t?.name;
+    if (typeof name !== 'string' || name === '') throw new Error(`${path}: spec.tags[${i}].name is not a string`);
+    return name;
+  });
+}
+
 /** Components shipped at several run levels get one ClusterOperator (the first), as in a real payload. */
 async function dropDuplicateClusterOperators(dir: string): Promise<void> {
   const seen = new Set<string>();
@@ -320,11 +340,14 @@ async function writeRelease(
     kernelArguments: isTarget ? ['audit=1', ADDED_KARG] : ['audit=1'],
     kubeletConf: 'maxPods: 250\nrotateCertificates: true\n',
   };
-  for (const [name, spec] of [
+  const mcoTags = new Map<string, string>([
     ['machine-config-operator', facts.operatorImage],
     ['rhel-coreos', facts.baseOSContainerImage],
     ['rhel-coreos-extensions', facts.baseOSExtensionsContainerImage],
-  ] as const) {
+  ]);
+  for (const name of await appImageTags(opts.machineConfigManifestsDir))
+    if (!mcoTags.has(name) && !refs.spec.tags.some((t) => t.name === name)) mcoTags.set(name, image(name));
+  for (const [name, spec] of mcoTags) {
     refs.spec.tags.push({
       name,
       annotations: { 'io.openshift.build.source-location': `https://github.com/openshift/${name}` },

@@ -14,7 +14,7 @@ import { Labels, McAnnotations } from '../../common/constants.js';
 import { mcoTemplateFuncs } from './funcs.js';
 import { renderConfig, type RenderConfig } from './render-config.js';
 import { securityProfileCiphers, type TLSSecurityProfile } from './tls.js';
-import { transpileToIgnition } from './transpile.js';
+import { TranspileCache, transpileToIgnition } from './transpile.js';
 import { cloudPlatformLoadBalancerIPState } from './funcs.js';
 
 /** A failure generating the MachineConfigs, message as upstream's (wrapped with the role). */
@@ -46,6 +46,8 @@ export type TreeEntry =
 export interface TemplateTree {
   root: string;
   top: Extract<TreeEntry, { kind: 'dir' }>;
+  /** Transpiled file/unit entries by rendered text, kept with the tree across generate calls. */
+  transpiled?: TranspileCache;
 }
 
 const MAX_TEMPLATE_BYTES = 4 * 1024 * 1024;
@@ -151,14 +153,6 @@ function render(file: Extract<TreeEntry, { kind: 'file' }>, rc: RenderConfig): s
   }
 }
 
-/** Transpiled entries by rendered text, per RenderConfig (one generate call): identical texts parse once. */
-const transpileCaches = new WeakMap<RenderConfig, Map<string, Json>>();
-function transpiled(rc: RenderConfig): Map<string, Json> {
-  let m = transpileCaches.get(rc);
-  if (!m) transpileCaches.set(rc, (m = new Map<string, Json>()));
-  return m;
-}
-
 /** filterTemplates: walks `dir` (recursively, lexical order) into name → rendered text. */
 function filterTemplates(into: Map<string, string>, dir: Extract<TreeEntry, { kind: 'dir' }>, rc: RenderConfig): void {
   for (const [name, e] of dir.entries) {
@@ -213,7 +207,7 @@ function machineConfigForName(
   }
   let config: Json;
   try {
-    config = transpileToIgnition(valuesByKey(files), valuesByKey(units), transpiled(rc));
+    config = transpileToIgnition(valuesByKey(files), valuesByKey(units), (tree.transpiled ??= new TranspileCache()));
   } catch (e) {
     throw new TemplateError(
       `error transpiling CoreOS config to Ignition config: ${(e as Error).message}`,

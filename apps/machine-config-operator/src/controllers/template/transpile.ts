@@ -196,20 +196,41 @@ function mergeKeyed(entries: Json[], key: string): Json[] {
   return out;
 }
 
+/**
+ * Transpiled entries by rendered text (the transpile is a pure function of the text): a template that renders to the
+ * same text as before (every resync of an unchanged ControllerConfig, `common/` in two MCs) is not read as YAML again.
+ * Bounded: cleared when it holds more than `limit` texts.
+ */
+export class TranspileCache {
+  private readonly files = new Map<string, Json>();
+  private readonly units = new Map<string, Json>();
+  constructor(private readonly limit = 4096) {}
+
+  /** The entry for `text` (a copy: callers own what they get), transpiled once. */
+  entry(kind: 'file' | 'unit', text: string): Json {
+    const m = kind === 'file' ? this.files : this.units;
+    const hit = m.get(text);
+    if (hit) return structuredClone(hit);
+    const v = kind === 'file' ? transpileFile(text) : transpileUnit(text);
+    if (this.files.size + this.units.size >= this.limit) {
+      this.files.clear();
+      this.units.clear();
+    }
+    m.set(text, structuredClone(v));
+    return v;
+  }
+
+  get size(): number {
+    return this.files.size + this.units.size;
+  }
+}
+
 /** TranspileCoreOSConfigToIgn: files and units (already sorted by template file name) → an Ignition 3.5 config. */
 export function transpileToIgnition(
   files: readonly string[],
   units: readonly string[],
-  cache?: Map<string, Json>,
+  cache: TranspileCache = new TranspileCache(),
 ): Json {
-  const once = (kind: 'f' | 'u', text: string): Json => {
-    const key = kind + text;
-    const hit = cache?.get(key);
-    if (hit) return structuredClone(hit);
-    const v = kind === 'f' ? transpileFile(text) : transpileUnit(text);
-    cache?.set(key, structuredClone(v));
-    return v;
-  };
   const cfg: Json = {
     ignition: {
       config: { replace: { verification: {} } },
@@ -224,11 +245,11 @@ export function transpileToIgnition(
     systemd: {},
   };
   const f = mergeKeyed(
-    files.map((t) => once('f', t)),
+    files.map((t) => cache.entry('file', t)),
     'path',
   );
   const u = mergeKeyed(
-    units.map((t) => once('u', t)),
+    units.map((t) => cache.entry('unit', t)),
     'name',
   );
   if (f.length > 0) cfg['storage'] = { files: f };
