@@ -6,6 +6,8 @@ import type * as OpenPGP from 'openpgp';
 const loadOpenpgp = (): Promise<typeof OpenPGP> => import('openpgp');
 import { PayloadError } from './errors.js';
 import type { KubeObject, Manifest } from './parse.js';
+import type { ProxySettings } from './proxy.js';
+import { tlsFetch, type Deadlines } from './transport.js';
 
 /** A named OpenPGP public keyring (armored text or binary). */
 export interface Keyring {
@@ -13,8 +15,24 @@ export interface Keyring {
   data: string | Uint8Array;
 }
 
-/** A signature store: an HTTP(S)/file URL, or ConfigMaps carrying signatures in `binaryData`. */
-export type SignatureStore = { url: string } | { name: string; configMaps: readonly KubeObject[] };
+/**
+ * A signature store: an HTTP(S)/file URL, or ConfigMaps carrying signatures in `binaryData`. `ca` (PEM) replaces
+ * {@link StoreHttpOptions.ca} as the trust anchor of that store (ClusterVersion `spec.signatureStores[].ca`);
+ * `unusable` says why the store is not honoured (e.g. its CA ConfigMap is missing): it is reported, never fetched.
+ */
+export type SignatureStore =
+  { url: string; ca?: string; unusable?: string } | { name: string; configMaps: readonly KubeObject[] };
+
+/**
+ * How HTTP(S) stores are reached: the cluster's egress settings as upstream's `Operator.HTTPClient`
+ * (openshift/cluster-version-operator pkg/cvo/cvo.go, egress.go `getTransport`) gives them to every store.
+ */
+export interface StoreHttpOptions extends Deadlines {
+  /** Proxy `cluster` status (https stores use `httpsProxy`, http ones `httpProxy`, `noProxy` bypasses). */
+  proxy?: ProxySettings;
+  /** PEM bundle used as the only trusted roots (`openshift-config-managed/trusted-ca-bundle`); default Node's roots. */
+  ca?: string;
+}
 
 /** Options of {@link verifyRelease}. */
 export interface VerifyOptions {
@@ -28,6 +46,8 @@ export interface VerifyOptions {
   maxSignatures?: number;
   /** Verification time (default now). */
   date?: Date;
+  /** Proxy, trust and deadlines for HTTP(S) stores. */
+  http?: StoreHttpOptions;
 }
 
 /** One valid signature. */
@@ -115,6 +135,27 @@ interface FetchedSig {
   data: Uint8Array;
 }
 
+/** Splits a PEM bundle into certificates (what Node's `ca` option takes as separate roots). */
+function pemCertificates(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
+/** GET through the store's proxy, with `ca` (else the shared bundle, else Node's roots) as trusted roots. */
+function httpGet(url: string, ca: string | undefined, http: StoreHttpOptions | undefined): Promise<Response> {
+  const bundle = ca ?? http?.ca;
+  const deadlines: Deadlines = {
+    ...(http?.connectTimeoutMs !== undefined ? { connectTimeoutMs: http.connectTimeoutMs } : {}),
+    ...(http?.idleTimeoutMs !== undefined ? { idleTimeoutMs: http.idleTimeoutMs } : {}),
+  };
+  return tlsFetch(
+    url,
+    {},
+    { rejectUnauthorized: true, sources: [], ...(bundle !== undefined ? { ca: pemCertificates(bundle) } : {}) },
+    deadlines,
+    http?.proxy,
+  );
+}
+
 async function fetchStore(
   store: SignatureStore,
   digest: string,
@@ -143,6 +184,10 @@ async function fetchStore(
     }
     return out;
   }
+  if (store.unusable !== undefined) {
+    failures.push({ store: store.url, reason: store.unusable });
+    return out;
+  }
   const base = store.url.replace(/\/+$/, '');
   for (let n = 1; n <= (opts.maxSignatures ?? 64); n++) {
     const url = `${base}/${algo}=${hex}/signature-${n}`;
@@ -156,7 +201,7 @@ async function fetchStore(
           throw e;
         }
       } else if (/^https?:/.test(url)) {
-        const res = await fetch(url, { redirect: 'follow' });
+        const res = await httpGet(url, store.ca, opts.http);
         if (res.status === 404) {
           await res.body?.cancel();
           break;
