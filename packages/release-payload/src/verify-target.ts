@@ -28,7 +28,8 @@ export interface TargetReleaseVerification {
   /**
    * The PEM bundle of a store's `ca` ConfigMap (`openshift-config/<name>` key `ca.crt`); throws, with the reason,
    * when the ConfigMap or key is missing or holds no valid certificate: that store is then not honoured (the API's
-   * contract for `signatureStores[].ca`). Without it, stores naming a CA are not honoured.
+   * contract for `signatureStores[].ca`). Without it (a caller that cannot read the cluster's ConfigMaps), `ca` is
+   * ignored and the store is reached with {@link TargetReleaseVerification.http}'s trust.
    */
   resolveStoreCA?: (name: string) => Promise<string>;
   /** Proxy and trusted roots for every HTTP(S) store (the cluster's egress settings). */
@@ -55,12 +56,11 @@ async function specStore(
   resolve: ((name: string) => Promise<string>) | undefined,
 ): Promise<SignatureStore> {
   const name = s.ca?.name ?? '';
-  if (name === '') return { url: s.url };
+  if (name === '' || !resolve) return { url: s.url };
   const notHonoured = (why: string): SignatureStore => ({
     url: s.url,
     unusable: `signature store not honoured: ca ConfigMap openshift-config/${name}: ${why}`,
   });
-  if (!resolve) return notHonoured('cannot be read');
   try {
     return { url: s.url, ca: await resolve(name) };
   } catch (e) {
@@ -88,7 +88,11 @@ export async function verifyTargetRelease(input: TargetReleaseVerification): Pro
   if (cms.length > 0) stores.push({ name: 'openshift-config-managed', configMaps: cms });
   const specStores = input.signatureStores;
   if (specStores !== undefined) {
-    if (specStores.length === 0) return fail('ClusterVersion spec.signatureStores is an empty list');
+    // upstream customsignaturestore.Store.Signatures' text, verbatim (double space and "to to" included)
+    if (specStores.length === 0)
+      return fail(
+        'ClusterVersion spec.signatureStores is an empty array.  Unset signatureStores entirely if you want to to enable the default signature stores.',
+      );
     for (const s of specStores) stores.push(await specStore(s, input.resolveStoreCA));
   } else stores.push(...config.stores);
   const result = await verifyRelease({

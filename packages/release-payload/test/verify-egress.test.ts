@@ -258,6 +258,20 @@ describe('verifyTargetRelease with spec.signatureStores[].ca', () => {
     expect(r.error).toContain('ClusterVersion spec.signatureStores exhausted without finding a valid signature.');
   });
 
+  it('refuses an empty list with upstream text, and ignores ca when the caller cannot read ConfigMaps', async () => {
+    const empty = await verifyTargetRelease({ image, current: current(), signatureStores: [] });
+    expect(empty.error).toBe(
+      'The update cannot be verified: ClusterVersion spec.signatureStores is an empty array.  Unset signatureStores entirely if you want to to enable the default signature stores.',
+    );
+    const noResolver = await verifyTargetRelease({
+      image,
+      current: current(),
+      signatureStores: [{ url: storeUrl, ca: { name: 'unreadable' } }],
+      http: { ca: caPem },
+    });
+    expect(noResolver.verified).toBe(true);
+  });
+
   it('uses the shared bundle when ca is empty', async () => {
     const r = await verifyTargetRelease({
       image,
