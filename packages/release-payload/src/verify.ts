@@ -42,7 +42,7 @@ export interface VerifyOptions {
   stores: readonly SignatureStore[];
   /** Largest signature accepted (default 50 KiB, as upstream). */
   maxSignatureBytes?: number;
-  /** Highest `signature-<n>` index probed per store (default 64). */
+  /** Highest `signature-<n>` index probed per store (default 9, as upstream's sigstore). */
   maxSignatures?: number;
   /** Verification time (default now). */
   date?: Date;
@@ -189,49 +189,75 @@ async function fetchStore(
     return out;
   }
   const base = store.url.replace(/\/+$/, '');
-  for (let n = 1; n <= (opts.maxSignatures ?? 64); n++) {
+  const scheme = /^(https?|file):/.exec(base)?.[1];
+  if (scheme === undefined) {
+    failures.push({ store: store.url, reason: `unsupported store scheme in ${store.url} (use https, http or file)` });
+    return out;
+  }
+  // upstream sigstore checkHTTPSignatures: signature-1 … signature-9; a 404 ends the store, other failures are
+  // recorded and the next index is tried
+  for (let n = 1; n <= (opts.maxSignatures ?? MAX_SIGNATURE_SEARCH); n++) {
     const url = `${base}/${algo}=${hex}/signature-${n}`;
+    let got: Uint8Array | 'not-found' | 'too-large';
     try {
-      let data: Uint8Array;
-      if (url.startsWith('file:')) {
-        try {
-          data = await readFile(fileURLToPath(url));
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') break;
-          throw e;
-        }
-      } else if (/^https?:/.test(url)) {
-        const res = await httpGet(url, store.ca, opts.http);
-        if (res.status === 404) {
-          await res.body?.cancel();
-          break;
-        }
-        if (!res.ok) {
-          await res.body?.cancel();
-          failures.push({ store: store.url, index: String(n), reason: `GET ${url}: HTTP ${res.status}` });
-          break;
-        }
-        const buf = new Uint8Array(await res.arrayBuffer());
-        data = buf;
-      } else {
-        failures.push({
-          store: store.url,
-          reason: `unsupported store scheme in ${store.url} (use https, http or file)`,
-        });
-        break;
-      }
-      if (data.length > max) {
-        failures.push({ store: store.url, index: String(n), reason: `signature larger than ${max} bytes` });
-        continue;
-      }
-      if (data.length === 0) continue;
-      out.push({ store: store.url, index: String(n), data });
+      got =
+        scheme === 'file' ? await readFileSignature(url, max) : await readHttpSignature(url, store.ca, opts.http, max);
     } catch (e) {
-      failures.push({ store: store.url, index: String(n), reason: `GET ${url}: ${(e as Error).message}` });
-      break;
+      failures.push({
+        store: store.url,
+        index: String(n),
+        reason: `unable to retrieve signature from ${url}: ${(e as Error).message}`,
+      });
+      continue;
     }
+    if (got === 'not-found') break;
+    if (got === 'too-large') {
+      failures.push({ store: store.url, index: String(n), reason: `signature larger than ${max} bytes` });
+      continue;
+    }
+    if (got.length > 0) out.push({ store: store.url, index: String(n), data: got });
   }
   return out;
+}
+
+/** Upstream library-go sigstore `maxSignatureSearch` (indices 1 to 9 are probed). */
+const MAX_SIGNATURE_SEARCH = 9;
+
+async function readFileSignature(url: string, max: number): Promise<Uint8Array | 'not-found' | 'too-large'> {
+  try {
+    const data = await readFile(fileURLToPath(url));
+    return data.length > max ? 'too-large' : data;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'not-found';
+    throw e;
+  }
+}
+
+/** One signature over HTTP(S); the body is read up to `max` bytes only (hostile stores are bounded). */
+async function readHttpSignature(
+  url: string,
+  ca: string | undefined,
+  http: StoreHttpOptions | undefined,
+  max: number,
+): Promise<Uint8Array | 'not-found' | 'too-large'> {
+  const res = await httpGet(url, ca, http);
+  if (res.status === 404 || res.status < 200 || res.status >= 300) {
+    await res.body?.cancel();
+    if (res.status === 404) return 'not-found';
+    throw new Error(`response status ${res.status}`);
+  }
+  if (!res.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.length;
+    if (size > max) {
+      await res.body.cancel().catch(() => undefined);
+      return 'too-large';
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 async function readKeyring(k: Keyring, openpgp: typeof OpenPGP): Promise<OpenPGP.Key[]> {

@@ -127,6 +127,20 @@ beforeAll(async () => {
   const [key, cert] = await Promise.all([readFile(join(work, 'server.key')), readFile(join(work, 'server.pem'))]);
   server = createServer({ key, cert }, (req, res) => {
     if (req.url === `/sigs/sha256=${HEX}/signature-1`) return void res.writeHead(200).end(sig);
+    // upstream sigstore tries the next index after a failed one
+    if (req.url === `/flaky/sha256=${HEX}/signature-1`) return void res.writeHead(503).end();
+    if (req.url === `/flaky/sha256=${HEX}/signature-2`) return void res.writeHead(200).end(sig);
+    if (req.url === `/huge/sha256=${HEX}/signature-1`) {
+      // a hostile store: an endless body (stopped when the client goes away)
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      const more = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+      return;
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -183,6 +197,34 @@ describe('HTTP(S) signature stores with the cluster egress settings', () => {
       http: { ca: caPem, proxy: { httpsProxy: dead, noProxy: HOST } },
     });
     expect(bypassed.verified).toBe(true);
+  });
+
+  it('tries the next index after a failed one, and bounds an endless body', async () => {
+    const base = storeUrl.replace(/\/sigs$/, '');
+    const flaky = await verifyRelease({
+      digest: DIGEST,
+      keyrings: keyrings(),
+      stores: [{ url: `${base}/flaky` }],
+      http: { ca: caPem },
+    });
+    expect(flaky.verified).toBe(true);
+    expect(flaky.failures).toContainEqual({
+      store: `${base}/flaky`,
+      index: '1',
+      reason: `unable to retrieve signature from ${base}/flaky/sha256=${HEX}/signature-1: response status 503`,
+    });
+    const huge = await verifyRelease({
+      digest: DIGEST,
+      keyrings: keyrings(),
+      stores: [{ url: `${base}/huge` }],
+      http: { ca: caPem },
+    });
+    expect(huge.verified).toBe(false);
+    expect(huge.failures).toContainEqual({
+      store: `${base}/huge`,
+      index: '1',
+      reason: 'signature larger than 51200 bytes',
+    });
   });
 
   it('a store CA replaces the shared bundle for that store', async () => {
