@@ -32,6 +32,11 @@ export interface StoreHttpOptions extends Deadlines {
   proxy?: ProxySettings;
   /** PEM bundle used as the only trusted roots (`openshift-config-managed/trusted-ca-bundle`); default Node's roots. */
   ca?: string;
+  /**
+   * Why no HTTP client can be built (e.g. the Proxy could not be read): every HTTP(S) store fails with it, as
+   * upstream's sigstore hands an `HTTPClient()` error to its callback; ConfigMap and file stores still count.
+   */
+  unavailable?: string;
 }
 
 /** Options of {@link verifyRelease}. */
@@ -184,8 +189,9 @@ async function fetchStore(
     }
     return out;
   }
-  if (store.unusable !== undefined) {
-    failures.push({ store: store.url, reason: store.unusable });
+  const unusable = store.unusable ?? (/^https?:/.test(store.url) ? opts.http?.unavailable : undefined);
+  if (unusable !== undefined) {
+    failures.push({ store: store.url, reason: unusable });
     return out;
   }
   const base = store.url.replace(/\/+$/, '');
@@ -247,15 +253,18 @@ async function readHttpSignature(
     throw new Error(`response status ${res.status}`);
   }
   if (!res.body) return new Uint8Array();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.length;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
     if (size > max) {
-      await res.body.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined);
       return 'too-large';
     }
-    chunks.push(chunk);
+    chunks.push(value);
   }
   return Buffer.concat(chunks);
 }

@@ -23,6 +23,7 @@ let home = '';
 let pub = '';
 let caPem = '';
 let otherCaPem = '';
+let sig: Buffer;
 let server: Server;
 let storeUrl = '';
 let proxyPort = 0;
@@ -118,7 +119,7 @@ beforeAll(async () => {
       identity: { 'docker-reference': 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64' },
     },
   });
-  const sig = gpg(['--local-user', 'r@example.com', '--sign'], claims);
+  sig = gpg(['--local-user', 'r@example.com', '--sign'], claims);
   await makeCa('ca');
   await makeCa('other');
   await makeServing();
@@ -225,6 +226,29 @@ describe('HTTP(S) signature stores with the cluster egress settings', () => {
       index: '1',
       reason: 'signature larger than 51200 bytes',
     });
+  });
+
+  it('fails every HTTP(S) store when no client can be built, and still reads ConfigMap stores', async () => {
+    const r = await verifyRelease({
+      digest: DIGEST,
+      keyrings: keyrings(),
+      stores: [{ url: storeUrl }],
+      http: { ca: caPem, unavailable: 'no proxy settings' },
+    });
+    expect(r.verified).toBe(false);
+    expect(r.failures).toContainEqual({ store: storeUrl, reason: 'no proxy settings' });
+    const cm = {
+      metadata: { name: 'signatures-managed' },
+      binaryData: { [`sha256-${HEX}-1`]: sig.toString('base64') },
+    };
+    const withCm = await verifyRelease({
+      digest: DIGEST,
+      keyrings: keyrings(),
+      stores: [{ name: 'openshift-config-managed', configMaps: [cm] }, { url: storeUrl }],
+      http: { unavailable: 'no proxy settings' },
+    });
+    expect(withCm.verified).toBe(true);
+    expect(withCm.signatures[0]?.store).toBe('openshift-config-managed');
   });
 
   it('a store CA replaces the shared bundle for that store', async () => {

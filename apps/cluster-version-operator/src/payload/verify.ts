@@ -93,8 +93,10 @@ export async function verifyTarget(
   try {
     http = await storeHttp(client, o);
   } catch (e) {
-    // upstream's HTTPClient() error is handed to every HTTP store's callback: the verification fails with it
-    return { verified: false, error: `The update cannot be verified: ${(e as Error).message}` };
+    // upstream's HTTPClient() error is handed to every HTTP store's callback; the signature ConfigMaps still count
+    http = {
+      unavailable: `unable to build the HTTP client from the cluster's egress settings: ${(e as Error).message}`,
+    };
   }
   const r = await verifyTargetRelease({
     image,
