@@ -22,9 +22,10 @@ start flags:
   --payload-cache DIR          pod: where this process sees the node's /etc/cvo/updatepayloads (default that path);
                                direct: the digest-keyed cache (default $TMPDIR/cvo-payloads)
   --kubeconfig FILE            kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
-  --listen HOST:PORT           metrics and health address (default 0.0.0.0:9099)
-  --serving-cert-file FILE     TLS certificate for --listen
-  --serving-key-file FILE      TLS key for --listen
+  --listen HOST:PORT           metrics and health address over HTTPS (default 0.0.0.0:9099); --listen= serves
+                               nothing
+  --serving-cert-file FILE     TLS certificate for --listen (required unless --listen=)
+  --serving-key-file FILE      TLS key for --listen (required unless --listen=)
   --update-service URL         update service, overrides spec.upstream
   --node-name NAME             node this operator runs on, where the retrieval Pod runs (default NODE_NAME;
                                required in cluster, the hostname when --kubeconfig is given)
@@ -147,6 +148,26 @@ export type Command =
     }
   | { command: 'help' };
 
+/**
+ * upstream Options.ValidateAndComplete: metrics are served over HTTPS only, so a non-empty `--listen` (its default is
+ * 0.0.0.0:9099) needs the serving pair; `--listen=` serves nothing (the bootstrap Pod).
+ */
+function validateListen(options: CvoOptions): void {
+  if (options.listen === '') return; // unset: upstream's default 0.0.0.0:9099, which needs the pair too
+  if (options.servingCertFile === undefined || options.servingCertFile === '')
+    throw new CvoError(
+      'InvalidFlag',
+      '--serving-cert-file',
+      '--listen was not set empty, so --serving-cert-file must be set',
+    );
+  if (options.servingKeyFile === undefined || options.servingKeyFile === '')
+    throw new CvoError(
+      'InvalidFlag',
+      '--serving-key-file',
+      '--listen was not set empty, so --serving-key-file must be set',
+    );
+}
+
 /** Parses argv (without node and script). */
 export function parseCommandLine(argv: readonly string[]): Command {
   const [cmd, ...rest] = argv;
@@ -239,6 +260,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   // upstream Options.ValidateAndComplete; --kubeconfig is upstream's "testing only" mode, where the host name stands in
   else if (v.kubeconfig === undefined) throw new CvoError('InvalidFlag', '--node-name', 'node-name is required');
   else options.nodeName = hostname();
+  validateListen(options);
   if (v['enable-auto-update'] === true) options.enableAutoUpdate = true;
   // upstream StringSliceVar: comma-separated values, the flag repeatable
   const always = (v['always-enable-capabilities'] ?? [])

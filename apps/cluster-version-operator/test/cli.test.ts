@@ -24,6 +24,8 @@ describe('flags', () => {
       '--release-image=q@sha256:1',
       '--payload-dir=/p',
       '--listen=127.0.0.1:0',
+      '--serving-cert-file=/tls/tls.crt',
+      '--serving-key-file=/tls/tls.key',
       '--enable-auto-update',
       '--time-scale=0.1',
       '--reconcile-interval=30s',
@@ -37,6 +39,8 @@ describe('flags', () => {
         releaseImage: 'q@sha256:1',
         payloadDir: '/p',
         listen: '127.0.0.1:0',
+        servingCertFile: '/tls/tls.crt',
+        servingKeyFile: '/tls/tls.key',
         enableAutoUpdate: true,
         timeScale: 0.1,
         intervals: { minimumReconcileIntervalMs: 30_000 },
@@ -49,6 +53,7 @@ describe('flags', () => {
       'start',
       '--release-image=q@sha256:1',
       '--node-name=m0',
+      '--listen=',
       '--enable-auto-update=false',
       '--use-dns-for-services=true',
       '--metrics-url=https://thanos.example:9091',
@@ -96,15 +101,30 @@ describe('flags', () => {
     delete process.env['NODE_NAME'];
     try {
       expect(() => parseCommandLine(['start', '--release-image=x'])).toThrow('node-name is required');
-      const withKc = parseCommandLine(['start', '--release-image=x', '--kubeconfig=/k']);
+      const withKc = parseCommandLine(['start', '--release-image=x', '--kubeconfig=/k', '--listen=']);
       expect(withKc.command === 'start' && withKc.options.nodeName).toBe(hostname());
       process.env['NODE_NAME'] = 'from-env';
-      const fromEnv = parseCommandLine(['start', '--release-image=x']);
+      const fromEnv = parseCommandLine(['start', '--release-image=x', '--listen=']);
       expect(fromEnv.command === 'start' && fromEnv.options.nodeName).toBe('from-env');
     } finally {
       if (saved === undefined) delete process.env['NODE_NAME'];
       else process.env['NODE_NAME'] = saved;
     }
+  });
+  it('requires the serving pair unless --listen= (upstream ValidateAndComplete texts)', () => {
+    const base = ['start', '--release-image=x', '--node-name=m'];
+    // --listen unset is upstream's default 0.0.0.0:9099: HTTPS only
+    expect(() => parseCommandLine(base)).toThrow('--listen was not set empty, so --serving-cert-file must be set');
+    expect(() => parseCommandLine([...base, '--listen=127.0.0.1:0'])).toThrow(
+      '--listen was not set empty, so --serving-cert-file must be set',
+    );
+    expect(() => parseCommandLine([...base, '--serving-cert-file=/c'])).toThrow(
+      '--listen was not set empty, so --serving-key-file must be set',
+    );
+    const none = parseCommandLine([...base, '--listen=']);
+    expect(none.command === 'start' && none.options.listen).toBe('');
+    const tls = parseCommandLine([...base, '--serving-cert-file=/c', '--serving-key-file=/k']);
+    expect(tls.command === 'start' && tls.options).toMatchObject({ servingCertFile: '/c', servingKeyFile: '/k' });
   });
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);

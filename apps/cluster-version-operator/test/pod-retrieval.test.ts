@@ -103,7 +103,7 @@ describe('pod retrieval (upstream updatepayload.go)', () => {
 
   it('parses --payload-retrieval and --node-name', () => {
     expect(
-      parseCommandLine(['start', '--release-image=q', '--payload-retrieval=pod', '--node-name=master-0']),
+      parseCommandLine(['start', '--release-image=q', '--payload-retrieval=pod', '--node-name=master-0', '--listen=']),
     ).toMatchObject({ options: { payloadRetrieval: 'pod', nodeName: 'master-0' } });
     expect(() => parseCommandLine(['start', '--release-image=q', '--payload-retrieval=pull'])).toThrow(
       /--payload-retrieval "pull": expected pod or direct/,

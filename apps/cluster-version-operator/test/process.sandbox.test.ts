@@ -60,7 +60,7 @@ function startChild(): {
       `--payload-dir=${payloadA}`,
       `--release-image=${IMAGE_A}`,
       `--payload-cache=${join(dir, 'cache')}`,
-      '--listen=127.0.0.1:0',
+      '--listen=', // metrics are HTTPS-only (upstream); this test reads none
       '--update-service=http://127.0.0.1:9/graph',
       '--time-scale=0.002',
       '--lease-duration=2s',

@@ -59,6 +59,7 @@ export type { TargetReleaseVerification, TargetVerificationResult } from './veri
 export type {
   Keyring,
   SignatureStore,
+  StoreHttpOptions,
   VerifyOptions,
   VerifiedSignature,
   VerificationFailure,

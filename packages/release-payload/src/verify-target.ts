@@ -9,6 +9,7 @@ import {
   verificationConfigFromManifests,
   verifyRelease,
   type SignatureStore,
+  type StoreHttpOptions,
   type VerificationResult,
 } from './verify.js';
 
@@ -23,7 +24,16 @@ export interface TargetReleaseVerification {
   /** ConfigMaps of `openshift-config-managed` labelled `release.openshift.io/verification-signatures`. */
   signatureConfigMaps?: readonly KubeObject[];
   /** ClusterVersion `spec.signatureStores` (undefined when unset). */
-  signatureStores?: readonly { url: string }[];
+  signatureStores?: readonly { url: string; ca?: { name?: string } }[];
+  /**
+   * The PEM bundle of a store's `ca` ConfigMap (`openshift-config/<name>` key `ca.crt`); throws, with the reason,
+   * when the ConfigMap or key is missing or holds no valid certificate: that store is then not honoured (the API's
+   * contract for `signatureStores[].ca`). Without it (a caller that cannot read the cluster's ConfigMaps), `ca` is
+   * ignored and the store is reached with {@link TargetReleaseVerification.http}'s trust.
+   */
+  resolveStoreCA?: (name: string) => Promise<string>;
+  /** Proxy and trusted roots for every HTTP(S) store (the cluster's egress settings). */
+  http?: StoreHttpOptions;
 }
 
 /** Outcome of {@link verifyTargetRelease}. */
@@ -38,6 +48,24 @@ export interface TargetVerificationResult {
 /** The manifest digest of a by-digest pull spec, or undefined for a tag. */
 export function digestOfPullSpec(image: string): string | undefined {
   return DIGEST_SUFFIX.exec(image)?.[1];
+}
+
+/** One `spec.signatureStores` entry as a store: its own CA when it names one, not honoured when that CA is unusable. */
+async function specStore(
+  s: { url: string; ca?: { name?: string } },
+  resolve: ((name: string) => Promise<string>) | undefined,
+): Promise<SignatureStore> {
+  const name = s.ca?.name ?? '';
+  if (name === '' || !resolve) return { url: s.url };
+  const notHonoured = (why: string): SignatureStore => ({
+    url: s.url,
+    unusable: `signature store not honoured: ca ConfigMap openshift-config/${name}: ${why}`,
+  });
+  try {
+    return { url: s.url, ca: await resolve(name) };
+  } catch (e) {
+    return notHonoured((e as Error).message);
+  }
 }
 
 /** Verifies a target release with the trust of the current release, as the CVO does before accepting it. */
@@ -60,10 +88,19 @@ export async function verifyTargetRelease(input: TargetReleaseVerification): Pro
   if (cms.length > 0) stores.push({ name: 'openshift-config-managed', configMaps: cms });
   const specStores = input.signatureStores;
   if (specStores !== undefined) {
-    if (specStores.length === 0) return fail('ClusterVersion spec.signatureStores is an empty list');
-    for (const s of specStores) stores.push({ url: s.url });
+    // upstream customsignaturestore.Store.Signatures' text, verbatim (double space and "to to" included)
+    if (specStores.length === 0)
+      return fail(
+        'ClusterVersion spec.signatureStores is an empty array.  Unset signatureStores entirely if you want to to enable the default signature stores.',
+      );
+    for (const s of specStores) stores.push(await specStore(s, input.resolveStoreCA));
   } else stores.push(...config.stores);
-  const result = await verifyRelease({ digest, keyrings: config.keyrings, stores });
+  const result = await verifyRelease({
+    digest,
+    keyrings: config.keyrings,
+    stores,
+    ...(input.http ? { http: input.http } : {}),
+  });
   if (result.verified) return { verified: true, result };
   const names = config.keyrings.map((k) => `verifier-public-key-${k.name}`).join(', ');
   const details = result.failures

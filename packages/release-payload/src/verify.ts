@@ -6,6 +6,8 @@ import type * as OpenPGP from 'openpgp';
 const loadOpenpgp = (): Promise<typeof OpenPGP> => import('openpgp');
 import { PayloadError } from './errors.js';
 import type { KubeObject, Manifest } from './parse.js';
+import type { ProxySettings } from './proxy.js';
+import { tlsFetch, type Deadlines } from './transport.js';
 
 /** A named OpenPGP public keyring (armored text or binary). */
 export interface Keyring {
@@ -13,8 +15,29 @@ export interface Keyring {
   data: string | Uint8Array;
 }
 
-/** A signature store: an HTTP(S)/file URL, or ConfigMaps carrying signatures in `binaryData`. */
-export type SignatureStore = { url: string } | { name: string; configMaps: readonly KubeObject[] };
+/**
+ * A signature store: an HTTP(S)/file URL, or ConfigMaps carrying signatures in `binaryData`. `ca` (PEM) replaces
+ * {@link StoreHttpOptions.ca} as the trust anchor of that store (ClusterVersion `spec.signatureStores[].ca`);
+ * `unusable` says why the store is not honoured (e.g. its CA ConfigMap is missing): it is reported, never fetched.
+ */
+export type SignatureStore =
+  { url: string; ca?: string; unusable?: string } | { name: string; configMaps: readonly KubeObject[] };
+
+/**
+ * How HTTP(S) stores are reached: the cluster's egress settings as upstream's `Operator.HTTPClient`
+ * (openshift/cluster-version-operator pkg/cvo/cvo.go, egress.go `getTransport`) gives them to every store.
+ */
+export interface StoreHttpOptions extends Deadlines {
+  /** Proxy `cluster` status (https stores use `httpsProxy`, http ones `httpProxy`, `noProxy` bypasses). */
+  proxy?: ProxySettings;
+  /** PEM bundle used as the only trusted roots (`openshift-config-managed/trusted-ca-bundle`); default Node's roots. */
+  ca?: string;
+  /**
+   * Why no HTTP client can be built (e.g. the Proxy could not be read): every HTTP(S) store fails with it, as
+   * upstream's sigstore hands an `HTTPClient()` error to its callback; ConfigMap and file stores still count.
+   */
+  unavailable?: string;
+}
 
 /** Options of {@link verifyRelease}. */
 export interface VerifyOptions {
@@ -24,10 +47,12 @@ export interface VerifyOptions {
   stores: readonly SignatureStore[];
   /** Largest signature accepted (default 50 KiB, as upstream). */
   maxSignatureBytes?: number;
-  /** Highest `signature-<n>` index probed per store (default 64). */
+  /** Highest `signature-<n>` index probed per store (default 9, as upstream's sigstore). */
   maxSignatures?: number;
   /** Verification time (default now). */
   date?: Date;
+  /** Proxy, trust and deadlines for HTTP(S) stores. */
+  http?: StoreHttpOptions;
 }
 
 /** One valid signature. */
@@ -115,6 +140,27 @@ interface FetchedSig {
   data: Uint8Array;
 }
 
+/** Splits a PEM bundle into certificates (what Node's `ca` option takes as separate roots). */
+function pemCertificates(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
+/** GET through the store's proxy, with `ca` (else the shared bundle, else Node's roots) as trusted roots. */
+function httpGet(url: string, ca: string | undefined, http: StoreHttpOptions | undefined): Promise<Response> {
+  const bundle = ca ?? http?.ca;
+  const deadlines: Deadlines = {
+    ...(http?.connectTimeoutMs !== undefined ? { connectTimeoutMs: http.connectTimeoutMs } : {}),
+    ...(http?.idleTimeoutMs !== undefined ? { idleTimeoutMs: http.idleTimeoutMs } : {}),
+  };
+  return tlsFetch(
+    url,
+    {},
+    { rejectUnauthorized: true, sources: [], ...(bundle !== undefined ? { ca: pemCertificates(bundle) } : {}) },
+    deadlines,
+    http?.proxy,
+  );
+}
+
 async function fetchStore(
   store: SignatureStore,
   digest: string,
@@ -143,50 +189,84 @@ async function fetchStore(
     }
     return out;
   }
+  const unusable = store.unusable ?? (/^https?:/.test(store.url) ? opts.http?.unavailable : undefined);
+  if (unusable !== undefined) {
+    failures.push({ store: store.url, reason: unusable });
+    return out;
+  }
   const base = store.url.replace(/\/+$/, '');
-  for (let n = 1; n <= (opts.maxSignatures ?? 64); n++) {
+  const scheme = /^(https?|file):/.exec(base)?.[1];
+  if (scheme === undefined) {
+    failures.push({ store: store.url, reason: `unsupported store scheme in ${store.url} (use https, http or file)` });
+    return out;
+  }
+  // upstream sigstore checkHTTPSignatures: signature-1 … signature-9; a 404 ends the store, other failures are
+  // recorded and the next index is tried
+  for (let n = 1; n <= (opts.maxSignatures ?? MAX_SIGNATURE_SEARCH); n++) {
     const url = `${base}/${algo}=${hex}/signature-${n}`;
+    let got: Uint8Array | 'not-found' | 'too-large';
     try {
-      let data: Uint8Array;
-      if (url.startsWith('file:')) {
-        try {
-          data = await readFile(fileURLToPath(url));
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') break;
-          throw e;
-        }
-      } else if (/^https?:/.test(url)) {
-        const res = await fetch(url, { redirect: 'follow' });
-        if (res.status === 404) {
-          await res.body?.cancel();
-          break;
-        }
-        if (!res.ok) {
-          await res.body?.cancel();
-          failures.push({ store: store.url, index: String(n), reason: `GET ${url}: HTTP ${res.status}` });
-          break;
-        }
-        const buf = new Uint8Array(await res.arrayBuffer());
-        data = buf;
-      } else {
-        failures.push({
-          store: store.url,
-          reason: `unsupported store scheme in ${store.url} (use https, http or file)`,
-        });
-        break;
-      }
-      if (data.length > max) {
-        failures.push({ store: store.url, index: String(n), reason: `signature larger than ${max} bytes` });
-        continue;
-      }
-      if (data.length === 0) continue;
-      out.push({ store: store.url, index: String(n), data });
+      got =
+        scheme === 'file' ? await readFileSignature(url, max) : await readHttpSignature(url, store.ca, opts.http, max);
     } catch (e) {
-      failures.push({ store: store.url, index: String(n), reason: `GET ${url}: ${(e as Error).message}` });
-      break;
+      failures.push({
+        store: store.url,
+        index: String(n),
+        reason: `unable to retrieve signature from ${url}: ${(e as Error).message}`,
+      });
+      continue;
     }
+    if (got === 'not-found') break;
+    if (got === 'too-large') {
+      failures.push({ store: store.url, index: String(n), reason: `signature larger than ${max} bytes` });
+      continue;
+    }
+    if (got.length > 0) out.push({ store: store.url, index: String(n), data: got });
   }
   return out;
+}
+
+/** Upstream library-go sigstore `maxSignatureSearch` (indices 1 to 9 are probed). */
+const MAX_SIGNATURE_SEARCH = 9;
+
+async function readFileSignature(url: string, max: number): Promise<Uint8Array | 'not-found' | 'too-large'> {
+  try {
+    const data = await readFile(fileURLToPath(url));
+    return data.length > max ? 'too-large' : data;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'not-found';
+    throw e;
+  }
+}
+
+/** One signature over HTTP(S); the body is read up to `max` bytes only (hostile stores are bounded). */
+async function readHttpSignature(
+  url: string,
+  ca: string | undefined,
+  http: StoreHttpOptions | undefined,
+  max: number,
+): Promise<Uint8Array | 'not-found' | 'too-large'> {
+  const res = await httpGet(url, ca, http);
+  if (res.status === 404 || res.status < 200 || res.status >= 300) {
+    await res.body?.cancel();
+    if (res.status === 404) return 'not-found';
+    throw new Error(`response status ${res.status}`);
+  }
+  if (!res.body) return new Uint8Array();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return 'too-large';
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 async function readKeyring(k: Keyring, openpgp: typeof OpenPGP): Promise<OpenPGP.Key[]> {

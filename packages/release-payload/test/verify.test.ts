@@ -149,7 +149,7 @@ describe('verifyRelease', () => {
       stores: [{ url: `${base}/empty` }, { url: `${base}/broken` }],
     });
     expect(none.verified).toBe(false);
-    expect(none.failures.map((f) => f.reason).join('\n')).toMatch(/HTTP 500[\s\S]*no signatures found/);
+    expect(none.failures.map((f) => f.reason).join('\n')).toMatch(/response status 500[\s\S]*no signatures found/);
     const tag = await verifyRelease({ digest: 'latest', keyrings: [], stores: [] });
     expect(tag.failures[0]!.reason).toMatch(/not accessed via digest/);
   });

@@ -28,6 +28,7 @@ import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } f
 import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
+import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
 import type { SignaturePersister } from '../payload/persist.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
@@ -640,7 +641,10 @@ export class ClusterVersionController {
     this.reportStatus(true);
     const risks: string[] = [];
     const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
-    const verification = await verifyTarget(this.d.client, image, currentManifests, cv);
+    const verification = await verifyTarget(this.d.client, image, currentManifests, cv, {
+      trustedCABundle: () => this.configManagedMap(TRUSTED_CA_BUNDLE.name),
+      signal,
+    });
     if (verification.signatures)
       this.d.signatures?.record(verification.signatures.digest, verification.signatures.data);
     if (!verification.verified) {

@@ -6,10 +6,11 @@
  * rehearsal refuses to run instead of faking its results.
  */
 
-import { readdir } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
+import { generateTls } from '@keelson/kube-sandbox';
 import { clientFromKubeconfig, requestUpgrade } from '../upgrade/cluster.js';
 import { startCvoProcess } from './cvo-process.js';
 import { readMcoImages } from './mco-images.js';
@@ -27,6 +28,30 @@ export const CVO_NODE = 'master-0';
 /** Where the CVO sees {@link CVO_NODE}'s `/etc/cvo/updatepayloads` (its hostPath mount). */
 function cvoPayloadsDir(ctx: { workDir: string }): string {
   return `${ctx.workDir}/nodes/${CVO_NODE}/etc/cvo/updatepayloads`;
+}
+
+/**
+ * The CVO's metrics serving pair on {@link CVO_NODE}, where upstream mounts service-ca's
+ * `cluster-version-operator-serving-cert` Secret (`/etc/tls/serving-cert/tls.{crt,key}`): made once per work dir, kept
+ * across CVO restarts. Upstream serves metrics over HTTPS only (`--listen` needs `--serving-cert-file`).
+ */
+async function cvoServingCert(ctx: { workDir: string }): Promise<{ certFile: string; keyFile: string }> {
+  const dir = `${ctx.workDir}/nodes/${CVO_NODE}/etc/tls/serving-cert`;
+  const pair = { certFile: `${dir}/tls.crt`, keyFile: `${dir}/tls.key` };
+  try {
+    await Promise.all([access(pair.certFile), access(pair.keyFile)]);
+    return pair;
+  } catch {
+    // not made yet
+  }
+  const tls = await generateTls();
+  await mkdir(dir, { recursive: true });
+  // each file appears whole (a CVO reloading its pair never reads half a PEM)
+  await writeFile(`${pair.keyFile}.tmp`, tls.serverKey, { mode: 0o600 });
+  await writeFile(`${pair.certFile}.tmp`, tls.serverCert);
+  await rename(`${pair.keyFile}.tmp`, pair.keyFile);
+  await rename(`${pair.certFile}.tmp`, pair.certFile);
+  return pair;
 }
 
 /** What every component is given. */
@@ -288,6 +313,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
   };
   return {
     async startCvo(ctx, o) {
+      const servingCert = await cvoServingCert(ctx);
       if (o.asProcess === true) {
         return startCvoProcess({
           kubeconfig: ctx.kubeconfigPath,
@@ -295,6 +321,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
           releaseImage: o.releaseImage,
           payloadCache: cvoPayloadsDir(ctx),
           nodeName: CVO_NODE,
+          servingCert,
           updateService: o.updateService,
           promqlTarget: o.promql,
           timeScale: 1 / ctx.timeScale,
@@ -315,6 +342,8 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
         payloadRetrieval: 'pod',
         nodeName: CVO_NODE,
         listen: '127.0.0.1:0',
+        servingCertFile: servingCert.certFile,
+        servingKeyFile: servingCert.keyFile,
         updateService: o.updateService,
         promqlTarget: o.promql,
         timeScale: 1 / ctx.timeScale,

@@ -18,6 +18,12 @@ export interface CvoProcessOptions {
    * `version-<v>-<rand>` Pod on that node, whose kubelet writes under `payloadCache`).
    */
   nodeName?: string;
+  /**
+   * The metrics serving pair (upstream mounts the service-ca Secret `cluster-version-operator-serving-cert` at
+   * /etc/tls/serving-cert): `--listen 127.0.0.1:0` over HTTPS; without it `--listen=` (no metrics endpoint), since
+   * upstream refuses a listen address without `--serving-cert-file`/`--serving-key-file`.
+   */
+  servingCert?: { certFile: string; keyFile: string };
   updateService: string;
   promqlTarget: string;
   /** Multiplier of every upstream interval (`--time-scale`). */
@@ -64,8 +70,16 @@ export function cvoArgs(o: Omit<CvoProcessOptions, 'log'>): string[] {
     '--payload-cache',
     o.payloadCache,
     ...(o.nodeName !== undefined ? ['--payload-retrieval', 'pod', '--node-name', o.nodeName] : []),
-    '--listen',
-    '127.0.0.1:0',
+    ...(o.servingCert
+      ? [
+          '--listen',
+          '127.0.0.1:0',
+          '--serving-cert-file',
+          o.servingCert.certFile,
+          '--serving-key-file',
+          o.servingCert.keyFile,
+        ]
+      : ['--listen=']),
     '--update-service',
     o.updateService,
     '--promql-target',

@@ -534,6 +534,7 @@ describe('cvoArgs', () => {
       payloadDir: '/p',
       releaseImage: 'r@sha256:1',
       payloadCache: '/c',
+      servingCert: { certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' },
       updateService: 'http://u',
       promqlTarget: 'http://q',
       timeScale: 0.01,
@@ -543,7 +544,22 @@ describe('cvoArgs', () => {
     });
     expect(args[0]).toBe('start');
     expect(args.slice(1).join(' ')).toBe(
-      '--kubeconfig /k --payload-dir /p --release-image r@sha256:1 --payload-cache /c --listen 127.0.0.1:0 --update-service http://u --promql-target http://q --time-scale 0.01 --lease-duration 15000ms --renew-deadline 10000ms --retry-period 2000ms',
+      '--kubeconfig /k --payload-dir /p --release-image r@sha256:1 --payload-cache /c --listen 127.0.0.1:0 --serving-cert-file /tls/tls.crt --serving-key-file /tls/tls.key --update-service http://u --promql-target http://q --time-scale 0.01 --lease-duration 15000ms --renew-deadline 10000ms --retry-period 2000ms',
     );
+    // without a serving pair: no metrics endpoint (upstream refuses --listen without --serving-cert-file)
+    const plain = cvoArgs({
+      kubeconfig: '/k',
+      payloadDir: '/p',
+      releaseImage: 'r@sha256:1',
+      payloadCache: '/c',
+      updateService: 'http://u',
+      promqlTarget: 'http://q',
+      timeScale: 0.01,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    });
+    expect(plain).toContain('--listen=');
+    expect(plain).not.toContain('--serving-cert-file');
   });
 });
