@@ -46,6 +46,7 @@ import { MCO_VERSION } from '../common/version.js';
 import { controllerConfigGate } from '../controllers/render/decide.js';
 import { completeInfrastructure, type ConfigObject } from './cluster-config.js';
 import { readRenderInputs, readStateOf404, type ConfigRead, type GlobalConfig } from './render-inputs.js';
+import { listerBackedClient } from './lister-client.js';
 import {
   buildControllerConfig,
   controllerConfigNeedsUpdate,
@@ -345,7 +346,14 @@ export class MachineConfigOperator {
     const keys = Object.keys(CONFIG_TYPES) as ConfigKey[];
     const reads = await Promise.all(keys.map((k) => this.readConfig(k)));
     const global = Object.fromEntries(keys.map((k, i) => [k, reads[i]])) as unknown as GlobalConfig;
-    const fromCluster = await readRenderInputs(this.client, {
+    // the ConfigMaps of the watched namespaces come from the informers, as upstream's listers (lister-client.ts)
+    const listed = new Map<string, Informer<ConfigMap>>();
+    INPUT_CM_NAMESPACES.forEach((ns, i) => {
+      const inf = this.inputCMs[i];
+      if (inf !== undefined) listed.set(ns, inf);
+    });
+    const reader = listerBackedClient(this.client, listed);
+    const fromCluster = await readRenderInputs(reader, {
       global,
       imagesJson: this.o.images ?? {},
       operatorVersion: this.o.releaseVersion,

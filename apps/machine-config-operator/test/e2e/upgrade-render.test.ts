@@ -160,7 +160,8 @@ afterAll(async () => {
 
 describe('MCO render churn', { timeout: 60_000 }, () => {
   it('N operator syncs of an unchanged cluster write nothing (ControllerConfig compared as the API server stores it)', async () => {
-    // one GET of kube-system/bootstrap per sync (readCABundles; Infrastructure and DNS come from informers)
+    // one GET of machine-config-server-ca per sync (readCABundles; the config objects and the ConfigMaps of
+    // openshift-config, openshift-config-managed and kube-system come from informers)
     // settle: the ClusterOperator status and the pools' first status writes are done
     await waitFor('ClusterOperator machine-config reports the release', async () => {
       const co = await tc.client.request<{ status?: { versions?: Array<{ version: string }> } }>(
@@ -176,9 +177,22 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
     const syncs = proxy.requests
       .slice(from)
       .filter(
-        (r) => r.method === 'GET' && r.path.startsWith('/api/v1/namespaces/kube-system/configmaps/bootstrap'),
+        (r) =>
+          r.method === 'GET' &&
+          r.path.startsWith('/api/v1/namespaces/openshift-machine-config-operator/configmaps/machine-config-server-ca'),
       ).length;
     expect(syncs).toBeGreaterThanOrEqual(5);
+    // upstream's listers: no ConfigMap of the watched namespaces is read from the API server by a sync
+    const listed = proxy.requests
+      .slice(from)
+      .filter(
+        (r) =>
+          r.method === 'GET' &&
+          /^\/api\/v1\/namespaces\/(openshift-config|openshift-config-managed|kube-system)\/configmaps\/[^/?]+/.test(
+            r.path,
+          ),
+      );
+    expect(listed.map((r) => r.path)).toEqual([]);
     expect(proxy.writesSince(from)).toEqual([]);
     expect(operatorLog.filter((m) => m === 'ControllerConfig updated').length).toBe(updatesBefore);
   });
