@@ -18,7 +18,12 @@ import { poolsUpdated } from './verdict.js';
 export const RELEASE_MIRROR_SET = 'keelson-release-mirror';
 
 /** The ImageDigestMirrorSet an admin creates for a mirrored release repository (`oc adm release mirror` prints it). */
-export function releaseMirrorSet(m: ReleaseMirror): KubeObject {
+export function releaseMirrorSet(m: ReleaseMirror): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: { imageDigestMirrors: { source: string; mirrors: string[] }[] };
+} {
   return {
     apiVersion: 'config.openshift.io/v1',
     kind: 'ImageDigestMirrorSet',

@@ -80,6 +80,7 @@ import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 import { bootstrapImageConfig, imageConfigObjects } from './image-config.js';
 import { applyReleaseMirror, RELEASE_MIRROR_SET } from './release-mirror.js';
+import { bootstrapPriorityClasses, priorityClassObjects } from './priority-classes.js';
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
@@ -234,6 +235,8 @@ export async function bootstrapCluster(
   );
   // the image configuration of an installed cluster (mirror sets reach nodes through the MCO)
   await bootstrapImageConfig(client);
+  // openshift-user-critical, which the CVO's version Pod names (kube-apiserver's Priority admission needs it)
+  await bootstrapPriorityClasses(client);
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
   for (const m of a.payload.manifests.filter(
     (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',
@@ -549,6 +552,7 @@ class Session {
         ...operatorSimulatorManifests(),
         ...caObjects,
         ...(await imageConfigObjects()),
+        ...priorityClassObjects(),
       ]
         .map((o) => refOf(o))
         .filter((r) => r !== undefined),

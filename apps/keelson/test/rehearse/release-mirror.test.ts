@@ -7,6 +7,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeClient } from '@keelson/kube';
 import { describe, expect, it } from 'vitest';
 import { parseFaults } from '../../src/rehearse/faults.js';
 import { nodePullSources, RELEASE_MIRROR_SET } from '../../src/rehearse/release-mirror.js';
@@ -24,6 +25,7 @@ describe('rehearse --release-mirror', { timeout: 600_000 }, () => {
   it('completes with B pulled by master-0 through the mirror its registries.conf names', async () => {
     const workDir = await mkdtemp(join(tmpdir(), 'rehearse-release-mirror-'));
     const events: TimelineEvent[] = [];
+    let priorityClass: unknown;
     try {
       const { report } = await rehearse({
         masters: 1,
@@ -35,7 +37,17 @@ describe('rehearse --release-mirror', { timeout: 600_000 }, () => {
         workDir,
         releaseMirror: true,
         onEvent: (e) => events.push(e),
+        hold: async (_report, kubeconfigPath) => {
+          const client = KubeClient.fromKubeconfigString(await readFile(kubeconfigPath, 'utf8'));
+          // the bootstrap's PriorityClass the version Pod names (kube-apiserver refuses the Pod without it)
+          priorityClass = await client.request(
+            'GET',
+            '/apis/scheduling.k8s.io/v1/priorityclasses/openshift-user-critical',
+          );
+          await client.close();
+        },
       });
+      expect(priorityClass).toMatchObject({ value: 1_000_000_000 });
       expect(report.outcome, report.message).toBe('Completed');
       const details = events.filter((e) => e.type === 'phase').map((e) => e.detail);
       const setup = details.find((d) => d.startsWith('releases ')) ?? '';
