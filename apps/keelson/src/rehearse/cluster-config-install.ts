@@ -19,6 +19,14 @@ async function served(client: KubeClient, path: string): Promise<void> {
   }
 }
 
+/**
+ * What {@link installClusterConfig} may create: its CRDs and objects (the cleanup of a rehearsal against an existing
+ * server deletes those that did not exist before).
+ */
+export async function clusterConfigObjects(): Promise<{ apiVersion?: string; kind?: string; metadata?: unknown }[]> {
+  return [...(await loadConfigCrds()), ...rehearsalClusterConfig().map((c) => c.object)];
+}
+
 /** CRDs, then each object (its status through the status subresource when the CRD has one). */
 export async function installClusterConfig(client: KubeClient): Promise<void> {
   for (const crd of await loadConfigCrds()) {

@@ -44,7 +44,7 @@ import {
 import { describeFaults, type FaultPlan } from './faults.js';
 import { McoSyncFault } from './mco-sync-fault.js';
 import { rehearsalPullSecret } from './installer-objects.js';
-import { installClusterConfig } from './cluster-config-install.js';
+import { clusterConfigObjects, installClusterConfig } from './cluster-config-install.js';
 import { ADMIN_ACK_RELEASES, blockedOnAdminAck, checkAdminAckReleases, giveAdminAcks } from './admin-ack.js';
 import { diagnose, type Diagnosis } from './diagnosis.js';
 import { rehearsalTargets, validateFaultTargets } from './fault-targets.js';
@@ -553,6 +553,7 @@ class Session {
         ...caObjects,
         ...(await imageConfigObjects()),
         ...priorityClassObjects(),
+        ...(await clusterConfigObjects()),
       ]
         .map((o) => refOf(o))
         .filter((r) => r !== undefined),
