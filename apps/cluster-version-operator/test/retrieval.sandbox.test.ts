@@ -253,7 +253,14 @@ describe('pod retrieval (upstream) with the virtual node as the kubelet', () => 
       join(nodeRoot, 'etc/containers/registries.conf'),
       `unqualified-search-registries = ["registry.access.redhat.com", "docker.io"]\nshort-name-mode = ""\n\n[[registry]]\n  prefix = ""\n  location = "${sourceHost}/ocp"\n  blocked = true\n\n  [[registry.mirror]]\n    location = "${registry.host}/mirror"\n    pull-from-mirror = "digest-only"\n`,
     );
-    kubelet = await startPayloadKubelet({ client, nodeName: 'master-0', root: nodeRoot, log: logger(), timeScale: 20 });
+    kubelet = await startPayloadKubelet({
+      client,
+      nodeName: 'master-0',
+      root: nodeRoot,
+      log: logger(),
+      timeScale: 20,
+      minDeadlineMs: 0,
+    });
     void client
       .watch<Pod & { kind?: string; apiVersion?: string }>(
         '/api/v1/namespaces/openshift-cluster-version/pods',

@@ -218,8 +218,12 @@ function analyse(traceFile: string, root: string): TraceReport {
     const writes =
       MUTATING.test(c.call) || (/^(openat|open)$/.test(c.call) && /O_(WRONLY|RDWR|CREAT|TRUNC)/.test(c.rest));
     if (!writes) return;
-    const named = c.call.startsWith('rename') || c.call.startsWith('link') || c.call.startsWith('symlink') ? 2 : 1;
-    for (const p of paths.slice(0, named)) {
+    // rename/link touch both paths; a symlink's first argument is only the text the link holds (rpm-ostree's
+    // /run/ostree/auth.json names the host path of the pull secret, resolved on the host): only the link is written
+    const written = c.call.startsWith('symlink')
+      ? paths.slice(1, 2)
+      : paths.slice(0, c.call.startsWith('rename') || c.call.startsWith('link') ? 2 : 1);
+    for (const p of written) {
       if (p.startsWith(`${root}/`) || p === root) report.underRoot++;
       else if (p !== '/dev/null' && p !== '/dev/tty') report.outside.push(`${c.call} ${p}`);
     }

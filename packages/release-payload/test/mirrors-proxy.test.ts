@@ -16,19 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mirrorRulesFromCluster, openPayload, parseRegistriesConf, PayloadError } from '../src/index.js';
 import { gz, payloadEntries, tarBuffer, writeLayout } from './helpers.js';
+import { freePort, makeTestPki } from './pki.js';
 
 const run = promisify(execFile);
 const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => res(p));
-    });
-  });
-}
 
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 150; i++) {
@@ -77,29 +68,7 @@ async function startRegistry(name: string, port: number, tls: boolean): Promise<
 }
 
 async function makeCerts(): Promise<void> {
-  const ssl = (...args: string[]) => run('openssl', args, { cwd: work });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=mirror CA');
-  await ssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${HOST}`);
-  await writeFile(join(work, 'ext.cnf'), `subjectAltName=DNS:${HOST},IP:127.0.0.1\nbasicConstraints=CA:FALSE\n`);
-  await ssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'ext.cnf',
-  );
-  caPem = await readFile(join(work, 'ca.pem'), 'utf8');
+  caPem = (await makeTestPki(work, { caName: 'mirror CA', serverCn: HOST, sans: `DNS:${HOST},IP:127.0.0.1` })).caPem;
 }
 
 async function startTinyproxy(): Promise<void> {

@@ -6,7 +6,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile, copyFile, readFile } from 'node:fs/promises';
 import { connect } from 'node:tls';
-import { type AddressInfo, createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,19 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPayload, RegistryTlsError, PayloadError } from '../src/index.js';
 import { gz, payloadEntries, tarBuffer, writeLayout } from './helpers.js';
+import { freePort, issueClientCert, makeTestPki } from './pki.js';
 
 const run = promisify(execFile);
 const DATA = fileURLToPath(new URL('./fixtures/upstream/payload/', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => res(p));
-    });
-  });
-}
 
 let registry: ChildProcess;
 let mtls: ChildProcess;
@@ -66,101 +56,18 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rp-tls-'));
   port = await freePort();
   host = `127.0.0.1:${port}`;
-  const ssl = (...args: string[]) => run('openssl', args, { cwd: work });
-  await ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=keelson test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  );
-  await ssl(
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  );
-  await writeFile(
-    join(work, 'ext.cnf'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n',
-  );
-  await ssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'ext.cnf',
-  );
-  caFile = join(work, 'ca.pem');
+  const pki = await makeTestPki(work, {
+    caName: 'keelson test CA',
+    serverCn: '127.0.0.1',
+    sans: 'IP:127.0.0.1,DNS:localhost',
+  });
+  caFile = pki.caFile;
   certDir = join(work, 'certs');
   await mkdir(certDir);
   await copyFile(caFile, join(certDir, 'ca.crt'));
   registry = await startRegistry('plain-tls', host);
   // a second registry on the same storage that requires a client certificate issued by the same CA
-  await ssl(
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'client.key',
-    '-out',
-    'client.csr',
-    '-subj',
-    '/CN=keelson client',
-  );
-  await writeFile(join(work, 'client.cnf'), 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
-  await ssl(
-    'x509',
-    '-req',
-    '-in',
-    'client.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'client.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'client.cnf',
-  );
+  await issueClientCert(pki, 'keelson client');
   mtlsHost = `127.0.0.1:${await freePort()}`;
   mtls = await startRegistry('mtls', mtlsHost, `    clientcas:\n      - ${caFile}\n`);
   const layout = join(work, 'layout');

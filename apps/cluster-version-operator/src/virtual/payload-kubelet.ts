@@ -33,6 +33,12 @@ export interface PayloadKubeletOptions {
   log?: Logger;
   /** Divides `activeDeadlineSeconds` and the restart / pull back-off (the rehearsal's time scale). Default 1. */
   timeScale?: number;
+  /**
+   * The least wall time a scaled `activeDeadlineSeconds` allows (default 30 s): pulling and copying the payload is
+   * real work, not simulated time, so a deadline scaled far below it (120 s at time scale 600 is 0.2 s) would fail
+   * retrievals on a loaded machine that no real node would fail.
+   */
+  minDeadlineMs?: number;
 }
 
 /** A running virtual kubelet. */
@@ -282,7 +288,7 @@ class PodRun {
             () => {
               this.abort.abort();
             },
-            (deadline * 1000) / this.k.scale,
+            Math.max((deadline * 1000) / this.k.scale, Math.min(deadline * 1000, this.k.o.minDeadlineMs ?? 30_000)),
           )
         : undefined;
     try {

@@ -19,10 +19,7 @@ async function served(client: KubeClient, path: string): Promise<void> {
   }
 }
 
-/**
- * What {@link installClusterConfig} may create: its CRDs and objects (the cleanup of a rehearsal against an existing
- * server deletes those that did not exist before).
- */
+/** What {@link installClusterConfig} may create (for the cleanup of a rehearsal against an existing server). */
 export async function clusterConfigObjects(): Promise<{ apiVersion?: string; kind?: string; metadata?: unknown }[]> {
   return [...(await loadConfigCrds()), ...rehearsalClusterConfig().map((c) => c.object)];
 }
