@@ -23,19 +23,6 @@ export const SIMULATED_REBOOT_MS = 240_000;
  */
 export const CVO_NODE = 'master-0';
 
-/**
- * The highest time scale the payload kubelets run at. The version Pod's `activeDeadlineSeconds` (120 s upstream)
- * bounds real work, pulling and copying the release image, which the rehearsal's time scale does not speed up: at
- * `--time-scale 600` it became 0.2 s of wall time, every Pod ended DeadlineExceeded on a loaded machine and the CVO
- * retried until the phase timed out. Capped, the deadline stays at least 5 s of wall time.
- */
-export const PAYLOAD_KUBELET_MAX_TIME_SCALE = 24;
-
-/** The time scale of the payload kubelets for a rehearsal at `timeScale`. */
-export function payloadKubeletTimeScale(timeScale: number): number {
-  return Math.min(timeScale, PAYLOAD_KUBELET_MAX_TIME_SCALE);
-}
-
 /** Where the CVO sees {@link CVO_NODE}'s `/etc/cvo/updatepayloads` (its hostPath mount). */
 function cvoPayloadsDir(ctx: { workDir: string }): string {
   return `${ctx.workDir}/nodes/${CVO_NODE}/etc/cvo/updatepayloads`;
@@ -426,7 +413,7 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
                 client: kubeletClient,
                 nodeName: n.name,
                 root: `${ctx.workDir}/nodes/${n.name}`,
-                timeScale: payloadKubeletTimeScale(ctx.timeScale),
+                timeScale: ctx.timeScale,
                 log: logger(ctx, `kubelet-${n.name}`),
               }),
               'startPayloadKubelet',
