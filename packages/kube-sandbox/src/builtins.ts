@@ -234,6 +234,14 @@ const DEFS: Def[] = [
   },
   { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
   {
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    plural: 'priorityclasses',
+    kind: 'PriorityClass',
+    namespaced: false,
+    shortNames: ['pc'],
+  },
+  {
     group: 'policy',
     version: 'v1',
     plural: 'poddisruptionbudgets',

@@ -10,6 +10,7 @@ import { makeType } from './builtins.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
 import { validateEvent, validateLease } from './corevalidation.js';
+import { defaultPriorityClass, validatePriorityClass } from './priorityclass.js';
 import { DEFAULTERS, defaultPod, defaultService } from './defaults.js';
 import {
   CRD_TERMINATING_VERBS,
@@ -531,6 +532,11 @@ function installStrategies(cluster: Cluster): void {
   }
   cluster.setStrategy('', 'events', { validate: validateEvent });
   cluster.setStrategy('coordination.k8s.io', 'leases', { validate: validateLease });
+  cluster.setStrategy('scheduling.k8s.io', 'priorityclasses', {
+    prepareCreate: defaultPriorityClass,
+    prepareUpdate: defaultPriorityClass,
+    validate: validatePriorityClass,
+  });
   cluster.setStrategy('apiextensions.k8s.io', 'customresourcedefinitions', {
     prepareCreate(obj) {
       obj['status'] = crdStatus(obj, namesConflict(cluster, obj), undefined);

@@ -19,6 +19,7 @@ interface RehearseFlags {
   from?: string;
   to?: string;
   force?: boolean;
+  releaseMirror?: boolean;
   masters: string;
   workers: string;
   pools: string[];
@@ -101,6 +102,10 @@ export function registerRehearseCommand(program: Command): void {
       '--force',
       'request the update with --force (oc adm upgrade --force): the CVO accepts a --to release it cannot verify',
     )
+    .option(
+      '--release-mirror',
+      "publish the generated release B only under a mirror repository of the rehearsal registry and create an ImageDigestMirrorSet before the update: the CVO's version Pod pulls B through master-0's registries.conf, which the MCO renders from it",
+    )
     .option('--masters <n>', 'control-plane nodes', '3')
     .option('--workers <n>', 'worker nodes', '3')
     .option('--pools <name=n>', 'custom pool with n nodes, e.g. infra=2 (repeatable)', repeat, [])
@@ -143,6 +148,8 @@ export function registerRehearseCommand(program: Command): void {
         throw e;
       }
       if ((f.from === undefined) !== (f.to === undefined)) throw new CliError('--from and --to go together', 2);
+      if (f.releaseMirror === true && f.from !== undefined)
+        throw new CliError('--release-mirror mirrors the generated release B: it does not go with --from/--to', 2);
       const timeScale = Number(f.timeScale);
       if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000)
         throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
@@ -183,6 +190,7 @@ export function registerRehearseCommand(program: Command): void {
           ...(f.from !== undefined ? { from: f.from } : {}),
           ...(f.to !== undefined ? { to: f.to } : {}),
           ...(f.force === true ? { force: true } : {}),
+          ...(f.releaseMirror === true ? { releaseMirror: true } : {}),
           masters,
           workers,
           pools,

@@ -11,6 +11,7 @@ import {
   startOciRegistry,
   type OciRegistry,
   type PublishedReleases,
+  type ReleaseMirror,
 } from '@keelson/payload-gen';
 import { isAlreadyExists, KubeClient } from '@keelson/kube';
 import {
@@ -78,6 +79,8 @@ import {
 import { unsettledPools, type MachineConfigLike } from './settled.js';
 import { startUpdateService, type UpdateService } from './update-service.js';
 import { bootstrapImageConfig, imageConfigObjects } from './image-config.js';
+import { applyReleaseMirror, RELEASE_MIRROR_SET } from './release-mirror.js';
+import { bootstrapPriorityClasses, priorityClassObjects } from './priority-classes.js';
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
@@ -87,6 +90,11 @@ export interface RehearseOptions {
   to?: string;
   /** Request the update with force (`oc adm upgrade --force`): the CVO accepts a target it cannot verify. */
   force?: boolean;
+  /**
+   * `--release-mirror`: the generated B is published only under a mirror repository of the rehearsal registry; an
+   * ImageDigestMirrorSet is created and rolled out to every node (see ./release-mirror.ts) before `upgrade --to`.
+   */
+  releaseMirror?: boolean;
   masters: number;
   workers: number;
   /** Extra pools: name → node count (nodes labelled worker and <name>, as custom pools are). */
@@ -138,6 +146,8 @@ interface Release {
   pullSpec: string;
   payload: ReleasePayload;
   dir: string;
+  /** `--release-mirror`: the only repository holding this release, and the source its pull spec names. */
+  mirror?: ReleaseMirror;
 }
 
 /** Everything started, to be stopped in reverse order. */
@@ -225,6 +235,8 @@ export async function bootstrapCluster(
   );
   // the image configuration of an installed cluster (mirror sets reach nodes through the MCO)
   await bootstrapImageConfig(client);
+  // openshift-user-critical, which the CVO's version Pod names (kube-apiserver's Priority admission needs it)
+  await bootstrapPriorityClasses(client);
   // the CVO's own namespaces (rendered from its manifests/ by the installer's bootstrap, where its Lease lives)
   for (const m of a.payload.manifests.filter(
     (x) => x.dir === 'manifests' && x.gvk.group === '' && x.gvk.kind === 'Namespace',
@@ -381,10 +393,15 @@ class Session {
   async releases(): Promise<{ a: Release; b: Release }> {
     const { opts, stack } = this;
     await mkdir(opts.workDir, { recursive: true });
+    if (opts.releaseMirror === true && (opts.from !== undefined || opts.to !== undefined))
+      throw new Error(
+        '--release-mirror publishes the generated release B under a mirror: it does not go with --from/--to',
+      );
     if (opts.from === undefined || opts.to === undefined) {
       const mcoDir = await machineConfigManifestsDir();
       const pub: PublishedReleases = await publishRehearsalReleases({
         out: join(opts.workDir, 'releases'),
+        ...(opts.releaseMirror === true ? { mirrorTarget: true } : {}),
         ...(mcoDir !== undefined ? { machineConfigManifestsDir: mcoDir } : {}),
         // a minor update whose A carries an admin-ack gate
         ...(opts.faults.adminAck !== undefined ? ADMIN_ACK_RELEASES : {}),
@@ -402,6 +419,7 @@ class Session {
           pullSpec: pub.to.pullSpec,
           payload: await openPayload(pub.to.dir),
           dir: pub.to.dir,
+          ...(pub.mirror !== undefined ? { mirror: pub.mirror } : {}),
         },
       };
     }
@@ -534,6 +552,7 @@ class Session {
         ...operatorSimulatorManifests(),
         ...caObjects,
         ...(await imageConfigObjects()),
+        ...priorityClassObjects(),
         ...(await clusterConfigObjects()),
       ]
         .map((o) => refOf(o))
@@ -854,6 +873,39 @@ class Session {
     if (version !== undefined && version !== this.mco?.version) await this.startMco(ctx, version);
   }
 
+  /**
+   * `--release-mirror`: what an admin of a disconnected cluster does before `oc adm upgrade --to-image`: an
+   * ImageDigestMirrorSet for B's repository, waited for until every node's registries.conf pulls B from the mirror.
+   */
+  async mirrorRelease(b: Release, obs: Observer, ctx: ComponentContext, direct: KubeClient): Promise<void> {
+    const m = b.mirror;
+    if (m === undefined) return;
+    this.emit({
+      t: this.t(),
+      type: 'phase',
+      phase: 'install',
+      detail: `release mirror: ${b.version} is published only under ${m.mirror}; ImageDigestMirrorSet ${RELEASE_MIRROR_SET} created (${m.source} → ${m.mirror})`,
+    });
+    try {
+      await applyReleaseMirror(direct, m, {
+        pullSpec: b.pullSpec,
+        nodesDir: join(ctx.workDir, 'nodes'),
+        nodes: nodeInventory(this.opts.masters, this.opts.workers, this.opts.pools).map((n) => n.name),
+        pools: () => obs.pools(),
+        deadline: Date.now() + this.opts.timeoutSeconds * 1000,
+        closed: () => this.closed,
+      });
+    } catch (e) {
+      throw new InstallStalled((e as Error).message);
+    }
+    this.emit({
+      t: this.t(),
+      type: 'phase',
+      phase: 'install',
+      detail: `release mirror: every node's registries.conf pulls ${b.pullSpec} from ${m.mirror} (99-<pool>-generated-registries rolled out)`,
+    });
+  }
+
   /** Sets the pools' maxUnavailable, pauses pools, creates the blocking PDB; the target's operator simulator with its faults. */
   async arm(b: Release, direct: KubeClient, operators: RunningOperators, ctx: ComponentContext): Promise<void> {
     const { opts } = this;
@@ -1137,6 +1189,7 @@ async function runWith(
       const cl = await s.cluster(a, b);
       direct = cl.direct;
       const { nodes, operators, startCvo } = await s.install(a, cl.svc, cl.obs, cl.ctx, cl.direct);
+      await s.mirrorRelease(b, cl.obs, cl.ctx, cl.direct);
       const installedConfigs = new Map(cl.obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
       await s.arm(b, cl.direct, operators, cl.ctx);
       const machines = await s.armFailBoot(nodes, cl.ctx);

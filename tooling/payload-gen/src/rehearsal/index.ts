@@ -21,6 +21,9 @@ export {
 export {
   publishRehearsalReleases,
   REHEARSAL_REPOSITORY,
+  REHEARSAL_MIRROR_REPOSITORY,
+  type PublishOptions,
+  type ReleaseMirror,
   type PublishedRelease,
   type PublishedReleases,
 } from './publish.js';
