@@ -60,7 +60,8 @@ async function writeHostFile(root: HostRoot, path: string, data: Buffer, out: st
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  await atomicWrite(real, body, { mode });
+  // not a crash-test kill point: those count the update path's writes
+  await atomicWrite(real, body, { mode, killPoint: false });
   out.push(path);
 }
 
@@ -140,6 +141,10 @@ export class CertificateSync {
   #retry: NodeJS.Timeout | undefined;
   #delay: number;
   #stopped = false;
+  /** resourceVersion this writer last annotated (the node watch may not show our own patch yet). */
+  #synced: string | undefined;
+  /** The node's annotation before that patch. */
+  #before: string | undefined;
 
   constructor(o: CertificateSyncOptions) {
     this.#o = o;
@@ -212,9 +217,12 @@ export class CertificateSync {
     const cc = this.#cc.store.get(CONTROLLER_CONFIG_NAME);
     const rv = cc?.metadata.resourceVersion;
     if (node === undefined || cc === undefined || rv === undefined) return false;
-    if (node.metadata.annotations?.[CONTROLLER_CONFIG_RV_ANNOTATION] === rv) return false;
+    const onNode = node.metadata.annotations?.[CONTROLLER_CONFIG_RV_ANNOTATION];
+    if (onNode === rv || (this.#synced === rv && onNode === this.#before)) return false;
     const res = await writeControllerConfigCertificates(this.#o.root, cc);
     await this.#o.writer.setAnnotations({ [CONTROLLER_CONFIG_RV_ANNOTATION]: rv });
+    this.#synced = rv;
+    this.#before = onNode;
     this.#log.info(`Certificate was synced from controllerconfig resourceVersion ${rv}`, {
       written: res.written,
       removed: res.removed,
