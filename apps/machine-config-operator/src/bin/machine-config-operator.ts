@@ -34,6 +34,11 @@ addCommonFlags(
     'deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream behaviour; the release then ships none of them)',
   )
   .option('--operands-dir <dir>', 'directory of the operand manifests (default: the package manifests/)')
+  .option(
+    '--mcs-cert-rotation <mode>',
+    'machine-config-server CA/serving certificate rotation and user-data CA updates: auto (only when MachineSets exist in openshift-machine-api, as upstream), always or never',
+    'auto',
+  )
   .action(
     async (
       f: CommonFlags & {
@@ -44,6 +49,7 @@ addCommonFlags(
         clusterDnsIp: string;
         manageOperands?: boolean;
         operandsDir?: string;
+        mcsCertRotation: string;
       },
     ) => {
       const logger = cliLogger('machine-config-operator', f.v);
@@ -53,12 +59,19 @@ addCommonFlags(
           throw new UsageError('the release version is unknown: set RELEASE_VERSION or pass --release-version');
         const releaseImage = f.releaseImage ?? process.env['RELEASE_IMAGE'];
         const operatorImage = f.operatorImage ?? process.env['OPERATOR_IMAGE'];
+        const modes: Record<string, boolean | undefined> = { auto: undefined, always: true, never: false };
+        const rotation = modes[f.mcsCertRotation];
+        if (!Object.hasOwn(modes, f.mcsCertRotation))
+          throw new UsageError(
+            `--mcs-cert-rotation: expected auto, always or never, got ${JSON.stringify(f.mcsCertRotation)}`,
+          );
         return startMachineConfigOperator({
           ...processOptions(f, logger),
           releaseVersion,
           clusterDNSIP: f.clusterDnsIp,
           ...(releaseImage !== undefined ? { releaseImage } : {}),
           ...(operatorImage !== undefined ? { operatorImage } : {}),
+          ...(rotation !== undefined ? { mcsCertRotation: rotation } : {}),
           ...(f.imagesJson !== undefined ? { images: readJsonStrings('images-json', f.imagesJson) } : {}),
           ...(f.manageOperands === true || f.operandsDir !== undefined
             ? { operands: f.operandsDir !== undefined ? { dir: f.operandsDir } : {} }

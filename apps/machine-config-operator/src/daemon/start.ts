@@ -33,6 +33,7 @@ import { CommandHost, type Host } from './host.js';
 import { RpmOstreeOs, type OsDriver } from './os.js';
 import { ChrootHostExec } from './host-exec.js';
 import { DaemonMetrics } from './metrics.js';
+import { CertificateSync } from './certificate-writer.js';
 import type { HostRoot } from './root.js';
 
 function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionAction {
@@ -173,6 +174,11 @@ export interface StartDaemonOptions {
   readonly metrics?: { readonly host: string; readonly port: number } | false;
   /** `--skip-reboot`. */
   readonly skipReboot?: boolean;
+  /**
+   * The certificate writer (certificate-writer.ts: ControllerConfig CAs and the internal registry pull secret written
+   * to the host without a reboot). Default on, as upstream; `false` turns it off.
+   */
+  readonly certificateWriter?: boolean;
 }
 
 /** A running daemon. */
@@ -180,6 +186,8 @@ export interface RunningDaemon {
   readonly daemon: MachineConfigDaemon;
   /** Base URL of `/metrics` and `/healthz` (undefined with `metrics: false`). */
   readonly metricsUrl: string | undefined;
+  /** The certificate writer (undefined with `certificateWriter: false`). */
+  readonly certificates: CertificateSync | undefined;
   stop(): Promise<void>;
 }
 
@@ -224,6 +232,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
   const abort = new AbortController();
   const exec = new ChrootHostExec(opts.rootMount ?? '/');
   const served = await startMetrics(opts, exec.root);
+  const cluster = clusterAccessFor(plumbing, opts.nodeName, nodes.source(opts.nodeName));
   const ctx: DaemonContext = {
     nodeName: opts.nodeName,
     root: exec.root,
@@ -233,17 +242,30 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
     drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
     signal: abort.signal,
     onEvent: opts.onEvent,
-    cluster: clusterAccessFor(plumbing, opts.nodeName, nodes.source(opts.nodeName)),
+    cluster,
     metrics: served.metrics,
     skipReboot: opts.skipReboot === true,
   };
   const daemon = new MachineConfigDaemon(ctx, opts.syncBackoff ?? DEFAULT_SYNC_BACKOFF);
   daemon.start();
+  const certs =
+    opts.certificateWriter === false
+      ? undefined
+      : new CertificateSync({
+          client,
+          root: exec.root,
+          node: cluster.source,
+          writer: cluster.writer,
+          logger,
+        });
+  certs?.start();
   return {
     daemon,
     metricsUrl: served.server?.url,
+    certificates: certs,
     async stop() {
       abort.abort();
+      await certs?.stop();
       await daemon.stop();
       await served.server?.close();
       await nodes.stop();

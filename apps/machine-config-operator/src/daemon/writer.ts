@@ -53,6 +53,8 @@ export interface AtomicWriteOptions {
   readonly mode?: number;
   readonly uid?: number;
   readonly gid?: number;
+  /** Count this write at the crash-test kill point `file-temp-written` (default true; the update path's writes). */
+  readonly killPoint?: boolean;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function atomicWrite(target: string, data: Buffer | string, opts: A
   } finally {
     await h.close();
   }
-  killPoint('file-temp-written');
+  if (opts.killPoint !== false) killPoint('file-temp-written');
   await fs.rename(tmp, target);
   await fsyncDir(dir);
 }

@@ -9,7 +9,7 @@
  * Not wired into a running process yet (see the README).
  */
 import { X509Certificate } from 'node:crypto';
-import { ConfigMaps, defineResource, isNotFound, type KubeClient } from '@keelson/kube';
+import { ConfigMaps, defineResource, isNotFound, type KubeClient, type KubeObject } from '@keelson/kube';
 import type { ConfigMap } from '@keelson/api';
 import { MCO_NAMESPACE } from '../common/constants.js';
 import { issueCertificate, type CertKeyPair } from './x509.js';
@@ -25,16 +25,11 @@ export const CERT_ANNOTATIONS = {
 
 const YEAR = 365 * 24 * 3600_000;
 
-type SecretObj = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name?: string; namespace?: string; annotations?: Record<string, string>; resourceVersion?: string };
-  type?: string;
-  data?: Record<string, string>;
-};
+/** core/v1 Secret (the fields used here). */
+export type SecretObj = KubeObject & { type?: string; data?: Record<string, string> };
 
 /** core/v1 Secrets. */
-const Secrets = defineResource<SecretObj>({
+export const Secrets = defineResource<SecretObj>({
   group: '',
   version: 'v1',
   kind: 'Secret',

@@ -61,6 +61,19 @@ import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, 
 import { MachineConfigNodeSync } from './machine-config-nodes.js';
 import { syncMachineConfiguration } from './machine-configuration.js';
 import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';
+import { Secrets, syncMcsTls, MCS_CA_NAME } from './mcs-tls.js';
+import { caFromConfigMap } from './ca-bundles.js';
+import {
+  MACHINE_API_NAMESPACE,
+  ignitionHost,
+  isUserDataSecret,
+  managedSecretInLine,
+  managedUserDataSecret,
+  mcsHostnames,
+  pointerConfig,
+  reconcileUserDataCA,
+  type UserDataSecret,
+} from './user-data.js';
 
 const Pools = MachineConfigPools;
 const CMs = ConfigMaps;
@@ -120,6 +133,12 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
    * as static manifests (this package's `manifests/`) or a rehearsal that runs them as processes does not want it.
    */
   operands?: OperandOptions;
+  /**
+   * Issue and rotate the machine-config-server CA and serving certificate (mcs-tls.ts) and keep the installer's
+   * `*-user-data` secrets on the current CA bundle. Default: as upstream, only when the cluster has MachineSets in
+   * openshift-machine-api (checked once at start); `true`/`false` force it.
+   */
+  mcsCertRotation?: boolean;
 }
 
 /**
@@ -151,6 +170,8 @@ export class MachineConfigOperator {
     mcs: Informer<MachineConfig>;
     cc: Informer<ControllerConfig>;
     co: Informer<ClusterOperator>;
+    /** openshift-machine-api Secrets: the `<pool>-user-data-managed` pointer configs and the installer's user-data. */
+    maoSecrets: Informer<UserDataSecret>;
   };
   /**
    * Infrastructure, Network, Proxy, DNS and Image `cluster`. Not awaited before the first sync (a cluster without
@@ -175,6 +196,10 @@ export class MachineConfigOperator {
   private mcnRunning: Promise<void> = Promise.resolve();
   /** The operand tasks, when the operator manages its operands. */
   private readonly operands: OperandSync | undefined;
+  /** Whether the MCS cert rotation runs (decided once, see {@link MachineConfigOperatorOptions.mcsCertRotation}). */
+  private mcsRotation: boolean | undefined;
+  /** openshift-machine-api found missing: the user-data secrets are not retried before this time. */
+  private maoNamespaceMissingUntil = 0;
 
   constructor(
     private readonly client: KubeClient,
@@ -192,6 +217,7 @@ export class MachineConfigOperator {
       mcs: mk(MachineConfigs),
       cc: mk(ControllerConfigs),
       co: mk(ClusterOperators, { fieldSelector: `metadata.name=${CLUSTER_OPERATOR_NAME}` }),
+      maoSecrets: mk(Secrets, { namespace: MACHINE_API_NAMESPACE }),
     };
     this.recorder = new EventRecorder(client, {
       component: 'machine-config-operator',
@@ -276,6 +302,7 @@ export class MachineConfigOperator {
   /** One pass: the tasks in order, then the ClusterOperator status. */
   async sync(): Promise<{ requeueAfterMs: number }> {
     const resync = this.o.resyncIntervalMs ?? scaledResyncMs(this.o.timeScale ?? 1);
+    await this.syncServerCertificates();
     const tasks: Task[] = [
       { name: 'RenderConfig', run: () => this.syncRenderConfig() },
       { name: 'MachineConfiguration', run: () => this.syncMachineConfiguration() },
@@ -465,7 +492,95 @@ export class MachineConfigOperator {
         });
       this.log.info('created MachineConfigPool', { pool: role });
     }
+    await this.syncUserDataSecrets();
     return undefined;
+  }
+
+  /** Upstream's cert rotation controller runs when the cluster uses MachineSets (hasFunctionalMachineAPI). */
+  private async mcsRotationEnabled(): Promise<boolean> {
+    if (this.o.mcsCertRotation !== undefined) return this.o.mcsCertRotation;
+    if (this.mcsRotation === undefined) {
+      const path = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machinesets`;
+      this.mcsRotation = await this.client.request<{ items?: unknown[] }>('GET', path).then(
+        (l) => (l.items ?? []).length > 0,
+        () => false,
+      );
+      this.log.info(this.mcsRotation ? 'Adding MCS CA/TLS cert rotator' : 'MCS CA/TLS cert rotator not added');
+    }
+    return this.mcsRotation;
+  }
+
+  /**
+   * The cert rotation controller's pass (upstream runs it beside the sync; its errors are logged, not reported in the
+   * ClusterOperator): signer, CA bundle and serving certificate for the Infrastructure's hostnames, then the
+   * installer's `*-user-data` secrets moved to the current bundle.
+   */
+  private async syncServerCertificates(): Promise<void> {
+    if (!(await this.mcsRotationEnabled())) return;
+    try {
+      const infra = await this.readConfig('infra');
+      if (infra.state !== 'found') throw new Error('unable to get cluster infrastructure resource: not found');
+      const r = await syncMcsTls(this.client, { hostnames: mcsHostnames(infra.object) });
+      if (r.rotatedCA || r.bundleUpdated || r.issuedServing)
+        this.log.info('machine-config-server TLS synced', { ...r });
+      const cm = await this.client.resource(CMs).get(MCS_CA_NAME, MCO_NAMESPACE);
+      const bundle = caFromConfigMap(cm, 'ca-bundle.crt');
+      for (const s of this.informers.maoSecrets.store.list()) {
+        if (!isUserDataSecret(s)) continue;
+        try {
+          const userData = reconcileUserDataCA(s, bundle);
+          if (userData === undefined) continue;
+          await this.client.resource(Secrets).update({ ...s, data: { ...s.data, userData } });
+          this.log.info(`Successfully modified ${s.metadata.name ?? ''} secret`);
+        } catch (e) {
+          this.log.error('error reconciling secret', { secret: s.metadata.name, err: (e as Error).message });
+        }
+      }
+    } catch (e) {
+      if (isConflict(e)) return;
+      this.log.error('machine-config-server cert rotation failed', { err: (e as Error).message });
+    }
+  }
+
+  /**
+   * syncMachineConfigPools' user-data part: `<pool>-user-data-managed` in openshift-machine-api for every pool, the
+   * pointer config carrying ControllerConfig `rootCAData` (the MCS CA bundle). Skipped until the Infrastructure and
+   * the ControllerConfig exist, and (deviation) while the openshift-machine-api namespace does not exist.
+   */
+  private async syncUserDataSecrets(): Promise<void> {
+    if (Date.now() < this.maoNamespaceMissingUntil) return;
+    const rootCA = this.informers.cc.store.get(CONTROLLER_CONFIG_NAME)?.spec.rootCAData;
+    const infra = await this.readConfig('infra');
+    if (rootCA === undefined || infra.state !== 'found') return;
+    const host = ignitionHost(infra.object);
+    const ca = Buffer.from(rootCA, 'base64');
+    for (const pool of this.informers.pools.store.list()) {
+      const name = pool.metadata.name ?? '';
+      const want = managedUserDataSecret({ name, uid: pool.metadata.uid ?? '' }, pointerConfig(host, ca, name));
+      const have = this.informers.maoSecrets.store.get(want.metadata.name, MACHINE_API_NAMESPACE);
+      if (have !== undefined && managedSecretInLine(have, want)) continue;
+      const secrets = this.client.resource(Secrets);
+      try {
+        if (have === undefined) await secrets.create(want);
+        else
+          await secrets.update({
+            ...have,
+            metadata: {
+              ...have.metadata,
+              labels: { ...have.metadata.labels, ...want.metadata.labels },
+              ownerReferences: want.metadata.ownerReferences ?? [],
+            },
+            type: 'Opaque',
+            data: want.data ?? {},
+          });
+      } catch (e) {
+        if (have !== undefined || !isNotFound(e)) throw e;
+        this.maoNamespaceMissingUntil = Date.now() + 5 * 60_000;
+        this.log.info(`namespace ${MACHINE_API_NAMESPACE} not found; user-data secrets not written`);
+        return;
+      }
+      this.log.info('user-data secret applied', { secret: want.metadata.name });
+    }
   }
 
   /** Pending text while waiting; throws once the wait exceeds its timeout. */
