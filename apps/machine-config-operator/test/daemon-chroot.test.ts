@@ -219,7 +219,10 @@ function analyse(traceFile: string, root: string): TraceReport {
       MUTATING.test(c.call) || (/^(openat|open)$/.test(c.call) && /O_(WRONLY|RDWR|CREAT|TRUNC)/.test(c.rest));
     if (!writes) return;
     const named = c.call.startsWith('rename') || c.call.startsWith('link') || c.call.startsWith('symlink') ? 2 : 1;
-    for (const p of paths.slice(0, named)) {
+    // symlink(target, linkpath): only the link is written; the target is text (e.g. /run/ostree/auth.json → the
+    // host path /var/lib/kubelet/config.json, as upstream's linkAuthFile makes it)
+    const written = c.call.startsWith('symlink') ? paths.slice(1, 2) : paths.slice(0, named);
+    for (const p of written) {
       if (p.startsWith(`${root}/`) || p === root) report.underRoot++;
       else if (p !== '/dev/null' && p !== '/dev/tty') report.outside.push(`${c.call} ${p}`);
     }
