@@ -5,7 +5,7 @@
  * another type fails the sync with upstream's message in TemplateControllerFailing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerConfigs, isAlreadyExists, MachineConfigs, nullLogger } from '@keelson/kube';
+import { ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, nullLogger } from '@keelson/kube';
 import { buildControllerConfig, startMachineConfigController, type Running } from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 
@@ -88,15 +88,30 @@ describe('template controller inputs', { timeout: 60_000 }, () => {
     });
     expect(source(mc, '/var/lib/kubelet/config.json')).toBe('{"auths":{"quay.io":{"auth":"eDp5"}}}\n');
     expect(mc.spec?.osImageURL).toBe('quay.io/os@sha256:1');
-    const kubelet = await tc.client.resource(MachineConfigs).get('01-worker-kubelet');
+    // the controller writes the base configs one after another: 00-worker can be there before 01-worker-kubelet
+    const kubelet = await waitFor('01-worker-kubelet', async () => {
+      try {
+        return await tc.client.resource(MachineConfigs).get('01-worker-kubelet');
+      } catch {
+        return undefined;
+      }
+    });
     expect(source(kubelet, '/etc/kubernetes/kubelet.conf')).toContain('\ntlsMinVersion: VersionTLS12\n');
   });
 
   it('a pull secret of another type fails the sync with upstream’s message', async () => {
     await putSecret('Opaque', '{}');
     const ccs = tc.client.resource(ControllerConfigs);
-    const cc = await ccs.get('machine-config-controller');
-    await ccs.update({ ...cc, spec: { ...cc.spec, clusterDNSIP: '172.30.0.11' } });
+    // the controller may be writing the ControllerConfig's status: re-read and retry on a conflict, as a client must
+    await waitFor('ControllerConfig updated', async () => {
+      const cc = await ccs.get('machine-config-controller');
+      try {
+        return await ccs.update({ ...cc, spec: { ...cc.spec, clusterDNSIP: '172.30.0.11' } });
+      } catch (e) {
+        if (isConflict(e)) return undefined;
+        throw e;
+      }
+    });
     const failing = await waitFor('TemplateControllerFailing', async () => {
       const c = (await ccs.get('machine-config-controller')).status?.conditions?.find(
         (x) => x.type === 'TemplateControllerFailing' && x.status === 'True',
