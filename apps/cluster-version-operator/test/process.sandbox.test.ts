@@ -98,7 +98,15 @@ afterAll(async () => {
 describe('cluster-version-operator process', () => {
   it('resumes an update after SIGKILL and completes it; SIGTERM releases the lease', async () => {
     const first = startChild();
-    await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed');
+    // on a timeout, say what the process printed and whether it is still running (a CI run once timed out here)
+    await waitFor(async () => (await getCv()).status?.history?.[0]?.state === 'Completed', 60_000, 'A installed').catch(
+      (e: unknown) => {
+        const state = first.child.exitCode ?? first.child.signalCode ?? 'running';
+        throw new Error(
+          `${(e as Error).message}; process ${String(state)}; stderr tail:\n${first.output().slice(-3000)}`,
+        );
+      },
+    );
     // console (run level 70) will not report the new version yet: the update stops there
     await simulate({ console: { kind: 'never' } });
     await client.request('PATCH', '/apis/config.openshift.io/v1/clusterversions/version', {
