@@ -67,6 +67,22 @@ type State =
   | { running: { startedAt: string } }
   | { terminated: { exitCode: number; reason: string; startedAt?: string; finishedAt: string; message?: string } };
 
+/** The kubelet status manager's `syncPeriod`: a failed status write is retried after it. */
+export const STATUS_SYNC_PERIOD_MS = 10_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 async function exists(path: string): Promise<boolean> {
@@ -138,7 +154,7 @@ class PodRun {
   readonly abort = new AbortController();
 
   constructor(
-    private readonly k: { o: PayloadKubeletOptions; log: Logger; scale: number },
+    private readonly k: { o: PayloadKubeletOptions; log: Logger; scale: number; stopped: AbortSignal },
     private readonly pod: PodObject,
     private readonly spec: PodSpec,
   ) {
@@ -205,12 +221,29 @@ class PodRun {
       initContainerStatuses: statuses(this.init, true),
       containerStatuses: statuses(this.main, false),
     };
-    try {
-      const cur = await this.k.o.client.request<PodObject>('GET', this.path);
-      await this.k.o.client.request('PUT', `${this.path}/status`, { body: { ...cur, status } });
-    } catch (e) {
-      if (!isNotFound(e))
-        this.k.log.warn('pod status write failed', { pod: this.pod.metadata?.name, error: (e as Error).message });
+    await this.putStatus(status);
+  }
+
+  /**
+   * The kubelet's status manager keeps a status it could not write and writes it again at its next sync (every
+   * {@link STATUS_SYNC_PERIOD_MS}, scaled) until the API server takes it, the Pod is gone or the run is aborted: a
+   * lost `Succeeded` would leave the CVO waiting for a Pod that is done.
+   */
+  private async putStatus(status: Record<string, unknown>): Promise<void> {
+    for (let attempt = 1; !this.k.stopped.aborted; attempt++) {
+      try {
+        const cur = await this.k.o.client.request<PodObject>('GET', this.path);
+        await this.k.o.client.request('PUT', `${this.path}/status`, { body: { ...cur, status } });
+        return;
+      } catch (e) {
+        if (isNotFound(e)) return;
+        this.k.log.warn('pod status write failed; retrying at the next status sync', {
+          pod: this.pod.metadata?.name,
+          attempt,
+          error: (e as Error).message,
+        });
+        await abortableDelay(STATUS_SYNC_PERIOD_MS / this.k.scale, this.k.stopped);
+      }
     }
   }
 
@@ -344,12 +377,12 @@ class PodRun {
 /** Starts the virtual kubelet for `nodeName`: list + watch of its retrieval Pods, each run once. */
 export async function startPayloadKubelet(o: PayloadKubeletOptions): Promise<PayloadKubelet> {
   const log = o.log ?? nullLogger;
-  const k = { o, log, scale: o.timeScale ?? 1 };
+  const stop = new AbortController();
+  const k = { o, log, scale: o.timeScale ?? 1, stopped: stop.signal };
   const seen = new Set<string>();
   const finished = new Map<string, string>();
   const runs = new Map<string, PodRun>();
   const pending = new Set<Promise<unknown>>();
-  const stop = new AbortController();
   const path = '/api/v1/pods';
   const query = {
     fieldSelector: `spec.nodeName=${o.nodeName}`,
