@@ -16,7 +16,8 @@ export {
 export { merge, mergeWithTranscript, type MergeMapping, type MergeResult } from './merge.js';
 export { parseConfig, type ParseOptions, type ParsedConfig } from './parse.js';
 export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
-export { translate, dedupeV2, type TranslateOptions } from './translate.js';
+export { translate, type TranslateOptions } from './translate.js';
+export { dedupeV2 } from './translate-v22.js';
 export {
   MCO_IGNITION_VERSION,
   MCO_SUPPORTED_MINOR_VERSIONS,
