@@ -127,6 +127,18 @@ export async function startCluster(
   await client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-cluster-version' } },
   });
+  // every OpenShift cluster serves openshift-user-critical, which the CVO's payload Pod names (kube-apiserver's
+  // Priority admission refuses a Pod whose class does not exist)
+  await client.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', {
+    body: {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: 'openshift-user-critical' },
+      value: 1_000_000_000,
+      description:
+        'Used for user critical pods that must run in the cluster, but can be moved to another node if necessary.',
+    },
+  });
   await client.request('POST', '/apis/config.openshift.io/v1/clusterversions', {
     body: {
       apiVersion: 'config.openshift.io/v1',

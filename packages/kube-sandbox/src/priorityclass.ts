@@ -4,6 +4,7 @@
  * `pkg/apis/scheduling/validation/validation.go` (`ValidatePriorityClass`, `ValidatePriorityClassUpdate`), with the
  * system classes of `pkg/apis/scheduling/helpers.go` (`IsKnownSystemPriorityClass`).
  */
+import type { Cluster } from './cluster.js';
 import type { FieldError } from './errors.js';
 import type { KubeObject } from './types.js';
 
@@ -67,4 +68,30 @@ export function validatePriorityClass(obj: KubeObject, old: KubeObject | undefin
       errs.push({ field: 'preemptionPolicy', type: 'FieldValueInvalid', value: policy, detail: 'field is immutable' });
   }
   return errs;
+}
+
+/** The descriptions kube-apiserver gives the system classes it creates (`scheduling.SystemPriorityClasses`). */
+const SYSTEM_PRIORITY_CLASS_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'system-node-critical': 'Used for system critical pods that must not be moved from their current node.',
+  'system-cluster-critical':
+    'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
+};
+
+/**
+ * kube-apiserver's `scheduling/bootstrap-system-priority-classes` post-start hook: creates each system class that is
+ * missing (at every start, so a restored or hand-edited store gets them back).
+ */
+export function ensureSystemPriorityClasses(cluster: Cluster): void {
+  const t = cluster.findType('scheduling.k8s.io', 'v1', 'priorityclasses');
+  if (!t) return;
+  for (const [name, value] of Object.entries(SYSTEM_PRIORITY_CLASSES)) {
+    if (cluster.peek(t, undefined, name)) continue;
+    cluster.create(t, undefined, {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name },
+      value,
+      description: SYSTEM_PRIORITY_CLASS_DESCRIPTIONS[name] ?? '',
+    });
+  }
 }
