@@ -108,13 +108,18 @@ describe('machine-config-controller and machine-config-operator processes', () =
         expect(l.spec?.holderIdentity).toBeTruthy();
       }
       // the operator did its job through the controller: ControllerConfig completed and pools rendered
-      await waitFor('worker pool rendered', async () => {
-        const p = await tc.client.request<{ spec: { configuration?: { name?: string } } }>(
-          'GET',
-          '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker',
-        );
-        return p.spec.configuration?.name || undefined;
-      });
+      await waitFor(
+        'worker pool rendered',
+        async () => {
+          const p = await tc.client.request<{ spec: { configuration?: { name?: string } } }>(
+            'GET',
+            '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker',
+          );
+          return p.spec.configuration?.name || undefined;
+          // two processes render the whole template tree first: generous on a loaded CI machine
+        },
+        90_000,
+      );
     } finally {
       ctrl.child.kill('SIGTERM');
       op.child.kill('SIGTERM');
@@ -124,7 +129,7 @@ describe('machine-config-controller and machine-config-operator processes', () =
     expect(ctrl.lines.some((l) => l['msg'] === 'shutting down')).toBe(true);
     const lease = await tc.client.resource(Leases).get('machine-config-controller', NS);
     expect(lease.spec?.holderIdentity ?? '').toBe('');
-  }, 60_000);
+  }, 180_000);
 
   it('refuses to start the operator without a release version (exit 2, says what to set)', async () => {
     const p = run(

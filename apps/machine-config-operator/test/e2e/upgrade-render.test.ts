@@ -265,7 +265,17 @@ describe('MCO render churn', { timeout: 60_000 }, () => {
       },
       10_000,
     );
+    // the pool ends on the config it had (a render of the foreign content in between, possible when the machine is
+    // loaded, is undone by the restore: rendered names are content hashes)
+    await waitFor(
+      'the worker pool back on its target',
+      async () =>
+        (await tc.client.resource(MachineConfigPools).get('worker')).spec.configuration?.name === target
+          ? true
+          : undefined,
+      30_000,
+    );
     await sleep(10 * DURATIONS.renderDelayMs);
     expect((await tc.client.resource(MachineConfigPools).get('worker')).spec.configuration?.name).toBe(target);
-  });
+  }, 90_000);
 });
