@@ -30,7 +30,7 @@ import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './d
 import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler } from './events.js';
 import { CommandHost, type Host } from './host.js';
-import { RpmOstreeOs, type OsDriver } from './os.js';
+import { hostOsDriver, type OsDriver } from './os.js';
 import { ChrootHostExec } from './host-exec.js';
 import { DaemonMetrics } from './metrics.js';
 import { CertificateSync } from './certificate-writer.js';
@@ -237,7 +237,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
     nodeName: opts.nodeName,
     root: exec.root,
     host: opts.host ?? new CommandHost(exec),
-    os: opts.os ?? new RpmOstreeOs(exec.runner),
+    os: opts.os ?? hostOsDriver(exec),
     logger,
     drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
     signal: abort.signal,
