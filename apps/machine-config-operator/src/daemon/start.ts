@@ -256,6 +256,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
           root: exec.root,
           node: cluster.source,
           writer: cluster.writer,
+          host: ctx.host,
           logger,
         });
   certs?.start();
