@@ -5,7 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ANNOTATIONS, type Node } from '@keelson/api';
-import { Informer } from '@keelson/kube';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ControllerConfigs, Informer } from '@keelson/kube';
+import { CONTROLLER_CONFIG_RV_ANNOTATION, KUBELET_CA_PATH } from '../src/daemon/certificate-writer.js';
 import { Nodes } from '../src/daemon/cluster.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
@@ -82,6 +85,30 @@ describe('virtual nodes', () => {
       'kubernetes.io/hostname': 'dead-0',
     });
     expect(ready(dead)).toBe('True');
+  });
+
+  it('each node runs the certificate writer: ControllerConfig CAs on its root, the synced resourceVersion annotated', async () => {
+    const cc = await env.client.resource(ControllerConfigs).get('machine-config-controller');
+    await until(
+      async () =>
+        (await annotation(env.client, 'ok-0', CONTROLLER_CONFIG_RV_ANNOTATION)) === cc.metadata.resourceVersion,
+      20_000,
+      'ok-0 certificates synced',
+    );
+    const ca = Buffer.from(cc.spec.kubeAPIServerServingCAData ?? '', 'base64').toString();
+    expect(readFileSync(join(env.dir, 'ok-0', KUBELET_CA_PATH), 'utf8').trim()).toBe(ca.trim());
+    // a rotated CA reaches the node without a MachineConfig
+    const next = await env.client.resource(ControllerConfigs).update({
+      ...cc,
+      spec: { ...cc.spec, kubeAPIServerServingCAData: Buffer.from('ROTATED\n').toString('base64') },
+    });
+    await until(
+      async () =>
+        (await annotation(env.client, 'ok-0', CONTROLLER_CONFIG_RV_ANNOTATION)) === next.metadata.resourceVersion,
+      20_000,
+      'ok-0 rotated CA synced',
+    );
+    expect(readFileSync(join(env.dir, 'ok-0', KUBELET_CA_PATH), 'utf8')).toBe('ROTATED\n');
   });
 
   it('a file edited by hand after provisioning degrades that node at boot with the upstream message', async () => {

@@ -19,6 +19,7 @@ import {
 import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
 import type {
+  ControllerConfig,
   MachineConfigNode,
   NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
   NodeDisruptionPolicyAction,
@@ -118,6 +119,11 @@ export interface ClusterPlumbing {
   readonly mcns?: Informer<MachineConfigNode> | false;
   /** API requests of the MCN reporters (also counted in `stats`), for the benchmark's overhead figure. */
   readonly mcnStats?: { writes: number };
+  /**
+   * ControllerConfig `machine-config-controller` as one shared watch sees it: each node then runs the certificate
+   * writer (certificate-writer.ts) over it. Absent: no certificate writer (the real daemon starts its own).
+   */
+  readonly controllerConfigs?: Informer<ControllerConfig>;
   readonly logger?: Logger;
 }
 
