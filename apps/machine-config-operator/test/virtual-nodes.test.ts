@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ANNOTATIONS, type Node } from '@keelson/api';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ControllerConfigs, Informer } from '@keelson/kube';
+import { ControllerConfigs, Events, Informer } from '@keelson/kube';
 import { CONTROLLER_CONFIG_RV_ANNOTATION, KUBELET_CA_PATH } from '../src/daemon/certificate-writer.js';
 import { Nodes } from '../src/daemon/cluster.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
@@ -150,6 +150,28 @@ describe('virtual nodes', () => {
     expect(phases).toEqual(expect.arrayContaining(['updating', 'draining', 'applying', 'rebooting', 'done']));
     expect(phases.indexOf('draining')).toBeLessThan(phases.indexOf('rebooting'));
     expect(phases.at(-1)).toBe('done');
+    // upstream's events of the update: drift monitor stopped before it, uncordon and drift monitor started after it
+    await until(
+      async () =>
+        (await env.client.resource(Events).list({ namespace: 'default' })).items.some(
+          (e) =>
+            e.involvedObject.name === 'ok-0' &&
+            e.reason === 'ConfigDriftMonitorStarted' &&
+            e.message?.endsWith('rendered-worker-2') === true,
+        ),
+      20_000,
+      'ok-0 drift monitor started event',
+    );
+    const seenEvents = (await env.client.resource(Events).list({ namespace: 'default' })).items
+      .filter((e) => e.involvedObject.name === 'ok-0')
+      .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
+    expect(seenEvents).toEqual(
+      expect.arrayContaining([
+        'ConfigDriftMonitorStopped: Config Drift Monitor stopped',
+        'Uncordon: Update completed for config rendered-worker-2 and node has been uncordoned',
+        'ConfigDriftMonitorStarted: Config Drift Monitor started, watching against rendered-worker-2',
+      ]),
+    );
   });
 
   it('failBootOn: the machine never comes back from its reboot (Ready stays False)', async () => {
