@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_ANNOTATIONS } from '@keelson/api';
+import { NODE_ANNOTATIONS, type MachineConfig } from '@keelson/api';
+import { Events, MachineConfigs } from '@keelson/kube';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import {
@@ -276,5 +277,30 @@ describe('daemon update flow on a virtual node', () => {
       'can\'t reconcile config rendered-worker-g with rendered-worker-h: configs rendered-worker-g, rendered-worker-h are not reconcilable: new machineconfig "rendered-worker-g" is not reconcilable against "rendered-worker-h": invalid passwd change(s): ignition Passwd Groups section contains changes',
     );
     expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.currentConfig)).toBe('rendered-worker-g');
+  });
+  it("staying on a realtime kernel: the OS part still runs (cleanup -p only) with upstream's OSUpdateStarted text", async () => {
+    const g = await env.client.resource(MachineConfigs).get('rendered-worker-g');
+    const variant = (name: string, foo: string): MachineConfig => {
+      const mc = machineConfig(name, { ...base, osImageURL: IMG2, files: { '/etc/foo': foo } });
+      return { ...mc, spec: { ...g.spec, config: mc.spec?.config ?? null, kernelType: 'realtime' } };
+    };
+    await createMc(env.client, variant('rendered-worker-rt1', 'rt-1\n'));
+    await setDesired(env.client, NODE, 'rendered-worker-rt1');
+    await untilDone(env.client, NODE, 'rendered-worker-rt1');
+    const os = machine().os;
+    expect(os.log.map((a) => a.join(' '))).toContain(
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+    );
+    const from = os.log.length;
+    await createMc(env.client, variant('rendered-worker-rt2', 'rt-2\n'));
+    await setDesired(env.client, NODE, 'rendered-worker-rt2');
+    await untilDone(env.client, NODE, 'rendered-worker-rt2');
+    const after = os.log.slice(from).map((a) => a.join(' '));
+    expect(after).toContain('rpm-ostree cleanup -p');
+    expect(after.filter((l) => l.includes('override'))).toEqual([]);
+    const started = (await env.client.resource(Events).list({ namespace: 'default' })).items
+      .filter((e) => e.reason === 'OSUpdateStarted')
+      .map((e) => e.message);
+    expect(started).toContain('Updating to a target config with realtime kernel');
   });
 });

@@ -5,7 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ANNOTATIONS, type Node } from '@keelson/api';
-import { Informer } from '@keelson/kube';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ControllerConfigs, Events, Informer } from '@keelson/kube';
+import { CONTROLLER_CONFIG_RV_ANNOTATION, KUBELET_CA_PATH } from '../src/daemon/certificate-writer.js';
 import { Nodes } from '../src/daemon/cluster.js';
 import type { DaemonEvent } from '../src/daemon/events.js';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
@@ -84,6 +87,30 @@ describe('virtual nodes', () => {
     expect(ready(dead)).toBe('True');
   });
 
+  it('each node runs the certificate writer: ControllerConfig CAs on its root, the synced resourceVersion annotated', async () => {
+    const cc = await env.client.resource(ControllerConfigs).get('machine-config-controller');
+    await until(
+      async () =>
+        (await annotation(env.client, 'ok-0', CONTROLLER_CONFIG_RV_ANNOTATION)) === cc.metadata.resourceVersion,
+      20_000,
+      'ok-0 certificates synced',
+    );
+    const ca = Buffer.from(cc.spec.kubeAPIServerServingCAData ?? '', 'base64').toString();
+    expect(readFileSync(join(env.dir, 'ok-0', KUBELET_CA_PATH), 'utf8').trim()).toBe(ca.trim());
+    // a rotated CA reaches the node without a MachineConfig
+    const next = await env.client.resource(ControllerConfigs).update({
+      ...cc,
+      spec: { ...cc.spec, kubeAPIServerServingCAData: Buffer.from('ROTATED\n').toString('base64') },
+    });
+    await until(
+      async () =>
+        (await annotation(env.client, 'ok-0', CONTROLLER_CONFIG_RV_ANNOTATION)) === next.metadata.resourceVersion,
+      20_000,
+      'ok-0 rotated CA synced',
+    );
+    expect(readFileSync(join(env.dir, 'ok-0', KUBELET_CA_PATH), 'utf8')).toBe('ROTATED\n');
+  });
+
   it('a file edited by hand after provisioning degrades that node at boot with the upstream message', async () => {
     await until(
       async () => (await annotation(env.client, 'drift-0', NODE_ANNOTATIONS.state)) === 'Degraded',
@@ -123,6 +150,28 @@ describe('virtual nodes', () => {
     expect(phases).toEqual(expect.arrayContaining(['updating', 'draining', 'applying', 'rebooting', 'done']));
     expect(phases.indexOf('draining')).toBeLessThan(phases.indexOf('rebooting'));
     expect(phases.at(-1)).toBe('done');
+    // upstream's events of the update: drift monitor stopped before it, uncordon and drift monitor started after it
+    await until(
+      async () =>
+        (await env.client.resource(Events).list({ namespace: 'default' })).items.some(
+          (e) =>
+            e.involvedObject.name === 'ok-0' &&
+            e.reason === 'ConfigDriftMonitorStarted' &&
+            e.message?.endsWith('rendered-worker-2') === true,
+        ),
+      20_000,
+      'ok-0 drift monitor started event',
+    );
+    const seenEvents = (await env.client.resource(Events).list({ namespace: 'default' })).items
+      .filter((e) => e.involvedObject.name === 'ok-0')
+      .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
+    expect(seenEvents).toEqual(
+      expect.arrayContaining([
+        'ConfigDriftMonitorStopped: Config Drift Monitor stopped',
+        'Uncordon: Update completed for config rendered-worker-2 and node has been uncordoned',
+        'ConfigDriftMonitorStarted: Config Drift Monitor started, watching against rendered-worker-2',
+      ]),
+    );
   });
 
   it('failBootOn: the machine never comes back from its reboot (Ready stays False)', async () => {

@@ -10,7 +10,7 @@ import { DEFAULT_METRICS_ADDRESS } from '../daemon/metrics.js';
 import { runOnceFrom } from '../daemon/once-from.js';
 import { runFirstboot } from '../daemon/firstboot.js';
 import { CommandHost } from '../daemon/host.js';
-import { RpmOstreeOs } from '../daemon/os.js';
+import { hostOsDriver } from '../daemon/os.js';
 import { ChrootHostExec } from '../daemon/host-exec.js';
 import { DEFAULT_DRAIN_TIMEOUTS } from '../daemon/drain.js';
 import { startVirtualNodes } from '../virtual/harness.js';
@@ -116,7 +116,7 @@ function hostContext(rootMount: string, skipReboot = false): DaemonContext {
     nodeName: hostname(),
     root: exec.root,
     host: new CommandHost(exec),
-    os: new RpmOstreeOs(exec.runner),
+    os: hostOsDriver(exec),
     logger: log,
     drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
     signal: new AbortController().signal,

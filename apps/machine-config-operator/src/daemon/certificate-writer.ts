@@ -10,16 +10,27 @@
  * - `/etc/docker/certs.d/<file>/ca.crt` for every `imageRegistryBundleData` and `imageRegistryBundleUserData` entry
  *   (`..` in the name stands for `:`), and directories of registries no longer listed removed — only when
  *   `/etc/docker/certs.d` exists, as upstream.
- * Then the node is annotated with the synced resourceVersion. Not done: the `service-ca-rotate` kubeconfig CA
- * rewrite and kubelet restart of the same upstream handler.
+ * With `machineconfiguration.openshift.io/service-ca-rotate: "true"` on the ControllerConfig and not yet observed by
+ * the node, `/etc/kubernetes/kubeconfig` takes the CA of ConfigMap `kubeconfig-data` and the kubelet may be restarted
+ * (kubeconfig-ca.ts). Then the node is annotated with the synced resourceVersion (and the observed rotate value).
  */
 import { promises as fs } from 'node:fs';
-import { Informer, ControllerConfigs, nullLogger, type KubeClient, type Logger } from '@keelson/kube';
+import { ConfigMaps, Informer, ControllerConfigs, nullLogger, type KubeClient, type Logger } from '@keelson/kube';
 import type { ControllerConfig } from '@keelson/api';
 import type { HostRoot } from './root.js';
 import { atomicWrite } from './writer.js';
 import type { NodeSource, NodeWriter } from './cluster.js';
 import { INTERNAL_REGISTRY_AUTH_FILE } from './pull-secret.js';
+import { KUBECONFIG_PATH } from './constants.js';
+import type { Host } from './host.js';
+import {
+  KUBECONFIG_DATA,
+  SERVER_CA_SYNC_ANNOTATION,
+  SERVICE_CA_ROTATE_ANNOTATION,
+  cmToData,
+  planKubeconfigCa,
+  restartKubeletWithCa,
+} from './kubeconfig-ca.js';
 
 export const CONTROLLER_CONFIG_RV_ANNOTATION =
   'machineconfiguration.openshift.io/lastSyncedControllerConfigResourceVersion';
@@ -99,16 +110,21 @@ async function syncRegistryCAs(root: HostRoot, cc: ControllerConfig, res: Certif
   for (const e of entries) await writeHostFile(root, `${IMAGE_CA_DIR}/${e.dir}/ca.crt`, e.data, res.written);
 }
 
-/** Writes the certificates and the internal registry pull secret of `cc` under `root`. */
+/**
+ * Writes the certificates and the internal registry pull secret of `cc` under `root` (and `extra` files, the rotated
+ * kubeconfig, the same way).
+ */
 export async function writeControllerConfigCertificates(
   root: HostRoot,
   cc: ControllerConfig,
+  extra: ReadonlyMap<string, Buffer> = new Map(),
 ): Promise<CertificateWriteResult> {
   const res: CertificateWriteResult = { written: [], removed: [] };
   registryEntries(cc); // validate before anything is written
   await writeHostFile(root, INTERNAL_REGISTRY_AUTH_FILE, decode(cc.spec.internalRegistryPullSecret), res.written);
   await writeHostFile(root, KUBELET_CA_PATH, decode(cc.spec.kubeAPIServerServingCAData), res.written);
   await writeHostFile(root, CLOUD_CA_PATH, decode(cc.spec.cloudProviderCAData), res.written);
+  for (const [path, data] of extra) await writeHostFile(root, path, data, res.written);
   await syncRegistryCAs(root, cc, res);
   return res;
 }
@@ -120,6 +136,13 @@ export interface CertificateSyncOptions {
   readonly node: NodeSource;
   readonly writer: NodeWriter;
   readonly logger?: Logger;
+  /** Runs `systemctl` for the kubelet restart of a server-CA rotation (default: none, the restart is skipped). */
+  readonly host?: Host;
+  /**
+   * A shared ControllerConfig informer (many virtual nodes, one watch) started and stopped by its owner; default: this
+   * writer's own watch of `machine-config-controller`.
+   */
+  readonly controllerConfigs?: Informer<ControllerConfig>;
   /** First retry delay after a failure (doubles up to {@link CertificateSyncOptions.maxRetryMs}); default 1 s. */
   readonly retryMs?: number;
   /** Longest retry delay (upstream's controller-config requeue is 1 min). Default 60 s. */
@@ -134,7 +157,9 @@ export class CertificateSync {
   readonly #o: CertificateSyncOptions;
   readonly #log: Logger;
   readonly #cc: Informer<ControllerConfig>;
+  readonly #ownInformer: boolean;
   #unsubscribe: (() => void) | undefined;
+  #unhandle: (() => void) | undefined;
   #running: Promise<void> = Promise.resolve();
   #again = false;
   #busy = false;
@@ -150,18 +175,21 @@ export class CertificateSync {
     this.#o = o;
     this.#log = o.logger ?? nullLogger;
     this.#delay = o.retryMs ?? 1_000;
-    this.#cc = new Informer<ControllerConfig>(o.client, ControllerConfigs, {
-      fieldSelector: `metadata.name=${CONTROLLER_CONFIG_NAME}`,
-      logger: this.#log,
-    });
-    const kick = (): void => {
-      this.#kick();
-    };
-    this.#cc.addHandlers({ add: kick, update: kick });
+    this.#ownInformer = o.controllerConfigs === undefined;
+    this.#cc =
+      o.controllerConfigs ??
+      new Informer<ControllerConfig>(o.client, ControllerConfigs, {
+        fieldSelector: `metadata.name=${CONTROLLER_CONFIG_NAME}`,
+        logger: this.#log,
+      });
   }
 
   start(): void {
-    this.#cc.start();
+    const kick = (): void => {
+      this.#kick();
+    };
+    this.#unhandle = this.#cc.addHandlers({ add: kick, update: kick });
+    if (this.#ownInformer) this.#cc.start();
     this.#unsubscribe = this.#o.node.subscribe(() => {
       this.#kick();
     });
@@ -171,9 +199,10 @@ export class CertificateSync {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unsubscribe?.();
+    this.#unhandle?.();
     clearTimeout(this.#retry);
     await this.#running;
-    await this.#cc.stop();
+    if (this.#ownInformer) await this.#cc.stop();
   }
 
   /** Resolves when no pass is running or queued (tests). */
@@ -218,15 +247,54 @@ export class CertificateSync {
     const rv = cc?.metadata.resourceVersion;
     if (node === undefined || cc === undefined || rv === undefined) return false;
     const onNode = node.metadata.annotations?.[CONTROLLER_CONFIG_RV_ANNOTATION];
-    if (onNode === rv || (this.#synced === rv && onNode === this.#before)) return false;
-    const res = await writeControllerConfigCertificates(this.#o.root, cc);
-    await this.#o.writer.setAnnotations({ [CONTROLLER_CONFIG_RV_ANNOTATION]: rv });
-    this.#synced = rv;
-    this.#before = onNode;
+    // upstream compares the node's observed rotate value with the ControllerConfig's ("" when absent)
+    const rotate = cc.metadata.annotations?.[SERVICE_CA_ROTATE_ANNOTATION] ?? '';
+    const observed = node.metadata.annotations?.[SERVER_CA_SYNC_ANNOTATION] ?? '';
+    const key = `${rv}/${rotate}`;
+    if (onNode === rv && observed === rotate) return false;
+    if (this.#synced === key && `${onNode ?? ''}/${observed}` === this.#before) return false;
+    const rotation = rotate === 'true' && observed !== rotate ? await this.#kubeconfigRotation() : undefined;
+    const extra = new Map(rotation?.kubeconfig ? [[KUBECONFIG_PATH, rotation.kubeconfig]] : []);
+    const res = await writeControllerConfigCertificates(this.#o.root, cc, extra);
+    await this.#o.writer.setAnnotations({
+      [CONTROLLER_CONFIG_RV_ANNOTATION]: rv,
+      ...(observed !== rotate ? { [SERVER_CA_SYNC_ANNOTATION]: rotate } : {}),
+    });
+    this.#synced = key;
+    this.#before = `${onNode ?? ''}/${observed}`;
     this.#log.info(`Certificate was synced from controllerconfig resourceVersion ${rv}`, {
       written: res.written,
       removed: res.removed,
     });
+    if (rotation?.restartKubelet && this.#o.host) {
+      const root = this.#o.root;
+      await restartKubeletWithCa(
+        this.#o.host,
+        (p) => root.resolve(p),
+        rotation.ca,
+        (p, d) => writeHostFile(root, p, d, res.written),
+        this.#log,
+      );
+    }
     return true;
+  }
+
+  /** The kubeconfig part of a server-CA rotation; undefined when the ConfigMap cannot be used (logged, as upstream). */
+  async #kubeconfigRotation(): Promise<ReturnType<typeof planKubeconfigCa> | undefined> {
+    let data: Buffer;
+    try {
+      const cm = await this.#o.client.resource(ConfigMaps).get(KUBECONFIG_DATA.name, KUBECONFIG_DATA.namespace);
+      try {
+        data = cmToData(cm, 'ca-bundle.crt');
+      } catch (e) {
+        this.#log.error(`kubeconfig-data ConfigMap not populated yet. ${(e as Error).message}`);
+        return undefined;
+      }
+    } catch (e) {
+      this.#log.error(`Error retrieving kubeconfig-data. ${(e as Error).message}`);
+      return undefined;
+    }
+    const text = await fs.readFile(this.#o.root.resolve(KUBECONFIG_PATH), 'utf8');
+    return planKubeconfigCa(text, data, KUBECONFIG_PATH, this.#log);
   }
 }

@@ -112,7 +112,7 @@ export class MachineConfigDaemon {
   /** Stops (waits for the sync in progress, which aborts at its next wait). */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#drift?.stop();
+    this.#stopDriftMonitor();
     this.#unsubscribe?.();
     clearTimeout(this.#retryTimer);
     await this.#loop;
@@ -247,8 +247,7 @@ export class MachineConfigDaemon {
 
   async #triggerUpdate(current: MachineConfig, desired: MachineConfig): Promise<void> {
     // upstream stops the drift monitor before an update and starts it again once the node is Done
-    this.#drift?.stop();
-    this.#drift = undefined;
+    this.#stopDriftMonitor();
     reportMcn(this.ctx, mcnReports.needsUpdate(this.ctx.nodeName));
     const result = await update(this.ctx, current, desired);
     if (result.rebooted) {
@@ -295,9 +294,17 @@ export class MachineConfigDaemon {
   }
 
   /** Watches the files and units of the config the node is Done on (see drift-monitor.ts). */
-  async #startDriftMonitor(config: string): Promise<void> {
-    this.#drift?.stop();
+  /** upstream startConfigDriftMonitor's shutdown(): monitor stopped, event ConfigDriftMonitorStopped. */
+  #stopDriftMonitor(): void {
+    const drift = this.#drift;
     this.#drift = undefined;
+    if (!drift) return;
+    drift.stop();
+    this.#cluster.writer.event('Normal', 'ConfigDriftMonitorStopped', 'Config Drift Monitor stopped');
+  }
+
+  async #startDriftMonitor(config: string): Promise<void> {
+    this.#stopDriftMonitor();
     if (this.ctx.driftMonitor === false || this.#stopped) return;
     const mc = await this.#cluster.configs.get(config);
     const monitor = new ConfigDriftMonitor({
@@ -322,6 +329,11 @@ export class MachineConfigDaemon {
     });
     this.#drift = monitor;
     monitor.start();
+    this.#cluster.writer.event(
+      'Normal',
+      'ConfigDriftMonitorStarted',
+      `Config Drift Monitor started, watching against ${config}`,
+    );
   }
 
   /** First node annotations from node-annotations.json (first boot) or the on-disk currentconfig. */

@@ -88,7 +88,15 @@ export async function performDrainRequest(
 ): Promise<void> {
   const want = `${kind}-${config}`;
   const node = source.current();
-  if (ann(node, NODE_ANNOTATIONS.lastAppliedDrain) === want) return;
+  // upstream completeUpdate: "Uncordon" once the drain controller has applied the request (also when it already had)
+  const uncordoned = (): void => {
+    if (kind === 'uncordon')
+      writer.event('Normal', 'Uncordon', `Update completed for config ${config} and node has been uncordoned`);
+  };
+  if (ann(node, NODE_ANNOTATIONS.lastAppliedDrain) === want) {
+    uncordoned();
+    return;
+  }
   if (kind === 'drain') {
     writer.event('Normal', 'Cordon', `Cordoned node to apply update`);
     writer.event('Normal', 'Drain', `Draining node to update config.`);
@@ -97,16 +105,19 @@ export async function performDrainRequest(
     await writer.setAnnotations({ [NODE_ANNOTATIONS.desiredDrain]: want });
   const timeoutMs = kind === 'drain' ? timeouts.drainMs : timeouts.uncordonMs;
   const done = await waitForNode(source, (n) => ann(n, NODE_ANNOTATIONS.lastAppliedDrain) === want, timeoutMs, signal);
-  if (done) return;
+  if (done) {
+    uncordoned();
+    return;
+  }
   if (kind === 'drain') {
     writer.event('Warning', 'FailedToDrain', `failed to drain node: ${writer.name} after 1 hour`);
     throw new DrainTimeoutError(
       `failed to drain node: ${writer.name} after 1 hour. Please see machine-config-controller logs for more information`,
     );
   }
-  throw new DrainTimeoutError(
-    `failed to uncordon node: ${writer.name} after 10 minutes. Please see machine-config-controller logs for more information`,
-  );
+  const failMsg = `failed to uncordon node: ${writer.name} after 10 minutes. Please see machine-config-controller logs for more information`;
+  writer.event('Warning', 'FailedToUncordon', failMsg);
+  throw new DrainTimeoutError(failMsg);
 }
 
 /** Single-node clusters are never drained. */

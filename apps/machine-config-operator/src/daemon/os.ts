@@ -5,6 +5,8 @@
  */
 import { RpmOstree, applyOsChangesOnHost, bootedDeployment, osImageUrlOf, type CommandRunner } from '@keelson/ostree';
 import type { MachineConfig } from '@keelson/api';
+import { ExtensionsImage, needsExtensionsRepo } from './extensions-image.js';
+import type { HostExec } from './host-exec.js';
 
 /** OS operations of an update (rpm-ostree.go in upstream's daemon). */
 export interface OsDriver {
@@ -27,7 +29,16 @@ export interface OsDriver {
 export class RpmOstreeOs implements OsDriver {
   readonly driver: RpmOstree;
   readonly #commands: string[] = [];
-  constructor(runner?: CommandRunner, opts: { sleep?: (ms: number) => Promise<void> } = {}) {
+  readonly #extensions: ExtensionsImage | undefined;
+  /**
+   * `extensions`: the extensions image puller of the host (extensions-image.ts). Without it a config naming
+   * `baseOSExtensionsContainerImage` is applied with whatever repos the host already has.
+   */
+  constructor(
+    runner?: CommandRunner,
+    opts: { sleep?: (ms: number) => Promise<void>; extensions?: ExtensionsImage } = {},
+  ) {
+    this.#extensions = opts.extensions;
     this.driver = new RpmOstree({
       ...(runner ? { runner } : {}),
       ...(opts.sleep ? { sleep: opts.sleep } : {}),
@@ -43,7 +54,16 @@ export class RpmOstreeOs implements OsDriver {
   }
   async applyChanges(oldMc: MachineConfig, newMc: MachineConfig, opts: { force: boolean }): Promise<string[]> {
     const start = this.#commands.length;
-    await applyOsChangesOnHost(this.driver, oldMc, newMc, { force: opts.force });
+    // upstream applyLayeredOSChanges: the coreos-extensions repo (from the extensions image) is in place for every
+    // rpm-ostree transaction of the update and removed afterwards, whether they succeeded or not
+    const image = newMc.spec?.baseOSExtensionsContainerImage ?? '';
+    const cleanup =
+      this.#extensions && needsExtensionsRepo(oldMc, newMc) ? await this.#extensions.prepare(image) : undefined;
+    try {
+      await applyOsChangesOnHost(this.driver, oldMc, newMc, { force: opts.force });
+    } finally {
+      await cleanup?.();
+    }
     return this.#commands.slice(start);
   }
   async cleanupRollback(): Promise<void> {
@@ -52,4 +72,9 @@ export class RpmOstreeOs implements OsDriver {
   async cleanupPending(): Promise<void> {
     await this.driver.cleanup({ pending: true });
   }
+}
+
+/** The OS driver of a real host: `rpm-ostree` and the extensions image's podman, both through the host's `HostExec`. */
+export function hostOsDriver(exec: HostExec): RpmOstreeOs {
+  return new RpmOstreeOs(exec.runner, { extensions: new ExtensionsImage({ root: exec.root, runner: exec.runner }) });
 }

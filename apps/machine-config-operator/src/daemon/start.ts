@@ -19,6 +19,7 @@ import {
 import { clientFrom } from '../common/runtime.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
 import type {
+  ControllerConfig,
   MachineConfigNode,
   NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
   NodeDisruptionPolicyAction,
@@ -30,7 +31,7 @@ import { MachineConfigDaemon, DEFAULT_SYNC_BACKOFF, type SyncBackoff } from './d
 import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler } from './events.js';
 import { CommandHost, type Host } from './host.js';
-import { RpmOstreeOs, type OsDriver } from './os.js';
+import { hostOsDriver, type OsDriver } from './os.js';
 import { ChrootHostExec } from './host-exec.js';
 import { DaemonMetrics } from './metrics.js';
 import { CertificateSync } from './certificate-writer.js';
@@ -118,6 +119,11 @@ export interface ClusterPlumbing {
   readonly mcns?: Informer<MachineConfigNode> | false;
   /** API requests of the MCN reporters (also counted in `stats`), for the benchmark's overhead figure. */
   readonly mcnStats?: { writes: number };
+  /**
+   * ControllerConfig `machine-config-controller` as one shared watch sees it: each node then runs the certificate
+   * writer (certificate-writer.ts) over it. Absent: no certificate writer (the real daemon starts its own).
+   */
+  readonly controllerConfigs?: Informer<ControllerConfig>;
   readonly logger?: Logger;
 }
 
@@ -237,7 +243,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
     nodeName: opts.nodeName,
     root: exec.root,
     host: opts.host ?? new CommandHost(exec),
-    os: opts.os ?? new RpmOstreeOs(exec.runner),
+    os: opts.os ?? hostOsDriver(exec),
     logger,
     drainTimeouts: opts.drainTimeouts ?? DEFAULT_DRAIN_TIMEOUTS,
     signal: abort.signal,
@@ -256,6 +262,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
           root: exec.root,
           node: cluster.source,
           writer: cluster.writer,
+          host: ctx.host,
           logger,
         });
   certs?.start();

@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { MachineConfigReconcileError, diffMachineConfigs, type MachineConfigDiff } from '@keelson/ignition';
+import { canonicalizeKernelType } from '@keelson/ostree';
 import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig } from '@keelson/api';
 import { ignitionOf, toIgnitionMc } from './config.js';
 import { CURRENT_CONFIG_PATH, FORCE_FILE_PATH, KUBECONFIG_PATH } from './constants.js';
@@ -137,8 +138,23 @@ async function rollBack(
   }
 }
 
-const osChanged = (d: MachineConfigDiff): boolean =>
-  d.changes.osUpdate || d.changes.kargs || d.changes.kernelType || d.changes.extensions;
+/**
+ * upstream applyOSChanges: the OS part runs for any OS diff, and also when the new config stays on a realtime or 64k
+ * kernel (rpm-ostree then only drops a pending deployment; OCPBUGS-4049).
+ */
+const osChanged = (d: MachineConfigDiff, newMc: MachineConfig): boolean =>
+  d.changes.osUpdate ||
+  d.changes.kargs ||
+  d.changes.kernelType ||
+  d.changes.extensions ||
+  canonicalizeKernelType(newMc.spec?.kernelType) !== 'default';
+
+/** The OSUpdateStarted text (applyOSChanges: a non-default kernel without diff gets its own wording). */
+function osUpdateReason(d: MachineConfigDiff, newMc: MachineConfig): string {
+  return (
+    osChangesString(d) || `Updating to a target config with ${canonicalizeKernelType(newMc.spec?.kernelType)} kernel`
+  );
+}
 
 /** The OS changes of a diff in upstream's words (update.go machineConfigDiff.osChangesString). */
 export function osChangesString(d: MachineConfigDiff): string {
@@ -244,14 +260,14 @@ export async function update(
   mcn.reportMcn(ctx, ...mcn.applyingFilesAndOS(osNeeded, diff.changes.passwd));
   try {
     await applyFilesAndUsers(ctx, oldMc, newMc, diff, force, firstboot);
-    if (osChanged(diff)) {
+    if (osChanged(diff, newMc)) {
       osTouched = true;
       // upstream pkg/daemon/update.go applyOSChanges: OSUpdateStarted (osChangesString) … OSUpdateStaged
       // upstream RpmOstreeClient.RebaseLayered: re-link the merged pull secrets first (they may have changed since boot)
       await useMergedPullSecrets(ctx.root, ctx.logger).catch((e: unknown) => {
         throw new Error(`Error while ensuring access to pull secrets: ${(e as Error).message}`, { cause: e });
       });
-      ctx.cluster?.writer.event('Normal', 'OSUpdateStarted', osChangesString(diff));
+      ctx.cluster?.writer.event('Normal', 'OSUpdateStarted', osUpdateReason(diff, newMc));
       await ctx.os.applyChanges(oldMc, newMc, { force }).catch((e: unknown) => {
         ctx.metrics?.pivotErrors.inc();
         throw e;

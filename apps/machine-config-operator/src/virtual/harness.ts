@@ -5,7 +5,15 @@
  * rendered config read through the API and served locally with the same code as the MCS.
  */
 import { join } from 'node:path';
-import { EventRecorder, Informer, KubeClient, MachineConfigNodes, nullLogger, type Logger } from '@keelson/kube';
+import {
+  ControllerConfigs,
+  EventRecorder,
+  Informer,
+  KubeClient,
+  MachineConfigNodes,
+  nullLogger,
+  type Logger,
+} from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
 import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
@@ -67,6 +75,11 @@ export interface VirtualNodesOptions {
   readonly syncBackoff?: SyncBackoff;
   /** Report each node's MachineConfigNode (default true; one shared MCN watch for all the nodes). */
   readonly machineConfigNodes?: boolean;
+  /**
+   * Run the daemon's certificate writer on every node (default true, as upstream's daemon: ControllerConfig CAs
+   * written to the node, one Node annotation patch per node and ControllerConfig change; one shared watch).
+   */
+  readonly certificateWriter?: boolean;
   /** Machines provisioned at the same time (default 32: machine-api creates a MachineSet's machines at once; 32 keeps the server and API answering). */
   readonly concurrency?: number;
 }
@@ -119,6 +132,11 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
   const mcnStats = { writes: 0 };
   const mcns = opts.machineConfigNodes === false ? undefined : new Informer(client, MachineConfigNodes, { logger });
   mcns?.start();
+  const ccs =
+    opts.certificateWriter === false
+      ? undefined
+      : new Informer(client, ControllerConfigs, { fieldSelector: 'metadata.name=machine-config-controller', logger });
+  ccs?.start();
   const plumbing: ClusterPlumbing = {
     client,
     configs,
@@ -126,6 +144,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     logger,
     mcns: mcns ?? false,
     mcnStats,
+    ...(ccs ? { controllerConfigs: ccs } : {}),
     events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
   };
   const serverUrl = opts.serverUrl;
@@ -173,6 +192,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     await pools?.stop();
     await informer.stop();
     await mcns?.stop();
+    await ccs?.stop();
     await closeClients();
     throw e;
   }
@@ -185,6 +205,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
       await pools?.stop();
       await informer.stop();
       await mcns?.stop();
+      await ccs?.stop();
       await closeClients();
     },
   };

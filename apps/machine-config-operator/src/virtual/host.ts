@@ -82,6 +82,8 @@ export class VirtualHost implements Host {
       }
       case 'restart':
       case 'reload':
+      case 'stop':
+      case 'start':
       case 'daemon-reload':
         this.serviceActions.push([...args]);
         this.#opts.onServiceAction?.(args);

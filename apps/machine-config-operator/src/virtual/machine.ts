@@ -9,7 +9,7 @@ import { mkdirSync, promises as fs } from 'node:fs';
 import { SimulatedRpmOstree } from '@keelson/ostree';
 import { isNotFound, type KubeClient, type Logger } from '@keelson/kube';
 import { type Node, type NodeCondition } from '@keelson/api';
-import { Nodes } from '../daemon/cluster.js';
+import { NodeWriter, Nodes } from '../daemon/cluster.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
 import { clusterAccessFor } from '../daemon/start.js';
 import type { NodeSource } from '../daemon/cluster.js';
@@ -19,6 +19,7 @@ import { MachineConfigDaemon, type SyncBackoff } from '../daemon/daemon.js';
 import type { DrainTimeouts } from '../daemon/drain.js';
 import type { DaemonEventHandler } from '../daemon/events.js';
 import { runFirstboot } from '../daemon/firstboot.js';
+import { CertificateSync } from '../daemon/certificate-writer.js';
 import { RpmOstreeOs } from '../daemon/os.js';
 import { HostRoot } from '../daemon/root.js';
 import { atomicWrite, exists } from '../daemon/writer.js';
@@ -74,6 +75,7 @@ export class VirtualMachine {
   readonly host: VirtualHost;
   readonly #o: VirtualMachineOptions;
   #daemon: MachineConfigDaemon | undefined;
+  #certs: CertificateSync | undefined;
   #abort = new AbortController();
   #provisioning = false;
   #pendingReboot = false;
@@ -236,6 +238,29 @@ export class VirtualMachine {
     this.#abort = new AbortController();
     this.#daemon = new MachineConfigDaemon(this.#ctx(true), this.#o.syncBackoff);
     this.#daemon.start();
+    this.#startCertificateWriter();
+  }
+
+  /** upstream's daemon runs its certificate writer beside the update loop; one shared ControllerConfig watch here. */
+  #startCertificateWriter(): void {
+    const p = this.#o.plumbing;
+    if (p.controllerConfigs === undefined) return;
+    this.#certs = new CertificateSync({
+      client: p.client,
+      root: this.root,
+      host: this.host,
+      node: this.#o.source,
+      writer: new NodeWriter(p.client, this.name, p.events, p.stats),
+      controllerConfigs: p.controllerConfigs,
+      logger: this.#o.logger,
+    });
+    this.#certs.start();
+  }
+
+  async #stopCertificateWriter(): Promise<void> {
+    const certs = this.#certs;
+    this.#certs = undefined;
+    await certs?.stop();
   }
 
   #onReboot(rationale: string): void {
@@ -250,7 +275,7 @@ export class VirtualMachine {
   async #reboot(): Promise<void> {
     const daemon = this.#daemon;
     this.#daemon = undefined;
-    await daemon?.stop();
+    await Promise.all([daemon?.stop(), this.#stopCertificateWriter()]);
     try {
       await this.#setReady(false);
       if (this.#o.rebootDurationMs > 0) await new Promise((r) => setTimeout(r, this.#o.rebootDurationMs));
@@ -277,7 +302,7 @@ export class VirtualMachine {
     this.#abort.abort();
     const daemon = this.#daemon;
     this.#daemon = undefined;
-    await daemon?.stop();
+    await Promise.all([daemon?.stop(), this.#stopCertificateWriter()]);
     await this.#rebootDone;
   }
 }
