@@ -3,18 +3,11 @@
  * serving certificate it is HTTPS and `/metrics` needs a client certificate as upstream release-4.20
  * (openshift/cluster-version-operator `pkg/cvo/metrics.go` `RunMetrics`, `authHandler`): trusted by the cluster's
  * client CA (authentication) and with the Common Name of Prometheus' service account (authorization). The serving
- * certificate and the client CA are reloaded when they change.
+ * certificate and the client CA are reloaded when they change. The server itself is `@keelson/kube`'s health server,
+ * run by the operator's Manager (`operator/start.ts`); this module holds the flag parsing and the client checks.
  */
 import { TLSSocket } from 'node:tls';
-import { KubeError, startHealthServer, type Registry } from '@keelson/kube';
 import { CvoError } from './errors.js';
-
-/** A running endpoint. */
-export interface MetricsServer {
-  /** e.g. `http://127.0.0.1:9099`. */
-  url: string;
-  close(): Promise<void>;
-}
 
 /** Parses `host:port` (IPv6 in brackets). */
 export function parseListen(listen: string): { host: string; port: number } {
@@ -60,68 +53,4 @@ export function checkClient(
     if (cn !== METRICS_ALLOWED_CLIENT_CN) return { code: 403, message: `unauthorized common name: ${cn}` };
   }
   return undefined;
-}
-
-/**
- * Starts the endpoint on `@keelson/kube`'s health server (the one every Keelson operator serves): HTTPS with the
- * serving pair, `/metrics` guarded by {@link checkClient}. `ready()` decides `/readyz`.
- */
-export async function startMetricsServer(opts: {
-  listen: string;
-  registry: Registry;
-  ready: () => boolean;
-  certFile?: string;
-  keyFile?: string;
-  /** Client-certificate checks over HTTPS (default: none). */
-  auth?: MetricsAuth;
-  /** Reports reload failures of the serving certificate. */
-  onReloadError?: (e: Error) => void;
-}): Promise<MetricsServer> {
-  const { host, port } = parseListen(opts.listen);
-  const auth = opts.auth;
-  if (auth && auth.authorization && !auth.authentication)
-    throw new CvoError(
-      'InvalidOptions',
-      'metricsAuth',
-      'invalid configuration: cannot enable authorization without authentication',
-    );
-  if ((opts.certFile === undefined) !== (opts.keyFile === undefined))
-    throw new CvoError(
-      'InvalidFlag',
-      '--serving-cert-file',
-      'both --serving-cert-file and --serving-key-file are required for HTTPS',
-    );
-  const clientAuth = auth !== undefined && (auth.authentication || auth.authorization);
-  try {
-    const server = await startHealthServer({
-      registry: opts.registry,
-      host,
-      port,
-      readyChecks: { 'leader-or-standby': opts.ready },
-      ...(opts.certFile !== undefined && opts.keyFile !== undefined
-        ? {
-            tls: {
-              certFile: opts.certFile,
-              keyFile: opts.keyFile,
-              requestClientCert: clientAuth,
-              ...(auth ? { clientCA: () => auth.clientCA() } : {}),
-              ...(auth?.onClientCAChange ? { onClientCAChange: (f: () => void) => auth.onClientCAChange?.(f) } : {}),
-              ...(opts.onReloadError ? { onReloadError: opts.onReloadError } : {}),
-            },
-          }
-        : {}),
-      ...(auth
-        ? {
-            authorizeMetrics: (req) => (req.socket instanceof TLSSocket ? checkClient(req.socket, auth) : undefined),
-          }
-        : {}),
-    });
-    return { url: server.url, close: () => server.close() };
-  } catch (e) {
-    if (!(e instanceof KubeError)) throw e;
-    const cause = e.cause instanceof Error ? e.cause.message : e.message;
-    throw new CvoError('InvalidFlag', '--listen', `cannot listen on ${opts.listen}: ${cause}; choose a free address`, {
-      cause: e,
-    });
-  }
 }

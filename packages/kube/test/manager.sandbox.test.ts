@@ -79,7 +79,9 @@ describe('Manager (controller-runtime pkg/manager) against a real API server', (
       leaderElection: { namespace: 'kube-system', name: 'mgr-handover', identity: 'b', ...TIMINGS },
     });
     let bRuns = 0;
-    b.add(() => void bRuns++);
+    b.add(() => {
+      bRuns++;
+    });
     await a.start();
     await until(() => a.isLeader(), 10_000, 'a leads');
     await b.start();

@@ -119,6 +119,10 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
     return;
   }
   logger.info('started', { healthUrl: running.healthUrl });
+  // as upstream (klog.Fatalf "leaderelection lost"): a process that lost its Lease exits and its pod restarts
+  void running.done?.then((reason) => {
+    if (reason === 'leaderLost') process.exit(1);
+  });
   onShutdown(
     async (reason) => {
       logger.info('shutting down', { reason });
