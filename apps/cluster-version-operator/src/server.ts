@@ -7,19 +7,21 @@
  * run by the operator's Manager (`operator/start.ts`); this module holds the flag parsing and the client checks.
  */
 import { TLSSocket } from 'node:tls';
+import { parseListenFlag } from '@keelson/kube';
 import { CvoError } from './errors.js';
 
-/** Parses `host:port` (IPv6 in brackets). */
+/** Parses `host:port` (IPv6 in brackets; `@keelson/kube` `parseListenFlag`; an empty host is every interface). */
 export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
-  const port = Number(m?.[3]);
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
+  try {
+    return parseListenFlag('--listen', listen, '');
+  } catch (e) {
     throw new CvoError(
       'InvalidFlag',
       '--listen',
       `--listen ${JSON.stringify(listen)}: expected HOST:PORT, e.g. 0.0.0.0:9099`,
+      { cause: e },
     );
-  return { host: m[1] ?? m[2] ?? '', port };
+  }
 }
 
 /** The Common Name allowed to read `/metrics` (upstream `metricsAllowedClientCommonName`). */

@@ -14,7 +14,7 @@ export type HealthCheck = () => boolean | Promise<boolean>;
 export interface HealthServerOptions {
   /** Port (default 0: any free port). */
   port?: number;
-  /** Address to bind (default 127.0.0.1). */
+  /** Address to bind (default 127.0.0.1; '' every interface). */
   host?: string;
   /** Registry served on `/metrics` (default: a new registry with Node default metrics). */
   registry?: Registry;
@@ -152,7 +152,10 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
         ),
       );
     });
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+    // '' listens on every interface (Go's `:port`)
+    const host = options.host ?? '127.0.0.1';
+    if (host === '') server.listen(options.port ?? 0, resolve);
+    else server.listen(options.port ?? 0, host, resolve);
   });
   const addr = server.address() as AddressInfo;
   // a wildcard address is reachable on loopback: the URL names that

@@ -12,6 +12,22 @@ export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErr
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
 export { parseGoDuration, DurationError } from './duration.js';
+export {
+  UsageError,
+  isUsageError,
+  flagName,
+  parseDurationFlag,
+  parseCountFlag,
+  parseListenFlag,
+  parseVerbosityFlag,
+  parseLeaderElectionFlags,
+  parseGoBool,
+  levelFromVerbosity,
+  COMMON_FLAGS,
+} from './flags.js';
+export type { DurationBound } from './flags.js';
+export { writeFileAtomic, atomicTempPath } from './atomic-write.js';
+export type { AtomicWriteOptions } from './atomic-write.js';
 export type { Clock } from './clock.js';
 export {
   ItemExponentialFailureRateLimiter,

@@ -191,7 +191,7 @@ function metricsServerOptions(
       certFile: options.servingCertFile,
       keyFile: options.servingKeyFile,
       requestClientCert: auth.authentication || auth.authorization,
-      clientCA: auth.clientCA,
+      clientCA: () => auth.clientCA(),
       onClientCAChange: (f) => {
         clientCA?.onChange(f);
       },

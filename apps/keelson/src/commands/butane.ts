@@ -2,8 +2,8 @@
  * `keelson butane`: the coreos/butane CLI over @keelson/ignition's Butane translator. Warnings go to stderr in
  * upstream's format (`warning at $.path, line L col C: message`); an invalid config prints its report and exits 1.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import type { Command } from 'commander';
 import {
   ButaneError,
@@ -116,14 +116,11 @@ export function translateForCli(
   }
 }
 
-/** Writes a file atomically (temp file in the same directory, then rename). */
-function writeAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+/** Writes a file atomically (@keelson/kube `writeFileAtomic`: temp file in the same directory, fsync, rename). */
+async function writeAtomic(path: string, text: string): Promise<void> {
   try {
-    writeFileSync(tmp, text, { mode: 0o644 });
-    renameSync(tmp, path);
+    await writeFileAtomic(path, text, { mode: 0o644 });
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw new CliError(`${path}: ${(e as Error).message}`);
   }
 }
@@ -155,7 +152,7 @@ export function registerButaneCommand(program: Command): void {
         chosen === 'yaml'
           ? `${BUTANE_YAML_HEADER}${(await renderStructured(sortKeysDeep(r.config), 'yaml')).replace(/\n+$/, '')}\n`
           : `${ignitionJson(r, o.pretty === true)}\n`;
-      if (o.outFile !== undefined) writeAtomic(o.outFile, text);
+      if (o.outFile !== undefined) await writeAtomic(o.outFile, text);
       else await writeOut(text);
     },
   );

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLogger, onShutdown } from '@keelson/kube';
-import { parseListenAddress, startMachineConfigDaemon } from '../daemon/start.js';
+import { createLogger, isUsageError, onShutdown, parseListenFlag } from '@keelson/kube';
+import { startMachineConfigDaemon } from '../daemon/start.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { DEFAULT_METRICS_ADDRESS } from '../daemon/metrics.js';
 import { runOnceFrom } from '../daemon/once-from.js';
@@ -87,9 +87,9 @@ async function start(argv: string[]): Promise<void> {
   const nodeName = values['node-name'] ?? process.env['NODE_NAME'] ?? hostname();
   let metrics: { host: string; port: number };
   try {
-    metrics = parseListenAddress(values['metrics-listen-address']);
+    metrics = parseListenFlag('metrics-listen-address', values['metrics-listen-address'], '127.0.0.1');
   } catch (e) {
-    throw new UsageError(`--metrics-listen-address: ${(e as Error).message}\n${USAGE}`);
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`, { flag: '--metrics-listen-address', cause: e });
   }
   const d = await startMachineConfigDaemon({
     nodeName,
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof UsageError) console.error(e.message);
+  if (isUsageError(e)) console.error(e.message);
   else log.error('machine-config-daemon failed', { error: (e as Error).message });
-  process.exitCode = e instanceof UsageError ? 2 : 1;
+  process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

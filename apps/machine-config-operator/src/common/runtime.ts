@@ -9,6 +9,7 @@ import {
   errorSafeLogger,
   KubeClient,
   KubeConfig,
+  levelFromVerbosity,
   Manager,
   Registry,
   runnableFromStarter,
@@ -107,10 +108,8 @@ export function loggerFrom(o: ProcessOptions, component: string): Logger {
   });
 }
 
-/** Maps upstream's klog `--v` to a level. */
-export function levelFromVerbosity(v: number): LogLevel {
-  return v >= 4 ? 'debug' : 'info';
-}
+/** Maps upstream's klog `--v` to a level (`@keelson/kube` flags). */
+export { levelFromVerbosity };
 
 /**
  * Runs `lead()` while holding the Lease (or at once without leader election), with health and metrics: a
