@@ -3,12 +3,12 @@
  * upstream's format (`warning at $.path, line L col C: message`); an invalid config prints its report and exits 1.
  */
 import { readFileSync } from 'node:fs';
+import { goJsonMarshal } from '@keelson/api';
 import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import type { Command } from 'commander';
 import {
   ButaneError,
   formatButaneReport,
-  goJsonString,
   serializeIgnitionV35,
   translateButane,
   type ButaneResult,
@@ -40,19 +40,8 @@ interface ButaneFlags extends OutputFlags {
  * JSON as Go's encoding/json writes it (what butane prints): keys in the order given, HTML-safe string escapes,
  * compact, or indented by two spaces with `pretty` (json.MarshalIndent).
  */
-export function goJson(value: unknown, pretty = false, depth = 0): string {
-  const pad = (d: number): string => (pretty ? `\n${'  '.repeat(d)}` : '');
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return goJsonString(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    return `[${value.map((v) => `${pad(depth + 1)}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return '{}';
-  const sep = pretty ? ': ' : ':';
-  return `{${entries.map(([k, v]) => `${pad(depth + 1)}${goJsonString(k)}${sep}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}}`;
+export function goJson(value: unknown, pretty = false): string {
+  return goJsonMarshal(value, { sortKeys: false, ...(pretty ? { indent: '  ' } : {}) });
 }
 
 /**
