@@ -4,7 +4,7 @@
  * (`<path>.mcdorig`) or a `noorig/<path>.mcdnoorig` stamp, systemd units and dropins with enable/disable/preset,
  * and deletion of what an old config wrote that the new one does not have.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { File as IgnFile, IgnitionConfigV3, Unit } from '@keelson/ignition';
 import { writeFileAtomic } from '@keelson/kube/atomic-write';
@@ -61,7 +61,13 @@ export async function atomicWrite(target: string, data: Buffer | string, opts: A
     mode: opts.mode ?? 0o644,
     ...(opts.uid !== undefined && opts.gid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
     tempMark: TEMP_MARK,
-    ...(opts.killPoint !== false ? { beforeRename: () => killPoint('file-temp-written') } : {}),
+    ...(opts.killPoint !== false
+      ? {
+          beforeRename: () => {
+            killPoint('file-temp-written');
+          },
+        }
+      : {}),
   });
 }
 
