@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/duration.ts', 'src/node-version.ts'],
+  entry: ['src/index.ts', 'src/duration.ts', 'src/flags.ts', 'src/atomic-write.ts', 'src/node-version.ts'],
   format: ['esm', 'cjs'],
   target: 'node22',
   platform: 'node',

@@ -1,7 +1,7 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { parseGoDuration } from '@keelson/kube';
+import { parseDurationFlag, parseGoBool, UsageError } from '@keelson/kube';
 import { CvoError } from './errors.js';
 import { DEFAULT_PROMQL_TARGET, validatePromQLTarget, type PromQLTarget } from './cluster/promql.js';
 import { resolvePromQLTarget, type CvoOptions } from './operator/start.js';
@@ -72,18 +72,19 @@ environment (start):
  * milliseconds. A bare number is a usage error (not milliseconds), as are zero and negative durations.
  */
 export function parseDuration(flag: string, s: string): number {
-  let ms: number;
   try {
-    ms = parseGoDuration(s);
+    return parseDurationFlag(flag, s, 'positive');
   } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
     throw new CvoError(
       'InvalidFlag',
       flag,
-      `${flag} ${JSON.stringify(s)}: ${(e as Error).message} (a duration like 250ms, 10s, 1m30s or 1h)`,
+      e.reason === 'must be a positive duration'
+        ? `${flag} ${JSON.stringify(s)}: must be a positive duration`
+        : `${flag} ${JSON.stringify(s)}: ${e.reason} (a duration like 250ms, 10s, 1m30s or 1h)`,
+      { cause: e },
     );
   }
-  if (!(ms > 0)) throw new CvoError('InvalidFlag', flag, `${flag} ${JSON.stringify(s)}: must be a positive duration`);
-  return ms;
 }
 
 const BOOL_FLAGS = new Set(['enable-auto-update', 'use-dns-for-services']);
@@ -101,8 +102,9 @@ export function goBoolArgs(args: readonly string[]): string[] {
       continue;
     }
     const val = m[2] ?? '';
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(val)) out.push(`--${m[1]}`);
-    else if (!['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(val))
+    const b = parseGoBool(val);
+    if (b === true) out.push(`--${m[1]}`);
+    else if (b === undefined)
       throw new CvoError(
         'InvalidFlag',
         `--${m[1]}`,

@@ -7,8 +7,9 @@
  * `--cluster-version-manifest-path`, the cluster profile and the payload's major version; a file left empty is not
  * written. Template errors are fatal; errors are collected per file and reported together.
  */
-import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import {
   compareNames,
   imagesFromReferences,
@@ -30,10 +31,9 @@ const SKIPPED = new Set([
 ]);
 const POLICY_KINDS = new Set(['ClusterImagePolicy', 'ImagePolicy']);
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
+/** Writes a rendered file atomically (@keelson/kube `writeFileAtomic`). */
+function writeAtomic(path: string, text: string): Promise<void> {
+  return writeFileAtomic(path, text, { mode: 0o644 });
 }
 
 /** Options of {@link renderBootstrap}. */

@@ -1,19 +1,19 @@
-/** Parsing of flag values shared by commands (durations like `oc --request-timeout`). */
-import { parseGoDuration } from '@keelson/kube/duration';
+/** Parsing of flag values shared by commands (durations like `oc --request-timeout`): `@keelson/kube/flags`. */
+import { parseDurationFlag, UsageError } from '@keelson/kube/flags';
 import { usageError } from './output.js';
 
 /**
  * A duration flag in milliseconds, as Go's `time.ParseDuration` (`30s`, `1m30s`, `500ms`, `2h`; @keelson/kube
- * `parseGoDuration`). A bare number, zero or a negative value is a usage error (exit 2).
+ * `parseDurationFlag`). A bare number, zero or a negative value is a usage error (exit 2).
  */
 export function parseDuration(flag: string, value: string): number {
-  let ms: number;
   try {
-    ms = parseGoDuration(value.trim());
+    return parseDurationFlag(flag, value, 'positive');
   } catch (e) {
-    throw usageError(`${flag}: expected a positive duration such as 30s, 1m30s or 500ms: ${(e as Error).message}`);
+    if (!(e instanceof UsageError)) throw e;
+    const hint = `${flag}: expected a positive duration such as 30s, 1m30s or 500ms`;
+    throw usageError(
+      e.reason === 'must be a positive duration' ? `${hint}, got ${JSON.stringify(value)}` : `${hint}: ${e.reason}`,
+    );
   }
-  if (!(ms > 0))
-    throw usageError(`${flag}: expected a positive duration such as 30s, 1m30s or 500ms, got ${JSON.stringify(value)}`);
-  return ms;
 }

@@ -43,3 +43,5 @@ export type {
   LabelSelectorErrorCode,
   LabelSelectorInput,
 } from './labels/selector.js';
+export { goJsonMarshal, goJsonString, compareUtf8 } from './gojson.js';
+export type { GoJsonOptions } from './gojson.js';

@@ -12,6 +12,22 @@ export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErr
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
 export { parseGoDuration, DurationError } from './duration.js';
+export {
+  UsageError,
+  isUsageError,
+  flagName,
+  parseDurationFlag,
+  parseCountFlag,
+  parseListenFlag,
+  parseVerbosityFlag,
+  parseLeaderElectionFlags,
+  parseGoBool,
+  levelFromVerbosity,
+  COMMON_FLAGS,
+} from './flags.js';
+export type { DurationBound } from './flags.js';
+export { writeFileAtomic, atomicTempPath } from './atomic-write.js';
+export type { AtomicWriteOptions } from './atomic-write.js';
 export type { Clock } from './clock.js';
 export {
   ItemExponentialFailureRateLimiter,
@@ -74,6 +90,8 @@ export type { LeaderElectionOptions } from './leaderelection.js';
 export { EventRecorder } from './events.js';
 export type { EventRecorderOptions } from './events.js';
 export { startHealthServer } from './health.js';
-export type { HealthServer, HealthServerOptions, HealthCheck } from './health.js';
+export type { HealthServer, HealthServerOptions, HealthServerTls, HealthCheck } from './health.js';
 export { onShutdown } from './shutdown.js';
+export { Manager, OPENSHIFT_LEADER_ELECTION, aborted, runnableFromStarter } from './manager.js';
+export type { ManagerOptions, ManagerLeaderElection, Runnable, RunnableFunc, StopReason } from './manager.js';
 export type { ShutdownOptions, ShutdownHandle } from './shutdown.js';

@@ -1,3 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry, WorkQueue, startHealthServer, type HealthServer } from '../src/index.js';
 
@@ -56,5 +62,59 @@ describe('health and metrics server (real HTTP on 127.0.0.1)', () => {
   it('reports a typed error when the port is taken', async () => {
     server = await startHealthServer();
     await expect(startHealthServer({ port: server.port })).rejects.toMatchObject({ code: 'KUBE_INVALID_ARGUMENT' });
+  });
+});
+
+describe('health and metrics server over HTTPS', () => {
+  it('serves TLS with the given pair, reloads it on change and lets authorizeMetrics guard /metrics only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-health-tls-'));
+    const pair = (cn: string): void => {
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`].concat([
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+          '-keyout',
+          'tls.key',
+          '-out',
+          'tls.crt',
+        ]),
+        { cwd: dir, stdio: 'pipe' },
+      );
+    };
+    try {
+      pair('first');
+      let allow = false;
+      server = await startHealthServer({
+        port: 0,
+        host: '0.0.0.0',
+        tls: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+        authorizeMetrics: () => (allow ? undefined : { code: 403, message: 'forbidden' }),
+      });
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const get = (path: string): Promise<{ status: number; body: string; cn: string }> =>
+        new Promise((resolve, reject) => {
+          const req = https.get(`${server?.url ?? ''}${path}`, { rejectUnauthorized: false, agent: false }, (res) => {
+            const socket = res.socket;
+            const cert = socket instanceof TLSSocket ? socket.getPeerCertificate() : undefined;
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => {
+              resolve({ status: res.statusCode ?? 0, body, cn: String(cert?.subject.CN) });
+            });
+          });
+          req.on('error', reject);
+        });
+      expect(await get('/healthz')).toEqual({ status: 200, body: 'ok', cn: 'first' });
+      expect(await get('/metrics')).toMatchObject({ status: 403, body: 'forbidden\n' });
+      allow = true;
+      expect((await get('/metrics')).status).toBe(200);
+      pair('second');
+      const end = Date.now() + 10_000;
+      while ((await get('/healthz')).cn !== 'second' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect((await get('/healthz')).cn).toBe('second');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

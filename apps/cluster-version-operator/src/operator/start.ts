@@ -3,15 +3,20 @@ import { EventEmitter } from 'node:events';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { TLSSocket } from 'node:tls';
 import {
   EventRecorder,
   KubeClient,
   KubeConfig,
-  LeaderElector,
+  KubeError,
+  Manager,
   Registry,
+  aborted,
   createLogger,
   errorSafeLogger,
+  type HealthServerOptions,
   type Logger,
+  type Runnable,
 } from '@keelson/kube';
 import { CvoError } from '../errors.js';
 import { registerMetrics } from '../metrics.js';
@@ -26,7 +31,7 @@ import {
   type PayloadRetriever,
 } from '../payload/retrieve.js';
 import { SignaturePersister } from '../payload/persist.js';
-import { startMetricsServer } from '../server.js';
+import { checkClient, parseListen, type MetricsAuth } from '../server.js';
 import { resolveIntervals, type Intervals } from '../sync/intervals.js';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
@@ -151,47 +156,137 @@ export function resolvePromQLTarget(o: Pick<CvoOptions, 'promqlTarget' | 'promql
 }
 
 /**
- * The metrics endpoint (upstream `RunMetrics`): none when `listen` is empty (the bootstrap pod's `--listen=`); over
- * HTTPS, `/metrics` checks client certificates against the cluster's client CA.
+ * The metrics endpoint (upstream `RunMetrics`), served by the Manager: none when `listen` is empty (the bootstrap
+ * pod's `--listen=`); over HTTPS, `/metrics` checks client certificates against the cluster's client CA.
  */
-async function serveMetrics(
+function metricsServerOptions(
   options: CvoOptions,
-  client: KubeClient,
-  registry: Registry,
+  clientCA: ClientCAWatcher | undefined,
   log: Logger,
-): Promise<{ url: string; close(): Promise<void> }> {
-  if (options.listen === '') return { url: '', close: () => Promise.resolve() };
-  const tls = options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
-  const authentication = options.metricsAuth?.authentication !== false;
-  const authorization = options.metricsAuth?.authorization !== false;
-  const clientCA = tls && authentication ? new ClientCAWatcher(client, log) : undefined;
-  const server = await startMetricsServer({
-    listen: options.listen ?? '0.0.0.0:9099',
-    registry,
-    ready: () => true,
-    ...(options.servingCertFile ? { certFile: options.servingCertFile } : {}),
-    ...(options.servingKeyFile ? { keyFile: options.servingKeyFile } : {}),
-    auth: {
-      authentication,
-      authorization,
-      clientCA: () => clientCA?.current(),
-      onClientCAChange: (f) => clientCA?.onChange(f),
-    },
-    onReloadError: (e) => {
-      log.error('reloading the metrics serving certificate failed', { error: e.message });
-    },
-  });
-  // upstream's client CA controller; /metrics answers 500 until the CA is known
-  clientCA?.start().catch((e: unknown) => {
-    log.error('watching the metrics client CA failed', { error: (e as Error).message });
-  });
+): false | Omit<HealthServerOptions, 'registry'> {
+  if (options.listen === '') return false;
+  const { host, port } = parseListen(options.listen ?? '0.0.0.0:9099');
+  if (!servesTls(options)) return { host, port };
+  if (!options.servingCertFile || !options.servingKeyFile)
+    throw new CvoError(
+      'InvalidFlag',
+      '--serving-cert-file',
+      'both --serving-cert-file and --serving-key-file are required for HTTPS',
+    );
+  const auth: MetricsAuth = {
+    authentication: options.metricsAuth?.authentication !== false,
+    authorization: options.metricsAuth?.authorization !== false,
+    clientCA: () => clientCA?.current(),
+  };
+  if (auth.authorization && !auth.authentication)
+    throw new CvoError(
+      'InvalidOptions',
+      'metricsAuth',
+      'invalid configuration: cannot enable authorization without authentication',
+    );
   return {
-    url: server.url,
-    close: async () => {
-      await clientCA?.stop();
-      await server.close();
+    host,
+    port,
+    tls: {
+      certFile: options.servingCertFile,
+      keyFile: options.servingKeyFile,
+      requestClientCert: auth.authentication || auth.authorization,
+      clientCA: () => auth.clientCA(),
+      onClientCAChange: (f) => {
+        clientCA?.onChange(f);
+      },
+      onReloadError: (e) => {
+        log.error('reloading the metrics serving certificate failed', { error: e.message });
+      },
+    },
+    authorizeMetrics: (req) => (req.socket instanceof TLSSocket ? checkClient(req.socket, auth) : undefined),
+  };
+}
+
+function servesTls(options: CvoOptions): boolean {
+  return options.servingCertFile !== undefined || options.servingKeyFile !== undefined;
+}
+
+/** Upstream's client CA controller when `/metrics` authenticates over HTTPS (`/metrics` answers 500 until known). */
+function clientCAWatcherFor(options: CvoOptions, client: KubeClient, log: Logger): ClientCAWatcher | undefined {
+  if (options.listen === '' || !servesTls(options) || options.metricsAuth?.authentication === false) return undefined;
+  return new ClientCAWatcher(client, log);
+}
+
+/** The client CA watch as a runnable of every replica (not only the leader), stopped before the server closes. */
+function clientCARunnable(clientCA: ClientCAWatcher, log: Logger): Runnable {
+  return {
+    name: 'metrics-client-ca',
+    needLeaderElection: false,
+    start: async (signal) => {
+      clientCA.start(signal).catch((e: unknown) => {
+        if (!signal.aborted) log.error('watching the metrics client CA failed', { error: (e as Error).message });
+      });
+      await aborted(signal);
+      await clientCA.stop();
     },
   };
+}
+
+/** What {@link startRuntime} wires. */
+interface RuntimeParts {
+  client: KubeClient;
+  log: Logger;
+  registry: Registry;
+  ctl: ClusterVersionController;
+  emit: (e: CvoEvent) => void;
+  identity: string;
+}
+
+/**
+ * The one operator runtime (@keelson/kube Manager): the metrics server, the Lease `openshift-cluster-version/version`
+ * and the sync loop as its leader runnable; the metrics client CA watch runs on every replica.
+ */
+async function startRuntime(
+  options: CvoOptions,
+  p: RuntimeParts,
+  lease: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number },
+): Promise<Manager> {
+  const { log, identity, emit } = p;
+  const clientCA = clientCAWatcherFor(options, p.client, log);
+  const mgr = new Manager({
+    client: p.client,
+    closeClient: false,
+    logger: log,
+    registry: p.registry,
+    health: metricsServerOptions(options, clientCA, log),
+    leaderElection: { namespace: 'openshift-cluster-version', name: 'version', identity, ...lease },
+    onStartedLeading: () => {
+      emit({ type: 'leading', identity });
+      log.info('became leader; starting the sync loop', { identity });
+    },
+    // as upstream (klog.Fatalf "leaderelection lost"): the bin exits on this event and the pod restarts
+    onLeaderLost: () => {
+      emit({ type: 'leadershipLost', identity });
+    },
+  });
+  mgr.add({
+    name: 'sync',
+    start: (signal) =>
+      p.ctl.run(signal).catch((e: unknown) => {
+        log.error('sync loop ended with an error', { error: (e as Error).message });
+      }),
+  });
+  if (clientCA) mgr.add(clientCARunnable(clientCA, log));
+  await mgr.start();
+  return mgr;
+}
+
+/** A failed listen as the flag error upstream's `--listen` gives; other errors unchanged. */
+function listenError(e: unknown, options: CvoOptions): unknown {
+  if (!(e instanceof KubeError)) return e;
+  const cause = e.cause instanceof Error ? e.cause.message : e.message;
+  return new CvoError(
+    'InvalidFlag',
+    '--listen',
+    `cannot listen on ${options.listen ?? '0.0.0.0:9099'}: ${cause}; choose a free address`,
+    { cause: e },
+  );
 }
 
 function makeClient(k: string | KubeConfig | undefined): KubeClient {
@@ -321,59 +416,32 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       retryPeriodMs,
     });
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-  let leading = false;
-  let stopping: Promise<void> | undefined;
-  let runDone: Promise<void> = Promise.resolve();
-  const elector = new LeaderElector({
-    client,
-    namespace: 'openshift-cluster-version',
-    name: 'version',
-    identity,
-    leaseDurationMs,
-    renewDeadlineMs,
-    retryPeriodMs,
-    logger: log,
-    registry,
-    onStartedLeading: (signal) => {
-      leading = true;
-      emit({ type: 'leading', identity });
-      log.info('became leader; starting the sync loop', { identity });
-      runDone = ctl.run(signal).catch((e: unknown) => {
-        log.error('sync loop ended with an error', { error: (e as Error).message });
-      });
-      return runDone;
-    },
-    onStoppedLeading: () => {
-      leading = false;
-      if (stopping === undefined) {
-        log.error('leaderelection lost', { identity });
-        emit({ type: 'leadershipLost', identity });
-      }
-    },
-  });
-  let srv: { url: string; close(): Promise<void> };
+  let mgr: Manager;
   try {
-    srv = await serveMetrics(options, client, registry, log);
+    mgr = await startRuntime(
+      options,
+      { client, log, registry, ctl, emit, identity },
+      {
+        leaseDurationMs,
+        renewDeadlineMs,
+        retryPeriodMs,
+      },
+    );
   } catch (e) {
     await client.close();
-    throw e;
+    throw listenError(e, options);
   }
-  const electing = elector.run().catch((e: unknown) => {
-    log.error('leader election failed', { error: (e as Error).message });
-  });
+  let stopping: Promise<void> | undefined;
   const api: RunningCvo = {
-    metricsUrl: srv.url,
+    metricsUrl: mgr.healthUrl ?? '',
     events,
     writes: () => ({ ...ctl.applier.writes }),
-    isLeader: () => leading,
+    isLeader: () => mgr.isLeader(),
     stop: () => {
       stopping ??= (async () => {
         log.info('stopping: finishing the current step, releasing the lease');
-        await elector.stop({ release: true });
-        await runDone;
-        await electing;
+        await mgr.stop();
         await poller.close();
-        await srv.close();
         await client.close();
       })();
       return stopping;

@@ -2,13 +2,13 @@
  * `keelson butane`: the coreos/butane CLI over @keelson/ignition's Butane translator. Warnings go to stderr in
  * upstream's format (`warning at $.path, line L col C: message`); an invalid config prints its report and exits 1.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { goJsonMarshal } from '@keelson/api';
+import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import type { Command } from 'commander';
 import {
   ButaneError,
   formatButaneReport,
-  goJsonString,
   serializeIgnitionV35,
   translateButane,
   type ButaneResult,
@@ -40,19 +40,8 @@ interface ButaneFlags extends OutputFlags {
  * JSON as Go's encoding/json writes it (what butane prints): keys in the order given, HTML-safe string escapes,
  * compact, or indented by two spaces with `pretty` (json.MarshalIndent).
  */
-export function goJson(value: unknown, pretty = false, depth = 0): string {
-  const pad = (d: number): string => (pretty ? `\n${'  '.repeat(d)}` : '');
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return goJsonString(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    return `[${value.map((v) => `${pad(depth + 1)}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return '{}';
-  const sep = pretty ? ': ' : ':';
-  return `{${entries.map(([k, v]) => `${pad(depth + 1)}${goJsonString(k)}${sep}${goJson(v, pretty, depth + 1)}`).join(',')}${pad(depth)}}`;
+export function goJson(value: unknown, pretty = false): string {
+  return goJsonMarshal(value, { sortKeys: false, ...(pretty ? { indent: '  ' } : {}) });
 }
 
 /**
@@ -116,14 +105,11 @@ export function translateForCli(
   }
 }
 
-/** Writes a file atomically (temp file in the same directory, then rename). */
-function writeAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+/** Writes a file atomically (@keelson/kube `writeFileAtomic`: temp file in the same directory, fsync, rename). */
+async function writeAtomic(path: string, text: string): Promise<void> {
   try {
-    writeFileSync(tmp, text, { mode: 0o644 });
-    renameSync(tmp, path);
+    await writeFileAtomic(path, text, { mode: 0o644 });
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw new CliError(`${path}: ${(e as Error).message}`);
   }
 }
@@ -155,7 +141,7 @@ export function registerButaneCommand(program: Command): void {
         chosen === 'yaml'
           ? `${BUTANE_YAML_HEADER}${(await renderStructured(sortKeysDeep(r.config), 'yaml')).replace(/\n+$/, '')}\n`
           : `${ignitionJson(r, o.pretty === true)}\n`;
-      if (o.outFile !== undefined) writeAtomic(o.outFile, text);
+      if (o.outFile !== undefined) await writeAtomic(o.outFile, text);
       else await writeOut(text);
     },
   );

@@ -3,8 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLogger, onShutdown } from '@keelson/kube';
-import { parseListenAddress, startMachineConfigDaemon } from '../daemon/start.js';
+import {
+  aborted,
+  createLogger,
+  isUsageError,
+  Manager,
+  onShutdown,
+  parseListenFlag,
+  type KubeClient,
+} from '@keelson/kube';
+import { clientFrom } from '../common/runtime.js';
+import { startMachineConfigDaemon } from '../daemon/start.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { DEFAULT_METRICS_ADDRESS } from '../daemon/metrics.js';
 import { runOnceFrom } from '../daemon/once-from.js';
@@ -65,48 +74,80 @@ async function start(argv: string[]): Promise<void> {
       pool,
       ...(zones.length > 0 ? { zone: zones[i % zones.length] ?? '' } : {}),
     }));
-    // the handler is installed first: a SIGTERM during startup still stops cleanly
-    const running: { stop?: () => Promise<void> } = {};
-    onShutdown(async () => running.stop?.(), { logger: log });
-    const vn = await startVirtualNodes({
-      ...(kubeconfig !== undefined ? { kubeconfig } : {}),
-      nodes,
-      rootDir: values['virtual-root'],
-      rebootDurationMs: parseDuration('reboot-duration', values['reboot-duration']),
-      ...(values['server-url'] !== undefined ? { serverUrl: values['server-url'] } : {}),
-      ...(values['server-ca'] !== undefined ? { serverCA: readFileSync(values['server-ca'], 'utf8') } : {}),
-      logger: log,
-      onEvent: (e) => {
-        log.info('virtual node event', { node: e.node, phase: e.phase, config: e.config, message: e.message });
-      },
-    });
-    running.stop = () => vn.stop();
+    const client = clientFrom(kubeconfig, { userAgent: 'machine-config-daemon-virtual' });
+    await runManaged(client, 'virtual-nodes', () =>
+      startVirtualNodes({
+        client,
+        nodes,
+        rootDir: values['virtual-root'],
+        rebootDurationMs: parseDuration('reboot-duration', values['reboot-duration']),
+        ...(values['server-url'] !== undefined ? { serverUrl: values['server-url'] } : {}),
+        ...(values['server-ca'] !== undefined ? { serverCA: readFileSync(values['server-ca'], 'utf8') } : {}),
+        logger: log,
+        onEvent: (e) => {
+          log.info('virtual node event', { node: e.node, phase: e.phase, config: e.config, message: e.message });
+        },
+      }),
+    );
     log.info('virtual nodes running', { count: n, pool, root: values['virtual-root'] });
     return;
   }
   const nodeName = values['node-name'] ?? process.env['NODE_NAME'] ?? hostname();
   let metrics: { host: string; port: number };
   try {
-    metrics = parseListenAddress(values['metrics-listen-address']);
+    metrics = parseListenFlag('metrics-listen-address', values['metrics-listen-address'], '127.0.0.1');
   } catch (e) {
-    throw new UsageError(`--metrics-listen-address: ${(e as Error).message}\n${USAGE}`);
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`, { flag: '--metrics-listen-address', cause: e });
   }
-  const d = await startMachineConfigDaemon({
-    nodeName,
-    rootMount: values['root-mount'],
-    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
-    logger: log,
-    drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
-    metrics,
-    skipReboot: values['skip-reboot'],
-  });
+  const client = clientFrom(kubeconfig, { userAgent: 'machine-config-daemon' });
+  const d = await runManaged(client, 'machine-config-daemon', () =>
+    startMachineConfigDaemon({
+      nodeName,
+      rootMount: values['root-mount'],
+      client,
+      logger: log,
+      drainTimeouts: DEFAULT_DRAIN_TIMEOUTS,
+      metrics,
+      skipReboot: values['skip-reboot'],
+    }),
+  );
   log.info('daemon started', {
     node: nodeName,
     root: values['root-mount'],
     hostExec: values['root-mount'] === '/' ? 'direct' : 'chroot',
     metricsUrl: d.metricsUrl,
   });
-  onShutdown(() => d.stop(), { logger: log });
+}
+
+/**
+ * Runs a daemon component on `@keelson/kube`'s Manager (the operators' runtime, without a Lease: every node runs
+ * its daemon): the SIGTERM handler is installed first, so a signal during startup still stops cleanly; on stop the
+ * component ends, then the client closes. A component that fails to start closes the client and fails the process.
+ */
+async function runManaged<T extends { stop(): Promise<void> }>(
+  client: KubeClient,
+  name: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  const mgr = new Manager({ client, logger: log, health: false });
+  onShutdown(() => mgr.stop(), { logger: log });
+  let running: T;
+  try {
+    running = await start();
+  } catch (e) {
+    await mgr.stop();
+    throw e;
+  }
+  mgr.add({
+    name,
+    needLeaderElection: false,
+    start: async (signal) => {
+      await aborted(signal);
+      await running.stop();
+    },
+  });
+  await mgr.start();
+  return running;
 }
 
 /** A context without cluster access (firstboot, --once-from): host commands through the root's HostExec. */
@@ -146,7 +187,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof UsageError) console.error(e.message);
+  if (isUsageError(e)) console.error(e.message);
   else log.error('machine-config-daemon failed', { error: (e as Error).message });
-  process.exitCode = e instanceof UsageError ? 2 : 1;
+  process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // machine-config-server entry point (wiring only; see src/server).
 import { parseArgs } from 'node:util';
-import { createLogger, onShutdown } from '@keelson/kube';
+import { createLogger, isUsageError, onShutdown } from '@keelson/kube';
 import { startMachineConfigServer, SECURE_PORT, INSECURE_PORT } from '../server/server.js';
 import { parseCount, UsageError } from './args.js';
 
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof UsageError) console.error(e.message);
+  if (isUsageError(e)) console.error(e.message);
   else log.error('machine-config-server failed', { error: (e as Error).message });
-  process.exitCode = e instanceof UsageError ? 2 : 1;
+  process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

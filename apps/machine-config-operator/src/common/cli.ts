@@ -1,17 +1,23 @@
 /** Command-line wiring shared by the operator and controller entry points: flags, JSON logs, graceful SIGTERM. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { createLogger, onShutdown, parseGoDuration, type Logger } from '@keelson/kube';
-import { levelFromVerbosity, type ProcessOptions, type Running } from './runtime.js';
+import {
+  COMMON_FLAGS,
+  createLogger,
+  isUsageError,
+  levelFromVerbosity,
+  onShutdown,
+  parseDurationFlag,
+  parseLeaderElectionFlags,
+  parseListenFlag,
+  parseVerbosityFlag,
+  UsageError,
+  type Logger,
+} from '@keelson/kube';
+import type { ProcessOptions, Running } from './runtime.js';
 
-/** A bad flag value: the message says which flag and what to pass. */
-export class UsageError extends Error {
-  readonly code = 'USAGE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+/** A bad flag value: the message says which flag and what to pass (`@keelson/kube`'s one `UsageError`). */
+export { UsageError };
 
 /** Flags common to `start` of both processes. */
 export interface CommonFlags {
@@ -28,60 +34,62 @@ export interface CommonFlags {
 /** Adds the common flags to a `start` command. */
 export function addCommonFlags(cmd: Command, defaultMetricsAddress: string): Command {
   return cmd
-    .option('--kubeconfig <path>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('--v <level>', 'log verbosity (klog style: 0-3 info, 4+ debug)', '2')
+    .option(`${COMMON_FLAGS.kubeconfig.name} <path>`, COMMON_FLAGS.kubeconfig.help)
+    .option(`${COMMON_FLAGS.v.name} <level>`, COMMON_FLAGS.v.help, COMMON_FLAGS.v.default)
     .addOption(
-      new Option('--leader-elect [bool]', 'hold a Lease while running (disable only for a single replica)')
-        .default(true)
+      new Option(
+        `${COMMON_FLAGS.leaderElect.name} [bool]`,
+        `${COMMON_FLAGS.leaderElect.help} (disable only for a single replica)`,
+      )
+        .default(COMMON_FLAGS.leaderElect.default)
         .argParser((v) => v !== 'false'),
     )
-    .option('--leader-elect-lease-duration <d>', 'Lease duration', '137s')
-    .option('--leader-elect-renew-deadline <d>', 'renew deadline', '107s')
-    .option('--leader-elect-retry-period <d>', 'retry period', '26s')
+    .option(
+      `${COMMON_FLAGS.leaseDuration.name} <d>`,
+      COMMON_FLAGS.leaseDuration.help,
+      COMMON_FLAGS.leaseDuration.default,
+    )
+    .option(
+      `${COMMON_FLAGS.renewDeadline.name} <d>`,
+      COMMON_FLAGS.renewDeadline.help,
+      COMMON_FLAGS.renewDeadline.default,
+    )
+    .option(`${COMMON_FLAGS.retryPeriod.name} <d>`, COMMON_FLAGS.retryPeriod.help, COMMON_FLAGS.retryPeriod.default)
     .option(
       '--resourcelock-namespace <ns>',
       'namespace of the leader-election Lease (default openshift-machine-config-operator)',
     )
-    .option('--metrics-listen-address <host:port>', 'address of /metrics, /healthz and /readyz', defaultMetricsAddress);
-}
-
-/** Parses a Go-style duration (`137s`, `2m`, `500ms`, `1h`). */
-export function parseDuration(flag: string, v: string): number {
-  // Go time.ParseDuration (@keelson/kube parseGoDuration): a bare number is a usage error
-  let ms: number;
-  try {
-    ms = parseGoDuration(v);
-  } catch (e) {
-    throw new UsageError(
-      `--${flag}: invalid duration "${v}": ${(e as Error).message} (use e.g. 500ms, 30s, 1m30s, 1h)`,
+    .option(
+      `${COMMON_FLAGS.metricsListenAddress.name} <host:port>`,
+      COMMON_FLAGS.metricsListenAddress.help,
+      defaultMetricsAddress,
     );
-  }
-  if (ms < 0) throw new UsageError(`--${flag}: invalid duration "${v}": must not be negative`);
-  return ms;
 }
 
-/** Parses `host:port`. */
+/** Parses a Go duration flag (`137s`, `2m`, `500ms`, `1h`; `@keelson/kube` `parseDurationFlag`): negative refused. */
+export function parseDuration(flag: string, v: string): number {
+  return parseDurationFlag(flag, v, 'nonNegative');
+}
+
+/** Parses `host:port` of `--metrics-listen-address` (an empty host is every interface). */
 export function parseListen(v: string): { host: string; port: number } {
-  const i = v.lastIndexOf(':');
-  const port = Number(v.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--metrics-listen-address: expected host:port, got "${v}"`);
-  return { host: v.slice(0, i) || '0.0.0.0', port };
+  return parseListenFlag(COMMON_FLAGS.metricsListenAddress.name, v, '0.0.0.0');
 }
 
 /** The process options from the common flags. */
 export function processOptions(f: CommonFlags, logger: Logger): ProcessOptions {
-  const v = Number(f.v);
-  if (!Number.isInteger(v) || v < 0) throw new UsageError(`--v: expected a non-negative integer, got "${f.v}"`);
+  parseVerbosityFlag(f.v);
   return {
     ...(f.kubeconfig !== undefined ? { kubeconfig: f.kubeconfig } : {}),
     logger,
     health: parseListen(f.metricsListenAddress),
     leaderElection: f.leaderElect
       ? {
-          leaseDurationMs: parseDuration('leader-elect-lease-duration', f.leaderElectLeaseDuration),
-          renewDeadlineMs: parseDuration('leader-elect-renew-deadline', f.leaderElectRenewDeadline),
-          retryPeriodMs: parseDuration('leader-elect-retry-period', f.leaderElectRetryPeriod),
+          ...parseLeaderElectionFlags({
+            leaseDuration: f.leaderElectLeaseDuration,
+            renewDeadline: f.leaderElectRenewDeadline,
+            retryPeriod: f.leaderElectRetryPeriod,
+          }),
           ...(f.resourcelockNamespace !== undefined ? { namespace: f.resourcelockNamespace } : {}),
         }
       : false,
@@ -115,10 +123,14 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
     running = await start();
   } catch (e) {
     logger.error('failed to start', { err: (e as Error).message });
-    process.exitCode = e instanceof UsageError ? 2 : 1;
+    process.exitCode = isUsageError(e) ? e.exitCode : 1;
     return;
   }
   logger.info('started', { healthUrl: running.healthUrl });
+  // as upstream (klog.Fatalf "leaderelection lost"): a process that lost its Lease exits and its pod restarts
+  void running.done?.then((reason) => {
+    if (reason === 'leaderLost') process.exit(1);
+  });
   onShutdown(
     async (reason) => {
       logger.info('shutting down', { reason });

@@ -9,13 +9,15 @@ import {
   errorSafeLogger,
   KubeClient,
   KubeConfig,
-  LeaderElector,
+  levelFromVerbosity,
+  Manager,
   Registry,
-  startHealthServer,
-  type HealthServer,
+  runnableFromStarter,
   type KubeClientOptions,
   type Logger,
   type LogLevel,
+  type ManagerLeaderElection,
+  type StopReason,
 } from '@keelson/kube';
 
 /** Options common to {@link startMachineConfigOperator} and {@link startMachineConfigController}. */
@@ -77,6 +79,8 @@ export interface Running {
   readonly healthUrl: string | undefined;
   /** True while this process leads (always true without leader election once started). */
   isLeader(): boolean;
+  /** Settles when the process's manager stopped: `stopped` after stop(), `leaderLost` when the Lease was lost. */
+  readonly done?: Promise<StopReason>;
 }
 
 /** Builds the API client from the kubeconfig option. */
@@ -104,14 +108,15 @@ export function loggerFrom(o: ProcessOptions, component: string): Logger {
   });
 }
 
-/** Maps upstream's klog `--v` to a level. */
-export function levelFromVerbosity(v: number): LogLevel {
-  return v >= 4 ? 'debug' : 'info';
-}
+/** Maps upstream's klog `--v` to a level (`@keelson/kube` flags). */
+export { levelFromVerbosity };
 
 /**
- * Runs `lead(signal)` while holding the Lease (or at once without leader election), with health and metrics.
- * `lead` returns its own stop function; it is called when leadership ends or on stop().
+ * Runs `lead()` while holding the Lease (or at once without leader election), with health and metrics: a
+ * `@keelson/kube` {@link Manager} with `lead` as its one leader runnable. `lead` returns its own stop function; it is
+ * called when leadership ends or on stop(), before the Lease is handed back. A Lease lost without stop() stops the
+ * process's manager and settles {@link Running.done} with `leaderLost` (the bin then exits 1, as upstream's
+ * `klog.Fatalf("leaderelection lost")`).
  */
 export async function runLeading(
   o: ProcessOptions,
@@ -121,74 +126,54 @@ export async function runLeading(
   registry: Registry,
   lead: () => Promise<() => Promise<void>>,
 ): Promise<Running> {
-  let health: HealthServer | undefined;
   let leading = false;
-  let stopLead: (() => Promise<void>) | undefined;
-  const startLead = async (): Promise<void> => {
-    stopLead = await lead();
-    leading = true;
-  };
-  const endLead = async (): Promise<void> => {
-    leading = false;
-    const s = stopLead;
-    stopLead = undefined;
-    if (s) await s();
-  };
-  let elector: LeaderElector | undefined;
-  let electing: Promise<void> | undefined;
-  if (o.leaderElection === false) await startLead();
-  else {
-    const le = o.leaderElection ?? {};
-    const scaledLe = scaledLeaderElection(o.timeScale ?? 1);
-    elector = new LeaderElector({
-      client,
-      namespace: le.namespace ?? defaults.namespace,
-      name: le.name ?? defaults.name,
-      identity: le.identity ?? `${hostname()}_${randomUUID()}`,
-      leaseDurationMs: le.leaseDurationMs ?? scaledLe.leaseDurationMs,
-      renewDeadlineMs: le.renewDeadlineMs ?? scaledLe.renewDeadlineMs,
-      retryPeriodMs: le.retryPeriodMs ?? scaledLe.retryPeriodMs,
-      registry,
-      logger,
-      onStartedLeading: async (signal) => {
-        await startLead();
-        await new Promise<void>((r) => {
-          if (signal.aborted) r();
-          else
-            signal.addEventListener(
-              'abort',
-              () => {
-                r();
-              },
-              { once: true },
-            );
-        });
-        await endLead();
-      },
-    });
-    electing = elector.run().catch((err: unknown) => {
-      logger.error('leader election failed', { err });
-    });
-  }
-  if (o.health !== false) {
-    health = await startHealthServer({
-      registry,
-      port: o.health?.port ?? 0,
-      host: o.health?.host ?? '127.0.0.1',
-      healthChecks: elector ? { leaderElection: elector.healthCheck() } : {},
-    });
+  const mgr = new Manager({
+    client,
+    logger,
+    registry,
+    health: o.health === false ? false : { port: o.health?.port ?? 0, host: o.health?.host ?? '127.0.0.1' },
+    leaderElection: o.leaderElection === false ? false : leaderElectionFor(o, defaults),
+  });
+  // without leader election, a failing lead() fails the start, as before the Manager
+  const first = o.leaderElection === false ? await lead() : undefined;
+  let starter: (() => Promise<() => Promise<void>>) | undefined = first ? () => Promise.resolve(first) : undefined;
+  mgr.add({
+    name: defaults.name,
+    start: runnableFromStarter(async () => {
+      const stopLead = await (starter ?? lead)();
+      starter = undefined;
+      leading = true;
+      return async () => {
+        leading = false;
+        await stopLead();
+      };
+    }),
+  });
+  try {
+    await mgr.start();
+  } catch (e) {
+    await first?.();
+    await client.close();
+    throw e;
   }
   return {
-    healthUrl: health?.url,
+    healthUrl: mgr.healthUrl,
     isLeader: () => leading,
-    stop: async () => {
-      if (elector) {
-        await elector.stop();
-        await electing;
-      }
-      await endLead();
-      await health?.close();
-      await client.close();
-    },
+    done: mgr.done,
+    stop: () => mgr.stop(),
+  };
+}
+
+/** The Manager's leader election from the options: explicit values, else upstream's scaled by `timeScale`. */
+function leaderElectionFor(o: ProcessOptions, defaults: { namespace: string; name: string }): ManagerLeaderElection {
+  const le = o.leaderElection === false ? {} : (o.leaderElection ?? {});
+  const scaled = scaledLeaderElection(o.timeScale ?? 1);
+  return {
+    namespace: le.namespace ?? defaults.namespace,
+    name: le.name ?? defaults.name,
+    identity: le.identity ?? `${hostname()}_${randomUUID()}`,
+    leaseDurationMs: le.leaseDurationMs ?? scaled.leaseDurationMs,
+    renewDeadlineMs: le.renewDeadlineMs ?? scaled.renewDeadlineMs,
+    retryPeriodMs: le.retryPeriodMs ?? scaled.retryPeriodMs,
   };
 }

@@ -4,10 +4,10 @@
  * (`<path>.mcdorig`) or a `noorig/<path>.mcdnoorig` stamp, systemd units and dropins with enable/disable/preset,
  * and deletion of what an old config wrote that the new one does not have.
  */
-import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { File as IgnFile, IgnitionConfigV3, Unit } from '@keelson/ignition';
+import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import { killPoint } from './crash.js';
 import { decodeContents } from './dataurl.js';
 import { CERT_WRITER_FILES, NOORIG_DIR, ORIG_DIR, SYSTEMD_UNIT_DIR } from './constants.js';
@@ -23,15 +23,6 @@ export async function exists(p: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.open(dir, constants.O_RDONLY);
-  try {
-    await h.sync();
-  } finally {
-    await h.close();
   }
 }
 
@@ -63,22 +54,21 @@ export interface AtomicWriteOptions {
  * A reader (or a daemon restarted after SIGKILL) sees the old or the new file, never a part.
  */
 export async function atomicWrite(target: string, data: Buffer | string, opts: AtomicWriteOptions = {}): Promise<void> {
-  const dir = dirname(target);
-  await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+  await fs.mkdir(dirname(target), { recursive: true, mode: 0o755 });
   await removeStaleTemps(target);
-  const tmp = `${dir}/.${basename(target)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
-  const h = await fs.open(tmp, 'wx', 0o600);
-  try {
-    await h.writeFile(data);
-    await h.chmod(opts.mode ?? 0o644);
-    if (opts.uid !== undefined && opts.gid !== undefined && process.getuid?.() === 0) await h.chown(opts.uid, opts.gid);
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  if (opts.killPoint !== false) killPoint('file-temp-written');
-  await fs.rename(tmp, target);
-  await fsyncDir(dir);
+  // @keelson/kube's one atomic write; the kill point sits between the durable temp file and the rename
+  await writeFileAtomic(target, data, {
+    mode: opts.mode ?? 0o644,
+    ...(opts.uid !== undefined && opts.gid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
+    tempMark: TEMP_MARK,
+    ...(opts.killPoint !== false
+      ? {
+          beforeRename: () => {
+            killPoint('file-temp-written');
+          },
+        }
+      : {}),
+  });
 }
 
 /** Copies a file atomically, keeping its mode. */

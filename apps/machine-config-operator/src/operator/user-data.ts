@@ -9,6 +9,7 @@
  * - {@link reconcileUserDataCA}: the cert rotation controller's `reconcileSecret` — the installer's `*-user-data`
  *   secrets get the current MCS CA bundle as their one `certificateAuthorities` source.
  */
+import { goJsonMarshal } from '@keelson/api';
 import type { KubeObject } from '@keelson/kube';
 
 export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
@@ -59,10 +60,6 @@ export function ignitionHost(infra: Infra): string {
 /** `dataurl.EncodeBytes`. */
 export const caDataUrl = (ca: Buffer): string => `data:text/plain;charset=utf-8;base64,${ca.toString('base64')}`;
 
-/** Go's encoding/json string escaping of the HTML-sensitive characters and U+2028/2029. */
-const goEscape = (json: string): string =>
-  json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
 /** The pointer config of `role` (Go's json.Marshal of the ign3types.Config PointerConfig builds). */
 export function pointerConfig(host: string, rootCA: Buffer, role: string): string {
   const resource = (source: string): Record<string, unknown> => ({ source, verification: {} });
@@ -79,7 +76,8 @@ export function pointerConfig(host: string, rootCA: Buffer, role: string): strin
     storage: {},
     systemd: {},
   };
-  return goEscape(JSON.stringify(cfg));
+  // a Go struct: fields in declaration order
+  return goJsonMarshal(cfg, { sortKeys: false });
 }
 
 /** The pool's `<pool>-user-data-managed` Secret (manifests/userdata_secret.yaml), owned by the pool. */
@@ -121,19 +119,6 @@ export function managedSecretInLine(have: UserDataSecret, want: UserDataSecret):
   return have.type === want.type && JSON.stringify(have.data ?? {}) === JSON.stringify(want.data ?? {});
 }
 
-/** Go's json.Marshal of a decoded `interface{}`: object keys sorted, compact. */
-function goMarshal(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(goMarshal).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${goEscape(JSON.stringify(k))}:${goMarshal(o[k])}`)
-      .join(',')}}`;
-  }
-  return goEscape(JSON.stringify(v));
-}
-
 /** `isUserDataSecret`: not a managed one, and its `userData` is JSON with an `ignition` object. */
 export function isUserDataSecret(s: UserDataSecret): boolean {
   if (s.metadata.labels?.[MANAGED_CA_LABEL] !== undefined) return false;
@@ -163,6 +148,6 @@ export function reconcileUserDataCA(s: UserDataSecret, caBundle: Buffer): string
   const first = (cas[0] ?? {}) as Record<string, unknown>;
   first['source'] = caDataUrl(caBundle);
   cas[0] = first;
-  const updated = Buffer.from(goMarshal(cfg), 'utf8');
+  const updated = Buffer.from(goJsonMarshal(cfg), 'utf8');
   return updated.equals(raw) ? undefined : updated.toString('base64');
 }

@@ -131,6 +131,50 @@ describe('machine-config-controller and machine-config-operator processes', () =
     expect(lease.spec?.holderIdentity ?? '').toBe('');
   }, 180_000);
 
+  it('exits 1 when its Lease is taken away (upstream klog.Fatalf "leaderelection lost")', async () => {
+    const ctrl = run('machine-config-controller', [
+      'start',
+      '--kubeconfig',
+      kubeconfig,
+      ...le,
+      '--resourcelock-namespace',
+      'default',
+    ]);
+    try {
+      const leases = tc.client.resource(Leases);
+      const held = await waitFor('Lease held', async () => {
+        const x = await leases.get('machine-config-controller', 'default').catch(() => undefined);
+        return (x?.spec?.holderIdentity ?? '') !== '' ? x : undefined;
+      });
+      if (held === undefined) throw new Error('no Lease');
+      await leases.update({
+        ...held,
+        spec: { ...held.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 },
+      });
+      expect(await ctrl.exit).toBe(1);
+      expect(ctrl.lines.some((l) => l['msg'] === 'leaderelection lost')).toBe(true);
+      expect((await leases.get('machine-config-controller', 'default')).spec?.holderIdentity).toBe('intruder');
+    } finally {
+      ctrl.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('refuses a leader-election trio client-go would refuse (exit 2, names the flags)', async () => {
+    const p = run('machine-config-controller', [
+      'start',
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect-lease-duration',
+      '1s',
+      '--leader-elect-renew-deadline',
+      '2s',
+    ]);
+    expect(await p.exit).toBe(2);
+    expect(JSON.stringify(p.lines)).toContain(
+      '--leader-elect-lease-duration (1s) must be greater than --leader-elect-renew-deadline (2s)',
+    );
+  }, 30_000);
+
   it('refuses to start the operator without a release version (exit 2, says what to set)', async () => {
     const p = run(
       'machine-config-operator',

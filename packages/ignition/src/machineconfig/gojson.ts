@@ -4,6 +4,7 @@
  * coreos/ignition config/v3_5/types. Field order is the Go declaration order (alphabetical by Go name, embedded
  * Node fields first); unknown keys are dropped (Go's decoder ignores them).
  */
+import { goJsonString } from '@keelson/api';
 
 /** Field kind in the Go type table. */
 export type Kind =
@@ -193,53 +194,8 @@ export const TYPES: Record<string, [string, Kind][]> = {
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
 
-/** Go encoding/json string escaping (HTML-safe, \b and \f as in Go >= 1.22, invalid UTF-16 → U+FFFD). */
-export function goJsonString(str: string): string {
-  let out = '"';
-  for (let i = 0; i < str.length; i++) {
-    const c = str.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = str.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        out += str.charAt(i) + str.charAt(i + 1);
-        i++;
-      } else out += '\ufffd';
-      continue;
-    }
-    if (c >= 0xdc00 && c <= 0xdfff) {
-      out += '\ufffd';
-      continue;
-    }
-    switch (c) {
-      case 0x22:
-        out += '\\"';
-        break;
-      case 0x5c:
-        out += '\\\\';
-        break;
-      case 0x0a:
-        out += '\\n';
-        break;
-      case 0x0d:
-        out += '\\r';
-        break;
-      case 0x09:
-        out += '\\t';
-        break;
-      case 0x08:
-        out += '\\b';
-        break;
-      case 0x0c:
-        out += '\\f';
-        break;
-      default:
-        if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) {
-          out += '\\u' + c.toString(16).padStart(4, '0');
-        } else out += str.charAt(i);
-    }
-  }
-  return out + '"';
-}
+/** Go encoding/json string escaping (HTML-safe, invalid UTF-16 → U+FFFD): `@keelson/api`'s one Go-JSON encoder. */
+export { goJsonString };
 
 function prim(x: unknown, kind: 'string' | 'int' | 'bool' | 'any'): string {
   if (typeof x === 'string') return goJsonString(x);

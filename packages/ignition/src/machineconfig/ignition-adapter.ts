@@ -3,6 +3,7 @@
  * validate, convert to 3.5) and the render/daemon code: the MCO's Report text with line/column positions, and the
  * Go-typed shape (unknown keys dropped; empty lists kept or dropped as the caller needs).
  */
+import { goJsonMarshal } from '@keelson/api';
 import { IgnitionError, parseAndConvertConfig } from '../spec/index.js';
 import { MAX_DEPTH, tooDeep } from '../spec/errors.js';
 import { normalizeIgnitionV35, toGoStructV35 } from './gojson.js';
@@ -60,14 +61,7 @@ function reportString(raw: string | undefined, entries: Entry[]): string {
 
 /** Go json.Marshal of a generic object (map keys sorted), used as the RawExtension bytes of YAML-given configs. */
 export function goMarshalSorted(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(goMarshalSorted).join(',')}]`;
-  if (isObj(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${goMarshalSorted(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
+  return goJsonMarshal(v);
 }
 
 /**

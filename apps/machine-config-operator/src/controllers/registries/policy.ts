@@ -4,7 +4,7 @@
  * `getValidBlockedAndAllowedRegistries`, `payloadRepoHasUnblockedMirror`, `getPayloadRepo`). ClusterImagePolicy /
  * ImagePolicy (sigstore) scopes are not handled here.
  */
-import { goJsonString } from '@keelson/ignition';
+import { goJsonMarshal } from '@keelson/api';
 import {
   editRegistriesConfig,
   RegistriesInputError,
@@ -138,16 +138,9 @@ export function validBlockedAndAllowed(
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** json.MarshalIndent(v, "", "  ") with Go's map key order and HTML-safe escaping. */
-export function goMarshalIndent(v: Json, ind = ''): string {
-  if (v === null || typeof v === 'boolean' || typeof v === 'number') return JSON.stringify(v);
-  if (typeof v === 'string') return goJsonString(v);
-  const inner = `${ind}  `;
-  if (Array.isArray(v))
-    return v.length === 0 ? '[]' : `[\n${v.map((x) => inner + goMarshalIndent(x, inner)).join(',\n')}\n${ind}]`;
-  const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (keys.length === 0) return '{}';
-  return `{\n${keys.map((k) => `${inner}${goJsonString(k)}: ${goMarshalIndent(v[k] ?? null, inner)}`).join(',\n')}\n${ind}}`;
+/** json.MarshalIndent(v, "", "  ") with Go's map key order and HTML-safe escaping (`@keelson/api` `goJsonMarshal`). */
+export function goMarshalIndent(v: Json): string {
+  return goJsonMarshal(v, { indent: '  ' });
 }
 
 const accept = (): Json => ({ type: 'insecureAcceptAnything' });

@@ -1,0 +1,46 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../src/index.js';
+
+let dir = '';
+afterEach(() => {
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('replaces the file in one rename: the old content until then, the new mode, no temporary left', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'atomic-'));
+    const target = join(dir, 'state.json');
+    writeFileSync(target, 'old');
+    const seen: string[] = [];
+    await writeFileAtomic(target, 'new', {
+      mode: 0o600,
+      tempMark: '.mark',
+      beforeRename: () => {
+        seen.push(readFileSync(target, 'utf8'), ...readdirSync(dir).filter((n) => n.includes('.mark')));
+      },
+    });
+    expect(readFileSync(target, 'utf8')).toBe('new');
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(seen[0]).toBe('old');
+    expect(seen[1]).toMatch(/^\.state\.json\.mark[0-9a-f]{12}$/);
+    expect(readdirSync(dir)).toEqual(['state.json']);
+  });
+
+  it('creates parents only when asked, and a failed write leaves neither target nor temporary', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'atomic-'));
+    await expect(writeFileAtomic(join(dir, 'a', 'b', 'f'), 'x')).rejects.toMatchObject({ code: 'ENOENT' });
+    await writeFileAtomic(join(dir, 'a', 'b', 'f'), 'x', { mkdirMode: 0o755 });
+    expect(readFileSync(join(dir, 'a', 'b', 'f'), 'utf8')).toBe('x');
+    await expect(
+      writeFileAtomic(join(dir, 'g'), 'y', {
+        beforeRename: () => {
+          throw new Error('interrupted');
+        },
+      }),
+    ).rejects.toThrow('interrupted');
+    expect(readdirSync(dir)).toEqual(['a']);
+  });
+});
