@@ -35,6 +35,19 @@ function collectFailures(pkgName, report) {
   }
 }
 
+/** The lanes' reports of one package as one report (counts added, files concatenated, success if all succeeded). */
+function mergeReports(list) {
+  const sum = (k) => list.reduce((n, r) => n + (r[k] ?? 0), 0);
+  return {
+    numPassedTests: sum('numPassedTests'),
+    numFailedTests: sum('numFailedTests'),
+    numPendingTests: sum('numPendingTests'),
+    numTodoTests: sum('numTodoTests'),
+    success: list.every((r) => r.success !== false),
+    testResults: list.flatMap((r) => r.testResults ?? []),
+  };
+}
+
 for (const group of ['packages', 'apps', 'tooling']) {
   const dir = join(root, group);
   if (!existsSync(dir)) continue;
@@ -43,13 +56,17 @@ for (const group of ['packages', 'apps', 'tooling']) {
     if (!existsSync(pkgFile)) continue;
     const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
     if (!pkg.scripts?.test) continue;
-    const report = join(dir, name, '.vitest', 'results.json');
-    if (!existsSync(report)) {
+    // one report per vitest run: results.json, or results-<lane>.json per lane of scripts/vitest-lanes.mjs
+    const reportDir = join(dir, name, '.vitest');
+    const reports = existsSync(reportDir)
+      ? readdirSync(reportDir).filter((f) => /^results(-[\w-]+)?\.json$/.test(f))
+      : [];
+    if (reports.length === 0) {
       failed += 1;
       rows.push(`${pkg.name}: no test report (build or test run failed)`);
       continue;
     }
-    const r = JSON.parse(readFileSync(report, 'utf8'));
+    const r = mergeReports(reports.map((f) => JSON.parse(readFileSync(join(reportDir, f), 'utf8'))));
     const p = r.numPassedTests ?? 0;
     // a failed test counts once (not again for its file and describe blocks); a file that failed without a failed
     // test (it did not load, a hook threw) counts as one
