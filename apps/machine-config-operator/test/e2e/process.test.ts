@@ -87,7 +87,7 @@ afterAll(async () => {
 describe('machine-config-controller and machine-config-operator processes', () => {
   it('start, serve health and metrics, hold their Leases, and stop cleanly on SIGTERM', async () => {
     const ctrl = run('machine-config-controller', ['start', '--kubeconfig', kubeconfig, ...le]);
-    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], {
+    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, '--manage-operands=false', ...le], {
       RELEASE_VERSION: '4.99.1',
     });
     try {
