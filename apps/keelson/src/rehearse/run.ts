@@ -704,7 +704,7 @@ class Session {
     void this.startMco(ctx, a.version, a, until).catch(failed);
     const booting = (async () => {
       // the machines boot from the installer's bootstrap server (upstream: `machine-config-server bootstrap` on the
-      // bootstrap node): the operator deploys the in-cluster server only once its controller's pod runs on a node
+      // bootstrap node): the operator deploys the in-cluster server last, and its pods run on the masters
       const mcsId = await this.as(ctx, BOOTSTRAP_MCS, a, until);
       const mcs = this.started(
         BOOTSTRAP_MCS,
@@ -715,13 +715,14 @@ class Session {
         nodes: nodeInventory(opts.masters, opts.workers, opts.pools),
         ...(mcs.url !== undefined ? { serverUrl: mcs.url } : {}),
       };
-      void this.followServerDaemonSet(ctx, a, until, mcs).catch(failed);
       const mcd = await this.as(ctx, 'machine-config-daemon', a, until);
       nodes = this.started(
         'virtual nodes',
         await c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: [], drift: [] }),
         `machine-config-daemon ${mcd.who}; kubelets as the admin`,
       );
+      // the machines have booted: the in-cluster server takes over once the operator has deployed it
+      await this.followServerDaemonSet(ctx, a, until, mcs);
     })().catch(failed);
     this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
     let unsettled: string[] = [];
@@ -764,10 +765,10 @@ class Session {
   }
 
   /**
-   * When the operator has deployed the machine-config-server DaemonSet (its last operand), the in-cluster server
-   * starts as that DaemonSet's ServiceAccount and takes over from the bootstrap server (machines that boot from now on,
-   * e.g. power-cycled ones, fetch their config from it), and the bootstrap server stops, as the installer removes the
-   * bootstrap node once the cluster runs its own.
+   * Once the machines have booted from the bootstrap server and the operator has deployed the machine-config-server
+   * DaemonSet (its last operand), the in-cluster server starts as that DaemonSet's ServiceAccount and takes over
+   * (machines that boot from now on, e.g. power-cycled ones, fetch their config from it), and the bootstrap server
+   * stops, as the installer removes the bootstrap node once the cluster runs its own.
    */
   private async followServerDaemonSet(
     ctx: ComponentContext,
