@@ -78,15 +78,17 @@ export async function waitForClusterWorkload(
 ): Promise<ServiceAccountRef> {
   const plural = w.kind === 'Deployment' ? 'deployments' : 'daemonsets';
   const path = `/apis/apps/v1/namespaces/${w.namespace}/${plural}/${encodeURIComponent(w.name)}`;
+  let last = 'not found';
   for (;;) {
     try {
       return { namespace: w.namespace, name: podServiceAccount(await client.request('GET', path)) };
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      // absent until its operator gets to it; any other error (an API hiccup) is retried like the absence
+      last = isNotFound(e) ? 'not found' : (e as Error).message;
     }
     if (Date.now() > deadline || stopped())
       throw new WorkloadMissing(
-        `${w.kind.toLowerCase()} ${w.namespace}/${w.name} was not deployed (the operator that owns it did not get to it)`,
+        `${w.kind.toLowerCase()} ${w.namespace}/${w.name} was not deployed (the operator that owns it did not get to it; last GET: ${last})`,
       );
     await new Promise((r) => setTimeout(r, 200));
   }
