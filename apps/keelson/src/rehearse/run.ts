@@ -63,19 +63,6 @@ import {
 } from './identities.js';
 import type { IntOrPercent } from './max-unavailable.js';
 
-/** The installer's bootstrap machine-config-server the machines first boot from (see {@link Session.install}). */
-const BOOTSTRAP_MCS = 'machine-config-server (bootstrap)';
-/** The component with a stop() that runs once however often it is called (stopped early, then at the end). */
-function stopOnce<T extends Running>(r: T): T {
-  let stopping: Promise<void> | undefined;
-  return { ...r, stop: () => (stopping ??= r.stop()) };
-}
-/** The machine-config-operator's operands: its operator deploys their workloads, the release ships none of them. */
-const MCO_OPERANDS: ReadonlySet<string> = new Set([
-  'machine-config-controller',
-  'machine-config-daemon',
-  'machine-config-server',
-]);
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type RehearsalReport } from './report.js';
@@ -97,6 +84,20 @@ import { startUpdateService, type UpdateService } from './update-service.js';
 import { bootstrapImageConfig, imageConfigObjects } from './image-config.js';
 import { applyReleaseMirror, RELEASE_MIRROR_SET } from './release-mirror.js';
 import { bootstrapPriorityClasses, priorityClassObjects } from './priority-classes.js';
+
+/** The installer's bootstrap machine-config-server the machines first boot from (see {@link Session.install}). */
+const BOOTSTRAP_MCS = 'machine-config-server (bootstrap)';
+/** The component with a stop() that runs once however often it is called (stopped early, then at the end). */
+function stopOnce<T extends Running>(r: T): T {
+  let stopping: Promise<void> | undefined;
+  return { ...r, stop: () => (stopping ??= r.stop()) };
+}
+/** The machine-config-operator's operands: its operator deploys their workloads, the release ships none of them. */
+const MCO_OPERANDS: ReadonlySet<string> = new Set([
+  'machine-config-controller',
+  'machine-config-daemon',
+  'machine-config-server',
+]);
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
