@@ -78,7 +78,7 @@ export async function waitForClusterWorkload(
 ): Promise<ServiceAccountRef> {
   const plural = w.kind === 'Deployment' ? 'deployments' : 'daemonsets';
   const path = `/apis/apps/v1/namespaces/${w.namespace}/${plural}/${encodeURIComponent(w.name)}`;
-  let last = 'not found';
+  let last: string;
   for (;;) {
     try {
       return { namespace: w.namespace, name: podServiceAccount(await client.request('GET', path)) };
