@@ -287,10 +287,16 @@ export class MachineConfigOperator {
     await this.mcnSync.stop();
     await this.mcnRunning;
     await this.controller.stop();
+    // the controller starts the informers it watches but does not stop them: the operand watches too
+    const operands = this.operands === undefined ? [] : [this.operands.daemonSets, this.operands.deployments];
     await Promise.all(
-      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs, this.mcfg].map(
-        (i: Informer<KubeObject>) => i.stop(),
-      ),
+      [
+        ...Object.values(this.informers),
+        ...Object.values(this.config),
+        ...this.inputCMs,
+        this.mcfg,
+        ...(operands as unknown as Informer<KubeObject>[]),
+      ].map((i: Informer<KubeObject>) => i.stop()),
     );
   }
 
