@@ -75,6 +75,7 @@ describe('ControllerConfig on the strict API server (issue 18 defect 2)', () => 
       }),
     );
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',

@@ -218,6 +218,7 @@ describe('98-<pool>-generated-kubelet on the embedded API server', { timeout: 60
       },
     });
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',

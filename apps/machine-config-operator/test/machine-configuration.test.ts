@@ -79,6 +79,7 @@ describe('MachineConfiguration cluster on the API server', () => {
       },
     });
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',

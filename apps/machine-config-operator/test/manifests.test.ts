@@ -7,6 +7,8 @@ import { startMachineConfigServer } from '../src/server/server.js';
 import { startTestCluster, type TestCluster } from './helpers/cluster.js';
 
 const DIR = new URL('../manifests/', import.meta.url);
+/** The operands the operator renders and applies (not part of the release payload). */
+const OPERANDS_DIR = new URL('../operands/', import.meta.url);
 type Obj = {
   apiVersion: string;
   kind: string;
@@ -20,6 +22,15 @@ const files = readdirSync(DIR)
 const docs: Array<{ file: string; obj: Obj }> = files.flatMap((file) =>
   parseAllDocuments(readFileSync(new URL(file, DIR), 'utf8')).map((d) => ({ file, obj: d.toJS() as Obj })),
 );
+const operandFiles = [
+  'machineconfigdaemon/daemonset.yaml',
+  'machineconfigcontroller/deployment.yaml',
+  'machineconfigserver/daemonset.yaml',
+];
+const operands: Array<{ file: string; obj: Obj }> = operandFiles.map((file) => ({
+  file,
+  obj: parseAllDocuments(readFileSync(new URL(file, OPERANDS_DIR), 'utf8'))[0]?.toJS() as Obj,
+}));
 
 const plural: Record<string, string> = {
   Namespace: 'namespaces',
@@ -53,15 +64,22 @@ describe('manifests/', () => {
     for (const { obj } of docs)
       expect(obj.metadata.annotations?.['include.release.openshift.io/self-managed-high-availability']).toBe('true');
   });
-  it('ship the operator, controller, daemon and server workloads and the 22623/22624 Service', () => {
+  it("ship the operator's own workload and the 22623/22624 Service, none of the operands (as upstream's install/)", () => {
     const kinds = docs.map(({ obj }) => `${obj.kind}/${obj.metadata.name}`);
+    expect(kinds.filter((k) => k.startsWith('Deployment/') || k.startsWith('DaemonSet/'))).toEqual([
+      'Deployment/machine-config-operator',
+    ]);
+    expect(operands.map(({ obj }) => `${obj.kind}/${obj.metadata.name}`)).toEqual([
+      'DaemonSet/machine-config-daemon',
+      'Deployment/machine-config-controller',
+      'DaemonSet/machine-config-server',
+    ]);
+    for (const { obj } of operands)
+      expect(Object.keys(obj.metadata.annotations ?? {}).filter((k) => k.startsWith('include.release.'))).toEqual([]);
     expect(kinds).toEqual(
       expect.arrayContaining([
         'Namespace/openshift-machine-config-operator',
         'Deployment/machine-config-operator',
-        'Deployment/machine-config-controller',
-        'DaemonSet/machine-config-daemon',
-        'DaemonSet/machine-config-server',
         'Service/machine-config-server',
         'ConfigMap/machine-config-osimageurl',
         'ClusterOperator/machine-config',
@@ -110,7 +128,7 @@ describe('manifests/', () => {
     expect(pod['volumes']).toContainEqual({ name: 'images', configMap: { name: 'machine-config-operator-images' } });
   });
   it('run the daemon as the chroot path needs: privileged, hostPID, the host / at /rootfs, --root-mount=/rootfs', () => {
-    const ds = docs.find(({ obj }) => obj.kind === 'DaemonSet' && obj.metadata.name === 'machine-config-daemon')?.obj;
+    const ds = operands.find(({ obj }) => obj.metadata.name === 'machine-config-daemon')?.obj;
     const pod = (ds?.spec?.['template'] as { spec: Record<string, unknown> }).spec;
     expect(pod['hostPID']).toBe(true);
     const c = (
@@ -128,8 +146,8 @@ describe('manifests/', () => {
     );
     expect(vol?.hostPath?.path).toBe('/');
   });
-  it('are accepted by the API server in file order', async () => {
-    for (const { file, obj } of docs) {
+  it('are accepted by the API server in file order, the operands after them', async () => {
+    for (const { file, obj } of [...docs, ...operands]) {
       if (obj.metadata.name === 'openshift-machine-config-operator' && obj.kind === 'Namespace') continue; // created by the test cluster
       await expect(
         tc.client.request('POST', path(obj), { body: obj }),

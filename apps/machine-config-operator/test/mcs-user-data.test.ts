@@ -126,6 +126,7 @@ describe('MCS TLS wired on the API server', () => {
       },
     });
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',

@@ -119,6 +119,7 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
     const kc = new KubeConfig();
     kc.loadFromString(tc.sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${proxy.url}`));
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: kc,
       logger: nullLogger,
       releaseVersion: '4.99.0',
@@ -164,6 +165,7 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
     const kc = new KubeConfig();
     kc.loadFromString(tc.sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${proxy.url}`));
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: kc,
       logger: nullLogger,
       releaseVersion: '4.99.0',

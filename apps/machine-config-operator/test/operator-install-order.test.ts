@@ -64,6 +64,7 @@ describe('operator started before its osimageurl ConfigMap', () => {
 
   it('reports Progressing, not Degraded, while waiting at install, then renders the ControllerConfig', async () => {
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',
@@ -98,6 +99,7 @@ describe('operator started before its osimageurl ConfigMap', () => {
 
   it('goes Degraded RenderConfigFailed with the upstream message once the wait times out', async () => {
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',
@@ -130,6 +132,7 @@ describe('operator started before its osimageurl ConfigMap', () => {
       .resource(ClusterOperators)
       .updateStatus({ ...co, status: { versions: [{ name: 'operator', version: '4.99.0' }] } });
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.0',

@@ -33,7 +33,8 @@ describe('operator operands', () => {
     await tc.stop();
   });
 
-  const start = async (extra: { rolloutTimeoutMs?: number } = {}): Promise<void> => {
+  /** `extra` undefined: the operator's defaults (it owns its operands unless told otherwise). */
+  const start = async (extra?: { rolloutTimeoutMs?: number } | false): Promise<void> => {
     await tc.client.resource(ConfigMaps).create(osimageurl);
     operator = await startMachineConfigOperator({
       kubeconfig: tc.kubeConfig,
@@ -43,11 +44,11 @@ describe('operator operands', () => {
       leaderElection: false,
       health: false,
       images: { machineConfigOperator: IMAGE },
-      operands: extra,
+      ...(extra !== undefined ? { operands: extra } : {}),
     });
   };
 
-  it('applies daemon, controller, server in that order, each after the previous rolled out', async () => {
+  it('by default applies daemon, controller, server in that order, each after the previous rolled out', async () => {
     tc = await startTestCluster([], { simulatePods: true });
     for (const n of ['m0', 'm1', 'm2'])
       tc.sandbox.setNodeReady(n, true, { 'kubernetes.io/os': 'linux', 'node-role.kubernetes.io/master': '' });
@@ -161,5 +162,21 @@ describe('operator operands', () => {
       message:
         'Unable to apply 4.99.0: error during waitForDaemonsetRollout: [context deadline exceeded, daemonset machine-config-daemon is not ready. status: (desired: 0, updated: 0, ready: 0, unavailable: 0)]',
     });
+  }, 60_000);
+
+  it('operands: false: the operator applies no workload and does not wait for one', async () => {
+    tc = await startTestCluster();
+    await start(false);
+    const available = await waitFor('ClusterOperator reports the render done', async () => {
+      const s = await tc.client
+        .resource(ClusterOperators)
+        .get('machine-config')
+        .then((c) => c.status)
+        .catch(() => undefined);
+      return s?.conditions?.some((c) => c.type === 'Progressing') === true ? s : undefined;
+    });
+    expect(JSON.stringify(available.extension ?? {})).not.toContain('is not ready');
+    expect((await tc.client.resource(DaemonSets).list({ namespace: NS })).items).toEqual([]);
+    expect((await tc.client.resource(Deployments).list({ namespace: NS })).items).toEqual([]);
   }, 60_000);
 });

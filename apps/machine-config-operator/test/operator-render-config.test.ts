@@ -76,6 +76,7 @@ describe('ControllerConfig from the cluster (syncRenderConfig)', () => {
 
   async function start(t: TestCluster, resyncIntervalMs = 100): Promise<void> {
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: t.kubeConfig,
       logger: nullLogger,
       releaseVersion: VERSION,

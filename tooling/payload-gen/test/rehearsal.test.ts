@@ -152,8 +152,9 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-osimageurl\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\ndata:\n  releaseVersion: 0.0.1-snapshot\n  baseOSContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos"\n  baseOSExtensionsContainerImage: "placeholder.url.oc.will.replace.this.org/placeholdernamespace:rhel-coreos-extensions"\n',
     );
     await writeFile(
-      join(appDir, '0000_80_machine-config_08_daemon-daemonset.yaml'),
-      'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: machine-config-daemon\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-daemon\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n',
+      // as upstream's install/, the app ships only the operator's own workload (the operator deploys the others)
+      join(appDir, '0000_80_machine-config_04_deployment.yaml'),
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: machine-config-operator\n  namespace: openshift-machine-config-operator\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\nspec:\n  template:\n    spec:\n      containers:\n      - name: machine-config-operator\n        image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator\n',
     );
     // tags only the app's image-references names (images.json's infra image) join the release's, as oc adds them
     await writeFile(
@@ -177,12 +178,15 @@ describe('rehearsal releases with the MCO app manifests', { timeout: 60_000 }, (
     expect(json).toEqual({ releaseVersion: '4.18.8', infraImage: b2.images['pod'] });
     expect(b2.images['pod']).toMatch(/^quay\.io\/openshift-release-dev\/ocp-v4\.0-art-dev@sha256:[0-9a-f]{64}$/);
     expect(b2.images['pod']).not.toBe((await openPayload(r.from.dir)).images['pod']);
-    const ds = b2.manifests.find((m) => m.gvk.kind === 'DaemonSet' && m.name === 'machine-config-daemon');
-    expect(JSON.stringify(ds?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
+    const op = b2.manifests.filter((m) => m.gvk.kind === 'Deployment' && m.name === 'machine-config-operator');
+    expect(op).toHaveLength(1); // the app's, in place of the generated one
+    expect(JSON.stringify(op[0]?.object)).toContain(b2.images['machine-config-operator'] ?? 'missing');
+    expect(
+      b2.manifests.filter((m) => m.gvk.kind === 'DaemonSet' && m.namespace === 'openshift-machine-config-operator'),
+    ).toEqual([]);
     expect(b2.manifests.some((m) => m.gvk.kind === 'MachineConfigPool')).toBe(true);
     // the app's template controller writes 00-<role>: the release carries no MachineConfig (two writers otherwise)
     expect(b2.manifests.filter((m) => m.gvk.kind === 'MachineConfig')).toEqual([]);
-    expect(b2.manifests.some((m) => m.gvk.kind === 'Deployment' && m.name === 'machine-config-operator')).toBe(false);
     await writeFile(
       join(appDir, '0000_80_machine-config_11_bad.yaml'),
       'image: placeholder.url.oc.will.replace.this.org/placeholdernamespace:nope\n',

@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubeClient } from '@keelson/kube';
+import { isNotFound, type KubeClient } from '@keelson/kube';
 import type { ReleasePayload } from '@keelson/release-payload';
 
 /** A ServiceAccount. */
@@ -50,16 +50,48 @@ export function workloadServiceAccount(
     (x) => x.gvk.group === 'apps' && x.gvk.kind === w.kind && x.namespace === w.namespace && x.name === w.name,
   );
   if (m === undefined) return undefined;
-  const spec = (
-    m.object as { spec?: { template?: { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } } } }
-  ).spec?.template?.spec;
-  const sa =
-    typeof spec?.serviceAccountName === 'string' && spec.serviceAccountName !== ''
-      ? spec.serviceAccountName
-      : typeof spec?.serviceAccount === 'string' && spec.serviceAccount !== ''
-        ? spec.serviceAccount
-        : 'default';
-  return { namespace: w.namespace, name: sa };
+  return { namespace: w.namespace, name: podServiceAccount(m.object) };
+}
+
+/** The ServiceAccount a workload object's pod template runs as (`default` when it names none). */
+function podServiceAccount(obj: unknown): string {
+  const spec = (obj as { spec?: { template?: { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } } } })
+    .spec?.template?.spec;
+  if (typeof spec?.serviceAccountName === 'string' && spec.serviceAccountName !== '') return spec.serviceAccountName;
+  if (typeof spec?.serviceAccount === 'string' && spec.serviceAccount !== '') return spec.serviceAccount;
+  return 'default';
+}
+
+/** Thrown when an operand workload never appears (its operator did not deploy it). */
+export class WorkloadMissing extends Error {}
+
+/**
+ * The ServiceAccount of a workload an operator deploys (not the release: upstream's machine-config-operator renders
+ * and applies the daemon DaemonSet, the controller Deployment and the server DaemonSet itself): waits (up to
+ * `deadline`, epoch ms) until the workload exists in the cluster, as its pods cannot start before it does.
+ */
+export async function waitForClusterWorkload(
+  client: KubeClient,
+  w: Workload,
+  deadline: number,
+  stopped: () => boolean = () => false,
+): Promise<ServiceAccountRef> {
+  const plural = w.kind === 'Deployment' ? 'deployments' : 'daemonsets';
+  const path = `/apis/apps/v1/namespaces/${w.namespace}/${plural}/${encodeURIComponent(w.name)}`;
+  let last: string;
+  for (;;) {
+    try {
+      return { namespace: w.namespace, name: podServiceAccount(await client.request('GET', path)) };
+    } catch (e) {
+      // absent until its operator gets to it; any other error (an API hiccup) is retried like the absence
+      last = isNotFound(e) ? 'not found' : (e as Error).message;
+    }
+    if (Date.now() > deadline || stopped())
+      throw new WorkloadMissing(
+        `${w.kind.toLowerCase()} ${w.namespace}/${w.name} was not deployed (the operator that owns it did not get to it; last GET: ${last})`,
+      );
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** The RBAC kinds the installer creates from the CVO's own `manifests/` before the CVO runs. */

@@ -53,13 +53,16 @@ import {
   cvoBootstrapRbac,
   ServiceAccountMissing,
   shippedBindings,
+  waitForClusterWorkload,
   waitForServiceAccount,
+  WorkloadMissing,
   workloadServiceAccount,
   writeServiceAccountKubeconfig,
   type ReleaseComponent,
   type ServiceAccountRef,
 } from './identities.js';
 import type { IntOrPercent } from './max-unavailable.js';
+
 import { startObserver, type Observer } from './observer.js';
 import { decideRestarts } from './supervise.js';
 import { computeReport, EXIT_CODES, withinMaxUnavailable, type ApiCounts, type RehearsalReport } from './report.js';
@@ -81,6 +84,20 @@ import { startUpdateService, type UpdateService } from './update-service.js';
 import { bootstrapImageConfig, imageConfigObjects } from './image-config.js';
 import { applyReleaseMirror, RELEASE_MIRROR_SET } from './release-mirror.js';
 import { bootstrapPriorityClasses, priorityClassObjects } from './priority-classes.js';
+
+/** The installer's bootstrap machine-config-server the machines first boot from (see {@link Session.install}). */
+const BOOTSTRAP_MCS = 'machine-config-server (bootstrap)';
+/** The component with a stop() that runs once however often it is called (stopped early, then at the end). */
+function stopOnce<T extends Running>(r: T): T {
+  let stopping: Promise<void> | undefined;
+  return { ...r, stop: () => (stopping ??= r.stop()) };
+}
+/** The machine-config-operator's operands: its operator deploys their workloads, the release ships none of them. */
+const MCO_OPERANDS: ReadonlySet<string> = new Set([
+  'machine-config-controller',
+  'machine-config-daemon',
+  'machine-config-server',
+]);
 
 /** Options of {@link rehearse}. */
 export interface RehearseOptions {
@@ -602,17 +619,26 @@ class Session {
    */
   async as(
     ctx: ComponentContext,
-    component: ReleaseComponent | 'cluster-operator simulator',
+    component: ReleaseComponent | 'cluster-operator simulator' | typeof BOOTSTRAP_MCS,
     release: Release,
     deadline: number,
   ): Promise<{ ctx: ComponentContext; who: string }> {
     const cached = this.identities.get(component);
     if (cached !== undefined) return cached;
-    const sa: ServiceAccountRef | undefined =
-      component === 'cluster-operator simulator'
-        ? { namespace: OPERATOR_SIMULATOR_IDENTITY.namespace, name: OPERATOR_SIMULATOR_IDENTITY.serviceAccount }
-        : workloadServiceAccount(release.payload, COMPONENT_WORKLOADS[component]);
     const direct = this.direct;
+    let sa: ServiceAccountRef | undefined;
+    if (component === 'cluster-operator simulator')
+      sa = { namespace: OPERATOR_SIMULATOR_IDENTITY.namespace, name: OPERATOR_SIMULATOR_IDENTITY.serviceAccount };
+    else if (component === BOOTSTRAP_MCS)
+      // the installer's bootstrap server has no workload; it runs here as the in-cluster server's ServiceAccount
+      // (RBAC from the release), so it is refused what that server would be
+      sa = { namespace: COMPONENT_WORKLOADS['machine-config-server'].namespace, name: 'machine-config-server' };
+    else {
+      sa = workloadServiceAccount(release.payload, COMPONENT_WORKLOADS[component]);
+      // the MCO's operands: its operator deploys them (the release carries none); their pods start once it has
+      if (sa === undefined && direct !== undefined && MCO_OPERANDS.has(component))
+        sa = await waitForClusterWorkload(direct, COMPONENT_WORKLOADS[component], deadline, () => this.closed);
+    }
     let out: { ctx: ComponentContext; who: string };
     if (sa === undefined || direct === undefined)
       out = { ctx, who: `as the admin: release ${release.version} ships no workload manifest for it` };
@@ -678,10 +704,12 @@ class Session {
     };
     void this.startMco(ctx, a.version, a, until).catch(failed);
     const booting = (async () => {
-      const mcsId = await this.as(ctx, 'machine-config-server', a, until);
+      // the machines boot from the installer's bootstrap server (upstream: `machine-config-server bootstrap` on the
+      // bootstrap node): the operator deploys the in-cluster server last, and its pods run on the masters
+      const mcsId = await this.as(ctx, BOOTSTRAP_MCS, a, until);
       const mcs = this.started(
-        'machine-config-server',
-        await c.startMachineConfigServer(mcsId.ctx, { apiserverUrl: this.proxy?.url ?? '' }),
+        BOOTSTRAP_MCS,
+        stopOnce(await c.startMachineConfigServer(mcsId.ctx, { apiserverUrl: this.proxy?.url ?? '' })),
         mcsId.who,
       );
       this.machines = {
@@ -694,12 +722,14 @@ class Session {
         await c.startVirtualNodes(mcd.ctx, { ...this.machines, failBoot: [], drift: [] }),
         `machine-config-daemon ${mcd.who}; kubelets as the admin`,
       );
+      // the machines have booted: the in-cluster server takes over once the operator has deployed it
+      await this.followServerDaemonSet(ctx, a, until, mcs);
     })().catch(failed);
     this.stack.push('virtual nodes (booting)', () => Promise.race([booting, sleep(5000)]));
     let unsettled: string[] = [];
     let lastSettleCheck = 0;
     for (;;) {
-      if (nodesError instanceof ServiceAccountMissing)
+      if (nodesError instanceof ServiceAccountMissing || nodesError instanceof WorkloadMissing)
         throw new InstallStalled(`install of ${a.version} stalled: ${nodesError.message}`);
       if (nodesError !== undefined)
         throw nodesError instanceof Error
@@ -733,6 +763,36 @@ class Session {
       '/apis/machineconfiguration.openshift.io/v1/machineconfigs',
     );
     return unsettledPools(obs.pools(), list.items ?? []);
+  }
+
+  /**
+   * Once the machines have booted from the bootstrap server and the operator has deployed the machine-config-server
+   * DaemonSet (its last operand), the in-cluster server starts as that DaemonSet's ServiceAccount and takes over
+   * (machines that boot from now on, e.g. power-cycled ones, fetch their config from it), and the bootstrap server
+   * stops, as the installer removes the bootstrap node once the cluster runs its own.
+   */
+  private async followServerDaemonSet(
+    ctx: ComponentContext,
+    a: Release,
+    deadline: number,
+    bootstrap: Running & { url?: string },
+  ): Promise<void> {
+    const id = await this.as(ctx, 'machine-config-server', a, deadline);
+    if (this.closed) return;
+    const mcs = this.started(
+      'machine-config-server',
+      await this.c.startMachineConfigServer(id.ctx, { apiserverUrl: this.proxy?.url ?? '' }),
+      `${id.who}; DaemonSet machine-config-server deployed by the operator`,
+    );
+    if (this.machines !== undefined && mcs.url !== undefined) this.machines = { ...this.machines, serverUrl: mcs.url };
+    await bootstrap.stop();
+    this.emit({
+      t: this.t(),
+      type: 'component',
+      component: BOOTSTRAP_MCS,
+      state: 'stopped',
+      detail: 'the in-cluster machine-config-server took over',
+    });
   }
 
   cvo: Running | undefined;
@@ -777,10 +837,6 @@ class Session {
       release !== undefined
         ? await this.as(ctx, 'machine-config-operator', release, deadline)
         : this.known('machine-config-operator', ctx);
-    const ctl =
-      release !== undefined
-        ? await this.as(ctx, 'machine-config-controller', release, deadline)
-        : this.known('machine-config-controller', ctx);
     if (this.mco !== undefined) {
       await this.mco.operator.stop();
       await this.mco.controller.stop();
@@ -797,6 +853,11 @@ class Session {
       await this.c.startMachineConfigOperator(op.ctx, { releaseVersion }),
       op.who,
     );
+    // the controller's pod starts once the operator has deployed its Deployment (waited for on the first start)
+    const ctl =
+      release !== undefined
+        ? await this.as(ctx, 'machine-config-controller', release, deadline)
+        : this.known('machine-config-controller', ctx);
     const controller = this.started(
       'machine-config-controller',
       await this.c.startMachineConfigController(ctl.ctx, { releaseVersion }),

@@ -17,7 +17,9 @@ import {
   serviceAccountReady,
   ServiceAccountMissing,
   shippedBindings,
+  waitForClusterWorkload,
   waitForServiceAccount,
+  WorkloadMissing,
   workloadServiceAccount,
   writeServiceAccountKubeconfig,
 } from '../../src/rehearse/identities.js';
@@ -53,14 +55,13 @@ describe('rehearsal identities', { timeout: 30_000 }, () => {
       namespace: 'openshift-cluster-version',
       name: 'default',
     });
-    expect(workloadServiceAccount(payload, COMPONENT_WORKLOADS['machine-config-server'])).toEqual({
+    expect(workloadServiceAccount(payload, COMPONENT_WORKLOADS['machine-config-operator'])).toEqual({
       namespace: 'openshift-machine-config-operator',
-      name: 'machine-config-server',
+      name: 'machine-config-operator',
     });
-    expect(workloadServiceAccount(payload, COMPONENT_WORKLOADS['machine-config-daemon'])).toEqual({
-      namespace: 'openshift-machine-config-operator',
-      name: 'machine-config-daemon',
-    });
+    // the MCO's operands are deployed by its operator, as upstream: the release carries none of them
+    for (const c of ['machine-config-controller', 'machine-config-daemon', 'machine-config-server'] as const)
+      expect(workloadServiceAccount(payload, COMPONENT_WORKLOADS[c]), c).toBeUndefined();
     expect(workloadServiceAccount({ manifests: [] }, COMPONENT_WORKLOADS['machine-config-operator'])).toBeUndefined();
     // the installer's part: the CVO's own RBAC, cluster-admin for its ServiceAccount
     expect(cvoBootstrapRbac(payload).map((m) => `${m.gvk.kind}/${m.name}`)).toContain(
@@ -76,6 +77,31 @@ describe('rehearsal identities', { timeout: 30_000 }, () => {
       'kube-system/machine-config-controller-install-config',
       'openshift-machine-config-operator/machine-config-leader-election',
     ]);
+  });
+
+  it("takes an operand's ServiceAccount from the workload its operator deployed, once it appears", async () => {
+    const w = { kind: 'DaemonSet', namespace: 'rehearse-operands', name: 'machine-config-daemon' } as const;
+    await expect(waitForClusterWorkload(admin, w, Date.now() + 300)).rejects.toBeInstanceOf(WorkloadMissing);
+    const waiting = waitForClusterWorkload(admin, w, Date.now() + 20_000);
+    await admin.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: w.namespace } },
+    });
+    const labels = { app: 'mcd' };
+    await admin.request('POST', `/apis/apps/v1/namespaces/${w.namespace}/daemonsets`, {
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: w.name },
+        spec: {
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { serviceAccountName: 'machine-config-daemon', containers: [{ name: 'c', image: 'i' }] },
+          },
+        },
+      },
+    });
+    await expect(waiting).resolves.toEqual({ namespace: w.namespace, name: 'machine-config-daemon' });
   });
 
   it('matches binding subjects as RBAC does', () => {

@@ -39,7 +39,19 @@ describe('keelson rehearse under RBAC', { timeout: 400_000 }, () => {
       expect(runsAs.get('cluster-version-operator')).toBe('as system:serviceaccount:openshift-cluster-version:default');
       expect(runsAs.get('machine-config-operator')).toBe(`as ${MCO}:machine-config-operator`);
       expect(runsAs.get('machine-config-controller')).toBe(`as ${MCO}:machine-config-controller`);
-      expect(runsAs.get('machine-config-server')).toBe(`as ${MCO}:machine-config-server`);
+      expect(runsAs.get('machine-config-server (bootstrap)')).toBe(`as ${MCO}:machine-config-server`);
+      expect(runsAs.get('machine-config-server')).toBe(
+        `as ${MCO}:machine-config-server; DaemonSet machine-config-server deployed by the operator`,
+      );
+      // the MCO's operands run once its operator has deployed them (the release ships none): the controller and the
+      // daemons after the operator, the in-cluster server last, taking over from the bootstrap server
+      const order = events.flatMap((e: TimelineEvent) => (e.type === 'component' ? [`${e.component} ${e.state}`] : []));
+      const at = (x: string): number => order.indexOf(x);
+      expect(at('machine-config-operator started')).toBeGreaterThanOrEqual(0);
+      expect(at('machine-config-controller started')).toBeGreaterThan(at('machine-config-operator started'));
+      expect(at('virtual nodes started')).toBeGreaterThan(at('machine-config-operator started'));
+      expect(at('machine-config-server started')).toBeGreaterThan(at('virtual nodes started'));
+      expect(at('machine-config-server (bootstrap) stopped')).toBeGreaterThan(at('machine-config-server started'));
       expect(runsAs.get('virtual nodes')).toBe(
         `machine-config-daemon as ${MCO}:machine-config-daemon; kubelets as the admin`,
       );

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // machine-config-operator entry point (wiring only; see src/operator/operator.ts).
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   addCommonFlags,
   cliLogger,
@@ -11,6 +11,13 @@ import {
   type CommonFlags,
 } from '../common/cli.js';
 import { startMachineConfigOperator } from '../operator/operator.js';
+
+/** `--flag`, `--flag=true`, `--flag=false`; anything else is refused. */
+function parseBool(v: string): boolean {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new InvalidArgumentError(`expected true or false, got ${JSON.stringify(v)}`);
+}
 
 const program = new Command('machine-config-operator').description(
   'Machine Config Operator: ControllerConfig, pools and ClusterOperator machine-config',
@@ -29,11 +36,15 @@ addCommonFlags(
     'operator image, reported as version operator-image (default: env OPERATOR_IMAGE)',
   )
   .option('--cluster-dns-ip <ip>', 'cluster DNS service IP', '172.30.0.10')
-  .option(
-    '--manage-operands',
-    'deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream behaviour; the release then ships none of them)',
+  .addOption(
+    new Option(
+      '--manage-operands [bool]',
+      'deploy the daemon DaemonSet, controller Deployment and server DaemonSet in upstream order and wait for their rollouts (the release ships none of them); false: they are run by someone else (processes started by hand)',
+    )
+      .default(true)
+      .argParser(parseBool),
   )
-  .option('--operands-dir <dir>', 'directory of the operand manifests (default: the package manifests/)')
+  .option('--operands-dir <dir>', 'directory of the operand manifests (default: the package operands/)')
   .option(
     '--mcs-cert-rotation <mode>',
     'machine-config-server CA/serving certificate rotation and user-data CA updates: auto (only when MachineSets exist in openshift-machine-api, as upstream), always or never',
@@ -47,7 +58,7 @@ addCommonFlags(
         releaseImage?: string;
         operatorImage?: string;
         clusterDnsIp: string;
-        manageOperands?: boolean;
+        manageOperands: boolean;
         operandsDir?: string;
         mcsCertRotation: string;
       },
@@ -59,6 +70,8 @@ addCommonFlags(
           throw new UsageError('the release version is unknown: set RELEASE_VERSION or pass --release-version');
         const releaseImage = f.releaseImage ?? process.env['RELEASE_IMAGE'];
         const operatorImage = f.operatorImage ?? process.env['OPERATOR_IMAGE'];
+        if (!f.manageOperands && f.operandsDir !== undefined)
+          throw new UsageError('--operands-dir: the operator does not deploy its operands (--manage-operands=false)');
         const modes: Record<string, boolean | undefined> = { auto: undefined, always: true, never: false };
         const rotation = modes[f.mcsCertRotation];
         if (!Object.hasOwn(modes, f.mcsCertRotation))
@@ -73,9 +86,7 @@ addCommonFlags(
           ...(operatorImage !== undefined ? { operatorImage } : {}),
           ...(rotation !== undefined ? { mcsCertRotation: rotation } : {}),
           ...(f.imagesJson !== undefined ? { images: readJsonStrings('images-json', f.imagesJson) } : {}),
-          ...(f.manageOperands === true || f.operandsDir !== undefined
-            ? { operands: f.operandsDir !== undefined ? { dir: f.operandsDir } : {} }
-            : {}),
+          operands: f.manageOperands ? (f.operandsDir !== undefined ? { dir: f.operandsDir } : {}) : false,
         });
       });
     },

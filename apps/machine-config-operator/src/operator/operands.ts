@@ -1,7 +1,9 @@
 /**
  * The operator's operands (openshift/machine-config-operator pkg/operator/sync.go syncMachineConfigDaemon,
  * syncMachineConfigController, syncMachineConfigServer): the daemon DaemonSet, the controller Deployment and the
- * server DaemonSet rendered from this package's manifests with the release's machine-config-operator image, applied
+ * server DaemonSet rendered from this package's `operands/` (upstream keeps them in `manifests/machineconfigdaemon/`,
+ * `manifests/machineconfigcontroller/`, `manifests/machineconfigserver/`, compiled into the operator binary, while
+ * the release payload's `install/` carries none of them) with the release's machine-config-operator image, applied
  * in upstream's order (daemon, controller, server), each waited for as waitForDaemonsetRollout /
  * waitForDeploymentRollout do before the next. Upstream blocks its sync in a 1 s poll for up to 10 minutes; here a
  * rollout in progress is the operator's pending state (its sync stops at that task and the DaemonSet/Deployment
@@ -54,19 +56,19 @@ export const OPERANDS: readonly Operand[] = [
     task: 'MachineConfigDaemon',
     kind: 'DaemonSet',
     name: 'machine-config-daemon',
-    file: '0000_80_machine-config_08_daemon-daemonset.yaml',
+    file: 'machineconfigdaemon/daemonset.yaml',
   },
   {
     task: 'MachineConfigController',
     kind: 'Deployment',
     name: 'machine-config-controller',
-    file: '0000_80_machine-config_07_controller-deployment.yaml',
+    file: 'machineconfigcontroller/deployment.yaml',
   },
   {
     task: 'MachineConfigServer',
     kind: 'DaemonSet',
     name: 'machine-config-server',
-    file: '0000_80_machine-config_09_server-daemonset.yaml',
+    file: 'machineconfigserver/daemonset.yaml',
   },
 ];
 
@@ -74,18 +76,21 @@ export const OPERANDS: readonly Operand[] = [
 export const MCO_IMAGE_PLACEHOLDER =
   'placeholder.url.oc.will.replace.this.org/placeholdernamespace:machine-config-operator';
 
-/** The manifests directory of this package (`manifests/`), found from the running module. */
+/** The operand manifests directory of this package (`operands/`), found from the running module. */
 export function defaultOperandsDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    const c = join(dir, 'manifests');
+    const c = join(dir, 'operands');
     if (existsSync(join(c, OPERANDS[0]?.file ?? ''))) return c;
     dir = dirname(dir);
   }
   throw new Error('operand manifests not found next to the machine-config-operator package; pass --operands-dir DIR');
 }
 
-/** Reads and renders one operand: image placeholder → `image`, release-payload annotations dropped. */
+/**
+ * Reads and renders one operand: image placeholder → `image`; release-payload annotations are dropped (a copy of a
+ * manifest taken from a release carries them; what the operator applies is not the CVO's).
+ */
 export async function renderOperand(dir: string, op: Operand, image: string): Promise<Workload> {
   const text = await readFile(join(dir, op.file), 'utf8');
   const obj = parseYaml(text.split(MCO_IMAGE_PLACEHOLDER).join(image)) as Workload;
@@ -163,7 +168,7 @@ export async function applyWorkload(
 
 /** Options of the operator's operand management. */
 export interface OperandOptions {
-  /** Directory of the operand manifests (default: this package's `manifests/`). */
+  /** Directory of the operand manifests (default: this package's `operands/`). */
   readonly dir?: string;
   /** Image of the daemon, controller and server (default: images.machineConfigOperator, else the operator image). */
   readonly image?: string;

@@ -128,11 +128,11 @@ export interface MachineConfigOperatorOptions extends ProcessOptions {
   /** generated-by-version written on the ControllerConfig (default: this build's). */
   mcoVersion?: string;
   /**
-   * Deploy the daemon DaemonSet, controller Deployment and server DaemonSet and wait for their rollouts (upstream's
-   * syncMachineConfigDaemon/Controller/Server; see operands.ts). Off by default: a release that ships those workloads
-   * as static manifests (this package's `manifests/`) or a rehearsal that runs them as processes does not want it.
+   * The operator deploys the daemon DaemonSet, controller Deployment and server DaemonSet and waits for their rollouts
+   * (upstream's syncMachineConfigDaemon/Controller/Server; see operands.ts) — by default, as upstream: the release
+   * payload carries none of them. `false`: someone else runs them (processes started by hand, tests of other parts).
    */
-  operands?: OperandOptions;
+  operands?: OperandOptions | false;
   /**
    * Issue and rotate the machine-config-server CA and serving certificate (mcs-tls.ts) and keep the installer's
    * `*-user-data` secrets on the current CA bundle. Default: as upstream, only when the cluster has MachineSets in
@@ -251,13 +251,14 @@ export class MachineConfigOperator {
     this.mcfg = mk(MachineConfigurations as unknown as ResourceDescriptor<ClusterConfigObject>, byName);
     this.mcfg.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
     this.mcnSync = new MachineConfigNodeSync({ client, logger: log, registry, pools: this.informers.pools });
-    if (o.operands !== undefined) {
-      const image = o.operands.image ?? o.images?.['machineConfigOperator'] ?? o.operatorImage;
+    if (o.operands !== false) {
+      const ops = o.operands ?? {};
+      const image = ops.image ?? o.images?.['machineConfigOperator'] ?? o.operatorImage;
       if (image === undefined || image === '')
         throw new Error(
-          'managing operands needs the machine-config-operator image: images.machineConfigOperator or the operator image',
+          'the operator deploys its operands with the machine-config-operator image: set images.machineConfigOperator (images.json) or the operator image, or turn operand management off (operands: false, --manage-operands=false)',
         );
-      this.operands = new OperandSync(client, { ...o.operands, image }, log);
+      this.operands = new OperandSync(client, { ...ops, image }, log);
       this.controller.watch(this.operands.daemonSets, key).watch(this.operands.deployments, key);
     }
   }
@@ -286,10 +287,16 @@ export class MachineConfigOperator {
     await this.mcnSync.stop();
     await this.mcnRunning;
     await this.controller.stop();
+    // the controller starts the informers it watches but does not stop them: the operand watches too
+    const operands = this.operands === undefined ? [] : [this.operands.daemonSets, this.operands.deployments];
     await Promise.all(
-      [...Object.values(this.informers), ...Object.values(this.config), ...this.inputCMs, this.mcfg].map(
-        (i: Informer<KubeObject>) => i.stop(),
-      ),
+      [
+        ...Object.values(this.informers),
+        ...Object.values(this.config),
+        ...this.inputCMs,
+        this.mcfg,
+        ...(operands as unknown as Informer<KubeObject>[]),
+      ].map((i: Informer<KubeObject>) => i.stop()),
     );
   }
 

@@ -86,6 +86,7 @@ beforeAll(async () => {
     .resource(MachineConfigPools)
     .create({ ...i, metadata: { ...i.metadata, labels: i.metadata.labels ?? {} } } as never);
   operator = await startMachineConfigOperator({
+    operands: false,
     kubeconfig: tc.kubeConfig,
     logger: nullLogger,
     releaseVersion: '4.99.0',

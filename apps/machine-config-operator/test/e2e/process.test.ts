@@ -87,7 +87,7 @@ afterAll(async () => {
 describe('machine-config-controller and machine-config-operator processes', () => {
   it('start, serve health and metrics, hold their Leases, and stop cleanly on SIGTERM', async () => {
     const ctrl = run('machine-config-controller', ['start', '--kubeconfig', kubeconfig, ...le]);
-    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], {
+    const op = run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, '--manage-operands=false', ...le], {
       RELEASE_VERSION: '4.99.1',
     });
     try {
@@ -184,5 +184,28 @@ describe('machine-config-controller and machine-config-operator processes', () =
     const code = await p.exit;
     expect(code).toBe(2);
     expect(JSON.stringify(p.lines)).toContain('set RELEASE_VERSION or pass --release-version');
+  }, 30_000);
+
+  it('--manage-operands: only true or false; =false with --operands-dir, or no image to deploy them with, is refused', async () => {
+    const base = [
+      'start',
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect=false',
+      '--metrics-listen-address',
+      '127.0.0.1:0',
+    ];
+    const env = { RELEASE_VERSION: '4.99.1' };
+    const bad = run('machine-config-operator', [...base, '--manage-operands=maybe'], env);
+    expect(await bad.exit).not.toBe(0);
+    const dirWithout = run('machine-config-operator', [...base, '--manage-operands=false', '--operands-dir', dir], env);
+    expect(await dirWithout.exit).toBe(2);
+    expect(JSON.stringify(dirWithout.lines)).toContain('--operands-dir: the operator does not deploy its operands');
+    // by default the operator deploys its operands, with images.json's machineConfigOperator or the operator image
+    const noImage = run('machine-config-operator', base, env);
+    expect(await noImage.exit).not.toBe(0);
+    expect(JSON.stringify(noImage.lines)).toContain(
+      'the operator deploys its operands with the machine-config-operator image',
+    );
   }, 30_000);
 });

@@ -111,6 +111,7 @@ beforeAll(async () => {
     spec: { ...w.spec, maxUnavailable: 2 },
   } as never);
   operator = await startMachineConfigOperator({
+    operands: false,
     kubeconfig: tc.kubeConfig,
     logger: nullLogger,
     releaseVersion: '4.99.0',

@@ -136,6 +136,7 @@ beforeAll(async () => {
     metadata: { ...infra.metadata, labels: infra.metadata.labels ?? {} },
   } as unknown as MachineConfigPool);
   operator = await startMachineConfigOperator({
+    operands: false,
     kubeconfig: tc.kubeConfig,
     logger: nullLogger,
     releaseVersion: '4.99.0',
@@ -402,6 +403,7 @@ describe('machine-config operator + controller on the embedded API server', () =
       })().catch(() => undefined);
     }, 50);
     operator = await startMachineConfigOperator({
+      operands: false,
       kubeconfig: tc.kubeConfig,
       logger: nullLogger,
       releaseVersion: '4.99.1',

@@ -70,7 +70,9 @@ function run(name: string, args: string[], env: Record<string, string> = {}): Pr
 const le = ['--leader-elect=false', '--metrics-listen-address', '127.0.0.1:0'];
 
 function startOperatorAndController(): void {
-  run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, ...le], { RELEASE_VERSION: '4.99.1' });
+  run('machine-config-operator', ['start', '--kubeconfig', kubeconfig, '--manage-operands=false', ...le], {
+    RELEASE_VERSION: '4.99.1',
+  });
   run('machine-config-controller', ['start', '--kubeconfig', kubeconfig, ...le], {
     KEELSON_CONTROLLER_DURATIONS: JSON.stringify({ renderDelayMs: 100, nodeSyncDelayMs: 50, drainDelayMs: 20 }),
   });

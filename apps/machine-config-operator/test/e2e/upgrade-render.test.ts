@@ -72,6 +72,7 @@ const ccNow = (): Promise<ControllerConfig> => tc.client.resource(ControllerConf
 
 async function startOperator(release: string, mcoVersion: string, controllerVersion: string): Promise<Running> {
   return startMachineConfigOperator({
+    operands: false,
     kubeconfig: proxy.kubeConfig(tc.kubeConfig),
     logger: recording,
     releaseVersion: release,
