@@ -1,7 +1,8 @@
 /**
  * Reconcile passes read the applied objects from watches, not by a GET each: once release A is installed, further
  * reconciling passes issue no GET of the payload's objects (their informers list and watch them), and a drifted
- * object is still restored (the watch shows the drift). Real operator on the embedded API server, requests counted by
+ * object is still restored (the watch shows the drift). No other GET either: CRDs, Proxy / Infrastructure `cluster`
+ * and the ClusterVersion are read from watches. Real operator on the embedded API server, requests counted by
  * a loopback proxy.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -96,10 +97,29 @@ const objectGets = (): number =>
     )
     .reduce((n, [, v]) => n + v, 0);
 
+/** `/api/v1/…` or `/apis/<group>/<version>/…` naming one object (not a collection, so not a list or watch). */
+const isObjectPath = (path: string): boolean => {
+  const segs = path.split('/').filter((x) => x !== '');
+  const rest = segs[0] === 'api' ? segs.slice(2) : segs.slice(3);
+  return rest.length > 0 && rest.length % 2 === 0;
+};
+
+/** GETs of single objects since `snapshot` (but the signature persister's), by path. */
+const gets = (snapshot: Map<string, number>): Record<string, number> =>
+  Object.fromEntries(
+    [...counts]
+      .filter(
+        ([k]) => k.startsWith('GET ') && isObjectPath(k.slice(4)) && !k.endsWith('/configmaps/signatures-managed'),
+      )
+      .map(([k, v]) => [k, v - (snapshot.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0),
+  );
+
 describe('reconcile passes read applied objects from watches', () => {
   it('issues no GET of payload objects in later passes and still restores drift', async () => {
     await waitFor(() => Promise.resolve(reconciled() >= 2 ? true : undefined), 30_000, 'two reconciling passes');
     const before = objectGets();
+    const after = new Map(counts);
     const passes = reconciled();
     await waitFor(
       () => Promise.resolve(reconciled() >= passes + 3 ? true : undefined),
@@ -107,6 +127,8 @@ describe('reconcile passes read applied objects from watches', () => {
       'three more reconciling passes',
     );
     expect(objectGets()).toBe(before);
+    // nor any other GET: the CRDs, Proxy / Infrastructure `cluster` and the ClusterVersion come from watches too
+    expect(gets(after)).toEqual({});
     expect(counts.get('GET /api/v1/configmaps')).toBeGreaterThanOrEqual(1);
 
     await client.request('PATCH', '/api/v1/namespaces/openshift-dns/configmaps/dns-config', {

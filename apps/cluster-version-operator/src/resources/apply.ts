@@ -4,6 +4,7 @@
  * something; `release.openshift.io/delete`; post-apply health checks outside Initializing.
  */
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { WatchedClusterConfig } from './cluster-config-cache.js';
 import { LiveObjectCache } from './live-cache.js';
 import { deepEqual, isObject, type JsonObject } from './merge-core.js';
 import { stripUndefined } from './merge.js';
@@ -83,21 +84,22 @@ export class ResourceApplier {
   readonly deletesInProgress = new Set<string>();
   /** Live objects read from watches instead of a GET per apply (see {@link LiveObjectCache}). */
   readonly cache: LiveObjectCache;
-  /** Proxy / Infrastructure `cluster` for the builders' manifest changes. */
-  private readonly clusterConfig: ClusterConfigReader;
+  /** Proxy / Infrastructure `cluster` for the builders' manifest changes (and the updates poller's egress). */
+  readonly clusterConfig: ClusterConfigReader & { close?: () => Promise<void> };
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
     opts: { liveObjectCache?: boolean } = {},
   ) {
     this.mapper = new RestMapper(client);
-    this.clusterConfig = clusterConfigReader(client);
-    this.cache = new LiveObjectCache(client, log, opts.liveObjectCache !== false);
+    const watched = opts.liveObjectCache !== false;
+    this.clusterConfig = watched ? new WatchedClusterConfig(client, log) : clusterConfigReader(client);
+    this.cache = new LiveObjectCache(client, log, watched);
   }
 
-  /** Stops the watches of the live-object cache. */
-  close(): Promise<void> {
-    return this.cache.close();
+  /** Stops the watches of the live-object cache and of the cluster configuration. */
+  async close(): Promise<void> {
+    await Promise.all([this.cache.close(), this.clusterConfig.close?.()]);
   }
 
   /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */

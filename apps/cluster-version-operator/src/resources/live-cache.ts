@@ -10,10 +10,11 @@ import type { JsonObject } from './merge-core.js';
 import type { RestMapping } from './restmapper.js';
 
 /**
- * Kinds never cached: cluster-wide lists of them are large in a real cluster (CRDs carry their whole schemas), and
- * Secrets are not kept in memory for a comparison.
+ * Kinds never cached: Secrets are not kept in memory for a comparison. CustomResourceDefinitions are cached (every
+ * pass would otherwise GET each of the payload's CRDs, schemas included); the cost is memory, every CRD of the
+ * cluster.
  */
-const UNCACHED = new Set(['apiextensions.k8s.io/CustomResourceDefinition', '/Secret']);
+const UNCACHED = new Set(['/Secret']);
 
 /**
  * Most kinds watched at once (the first ones applied; later kinds are read by GET). A watch keeps one of the client's
