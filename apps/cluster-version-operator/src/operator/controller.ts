@@ -29,7 +29,7 @@ import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
-import type { SignaturePersister } from '../payload/persist.js';
+import { SIGNATURES_CONFIG_MAP, type ConfigMapBody, type SignaturePersister } from '../payload/persist.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
@@ -259,7 +259,9 @@ export class ClusterVersionController {
     if (!p) return;
     const once = async (s?: AbortSignal): Promise<void> => {
       try {
-        if (await p.store(this.d.client, s)) this.d.log.debug('signatures-managed ConfigMap written');
+        const cached = (): ConfigMapBody | undefined =>
+          this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody;
+        if (await p.store(this.d.client, s, cached)) this.d.log.debug('signatures-managed ConfigMap written');
       } catch (e) {
         this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
       }
