@@ -1,5 +1,6 @@
 /**
- * Reconcile passes read the applied objects from watches, not by a GET each: once release A is installed, further
+ * The install creates objects without reading them first, and reconcile passes read the applied objects from watches,
+ * not by a GET each: once release A is installed, further
  * reconciling passes issue no GET of the payload's objects (their informers list and watch them), and a drifted
  * object is still restored (the watch shows the drift). No other GET either: CRDs, Proxy / Infrastructure `cluster`
  * and the ClusterVersion are read from watches. Real operator on the embedded API server, requests counted by
@@ -23,6 +24,9 @@ let reporter: OperatorReporterDouble;
 let proxy: Server;
 const counts = new Map<string, number>();
 const events: CvoEvent[] = [];
+/** GETs of payload objects, and creates answered 409 AlreadyExists, when the install (Initializing) finished. */
+let install: { gets: number; existed: number } | undefined;
+let createsFound = 0;
 
 beforeAll(async () => {
   let kubeconfig: string;
@@ -40,6 +44,7 @@ beforeAll(async () => {
         headers: { ...req.headers, host: target.host },
       },
       (r) => {
+        if (req.method === 'POST' && r.statusCode === 409) createsFound++;
         res.writeHead(r.statusCode ?? 502, r.headers);
         res.flushHeaders();
         r.pipe(res);
@@ -70,7 +75,11 @@ beforeAll(async () => {
     timeScale: 0.002,
     intervals: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
     logger: nullLogger,
-    onEvent: (e) => events.push(e),
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined)
+        install ??= { gets: objectGets(), existed: createsFound };
+    },
   });
 }, 60_000);
 
@@ -116,6 +125,13 @@ const gets = (snapshot: Map<string, number>): Record<string, number> =>
   );
 
 describe('reconcile passes read applied objects from watches', () => {
+  it('installs without a GET before each create: only an object that already exists is read', async () => {
+    const done = await waitFor(() => Promise.resolve(install), 30_000, 'installed');
+    // an object is read only after its create answered AlreadyExists (it existed: created before the CVO, or by an
+    // earlier manifest of the same identity); every other object is created straight away
+    expect(done.gets).toBeLessThanOrEqual(done.existed);
+  });
+
   it('issues no GET of payload objects in later passes and still restores drift', async () => {
     await waitFor(() => Promise.resolve(reconciled() >= 2 ? true : undefined), 30_000, 'two reconciling passes');
     const before = objectGets();

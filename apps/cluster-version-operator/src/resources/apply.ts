@@ -1,5 +1,7 @@
 /**
- * Create-or-update of one manifest (upstream `resourceapply.Apply<Kind>` + `resourcebuilder`): GET; create when absent;
+ * Create-or-update of one manifest (upstream `resourceapply.Apply<Kind>` + `resourcebuilder`): read the live object
+ * (from a watch once one has synced, else GET; in Initializing, without a synced watch, create first and read only on
+ * AlreadyExists); create when absent;
  * honour `release.openshift.io/create-only`; merge with the kind's builder and update only when the merge changed
  * something; `release.openshift.io/delete`; post-apply health checks outside Initializing.
  */
@@ -121,16 +123,21 @@ export class ResourceApplier {
     manifest = await modifyManifest(manifest, group, kind, this.clusterConfig, signal);
 
     const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
+    // Initializing a cluster creates nearly every object: when no watch can answer yet, create it straight away (one
+    // request instead of a GET and a create); an object that exists already answers AlreadyExists, then it is read
+    // and merged as usual
+    const optimistic = cached === undefined && mode === 'initializing';
     try {
       return await this.applyTo(
-        cached === undefined ? await this.getLive(path, signal) : (cached ?? undefined),
+        cached === undefined && !optimistic ? await this.getLive(path, signal) : (cached ?? undefined),
         manifest,
         { group, version, kind, namespace, name, mapping, path, annotations, mode },
         signal,
       );
     } catch (e) {
-      // the cache was behind the server (an object just created, or changed since): read it and apply once more
-      if (cached === undefined || !(isConflict(e) || isAlreadyExists(e))) throw e;
+      // the cache was behind the server (an object just created, or changed since), or the optimistic create found
+      // the object: read it and apply once more
+      if ((cached === undefined && !optimistic) || !(isConflict(e) || isAlreadyExists(e))) throw e;
       return this.applyTo(
         await this.getLive(path, signal),
         manifest,
