@@ -172,6 +172,7 @@ export class ResourceApplier {
         ...(signal ? { signal } : {}),
       });
       this.writes.creates++;
+      this.cache.remember(group, version, mapping, namespace, name, created);
       return { action: 'created', object: this.checked(builder.check, created, mode) };
     }
     const createOnly = annotations?.[CREATE_ONLY_ANNOTATION];
@@ -187,6 +188,7 @@ export class ResourceApplier {
       });
     const updated = await this.client.request<JsonObject>('PUT', path, { body: merged, ...(signal ? { signal } : {}) });
     this.writes.updates++;
+    this.cache.remember(group, version, mapping, namespace, name, updated);
     return { action: 'updated', object: this.checked(builder.check, updated, mode) };
   }
 
