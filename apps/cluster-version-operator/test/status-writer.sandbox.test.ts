@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterVersions, nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
-import type { ClusterVersion, ClusterVersionStatus } from '../src/api-types.js';
+import type { ClusterVersionStatus } from '../src/api-types.js';
 import { StatusWriter } from '../src/status/writer.js';
 import { startCluster } from './helpers.js';
 
@@ -48,7 +48,7 @@ describe('StatusWriter', () => {
     const ctl = new AbortController();
     try {
       const cvs = client.resource(ClusterVersions);
-      let cv = (await cvs.get('version')) as ClusterVersion;
+      let cv = await cvs.get('version');
       const status: ClusterVersionStatus = {
         desired: { version: '4.18.0', image: 'quay.io/keelson/release@sha256:' + 'a'.repeat(64) },
         history: [],
@@ -66,7 +66,7 @@ describe('StatusWriter', () => {
         statusIntervalMs: 0,
         retryBaseMs: 10,
         current: () => cv,
-        read: async () => (await cvs.get('version')) as ClusterVersion,
+        read: async () => await cvs.get('version'),
         compute: () => next,
         written: (stored) => {
           cv = stored;
@@ -87,7 +87,7 @@ describe('StatusWriter', () => {
       writer.request(true);
       await writer.settled();
       expect(puts).toHaveLength(2);
-      expect(((await cvs.get('version')) as ClusterVersion).status?.versionHash).toBe('def');
+      expect((await cvs.get('version')).status?.versionHash).toBe('def');
       writer.stop();
     } finally {
       ctl.abort();
