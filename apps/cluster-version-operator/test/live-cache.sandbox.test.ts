@@ -1,7 +1,9 @@
 /**
- * Reconcile passes read the applied objects from watches, not by a GET each: once release A is installed, further
+ * The install creates objects without reading them first, and reconcile passes read the applied objects from watches,
+ * not by a GET each: once release A is installed, further
  * reconciling passes issue no GET of the payload's objects (their informers list and watch them), and a drifted
- * object is still restored (the watch shows the drift). Real operator on the embedded API server, requests counted by
+ * object is still restored (the watch shows the drift). No other GET either: CRDs, Proxy / Infrastructure `cluster`
+ * and the ClusterVersion are read from watches. Real operator on the embedded API server, requests counted by
  * a loopback proxy.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +24,9 @@ let reporter: OperatorReporterDouble;
 let proxy: Server;
 const counts = new Map<string, number>();
 const events: CvoEvent[] = [];
+/** GETs of payload objects, and creates answered 409 AlreadyExists, when the install (Initializing) finished. */
+let install: { gets: number; existed: number } | undefined;
+let createsFound = 0;
 
 beforeAll(async () => {
   let kubeconfig: string;
@@ -39,6 +44,7 @@ beforeAll(async () => {
         headers: { ...req.headers, host: target.host },
       },
       (r) => {
+        if (req.method === 'POST' && r.statusCode === 409) createsFound++;
         res.writeHead(r.statusCode ?? 502, r.headers);
         res.flushHeaders();
         r.pipe(res);
@@ -69,7 +75,11 @@ beforeAll(async () => {
     timeScale: 0.002,
     intervals: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
     logger: nullLogger,
-    onEvent: (e) => events.push(e),
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'syncFinished' && e.mode === 'initializing' && e.error === undefined)
+        install ??= { gets: objectGets(), existed: createsFound };
+    },
   });
 }, 60_000);
 
@@ -96,10 +106,36 @@ const objectGets = (): number =>
     )
     .reduce((n, [, v]) => n + v, 0);
 
+/** `/api/v1/…` or `/apis/<group>/<version>/…` naming one object (not a collection, so not a list or watch). */
+const isObjectPath = (path: string): boolean => {
+  const segs = path.split('/').filter((x) => x !== '');
+  const rest = segs[0] === 'api' ? segs.slice(2) : segs.slice(3);
+  return rest.length > 0 && rest.length % 2 === 0;
+};
+
+/** GETs of single objects since `snapshot` (but the signature persister's), by path. */
+const gets = (snapshot: Map<string, number>): Record<string, number> =>
+  Object.fromEntries(
+    [...counts]
+      .filter(
+        ([k]) => k.startsWith('GET ') && isObjectPath(k.slice(4)) && !k.endsWith('/configmaps/signatures-managed'),
+      )
+      .map(([k, v]) => [k, v - (snapshot.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0),
+  );
+
 describe('reconcile passes read applied objects from watches', () => {
+  it('installs without a GET before each create: only an object that already exists is read', async () => {
+    const done = await waitFor(() => Promise.resolve(install), 30_000, 'installed');
+    // an object is read only after its create answered AlreadyExists (it existed: created before the CVO, or by an
+    // earlier manifest of the same identity); every other object is created straight away
+    expect(done.gets).toBeLessThanOrEqual(done.existed);
+  });
+
   it('issues no GET of payload objects in later passes and still restores drift', async () => {
     await waitFor(() => Promise.resolve(reconciled() >= 2 ? true : undefined), 30_000, 'two reconciling passes');
     const before = objectGets();
+    const after = new Map(counts);
     const passes = reconciled();
     await waitFor(
       () => Promise.resolve(reconciled() >= passes + 3 ? true : undefined),
@@ -107,6 +143,8 @@ describe('reconcile passes read applied objects from watches', () => {
       'three more reconciling passes',
     );
     expect(objectGets()).toBe(before);
+    // nor any other GET: the CRDs, Proxy / Infrastructure `cluster` and the ClusterVersion come from watches too
+    expect(gets(after)).toEqual({});
     expect(counts.get('GET /api/v1/configmaps')).toBeGreaterThanOrEqual(1);
 
     await client.request('PATCH', '/api/v1/namespaces/openshift-dns/configmaps/dns-config', {

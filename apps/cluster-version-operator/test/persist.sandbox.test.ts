@@ -1,9 +1,11 @@
 /** Upstream's signature persister against the embedded API server: create, no write when unchanged, 64-digest cap. */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
-import { MAX_CACHED_DIGESTS, SignaturePersister } from '../src/payload/persist.js';
+import { MAX_CACHED_DIGESTS, SignaturePersister, type ConfigMapBody } from '../src/payload/persist.js';
 import { startCluster } from './helpers.js';
 
 const CM = '/api/v1/namespaces/openshift-config-managed/configmaps/signatures-managed';
@@ -48,6 +50,32 @@ describe('signatures-managed (library-go verify persister)', () => {
     const again = await client.request<{ data?: unknown; binaryData: Record<string, string> }>('GET', CM);
     expect(again.data).toBeUndefined();
     expect(Object.keys(again.binaryData)).toHaveLength(2);
+  });
+
+  it('compares against a watched copy first: no request while unchanged, a GET only to retry a stale copy', async () => {
+    const seen: string[] = [];
+    const onRequest = (m: unknown): void => {
+      const req = (m as { request: IncomingMessage }).request;
+      if ((req.url ?? '').split('?')[0]?.startsWith(CM)) seen.push(req.method ?? '');
+    };
+    subscribe('http.server.request.start', onRequest);
+    try {
+      const p = new SignaturePersister();
+      p.record(digest(7), [new Uint8Array([7])]);
+      await p.store(client);
+      const stored = await client.request<ConfigMapBody>('GET', CM);
+      seen.length = 0;
+      expect(await p.store(client, undefined, () => stored)).toBe(false);
+      expect(seen).toEqual([]);
+      // a watched copy behind the server: the write conflicts, the retry reads the ConfigMap and writes
+      await client.request('PUT', CM, { body: { ...stored, data: { x: 'y' } } });
+      p.record(digest(8), [new Uint8Array([8])]);
+      seen.length = 0;
+      expect(await p.store(client, undefined, () => stored)).toBe(true);
+      expect(seen).toEqual(['PUT', 'GET', 'PUT']);
+    } finally {
+      unsubscribe('http.server.request.start', onRequest);
+    }
   });
 
   it('keeps the 64 most recent digests', () => {

@@ -243,6 +243,7 @@ export class LeaderElector {
     // Lease.spec.leaseDurationSeconds is an integer: a scaled duration (e.g. 1370 ms) is written rounded up
     const seconds = Math.max(1, Math.ceil(this.o.leaseDurationMs / 1000));
     const signal = AbortSignal.timeout(this.o.renewDeadlineMs);
+    if (await this.tryRenewOptimistically(nowWall, seconds, signal)) return true;
     let current: Lease;
     try {
       current = await this.leases.get(name, namespace, signal);
@@ -295,6 +296,32 @@ export class LeaderElector {
       return true;
     } catch (err) {
       this.log.info('could not update lease', { err });
+      return false;
+    }
+  }
+
+  /**
+   * client-go `tryAcquireOrRenew`'s fast path: a leader whose observed record is still valid renews with one update
+   * of the Lease it last wrote (its resourceVersion guards against a successor) instead of a GET and an update. Any
+   * failure falls back to the slow path (GET, then decide), as client-go does.
+   */
+  private async tryRenewOptimistically(nowWall: number, seconds: number, signal: AbortSignal): Promise<boolean> {
+    const cur = this.observed;
+    const spec = cur?.spec;
+    if (!this.leader || cur === undefined || spec?.holderIdentity !== this.o.identity) return false;
+    if (this.observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 <= performance.now()) return false;
+    try {
+      const updated = await this.leases.update(
+        {
+          ...cur,
+          spec: { ...spec, leaseDurationSeconds: seconds, renewTime: microTime(nowWall) },
+        },
+        signal,
+      );
+      this.setObserved(updated);
+      return true;
+    } catch (err) {
+      this.log.info('failed to update lease optimistically, falling back to slow path', { err });
       return false;
     }
   }

@@ -1,3 +1,5 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Controller, KubeError, LeaderElector, Leases, Registry, type KubeClient } from '../src/index.js';
 import { sandboxWithClient, until } from './helpers.js';
@@ -94,6 +96,54 @@ describe('LeaderElector on coordination.k8s.io/v1 Lease', () => {
     expect((await leases.get('keelson-operator', 'kube-system')).spec?.leaseTransitions).toBe(2);
     await c.elector.stop();
     await Promise.all([a.running, b.running, c.running]);
+  });
+
+  it('renews with one update of the Lease it holds (no GET), and falls back to a read when the Lease changed', async () => {
+    const path = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/renew-count';
+    const seen: string[] = [];
+    const onRequest = (m: unknown): void => {
+      const req = (m as { request: IncomingMessage }).request;
+      if ((req.url ?? '').split('?')[0] === path) seen.push(req.method ?? '');
+    };
+    subscribe('http.server.request.start', onRequest);
+    try {
+      const elector = new LeaderElector({
+        client: env.client,
+        namespace: 'kube-system',
+        name: 'renew-count',
+        identity: 'solo',
+        leaseDurationMs: LEASE_MS,
+        renewDeadlineMs: 1500,
+        retryPeriodMs: 100,
+        onStartedLeading: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
+      });
+      const running = elector.run();
+      await until(() => elector.isLeader(), 10_000, 'leads');
+      const leases = env.client.resource(Leases);
+      const renewedBy = async (n: number): Promise<void> => {
+        const start = seen.filter((m) => m === 'PUT').length;
+        await until(() => seen.filter((m) => m === 'PUT').length >= start + n, 10_000, `${n} renewals`);
+      };
+      const getsAtStart = seen.filter((m) => m === 'GET').length;
+      await renewedBy(5);
+      // client-go's fast path: a valid lease held by this candidate is renewed from the observed record
+      expect(seen.filter((m) => m === 'GET').length).toBe(getsAtStart);
+      // someone else writes the Lease (new resourceVersion): the optimistic update conflicts, the slow path reads it
+      const cur = await leases.get('renew-count', 'kube-system');
+      await leases.update({ ...cur, metadata: { ...cur.metadata, labels: { touched: 'yes' } } });
+      const getsBefore = seen.filter((m) => m === 'GET').length;
+      await renewedBy(3);
+      expect(seen.filter((m) => m === 'GET').length).toBeGreaterThan(getsBefore);
+      expect(elector.isLeader()).toBe(true);
+      expect((await leases.get('renew-count', 'kube-system')).spec).toMatchObject({
+        holderIdentity: 'solo',
+        leaseTransitions: 0,
+      });
+      await elector.stop();
+      await running;
+    } finally {
+      unsubscribe('http.server.request.start', onRequest);
+    }
   });
 
   it('validates timing options like client-go', () => {

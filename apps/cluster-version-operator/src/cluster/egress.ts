@@ -28,21 +28,31 @@ async function getOrUndefined<T>(client: KubeClient, path: string, signal?: Abor
   }
 }
 
+/** Proxy `cluster` status as the egress settings need it (undefined: no Proxy). */
+export type ProxyStatusReader = (
+  signal?: AbortSignal,
+) => Promise<{ httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined>;
+
 /**
  * Reads the egress settings (API errors other than NotFound are thrown, as upstream returns them). `trustedCABundle`
  * reads the ConfigMap from a watch of `openshift-config-managed` (upstream's lister); without it, it is fetched.
+ * `proxyStatus` reads Proxy `cluster` from a watch (upstream `getProxyConfig` reads its proxy lister); without it, it
+ * is fetched.
  */
 export async function readEgress(
   client: KubeClient,
   signal?: AbortSignal,
   trustedCABundle?: () => { data?: Record<string, string> } | undefined,
+  proxyStatus?: ProxyStatusReader,
 ): Promise<Egress> {
   const [proxy, cm] = await Promise.all([
-    getOrUndefined<{ status?: { httpProxy?: string; httpsProxy?: string; noProxy?: string } }>(
-      client,
-      '/apis/config.openshift.io/v1/proxies/cluster',
-      signal,
-    ),
+    proxyStatus
+      ? proxyStatus(signal).then((status) => (status === undefined ? undefined : { status }))
+      : getOrUndefined<{ status?: { httpProxy?: string; httpsProxy?: string; noProxy?: string } }>(
+          client,
+          '/apis/config.openshift.io/v1/proxies/cluster',
+          signal,
+        ),
     trustedCABundle
       ? Promise.resolve(trustedCABundle())
       : getOrUndefined<{ data?: Record<string, string> }>(

@@ -29,7 +29,7 @@ import type { PayloadRetriever } from '../payload/retrieve.js';
 import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
-import type { SignaturePersister } from '../payload/persist.js';
+import { SIGNATURES_CONFIG_MAP, type ConfigMapBody, type SignaturePersister } from '../payload/persist.js';
 import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
 import { computeStatus, type WorkerState } from '../status/compute.js';
 import { resolveDesired } from '../status/desired.js';
@@ -259,7 +259,9 @@ export class ClusterVersionController {
     if (!p) return;
     const once = async (s?: AbortSignal): Promise<void> => {
       try {
-        if (await p.store(this.d.client, s)) this.d.log.debug('signatures-managed ConfigMap written');
+        const cached = (): ConfigMapBody | undefined =>
+          this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody;
+        if (await p.store(this.d.client, s, cached)) this.d.log.debug('signatures-managed ConfigMap written');
       } catch (e) {
         this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
       }
@@ -335,12 +337,27 @@ export class ClusterVersionController {
     }
   }
 
+  /**
+   * The ClusterVersion from the informer (upstream reads it through its lister, `cvLister.Get`), or the object of this
+   * operator's last status write when that is newer than the informer's copy (its watch event is still on the way):
+   * no GET per pass. Resource versions are compared as numbers when both are, as this server's are; otherwise the
+   * informer's copy wins.
+   */
+  private cachedCv(): ClusterVersion | undefined {
+    const fromStore = this.cvs.store.getByKey(CV_NAME);
+    const own = this.cv;
+    if (!fromStore || !own || own.metadata.uid !== fromStore.metadata.uid) return fromStore;
+    const a = Number(own.metadata.resourceVersion ?? '');
+    const b = Number(fromStore.metadata.resourceVersion ?? '');
+    return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a > b ? own : fromStore;
+  }
+
   /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
   private async syncOnce(signal: AbortSignal): Promise<number> {
     const iv = this.d.intervals;
     // what this pass reads below covers every notification so far; only later ones start another pass
     this.wake.clear();
-    const cv = await this.getCv(signal);
+    const cv = this.cachedCv();
     this.cv = cv;
     if (!cv) {
       this.d.log.info('ClusterVersion "version" does not exist yet; waiting (the installer creates it)');
@@ -371,16 +388,20 @@ export class ClusterVersionController {
     if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
     this.lastGeneration = cv.metadata.generation ?? 0;
     const facts = this.applyFacts(cv);
+    // upstream statusWrapper.Report: after a failed attempt, progress reports of the next attempt that are earlier than
+    // the failure ("Dropping status report from earlier in sync loop") are not shown; the status keeps the failed
+    // attempt's progress until this attempt gets further, so retrying an unchanged failure writes no status
+    const carried = this.worker?.failure && this.worker.desired.image === work.image ? this.worker : undefined;
     this.worker = {
       mode,
       desired: this.releaseFor(work, cv),
       verified: work.verified,
       acceptedRisks: work.acceptedRisks,
       local: work.local,
-      done: 0,
+      done: carried?.total === work.manifests.length ? carried.done : 0,
       total: work.manifests.length,
       completed: mode === 'reconciling',
-      ...(this.worker?.failure && this.worker.desired.image === work.image ? { failure: this.worker.failure } : {}),
+      ...(carried?.failure ? { failure: carried.failure } : {}),
       generation: cv.metadata.generation ?? 0,
       versionHash: work.versionHash,
     };
@@ -422,7 +443,8 @@ export class ClusterVersionController {
       sleep: this.d.sleep,
       observer: {
         manifestApplied: (e) => {
-          if (this.worker) this.worker.done = e.done;
+          const w = this.worker;
+          if (w && (w.failure === undefined || e.done > w.done)) w.done = e.done;
           this.d.emit({ type: 'manifestApplied', ...e });
           this.reportStatus(false);
         },

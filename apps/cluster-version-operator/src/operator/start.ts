@@ -355,7 +355,14 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     promql: promqlOptions(promqlTarget, client),
     transport: async (upstream, signal) =>
       transportFor(
-        await readEgress(client, signal, () => holder.controller?.configManagedMap(TRUSTED_CA_BUNDLE.name)),
+        await readEgress(
+          client,
+          signal,
+          () => holder.controller?.configManagedMap(TRUSTED_CA_BUNDLE.name),
+          holder.controller
+            ? (s) => holder.controller?.applier.clusterConfig.proxyStatus(s) ?? Promise.resolve(undefined)
+            : undefined,
+        ),
         upstream,
       ),
     userAgent: 'ClusterVersionOperator/keelson',

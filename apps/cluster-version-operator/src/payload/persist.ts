@@ -13,7 +13,7 @@ export const SIGNATURES_CONFIG_MAP = { namespace: 'openshift-config-managed', na
 /** library-go `maxSignatureCacheSize`. */
 export const MAX_CACHED_DIGESTS = 64;
 
-interface ConfigMapBody {
+export interface ConfigMapBody {
   apiVersion?: string;
   kind?: string;
   metadata: { name: string; namespace: string; labels?: Record<string, string>; resourceVersion?: string };
@@ -53,8 +53,12 @@ export class SignaturePersister {
     return out;
   }
 
-  /** Writes the ConfigMap (create, or replace labels/binaryData/data), retrying conflicts; false when unchanged. */
-  async store(client: KubeClient, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Writes the ConfigMap (create, or replace labels/binaryData/data), retrying conflicts; false when unchanged.
+   * `cached` reads the ConfigMap from a watch for the first attempt (undefined: absent), so a periodic store of
+   * unchanged signatures costs no request; retries, and callers without a watch, GET it (as library-go's Store).
+   */
+  async store(client: KubeClient, signal?: AbortSignal, cached?: () => ConfigMapBody | undefined): Promise<boolean> {
     const { namespace, name } = SIGNATURES_CONFIG_MAP;
     const path = `/api/v1/namespaces/${namespace}/configmaps`;
     const labels = { [SIGNATURES_LABEL]: '' };
@@ -62,11 +66,13 @@ export class SignaturePersister {
     for (let attempt = 1; ; attempt++) {
       try {
         let existing: ConfigMapBody | undefined;
-        try {
-          existing = await client.request<ConfigMapBody>('GET', `${path}/${name}`, signal ? { signal } : {});
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
-        }
+        if (attempt === 1 && cached) existing = cached();
+        else
+          try {
+            existing = await client.request<ConfigMapBody>('GET', `${path}/${name}`, signal ? { signal } : {});
+          } catch (e) {
+            if (!isNotFound(e)) throw e;
+          }
         if (!existing) {
           const body: ConfigMapBody = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels } };
           if (Object.keys(binaryData).length > 0) body.binaryData = binaryData;

@@ -1,9 +1,12 @@
 /**
- * Create-or-update of one manifest (upstream `resourceapply.Apply<Kind>` + `resourcebuilder`): GET; create when absent;
+ * Create-or-update of one manifest (upstream `resourceapply.Apply<Kind>` + `resourcebuilder`): read the live object
+ * (from a watch once one has synced, else GET; in Initializing, without a synced watch, create first and read only on
+ * AlreadyExists); create when absent;
  * honour `release.openshift.io/create-only`; merge with the kind's builder and update only when the merge changed
  * something; `release.openshift.io/delete`; post-apply health checks outside Initializing.
  */
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
+import { WatchedClusterConfig } from './cluster-config-cache.js';
 import { LiveObjectCache } from './live-cache.js';
 import { deepEqual, isObject, type JsonObject } from './merge-core.js';
 import { stripUndefined } from './merge.js';
@@ -83,21 +86,22 @@ export class ResourceApplier {
   readonly deletesInProgress = new Set<string>();
   /** Live objects read from watches instead of a GET per apply (see {@link LiveObjectCache}). */
   readonly cache: LiveObjectCache;
-  /** Proxy / Infrastructure `cluster` for the builders' manifest changes. */
-  private readonly clusterConfig: ClusterConfigReader;
+  /** Proxy / Infrastructure `cluster` for the builders' manifest changes (and the updates poller's egress). */
+  readonly clusterConfig: ClusterConfigReader & { close?: () => Promise<void> };
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
     opts: { liveObjectCache?: boolean } = {},
   ) {
     this.mapper = new RestMapper(client);
-    this.clusterConfig = clusterConfigReader(client);
-    this.cache = new LiveObjectCache(client, log, opts.liveObjectCache !== false);
+    const watched = opts.liveObjectCache !== false;
+    this.clusterConfig = watched ? new WatchedClusterConfig(client, log) : clusterConfigReader(client);
+    this.cache = new LiveObjectCache(client, log, watched);
   }
 
-  /** Stops the watches of the live-object cache. */
-  close(): Promise<void> {
-    return this.cache.close();
+  /** Stops the watches of the live-object cache and of the cluster configuration. */
+  async close(): Promise<void> {
+    await Promise.all([this.cache.close(), this.clusterConfig.close?.()]);
   }
 
   /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */
@@ -119,16 +123,21 @@ export class ResourceApplier {
     manifest = await modifyManifest(manifest, group, kind, this.clusterConfig, signal);
 
     const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
+    // Initializing a cluster creates nearly every object: when no watch can answer yet, create it straight away (one
+    // request instead of a GET and a create); an object that exists already answers AlreadyExists, then it is read
+    // and merged as usual
+    const optimistic = cached === undefined && mode === 'initializing';
     try {
       return await this.applyTo(
-        cached === undefined ? await this.getLive(path, signal) : (cached ?? undefined),
+        cached === undefined && !optimistic ? await this.getLive(path, signal) : (cached ?? undefined),
         manifest,
         { group, version, kind, namespace, name, mapping, path, annotations, mode },
         signal,
       );
     } catch (e) {
-      // the cache was behind the server (an object just created, or changed since): read it and apply once more
-      if (cached === undefined || !(isConflict(e) || isAlreadyExists(e))) throw e;
+      // the cache was behind the server (an object just created, or changed since), or the optimistic create found
+      // the object: read it and apply once more
+      if ((cached === undefined && !optimistic) || !(isConflict(e) || isAlreadyExists(e))) throw e;
       return this.applyTo(
         await this.getLive(path, signal),
         manifest,
@@ -163,6 +172,7 @@ export class ResourceApplier {
         ...(signal ? { signal } : {}),
       });
       this.writes.creates++;
+      this.cache.remember(group, version, mapping, namespace, name, created);
       return { action: 'created', object: this.checked(builder.check, created, mode) };
     }
     const createOnly = annotations?.[CREATE_ONLY_ANNOTATION];
@@ -178,6 +188,7 @@ export class ResourceApplier {
       });
     const updated = await this.client.request<JsonObject>('PUT', path, { body: merged, ...(signal ? { signal } : {}) });
     this.writes.updates++;
+    this.cache.remember(group, version, mapping, namespace, name, updated);
     return { action: 'updated', object: this.checked(builder.check, updated, mode) };
   }
 

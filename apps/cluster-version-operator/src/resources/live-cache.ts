@@ -10,10 +10,11 @@ import type { JsonObject } from './merge-core.js';
 import type { RestMapping } from './restmapper.js';
 
 /**
- * Kinds never cached: cluster-wide lists of them are large in a real cluster (CRDs carry their whole schemas), and
- * Secrets are not kept in memory for a comparison.
+ * Kinds never cached: Secrets are not kept in memory for a comparison. CustomResourceDefinitions are cached (every
+ * pass would otherwise GET each of the payload's CRDs, schemas included); the cost is memory, every CRD of the
+ * cluster.
  */
-const UNCACHED = new Set(['apiextensions.k8s.io/CustomResourceDefinition', '/Secret']);
+const UNCACHED = new Set(['/Secret']);
 
 /**
  * Most kinds watched at once (the first ones applied; later kinds are read by GET). A watch keeps one of the client's
@@ -24,6 +25,12 @@ export const MAX_CACHED_KINDS = 16;
 /** Informers per resource (`group/version/plural`), started on first use. */
 export class LiveObjectCache {
   private readonly informers = new Map<string, Informer<KubeObject>>();
+  /**
+   * Objects as this applier's own writes returned them, until the watch has delivered them (`resource ns/name`): two
+   * manifests of one identity applied back to back must not merge into the copy before the first write (a 409, a
+   * GET and a retry each time).
+   */
+  private readonly written = new Map<string, JsonObject>();
   private closed = false;
 
   constructor(
@@ -64,7 +71,27 @@ export class LiveObjectCache {
     }
     if (!inf.hasSynced()) return undefined;
     const obj = inf.store.get(name, mapping.namespaced ? namespace : '');
+    const ownKey = `${key} ${mapping.namespaced ? namespace : ''}/${name}`;
+    const own = this.written.get(ownKey);
+    if (own !== undefined) {
+      if (obj !== undefined && newer(own, obj as unknown as JsonObject)) return structuredClone(own);
+      this.written.delete(ownKey); // the watch caught up (or saw the object deleted)
+    }
     return obj === undefined ? null : (JSON.parse(JSON.stringify(obj)) as JsonObject);
+  }
+
+  /** Records the object a create or update of this applier returned (see {@link written}). */
+  remember(
+    group: string,
+    version: string,
+    mapping: RestMapping,
+    namespace: string,
+    name: string,
+    obj: JsonObject,
+  ): void {
+    const key = `${group}/${version}/${mapping.plural}`;
+    if (this.closed || !this.informers.has(key)) return;
+    this.written.set(`${key} ${mapping.namespaced ? namespace : ''}/${name}`, obj);
   }
 
   /** Number of resources watched. */
@@ -75,8 +102,22 @@ export class LiveObjectCache {
   /** Stops every informer. */
   async close(): Promise<void> {
     this.closed = true;
+    this.written.clear();
     const all = [...this.informers.values()];
     this.informers.clear();
     await Promise.all(all.map((i) => i.stop()));
   }
+}
+
+/**
+ * Whether `a` is a later version of the object than `b`: same uid and a larger resourceVersion, compared as numbers
+ * when both are (as this server's and etcd's are; otherwise the watch's copy is taken).
+ */
+function newer(a: JsonObject, b: JsonObject): boolean {
+  const ma = (a['metadata'] ?? {}) as { uid?: string; resourceVersion?: string };
+  const mb = (b['metadata'] ?? {}) as { uid?: string; resourceVersion?: string };
+  if (ma.uid !== mb.uid) return false;
+  const ra = Number(ma.resourceVersion ?? '');
+  const rb = Number(mb.resourceVersion ?? '');
+  return Number.isSafeInteger(ra) && Number.isSafeInteger(rb) && ra > rb;
 }

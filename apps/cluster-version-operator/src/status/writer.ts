@@ -7,6 +7,7 @@
  */
 import { isConflict, type KubeClient, type Logger } from '@keelson/kube';
 import type { ClusterVersion, ClusterVersionStatus } from '../api-types.js';
+import { deepEqual } from '../resources/merge-core.js';
 
 const CV_STATUS_PATH = '/apis/config.openshift.io/v1/clusterversions/version/status';
 
@@ -116,7 +117,9 @@ export class StatusWriter {
       const cv = cached ?? (await this.d.read(signal));
       if (!cv) return;
       const status = this.d.compute(cv);
-      if (JSON.stringify(status) === JSON.stringify(cv.status)) return;
+      // semantic equality (upstream compares with equality.Semantic.DeepEqual): the stored status may order its keys
+      // differently from the computed one, which is no change
+      if (deepEqual(status, cv.status)) return;
       try {
         const written = await this.d.client.request<ClusterVersion>('PUT', CV_STATUS_PATH, {
           body: { ...cv, status },

@@ -26,6 +26,7 @@ import {
 } from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 import { FakeNodeUpdater } from '../helpers/node-updater.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 
 const Pools = MachineConfigPools;
 const NS = 'openshift-machine-config-operator';
@@ -87,9 +88,12 @@ async function waitPoolUpdated(
   );
 }
 
+/** The controller's requests (it talks to the server through this proxy). */
+let controllerProxy: CountingProxy;
+
 function startController(): Promise<Running> {
   return startMachineConfigController({
-    kubeconfig: tc.kubeConfig,
+    kubeconfig: controllerProxy.kubeConfig(tc.kubeConfig),
     logger: nullLogger,
     durations,
     cordonBackoff: { initialMs: 20, steps: 5 },
@@ -143,6 +147,7 @@ beforeAll(async () => {
     resyncIntervalMs: 200,
     leaderElection: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 200 },
   });
+  controllerProxy = await startCountingProxy(tc.sandbox.url);
   controller = await startController();
   observer = new Informer<Node>(tc.client, Nodes, { logger: nullLogger });
   observer.addHandlers({ add: observe, update: observe, delete: observe });
@@ -154,6 +159,7 @@ afterAll(async () => {
   await observer.stop();
   await controller.stop();
   await operator.stop();
+  await controllerProxy.stop();
   await tc.stop();
 }, 30_000);
 
@@ -244,9 +250,18 @@ describe('machine-config operator + controller on the embedded API server', () =
       .filter((n) => poolOfNode(n) === 'master')
       .map((n) => n.metadata.annotations?.[NodeAnnotations.desiredConfig]);
     for (const k of Object.keys(maxUnavailable)) maxUnavailable[k] = 0;
+    const from = controllerProxy.requests.length;
     await tc.client.resource(MachineConfigs).create(workerMC('50-worker-chrony', '/etc/chrony.conf') as never);
     const w = await waitPoolUpdated('worker', before.worker);
     const i = await waitPoolUpdated('infra', before.infra);
+    // the node controller and the drain controller read nodes from the informer before patching them; a node GET is
+    // only the retry after a conflict (409) of a patch made with a stale copy
+    const sinceMc = controllerProxy.requests.slice(from);
+    const nodePath = /^\/api\/v1\/nodes\/[^/?]+(\?|$)/;
+    const nodePatches = sinceMc.filter((r) => r.method === 'PATCH' && nodePath.test(r.path));
+    const nodeGets = sinceMc.filter((r) => r.method === 'GET' && nodePath.test(r.path)).length;
+    expect(nodePatches.length).toBeGreaterThanOrEqual(7);
+    expect(nodeGets).toBeLessThanOrEqual(nodePatches.filter((r) => r.status === 409).length);
     expect(w.status?.updatedMachineCount).toBe(5);
     expect(i.status?.updatedMachineCount).toBe(2);
     expect(maxUnavailable['worker']).toBe(2);

@@ -10,6 +10,8 @@ import { KubeConfig } from '@keelson/kube';
 export interface ProxiedRequest {
   method: string;
   path: string;
+  /** The server's status code, once it answered. */
+  status?: number;
 }
 
 /** The running proxy. */
@@ -28,10 +30,12 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   const upstream = new URL(target);
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer((req, res) => {
-    requests.push({ method: req.method ?? 'GET', path: req.url ?? '' });
+    const seen: ProxiedRequest = { method: req.method ?? 'GET', path: req.url ?? '' };
+    requests.push(seen);
     const out = request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (up) => {
+        if (up.statusCode !== undefined) seen.status = up.statusCode;
         res.writeHead(up.statusCode ?? 502, up.headers);
         res.flushHeaders();
         up.pipe(res);

@@ -178,9 +178,12 @@ export class DrainController {
   private async acknowledge(name: string, desired: string, wasDrain: boolean): Promise<void> {
     const nodes = this.ctx.client.resource(Nodes);
     for (let attempt = 0; ; attempt++) {
-      let fresh: Node;
+      // first from the informer (the patch carries its resourceVersion: a stale copy costs a 409, then a GET); a
+      // cached copy that does not show the drain's cordon yet is read again from the server before concluding anything
+      const cached = attempt === 0 ? this.ctx.informers.nodes.store.get(name) : undefined;
+      let fresh = cached !== undefined && (!wasDrain || cached.spec?.unschedulable === true) ? cached : undefined;
       try {
-        fresh = await nodes.get(name);
+        fresh ??= await nodes.get(name);
       } catch (e) {
         if (isNotFound(e)) return;
         throw e;

@@ -41,7 +41,11 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     );
   });
 
-/** Sets spec.unschedulable and re-reads the node until it shows the value (exponential backoff, `steps` tries). */
+/**
+ * Sets spec.unschedulable until the node shows the value (exponential backoff, `steps` tries). Upstream
+ * `cordonOrUncordonNode` GETs the node after the patch to check it; the patch's response is the node as stored after
+ * the patch, so it is checked instead (one request per try, not two).
+ */
 export async function cordonOrUncordon(
   client: KubeClient,
   name: string,
@@ -55,8 +59,7 @@ export async function cordonOrUncordon(
   let delay = backoff.initialMs;
   for (let i = 0; i < backoff.steps; i++) {
     try {
-      await nodes.patch(name, { spec: { unschedulable: desired ? true : null } }, { type: 'merge' });
-      const n: Node = await nodes.get(name);
+      const n: Node = await nodes.patch(name, { spec: { unschedulable: desired ? true : null } }, { type: 'merge' });
       if ((n.spec?.unschedulable === true) === desired) {
         log.info(`${verb} succeeded (currently schedulable: ${String(!desired)})`, { node: name });
         return;

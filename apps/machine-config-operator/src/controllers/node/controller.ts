@@ -183,13 +183,18 @@ export class NodeController {
     }
   }
 
-  /** Sets desiredConfig on the chosen nodes (fresh GET, patch only when something changes, retry on conflict). */
+  /**
+   * Sets desiredConfig on the chosen nodes: patch only when something changes, guarded by the resourceVersion of the
+   * node read; retry on conflict. The first attempt reads the node from the informer (upstream
+   * `setDesiredMachineConfigAnnotation` GETs it first; the patch's resourceVersion makes a stale cache cost a 409
+   * instead of a GET on every node step), a retry GETs it.
+   */
   private async applyDesired(pool: MachineConfigPool, d: PoolSyncDecision): Promise<void> {
     const target = pool.spec.configuration?.name ?? '';
     const nodes = this.ctx.client.resource(Nodes);
     for (const name of d.setDesired) {
       for (let attempt = 0; ; attempt++) {
-        const fresh = await nodes.get(name);
+        const fresh = (attempt === 0 ? this.ctx.informers.nodes.store.get(name) : undefined) ?? (await nodes.get(name));
         const ann = fresh.metadata.annotations ?? {};
         if (ann[NodeAnnotations.desiredConfig] === target && !Object.hasOwn(ann, NodeAnnotations.desiredImage)) break;
         if (attempt === 0) await setMcnSpecDesired(this.ctx.client, name, target, this.ctx.logger);
