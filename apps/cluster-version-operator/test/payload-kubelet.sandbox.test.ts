@@ -20,7 +20,7 @@ function refusingFinalStatus(client: KubeClient, failures: number): { client: Ku
   let refused = 0;
   const wrapped = Object.create(client) as KubeClient;
   const request = client.request.bind(client);
-  wrapped.request = (async (method: string, path: string, opts?: { body?: unknown }) => {
+  wrapped.request = async (method: string, path: string, opts?: { body?: unknown }) => {
     const phase = (opts?.body as PodObject | undefined)?.status?.phase;
     if (method === 'PUT' && path.endsWith('/status') && phase === 'Failed' && refused < failures) {
       refused++;
@@ -34,7 +34,7 @@ function refusingFinalStatus(client: KubeClient, failures: number): { client: Ku
       });
     }
     return request(method, path, opts);
-  });
+  };
   return { client: wrapped, refused: () => refused };
 }
 

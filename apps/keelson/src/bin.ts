@@ -22,11 +22,25 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+/**
+ * Once the command is done the process should end by itself; if a handle was left open (a bug: a watch, a socket, a
+ * timer nobody stopped) it exits anyway after a grace period, naming what was left, instead of hanging forever.
+ */
+function exitEvenIfHandlesRemain(graceMs = 10_000): void {
+  setTimeout(() => {
+    const left = process.getActiveResourcesInfo().filter((r) => r !== 'Timeout');
+    process.stderr.write(`keelson: exiting; still open after the command ended: ${left.join(', ') || 'nothing'}\n`);
+    process.exit();
+  }, graceMs).unref();
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    exitEvenIfHandlesRemain();
   },
   (err: unknown) => {
     process.exitCode = reportError(err);
+    exitEvenIfHandlesRemain();
   },
 );
