@@ -4,7 +4,7 @@
  * provisioned from the machine-config-server (`serverUrl`) like real ones, or — without a server — from the pool's
  * rendered config read through the API and served locally with the same code as the MCS.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EventRecorder, Informer, KubeClient, MachineConfigNodes, nullLogger, type Logger } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
@@ -13,6 +13,7 @@ import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
 import type { DaemonEventHandler } from '../daemon/events.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
 import { buildServedConfig } from '../server/serve-config.js';
+import { markVolatileTree } from '../daemon/writer.js';
 import { fetchIgnition } from './fetch-ignition.js';
 import { VirtualMachine, type ConfigProvider } from './machine.js';
 import { PoolWaiter } from './pool-wait.js';
@@ -112,6 +113,8 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     if (ownKubelet) await kubelet?.close();
   };
   const logger = opts.logger ?? nullLogger;
+  // the machines' roots live as long as this process: atomic writes there skip fsync (see markVolatileTree)
+  const unmarkVolatile = markVolatileTree(resolve(opts.rootDir));
   const informer = new SharedNodeInformer(client, { logger });
   await informer.start();
   const configs = new MachineConfigCache(client);
@@ -174,6 +177,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     await informer.stop();
     await mcns?.stop();
     await closeClients();
+    unmarkVolatile();
     throw e;
   }
   return {
@@ -186,6 +190,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
       await informer.stop();
       await mcns?.stop();
       await closeClients();
+      unmarkVolatile();
     },
   };
 }
