@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
-const file = args.find((a) => !a.startsWith('--'));
+const file = args.find((a, i) => !a.startsWith('--') && !['--top', '--callers'].includes(args[i - 1] ?? ''));
 const topIdx = args.indexOf('--top');
 const top = topIdx >= 0 ? Number(args[topIdx + 1]) : 30;
 if (file === undefined) {
@@ -50,3 +50,25 @@ console.log(`\n-- self time by function (top ${top})`);
 for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${fmt(us)}  ${k}`);
 console.log(`\n-- self time by file (top ${top})`);
 for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${fmt(us)}  ${k}`);
+
+// --callers NAME: who calls the functions named NAME (self time of NAME by caller chain, 3 frames up)
+const callersIdx = args.indexOf('--callers');
+if (callersIdx >= 0) {
+  const want = args[callersIdx + 1];
+  const parent = new Map();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const chains = new Map();
+  for (const [id, us] of selfUs) {
+    const n = byId.get(id);
+    if (n.callFrame.functionName !== want) continue;
+    const chain = [];
+    for (let p = parent.get(id), i = 0; p !== undefined && i < 3; p = parent.get(p), i++) {
+      const cf = byId.get(p).callFrame;
+      chain.push(`${cf.functionName || '(anonymous)'} ${area(cf.url)}:${cf.lineNumber + 1}`);
+    }
+    const k = chain.join(' <- ');
+    chains.set(k, (chains.get(k) ?? 0) + us);
+  }
+  console.log(`\n-- callers of ${want}`);
+  for (const [k, us] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${fmt(us)}  ${k}`);
+}

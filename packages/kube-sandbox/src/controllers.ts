@@ -104,6 +104,14 @@ function templateHash(template: JsonObject): string {
   return h;
 }
 
+/**
+ * Least time between two passes of the workload controllers (Deployments, ReplicaSets, DaemonSets, pods): their pass
+ * reads every workload, node and pod, so at thousands of nodes one pass per event-loop turn cost more than the
+ * changes it reacted to. Changes in between coalesce into the next pass (the controllers are level-triggered, as
+ * kube-controller-manager's work queues coalesce a key's events while it is being synced).
+ */
+export const WORKLOAD_PASS_INTERVAL_MS = 50;
+
 /** Runs controllers on cluster changes, coalescing bursts into one pass. */
 export class Controllers {
   private scheduled = false;
@@ -238,7 +246,9 @@ export class Controllers {
     if (d.gc || (this.gcPending.size > 0 && !this.uidsBuilt)) this.garbageCollect();
     else if (this.gcPending.size > 0) this.collectPending();
     if (d.ns) this.namespaces();
-    if (this.simulatePods && d.workloads) {
+    if (this.simulatePods && d.workloads && !this.workloadsDue()) this.dirty.workloads = true;
+    else if (this.simulatePods && d.workloads) {
+      this.lastWorkloadPass = Date.now();
       this.deployments();
       const byOwner = podsByOwner(this.c.peekAll(typeOf(this.c, '', 'pods')));
       this.replicaSets(byOwner);
@@ -246,6 +256,30 @@ export class Controllers {
       this.pods();
     }
     if (d.pdb) this.disruptionBudgets();
+  }
+
+  /** No pass is scheduled or deferred. */
+  idle(): boolean {
+    return !this.scheduled && !this.workloadTimer;
+  }
+
+  private lastWorkloadPass = 0;
+  private workloadTimer = false;
+
+  /** Whether the workload controllers may run now; if not, one pass is scheduled for when they may. */
+  private workloadsDue(): boolean {
+    const wait = this.lastWorkloadPass + WORKLOAD_PASS_INTERVAL_MS - Date.now();
+    if (wait <= 0) return true;
+    if (!this.workloadTimer) {
+      this.workloadTimer = true;
+      const tm = setTimeout(() => {
+        this.timers.delete(tm);
+        this.workloadTimer = false;
+        this.schedule();
+      }, wait);
+      this.timers.add(tm);
+    }
+    return false;
   }
 
   /** Marks every controller dirty and runs a pass soon (after start or a snapshot restore). */
