@@ -86,7 +86,9 @@ async function run(workers) {
     const doc = JSON.parse(Buffer.concat(out).toString('utf8'));
     report = doc.report ?? doc;
   } catch {
-    throw new Error(`workers=${workers}: exit ${code}, no JSON report; stderr: ${Buffer.concat(err).toString().slice(-2000)}`);
+    throw new Error(
+      `workers=${workers}: exit ${code}, no JSON report; stderr: ${Buffer.concat(err).toString().slice(-2000)}`,
+    );
   }
   return { workers, code, wall, cpu: user + sys, user, sys, rssMiB: rssKb / 1024, loadBefore, loadAfter, report };
 }
