@@ -27,7 +27,7 @@ it('keeps unit enablement and passwords in its root, reading the state file once
   expect((await host.systemctl(['is-enabled', 'a.service'])).stdout).toBe('enabled\n');
   expect((await host.systemctl(['is-enabled', 'b.service'])).stdout).toBe('disabled\n');
   expect(await host.passwordHash('core')).toBe('$6$x');
-  expect(reads.mock.calls.filter((c) => String(c[0]).endsWith('systemd.json'))).toHaveLength(0);
+  expect(reads.mock.calls.filter((c) => typeof c[0] === 'string' && c[0].endsWith('systemd.json'))).toHaveLength(0);
   const onDisk = JSON.parse(readFileSync(root.resolve(`${VIRTUAL_STATE_DIR}/systemd.json`), 'utf8')) as unknown;
   expect(onDisk).toEqual({ enabled: { 'a.service': true, 'b.service': false }, passwords: { core: '$6$x' } });
   // a new process (a new host on the same root) finds the state

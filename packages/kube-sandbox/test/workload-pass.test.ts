@@ -15,8 +15,11 @@ afterAll(async () => {
   await c.sb.stop();
 });
 
-const ds = async (): Promise<{ numberReady?: number; desiredNumberScheduled?: number }> =>
-  (await c.req('GET', '/apis/apps/v1/namespaces/default/daemonsets/ds')).body.status ?? {};
+type DsStatus = { numberReady?: number; desiredNumberScheduled?: number };
+const ds = async (): Promise<DsStatus> => {
+  const body = (await c.req('GET', '/apis/apps/v1/namespaces/default/daemonsets/ds')).body as { status?: DsStatus };
+  return body.status ?? {};
+};
 
 it('coalesces a burst of Node readiness writes into a few passes; the last state wins', async () => {
   await c.req('POST', '/apis/apps/v1/namespaces/default/daemonsets', {
