@@ -86,9 +86,9 @@ async function run(workers) {
     const doc = JSON.parse(Buffer.concat(out).toString('utf8'));
     report = doc.report ?? doc;
   } catch {
-    throw new Error(
-      `workers=${workers}: exit ${code}, no JSON report; stderr: ${Buffer.concat(err).toString().slice(-2000)}`,
-    );
+    // stopped or crashed: the resource figures still stand, the outcome says why there is nothing else
+    const tail = Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join(' | ');
+    report = { outcome: `no report (exit ${code}): ${tail}` };
   }
   return { workers, code, wall, cpu: user + sys, user, sys, rssMiB: rssKb / 1024, loadBefore, loadAfter, report };
 }
