@@ -134,9 +134,17 @@ describe('virtual nodes', () => {
       machineConfig('rendered-worker-2', { files: { '/etc/foo': 'foo\n' }, kernelArguments: ['quiet'] }),
     );
     readiness.set('ok-0', ['True']);
+    // the machine says it is in a reboot while it is in one (the rehearsal does not call such a node stuck)
+    let sawRebooting = false;
+    const probe = setInterval(() => {
+      if (vn.machines.get('ok-0')?.rebooting === true) sawRebooting = true;
+    }, 10);
     const t0 = Date.now();
     await setDesired(env.client, 'ok-0', 'rendered-worker-2');
     await untilDone(env.client, 'ok-0', 'rendered-worker-2');
+    clearInterval(probe);
+    expect(sawRebooting).toBe(true);
+    expect(vn.machines.get('ok-0')?.rebooting).toBe(false);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
     // Ready dropped during the reboot and came back (the informer may coalesce a state seen before the reset above)
     const seen = readiness.get('ok-0') ?? [];
@@ -184,6 +192,8 @@ describe('virtual nodes', () => {
     await until(() => events.some((e) => e.node === 'dead-0' && e.phase === 'degraded'), 20_000, 'dead-0 boot failure');
     await new Promise((r) => setTimeout(r, 300));
     expect(ready(await env.client.resource(Nodes).get('dead-0'))).toBe('False');
+    // its reboot is over (it failed): a NotReady node that is not rebooting is a stuck one
+    expect(vn.machines.get('dead-0')?.rebooting).toBe(false);
     expect(await annotation(env.client, 'dead-0', NODE_ANNOTATIONS.postConfigAction)).toBe('Rebooting');
     expect(await annotation(env.client, 'dead-0', NODE_ANNOTATIONS.currentConfig)).toBe('rendered-worker-1');
   });

@@ -110,6 +110,8 @@ export class Cluster {
   compactedRv = 1;
   /** Listeners on every change (controllers). */
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  /** Owner uid → number of stored objects naming it in their ownerReferences (kept current by every write). */
+  private readonly dependentCount = new Map<string, number>();
   /** Bumped on every change of the served type set (discovery caches). */
   discoveryGeneration = 0;
 
@@ -355,6 +357,7 @@ export class Cluster {
       object: obj,
     };
     if (previous) e.previous = previous;
+    this.indexOwners(type, obj, previous);
     this.history.push(e);
     if (this.history.length - this.historyStart > this.historySize) {
       const dropped = must(this.history[this.historyStart], 'watch history entry');
@@ -618,6 +621,8 @@ export class Cluster {
     if (md.deletionTimestamp && (md.finalizers ?? []).length === 0 && specFinalizers === 0) {
       md.resourceVersion = this.nextRv();
       this.store(t).objects.delete(objKey(md.namespace, name));
+      // the stored version was `old`: its owner references leave the index (the DELETED event carries `next`'s)
+      this.indexOwners('MODIFIED', next, old);
       this.emit(t, 'DELETED', next);
       st.afterWrite?.('DELETED', next, old);
       return this.view(t, next);
@@ -704,11 +709,24 @@ export class Cluster {
     this.strategy(t).afterWrite?.('DELETED', gone, old);
   }
 
-  /** Whether any stored object names `uid` among its ownerReferences. */
+  /** Whether any stored object names `uid` among its ownerReferences (an index lookup, not a scan). */
   hasDependents(uid: string): boolean {
-    if (!uid) return false;
-    for (const { obj } of this.everything()) if (obj.metadata?.ownerReferences?.some((r) => r.uid === uid)) return true;
-    return false;
+    return uid !== '' && (this.dependentCount.get(uid) ?? 0) > 0;
+  }
+
+  /** Keeps {@link dependentCount} current: a write replaces the previous version's owner references by the new ones. */
+  private indexOwners(type: ChangeEvent['type'], obj: KubeObject, previous: KubeObject | undefined): void {
+    const before = type === 'ADDED' ? undefined : (previous ?? obj).metadata?.ownerReferences;
+    const after = type === 'DELETED' ? undefined : obj.metadata?.ownerReferences;
+    if (before === after) return;
+    for (const r of before ?? []) this.countDependent(r.uid, -1);
+    for (const r of after ?? []) this.countDependent(r.uid, 1);
+  }
+
+  private countDependent(uid: string, delta: number): void {
+    const n = (this.dependentCount.get(uid) ?? 0) + delta;
+    if (n > 0) this.dependentCount.set(uid, n);
+    else this.dependentCount.delete(uid);
   }
 
   /** Restores objects from a snapshot (bypassing validation; resourceVersions kept). */
@@ -717,7 +735,10 @@ export class Cluster {
       const s = this.storage.get(grKey(it.group, it.plural));
       if (!s) continue;
       const md = it.object.metadata ?? {};
-      s.objects.set(objKey(s.t.namespaced ? md.namespace : undefined, md.name ?? ''), it.object);
+      const key = objKey(s.t.namespaced ? md.namespace : undefined, md.name ?? '');
+      const old = s.objects.get(key);
+      s.objects.set(key, it.object);
+      this.indexOwners(old === undefined ? 'ADDED' : 'MODIFIED', it.object, old);
     }
     this.rv = Math.max(this.rv, rv);
     this.compactedRv = this.rv;

@@ -59,6 +59,59 @@ export function gcRelevant(
   return ownerUids(owners) !== ownerUids(e.previous.metadata?.ownerReferences);
 }
 
+/**
+ * Whether a Node change can change what the workload controllers do (pure): a new or deleted node, or a change of
+ * what DaemonSet placement, scheduling and the pod "kubelet" read: labels, spec (unschedulable, taints), deletion,
+ * readiness. The daemons' annotation writes (most Node writes of an update) are none of these: a pass over every
+ * workload on each of them made the controllers' cost grow with nodes × node writes.
+ */
+export function nodeChangeMatters(e: Pick<ChangeEvent, 'type' | 'object' | 'previous'>): boolean {
+  const prev = e.previous;
+  if (e.type !== 'MODIFIED' || prev === undefined) return true;
+  const cur = e.object;
+  return (
+    nodeReady(prev) !== nodeReady(cur) ||
+    prev.metadata?.deletionTimestamp !== cur.metadata?.deletionTimestamp ||
+    !deepEqual(prev.metadata?.labels ?? {}, cur.metadata?.labels ?? {}) ||
+    !deepEqual(prev['spec'] ?? {}, cur['spec'] ?? {})
+  );
+}
+
+/** Pods by the uid of each owner they name (one scan of the pods per pass instead of one per ReplicaSet/DaemonSet). */
+function podsByOwner(pods: readonly KubeObject[]): Map<string, KubeObject[]> {
+  const out = new Map<string, KubeObject[]>();
+  for (const p of pods)
+    for (const r of p.metadata?.ownerReferences ?? []) {
+      const list = out.get(r.uid);
+      if (list === undefined) out.set(r.uid, [p]);
+      else if (list[list.length - 1] !== p) list.push(p);
+    }
+  return out;
+}
+
+/** The pod-template-hash of a Deployment's template, cached per stored template object (stored objects are replaced, never mutated). */
+const templateHashes = new WeakMap<object, string>();
+function templateHash(template: JsonObject): string {
+  let h = templateHashes.get(template);
+  if (h === undefined) {
+    h = createHash('sha256')
+      .update(JSON.stringify(template))
+      .digest('hex')
+      .slice(0, 10)
+      .replace(/[aeiou]/g, 'x');
+    templateHashes.set(template, h);
+  }
+  return h;
+}
+
+/**
+ * Least time between two passes of the workload controllers (Deployments, ReplicaSets, DaemonSets, pods): their pass
+ * reads every workload, node and pod, so at thousands of nodes one pass per event-loop turn cost more than the
+ * changes it reacted to. Changes in between coalesce into the next pass (the controllers are level-triggered, as
+ * kube-controller-manager's work queues coalesce a key's events while it is being synced).
+ */
+export const WORKLOAD_PASS_INTERVAL_MS = 50;
+
 /** Runs controllers on cluster changes, coalescing bursts into one pass. */
 export class Controllers {
   private scheduled = false;
@@ -105,9 +158,12 @@ export class Controllers {
     const fins = md.finalizers ?? [];
     let any = false;
     this.indexUid(e);
+    this.trackForeground(e);
     const owned = (md.ownerReferences?.length ?? 0) > 0;
     if (
-      e.type === 'DELETED' ||
+      // a deletion leaves work only when something names the deleted object as its owner (an index lookup), or when
+      // it was the dependent of an owner waiting in the foreground for its dependents to go
+      (e.type === 'DELETED' && (this.c.hasDependents(md.uid ?? '') || this.awaitsForeground(md.ownerReferences))) ||
       fins.includes('orphan') ||
       fins.includes('foregroundDeletion') ||
       (owned && md.deletionTimestamp !== undefined)
@@ -128,9 +184,25 @@ export class Controllers {
     )
       this.dirty.ns = any = true;
     if (this.terminating.size > 0 && md.namespace && this.terminating.has(md.namespace)) this.dirty.ns = any = true;
-    if (this.simulatePods && WORKLOAD_GRS.has(e.gr)) this.dirty.workloads = any = true;
+    if (this.simulatePods && WORKLOAD_GRS.has(e.gr) && (e.gr !== '/nodes' || nodeChangeMatters(e)))
+      this.dirty.workloads = any = true;
     if (e.gr === '/pods' || e.gr === 'policy/poddisruptionbudgets') this.dirty.pdb = any = true;
     if (any) this.schedule();
+  }
+
+  /** Uids of objects being deleted in the foreground (they wait for their dependents). */
+  private readonly foreground = new Set<string>();
+
+  private trackForeground(e: ChangeEvent): void {
+    const md = e.object.metadata ?? {};
+    if (md.uid === undefined) return;
+    if (e.type !== 'DELETED' && md.deletionTimestamp && (md.finalizers ?? []).includes('foregroundDeletion'))
+      this.foreground.add(md.uid);
+    else this.foreground.delete(md.uid);
+  }
+
+  private awaitsForeground(owners: readonly OwnerReference[] | undefined): boolean {
+    return this.foreground.size > 0 && (owners ?? []).some((r) => this.foreground.has(r.uid));
   }
 
   private indexUid(e: ChangeEvent): void {
@@ -174,13 +246,40 @@ export class Controllers {
     if (d.gc || (this.gcPending.size > 0 && !this.uidsBuilt)) this.garbageCollect();
     else if (this.gcPending.size > 0) this.collectPending();
     if (d.ns) this.namespaces();
-    if (this.simulatePods && d.workloads) {
+    if (this.simulatePods && d.workloads && !this.workloadsDue()) this.dirty.workloads = true;
+    else if (this.simulatePods && d.workloads) {
+      this.lastWorkloadPass = Date.now();
       this.deployments();
-      this.replicaSets();
-      this.daemonSets();
+      const byOwner = podsByOwner(this.c.peekAll(typeOf(this.c, '', 'pods')));
+      this.replicaSets(byOwner);
+      this.daemonSets(byOwner);
       this.pods();
     }
     if (d.pdb) this.disruptionBudgets();
+  }
+
+  /** No pass is scheduled or deferred. */
+  idle(): boolean {
+    return !this.scheduled && !this.workloadTimer;
+  }
+
+  private lastWorkloadPass = 0;
+  private workloadTimer = false;
+
+  /** Whether the workload controllers may run now; if not, one pass is scheduled for when they may. */
+  private workloadsDue(): boolean {
+    const wait = this.lastWorkloadPass + WORKLOAD_PASS_INTERVAL_MS - Date.now();
+    if (wait <= 0) return true;
+    if (!this.workloadTimer) {
+      this.workloadTimer = true;
+      const tm = setTimeout(() => {
+        this.timers.delete(tm);
+        this.workloadTimer = false;
+        this.schedule();
+      }, wait);
+      this.timers.add(tm);
+    }
+    return false;
   }
 
   /** Marks every controller dirty and runs a pass soon (after start or a snapshot restore). */
@@ -373,11 +472,7 @@ export class Controllers {
       if (d.metadata?.deletionTimestamp) continue;
       const spec = (d['spec'] ?? {}) as JsonObject;
       const template = (spec['template'] ?? {}) as JsonObject;
-      const hash = createHash('sha256')
-        .update(JSON.stringify(template))
-        .digest('hex')
-        .slice(0, 10)
-        .replace(/[aeiou]/g, 'x');
+      const hash = templateHash(template);
       const ns = d.metadata?.namespace ?? 'default';
       const owned = c
         .peekAll(rsType, ns)
@@ -458,7 +553,7 @@ export class Controllers {
     }
   }
 
-  private replicaSets(): void {
+  private replicaSets(byOwner: ReadonlyMap<string, readonly KubeObject[]>): void {
     const c = this.c;
     const rsType = typeOf(c, 'apps', 'replicasets');
     const podType = typeOf(c, '', 'pods');
@@ -467,11 +562,9 @@ export class Controllers {
       const spec = (rs['spec'] ?? {}) as JsonObject;
       const ns = rs.metadata?.namespace ?? 'default';
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      const pods = c
-        .peekAll(podType, ns)
-        .filter(
-          (p) => p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid) && !p.metadata?.deletionTimestamp,
-        );
+      const pods = (byOwner.get(rs.metadata?.uid ?? '') ?? []).filter(
+        (p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp,
+      );
       for (let i = pods.length; i < replicas; i++)
         createPod(c, podType, rs, ns, `${rs.metadata?.name ?? ''}-`, undefined);
       if (pods.length > replicas)
@@ -491,7 +584,7 @@ export class Controllers {
     }
   }
 
-  private daemonSets(): void {
+  private daemonSets(byOwner: ReadonlyMap<string, readonly KubeObject[]>): void {
     const c = this.c;
     const dsType = typeOf(c, 'apps', 'daemonsets');
     const podType = typeOf(c, '', 'pods');
@@ -509,9 +602,7 @@ export class Controllers {
           Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v),
       );
       const eligibleNames = new Set(eligible.map((n) => n.metadata?.name ?? ''));
-      const pods = c
-        .peekAll(podType, ns)
-        .filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === ds.metadata?.uid));
+      const pods = (byOwner.get(ds.metadata?.uid ?? '') ?? []).filter((p) => p.metadata?.namespace === ns);
       // by node name: a lookup per node instead of a scan of the pods (nodes x pods on every pass)
       const scheduled = new Set(pods.map((p) => podNodeName(p)));
       for (const name of eligibleNames)

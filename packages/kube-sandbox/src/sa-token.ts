@@ -97,16 +97,30 @@ export class ServiceAccountTokens {
       return undefined;
     }
     if (!isObject(claims) || claims.iss !== this.issuer) return undefined;
-    if (
-      !createVerify('RSA-SHA256').update(`${head}.${body}`).verify(this.keys.publicKey, Buffer.from(sig, 'base64url'))
-    )
-      return { error: 'invalid signature' };
+    if (!this.signatureValid(token, `${head}.${body}`, sig)) return { error: 'invalid signature' };
     const now = Math.floor(Date.now() / 1000);
     if (typeof claims.exp !== 'number' || now > claims.exp) return { error: 'service account token has expired' };
     if (typeof claims.nbf === 'number' && now < claims.nbf) return { error: 'service account token is not valid yet' };
     if (!Array.isArray(claims.aud) || !claims.aud.includes(this.issuer))
       return { error: 'token audiences do not match the API server' };
     return this.userOf(claims);
+  }
+
+  /**
+   * Tokens whose signature was verified: an RSA verification per request was a visible share of a large rehearsal's
+   * CPU (kube-apiserver caches token authentication results too, pkg/authentication/token/cache). Only the signature
+   * is remembered; expiry, audience and the ServiceAccount are checked on every request. Bounded (oldest out first).
+   */
+  private readonly verified = new Set<string>();
+
+  private signatureValid(token: string, signed: string, sig: string): boolean {
+    if (this.verified.has(token)) return true;
+    const keys = this.keys;
+    if (keys === undefined) return false;
+    if (!createVerify('RSA-SHA256').update(signed).verify(keys.publicKey, Buffer.from(sig, 'base64url'))) return false;
+    this.verified.add(token);
+    if (this.verified.size > 1024) this.verified.delete(this.verified.values().next().value ?? '');
+    return true;
   }
 
   private userOf(claims: Partial<TokenClaims>): TokenCheck {

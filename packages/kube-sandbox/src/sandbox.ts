@@ -289,11 +289,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
 
   const settle = async (): Promise<void> => {
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 200; i++) {
       const rv = cluster.rv;
       await new Promise((r) => setImmediate(r));
       await new Promise((r) => setTimeout(r, 2));
-      if (cluster.rv === rv) return;
+      // a workload pass deferred by WORKLOAD_PASS_INTERVAL_MS is still to come
+      if (cluster.rv === rv && controllers.idle()) return;
     }
   };
 

@@ -3,7 +3,7 @@
  * wake the garbage collector (it used to run over every object on any write of an owned object).
  */
 import { describe, expect, it } from 'vitest';
-import { gcRelevant } from '../src/controllers.js';
+import { gcRelevant, nodeChangeMatters } from '../src/controllers.js';
 import type { KubeObject } from '../src/types.js';
 import { clone } from '../src/util.js';
 
@@ -61,5 +61,29 @@ describe('gcRelevant', () => {
   it('objects without owners are none of its business', () => {
     expect(gcRelevant({ type: 'ADDED' }, undefined, [])).toBe(false);
     expect(gcRelevant({ type: 'MODIFIED', previous: { metadata: { name: 'x' } } }, [], ['kubernetes'])).toBe(false);
+  });
+});
+
+describe('nodeChangeMatters', () => {
+  const node = (o: { ready?: boolean; labels?: Record<string, string>; ann?: string; spec?: object }): KubeObject => ({
+    metadata: { name: 'n', labels: o.labels ?? { a: '1' }, annotations: { x: o.ann ?? '' } },
+    spec: o.spec ?? {},
+    status: { conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }] },
+  });
+
+  it("an annotation write (the daemons' state) does not wake the workload controllers", () => {
+    expect(nodeChangeMatters({ type: 'MODIFIED', previous: node({}), object: node({ ann: 'Working' }) })).toBe(false);
+  });
+
+  it('readiness, labels, spec (cordon, taints), new and deleted nodes do', () => {
+    expect(nodeChangeMatters({ type: 'MODIFIED', previous: node({}), object: node({ ready: false }) })).toBe(true);
+    expect(nodeChangeMatters({ type: 'MODIFIED', previous: node({}), object: node({ labels: { a: '2' } }) })).toBe(
+      true,
+    );
+    expect(
+      nodeChangeMatters({ type: 'MODIFIED', previous: node({}), object: node({ spec: { unschedulable: true } }) }),
+    ).toBe(true);
+    expect(nodeChangeMatters({ type: 'ADDED', object: node({}) })).toBe(true);
+    expect(nodeChangeMatters({ type: 'DELETED', object: node({}) })).toBe(true);
   });
 });

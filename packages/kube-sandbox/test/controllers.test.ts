@@ -68,6 +68,21 @@ describe('garbage collection', () => {
     expect((await c.req('GET', '/api/v1/namespaces/default/configmaps/dep3')).status).toBe(404);
   });
 
+  it('keeps an index of dependents: an owner reference dropped or deleted leaves it', async () => {
+    const owner = (await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('idx-owner'))).body;
+    const uid = owner.metadata.uid as string;
+    expect(c.sb.cluster.hasDependents(uid)).toBe(false);
+    await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('idx-a', { name: 'idx-owner', uid }));
+    await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('idx-b', { name: 'idx-owner', uid }));
+    expect(c.sb.cluster.hasDependents(uid)).toBe(true);
+    const a = (await c.req('GET', '/api/v1/namespaces/default/configmaps/idx-a')).body;
+    delete a.metadata.ownerReferences;
+    expect((await c.req('PUT', '/api/v1/namespaces/default/configmaps/idx-a', a)).status).toBe(200);
+    expect(c.sb.cluster.hasDependents(uid)).toBe(true);
+    await c.req('DELETE', '/api/v1/namespaces/default/configmaps/idx-b');
+    expect(c.sb.cluster.hasDependents(uid)).toBe(false);
+  });
+
   it('collects objects written with owners that do not exist, keeps those whose owners do, drops dangling references', async () => {
     const owner = (await c.req('POST', '/api/v1/namespaces/default/configmaps', cm('live-owner'))).body;
     // many dependents of a live owner, written in one burst: all stay

@@ -95,6 +95,8 @@ export interface CvoProgress {
 export interface RunningNodes extends Running {
   /** Kills one node's daemon (as SIGKILL) and starts it again. */
   restartDaemon(node: string): Promise<void>;
+  /** Whether the node's machine is in a reboot (requested, not yet booted again); false when unknown. */
+  rebooting?(node: string): boolean;
 }
 
 /** The started cluster-operator simulator. */
@@ -461,8 +463,10 @@ function wire(fns: ReadonlyMap<string, Fn>): RehearsalComponents {
           await machines.stop();
         },
       };
+      const machineMap = r.machines instanceof Map ? (r.machines as Map<string, { rebooting?: unknown }>) : undefined;
       return {
         ...base,
+        rebooting: (node) => machineMap?.get(node)?.rebooting === true,
         restartDaemon: async (node) => {
           // the machine powers off (its daemon aborted mid-step, state left as is) and boots again
           const m =

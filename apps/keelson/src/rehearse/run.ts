@@ -1146,6 +1146,9 @@ class Session {
       await this.adminAckStep(cv, direct);
       for (const n of obs.nodes()) {
         if (n.ready) downSince.delete(n.name);
+        // a machine still in its reboot is not stuck: on a busy machine (5,000 virtual nodes on two cores) reboots
+        // end late; the clock starts once the reboot is over and the Node is still NotReady
+        else if (nodes.rebooting?.(n.name) === true) downSince.set(n.name, now);
         else if (!downSince.has(n.name)) downSince.set(n.name, now);
       }
       const downNodes = [...downSince].map(([name, since]) => ({ name, since }));

@@ -4,7 +4,7 @@
  * provisioned from the machine-config-server (`serverUrl`) like real ones, or — without a server — from the pool's
  * rendered config read through the API and served locally with the same code as the MCS.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ControllerConfigs,
   EventRecorder,
@@ -21,6 +21,7 @@ import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
 import type { DaemonEventHandler } from '../daemon/events.js';
 import type { ClusterPlumbing } from '../daemon/start.js';
 import { buildServedConfig } from '../server/serve-config.js';
+import { markVolatileTree } from '../daemon/writer.js';
 import { fetchIgnition } from './fetch-ignition.js';
 import { VirtualMachine, type ConfigProvider } from './machine.js';
 import { PoolWaiter } from './pool-wait.js';
@@ -125,6 +126,8 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     if (ownKubelet) await kubelet?.close();
   };
   const logger = opts.logger ?? nullLogger;
+  // the machines' roots live as long as this process: atomic writes there skip fsync (see markVolatileTree)
+  const unmarkVolatile = markVolatileTree(resolve(opts.rootDir));
   const informer = new SharedNodeInformer(client, { logger });
   await informer.start();
   const configs = new MachineConfigCache(client);
@@ -194,6 +197,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     await mcns?.stop();
     await ccs?.stop();
     await closeClients();
+    unmarkVolatile();
     throw e;
   }
   return {
@@ -207,6 +211,7 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
       await mcns?.stop();
       await ccs?.stop();
       await closeClients();
+      unmarkVolatile();
     },
   };
 }

@@ -44,17 +44,28 @@ export class VirtualHost implements Host {
     return this.#root.resolve(`${VIRTUAL_STATE_DIR}/systemd.json`);
   }
 
+  /**
+   * The state as last read or written: this host is the only writer of its state file, so the file is read once (a
+   * process started again finds it there) instead of on every systemctl call of every unit of every node.
+   */
+  #state: SystemdState | undefined;
+
   async #load(): Promise<SystemdState> {
-    try {
-      const s = JSON.parse(await fs.readFile(this.#statePath, 'utf8')) as Partial<SystemdState>;
-      return { enabled: s.enabled ?? {}, passwords: s.passwords ?? {} };
-    } catch {
-      return { enabled: {}, passwords: {} };
+    if (this.#state === undefined) {
+      try {
+        const s = JSON.parse(await fs.readFile(this.#statePath, 'utf8')) as Partial<SystemdState>;
+        this.#state = { enabled: s.enabled ?? {}, passwords: s.passwords ?? {} };
+      } catch {
+        this.#state = { enabled: {}, passwords: {} };
+      }
     }
+    // a copy: a caller's changes count once they are saved
+    return { enabled: { ...this.#state.enabled }, passwords: { ...this.#state.passwords } };
   }
 
   async #save(s: SystemdState): Promise<void> {
     await atomicWrite(this.#statePath, JSON.stringify(s));
+    this.#state = s;
   }
 
   async systemctl(args: readonly string[]): Promise<HostCommandResult> {

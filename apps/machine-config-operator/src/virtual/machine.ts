@@ -81,6 +81,7 @@ export class VirtualMachine {
   #pendingReboot = false;
   #stopped = false;
   #rebootDone: Promise<void> = Promise.resolve();
+  #rebooting = false;
   /** Number of reboots since start. */
   reboots = 0;
 
@@ -98,6 +99,14 @@ export class VirtualMachine {
         this.#onReboot(r);
       },
     });
+  }
+
+  /**
+   * True from a reboot request until the machine has booted again (its kubelet posted Ready) or failed to: a Node
+   * NotReady for longer than a reboot takes is stuck only when this is false (a busy process runs reboots late).
+   */
+  get rebooting(): boolean {
+    return this.#rebooting;
   }
 
   /** The running daemon (undefined while rebooting). */
@@ -269,6 +278,7 @@ export class VirtualMachine {
       return;
     }
     this.#o.logger.info('rebooting', { node: this.name, rationale });
+    this.#rebooting = true;
     this.#rebootDone = new Promise((resolve) => setImmediate(() => void this.#reboot().finally(resolve)));
   }
 
@@ -293,6 +303,8 @@ export class VirtualMachine {
       await this.#boot();
     } catch (e) {
       this.#o.logger.error('virtual reboot failed', { node: this.name, error: (e as Error).message });
+    } finally {
+      this.#rebooting = false;
     }
   }
 
