@@ -3,7 +3,8 @@
  * kube-apiserver stores them (the core/v1 and apps/v1 defaulting functions applied: `fieldRef.apiVersion: v1`,
  * `imagePullPolicy`, `terminationMessagePath`, probe timings, port protocol, hostPath type, volume `defaultMode`,
  * DaemonSet `maxSurge`, Service `sessionAffinity`/`ipFamilies`, quantities in canonical form …), so the test stands on
- * its own whether or not the embedded server defaults; then the MCO's shipped manifests are applied in Reconciling
+ * its own whether or not the embedded server defaults; then the MCO's shipped manifests and operand workloads are
+ * applied in Reconciling
  * mode through the real ResourceApplier over HTTP: zero writes.
  */
 import { readFile, readdir } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { ResourceApplier } from '../src/resources/apply.js';
 import { clone, isObject, type JsonObject } from '../src/resources/merge-core.js';
 
 const MCO_MANIFESTS = new URL('../../machine-config-operator/manifests/', import.meta.url).pathname;
+const MCO_OPERANDS = new URL('../../machine-config-operator/operands/', import.meta.url).pathname;
 type J = JsonObject;
 
 function obj(v: unknown): J {
@@ -121,8 +123,14 @@ beforeAll(async () => {
   await client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-config-operator' } },
   });
-  for (const f of (await readdir(MCO_MANIFESTS)).filter((n) => n.endsWith('.yaml')).sort()) {
-    for (const doc of parseAllDocuments(await readFile(join(MCO_MANIFESTS, f), 'utf8'))) {
+  // the release's manifests, and the operands the MCO operator renders from its package (daemon, controller, server)
+  const files = (await readdir(MCO_MANIFESTS)).filter((n) => n.endsWith('.yaml')).map((n) => join(MCO_MANIFESTS, n));
+  for (const d of (await readdir(MCO_OPERANDS)).sort())
+    files.push(
+      ...(await readdir(join(MCO_OPERANDS, d))).filter((n) => n.endsWith('.yaml')).map((n) => join(MCO_OPERANDS, d, n)),
+    );
+  for (const f of files.sort()) {
+    for (const doc of parseAllDocuments(await readFile(f, 'utf8'))) {
       const o = doc.toJS() as J | null;
       if (o && ['DaemonSet', 'Deployment', 'Service'].includes(String(o['kind']))) manifests.push(o);
     }
