@@ -189,6 +189,29 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     subjects: [{ kind: 'ServiceAccount', name: 'machine-config-operator', namespace: NS }],
   };
+  // the operator's images.json (upstream install/0000_80_machine-config_02_images.configmap.yaml, placeholders
+  // replaced): the operator deploys its operands with the machine-config-operator image named here
+  const images = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'machine-config-operator-images', namespace: NS, annotations: { ...PROFILES } },
+    data: {
+      'images.json': `${JSON.stringify({ releaseVersion: facts.version, machineConfigOperator: facts.operatorImage }, null, 2)}\n`,
+    },
+  };
+  // the identities of the operands the operator deploys (controller, daemon, server), bound as the operator's is
+  const operandAccounts = ['machine-config-controller', 'machine-config-daemon', 'machine-config-server'].flatMap(
+    (name) => [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: NS, annotations: { ...PROFILES } } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `custom-account-${name}`, annotations: { ...PROFILES } },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: NS }],
+      },
+    ],
+  );
   const clusterOperator = {
     apiVersion: 'config.openshift.io/v1',
     kind: 'ClusterOperator',
@@ -207,7 +230,8 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     // rendered configs carry them and the nodes roll once.
     '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
     '0000_80_machine-config_02_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
-    '0000_80_machine-config_03_rbac.yaml': yamlDocs([serviceAccount, binding]),
+    '0000_80_machine-config_02_images.configmap.yaml': yamlDocs([images]),
+    '0000_80_machine-config_03_rbac.yaml': yamlDocs([serviceAccount, binding, ...operandAccounts]),
     '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
     '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
     '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([
