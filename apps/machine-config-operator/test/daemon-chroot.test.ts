@@ -13,17 +13,7 @@
  * validates B and reports Done. `/metrics` shows the upstream `mcd_*` series.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +32,7 @@ import {
   type McParts,
   type TestEnv,
 } from './daemon-helpers.js';
+import { copyWithLibs } from './helpers/host-tree.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/machine-config-daemon.js', import.meta.url));
 const IMG = 'quay.io/test/rhcos@sha256:' + '1'.repeat(64);
@@ -90,19 +81,6 @@ exit 0
   // `basename` used by RECORD
   'usr/bin/basename': '#!/bin/sh\nprintf "%s\\n" "${1##*/}"\n',
 };
-
-/** Copies a binary and the shared libraries `ldd` lists into the tree (paths as on this Debian host, under /usr). */
-function copyWithLibs(tree: string, bin: string, as: string): void {
-  const out = spawnSync('ldd', [bin], { encoding: 'utf8' }).stdout;
-  for (const m of out.matchAll(/(\/\S+\.so[^\s]*)/g)) {
-    const lib = m[1] ?? '';
-    const dest = join(tree, 'usr', lib.replace(/^\/usr\//, '/').replace(/^\/(lib|lib64)\//, '$1/'));
-    mkdirSync(dirname(dest), { recursive: true });
-    if (!existsSync(dest)) copyFileSync(realpathSync(lib), dest);
-  }
-  mkdirSync(dirname(join(tree, as)), { recursive: true });
-  copyFileSync(realpathSync(bin), join(tree, as));
-}
 
 function buildTree(tree: string): void {
   copyWithLibs(tree, '/usr/bin/dash', 'usr/bin/sh');

@@ -7,16 +7,13 @@
  * in the root appending their argv to /var/log/keelson-standins.log; the rpm-ostree one refuses `update` and
  * `override remove … --install` unless the repo file exists and its baseurl is a directory, as dnf would).
  */
-import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -35,6 +32,7 @@ import {
   extensionsRepoContent,
   needsExtensionsRepo,
 } from '../src/daemon/extensions-image.js';
+import { copyWithLibs } from './helpers/host-tree.js';
 
 const IMG = 'quay.io/test/rhcos@sha256:' + '1'.repeat(64);
 const EXT = 'quay.io/test/rhcos-extensions@sha256:' + '2'.repeat(64);
@@ -241,18 +239,6 @@ esac
 exit 0
 `,
 };
-
-function copyWithLibs(tree: string, bin: string, as: string): void {
-  const out = spawnSync('ldd', [bin], { encoding: 'utf8' }).stdout;
-  for (const m of out.matchAll(/(\/\S+\.so[^\s]*)/g)) {
-    const lib = m[1] ?? '';
-    const dest = join(tree, 'usr', lib.replace(/^\/usr\//, '/').replace(/^\/(lib|lib64)\//, '$1/'));
-    mkdirSync(dirname(dest), { recursive: true });
-    if (!existsSync(dest)) copyFileSync(realpathSync(lib), dest);
-  }
-  mkdirSync(dirname(join(tree, as)), { recursive: true });
-  copyFileSync(realpathSync(bin), join(tree, as));
-}
 
 describe.skipIf(!canChroot)('extensions image through the chroot HostExec', () => {
   let tree: string;
