@@ -113,7 +113,9 @@ describe('keelson rehearse --fault admin-ack-required', { timeout: 600_000 }, ()
   });
 
   it('=never: Stalled (exit 5) on ReleaseAccepted=False PreconditionChecks, the diagnosis giving the oc patch', async () => {
-    const { code, report } = await rehearseWith(['--fault', 'admin-ack-required=never'], { timeoutSeconds: 40 });
+    // the install must finish within the phase timeout too: 120 s leaves room for a loaded CI machine (the refusal is
+    // recognised once held for a quarter of it)
+    const { code, report } = await rehearseWith(['--fault', 'admin-ack-required=never'], { timeoutSeconds: 120 });
     expect(report.outcome, report.message).toBe('Stalled');
     expect(code).toBe(5);
     // the precondition fails because of AdminAckRequired alone, or with other reasons (MultipleReasons) at that instant
