@@ -243,6 +243,8 @@ export class SysrootRpmOstree implements CommandRunner {
   /** {@link recover}, also returning the deployment list afterwards (read once when nothing had to be done). */
   async #recover(): Promise<{ done: string[]; list: SysrootDeployment[] }> {
     const done: string[] = [];
+    // an ostree command of a killed apply may still be running (SIGKILL does not reach the children): let it finish
+    if (!this.#inApply) await this.sysroot.waitForLock();
     const list = await this.sysroot.deployments();
     if (this.#inApply) return { done, list };
     const bootedAt = list.findIndex((d) => keyOf(d) === this.#state.booted);

@@ -133,6 +133,24 @@ export class OstreeSysroot {
     return this;
   }
 
+  /**
+   * Waits until no ostree process holds the sysroot lock (`ostree/lock`, the file `ostree_sysroot_lock` flocks), e.g.
+   * an `ostree admin deploy` left running by a process that was SIGKILLed: what it writes must land before the
+   * deployments are read and judged. Takes and drops the lock at once (`flock LOCKFILE true`, util-linux).
+   */
+  async waitForLock(): Promise<void> {
+    const lock = join(this.path, 'ostree', 'lock');
+    if (!existsSync(join(this.path, 'ostree'))) return;
+    const r = await this.runner.run('flock', [lock, 'true'], { timeoutMs: this.#timeoutMs });
+    if (r.exitCode !== 0)
+      throw new RpmOstreeError(
+        r.timedOut ? 'RPMOSTREE_TIMEOUT' : 'OSTREE_COMMAND_FAILED',
+        ['flock', lock, 'true'],
+        r.exitCode,
+        r.stderr,
+      );
+  }
+
   /** True when the sysroot has been initialised. */
   exists(): boolean {
     return existsSync(join(this.repo, 'config'));
