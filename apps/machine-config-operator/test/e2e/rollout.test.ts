@@ -366,10 +366,15 @@ describe('machine-config operator + controller on the embedded API server', () =
       tc.client.resource(MachineConfigs).get('99-worker-generated-kubelet'),
     );
     expect(mc.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'KubeletConfig', name: 'max-pods' });
-    const kc = await tc.client.request<{
-      status?: { conditions?: Array<{ type: string; status: string; message?: string }> };
-    }>('GET', '/apis/machineconfiguration.openshift.io/v1/kubeletconfigs/max-pods');
-    expect(kc.status?.conditions?.at(-1)).toMatchObject({ type: 'Success', status: 'True', message: 'Success' });
+    // The controller writes the MachineConfig first and the KubeletConfig's status after it (as upstream's
+    // syncKubeletConfig does), so the condition is waited for rather than read once.
+    const condition = await waitFor('KubeletConfig status condition', async () => {
+      const kc = await tc.client.request<{
+        status?: { conditions?: Array<{ type: string; status: string; message?: string }> };
+      }>('GET', '/apis/machineconfiguration.openshift.io/v1/kubeletconfigs/max-pods');
+      return kc.status?.conditions?.at(-1);
+    });
+    expect(condition).toMatchObject({ type: 'Success', status: 'True', message: 'Success' });
     const w = await waitPoolUpdated('worker', old);
     expect(w.spec.configuration?.source?.map((s) => s.name)).toContain('99-worker-generated-kubelet');
   }, 60_000);
