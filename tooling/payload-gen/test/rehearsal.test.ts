@@ -88,6 +88,17 @@ describe('rehearsal releases', { timeout: 60_000 }, () => {
     expect(find(a, 'CustomResourceDefinition', 'machineconfigs.machineconfiguration.openshift.io')).toBeDefined();
   });
 
+  it('ship each object once, as a real release does (the CVO would rewrite differing duplicates on every pass)', () => {
+    for (const p of [a, b]) {
+      // release-manifests/ only: the CVO's own manifests/ repeat its namespace there, as the CVO image's do upstream
+      const ids = p.manifests.filter((m) => m.dir === 'release-manifests').map((m) => m.id);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    }
+    // the generator ships etcd-operator at run levels 12 and 20: the lower one keeps the objects they share
+    const role = a.manifests.filter((m) => m.gvk.kind === 'ClusterRole' && m.name.endsWith(':etcd-operator'));
+    expect(role.map((m) => m.filename)).toEqual(['0000_12_etcd-operator_02-rbac.yaml']);
+  });
+
   it('B changes operator images, one manifest, deletes one, moves RHCOS and adds a kernel argument', () => {
     const d = diffPayloads(a, b);
     expect(

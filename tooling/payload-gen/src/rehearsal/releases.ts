@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CRD_DIR } from '@keelson/api';
-import { parse as parseYaml, stringify } from 'yaml';
+import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { generatePayload } from '../index.js';
 import { machineConfigManifests, type MachineConfigReleaseFacts } from './mco.js';
 
@@ -282,16 +282,39 @@ async function appImageTags(dir: string | undefined): Promise<string[]> {
   });
 }
 
-/** Components shipped at several run levels get one ClusterOperator (the first), as in a real payload. */
-async function dropDuplicateClusterOperators(dir: string): Promise<void> {
+/** Identity of a manifest object as the CVO keys it: group, kind, namespace, name. */
+function objectIdentity(o: unknown): string | undefined {
+  if (o === null || typeof o !== 'object') return undefined;
+  const { apiVersion, kind, metadata } = o as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
+  const meta = (metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  if (typeof meta.name !== 'string') return undefined;
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+  return `${group}/${kind}/${typeof meta.namespace === 'string' ? meta.namespace : ''}/${meta.name}`;
+}
+
+/**
+ * Each object once, as in a real payload: the generator ships components such as etcd-operator at two run levels
+ * (`0000_12_…` and `0000_20_…`), whose files declare the same ClusterRole, ConfigMaps and Deployment with different
+ * content, so the CVO would rewrite each of them twice on every pass. The first file (lowest run level) keeps the
+ * object; a file left without documents is removed.
+ */
+async function dropDuplicateObjects(dir: string): Promise<void> {
   const seen = new Set<string>();
   for (const name of (await readdir(dir)).sort()) {
-    if (!/[_-]clusteroperator\.yaml$/.test(name)) continue;
-    const m = /kind: ClusterOperator\nmetadata:\n {2}name: (\S+)/.exec(await readFile(join(dir, name), 'utf8'));
-    if (m === null) continue;
-    const co = m[1] ?? '';
-    if (seen.has(co)) await rm(join(dir, name));
-    seen.add(co);
+    if (!/\.(ya?ml|json)$/.test(name)) continue;
+    const path = join(dir, name);
+    const docs = parseAllDocuments(await readFile(path, 'utf8'));
+    const kept = docs.filter((doc) => {
+      const id = objectIdentity(doc.toJSON());
+      if (id === undefined) return true;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    if (kept.length === docs.length) continue;
+    if (kept.length === 0) await rm(path);
+    else await writeFile(path, kept.map((d) => d.toString()).join('---\n'));
   }
 }
 
@@ -313,7 +336,6 @@ async function writeRelease(
     jobs: false,
   });
   const rm_ = join(dir, 'release-manifests');
-  await dropDuplicateClusterOperators(rm_);
   // the generator's stand-in ClusterVersion CRD gives way to the real one in release-manifests/
   await rm(join(dir, 'manifests', '0000_00_cluster-version-operator_01_clusterversion.crd.yaml'), { force: true });
   const gates = isTarget ? undefined : opts.adminGates;
@@ -376,6 +398,7 @@ async function writeRelease(
   // the upstream CRDs (unmodified openshift/api files shipped by @keelson/api), as the CVO's and MCO's install/ ship them
   for (const name of (await readdir(CRD_DIR)).filter((n) => n.endsWith('.crd.yaml')))
     await copyFile(join(CRD_DIR, name), join(rm_, name));
+  await dropDuplicateObjects(rm_);
 
   // `oc adm release new` replaces the 0.0.1-snapshot placeholder with the release version; B also swaps image digests
   for (const name of await readdir(rm_)) {
