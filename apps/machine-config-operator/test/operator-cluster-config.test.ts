@@ -154,6 +154,54 @@ describe('operator cluster configuration (Infrastructure, DNS)', () => {
     expect(proxy.counts.get('GET /apis/config.openshift.io/v1/dnses')).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads the ConfigMaps and the image-registry ClusterOperator of its syncs from informers (upstream listers)', async () => {
+    await tc.client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-osimageurl', namespace: NS },
+      data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: '4.99.0' },
+    });
+    proxy = await countingProxy(tc.sandbox.url);
+    const kc = new KubeConfig();
+    kc.loadFromString(tc.sandbox.kubeconfigYaml().replace(/server: \S+/, `server: ${proxy.url}`));
+    operator = await startMachineConfigOperator({
+      operands: false,
+      kubeconfig: kc,
+      logger: nullLogger,
+      releaseVersion: '4.99.0',
+      resyncIntervalMs: 50,
+      leaderElection: false,
+      health: false,
+    });
+    const rootCA = async (): Promise<string | undefined> =>
+      (
+        await tc.client
+          .resource(ControllerConfigs)
+          .get('machine-config-controller')
+          .catch(() => undefined)
+      )?.spec.rootCAData;
+    const first = await waitFor('ControllerConfig', rootCA);
+    // machine-config-server-ca (in the operator's namespace) takes over from kube-system/root-ca through the watch
+    const kubeSystemRoot = await tc.client.resource(ConfigMaps).get('root-ca', 'kube-system');
+    await tc.client.resource(ConfigMaps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'machine-config-server-ca', namespace: NS },
+      data: { 'ca-bundle.crt': `${kubeSystemRoot.data?.['ca.crt'] ?? ''}${kubeSystemRoot.data?.['ca.crt'] ?? ''}` },
+    });
+    await waitFor('ControllerConfig with the MCS CA', async () => ((await rootCA()) !== first ? true : undefined));
+    // many resyncs (every 50 ms) later: the informers' lists and watches, no GET of a ConfigMap or ClusterOperator
+    await new Promise((r) => setTimeout(r, 600));
+    const gets = [...proxy.counts].filter(([k]) =>
+      /^GET \/(api\/v1\/namespaces\/[^/]+\/configmaps|apis\/config\.openshift\.io\/v1\/clusteroperators)\/[^/]+$/.test(
+        k,
+      ),
+    );
+    expect(gets).toEqual([]);
+    expect(proxy.counts.get(`GET /api/v1/namespaces/${NS}/configmaps`)).toBeGreaterThanOrEqual(1);
+    expect(proxy.counts.get('GET /apis/config.openshift.io/v1/clusteroperators')).toBeGreaterThanOrEqual(2);
+  });
+
   it('on a cluster without the Infrastructure and DNS types, GETs each once, not on every resync', async () => {
     await tc.client.resource(ConfigMaps).create({
       apiVersion: 'v1',

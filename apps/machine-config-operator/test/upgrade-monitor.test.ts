@@ -254,6 +254,31 @@ describe('a virtual node update seen through its MCN', () => {
       seen.some((s) => s.RebootedNode === 'Unknown' && s.UpdatePrepared === 'True' && s.AppliedFilesAndOS === 'True'),
     ).toBe(true);
   }, 60_000);
+
+  it('setMcnSpecDesired writes the spec with one merge patch and no GET; a node without an MCN is no error', async () => {
+    const calls: string[] = [];
+    const counting = new Proxy(env.client, {
+      get(target, prop, receiver): unknown {
+        if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+        return (method: string, path: string, ...rest: unknown[]): Promise<unknown> => {
+          calls.push(`${method} ${path}`);
+          return (target.request as (...a: unknown[]) => Promise<unknown>).call(target, method, path, ...rest);
+        };
+      },
+    });
+    const errors: string[] = [];
+    const logger = { ...nullLogger, error: (msg: string) => void errors.push(msg) };
+    const before = watch.store.get('mcn-0');
+    await setMcnSpecDesired(counting, 'mcn-0', 'rendered-worker-3', logger);
+    expect(calls).toEqual(['PATCH /apis/machineconfiguration.openshift.io/v1/machineconfignodes/mcn-0']);
+    await until(() => watch.store.get('mcn-0')?.spec.configVersion.desired === 'rendered-worker-3', 10_000);
+    const after = watch.store.get('mcn-0');
+    expect(after?.spec.node).toEqual(before?.spec.node);
+    expect(after?.spec.pool).toEqual(before?.spec.pool);
+    await setMcnSpecDesired(counting, 'no-such-node', 'rendered-worker-3', logger);
+    expect(errors).toEqual([]);
+    await setMcnSpecDesired(env.client, 'mcn-0', 'rendered-worker-2');
+  });
 });
 
 describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () => {

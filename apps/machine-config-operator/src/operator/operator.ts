@@ -92,7 +92,14 @@ const CONFIG_TYPES = {
 } as const;
 type ConfigKey = keyof typeof CONFIG_TYPES;
 /** Namespaces of the ConfigMaps syncRenderConfig reads (besides the operator's own). */
-const INPUT_CM_NAMESPACES = ['openshift-config', 'openshift-config-managed', 'kube-system'] as const;
+const INPUT_CM_NAMESPACES = [
+  'openshift-config',
+  'openshift-config-managed',
+  'kube-system',
+  'openshift-kube-apiserver-operator',
+] as const;
+/** The ClusterOperator whose presence decides whether the internal registry pull secret is merged. */
+const IMAGE_REGISTRY_OPERATOR = 'image-registry';
 
 /** Options of {@link startMachineConfigOperator}. */
 export interface MachineConfigOperatorOptions extends ProcessOptions {
@@ -170,6 +177,8 @@ export class MachineConfigOperator {
     mcs: Informer<MachineConfig>;
     cc: Informer<ControllerConfig>;
     co: Informer<ClusterOperator>;
+    /** ClusterOperator `image-registry` (upstream's clusterOperatorLister in getImageRegistryPullSecrets). */
+    imageRegistryCo: Informer<ClusterOperator>;
     /** openshift-machine-api Secrets: the `<pool>-user-data-managed` pointer configs and the installer's user-data. */
     maoSecrets: Informer<UserDataSecret>;
   };
@@ -212,11 +221,13 @@ export class MachineConfigOperator {
       extra: ConstructorParameters<typeof Informer<T>>[2] = {},
     ): Informer<T> => new Informer<T>(client, d, { logger: log, ...extra });
     this.informers = {
-      cm: mk(CMs, { namespace: MCO_NAMESPACE, fieldSelector: `metadata.name=${OSIMAGEURL_CONFIGMAP}` }),
+      // every ConfigMap of the namespace: the osimageurl one and machine-config-server-ca (syncRenderConfig)
+      cm: mk(CMs, { namespace: MCO_NAMESPACE }),
       pools: mk(Pools),
       mcs: mk(MachineConfigs),
       cc: mk(ControllerConfigs),
       co: mk(ClusterOperators, { fieldSelector: `metadata.name=${CLUSTER_OPERATOR_NAME}` }),
+      imageRegistryCo: mk(ClusterOperators, { fieldSelector: `metadata.name=${IMAGE_REGISTRY_OPERATOR}` }),
       maoSecrets: mk(Secrets, { namespace: MACHINE_API_NAMESPACE }),
     };
     this.recorder = new EventRecorder(client, {
@@ -381,12 +392,15 @@ export class MachineConfigOperator {
     const reads = await Promise.all(keys.map((k) => this.readConfig(k)));
     const global = Object.fromEntries(keys.map((k, i) => [k, reads[i]])) as unknown as GlobalConfig;
     // the ConfigMaps of the watched namespaces come from the informers, as upstream's listers (lister-client.ts)
-    const listed = new Map<string, Informer<ConfigMap>>();
+    const listed = new Map<string, Informer<ConfigMap>>([[MCO_NAMESPACE, this.informers.cm]]);
     INPUT_CM_NAMESPACES.forEach((ns, i) => {
       const inf = this.inputCMs[i];
       if (inf !== undefined) listed.set(ns, inf);
     });
-    const reader = listerBackedClient(this.client, listed);
+    const reader = listerBackedClient(this.client, {
+      configMaps: listed,
+      clusterOperators: new Map([[IMAGE_REGISTRY_OPERATOR, this.informers.imageRegistryCo]]),
+    });
     const fromCluster = await readRenderInputs(reader, {
       global,
       imagesJson: this.o.images ?? {},

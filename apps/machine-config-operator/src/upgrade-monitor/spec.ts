@@ -6,19 +6,23 @@
 import { isNotFound, MachineConfigNodes, type KubeClient, type Logger } from '@keelson/kube';
 import { NOT_YET_SET } from './conditions.js';
 
-/** Sets `spec.configVersion.desired` of node `name`'s MCN (nothing when it has no MCN or already says so). */
+/**
+ * Sets `spec.configVersion.desired` of node `name`'s MCN (nothing when it has no MCN; an API server stores nothing
+ * when it already says so). One merge patch of that field: upstream GETs the MCN and updates it whole, two requests
+ * on every node the controller targets; the patch names only the field it owns, so it needs neither the read nor a
+ * resourceVersion (the daemon and the drain controller write the status, not the spec).
+ */
 export async function setMcnSpecDesired(
   client: KubeClient,
   name: string,
   desired: string,
   logger?: Logger,
 ): Promise<void> {
-  const mcns = client.resource(MachineConfigNodes);
+  const want = desired !== '' ? desired : NOT_YET_SET;
   try {
-    const mcn = await mcns.get(name);
-    const want = desired !== '' ? desired : NOT_YET_SET;
-    if (mcn.spec.configVersion.desired === want) return;
-    await mcns.update({ ...mcn, spec: { ...mcn.spec, configVersion: { desired: want } } });
+    await client
+      .resource(MachineConfigNodes)
+      .patch(name, { spec: { configVersion: { desired: want } } }, { type: 'merge' });
   } catch (e) {
     if (isNotFound(e)) return;
     logger?.error('error populating MCN for desired config version and image updates', {
