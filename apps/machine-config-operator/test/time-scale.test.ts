@@ -53,8 +53,12 @@ describe('leader election on a compressed clock', () => {
       retryPeriodMs: 26_000,
     });
   });
-  it('keeps whole seconds and retry < renew < lease at 60x', () => {
-    expect(scaledLeaderElection(60)).toEqual({ leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 1000 });
-    expect(scaledLeaderElection(1000)).toEqual({ leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 1000 });
+  it('keeps whole seconds, retry < renew < lease, and the 15 s / 10 s / 2 s wall-time floors at 60x', () => {
+    expect(scaledLeaderElection(60)).toEqual({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 });
+    expect(scaledLeaderElection(1000)).toEqual({
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+    });
   });
 });

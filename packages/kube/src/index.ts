@@ -87,6 +87,8 @@ export { Controller, ownerKeyMapper } from './controller.js';
 export type { ControllerOptions, Reconciler, ReconcileContext, ReconcileResult } from './controller.js';
 export { LeaderElector, microTime, LEADER_ELECTION_JITTER } from './leaderelection.js';
 export type { LeaderElectionOptions } from './leaderelection.js';
+export { SCALED_LEADER_ELECTION_FLOOR, scaledLeaderElection } from './leader-timing.js';
+export type { LeaderElectionTiming } from './leader-timing.js';
 export { EventRecorder } from './events.js';
 export type { EventRecorderOptions } from './events.js';
 export { startHealthServer } from './health.js';

@@ -13,6 +13,7 @@ import {
   Manager,
   Registry,
   runnableFromStarter,
+  scaledLeaderElection,
   type KubeClientOptions,
   type Logger,
   type LogLevel,
@@ -44,22 +45,13 @@ export interface ProcessOptions {
 }
 
 /**
- * Upstream's lease / renew / retry (137 s / 107 s / 26 s) on a clock `timeScale` times faster, in whole seconds with
- * retry < renew < lease. Without it a process started before its namespace exists (the CVO creates
- * `openshift-machine-config-operator` at run level 80) waits an unscaled 26 s between attempts to create its Lease.
+ * Upstream's lease / renew / retry (137 s / 107 s / 26 s) on a clock `timeScale` times faster: `@keelson/kube`'s, in
+ * whole seconds and never below 15 s / 10 s / 2 s of wall time. Scaled at all because a process started before its
+ * namespace exists (the CVO creates `openshift-machine-config-operator` at run level 80) would wait an unscaled 26 s
+ * between attempts to create its Lease; floored because a 1 s retry period renewed each leader's Lease every second
+ * of wall time (half the Lease traffic of a rehearsed update) and a 2 s renew deadline is too short on a loaded machine.
  */
-export function scaledLeaderElection(timeScale: number): {
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-} {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale))
-    throw new RangeError(`timeScale must be a positive number, got ${String(timeScale)}`);
-  const retry = Math.max(1, Math.ceil(26 / timeScale));
-  const renew = Math.max(retry + 1, Math.ceil(107 / timeScale));
-  const lease = Math.max(renew + 1, Math.ceil(137 / timeScale));
-  return { leaseDurationMs: lease * 1000, renewDeadlineMs: renew * 1000, retryPeriodMs: retry * 1000 };
-}
+export { scaledLeaderElection };
 
 /** Leader-election settings (upstream defaults: lease 137 s, renew 107 s, retry 26 s for OpenShift components). */
 export interface LeaderElectionSettings {
