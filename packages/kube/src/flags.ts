@@ -142,3 +142,14 @@ export function parseLeaderElectionFlags(f: { leaseDuration: string; renewDeadli
     );
   return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
+
+export { parseFlags, runProgram } from './command-line.js';
+export type {
+  BoolFlag,
+  FlagSpec,
+  FlagValue,
+  FlagValues,
+  ParsedFlags,
+  StringFlag,
+  StringsFlag,
+} from './command-line.js';

@@ -24,8 +24,19 @@ export {
   parseGoBool,
   levelFromVerbosity,
   COMMON_FLAGS,
+  parseFlags,
+  runProgram,
 } from './flags.js';
-export type { DurationBound } from './flags.js';
+export type {
+  DurationBound,
+  BoolFlag,
+  FlagSpec,
+  FlagValue,
+  FlagValues,
+  ParsedFlags,
+  StringFlag,
+  StringsFlag,
+} from './flags.js';
 export { writeFileAtomic, atomicTempPath } from './atomic-write.js';
 export type { AtomicWriteOptions } from './atomic-write.js';
 export type { Clock } from './clock.js';

@@ -2,13 +2,13 @@
 // machine-config-daemon entry point (wiring only; see src/daemon and src/virtual).
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import {
   aborted,
   createLogger,
   isUsageError,
   Manager,
   onShutdown,
+  parseFlags,
   parseListenFlag,
   type KubeClient,
 } from '@keelson/kube';
@@ -35,28 +35,30 @@ const USAGE = `Usage:
 
 const log = createLogger({ fields: { component: 'machine-config-daemon' } });
 
+/** The flags of `machine-config-daemon start`. */
+const START_FLAGS = {
+  'node-name': { type: 'string' },
+  'root-mount': { type: 'string', default: '/' },
+  kubeconfig: { type: 'string' },
+  'virtual-nodes': { type: 'string' },
+  pool: { type: 'string', default: 'worker' },
+  'reboot-duration': { type: 'string', default: '0s' },
+  'virtual-root': { type: 'string', default: '/var/tmp/keelson-virtual-nodes' },
+  'server-url': { type: 'string' },
+  'server-ca': { type: 'string' },
+  'name-prefix': { type: 'string' },
+  'first-index': { type: 'string', default: '0' },
+  zones: { type: 'string' },
+  'skip-reboot': { type: 'boolean', default: false },
+  'once-from': { type: 'string' },
+  'metrics-listen-address': { type: 'string', default: DEFAULT_METRICS_ADDRESS },
+  v: { type: 'string' },
+} as const;
+
 async function start(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'node-name': { type: 'string' },
-      'root-mount': { type: 'string', default: '/' },
-      kubeconfig: { type: 'string' },
-      'virtual-nodes': { type: 'string' },
-      pool: { type: 'string', default: 'worker' },
-      'reboot-duration': { type: 'string', default: '0s' },
-      'virtual-root': { type: 'string', default: '/var/tmp/keelson-virtual-nodes' },
-      'server-url': { type: 'string' },
-      'server-ca': { type: 'string' },
-      'name-prefix': { type: 'string' },
-      'first-index': { type: 'string', default: '0' },
-      zones: { type: 'string' },
-      'skip-reboot': { type: 'boolean', default: false },
-      'once-from': { type: 'string' },
-      'metrics-listen-address': { type: 'string', default: DEFAULT_METRICS_ADDRESS },
-      v: { type: 'string' },
-    },
-  });
+  const parsed = parseFlags('machine-config-daemon start', START_FLAGS, argv, USAGE);
+  if (parsed.help) return;
+  const { values } = parsed;
   if (values['once-from'] !== undefined) {
     await onceFrom(values['once-from'], values['root-mount'], values['skip-reboot']);
     return;
@@ -171,10 +173,14 @@ async function onceFrom(file: string, rootMount: string, skipReboot: boolean): P
 }
 
 async function firstboot(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } },
-  });
+  const parsed = parseFlags(
+    'machine-config-daemon firstboot-complete-machineconfig',
+    { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } },
+    argv,
+    USAGE,
+  );
+  if (parsed.help) return;
+  const { values } = parsed;
   const r = await runFirstboot(hostContext(values['root-mount']));
   log.info('firstboot finished', { skipped: r.skipped, rebooted: r.rebooted, config: r.config });
 }

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // machine-config-server entry point (wiring only; see src/server).
-import { parseArgs } from 'node:util';
-import { createLogger, isUsageError, onShutdown } from '@keelson/kube';
+import { createLogger, isUsageError, onShutdown, parseFlags } from '@keelson/kube';
 import { startMachineConfigServer, SECURE_PORT, INSECURE_PORT } from '../server/server.js';
 import { parseCount, UsageError } from './args.js';
 
@@ -15,9 +14,9 @@ const log = createLogger({ fields: { component: 'machine-config-server' } });
 async function main(): Promise<void> {
   const [cmd, ...rest] = process.argv.slice(2);
   if (cmd !== 'start' && cmd !== 'bootstrap') throw new UsageError(USAGE);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
+  const parsed = parseFlags(
+    `machine-config-server ${cmd}`,
+    {
       'apiserver-url': { type: 'string' },
       kubeconfig: { type: 'string' },
       cert: { type: 'string', default: '/etc/ssl/mcs/tls.crt' },
@@ -30,7 +29,11 @@ async function main(): Promise<void> {
       'tls-cipher-suites': { type: 'string' },
       'tls-min-version': { type: 'string' },
     },
-  });
+    rest,
+    USAGE,
+  );
+  if (parsed.help) return;
+  const { values } = parsed;
   const apiserverURL = values['apiserver-url'];
   if (apiserverURL === undefined) throw new UsageError(`--apiserver-url is required\n${USAGE}`);
   const kubeconfig = values.kubeconfig ?? process.env['KUBECONFIG'];

@@ -11,6 +11,7 @@ import {
   parseLeaderElectionFlags,
   parseListenFlag,
   parseVerbosityFlag,
+  runProgram,
   UsageError,
   type Logger,
 } from '@keelson/kube';
@@ -138,4 +139,13 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
     },
     { logger },
   );
+}
+
+/**
+ * Parses `process.argv` and runs the program with `@keelson/kube`'s {@link runProgram}: an unknown flag or a bad flag
+ * value exits 2 (as a {@link UsageError} from an action), `--help` exits 0.
+ */
+export async function runCommandLine(program: Command): Promise<void> {
+  const code = await runProgram(program, process.argv.slice(2));
+  if (code !== 0) process.exitCode = code;
 }
