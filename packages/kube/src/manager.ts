@@ -167,11 +167,13 @@ export class Manager {
 
   /**
    * The shared informer of a kind and selection (controller-runtime's cache): one watch per distinct
-   * (kind, namespace, selectors) however many controllers ask; started with the manager, stopped after the runnables.
+   * (kind, namespace, selectors) however many controllers ask; started with the manager (at once when asked after
+   * start()), stopped after the runnables. `indexers` are added to its store unless one of that name exists
+   * (controller-runtime `IndexField`): callers that share an informer share its indexes.
    */
   informer<T extends KubeObject>(
     resource: ResourceDescriptor<T>,
-    options: Pick<InformerOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector'> = {},
+    options: Pick<InformerOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'indexers'> = {},
   ): Informer<T> {
     const key = JSON.stringify([
       resource.group,
@@ -181,13 +183,16 @@ export class Manager {
       options.labelSelector ?? '',
       options.fieldSelector ?? '',
     ]);
-    let inf = this.informers.get(key);
+    let inf = this.informers.get(key) as Informer<T> | undefined;
     if (inf === undefined) {
-      inf = new Informer(this.client, resource, { ...options, logger: this.logger }) as unknown as Informer<KubeObject>;
-      this.informers.set(key, inf);
+      const { indexers: _indexers, ...selection } = options;
+      inf = new Informer<T>(this.client, resource, { ...selection, logger: this.logger });
+      this.informers.set(key, inf as unknown as Informer<KubeObject>);
       if (this.state === 'started') inf.start();
     }
-    return inf as unknown as Informer<T>;
+    for (const [name, fn] of Object.entries(options.indexers ?? {}))
+      if (!inf.store.hasIndexer(name)) inf.store.addIndexer(name, fn);
+    return inf;
   }
 
   /** The registry served on `/metrics`. */
