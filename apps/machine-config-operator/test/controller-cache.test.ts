@@ -80,12 +80,10 @@ describe('controllers on the Manager cache', { timeout: 60_000 }, () => {
     await inf.waitForSync();
     const from = proxy.requests.length;
     for (let i = 0; i < 5; i++) expect((await clusterSingleton(ctx, FeatureGates))?.metadata.name).toBe('cluster');
-    await tc.client
-      .resource(FeatureGates)
-      .update({
-        ...(await tc.client.resource(FeatureGates).get('cluster')),
-        spec: { featureSet: 'TechPreviewNoUpgrade' },
-      });
+    await tc.client.resource(FeatureGates).update({
+      ...(await tc.client.resource(FeatureGates).get('cluster')),
+      spec: { featureSet: 'TechPreviewNoUpgrade' },
+    });
     await waitFor('the cache sees the change', async () =>
       (await clusterSingleton(ctx, FeatureGates))?.spec?.['featureSet'] === 'TechPreviewNoUpgrade' ? true : undefined,
     );
