@@ -1,6 +1,13 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
 import { hostname } from 'node:os';
-import { parseDurationFlag, parseFlags, parseGoBool, UsageError, type FlagValues } from '@keelson/kube';
+import {
+  parseDurationFlag,
+  parseFlags,
+  parseGoBool,
+  parseVerbosityFlag,
+  UsageError,
+  type FlagValues,
+} from '@keelson/kube';
 import { CvoError } from './errors.js';
 import { DEFAULT_PROMQL_TARGET, validatePromQLTarget, type PromQLTarget } from './cluster/promql.js';
 import { resolvePromQLTarget, type CvoOptions } from './operator/start.js';
@@ -83,6 +90,16 @@ export function parseDuration(flag: string, s: string): number {
         : `${flag} ${JSON.stringify(s)}: ${e.reason} (a duration like 250ms, 10s, 1m30s or 1h)`,
       { cause: e },
     );
+  }
+}
+
+/** klog's `--v` (a non-negative integer, `@keelson/kube` `parseVerbosityFlag`): anything else is a bad flag. */
+function parseVerbosity(s: string): number {
+  try {
+    return parseVerbosityFlag(s);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    throw new CvoError('InvalidFlag', '--v', e.message, { cause: e });
   }
 }
 
@@ -296,6 +313,5 @@ export function parseCommandLine(argv: readonly string[]): Command {
     intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
   if (v['retry-period'] !== undefined) intervals.retryPeriodMs = parseDuration('--retry-period', v['retry-period']);
   if (Object.keys(intervals).length > 0) options.intervals = intervals;
-  const verbosity = v.v !== undefined ? Number(v.v) : 2;
-  return { command: 'start', options, verbosity: Number.isFinite(verbosity) ? verbosity : 2 };
+  return { command: 'start', options, verbosity: v.v !== undefined ? parseVerbosity(v.v) : 2 };
 }

@@ -129,6 +129,10 @@ describe('flags', () => {
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
     expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/unknown option '--bogus'/);
+    // klog's --v is a non-negative integer
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--listen=', '--v=high'])).toThrow(
+      '--v: expected a non-negative integer, got "high"',
+    );
     expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(
       /time: unknown unit " minutes" in duration "5 minutes"/,
     );

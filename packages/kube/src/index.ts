@@ -8,7 +8,14 @@ export { KubeConfig } from '@kubernetes/client-node';
 export { Registry } from 'prom-client';
 export { KubeError, KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone } from './errors.js';
 export type { KubeErrorCode, KubeStatus } from './errors.js';
-export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErrorFields } from './logger.js';
+export {
+  createLogger,
+  errorSafeLogger,
+  klogFields,
+  nullLogger,
+  serializeError,
+  serializeErrorFields,
+} from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
 export { parseGoDuration, DurationError } from './duration.js';
@@ -25,6 +32,7 @@ export {
   levelFromVerbosity,
   COMMON_FLAGS,
   parseFlags,
+  processLogger,
   runProgram,
 } from './flags.js';
 export type {

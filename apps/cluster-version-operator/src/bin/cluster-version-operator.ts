@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // cluster-version-operator entry point: flags -> options -> startClusterVersionOperator (wiring only).
-import { createLogger, isUsageError, levelFromVerbosity, onShutdown } from '@keelson/kube';
+import { isUsageError, onShutdown, processLogger } from '@keelson/kube';
 import { parseCommandLine, USAGE } from '../cli.js';
 import { CvoError } from '../errors.js';
 import { startClusterVersionOperator } from '../operator/start.js';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     process.stdout.write(`rendered ${files.length} files into ${cmd.outputDir}\n`);
     return;
   }
-  const logger = createLogger({ level: levelFromVerbosity(cmd.verbosity), fields: { component: COMPONENT } });
+  const logger = processLogger(COMPONENT, String(cmd.verbosity));
   const holder: { stop?: () => Promise<void> } = {};
   const cvo = await startClusterVersionOperator({
     ...cmd.options,
@@ -52,6 +52,6 @@ main().catch((e: unknown) => {
     process.exitCode = 2;
     return;
   }
-  createLogger({ fields: { component: COMPONENT } }).error('cluster-version-operator failed', { err: e });
+  processLogger(COMPONENT).error('cluster-version-operator failed', { err: e });
   process.exitCode = 1;
 });

@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
   aborted,
-  createLogger,
   isUsageError,
   Manager,
   onShutdown,
   parseFlags,
   parseListenFlag,
+  processLogger,
   type KubeClient,
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
@@ -33,7 +33,8 @@ const USAGE = `Usage:
                               [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--first-index I] [--zones a,b,c]
   machine-config-daemon firstboot-complete-machineconfig [--root-mount DIR]`;
 
-const log = createLogger({ fields: { component: 'machine-config-daemon' } });
+/** The process logger; `start --v N` sets its level (klog's `--v`). */
+let log = processLogger('machine-config-daemon');
 
 /** The flags of `machine-config-daemon start`. */
 const START_FLAGS = {
@@ -59,6 +60,7 @@ async function start(argv: string[]): Promise<void> {
   const parsed = parseFlags('machine-config-daemon start', START_FLAGS, argv, USAGE);
   if (parsed.help) return;
   const { values } = parsed;
+  if (values.v !== undefined) log = processLogger('machine-config-daemon', values.v);
   if (values['once-from'] !== undefined) {
     await onceFrom(values['once-from'], values['root-mount'], values['skip-reboot']);
     return;
@@ -193,7 +195,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (isUsageError(e)) console.error(e.message);
-  else log.error('machine-config-daemon failed', { error: (e as Error).message });
+  if (isUsageError(e)) process.stderr.write(`${e.message}\n`);
+  else log.error('machine-config-daemon failed', { err: e });
   process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

@@ -3,14 +3,13 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import {
   COMMON_FLAGS,
-  createLogger,
   isUsageError,
-  levelFromVerbosity,
   onShutdown,
   parseDurationFlag,
   parseLeaderElectionFlags,
   parseListenFlag,
   parseVerbosityFlag,
+  processLogger,
   runProgram,
   UsageError,
   type Logger,
@@ -97,10 +96,9 @@ export function processOptions(f: CommonFlags, logger: Logger): ProcessOptions {
   };
 }
 
-/** JSON logger at the level of `--v`. */
+/** The process logger (`@keelson/kube` {@link processLogger}) at the level of `--v`; a bad `--v` logs at info. */
 export function cliLogger(component: string, v: string): Logger {
-  const n = Number(v);
-  return createLogger({ level: levelFromVerbosity(Number.isFinite(n) ? n : 2), fields: { component } });
+  return processLogger(component, /^\d+$/.test(v) ? v : '2');
 }
 
 /** Reads a JSON object of strings from a file (e.g. --images-json). */
@@ -123,7 +121,7 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
   try {
     running = await start();
   } catch (e) {
-    logger.error('failed to start', { err: (e as Error).message });
+    logger.error('failed to start', { err: e });
     process.exitCode = isUsageError(e) ? e.exitCode : 1;
     return;
   }

@@ -201,7 +201,7 @@ async function secureListener(
         https.setSecureContext({ cert, key });
       })
       .catch((e: unknown) => {
-        logger.error('could not reload serving certificate', { error: (e as Error).message });
+        logger.error('could not reload serving certificate', { err: e });
       });
   };
   for (const f of [certFile, keyFile]) watchers.push(watch(f, reload));
