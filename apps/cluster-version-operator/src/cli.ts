@@ -1,7 +1,13 @@
 /** Flag parsing of `cluster-version-operator start|render` (upstream flag names). */
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
-import { parseDurationFlag, parseGoBool, UsageError } from '@keelson/kube';
+import {
+  parseDurationFlag,
+  parseFlags,
+  parseGoBool,
+  parseVerbosityFlag,
+  UsageError,
+  type FlagValues,
+} from '@keelson/kube';
 import { CvoError } from './errors.js';
 import { DEFAULT_PROMQL_TARGET, validatePromQLTarget, type PromQLTarget } from './cluster/promql.js';
 import { resolvePromQLTarget, type CvoOptions } from './operator/start.js';
@@ -84,6 +90,16 @@ export function parseDuration(flag: string, s: string): number {
         : `${flag} ${JSON.stringify(s)}: ${e.reason} (a duration like 250ms, 10s, 1m30s or 1h)`,
       { cause: e },
     );
+  }
+}
+
+/** klog's `--v` (a non-negative integer, `@keelson/kube` `parseVerbosityFlag`): anything else is a bad flag. */
+function parseVerbosity(s: string): number {
+  try {
+    return parseVerbosityFlag(s);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    throw new CvoError('InvalidFlag', '--v', e.message, { cause: e });
   }
 }
 
@@ -170,51 +186,57 @@ function validateListen(options: CvoOptions): void {
     );
 }
 
+/** The flags of `start` and `render` (upstream names; parsed by `@keelson/kube`'s {@link parseFlags}, commander). */
+const FLAGS = {
+  'release-image': { type: 'string' },
+  'payload-dir': { type: 'string' },
+  'payload-cache': { type: 'string' },
+  'payload-retrieval': { type: 'string' },
+  'node-name': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  listen: { type: 'string' },
+  'serving-cert-file': { type: 'string' },
+  'serving-key-file': { type: 'string' },
+  'update-service': { type: 'string' },
+  'promql-target': { type: 'string' },
+  'metrics-url': { type: 'string' },
+  'metrics-token-file': { type: 'string' },
+  'metrics-ca-bundle-file': { type: 'string' },
+  'metrics-namespace': { type: 'string' },
+  'metrics-service': { type: 'string' },
+  'use-dns-for-services': { type: 'boolean' },
+  'enable-auto-update': { type: 'boolean' },
+  'always-enable-capabilities': { type: 'string', multiple: true },
+  'time-scale': { type: 'string' },
+  'reconcile-interval': { type: 'string' },
+  'status-interval': { type: 'string' },
+  'lease-duration': { type: 'string' },
+  'renew-deadline': { type: 'string' },
+  'retry-period': { type: 'string' },
+  v: { type: 'string' },
+  'output-dir': { type: 'string' },
+  'feature-gate-manifest-path': { type: 'string' },
+  'cluster-version-manifest-path': { type: 'string' },
+} as const;
+
+/** The flag values of `cmd`; a bad command line is a CvoError `InvalidFlag` followed by the usage text. */
+function parseCvoFlags(cmd: string, rest: readonly string[]): FlagValues<typeof FLAGS> {
+  try {
+    const parsed = parseFlags(`cluster-version-operator ${cmd}`, FLAGS, goBoolArgs(rest));
+    if (parsed.help) throw new UsageError('--help: not a flag here');
+    return parsed.values;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    throw new CvoError('InvalidFlag', cmd, `${e.reason}\n\n${USAGE}`, { cause: e });
+  }
+}
+
 /** Parses argv (without node and script). */
 export function parseCommandLine(argv: readonly string[]): Command {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') return { command: 'help' };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: goBoolArgs(rest),
-      strict: true,
-      options: {
-        'release-image': { type: 'string' },
-        'payload-dir': { type: 'string' },
-        'payload-cache': { type: 'string' },
-        'payload-retrieval': { type: 'string' },
-        'node-name': { type: 'string' },
-        kubeconfig: { type: 'string' },
-        listen: { type: 'string' },
-        'serving-cert-file': { type: 'string' },
-        'serving-key-file': { type: 'string' },
-        'update-service': { type: 'string' },
-        'promql-target': { type: 'string' },
-        'metrics-url': { type: 'string' },
-        'metrics-token-file': { type: 'string' },
-        'metrics-ca-bundle-file': { type: 'string' },
-        'metrics-namespace': { type: 'string' },
-        'metrics-service': { type: 'string' },
-        'use-dns-for-services': { type: 'boolean' },
-        'enable-auto-update': { type: 'boolean' },
-        'always-enable-capabilities': { type: 'string', multiple: true },
-        'time-scale': { type: 'string' },
-        'reconcile-interval': { type: 'string' },
-        'status-interval': { type: 'string' },
-        'lease-duration': { type: 'string' },
-        'renew-deadline': { type: 'string' },
-        'retry-period': { type: 'string' },
-        v: { type: 'string' },
-        'output-dir': { type: 'string' },
-        'feature-gate-manifest-path': { type: 'string' },
-        'cluster-version-manifest-path': { type: 'string' },
-      },
-    });
-  } catch (e) {
-    throw new CvoError('InvalidFlag', cmd, `${(e as Error).message}\n\n${USAGE}`);
-  }
-  const v = parsed.values;
+  if (rest.includes('--help') || rest.includes('-h')) return { command: 'help' };
+  const v = parseCvoFlags(cmd, rest);
   const releaseImage = v['release-image'] ?? '';
   if (cmd === 'render') {
     if (v['output-dir'] === undefined)
@@ -291,6 +313,5 @@ export function parseCommandLine(argv: readonly string[]): Command {
     intervals.renewDeadlineMs = parseDuration('--renew-deadline', v['renew-deadline']);
   if (v['retry-period'] !== undefined) intervals.retryPeriodMs = parseDuration('--retry-period', v['retry-period']);
   if (Object.keys(intervals).length > 0) options.intervals = intervals;
-  const verbosity = v.v !== undefined ? Number(v.v) : 2;
-  return { command: 'start', options, verbosity: Number.isFinite(verbosity) ? verbosity : 2 };
+  return { command: 'start', options, verbosity: v.v !== undefined ? parseVerbosity(v.v) : 2 };
 }

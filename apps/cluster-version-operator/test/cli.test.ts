@@ -1,5 +1,5 @@
 /** Flag parsing and `render` (bootstrap) through the built bin as a child process. */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,7 +128,11 @@ describe('flags', () => {
   });
   it('rejects bad input with typed errors', () => {
     expect(() => parseCommandLine(['start'])).toThrow(/--release-image is required/);
-    expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/Unknown option/);
+    expect(() => parseCommandLine(['start', '--release-image=x', '--bogus'])).toThrow(/unknown option '--bogus'/);
+    // klog's --v is a non-negative integer
+    expect(() => parseCommandLine(['start', '--release-image=x', '--node-name=m', '--listen=', '--v=high'])).toThrow(
+      '--v: expected a non-negative integer, got "high"',
+    );
     expect(() => parseDuration('--status-interval', '5 minutes')).toThrow(
       /time: unknown unit " minutes" in duration "5 minutes"/,
     );
@@ -138,6 +142,15 @@ describe('flags', () => {
     expect(parseDuration('--x', '1m30s')).toBe(90_000);
     expect(parseDuration('--x', '137s')).toBe(137_000);
     expect(parseDuration('--x', '1h')).toBe(3_600_000);
+  });
+  it('the bin exits 2 on a bad command line, with the message and the usage text on stderr', () => {
+    const r = spawnSync(process.execPath, [BIN, 'start', '--release-image=x', '--bogus'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("unknown option '--bogus'");
+    expect(r.stderr).toContain('Usage:\n  cluster-version-operator start');
+    const h = spawnSync(process.execPath, [BIN, 'start', '--help'], { encoding: 'utf8' });
+    expect(h.status).toBe(0);
+    expect(h.stdout).toContain('start flags:');
   });
 });
 

@@ -5,7 +5,7 @@
  * {@link UsageError} (exit code 2) naming the flag.
  */
 import { parseGoDuration } from './duration.js';
-import type { LogLevel } from './logger.js';
+import { createLogger, type Logger, type LogLevel } from './logger.js';
 
 /** A bad command line: the message names the flag and what to pass. Processes exit 2 on it. */
 export class UsageError extends Error {
@@ -103,6 +103,17 @@ export function levelFromVerbosity(v: number): LogLevel {
   return v >= 4 ? 'debug' : 'info';
 }
 
+/**
+ * The logger of a Keelson process: `@keelson/kube`'s one JSON-line logger ({@link createLogger}, klog-style keys),
+ * `component` on every line, at the level of klog's `--v` when given (a bad value is a {@link UsageError}).
+ */
+export function processLogger(component: string, verbosity?: string): Logger {
+  return createLogger({
+    ...(verbosity !== undefined ? { level: levelFromVerbosity(parseVerbosityFlag(verbosity)) } : {}),
+    fields: { component },
+  });
+}
+
 /** Go's `strconv.ParseBool`, as `--flag=value` of a boolean pflag takes it; undefined when not a boolean. */
 export function parseGoBool(value: string): boolean | undefined {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
@@ -142,3 +153,14 @@ export function parseLeaderElectionFlags(f: { leaseDuration: string; renewDeadli
     );
   return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
+
+export { parseFlags, runProgram } from './command-line.js';
+export type {
+  BoolFlag,
+  FlagSpec,
+  FlagValue,
+  FlagValues,
+  ParsedFlags,
+  StringFlag,
+  StringsFlag,
+} from './command-line.js';

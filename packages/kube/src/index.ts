@@ -8,7 +8,14 @@ export { KubeConfig } from '@kubernetes/client-node';
 export { Registry } from 'prom-client';
 export { KubeError, KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone } from './errors.js';
 export type { KubeErrorCode, KubeStatus } from './errors.js';
-export { createLogger, errorSafeLogger, nullLogger, serializeError, serializeErrorFields } from './logger.js';
+export {
+  createLogger,
+  errorSafeLogger,
+  klogFields,
+  nullLogger,
+  serializeError,
+  serializeErrorFields,
+} from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
 export { parseGoDuration, DurationError } from './duration.js';
@@ -24,8 +31,20 @@ export {
   parseGoBool,
   levelFromVerbosity,
   COMMON_FLAGS,
+  parseFlags,
+  processLogger,
+  runProgram,
 } from './flags.js';
-export type { DurationBound } from './flags.js';
+export type {
+  DurationBound,
+  BoolFlag,
+  FlagSpec,
+  FlagValue,
+  FlagValues,
+  ParsedFlags,
+  StringFlag,
+  StringsFlag,
+} from './flags.js';
 export { writeFileAtomic, atomicTempPath } from './atomic-write.js';
 export type { AtomicWriteOptions } from './atomic-write.js';
 export type { Clock } from './clock.js';

@@ -68,12 +68,13 @@ export function serializeErrorFields(fields: Record<string, unknown> | undefined
 
 /**
  * Wraps a logger supplied from outside (one that may `JSON.stringify` its fields as they are, and whose `child` may
- * drop fields) so that Error values are logged as `{name, message, code, cause}` and child fields are kept.
+ * drop fields) so that Error values are logged as `{name, message, code, cause}` under klog's `err` key
+ * ({@link klogFields}) and child fields are kept.
  */
 export function errorSafeLogger(inner: Logger, base: Record<string, unknown> = {}): Logger {
   const f = (fields?: Record<string, unknown>): Record<string, unknown> => ({
     ...base,
-    ...serializeErrorFields(fields),
+    ...serializeErrorFields(klogFields(fields)),
   });
   return {
     debug: (m, x) => {
@@ -104,8 +105,21 @@ export const nullLogger: Logger = {
 };
 
 /**
- * Create a JSON-line logger: each call writes `{"ts":…,"level":…,"msg":…,...fields}\n`.
- * Errors inside fields are serialized (name, message, code, cause); circular values become `"[Circular]"`.
+ * The one log style of every Keelson process, in the spirit of klog's structured logs (`klog.InfoS` / `ErrorS`) and
+ * logr's JSON sink: one JSON object per line, `{"ts":…,"level":…,"msg":…,"component":…,...key/values}`. The error of
+ * a line is under `err`, as klog's `ErrorS(err, msg)` writes it: a field given as `error` is written as `err` (when
+ * there is no `err`), an Error value as `{name, message, code, cause}`.
+ */
+export function klogFields(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (fields === undefined || !('error' in fields) || 'err' in fields) return fields;
+  const { error, ...rest } = fields;
+  return { ...rest, err: error };
+}
+
+/**
+ * Create a JSON-line logger: each call writes `{"ts":…,"level":…,"msg":…,...fields}\n` (the style of
+ * {@link klogFields}: the error under `err`). Errors inside fields are serialized (name, message, code, cause);
+ * circular values become `"[Circular]"`.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const envLevel = process.env['KEELSON_LOG_LEVEL'];
@@ -117,7 +131,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const make = (base: Record<string, unknown>): Logger => {
     const write = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
       if (LEVELS[lvl] < min) return;
-      const rec: Record<string, unknown> = { ts: now().toISOString(), level: lvl, msg, ...base, ...fields };
+      const rec: Record<string, unknown> = { ts: now().toISOString(), level: lvl, msg, ...base, ...klogFields(fields) };
       stream.write(safeStringify(rec) + '\n');
     };
     return {

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
-import { KubeClient } from './client.js';
+import type { KubeClient } from './client.js';
 import { KubeError } from './errors.js';
 import { startHealthServer, type HealthCheck, type HealthServer, type HealthServerOptions } from './health.js';
 import { Informer, type InformerOptions } from './informer.js';
@@ -55,7 +55,11 @@ export type StopReason = 'stopped' | 'leaderLost';
 
 /** Options of {@link Manager}. */
 export interface ManagerOptions {
-  client: KubeClient;
+  /**
+   * The API client; absent for a process that serves without the cluster (the machine-config-server's `bootstrap`
+   * mode): then {@link Manager.client}, {@link Manager.informer} and leader election throw `KUBE_INVALID_ARGUMENT`.
+   */
+  client?: KubeClient;
   /** Close the client when the manager stops (default true). */
   closeClient?: boolean;
   logger?: Logger;
@@ -96,8 +100,8 @@ export function aborted(signal: AbortSignal): Promise<void> {
 
 /** One operator process: see the module comment. */
 export class Manager {
-  readonly client: KubeClient;
   readonly logger: Logger;
+  private readonly kube: KubeClient | undefined;
   private readonly o: ManagerOptions;
   private readonly runnables: Runnable[] = [];
   private readonly informers = new Map<string, Informer<KubeObject>>();
@@ -119,11 +123,24 @@ export class Manager {
 
   constructor(options: ManagerOptions) {
     this.o = options;
-    this.client = options.client;
+    this.kube = options.client;
     this.logger = options.logger ?? nullLogger;
     const le = options.leaderElection;
+    if (le && options.client === undefined)
+      throw new KubeError('KUBE_INVALID_ARGUMENT', 'manager: leader election needs a client');
     this.identity = le ? (le.identity ?? `${hostname()}_${randomUUID()}`) : '';
     this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  /** The API client (throws `KUBE_INVALID_ARGUMENT` on a manager made without one). */
+  get client(): KubeClient {
+    if (this.kube === undefined) throw new KubeError('KUBE_INVALID_ARGUMENT', 'manager: made without a client');
+    return this.kube;
+  }
+
+  /** True when the manager has an API client. */
+  hasClient(): boolean {
+    return this.kube !== undefined;
   }
 
   /** Adds work; after start() a runnable that needs no leadership starts at once, a leader one with the next term. */
@@ -150,11 +167,13 @@ export class Manager {
 
   /**
    * The shared informer of a kind and selection (controller-runtime's cache): one watch per distinct
-   * (kind, namespace, selectors) however many controllers ask; started with the manager, stopped after the runnables.
+   * (kind, namespace, selectors) however many controllers ask; started with the manager (at once when asked after
+   * start()), stopped after the runnables. `indexers` are added to its store unless one of that name exists
+   * (controller-runtime `IndexField`): callers that share an informer share its indexes.
    */
   informer<T extends KubeObject>(
     resource: ResourceDescriptor<T>,
-    options: Pick<InformerOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector'> = {},
+    options: Pick<InformerOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'indexers'> = {},
   ): Informer<T> {
     const key = JSON.stringify([
       resource.group,
@@ -164,13 +183,16 @@ export class Manager {
       options.labelSelector ?? '',
       options.fieldSelector ?? '',
     ]);
-    let inf = this.informers.get(key);
+    let inf = this.informers.get(key) as Informer<T> | undefined;
     if (inf === undefined) {
-      inf = new Informer(this.client, resource, { ...options, logger: this.logger }) as unknown as Informer<KubeObject>;
-      this.informers.set(key, inf);
+      const { indexers: _indexers, ...selection } = options;
+      inf = new Informer<T>(this.client, resource, { ...selection, logger: this.logger });
+      this.informers.set(key, inf as unknown as Informer<KubeObject>);
       if (this.state === 'started') inf.start();
     }
-    return inf as unknown as Informer<T>;
+    for (const [name, fn] of Object.entries(options.indexers ?? {}))
+      if (!inf.store.hasIndexer(name)) inf.store.addIndexer(name, fn);
+    return inf;
   }
 
   /** The registry served on `/metrics`. */
@@ -234,7 +256,7 @@ export class Manager {
       await stopAll(this.others.splice(0));
       await Promise.all([...this.informers.values()].map((i) => i.stop()));
       await this.server?.close();
-      if (this.o.closeClient !== false) await this.client.close();
+      if (this.o.closeClient !== false) await this.kube?.close();
       this.resolveDone(reason);
     })();
     return this.stopping;

@@ -52,6 +52,11 @@ export class Indexer<T extends KubeObject> {
     for (const [name, fn] of Object.entries(indexers)) this.addIndexer(name, fn);
   }
 
+  /** True when an index of that name exists. */
+  hasIndexer(name: string): boolean {
+    return this.indexers.has(name);
+  }
+
   /** Add an index (allowed at any time; existing items are indexed). */
   addIndexer(name: string, fn: IndexFunc<T>): void {
     if (this.indexers.has(name)) throw new KubeError('KUBE_INVALID_ARGUMENT', `indexer "${name}" already exists`);

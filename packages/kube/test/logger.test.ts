@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { KubeApiError, createLogger, errorSafeLogger, type Logger } from '../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { KubeApiError, createLogger, errorSafeLogger, processLogger, UsageError, type Logger } from '../src/index.js';
 
 function capture(): { lines: () => Record<string, unknown>[]; stream: { write(s: string): boolean } } {
   const out: string[] = [];
@@ -74,5 +74,61 @@ describe('JSON-line logger', () => {
       err: { name: 'Error', message: 'gate closed' },
       attempt: 2,
     });
+  });
+});
+
+describe('one log style (klog/logr-ish keys)', () => {
+  it('writes the error of a line under err, as klog ErrorS: an `error` field is renamed, an `err` field kept', () => {
+    const out: string[] = [];
+    const log = createLogger({
+      stream: { write: (s: string) => out.push(s) },
+      now: () => new Date('2026-02-03T04:05:06.789Z'),
+      fields: { component: 'c' },
+    });
+    log.error('failed', { error: new Error('boom'), pool: 'worker' });
+    log.warn('retrying', { error: 'timeout' });
+    log.info('both', { err: 'kept', error: 'other' });
+    expect(out.map((l) => JSON.parse(l) as unknown)).toEqual([
+      {
+        ts: '2026-02-03T04:05:06.789Z',
+        level: 'error',
+        msg: 'failed',
+        component: 'c',
+        pool: 'worker',
+        err: { name: 'Error', message: 'boom' },
+      },
+      { ts: '2026-02-03T04:05:06.789Z', level: 'warn', msg: 'retrying', component: 'c', err: 'timeout' },
+      { ts: '2026-02-03T04:05:06.789Z', level: 'info', msg: 'both', component: 'c', err: 'kept', error: 'other' },
+    ]);
+  });
+
+  it('errorSafeLogger (a logger supplied from outside) writes the same err key', () => {
+    const lines: unknown[] = [];
+    const plain: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m, f) => lines.push({ msg: m, ...f }),
+      error: () => undefined,
+      child: () => plain,
+    };
+    errorSafeLogger(plain).warn('retrying', { error: new Error('gone') });
+    expect(lines).toEqual([{ msg: 'retrying', err: { name: 'Error', message: 'gone' } }]);
+  });
+
+  it('processLogger: component on every line, the level of klog --v, a bad --v is a usage error', () => {
+    expect(() => processLogger('x', 'high')).toThrow(UsageError);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      processLogger('x', '2').debug('hidden');
+      processLogger('x', '4').debug('shown');
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(String(write.mock.calls[0]?.[0]))).toMatchObject({
+        level: 'debug',
+        msg: 'shown',
+        component: 'x',
+      });
+    } finally {
+      write.mockRestore();
+    }
   });
 });

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // cluster-version-operator entry point: flags -> options -> startClusterVersionOperator (wiring only).
-import { createLogger, onShutdown } from '@keelson/kube';
+import { isUsageError, onShutdown, processLogger } from '@keelson/kube';
 import { parseCommandLine, USAGE } from '../cli.js';
+import { CvoError } from '../errors.js';
 import { startClusterVersionOperator } from '../operator/start.js';
 import { renderBootstrap } from '../render.js';
+
+const COMPONENT = 'cluster-version-operator';
 
 async function main(): Promise<void> {
   const cmd = parseCommandLine(process.argv.slice(2));
@@ -25,10 +28,7 @@ async function main(): Promise<void> {
     process.stdout.write(`rendered ${files.length} files into ${cmd.outputDir}\n`);
     return;
   }
-  const logger = createLogger({
-    level: cmd.verbosity >= 4 ? 'debug' : 'info',
-    fields: { component: 'cluster-version-operator' },
-  });
+  const logger = processLogger(COMPONENT, String(cmd.verbosity));
   const holder: { stop?: () => Promise<void> } = {};
   const cvo = await startClusterVersionOperator({
     ...cmd.options,
@@ -46,7 +46,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  const err = e as Error & { code?: string };
-  process.stderr.write(`${JSON.stringify({ level: 'error', msg: err.message, code: err.code })}\n`);
+  // a bad command line: its message and the usage text as they are, exit 2 (as every Keelson binary)
+  if ((e instanceof CvoError && e.code === 'InvalidFlag') || isUsageError(e)) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  processLogger(COMPONENT).error('cluster-version-operator failed', { err: e });
   process.exitCode = 1;
 });

@@ -5,6 +5,7 @@ import {
   addCommonFlags,
   cliLogger,
   processOptions,
+  runCommandLine,
   runUntilSignal,
   UsageError,
   type CommonFlags,
@@ -60,4 +61,4 @@ function durationsFromEnv(): {
   };
 }
 
-await program.parseAsync(process.argv);
+await runCommandLine(program);

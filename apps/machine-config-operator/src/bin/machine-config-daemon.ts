@@ -2,14 +2,14 @@
 // machine-config-daemon entry point (wiring only; see src/daemon and src/virtual).
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import {
   aborted,
-  createLogger,
   isUsageError,
   Manager,
   onShutdown,
+  parseFlags,
   parseListenFlag,
+  processLogger,
   type KubeClient,
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
@@ -33,30 +33,34 @@ const USAGE = `Usage:
                               [--virtual-root DIR] [--server-url URL [--server-ca FILE]] [--name-prefix P] [--first-index I] [--zones a,b,c]
   machine-config-daemon firstboot-complete-machineconfig [--root-mount DIR]`;
 
-const log = createLogger({ fields: { component: 'machine-config-daemon' } });
+/** The process logger; `start --v N` sets its level (klog's `--v`). */
+let log = processLogger('machine-config-daemon');
+
+/** The flags of `machine-config-daemon start`. */
+const START_FLAGS = {
+  'node-name': { type: 'string' },
+  'root-mount': { type: 'string', default: '/' },
+  kubeconfig: { type: 'string' },
+  'virtual-nodes': { type: 'string' },
+  pool: { type: 'string', default: 'worker' },
+  'reboot-duration': { type: 'string', default: '0s' },
+  'virtual-root': { type: 'string', default: '/var/tmp/keelson-virtual-nodes' },
+  'server-url': { type: 'string' },
+  'server-ca': { type: 'string' },
+  'name-prefix': { type: 'string' },
+  'first-index': { type: 'string', default: '0' },
+  zones: { type: 'string' },
+  'skip-reboot': { type: 'boolean', default: false },
+  'once-from': { type: 'string' },
+  'metrics-listen-address': { type: 'string', default: DEFAULT_METRICS_ADDRESS },
+  v: { type: 'string' },
+} as const;
 
 async function start(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'node-name': { type: 'string' },
-      'root-mount': { type: 'string', default: '/' },
-      kubeconfig: { type: 'string' },
-      'virtual-nodes': { type: 'string' },
-      pool: { type: 'string', default: 'worker' },
-      'reboot-duration': { type: 'string', default: '0s' },
-      'virtual-root': { type: 'string', default: '/var/tmp/keelson-virtual-nodes' },
-      'server-url': { type: 'string' },
-      'server-ca': { type: 'string' },
-      'name-prefix': { type: 'string' },
-      'first-index': { type: 'string', default: '0' },
-      zones: { type: 'string' },
-      'skip-reboot': { type: 'boolean', default: false },
-      'once-from': { type: 'string' },
-      'metrics-listen-address': { type: 'string', default: DEFAULT_METRICS_ADDRESS },
-      v: { type: 'string' },
-    },
-  });
+  const parsed = parseFlags('machine-config-daemon start', START_FLAGS, argv, USAGE);
+  if (parsed.help) return;
+  const { values } = parsed;
+  if (values.v !== undefined) log = processLogger('machine-config-daemon', values.v);
   if (values['once-from'] !== undefined) {
     await onceFrom(values['once-from'], values['root-mount'], values['skip-reboot']);
     return;
@@ -171,10 +175,14 @@ async function onceFrom(file: string, rootMount: string, skipReboot: boolean): P
 }
 
 async function firstboot(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } },
-  });
+  const parsed = parseFlags(
+    'machine-config-daemon firstboot-complete-machineconfig',
+    { 'root-mount': { type: 'string', default: '/' }, 'persist-nics': { type: 'boolean' } },
+    argv,
+    USAGE,
+  );
+  if (parsed.help) return;
+  const { values } = parsed;
   const r = await runFirstboot(hostContext(values['root-mount']));
   log.info('firstboot finished', { skipped: r.skipped, rebooted: r.rebooted, config: r.config });
 }
@@ -187,7 +195,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (isUsageError(e)) console.error(e.message);
-  else log.error('machine-config-daemon failed', { error: (e as Error).message });
+  if (isUsageError(e)) process.stderr.write(`${e.message}\n`);
+  else log.error('machine-config-daemon failed', { err: e });
   process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

@@ -6,6 +6,7 @@ import {
   cliLogger,
   processOptions,
   readJsonStrings,
+  runCommandLine,
   runUntilSignal,
   UsageError,
   type CommonFlags,
@@ -91,4 +92,4 @@ addCommonFlags(
       });
     },
   );
-await program.parseAsync(process.argv);
+await runCommandLine(program);

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // machine-config-server entry point (wiring only; see src/server).
-import { parseArgs } from 'node:util';
-import { createLogger, isUsageError, onShutdown } from '@keelson/kube';
+import { isUsageError, onShutdown, parseFlags, processLogger } from '@keelson/kube';
 import { startMachineConfigServer, SECURE_PORT, INSECURE_PORT } from '../server/server.js';
 import { parseCount, UsageError } from './args.js';
 
@@ -10,14 +9,15 @@ const USAGE = `Usage:
                               [--secure-port 22623] [--insecure-port 22624] [--bootstrap-token-dir DIR] [--host ADDR]
   machine-config-server bootstrap [--server-basedir /etc/mcs/bootstrap] --apiserver-url URL [--cert FILE --key FILE] ...`;
 
-const log = createLogger({ fields: { component: 'machine-config-server' } });
+/** The process logger; `--v N` sets its level (klog's `--v`). */
+let log = processLogger('machine-config-server');
 
 async function main(): Promise<void> {
   const [cmd, ...rest] = process.argv.slice(2);
   if (cmd !== 'start' && cmd !== 'bootstrap') throw new UsageError(USAGE);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
+  const parsed = parseFlags(
+    `machine-config-server ${cmd}`,
+    {
       'apiserver-url': { type: 'string' },
       kubeconfig: { type: 'string' },
       cert: { type: 'string', default: '/etc/ssl/mcs/tls.crt' },
@@ -29,8 +29,14 @@ async function main(): Promise<void> {
       host: { type: 'string' },
       'tls-cipher-suites': { type: 'string' },
       'tls-min-version': { type: 'string' },
+      v: { type: 'string' },
     },
-  });
+    rest,
+    USAGE,
+  );
+  if (parsed.help) return;
+  const { values } = parsed;
+  if (values.v !== undefined) log = processLogger('machine-config-server', values.v);
   const apiserverURL = values['apiserver-url'];
   if (apiserverURL === undefined) throw new UsageError(`--apiserver-url is required\n${USAGE}`);
   const kubeconfig = values.kubeconfig ?? process.env['KUBECONFIG'];
@@ -51,7 +57,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (isUsageError(e)) console.error(e.message);
-  else log.error('machine-config-server failed', { error: (e as Error).message });
+  if (isUsageError(e)) process.stderr.write(`${e.message}\n`);
+  else log.error('machine-config-server failed', { err: e });
   process.exitCode = isUsageError(e) ? e.exitCode : 1;
 });

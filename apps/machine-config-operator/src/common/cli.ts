@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import {
   COMMON_FLAGS,
-  createLogger,
   isUsageError,
-  levelFromVerbosity,
   onShutdown,
   parseDurationFlag,
   parseLeaderElectionFlags,
   parseListenFlag,
   parseVerbosityFlag,
+  processLogger,
+  runProgram,
   UsageError,
   type Logger,
 } from '@keelson/kube';
@@ -96,10 +96,9 @@ export function processOptions(f: CommonFlags, logger: Logger): ProcessOptions {
   };
 }
 
-/** JSON logger at the level of `--v`. */
+/** The process logger (`@keelson/kube` {@link processLogger}) at the level of `--v`; a bad `--v` logs at info. */
 export function cliLogger(component: string, v: string): Logger {
-  const n = Number(v);
-  return createLogger({ level: levelFromVerbosity(Number.isFinite(n) ? n : 2), fields: { component } });
+  return processLogger(component, /^\d+$/.test(v) ? v : '2');
 }
 
 /** Reads a JSON object of strings from a file (e.g. --images-json). */
@@ -122,7 +121,7 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
   try {
     running = await start();
   } catch (e) {
-    logger.error('failed to start', { err: (e as Error).message });
+    logger.error('failed to start', { err: e });
     process.exitCode = isUsageError(e) ? e.exitCode : 1;
     return;
   }
@@ -138,4 +137,13 @@ export async function runUntilSignal(logger: Logger, start: () => Promise<Runnin
     },
     { logger },
   );
+}
+
+/**
+ * Parses `process.argv` and runs the program with `@keelson/kube`'s {@link runProgram}: an unknown flag or a bad flag
+ * value exits 2 (as a {@link UsageError} from an action), `--help` exits 0.
+ */
+export async function runCommandLine(program: Command): Promise<void> {
+  const code = await runProgram(program, process.argv.slice(2));
+  if (code !== 0) process.exitCode = code;
 }

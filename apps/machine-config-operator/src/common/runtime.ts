@@ -116,7 +116,7 @@ export async function runLeading(
   client: KubeClient,
   logger: Logger,
   registry: Registry,
-  lead: () => Promise<() => Promise<void>>,
+  lead: (mgr: Manager) => Promise<() => Promise<void>>,
 ): Promise<Running> {
   let leading = false;
   const mgr = new Manager({
@@ -126,13 +126,22 @@ export async function runLeading(
     health: o.health === false ? false : { port: o.health?.port ?? 0, host: o.health?.host ?? '127.0.0.1' },
     leaderElection: o.leaderElection === false ? false : leaderElectionFor(o, defaults),
   });
-  // without leader election, a failing lead() fails the start, as before the Manager
-  const first = o.leaderElection === false ? await lead() : undefined;
+  // without leader election, a failing lead() fails the start, as before the Manager (its informers, taken from
+  // the Manager's cache, are started by lead() itself and stopped by the Manager)
+  let first: (() => Promise<void>) | undefined;
+  if (o.leaderElection === false) {
+    try {
+      first = await lead(mgr);
+    } catch (e) {
+      await mgr.stop();
+      throw e;
+    }
+  }
   let starter: (() => Promise<() => Promise<void>>) | undefined = first ? () => Promise.resolve(first) : undefined;
   mgr.add({
     name: defaults.name,
     start: runnableFromStarter(async () => {
-      const stopLead = await (starter ?? lead)();
+      const stopLead = await (starter ?? (() => lead(mgr)))();
       starter = undefined;
       leading = true;
       return async () => {
@@ -145,7 +154,7 @@ export async function runLeading(
     await mgr.start();
   } catch (e) {
     await first?.();
-    await client.close();
+    await mgr.stop();
     throw e;
   }
   return {

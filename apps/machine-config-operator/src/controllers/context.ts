@@ -11,8 +11,10 @@ import {
   KubeletConfigs,
   MachineConfigPools,
   MachineConfigs,
+  isNotFound,
   labelIndex,
   type KubeClient,
+  type Manager,
   type KubeObject,
   type Logger,
   type Registry,
@@ -114,6 +116,12 @@ export interface SharedInformers {
 export interface ControllerContext {
   client: KubeClient;
   informers: SharedInformers;
+  /**
+   * The process's `@keelson/kube` Manager: the controllers' other informers and their reads of cluster config
+   * singletons come from its shared cache (see {@link informerOf}, {@link clusterSingleton}). Absent: each controller
+   * runs its own informers and GETs (tests of one controller).
+   */
+  manager?: Manager;
   recorder: EventRecorder;
   logger: Logger;
   registry: Registry;
@@ -122,12 +130,18 @@ export interface ControllerContext {
   now: () => Date;
 }
 
-/** Creates the shared informers (not started). */
-export function createSharedInformers(client: KubeClient, logger: Logger): SharedInformers {
+/**
+ * Creates the shared informers (not started): from a Manager, its shared cache (started and stopped by the manager;
+ * do not {@link stopSharedInformers} them), else informers of their own on `client`.
+ */
+export function createSharedInformers(source: KubeClient | Manager, logger: Logger): SharedInformers {
   const mk = <T extends KubeObject>(
     d: ResourceDescriptor<T>,
-    extra: ConstructorParameters<typeof Informer<T>>[2] = {},
-  ): Informer<T> => new Informer<T>(client, d, { logger: logger.child({ informer: d.plural }), ...extra });
+    extra: Pick<ConstructorParameters<typeof Informer<T>>[2] & object, 'namespace' | 'labelSelector' | 'indexers'> = {},
+  ): Informer<T> =>
+    isManager(source)
+      ? source.informer(d, extra)
+      : new Informer<T>(source, d, { logger: logger.child({ informer: d.plural }), ...extra });
   return {
     nodes: mk(Nodes),
     pools: mk(MachineConfigPools),
@@ -161,4 +175,38 @@ export function createRecorder(
   component = 'machineconfigcontroller',
 ): EventRecorder {
   return new EventRecorder(client, { component, logger });
+}
+
+function isManager(source: KubeClient | Manager): source is Manager {
+  return 'informer' in source;
+}
+
+/** The informer a controller watches `d` with: the Manager's shared one (not to be stopped), else its own. */
+export function informerOf<T extends KubeObject>(
+  ctx: ControllerContext,
+  d: ResourceDescriptor<T>,
+): { informer: Informer<T>; owned: boolean } {
+  if (ctx.manager) return { informer: ctx.manager.informer(d), owned: false };
+  return {
+    informer: new Informer<T>(ctx.client, d, { logger: ctx.logger.child({ informer: d.plural }) }),
+    owned: true,
+  };
+}
+
+/**
+ * The cluster-scoped config singleton `cluster` of a kind (FeatureGate, APIServer, nodes.config): read from the
+ * Manager's shared informer once it has synced (upstream's listers), else with a GET; absent → undefined.
+ */
+export async function clusterSingleton<T extends KubeObject>(
+  ctx: ControllerContext,
+  d: ResourceDescriptor<T>,
+): Promise<T | undefined> {
+  const inf = ctx.manager?.informer(d);
+  if (inf?.hasSynced() === true) return inf.store.get('cluster');
+  try {
+    return await ctx.client.resource(d).get('cluster');
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
 }

@@ -2,7 +2,7 @@
  * The machine-config-controller process: shared informers and the template, render, kubelet-config,
  * container-runtime-config, node and drain controllers, run while holding the `machine-config-controller` Lease.
  */
-import { Registry } from '@keelson/kube';
+import { Registry, type Manager } from '@keelson/kube';
 import { CONTROLLER_VERSION, MCO_NAMESPACE } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { MCO_VERSION } from '../common/version.js';
@@ -12,7 +12,6 @@ import {
   DEFAULT_DURATIONS,
   scaleDurations,
   startSharedInformers,
-  stopSharedInformers,
   type ControllerContext,
   type ControllerDurations,
 } from './context.js';
@@ -64,11 +63,13 @@ export async function startMachineConfigController(opts: MachineConfigController
   const controllerVersion = opts.controllerVersion ?? CONTROLLER_VERSION;
   const operatorVersion = opts.operatorVersion ?? MCO_VERSION;
   const templatesDir = opts.templatesDir ?? (enabled.has('template') ? defaultTemplatesDir() : '');
-  const lead = async (): Promise<() => Promise<void>> => {
-    const informers = createSharedInformers(client, logger);
+  const lead = async (mgr: Manager): Promise<() => Promise<void>> => {
+    // the process's shared cache: one informer per kind for every controller, stopped by the Manager after them
+    const informers = createSharedInformers(mgr, logger);
     const ctx: ControllerContext = {
       client,
       informers,
+      manager: mgr,
       recorder: createRecorder(client, logger),
       logger,
       registry,
@@ -100,7 +101,6 @@ export async function startMachineConfigController(opts: MachineConfigController
       abort.abort();
       await Promise.all(list.map((c) => c.stop()));
       await Promise.all(runs);
-      await stopSharedInformers(informers);
       logger.info('controllers stopped');
     };
   };

@@ -1,13 +1,14 @@
 /**
  * startMachineConfigServer: the two listeners of the MCS with the same handler — HTTPS (default :22623, certificate
- * and key files re-read when they change) and plain HTTP (default :22624) — in cluster or bootstrap mode.
+ * and key files re-read when they change) and plain HTTP (default :22624) — in cluster or bootstrap mode, on the
+ * `@keelson/kube` Manager as the other MCO processes.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeClient, Registry, nullLogger, type Logger } from '@keelson/kube';
+import { aborted, Manager, Registry, nullLogger, type KubeClient, type Logger } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
 import { Counter } from 'prom-client';
 import { kubeconfigFromSecretDir, BOOTSTRAP_TOKEN_DIR } from './kubeconfig.js';
@@ -69,7 +70,7 @@ function listen(server: Server | HttpsServer, port: number, host: string | undef
   });
 }
 
-function close(server: Server | HttpsServer): Promise<void> {
+function closeServer(server: Server | HttpsServer): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => {
       resolve();
@@ -78,29 +79,75 @@ function close(server: Server | HttpsServer): Promise<void> {
   });
 }
 
-/** Starts the server (the sources are synced before listening). */
+/**
+ * The process's `@keelson/kube` Manager and the config source: in cluster mode the source reads the Manager's shared
+ * informers (a given client stays open on stop, one made here is closed); bootstrap mode has no client.
+ */
+function managerAndSource(
+  opts: MachineConfigServerOptions,
+  logger: Logger,
+  cache: ServedConfigCache,
+): { mgr: Manager; source: ConfigSource } {
+  if (opts.bootstrap === true)
+    return { mgr: new Manager({ logger, health: false }), source: new BootstrapConfigSource(opts.bootstrapDir) };
+  const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-server' });
+  const mgr = new Manager({ client, closeClient: opts.client === undefined, logger, health: false });
+  const source = new ClusterConfigSource(mgr, {
+    pool: (name) => {
+      cache.dropPool(name);
+    },
+    all: () => {
+      cache.clear();
+    },
+  });
+  return { mgr, source };
+}
+
+/**
+ * Starts the server on a `@keelson/kube` Manager (no Lease: every control-plane node serves, as upstream's DaemonSet):
+ * the informers start and sync before listening; the listeners are a runnable, so stop() closes them first, then the
+ * informers, then the client.
+ */
 export async function startMachineConfigServer(opts: MachineConfigServerOptions): Promise<MachineConfigServer> {
   const logger = opts.logger ?? nullLogger;
-  let ownClient: KubeClient | undefined;
-  let source: ConfigSource;
   const cache = new ServedConfigCache();
-  if (opts.bootstrap === true) source = new BootstrapConfigSource(opts.bootstrapDir);
-  else {
-    let client = opts.client;
-    if (!client) {
-      ownClient = clientFrom(opts.kubeconfig, { userAgent: 'machine-config-server' });
-      client = ownClient;
-    }
-    source = new ClusterConfigSource(client, logger, {
-      pool: (name) => {
-        cache.dropPool(name);
-      },
-      all: () => {
-        cache.clear();
-      },
-    });
+  const { mgr, source } = managerAndSource(opts, logger, cache);
+  let listeners: Listeners;
+  try {
+    await mgr.start();
+    await source.start();
+    listeners = await startListeners(opts, logger, handlerFor(opts, source, cache, logger));
+  } catch (e) {
+    await source.stop();
+    await mgr.stop();
+    throw e;
   }
-  await source.start();
+  mgr.add({
+    name: 'listeners',
+    needLeaderElection: false,
+    start: async (signal) => {
+      await aborted(signal);
+      await listeners.close();
+      await source.stop();
+    },
+  });
+  return {
+    secureUrl: listeners.secureUrl,
+    insecureUrl: listeners.insecureUrl,
+    cache,
+    stop: () => mgr.stop(),
+  };
+}
+
+type Handler = (req: Parameters<typeof handleRequest>[1], res: Parameters<typeof handleRequest>[2]) => void;
+
+/** The request handler of both listeners, counting `mcs_requests_total` by code. */
+function handlerFor(
+  opts: MachineConfigServerOptions,
+  source: ConfigSource,
+  cache: ServedConfigCache,
+  logger: Logger,
+): Handler {
   const registry = opts.registry ?? new Registry();
   const requests = new Counter({
     name: 'mcs_requests_total',
@@ -120,60 +167,77 @@ export async function startMachineConfigServer(opts: MachineConfigServerOptions)
       ? {}
       : { kubeconfig: (ca: Buffer | undefined) => kubeconfigFromSecretDir(tokenDir, opts.apiserverURL, ca) }),
   };
-  const handler = (req: Parameters<typeof handleRequest>[1], res: Parameters<typeof handleRequest>[2]): void =>
-    void handleRequest(handlerOpts, req, res);
+  return (req, res) => void handleRequest(handlerOpts, req, res);
+}
+
+interface Listeners {
+  readonly secureUrl: string | undefined;
+  readonly insecureUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Creates the HTTPS listener whose certificate and key are re-read when their files change. */
+async function secureListener(
+  certFile: string,
+  keyFile: string,
+  limits: ServerLimits,
+  handler: Handler,
+  logger: Logger,
+  watchers: FSWatcher[],
+): Promise<HttpsServer> {
+  const https = createHttpsServer(
+    {
+      cert: await readFile(certFile),
+      key: await readFile(keyFile),
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      ...httpServerOptions(limits),
+    },
+    handler,
+  );
+  applyServerLimits(https, limits);
+  const reload = (): void => {
+    void Promise.all([readFile(certFile), readFile(keyFile)])
+      .then(([cert, key]) => {
+        https.setSecureContext({ cert, key });
+      })
+      .catch((e: unknown) => {
+        logger.error('could not reload serving certificate', { err: e });
+      });
+  };
+  for (const f of [certFile, keyFile]) watchers.push(watch(f, reload));
+  return https;
+}
+
+/** Opens the HTTPS (when a certificate is given) and HTTP listeners; a failure closes what was opened. */
+async function startListeners(opts: MachineConfigServerOptions, logger: Logger, handler: Handler): Promise<Listeners> {
   const servers: (Server | HttpsServer)[] = [];
   const watchers: FSWatcher[] = [];
+  const close = async (): Promise<void> => {
+    for (const w of watchers) w.close();
+    await Promise.all(servers.map(closeServer));
+  };
   let secureUrl: string | undefined;
   let insecureUrl: string | undefined;
   const host = opts.host;
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
   const shown = host === undefined || host === '' || host === '0.0.0.0' ? '127.0.0.1' : host;
-  if (opts.securePort !== null && opts.cert !== undefined && opts.key !== undefined) {
-    const certFile = opts.cert;
-    const keyFile = opts.key;
-    const https = createHttpsServer(
-      {
-        cert: await readFile(certFile),
-        key: await readFile(keyFile),
-        handshakeTimeout: limits.handshakeTimeoutMs,
-        ...httpServerOptions(limits),
-      },
-      handler,
-    );
-    applyServerLimits(https, limits);
-    const reload = (): void => {
-      void Promise.all([readFile(certFile), readFile(keyFile)])
-        .then(([cert, key]) => {
-          https.setSecureContext({ cert, key });
-        })
-        .catch((e: unknown) => {
-          logger.error('could not reload serving certificate', { error: (e as Error).message });
-        });
-    };
-    for (const f of [certFile, keyFile]) watchers.push(watch(f, reload));
-    servers.push(https);
-    const port = await listen(https, opts.securePort ?? SECURE_PORT, host);
-    secureUrl = `https://${shown}:${port}`;
-    logger.info('Launching server', { url: secureUrl });
+  try {
+    if (opts.securePort !== null && opts.cert !== undefined && opts.key !== undefined) {
+      const https = await secureListener(opts.cert, opts.key, limits, handler, logger, watchers);
+      servers.push(https);
+      secureUrl = `https://${shown}:${await listen(https, opts.securePort ?? SECURE_PORT, host)}`;
+      logger.info('Launching server', { url: secureUrl });
+    }
+    if (opts.insecurePort !== null) {
+      const http = createHttpServer(httpServerOptions(limits), handler);
+      applyServerLimits(http, limits);
+      servers.push(http);
+      insecureUrl = `http://${shown}:${await listen(http, opts.insecurePort ?? INSECURE_PORT, host)}`;
+      logger.info('Launching server', { url: insecureUrl });
+    }
+  } catch (e) {
+    await close();
+    throw e;
   }
-  if (opts.insecurePort !== null) {
-    const http = createHttpServer(httpServerOptions(limits), handler);
-    applyServerLimits(http, limits);
-    servers.push(http);
-    const port = await listen(http, opts.insecurePort ?? INSECURE_PORT, host);
-    insecureUrl = `http://${shown}:${port}`;
-    logger.info('Launching server', { url: insecureUrl });
-  }
-  return {
-    secureUrl,
-    insecureUrl,
-    cache,
-    async stop() {
-      for (const w of watchers) w.close();
-      await Promise.all(servers.map(close));
-      await source.stop();
-      await ownClient?.close();
-    },
-  };
+  return { secureUrl, insecureUrl, close };
 }

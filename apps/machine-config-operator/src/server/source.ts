@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import {
   ConfigMaps,
   ControllerConfigs,
-  Informer,
   MachineConfigPools,
-  type KubeClient,
+  type Informer,
   type KubeObject,
-  type Logger,
+  type Manager,
 } from '@keelson/kube';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -39,9 +38,9 @@ export interface ResolvedConfig {
 export interface ConfigSource {
   /** Resolves pool → rendered MC; throws {@link ServeConfigError} (→ 500). */
   resolve(pool: string): Promise<ResolvedConfig>;
-  /** Starts watches. */
+  /** Resolves once the source can answer (cluster: its informers synced). */
   start(): Promise<void>;
-  /** Stops watches. */
+  /** Stops listening to changes (the informers themselves belong to the manager). */
   stop(): Promise<void>;
 }
 
@@ -61,51 +60,55 @@ export interface ConfigInvalidation {
   all(): void;
 }
 
-/** Cluster mode. */
+/**
+ * Cluster mode: pools, the ControllerConfig and the `kubeconfig-data` ConfigMap read from the shared informers of the
+ * process's `@keelson/kube` Manager (started and stopped by it), rendered MachineConfigs fetched once by name.
+ */
 export class ClusterConfigSource implements ConfigSource {
   readonly #pools: Informer<MachineConfigPool>;
   readonly #ccs: Informer<ControllerConfig>;
   readonly #cms: Informer<ConfigMap>;
   readonly #mcs: MachineConfigCache;
-  constructor(client: KubeClient, logger?: Logger, invalidate?: ConfigInvalidation) {
-    const lg = logger ? { logger } : {};
-    this.#pools = new Informer(client, MachineConfigPools, lg);
-    this.#ccs = new Informer(client, ControllerConfigs, {
+  readonly #unsubscribe: (() => void)[] = [];
+  constructor(mgr: Manager, invalidate?: ConfigInvalidation) {
+    this.#pools = mgr.informer(MachineConfigPools);
+    this.#ccs = mgr.informer(ControllerConfigs, {
       fieldSelector: `metadata.name=${SINGLETON_NAMES.controllerConfig}`,
-      ...lg,
     });
-    this.#cms = new Informer<ConfigMap>(client, ConfigMaps, {
+    this.#cms = mgr.informer<ConfigMap>(ConfigMaps, {
       namespace: MCO_NAMES.namespace,
       fieldSelector: 'metadata.name=kubeconfig-data',
-      ...lg,
     });
-    this.#mcs = new MachineConfigCache(client);
-    if (invalidate) {
-      const pool = (p: MachineConfigPool): void => {
-        invalidate.pool(p.metadata.name ?? '');
-      };
+    this.#mcs = new MachineConfigCache(mgr.client);
+    if (invalidate) this.#subscribe(invalidate);
+  }
+  #subscribe(invalidate: ConfigInvalidation): void {
+    const pool = (p: MachineConfigPool): void => {
+      invalidate.pool(p.metadata.name ?? '');
+    };
+    this.#unsubscribe.push(
       this.#pools.addHandlers({
         update: (old, cur) => {
           if (servedConfigName(old) !== servedConfigName(cur)) pool(cur);
         },
         delete: pool,
-      });
-      const all = (): void => {
-        invalidate.all();
-      };
-      const changed = (old: KubeObject, cur: KubeObject): void => {
-        if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) all();
-      };
-      this.#ccs.addHandlers({ add: all, update: changed, delete: all });
-      this.#cms.addHandlers({ add: all, update: changed, delete: all });
-    }
+      }),
+    );
+    const all = (): void => {
+      invalidate.all();
+    };
+    const changed = (old: KubeObject, cur: KubeObject): void => {
+      if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) all();
+    };
+    this.#unsubscribe.push(this.#ccs.addHandlers({ add: all, update: changed, delete: all }));
+    this.#unsubscribe.push(this.#cms.addHandlers({ add: all, update: changed, delete: all }));
   }
-  async start(): Promise<void> {
-    for (const i of [this.#pools, this.#ccs, this.#cms] as Informer<KubeObject>[]) i.start();
-    await Promise.all([this.#pools.waitForSync(), this.#ccs.waitForSync(), this.#cms.waitForSync()]);
+  async start(signal?: AbortSignal): Promise<void> {
+    await Promise.all([this.#pools.waitForSync(signal), this.#ccs.waitForSync(signal), this.#cms.waitForSync(signal)]);
   }
-  async stop(): Promise<void> {
-    await Promise.all([this.#pools.stop(), this.#ccs.stop(), this.#cms.stop()]);
+  stop(): Promise<void> {
+    for (const u of this.#unsubscribe.splice(0)) u();
+    return Promise.resolve();
   }
   async resolve(poolName: string): Promise<ResolvedConfig> {
     const pool = this.#pools.store.get(poolName);

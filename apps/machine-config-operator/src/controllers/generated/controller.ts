@@ -6,8 +6,6 @@
 import { compileLabelSelector } from '@keelson/api';
 import {
   Controller,
-  defineResource,
-  type KubeObject,
   ContainerRuntimeConfigs,
   isAlreadyExists,
   isConflict,
@@ -26,7 +24,7 @@ import type {
   MachineConfigPool,
 } from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
-import type { ControllerContext } from '../context.js';
+import { clusterSingleton, type ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import {
   containerRuntimeMachineConfig,
@@ -37,7 +35,7 @@ import {
 } from './content.js';
 import { semanticEqual } from '../../common/semantic.js';
 import { featureGateMap } from '../kubelet/features.js';
-import { FeatureGates } from '../kubelet/features-controller.js';
+import { FeatureGates, NodeConfigs } from '../kubelet/features-controller.js';
 
 type SubConfig = KubeletConfig | ContainerRuntimeConfig;
 
@@ -46,15 +44,6 @@ interface KubeletExtras {
   features?: Record<string, boolean>;
   workerLatencyProfile?: string;
 }
-
-type NodeConfig = KubeObject & { spec?: { workerLatencyProfile?: string } };
-const NodeConfigs = defineResource<NodeConfig>({
-  group: 'config.openshift.io',
-  version: 'v1',
-  kind: 'Node',
-  plural: 'nodes',
-  namespaced: false,
-});
 
 /** Which of the two kinds a {@link GeneratedConfigController} handles. */
 export type GeneratedKind = 'kubelet' | 'containerruntime';
@@ -202,18 +191,11 @@ export class GeneratedConfigController {
    * was rendered for, and the worker latency profile of `nodes.config.openshift.io/cluster` (each absent → none).
    */
   private async kubeletExtras(): Promise<KubeletExtras> {
-    const get = async <T extends KubeObject>(d: ResourceDescriptor<T>): Promise<T | undefined> => {
-      try {
-        return await this.ctx.client.resource(d).get('cluster');
-      } catch (e) {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      }
-    };
     const cc = this.ctx.informers.controllerConfigs.store.get('machine-config-controller');
     const version = cc?.metadata.annotations?.[McAnnotations.releaseImageVersion] ?? '';
-    const features = featureGateMap((await get(FeatureGates))?.status, version);
-    const latency = (await get(NodeConfigs))?.spec?.workerLatencyProfile;
+    // the Manager's shared informers (the feature handler watches the same FeatureGate), as upstream's listers
+    const features = featureGateMap((await clusterSingleton(this.ctx, FeatureGates))?.status, version);
+    const latency = (await clusterSingleton(this.ctx, NodeConfigs))?.spec?.workerLatencyProfile;
     return { ...(features ? { features } : {}), ...(latency !== undefined ? { workerLatencyProfile: latency } : {}) };
   }
 

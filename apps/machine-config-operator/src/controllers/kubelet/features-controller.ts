@@ -9,17 +9,16 @@
 import {
   Controller,
   defineResource,
-  Informer,
   isAlreadyExists,
-  isNotFound,
   MachineConfigs,
+  type Informer,
   type KubeObject,
   type ReconcileResult,
 } from '@keelson/kube';
 import type { MachineConfig } from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
 import { semanticEqual } from '../../common/semantic.js';
-import type { ControllerContext } from '../context.js';
+import { clusterSingleton, informerOf, type ControllerContext } from '../context.js';
 import { loadTemplateTree, type TemplateTree } from '../template/generate.js';
 import type { TLSSecurityProfile } from '../template/tls.js';
 import { watchDelayed } from '../watch.js';
@@ -43,9 +42,12 @@ type NodeConfig = KubeObject & { spec?: { workerLatencyProfile?: string; cgroupM
 
 const cluster = <T extends KubeObject>(kind: string, plural: string) =>
   defineResource<T>({ group: 'config.openshift.io', version: 'v1', kind, plural, namespaced: false });
+/** FeatureGates (`config.openshift.io/v1`). */
 export const FeatureGates = cluster<FeatureGate>('FeatureGate', 'featuregates');
-const APIServers = cluster<APIServer>('APIServer', 'apiservers');
-const NodeConfigs = cluster<NodeConfig>('Node', 'nodes');
+/** APIServers (`config.openshift.io/v1`). */
+export const APIServers = cluster<APIServer>('APIServer', 'apiservers');
+/** Cluster-wide node config `nodes.config.openshift.io`. */
+export const NodeConfigs = cluster<NodeConfig>('Node', 'nodes');
 
 /** ControllerConfig annotation naming the release the operator rendered it for. */
 const RELEASE_IMAGE_VERSION = 'machineconfiguration.openshift.io/release-image-version';
@@ -55,6 +57,7 @@ export class KubeletFeaturesController {
   readonly controller: Controller;
   private readonly gates: Informer<FeatureGate>;
   private readonly nodeConfigs: Informer<NodeConfig>;
+  private readonly own: Informer<KubeObject>[];
   private readonly unsubscribe: Array<() => void> = [];
   private readonly abort = new AbortController();
   private tree: TemplateTree | undefined;
@@ -66,12 +69,12 @@ export class KubeletFeaturesController {
     /** The release whose feature gates apply (default: the ControllerConfig's release-image-version). */
     private readonly releaseVersion?: string,
   ) {
-    this.gates = new Informer<FeatureGate>(ctx.client, FeatureGates, {
-      logger: ctx.logger.child({ informer: 'featuregates' }),
-    });
-    this.nodeConfigs = new Informer<NodeConfig>(ctx.client, NodeConfigs, {
-      logger: ctx.logger.child({ informer: 'nodes.config' }),
-    });
+    const gates = informerOf(ctx, FeatureGates);
+    const nodeConfigs = informerOf(ctx, NodeConfigs);
+    this.gates = gates.informer;
+    this.nodeConfigs = nodeConfigs.informer;
+    // the Manager's shared informers are stopped by the Manager, after the controllers
+    this.own = [gates, nodeConfigs].filter((i) => i.owned).map((i) => i.informer as Informer<KubeObject>);
     this.controller = new Controller({
       name: 'kubeletconfig-features',
       reconcile: () => this.sync(),
@@ -115,17 +118,7 @@ export class KubeletFeaturesController {
     this.abort.abort(new Error('kubelet features controller stopped'));
     for (const u of this.unsubscribe.splice(0)) u();
     await this.controller.stop();
-    await this.gates.stop();
-    await this.nodeConfigs.stop();
-  }
-
-  private async optional<T extends KubeObject>(d: ReturnType<typeof cluster<T>>): Promise<T | undefined> {
-    try {
-      return await this.ctx.client.resource(d).get('cluster');
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    await Promise.all(this.own.map((i) => i.stop()));
   }
 
   /** syncFeatureHandler. */
@@ -141,8 +134,8 @@ export class KubeletFeaturesController {
       this.ctx.logger.info(`feature gates of release ${version} not reported by FeatureGate cluster yet; waiting`);
       return undefined;
     }
-    const apiServer = await this.optional(APIServers);
-    const nodeConfig = await this.optional(NodeConfigs);
+    const apiServer = await clusterSingleton(this.ctx, APIServers);
+    const nodeConfig = await clusterSingleton(this.ctx, NodeConfigs);
     this.tree ??= loadTemplateTree(this.templatesDir);
     for (const pool of this.ctx.informers.pools.store.list()) {
       const role = pool.metadata.name ?? '';

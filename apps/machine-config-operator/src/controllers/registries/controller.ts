@@ -8,7 +8,7 @@
  */
 import {
   defineResource,
-  Informer,
+  type Informer,
   isAlreadyExists,
   isNotFound,
   MachineConfigs,
@@ -22,7 +22,7 @@ import type { ClusterVersion } from '@keelson/api';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
 import { semanticEqual } from '../../common/semantic.js';
-import type { ControllerContext } from '../context.js';
+import { informerOf, type ControllerContext } from '../context.js';
 import { generateMachineConfigsForRole, loadTemplateTree, type TemplateTree } from '../template/generate.js';
 import { watchDelayed } from '../watch.js';
 import {
@@ -75,6 +75,9 @@ export class RegistriesController {
   private readonly itms: Informer<ImageTagMirrorSet>;
   private readonly icsp: Informer<ImageContentSourcePolicy>;
   private readonly versions: Informer<ClusterVersion>;
+  /** Every informer this controller waits for. */
+  private readonly watched: Array<Informer<KubeObject>>;
+  /** Those it started itself and stops. */
   private readonly own: Array<Informer<KubeObject>>;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly abort = new AbortController();
@@ -85,14 +88,20 @@ export class RegistriesController {
     private readonly templatesDir: string,
     private readonly controllerVersion: string,
   ) {
-    const mk = <T extends KubeObject>(d: ResourceDescriptor<T>): Informer<T> =>
-      new Informer<T>(ctx.client, d, { logger: ctx.logger.child({ informer: d.plural }) });
+    // the Manager's shared informers when there is one (stopped by it), else informers of this controller
+    const made: Array<{ informer: Informer<KubeObject>; owned: boolean }> = [];
+    const mk = <T extends KubeObject>(d: ResourceDescriptor<T>): Informer<T> => {
+      const i = informerOf(ctx, d);
+      made.push({ informer: i.informer, owned: i.owned });
+      return i.informer;
+    };
     this.images = mk(ImageConfigs);
     this.idms = mk(ImageDigestMirrorSets);
     this.itms = mk(ImageTagMirrorSets);
     this.icsp = mk(ImageContentSourcePolicies);
     this.versions = mk(ClusterVersions);
-    this.own = [this.images, this.idms, this.itms, this.icsp, this.versions] as Array<Informer<KubeObject>>;
+    this.watched = made.map((i) => i.informer);
+    this.own = made.filter((i) => i.owned).map((i) => i.informer);
     this.controller = new Controller({
       name: 'containerruntimeconfig-image',
       reconcile: () => this.sync(),
@@ -117,9 +126,9 @@ export class RegistriesController {
 
   /** Starts its informers, waits for their caches (and the shared ones), then reconciles. */
   async run(): Promise<void> {
-    for (const i of this.own) i.start();
+    for (const i of this.watched) i.start();
     try {
-      await Promise.all(this.own.map((i) => i.waitForSync(this.abort.signal)));
+      await Promise.all(this.watched.map((i) => i.waitForSync(this.abort.signal)));
     } catch {
       return; // stopped before the caches synced (e.g. CRDs not served yet)
     }

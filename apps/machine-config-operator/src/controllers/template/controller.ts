@@ -11,14 +11,13 @@ import {
   defineResource,
   isAlreadyExists,
   isConflict,
-  isNotFound,
   MachineConfigs,
   type KubeObject,
   type ReconcileResult,
 } from '@keelson/kube';
 import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
-import type { ControllerContext } from '../context.js';
+import { clusterSingleton, type ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import {
   generateTemplateMachineConfigs,
@@ -163,11 +162,8 @@ export class TemplateController {
         );
       out.pullSecret = Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8');
     }
-    try {
-      out.apiServer = await this.ctx.client.resource(APIServers).get('cluster');
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    const apiServer = await clusterSingleton(this.ctx, APIServers);
+    if (apiServer !== undefined) out.apiServer = apiServer;
     return out;
   }
 
