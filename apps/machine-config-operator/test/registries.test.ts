@@ -32,7 +32,7 @@ import {
 import { generateMachineConfigsForRole, loadTemplateTree } from '../src/controllers/template/generate.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
 import { isDrainRequired, isDrainRequiredForNodeDisruptionActions } from '../src/daemon/registries-drain.js';
-import type { LegacyPostConfigAction } from '@keelson/ignition';
+import type { LegacyPostConfigAction } from '@keelson/machineconfig';
 import type { ControllerConfig } from '../src/common/api-types.js';
 
 const TEMPLATE = `unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n`;

@@ -24,7 +24,7 @@ import {
   type Logger,
   type ResourceDescriptor,
 } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { defaultPool } from '@keelson/machineconfig';
 import type { MachineConfiguration } from '@keelson/api';
 import type {
   ClusterOperator,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMaps, Informer, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { defaultPool } from '@keelson/machineconfig';
 import {
   isNodeUnavailable,
   Nodes,

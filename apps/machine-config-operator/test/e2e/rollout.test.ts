@@ -13,7 +13,7 @@ import {
   MachineConfigs,
   nullLogger,
 } from '@keelson/kube';
-import { customPool, defaultPool } from '@keelson/ignition';
+import { customPool, defaultPool } from '@keelson/machineconfig';
 import {
   Nodes,
   NodeAnnotations,

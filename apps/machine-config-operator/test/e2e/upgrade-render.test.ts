@@ -14,7 +14,7 @@ import {
   nullLogger,
   type Logger,
 } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { defaultPool } from '@keelson/machineconfig';
 import {
   startMachineConfigController,
   startMachineConfigOperator,

@@ -13,7 +13,7 @@ import { dataURL, decodeDataURL } from '../generated/content.js';
 import { generateMachineConfigsForRole, type TemplateTree } from '../template/generate.js';
 import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
 import { decodeKubeletConfig, encodeKubeletConfig, featuresKubeletConfig, KubeletConfigError } from './kubelet-conf.js';
-import { normalizeIgnitionV35 } from '@keelson/ignition';
+import { normalizeIgnitionV35 } from '@keelson/machineconfig';
 
 /** `config.openshift.io/v1` FeatureGate status entry. */
 export interface FeatureGateDetails {

@@ -16,7 +16,7 @@ import { CONTROLLER_CONFIG_NAME, McAnnotations } from '../../common/constants.js
 import { getCondition, setPoolCondition } from '../../common/conditions.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { RenderThread } from '@keelson/ignition';
+import { RenderThread } from '@keelson/machineconfig';
 import { controllerConfigGate, decideRenderWith, pendingSubConfig, RenderPoolError } from './decide.js';
 import { semanticEqual } from '../../common/semantic.js';
 

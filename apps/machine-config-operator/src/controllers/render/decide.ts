@@ -8,7 +8,7 @@ import {
   renderPool,
   type MachineConfig as IgnMachineConfig,
   type RenderResult,
-} from '@keelson/ignition';
+} from '@keelson/machineconfig';
 import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
 import type {
   ContainerRuntimeConfig,

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { merge } from '../../src/spec/index.js';
-import { mergeOwned } from '../../src/spec/merge.js';
-import { normalizeIgnitionV35, serializeIgnitionV35 } from '../../src/machineconfig/gojson.js';
+import { merge, mergeOwned } from '@keelson/ignition';
+import { normalizeIgnitionV35, serializeIgnitionV35 } from '../src/gojson.js';
 
 const path = fc.constantFrom('/etc/a', '/etc/b', '/etc/c', '/var/d');
 const opt = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });

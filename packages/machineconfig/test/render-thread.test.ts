@@ -3,12 +3,7 @@
  * the caller's event loop keeps turning while a 1 MB hostile MachineConfig is rendered.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  MachineConfigRenderError,
-  renderPool,
-  RenderThread,
-  type MachineConfig,
-} from '../../src/machineconfig/index.js';
+import { MachineConfigRenderError, renderPool, RenderThread, type MachineConfig } from '../src/index.js';
 
 const pool = {
   metadata: { name: 'worker' },

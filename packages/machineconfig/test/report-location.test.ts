@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MachineConfigRenderError, renderMachineConfigs, type MachineConfig } from '../../src/machineconfig/index.js';
-import { MAX_REPORT_ENTRIES } from '../../src/machineconfig/ignition-adapter.js';
-import { indexJsonPositions } from '../../src/machineconfig/json-index.js';
+import { MachineConfigRenderError, renderMachineConfigs, type MachineConfig } from '../src/index.js';
+import { MAX_REPORT_ENTRIES } from '../src/ignition-adapter.js';
+import { indexJsonPositions } from '../src/json-index.js';
 
 const mc = (config: unknown): MachineConfig => ({
   metadata: { name: '99-x', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName } from '../../src/machineconfig/hash.js';
-import type { MachineConfigSpec } from '../../src/machineconfig/types.js';
+import { RENDERED_NAME_SALT, RenderedNameError, hashInputYAML, renderedName } from '../src/hash.js';
+import type { MachineConfigSpec } from '../src/types.js';
 import { mcoConstants, vectorsFor } from './vectors.js';
 
 interface HashSpecInput {

@@ -3,8 +3,7 @@
  * MachineConfig CRD schema), the fields it would prune, Butane files given by mistake, and input sizes (so that a
  * render too large for the 1.5 MiB limit fails before the merge, not after).
  */
-import { MAX_DEPTH, tooDeep } from '../spec/errors.js';
-import { validate } from '../spec/validate.js';
+import { IGNITION_MAX_DEPTH as MAX_DEPTH, tooDeep, validate } from '@keelson/ignition';
 import { MACHINECONFIG_CRD_SCHEMA } from './crd/schema.js';
 import { checkStructural } from './crd/structural.js';
 import type { MachineConfig } from './types.js';

@@ -6,8 +6,8 @@ import {
   diffMachineConfigs,
   renderMachineConfigs,
   type MachineConfig,
-} from '../../src/machineconfig/index.js';
-import { AcceptHeaderError, negotiateIgnitionVersion } from '../../src/machineconfig/server.js';
+} from '../src/index.js';
+import { AcceptHeaderError, negotiateIgnitionVersion } from '../src/server.js';
 
 // Arbitrary JSON placed where Ignition sections are expected, plus near-valid shapes.
 const junk = fc.jsonValue({ maxDepth: 4 });

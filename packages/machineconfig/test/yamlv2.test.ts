@@ -11,7 +11,7 @@ import {
   parseJsonForYamlV2,
   resolvesToNonString,
   yamlKeyLess,
-} from '../../src/machineconfig/yamlv2.js';
+} from '../src/yamlv2.js';
 
 describe('yaml.v2 emitter: layout', () => {
   it('writes block maps, indentless sequences in maps, maps on the dash line', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AcceptHeaderError, negotiateIgnitionVersion, parseAcceptHeader } from '../../src/machineconfig/server.js';
+import { AcceptHeaderError, negotiateIgnitionVersion, parseAcceptHeader } from '../src/server.js';
 import { vectorsFor } from './vectors.js';
 
 describe('machine-config-server Accept negotiation: server.* vectors', () => {

@@ -10,7 +10,7 @@ import {
   renderPool,
   selectMachineConfigs,
   type MachineConfig,
-} from '../../src/index.js';
+} from '../src/index.js';
 
 const ROLE = 'machineconfiguration.openshift.io/role';
 const mc = (name: string, role: string, file = `/etc/${name}`): MachineConfig => ({

@@ -4,8 +4,8 @@
  * Go-typed shape (unknown keys dropped; empty lists kept or dropped as the caller needs).
  */
 import { goJsonMarshal } from '@keelson/api';
-import { IgnitionError, parseAndConvertConfig } from '../spec/index.js';
-import { MAX_DEPTH, tooDeep } from '../spec/errors.js';
+import { IgnitionError, parseAndConvertConfig } from '@keelson/ignition';
+import { IGNITION_MAX_DEPTH as MAX_DEPTH, tooDeep } from '@keelson/ignition';
 import { normalizeIgnitionV35, toGoStructV35 } from './gojson.js';
 import { indexJsonPositions } from './json-index.js';
 

@@ -1,7 +1,7 @@
 import { MACHINE_CONFIG_ANNOTATIONS, MACHINE_CONFIG_EXTENSIONS, MCO_LABELS, MCO_NAMES } from '@keelson/api';
 import { assertMachineConfigTypes, assertRenderableSize, MachineConfigCheckError } from './check.js';
 import { MachineConfigReconcileError, type StorageOverride, checkReconcilable } from './daemon.js';
-import { mergeOwned } from '../spec/merge.js';
+import { mergeOwned } from '@keelson/ignition';
 import { serializeIgnitionV35 } from './gojson.js';
 import { hashInputYAML, renderedNameFromYAML } from './hash.js';
 import { MachineConfigIgnitionError, parseMachineConfigIgnition } from './ignition-adapter.js';

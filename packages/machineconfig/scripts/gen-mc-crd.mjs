@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Derives src/machineconfig/crd/schema.ts from the copied upstream MachineConfig CRD (crds/, see crds/README.md):
+// Derives src/crd/schema.ts from the copied upstream MachineConfig CRD (crds/, see crds/README.md):
 // the v1 openAPIV3Schema with descriptions removed. Run after updating the CRD copy; a test checks they agree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -33,6 +33,6 @@ import type { CrdSchema } from './structural.js';
 /** openAPIV3Schema of machineconfigs.machineconfiguration.openshift.io v1, descriptions removed. */
 export const MACHINECONFIG_CRD_SCHEMA: CrdSchema = ${JSON.stringify(schema, null, 2)};
 `;
-  writeFileSync(resolve(pkg, 'src/machineconfig/crd/schema.ts'), out);
-  console.log('wrote src/machineconfig/crd/schema.ts');
+  writeFileSync(resolve(pkg, 'src/crd/schema.ts'), out);
+  console.log('wrote src/crd/schema.ts');
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MachineConfigRenderError, renderMachineConfigs } from '../../src/machineconfig/render.js';
-import type { MachineConfig } from '../../src/machineconfig/types.js';
+import { MachineConfigRenderError, renderMachineConfigs } from '../src/render.js';
+import type { MachineConfig } from '../src/types.js';
 import { vectorsFor } from './vectors.js';
 
 interface VectorMC {

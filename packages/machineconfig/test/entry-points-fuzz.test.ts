@@ -16,7 +16,7 @@ import {
   parseMachineConfigIgnition,
   renderMachineConfigs,
   type MachineConfig,
-} from '../../src/machineconfig/index.js';
+} from '../src/index.js';
 
 const TYPED = [
   MachineConfigRenderError,

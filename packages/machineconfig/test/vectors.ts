@@ -9,7 +9,7 @@ export interface McoVector {
 }
 
 const file = JSON.parse(
-  readFileSync(new URL('../fixtures/upstream/vectors/mco-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('./fixtures/upstream/vectors/mco-vectors.json', import.meta.url), 'utf8'),
 ) as { vectors: McoVector[]; constants: { hashSalt: number[] } };
 
 export const mcoVectors = file.vectors;

@@ -32,7 +32,7 @@ function workerUrl(): URL {
   // dist/index.js → dist/render-worker.js; from the sources (tests) the built worker
   const candidates = [
     new URL('./render-worker.js', import.meta.url),
-    new URL('../../dist/render-worker.js', import.meta.url),
+    new URL('../dist/render-worker.js', import.meta.url),
   ];
   return candidates.find((u) => existsSync(u)) ?? (candidates[0] as URL);
 }

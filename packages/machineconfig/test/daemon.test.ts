@@ -9,8 +9,8 @@ import {
   findClosestFilePolicyPathMatch,
   isPathInDropins,
   kargsArgs,
-} from '../../src/machineconfig/daemon.js';
-import type { MachineConfig } from '../../src/machineconfig/types.js';
+} from '../src/daemon.js';
+import type { MachineConfig } from '../src/types.js';
 import { vectorsFor } from './vectors.js';
 
 interface VSpec {
