@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ConfigMaps, MachineConfigPools, MachineConfigs, nullLogger, Registry } from '@keelson/kube';
 import { startMachineConfigOperator, type Running } from '../src/index.js';
-import { defaultPool } from '@keelson/machineconfig';
+import { DEFAULT_DURATIONS, defaultPool } from '@keelson/machineconfig';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import {
   decodeKubeletConfig,
@@ -24,7 +24,6 @@ import { decodeDataURL } from '../src/controllers/generated/content.js';
 import {
   createRecorder,
   createSharedInformers,
-  DEFAULT_DURATIONS,
   startSharedInformers,
   stopSharedInformers,
   type ControllerContext,

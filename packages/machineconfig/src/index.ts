@@ -99,3 +99,4 @@ export {
   labelSelectorMatches,
 } from './pool.js';
 /* eslint-enable @typescript-eslint/no-deprecated */
+export * from './controller/index.js';

@@ -35,7 +35,7 @@ import {
   generatedName,
   kubeletMachineConfig,
 } from './content.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { semanticEqual } from '@keelson/machineconfig';
 import { featureGateMap } from '../kubelet/features.js';
 import { FeatureGates } from '../kubelet/features-controller.js';
 

@@ -27,8 +27,7 @@ import {
   type TemplateInputs,
   type TemplateTree,
 } from './generate.js';
-import { completedByVersion, computeTemplateStatus } from './status.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { completedByVersion, computeTemplateStatus, semanticEqual } from '@keelson/machineconfig';
 
 type SecretObject = KubeObject & { type?: string; data?: Record<string, string> };
 type APIServerObject = KubeObject & NonNullable<TemplateInputs['apiServer']>;

@@ -2,13 +2,9 @@
  * Pure decisions of the render controller (upstream pkg/controller/render): whether a pool may be
  * rendered now, the rendered MachineConfig, the pool's new spec.configuration and the RenderDegraded condition.
  */
-import {
-  MachineConfigRenderError,
-  PoolSelectionError,
-  renderPool,
-  type MachineConfig as IgnMachineConfig,
-  type RenderResult,
-} from '@keelson/machineconfig';
+import { PoolSelectionError, renderPool } from '../../pool.js';
+import { MachineConfigRenderError, type RenderResult } from '../../render.js';
+import type { MachineConfig as IgnMachineConfig } from '../../types.js';
 import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
 import type {
   ContainerRuntimeConfig,
@@ -16,10 +12,10 @@ import type {
   KubeletConfig,
   MachineConfig,
   MachineConfigPool,
-} from '../../common/api-types.js';
-import { McAnnotations } from '../../common/constants.js';
+} from '@keelson/api';
+import { McAnnotations } from '../constants.js';
 import { completedByVersion, TemplateConditions } from '../template/status.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { semanticEqual } from '../semantic.js';
 
 /**
  * Why a pool was not rendered on this pass (the render controller requeues with backoff): `RENDER_WAITING` while a

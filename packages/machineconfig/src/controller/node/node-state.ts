@@ -2,8 +2,8 @@
  * Pure predicates over a Node as the node controller sees it (upstream `LayeredNodeState`, `CheckNodeReady`):
  * ready, done, MCD failing, unavailable, needs update.
  */
-import type { Node } from '../../common/api-types.js';
-import { NodeAnnotations, NodeStates } from '../../common/constants.js';
+import type { Node } from '@keelson/api';
+import { NodeAnnotations, NodeStates } from '../constants.js';
 
 /** What a pool targets: the rendered config, and for layered pools the image and the build's config. */
 export interface PoolTarget {

@@ -1,9 +1,9 @@
-/** The drain controller's pure decisions (`src/controllers/drain/decide.ts`): when to cordon, drain and uncordon, what to evict, how retries slow down. */
+/** The drain controller's pure decisions (`src/controller/drain/decide.ts`): when to cordon, drain and uncordon, what to evict, how retries slow down. */
 import { describe, expect, it } from 'vitest';
-import { decideDrain, decideDrainFailure, DEFAULT_DURATIONS, podsToEvict, type Node, type Pod } from '../src/index.js';
-import { goDuration } from '../src/controllers/drain/decide.js';
-import { scaleDurations } from '../src/controllers/context.js';
-import { A } from './decide-fixtures.js';
+import type { Node, Pod } from '@keelson/api';
+import { decideDrain, decideDrainFailure, DEFAULT_DURATIONS, podsToEvict, scaleDurations } from '../../../src/index.js';
+import { goDuration } from '../../../src/controller/drain/decide.js';
+import { A } from '../decide-fixtures.js';
 
 describe('drain decisions', () => {
   const n = (dd: string, la: string, unschedulable = false): Node => ({

@@ -1,6 +1,7 @@
 /** Node controller decision (pool membership + candidates + status) for a 5,000-node worker pool. Goal < 50 ms. */
 import { test } from 'vitest';
-import { decidePoolSync, type MachineConfigPool, type Node } from '../src/index.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { decidePoolSync } from '../src/index.js';
 
 const A = 'machineconfiguration.openshift.io/';
 const pool = (name: string, spec: Partial<MachineConfigPool['spec']> = {}): MachineConfigPool => ({

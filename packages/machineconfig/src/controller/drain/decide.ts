@@ -1,7 +1,7 @@
 /** Pure decisions of the drain controller (upstream pkg/controller/drain). */
-import type { Node, Pod } from '../../common/api-types.js';
-import { NodeAnnotations } from '../../common/constants.js';
-import type { ControllerDurations } from '../context.js';
+import type { Node, Pod } from '@keelson/api';
+import { NodeAnnotations } from '../constants.js';
+import type { ControllerDurations } from '../durations.js';
 
 /** What to do for a node's drain request. */
 export type DrainAction =

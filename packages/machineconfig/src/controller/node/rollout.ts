@@ -1,6 +1,6 @@
 /** Rollout arithmetic of the node controller (upstream pkg/controller/node/node_controller.go): maxUnavailable, candidates, capacity, ordering. */
-import type { Node } from '../../common/api-types.js';
-import { Labels } from '../../common/constants.js';
+import type { Node } from '@keelson/api';
+import { Labels } from '../constants.js';
 import {
   isNodeDesiredTarget,
   isNodeMCDFailing,

@@ -1,7 +1,8 @@
-/** The node controller's pure decisions (`src/controllers/node/decide.ts`): which nodes of a pool get a new desiredConfig and when, and the labels and annotations it keeps on nodes. */
+/** The node controller's pure decisions (`src/controller/node/decide.ts`): which nodes of a pool get a new desiredConfig and when, and the labels and annotations it keeps on nodes. */
 import { describe, expect, it } from 'vitest';
-import { decidePoolSync, type MachineConfigPool, type Node } from '../src/index.js';
-import { A, node, mpool, now } from './decide-fixtures.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { decidePoolSync } from '../../../src/index.js';
+import { A, node, mpool, now } from '../decide-fixtures.js';
 
 describe('decidePoolSync', () => {
   const M = { 'node-role.kubernetes.io/master': '' };

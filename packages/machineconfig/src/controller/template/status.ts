@@ -4,9 +4,9 @@
  * then Completed or Failing. The condition messages name the generation and the controller version, which is how the
  * render controller tells a ControllerConfig completed by *this* controller from one an older controller completed.
  */
-import type { Condition } from '@keelson/kube';
-import type { ControllerConfig } from '../../common/api-types.js';
-import { setPoolCondition } from '../../common/conditions.js';
+import type { Condition } from '@keelson/api';
+import type { ControllerConfig } from '@keelson/api';
+import { setPoolCondition } from '../conditions.js';
 
 /** ControllerConfig condition types set by the template controller. */
 export const TemplateConditions = {

@@ -1,7 +1,7 @@
 /** Node → pool assignment (upstream `GetPoolsForNode`). */
 import { compileLabelSelector, isEmptyLabelSelector } from '@keelson/api';
-import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { Labels } from '../../common/constants.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { Labels } from '../constants.js';
 
 /** Why a node cannot be assigned (it is then ignored for updates). */
 export class NodePoolAssignmentError extends Error {

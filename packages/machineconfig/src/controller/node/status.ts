@@ -1,11 +1,11 @@
 /** Pool status computation (upstream `calculateStatus`, ImageModeStatusReporting off). */
 import { MACHINE_CONFIG_POOL_CONDITIONS } from '@keelson/api';
-import type { Condition } from '@keelson/kube';
-import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { NodeAnnotations } from '../../common/constants.js';
-import { getCondition, setPoolCondition } from '../../common/conditions.js';
+import type { Condition } from '@keelson/api';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { NodeAnnotations } from '../constants.js';
+import { getCondition, setPoolCondition } from '../conditions.js';
 import { isNodeDegraded, isNodeReady, isNodeUnavailable, isNodeUpdated, type PoolTarget } from './node-state.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { semanticEqual } from '../semantic.js';
 
 /** MachineConfigPool status as the node controller writes it. */
 export type PoolStatus = NonNullable<MachineConfigPool['status']>;

@@ -2,8 +2,8 @@
  * Node metadata the node controller keeps in step (upstream pkg/controller/node/node_controller.go): the controlPlaneTopology
  * annotation, and the labels of a custom pool copied onto nodes born into it.
  */
-import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { NodeAnnotations } from '../../common/constants.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { NodeAnnotations } from '../constants.js';
 
 /** Nodes whose controlPlaneTopology annotation differs from the cluster's topology. */
 export function nodesNeedingTopology(nodes: readonly Node[], topology: string | undefined): string[] {

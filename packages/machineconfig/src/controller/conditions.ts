@@ -1,5 +1,5 @@
 /** MachineConfigPool-style condition handling (upstream `SetMachineConfigPoolCondition`). */
-import { kubeTime, type Condition } from '@keelson/kube';
+import { kubeTime, type Condition } from '@keelson/api';
 
 /**
  * Sets a pool condition the way the MCO does: a no-op when status, reason and message are unchanged; otherwise the

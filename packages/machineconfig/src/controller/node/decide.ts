@@ -2,8 +2,8 @@
  * One pass of the node controller over one pool, as a pure function (upstream pkg/controller/node/node_controller.go syncMachineConfigPool): which nodes get the pool
  * target as desiredConfig, which carry the UpdateInProgress taint, and the pool's new status.
  */
-import type { MachineConfigPool, Node } from '../../common/api-types.js';
-import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../../common/constants.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
+import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../constants.js';
 import type { PoolTarget } from './node-state.js';
 import { decideCustomPoolLabels, nodesNeedingTopology, type CustomPoolLabelling } from './node-labels.js';
 import { nodesForPool } from './pools-for-node.js';

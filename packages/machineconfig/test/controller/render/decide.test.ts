@@ -1,16 +1,16 @@
-/** The render controller's pure decisions (`src/controllers/render/decide.ts`): when a pool is rendered, from which MachineConfigs, and its RenderDegraded messages. */
+/** The render controller's pure decisions (`src/controller/render/decide.ts`): when a pool is rendered, from which MachineConfigs, and its RenderDegraded messages. */
 import { describe, expect, it } from 'vitest';
+import type { ControllerConfig, MachineConfig, MachineConfigPool } from '@keelson/api';
 import {
+  completedByVersion,
+  computeTemplateStatus,
   controllerConfigGate,
   decideRender,
-  type ControllerConfig,
-  type MachineConfig,
-  type MachineConfigPool,
-} from '../src/index.js';
-import { pendingSubConfig } from '../src/controllers/render/decide.js';
-import { semanticallyContains, semanticEqual } from '../src/common/semantic.js';
-import { completedByVersion, computeTemplateStatus } from '../src/controllers/template/status.js';
-import { A } from './decide-fixtures.js';
+  pendingSubConfig,
+  semanticallyContains,
+  semanticEqual,
+} from '../../../src/index.js';
+import { A } from '../decide-fixtures.js';
 
 describe('render decisions', () => {
   const cc = (

@@ -1,5 +1,5 @@
 /** Fixtures shared by the controllers' decision tests: a node with config annotations, a pool, a fixed clock. */
-import type { MachineConfigPool, Node } from '../src/index.js';
+import type { MachineConfigPool, Node } from '@keelson/api';
 
 export const A = 'machineconfiguration.openshift.io/';
 export const node = (

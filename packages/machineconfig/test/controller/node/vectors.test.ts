@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { MachineConfigPool } from '../../src/common/api-types.js';
-import { getPoolsForNode, NodePoolAssignmentError } from '../../src/controllers/node/pools-for-node.js';
-import { isNodeReady, isNodeUnavailable, type PoolTarget } from '../../src/controllers/node/node-state.js';
-import { computeCandidates, computeMaxUnavailable, sortNodesByZoneAndAge } from '../../src/controllers/node/rollout.js';
-import { computePoolStatus } from '../../src/controllers/node/status.js';
-import { toNode, vectorsFor, type VectorNode } from '../vectors.js';
+import type { MachineConfigPool } from '@keelson/api';
+import { getPoolsForNode, NodePoolAssignmentError } from '../../../src/controller/node/pools-for-node.js';
+import { isNodeReady, isNodeUnavailable, type PoolTarget } from '../../../src/controller/node/node-state.js';
+import {
+  computeCandidates,
+  computeMaxUnavailable,
+  sortNodesByZoneAndAge,
+} from '../../../src/controller/node/rollout.js';
+import { computePoolStatus } from '../../../src/controller/node/status.js';
+import { toNode, vectorsFor, type VectorNode } from '../../vectors.js';
 
 const names = (ns: Array<{ metadata: { name?: string } }>): string[] => ns.map((n) => n.metadata.name ?? '');
 
