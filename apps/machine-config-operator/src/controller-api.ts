@@ -1,7 +1,7 @@
 /**
  * Public API of the operator and controller halves (programmatic start for rehearsals). Re-exported from the package
  * entry point. The controllers' pure decisions (rollout, drain, render, pool status, pools of a node) and their
- * durations are in `@keelson/machineconfig`.
+ * durations, and the template controller's MachineConfig generation, are in `@keelson/machineconfig`.
  */
 export {
   startMachineConfigController,
@@ -17,16 +17,6 @@ export {
 export type { ProcessOptions, LeaderElectionSettings, Running } from './common/runtime.js';
 export { scaledLeaderElection } from './common/runtime.js';
 export type { CordonBackoff } from './controllers/drain/controller.js';
-export {
-  generateTemplateMachineConfigs,
-  loadTemplateTree,
-  platformDirs,
-  TemplateError,
-  type TemplateInputs,
-  type TemplateTree,
-} from './controllers/template/generate.js';
-export { mcoTemplateFuncs } from './controllers/template/funcs.js';
-export { securityProfileCiphers } from './controllers/template/tls.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
 export {
   kubeletMachineConfig,

@@ -26,3 +26,28 @@ export {
   type RenderInput as RenderDecisionInput,
 } from './render/decide.js';
 export * from './template/status.js';
+export {
+  TemplateError,
+  loadTemplateTree,
+  platformString,
+  templatePaths,
+  platformDirs,
+  generateForRenderConfig,
+  generateTemplateMachineConfigs,
+  renderTemplateText,
+  generateMachineConfigsForRole,
+  type TreeEntry,
+  type TemplateTree,
+  type TemplateInputs,
+} from './template/generate.js';
+export { mcoTemplateFuncs, cloudPlatformLoadBalancerIPState } from './template/funcs.js';
+export { TLS_PROFILES, OPENSSL_TO_IANA, securityProfileCiphers, type TLSSecurityProfile } from './template/tls.js';
+export {
+  TranspileError,
+  TranspileCache,
+  transpileToIgnition,
+  transpileFile,
+  transpileUnit,
+  dataURLEscape,
+} from './template/transpile.js';
+export { RenderConfig, renderConfig } from './template/render-config.js';

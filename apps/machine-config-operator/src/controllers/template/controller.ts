@@ -21,13 +21,15 @@ import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import {
+  completedByVersion,
+  computeTemplateStatus,
   generateTemplateMachineConfigs,
   loadTemplateTree,
+  semanticEqual,
   TemplateError,
   type TemplateInputs,
   type TemplateTree,
-} from './generate.js';
-import { completedByVersion, computeTemplateStatus, semanticEqual } from '@keelson/machineconfig';
+} from '@keelson/machineconfig';
 
 type SecretObject = KubeObject & { type?: string; data?: Record<string, string> };
 type APIServerObject = KubeObject & NonNullable<TemplateInputs['apiServer']>;

@@ -6,7 +6,7 @@
  * `.Proxy.HTTPProxy` on a nil Proxy fails as Go's does, `toString .AdditionalTrustBundle` gets the bytes.
  */
 import { GoNil, GoStruct } from '@keelson/gotemplate';
-import type { ControllerConfigSpec } from '../../common/api-types.js';
+import type { ControllerConfigSpec } from '@keelson/api';
 
 type FieldType =
   | 'string'

@@ -9,8 +9,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template, TemplateExecError, TemplateParseError } from '@keelson/gotemplate';
-import type { ControllerConfig, ControllerConfigSpec, MachineConfig } from '../../common/api-types.js';
-import { Labels, McAnnotations } from '../../common/constants.js';
+import type { ControllerConfig, ControllerConfigSpec, MachineConfig } from '@keelson/api';
+import { Labels, McAnnotations } from '../constants.js';
 import { mcoTemplateFuncs } from './funcs.js';
 import { renderConfig, type RenderConfig } from './render-config.js';
 import { securityProfileCiphers, type TLSSecurityProfile } from './tls.js';
