@@ -38,7 +38,7 @@ const cc = (platform: string): ControllerConfig => ({
 
 type Files = { path: string; contents?: { source?: string }; mode?: number }[];
 const files = (mc: { spec?: { config?: unknown } }): Files =>
-  ((mc.spec?.config as { storage?: { files?: Files } } | undefined)?.storage?.files ?? []) as Files;
+  (mc.spec?.config as { storage?: { files?: Files } } | undefined)?.storage?.files ?? [];
 
 describe('generateTemplateMachineConfigs', () => {
   const root = tree({
