@@ -4,7 +4,6 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     butane: 'src/butane/index.ts',
-    'render-worker': 'src/machineconfig/render-worker.ts',
   },
   format: ['esm', 'cjs'],
   target: 'node22',

@@ -1,6 +1,6 @@
 /** The plan's pure decisions over a live cluster's objects (no I/O). */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
-import type { MachineConfig } from '@keelson/ignition';
+import type { MachineConfig } from '@keelson/machineconfig';
 import { describe, expect, it } from 'vitest';
 import {
   computeClusterMachineConfigs,

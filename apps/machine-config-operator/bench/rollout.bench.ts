@@ -27,11 +27,9 @@ import {
   MachineConfigs,
   nullLogger,
 } from '@keelson/kube';
-import { customPool, defaultPool } from '@keelson/ignition';
+import { customPool, defaultPool, isNodeUnavailable, NodeAnnotations } from '@keelson/machineconfig';
 import {
   Nodes,
-  NodeAnnotations,
-  isNodeUnavailable,
   startMachineConfigController,
   startMachineConfigOperator,
   startVirtualNodes,

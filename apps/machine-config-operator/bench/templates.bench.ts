@@ -10,7 +10,7 @@ import { test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
-import { generateTemplateMachineConfigs, loadTemplateTree } from '../src/controllers/template/generate.js';
+import { generateTemplateMachineConfigs, loadTemplateTree } from '@keelson/machineconfig';
 
 const cc = {
   metadata: { name: 'machine-config-controller', uid: 'u' },

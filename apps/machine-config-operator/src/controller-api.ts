@@ -1,6 +1,7 @@
 /**
- * Public API of the operator and controller halves (programmatic start for rehearsals, and the pure decision
- * functions). Re-exported from the package entry point.
+ * Public API of the operator and controller halves (programmatic start for rehearsals). Re-exported from the package
+ * entry point. The controllers' pure decisions (rollout, drain, render, pool status, pools of a node) and their
+ * durations, and the template controller's MachineConfig generation, are in `@keelson/machineconfig`.
  */
 export {
   startMachineConfigController,
@@ -15,55 +16,7 @@ export {
 } from './operator/operator.js';
 export type { ProcessOptions, LeaderElectionSettings, Running } from './common/runtime.js';
 export { scaledLeaderElection } from './common/runtime.js';
-export {
-  DEFAULT_DURATIONS,
-  scaleDurations,
-  MIN_SCALED_POLL_MS,
-  MIN_SCALED_DRAIN_ATTEMPT_MS,
-  type ControllerDurations,
-} from './controllers/context.js';
 export type { CordonBackoff } from './controllers/drain/controller.js';
-export { decidePoolSync, type PoolSyncInput, type PoolSyncDecision } from './controllers/node/decide.js';
-export {
-  getPoolsForNode,
-  nodesForPool,
-  NodePoolAssignmentError,
-  type PoolsForNode,
-} from './controllers/node/pools-for-node.js';
-export {
-  computeMaxUnavailable,
-  computeCandidates,
-  sortNodesByZoneAndAge,
-  MaxUnavailableError,
-  type Candidates,
-} from './controllers/node/rollout.js';
-export { computePoolStatus, computePoolCounts, type PoolStatus, type PoolCounts } from './controllers/node/status.js';
-export {
-  isNodeReady,
-  isNodeDone,
-  isNodeMCDFailing,
-  isNodeUnavailable,
-  isNodeUpdated,
-  isNodeDegraded,
-  type PoolTarget,
-} from './controllers/node/node-state.js';
-export { decideDrain, decideDrainFailure, podsToEvict, type DrainAction } from './controllers/drain/decide.js';
-export {
-  decideRender,
-  controllerConfigGate,
-  RenderPoolError,
-  type RenderDecision,
-} from './controllers/render/decide.js';
-export {
-  generateTemplateMachineConfigs,
-  loadTemplateTree,
-  platformDirs,
-  TemplateError,
-  type TemplateInputs,
-  type TemplateTree,
-} from './controllers/template/generate.js';
-export { mcoTemplateFuncs } from './controllers/template/funcs.js';
-export { securityProfileCiphers } from './controllers/template/tls.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
 export {
   kubeletMachineConfig,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ConfigMaps, MachineConfigPools, MachineConfigs, nullLogger, Registry } from '@keelson/kube';
 import { startMachineConfigOperator, type Running } from '../src/index.js';
-import { defaultPool } from '@keelson/ignition';
+import { DEFAULT_DURATIONS, defaultPool, loadTemplateTree } from '@keelson/machineconfig';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import {
   decodeKubeletConfig,
@@ -18,13 +18,11 @@ import {
 } from '../src/controllers/kubelet/kubelet-conf.js';
 import { featureGateMap, featuresIgnition, templateKubeletConf } from '../src/controllers/kubelet/features.js';
 import { FeatureGates, KubeletFeaturesController } from '../src/controllers/kubelet/features-controller.js';
-import { loadTemplateTree } from '../src/controllers/template/generate.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
 import { decodeDataURL } from '../src/controllers/generated/content.js';
 import {
   createRecorder,
   createSharedInformers,
-  DEFAULT_DURATIONS,
   startSharedInformers,
   stopSharedInformers,
   type ControllerContext,

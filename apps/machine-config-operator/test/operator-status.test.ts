@@ -9,7 +9,9 @@ import {
   type MachineConfig,
   type MachineConfigPool,
 } from '../src/index.js';
-import { A, now } from './decide-fixtures.js';
+
+const A = 'machineconfiguration.openshift.io/';
+const now = new Date('2026-02-01T00:00:00Z');
 
 describe('operator decisions', () => {
   it('reads the osimageurl ConfigMap of its own release only', () => {

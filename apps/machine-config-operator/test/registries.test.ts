@@ -29,10 +29,9 @@ import {
   registriesIgnition,
   updateRegistriesConfig,
 } from '../src/controllers/registries/content.js';
-import { generateMachineConfigsForRole, loadTemplateTree } from '../src/controllers/template/generate.js';
+import { generateMachineConfigsForRole, type LegacyPostConfigAction, loadTemplateTree } from '@keelson/machineconfig';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
 import { isDrainRequired, isDrainRequiredForNodeDisruptionActions } from '../src/daemon/registries-drain.js';
-import type { LegacyPostConfigAction } from '@keelson/ignition';
 import type { ControllerConfig } from '../src/common/api-types.js';
 
 const TEMPLATE = `unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n`;

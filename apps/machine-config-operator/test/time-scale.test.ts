@@ -1,40 +1,10 @@
-/** Durations on a compressed clock (`timeScale`, used by `keelson rehearse`): pure functions, no I/O. */
+/**
+ * Durations on a compressed clock (`timeScale`, used by `keelson rehearse`): pure functions, no I/O. The controllers'
+ * durations (`scaleDurations`) are tested in `@keelson/machineconfig` (test/controller/durations.test.ts).
+ */
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_DURATIONS,
-  MIN_SCALED_DRAIN_ATTEMPT_MS,
-  MIN_SCALED_POLL_MS,
-  scaleDurations,
-} from '../src/controllers/context.js';
 import { MIN_SCALED_RESYNC_MS, scaled, scaledResyncMs } from '../src/operator/operator.js';
 import { scaledLeaderElection } from '../src/common/runtime.js';
-
-describe('controller durations on a compressed clock', () => {
-  it('timeScale 1 keeps the upstream durations', () => {
-    expect(scaleDurations(DEFAULT_DURATIONS, 1)).toEqual(DEFAULT_DURATIONS);
-  });
-  it('60x divides the delays (5 s render/node/drain delays become 83 ms, the 1 min drain requeue 1 s)', () => {
-    const d = scaleDurations(DEFAULT_DURATIONS, 60);
-    expect(d).toMatchObject({
-      renderDelayMs: 83,
-      nodeSyncDelayMs: 83,
-      drainDelayMs: 83,
-      drainRequeueMs: 1000,
-      drainThresholdMs: 10_000,
-      drainFailedMs: 60_000,
-    });
-  });
-  it('polls and the drain attempt timeout keep their floors', () => {
-    const d = scaleDurations(DEFAULT_DURATIONS, 60);
-    expect(d.podDeletePollMs).toBe(MIN_SCALED_POLL_MS);
-    expect(d.evictionRetryMs).toBe(MIN_SCALED_POLL_MS);
-    expect(d.drainAttemptTimeoutMs).toBe(MIN_SCALED_DRAIN_ATTEMPT_MS);
-  });
-  it('rejects a time scale that is not a positive number', () => {
-    expect(() => scaleDurations(DEFAULT_DURATIONS, 0)).toThrow(RangeError);
-    expect(() => scaled(1000, Number.NaN)).toThrow(RangeError);
-  });
-});
 
 describe('operator resync on a compressed clock', () => {
   it('is upstream 30 s at 1x, scaled down but never below the floor', () => {
@@ -42,6 +12,9 @@ describe('operator resync on a compressed clock', () => {
     expect(scaledResyncMs(2)).toBe(15_000);
     expect(scaledResyncMs(60)).toBe(MIN_SCALED_RESYNC_MS);
     expect(scaled(10 * 60_000, 60)).toBe(10_000);
+  });
+  it('rejects a time scale that is not a positive number', () => {
+    expect(() => scaled(1000, Number.NaN)).toThrow(RangeError);
   });
 });
 

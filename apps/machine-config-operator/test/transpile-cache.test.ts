@@ -9,8 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
-import { generateTemplateMachineConfigs, loadTemplateTree } from '../src/controllers/template/generate.js';
-import { TranspileCache, TranspileError, transpileToIgnition } from '../src/controllers/template/transpile.js';
+import {
+  generateTemplateMachineConfigs,
+  loadTemplateTree,
+  TranspileCache,
+  TranspileError,
+  transpileToIgnition,
+} from '@keelson/machineconfig';
 
 const fixture = (name: string): ControllerConfig =>
   ({

@@ -11,14 +11,14 @@ import { parse as parseYaml } from 'yaml';
 import type { ControllerConfig } from '../src/common/api-types.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
 import {
+  dataURLEscape,
   generateTemplateMachineConfigs,
   loadTemplateTree,
   platformDirs,
+  renderConfig,
   renderTemplateText,
   type TemplateInputs,
-} from '../src/controllers/template/generate.js';
-import { renderConfig } from '../src/controllers/template/render-config.js';
-import { dataURLEscape } from '../src/controllers/template/transpile.js';
+} from '@keelson/machineconfig';
 
 const dataDir = join(import.meta.dirname, 'data', 'upstream-template');
 const fixtures = readdirSync(dataDir)

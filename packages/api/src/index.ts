@@ -11,6 +11,7 @@ export type * from './config/v1.js';
 export type * from './machineconfiguration/v1.js';
 export type * from './operator/v1.js';
 export type * from './apiextensions.js';
+export { kubeTime } from './core/time.js';
 export {
   API_GROUP_CONFIG,
   API_GROUP_MACHINECONFIGURATION,

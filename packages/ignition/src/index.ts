@@ -1,9 +1,8 @@
 /**
- * @keelson/ignition — Ignition 2.2/3.x parse, validate, merge, translate (src/spec) and the MCO's
- * MachineConfig rendering, hashing and diffing (src/machineconfig).
+ * @keelson/ignition — Ignition 2.2/3.x parse, validate, merge, translate (src/spec) and Butane (src/butane).
+ * The MCO's MachineConfig rendering, hashing and diffing live in `@keelson/machineconfig`.
  */
 export * from './spec/index.js';
-export * from './machineconfig/index.js';
 export {
   translateButane,
   isIgnitionOutput,

@@ -1,11 +1,7 @@
-import type { Condition, ConditionStatus } from '@keelson/api';
+import { kubeTime, type Condition, type ConditionStatus } from '@keelson/api';
 
 export type { Condition, ConditionStatus };
-
-/** A Kubernetes timestamp (RFC 3339, second precision, UTC) as the API server renders `metav1.Time`. */
-export function kubeTime(d: Date = new Date()): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { kubeTime };
 
 /** The condition of `type`, or undefined. */
 export function findCondition<C extends Condition>(conditions: readonly C[] | undefined, type: string): C | undefined {

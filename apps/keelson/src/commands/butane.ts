@@ -6,13 +6,8 @@ import { readFileSync } from 'node:fs';
 import { goJsonMarshal } from '@keelson/api';
 import { writeFileAtomic } from '@keelson/kube/atomic-write';
 import type { Command } from 'commander';
-import {
-  ButaneError,
-  formatButaneReport,
-  serializeIgnitionV35,
-  translateButane,
-  type ButaneResult,
-} from '@keelson/ignition';
+import { ButaneError, formatButaneReport, translateButane, type ButaneResult } from '@keelson/ignition';
+import { serializeIgnitionV35 } from '@keelson/machineconfig';
 import {
   addOutputOption,
   CliError,

@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { ControllerConfig } from '@keelson/api';
+import { defaultTemplatesDir } from '@keelson/machine-config-operator';
 import {
-  defaultTemplatesDir,
   generateTemplateMachineConfigs,
   loadTemplateTree,
   TemplateError,
   type TemplateInputs,
-} from '@keelson/machine-config-operator';
+} from '@keelson/machineconfig';
 import { addOutputOption, CliError, outputFormat, usageError, writeOut, type OutputFlags } from '../output.js';
 
 type Obj = Record<string, unknown>;

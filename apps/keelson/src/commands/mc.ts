@@ -15,7 +15,7 @@ import {
   defaultPool,
   renderMachineConfigs,
   renderPool,
-} from '@keelson/ignition';
+} from '@keelson/machineconfig';
 import {
   addOutputOption,
   CliError,

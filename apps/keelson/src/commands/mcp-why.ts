@@ -2,7 +2,14 @@
  * `keelson mcp why`: what a MachineConfigPool or a node waits on, in plain words, from a snapshot of the cluster
  * (pure: the command gathers the snapshot, these functions explain it).
  */
-import { compileLabelSelector, type MachineConfigNode } from '@keelson/api';
+import {
+  compileLabelSelector,
+  type MachineConfigNode,
+  type MachineConfigPool,
+  type Node,
+  type Pod,
+  type PodDisruptionBudget,
+} from '@keelson/api';
 import {
   NodeAnnotations,
   NodePoolAssignmentError,
@@ -13,11 +20,7 @@ import {
   isNodeUnavailable,
   isNodeUpdated,
   nodesForPool,
-  type MachineConfigPool,
-  type Node,
-  type Pod,
-  type PodDisruptionBudget,
-} from '@keelson/machine-config-operator';
+} from '@keelson/machineconfig';
 
 /** What `why` looks at. */
 export interface ClusterSnapshot {

@@ -1,14 +1,9 @@
 /** `keelson mcp` (the `oc get mcp` counterpart) and `keelson mcp why POOL|NODE`. */
 import type { Command } from 'commander';
 import { KubeClient, MachineConfigNodes, MachineConfigPools } from '@keelson/kube';
-import {
-  Nodes,
-  Pods,
-  PodDisruptionBudgets,
-  NodeAnnotations,
-  type MachineConfigPool,
-  type Pod,
-} from '@keelson/machine-config-operator';
+import type { MachineConfigPool, Pod } from '@keelson/api';
+import { NodeAnnotations } from '@keelson/machineconfig';
+import { Nodes, Pods, PodDisruptionBudgets } from '@keelson/machine-config-operator';
 import { CliError } from '../errors.js';
 import { addOutputOption, outputFormat, renderStructured, writeOut, type OutputFlags } from '../output.js';
 import { describeObject, type EventLike } from './mcp-describe.js';

@@ -3,7 +3,7 @@
  * plan and the MachineConfigs that are the cluster's own (neither rendered nor shipped by a release).
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
-import type { MachineConfig } from '@keelson/ignition';
+import type { MachineConfig } from '@keelson/machineconfig';
 import { computeUpgradeable, type AdminAckInput } from '@keelson/update-graph';
 import { featureGateState, type ClusterFacts, type FeatureGateObject } from '@keelson/release-payload';
 import type { PoolInput } from './pools.js';

@@ -5,7 +5,7 @@
  * and the MachineConfigs. Read-only: the plan writes nothing.
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
-import type { MachineConfig } from '@keelson/ignition';
+import type { MachineConfig } from '@keelson/machineconfig';
 import type { FeatureGateObject, KubeObject } from '@keelson/release-payload';
 import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
 import { ADMIN_ACKS, ADMIN_GATES } from '@keelson/update-graph';

@@ -4,7 +4,7 @@
  * plan, judging acceptance with the CVO's own precondition functions.
  */
 import type { ClusterVersion } from '@keelson/api';
-import type { ControllerConfigInput, MachineConfig } from '@keelson/ignition';
+import type { ControllerConfigInput, MachineConfig } from '@keelson/machineconfig';
 import { byNumberAndComponent, createTask, RUN_LEVEL_COMPONENT_PATTERN, TaskGraph } from '@keelson/manifest-graph';
 import {
   diffPayloads,

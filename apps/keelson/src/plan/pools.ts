@@ -1,6 +1,6 @@
 /**
  * Per MachineConfigPool: render the pool's MachineConfigs with release A's and release B's base configs through
- * @keelson/ignition (the render controller's merge and rendered-<pool>-<hash> name), decide what the daemon does on each
+ * @keelson/machineconfig (the render controller's merge and rendered-<pool>-<hash> name), decide what the daemon does on each
  * node with the daemon's post-config action logic (`diffMachineConfigs`: node disruption actions, drain required), and
  * estimate the rollout from the pool size, maxUnavailable and a per-node time.
  */
@@ -13,7 +13,7 @@ import {
   renderMachineConfigs,
   type ControllerConfigInput,
   type MachineConfig,
-} from '@keelson/ignition';
+} from '@keelson/machineconfig';
 
 /** A label selector (matchLabels and the `In` / `NotIn` / `Exists` / `DoesNotExist` expressions). */
 export type Selector = LabelSelector;

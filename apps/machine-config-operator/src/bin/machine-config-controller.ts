@@ -10,7 +10,7 @@ import {
   UsageError,
   type CommonFlags,
 } from '../common/cli.js';
-import type { ControllerDurations } from '../controllers/context.js';
+import type { ControllerDurations } from '@keelson/machineconfig';
 import { startMachineConfigController } from '../controllers/manager.js';
 
 const program = new Command('machine-config-controller').description(

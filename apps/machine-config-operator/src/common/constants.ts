@@ -1,39 +1,8 @@
 /** Annotation keys, labels and names of the Machine Config Operator, spelled exactly as upstream (mostly from `@keelson/api`). */
-import {
-  MACHINE_CONFIG_ANNOTATIONS,
-  MACHINE_CONFIG_DAEMON_STATES,
-  MCO_LABELS,
-  MCO_NAMES,
-  NODE_ANNOTATIONS,
-  NODE_LABELS,
-  UPDATE_IN_PROGRESS_TAINT as API_TAINT,
-  nodeRoleLabel,
-} from '@keelson/api';
+import { MCO_NAMES } from '@keelson/api';
 
-/** Node annotations (upstream pkg/daemon/constants), from `@keelson/api`. */
-export const NodeAnnotations = NODE_ANNOTATIONS;
-
-/** Values of the node `state` annotation. */
-export const NodeStates = {
-  done: MACHINE_CONFIG_DAEMON_STATES.Done,
-  working: MACHINE_CONFIG_DAEMON_STATES.Working,
-  degraded: MACHINE_CONFIG_DAEMON_STATES.Degraded,
-  unreconcilable: MACHINE_CONFIG_DAEMON_STATES.Unreconcilable,
-} as const;
-
-/** MachineConfig / ControllerConfig annotations, from `@keelson/api`. */
-export const McAnnotations = MACHINE_CONFIG_ANNOTATIONS;
-
-/** Labels. */
-export const Labels = {
-  role: MCO_LABELS.role,
-  requiredForUpgrade: MCO_LABELS.requiredForUpgrade,
-  mcoBuiltIn: MCO_LABELS.mcoBuiltIn,
-  poolPrefix: MCO_LABELS.poolPrefix,
-  zone: NODE_LABELS.zone,
-  os: NODE_LABELS.os,
-  nodeRolePrefix: nodeRoleLabel(''),
-} as const;
+/** The annotations, labels and states the controllers' decisions use live in `@keelson/machineconfig`. */
+export { NodeAnnotations, NodeStates, McAnnotations, Labels, UPDATE_IN_PROGRESS_TAINT } from '@keelson/machineconfig';
 
 /** Namespace of the MCO's components. */
 export const MCO_NAMESPACE = MCO_NAMES.namespace;
@@ -43,8 +12,6 @@ export const CONTROLLER_CONFIG_NAME = 'machine-config-controller';
 export const OSIMAGEURL_CONFIGMAP = 'machine-config-osimageurl';
 /** The ClusterOperator the operator reports. */
 export const CLUSTER_OPERATOR_NAME = 'machine-config';
-/** Taint the node controller puts on nodes whose desiredConfig differs from the pool target. */
-export const UPDATE_IN_PROGRESS_TAINT = API_TAINT;
 /** Label of the machine-config-operator pod (its node is updated last in the master pool). */
 export const OPERATOR_POD_LABEL = { key: 'k8s-app', value: 'machine-config-operator' } as const;
 

@@ -9,12 +9,10 @@ import { MCO_VERSION } from '../common/version.js';
 import {
   createRecorder,
   createSharedInformers,
-  DEFAULT_DURATIONS,
-  scaleDurations,
   startSharedInformers,
   type ControllerContext,
-  type ControllerDurations,
 } from './context.js';
+import { DEFAULT_DURATIONS, scaleDurations, type ControllerDurations } from '@keelson/machineconfig';
 import { DrainController, type CordonBackoff } from './drain/controller.js';
 import { GeneratedConfigController } from './generated/controller.js';
 import { NodeController } from './node/controller.js';

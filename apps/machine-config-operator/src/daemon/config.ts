@@ -1,13 +1,9 @@
 /**
  * Reading MachineConfigs as the daemon sees them: the Ignition config parsed and converted to spec 3.5 (2.2 input
- * de-duplicated, last duplicate wins), and conversion of API objects to @keelson/ignition's MachineConfig shape.
+ * de-duplicated, last duplicate wins), and conversion of API objects to @keelson/machineconfig's MachineConfig shape.
  */
-import {
-  parseAndConvertConfig,
-  type IgnitionConfigV3,
-  type MachineConfig as IgnMachineConfig,
-  type JsonObject,
-} from '@keelson/ignition';
+import { parseAndConvertConfig, type IgnitionConfigV3 } from '@keelson/ignition';
+import { type MachineConfig as IgnMachineConfig, type JsonObject } from '@keelson/machineconfig';
 import type { MachineConfig } from '@keelson/api';
 
 /** A MachineConfig whose Ignition config cannot be parsed. */
@@ -64,7 +60,7 @@ export function ignitionOf(mc: MachineConfig): IgnitionConfigV3 {
   return ign;
 }
 
-/** The API object in the shape @keelson/ignition's daemon functions take. */
+/** The API object in the shape @keelson/machineconfig's daemon functions take. */
 export function toIgnitionMc(mc: MachineConfig): IgnMachineConfig {
   const { config, ...rest } = mc.spec ?? {};
   const spec: IgnMachineConfig['spec'] = { ...rest };

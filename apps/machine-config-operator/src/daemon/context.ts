@@ -1,6 +1,6 @@
 /** Everything one daemon works with: host root, host, OS driver, its Node and the cluster. */
 import type { Logger } from '@keelson/kube';
-import type { NodeDisruptionPolicy } from '@keelson/ignition';
+import type { NodeDisruptionPolicy } from '@keelson/machineconfig';
 import type { MachineConfigCache, NodeSource, NodeWriter } from './cluster.js';
 import type { DrainTimeouts } from './drain.js';
 import type { DaemonEventHandler, DaemonPhase } from './events.js';

@@ -5,7 +5,7 @@
  * update runs in firstboot mode (legacy actions, no API), the file is renamed to `.bak` and the node reboots.
  */
 import { promises as fs } from 'node:fs';
-import { splitKernelArguments } from '@keelson/ignition';
+import { splitKernelArguments } from '@keelson/machineconfig';
 import type { MachineConfig } from '@keelson/api';
 import { emptyMachineConfig } from './config.js';
 import { ENCAPSULATED_CONFIG_PATH } from './constants.js';

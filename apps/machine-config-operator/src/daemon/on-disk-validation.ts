@@ -4,7 +4,7 @@
  * (on_disk_validation.go); the caller wraps them as "unexpected on-disk state validating against <name>: …".
  */
 import { promises as fs } from 'node:fs';
-import { splitKernelArguments } from '@keelson/ignition';
+import { splitKernelArguments } from '@keelson/machineconfig';
 import type { IgnitionConfigV3, Unit } from '@keelson/ignition';
 import type { MachineConfig } from '@keelson/api';
 import { ignitionOf } from './config.js';

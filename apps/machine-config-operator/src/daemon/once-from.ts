@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { splitKernelArguments } from '@keelson/ignition';
+import { splitKernelArguments } from '@keelson/machineconfig';
 import type { MachineConfig } from '@keelson/api';
 import { emptyMachineConfig } from './config.js';
 import type { DaemonContext } from './context.js';

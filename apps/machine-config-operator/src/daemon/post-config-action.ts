@@ -3,7 +3,7 @@
  * performPostConfigChangeAction): node-disruption-policy actions run in order (Reboot is handled by the caller),
  * legacy actions `none` / `reload crio` / `restart crio`.
  */
-import type { DisruptionAction, LegacyPostConfigAction } from '@keelson/ignition';
+import type { DisruptionAction, LegacyPostConfigAction } from '@keelson/machineconfig';
 import { HostCommandError, type Host } from './host.js';
 
 /** True when the actions end in a reboot. */

@@ -5,7 +5,7 @@
  * mirror removed, a search registry removed or reordered, a prefix/location/blocked/insecure flag changed, or a mirror
  * added that is not digest-only.
  */
-import type { DisruptionAction, LegacyPostConfigAction } from '@keelson/ignition';
+import type { DisruptionAction, LegacyPostConfigAction } from '@keelson/machineconfig';
 import { decodeDataUrl } from './dataurl.js';
 import { decodeRegistriesConf, type Endpoint, type Registry } from '../common/registries-toml.js';
 

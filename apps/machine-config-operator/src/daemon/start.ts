@@ -17,7 +17,7 @@ import {
   type Logger,
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
-import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/ignition';
+import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/machineconfig';
 import type {
   ControllerConfig,
   MachineConfigNode,
@@ -52,7 +52,7 @@ function toAction(a: NodeDisruptionPolicyAction, where: string): DisruptionActio
   }
 }
 
-/** The API's node disruption policy as @keelson/ignition's (Reload/Restart must name their service). */
+/** The API's node disruption policy as @keelson/machineconfig's (Reload/Restart must name their service). */
 export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPolicy {
   const out: NodeDisruptionPolicy = {};
   if (p.files)

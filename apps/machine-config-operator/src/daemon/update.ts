@@ -4,7 +4,7 @@
  * reboot-less post-config actions. Any failure rolls back what was written (old files/units, pending deployment).
  */
 import { promises as fs } from 'node:fs';
-import { MachineConfigReconcileError, diffMachineConfigs, type MachineConfigDiff } from '@keelson/ignition';
+import { MachineConfigReconcileError, diffMachineConfigs, type MachineConfigDiff } from '@keelson/machineconfig';
 import { canonicalizeKernelType } from '@keelson/ostree';
 import { NODE_ANNOTATIONS, POST_CONFIG_ACTION_REBOOTING, type MachineConfig } from '@keelson/api';
 import { ignitionOf, toIgnitionMc } from './config.js';

@@ -17,7 +17,7 @@ import {
 } from '@keelson/kube';
 import { NODE_ANNOTATIONS, type MachineConfigNode, type MachineConfigPool, type Node } from '@keelson/api';
 import { Nodes } from '../common/resources.js';
-import { getPoolsForNode } from '../controllers/node/pools-for-node.js';
+import { getPoolsForNode } from '@keelson/machineconfig';
 import { newMachineConfigNode, NOT_YET_SET } from '../upgrade-monitor/conditions.js';
 
 /** What {@link planMachineConfigNodes} found to do. */

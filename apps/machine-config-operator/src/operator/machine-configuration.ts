@@ -7,11 +7,10 @@
  * policies. The status is written only when it differs from what is stored. A `BootImageUpdateDegraded` condition
  * True fails the task, as upstream. (Boot image status — managedBootImagesStatus — is not computed.)
  */
-import { clusterNodeDisruptionPolicies } from '@keelson/ignition';
+import { clusterNodeDisruptionPolicies, semanticallyContains } from '@keelson/machineconfig';
 import { isAlreadyExists, MachineConfigurations, type KubeClient, type Logger } from '@keelson/kube';
 import type { MachineConfiguration, MachineConfigurationStatus } from '@keelson/api';
 import { toDisruptionPolicy } from '../daemon/start.js';
-import { semanticallyContains } from '../common/semantic.js';
 import { OperatorSyncError } from './controller-config.js';
 
 /** Name of the MCO's operator configuration object (upstream ctrlcommon.MCOOperatorKnobsObjectName). */

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
 import { MCO_NAMESPACE } from '../common/constants.js';
-import { semanticallyContains } from '../common/semantic.js';
+import { semanticallyContains } from '@keelson/machineconfig';
 import { OperatorSyncError } from './controller-config.js';
 
 /** A workload as the operator reads and writes it. */

@@ -24,7 +24,7 @@ import {
   type Logger,
   type ResourceDescriptor,
 } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { controllerConfigGate, defaultPool, semanticallyContains } from '@keelson/machineconfig';
 import type { MachineConfiguration } from '@keelson/api';
 import type {
   ClusterOperator,
@@ -41,9 +41,7 @@ import {
   OSIMAGEURL_CONFIGMAP,
 } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
-import { semanticallyContains } from '../common/semantic.js';
 import { MCO_VERSION } from '../common/version.js';
-import { controllerConfigGate } from '../controllers/render/decide.js';
 import { completeInfrastructure, type ConfigObject } from './cluster-config.js';
 import { readRenderInputs, readStateOf404, type ConfigRead, type GlobalConfig } from './render-inputs.js';
 import { listerBackedClient } from './lister-client.js';

@@ -4,7 +4,7 @@
  * body with `Content-Length: 0`; successes are `application/json` with an explicit Content-Length.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AcceptHeaderError, negotiateIgnitionVersion } from '@keelson/ignition';
+import { AcceptHeaderError, negotiateIgnitionVersion } from '@keelson/machineconfig';
 import type { Logger } from '@keelson/kube';
 import { buildServedConfig, servedConfigKey, type ServedConfigCache } from './serve-config.js';
 import type { ConfigSource } from './source.js';

@@ -9,11 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMaps, Informer, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
-import { customPool, defaultPool } from '@keelson/ignition';
+import { customPool, defaultPool, isNodeUnavailable, NodeAnnotations } from '@keelson/machineconfig';
 import {
   Nodes,
-  NodeAnnotations,
-  isNodeUnavailable,
   startMachineConfigController,
   startMachineConfigOperator,
   startMachineConfigServer,

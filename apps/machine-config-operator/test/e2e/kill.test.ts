@@ -11,16 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMaps, Informer, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
-import {
-  isNodeUnavailable,
-  Nodes,
-  NodeAnnotations,
-  startMachineConfigOperator,
-  type MachineConfigPool,
-  type Node,
-  type Running,
-} from '../../src/index.js';
+import { defaultPool, isNodeUnavailable, NodeAnnotations } from '@keelson/machineconfig';
+import { Nodes, startMachineConfigOperator, type MachineConfigPool, type Node, type Running } from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 import { FakeNodeUpdater } from '../helpers/node-updater.js';
 

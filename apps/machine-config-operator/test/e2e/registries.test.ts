@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterVersions, ConfigMaps, Informer, MachineConfigPools, MachineConfigs, nullLogger } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { defaultPool } from '@keelson/machineconfig';
 import {
   Nodes,
   startMachineConfigController,

@@ -15,7 +15,7 @@ import {
   Registry,
   type Logger,
 } from '@keelson/kube';
-import { defaultPool } from '@keelson/ignition';
+import { defaultPool } from '@keelson/machineconfig';
 import {
   startMachineConfigController,
   startMachineConfigOperator,

@@ -10,10 +10,12 @@ export {
   IgnitionTranslateError,
   IgnitionMergeError,
   formatPath,
+  MAX_DEPTH as IGNITION_MAX_DEPTH,
+  tooDeep,
   type IgnitionErrorCode,
   type UpstreamErrorName,
 } from './errors.js';
-export { merge, mergeWithTranscript, type MergeMapping, type MergeResult } from './merge.js';
+export { merge, mergeOwned, mergeWithTranscript, type MergeMapping, type MergeResult } from './merge.js';
 export { parseConfig, type ParseOptions, type ParsedConfig } from './parse.js';
 export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
 export { translate, type TranslateOptions } from './translate.js';

@@ -297,7 +297,7 @@ export function mergeWithTranscript(parent: IgnitionConfigV3, child: IgnitionCon
 }
 
 /**
- * Internal (not part of the package API): {@link merge} on inputs the caller owns. Nothing is copied: the
+ * {@link merge} on inputs the caller owns (for `@keelson/machineconfig`'s render loop). Nothing is copied: the
  * result shares structure with both inputs, which must not be used afterwards except through the result.
  * Only `child` is checked (depth, spec 2.x refusal); `parent` is expected to be an earlier result or a
  * checked config. Used by the MachineConfig render loop, which merges 200 freshly parsed configs in turn.

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diffMachineConfigs, renderMachineConfigs, type MachineConfig } from '../../src/index.js';
 import { ButaneError, formatButaneReport, translateButane, type ButaneResult } from '../../src/butane/index.js';
 import { translate as subpathTranslate } from '../../src/butane/index.js';
 
@@ -334,20 +333,6 @@ describe('translateButane: openshift', () => {
     );
     const t = thrown(() => translateButane(`${OS_HEADER}openshift:\n  kernel_type: rt\n`));
     expect(t.report[0]?.path).toBe('$.openshift.kernel_type');
-  });
-
-  it('round trip: .bu -> MachineConfig -> renderMachineConfigs -> diffMachineConfigs shows the file and karg', () => {
-    const base = translateButane(OS_HEADER.replace('99-worker-custom', '00-worker')).config as MachineConfig;
-    const custom = translateButane(
-      `${OS_HEADER}openshift:\n  kernel_arguments: [nosmt]\nstorage:\n  files:\n    - path: /etc/chrony.conf\n      mode: 0644\n      overwrite: true\n      contents:\n        inline: server time.example.com iburst\n`,
-    ).config as MachineConfig;
-    const before = renderMachineConfigs({ pool: 'worker', configs: [base] });
-    const after = renderMachineConfigs({ pool: 'worker', configs: [base, custom] });
-    expect(after.name).not.toBe(before.name);
-    expect(after.spec.kernelArguments).toEqual(['nosmt']);
-    const diff = diffMachineConfigs(before.machineConfig, after.machineConfig);
-    expect(diff.files).toEqual(['/etc/chrony.conf']);
-    expect(diff.changes.kargs).toBe(true);
   });
 
   it('is also exported as translate from the butane entry point', () => {

@@ -9,7 +9,7 @@ import { NodeAnnotations } from '../../common/constants.js';
 import { Nodes } from '../../common/resources.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { decideDrain, decideDrainFailure, drainTimeoutMessage } from './decide.js';
+import { decideDrain, decideDrainFailure, drainTimeoutMessage } from '@keelson/machineconfig';
 import { cordonOrUncordon, drainNode, DrainError } from './drainer.js';
 import { DrainMcnReporters } from './mcn.js';
 

@@ -6,7 +6,7 @@
 import { isNotFound, KubeApiError, type KubeClient, type Logger } from '@keelson/kube';
 import type { Node, Pod } from '../../common/api-types.js';
 import { Nodes, Pods } from '../../common/resources.js';
-import { goDuration, podsToEvict } from './decide.js';
+import { goDuration, podsToEvict } from '@keelson/machineconfig';
 
 /** A failed drain attempt. */
 export class DrainError extends Error {

@@ -12,7 +12,7 @@ import {
   mergeKubeletConfig,
   normalize,
 } from '../kubelet/kubelet-conf.js';
-import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
+import { securityProfileCiphers, type TLSSecurityProfile } from '@keelson/machineconfig';
 
 type Obj = Record<string, unknown>;
 

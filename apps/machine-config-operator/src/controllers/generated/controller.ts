@@ -33,7 +33,7 @@ import {
   generatedName,
   kubeletMachineConfig,
 } from './content.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { semanticEqual } from '@keelson/machineconfig';
 import { featureGateMap } from '../kubelet/features.js';
 import { FeatureGates, NodeConfigs } from '../kubelet/features-controller.js';
 

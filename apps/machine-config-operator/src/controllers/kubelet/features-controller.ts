@@ -17,10 +17,8 @@ import {
 } from '@keelson/kube';
 import type { MachineConfig } from '../../common/api-types.js';
 import { McAnnotations } from '../../common/constants.js';
-import { semanticEqual } from '../../common/semantic.js';
+import { loadTemplateTree, semanticEqual, type TemplateTree, type TLSSecurityProfile } from '@keelson/machineconfig';
 import { clusterSingleton, informerOf, type ControllerContext } from '../context.js';
-import { loadTemplateTree, type TemplateTree } from '../template/generate.js';
-import type { TLSSecurityProfile } from '../template/tls.js';
 import { watchDelayed } from '../watch.js';
 import {
   cgroupKernelArguments,

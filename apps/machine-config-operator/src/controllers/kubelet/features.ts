@@ -10,10 +10,14 @@
 import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
 import { dataURL, decodeDataURL } from '../generated/content.js';
-import { generateMachineConfigsForRole, type TemplateTree } from '../template/generate.js';
-import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
+import {
+  generateMachineConfigsForRole,
+  normalizeIgnitionV35,
+  securityProfileCiphers,
+  type TemplateTree,
+  type TLSSecurityProfile,
+} from '@keelson/machineconfig';
 import { decodeKubeletConfig, encodeKubeletConfig, featuresKubeletConfig, KubeletConfigError } from './kubelet-conf.js';
-import { normalizeIgnitionV35 } from '@keelson/ignition';
 
 /** `config.openshift.io/v1` FeatureGate status entry. */
 export interface FeatureGateDetails {

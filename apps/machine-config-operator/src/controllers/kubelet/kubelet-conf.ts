@@ -7,7 +7,7 @@
  * its natural order, sequences not indented). The field table follows the Go struct of the vendored release.
  */
 import { parse as parseYaml } from 'yaml';
-import { marshalYamlV2, parseJsonForYamlV2 } from '@keelson/ignition';
+import { marshalYamlV2, parseJsonForYamlV2 } from '@keelson/machineconfig';
 import { parseGoDuration } from '@keelson/kube';
 
 type Obj = Record<string, unknown>;

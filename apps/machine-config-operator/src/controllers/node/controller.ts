@@ -9,8 +9,7 @@ import { CONTROLLER_CONFIG_NAME, NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } fro
 import { Nodes } from '../../common/resources.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { decidePoolSync, type PoolSyncDecision } from './decide.js';
-import { getPoolsForNode } from './pools-for-node.js';
+import { decidePoolSync, getPoolsForNode, type PoolSyncDecision } from '@keelson/machineconfig';
 import { setMcnSpecDesired } from '../../upgrade-monitor/spec.js';
 
 const Pools = MachineConfigPools;

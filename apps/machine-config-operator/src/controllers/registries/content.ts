@@ -4,7 +4,7 @@
  * `syncIgnitionConfig` and `helpers.go` (`updateRegistriesConfig`, `updateSearchRegistriesConfig`,
  * `createNewIgnition`, `generateOriginalContainerRuntimeConfigs`) build it.
  */
-import { normalizeIgnitionV35 } from '@keelson/ignition';
+import { normalizeIgnitionV35 } from '@keelson/machineconfig';
 import type { MachineConfig } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
 import { dataURL, decodeDataURL } from '../generated/content.js';

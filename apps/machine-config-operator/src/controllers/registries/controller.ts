@@ -21,9 +21,13 @@ import {
 import type { ClusterVersion } from '@keelson/api';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { Labels, McAnnotations } from '../../common/constants.js';
-import { semanticEqual } from '../../common/semantic.js';
+import {
+  generateMachineConfigsForRole,
+  loadTemplateTree,
+  semanticEqual,
+  type TemplateTree,
+} from '@keelson/machineconfig';
 import { informerOf, type ControllerContext } from '../context.js';
-import { generateMachineConfigsForRole, loadTemplateTree, type TemplateTree } from '../template/generate.js';
 import { watchDelayed } from '../watch.js';
 import {
   deprecatedRegistriesMcName,

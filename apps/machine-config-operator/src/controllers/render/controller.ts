@@ -13,12 +13,18 @@ import {
 } from '@keelson/kube';
 import type { MachineConfig, MachineConfigPool } from '../../common/api-types.js';
 import { CONTROLLER_CONFIG_NAME, McAnnotations } from '../../common/constants.js';
-import { getCondition, setPoolCondition } from '../../common/conditions.js';
+import {
+  controllerConfigGate,
+  decideRenderWith,
+  getCondition,
+  pendingSubConfig,
+  RenderPoolError,
+  RenderThread,
+  semanticEqual,
+  setPoolCondition,
+} from '@keelson/machineconfig';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { RenderThread } from '@keelson/ignition';
-import { controllerConfigGate, decideRenderWith, pendingSubConfig, RenderPoolError } from './decide.js';
-import { semanticEqual } from '../../common/semantic.js';
 
 const Pools = MachineConfigPools;
 

@@ -20,14 +20,15 @@ import { CONTROLLER_CONFIG_NAME } from '../../common/constants.js';
 import { clusterSingleton, type ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
 import {
+  completedByVersion,
+  computeTemplateStatus,
   generateTemplateMachineConfigs,
   loadTemplateTree,
+  semanticEqual,
   TemplateError,
   type TemplateInputs,
   type TemplateTree,
-} from './generate.js';
-import { completedByVersion, computeTemplateStatus } from './status.js';
-import { semanticEqual } from '../../common/semantic.js';
+} from '@keelson/machineconfig';
 
 type SecretObject = KubeObject & { type?: string; data?: Record<string, string> };
 type APIServerObject = KubeObject & NonNullable<TemplateInputs['apiServer']>;

@@ -1,0 +1,16 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'render-worker': 'src/render-worker.ts',
+  },
+  format: ['esm', 'cjs'],
+  target: 'node22',
+  platform: 'node',
+  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+  sourcemap: true,
+  clean: true,
+  splitting: false,
+  treeshake: true,
+});
