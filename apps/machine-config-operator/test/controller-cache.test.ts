@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, Manager, nullLogger, Registry } from '@keelson/kube';
+import { DEFAULT_DURATIONS } from '@keelson/machineconfig';
 import {
   clusterSingleton,
   createRecorder,
   createSharedInformers,
-  DEFAULT_DURATIONS,
   informerOf,
   type ControllerContext,
 } from '../src/controllers/context.js';
