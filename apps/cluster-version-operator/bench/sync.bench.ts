@@ -20,7 +20,7 @@ import { createTask, planSync } from '@keelson/manifest-graph';
 import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
 import { generatePayload } from '@keelson/payload-gen';
 import { startClusterVersionOperator, type CvoEvent } from '../src/index.js';
-import { ResourceApplier } from '../src/resources/apply.js';
+import { ResourceApplier } from '@keelson/cluster-version';
 import { startCluster, waitFor } from '../test/helpers.js';
 
 const IMAGE = 'quay.io/keelson/release@sha256:' + 'e'.repeat(64);

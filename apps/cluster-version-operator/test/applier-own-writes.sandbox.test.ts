@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
-import { ResourceApplier } from '../src/resources/apply.js';
+import { ResourceApplier } from '@keelson/cluster-version';
 import { startCluster, waitFor } from './helpers.js';
 
 let sandbox: Sandbox;

@@ -1,7 +1,6 @@
 /** Pure decisions: the ClusterOperator gate, error summaries and their interpretation over time. */
 import { describe, expect, it } from 'vitest';
-import type { ClusterOperator, ClusterVersion, ClusterVersionStatus } from '../src/api-types.js';
-import { clusterOperatorActivity, specChanged } from '../src/operator/wake.js';
+import type { ClusterOperator } from '@keelson/api';
 import { UpdateError, classifyApiError } from '../src/errors.js';
 import { decideOperatorHealth } from '../src/resources/clusteroperator.js';
 import { interpretError, summarizeTaskGraphErrors, UPSTREAM_FAILURE_INTERVALS } from '../src/sync/summarize.js';
@@ -179,43 +178,5 @@ describe('intervals', () => {
     expect(failureBackoffMs(160_000, 5, () => 1)).toBe(192_000);
     expect(resolveIntervals(0.01).slowOperatorMs).toBe(18_000);
     expect(() => resolveIntervals(0)).toThrow(RangeError);
-  });
-});
-
-describe('sync loop wake-up on ClusterVersion events', () => {
-  const spec: ClusterVersion['spec'] = { clusterID: 'c1', channel: 'stable-4.18' };
-  const cv = (generation: number, s: ClusterVersion['spec'], status?: ClusterVersionStatus): ClusterVersion => ({
-    metadata: { name: 'version', generation, resourceVersion: String(generation) },
-    spec: s,
-    ...(status ? { status } : {}),
-  });
-  it("a status-only change (the operator's own status write) does not wake the loop", () => {
-    const status = { desired: { version: '4.18.3' } } as unknown as ClusterVersionStatus;
-    expect(specChanged(cv(3, spec), cv(3, { ...spec }, status))).toBe(false);
-  });
-  it('a new desiredUpdate or generation wakes it', () => {
-    expect(
-      specChanged(cv(3, spec), cv(3, { ...spec, desiredUpdate: { version: '4.18.4', image: 'r@sha256:1' } })),
-    ).toBe(true);
-    expect(specChanged(cv(3, spec), cv(4, spec))).toBe(true);
-  });
-});
-
-describe('sync loop wake-up on ClusterOperator activity (upstream NotifyAboutManagedResourceActivity)', () => {
-  it('an operator version change wakes the loop with the upstream message', () => {
-    expect(clusterOperatorActivity(co('4.18.2'), co('4.18.3'))).toBe(
-      'Cluster operator etcd changed versions[name="operator"] from "4.18.2" to "4.18.3"',
-    );
-  });
-  it('an Available or Degraded change wakes it; anything else does not', () => {
-    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'False'))).toBe(
-      'Cluster operator etcd changed Available from "True" to "False"',
-    );
-    expect(clusterOperatorActivity(co('4.18.3'), co('4.18.3', 'True', 'True'))).toBe(
-      'Cluster operator etcd changed Degraded from "False" to "True"',
-    );
-    expect(
-      clusterOperatorActivity(co('4.18.3'), { ...co('4.18.3'), metadata: { name: 'etcd', resourceVersion: '9' } }),
-    ).toBeUndefined();
   });
 });
