@@ -79,7 +79,7 @@ export interface Builder {
    * A procedure replacing create-or-merge (upstream's ClusterOperator builder: it never writes the manifest, it
    * precreates, merges metadata and gates on the live status). The manifest is given without the owner reference.
    */
-  run?(manifest: JsonObject, ctx: BuilderContext): Promise<ApplyResult>;
+  run?: (manifest: JsonObject, ctx: BuilderContext) => Promise<ApplyResult>;
 }
 
 /** `group/version/Kind` key of the registry. */
