@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterOperator } from '@keelson/api';
-import { KubeClient, nullLogger } from '@keelson/kube';
-import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
+import { nullLogger, type KubeClient } from '@keelson/kube';
+import type { Sandbox } from '@keelson/kube-sandbox';
 import { ResourceApplier, UpdateError, type ClusterOperatorSource, type JsonObject } from '../src/index.js';
+import { startCluster } from './helpers.js';
 
 let sandbox: Sandbox;
 let client: KubeClient;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ openshiftCrds: ['ClusterOperator'] });
-  client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
+  ({ sandbox, client } = await startCluster());
 });
 afterAll(async () => {
   await sandbox?.stop();
