@@ -131,12 +131,14 @@ export class ResourceApplier {
     const mapping = await this.mapper.resolve(group, version, kind);
     const path = RestMapper.path(group, version, mapping, namespace, name);
     const id = `${kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
-    if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
+    // a builder with its own procedure handles the whole manifest (upstream's ClusterOperator builder has no
+    // resourcedelete step)
     const builder = builderFor(group, version, kind);
     if (builder.run) {
       const collection = RestMapper.path(group, version, mapping, namespace, '');
       return builder.run(manifest, this.builderContext(path, collection, mode, signal));
     }
+    if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
     const createOnlyValue = annotations?.[CREATE_ONLY_ANNOTATION];
     const createOnly = typeof createOnlyValue === 'string' && createOnlyValue.toLowerCase() === 'true';
     manifest = await modifyManifest(withOwner(manifest, owner, createOnly), group, kind, this.clusterConfig, signal);
@@ -280,53 +282,5 @@ export class ResourceApplier {
     }
     this.deletesInProgress.add(id);
     return { action: 'deleted', object: undefined };
-  }
-
-  /** Reads an object by manifest identity (used by the ClusterOperator gate). */
-  async get(
-    apiVersion: string,
-    kind: string,
-    namespace: string,
-    name: string,
-    signal?: AbortSignal,
-  ): Promise<JsonObject | undefined> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    try {
-      return await this.client.request<JsonObject>(
-        'GET',
-        RestMapper.path(group, version, mapping, namespace, name),
-        signal ? { signal } : {},
-      );
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
-  /** Writes a status subresource. */
-  async updateStatus(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
-    const path = `${RestMapper.path(group, version, mapping, typeof meta['namespace'] === 'string' ? meta['namespace'] : '', String(meta['name']))}/status`;
-    this.writes.updates++;
-    return this.client.request<JsonObject>('PUT', path, { body: obj, ...(signal ? { signal } : {}) });
-  }
-
-  /** Creates an object (precreation). */
-  async create(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
-    const path = RestMapper.path(
-      group,
-      version,
-      mapping,
-      typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
-      '',
-    );
-    this.writes.creates++;
-    return this.client.request<JsonObject>('POST', path, { body: obj, ...(signal ? { signal } : {}) });
   }
 }
