@@ -12,7 +12,7 @@ import { nullLogger } from '@keelson/kube';
 import { defineResourceType } from '@keelson/kube-sandbox';
 import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
 import { generatePayload } from '@keelson/payload-gen';
-import { ResourceApplier, withOwner, type OwnerRef } from '../src/resources/apply.js';
+import { ResourceApplier, withOwner, type OwnerRef } from '@keelson/cluster-version';
 import { startCluster } from '../test/helpers.js';
 
 test('raw create of the synthetic payload (no CVO)', async () => {

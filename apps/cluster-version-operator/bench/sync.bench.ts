@@ -20,7 +20,7 @@ import { createTask, planSync } from '@keelson/manifest-graph';
 import { filterManifests, readPayloadDirectory, loadPayloadFromFiles } from '@keelson/release-payload';
 import { generatePayload } from '@keelson/payload-gen';
 import { startClusterVersionOperator, type CvoEvent } from '../src/index.js';
-import { ResourceApplier } from '../src/resources/apply.js';
+import { ResourceApplier, RestMapper } from '@keelson/cluster-version';
 import { startCluster, waitFor } from '../test/helpers.js';
 
 const IMAGE = 'quay.io/keelson/release@sha256:' + 'e'.repeat(64);
@@ -229,8 +229,19 @@ async function run(): Promise<void> {
   );
   const reader = new ResourceApplier(client, nullLogger);
   await reader.mapper.resolve('', 'v1', 'ConfigMap');
+  const paths: string[] = [];
+  for (const { gvk, namespace, name } of sample)
+    paths.push(
+      RestMapper.path(
+        gvk.group,
+        gvk.version,
+        await reader.mapper.resolve(gvk.group, gvk.version, gvk.kind),
+        namespace,
+        name,
+      ),
+    );
   const t1 = performance.now();
-  for (const m of sample) await reader.get(m.object['apiVersion'] as string, m.gvk.kind, m.namespace, m.name);
+  for (const p of paths) await client.request('GET', p);
   const objectLatency = (performance.now() - t1) / sample.length;
   const bound = longest * objectLatency;
   console.log(

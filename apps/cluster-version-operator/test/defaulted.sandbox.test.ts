@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient, KubeConfig, nullLogger } from '@keelson/kube';
 import { startSandbox, type Sandbox } from '@keelson/kube-sandbox';
-import { ResourceApplier } from '../src/resources/apply.js';
-import { clone, isObject, type JsonObject } from '../src/resources/merge-core.js';
+import { clone, isObject, ResourceApplier, type JsonObject } from '@keelson/cluster-version';
 
 const MCO_MANIFESTS = new URL('../../machine-config-operator/manifests/', import.meta.url).pathname;
 const MCO_OPERANDS = new URL('../../machine-config-operator/operands/', import.meta.url).pathname;

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterVersion } from '../src/api-types.js';
-import { UpdatesPoller } from '../src/updates/poll.js';
-import { resolveDesired } from '../src/status/desired.js';
+import type { ClusterVersion, ConditionalUpdateStatus } from '../src/api-types.js';
+import { keepTransitionTimes, UpdatesPoller } from '../src/updates/poll.js';
+import { resolveDesired } from '@keelson/cluster-version';
 
 const DIGEST = (c: string): string => `quay.io/openshift-release-dev/ocp-release@sha256:${c.repeat(64)}`;
 let server: Server;
@@ -101,5 +101,28 @@ describe('architecture-only updates (--to-multi-arch)', () => {
     } finally {
       srv.close();
     }
+  });
+});
+
+describe('conditional updates keep lastTransitionTime (issue 22 §4)', () => {
+  const cu = (status: string, ltt: string): ConditionalUpdateStatus => ({
+    release: { version: '4.18.2', image: 'img' },
+    risks: [{ name: 'R', url: 'https://example.com/r', message: 'm', matchingRules: [{ type: 'Always' }] }],
+    conditions: [
+      { type: 'Recommended', status: status as 'False', reason: 'R', message: 'm', lastTransitionTime: ltt },
+    ],
+  });
+  it('an unchanged status keeps the previous time; a changed one takes the new time', () => {
+    expect(
+      keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]
+        ?.lastTransitionTime,
+    ).toBe('2026-11-26T10:00:00Z');
+    expect(
+      keepTransitionTimes(cu('True', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]
+        ?.lastTransitionTime,
+    ).toBe('2026-11-26T10:02:00Z');
+    expect(keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), []).conditions?.[0]?.lastTransitionTime).toBe(
+      '2026-11-26T10:02:00Z',
+    );
   });
 });

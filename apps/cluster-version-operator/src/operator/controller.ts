@@ -26,19 +26,27 @@ import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } fro
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import type { PayloadRetriever } from '../payload/retrieve.js';
-import { runPreconditions, summarizePreconditions } from '../payload/preconditions.js';
 import { verifyTarget } from '../payload/verify.js';
 import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
 import { SIGNATURES_CONFIG_MAP, type ConfigMapBody, type SignaturePersister } from '../payload/persist.js';
-import { ResourceApplier, type OwnerRef } from '../resources/apply.js';
-import { computeStatus, type WorkerState } from '../status/compute.js';
-import { resolveDesired } from '../status/desired.js';
-import { ADMIN_ACKS, ADMIN_GATES, computeUpgradeableConditions } from '@keelson/update-graph';
+import {
+  ADMIN_ACKS,
+  ADMIN_GATES,
+  computeStatus,
+  computeUpgradeableConditions,
+  failureBackoffMs,
+  interpretError,
+  preconditionsUpdateError,
+  resolveDesired,
+  ResourceApplier,
+  runPreconditions,
+  type Intervals,
+  type OwnerRef,
+  type WorkerState,
+} from '@keelson/cluster-version';
 import { clusterOperatorActivity, specChanged, WakeSignal } from './wake.js';
 import { StatusWriter } from '../status/writer.js';
-import { failureBackoffMs, type Intervals } from '../sync/intervals.js';
 import { runPayload, type SyncMode } from '../sync/run-payload.js';
-import { interpretError } from '../sync/summarize.js';
 import type { UpdatesPoller, UpdatesResult } from '../updates/poll.js';
 import type { CvoEvent } from './events.js';
 
@@ -125,7 +133,19 @@ export class ClusterVersionController {
   cv: ClusterVersion | undefined;
 
   constructor(private readonly d: ControllerDeps) {
-    this.applier = new ResourceApplier(d.client, d.log, { liveObjectCache: d.liveObjectCache !== false });
+    this.applier = new ResourceApplier(d.client, d.log, {
+      liveObjectCache: d.liveObjectCache !== false,
+      // the ClusterOperator builder reads the informer's cache (upstream's lister) and reports its verdicts here
+      clusterOperators: {
+        get: (name) => this.operators.store.getByKey(name),
+        done: (name) => {
+          this.operatorSince.delete(name);
+        },
+        waiting: (name, reason) => {
+          this.d.emit({ type: 'operatorWaiting', name, reason });
+        },
+      },
+    });
     this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
     this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
     this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });
@@ -436,7 +456,6 @@ export class ClusterVersionController {
         : undefined,
       facts,
       backoff: mode === 'initializing' ? iv.initializingTaskBackoff : iv.taskBackoff,
-      getOperator: (name) => Promise.resolve(this.operators.store.getByKey(name)),
       operatorSince: this.operatorSince,
       signal,
       log: this.d.log,
@@ -453,9 +472,6 @@ export class ClusterVersionController {
         },
         runLevelFinished: (e) => {
           this.d.emit({ type: 'runLevelFinished', runLevel: e.runLevel, version: work.version });
-        },
-        operatorWaiting: (e) => {
-          this.d.emit({ type: 'operatorWaiting', ...e });
         },
         taskFailed: () => {
           this.d.payloadErrors.inc({ version: work.version });
@@ -698,7 +714,7 @@ export class ClusterVersionController {
       );
       return;
     }
-    const pre = summarizePreconditions(runPreconditions(cv, payload.metadata.version), force);
+    const pre = preconditionsUpdateError(runPreconditions(cv, payload.metadata.version), force);
     if (pre.blocking && pre.error) {
       await fail(
         'PreconditionChecks',

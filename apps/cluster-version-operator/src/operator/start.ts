@@ -32,7 +32,7 @@ import {
 } from '../payload/retrieve.js';
 import { SignaturePersister } from '../payload/persist.js';
 import { checkClient, parseListen, type MetricsAuth } from '../server.js';
-import { resolveIntervals, type Intervals } from '../sync/intervals.js';
+import { resolveIntervals, type Intervals } from '@keelson/cluster-version';
 import { UpdatesPoller } from '../updates/poll.js';
 import { DEFAULT_PROMQL_TARGET, promqlOptions, validatePromQLTarget, type PromQLTarget } from '../cluster/promql.js';
 import { ClientCAWatcher } from '../cluster/client-ca.js';

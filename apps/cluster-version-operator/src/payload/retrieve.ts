@@ -15,7 +15,8 @@ import {
   type OpenOptions,
   type ReleasePayload,
 } from '@keelson/release-payload';
-import { CvoError, UpdateError } from '../errors.js';
+import { UpdateError } from '@keelson/cluster-version';
+import { CvoError } from '../errors.js';
 import type { ClusterPullConfig } from './cluster-pull-config.js';
 import { retrieveWithPod, RETRIEVE_TIMEOUT_MS, type PodRetrievalOptions } from './pod-retrieval.js';
 

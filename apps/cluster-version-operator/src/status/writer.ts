@@ -7,7 +7,7 @@
  */
 import { isConflict, type KubeClient, type Logger } from '@keelson/kube';
 import type { ClusterVersion, ClusterVersionStatus } from '../api-types.js';
-import { deepEqual } from '../resources/merge-core.js';
+import { deepEqual } from '@keelson/cluster-version';
 
 const CV_STATUS_PATH = '/apis/config.openshift.io/v1/clusterversions/version/status';
 

@@ -1,7 +1,7 @@
 /**
- * One apply of a payload (upstream `SyncWorker.apply`): tasks from the included manifests, the graph from `planSync`,
- * ClusterOperator precreation per node, each task applied with backoff and the ClusterOperator gate, errors
- * summarised.
+ * One apply of a payload (upstream pkg/cvo/sync_worker.go `SyncWorker.apply`): tasks from the included manifests, the
+ * graph from `planSync`, ClusterOperator precreation per node, each task applied with backoff through its kind's
+ * builder (the ClusterOperator gate is the ClusterOperator builder's, in @keelson/cluster-version), errors summarised.
  */
 import {
   createTask,
@@ -12,15 +12,17 @@ import {
   type Task,
 } from '@keelson/manifest-graph';
 import { includeManifest, type ClusterFacts, type Manifest } from '@keelson/release-payload';
-import { KubeApiError, type Logger } from '@keelson/kube';
-import type { ClusterOperator } from '../api-types.js';
-import { classifyApiError, UpdateError } from '../errors.js';
-import { withOwner, type ApplyAction, type OwnerRef, type ResourceApplier } from '../resources/apply.js';
-import { decideOperatorHealth, expectedVersions } from '../resources/clusteroperator.js';
-import { isObject, type JsonObject } from '../resources/merge-core.js';
-import { mergeObjectMeta } from '../resources/merge.js';
-import { backoffDelays, type TaskBackoff } from './intervals.js';
-import { summarizeTaskGraphErrors } from './summarize.js';
+import type { Logger } from '@keelson/kube';
+import {
+  backoffDelays,
+  classifyApiError,
+  summarizeTaskGraphErrors,
+  UpdateError,
+  type ApplyAction,
+  type OwnerRef,
+  type ResourceApplier,
+  type TaskBackoff,
+} from '@keelson/cluster-version';
 
 /** Sync-worker state. */
 export type SyncMode = 'initializing' | 'updating' | 'reconciling';
@@ -30,7 +32,6 @@ export interface ApplyObserver {
   manifestApplied?(e: { task: string; action: ApplyAction | 'skipped'; done: number; total: number }): void;
   runLevelStarted?(e: { runLevel: string }): void;
   runLevelFinished?(e: { runLevel: string }): void;
-  operatorWaiting?(e: { name: string; reason: string }): void;
   /** Every failed apply attempt, retried ones included (upstream `cluster_operator_payload_errors`). */
   taskFailed?(e: { task: string; reason: string; message: string }): void;
 }
@@ -45,8 +46,6 @@ export interface RunPayloadOptions {
   /** Apply-time inclusion (capabilities, overrides). */
   facts: ClusterFacts;
   backoff: TaskBackoff;
-  /** Reads a live ClusterOperator (informer cache first). */
-  getOperator: (name: string) => Promise<ClusterOperator | undefined>;
   /** First time each operator was waited on in this update (kept across applies). */
   operatorSince: Map<string, number>;
   signal: AbortSignal;
@@ -66,10 +65,6 @@ export interface RunPayloadResult {
 
 function runLevelOf(filename: string): string | undefined {
   return RUN_LEVEL_COMPONENT_PATTERN.exec(filename)?.[1];
-}
-
-function isClusterOperator(m: Manifest): boolean {
-  return m.gvk.group === 'config.openshift.io' && m.gvk.kind === 'ClusterOperator';
 }
 
 /** Runs the graph of a payload once. */
@@ -125,29 +120,17 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
   return { done, total, error: summarizeTaskGraphErrors(errs) };
 }
 
-/** Upstream Precreating: create every ClusterOperator of the node that does not exist yet, with its relatedObjects. */
+/**
+ * Upstream Precreating (pkg/cvo/sync_worker.go `apply`): every ClusterOperator of the node goes through its builder in
+ * Precreating mode before the node's tasks run; failures are logged and ignored, as upstream.
+ */
 async function precreateOperators(tasks: readonly Task<Manifest>[], o: RunPayloadOptions): Promise<void> {
   if (o.mode === 'reconciling') return;
   for (const t of tasks) {
     const m = t.data;
-    if (!m || !isClusterOperator(m)) continue;
+    if (!m || m.gvk.group !== 'config.openshift.io' || m.gvk.kind !== 'ClusterOperator') continue;
     try {
-      if (await o.getOperator(m.name)) continue;
-      const meta = isObject(m.object['metadata']) ? m.object['metadata'] : {};
-      const created = await o.applier.create(
-        'config.openshift.io/v1',
-        'ClusterOperator',
-        { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { ...meta }, spec: {} },
-        o.signal,
-      );
-      const related = isObject(m.object['status']) ? m.object['status']['relatedObjects'] : undefined;
-      if (Array.isArray(related))
-        await o.applier.updateStatus(
-          'config.openshift.io/v1',
-          'ClusterOperator',
-          { ...created, status: { relatedObjects: related } },
-          o.signal,
-        );
+      await o.applier.apply(m.object, 'precreating', o.signal);
     } catch (e) {
       o.log.debug('precreating ClusterOperator failed (ignored)', { name: m.name, error: (e as Error).message });
     }
@@ -198,45 +181,14 @@ async function runTask(t: Task<Manifest>, o: RunPayloadOptions, signal: AbortSig
 }
 
 async function applyOne(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
-  if (isClusterOperator(m)) return applyClusterOperator(m, o, signal);
-  const createOnly = (m.annotations?.['release.openshift.io/create-only'] ?? '').toLowerCase() === 'true';
-  const obj = withOwner(m.object, o.owner, createOnly);
-  const { action } = await o.applier.apply(obj, o.mode, signal);
-  return action;
-}
-
-/** The ClusterOperator builder: metadata merged in Reconciling, then the gate (upstream pkg/cvo/internal/operatorstatus.go). */
-async function applyClusterOperator(m: Manifest, o: RunPayloadOptions, signal: AbortSignal): Promise<ApplyAction> {
-  let live = await o.getOperator(m.name);
-  if (!live) {
-    const fresh = await o.applier.get('config.openshift.io/v1', 'ClusterOperator', '', m.name, signal);
-    if (!fresh)
-      throw new KubeApiError('GET', `/apis/config.openshift.io/v1/clusteroperators/${m.name}`, 404, {
-        reason: 'NotFound',
-        message: `clusteroperators.config.openshift.io "${m.name}" not found`,
-      });
-    live = fresh as unknown as ClusterOperator;
+  try {
+    const { action } = await o.applier.apply(m.object, o.mode, signal, o.owner);
+    return action;
+  } catch (e) {
+    // an error only reported (upstream UpdateEffectReport: a degraded ClusterOperator while Initializing) does not fail
+    // the task
+    if (!(e instanceof UpdateError) || e.effect !== 'Report') throw e;
+    o.log.info('reported, not blocking', { task: `${m.gvk.kind} ${m.name}`, reason: e.reason, message: e.message });
+    return 'unchanged';
   }
-  let action: ApplyAction = 'unchanged';
-  if (o.mode === 'reconciling') {
-    const liveMeta = live.metadata as unknown as JsonObject;
-    const merged = mergeObjectMeta(liveMeta, isObject(m.object['metadata']) ? m.object['metadata'] : {});
-    if (JSON.stringify(merged) !== JSON.stringify(liveMeta)) {
-      const { object } = await o.applier.apply(
-        { ...(live as unknown as JsonObject), metadata: merged },
-        'reconciling',
-        signal,
-      );
-      if (object) live = object as unknown as ClusterOperator;
-      action = 'updated';
-    }
-  }
-  const err = decideOperatorHealth(m.name, expectedVersions(m.object), live, o.mode);
-  if (err) {
-    o.observer?.operatorWaiting?.({ name: m.name, reason: err.reason });
-    if (err.effect === 'Report')
-      o.log.info('ClusterOperator reported (not blocking in Initializing)', { name: m.name, reason: err.reason });
-    else throw err;
-  } else o.operatorSince.delete(m.name);
-  return action;
 }

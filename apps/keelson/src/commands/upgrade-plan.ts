@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MachineConfig } from '@keelson/machineconfig';
-import { ADMIN_GATES, type AdminAckInput } from '@keelson/update-graph';
+import { ADMIN_GATES, type AdminAckInput } from '@keelson/cluster-version';
 import {
   featureGateState,
   openPayload,

@@ -4,7 +4,7 @@
  */
 import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelson/api';
 import type { MachineConfig } from '@keelson/machineconfig';
-import { computeUpgradeable, type AdminAckInput } from '@keelson/update-graph';
+import { computeUpgradeable, type AdminAckInput } from '@keelson/cluster-version';
 import { featureGateState, type ClusterFacts, type FeatureGateObject } from '@keelson/release-payload';
 import type { PoolInput } from './pools.js';
 

@@ -8,7 +8,7 @@ import type { ClusterOperator, ClusterVersion, MachineConfigPool } from '@keelso
 import type { MachineConfig } from '@keelson/machineconfig';
 import type { FeatureGateObject, KubeObject } from '@keelson/release-payload';
 import { ClusterOperators, isNotFound, MachineConfigPools, MachineConfigs, type KubeClient } from '@keelson/kube';
-import { ADMIN_ACKS, ADMIN_GATES } from '@keelson/update-graph';
+import { ADMIN_ACKS, ADMIN_GATES } from '@keelson/cluster-version';
 import { getClusterVersion } from '../upgrade/cluster.js';
 
 /** The objects the plan reads from a cluster. */

@@ -14,14 +14,14 @@ import {
   type Manifest,
   type ReleasePayload,
 } from '@keelson/release-payload';
+import { parseSemver } from '@keelson/update-graph';
 import {
   adminAckPatchCommand,
-  parseSemver,
   pendingAdminAcks,
   updateType,
   type AdminAckInput,
   type PendingAdminAck,
-} from '@keelson/update-graph';
+} from '@keelson/cluster-version';
 import {
   computePoolPlan,
   DEFAULT_NODE_TIMES,

@@ -1,20 +1,20 @@
 /**
  * The CVO's update preconditions as the plan reports them. The checks are the CVO's own (`runPreconditions` and
- * `summarizePreconditions` from @keelson/update-graph, the functions the CVO app calls), run against the cluster's
+ * `summarizePreconditions` from @keelson/cluster-version, the functions the CVO app calls), run against the cluster's
  * ClusterVersion when the plan reads a live cluster, else against a ClusterVersion made from `--from` (history: the
  * current version Completed) and the update-service answer. What cannot be known without a cluster is reported
  * `NotEvaluated` instead of being guessed.
  */
 import type { ClusterVersion, ConditionalUpdate, Release } from '@keelson/api';
+import { parseSemver } from '@keelson/update-graph';
 import {
-  parseSemver,
   PRECONDITION_NAMES,
   runPreconditions,
   summarizePreconditions,
   updateType,
   type PreconditionError,
   type PreconditionName,
-} from '@keelson/update-graph';
+} from '@keelson/cluster-version';
 
 /** One precondition result. */
 export interface PreconditionResult {

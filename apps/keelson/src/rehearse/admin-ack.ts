@@ -7,7 +7,7 @@
  */
 import { isNotFound, type KubeClient } from '@keelson/kube';
 import type { ReleasePayload } from '@keelson/release-payload';
-import { adminAckPatchCommand, pendingAdminAcks, type PendingAdminAck } from '@keelson/update-graph';
+import { adminAckPatchCommand, pendingAdminAcks, type PendingAdminAck } from '@keelson/cluster-version';
 import { FaultSpecError } from './faults.js';
 import { cond } from './verdict.js';
 

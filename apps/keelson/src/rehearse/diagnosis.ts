@@ -4,7 +4,7 @@
  * do) and the ClusterOperators that keep the CVO waiting (their Degraded/Available conditions).
  */
 import { isNotFound, type KubeClient } from '@keelson/kube';
-import { adminAckPatchCommand, pendingAdminAcks } from '@keelson/update-graph';
+import { adminAckPatchCommand, pendingAdminAcks } from '@keelson/cluster-version';
 import { snapshot } from '../commands/mcp.js';
 import { explainPool, type ClusterSnapshot } from '../commands/mcp-why.js';
 import { diagnoseWorkloads, type PodLike, type WorkloadLike } from './workload-diagnosis.js';

@@ -1,5 +1,5 @@
 /** ClusterVersion `status.history` (upstream pkg/cvo/status_history.go): merge of the current release and weighted pruning to 100 entries. */
-import type { UpdateHistory } from '../api-types.js';
+import type { UpdateHistory } from '@keelson/api';
 
 /** Most history entries kept. */
 export const MAX_HISTORY = 100;

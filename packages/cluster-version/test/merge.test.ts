@@ -20,8 +20,11 @@ type J = Record<string, unknown>;
 const meta = (extra: J = {}): J => ({ name: 'x', namespace: 'ns', ...extra });
 
 describe('registry', () => {
-  it('has a typed builder for exactly the 17 upstream kinds and a generic one for the rest', () => {
-    expect(typedKinds()).toHaveLength(17);
+  it('has a typed builder for the 17 upstream resourcebuilder kinds plus ClusterOperator, a generic one for the rest', () => {
+    expect(typedKinds()).toHaveLength(18);
+    // the ClusterOperator builder is in the registry with its own procedure (upstream pkg/cvo/internal/operatorstatus.go)
+    expect(builderFor('config.openshift.io', 'v1', 'ClusterOperator').run).toBeTypeOf('function');
+    expect(builderFor('apps', 'v1', 'Deployment').run).toBeUndefined();
     expect(builderFor('apps', 'v1', 'Deployment').typed).toBe(true);
     expect(builderFor('', 'v1', 'Secret').typed).toBe(false);
     expect(builderFor('monitoring.coreos.com', 'v1', 'ServiceMonitor').typed).toBe(false);

@@ -74,7 +74,7 @@ export class LiveObjectCache {
     const ownKey = `${key} ${mapping.namespaced ? namespace : ''}/${name}`;
     const own = this.written.get(ownKey);
     if (own !== undefined) {
-      if (obj !== undefined && newer(own, obj as unknown as JsonObject)) return structuredClone(own);
+      if (obj !== undefined && newer(own, { ...obj })) return structuredClone(own);
       this.written.delete(ownKey); // the watch caught up (or saw the object deleted)
     }
     return obj === undefined ? null : (JSON.parse(JSON.stringify(obj)) as JsonObject);

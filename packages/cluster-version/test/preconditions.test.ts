@@ -10,10 +10,10 @@ import {
   summarizePreconditions,
   updateType,
   currentCompletedVersion,
-  parseSemver,
   type PreconditionClusterVersion,
   type PreconditionCondition,
 } from '../src/index.js';
+import { parseSemver } from '@keelson/update-graph';
 
 type Status = NonNullable<PreconditionClusterVersion['status']>;
 const done = (version: string): { version: string; image: string; state: string } => ({

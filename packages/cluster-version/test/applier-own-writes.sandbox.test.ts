@@ -5,23 +5,20 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
-import { ResourceApplier } from '../src/resources/apply.js';
+import { ResourceApplier } from '../src/index.js';
 import { startCluster, waitFor } from './helpers.js';
 
 let sandbox: Sandbox;
 let client: KubeClient;
-let dir: string;
 
 beforeAll(async () => {
-  ({ sandbox, client, dir } = await startCluster());
+  ({ sandbox, client } = await startCluster());
 });
 afterAll(async () => {
   await sandbox?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const cm = (value: string): Record<string, unknown> => ({

@@ -11,19 +11,22 @@ import { LiveObjectCache } from './live-cache.js';
 import { deepEqual, isObject, type JsonObject } from './merge-core.js';
 import { stripUndefined } from './merge.js';
 import { clusterConfigReader, modifyManifest, type ClusterConfigReader } from './modify.js';
-import { builderFor } from './registry.js';
+import {
+  builderFor,
+  type ApplyAction,
+  type ApplyMode,
+  type ApplyResult,
+  type BuilderContext,
+  type ClusterOperatorSource,
+} from './registry.js';
 import { RestMapper, type RestMapping } from './restmapper.js';
 
-/** Sync mode of the apply (upstream resourcebuilder `Mode`). */
-export type ApplyMode = 'initializing' | 'updating' | 'reconciling' | 'precreating';
+export type { ApplyAction, ApplyMode, ApplyResult } from './registry.js';
 
 /** Annotation: create only, never update. */
 export const CREATE_ONLY_ANNOTATION = 'release.openshift.io/create-only';
 /** Annotation: delete the object instead of applying it. */
 export const DELETE_ANNOTATION = 'release.openshift.io/delete';
-
-/** What an apply did. */
-export type ApplyAction = 'created' | 'updated' | 'unchanged' | 'deleted' | 'delete-pending' | 'absent';
 
 /** The owner reference added to applied objects. */
 export interface OwnerRef {
@@ -77,8 +80,17 @@ interface ApplyTarget {
   mode: ApplyMode;
 }
 
+/** Options of a {@link ResourceApplier}. */
+export interface ResourceApplierOptions {
+  /** Read applied objects from watches instead of a GET per apply (default true). */
+  liveObjectCache?: boolean;
+  /** The ClusterOperator cache and callbacks of the ClusterOperator builder (without it, the builder GETs). */
+  clusterOperators?: ClusterOperatorSource;
+}
+
 /** Applies manifests to the cluster through one {@link KubeClient}. */
 export class ResourceApplier {
+  private readonly clusterOperators: ClusterOperatorSource | undefined;
   readonly mapper: RestMapper;
   /** API writes issued so far. */
   readonly writes: WriteCounts = { creates: 0, updates: 0, deletes: 0 };
@@ -91,8 +103,9 @@ export class ResourceApplier {
   constructor(
     private readonly client: KubeClient,
     private readonly log: Logger,
-    opts: { liveObjectCache?: boolean } = {},
+    opts: ResourceApplierOptions = {},
   ) {
+    this.clusterOperators = opts.clusterOperators;
     this.mapper = new RestMapper(client);
     const watched = opts.liveObjectCache !== false;
     this.clusterConfig = watched ? new WatchedClusterConfig(client, log) : clusterConfigReader(client);
@@ -104,12 +117,11 @@ export class ResourceApplier {
     await Promise.all([this.cache.close(), this.clusterConfig.close?.()]);
   }
 
-  /** Applies one object (already including its owner reference). Throws API errors and health-check errors. */
-  async apply(
-    manifest: JsonObject,
-    mode: ApplyMode,
-    signal?: AbortSignal,
-  ): Promise<{ action: ApplyAction; object: JsonObject | undefined }> {
+  /**
+   * Applies one object with its kind's builder; `owner` is added as upstream's modifier does (see {@link withOwner}),
+   * except for builders with their own procedure. Throws API errors and health-check errors.
+   */
+  async apply(manifest: JsonObject, mode: ApplyMode, signal?: AbortSignal, owner?: OwnerRef): Promise<ApplyResult> {
     const { group, version } = splitApiVersion(manifest['apiVersion']);
     const kind = String(manifest['kind']);
     const meta = isObject(manifest['metadata']) ? manifest['metadata'] : {};
@@ -119,8 +131,17 @@ export class ResourceApplier {
     const mapping = await this.mapper.resolve(group, version, kind);
     const path = RestMapper.path(group, version, mapping, namespace, name);
     const id = `${kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
+    // a builder with its own procedure handles the whole manifest (upstream's ClusterOperator builder has no
+    // resourcedelete step)
+    const builder = builderFor(group, version, kind);
+    if (builder.run) {
+      const collection = RestMapper.path(group, version, mapping, namespace, '');
+      return builder.run(manifest, this.builderContext(path, collection, mode, signal));
+    }
     if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
-    manifest = await modifyManifest(manifest, group, kind, this.clusterConfig, signal);
+    const createOnlyValue = annotations?.[CREATE_ONLY_ANNOTATION];
+    const createOnly = typeof createOnlyValue === 'string' && createOnlyValue.toLowerCase() === 'true';
+    manifest = await modifyManifest(withOwner(manifest, owner, createOnly), group, kind, this.clusterConfig, signal);
 
     const cached = this.cache.lookup(group, version, kind, mapping, namespace, name);
     // Initializing a cluster creates nearly every object: when no watch can answer yet, create it straight away (one
@@ -145,6 +166,38 @@ export class ResourceApplier {
         signal,
       );
     }
+  }
+
+  /** What a builder with its own procedure may do with the object at `path`. */
+  private builderContext(
+    path: string,
+    collection: string,
+    mode: ApplyMode,
+    signal: AbortSignal | undefined,
+  ): BuilderContext {
+    const opts = signal ? { signal } : {};
+    return {
+      mode,
+      signal,
+      log: this.log,
+      clusterOperators: this.clusterOperators,
+      get: () => this.getLive(path, signal),
+      create: async (obj) => {
+        const created = await this.client.request<JsonObject>('POST', collection, { body: obj, ...opts });
+        this.writes.creates++;
+        return created;
+      },
+      update: async (obj) => {
+        const updated = await this.client.request<JsonObject>('PUT', path, { body: obj, ...opts });
+        this.writes.updates++;
+        return updated;
+      },
+      updateStatus: async (obj) => {
+        const updated = await this.client.request<JsonObject>('PUT', `${path}/status`, { body: obj, ...opts });
+        this.writes.updates++;
+        return updated;
+      },
+    };
   }
 
   private async getLive(path: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
@@ -229,53 +282,5 @@ export class ResourceApplier {
     }
     this.deletesInProgress.add(id);
     return { action: 'deleted', object: undefined };
-  }
-
-  /** Reads an object by manifest identity (used by the ClusterOperator gate). */
-  async get(
-    apiVersion: string,
-    kind: string,
-    namespace: string,
-    name: string,
-    signal?: AbortSignal,
-  ): Promise<JsonObject | undefined> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    try {
-      return await this.client.request<JsonObject>(
-        'GET',
-        RestMapper.path(group, version, mapping, namespace, name),
-        signal ? { signal } : {},
-      );
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
-  /** Writes a status subresource. */
-  async updateStatus(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
-    const path = `${RestMapper.path(group, version, mapping, typeof meta['namespace'] === 'string' ? meta['namespace'] : '', String(meta['name']))}/status`;
-    this.writes.updates++;
-    return this.client.request<JsonObject>('PUT', path, { body: obj, ...(signal ? { signal } : {}) });
-  }
-
-  /** Creates an object (precreation). */
-  async create(apiVersion: string, kind: string, obj: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-    const { group, version } = splitApiVersion(apiVersion);
-    const mapping = await this.mapper.resolve(group, version, kind);
-    const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
-    const path = RestMapper.path(
-      group,
-      version,
-      mapping,
-      typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
-      '',
-    );
-    this.writes.creates++;
-    return this.client.request<JsonObject>('POST', path, { body: obj, ...(signal ? { signal } : {}) });
   }
 }

@@ -4,7 +4,7 @@
  * in progress. The `ClusterVersionUpgradeable` precondition then blocks minor and major updates while it is False.
  */
 import { checkAdminAcks, UPGRADEABLE_ADMIN_ACK_REQUIRED, type AdminAckInput } from './admin-acks.js';
-import type { PreconditionCondition } from './preconditions.js';
+import type { PreconditionCondition } from '../preconditions/preconditions.js';
 
 /** The fields of a ClusterOperator this reads (a @keelson/api `ClusterOperator` is one). */
 export interface UpgradeableOperator {

@@ -1,6 +1,6 @@
 /** `spec.desiredUpdate` validation and resolution (upstream lib/validation/validation.go and pkg/cvo/cvo.go). */
 import { isSemver } from '@keelson/update-graph';
-import type { ClusterVersion, Release } from '../api-types.js';
+import type { ClusterVersion, Release } from '@keelson/api';
 
 /** The release the cluster should run and validation errors. */
 export interface DesiredResolution {

@@ -1,13 +1,12 @@
 /** Preconditions, history, desiredUpdate validation and the computed ClusterVersion status. */
 import { describe, expect, it } from 'vitest';
-import type { ClusterVersion, UpdateHistory } from '../src/api-types.js';
-import { runPreconditions, summarizePreconditions } from '../src/payload/preconditions.js';
+import type { ClusterVersion, UpdateHistory } from '@keelson/api';
+import { runPreconditions } from '../src/preconditions/preconditions.js';
+import { preconditionsUpdateError as summarizePreconditions } from '../src/preconditions/update-error.js';
 import { computeStatus } from '../src/status/compute.js';
 import { resolveDesired } from '../src/status/desired.js';
 import { mergeHistory, pruneHistory } from '../src/status/history.js';
 import { computeUpgradeable } from '../src/status/upgradeable.js';
-import { keepTransitionTimes } from '../src/updates/poll.js';
-import type { ConditionalUpdateStatus } from '../src/api-types.js';
 
 const h = (version: string, state: 'Completed' | 'Partial' = 'Completed'): UpdateHistory => ({
   state,
@@ -280,28 +279,5 @@ describe('computeStatus', () => {
       ),
     ).toBe(true);
     expect(computeUpgradeable([], [], [])).toBeNull();
-  });
-});
-
-describe('conditional updates keep lastTransitionTime (issue 22 §4)', () => {
-  const cu = (status: string, ltt: string): ConditionalUpdateStatus => ({
-    release: { version: '4.18.2', image: 'img' },
-    risks: [{ name: 'R', url: 'https://example.com/r', message: 'm', matchingRules: [{ type: 'Always' }] }],
-    conditions: [
-      { type: 'Recommended', status: status as 'False', reason: 'R', message: 'm', lastTransitionTime: ltt },
-    ],
-  });
-  it('an unchanged status keeps the previous time; a changed one takes the new time', () => {
-    expect(
-      keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]
-        ?.lastTransitionTime,
-    ).toBe('2026-11-26T10:00:00Z');
-    expect(
-      keepTransitionTimes(cu('True', '2026-11-26T10:02:00Z'), [cu('False', '2026-11-26T10:00:00Z')]).conditions?.[0]
-        ?.lastTransitionTime,
-    ).toBe('2026-11-26T10:02:00Z');
-    expect(keepTransitionTimes(cu('False', '2026-11-26T10:02:00Z'), []).conditions?.[0]?.lastTransitionTime).toBe(
-      '2026-11-26T10:02:00Z',
-    );
   });
 });

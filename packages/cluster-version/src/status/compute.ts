@@ -3,7 +3,12 @@
  * The caller writes the result through the /status subresource only when it differs.
  */
 import { kubeTime, setCondition, removeCondition, type Condition } from '@keelson/kube';
-import type { ClusterVersion, ClusterVersionStatus, ConditionalUpdateStatus, Release } from '../api-types.js';
+import type {
+  ClusterVersion,
+  ClusterVersionStatus,
+  ConditionalUpdate as ConditionalUpdateStatus,
+  Release,
+} from '@keelson/api';
 import { summaryForReason } from '../errors.js';
 import type { ErrorInterpretation } from '../sync/summarize.js';
 import { mergeHistory } from './history.js';

@@ -8,8 +8,7 @@
  * Upstream's `EtcdRecentBackup` precondition was removed in 2023 (openshift/cluster-version-operator 39a34746e), so it is
  * not part of this list.
  */
-import { SemverError } from './errors.js';
-import { compareSemver, formatSemver, parseSemver, type SemVer } from './semver.js';
+import { compareSemver, formatSemver, parseSemver, SemverError, type SemVer } from '@keelson/update-graph';
 
 /** A status condition as the preconditions read it (a @keelson/api `ClusterOperatorStatusCondition` is one). */
 export interface PreconditionCondition {
