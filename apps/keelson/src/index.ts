@@ -43,6 +43,3 @@ export {
   type RecommendOptions,
   type RecommendResult,
 } from './upgrade/recommend.js';
-export { rehearse, nodeInventory, type RehearseOptions, type RehearsalResult } from './rehearse/run.js';
-export { parseFaults, type FaultPlan } from './rehearse/faults.js';
-export type { TimelineEvent, NodeView, PoolView, NodePhase } from './rehearse/timeline.js';
