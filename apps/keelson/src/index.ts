@@ -43,3 +43,5 @@ export {
   type RecommendOptions,
   type RecommendResult,
 } from './upgrade/recommend.js';
+// what `keelson rehearse` passes to `rehearse()` of @keelson/rehearsal: its own upgrade request and pool diagnosis
+export { diagnoseClusterPools, diagnosePools, requestUpgradeLikeTheCli } from './rehearse/cli-hooks.js';
