@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCvoProcess, type CvoProcessOptions } from '../src/cvo-process.js';
+import { parseCommandLine } from '@keelson/cluster-version-operator';
+import { cvoArgs, startCvoProcess, type CvoProcessOptions } from '../src/cvo-process.js';
 
 let work: string;
 let opts: CvoProcessOptions;
@@ -54,5 +55,30 @@ describe('startCvoProcess', { timeout: 30_000 }, () => {
     const q = await startCvoProcess(opts);
     await q.stop();
     expect(q.exited()).toBe(false);
+  });
+});
+
+describe('cvoArgs', () => {
+  it("is read back by the CVO's own command-line parser into the options the rehearsal meant", () => {
+    const { log: _log, ...flags } = opts;
+    const c = parseCommandLine(
+      cvoArgs({ ...flags, nodeName: 'master-0', servingCert: { certFile: '/c.crt', keyFile: '/c.key' } }),
+    );
+    if (c.command !== 'start') throw new Error(`parsed as ${c.command}`);
+    expect(c.options).toMatchObject({
+      kubeconfig: opts.kubeconfig,
+      payloadDir: opts.payloadDir,
+      releaseImage: opts.releaseImage,
+      payloadCache: opts.payloadCache,
+      payloadRetrieval: 'pod',
+      nodeName: 'master-0',
+      listen: '127.0.0.1:0',
+      servingCertFile: '/c.crt',
+      servingKeyFile: '/c.key',
+      updateService: opts.updateService,
+      promqlTarget: opts.promqlTarget,
+      timeScale: 1,
+      intervals: { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 },
+    });
   });
 });
