@@ -30,12 +30,12 @@ function whyNot(c: CrdLike): string {
 /** Creates the CRDs (existing ones kept) and waits until every one is Established; throws naming those that are not. */
 export async function installCrds(
   client: KubeClient,
-  crds: readonly Record<string, unknown>[],
+  crds: readonly object[],
   timeoutMs = CRD_ESTABLISH_TIMEOUT_MS,
 ): Promise<void> {
   const names: string[] = [];
   for (const crd of crds) {
-    const name = (crd['metadata'] as { name?: unknown } | undefined)?.name;
+    const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
     names.push(typeof name === 'string' ? name : '');
     try {
       await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });

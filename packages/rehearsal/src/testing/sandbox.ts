@@ -58,7 +58,7 @@ export async function startOpenShiftSandbox(opts: OpenShiftSandboxOptions = {}):
     const kubeconfigPath = await sandbox.writeKubeconfig(join(dir, 'kubeconfig'));
     const client = KubeClient.fromKubeconfigString(sandbox.kubeconfigYaml());
     const crds = [...(await loadCrds()), ...(await loadConfigCrds())];
-    await installCrds(client, crds as unknown as Record<string, unknown>[]);
+    await installCrds(client, crds);
     await bootstrapPriorityClasses(client);
     await createIfMissing(client, '/api/v1/namespaces', {
       apiVersion: 'v1',
