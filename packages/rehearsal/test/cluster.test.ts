@@ -15,6 +15,7 @@ import { startApiProxy, type ApiProxy } from '../src/api-proxy.js';
 import { startObserver, type Observer } from '../src/observer.js';
 import { bootstrapCluster, kubeconfigFor } from '../src/run.js';
 import type { TimelineEvent } from '../src/timeline.js';
+import { waitFor } from '../src/testing/index.js';
 
 let work = '';
 let sandbox: Sandbox;
@@ -22,14 +23,6 @@ let proxy: ApiProxy;
 let client: KubeClient;
 let observer: Observer;
 const events: TimelineEvent[] = [];
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rehearse-cluster-'));
@@ -93,7 +86,7 @@ describe('rehearsal cluster plumbing', { timeout: 30_000 }, () => {
       },
       contentType: 'application/merge-patch+json',
     });
-    await until('pool event', () => events.some((e) => e.type === 'pool' && e.pool.config === 'rendered-worker-x'));
+    await waitFor('pool event', () => events.some((e) => e.type === 'pool' && e.pool.config === 'rendered-worker-x'));
     await client.request('PATCH', '/api/v1/nodes/worker-0', {
       body: {
         metadata: {
@@ -107,7 +100,7 @@ describe('rehearsal cluster plumbing', { timeout: 30_000 }, () => {
       },
       contentType: 'application/merge-patch+json',
     });
-    await until('node event', () =>
+    await waitFor('node event', () =>
       events.some(
         (e) =>
           e.type === 'node' &&
@@ -146,7 +139,9 @@ describe('rehearsal cluster plumbing', { timeout: 30_000 }, () => {
       },
       contentType: 'application/merge-patch+json',
     });
-    await until('progress event', () => events.some((e) => e.type === 'progress' && e.done === 30 && e.total === 191));
+    await waitFor('progress event', () =>
+      events.some((e) => e.type === 'progress' && e.done === 30 && e.total === 191),
+    );
     expect(events.some((e) => e.type === 'history' && e.version === '4.18.8' && e.state === 'Partial')).toBe(true);
   });
 

@@ -11,19 +11,10 @@ import { KubeClient } from '@keelson/kube';
 import { describe, expect, it } from 'vitest';
 import { parseFaults } from '../src/faults.js';
 import { rehearse } from '../src/run.js';
+import { waitFor } from '../src/testing/index.js';
 
 const MIRROR_LINES =
   '[[registry]]\n  prefix = ""\n  location = "quay.io/openshift-release-dev/ocp-release"\n\n  [[registry.mirror]]\n    location = "mirror.example.com/ocp/release"\n    pull-from-mirror = "digest-only"\n';
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Pool {
   spec: { configuration?: { name?: string } };
@@ -85,7 +76,7 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
           const nodes = readdirSync(nodesDir).sort();
           const explain = (e: unknown): Error =>
             new Error(`${(e as Error).message}\ncontroller log:\n${logs.slice(-30).join('\n')}`);
-          await until(
+          await waitFor(
             'registries.conf with the mirror on every node',
             async () => {
               for (const n of nodes) {
@@ -94,11 +85,11 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
               }
               return true;
             },
-            240_000,
+            { timeoutMs: 240_000, intervalMs: 100 },
           ).catch((e: unknown) => {
             throw explain(e);
           });
-          await until(
+          await waitFor(
             'both pools updated to their new rendered config',
             async () => {
               for (const name of ['master', 'worker']) {
@@ -116,7 +107,7 @@ describe('an IDMS created mid-rehearsal', { timeout: 500_000 }, () => {
               }
               return true;
             },
-            240_000,
+            { timeoutMs: 240_000, intervalMs: 100 },
           );
           seen = { nodes, before, after: await bootIds() };
           await client.close();
