@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Packs every public @keelson/* package with `pnpm pack`, installs the tarballs into a temp project with
-// npm (as a user would), imports each one from plain Node as ESM and as CJS, and type-checks a strict
+// Packs every public @keelson/* package (packages/* and the published operator apps) with `pnpm pack`, installs the
+// tarballs into a temp project with npm (as a user would), runs each `bin` (`--help` prints its usage, as
+// `go install` gives the binaries), imports each one from plain Node as ESM and as CJS, and type-checks a strict
 // TypeScript consumer of each (ESM and CJS resolution, `strict`, no `skipLibCheck`: every type a package
 // exports must resolve from its own dependencies). Writes .keelson/pack-smoke.json ({passed, failed}).
 import { execFileSync } from 'node:child_process';
@@ -20,8 +21,18 @@ import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
 const pkgs = [];
-for (const name of readdirSync(join(root, 'packages')).sort()) {
-  const file = join(root, 'packages', name, 'package.json');
+/** Every `bin` of the published packages: name → package. */
+const bins = [];
+const dirs = [
+  ...readdirSync(join(root, 'packages'))
+    .sort()
+    .map((n) => join(root, 'packages', n)),
+  // the operator apps are published too (npm install @keelson/machine-config-operator gives its four binaries)
+  join(root, 'apps', 'cluster-version-operator'),
+  join(root, 'apps', 'machine-config-operator'),
+];
+for (const dir of dirs) {
+  const file = join(dir, 'package.json');
   if (!existsSync(file)) continue;
   const pkg = JSON.parse(readFileSync(file, 'utf8'));
   if (pkg.private) continue;
@@ -29,10 +40,11 @@ for (const name of readdirSync(join(root, 'packages')).sort()) {
   const subpaths = Object.keys(pkg.exports ?? { '.': null }).filter((k) => k !== './package.json' && !k.includes('*'));
   for (const sub of subpaths)
     pkgs.push({
-      dir: join(root, 'packages', name),
+      dir,
       name: sub === '.' ? pkg.name : `${pkg.name}${sub.slice(1)}`,
       pkgName: pkg.name,
     });
+  for (const b of Object.keys(pkg.bin ?? {})) bins.push({ bin: b, pkgName: pkg.name });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'keelson-pack-'));
@@ -67,6 +79,7 @@ try {
       }
     }
   }
+  runBins();
   typecheckConsumers();
 } catch (err) {
   failed += 1;
@@ -74,6 +87,31 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+/** Each installed `bin` prints its usage for `--help` (exit 0, or 2 where the binary treats it as a usage error). */
+function runBins() {
+  for (const { bin, pkgName } of bins) {
+    const path = join(project, 'node_modules', '.bin', bin);
+    let out = '';
+    try {
+      out = execFileSync(path, ['--help'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    } catch (err) {
+      out = err.status === 2 ? `${err.stdout ?? ''}${err.stderr ?? ''}` : '';
+      if (out === '') {
+        failed += 1;
+        console.error(`pack smoke FAILED: ${bin} (${pkgName}) --help: ${err.stderr || err.message}`);
+        continue;
+      }
+    }
+    if (/usage/i.test(out) && out.includes(bin)) {
+      passed += 1;
+      console.log(`pack smoke ok: ${bin} (${pkgName} bin)`);
+    } else {
+      failed += 1;
+      console.error(`pack smoke FAILED: ${bin} (${pkgName}) --help printed no usage: ${out.slice(0, 200)}`);
+    }
+  }
+}
+
 /**
  * A consumer project as a user writes it: TypeScript and @types/node (taken from this workspace, so no
  * registry access), `strict`, `skipLibCheck: false`, NodeNext resolution (require of ESM as Node >= 22.12); one ESM and one CJS file per package.

@@ -21,9 +21,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-const REBOOT_MS = 240_000; // virtual node reboot on the simulated clock (components.ts rebootDurationMs)
+const REBOOT_MS = 240_000; // virtual node reboot on the simulated clock (@keelson/rehearsal components.ts SIMULATED_REBOOT_MS)
 const NODE_SYNC_MS = 5_000; // upstream node controller delay per node event (scaled by the MCO)
-const OPERATOR_REPORT_MS = 5_000; // operator simulator delay (components.ts delayMs)
+const OPERATOR_REPORT_MS = 5_000; // operator simulator delay (@keelson/rehearsal components.ts delayMs)
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +42,9 @@ else await parent();
 
 /** One rehearsal in this process; prints one JSON line with what the parent needs. */
 async function child(o) {
-  const { rehearse, parseFaults } = await import(DIST);
+  // the rehearsal of @keelson/rehearsal with what `keelson rehearse` passes it (its upgrade request, `mcp why`)
+  const { rehearse, parseFaults } = await import('@keelson/rehearsal');
+  const { requestUpgradeLikeTheCli, diagnoseClusterPools } = await import(DIST);
   const work = await mkdtemp(join(tmpdir(), 'keelson-overhead-'));
   try {
     const r = await rehearse({
@@ -56,6 +58,8 @@ async function child(o) {
       faults: parseFaults([], [], []),
       timeoutSeconds: o.timeout,
       workDir: work,
+      requestUpgrade: requestUpgradeLikeTheCli,
+      diagnosePools: diagnoseClusterPools,
     });
     const ev = r.events;
     const at = (phase) => ev.find((e) => e.type === 'phase' && e.phase === phase)?.t;

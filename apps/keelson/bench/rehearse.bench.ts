@@ -10,8 +10,7 @@ import { openPayload, type ReleasePayload } from '@keelson/release-payload';
 import { afterAll, test } from 'vitest';
 import { computeUpgradePlan } from '../src/plan/compute-plan.js';
 import { applyEvent, initialState, renderLive } from '../src/rehearse/live-view.js';
-import { computeReport } from '../src/rehearse/report.js';
-import type { NodePhase, TimelineEvent } from '../src/rehearse/timeline.js';
+import { computeReport, type NodePhase, type TimelineEvent } from '@keelson/rehearsal';
 
 function timeline(workers: number): TimelineEvent[] {
   const ev: TimelineEvent[] = [

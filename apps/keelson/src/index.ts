@@ -43,6 +43,5 @@ export {
   type RecommendOptions,
   type RecommendResult,
 } from './upgrade/recommend.js';
-export { rehearse, nodeInventory, type RehearseOptions, type RehearsalResult } from './rehearse/run.js';
-export { parseFaults, type FaultPlan } from './rehearse/faults.js';
-export type { TimelineEvent, NodeView, PoolView, NodePhase } from './rehearse/timeline.js';
+// what `keelson rehearse` passes to `rehearse()` of @keelson/rehearsal: its own upgrade request and pool diagnosis
+export { diagnoseClusterPools, diagnosePools, requestUpgradeLikeTheCli } from './rehearse/cli-hooks.js';

@@ -10,7 +10,8 @@ import { writeTestRelease } from '@keelson/payload-gen';
 import { openPayload, type ReleasePayload } from '@keelson/release-payload';
 import type { ClusterVersion } from '@keelson/api';
 import { planFacts, releaseAdminAcks } from '../src/commands/upgrade-plan.js';
-import { computeRunLevels, computeUpgradePlan } from '../src/plan/compute-plan.js';
+import { computeRunLevels } from '@keelson/rehearsal';
+import { computeUpgradePlan } from '../src/plan/compute-plan.js';
 import { formatPlan } from '../src/plan/format.js';
 import type { LiveCluster } from '../src/plan/cluster.js';
 

@@ -17,7 +17,7 @@ import {
   type GraphVerdict,
 } from '../src/plan/preconditions.js';
 import type { UpgradePlan } from '../src/plan/compute-plan.js';
-import { startUpdateService, type UpdateService } from '../src/rehearse/update-service.js';
+import { startUpdateService, type UpdateService } from '@keelson/rehearsal';
 import { cli } from './cli-helpers.js';
 
 let work = '';

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { assertNodeVersion } from '@keelson/kube/node-version';
 
 assertNodeVersion('keelson-payload-gen');
-const { generatePayload, generateRehearsalReleases } = await import('./index.js');
+const { generatePayload, generateRehearsalReleases } = await import('./bundle.js');
 
 const USAGE = `Usage: keelson-payload-gen --out DIR [--seed N] [--version X.Y.Z] [--components N] [--size-factor F]
        keelson-payload-gen --rehearsal --out DIR [--seed N] [--from-version X.Y.Z] [--to-version X.Y.Z]

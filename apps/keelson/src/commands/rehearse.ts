@@ -4,16 +4,24 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { RehearsalPayloadError } from '../rehearse/user-release.js';
+import {
+  RehearsalPayloadError,
+  FaultSpecError,
+  parseFaults,
+  FAULT_KINDS,
+  MaxUnavailableSpecError,
+  parseMaxUnavailable,
+  EXIT_CODES,
+  formatReport,
+  type RehearsalReport,
+  type TimelineEvent,
+  rehearse,
+  RehearsalTargetError,
+} from '@keelson/rehearsal';
 import { CliError } from '../errors.js';
-import { FaultSpecError, parseFaults, FAULT_KINDS } from '../rehearse/faults.js';
+import { diagnoseClusterPools, requestUpgradeLikeTheCli } from '../rehearse/cli-hooks.js';
 import { renderHtmlReport } from '../rehearse/html.js';
 import { LiveView, type LiveMode } from '../rehearse/live-view.js';
-import { MaxUnavailableSpecError, parseMaxUnavailable } from '../rehearse/max-unavailable.js';
-import { EXIT_CODES, formatReport, type RehearsalReport } from '../rehearse/report.js';
-import type { TimelineEvent } from '../rehearse/timeline.js';
-import { rehearse } from '../rehearse/run.js';
-import { RehearsalTargetError } from '../rehearse/target.js';
 
 interface RehearseFlags {
   from?: string;
@@ -208,6 +216,8 @@ export function registerRehearseCommand(program: Command): void {
           onNotice: (line: string) => {
             process.stderr.write(`${line}\n`);
           },
+          requestUpgrade: requestUpgradeLikeTheCli,
+          diagnosePools: diagnoseClusterPools,
           ...(logStream !== undefined
             ? {
                 onLog: (component: string, line: string) => {

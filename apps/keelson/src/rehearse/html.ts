@@ -3,10 +3,14 @@
  * rehearsal's timeline chart: run levels, when each operator reached the target version, and every node's drain,
  * update and reboot, over the update's wall-clock time; followed by the report's figures.
  */
-import { simMinutes, type RehearsalReport } from './report.js';
-import type { Diagnosis } from './diagnosis.js';
-import type { NodePhase, TimelineEvent } from './timeline.js';
-import { mcnHtml } from './mcn.js';
+import {
+  simMinutes,
+  type RehearsalReport,
+  type Diagnosis,
+  type NodePhase,
+  type TimelineEvent,
+  mcnHtml,
+} from '@keelson/rehearsal';
 
 const COLORS: Readonly<Record<NodePhase | 'runlevel' | 'operator' | 'wait', string>> = {
   wait: '#ff8f00',

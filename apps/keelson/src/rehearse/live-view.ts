@@ -3,7 +3,7 @@
  * total, operators at the new version, each pool's updated/ready/unavailable, nodes draining or rebooting); elsewhere one
  * plain line per state change. The state and the rendering are pure; {@link LiveView} only writes.
  */
-import type { NodeView, PoolView, TimelineEvent } from './timeline.js';
+import type { NodeView, PoolView, TimelineEvent } from '@keelson/rehearsal';
 
 /** What the live view shows, folded from timeline events. */
 export interface LiveState {

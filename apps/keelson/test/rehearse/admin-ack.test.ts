@@ -11,10 +11,12 @@ import {
   REHEARSAL_ADMIN_GATE,
   blockedOnAdminAck,
   checkAdminAckReleases,
-} from '../../src/rehearse/admin-ack.js';
-import { diagnoseAdminAcks } from '../../src/rehearse/diagnosis.js';
-import { FaultSpecError, describeFaults, parseFaults } from '../../src/rehearse/faults.js';
-import { nextRefusedSince } from '../../src/rehearse/verdict.js';
+  diagnoseAdminAcks,
+  FaultSpecError,
+  describeFaults,
+  parseFaults,
+  nextRefusedSince,
+} from '@keelson/rehearsal';
 import { rehearseWith } from './fault-helpers.js';
 
 const PATCH = `oc -n openshift-config patch cm admin-acks --patch '{"data":{"${REHEARSAL_ADMIN_GATE}":"true"}}' --type=merge`;

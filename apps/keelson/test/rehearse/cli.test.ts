@@ -1,6 +1,6 @@
 /** `keelson rehearse` as a child process with every real component: a whole update of the default cluster. */
 import { describe, expect, it } from 'vitest';
-import type { RehearsalReport } from '../../src/rehearse/report.js';
+import type { RehearsalReport } from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 // a whole rehearsal takes minutes on 2 shared cores (see README)

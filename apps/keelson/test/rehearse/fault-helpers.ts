@@ -1,5 +1,5 @@
 /** Runs `keelson rehearse --json` with the smallest cluster and one fault, as a real child process. */
-import type { RehearsalReport } from '../../src/rehearse/report.js';
+import type { RehearsalReport } from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 /** Exit code, the parsed JSON report and stderr of one rehearsal. */

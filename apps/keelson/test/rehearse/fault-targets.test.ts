@@ -14,9 +14,10 @@ import {
   lastWaitPoint,
   rehearsalTargets,
   validateFaultTargets,
-} from '../../src/rehearse/fault-targets.js';
-import { FaultSpecError, parseFaults } from '../../src/rehearse/faults.js';
-import { nodeInventory } from '../../src/rehearse/run.js';
+  FaultSpecError,
+  parseFaults,
+  nodeInventory,
+} from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 let work: string;

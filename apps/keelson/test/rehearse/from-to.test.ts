@@ -19,14 +19,14 @@ import {
 } from '@keelson/payload-gen';
 import { openPayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { machineConfigManifestsDir } from '../../src/rehearse/components.js';
-import type { RehearsalReport } from '../../src/rehearse/report.js';
 import {
+  machineConfigManifestsDir,
+  type RehearsalReport,
   assertTargetVerifiable,
   byDigest,
   findPayloadProblems,
   RehearsalPayloadError,
-} from '../../src/rehearse/user-release.js';
+} from '@keelson/rehearsal';
 import { cli, UPSTREAM_PAYLOADS } from '../cli-helpers.js';
 
 /** Writes an image as an OCI image layout (what `skopeo copy … oci:DIR` leaves a user with). */

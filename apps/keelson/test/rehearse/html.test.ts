@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/rehearse/html.js';
-import { computeReport } from '../../src/rehearse/report.js';
+import { computeReport, type TimelineEvent } from '@keelson/rehearsal';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
-import type { TimelineEvent } from '../../src/rehearse/timeline.js';
 
 let work = '';
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '@keelson/kube';
 import { buildKubeconfig, kubeconfigYaml } from '@keelson/kube-sandbox';
-import type { RehearsalReport } from '../../src/rehearse/report.js';
+import type { RehearsalReport } from '@keelson/rehearsal';
 import { BIN, cli } from '../cli-helpers.js';
 
 let dir = '';

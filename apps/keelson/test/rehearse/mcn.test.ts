@@ -1,11 +1,17 @@
 /** MachineConfigNodes in the rehearsal: MCN snapshots → timeline events → the report's per-node lines. */
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@keelson/kube';
-import { formatMcnReports, mcnEvents, mcnHtml, mcnReports } from '../../src/rehearse/mcn.js';
+import {
+  formatMcnReports,
+  mcnEvents,
+  mcnHtml,
+  mcnReports,
+  computeReport,
+  formatReport,
+  type TimelineEvent,
+} from '@keelson/rehearsal';
 import { renderHtmlReport } from '../../src/rehearse/html.js';
-import { computeReport, formatReport } from '../../src/rehearse/report.js';
 import { plainLine } from '../../src/rehearse/live-view.js';
-import type { TimelineEvent } from '../../src/rehearse/timeline.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
 const mcn = (conds: Array<[string, string, string]>, current = 'rendered-worker-a'): KubeObject =>

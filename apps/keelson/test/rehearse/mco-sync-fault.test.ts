@@ -10,8 +10,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { installClusterCABundles, startSandbox, type Sandbox } from '@keelson/kube-sandbox';
 import { KubeClient } from '@keelson/kube';
-import { FaultSpecError, describeFaults, parseFaults } from '../../src/rehearse/faults.js';
-import { cvoReportsMachineConfig, McoSyncFault, type McoSyncFaultEvent } from '../../src/rehearse/mco-sync-fault.js';
+import {
+  FaultSpecError,
+  describeFaults,
+  parseFaults,
+  cvoReportsMachineConfig,
+  McoSyncFault,
+  type McoSyncFaultEvent,
+} from '@keelson/rehearsal';
 import { conditionLines, rehearseWith } from './fault-helpers.js';
 
 const PATH = '/api/v1/namespaces/openshift-config-managed/configmaps/kube-apiserver-client-ca';

@@ -7,8 +7,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cvoArgs } from '../../src/rehearse/cvo-process.js';
-import type { RehearsalReport } from '../../src/rehearse/report.js';
+import { cvoArgs, type RehearsalReport } from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 const dirs: string[] = [];

@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openPayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RehearsalReport } from '../../src/rehearse/report.js';
-import { findOrderingProblems } from '../../src/rehearse/user-release.js';
+import { type RehearsalReport, findOrderingProblems } from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 const PAYLOAD_GEN = fileURLToPath(new URL('../../../../tooling/payload-gen/dist/cli.js', import.meta.url));

@@ -9,10 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '@keelson/kube';
 import { describe, expect, it } from 'vitest';
-import { parseFaults } from '../../src/rehearse/faults.js';
-import { nodePullSources, RELEASE_MIRROR_SET } from '../../src/rehearse/release-mirror.js';
-import { rehearse } from '../../src/rehearse/run.js';
-import type { TimelineEvent } from '../../src/rehearse/timeline.js';
+import { parseFaults, nodePullSources, RELEASE_MIRROR_SET, rehearse, type TimelineEvent } from '@keelson/rehearsal';
 import { cli } from '../cli-helpers.js';
 
 describe('rehearse --release-mirror', { timeout: 600_000 }, () => {

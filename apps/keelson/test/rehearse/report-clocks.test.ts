@@ -5,10 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MachineConfigPool, Node, Pod, PodDisruptionBudget } from '@keelson/machine-config-operator';
-import { diagnoseOperators, diagnosePools, formatDiagnosis } from '../../src/rehearse/diagnosis.js';
+import {
+  diagnoseOperators,
+  formatDiagnosis,
+  computeReport,
+  formatReport,
+  type TimelineEvent,
+} from '@keelson/rehearsal';
+import { diagnosePools } from '../../src/rehearse/cli-hooks.js';
 import { renderHtmlReport } from '../../src/rehearse/html.js';
-import { computeReport, formatReport } from '../../src/rehearse/report.js';
-import type { TimelineEvent } from '../../src/rehearse/timeline.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
 const cv = (t: number, type: string, status: string, message = '', reason?: string): TimelineEvent => ({

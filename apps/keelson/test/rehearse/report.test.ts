@@ -1,18 +1,25 @@
 /** Pure pieces of the rehearsal: faults, timeline diffs, report, live view. */
 import { describe, expect, it } from 'vitest';
-import { leaderElectionIntervals } from '../../src/rehearse/components.js';
-import { cvoArgs } from '../../src/rehearse/cvo-process.js';
-import { describeFaults, FaultSpecError, parseFaults } from '../../src/rehearse/faults.js';
-import { applyEvent, initialState, plainLine, renderLive } from '../../src/rehearse/live-view.js';
-import { computeReport, EXIT_CODES, formatReport, withinMaxUnavailable } from '../../src/rehearse/report.js';
 import {
+  leaderElectionIntervals,
+  cvoArgs,
+  describeFaults,
+  FaultSpecError,
+  parseFaults,
+  computeReport,
+  EXIT_CODES,
+  formatReport,
+  withinMaxUnavailable,
   clusterOperatorEvents,
   clusterVersionEvents,
   nodeView,
   poolOfNode,
   poolView,
-} from '../../src/rehearse/timeline.js';
-import { decideUpdateVerdict, explainStall, nodeInventory } from '../../src/rehearse/run.js';
+  decideUpdateVerdict,
+  explainStall,
+  nodeInventory,
+} from '@keelson/rehearsal';
+import { applyEvent, initialState, plainLine, renderLive } from '../../src/rehearse/live-view.js';
 import { API, RUN_LEVELS, sampleTimeline } from './timeline-fixture.js';
 
 describe('parseFaults', () => {

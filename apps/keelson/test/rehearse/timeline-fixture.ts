@@ -2,7 +2,7 @@
  * A recorded-shape timeline for the pure report / view / HTML functions: plain data in the form the observer emits,
  * written by hand for these tests (the functions under test take no I/O).
  */
-import type { NodePhase, NodeView, PoolView, TimelineEvent } from '../../src/rehearse/timeline.js';
+import type { NodePhase, NodeView, PoolView, TimelineEvent } from '@keelson/rehearsal';
 
 const node = (name: string, pool: string, phase: NodePhase, desired: string, current: string): NodeView => ({
   name,
