@@ -6,12 +6,7 @@ import { Registry, type Manager } from '@keelson/kube';
 import { CONTROLLER_VERSION, MCO_NAMESPACE } from '../common/constants.js';
 import { clientFrom, loggerFrom, runLeading, type ProcessOptions, type Running } from '../common/runtime.js';
 import { MCO_VERSION } from '../common/version.js';
-import {
-  createRecorder,
-  createSharedInformers,
-  startSharedInformers,
-  type ControllerContext,
-} from './context.js';
+import { createRecorder, createSharedInformers, startSharedInformers, type ControllerContext } from './context.js';
 import { DEFAULT_DURATIONS, scaleDurations, type ControllerDurations } from '@keelson/machineconfig';
 import { DrainController, type CordonBackoff } from './drain/controller.js';
 import { GeneratedConfigController } from './generated/controller.js';
