@@ -1,7 +1,9 @@
 /**
  * Public API of the operator and controller halves (programmatic start for rehearsals). Re-exported from the package
  * entry point. The controllers' pure decisions (rollout, drain, render, pool status, pools of a node) and their
- * durations, and the template controller's MachineConfig generation, are in `@keelson/machineconfig`.
+ * durations, the template controller's MachineConfig generation, the generated kubelet / container-runtime /
+ * registries MachineConfigs and the operator's ClusterOperator status and ControllerConfig builders are in
+ * `@keelson/machineconfig`.
  */
 export {
   startMachineConfigController,
@@ -18,25 +20,6 @@ export type { ProcessOptions, LeaderElectionSettings, Running } from './common/r
 export { scaledLeaderElection } from './common/runtime.js';
 export type { CordonBackoff } from './controllers/drain/controller.js';
 export { defaultTemplatesDir } from './controllers/template/controller.js';
-export {
-  kubeletMachineConfig,
-  containerRuntimeMachineConfig,
-  GeneratedConfigError,
-} from './controllers/generated/content.js';
-export {
-  buildControllerConfig,
-  parseOSImageURLConfigMap,
-  OperatorSyncError,
-  type OSImageURLConfig,
-} from './operator/controller-config.js';
-export {
-  computeClusterOperatorStatus,
-  checkRequiredPools,
-  machineConfigPoolStatus,
-  upgradeableCondition,
-  type OperandVersion,
-  type SyncError,
-} from './operator/status.js';
 export * from './common/constants.js';
 export { MCO_VERSION } from './common/version.js';
 export { Nodes, Pods, PodDisruptionBudgets } from './common/resources.js';

@@ -1,7 +1,6 @@
 /**
- * The kubelet-config controller's feature handler: kubelet.conf as the Go KubeletConfiguration round trip writes it
- * (struct fields, durations, yaml.v2 layout), the FeatureGate map of the running release, the worker latency profile,
- * and `98-<pool>-generated-kubelet` written by the controller on the embedded API server (zero writes when unchanged).
+ * The kubelet-config controller's feature handler on the MCO's shipped templates: kubelet.conf of the worker template
+ * byte for byte, the worker latency profile, and `98-<pool>-generated-kubelet` written by the controller on the embedded API server (zero writes when unchanged).
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,16 +9,10 @@ import { ConfigMaps, MachineConfigPools, MachineConfigs, nullLogger, Registry } 
 import { startMachineConfigOperator, type Running } from '../src/index.js';
 import { DEFAULT_DURATIONS, defaultPool, loadTemplateTree } from '@keelson/machineconfig';
 import type { ControllerConfig } from '../src/common/api-types.js';
-import {
-  decodeKubeletConfig,
-  encodeKubeletConfig,
-  goDurationString,
-  KubeletConfigError,
-} from '../src/controllers/kubelet/kubelet-conf.js';
-import { featureGateMap, featuresIgnition, templateKubeletConf } from '../src/controllers/kubelet/features.js';
+import { featuresIgnition, templateKubeletConf } from '@keelson/machineconfig';
 import { FeatureGates, KubeletFeaturesController } from '../src/controllers/kubelet/features-controller.js';
 import { defaultTemplatesDir } from '../src/controllers/template/controller.js';
-import { decodeDataURL } from '../src/controllers/generated/content.js';
+import { decodeDataURL } from '@keelson/machineconfig';
 import {
   createRecorder,
   createSharedInformers,
@@ -40,16 +33,6 @@ const kubeletConf = (ign: Record<string, unknown>): string => {
 };
 
 describe('kubelet.conf as DecodeKubeletConfig/EncodeKubeletConfig write it', () => {
-  it('Go Duration.String()', () => {
-    expect(goDurationString(0)).toBe('0s');
-    expect(goDurationString(10_000)).toBe('10s');
-    expect(goDurationString(300_000)).toBe('5m0s');
-    expect(goDurationString(3_600_000)).toBe('1h0m0s');
-    expect(goDurationString(1_500)).toBe('1.5s');
-    expect(goDurationString(100)).toBe('100ms');
-    expect(goDurationString(-90_000)).toBe('-1m30s');
-  });
-
   it('the worker template with the Intermediate profile and gates of the release, byte for byte', () => {
     const base = templateKubeletConf(tree, cc, 'worker', undefined);
     const out = kubeletConf(
@@ -156,30 +139,6 @@ describe('kubelet.conf as DecodeKubeletConfig/EncodeKubeletConfig write it', () 
       }),
     );
     expect(m).toContain('\nnodeStatusUpdateFrequency: 10s\n');
-  });
-
-  it('drops unknown keys and zero omitempty values; refuses bad durations', () => {
-    const c = decodeKubeletConfig(
-      'bogus: 1\nmaxPods: 0\nrotateCertificates: false\nenableServer: false\nsyncFrequency: 90s\n',
-    );
-    expect(c).not.toHaveProperty('bogus');
-    expect(c).not.toHaveProperty('maxPods');
-    expect(c).not.toHaveProperty('rotateCertificates');
-    expect(c['enableServer']).toBe(false);
-    expect(encodeKubeletConfig(c)).toContain('\nsyncFrequency: 1m30s\n');
-    expect(() => decodeKubeletConfig('syncFrequency: 5x\n')).toThrow(KubeletConfigError);
-    expect(() => decodeKubeletConfig('- a\n')).toThrow('could not deserialize the Kubelet source: not a mapping');
-  });
-
-  it('feature gates of the running release only (enabled true, disabled false)', () => {
-    const status = {
-      featureGates: [
-        { version: '4.19.0', enabled: [{ name: 'Old' }] },
-        { version: '4.99.0', enabled: [{ name: 'A' }], disabled: [{ name: 'B' }] },
-      ],
-    };
-    expect(featureGateMap(status, '4.99.0')).toEqual({ A: true, B: false });
-    expect(featureGateMap(status, '4.21.0')).toBeUndefined();
   });
 });
 

@@ -7,7 +7,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterOperators, ConfigMaps, ControllerConfigs, nullLogger } from '@keelson/kube';
 import { startMachineConfigOperator, type Running } from '../src/index.js';
-import { decideOSImageURLWait } from '../src/operator/controller-config.js';
 import { startTestCluster, waitFor, type TestCluster } from './helpers/cluster.js';
 
 const NS = 'openshift-machine-config-operator';
@@ -24,20 +23,6 @@ const cm = (
   kind: 'ConfigMap',
   metadata: { name: 'machine-config-osimageurl', namespace: NS },
   data: { baseOSContainerImage: OS, baseOSExtensionsContainerImage: '', releaseVersion: release },
-});
-
-describe('decideOSImageURLWait', () => {
-  it('waits during an install or an upgrade to this release, reads the ConfigMap otherwise', () => {
-    expect(decideOSImageURLWait(undefined, '4.99.0', undefined)).toBe(
-      'waiting for configmap "machine-config-osimageurl" of release 4.99.0',
-    );
-    expect(decideOSImageURLWait(cm('4.98.0'), '4.99.0', '4.98.0')).toBe(
-      'waiting for configmap "machine-config-osimageurl" of release 4.99.0 (it has release "4.98.0")',
-    );
-    expect(decideOSImageURLWait(cm('4.99.0'), '4.99.0', undefined)).toBeUndefined();
-    expect(decideOSImageURLWait(undefined, '4.99.0', '4.99.0')).toBeUndefined();
-    expect(decideOSImageURLWait(cm('4.98.0'), '4.99.0', '4.99.0')).toBeUndefined();
-  });
 });
 
 describe('operator started before its osimageurl ConfigMap', () => {

@@ -12,6 +12,7 @@ export type * from './machineconfiguration/v1.js';
 export type * from './operator/v1.js';
 export type * from './apiextensions.js';
 export { kubeTime } from './core/time.js';
+export { parseGoDuration, DurationError } from './core/duration.js';
 export {
   API_GROUP_CONFIG,
   API_GROUP_MACHINECONFIGURATION,

@@ -4,7 +4,7 @@
  * leader-election trio, `--metrics-listen-address`), durations as Go's `time.ParseDuration`, and one
  * {@link UsageError} (exit code 2) naming the flag.
  */
-import { parseGoDuration } from './duration.js';
+import { parseGoDuration } from '@keelson/api';
 import { createLogger, type Logger, type LogLevel } from './logger.js';
 
 /** A bad command line: the message names the flag and what to pass. Processes exit 2 on it. */

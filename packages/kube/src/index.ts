@@ -18,7 +18,8 @@ export {
 } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { realClock, sleep, jitter } from './clock.js';
-export { parseGoDuration, DurationError } from './duration.js';
+/** Go's `time.ParseDuration` lives in `@keelson/api` (pure, no client); re-exported for the flags' users. */
+export { parseGoDuration, DurationError } from '@keelson/api';
 export {
   UsageError,
   isUsageError,

@@ -2,14 +2,18 @@
 import { MCO_NAMES } from '@keelson/api';
 
 /** The annotations, labels and states the controllers' decisions use live in `@keelson/machineconfig`. */
-export { NodeAnnotations, NodeStates, McAnnotations, Labels, UPDATE_IN_PROGRESS_TAINT } from '@keelson/machineconfig';
+export {
+  NodeAnnotations,
+  NodeStates,
+  McAnnotations,
+  Labels,
+  UPDATE_IN_PROGRESS_TAINT,
+  CONTROLLER_CONFIG_NAME,
+  OSIMAGEURL_CONFIGMAP,
+} from '@keelson/machineconfig';
 
 /** Namespace of the MCO's components. */
 export const MCO_NAMESPACE = MCO_NAMES.namespace;
-/** Name of the ControllerConfig singleton. */
-export const CONTROLLER_CONFIG_NAME = 'machine-config-controller';
-/** ConfigMap the release carries with the OS image references. */
-export const OSIMAGEURL_CONFIGMAP = 'machine-config-osimageurl';
 /** The ClusterOperator the operator reports. */
 export const CLUSTER_OPERATOR_NAME = 'machine-config';
 /** Label of the machine-config-operator pod (its node is updated last in the master pool). */

@@ -7,7 +7,7 @@
  */
 import type { DisruptionAction, LegacyPostConfigAction } from '@keelson/machineconfig';
 import { decodeDataUrl } from './dataurl.js';
-import { decodeRegistriesConf, type Endpoint, type Registry } from '../common/registries-toml.js';
+import { decodeRegistriesConf, type Endpoint, type Registry } from '@keelson/machineconfig';
 
 /** constants.ContainerRegistryConfPath. */
 export const CONTAINER_REGISTRY_CONF_PATH = '/etc/containers/registries.conf';

@@ -13,7 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import { isNotFound, type KubeClient } from '@keelson/kube';
 import type { ConfigMap } from '../common/api-types.js';
 import { MCO_NAMESPACE } from '../common/constants.js';
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 
 /** The two bundles, as bytes (PEM text in practice). */
 export interface CABundles {

@@ -8,7 +8,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { ConfigMap, EmbeddedInfrastructure, ImageRegistryBundle } from '../common/api-types.js';
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 
 /** A config.openshift.io object as read (Infrastructure, Network, Proxy, DNS, Image). */
 export type ConfigObject = Record<string, unknown> & {

@@ -11,7 +11,7 @@ import { clusterNodeDisruptionPolicies, semanticallyContains } from '@keelson/ma
 import { isAlreadyExists, MachineConfigurations, type KubeClient, type Logger } from '@keelson/kube';
 import type { MachineConfiguration, MachineConfigurationStatus } from '@keelson/api';
 import { toDisruptionPolicy } from '../daemon/start.js';
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 
 /** Name of the MCO's operator configuration object (upstream ctrlcommon.MCOOperatorKnobsObjectName). */
 export const MACHINE_CONFIGURATION_NAME = 'cluster';

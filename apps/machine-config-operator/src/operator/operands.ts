@@ -17,7 +17,7 @@ import { parse as parseYaml } from 'yaml';
 import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
 import { MCO_NAMESPACE } from '../common/constants.js';
 import { semanticallyContains } from '@keelson/machineconfig';
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 
 /** A workload as the operator reads and writes it. */
 export type Workload = KubeObject & {

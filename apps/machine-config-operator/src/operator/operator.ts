@@ -54,8 +54,13 @@ import {
   parseOSImageURLConfigMap,
   type ClusterInputs,
   type OSImageURLConfig,
-} from './controller-config.js';
-import { checkRequiredPools, computeClusterOperatorStatus, type OperandVersion, type SyncError } from './status.js';
+} from '@keelson/machineconfig';
+import {
+  checkRequiredPools,
+  computeClusterOperatorStatus,
+  type OperandVersion,
+  type SyncError,
+} from '@keelson/machineconfig';
 import { MachineConfigNodeSync } from './machine-config-nodes.js';
 import { syncMachineConfiguration } from './machine-configuration.js';
 import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';

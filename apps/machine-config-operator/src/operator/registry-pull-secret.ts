@@ -5,7 +5,7 @@
  * internal registry's default route cloned from its service entry. Go's `DockerConfigEntry` field order and
  * `omitempty`, its map key order (sorted) in the JSON.
  */
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 
 /** One registry's credentials (`secrets.DockerConfigEntry`). */
 interface DockerConfigEntry {

@@ -21,7 +21,7 @@ import {
   type ConfigObject,
   type DiscoveredSpec,
 } from './cluster-config.js';
-import { OperatorSyncError } from './controller-config.js';
+import { OperatorSyncError } from '@keelson/machineconfig';
 import { mergeInternalRegistryPullSecret } from './registry-pull-secret.js';
 
 /** A cluster configuration object as the operator sees it: found, absent, or its type not served at all. */

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerConfigs, isAlreadyExists, isConflict, MachineConfigs, nullLogger } from '@keelson/kube';
-import { buildControllerConfig, startMachineConfigController, type Running } from '../../src/index.js';
+import { buildControllerConfig } from '@keelson/machineconfig';
+import { startMachineConfigController, type Running } from '../../src/index.js';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 
 let tc: TestCluster;

@@ -36,3 +36,8 @@ export const Labels = {
 
 /** Taint the node controller puts on nodes whose desiredConfig differs from the pool target. */
 export const UPDATE_IN_PROGRESS_TAINT = API_TAINT;
+
+/** Name of the ControllerConfig singleton. */
+export const CONTROLLER_CONFIG_NAME = 'machine-config-controller';
+/** ConfigMap the release carries with the OS image references. */
+export const OSIMAGEURL_CONFIGMAP = 'machine-config-osimageurl';

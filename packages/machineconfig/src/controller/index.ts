@@ -1,7 +1,10 @@
 /**
- * The MCO controllers' pure decisions (upstream pkg/controller/{node,drain,render,template}): which node of a pool
- * gets the next desiredConfig, the pool status, the pools of a node and the labels the node controller keeps, when
- * to cordon/drain/uncordon, when and what to render, the ControllerConfig status. No I/O: the controllers of
+ * The MCO controllers' pure decisions (upstream pkg/controller/{node,drain,render,template,kubelet-config,
+ * container-runtime-config} and pkg/operator's status/ControllerConfig builders): which node of a pool gets the next
+ * desiredConfig, the pool status, the pools of a node and the labels the node controller keeps, when to
+ * cordon/drain/uncordon, when and what to render, the ControllerConfig status, the generated kubelet /
+ * container-runtime / kubelet-features / registries MachineConfigs, the ClusterOperator status and the
+ * ControllerConfig the operator writes. No I/O: the controllers of
  * `@keelson/machine-config-operator` read their informers, call these and write what they return.
  */
 export * from './constants.js';
@@ -51,3 +54,21 @@ export {
   dataURLEscape,
 } from './template/transpile.js';
 export { RenderConfig, renderConfig } from './template/render-config.js';
+export * from './generated/content.js';
+export * from './kubelet/features.js';
+export {
+  KubeletConfigError,
+  goDurationString,
+  decodeKubeletConfig,
+  normalize as normalizeKubeletConfig,
+  encodeKubeletConfig,
+  mergeKubeletConfig,
+  featuresKubeletConfig,
+  type KubeletConfiguration,
+} from './kubelet/kubelet-conf.js';
+export * from './registries/toml.js';
+export * from './registries/edit.js';
+export * from './registries/policy.js';
+export * from './registries/content.js';
+export * from './operator/status.js';
+export * from './operator/controller-config.js';

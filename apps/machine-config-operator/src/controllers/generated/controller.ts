@@ -32,9 +32,9 @@ import {
   GeneratedConfigError,
   generatedName,
   kubeletMachineConfig,
-} from './content.js';
+} from '@keelson/machineconfig';
 import { semanticEqual } from '@keelson/machineconfig';
-import { featureGateMap } from '../kubelet/features.js';
+import { featureGateMap } from '@keelson/machineconfig';
 import { FeatureGates, NodeConfigs } from '../kubelet/features-controller.js';
 
 type SubConfig = KubeletConfig | ContainerRuntimeConfig;

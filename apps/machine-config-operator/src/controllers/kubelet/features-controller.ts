@@ -28,7 +28,7 @@ import {
   featuresMachineConfig,
   templateKubeletConf,
   type FeatureGateDetails,
-} from './features.js';
+} from '@keelson/machineconfig';
 
 /** `config.openshift.io/v1` FeatureGate. */
 export interface FeatureGate extends KubeObject {

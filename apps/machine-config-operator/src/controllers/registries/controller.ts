@@ -37,8 +37,8 @@ import {
   registriesMachineConfig,
   registriesMcName,
   type RegistrySources,
-} from './content.js';
-import type { MirrorRule } from './edit.js';
+} from '@keelson/machineconfig';
+import type { MirrorRule } from '@keelson/machineconfig';
 
 /** `config.openshift.io/v1` Image (the `cluster` singleton). */
 export interface ImageConfig extends KubeObject {

@@ -51,6 +51,67 @@ export interface PoolStatusDecision {
   completed: boolean;
 }
 
+/** Updated/Updating from the counters: all updated, paused, or updating (upstream status.go `calculateStatus`). */
+function updateConditions(
+  conditions: Condition[],
+  pool: MachineConfigPool,
+  allUpdated: boolean,
+  now: Date,
+): Condition[] {
+  const C = MACHINE_CONFIG_POOL_CONDITIONS;
+  const name = pool.spec.configuration?.name ?? '';
+  if (allUpdated) {
+    const updated = `All nodes are updated with MachineConfig ${name}`;
+    const next = setPoolCondition(conditions, { type: C.Updated, status: 'True', reason: '', message: updated }, now);
+    return setPoolCondition(next, { type: C.Updating, status: 'False', reason: '', message: '' }, now);
+  }
+  const next = setPoolCondition(conditions, { type: C.Updated, status: 'False', reason: '', message: '' }, now);
+  const updating =
+    pool.spec.paused === true
+      ? { status: 'False' as const, message: `Pool is paused; will not update to MachineConfig ${name}` }
+      : { status: 'True' as const, message: `All nodes are updating to MachineConfig ${name}` };
+  return setPoolCondition(
+    next,
+    { type: C.Updating, status: updating.status, reason: '', message: updating.message },
+    now,
+  );
+}
+
+/** NodeDegraded from the degraded nodes' reasons, then Degraded from NodeDegraded or RenderDegraded. */
+function degradedConditions(conditions: Condition[], counts: PoolCounts, now: Date): Condition[] {
+  const C = MACHINE_CONFIG_POOL_CONDITIONS;
+  const degraded = counts.degradedMachineCount > 0;
+  const nodeDegradedMessage = degraded
+    ? counts.degradedNodes
+        .filter((n) => (n.metadata.annotations?.[NodeAnnotations.reason] ?? '') !== '')
+        .map(
+          (n) =>
+            `Node ${n.metadata.name ?? ''} is reporting: "${n.metadata.annotations?.[NodeAnnotations.reason] ?? ''}"`,
+        )
+        .join(', ')
+    : '';
+  const next = setPoolCondition(
+    conditions,
+    degraded
+      ? {
+          type: C.NodeDegraded,
+          status: 'True',
+          reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`,
+          message: nodeDegradedMessage,
+        }
+      : { type: C.NodeDegraded, status: 'False', reason: '', message: '' },
+    now,
+  );
+  const renderDegraded = getCondition(next, C.RenderDegraded)?.status === 'True';
+  return setPoolCondition(
+    next,
+    degraded || renderDegraded
+      ? { type: C.Degraded, status: 'True', reason: '', message: nodeDegradedMessage }
+      : { type: C.Degraded, status: 'False', reason: '', message: '' },
+    now,
+  );
+}
+
 /**
  * The pool's new status from its nodes: counters, status.configuration copied from spec once all nodes are
  * updated, conditions Updated/Updating/NodeDegraded/Degraded (RenderDegraded is kept as the render controller set it).
@@ -63,106 +124,14 @@ export function computePoolStatus(
 ): PoolStatusDecision {
   const counts = computePoolCounts(nodes, target);
   const prev = pool.status ?? {};
-  let conditions: Condition[] = [...(prev.conditions ?? [])];
-  const name = pool.spec.configuration?.name ?? '';
   const allUpdated =
     counts.updatedMachineCount === counts.machineCount &&
     counts.readyMachineCount === counts.machineCount &&
     counts.unavailableMachineCount === 0;
-  let configuration = prev.configuration;
-  let completed = false;
-  if (allUpdated) {
-    conditions = setPoolCondition(
-      conditions,
-      {
-        type: MACHINE_CONFIG_POOL_CONDITIONS.Updated,
-        status: 'True',
-        reason: '',
-        message: `All nodes are updated with MachineConfig ${name}`,
-      },
-      now,
-    );
-    conditions = setPoolCondition(
-      conditions,
-      { type: MACHINE_CONFIG_POOL_CONDITIONS.Updating, status: 'False', reason: '', message: '' },
-      now,
-    );
-    completed = prev.configuration?.name !== name;
-    configuration = structuredClone(pool.spec.configuration);
-  } else {
-    conditions = setPoolCondition(
-      conditions,
-      { type: MACHINE_CONFIG_POOL_CONDITIONS.Updated, status: 'False', reason: '', message: '' },
-      now,
-    );
-    conditions =
-      pool.spec.paused === true
-        ? setPoolCondition(
-            conditions,
-            {
-              type: MACHINE_CONFIG_POOL_CONDITIONS.Updating,
-              status: 'False',
-              reason: '',
-              message: `Pool is paused; will not update to MachineConfig ${name}`,
-            },
-            now,
-          )
-        : setPoolCondition(
-            conditions,
-            {
-              type: MACHINE_CONFIG_POOL_CONDITIONS.Updating,
-              status: 'True',
-              reason: '',
-              message: `All nodes are updating to MachineConfig ${name}`,
-            },
-            now,
-          );
-  }
-  let nodeDegradedMessage = '';
-  if (counts.degradedMachineCount > 0) {
-    nodeDegradedMessage = counts.degradedNodes
-      .filter((n) => (n.metadata.annotations?.[NodeAnnotations.reason] ?? '') !== '')
-      .map(
-        (n) =>
-          `Node ${n.metadata.name ?? ''} is reporting: "${n.metadata.annotations?.[NodeAnnotations.reason] ?? ''}"`,
-      )
-      .join(', ');
-    conditions = setPoolCondition(
-      conditions,
-      {
-        type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded,
-        status: 'True',
-        reason: `${counts.degradedMachineCount} nodes are reporting degraded status on sync`,
-        message: nodeDegradedMessage,
-      },
-      now,
-    );
-  } else {
-    conditions = setPoolCondition(
-      conditions,
-      { type: MACHINE_CONFIG_POOL_CONDITIONS.NodeDegraded, status: 'False', reason: '', message: '' },
-      now,
-    );
-  }
-  const renderDegraded = getCondition(conditions, MACHINE_CONFIG_POOL_CONDITIONS.RenderDegraded)?.status === 'True';
-  if (counts.degradedMachineCount > 0 || renderDegraded) {
-    conditions = setPoolCondition(
-      conditions,
-      {
-        type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded,
-        status: 'True',
-        reason: '',
-        message: counts.degradedMachineCount > 0 ? nodeDegradedMessage : '',
-      },
-      now,
-    );
-  } else {
-    conditions = setPoolCondition(
-      conditions,
-      { type: MACHINE_CONFIG_POOL_CONDITIONS.Degraded, status: 'False', reason: '', message: '' },
-      now,
-    );
-  }
+  let conditions = updateConditions([...(prev.conditions ?? [])], pool, allUpdated, now);
+  conditions = degradedConditions(conditions, counts, now);
+  const completed = allUpdated && prev.configuration?.name !== (pool.spec.configuration?.name ?? '');
+  const configuration = allUpdated ? structuredClone(pool.spec.configuration) : prev.configuration;
   const status: PoolStatus = {
     observedGeneration: pool.metadata.generation ?? 0,
     machineCount: counts.machineCount,

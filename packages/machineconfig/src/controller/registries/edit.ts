@@ -4,7 +4,7 @@
  * the merged mirror sets) and `topo.go` (the deterministic topological sort of mirrors) do, plus the MCO's checks
  * (machine-config-operator `pkg/controller/container-runtime-config/helpers.go` `validateRegistriesConfScopes`).
  */
-import { emptyRegistry, type Endpoint, type RegistriesConf, type Registry } from '../../common/registries-toml.js';
+import { emptyRegistry, type Endpoint, type RegistriesConf, type Registry } from './toml.js';
 
 /** `AllowContactingSource` (default) or `NeverContactSource`. */
 export type MirrorSourcePolicy = '' | 'AllowContactingSource' | 'NeverContactSource';

@@ -7,16 +7,12 @@
  * for this release merged into `featureGates`, the worker latency profile of `nodes.config.openshift.io/cluster`
  * applied to the worker role, written back as the kubelet's YAML.
  */
-import type { ControllerConfig, MachineConfig } from '../../common/api-types.js';
-import { Labels, McAnnotations } from '../../common/constants.js';
+import type { ControllerConfig, MachineConfig } from '@keelson/api';
+import { Labels, McAnnotations } from '../constants.js';
 import { dataURL, decodeDataURL } from '../generated/content.js';
-import {
-  generateMachineConfigsForRole,
-  normalizeIgnitionV35,
-  securityProfileCiphers,
-  type TemplateTree,
-  type TLSSecurityProfile,
-} from '@keelson/machineconfig';
+import { generateMachineConfigsForRole, type TemplateTree } from '../template/generate.js';
+import { normalizeIgnitionV35 } from '../../gojson.js';
+import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
 import { decodeKubeletConfig, encodeKubeletConfig, featuresKubeletConfig, KubeletConfigError } from './kubelet-conf.js';
 
 /** `config.openshift.io/v1` FeatureGate status entry. */

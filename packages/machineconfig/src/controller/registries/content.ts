@@ -4,18 +4,13 @@
  * `syncIgnitionConfig` and `helpers.go` (`updateRegistriesConfig`, `updateSearchRegistriesConfig`,
  * `createNewIgnition`, `generateOriginalContainerRuntimeConfigs`) build it.
  */
-import { normalizeIgnitionV35 } from '@keelson/machineconfig';
-import type { MachineConfig } from '../../common/api-types.js';
-import { Labels, McAnnotations } from '../../common/constants.js';
+import { normalizeIgnitionV35 } from '../../gojson.js';
+import type { MachineConfig } from '@keelson/api';
+import { Labels, McAnnotations } from '../constants.js';
 import { dataURL, decodeDataURL } from '../generated/content.js';
 import { editRegistriesConfig, RegistriesInputError, validateRegistriesConfScopes, type MirrorInputs } from './edit.js';
 import { updatePolicyJSON, validBlockedAndAllowed } from './policy.js';
-import {
-  decodeRegistriesConf,
-  encodeRegistriesConf,
-  RegistriesConfError,
-  searchRegistriesConf,
-} from '../../common/registries-toml.js';
+import { decodeRegistriesConf, encodeRegistriesConf, RegistriesConfError, searchRegistriesConf } from './toml.js';
 
 export const REGISTRIES_CONF_PATH = '/etc/containers/registries.conf';
 export const POLICY_JSON_PATH = '/etc/containers/policy.json';

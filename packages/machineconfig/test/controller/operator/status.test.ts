@@ -1,34 +1,17 @@
-/** The operator's pure decisions (`src/operator/status.ts`, `src/operator/controller-config.ts`): ClusterOperator conditions, versions and extension, required pools, the osimageurl ConfigMap. */
+/** The operator's ClusterOperator status decisions (`src/controller/operator/status.ts`): conditions, versions and extension, Upgradeable, required pools. */
 import { describe, expect, it } from 'vitest';
 import {
   checkRequiredPools,
   computeClusterOperatorStatus,
-  parseOSImageURLConfigMap,
   upgradeableCondition,
   machineConfigPoolStatus,
-  type MachineConfig,
-  type MachineConfigPool,
-} from '../src/index.js';
+} from '../../../src/index.js';
+import type { MachineConfig, MachineConfigPool } from '@keelson/api';
 
 const A = 'machineconfiguration.openshift.io/';
 const now = new Date('2026-02-01T00:00:00Z');
 
 describe('operator decisions', () => {
-  it('reads the osimageurl ConfigMap of its own release only', () => {
-    const cm = {
-      metadata: { name: 'machine-config-osimageurl' },
-      data: { baseOSContainerImage: 'os', baseOSExtensionsContainerImage: 'ext', releaseVersion: '4.1' },
-    };
-    expect(parseOSImageURLConfigMap(cm, '4.1')).toEqual({
-      baseOSContainerImage: 'os',
-      baseOSExtensionsContainerImage: 'ext',
-      releaseVersion: '4.1',
-    });
-    expect(() => parseOSImageURLConfigMap(cm, '4.2')).toThrow(
-      'refusing to read osImageURL version "4.1", operator version "4.2"',
-    );
-    expect(() => parseOSImageURLConfigMap(undefined, '4.2')).toThrow('configmap "machine-config-osimageurl" not found');
-  });
   const wanted = [{ name: 'operator', version: '4.99.0' }];
   const st = (
     s: ReturnType<typeof computeClusterOperatorStatus>['status'],

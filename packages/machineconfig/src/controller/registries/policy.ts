@@ -12,7 +12,7 @@ import {
   validateRegistriesConfScopes,
   type MirrorInputs,
 } from './edit.js';
-import { emptyRegistriesConf, type Registry } from '../../common/registries-toml.js';
+import { emptyRegistriesConf, type Registry } from './toml.js';
 
 /** helpers.go errParsingReference. */
 export const ERR_PARSING_REFERENCE = 'error parsing reference of release image';

@@ -7,8 +7,8 @@
  * its natural order, sequences not indented). The field table follows the Go struct of the vendored release.
  */
 import { parse as parseYaml } from 'yaml';
-import { marshalYamlV2, parseJsonForYamlV2 } from '@keelson/machineconfig';
-import { parseGoDuration } from '@keelson/kube';
+import { marshalYamlV2, parseJsonForYamlV2 } from '../../yamlv2.js';
+import { parseGoDuration } from '@keelson/api';
 
 type Obj = Record<string, unknown>;
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -2,8 +2,8 @@
  * Pure generation of the `99-<pool>-generated-kubelet` and `99-<pool>-generated-containerruntime` MachineConfigs
  * from KubeletConfig / ContainerRuntimeConfig objects (upstream pkg/controller/kubelet-config, container-runtime-config).
  */
-import type { MachineConfig } from '../../common/api-types.js';
-import { Labels, McAnnotations } from '../../common/constants.js';
+import type { MachineConfig } from '@keelson/api';
+import { Labels, McAnnotations } from '../constants.js';
 import {
   decodeKubeletConfig,
   encodeKubeletConfig,
@@ -12,7 +12,7 @@ import {
   mergeKubeletConfig,
   normalize,
 } from '../kubelet/kubelet-conf.js';
-import { securityProfileCiphers, type TLSSecurityProfile } from '@keelson/machineconfig';
+import { securityProfileCiphers, type TLSSecurityProfile } from '../template/tls.js';
 
 type Obj = Record<string, unknown>;
 

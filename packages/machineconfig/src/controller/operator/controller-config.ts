@@ -1,7 +1,7 @@
 /** The ControllerConfig `machine-config-controller` as the operator writes it (RenderConfig task, pure). */
-import type { ConfigMap, ControllerConfig, ControllerConfigSpec, EmbeddedInfrastructure } from '../common/api-types.js';
-import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../common/constants.js';
-import { semanticallyContains } from '@keelson/machineconfig';
+import type { ConfigMap, ControllerConfig, ControllerConfigSpec, EmbeddedInfrastructure } from '@keelson/api';
+import { CONTROLLER_CONFIG_NAME, McAnnotations, OSIMAGEURL_CONFIGMAP } from '../constants.js';
+import { semanticallyContains } from '../semantic.js';
 
 /** Content of the `machine-config-osimageurl` ConfigMap. */
 export interface OSImageURLConfig {

@@ -9,8 +9,8 @@ import type {
   Condition,
   MachineConfig,
   MachineConfigPool,
-} from '../common/api-types.js';
-import { Labels, McAnnotations } from '../common/constants.js';
+} from '@keelson/api';
+import { Labels, McAnnotations } from '../constants.js';
 
 /** One entry of ClusterOperator status.versions. */
 export interface OperandVersion {

@@ -1,6 +1,6 @@
 /** Go `time.ParseDuration` vectors (golang.org/src/time/time_test.go parseDurationTests) and its errors. */
 import { describe, expect, it } from 'vitest';
-import { DurationError, parseGoDuration } from '../src/duration.js';
+import { DurationError, parseGoDuration } from '../src/core/duration.js';
 
 describe('parseGoDuration', () => {
   const ok: [string, number][] = [
