@@ -111,8 +111,12 @@ function localProvider(pools: PoolWaiter, configs: MachineConfigCache): ConfigPr
   };
 }
 
-/** Starts virtual nodes (see module doc). Resolves once every machine has booted and its daemon runs. */
-export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<VirtualNodes> {
+/** The daemons' client and the kubelets' (when they have their own credentials); `close` closes the ones opened here. */
+function openClients(opts: VirtualNodesOptions): {
+  client: KubeClient;
+  kubelet: KubeClient | undefined;
+  close(): Promise<void>;
+} {
   const own = opts.client === undefined;
   const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon-virtual' });
   const ownKubelet = opts.kubeletClient === undefined && opts.kubeletKubeconfig !== undefined;
@@ -121,13 +125,28 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     (opts.kubeletKubeconfig !== undefined
       ? clientFrom(opts.kubeletKubeconfig, { userAgent: 'kubelet-virtual' })
       : undefined);
-  const closeClients = async (): Promise<void> => {
-    if (own) await client.close();
-    if (ownKubelet) await kubelet?.close();
+  return {
+    client,
+    kubelet,
+    async close() {
+      if (own) await client.close();
+      if (ownKubelet) await kubelet?.close();
+    },
   };
-  const logger = opts.logger ?? nullLogger;
-  // the machines' roots live as long as this process: atomic writes there skip fsync (see markVolatileTree)
-  const unmarkVolatile = markVolatileTree(resolve(opts.rootDir));
+}
+
+/** What the daemons share: one Node watch, the MachineConfig cache, the MCN / ControllerConfig informers, counters. */
+interface SharedPlumbing {
+  readonly plumbing: ClusterPlumbing;
+  readonly informer: SharedNodeInformer;
+  readonly configs: MachineConfigCache;
+  readonly stats: { writes: number };
+  readonly mcnStats: { writes: number };
+  /** Stops the informers started here (Node watch last, as they started first). */
+  stopInformers(): Promise<void>;
+}
+
+async function startPlumbing(client: KubeClient, opts: VirtualNodesOptions, logger: Logger): Promise<SharedPlumbing> {
   const informer = new SharedNodeInformer(client, { logger });
   await informer.start();
   const configs = new MachineConfigCache(client);
@@ -150,6 +169,27 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
     ...(ccs ? { controllerConfigs: ccs } : {}),
     events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
   };
+  return {
+    plumbing,
+    informer,
+    configs,
+    stats,
+    mcnStats,
+    async stopInformers() {
+      await informer.stop();
+      await mcns?.stop();
+      await ccs?.stop();
+    },
+  };
+}
+
+/** Where machines get their Ignition: the machine-config-server, or the pool's rendered config served locally. */
+function configSource(
+  opts: VirtualNodesOptions,
+  client: KubeClient,
+  logger: Logger,
+  configs: MachineConfigCache,
+): { fetchConfig: ConfigProvider; pools: PoolWaiter | undefined } {
   const serverUrl = opts.serverUrl;
   const pools = serverUrl === undefined ? new PoolWaiter(client, logger) : undefined;
   const fetchConfig: ConfigProvider =
@@ -160,6 +200,16 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
             ...(opts.serverCA !== undefined ? { ca: opts.serverCA } : {}),
           })
       : localProvider(pools, configs);
+  return { fetchConfig, pools };
+}
+
+/** One {@link VirtualMachine} per node spec, with its faults. */
+function createMachines(
+  opts: VirtualNodesOptions,
+  shared: { plumbing: ClusterPlumbing; informer: SharedNodeInformer; kubelet: KubeClient | undefined },
+  fetchConfig: ConfigProvider,
+  logger: Logger,
+): Map<string, VirtualMachine> {
   const machines = new Map<string, VirtualMachine>();
   for (const spec of opts.nodes) {
     machines.set(
@@ -169,9 +219,9 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
         labels: labelsOf(spec),
         pool: spec.pool ?? spec.role ?? 'worker',
         rootDir: join(opts.rootDir, spec.name),
-        plumbing,
-        ...(kubelet !== undefined ? { kubelet } : {}),
-        source: informer.source(spec.name),
+        plumbing: shared.plumbing,
+        ...(shared.kubelet !== undefined ? { kubelet: shared.kubelet } : {}),
+        source: shared.informer.source(spec.name),
         fetchConfig,
         rebootDurationMs: opts.rebootDurationMs ?? 0,
         ...(opts.bootImage !== undefined ? { bootImage: opts.bootImage } : {}),
@@ -184,34 +234,47 @@ export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<Virt
       }),
     );
   }
+  return machines;
+}
+
+/** Boots the machines, `concurrency` (default 32) at a time. */
+async function bootMachines(
+  machines: ReadonlyMap<string, VirtualMachine>,
+  concurrency: number | undefined,
+): Promise<void> {
   const queue = [...machines.values()];
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 32, queue.length)) }, async () => {
+  const workers = Array.from({ length: Math.max(1, Math.min(concurrency ?? 32, queue.length)) }, async () => {
     for (let m = queue.shift(); m !== undefined; m = queue.shift()) await m.start();
   });
-  try {
-    await Promise.all(workers);
-  } catch (e) {
+  await Promise.all(workers);
+}
+
+/** Starts virtual nodes (see module doc). Resolves once every machine has booted and its daemon runs. */
+export async function startVirtualNodes(opts: VirtualNodesOptions): Promise<VirtualNodes> {
+  const clients = openClients(opts);
+  const logger = opts.logger ?? nullLogger;
+  // the machines' roots live as long as this process: atomic writes there skip fsync (see markVolatileTree)
+  const unmarkVolatile = markVolatileTree(resolve(opts.rootDir));
+  const shared = await startPlumbing(clients.client, opts, logger);
+  const { fetchConfig, pools } = configSource(opts, clients.client, logger, shared.configs);
+  const machines = createMachines(opts, { ...shared, kubelet: clients.kubelet }, fetchConfig, logger);
+  const stop = async (): Promise<void> => {
     await Promise.all([...machines.values()].map((m) => m.stop()));
     await pools?.stop();
-    await informer.stop();
-    await mcns?.stop();
-    await ccs?.stop();
-    await closeClients();
+    await shared.stopInformers();
+    await clients.close();
     unmarkVolatile();
+  };
+  try {
+    await bootMachines(machines, opts.concurrency);
+  } catch (e) {
+    await stop();
     throw e;
   }
   return {
     machines,
-    apiRequests: () => configs.gets + stats.writes,
-    mcnRequests: () => mcnStats.writes,
-    async stop() {
-      await Promise.all([...machines.values()].map((m) => m.stop()));
-      await pools?.stop();
-      await informer.stop();
-      await mcns?.stop();
-      await ccs?.stop();
-      await closeClients();
-      unmarkVolatile();
-    },
+    apiRequests: () => shared.configs.gets + shared.stats.writes,
+    mcnRequests: () => shared.mcnStats.writes,
+    stop,
   };
 }
