@@ -27,7 +27,7 @@ const host: Host = {
 const os: OsDriver = {
   bootedImage: () => Promise.resolve('quay.io/os@sha256:1'),
   kernelArguments: () => Promise.resolve([]),
-  applyChanges: () => Promise.resolve(),
+  applyChanges: () => Promise.resolve([]),
   cleanupRollback: () => Promise.resolve(),
   cleanupPending: () => Promise.resolve(),
 };
