@@ -9,7 +9,7 @@ import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/pro
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { startClusterVersionOperator, startPayloadKubelet, type CvoOptions } from '@keelson/cluster-version-operator';
-import { KubeClient, type Logger } from '@keelson/kube';
+import { createLogger, KubeClient, scaledLeaderElection, type LeaderElectionTiming, type Logger } from '@keelson/kube';
 import { generateTls, startOperatorSimulator, type OperatorSimulatorOptions } from '@keelson/kube-sandbox';
 import {
   startMachineConfigController,
@@ -217,36 +217,27 @@ export function loadComponents(requestUpgrade: UpgradeRequester = requestUpgrade
 }
 
 /**
- * Leader election on the compressed clock: Lease durations are whole seconds in the API, so the upstream 137 s / 107 s
- * / 26 s are scaled and rounded up, keeping lease > renew deadline > retry period. The scaled values are floored at
- * 15 s / 10 s / 2 s of wall time: API latency does not shrink with the simulated clock, and on a loaded machine a 2 s
- * renew deadline made the in-process CVO step down mid-install (nothing restarts it, as kubelet would a pod).
+ * Leader election on the compressed clock: `scaledLeaderElection` of `@keelson/kube` (the one copy of the Lease timing:
+ * upstream's 137 s / 107 s / 26 s scaled, rounded up to whole seconds, floored at 15 s / 10 s / 2 s of wall time).
  */
-export function leaderElectionIntervals(timeScale: number): {
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-} {
-  const retry = Math.max(2, Math.ceil(26 / timeScale));
-  const renew = Math.max(retry + 1, 10, Math.ceil(107 / timeScale));
-  const lease = Math.max(renew + 1, 15, Math.ceil(137 / timeScale));
-  return { leaseDurationMs: lease * 1000, renewDeadlineMs: renew * 1000, retryPeriodMs: retry * 1000 };
+export function leaderElectionIntervals(timeScale: number): LeaderElectionTiming {
+  return scaledLeaderElection(timeScale);
 }
 
-/** A component's JSON lines, tagged with its name, into the rehearsal's log sink. */
-function componentLogger(ctx: ComponentContext, component: string): Logger {
-  const line =
-    (level: string) =>
-    (msg: string, fields?: Record<string, unknown>): void => {
-      ctx.log(component, JSON.stringify({ level, msg, ...fields }));
-    };
-  return {
-    info: line('info'),
-    warn: line('warn'),
-    error: line('error'),
-    debug: line('debug'),
-    child: () => componentLogger(ctx, component),
-  };
+/**
+ * A component's JSON lines, tagged with its name, into the rehearsal's log sink: the style of `processLogger` (`ts`,
+ * `level`, `msg`, `component`, the child loggers' fields), every level kept (debug included, as before).
+ */
+export function componentLogger(ctx: ComponentContext, component: string): Logger {
+  return createLogger({
+    level: 'debug',
+    fields: { component },
+    stream: {
+      write: (line: string) => {
+        ctx.log(component, line.trimEnd());
+      },
+    },
+  });
 }
 
 /** The common shape of a started operator process ({@link Running} of the apps, {@link RunningCvo}). */

@@ -104,8 +104,9 @@ async function start(argv: string[]): Promise<void> {
     throw new UsageError(`${(e as Error).message}\n${USAGE}`, { flag: '--metrics-listen-address', cause: e });
   }
   const client = clientFrom(kubeconfig, { userAgent: 'machine-config-daemon' });
-  const d = await runManaged(client, 'machine-config-daemon', () =>
+  const d = await runManaged(client, 'machine-config-daemon', (manager) =>
     startMachineConfigDaemon({
+      manager,
       nodeName,
       rootMount: values['root-mount'],
       client,
@@ -127,17 +128,18 @@ async function start(argv: string[]): Promise<void> {
  * Runs a daemon component on `@keelson/kube`'s Manager (the operators' runtime, without a Lease: every node runs
  * its daemon): the SIGTERM handler is installed first, so a signal during startup still stops cleanly; on stop the
  * component ends, then the client closes. A component that fails to start closes the client and fails the process.
+ * `start` gets the Manager: the component takes its informers from its shared cache (stopped after the component).
  */
 async function runManaged<T extends { stop(): Promise<void> }>(
   client: KubeClient,
   name: string,
-  start: () => Promise<T>,
+  start: (mgr: Manager) => Promise<T>,
 ): Promise<T> {
   const mgr = new Manager({ client, logger: log, health: false });
   onShutdown(() => mgr.stop(), { logger: log });
   let running: T;
   try {
-    running = await start();
+    running = await start(mgr);
   } catch (e) {
     await mgr.stop();
     throw e;

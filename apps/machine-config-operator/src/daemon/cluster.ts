@@ -71,12 +71,24 @@ export class MachineConfigCache {
 export class SharedNodeInformer {
   readonly informer: Informer<Node>;
   readonly #subs = new Map<string, Set<(n: Node | undefined) => void>>();
-  constructor(client: KubeClient, opts: { fieldSelector?: string; labelSelector?: string; logger?: Logger } = {}) {
-    this.informer = new Informer(client, Nodes, { ...opts });
+  /** Whether the informer is this object's (else a Manager's shared one: started here, stopped by its Manager). */
+  readonly #own: boolean;
+  readonly #unhandle: () => void;
+  /**
+   * @param opts.informer a Node informer to fan out (a Manager's shared one, `mgr.informer(Nodes, …)`); default: an
+   * informer of its own with the given selection
+   */
+  constructor(
+    client: KubeClient,
+    opts: { fieldSelector?: string; labelSelector?: string; logger?: Logger; informer?: Informer<Node> } = {},
+  ) {
+    const { informer, ...selection } = opts;
+    this.#own = informer === undefined;
+    this.informer = informer ?? new Informer(client, Nodes, selection);
     const fire = (name: string | undefined, n: Node | undefined): void => {
       for (const cb of this.#subs.get(name ?? '') ?? []) cb(n);
     };
-    this.informer.addHandlers({
+    this.#unhandle = this.informer.addHandlers({
       add: (n) => {
         fire(n.metadata.name, n);
       },
@@ -93,9 +105,10 @@ export class SharedNodeInformer {
     this.informer.start();
     await this.informer.waitForSync();
   }
-  /** Stops the watch. */
+  /** Stops the watch (an informer handed in is left to its owner). */
   async stop(): Promise<void> {
-    await this.informer.stop();
+    this.#unhandle();
+    if (this.#own) await this.informer.stop();
   }
   /** The source for one node name. */
   source(name: string): NodeSource {

@@ -4,6 +4,7 @@
  * each virtual node.
  */
 import {
+  ControllerConfigs,
   EventRecorder,
   Informer,
   KubeClient,
@@ -15,12 +16,16 @@ import {
   startHealthServer,
   type HealthServer,
   type Logger,
+  type Manager,
 } from '@keelson/kube';
 import { clientFrom } from '../common/runtime.js';
+import { CONTROLLER_CONFIG_NAME } from '../common/constants.js';
+import { Nodes } from '../common/resources.js';
 import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/machineconfig';
 import type {
   ControllerConfig,
   MachineConfigNode,
+  Node,
   NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
   NodeDisruptionPolicyAction,
 } from '@keelson/api';
@@ -185,6 +190,11 @@ export interface StartDaemonOptions {
    * to the host without a reboot). Default on, as upstream; `false` turns it off.
    */
   readonly certificateWriter?: boolean;
+  /**
+   * The process's Manager (the bin's `runManaged`): the Node, MachineConfigNode and ControllerConfig informers come
+   * from its shared cache (`mgr.informer()`, stopped by the Manager); absent: the daemon's own, stopped by stop().
+   */
+  readonly manager?: Manager;
 }
 
 /** A running daemon. */
@@ -218,15 +228,41 @@ async function startMetrics(
   return { metrics, server };
 }
 
+/**
+ * The daemon's watches of its own Node, its MachineConfigNode and (with a Manager) ControllerConfig
+ * `machine-config-controller` (the certificate writer's; without a Manager it makes its own): from the Manager's
+ * shared cache when given, else its own. The ControllerConfig informer is started here (the certificate writer
+ * does not start one it is handed); a Manager started later leaves a started informer as it is.
+ */
+function daemonInformers(
+  client: KubeClient,
+  opts: StartDaemonOptions,
+  logger: Logger,
+): { nodes: Informer<Node>; mcns: Informer<MachineConfigNode>; controllerConfigs?: Informer<ControllerConfig> } {
+  const byName = { fieldSelector: `metadata.name=${opts.nodeName}` };
+  const mgr = opts.manager;
+  if (mgr === undefined)
+    return {
+      nodes: new Informer(client, Nodes, { ...byName, logger }),
+      mcns: new Informer(client, MachineConfigNodes, { ...byName, logger }),
+    };
+  const controllerConfigs = mgr.informer(ControllerConfigs, {
+    fieldSelector: `metadata.name=${CONTROLLER_CONFIG_NAME}`,
+  });
+  controllerConfigs.start();
+  return { nodes: mgr.informer(Nodes, byName), mcns: mgr.informer(MachineConfigNodes, byName), controllerConfigs };
+}
+
 /** Starts the daemon of one (real) node. */
 export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
   const own = opts.client === undefined;
   const client = opts.client ?? clientFrom(opts.kubeconfig, { userAgent: 'machine-config-daemon' });
   const logger = opts.logger ?? nullLogger;
-  const nodes = new SharedNodeInformer(client, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
+  const inf = daemonInformers(client, opts, logger);
+  const nodes = new SharedNodeInformer(client, { informer: inf.nodes });
   await nodes.start();
   // the daemon's own MachineConfigNode, watched (not awaited: a cluster without the CRD still runs the daemon)
-  const mcns = new Informer(client, MachineConfigNodes, { fieldSelector: `metadata.name=${opts.nodeName}`, logger });
+  const mcns = inf.mcns;
   mcns.start();
   const plumbing: ClusterPlumbing = {
     client,
@@ -259,6 +295,7 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
       ? undefined
       : new CertificateSync({
           client,
+          ...(inf.controllerConfigs !== undefined ? { controllerConfigs: inf.controllerConfigs } : {}),
           root: exec.root,
           node: cluster.source,
           writer: cluster.writer,
@@ -276,7 +313,8 @@ export async function startMachineConfigDaemon(opts: StartDaemonOptions): Promis
       await daemon.stop();
       await served.server?.close();
       await nodes.stop();
-      await mcns.stop();
+      // informers of a Manager's cache are the Manager's to stop
+      if (opts.manager === undefined) await Promise.all([inf.nodes.stop(), mcns.stop()]);
       if (own) await client.close();
     },
   };

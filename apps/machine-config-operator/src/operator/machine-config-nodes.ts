@@ -12,6 +12,7 @@ import {
   isNotFound,
   MachineConfigNodes,
   type KubeClient,
+  type KubeObject,
   type Logger,
   type Registry,
 } from '@keelson/kube';
@@ -19,6 +20,7 @@ import { NODE_ANNOTATIONS, type MachineConfigNode, type MachineConfigPool, type 
 import { Nodes } from '../common/resources.js';
 import { getPoolsForNode } from '@keelson/machineconfig';
 import { newMachineConfigNode, NOT_YET_SET } from '../upgrade-monitor/conditions.js';
+import { informerSource, type InformerSource } from './informers.js';
 
 /** What {@link planMachineConfigNodes} found to do. */
 export interface McnPlan {
@@ -102,6 +104,11 @@ export interface McnSyncOptions {
   readonly registry: Registry;
   /** The operator's pool informer (started by the operator). */
   readonly pools: Informer<MachineConfigPool>;
+  /**
+   * Where the Node and MCN informers come from (the operator's: the Manager's shared cache, started and stopped by
+   * it); default: informers of its own, started and stopped here.
+   */
+  readonly source?: InformerSource;
 }
 
 const NODE_KEY = 'machine-config-nodes';
@@ -127,11 +134,13 @@ export class MachineConfigNodeSync {
   readonly #mcns: Informer<MachineConfigNode>;
   readonly #o: McnSyncOptions;
   readonly #unsubscribe: Array<() => void> = [];
+  readonly #owned: Array<Informer<KubeObject>> = [];
 
   constructor(o: McnSyncOptions) {
     this.#o = o;
-    this.#nodes = new Informer(o.client, Nodes, { logger: o.logger });
-    this.#mcns = new Informer(o.client, MachineConfigNodes, { logger: o.logger });
+    const mk = informerSource(o.client, o.logger, o.source, this.#owned);
+    this.#nodes = mk(Nodes);
+    this.#mcns = mk(MachineConfigNodes);
     this.controller = new Controller({
       name: 'machine-config-nodes',
       reconcile: () => this.sync(),
@@ -164,7 +173,7 @@ export class MachineConfigNodeSync {
   async stop(): Promise<void> {
     for (const u of this.#unsubscribe.splice(0)) u();
     await this.controller.stop();
-    await Promise.all([this.#nodes.stop(), this.#mcns.stop()]);
+    await Promise.all(this.#owned.splice(0).map((i) => i.stop()));
   }
 
   /** One pass (waits for the three caches; a cluster without the MCN CRD never syncs its informer: no pass). */

@@ -14,10 +14,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject, type Logger } from '@keelson/kube';
+import { defineResource, Informer, isNotFound, type KubeClient, type KubeObject } from '@keelson/kube';
 import { MCO_NAMESPACE } from '../common/constants.js';
 import { semanticallyContains } from '@keelson/machineconfig';
 import { OperatorSyncError } from '@keelson/machineconfig';
+import type { InformerSource } from './informers.js';
 
 /** A workload as the operator reads and writes it. */
 export type Workload = KubeObject & {
@@ -186,10 +187,10 @@ export class OperandSync {
   constructor(
     private readonly client: KubeClient,
     private readonly o: OperandOptions & { image: string },
-    logger: Logger,
+    informers: InformerSource,
   ) {
-    this.daemonSets = new Informer(client, DaemonSets, { namespace: MCO_NAMESPACE, logger });
-    this.deployments = new Informer(client, Deployments, { namespace: MCO_NAMESPACE, logger });
+    this.daemonSets = informers(DaemonSets, { namespace: MCO_NAMESPACE });
+    this.deployments = informers(Deployments, { namespace: MCO_NAMESPACE });
   }
 
   #render(op: Operand): Promise<Workload> {

@@ -22,6 +22,7 @@ import {
   type KubeClient,
   type KubeObject,
   type Logger,
+  type Manager,
   type ResourceDescriptor,
 } from '@keelson/kube';
 import { controllerConfigGate, defaultPool, semanticallyContains } from '@keelson/machineconfig';
@@ -63,6 +64,7 @@ import {
 } from '@keelson/machineconfig';
 import { MachineConfigNodeSync } from './machine-config-nodes.js';
 import { syncMachineConfiguration } from './machine-configuration.js';
+import { informerSource, isLeaderRecord, type InformerSource } from './informers.js';
 import { OPERANDS, OperandSync, type OperandOptions } from './operands.js';
 import { Secrets, syncMcsTls, MCS_CA_NAME } from './mcs-tls.js';
 import { caFromConfigMap } from './ca-bundles.js';
@@ -212,17 +214,19 @@ export class MachineConfigOperator {
   private mcsRotation: boolean | undefined;
   /** openshift-machine-api found missing: the user-data secrets are not retried before this time. */
   private maoNamespaceMissingUntil = 0;
+  /** Informers made by this operator (no {@link InformerSource} given): stopped by {@link stop}. */
+  private readonly owned: Array<Informer<KubeObject>> = [];
+  /** Removes the handlers added to (possibly shared) informers. */
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(
     private readonly client: KubeClient,
     private readonly o: MachineConfigOperatorOptions,
     private readonly log: Logger,
     registry: Registry,
+    source?: InformerSource,
   ) {
-    const mk = <T extends KubeObject>(
-      d: ResourceDescriptor<T>,
-      extra: ConstructorParameters<typeof Informer<T>>[2] = {},
-    ): Informer<T> => new Informer<T>(client, d, { logger: log, ...extra });
+    const mk = informerSource(client, log, source, this.owned);
     this.informers = {
       // every ConfigMap of the namespace: the osimageurl one and machine-config-server-ca (syncRenderConfig)
       cm: mk(CMs, { namespace: MCO_NAMESPACE }),
@@ -245,7 +249,12 @@ export class MachineConfigOperator {
       logger: log,
     });
     const key = (): string[] => [CLUSTER_OPERATOR_NAME];
-    for (const inf of Object.values(this.informers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
+    const { mcs, cm, ...triggers } = this.informers;
+    for (const inf of Object.values(triggers) as Array<Informer<KubeObject>>) this.controller.watch(inf, key);
+    this.controller.watch(cm, (o) => (isLeaderRecord(o) ? [] : key()));
+    // upstream's mcInformer has no event handler (only its lister, waited for before the first sync): a
+    // MachineConfig written by the controller does not queue an operator sync
+    this.controller.watch(mcs, () => []);
     const byName = { fieldSelector: 'metadata.name=cluster' };
     this.config = {
       infra: mk(CONFIG_TYPES.infra, byName),
@@ -257,14 +266,31 @@ export class MachineConfigOperator {
     const enqueue = (): void => {
       this.controller.enqueue(CLUSTER_OPERATOR_NAME);
     };
-    for (const inf of Object.values(this.config)) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    const onChange = { add: enqueue, update: enqueue, delete: enqueue };
+    const cmEnqueue = (cm: ConfigMap): void => {
+      if (!isLeaderRecord(cm)) enqueue();
+    };
+    const onCmChange = {
+      add: cmEnqueue,
+      update: (_o: ConfigMap, n: ConfigMap) => {
+        cmEnqueue(n);
+      },
+      delete: cmEnqueue,
+    };
+    for (const inf of Object.values(this.config)) this.unsubscribe.push(inf.addHandlers(onChange));
     // upstream's clusterCmLister: the CA bundles, user-ca-bundle, the proxy's trusted CA, registry CAs, the cloud
     // config and kube-system/bootstrap changing queue a sync (read by GET in the sync)
     this.inputCMs = INPUT_CM_NAMESPACES.map((namespace) => mk(CMs, { namespace }));
-    for (const inf of this.inputCMs) inf.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
+    for (const inf of this.inputCMs) this.unsubscribe.push(inf.addHandlers(onCmChange));
     this.mcfg = mk(MachineConfigurations as unknown as ResourceDescriptor<ClusterConfigObject>, byName);
-    this.mcfg.addHandlers({ add: enqueue, update: enqueue, delete: enqueue });
-    this.mcnSync = new MachineConfigNodeSync({ client, logger: log, registry, pools: this.informers.pools });
+    this.unsubscribe.push(this.mcfg.addHandlers(onChange));
+    this.mcnSync = new MachineConfigNodeSync({
+      client,
+      logger: log,
+      registry,
+      pools: this.informers.pools,
+      source: mk,
+    });
     if (o.operands !== false) {
       const ops = o.operands ?? {};
       const image = ops.image ?? o.images?.['machineConfigOperator'] ?? o.operatorImage;
@@ -272,7 +298,7 @@ export class MachineConfigOperator {
         throw new Error(
           'the operator deploys its operands with the machine-config-operator image: set images.machineConfigOperator (images.json) or the operator image, or turn operand management off (operands: false, --manage-operands=false)',
         );
-      this.operands = new OperandSync(client, { ...ops, image }, log);
+      this.operands = new OperandSync(client, { ...ops, image }, mk);
       this.controller.watch(this.operands.daemonSets, key).watch(this.operands.deployments, key);
     }
   }
@@ -301,17 +327,9 @@ export class MachineConfigOperator {
     await this.mcnSync.stop();
     await this.mcnRunning;
     await this.controller.stop();
-    // the controller starts the informers it watches but does not stop them: the operand watches too
-    const operands = this.operands === undefined ? [] : [this.operands.daemonSets, this.operands.deployments];
-    await Promise.all(
-      [
-        ...Object.values(this.informers),
-        ...Object.values(this.config),
-        ...this.inputCMs,
-        this.mcfg,
-        ...(operands as unknown as Informer<KubeObject>[]),
-      ].map((i: Informer<KubeObject>) => i.stop()),
-    );
+    for (const u of this.unsubscribe.splice(0)) u();
+    // informers of the Manager's cache are the Manager's to stop; only those made here are stopped here
+    await Promise.all(this.owned.splice(0).map((i) => i.stop()));
   }
 
   private wanted(): OperandVersion[] {
@@ -694,8 +712,9 @@ export async function startMachineConfigOperator(opts: MachineConfigOperatorOpti
   const client = clientFrom(opts.kubeconfig);
   const logger = loggerFrom(opts, 'machine-config-operator');
   const registry = opts.registry ?? new Registry();
-  const lead = async (): Promise<() => Promise<void>> => {
-    const op = new MachineConfigOperator(client, opts, logger, registry);
+  const lead = async (mgr: Manager): Promise<() => Promise<void>> => {
+    // the informers come from the Manager's shared cache (one watch per kind and selection, stopped by the Manager)
+    const op = new MachineConfigOperator(client, opts, logger, registry, (d, o) => mgr.informer(d, o));
     const running = op.run().catch((err: unknown) => {
       logger.error('operator crashed', { err });
     });
