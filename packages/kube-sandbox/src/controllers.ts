@@ -3,38 +3,16 @@
  * namespace deletion, PodDisruptionBudget status, and an optional pod simulator (ReplicaSets, Deployments,
  * DaemonSets and "ready" pods on nodes).
  */
-import { createHash } from 'node:crypto';
 import type { ChangeEvent, Cluster } from './cluster.js';
-import { ApiError } from './errors.js';
 import { matchLabelRequirements } from '@keelson/api';
-import { decidePodPlacement, type SchedulableNode } from './scheduler.js';
+import { conditions, getSpec, podReady, setStatus, tolerate, typeOf } from './controller-util.js';
 import { requirementsFromSelector } from './selectors.js';
 import type { JsonObject, KubeObject, OwnerReference, ResourceType } from './types.js';
-import { clone, deepEqual, deleteKey, isObject, nowTime, text } from './util.js';
+import { clone, isObject } from './util.js';
+import { WorkloadControllers, type WorkloadSyncCounts } from './workloads.js';
 
-const WORKLOAD_GRS = new Set(['apps/deployments', 'apps/replicasets', 'apps/daemonsets', '/pods', '/nodes']);
-
-function typeOf(c: Cluster, group: string, plural: string): ResourceType {
-  const t = c.allTypes().find((x) => x.group === group && x.plural === plural);
-  if (!t) throw new Error(`internal: type ${group}/${plural} missing`);
-  return t;
-}
-
-/** Swallows the errors a controller expects from races (object gone, conflict). */
-function tolerate(fn: () => void): void {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError && (e.httpCode === 404 || e.httpCode === 409)) return;
-    throw e;
-  }
-}
-
-/** `spec.nodeName` of a pod ('' when unscheduled). */
-function podNodeName(p: KubeObject): string {
-  const n = (p['spec'] as JsonObject | undefined)?.['nodeName'];
-  return typeof n === 'string' ? n : '';
-}
+export { nodeReady, podReady } from './controller-util.js';
+export { nodeChangeMatters, nodeEligibilityChanged, type WorkloadSyncCounts } from './workloads.js';
 
 function ownerUids(refs: readonly OwnerReference[] | undefined): string {
   return (refs ?? []).map((r) => r.uid).join(',');
@@ -60,54 +38,9 @@ export function gcRelevant(
 }
 
 /**
- * Whether a Node change can change what the workload controllers do (pure): a new or deleted node, or a change of
- * what DaemonSet placement, scheduling and the pod "kubelet" read: labels, spec (unschedulable, taints), deletion,
- * readiness. The daemons' annotation writes (most Node writes of an update) are none of these: a pass over every
- * workload on each of them made the controllers' cost grow with nodes × node writes.
- */
-export function nodeChangeMatters(e: Pick<ChangeEvent, 'type' | 'object' | 'previous'>): boolean {
-  const prev = e.previous;
-  if (e.type !== 'MODIFIED' || prev === undefined) return true;
-  const cur = e.object;
-  return (
-    nodeReady(prev) !== nodeReady(cur) ||
-    prev.metadata?.deletionTimestamp !== cur.metadata?.deletionTimestamp ||
-    !deepEqual(prev.metadata?.labels ?? {}, cur.metadata?.labels ?? {}) ||
-    !deepEqual(prev['spec'] ?? {}, cur['spec'] ?? {})
-  );
-}
-
-/** Pods by the uid of each owner they name (one scan of the pods per pass instead of one per ReplicaSet/DaemonSet). */
-function podsByOwner(pods: readonly KubeObject[]): Map<string, KubeObject[]> {
-  const out = new Map<string, KubeObject[]>();
-  for (const p of pods)
-    for (const r of p.metadata?.ownerReferences ?? []) {
-      const list = out.get(r.uid);
-      if (list === undefined) out.set(r.uid, [p]);
-      else if (list[list.length - 1] !== p) list.push(p);
-    }
-  return out;
-}
-
-/** The pod-template-hash of a Deployment's template, cached per stored template object (stored objects are replaced, never mutated). */
-const templateHashes = new WeakMap<object, string>();
-function templateHash(template: JsonObject): string {
-  let h = templateHashes.get(template);
-  if (h === undefined) {
-    h = createHash('sha256')
-      .update(JSON.stringify(template))
-      .digest('hex')
-      .slice(0, 10)
-      .replace(/[aeiou]/g, 'x');
-    templateHashes.set(template, h);
-  }
-  return h;
-}
-
-/**
- * Least time between two passes of the workload controllers (Deployments, ReplicaSets, DaemonSets, pods): their pass
- * reads every workload, node and pod, so at thousands of nodes one pass per event-loop turn cost more than the
- * changes it reacted to. Changes in between coalesce into the next pass (the controllers are level-triggered, as
+ * Least time between two passes of the workload controllers (Deployments, ReplicaSets, DaemonSets, pods; see
+ * workloads.ts): a pass syncs what changed since the last one, and at thousands of nodes one pass per event-loop turn
+ * still cost more than the changes it reacted to. Changes in between coalesce into the next pass (the controllers are level-triggered, as
  * kube-controller-manager's work queues coalesce a key's events while it is being synced).
  */
 export const WORKLOAD_PASS_INTERVAL_MS = 50;
@@ -118,8 +51,16 @@ export class Controllers {
   private stopped = false;
   private unsubscribe: () => void;
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Whether pods are simulated for workloads. */
-  simulatePods: boolean;
+  /** Whether pods are simulated for workloads (turning it on syncs every workload on the next pass). */
+  get simulatePods(): boolean {
+    return this.podsSimulated;
+  }
+  set simulatePods(on: boolean) {
+    if (on && !this.podsSimulated) this.workloads.markAll();
+    this.podsSimulated = on;
+  }
+  private podsSimulated: boolean;
+  private readonly workloads: WorkloadControllers;
   private readonly seeded = new Set<string>();
   /** CA bundle published as kube-root-ca.crt in every namespace. */
   caBundle = '';
@@ -130,10 +71,16 @@ export class Controllers {
     private readonly c: Cluster,
     opts: { simulatePods?: boolean } = {},
   ) {
-    this.simulatePods = opts.simulatePods ?? false;
+    this.workloads = new WorkloadControllers(c);
+    this.podsSimulated = opts.simulatePods ?? false;
     this.unsubscribe = c.onChange((e) => {
       this.onChange(e);
     });
+  }
+
+  /** Objects each workload controller synced so far. */
+  get workloadSyncs(): Readonly<WorkloadSyncCounts> {
+    return this.workloads.stats;
   }
 
   /** Stops reacting to changes. */
@@ -184,8 +131,7 @@ export class Controllers {
     )
       this.dirty.ns = any = true;
     if (this.terminating.size > 0 && md.namespace && this.terminating.has(md.namespace)) this.dirty.ns = any = true;
-    if (this.simulatePods && WORKLOAD_GRS.has(e.gr) && (e.gr !== '/nodes' || nodeChangeMatters(e)))
-      this.dirty.workloads = any = true;
+    if (this.simulatePods && this.workloads.observe(e)) this.dirty.workloads = any = true;
     if (e.gr === '/pods' || e.gr === 'policy/poddisruptionbudgets') this.dirty.pdb = any = true;
     if (any) this.schedule();
   }
@@ -249,11 +195,7 @@ export class Controllers {
     if (this.simulatePods && d.workloads && !this.workloadsDue()) this.dirty.workloads = true;
     else if (this.simulatePods && d.workloads) {
       this.lastWorkloadPass = Date.now();
-      this.deployments();
-      const byOwner = podsByOwner(this.c.peekAll(typeOf(this.c, '', 'pods')));
-      this.replicaSets(byOwner);
-      this.daemonSets(byOwner);
-      this.pods();
+      this.workloads.run();
     }
     if (d.pdb) this.disruptionBudgets();
   }
@@ -285,6 +227,7 @@ export class Controllers {
   /** Marks every controller dirty and runs a pass soon (after start or a snapshot restore). */
   kick(): void {
     this.dirty = { gc: true, ns: true, workloads: true, pdb: true };
+    this.workloads.markAll();
     this.schedule();
   }
 
@@ -464,259 +407,6 @@ export class Controllers {
     }
   }
 
-  private deployments(): void {
-    const c = this.c;
-    const dType = typeOf(c, 'apps', 'deployments');
-    const rsType = typeOf(c, 'apps', 'replicasets');
-    for (const d of c.peekAll(dType)) {
-      if (d.metadata?.deletionTimestamp) continue;
-      const spec = (d['spec'] ?? {}) as JsonObject;
-      const template = (spec['template'] ?? {}) as JsonObject;
-      const hash = templateHash(template);
-      const ns = d.metadata?.namespace ?? 'default';
-      const owned = c
-        .peekAll(rsType, ns)
-        .filter((rs) => rs.metadata?.ownerReferences?.some((r) => r.uid === d.metadata?.uid));
-      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      const rsName = `${d.metadata?.name ?? ''}-${hash}`;
-      let current = owned.find((rs) => rs.metadata?.name === rsName);
-      if (!current) {
-        const tmplMeta = isObject(template['metadata']) ? template['metadata'] : {};
-        const rs: KubeObject = {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          metadata: {
-            name: rsName,
-            namespace: ns,
-            labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash },
-            ownerReferences: [ownerRef(d, true)],
-          },
-          spec: {
-            replicas,
-            selector: mergeSelector(spec['selector'], { 'pod-template-hash': hash }),
-            template: {
-              ...template,
-              metadata: {
-                ...tmplMeta,
-                labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}), 'pod-template-hash': hash },
-              },
-            },
-          },
-        };
-        tolerate(() => c.create(rsType, ns, rs, { fieldManager: 'deployment-controller' }));
-        current = c.peek(rsType, ns, rsName);
-      } else if ((current['spec'] as JsonObject)['replicas'] !== replicas) {
-        const cur = current;
-        tolerate(() => {
-          const next = clone(cur);
-          (next['spec'] as JsonObject)['replicas'] = replicas;
-          c.applyUpdate(rsType, cur, next, { fieldManager: 'deployment-controller' });
-        });
-      }
-      for (const old of owned)
-        if (old.metadata?.name !== rsName && !old.metadata?.deletionTimestamp)
-          tolerate(() => c.delete(rsType, ns, old.metadata?.name ?? ''));
-      const rsStatus = (current?.['status'] ?? {}) as JsonObject;
-      const ready = num(rsStatus['readyReplicas']);
-      const status: JsonObject = {
-        observedGeneration: d.metadata?.generation ?? 1,
-        replicas: num(rsStatus['replicas']),
-        updatedReplicas: num(rsStatus['replicas']),
-        readyReplicas: ready,
-        availableReplicas: num(rsStatus['availableReplicas']),
-        conditions: conditions(d, [
-          {
-            type: 'Available',
-            status: ready >= replicas ? 'True' : 'False',
-            reason: ready >= replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-            message:
-              ready >= replicas
-                ? 'Deployment has minimum availability.'
-                : 'Deployment does not have minimum availability.',
-          },
-          {
-            type: 'Progressing',
-            status: 'True',
-            reason: ready >= replicas ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated',
-            message:
-              ready >= replicas
-                ? `ReplicaSet "${rsName}" has successfully progressed.`
-                : `ReplicaSet "${rsName}" is progressing.`,
-          },
-        ]),
-      };
-      if (num(status['readyReplicas']) === 0) delete status['readyReplicas'];
-      if (num(status['availableReplicas']) === 0) delete status['availableReplicas'];
-      if (num(status['replicas']) < replicas)
-        status['unavailableReplicas'] = replicas - num(status['availableReplicas']);
-      setStatus(c, dType, d, status);
-    }
-  }
-
-  private replicaSets(byOwner: ReadonlyMap<string, readonly KubeObject[]>): void {
-    const c = this.c;
-    const rsType = typeOf(c, 'apps', 'replicasets');
-    const podType = typeOf(c, '', 'pods');
-    for (const rs of c.peekAll(rsType)) {
-      if (rs.metadata?.deletionTimestamp) continue;
-      const spec = (rs['spec'] ?? {}) as JsonObject;
-      const ns = rs.metadata?.namespace ?? 'default';
-      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      const pods = (byOwner.get(rs.metadata?.uid ?? '') ?? []).filter(
-        (p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp,
-      );
-      for (let i = pods.length; i < replicas; i++)
-        createPod(c, podType, rs, ns, `${rs.metadata?.name ?? ''}-`, undefined);
-      if (pods.length > replicas)
-        for (const p of pods.slice(replicas)) tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
-      const live = pods.slice(0, replicas);
-      const ready = live.filter(podReady).length;
-      const status: JsonObject = {
-        replicas: live.length,
-        fullyLabeledReplicas: live.length,
-        readyReplicas: ready,
-        availableReplicas: ready,
-        observedGeneration: rs.metadata?.generation ?? 1,
-      };
-      for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'])
-        if (status[k] === 0) deleteKey(status, k);
-      setStatus(c, rsType, rs, status);
-    }
-  }
-
-  private daemonSets(byOwner: ReadonlyMap<string, readonly KubeObject[]>): void {
-    const c = this.c;
-    const dsType = typeOf(c, 'apps', 'daemonsets');
-    const podType = typeOf(c, '', 'pods');
-    const nodeType = typeOf(c, '', 'nodes');
-    const nodes = c.peekAll(nodeType);
-    for (const ds of c.peekAll(dsType)) {
-      if (ds.metadata?.deletionTimestamp) continue;
-      const ns = ds.metadata?.namespace ?? 'default';
-      const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as
-        JsonObject | undefined;
-      const nodeSelector = (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>;
-      const eligible = nodes.filter(
-        (n) =>
-          !n.metadata?.deletionTimestamp &&
-          Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v),
-      );
-      const eligibleNames = new Set(eligible.map((n) => n.metadata?.name ?? ''));
-      const pods = (byOwner.get(ds.metadata?.uid ?? '') ?? []).filter((p) => p.metadata?.namespace === ns);
-      // by node name: a lookup per node instead of a scan of the pods (nodes x pods on every pass)
-      const scheduled = new Set(pods.map((p) => podNodeName(p)));
-      for (const name of eligibleNames)
-        if (!scheduled.has(name)) createPod(c, podType, ds, ns, `${ds.metadata?.name ?? ''}-`, name);
-      for (const p of pods) {
-        if (!eligibleNames.has(podNodeName(p)) && !p.metadata?.deletionTimestamp)
-          tolerate(() => c.delete(podType, ns, p.metadata?.name ?? ''));
-      }
-      const live = pods.filter((p) => !p.metadata?.deletionTimestamp && eligibleNames.has(podNodeName(p)));
-      const ready = live.filter(podReady).length;
-      const status: JsonObject = {
-        currentNumberScheduled: live.length,
-        desiredNumberScheduled: eligible.length,
-        numberMisscheduled: 0,
-        numberReady: ready,
-        numberAvailable: ready,
-        updatedNumberScheduled: live.length,
-        observedGeneration: ds.metadata?.generation ?? 1,
-      };
-      if (eligible.length - ready > 0) status['numberUnavailable'] = eligible.length - ready;
-      if (ready === 0) delete status['numberAvailable'];
-      setStatus(c, dsType, ds, status);
-    }
-  }
-
-  /** Round-robin position of the scheduler among feasible nodes. */
-  private nextNode = 0;
-
-  /**
-   * Schedules pending pods (see scheduler.ts: nodeSelector, node affinity, cordoned nodes, taints and tolerations;
-   * unschedulable pods get `PodScheduled=False Unschedulable`) and marks bound pods Running/Ready (a tiny kubelet).
-   */
-  private pods(): void {
-    const c = this.c;
-    const podType = typeOf(c, '', 'pods');
-    const nodes = c.peekAll(typeOf(c, '', 'nodes')) as SchedulableNode[];
-    for (const p of c.peekAll(podType)) {
-      if (p.metadata?.deletionTimestamp) continue;
-      const spec = getSpec(p);
-      if (!spec['nodeName']) {
-        this.schedulePod(podType, p, nodes);
-        continue;
-      }
-      const phase = (p['status'] as JsonObject | undefined)?.['phase'];
-      if (phase === 'Running' || phase === 'Succeeded' || phase === 'Failed') continue;
-      // a run-to-completion pod (restartPolicy OnFailure / Never) has commands to run to an end: this tiny kubelet
-      // cannot run them, so it leaves such pods to a kubelet that can (e.g. the rehearsal's virtual nodes)
-      if (spec['restartPolicy'] === 'OnFailure' || spec['restartPolicy'] === 'Never') continue;
-      const node = c.peek(typeOf(c, '', 'nodes'), undefined, text(spec['nodeName']));
-      if (!node || !nodeReady(node)) continue;
-      const now = nowTime();
-      const containers = Array.isArray(spec['containers']) ? (spec['containers'] as JsonObject[]) : [];
-      const status: JsonObject = {
-        phase: 'Running',
-        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
-          type,
-          status: 'True',
-          lastProbeTime: null,
-          lastTransitionTime: now,
-        })),
-        hostIP: '10.0.0.1',
-        podIP: `10.128.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
-        startTime: now,
-        qosClass: 'BestEffort',
-        containerStatuses: containers.map((ct) => ({
-          name: ct['name'],
-          image: ct['image'],
-          imageID: '',
-          ready: true,
-          started: true,
-          restartCount: 0,
-          state: { running: { startedAt: now } },
-        })),
-      };
-      setStatus(c, podType, p, status);
-    }
-  }
-
-  /** One scheduling attempt: bind the pod (as the scheduler's binding does) or record why it cannot be placed. */
-  private schedulePod(podType: ResourceType, p: KubeObject, nodes: readonly SchedulableNode[]): void {
-    const c = this.c;
-    const placement = decidePodPlacement(p, nodes, this.nextNode);
-    if (placement.kind === 'skip') return;
-    if (placement.kind === 'bind') {
-      this.nextNode = placement.next;
-      tolerate(() => {
-        const next = clone(p);
-        (next['spec'] as JsonObject)['nodeName'] = placement.node;
-        c.applyUpdate(podType, p, next, { fieldManager: 'default-scheduler' });
-      });
-      return;
-    }
-    const status = isObject(p['status']) ? p['status'] : {};
-    const others = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).filter(
-      (x) => x['type'] !== 'PodScheduled',
-    );
-    const prev = (Array.isArray(status['conditions']) ? (status['conditions'] as JsonObject[]) : []).find(
-      (x) => x['type'] === 'PodScheduled',
-    );
-    const since =
-      prev?.['status'] === 'False' && typeof prev['lastTransitionTime'] === 'string'
-        ? prev['lastTransitionTime']
-        : nowTime();
-    const cond: JsonObject = {
-      type: 'PodScheduled',
-      status: 'False',
-      lastProbeTime: null,
-      lastTransitionTime: since,
-      reason: 'Unschedulable',
-      message: placement.message,
-    };
-    setStatus(c, podType, p, { phase: 'Pending', conditions: [...others, cond] });
-  }
-
   private disruptionBudgets(): void {
     const c = this.c;
     const pdbType = typeOf(c, 'policy', 'poddisruptionbudgets');
@@ -770,101 +460,5 @@ function removeFinalizer(c: Cluster, t: ResourceType, obj: KubeObject, f: string
     const next = clone(cur);
     (next.metadata ??= {}).finalizers = (next.metadata?.finalizers ?? []).filter((x) => x !== f);
     c.applyUpdate(t, cur, next, { fieldManager: 'garbage-collector' });
-  });
-}
-
-function getSpec(o: KubeObject): JsonObject {
-  return isObject(o['spec']) ? o['spec'] : {};
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
-
-/** Whether a node has condition Ready=True. */
-export function nodeReady(n: KubeObject): boolean {
-  const conds = (n['status'] as JsonObject | undefined)?.['conditions'];
-  return Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
-}
-
-/** Whether a pod has condition Ready=True. */
-export function podReady(p: KubeObject): boolean {
-  const conds = (p['status'] as JsonObject | undefined)?.['conditions'];
-  return Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
-}
-
-function ownerRef(o: KubeObject, controller: boolean): OwnerReference {
-  return {
-    apiVersion: o.apiVersion ?? '',
-    kind: o.kind ?? '',
-    name: o.metadata?.name ?? '',
-    uid: o.metadata?.uid ?? '',
-    controller,
-    blockOwnerDeletion: true,
-  };
-}
-
-function mergeSelector(sel: unknown, extra: Record<string, string>): JsonObject {
-  const s = isObject(sel) ? clone(sel) : {};
-  s['matchLabels'] = { ...(s['matchLabels'] ?? {}), ...extra };
-  return s;
-}
-
-function createPod(
-  c: Cluster,
-  podType: ResourceType,
-  owner: KubeObject,
-  ns: string,
-  prefix: string,
-  nodeName: string | undefined,
-): void {
-  const template = (((owner['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject;
-  const tmplMeta = isObject(template['metadata']) ? template['metadata'] : {};
-  const spec = clone(isObject(template['spec']) ? template['spec'] : { containers: [] });
-  if (nodeName) spec['nodeName'] = nodeName;
-  const pod: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: prefix,
-      namespace: ns,
-      labels: { ...((tmplMeta['labels'] as Record<string, string>) ?? {}) },
-      ownerReferences: [ownerRef(owner, true)],
-    },
-    spec,
-  };
-  if (tmplMeta['annotations']) (pod.metadata ??= {}).annotations = tmplMeta['annotations'] as Record<string, string>;
-  tolerate(() => c.create(podType, ns, pod, { fieldManager: 'kube-controller-manager' }));
-}
-
-function conditions(
-  o: KubeObject,
-  want: { type: string; status: string; reason: string; message: string }[],
-): JsonObject[] {
-  const prev = ((o['status'] as JsonObject | undefined)?.['conditions'] ?? []) as JsonObject[];
-  const now = nowTime();
-  return want.map((w) => {
-    const p = prev.find((x) => x['type'] === w.type);
-    const same = p && p['status'] === w.status && p['reason'] === w.reason && p['message'] === w.message;
-    if (same) return p;
-    return {
-      ...w,
-      lastTransitionTime: p && p['status'] === w.status ? p['lastTransitionTime'] : now,
-      lastUpdateTime: now,
-    };
-  });
-}
-
-function setStatus(c: Cluster, t: ResourceType, o: KubeObject, status: JsonObject): void {
-  const cur = isObject(o['status']) ? o['status'] : {};
-  const merged = { ...cur, ...status };
-  for (const k of Object.keys(cur))
-    if (!(k in status) && (k.endsWith('Replicas') || k.startsWith('number') || k === 'unavailableReplicas'))
-      deleteKey(merged, k);
-  if (deepEqual(cur, merged)) return;
-  tolerate(() => {
-    const next = clone(o);
-    next['status'] = merged;
-    c.applyUpdate(t, o, next, { fieldManager: 'kube-controller-manager', subresource: 'status' });
   });
 }

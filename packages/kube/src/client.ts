@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError, KubeError, type KubeStatus } from './errors.js';
 import type { ResourceDescriptor } from './resources.js';
 import type { KubeList, KubeObject, WatchEvent } from './types.js';
+import { WatchLineSplitter } from './watch-lines.js';
 
 /** Query parameters of a request; `undefined` values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -299,7 +300,7 @@ export class KubeClient {
     }
     res.setEncoding('utf8');
     await new Promise<void>((resolve, reject) => {
-      let buf = '';
+      const lines = new WatchLineSplitter(MAX_WATCH_LINE_BYTES);
       let failed = false;
       const fail = (err: Error): void => {
         if (failed) return;
@@ -308,44 +309,21 @@ export class KubeClient {
         reject(err);
       };
       res.on('data', (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line.length === 0) continue;
-          let ev: WatchEvent<T>;
-          try {
-            ev = JSON.parse(line) as WatchEvent<T>;
-          } catch (err) {
-            fail(
-              new KubeError(
-                'KUBE_BAD_RESPONSE',
-                `watch ${path}: undecodable event line ${JSON.stringify(line.slice(0, 120))}`,
-                { cause: err },
-              ),
-            );
-            return;
-          }
-          try {
-            onEvent(ev);
-          } catch (err) {
-            fail(
-              err instanceof Error
-                ? err
-                : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`),
-            );
+        if (failed) return;
+        for (const line of lines.push(chunk)) {
+          const err = deliverWatchLine(path, line, onEvent);
+          if (err !== undefined) {
+            fail(err);
             return;
           }
         }
-        if (buf.length > MAX_WATCH_LINE_BYTES) {
+        if (lines.overflowed) {
           fail(
             new KubeError(
               'KUBE_BAD_RESPONSE',
               `watch ${path}: event line exceeds ${MAX_WATCH_LINE_BYTES} bytes; refusing it`,
             ),
           );
-          return;
         }
       });
       res.on('end', () => {
@@ -594,4 +572,30 @@ function nsOf(d: ResourceDescriptor, obj: KubeObject): string | undefined {
     );
   }
   return ns;
+}
+
+/** Decodes one watch event line and hands it to `onEvent`; returns the error that ends the watch, if any. */
+function deliverWatchLine<T extends KubeObject>(
+  path: string,
+  line: string,
+  onEvent: (ev: WatchEvent<T>) => void,
+): Error | undefined {
+  let ev: WatchEvent<T>;
+  try {
+    ev = JSON.parse(line) as WatchEvent<T>;
+  } catch (err) {
+    return new KubeError(
+      'KUBE_BAD_RESPONSE',
+      `watch ${path}: undecodable event line ${JSON.stringify(line.slice(0, 120))}`,
+      { cause: err },
+    );
+  }
+  try {
+    onEvent(ev);
+  } catch (err) {
+    return err instanceof Error
+      ? err
+      : new KubeError('KUBE_BAD_RESPONSE', `watch ${path}: event handler failed: ${String(err)}`);
+  }
+  return undefined;
 }
