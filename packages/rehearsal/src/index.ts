@@ -5,14 +5,10 @@
  * an operator of your own under the real CVO and MCO live in `@keelson/rehearsal/testing`; the release generator in
  * `@keelson/rehearsal/release`.
  */
-export {
-  rehearse,
-  nodeInventory,
-  kubeconfigFor,
-  COMPONENT_STOP_TIMEOUT_MS,
-  type RehearseOptions,
-  type RehearsalResult,
-} from './run.js';
+export { rehearse } from './run.js';
+export { type RehearseOptions, type RehearsalResult } from './options.js';
+export { nodeInventory, kubeconfigFor } from './cluster-bootstrap.js';
+export { COMPONENT_STOP_TIMEOUT_MS } from './stack.js';
 export {
   loadComponents,
   leaderElectionIntervals,

@@ -13,7 +13,7 @@ import { openPayload } from '@keelson/release-payload';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProxy, type ApiProxy } from '../src/api-proxy.js';
 import { startObserver, type Observer } from '../src/observer.js';
-import { bootstrapCluster, kubeconfigFor } from '../src/run.js';
+import { bootstrapCluster, kubeconfigFor } from '../src/cluster-bootstrap.js';
 import type { TimelineEvent } from '../src/timeline.js';
 import { waitFor } from '../src/testing/index.js';
 

@@ -24,7 +24,7 @@ import {
   writeServiceAccountKubeconfig,
 } from '../src/identities.js';
 import { machineConfigManifestsDir } from '../src/components.js';
-import { bootstrapCluster } from '../src/run.js';
+import { bootstrapCluster } from '../src/cluster-bootstrap.js';
 
 let work = '';
 let payload: ReleasePayload;

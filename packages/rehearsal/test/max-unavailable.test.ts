@@ -1,7 +1,7 @@
 /** `--max-unavailable` parsing, maxUnavailable scaling as the MCO does it, custom pools, and the restart decision. */
 import { describe, expect, it } from 'vitest';
 import { MaxUnavailableSpecError, parseMaxUnavailable, scaledMaxUnavailable } from '../src/max-unavailable.js';
-import { customPool } from '../src/run.js';
+import { customPool } from '../src/cluster-bootstrap.js';
 import { decideRestarts } from '../src/supervise.js';
 import { poolView } from '../src/timeline.js';
 

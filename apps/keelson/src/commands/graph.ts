@@ -234,6 +234,26 @@ export function registerGraphCommands(program: Command): void {
     .command('graph')
     .description('Update graphs: available updates, upgrade paths, drawing, and a local update service');
 
+  registerUpdates(graph);
+  registerPath(graph);
+  registerDraw(graph);
+  registerServe(graph);
+}
+
+/** The flags of `keelson graph updates`. */
+type UpdatesFlags = Omit<SourceOptions, 'channel'> &
+  OutputFlags & {
+    channel: string;
+    version: string;
+    id?: string;
+    prometheus?: string;
+    tokenFile?: string;
+    prometheusCa?: string;
+    acceptRisks?: string[];
+  };
+
+/** `keelson graph updates`. */
+function registerUpdates(graph: Command): void {
   const updates = graph
     .command('updates')
     .description('List available updates for a version (like `oc adm upgrade`)')
@@ -254,86 +274,52 @@ export function registerGraphCommands(program: Command): void {
     .option('--prometheus-ca <file>', 'CA bundle for --prometheus')
     .option('--accept-risks <names>', 'risk names accepted by the admin (comma list)', collect);
   addOutputOption(updates, { formats: ['table', 'wide', 'json', 'yaml'], aliases: ['format'] }).action(
-    async (
-      o: Omit<SourceOptions, 'channel'> &
-        OutputFlags & {
-          channel: string;
-          version: string;
-          id?: string;
-          prometheus?: string;
-          tokenFile?: string;
-          prometheusCa?: string;
-          acceptRisks?: string[];
-        },
-    ) => {
-      const format = outputFormat(o, updates);
-      if (o.timeout !== undefined) parseDuration('--timeout', o.timeout);
-      const channel = o.channel;
-      for (const w of channelVersionWarnings(channel, o.version)) warn(w);
-      let result: AvailableUpdates;
-      let source: string;
-      try {
-        const file = o.graph?.[0];
-        if (file !== undefined) {
-          if (o.upstream !== undefined) throw usageError('use either --graph or --upstream, not both');
-          const g = loadGraphFile(file);
-          for (const w of channelMembershipWarnings(g, channel, o.version)) warn(w);
-          result = availableUpdates(g, o.version, { channel, currentArch: o.arch ?? 'amd64' });
-          source = `Graph: ${file}`;
-        } else if (o.upstream !== undefined) {
-          const client = new UpdateGraphClient(clientOptions(o));
-          try {
-            result = await client.fetch({
-              upstream: o.upstream,
-              channel,
-              version: o.version,
-              arch: o.arch ?? 'amd64',
-              ...(o.id !== undefined ? { id: o.id } : {}),
-            });
-          } finally {
-            await client.close();
-          }
-          source = `Upstream: ${o.upstream}`;
-        } else {
-          throw usageError('a graph source is required: --upstream URL or --graph FILE');
-        }
-      } catch (e) {
-        return wrap(e);
-      }
-      const recommended: Record<string, Condition | undefined> = {};
-      if (o.prometheus !== undefined && result.conditionalUpdates.length > 0) {
-        const reg = createRiskRegistry(
-          {
-            url: o.prometheus,
-            ...(o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {}),
-            ...(o.prometheusCa !== undefined ? { ca: readFileSync(o.prometheusCa, 'utf8') } : {}),
-            // --timeout bounds each PromQL query too (default: the CVO's 5 minutes)
-            ...promqlTimeout(o.timeout),
-          },
-          { minBetweenMatchesMs: -1 },
-        );
-        const ev = await evaluateConditionalUpdates(result.conditionalUpdates, {
-          registry: reg,
-          updates: result.updates,
-          acceptRisks: o.acceptRisks ?? [],
-        });
-        for (const c of ev.conditionalUpdates) recommended[c.release.version] = c.conditions[0];
-      }
-      await printResult(format, {
-        data: () => ({
-          current: result.current,
-          updates: result.updates,
-          conditionalUpdates: result.conditionalUpdates.map((c) => ({
-            ...c,
-            ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}),
-          })),
-        }),
-        table: () => formatUpdates(source, channel, result, recommended),
-        wide: () => formatUpdates(source, channel, result, recommended, true),
-      });
-    },
+    (o: UpdatesFlags) => showUpdates(o, updates),
   );
+}
 
+/** `keelson graph updates`'s action: the updates of the graph file or update service, risks evaluated by --prometheus. */
+async function showUpdates(o: UpdatesFlags, cmd: Command): Promise<void> {
+  const format = outputFormat(o, cmd);
+  if (o.timeout !== undefined) parseDuration('--timeout', o.timeout);
+  const channel = o.channel;
+  for (const w of channelVersionWarnings(channel, o.version)) warn(w);
+  const { result, source } = await loadUpdates(o, channel);
+  const recommended: Record<string, Condition | undefined> = {};
+  if (o.prometheus !== undefined && result.conditionalUpdates.length > 0) {
+    const reg = createRiskRegistry(
+      {
+        url: o.prometheus,
+        ...(o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {}),
+        ...(o.prometheusCa !== undefined ? { ca: readFileSync(o.prometheusCa, 'utf8') } : {}),
+        // --timeout bounds each PromQL query too (default: the CVO's 5 minutes)
+        ...promqlTimeout(o.timeout),
+      },
+      { minBetweenMatchesMs: -1 },
+    );
+    const ev = await evaluateConditionalUpdates(result.conditionalUpdates, {
+      registry: reg,
+      updates: result.updates,
+      acceptRisks: o.acceptRisks ?? [],
+    });
+    for (const c of ev.conditionalUpdates) recommended[c.release.version] = c.conditions[0];
+  }
+  await printResult(format, {
+    data: () => ({
+      current: result.current,
+      updates: result.updates,
+      conditionalUpdates: result.conditionalUpdates.map((c) => ({
+        ...c,
+        ...(recommended[c.release.version] ? { conditions: [recommended[c.release.version]] } : {}),
+      })),
+    }),
+    table: () => formatUpdates(source, channel, result, recommended),
+    wide: () => formatUpdates(source, channel, result, recommended, true),
+  });
+}
+
+/** `keelson graph path`. */
+function registerPath(graph: Command): void {
   const path = graph
     .command('path <from> <to>')
     .description('Plan the shortest safe update path across minors')
@@ -380,7 +366,10 @@ export function registerGraphCommands(program: Command): void {
     };
     return printResult(format === 'text' ? 'table' : format, { data: () => found, table: text });
   });
+}
 
+/** `keelson graph draw`. */
+function registerDraw(graph: Command): void {
   const draw = graph
     .command('draw')
     .description('Draw a graph as DOT, Mermaid or JSON')
@@ -403,7 +392,10 @@ export function registerGraphCommands(program: Command): void {
       else await writeOut(await renderStructured(g.toDocument(), format === 'yaml' ? 'yaml' : 'json'));
     },
   );
+}
 
+/** `keelson graph serve`. */
+function registerServe(graph: Command): void {
   graph
     .command('serve')
     .description(
@@ -468,4 +460,36 @@ export function registerGraphCommands(program: Command): void {
         });
       },
     );
+}
+
+/** The available updates from `--graph FILE` or `--upstream URL`, and the source line naming it. */
+async function loadUpdates(o: UpdatesFlags, channel: string): Promise<{ result: AvailableUpdates; source: string }> {
+  try {
+    const file = o.graph?.[0];
+    if (file !== undefined) {
+      if (o.upstream !== undefined) throw usageError('use either --graph or --upstream, not both');
+      const g = loadGraphFile(file);
+      for (const w of channelMembershipWarnings(g, channel, o.version)) warn(w);
+      return {
+        result: availableUpdates(g, o.version, { channel, currentArch: o.arch ?? 'amd64' }),
+        source: `Graph: ${file}`,
+      };
+    }
+    if (o.upstream === undefined) throw usageError('a graph source is required: --upstream URL or --graph FILE');
+    const client = new UpdateGraphClient(clientOptions(o));
+    try {
+      const result = await client.fetch({
+        upstream: o.upstream,
+        channel,
+        version: o.version,
+        arch: o.arch ?? 'amd64',
+        ...(o.id !== undefined ? { id: o.id } : {}),
+      });
+      return { result, source: `Upstream: ${o.upstream}` };
+    } finally {
+      await client.close();
+    }
+  } catch (e) {
+    return wrap(e);
+  }
 }

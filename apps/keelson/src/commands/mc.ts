@@ -296,73 +296,73 @@ export function registerMachineConfigCommands(program: Command): void {
   // manifest (default): a comment naming the result and its sources, then the rendered MachineConfig as YAML to apply;
   // json / yaml: the result as data ({name, source, machineConfig}); name: the rendered name only
   addOutputOption(render, { formats: ['manifest', 'json', 'yaml', 'name'], aliases: ['json'] }).action(
-    async (
-      paths: string[],
-      o: OutputFlags & {
-        pool: string;
-        controllerConfig?: string;
-        controllerVersion?: string;
-        roles?: string;
-        all?: boolean;
-        poolUid?: string;
-        nameOnly?: boolean;
-      },
-    ) => {
-      const format =
-        o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, render);
-      const inputs = loadMachineConfigs(paths);
-      const loaded = inputs.configs;
-      const seen = new Map<string, Loaded>();
-      for (const l of loaded) {
-        const prev = seen.get(l.mc.metadata.name);
-        if (prev)
-          throw new CliError(
-            `${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`,
-          );
-        seen.set(l.mc.metadata.name, l);
-      }
-      const roles = o.roles
-        ? o.roles
-            .split(',')
-            .map((r) => r.trim())
-            .filter(Boolean)
-        : undefined;
-      const pool = choosePool(o.pool, inputs, roles);
-      if (o.poolUid) pool.metadata = { ...pool.metadata, uid: o.poolUid };
-      const controllerConfig = loadControllerConfig(o.controllerConfig);
-      const opts = o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {};
-      try {
-        const r = o.all
-          ? renderMachineConfigs({
-              pool: { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) },
-              configs: loaded.map((l) => l.mc),
-              controllerConfig,
-              ...opts,
-            })
-          : renderPool(
-              pool,
-              loaded.map((l) => l.mc),
-              controllerConfig,
-              opts,
-            );
-        if (format === 'name') await writeOut(`${r.name}\n`);
-        else if (format === 'json' || format === 'yaml')
-          await writeOut(
-            await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format),
-          );
-        else
-          await writeOut(
-            `# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`,
-          );
-      } catch (e) {
-        if (e instanceof PoolSelectionError) throw new CliError(`pool ${e.pool}: ${jsonPath(e.path)}: ${e.message}`);
-        if (e instanceof MachineConfigRenderError) {
-          const at = e.machineConfig !== undefined ? seen.get(e.machineConfig) : undefined;
-          const where = at ? `${at.file}: MachineConfig "${e.machineConfig}" at ${jsonPath(e.path)}: ` : '';
-          throw new CliError(`${where}${e.message}`);
-        }
-        throw e;
-      }
-    },
+    (paths: string[], o: RenderFlags) => renderCommand(paths, o, render),
   );
+}
+
+/** The flags of `keelson mc render`. */
+type RenderFlags = OutputFlags & {
+  pool: string;
+  controllerConfig?: string;
+  controllerVersion?: string;
+  roles?: string;
+  all?: boolean;
+  poolUid?: string;
+  nameOnly?: boolean;
+};
+
+/** `keelson mc render`'s action: the inputs loaded, the pool chosen, the rendered MachineConfig written. */
+async function renderCommand(paths: string[], o: RenderFlags, cmd: Command): Promise<void> {
+  const format = o.nameOnly === true && o.output === undefined && o.json !== true ? 'name' : outputFormat(o, cmd);
+  const inputs = loadMachineConfigs(paths);
+  const loaded = inputs.configs;
+  const seen = new Map<string, Loaded>();
+  for (const l of loaded) {
+    const prev = seen.get(l.mc.metadata.name);
+    if (prev)
+      throw new CliError(
+        `${l.file}: $.metadata.name: MachineConfig "${l.mc.metadata.name}" is also defined in ${prev.file}`,
+      );
+    seen.set(l.mc.metadata.name, l);
+  }
+  const roles = o.roles
+    ? o.roles
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean)
+    : undefined;
+  const pool = choosePool(o.pool, inputs, roles);
+  if (o.poolUid) pool.metadata = { ...pool.metadata, uid: o.poolUid };
+  const controllerConfig = loadControllerConfig(o.controllerConfig);
+  const opts = o.controllerVersion !== undefined ? { controllerVersion: o.controllerVersion } : {};
+  try {
+    const r = o.all
+      ? renderMachineConfigs({
+          pool: { name: o.pool, ...(o.poolUid ? { uid: o.poolUid } : {}) },
+          configs: loaded.map((l) => l.mc),
+          controllerConfig,
+          ...opts,
+        })
+      : renderPool(
+          pool,
+          loaded.map((l) => l.mc),
+          controllerConfig,
+          opts,
+        );
+    if (format === 'name') await writeOut(`${r.name}\n`);
+    else if (format === 'json' || format === 'yaml')
+      await writeOut(
+        await renderStructured({ name: r.name, source: r.source, machineConfig: r.machineConfig }, format),
+      );
+    else
+      await writeOut(`# ${r.name} (from ${r.source.join(', ')})\n${await renderStructured(r.machineConfig, 'yaml')}`);
+  } catch (e) {
+    if (e instanceof PoolSelectionError) throw new CliError(`pool ${e.pool}: ${jsonPath(e.path)}: ${e.message}`);
+    if (e instanceof MachineConfigRenderError) {
+      const at = e.machineConfig !== undefined ? seen.get(e.machineConfig) : undefined;
+      const where = at ? `${at.file}: MachineConfig "${e.machineConfig}" at ${jsonPath(e.path)}: ` : '';
+      throw new CliError(`${where}${e.message}`);
+    }
+    throw e;
+  }
 }

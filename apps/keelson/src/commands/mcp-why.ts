@@ -96,83 +96,11 @@ export function nodeFindings(node: Node, pool: MachineConfigPool | undefined, sn
   const reason = ann(node, NodeAnnotations.reason);
   const dd = ann(node, NodeAnnotations.desiredDrain);
   const la = ann(node, NodeAnnotations.lastAppliedDrain);
-  if (state === 'Degraded' || state === 'Unreconcilable') {
-    if (reason.includes('unexpected on-disk state')) {
-      return [
-        {
-          code: 'ON_DISK_MISMATCH',
-          node: name,
-          message: `node ${name} is Degraded: its files differ from ${current || 'its current config'}: ${reason}`,
-          action: `restore the file content/mode the message names on ${name} (or create /run/machine-config-daemon-force on the node to skip validation once); the daemon retries and continues`,
-        },
-      ];
-    }
-    if (/rpm-ostree|failed to update OS/.test(reason)) {
-      return [
-        {
-          code: 'OS_UPDATE_FAILED',
-          node: name,
-          message: `node ${name} could not update its operating system for ${desired}: ${reason}`,
-          action: `check the OS image named in the MachineConfig (pull access from the node, digest) and \`rpm-ostree status\` on ${name}; the daemon rolled the OS change back and retries`,
-        },
-      ];
-    }
-    if (state === 'Unreconcilable')
-      return [
-        {
-          code: 'NODE_UNRECONCILABLE',
-          node: name,
-          message: `node ${name} cannot apply ${desired}: ${reason}`,
-          action:
-            'remove or change the MachineConfig that makes the change (the pool then renders a config the node can reach)',
-        },
-      ];
-    return [
-      {
-        code: 'NODE_DEGRADED',
-        node: name,
-        message: `node ${name} is Degraded while moving from ${current} to ${desired}: ${reason || '(no reason given)'}`,
-        action: 'see the machine-config-daemon log on the node; fix the cause or revert the MachineConfig',
-      },
-    ];
-  }
-  if (dd.startsWith('drain-') && dd !== la) {
-    const blocks = blockingPdbs(node, snap);
-    if (blocks.length > 0) {
-      return blocks.map(({ pdb, pod }) => ({
-        code: 'DRAIN_BLOCKED_BY_PDB' as const,
-        node: name,
-        message: `node ${name} cannot be drained: PodDisruptionBudget ${pdb.metadata.namespace ?? ''}/${pdb.metadata.name ?? ''} allows ${String(pdb.status?.disruptionsAllowed ?? 0)} disruptions and protects pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} on it`,
-        action: `scale the workload up so the budget allows a disruption, relax or delete the PodDisruptionBudget, or move the pod; the drain is retried automatically`,
-      }));
-    }
-    return [
-      {
-        code: 'NODE_DRAINING',
-        node: name,
-        message: `node ${name} is being cordoned and drained (${dd} requested, not yet completed)`,
-      },
-    ];
-  }
-  if (!isNodeReady(node)) {
-    if (state === 'Working' && dd.startsWith('drain-') && dd === la)
-      return [
-        {
-          code: 'NODE_REBOOTING',
-          node: name,
-          message: `node ${name} is applying ${desired} and rebooting (not ready yet)`,
-        },
-      ];
-    return [
-      {
-        code: 'NODE_NOT_READY',
-        node: name,
-        message: `node ${name} is not ready${node.spec?.unschedulable === true ? ' (cordoned)' : ''}; it counts as unavailable`,
-        action:
-          'check the kubelet on the node; a not-ready node holds the rollout while unavailable nodes reach maxUnavailable',
-      },
-    ];
-  }
+  if (state === 'Degraded' || state === 'Unreconcilable')
+    return degradedFindings(name, state, reason, current, desired);
+  if (dd.startsWith('drain-') && dd !== la) return drainFindings(node, name, dd, snap);
+  if (!isNodeReady(node))
+    return notReadyFindings(node, name, state === 'Working' && dd.startsWith('drain-') && dd === la, desired);
   if (dd.startsWith('uncordon-') && dd !== la)
     return [
       { code: 'NODE_UNCORDONING', node: name, message: `node ${name} finished ${desired} and waits to be uncordoned` },
@@ -340,4 +268,87 @@ export function formatExplanation(e: Explanation): string {
   if (e.findings.length === 1 && e.findings[0]?.message === e.summary && e.findings[0].action)
     lines.push(`what to do: ${e.findings[0].action}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A Degraded or Unreconcilable node: files differ, the OS update failed, a change it cannot make, or another cause. */
+function degradedFindings(name: string, state: string, reason: string, current: string, desired: string): Finding[] {
+  if (reason.includes('unexpected on-disk state')) {
+    return [
+      {
+        code: 'ON_DISK_MISMATCH',
+        node: name,
+        message: `node ${name} is Degraded: its files differ from ${current || 'its current config'}: ${reason}`,
+        action: `restore the file content/mode the message names on ${name} (or create /run/machine-config-daemon-force on the node to skip validation once); the daemon retries and continues`,
+      },
+    ];
+  }
+  if (/rpm-ostree|failed to update OS/.test(reason)) {
+    return [
+      {
+        code: 'OS_UPDATE_FAILED',
+        node: name,
+        message: `node ${name} could not update its operating system for ${desired}: ${reason}`,
+        action: `check the OS image named in the MachineConfig (pull access from the node, digest) and \`rpm-ostree status\` on ${name}; the daemon rolled the OS change back and retries`,
+      },
+    ];
+  }
+  if (state === 'Unreconcilable')
+    return [
+      {
+        code: 'NODE_UNRECONCILABLE',
+        node: name,
+        message: `node ${name} cannot apply ${desired}: ${reason}`,
+        action:
+          'remove or change the MachineConfig that makes the change (the pool then renders a config the node can reach)',
+      },
+    ];
+  return [
+    {
+      code: 'NODE_DEGRADED',
+      node: name,
+      message: `node ${name} is Degraded while moving from ${current} to ${desired}: ${reason || '(no reason given)'}`,
+      action: 'see the machine-config-daemon log on the node; fix the cause or revert the MachineConfig',
+    },
+  ];
+}
+
+/** A node whose drain was requested and not completed: the PodDisruptionBudgets that block it, or still draining. */
+function drainFindings(node: Node, name: string, dd: string, snap: ClusterSnapshot): Finding[] {
+  const blocks = blockingPdbs(node, snap);
+  if (blocks.length > 0) {
+    return blocks.map(({ pdb, pod }) => ({
+      code: 'DRAIN_BLOCKED_BY_PDB' as const,
+      node: name,
+      message: `node ${name} cannot be drained: PodDisruptionBudget ${pdb.metadata.namespace ?? ''}/${pdb.metadata.name ?? ''} allows ${String(pdb.status?.disruptionsAllowed ?? 0)} disruptions and protects pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} on it`,
+      action: `scale the workload up so the budget allows a disruption, relax or delete the PodDisruptionBudget, or move the pod; the drain is retried automatically`,
+    }));
+  }
+  return [
+    {
+      code: 'NODE_DRAINING',
+      node: name,
+      message: `node ${name} is being cordoned and drained (${dd} requested, not yet completed)`,
+    },
+  ];
+}
+
+/** A NotReady node: rebooting into its new config (drained, daemon Working), or not ready for another cause. */
+function notReadyFindings(node: Node, name: string, rebooting: boolean, desired: string): Finding[] {
+  if (rebooting)
+    return [
+      {
+        code: 'NODE_REBOOTING',
+        node: name,
+        message: `node ${name} is applying ${desired} and rebooting (not ready yet)`,
+      },
+    ];
+  return [
+    {
+      code: 'NODE_NOT_READY',
+      node: name,
+      message: `node ${name} is not ready${node.spec?.unschedulable === true ? ' (cordoned)' : ''}; it counts as unavailable`,
+      action:
+        'check the kubelet on the node; a not-ready node holds the rollout while unavailable nodes reach maxUnavailable',
+    },
+  ];
 }

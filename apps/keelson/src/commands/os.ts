@@ -269,6 +269,15 @@ export function registerOsCommands(program: Command): void {
     .command('os')
     .description('rpm-ostree / ostree: OS deployments, and the OS commands a MachineConfig update runs');
 
+  registerOsStatus(os);
+  registerOsPlan(os);
+  registerOsApply(os);
+  registerOsSimInit(os);
+  registerOsReboot(os);
+}
+
+/** `keelson os status`: the OS deployments (rpm-ostree status). */
+function registerOsStatus(os: Command): void {
   const status = os
     .command('status')
     .description(
@@ -290,7 +299,10 @@ export function registerOsCommands(program: Command): void {
       });
     },
   );
+}
 
+/** `keelson os plan`: the rpm-ostree commands between two MachineConfigs. */
+function registerOsPlan(os: Command): void {
   const planCmd = os
     .command('plan')
     .description('print the exact rpm-ostree commands a node runs to move from one MachineConfig to another')
@@ -330,7 +342,10 @@ export function registerOsCommands(program: Command): void {
       });
     },
   );
+}
 
+/** `keelson os apply`: the OS update plan run on this host or a simulated one. */
+function registerOsApply(os: Command): void {
   os.command('apply')
     .description('run the OS update plan on this host (or a --simulate host); --dry-run only prints it')
     .requiredOption('--from <mc.yaml>', 'current (old) MachineConfig')
@@ -358,7 +373,10 @@ export function registerOsCommands(program: Command): void {
         notAnRpmOstreeHost(e);
       }
     });
+}
 
+/** `keelson os sim-init`: a simulated node booted at a MachineConfig. */
+function registerOsSimInit(os: Command): void {
   os.command('sim-init')
     .description(
       'create (or reset) a simulated node booted exactly at a MachineConfig: --simulate (JSON state) or --sysroot (real ostree)',
@@ -401,7 +419,10 @@ export function registerOsCommands(program: Command): void {
         notAnRpmOstreeHost(e);
       }
     });
+}
 
+/** `keelson os reboot`: the staged deployment of a simulated node booted. */
+function registerOsReboot(os: Command): void {
   os.command('reboot')
     .description('reboot a --simulate or --sysroot node: the staged deployment becomes booted')
     .option('--simulate <state.json>', 'simulated host state file')

@@ -17,6 +17,7 @@ import {
   type TimelineEvent,
   rehearse,
   RehearsalTargetError,
+  type RehearseOptions,
 } from '@keelson/rehearsal';
 import { CliError } from '../errors.js';
 import { diagnoseClusterPools, requestUpgradeLikeTheCli } from '../rehearse/cli-hooks.js';
@@ -147,101 +148,120 @@ export function registerRehearseCommand(program: Command): void {
       '--hold',
       'after the verdict, print the report and keep the cluster running for kubectl / keelson upgrade status / keelson mcp why (its kubeconfig is printed and written to WORK-DIR/held) until Ctrl-C or SIGTERM',
     )
-    .action(async (f: RehearseFlags) => {
-      let faults;
-      try {
-        faults = parseFaults(f.fault, f.kill, f.pausePool);
-      } catch (e) {
-        if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
-        throw e;
-      }
-      if ((f.from === undefined) !== (f.to === undefined)) throw new CliError('--from and --to go together', 2);
-      if (f.releaseMirror === true && f.from !== undefined)
-        throw new CliError('--release-mirror mirrors the generated release B: it does not go with --from/--to', 2);
-      const timeScale = Number(f.timeScale);
-      if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000)
-        throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
-      const masters = count(f.masters, '--masters', 1000);
-      const workers = count(f.workers, '--workers', 5000);
-      const timeoutSeconds = count(f.timeout, '--timeout', 86_400);
-      const pools = parsePools(f.pools);
-      let maxUnavailable;
-      try {
-        maxUnavailable = parseMaxUnavailable(f.maxUnavailable, ['master', 'worker', ...Object.keys(pools)]);
-      } catch (e) {
-        if (e instanceof MaxUnavailableSpecError) throw new CliError(e.message, 2);
-        throw e;
-      }
-      const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
-      const view = new LiveView(process.stderr, mode, f.from ?? 'release A', f.to ?? 'release B');
-      const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
-      const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
-      let result;
-      let printed = false;
-      const seen: TimelineEvent[] = [];
-      const output = async (report: RehearsalReport, events: readonly TimelineEvent[]): Promise<void> => {
-        if (f.report !== undefined) {
-          const tmp = join(dirname(f.report), `.${process.pid}.rehearsal-report.tmp`);
-          await writeFile(tmp, renderHtmlReport(report, events));
-          await rename(tmp, f.report);
-        }
-        process.stdout.write(f.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-        printed = true;
-      };
-      const hold = async (report: RehearsalReport, kubeconfig: string): Promise<void> => {
-        view.close();
-        await output(report, seen);
-        await holdCluster(kubeconfig, join(workDir, 'held'));
-      };
-      try {
-        result = await rehearse({
-          ...(f.from !== undefined ? { from: f.from } : {}),
-          ...(f.to !== undefined ? { to: f.to } : {}),
-          ...(f.force === true ? { force: true } : {}),
-          ...(f.releaseMirror === true ? { releaseMirror: true } : {}),
-          masters,
-          workers,
-          pools,
-          maxUnavailable,
-          timeScale,
-          faults,
-          timeoutSeconds,
-          workDir,
-          onEvent: (e) => {
-            seen.push(e);
-            view.push(e);
-          },
-          ...(f.hold === true ? { hold } : {}),
-          ...(f.kubeconfig !== undefined ? { kubeconfig: f.kubeconfig, keepCluster: f.keep === true } : {}),
-          onNotice: (line: string) => {
-            process.stderr.write(`${line}\n`);
-          },
-          requestUpgrade: requestUpgradeLikeTheCli,
-          diagnosePools: diagnoseClusterPools,
-          ...(logStream !== undefined
-            ? {
-                onLog: (component: string, line: string) => {
-                  if (!logStream.writableEnded) logStream.write(`${component} ${line}\n`);
-                },
-              }
-            : {}),
-        });
-      } catch (e) {
-        // a --from/--to release that cannot be rehearsed: the flags' values are unusable (the message says what to do)
-        if (e instanceof RehearsalPayloadError) throw new CliError(`${e.message} [${e.code}]`, 2);
-        // a --fault/--kill/--pause-pool target that is not in the cluster (checked once the releases are open)
-        if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
-        // --kubeconfig: a server the rehearsal refuses (nothing was written to it)
-        if (e instanceof RehearsalTargetError)
-          throw new CliError(`${e.message} [${e.code}]`, e.code === 'KUBECONFIG' ? 2 : EXIT_CODES.NotRunnable);
-        throw e;
-      } finally {
-        view.close();
-        logStream?.end();
-        if (f.keep !== true && f.workDir === undefined) await rm(workDir, { recursive: true, force: true });
-      }
-      const { report, events } = result;
-      if (!printed) await output(report, events);
-      if (report.exitCode !== 0) throw new CliError(report.message, report.exitCode);
+    .action(runRehearse);
+}
+
+/** The flags checked and parsed into the rehearsal's cluster, faults and limits (a usage error exits 2). */
+function parseRehearseFlags(f: RehearseFlags): Pick<
+  RehearseOptions,
+  'faults' | 'timeScale' | 'masters' | 'workers' | 'timeoutSeconds' | 'pools'
+> & {
+  maxUnavailable: NonNullable<RehearseOptions['maxUnavailable']>;
+} {
+  let faults;
+  try {
+    faults = parseFaults(f.fault, f.kill, f.pausePool);
+  } catch (e) {
+    if (e instanceof FaultSpecError) throw new CliError(e.message, 2);
+    throw e;
+  }
+  if ((f.from === undefined) !== (f.to === undefined)) throw new CliError('--from and --to go together', 2);
+  if (f.releaseMirror === true && f.from !== undefined)
+    throw new CliError('--release-mirror mirrors the generated release B: it does not go with --from/--to', 2);
+  const timeScale = Number(f.timeScale);
+  if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > 100_000)
+    throw new CliError(`--time-scale must be a number 1..100000, got ${f.timeScale}`, 2);
+  const masters = count(f.masters, '--masters', 1000);
+  const workers = count(f.workers, '--workers', 5000);
+  const timeoutSeconds = count(f.timeout, '--timeout', 86_400);
+  const pools = parsePools(f.pools);
+  let maxUnavailable;
+  try {
+    maxUnavailable = parseMaxUnavailable(f.maxUnavailable, ['master', 'worker', ...Object.keys(pools)]);
+  } catch (e) {
+    if (e instanceof MaxUnavailableSpecError) throw new CliError(e.message, 2);
+    throw e;
+  }
+  return { faults, timeScale, masters, workers, timeoutSeconds, pools, maxUnavailable };
+}
+
+/** `keelson rehearse`'s action: the rehearsal with its live view, the report printed (and written), the exit code. */
+async function runRehearse(f: RehearseFlags): Promise<void> {
+  const { faults, timeScale, masters, workers, timeoutSeconds, pools, maxUnavailable } = parseRehearseFlags(f);
+  const mode: LiveMode = f.quiet === true || f.json === true ? 'quiet' : process.stderr.isTTY ? 'tty' : 'plain';
+  const view = new LiveView(process.stderr, mode, f.from ?? 'release A', f.to ?? 'release B');
+  const workDir = f.workDir ?? (await mkdtemp(join(tmpdir(), 'keelson-rehearse-')));
+  const logStream = f.componentLog !== undefined ? createWriteStream(f.componentLog, { flags: 'a' }) : undefined;
+  let result;
+  let printed = false;
+  const seen: TimelineEvent[] = [];
+  const output = async (report: RehearsalReport, events: readonly TimelineEvent[]): Promise<void> => {
+    if (f.report !== undefined) {
+      const tmp = join(dirname(f.report), `.${process.pid}.rehearsal-report.tmp`);
+      await writeFile(tmp, renderHtmlReport(report, events));
+      await rename(tmp, f.report);
+    }
+    process.stdout.write(f.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    printed = true;
+  };
+  const hold = async (report: RehearsalReport, kubeconfig: string): Promise<void> => {
+    view.close();
+    await output(report, seen);
+    await holdCluster(kubeconfig, join(workDir, 'held'));
+  };
+  try {
+    result = await rehearse({
+      ...(f.from !== undefined ? { from: f.from } : {}),
+      ...(f.to !== undefined ? { to: f.to } : {}),
+      ...(f.force === true ? { force: true } : {}),
+      ...(f.releaseMirror === true ? { releaseMirror: true } : {}),
+      masters,
+      workers,
+      pools,
+      maxUnavailable,
+      timeScale,
+      faults,
+      timeoutSeconds,
+      workDir,
+      onEvent: (e) => {
+        seen.push(e);
+        view.push(e);
+      },
+      ...(f.hold === true ? { hold } : {}),
+      ...(f.kubeconfig !== undefined ? { kubeconfig: f.kubeconfig, keepCluster: f.keep === true } : {}),
+      onNotice: (line: string) => {
+        process.stderr.write(`${line}\n`);
+      },
+      requestUpgrade: requestUpgradeLikeTheCli,
+      diagnosePools: diagnoseClusterPools,
+      ...(logStream !== undefined
+        ? {
+            onLog: (component: string, line: string) => {
+              if (!logStream.writableEnded) logStream.write(`${component} ${line}\n`);
+            },
+          }
+        : {}),
     });
+  } catch (e) {
+    throw cliErrorOf(e);
+  } finally {
+    view.close();
+    logStream?.end();
+    if (f.keep !== true && f.workDir === undefined) await rm(workDir, { recursive: true, force: true });
+  }
+  const { report, events } = result;
+  if (!printed) await output(report, events);
+  if (report.exitCode !== 0) throw new CliError(report.message, report.exitCode);
+}
+
+/** What a rehearsal's setup error means for the CLI: a usage error (2), a refused server, or itself. */
+function cliErrorOf(e: unknown): unknown {
+  // a --from/--to release that cannot be rehearsed: the flags' values are unusable (the message says what to do)
+  if (e instanceof RehearsalPayloadError) return new CliError(`${e.message} [${e.code}]`, 2);
+  // a --fault/--kill/--pause-pool target that is not in the cluster (checked once the releases are open)
+  if (e instanceof FaultSpecError) return new CliError(e.message, 2);
+  // --kubeconfig: a server the rehearsal refuses (nothing was written to it)
+  if (e instanceof RehearsalTargetError)
+    return new CliError(`${e.message} [${e.code}]`, e.code === 'KUBECONFIG' ? 2 : EXIT_CODES.NotRunnable);
+  return e;
 }

@@ -146,7 +146,50 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
       osImageURL: '',
     },
   };
-  const deployment = {
+  const deployment = operatorDeployment(facts);
+  // the operator's images.json (upstream install/0000_80_machine-config_02_images.configmap.yaml, placeholders
+  // replaced): the operator deploys its operands with the machine-config-operator image named here
+  const images = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'machine-config-operator-images', namespace: NS, annotations: { ...PROFILES } },
+    data: {
+      'images.json': `${JSON.stringify({ releaseVersion: facts.version, machineConfigOperator: facts.operatorImage }, null, 2)}\n`,
+    },
+  };
+  const clusterOperator = {
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'ClusterOperator',
+    metadata: { name: 'machine-config', annotations: { ...PROFILES } },
+    spec: {},
+    status: {
+      versions: [{ name: 'operator', version: facts.version }],
+      relatedObjects: [{ group: '', resource: 'namespaces', name: NS }],
+    },
+  };
+  return {
+    // upstream's install/ order: the operator's Deployment before the osimageurl ConfigMap and the ClusterOperator.
+    // The CVO waits at the ClusterOperator manifest until machine-config reports this release, which only the new
+    // operator does: a Deployment after it would never be rolled out (and the update fail with "Cluster operator
+    // machine-config is not available"). The pools and base MachineConfigs come before that wait, so the new
+    // rendered configs carry them and the nodes roll once.
+    '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
+    '0000_80_machine-config_02_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
+    '0000_80_machine-config_02_images.configmap.yaml': yamlDocs([images]),
+    '0000_80_machine-config_03_rbac.yaml': yamlDocs(operatorIdentities()),
+    '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
+    '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
+    '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([
+      baseMachineConfig('master', facts),
+      baseMachineConfig('worker', facts),
+    ]),
+    '0000_80_machine-config_06_clusteroperator.yaml': yamlDocs([clusterOperator]),
+  };
+}
+
+/** The machine-config-operator's Deployment (upstream install/0000_80_machine-config_04_deployment.yaml). */
+function operatorDeployment(facts: MachineConfigReleaseFacts): Record<string, unknown> {
+  return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'machine-config-operator', namespace: NS, annotations: { ...PROFILES } },
@@ -176,6 +219,10 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
       },
     },
   };
+}
+
+/** The ServiceAccounts of the operator and its operands, each bound to cluster-admin. */
+function operatorIdentities(): Record<string, unknown>[] {
   // the operator's identity as upstream's install/ ships it: its own ServiceAccount bound to cluster-admin
   const serviceAccount = {
     apiVersion: 'v1',
@@ -188,16 +235,6 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
     metadata: { name: 'custom-account-openshift-machine-config-operator', annotations: { ...PROFILES } },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     subjects: [{ kind: 'ServiceAccount', name: 'machine-config-operator', namespace: NS }],
-  };
-  // the operator's images.json (upstream install/0000_80_machine-config_02_images.configmap.yaml, placeholders
-  // replaced): the operator deploys its operands with the machine-config-operator image named here
-  const images = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'machine-config-operator-images', namespace: NS, annotations: { ...PROFILES } },
-    data: {
-      'images.json': `${JSON.stringify({ releaseVersion: facts.version, machineConfigOperator: facts.operatorImage }, null, 2)}\n`,
-    },
   };
   // the identities of the operands the operator deploys (controller, daemon, server), bound as the operator's is
   const operandAccounts = ['machine-config-controller', 'machine-config-daemon', 'machine-config-server'].flatMap(
@@ -212,32 +249,5 @@ export function machineConfigManifests(facts: MachineConfigReleaseFacts): Record
       },
     ],
   );
-  const clusterOperator = {
-    apiVersion: 'config.openshift.io/v1',
-    kind: 'ClusterOperator',
-    metadata: { name: 'machine-config', annotations: { ...PROFILES } },
-    spec: {},
-    status: {
-      versions: [{ name: 'operator', version: facts.version }],
-      relatedObjects: [{ group: '', resource: 'namespaces', name: NS }],
-    },
-  };
-  return {
-    // upstream's install/ order: the operator's Deployment before the osimageurl ConfigMap and the ClusterOperator.
-    // The CVO waits at the ClusterOperator manifest until machine-config reports this release, which only the new
-    // operator does: a Deployment after it would never be rolled out (and the update fail with "Cluster operator
-    // machine-config is not available"). The pools and base MachineConfigs come before that wait, so the new
-    // rendered configs carry them and the nodes roll once.
-    '0000_80_machine-config_00_namespace.yaml': yamlDocs([ns]),
-    '0000_80_machine-config_02_machineconfigpools.yaml': yamlDocs([pool('master'), pool('worker')]),
-    '0000_80_machine-config_02_images.configmap.yaml': yamlDocs([images]),
-    '0000_80_machine-config_03_rbac.yaml': yamlDocs([serviceAccount, binding, ...operandAccounts]),
-    '0000_80_machine-config_04_deployment.yaml': yamlDocs([deployment]),
-    '0000_80_machine-config_05_osimageurl.yaml': yamlDocs([osImageUrl]),
-    '0000_80_machine-config_05_base-machineconfigs.yaml': yamlDocs([
-      baseMachineConfig('master', facts),
-      baseMachineConfig('worker', facts),
-    ]),
-    '0000_80_machine-config_06_clusteroperator.yaml': yamlDocs([clusterOperator]),
-  };
+  return [serviceAccount, binding, ...operandAccounts];
 }

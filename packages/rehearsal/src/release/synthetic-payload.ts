@@ -1,6 +1,17 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { componentFiles, jobFile } from './synthetic-components.js';
+import {
+  annotations,
+  PROFILE_ANNOTATIONS,
+  schemaProps,
+  type Component,
+  type Doc,
+  type FileSpec,
+  type Flavor,
+} from './synthetic-objects.js';
+import { Prng, sentence } from './synthetic-random.js';
 
 /** Options of {@link generatePayload}. */
 export interface GeneratePayloadOptions {
@@ -43,48 +54,6 @@ export interface GeneratePayloadResult {
   bytes: number;
   /** Files written under `manifests/` (the CVO's own manifests). */
   cvoManifests: number;
-}
-
-/** Small deterministic PRNG (mulberry32). */
-class Prng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0 || 0x9e3779b9;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(arr: readonly T[]): T {
-    const v = arr[this.int(arr.length)];
-    if (v === undefined) throw new Error('pick from empty list');
-    return v;
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  hex(len: number): string {
-    let s = '';
-    while (s.length < len) s += this.int(0x10000).toString(16).padStart(4, '0');
-    return s.slice(0, len);
-  }
-}
-
-type Flavor = 'operator' | 'crds' | 'small' | 'monitoring';
-interface Component {
-  level: string;
-  name: string;
-  namespace: string;
-  flavor: Flavor;
-  capability?: string;
-  /** Use `NN-name` file suffixes (as several real operators do) instead of `NN_name`. */
-  dash: boolean;
 }
 
 const CATALOGUE: readonly [string, string, string, Flavor, string?][] = [
@@ -171,501 +140,6 @@ const CATALOGUE: readonly [string, string, string, Flavor, string?][] = [
   ['90', 'service-ca-operator', 'openshift-service-ca-operator', 'monitoring'],
   ['90', 'insights-operator', 'openshift-insights', 'monitoring', 'Insights'],
 ];
-
-const WORDS =
-  'spec status condition observed generation replicas selector template container image pull policy resources limits requests cpu memory node affinity toleration taint volume mount secret config map service account role binding endpoint port protocol target ingress egress route domain certificate authority rotation expiry lease leader election controller reconcile degraded progressing available upgradeable version operator cluster infrastructure platform network proxy trusted bundle feature gate profile capability manifest payload release channel'.split(
-    ' ',
-  );
-
-function sentence(rng: Prng, n: number): string {
-  const parts: string[] = [];
-  for (let i = 0; i < n; i++) parts.push(rng.pick(WORDS));
-  const s = parts.join(' ');
-  return s.charAt(0).toUpperCase() + s.slice(1) + '.';
-}
-
-type Obj = Record<string, unknown>;
-
-const PROFILE_ANNOTATIONS: Obj = {
-  'include.release.openshift.io/self-managed-high-availability': 'true',
-  'include.release.openshift.io/single-node-developer': 'true',
-};
-
-function annotations(comp: Component, rng: Prng, extra: Obj = {}): Obj {
-  const a: Obj = { ...PROFILE_ANNOTATIONS };
-  if (rng.chance(0.6)) a['include.release.openshift.io/ibm-cloud-managed'] = 'true';
-  if (comp.capability !== undefined) a['capability.openshift.io/name'] = comp.capability;
-  return { ...a, ...extra };
-}
-
-function schemaProps(rng: Prng, depth: number, width: number): Obj {
-  const props: Obj = {};
-  for (let i = 0; i < width; i++) {
-    const name = `${rng.pick(WORDS)}${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${i}`;
-    const description = `${sentence(rng, 12 + rng.int(30))} ${sentence(rng, 10 + rng.int(20))}`;
-    if (depth > 0 && rng.chance(0.35)) {
-      props[name] = {
-        description,
-        type: 'object',
-        properties: schemaProps(rng, depth - 1, Math.max(2, Math.floor(width / 2))),
-      };
-    } else if (rng.chance(0.2)) {
-      props[name] = {
-        description,
-        type: 'array',
-        items: { type: 'string', maxLength: 253 },
-        'x-kubernetes-list-type': 'atomic',
-      };
-    } else {
-      props[name] = rng.chance(0.5)
-        ? { description, type: 'string' }
-        : { description, type: 'integer', format: 'int32', minimum: 0 };
-    }
-  }
-  return props;
-}
-
-function crd(comp: Component, rng: Prng, kind: string, group: string, size: number): Obj {
-  const plural = `${kind.toLowerCase()}s`;
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: {
-      name: `${plural}.${group}`,
-      annotations: annotations(comp, rng, {
-        'api-approved.openshift.io': 'https://github.com/openshift/api/pull/470',
-        'api.openshift.io/merged-by-featuregates': 'true',
-      }),
-    },
-    spec: {
-      group,
-      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
-      scope: rng.chance(0.6) ? 'Cluster' : 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              description: sentence(rng, 25),
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: {
-                  type: 'string',
-                  description: 'APIVersion defines the versioned schema of this representation of an object.',
-                },
-                kind: {
-                  type: 'string',
-                  description: 'Kind is a string value representing the REST resource this object represents.',
-                },
-                metadata: { type: 'object' },
-                spec: { type: 'object', properties: schemaProps(rng, 3, size) },
-                status: { type: 'object', properties: schemaProps(rng, 2, Math.max(3, Math.floor(size / 2))) },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
-
-function deployment(comp: Component, rng: Prng, name: string, image: string): Obj {
-  const env = Array.from({ length: 3 + rng.int(6) }, (_, i) => ({
-    name: `${rng.pick(WORDS).toUpperCase()}_${i}`,
-    value: rng.pick(WORDS),
-  }));
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {
-      name,
-      namespace: comp.namespace,
-      annotations: annotations(comp, rng, { 'config.openshift.io/inject-proxy': name }),
-    },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { name } },
-      strategy: { type: 'Recreate' },
-      template: {
-        metadata: {
-          annotations: { 'target.workload.openshift.io/management': '{"effect": "PreferredDuringScheduling"}' },
-          labels: { name },
-        },
-        spec: {
-          serviceAccountName: name,
-          priorityClassName: 'system-cluster-critical',
-          nodeSelector: { 'node-role.kubernetes.io/master': '' },
-          tolerations: [
-            { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
-            { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 120 },
-          ],
-          containers: [
-            {
-              name,
-              image,
-              imagePullPolicy: 'IfNotPresent',
-              command: [`/usr/bin/${name}`],
-              args: ['start', '--config=/var/run/configmaps/config/config.yaml', `-v=${2 + rng.int(3)}`],
-              env: [...env, { name: 'RELEASE_VERSION', value: '0.0.1-snapshot' }],
-              resources: { requests: { cpu: `${10 + rng.int(40)}m`, memory: `${50 + rng.int(200)}Mi` } },
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: [{ mountPath: '/var/run/configmaps/config', name: 'config' }],
-            },
-          ],
-          volumes: [{ name: 'config', configMap: { name: `${name}-config` } }],
-        },
-      },
-    },
-  };
-}
-
-function dashboard(rng: Prng, panels: number): string {
-  const rows = Array.from({ length: panels }, (_, i) => ({
-    id: i + 1,
-    title: sentence(rng, 4),
-    type: 'timeseries',
-    datasource: { type: 'prometheus', uid: '$datasource' },
-    targets: [
-      {
-        expr: `sum by (namespace) (rate(container_cpu_usage_seconds_total{job="${rng.pick(WORDS)}"}[5m]))`,
-        legendFormat: '{{namespace}}',
-      },
-    ],
-    description: sentence(rng, 20 + rng.int(20)),
-    gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
-  }));
-  return JSON.stringify({ title: sentence(rng, 3), uid: rng.hex(12), panels: rows, schemaVersion: 39 }, null, 2);
-}
-
-interface Doc {
-  obj: Obj;
-  excluded: boolean;
-}
-interface FileSpec {
-  name: string;
-  docs: Doc[];
-}
-
-function kebab(s: string): string {
-  return s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-}
-
-function componentFiles(comp: Component, rng: Prng, size: number, images: Map<string, string>): FileSpec[] {
-  const files: FileSpec[] = [];
-  const sep = comp.dash ? '-' : '_';
-  const prefix = `0000_${comp.level}_${comp.name}_`;
-  const f = (nn: string, rest: string, docs: Doc[]): void => {
-    files.push({ name: `${prefix}${nn}${sep}${rest}`, docs });
-  };
-  const inc = (obj: Obj): Doc => ({ obj, excluded: false });
-  const short = comp.name.replace(/^cluster-/, '');
-  const image = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${rng.hex(64)}`;
-  images.set(short, image);
-
-  const ns: Obj = {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: {
-      name: comp.namespace,
-      annotations: annotations(comp, rng, {
-        'openshift.io/node-selector': '',
-        'workload.openshift.io/allowed': 'management',
-      }),
-      labels: { 'openshift.io/cluster-monitoring': 'true', 'pod-security.kubernetes.io/enforce': 'privileged' },
-    },
-  };
-  const rbac = (name: string): Doc[] => [
-    inc({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name, annotations: annotations(comp, rng) },
-      rules: Array.from({ length: 3 + rng.int(8) }, () => ({
-        apiGroups: [rng.pick(['', 'apps', 'config.openshift.io', 'operator.openshift.io', 'monitoring.coreos.com'])],
-        resources: [rng.pick(WORDS) + 's'],
-        verbs: ['get', 'list', 'watch', ...(rng.chance(0.5) ? ['create', 'update', 'patch', 'delete'] : [])],
-      })),
-    }),
-    inc({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name, annotations: annotations(comp, rng) },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [{ kind: 'ServiceAccount', name: comp.name, namespace: comp.namespace }],
-    }),
-  ];
-
-  switch (comp.flavor) {
-    case 'crds': {
-      const n = 3 + rng.int(6);
-      for (let i = 0; i < n; i++) {
-        const kind = `${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${rng.pick(WORDS).replace(/^./, (c) => c.toUpperCase())}${i}`;
-        const group = rng.pick([
-          'config.openshift.io',
-          'operator.openshift.io',
-          'machine.openshift.io',
-          'operators.coreos.com',
-          'quota.openshift.io',
-        ]);
-        const extra: Obj = {};
-        let excluded = false;
-        const roll = rng.next();
-        if (roll < 0.12) {
-          extra['release.openshift.io/feature-set'] = 'TechPreviewNoUpgrade';
-          excluded = true;
-        } else if (roll < 0.2) {
-          extra['release.openshift.io/feature-set'] = 'Default,OKD';
-        } else if (roll < 0.24) {
-          extra['release.openshift.io/feature-set'] = 'CustomNoUpgrade,DevPreviewNoUpgrade,TechPreviewNoUpgrade';
-          excluded = true;
-        }
-        const doc = crd(comp, rng, kind, group, Math.max(2, Math.round(size * (8 + rng.int(16)))));
-        const meta = doc['metadata'] as Obj;
-        meta['annotations'] = { ...(meta['annotations'] as Obj), ...extra };
-        const fsSuffix = excluded ? '-TechPreviewNoUpgrade' : '';
-        f(`0${i % 10}`, `${kebab(kind)}s${fsSuffix}.crd.yaml`, [{ obj: doc, excluded }]);
-      }
-      if (rng.chance(0.3)) {
-        // a real-looking non-matching name: no "_" after the component
-        files.push({
-          name: `0000_${comp.level}_${comp.name}.crd-manifests.yaml`,
-          docs: [inc(crd(comp, rng, `Extra${comp.level}`, 'config.openshift.io', size * 4))],
-        });
-      }
-      break;
-    }
-    case 'small': {
-      f('00', 'namespace.yaml', [inc(ns)]);
-      f('01', 'configmap.yaml', [
-        inc({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: `${short}-config`, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          data: {
-            'config.yaml': stringify({
-              apiVersion: 'operator.openshift.io/v1alpha1',
-              kind: 'GenericOperatorConfig',
-              servingInfo: { bindAddress: '0.0.0.0:8443' },
-            }),
-          },
-        }),
-      ]);
-      f('02', 'rbac.yaml', rbac(`system:openshift:operator:${short}`));
-      if (rng.chance(0.5)) {
-        f('03', 'hypershift-only.yaml', [
-          {
-            obj: {
-              apiVersion: 'v1',
-              kind: 'ConfigMap',
-              metadata: {
-                name: `${short}-hypershift`,
-                namespace: comp.namespace,
-                annotations: { 'include.release.openshift.io/hypershift': 'true' },
-              },
-              data: { mode: 'hosted' },
-            },
-            excluded: true,
-          },
-        ]);
-      }
-      break;
-    }
-    case 'monitoring': {
-      f('01', 'prometheusrbac.yaml', [
-        inc({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'Role',
-          metadata: { name: 'prometheus-k8s', namespace: comp.namespace, annotations: annotations(comp, rng) },
-          rules: [{ apiGroups: [''], resources: ['services', 'endpoints', 'pods'], verbs: ['get', 'list', 'watch'] }],
-        }),
-        inc({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'RoleBinding',
-          metadata: { name: 'prometheus-k8s', namespace: comp.namespace, annotations: annotations(comp, rng) },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'prometheus-k8s' },
-          subjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'openshift-monitoring' }],
-        }),
-      ]);
-      f('02', 'servicemonitor.yaml', [
-        inc({
-          apiVersion: 'monitoring.coreos.com/v1',
-          kind: 'ServiceMonitor',
-          metadata: { name: short, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          spec: {
-            endpoints: [
-              {
-                interval: '30s',
-                port: 'https',
-                scheme: 'https',
-                tlsConfig: { serverName: `metrics.${comp.namespace}.svc` },
-              },
-            ],
-            selector: { matchLabels: { app: short } },
-          },
-        }),
-      ]);
-      f('03', 'prometheusrule.yaml', [
-        inc({
-          apiVersion: 'monitoring.coreos.com/v1',
-          kind: 'PrometheusRule',
-          metadata: { name: `${short}-rules`, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          spec: {
-            groups: Array.from({ length: 2 + rng.int(4) }, (_, g) => ({
-              name: `${short}.rules.${g}`,
-              rules: Array.from({ length: 3 + rng.int(8) }, (_, r) => ({
-                alert: `${short.replace(/-./g, (m) => m.charAt(1).toUpperCase())}Alert${g}${r}`,
-                expr: `sum(rate(${rng.pick(WORDS)}_total{namespace="${comp.namespace}"}[5m])) > ${rng.int(100)}`,
-                for: '10m',
-                labels: { severity: rng.pick(['warning', 'critical', 'info']) },
-                annotations: { summary: sentence(rng, 8), description: sentence(rng, 30 + rng.int(30)) },
-              })),
-            })),
-          },
-        }),
-      ]);
-      if (rng.chance(0.6)) {
-        f('04', 'dashboard.yaml', [
-          inc({
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: {
-              name: `grafana-dashboard-${short}`,
-              namespace: 'openshift-config-managed',
-              annotations: annotations(comp, rng),
-              labels: { 'console.openshift.io/dashboard': 'true' },
-            },
-            data: { [`${short}.json`]: dashboard(rng, Math.max(2, Math.round(size * (10 + rng.int(30))))) },
-          }),
-        ]);
-      }
-      break;
-    }
-    case 'operator': {
-      f('00', 'namespace.yaml', [inc(ns)]);
-      f('01', 'serviceaccount.yaml', [
-        inc({
-          apiVersion: 'v1',
-          kind: 'ServiceAccount',
-          metadata: { name: comp.name, namespace: comp.namespace, annotations: annotations(comp, rng) },
-        }),
-      ]);
-      f('02', 'rbac.yaml', rbac(`system:openshift:operator:${short}`));
-      f('03', 'config.yaml', [
-        inc({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: `${comp.name}-config`, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          data: {
-            'config.yaml': stringify({
-              apiVersion: 'operator.openshift.io/v1alpha1',
-              kind: 'GenericOperatorConfig',
-              leaderElection: { namespace: comp.namespace },
-            }),
-          },
-        }),
-        inc({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: {
-            name: 'trusted-ca',
-            namespace: comp.namespace,
-            annotations: annotations(comp, rng, { 'release.openshift.io/create-only': 'true' }),
-            labels: { 'config.openshift.io/inject-trusted-cabundle': 'true' },
-          },
-        }),
-      ]);
-      f('04', 'service.yaml', [
-        inc({
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: {
-            name: 'metrics',
-            namespace: comp.namespace,
-            annotations: annotations(comp, rng, {
-              'service.beta.openshift.io/serving-cert-secret-name': `${short}-serving-cert`,
-            }),
-          },
-          spec: { ports: [{ name: 'https', port: 8443, targetPort: 8443 }], selector: { name: comp.name } },
-        }),
-      ]);
-      if (rng.chance(0.5)) {
-        const kind = short.replace(/-operator$/, '').replace(/(^|-)(.)/g, (_m, _d, c: string) => c.toUpperCase());
-        f('05', `${kind.toLowerCase()}.crd.yaml`, [
-          inc(crd(comp, rng, kind, 'operator.openshift.io', Math.max(2, Math.round(size * (8 + rng.int(16)))))),
-        ]);
-      }
-      f('06', 'deployment.yaml', [inc(deployment(comp, rng, comp.name, image))]);
-      f('07', 'clusteroperator.yaml', [
-        inc({
-          apiVersion: 'config.openshift.io/v1',
-          kind: 'ClusterOperator',
-          metadata: { name: short.replace(/-operator$/, ''), annotations: annotations(comp, rng) },
-          spec: {},
-          status: {
-            versions: [{ name: 'operator', version: '0.0.1-snapshot' }],
-            relatedObjects: [{ group: '', resource: 'namespaces', name: comp.namespace }],
-          },
-        }),
-      ]);
-      if (rng.chance(0.25)) {
-        f('08', 'techpreview-configmap.yaml', [
-          {
-            obj: {
-              apiVersion: 'v1',
-              kind: 'ConfigMap',
-              metadata: {
-                name: `${short}-techpreview`,
-                namespace: comp.namespace,
-                annotations: annotations(comp, rng, { 'release.openshift.io/feature-set': 'TechPreviewNoUpgrade' }),
-              },
-              data: { enabled: 'true' },
-            },
-            excluded: true,
-          },
-        ]);
-      }
-      break;
-    }
-  }
-  return files;
-}
-
-function jobFile(comp: Component, rng: Prng, nn: string, what: string): FileSpec {
-  const name = `${comp.name}-${what}`;
-  return {
-    name: `0000_${comp.level}_${comp.name}_${nn}_${what}-job.yaml`,
-    docs: [
-      {
-        excluded: false,
-        obj: {
-          apiVersion: 'batch/v1',
-          kind: 'Job',
-          metadata: { name, namespace: comp.namespace, annotations: annotations(comp, rng) },
-          spec: {
-            backoffLimit: 6,
-            template: {
-              metadata: { name },
-              spec: {
-                restartPolicy: 'OnFailure',
-                serviceAccountName: comp.name,
-                containers: [
-                  {
-                    name: what,
-                    image: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${rng.hex(64)}`,
-                    command: ['/usr/bin/migrate', `--${what}`],
-                  },
-                ],
-              },
-            },
-          },
-        },
-      },
-    ],
-  };
-}
 
 function cvoManifests(version: string): Record<string, string> {
   const ann =
@@ -785,16 +259,67 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   await mkdir(cvoDir, { recursive: true });
 
   const images = new Map<string, string>();
-  const files: FileSpec[] = [];
+  const chosen = chooseComponents(options.componentNames, count);
+  const files = catalogueFiles(chosen, rng, size, images, options.jobs ?? true);
+  padWithOperands(files, chosen, rng, size, options.minManifests ?? 900);
+  // A couple of files that carry no run level at all.
+  files.push({
+    name: 'zz_openshift-install-extra-manifests.yaml',
+    docs: [
+      {
+        excluded: false,
+        obj: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'install-extras', namespace: 'openshift-config', annotations: { ...PROFILE_ANNOTATIONS } },
+          data: { note: sentence(rng, 10) },
+        },
+      },
+    ],
+  });
+
+  const written = await writeManifestFiles(releaseDir, files, rng);
+  let bytes = written.bytes + (await writeReleaseMetadata(releaseDir, version, images, rng));
+  const cvo = cvoManifests(version);
+  for (const [name, text] of Object.entries(cvo)) {
+    await writeFile(join(cvoDir, name), text);
+    bytes += Buffer.byteLength(text);
+  }
+
+  return {
+    files: written.files,
+    manifests: written.manifests,
+    jobs: written.jobs,
+    multiDocumentFiles: written.multiDocumentFiles,
+    excluded: written.excluded,
+    components: new Set(chosen.map((c) => c[1])).size,
+    bytes,
+    cvoManifests: Object.keys(cvo).length,
+  };
+}
+
+/** A catalogue entry: run level, name, namespace, flavour, capability. */
+type CatalogueEntry = readonly [string, string, string, Flavor, string?];
+
+/** `componentNames` (each checked against the catalogue), else the first `count` of the catalogue. */
+function chooseComponents(names: readonly string[] | undefined, count: number): readonly CatalogueEntry[] {
   // Components beyond the first `count` are dropped from the end of the catalogue, keeping level 00.
-  const names = options.componentNames;
   if (names !== undefined) {
     const unknown = names.filter((n) => !CATALOGUE.some((c) => c[1] === n));
     if (unknown.length > 0) throw new TypeError(`generatePayload: unknown component(s) ${unknown.join(', ')}`);
   }
-  const chosen = names !== undefined ? CATALOGUE.filter((c) => names.includes(c[1])) : CATALOGUE.slice(0, count);
-  const minManifests = options.minManifests ?? 900;
-  const withJobs = options.jobs ?? true;
+  return names !== undefined ? CATALOGUE.filter((c) => names.includes(c[1])) : CATALOGUE.slice(0, count);
+}
+
+/** The files of the chosen components, with the migration Jobs of a few operators (`withJobs`). */
+function catalogueFiles(
+  chosen: readonly CatalogueEntry[],
+  rng: Prng,
+  size: number,
+  images: Map<string, string>,
+  withJobs: boolean,
+): FileSpec[] {
+  const files: FileSpec[] = [];
   chosen.forEach(([level, name, namespace, flavor, capability], i) => {
     const comp: Component = {
       level,
@@ -816,7 +341,17 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
       files.push(jobFile(comp, rng, '09', 'migrate'));
     }
   });
-  // Bulk per-component "operand" manifests, to reach the size of a real payload.
+  return files;
+}
+
+/** Bulk per-component "operand" ConfigMaps, to reach the size of a real payload (`minManifests` documents). */
+function padWithOperands(
+  files: FileSpec[],
+  chosen: readonly CatalogueEntry[],
+  rng: Prng,
+  size: number,
+  minManifests: number,
+): void {
   let docs = files.reduce((n, f) => n + f.docs.length, 0);
   let k = 0;
   while (docs < minManifests) {
@@ -855,47 +390,60 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
     files.push({ name: `0000_${level}_${name}_${nn}_operands.yaml`, docs: docsHere });
     docs += n;
   }
-  // A couple of files that carry no run level at all.
-  files.push({
-    name: 'zz_openshift-install-extra-manifests.yaml',
-    docs: [
-      {
-        excluded: false,
-        obj: {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: 'install-extras', namespace: 'openshift-config', annotations: { ...PROFILE_ANNOTATIONS } },
-          data: { note: sentence(rng, 10) },
-        },
-      },
-    ],
-  });
+}
 
+/** Counts of {@link writeManifestFiles}. */
+interface WrittenManifests {
+  files: number;
+  manifests: number;
+  jobs: number;
+  multiDocumentFiles: number;
+  excluded: number;
+  bytes: number;
+}
+
+/** Writes the files (those of one name merged, in first-seen order), now and then with a leading `---`. */
+async function writeManifestFiles(
+  releaseDir: string,
+  files: readonly FileSpec[],
+  rng: Prng,
+): Promise<WrittenManifests> {
   const byName = new Map<string, FileSpec>();
   for (const file of files) {
     const existing = byName.get(file.name);
     if (existing === undefined) byName.set(file.name, file);
     else existing.docs.push(...file.docs);
   }
-
-  let bytes = 0;
-  let manifests = 0;
-  let jobs = 0;
-  let multi = 0;
-  let excluded = 0;
+  const out: WrittenManifests = {
+    files: byName.size,
+    manifests: 0,
+    jobs: 0,
+    multiDocumentFiles: 0,
+    excluded: 0,
+    bytes: 0,
+  };
   for (const file of byName.values()) {
     const text = file.docs.map((d) => stringify(d.obj, { lineWidth: 0 })).join('---\n');
     const content = file.docs.length > 1 && rng.chance(0.2) ? `---\n${text}` : text;
     await writeFile(join(releaseDir, file.name), content);
-    bytes += Buffer.byteLength(content);
-    manifests += file.docs.length;
-    if (file.docs.length > 1) multi++;
+    out.bytes += Buffer.byteLength(content);
+    out.manifests += file.docs.length;
+    if (file.docs.length > 1) out.multiDocumentFiles++;
     for (const d of file.docs) {
-      if (d.obj['kind'] === 'Job') jobs++;
-      if (d.excluded) excluded++;
+      if (d.obj['kind'] === 'Job') out.jobs++;
+      if (d.excluded) out.excluded++;
     }
   }
+  return out;
+}
 
+/** Writes `image-references` (ImageStream JSON) and `release-metadata` (cincinnati-metadata-v0); their bytes. */
+async function writeReleaseMetadata(
+  releaseDir: string,
+  version: string,
+  images: ReadonlyMap<string, string>,
+  rng: Prng,
+): Promise<number> {
   const imageStream = {
     kind: 'ImageStream',
     apiVersion: 'image.openshift.io/v1',
@@ -933,22 +481,5 @@ export async function generatePayload(options: GeneratePayloadOptions): Promise<
   const metaText = JSON.stringify(metadata, null, 2) + '\n';
   await writeFile(join(releaseDir, 'image-references'), imageRefs);
   await writeFile(join(releaseDir, 'release-metadata'), metaText);
-  bytes += Buffer.byteLength(imageRefs) + Buffer.byteLength(metaText);
-
-  const cvo = cvoManifests(version);
-  for (const [name, text] of Object.entries(cvo)) {
-    await writeFile(join(cvoDir, name), text);
-    bytes += Buffer.byteLength(text);
-  }
-
-  return {
-    files: byName.size,
-    manifests,
-    jobs,
-    multiDocumentFiles: multi,
-    excluded,
-    components: new Set(chosen.map((c) => c[1])).size,
-    bytes,
-    cvoManifests: Object.keys(cvo).length,
-  };
+  return Buffer.byteLength(imageRefs) + Buffer.byteLength(metaText);
 }
