@@ -29,6 +29,39 @@ export function applyPatch(
   body: unknown,
   opts: ApplyOptions,
 ): KubeObject {
+  const applied = checkApplyConfiguration(t, name, body);
+  const part = opts.subresource === 'status' ? 'status' : 'main';
+  const appliedSet = leafPaths(t, applied, part);
+  const existing = cluster.peek(t, ns, name);
+  const entry = applyEntry(opts, String(applied.apiVersion), appliedSet);
+  if (!existing) {
+    if (opts.subresource)
+      throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, {
+        name,
+        kind: t.plural,
+      });
+    const obj = clone(applied);
+    (obj.metadata ??= {}).managedFields = [entry];
+    const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
+    if (opts.dryRun) wo.dryRun = true;
+    return cluster.create(t, ns, obj, wo);
+  }
+  const entries = (existing.metadata?.managedFields ?? []).map((e) => ({ ...e }));
+  const mine = entries.find(
+    (e) =>
+      e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource,
+  );
+  const forced = forcedOrConflict(t, name, { existing, applied, appliedSet, entries, mine, opts });
+  const merged = mergeApplied(t, existing, applied, appliedSet, entries, mine);
+  (merged.metadata ??= {}).managedFields = [...keptEntries(entries, mine, forced, appliedSet, opts), entry];
+  const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
+  if (opts.dryRun) wo.dryRun = true;
+  if (opts.subresource) wo.subresource = opts.subresource;
+  return cluster.applyUpdate(t, existing, merged, wo);
+}
+
+/** The apply configuration checked against the URL's type and name (a copy, its name set). */
+function checkApplyConfiguration(t: ResourceType, name: string, body: unknown): KubeObject {
   if (!isObject(body)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const applied = clone(body) as KubeObject;
   const want = apiVersionOf(t.group, t.version);
@@ -45,40 +78,39 @@ export function applyPatch(
     throw badRequest(`the name of the object (${md.name}) does not match the name on the URL (${name})`);
   md.name = name;
   if (md.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
-  const part = opts.subresource === 'status' ? 'status' : 'main';
-  const appliedSet = leafPaths(t, applied, part);
-  const existing = cluster.peek(t, ns, name);
-  const entry = (fields: Set<string>): ManagedFieldsEntry => {
-    const e: ManagedFieldsEntry = {
-      manager: opts.fieldManager,
-      operation: 'Apply',
-      apiVersion: String(applied.apiVersion),
-      time: nowTime(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1(fields),
-    };
-    if (opts.subresource) e.subresource = opts.subresource;
-    return e;
+  return applied;
+}
+
+/** The Apply managed-fields entry of this manager owning `fields`. */
+function applyEntry(opts: ApplyOptions, apiVersion: string, fields: Set<string>): ManagedFieldsEntry {
+  const e: ManagedFieldsEntry = {
+    manager: opts.fieldManager,
+    operation: 'Apply',
+    apiVersion,
+    time: nowTime(),
+    fieldsType: 'FieldsV1',
+    fieldsV1: toFieldsV1(fields),
   };
-  if (!existing) {
-    if (opts.subresource)
-      throw new ApiError(404, 'NotFound', `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`, {
-        name,
-        kind: t.plural,
-      });
-    const obj = clone(applied);
-    (obj.metadata ??= {}).managedFields = [entry(appliedSet)];
-    const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
-    if (opts.dryRun) wo.dryRun = true;
-    return cluster.create(t, ns, obj, wo);
-  }
-  const entries = (existing.metadata?.managedFields ?? []).map((e) => ({ ...e }));
-  const mine = entries.find(
-    (e) =>
-      e.manager === opts.fieldManager && e.operation === 'Apply' && (e.subresource ?? undefined) === opts.subresource,
-  );
-  const prevMine = mine ? fromFieldsV1(mine.fieldsV1) : new Set<string>();
-  // conflicts: leaves owned by other managers whose value would change
+  if (opts.subresource) e.subresource = opts.subresource;
+  return e;
+}
+
+/** What an apply over an existing object is checked against. */
+interface ApplyState {
+  existing: KubeObject;
+  applied: KubeObject;
+  appliedSet: Set<string>;
+  entries: ManagedFieldsEntry[];
+  mine: ManagedFieldsEntry | undefined;
+  opts: ApplyOptions;
+}
+
+/**
+ * Leaves owned by other managers whose value would change: taken over (returned) when forced or owned by this
+ * manager's Update entry, otherwise a 409 Conflict naming every one.
+ */
+function forcedOrConflict(t: ResourceType, name: string, st: ApplyState): Set<string> {
+  const { existing, applied, appliedSet, entries, mine, opts } = st;
   const conflicts: { who: string; path: string }[] = [];
   const forced = new Set<string>();
   for (const e of entries) {
@@ -109,8 +141,20 @@ export function applyPatch(
     if (t.group) d.group = t.group;
     throw new ApiError(409, 'Conflict', `${head}: ${list}`, d);
   }
+  return forced;
+}
+
+/** The existing object without the fields this manager no longer applies (owned by nobody else), merged with the configuration. */
+function mergeApplied(
+  t: ResourceType,
+  existing: KubeObject,
+  applied: KubeObject,
+  appliedSet: Set<string>,
+  entries: ManagedFieldsEntry[],
+  mine: ManagedFieldsEntry | undefined,
+): KubeObject {
+  const prevMine = mine ? fromFieldsV1(mine.fieldsV1) : new Set<string>();
   const next = clone(existing);
-  // remove fields this manager applied before but no longer applies (when nobody else owns them)
   const othersOwn = new Set<string>();
   for (const e of entries) if (e !== mine) for (const k of fromFieldsV1(e.fieldsV1)) othersOwn.add(k);
   const drop = [...prevMine]
@@ -121,20 +165,25 @@ export function applyPatch(
   if (appliedBody.metadata) delete appliedBody.metadata.managedFields;
   const merged = strategicMergePatch(next, appliedBody, (p) => t.lists[p]) as KubeObject;
   (merged.metadata ??= {}).resourceVersion = existing.metadata?.resourceVersion ?? '';
-  // new managed fields: others lose forced leaves; mine = appliedSet
-  const newEntries: ManagedFieldsEntry[] = [];
+  return merged;
+}
+
+/** The other managers' entries after the apply: forced leaves removed, emptied entries dropped. */
+function keptEntries(
+  entries: ManagedFieldsEntry[],
+  mine: ManagedFieldsEntry | undefined,
+  forced: Set<string>,
+  appliedSet: Set<string>,
+  opts: ApplyOptions,
+): ManagedFieldsEntry[] {
+  const out: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     if (e === mine) continue;
     const owned = [...fromFieldsV1(e.fieldsV1)].filter(
       (k) => !(forced.has(k) && e.manager !== opts.fieldManager) || !appliedSet.has(k),
     );
     const keep = owned.filter((k) => !forced.has(k));
-    if (keep.length) newEntries.push({ ...e, fieldsV1: toFieldsV1(keep) });
+    if (keep.length) out.push({ ...e, fieldsV1: toFieldsV1(keep) });
   }
-  newEntries.push(entry(appliedSet));
-  (merged.metadata ??= {}).managedFields = newEntries;
-  const wo: WriteOptions = { fieldManager: opts.fieldManager, skipTracking: true };
-  if (opts.dryRun) wo.dryRun = true;
-  if (opts.subresource) wo.subresource = opts.subresource;
-  return cluster.applyUpdate(t, existing, merged, wo);
+  return out;
 }

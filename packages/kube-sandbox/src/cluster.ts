@@ -17,6 +17,8 @@ import {
   notFound,
   type FieldError,
 } from './errors.js';
+import { specChanged, stripVolatile } from './object-diff.js';
+import { decodeContinue, encodeContinue, listDocument } from './list-page.js';
 import { matchFields, type FieldRequirement } from './selectors.js';
 import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceType } from './types.js';
 import { clone, sortedClone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
@@ -241,21 +243,7 @@ export class Cluster {
     let startAfter = '';
     let listRv = this.rv;
     if (opts.continueToken) {
-      let tok: { rv?: unknown; start?: unknown };
-      try {
-        tok = JSON.parse(Buffer.from(opts.continueToken, 'base64').toString('utf8')) as {
-          rv?: unknown;
-          start?: unknown;
-        };
-      } catch {
-        throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-      }
-      if (typeof tok.rv !== 'number' || typeof tok.start !== 'string')
-        throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-      if (tok.rv < this.compactedRv)
-        throw expired(
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-        );
+      const tok = decodeContinue(opts.continueToken, this.compactedRv);
       startAfter = tok.start;
       listRv = tok.rv;
     }
@@ -277,23 +265,8 @@ export class Cluster {
       items.push(this.view(t, o));
       next = k;
     }
-    const cont =
-      opts.limit && remaining > 0 && next
-        ? Buffer.from(JSON.stringify({ rv: listRv, start: next })).toString('base64')
-        : undefined;
-    if (t.crd) {
-      // an UnstructuredList: sorted keys, and `continue` always present (empty on the last page)
-      const metadata: Record<string, unknown> = { continue: cont ?? '' };
-      if (cont) metadata['remainingItemCount'] = remaining;
-      metadata['resourceVersion'] = String(listRv);
-      return { apiVersion: apiVersionOf(t.group, t.version), items, kind: t.listKind, metadata };
-    }
-    const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
-    if (cont) {
-      metadata['continue'] = cont;
-      metadata['remainingItemCount'] = remaining;
-    }
-    return { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata, items };
+    const cont = opts.limit && remaining > 0 && next ? encodeContinue(listRv, next) : undefined;
+    return listDocument(t, items, listRv, cont, remaining);
   }
 
   // ---------------------------------------------------------------- watch
@@ -748,26 +721,6 @@ export class Cluster {
   static generateName(prefix: string): string {
     return `${prefix}${randomSuffix()}`;
   }
-}
-
-function stripVolatile(o: KubeObject): KubeObject {
-  const c = { ...o, metadata: { ...(o.metadata ?? {}) } };
-  delete c.metadata.resourceVersion;
-  delete c.metadata.generation;
-  if (c.metadata.managedFields) c.metadata.managedFields = c.metadata.managedFields.map((e) => ({ ...e, time: '' }));
-  return c;
-}
-
-/** Whether anything other than metadata (and status, when it is a subresource) changed. */
-function specChanged(t: ResourceType, a: KubeObject, b: KubeObject): boolean {
-  const skipStatus = t.crd ? t.crd.statusSubresource : t.subresources.includes('status');
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) {
-    if (k === 'metadata' || k === 'apiVersion' || k === 'kind') continue;
-    if (k === 'status' && skipStatus) continue;
-    if (!deepEqual(a[k], b[k])) return true;
-  }
-  return false;
 }
 
 export { ApiError };

@@ -1,19 +1,21 @@
-/** The HTTP front end: routing, discovery, content negotiation, verbs, watch streaming. */
-import { createHash } from 'node:crypto';
+/** The HTTP front end: the request pipeline (authn/authz, discovery, routing) and the resource verbs. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml } from 'yaml';
-import type { Cluster, WatchEventType } from './cluster.js';
+import type { Cluster } from './cluster.js';
 import { forbiddenFor, requestAttributes, type Identity } from './authz.js';
 import { impersonate } from './impersonation.js';
 import { authorize, type UserInfo } from './rbac.js';
 import { accessReview, selfSubjectReview, selfSubjectRulesReview } from './access-review.js';
-import { checkDepth, checkTypedBody, MAX_BODY_DEPTH, readBody, RequestTooLargeError } from './body.js';
+import { checkTypedBody, readBody, RequestTooLargeError } from './body.js';
+import { groupList, resourceList, type ApiGroupList } from './discovery.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
-import { decodeProtobufObject } from './protobuf.js';
+import { pageNotFound, parseBody, sendError, sendJson, warningHeaders } from './http-send.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { toTable, wantsTable } from './tables.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
-import { isObject, must } from './util.js';
+import { isObject } from './util.js';
+import { serveWatch } from './watch-stream.js';
+
+export { sortVersions } from './discovery.js';
 
 /** Extra request handlers (patch/apply, subresources) plugged in by the sandbox. */
 export interface Handlers {
@@ -57,47 +59,6 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
-function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(code, {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-cache, private',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, err: ApiError, extra: Record<string, string> = {}): void {
-  const headers: Record<string, string> = { ...extra };
-  if (err.httpCode === 429 && err.details?.retryAfterSeconds !== undefined)
-    headers['Retry-After'] = String(err.details.retryAfterSeconds);
-  sendJson(res, err.httpCode, err.toStatus(), headers);
-}
-
-function parseBody(buf: Buffer, contentType: string): unknown {
-  const ct = (contentType.split(';')[0] ?? '').trim().toLowerCase();
-  if (ct === 'application/vnd.kubernetes.protobuf') return buf.length ? decodeProtobufObject(buf) : undefined;
-  const text = buf.toString('utf8');
-  if (text.trim() === '') return undefined;
-  if (!(ct.endsWith('json') || ct.endsWith('yaml') || ct === '' || ct === 'text/plain'))
-    throw new ApiError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-    );
-  let parsed: unknown;
-  try {
-    parsed = ct.endsWith('yaml') ? (parseYaml(text, { maxAliasCount: 100 }) as unknown) : (JSON.parse(text) as unknown);
-  } catch (e) {
-    if (e instanceof RangeError)
-      throw badRequest(`error decoding request body: exceeded max depth of ${MAX_BODY_DEPTH}`);
-    throw badRequest(`error decoding request body: ${(e as Error).message}`);
-  }
-  checkDepth(parsed);
-  return parsed;
-}
-
 /** Default field manager derived from the User-Agent, as the real server does. */
 export function managerFromUserAgent(ua: string | undefined): string {
   if (!ua) return 'unknown';
@@ -111,6 +72,27 @@ interface Route {
   name: string | undefined;
   sub: string | undefined;
   watchPath: boolean;
+}
+
+interface ApiPath {
+  group: string;
+  version: string;
+  rest: string[];
+}
+
+/** One resource request once routed and its body decoded. */
+interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  user: UserInfo;
+  method: string;
+  q: URLSearchParams;
+  route: Route;
+  body: unknown;
+  contentType: string;
+  accept: string | undefined;
+  fieldManager: string;
+  dryRun: boolean;
 }
 
 /** The request router for one sandbox. */
@@ -149,6 +131,7 @@ export class ApiHttp {
     });
   };
 
+  /** The request pipeline: health probes, authentication and authorization, discovery, then the resource verbs. */
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname.replace(/\/+$/, '') || '/';
@@ -158,6 +141,23 @@ export class ApiHttp {
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
+    const user = this.admit(req, res, method, url);
+    if (!user || this.serveNonResource(res, path)) return;
+    const api = this.apiPath(res, path);
+    if (!api) return;
+    if (api.rest.length === 0) {
+      if (method !== 'GET') throw methodNotAllowed();
+      const list = resourceList(this.cluster, api.group, api.version);
+      if (!list) throw pageNotFound();
+      sendJson(res, 200, list);
+      return;
+    }
+    const route = this.route(api.group, api.version, api.rest);
+    await this.serveResource(req, res, user, method, url.searchParams, route);
+  }
+
+  /** Authenticates, impersonates and authorizes; answers 401/403 itself and then returns undefined. */
+  private admit(req: IncomingMessage, res: ServerResponse, method: string, url: URL): UserInfo | undefined {
     const who = this.authenticate(req);
     if (who === 'unauthorized') {
       sendJson(res, 401, {
@@ -169,7 +169,7 @@ export class ApiHttp {
         reason: 'Unauthorized',
         code: 401,
       });
-      return;
+      return undefined;
     }
     let user: UserInfo;
     try {
@@ -177,7 +177,7 @@ export class ApiHttp {
     } catch (e) {
       if (e instanceof ApiError && e.httpCode === 403) {
         sendError(res, e, { 'X-Content-Type-Options': 'nosniff' });
-        return;
+        return undefined;
       }
       throw e;
     }
@@ -185,250 +185,276 @@ export class ApiHttp {
     const decision = authorize(this.cluster, user, attrs);
     if (!decision.allowed) {
       sendError(res, forbiddenFor(user.name, attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
-      return;
+      return undefined;
     }
-    if (path === '/version') {
-      sendJson(res, 200, SERVER_VERSION);
-      return;
-    }
-    if (path === '/api') {
+    return user;
+  }
+
+  /** `/version`, `/api`, `/apis` and `/openapi/...`; false when `path` is none of them. */
+  private serveNonResource(res: ServerResponse, path: string): boolean {
+    if (path === '/version') sendJson(res, 200, SERVER_VERSION);
+    else if (path === '/api')
       sendJson(res, 200, {
         kind: 'APIVersions',
         versions: ['v1'],
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.hostPort() }],
       });
-      return;
-    }
-    if (path === '/apis') {
-      sendJson(res, 200, this.groupList());
-      return;
-    }
-    if (path.startsWith('/openapi/')) {
+    else if (path === '/apis') sendJson(res, 200, this.groupList());
+    else if (path.startsWith('/openapi/')) {
       const doc = this.handlers.openapi(path);
       if (doc === undefined) throw notFound({ group: '', resource: 'openapi' }, path);
       sendJson(res, 200, doc);
-      return;
-    }
+    } else return false;
+    return true;
+  }
+
+  /** Group, version and the rest of an `/api/v1/...` or `/apis/<g>/<v>/...` path; answers `/apis/<g>` itself. */
+  private apiPath(res: ServerResponse, path: string): ApiPath | undefined {
     const segs = path
       .split('/')
       .filter((s) => s !== '')
       .map(decodeURIComponent);
-    let group: string;
-    let version: string;
-    let rest: string[];
     if (segs[0] === 'api') {
-      group = '';
-      version = segs[1] ?? '';
-      rest = segs.slice(2);
-      if (version !== 'v1') throw this.pageNotFound();
-    } else if (segs[0] === 'apis') {
-      group = segs[1] ?? '';
-      if (segs.length === 2) {
-        const g = this.groupList().groups.find((x) => x.name === group);
-        if (!g) throw this.pageNotFound();
-        sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g });
-        return;
-      }
-      version = segs[2] ?? '';
-      rest = segs.slice(3);
-    } else throw this.pageNotFound();
-    if (rest.length === 0) {
-      if (method !== 'GET') throw methodNotAllowed();
-      const list = this.resourceList(group, version);
-      if (!list) throw this.pageNotFound();
-      sendJson(res, 200, list);
-      return;
+      const version = segs[1] ?? '';
+      if (version !== 'v1') throw pageNotFound();
+      return { group: '', version, rest: segs.slice(2) };
     }
-    const route = this.route(group, version, rest);
-    const q = url.searchParams;
+    if (segs[0] !== 'apis') throw pageNotFound();
+    const group = segs[1] ?? '';
+    if (segs.length === 2) {
+      const g = this.groupList().groups.find((x) => x.name === group);
+      if (!g) throw pageNotFound();
+      sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+      return undefined;
+    }
+    return { group, version: segs[2] ?? '', rest: segs.slice(3) };
+  }
+
+  /** Decodes the body, then answers a subresource request or dispatches on the verb. */
+  private async serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: UserInfo,
+    method: string,
+    q: URLSearchParams,
+    route: Route,
+  ): Promise<void> {
     const contentType = req.headers['content-type'] ?? 'application/json';
-    const accept = req.headers['accept'];
-    const fieldManager = q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']);
-    const dryRun = q.getAll('dryRun').includes('All');
-    const { t, ns, name, sub } = route;
     let body: unknown;
     if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE')
       body = parseBody(await readBody(req), contentType);
-    if ((method === 'POST' || method === 'PUT') && !sub) checkTypedBody(t, body);
-
-    if (sub && name) {
-      if (!t.subresources.includes(sub)) throw this.pageNotFound();
-      const r = this.handlers.subresource(t, ns, name, sub, method, body, q);
-      if (r) {
-        sendJson(res, r.code, r.body);
-        return;
-      }
-      if (sub === 'status') {
-        if (method === 'GET') {
-          sendJson(res, 200, this.cluster.get(t, ns, name));
-          return;
-        }
-        if (method === 'PUT') {
-          sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' }));
-          return;
-        }
-        if (method === 'PATCH') {
-          sendJson(res, 200, this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, 'status'));
-          return;
-        }
-      }
-      throw methodNotAllowed();
+    if ((method === 'POST' || method === 'PUT') && !route.sub) checkTypedBody(route.t, body);
+    const r: ResourceRequest = {
+      req,
+      res,
+      user,
+      method,
+      q,
+      route,
+      body,
+      contentType,
+      accept: req.headers['accept'],
+      fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
+      dryRun: q.getAll('dryRun').includes('All'),
+    };
+    if (route.sub && route.name) {
+      this.serveSubresource(r, route.name, route.sub);
+      return;
     }
-
-    switch (method) {
-      case 'GET': {
-        if (route.watchPath || q.get('watch') === '1' || q.get('watch') === 'true') {
-          if (!t.verbs.includes('watch')) throw methodNotAllowed();
-          this.serveWatch(req, res, route, q, accept);
-          return;
-        }
-        if (name) {
-          const obj = this.cluster.get(t, ns, name);
-          if (wantsTable(accept)) {
-            sendJson(
-              res,
-              200,
-              toTable(
-                t,
-                [obj],
-                { resourceVersion: obj.metadata?.resourceVersion ?? '' },
-                q.get('includeObject') ?? 'Metadata',
-              ),
-            );
-            return;
-          }
-          sendJson(res, 200, obj);
-          return;
-        }
-        const labelSel = q.get('labelSelector');
-        const labels = labelSel ? parseLabelSelector(labelSel) : [];
-        const fieldSel = q.get('fieldSelector');
-        const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
-        const limitS = q.get('limit');
-        const limit = limitS ? Number(limitS) : 0;
-        if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitS ?? ''}`);
-        const opts: Parameters<Cluster['list']>[2] = { labels, fields, limit };
-        const cont = q.get('continue');
-        if (cont) opts.continueToken = cont;
-        const list = this.cluster.list(t, ns, opts);
-        if (wantsTable(accept)) {
-          sendJson(
-            res,
-            200,
-            toTable(
-              t,
-              list['items'] as KubeObject[],
-              list.metadata as Record<string, unknown>,
-              q.get('includeObject') ?? 'Metadata',
-            ),
-          );
-          return;
-        }
-        sendJson(res, 200, list);
-        return;
-      }
-      case 'POST': {
-        if (name) throw methodNotAllowed();
-        if (t.crd && !t.verbs.includes('create')) {
-          // apiextensions-apiserver refuses only creation while the CRD is terminating
-          const d: Record<string, string> = { kind: t.plural };
-          if (t.group) d['group'] = t.group;
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'create not allowed while custom resource definition is terminating',
-            d,
-          );
-        }
-        if (!t.verbs.includes('create')) throw methodNotAllowed();
-        if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews') {
-          sendJson(res, 201, accessReview(this.cluster, user, body));
-          return;
-        }
-        if (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews') {
-          sendJson(res, 201, selfSubjectReview(user));
-          return;
-        }
-        if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectrulesreviews') {
-          sendJson(res, 201, selfSubjectRulesReview(this.cluster, user, body));
-          return;
-        }
-        const warnings = this.handlers.fieldValidation(t, body, q);
-        const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
-        sendJson(res, 201, created, warningHeaders(warnings));
-        return;
-      }
-      case 'PUT': {
-        if (!name) throw methodNotAllowed();
-        const warnings = this.handlers.fieldValidation(t, body, q);
-        sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager }), warningHeaders(warnings));
-        return;
-      }
-      case 'PATCH': {
-        if (!name) throw methodNotAllowed();
-        const before = this.cluster.peek(t, ns, name);
-        const out = this.handlers.patch(t, ns, name, contentType, body, q, fieldManager, undefined);
-        sendJson(res, before ? 200 : 201, out);
-        return;
-      }
-      case 'DELETE': {
-        const opts = isObject(body) ? body : {};
-        const policy = (q.get('propagationPolicy') ?? opts['propagationPolicy']) as
-          'Background' | 'Foreground' | 'Orphan' | undefined;
-        const orphan = opts['orphanDependents'];
-        const del: Parameters<Cluster['delete']>[3] = {
-          dryRun: dryRun || (Array.isArray(opts['dryRun']) && opts['dryRun'].includes('All')),
-        };
-        if (policy) del.propagationPolicy = policy;
-        else if (orphan === true) del.propagationPolicy = 'Orphan';
-        if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'];
-        if (name) {
-          const r = this.cluster.delete(t, ns, name, del);
-          // generic registry Store.Delete: the object when it stays (finalizers) or the store sets ReturnDeletedObject
-          // (pods, namespaces, serviceaccounts); a Success Status otherwise, custom resources included
-          // handlers.DeleteResource answers 202 only when the object stays and the client asked OrphanDependents=false
-          const accepted = !r.deleted && orphan === false;
-          if (
-            !r.deleted ||
-            (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))
-          ) {
-            sendJson(res, accepted ? 202 : 200, r.object);
-            return;
-          }
-          const details: Record<string, unknown> = { name, kind: t.plural, uid: r.object.metadata?.uid };
-          if (t.group) details['group'] = t.group;
-          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
-          return;
-        }
-        if (!t.verbs.includes('deletecollection')) throw methodNotAllowed();
-        const labelSel = q.get('labelSelector');
-        const labels = labelSel ? parseLabelSelector(labelSel) : [];
-        const fieldSel = q.get('fieldSelector');
-        const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
-        const list = this.cluster.list(t, ns, { labels, fields });
-        const items: KubeObject[] = [];
-        for (const o of list['items'] as KubeObject[]) {
-          try {
-            items.push(this.cluster.delete(t, o.metadata?.namespace, o.metadata?.name ?? '', del).object);
-          } catch (e) {
-            if (!(e instanceof ApiError && e.httpCode === 404)) throw e;
-          }
-        }
-        sendJson(res, 200, {
-          kind: t.listKind,
-          apiVersion: apiVersionOf(t.group, t.version),
-          metadata: { resourceVersion: String(this.cluster.rv) },
-          items,
-        });
-        return;
-      }
-      default:
-        throw methodNotAllowed();
-    }
+    const serve = Object.hasOwn(this.verbs, method) ? this.verbs[method] : undefined;
+    if (!serve) throw methodNotAllowed();
+    serve(r);
   }
 
-  private pageNotFound(): ApiError {
-    return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+  /** The handler of each verb on a resource or collection path. */
+  private readonly verbs: Readonly<Record<string, (r: ResourceRequest) => void>> = {
+    GET: (r) => {
+      this.serveGet(r);
+    },
+    POST: (r) => {
+      this.servePost(r);
+    },
+    PUT: (r) => {
+      this.servePut(r);
+    },
+    PATCH: (r) => {
+      this.servePatch(r);
+    },
+    DELETE: (r) => {
+      this.serveDelete(r);
+    },
+  };
+
+  /** `<resource>/<name>/<sub>`: the sandbox's subresource handlers first, then the generic `status`. */
+  private serveSubresource(r: ResourceRequest, name: string, sub: string): void {
+    const { res, method, q, body, route, dryRun, fieldManager } = r;
+    const { t, ns } = route;
+    if (!t.subresources.includes(sub)) throw pageNotFound();
+    const answer = this.handlers.subresource(t, ns, name, sub, method, body, q);
+    if (answer) {
+      sendJson(res, answer.code, answer.body);
+      return;
+    }
+    if (sub === 'status') {
+      if (method === 'GET') {
+        sendJson(res, 200, this.cluster.get(t, ns, name));
+        return;
+      }
+      if (method === 'PUT') {
+        sendJson(res, 200, this.cluster.update(t, ns, name, body, { dryRun, fieldManager, subresource: 'status' }));
+        return;
+      }
+      if (method === 'PATCH') {
+        sendJson(res, 200, this.handlers.patch(t, ns, name, r.contentType, body, q, fieldManager, 'status'));
+        return;
+      }
+    }
+    throw methodNotAllowed();
+  }
+
+  /** GET: a watch, one object or a (paged, selected) list; as a Table when the client asks for one. */
+  private serveGet(r: ResourceRequest): void {
+    const { req, res, q, route, accept } = r;
+    const { t, ns, name } = route;
+    if (route.watchPath || q.get('watch') === '1' || q.get('watch') === 'true') {
+      if (!t.verbs.includes('watch')) throw methodNotAllowed();
+      serveWatch(this.cluster, this.bookmarkIntervalMs, req, res, route, q, accept);
+      return;
+    }
+    const includeObject = q.get('includeObject') ?? 'Metadata';
+    if (name) {
+      const obj = this.cluster.get(t, ns, name);
+      if (wantsTable(accept)) {
+        const meta = { resourceVersion: obj.metadata?.resourceVersion ?? '' };
+        sendJson(res, 200, toTable(t, [obj], meta, includeObject));
+        return;
+      }
+      sendJson(res, 200, obj);
+      return;
+    }
+    const limitS = q.get('limit');
+    const limit = limitS ? Number(limitS) : 0;
+    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitS ?? ''}`);
+    const opts: Parameters<Cluster['list']>[2] = { ...selectorsOf(t, q), limit };
+    const cont = q.get('continue');
+    if (cont) opts.continueToken = cont;
+    const list = this.cluster.list(t, ns, opts);
+    if (wantsTable(accept)) {
+      const meta = list.metadata as Record<string, unknown>;
+      sendJson(res, 200, toTable(t, list['items'] as KubeObject[], meta, includeObject));
+      return;
+    }
+    sendJson(res, 200, list);
+  }
+
+  /** POST: creation (refused on a terminating CRD) or one of the review kinds answered for the caller. */
+  private servePost(r: ResourceRequest): void {
+    const { res, user, body, q, route, dryRun, fieldManager } = r;
+    const { t, ns, name } = route;
+    if (name) throw methodNotAllowed();
+    if (t.crd && !t.verbs.includes('create')) {
+      // apiextensions-apiserver refuses only creation while the CRD is terminating
+      const d: Record<string, string> = { kind: t.plural };
+      if (t.group) d['group'] = t.group;
+      throw new ApiError(
+        405,
+        'MethodNotAllowed',
+        'create not allowed while custom resource definition is terminating',
+        d,
+      );
+    }
+    if (!t.verbs.includes('create')) throw methodNotAllowed();
+    const review = this.review(t, user, body);
+    if (review !== undefined) {
+      sendJson(res, 201, review);
+      return;
+    }
+    const warnings = this.handlers.fieldValidation(t, body, q);
+    const created = this.cluster.create(t, ns, body, { dryRun, fieldManager });
+    sendJson(res, 201, created, warningHeaders(warnings));
+  }
+
+  /** The answer to a self-subject access/rules review or a self-subject review; undefined for other kinds. */
+  private review(t: ResourceType, user: UserInfo, body: unknown): unknown {
+    if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectaccessreviews')
+      return accessReview(this.cluster, user, body);
+    if (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews') return selfSubjectReview(user);
+    if (t.group === 'authorization.k8s.io' && t.plural === 'selfsubjectrulesreviews')
+      return selfSubjectRulesReview(this.cluster, user, body);
+    return undefined;
+  }
+
+  private servePut(r: ResourceRequest): void {
+    const { t, ns, name } = r.route;
+    if (!name) throw methodNotAllowed();
+    const warnings = this.handlers.fieldValidation(t, r.body, r.q);
+    const updated = this.cluster.update(t, ns, name, r.body, { dryRun: r.dryRun, fieldManager: r.fieldManager });
+    sendJson(r.res, 200, updated, warningHeaders(warnings));
+  }
+
+  /** PATCH: 201 when an apply patch created the object, 200 otherwise. */
+  private servePatch(r: ResourceRequest): void {
+    const { t, ns, name } = r.route;
+    if (!name) throw methodNotAllowed();
+    const before = this.cluster.peek(t, ns, name);
+    const out = this.handlers.patch(t, ns, name, r.contentType, r.body, r.q, r.fieldManager, undefined);
+    sendJson(r.res, before ? 200 : 201, out);
+  }
+
+  /** DELETE of one object (object or Success Status, 202 when it stays on request) or of a collection. */
+  private serveDelete(r: ResourceRequest): void {
+    const { res, body, q, route, dryRun } = r;
+    const { t, ns, name } = route;
+    const opts = isObject(body) ? body : {};
+    const policy = (q.get('propagationPolicy') ?? opts['propagationPolicy']) as
+      'Background' | 'Foreground' | 'Orphan' | undefined;
+    const orphan = opts['orphanDependents'];
+    const del: Parameters<Cluster['delete']>[3] = {
+      dryRun: dryRun || (Array.isArray(opts['dryRun']) && opts['dryRun'].includes('All')),
+    };
+    if (policy) del.propagationPolicy = policy;
+    else if (orphan === true) del.propagationPolicy = 'Orphan';
+    if (isObject(opts['preconditions'])) del.preconditions = opts['preconditions'];
+    if (!name) {
+      this.serveDeleteCollection(r, del);
+      return;
+    }
+    const out = this.cluster.delete(t, ns, name, del);
+    // generic registry Store.Delete: the object when it stays (finalizers) or the store sets ReturnDeletedObject
+    // (pods, namespaces, serviceaccounts); a Success Status otherwise, custom resources included
+    // handlers.DeleteResource answers 202 only when the object stays and the client asked OrphanDependents=false
+    const accepted = !out.deleted && orphan === false;
+    if (
+      !out.deleted ||
+      (t.group === '' && (t.plural === 'pods' || t.plural === 'namespaces' || t.plural === 'serviceaccounts'))
+    ) {
+      sendJson(res, accepted ? 202 : 200, out.object);
+      return;
+    }
+    const details: Record<string, unknown> = { name, kind: t.plural, uid: out.object.metadata?.uid };
+    if (t.group) details['group'] = t.group;
+    sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+  }
+
+  /** DELETE of every selected object; those already gone meanwhile are skipped. */
+  private serveDeleteCollection(r: ResourceRequest, del: Parameters<Cluster['delete']>[3]): void {
+    const { t, ns } = r.route;
+    if (!t.verbs.includes('deletecollection')) throw methodNotAllowed();
+    const list = this.cluster.list(t, ns, selectorsOf(t, r.q));
+    const items: KubeObject[] = [];
+    for (const o of list['items'] as KubeObject[]) {
+      try {
+        items.push(this.cluster.delete(t, o.metadata?.namespace, o.metadata?.name ?? '', del).object);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.httpCode === 404)) throw e;
+      }
+    }
+    sendJson(r.res, 200, {
+      kind: t.listKind,
+      apiVersion: apiVersionOf(t.group, t.version),
+      metadata: { resourceVersion: String(this.cluster.rv) },
+      items,
+    });
   }
 
   private route(group: string, version: string, segs: string[]): Route {
@@ -452,239 +478,30 @@ export class ApiHttp {
       s = s.slice(2);
     }
     const [plural, name, sub, ...extra] = s;
-    if (!plural || extra.length) throw this.pageNotFound();
+    if (!plural || extra.length) throw pageNotFound();
     const t = this.cluster.findType(group, version, plural);
-    if (!t) throw this.pageNotFound();
-    if (ns !== undefined && !t.namespaced) throw this.pageNotFound();
-    if (t.namespaced && ns === undefined && name !== undefined) throw this.pageNotFound();
+    if (!t) throw pageNotFound();
+    if (ns !== undefined && !t.namespaced) throw pageNotFound();
+    if (t.namespaced && ns === undefined && name !== undefined) throw pageNotFound();
     return { t, ns, name, sub, watchPath };
   }
 
   /** `/apis` APIGroupList. */
-  groupList(): {
-    kind: string;
-    apiVersion: string;
-    groups: {
-      name: string;
-      versions: { groupVersion: string; version: string }[];
-      preferredVersion: { groupVersion: string; version: string };
-    }[];
-  } {
-    const byGroup = new Map<string, string[]>();
-    for (const t of this.cluster.allTypes()) {
-      if (t.group === '') continue;
-      const vs = byGroup.get(t.group) ?? [];
-      if (!vs.includes(t.version)) vs.push(t.version);
-      byGroup.set(t.group, vs);
-    }
-    const groups = [...byGroup.entries()].map(([name, vs]) => {
-      const sorted = sortVersions(vs);
-      const versions = sorted.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
-      return { name, versions, preferredVersion: must(versions[0], `preferred version of group ${name}`) };
-    });
-    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+  groupList(): ApiGroupList {
+    return groupList(this.cluster);
   }
 
   /** `/api/v1` or `/apis/<g>/<v>` APIResourceList, or null when the group/version is not served. */
   resourceList(group: string, version: string): KubeObject | null {
-    const types = this.cluster.allTypes().filter((t) => t.group === group && t.version === version);
-    if (types.length === 0) return null;
-    const resources: Record<string, unknown>[] = [];
-    for (const t of types.sort((a, b) => a.plural.localeCompare(b.plural))) {
-      const r: Record<string, unknown> = {
-        name: t.plural,
-        singularName: t.singular,
-        namespaced: t.namespaced,
-        kind: t.kind,
-        verbs: t.verbs,
-      };
-      if (t.shortNames.length) r['shortNames'] = t.shortNames;
-      if (t.categories.length) r['categories'] = t.categories;
-      const hash = this.storageVersionHash(t);
-      if (hash) r['storageVersionHash'] = hash;
-      resources.push(r);
-      for (const sub of t.subresources) {
-        if (sub === 'status')
-          resources.push({
-            name: `${t.plural}/status`,
-            singularName: '',
-            namespaced: t.namespaced,
-            kind: t.kind,
-            verbs: ['get', 'patch', 'update'],
-          });
-        else if (sub === 'scale')
-          resources.push({
-            name: `${t.plural}/scale`,
-            singularName: '',
-            namespaced: t.namespaced,
-            group: 'autoscaling',
-            version: 'v1',
-            kind: 'Scale',
-            verbs: ['get', 'patch', 'update'],
-          });
-        else if (sub === 'eviction')
-          resources.push({
-            name: `${t.plural}/eviction`,
-            singularName: '',
-            namespaced: t.namespaced,
-            group: 'policy',
-            version: 'v1',
-            kind: 'Eviction',
-            verbs: ['create'],
-          });
-        else if (sub === 'finalize')
-          resources.push({
-            name: `${t.plural}/finalize`,
-            singularName: '',
-            namespaced: t.namespaced,
-            kind: t.kind,
-            verbs: ['update'],
-          });
-        else if (sub === 'token')
-          resources.push({
-            name: `${t.plural}/token`,
-            singularName: '',
-            namespaced: t.namespaced,
-            group: 'authentication.k8s.io',
-            version: 'v1',
-            kind: 'TokenRequest',
-            verbs: ['create'],
-          });
-      }
-    }
-    const out: KubeObject = { kind: 'APIResourceList', groupVersion: apiVersionOf(group, version), resources };
-    if (group !== '') out.apiVersion = 'v1';
-    return out;
-  }
-
-  /**
-   * `storageVersionHash` of a resource: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>") of the
-   * version objects are stored in (apiserver `discovery.StorageVersionHash`); none for kinds that are not stored.
-   */
-  private storageVersionHash(t: ResourceType): string | undefined {
-    if (t.group === 'authorization.k8s.io' || t.group === 'authentication.k8s.io') return undefined;
-    let gvk = `${t.group}/${t.version}/${t.kind}`;
-    if (t.crd && !t.crd.storage) {
-      const stored = this.cluster
-        .allTypes()
-        .find((x) => x.group === t.group && x.plural === t.plural && x.crd?.storage);
-      if (stored) gvk = `${stored.group}/${stored.version}/${stored.kind}`;
-    }
-    if (t.storedAs) {
-      const st = this.cluster.allTypes().find((x) => x.group === t.storedAs?.group && x.plural === t.storedAs.plural);
-      if (st) gvk = `${st.group}/${st.version}/${st.kind}`;
-    }
-    return createHash('sha256').update(gvk).digest().subarray(0, 8).toString('base64');
-  }
-
-  private serveWatch(
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: Route,
-    q: URLSearchParams,
-    accept: string | undefined,
-  ): void {
-    const { t, ns, name } = route;
-    const labelSel = q.get('labelSelector');
-    const labels = labelSel ? parseLabelSelector(labelSel) : [];
-    const fieldSel = q.get('fieldSelector');
-    const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
-    if (name) fields.push({ field: 'metadata.name', path: 'metadata.name', value: name, negate: false });
-    const table = wantsTable(accept);
-    const includeObject = q.get('includeObject') ?? 'Metadata';
-    const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
-    const timeoutS = q.get('timeoutSeconds');
-    const timeoutMs = timeoutS ? Math.max(0, Number(timeoutS)) * 1000 : 30 * 60 * 1000;
-    res.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
-    });
-    res.flushHeaders();
-    let closed = false;
-    let firstTable = true;
-    const write = (type: WatchEventType, obj: unknown): void => {
-      if (closed) return;
-      res.write(`{"type":${JSON.stringify(type)},"object":${jsonOf(obj)}}\n`);
-    };
-    const send = (type: WatchEventType, obj: KubeObject): void => {
-      if (table && type !== 'BOOKMARK' && type !== 'ERROR') {
-        write(
-          type,
-          toTable(t, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, includeObject, firstTable),
-        );
-        firstTable = false;
-      } else write(type, obj);
-    };
-    let stop: (() => void) | undefined;
-    let removeCloser: (() => void) | undefined = undefined;
-    const timers: NodeJS.Timeout[] = [];
-    const finish = (): void => {
-      if (closed) return;
-      closed = true;
-      stop?.();
-      removeCloser?.();
-      for (const tm of timers) clearTimeout(tm);
-      res.end();
-    };
-    req.on('close', finish);
-    res.on('close', finish);
-    try {
-      const w: Parameters<Cluster['watch']>[1] = { labels, fields, send };
-      if (ns !== undefined) w.namespace = ns;
-      stop = this.cluster.watch(t, w, q.get('resourceVersion') ?? undefined);
-    } catch (e) {
-      if (e instanceof ApiError) {
-        write('ERROR', e.toStatus());
-        finish();
-        return;
-      }
-      throw e;
-    }
-    removeCloser = this.cluster.addCloser(finish);
-    timers.push(setTimeout(finish, timeoutMs));
-    if (bookmarks) {
-      const iv = setInterval(() => {
-        write('BOOKMARK', {
-          kind: t.kind,
-          apiVersion: apiVersionOf(t.group, t.version),
-          metadata: { resourceVersion: String(this.cluster.rv), creationTimestamp: null },
-        });
-      }, this.bookmarkIntervalMs);
-      timers.push(iv);
-    }
+    return resourceList(this.cluster, group, version);
   }
 }
 
-const jsonCache = new WeakMap<object, string>();
-/** JSON of an object, cached per object identity (watch fan-out serializes each event once). */
-function jsonOf(o: unknown): string {
-  if (o === null || typeof o !== 'object') return JSON.stringify(o);
-  let s = jsonCache.get(o);
-  if (s === undefined) {
-    s = JSON.stringify(o);
-    jsonCache.set(o, s);
-  }
-  return s;
-}
-
-function warningHeaders(w: string[]): Record<string, string> {
-  if (w.length === 0) return {};
-  return { Warning: w.map((x) => `299 - ${JSON.stringify(x)}`).join(', ') };
-}
-
-/** Sorts versions by Kubernetes version priority (GA > beta > alpha, higher first). */
-export function sortVersions(vs: string[]): string[] {
-  const rank = (v: string): [number, number, number] => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return [0, 0, 0];
-    const stage = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;
-    return [stage, Number(m[1]), Number(m[3] ?? 0)];
-  };
-  return [...vs].sort((a, b) => {
-    const ra = rank(a);
-    const rb = rank(b);
-    for (const i of [0, 1, 2] as const) if (ra[i] !== rb[i]) return rb[i] - ra[i];
-    return a.localeCompare(b);
-  });
+/** The `labelSelector` and `fieldSelector` of a list or delete-collection request. */
+function selectorsOf(t: ResourceType, q: URLSearchParams): Parameters<Cluster['list']>[2] & object {
+  const labelSel = q.get('labelSelector');
+  const labels = labelSel ? parseLabelSelector(labelSel) : [];
+  const fieldSel = q.get('fieldSelector');
+  const fields = fieldSel ? parseFieldSelector(fieldSel, t.fields, t.kind) : [];
+  return { labels, fields };
 }

@@ -6,10 +6,9 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { applyPatch } from './apply.js';
 import { makeAuthenticator, type StaticTokenUser } from './authn.js';
-import { makeType } from './builtins.js';
 import { Cluster } from './cluster.js';
 import { computePdb, Controllers } from './controllers.js';
-import { installStrategies, registerCrd } from './strategies/index.js';
+import { installStrategies } from './strategies/index.js';
 import { ensureSystemPriorityClasses } from './priorityclass.js';
 import { prune } from './crd.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, SandboxError } from './errors.js';
@@ -26,10 +25,17 @@ import {
 import { installOpenShiftCrds } from './openshift.js';
 import { ClusterRoleAggregator, ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { ServiceAccountTokens } from './sa-token.js';
-import { recoverPersistedState, WriteAheadLog, type PersistedState, type StoredItem } from './persist.js';
 import { generateTls, type TlsMaterial } from './tls.js';
+import {
+  addReviewTypes,
+  listenOn,
+  nodeReadySetter,
+  settleCluster,
+  setupPersistence,
+  trackSockets,
+} from './sandbox-setup.js';
 import { apiVersionOf, type JsonObject, type KubeObject, type ResourceType } from './types.js';
-import { clone, isObject, must, nowTime, text } from './util.js';
+import { clone, isObject, must } from './util.js';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {
@@ -111,8 +117,6 @@ export interface Sandbox {
 }
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-/** Log records after which the write-ahead log is compacted into the snapshot. */
-const WAL_COMPACT_RECORDS = 5000;
 
 /** Starts an embedded Kubernetes API server on 127.0.0.1. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
@@ -124,34 +128,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (opts.tls) tls = await generateTls();
   controllers.caBundle = tls?.caCert ?? '';
 
-  let restored = false;
-  let wal: WriteAheadLog | undefined;
-  if (opts.persistDir) {
-    const state = recoverPersistedState(opts.persistDir);
-    if (state) {
-      restoreState(cluster, state);
-      restored = true;
-    }
-    wal = new WriteAheadLog(opts.persistDir, opts.walCompactBytes);
-    const log = wal;
-    cluster.onChange((e) => {
-      log.append(e.rv, e.type, e.gr, e.object);
-      if (log.wantsCompaction(opts.walCompactRecords ?? WAL_COMPACT_RECORDS)) compactSoon();
-    });
-  }
-  let compactScheduled = false;
-  const compactNow = (): void => {
-    compactScheduled = false;
-    if (!wal) return;
-    const items: StoredItem[] = [];
-    for (const { t, obj } of cluster.everything()) items.push({ group: t.group, plural: t.plural, object: obj });
-    wal.compact({ resourceVersion: cluster.rv, items });
-  };
-  function compactSoon(): void {
-    if (compactScheduled) return;
-    compactScheduled = true;
-    setImmediate(compactNow);
-  }
+  const { restored, wal, compactNow } = setupPersistence(cluster, opts);
   const nsType = must(cluster.findType('', 'v1', 'namespaces'), 'built-in type v1/namespaces');
   if (!restored) for (const ns of DEFAULT_NAMESPACES) cluster.create(nsType, undefined, { metadata: { name: ns } });
   ensureSystemPriorityClasses(cluster);
@@ -162,26 +139,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const aggregator = new ClusterRoleAggregator(cluster);
   const serviceAccounts = new ServiceAccountTokens(cluster);
   must(cluster.findType('', 'v1', 'serviceaccounts'), 'built-in type v1/serviceaccounts').subresources.push('token');
-  // the review kinds kubectl auth whoami / can-i --list create (authorization.k8s.io SelfSubjectAccessReview is built in)
-  for (const def of [
-    {
-      group: 'authentication.k8s.io',
-      version: 'v1',
-      plural: 'selfsubjectreviews',
-      kind: 'SelfSubjectReview',
-      namespaced: false,
-      verbs: ['create'],
-    },
-    {
-      group: 'authorization.k8s.io',
-      version: 'v1',
-      plural: 'selfsubjectrulesreviews',
-      kind: 'SelfSubjectRulesReview',
-      namespaced: false,
-      verbs: ['create'],
-    },
-  ])
-    if (!cluster.findType(def.group, def.version, def.plural)) cluster.addType(makeType(def));
+  addReviewTypes(cluster);
   const authenticate = makeAuthenticator({
     adminToken: token,
     tls: tls !== undefined,
@@ -193,79 +151,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const handlers = makeHandlers(cluster, serviceAccounts);
   const api = new ApiHttp(cluster, handlers, authenticate, () => hostPort);
   if (opts.bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = opts.bookmarkIntervalMs;
-  const httpsServer = tls
-    ? createHttpsServer(
-        { key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false },
-        api.listener,
-      )
-    : undefined;
-  const server: Server | HttpsServer = httpsServer ?? createServer(api.listener);
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => {
-      reject(
-        new SandboxError(
-          'LISTEN_FAILED',
-          `cannot listen on 127.0.0.1:${opts.port ?? 0}: ${e.message}; choose another port`,
-        ),
-      );
-    });
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      resolve();
-    });
-  });
+  const { server, httpsServer } = createApiServer(api, tls);
+  await listenOn(server, opts.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   hostPort = `127.0.0.1:${port}`;
   const url = `${tls ? 'https' : 'http'}://${hostPort}`;
-  const kcOpts: Parameters<typeof buildKubeconfig>[0] = { server: url, token };
-  if (tls) {
-    kcOpts.caCert = tls.caCert;
-    kcOpts.clientCert = tls.clientCert;
-    kcOpts.clientKey = tls.clientKey;
-  }
-  const kubeconfig = buildKubeconfig(kcOpts);
-  const nodeType = must(cluster.findType('', 'v1', 'nodes'), 'built-in type v1/nodes');
-
-  const setNodeReady = (name: string, ready: boolean, labels?: Record<string, string>): KubeObject => {
-    const existing = cluster.peek(nodeType, undefined, name);
-    const now = nowTime();
-    const cond = {
-      type: 'Ready',
-      status: ready ? 'True' : 'False',
-      lastHeartbeatTime: now,
-      lastTransitionTime: now,
-      reason: ready ? 'KubeletReady' : 'KubeletNotReady',
-      message: ready ? 'kubelet is posting ready status' : 'node is not ready',
-    };
-    if (!existing) {
-      return cluster.create(nodeType, undefined, {
-        metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...(labels ?? {}) } },
-        spec: {},
-        status: {
-          conditions: [cond],
-          nodeInfo: { kubeletVersion: 'v1.32.0', operatingSystem: 'linux', architecture: 'amd64' },
-          addresses: [{ type: 'Hostname', address: name }],
-        },
-      });
-    }
-    const next = clone(existing);
-    const st = (isObject(next['status']) ? next['status'] : (next['status'] = {})) as JsonObject;
-    const conds = (Array.isArray(st['conditions']) ? st['conditions'] : []) as JsonObject[];
-    const prev = conds.find((c) => c['type'] === 'Ready');
-    if (prev && prev['status'] === cond.status) cond.lastTransitionTime = text(prev['lastTransitionTime'] ?? now);
-    st['conditions'] = [...conds.filter((c) => c['type'] !== 'Ready'), cond];
-    if (labels) (next.metadata ??= {}).labels = { ...(next.metadata?.labels ?? {}), ...labels };
-    const out = cluster.applyUpdate(nodeType, existing, next, {
-      fieldManager: 'keelson-sandbox',
-      subresource: 'status',
-    });
-    if (labels)
-      return cluster.update(nodeType, undefined, name, {
-        ...cluster.get(nodeType, undefined, name),
-        metadata: { ...cluster.get(nodeType, undefined, name).metadata, labels: next.metadata?.labels },
-      });
-    return out;
-  };
+  const kubeconfig = adminKubeconfig(url, token, tls);
+  const setNodeReady = nodeReadySetter(cluster);
   for (const n of opts.nodes ?? []) setNodeReady(n, true);
   controllers.kick();
   await new Promise((r) => setImmediate(r));
@@ -278,51 +170,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
 
   let stopped = false;
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s: import('node:net').Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  httpsServer?.on('secureConnection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
+  const sockets = trackSockets(server, httpsServer);
 
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 200; i++) {
-      const rv = cluster.rv;
-      await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, 2));
-      // a workload pass deferred by WORKLOAD_PASS_INTERVAL_MS is still to come
-      if (cluster.rv === rv && controllers.idle()) return;
-    }
-  };
+  const settle = (): Promise<void> => settleCluster(cluster, controllers);
 
-  let operatorSimulator: OperatorSimulator | undefined;
-  if (opts.simulateOperators !== undefined && opts.simulateOperators !== false) {
-    const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
-    operatorSimulator = await startOperatorSimulator({
-      waitForDeployments: opts.simulatePods ?? false,
-      ...simOpts,
-      kubeconfig: kubeconfigYaml(kubeconfig),
-    });
-  }
+  const operatorSimulator = await startSimulatorIfAsked(opts, kubeconfig);
 
   const serviceAccountToken = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string =>
     serviceAccounts.mint(namespace, name, o).token;
-  const serviceAccountKubeconfig = (
-    namespace: string,
-    name: string,
-    o: { expirationSeconds?: number } = {},
-  ): string => {
-    const sa: Parameters<typeof buildKubeconfig>[0] = {
-      server: url,
-      token: serviceAccountToken(namespace, name, o),
-      namespace,
-    };
-    if (tls) sa.caCert = tls.caCert;
-    return kubeconfigYaml(buildKubeconfig(sa));
-  };
+  const serviceAccountKubeconfig = (namespace: string, name: string, o: { expirationSeconds?: number } = {}): string =>
+    serviceAccountKubeconfigYaml(url, tls, namespace, serviceAccountToken(namespace, name, o));
 
   return {
     url,
@@ -367,17 +224,57 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
 }
 
-/** Loads persisted objects: CRDs first (so that their types are served), then everything else. */
-function restoreState(cluster: Cluster, state: PersistedState): void {
-  const crds = state.items.filter(
-    (i) => i.group === 'apiextensions.k8s.io' && i.plural === 'customresourcedefinitions',
-  );
-  cluster.restore(crds, state.resourceVersion);
-  for (const c of crds) registerCrd(cluster, c.object);
-  cluster.restore(
-    state.items.filter((i) => !crds.includes(i)),
-    state.resourceVersion,
-  );
+/** The operator simulator when `simulateOperators` asks for one, talking to the sandbox as admin. */
+async function startSimulatorIfAsked(
+  opts: SandboxOptions,
+  kubeconfig: Kubeconfig,
+): Promise<OperatorSimulator | undefined> {
+  if (opts.simulateOperators === undefined || opts.simulateOperators === false) return undefined;
+  const simOpts = opts.simulateOperators === true ? {} : opts.simulateOperators;
+  return startOperatorSimulator({
+    waitForDeployments: opts.simulatePods ?? false,
+    ...simOpts,
+    kubeconfig: kubeconfigYaml(kubeconfig),
+  });
+}
+
+/** The HTTP server of the API, HTTPS (client certificates requested, not required) when TLS material is given. */
+function createApiServer(
+  api: ApiHttp,
+  tls: TlsMaterial | undefined,
+): { server: Server | HttpsServer; httpsServer: HttpsServer | undefined } {
+  const httpsServer = tls
+    ? createHttpsServer(
+        { key: tls.serverKey, cert: tls.serverCert, ca: tls.caCert, requestCert: true, rejectUnauthorized: false },
+        api.listener,
+      )
+    : undefined;
+  const server: Server | HttpsServer = httpsServer ?? createServer(api.listener);
+  server.keepAliveTimeout = 30_000;
+  return { server, httpsServer };
+}
+
+/** The admin kubeconfig: bearer token, plus the CA and client certificate under TLS. */
+function adminKubeconfig(url: string, token: string, tls: TlsMaterial | undefined): Kubeconfig {
+  const kcOpts: Parameters<typeof buildKubeconfig>[0] = { server: url, token };
+  if (tls) {
+    kcOpts.caCert = tls.caCert;
+    kcOpts.clientCert = tls.clientCert;
+    kcOpts.clientKey = tls.clientKey;
+  }
+  return buildKubeconfig(kcOpts);
+}
+
+/** A kubeconfig (YAML) authenticating as a service account with a minted token. */
+function serviceAccountKubeconfigYaml(
+  url: string,
+  tls: TlsMaterial | undefined,
+  namespace: string,
+  token: string,
+): string {
+  const sa: Parameters<typeof buildKubeconfig>[0] = { server: url, token, namespace };
+  if (tls) sa.caCert = tls.caCert;
+  return kubeconfigYaml(buildKubeconfig(sa));
 }
 
 /** Unknown-field handling for fieldValidation=Strict|Warn (custom resources). */

@@ -110,6 +110,35 @@ function nodeRoles(o: KubeObject): string {
   return roles.length ? roles.join(',') : '<none>';
 }
 
+function configMapDataCount(o: KubeObject): number {
+  return (
+    Object.keys(isObject(o['data']) ? o['data'] : {}).length +
+    Object.keys(isObject(o['binaryData']) ? o['binaryData'] : {}).length
+  );
+}
+
+function servicePorts(o: KubeObject): string {
+  const ports = getPath(o, 'spec.ports');
+  return Array.isArray(ports) && ports.length
+    ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${text(p['protocol'] ?? 'TCP')}` : '')).join(',')
+    : '<none>';
+}
+
+function eventLastSeen(o: KubeObject, now: number): string {
+  const ts =
+    getPath(o, 'lastTimestamp') ??
+    getPath(o, 'deprecatedLastTimestamp') ??
+    getPath(o, 'eventTime') ??
+    o.metadata?.creationTimestamp;
+  return typeof ts === 'string' ? humanDuration(now - Date.parse(ts)) : '<unknown>';
+}
+
+function eventObject(o: KubeObject): string {
+  const ref = getPath(o, 'involvedObject') ?? getPath(o, 'regarding');
+  return isObject(ref) ? `${text(ref['kind'] ?? '').toLowerCase()}/${text(ref['name'] ?? '')}` : '';
+}
+
+/** The columns `kubectl get` prints for a built-in resource (apiserver `printers/internalversion`). */
 function builtinColumns(t: ResourceType): Column[] {
   const key = `${t.group}/${t.plural}`;
   switch (key) {
@@ -135,17 +164,7 @@ function builtinColumns(t: ResourceType): Column[] {
         col('Node', 'string', (o) => getPath(o, 'spec.nodeName') ?? '<none>', 1),
       ];
     case '/configmaps':
-      return [
-        NAME,
-        col(
-          'Data',
-          'integer',
-          (o) =>
-            Object.keys(isObject(o['data']) ? o['data'] : {}).length +
-            Object.keys(isObject(o['binaryData']) ? o['binaryData'] : {}).length,
-        ),
-        AGE,
-      ];
+      return [NAME, col('Data', 'integer', configMapDataCount), AGE];
     case '/secrets':
       return [
         NAME,
@@ -175,31 +194,16 @@ function builtinColumns(t: ResourceType): Column[] {
         col('Type', 'string', (o) => getPath(o, 'spec.type') ?? 'ClusterIP'),
         col('Cluster-IP', 'string', (o) => getPath(o, 'spec.clusterIP') ?? '<none>'),
         col('External-IP', 'string', () => '<none>'),
-        col('Port(s)', 'string', (o) => {
-          const ports = getPath(o, 'spec.ports');
-          return Array.isArray(ports) && ports.length
-            ? ports.map((p) => (isObject(p) ? `${String(p['port'])}/${text(p['protocol'] ?? 'TCP')}` : '')).join(',')
-            : '<none>';
-        }),
+        col('Port(s)', 'string', servicePorts),
         AGE,
       ];
     case '/events':
     case 'events.k8s.io/events':
       return [
-        col('Last Seen', 'string', (o, now) => {
-          const ts =
-            getPath(o, 'lastTimestamp') ??
-            getPath(o, 'deprecatedLastTimestamp') ??
-            getPath(o, 'eventTime') ??
-            o.metadata?.creationTimestamp;
-          return typeof ts === 'string' ? humanDuration(now - Date.parse(ts)) : '<unknown>';
-        }),
+        col('Last Seen', 'string', eventLastSeen),
         col('Type', 'string', (o) => getPath(o, 'type') ?? ''),
         col('Reason', 'string', (o) => getPath(o, 'reason') ?? ''),
-        col('Object', 'string', (o) => {
-          const ref = getPath(o, 'involvedObject') ?? getPath(o, 'regarding');
-          return isObject(ref) ? `${text(ref['kind'] ?? '').toLowerCase()}/${text(ref['name'] ?? '')}` : '';
-        }),
+        col('Object', 'string', eventObject),
         col('Message', 'string', (o) => text(getPath(o, 'message') ?? getPath(o, 'note') ?? '').trim()),
       ];
     case 'apps/daemonsets':

@@ -6,6 +6,7 @@ import {
   KERNEL_PACKAGES,
   SUPPORTED_EXTENSIONS,
   canonicalizeKernelType,
+  type KernelType,
   generateExtensionsArgs,
   packagesForExtensions,
   validateExtensions,
@@ -128,18 +129,7 @@ export function applyOsChanges(
   const newK = canonicalizeKernelType(n.kernelType);
   const notes: string[] = [];
   let osUpdate = (o.osImageURL ?? '') !== (n.osImageURL ?? '') || options.force === true;
-  const booted: BootedState =
-    options.booted ??
-    (() => {
-      // assume the node is exactly at `old`
-      const layered = oldK === 'default' ? [] : [...KERNEL_PACKAGES[oldK]];
-      const ext = (o.extensions ?? []).filter((e) => Object.hasOwn(map, e)).flatMap((e) => map[e] ?? []);
-      return {
-        requestedPackages: [...layered, ...ext],
-        requestedBaseRemovals: oldK === 'default' ? [] : [...KERNEL_PACKAGES.default],
-        osImageURL: o.osImageURL ?? undefined,
-      };
-    })();
+  const booted: BootedState = options.booted ?? assumedBooted(o, oldK, map);
   if (osUpdate && booted.osImageURL !== undefined && booted.osImageURL === (n.osImageURL ?? '')) {
     notes.push(`already in desired image ${n.osImageURL ?? ''}`);
     osUpdate = false;
@@ -166,30 +156,8 @@ export function applyOsChanges(
         retryAnyFailure: false,
       });
   }
-  if (diff.osUpdate) {
-    const image = n.osImageURL ?? '';
-    if (image === '')
-      throw new OstreeError(
-        'INVALID_ARGUMENT',
-        'new config spec.osImageURL is empty; set it to the OS image pull spec',
-      );
-    if (options.hasContainerFeature === false) {
-      throw new OstreeError(
-        'INVALID_ARGUMENT',
-        'rpm-ostree on this host lacks the "container" feature (rpm-ostree --version); update it in place first, this driver only rebases to container images',
-      );
-    }
-    const ref =
-      options.localImageRepoDigest !== undefined
-        ? containersStorageReference(options.localImageRepoDigest)
-        : unverifiedRegistryReference(image);
-    steps.push({
-      kind: 'rebase',
-      description: `rebase to OS image ${image}`,
-      args: rpmOstreeArgs.rebase(ref, { experimental: true }),
-      retryAnyFailure: options.localImageRepoDigest === undefined,
-    });
-  } else if (n.osImageURL) {
+  if (diff.osUpdate) steps.push(rebaseStep(n, options));
+  else if (n.osImageURL) {
     notes.push(`OS image unchanged (${n.osImageURL})`);
   }
   if (diff.kargs) {
@@ -216,6 +184,58 @@ export function applyOsChanges(
       retryAnyFailure: false,
     });
   }
+  steps.push(...extensionSteps(o, n, booted, { isEL, map }, notes));
+  return { diff, steps, rollback: [CLEANUP_PENDING], notes };
+}
+
+/** What the node runs when no booted state is given: exactly the old config (its kernel and extension packages). */
+function assumedBooted(
+  o: OsConfigSpec,
+  oldK: KernelType,
+  map: Readonly<Record<string, readonly string[]>>,
+): BootedState {
+  const layered = oldK === 'default' ? [] : [...KERNEL_PACKAGES[oldK]];
+  const ext = (o.extensions ?? []).filter((e) => Object.hasOwn(map, e)).flatMap((e) => map[e] ?? []);
+  return {
+    requestedPackages: [...layered, ...ext],
+    requestedBaseRemovals: oldK === 'default' ? [] : [...KERNEL_PACKAGES.default],
+    osImageURL: o.osImageURL ?? undefined,
+  };
+}
+
+/** The rebase onto the new OS image (from local containers-storage when its digest is given). */
+function rebaseStep(n: OsConfigSpec, options: OsPlanOptions): PlanStep {
+  const image = n.osImageURL ?? '';
+  if (image === '')
+    throw new OstreeError('INVALID_ARGUMENT', 'new config spec.osImageURL is empty; set it to the OS image pull spec');
+  if (options.hasContainerFeature === false) {
+    throw new OstreeError(
+      'INVALID_ARGUMENT',
+      'rpm-ostree on this host lacks the "container" feature (rpm-ostree --version); update it in place first, this driver only rebases to container images',
+    );
+  }
+  const ref =
+    options.localImageRepoDigest !== undefined
+      ? containersStorageReference(options.localImageRepoDigest)
+      : unverifiedRegistryReference(image);
+  return {
+    kind: 'rebase',
+    description: `rebase to OS image ${image}`,
+    args: rpmOstreeArgs.rebase(ref, { experimental: true }),
+    retryAnyFailure: options.localImageRepoDigest === undefined,
+  };
+}
+
+/** The extensions update and its staged-deployment check, when the extensions (or the image carrying them) change. */
+function extensionSteps(
+  o: OsConfigSpec,
+  n: OsConfigSpec,
+  booted: BootedState,
+  host: { isEL: boolean; map: Readonly<Record<string, readonly string[]>> },
+  notes: string[],
+): PlanStep[] {
+  const { isEL, map } = host;
+  const steps: PlanStep[] = [];
   const extEmpty = (o.extensions ?? []).length === 0 && (n.extensions ?? []).length === 0;
   if (isEL && !extEmpty && !(sameList(o.extensions, n.extensions) && (o.osImageURL ?? '') === (n.osImageURL ?? ''))) {
     validateExtensions(n.extensions, map);
@@ -241,7 +261,7 @@ export function applyOsChanges(
       notes.push('no extension updates required');
     }
   }
-  return { diff, steps, rollback: [CLEANUP_PENDING], notes };
+  return steps;
 }
 
 /** The plan as shell command lines (`rpm-ostree …`), checks shown as comments. */

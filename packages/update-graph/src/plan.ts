@@ -152,13 +152,14 @@ function indexFor(graphs: Graph | readonly Graph[] | PlanIndex): PlanIndex {
 
 type Gate = (risks: readonly ConditionalUpdateRisk[] | undefined) => boolean;
 
+/** A shortest path found by {@link search}: each vertex's parent and the arc it was reached by. */
+interface SearchResult {
+  parent: Int32Array;
+  parentArc: (Arc | undefined)[];
+}
+
 /** BFS minimizing (hops, conditional hops). Returns parent array or undefined when unreachable. */
-function search(
-  idx: PlanIndex,
-  s: number,
-  t: number,
-  allowed: Gate,
-): { parent: Int32Array; parentArc: (Arc | undefined)[] } | undefined {
+function search(idx: PlanIndex, s: number, t: number, allowed: Gate): SearchResult | undefined {
   const n = idx.versions.length;
   const dist = new Int32Array(n).fill(-1);
   const cond = new Int32Array(n);
@@ -240,72 +241,98 @@ export function planPath(
   if (s === t) return { from, to, hops: [], conditionalHops: 0 };
   const ok: Gate = (risks) => !risks || risks.every((r) => accepted.has(r.name) || notMatching.has(r.name));
   const found = search(idx, s, t, ok);
-  if (found) {
-    const ids: number[] = [];
-    for (let v = t; v !== -1; v = at(found.parent, v)) ids.push(v);
-    ids.reverse();
-    const hops: PlannedHop[] = [];
-    let conditionalHops = 0;
-    for (let i = 1; i < ids.length; i++) {
-      const arc = must(found.parentArc[at(ids, i)], 'parent arc');
-      const a = at(idx.versions, at(ids, i - 1));
-      const b = at(idx.versions, at(ids, i));
-      if (!arc.risks) {
-        hops.push({
-          from: a,
-          to: b,
-          kind: 'recommended',
-          risks: [],
-          explanation: `${a} → ${b}: recommended update`,
-          image: at(idx.images, at(ids, i)),
-        });
-      } else {
-        conditionalHops++;
-        const risks = arc.risks.map((r) => ({
-          ...r,
-          disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const),
-        }));
-        const why = risks
-          .map(
-            (r) =>
-              `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`,
-          )
-          .join('; ');
-        hops.push({
-          from: a,
-          to: b,
-          kind: 'conditional',
-          risks,
-          explanation: `${a} → ${b}: conditional update; ${why}`,
-          image: at(idx.images, at(ids, i)),
-        });
-      }
-    }
-    return { from, to, hops, conditionalHops };
-  }
+  if (found) return planOf(idx, found, t, notMatching, from, to);
   // No safe path: explain.
   const anyPath = search(idx, s, t, () => true);
-  if (anyPath) {
-    const blocked: string[] = [];
-    let firstBlocked = '';
-    const ids: number[] = [];
-    for (let v = t; v !== -1; v = at(anyPath.parent, v)) ids.push(v);
-    ids.reverse();
-    for (let i = 1; i < ids.length; i++) {
-      const arc = must(anyPath.parentArc[at(ids, i)], 'parent arc');
-      if (arc.risks && !ok(arc.risks)) {
-        const names = arc.risks.filter((r) => !accepted.has(r.name) && !notMatching.has(r.name)).map((r) => r.name);
-        if (!firstBlocked)
-          firstBlocked = `${idx.versions[at(ids, i - 1)]} → ${idx.versions[at(ids, i)]} (conditional: ${names.join(', ')})`;
-        for (const nm of names) if (!blocked.includes(nm)) blocked.push(nm);
-      }
+  if (anyPath) throwBlocked(idx, anyPath, t, ok, { accepted, notMatching }, from, to);
+  throwDisconnected(idx, s, t, from, to);
+}
+
+/** The hops of a found path, each conditional one with the disposition of its risks. */
+function planOf(
+  idx: PlanIndex,
+  found: SearchResult,
+  t: number,
+  notMatching: ReadonlySet<string>,
+  from: string,
+  to: string,
+): UpdatePlan {
+  const ids: number[] = [];
+  for (let v = t; v !== -1; v = at(found.parent, v)) ids.push(v);
+  ids.reverse();
+  const hops: PlannedHop[] = [];
+  let conditionalHops = 0;
+  for (let i = 1; i < ids.length; i++) {
+    const arc = must(found.parentArc[at(ids, i)], 'parent arc');
+    const a = at(idx.versions, at(ids, i - 1));
+    const b = at(idx.versions, at(ids, i));
+    if (!arc.risks) {
+      hops.push({
+        from: a,
+        to: b,
+        kind: 'recommended',
+        risks: [],
+        explanation: `${a} → ${b}: recommended update`,
+        image: at(idx.images, at(ids, i)),
+      });
+    } else {
+      conditionalHops++;
+      const risks = arc.risks.map((r) => ({
+        ...r,
+        disposition: notMatching.has(r.name) ? ('not-matching' as const) : ('accepted' as const),
+      }));
+      const why = risks
+        .map(
+          (r) => `${r.name} ${r.disposition === 'accepted' ? 'accepted' : 'does not apply to this cluster'} (${r.url})`,
+        )
+        .join('; ');
+      hops.push({
+        from: a,
+        to: b,
+        kind: 'conditional',
+        risks,
+        explanation: `${a} → ${b}: conditional update; ${why}`,
+        image: at(idx.images, at(ids, i)),
+      });
     }
-    throw new NoPathError(
-      `no recommended path from ${from} to ${to}: hop ${firstBlocked} is only conditionally recommended; accept the risks ${blocked.join(', ')} (--accept-risks ${blocked.join(',')}) or evaluate them against the cluster`,
-      firstBlocked,
-      blocked,
-    );
   }
+  return { from, to, hops, conditionalHops };
+}
+
+/** Throws the NoPathError naming the first conditional hop and every risk that would have to be accepted. */
+function throwBlocked(
+  idx: PlanIndex,
+  anyPath: SearchResult,
+  t: number,
+  ok: Gate,
+  risks: { accepted: ReadonlySet<string>; notMatching: ReadonlySet<string> },
+  from: string,
+  to: string,
+): never {
+  const { accepted, notMatching } = risks;
+  const blocked: string[] = [];
+  let firstBlocked = '';
+  const ids: number[] = [];
+  for (let v = t; v !== -1; v = at(anyPath.parent, v)) ids.push(v);
+  ids.reverse();
+  for (let i = 1; i < ids.length; i++) {
+    const arc = must(anyPath.parentArc[at(ids, i)], 'parent arc');
+    if (arc.risks && !ok(arc.risks)) {
+      const names = arc.risks.filter((r) => !accepted.has(r.name) && !notMatching.has(r.name)).map((r) => r.name);
+      if (!firstBlocked)
+        firstBlocked = `${idx.versions[at(ids, i - 1)]} → ${idx.versions[at(ids, i)]} (conditional: ${names.join(', ')})`;
+      for (const nm of names) if (!blocked.includes(nm)) blocked.push(nm);
+    }
+  }
+  throw new NoPathError(
+    `no recommended path from ${from} to ${to}: hop ${firstBlocked} is only conditionally recommended; accept the risks ${blocked.join(', ')} (--accept-risks ${blocked.join(',')}) or evaluate them against the cluster`,
+    firstBlocked,
+    blocked,
+  );
+}
+
+/** Throws the NoPathError naming the missing hop between what `from` reaches and what leads to `to`. */
+function throwDisconnected(idx: PlanIndex, s: number, t: number, from: string, to: string): never {
   const fwd = reach(idx, s, true, () => true);
   const back = reach(idx, t, false, () => true);
   let highest = s;

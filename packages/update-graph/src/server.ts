@@ -115,22 +115,7 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
     }
     const path = url.pathname;
     if (options.fcos && path === '/v1/graph' && (url.searchParams.has('stream') || url.searchParams.has('basearch'))) {
-      const stream = url.searchParams.get('stream');
-      const basearch = url.searchParams.get('basearch');
-      const doc = stream !== null && basearch !== null ? options.fcos.streams[stream]?.[basearch] : undefined;
-      if (!doc) {
-        send(res, 400, {
-          kind: 'invalid_scope',
-          value: `unknown or missing stream/basearch: stream=${stream ?? ''} basearch=${basearch ?? ''}`,
-        });
-        return;
-      }
-      const wariness = computeWariness(
-        url.searchParams.get('rollout_wariness') ?? undefined,
-        url.searchParams.get('node_uuid') ?? undefined,
-      );
-      const now = Math.floor((options.fcos.now ?? Date.now)() / 1000);
-      send(res, 200, applyFcosPolicy(doc, wariness, now), 'application/json', head);
+      serveFcos(res, url, options.fcos, head);
       return;
     }
     if (path === `${prefix}/openapi` || path === `${prefix}/v1/openapi`) {
@@ -142,46 +127,87 @@ export function createGraphServer(options: GraphServerOptions): GraphServer {
       return;
     }
     const accept = req.headers['accept'];
-    let type: string;
-    if (accept === undefined) type = V1;
-    else if (accept === 'application/json' || accept === '*' || accept === '*/*' || accept === 'application/*')
-      type = 'application/json';
-    else if (accept === V1) type = V1;
-    else {
+    const type = responseType(accept);
+    if (type === undefined) {
       send(res, 406, {
         kind: 'invalid_content_type',
-        value: `invalid content type: ${accept}; accepted: application/json, ${V1}`,
+        value: `invalid content type: ${accept ?? ''}; accepted: application/json, ${V1}`,
       });
       return;
     }
-    if (options.mode === 'graph-builder') {
-      send(res, 200, graph, type, head);
-      return;
-    }
-    const missing = mandatory.filter((p) => !url.searchParams.get(p));
-    if (missing.length > 0) {
-      send(res, 400, { kind: 'missing_params', value: `mandatory client parameters missing: ${missing.join(', ')}` });
-      return;
-    }
-    const channel = url.searchParams.get('channel') ?? undefined;
-    if (channel !== undefined && !CHANNEL_RE.test(channel)) {
-      send(res, 400, {
-        kind: 'invalid_params',
-        value: `invalid client parameters: channel '${channel}' does not match regex '^[0-9a-z\\-\\.]+$'`,
-      });
-      return;
-    }
-    const arch = url.searchParams.get('arch') ?? defaultArch;
-    if (!ARCH_RE.test(arch)) {
-      send(res, 400, {
-        kind: 'invalid_params',
-        value: `invalid client parameters: arch '${arch}' does not match regex '^[0-9a-z]+$'`,
-      });
-      return;
-    }
-    send(res, 200, filterGraph(graph, channel, arch), type, head);
+    if (options.mode === 'graph-builder') send(res, 200, graph, type, head);
+    else serveFiltered(res, url, graph, type, head, { mandatory, defaultArch });
   };
   const server = createServer(handler);
+  return serverOf(server, graph, warnings);
+}
+
+type FcosGraphs = NonNullable<GraphServerOptions['fcos']>;
+
+/** The media type answered for an `Accept` header (Cincinnati's default when absent); undefined when refused. */
+function responseType(accept: string | undefined): string | undefined {
+  if (accept === undefined) return V1;
+  if (accept === 'application/json' || accept === '*' || accept === '*/*' || accept === 'application/*')
+    return 'application/json';
+  if (accept === V1) return V1;
+  return undefined;
+}
+
+/** The FCOS-style `/v1/graph?stream=&basearch=` answer with the rollout wariness of the client applied. */
+function serveFcos(res: ServerResponse, url: URL, fcos: FcosGraphs, head: boolean): void {
+  const stream = url.searchParams.get('stream');
+  const basearch = url.searchParams.get('basearch');
+  const doc = stream !== null && basearch !== null ? fcos.streams[stream]?.[basearch] : undefined;
+  if (!doc) {
+    send(res, 400, {
+      kind: 'invalid_scope',
+      value: `unknown or missing stream/basearch: stream=${stream ?? ''} basearch=${basearch ?? ''}`,
+    });
+    return;
+  }
+  const wariness = computeWariness(
+    url.searchParams.get('rollout_wariness') ?? undefined,
+    url.searchParams.get('node_uuid') ?? undefined,
+  );
+  const now = Math.floor((fcos.now ?? Date.now)() / 1000);
+  send(res, 200, applyFcosPolicy(doc, wariness, now), 'application/json', head);
+}
+
+/** The policy-engine answer: mandatory and well-formed client parameters, the graph filtered by channel and arch. */
+function serveFiltered(
+  res: ServerResponse,
+  url: URL,
+  graph: GraphDocument,
+  type: string,
+  head: boolean,
+  params: { mandatory: readonly string[]; defaultArch: string },
+): void {
+  const { mandatory, defaultArch } = params;
+  const missing = mandatory.filter((p) => !url.searchParams.get(p));
+  if (missing.length > 0) {
+    send(res, 400, { kind: 'missing_params', value: `mandatory client parameters missing: ${missing.join(', ')}` });
+    return;
+  }
+  const channel = url.searchParams.get('channel') ?? undefined;
+  if (channel !== undefined && !CHANNEL_RE.test(channel)) {
+    send(res, 400, {
+      kind: 'invalid_params',
+      value: `invalid client parameters: channel '${channel}' does not match regex '^[0-9a-z\\-\\.]+$'`,
+    });
+    return;
+  }
+  const arch = url.searchParams.get('arch') ?? defaultArch;
+  if (!ARCH_RE.test(arch)) {
+    send(res, 400, {
+      kind: 'invalid_params',
+      value: `invalid client parameters: arch '${arch}' does not match regex '^[0-9a-z]+$'`,
+    });
+    return;
+  }
+  send(res, 200, filterGraph(graph, channel, arch), type, head);
+}
+
+function serverOf(server: Server, graph: GraphDocument, warnings: string[]): GraphServer {
   return {
     server,
     graph,
