@@ -60,7 +60,10 @@ describe('keelson rehearse faults (held)', { timeout: 900_000 }, () => {
       lines.join('\n'),
     ).toBe(true);
     expect(report.pools.find((p) => p.name === 'worker')?.updated).toBe(0);
-    expect(report.pools.find((p) => p.name === 'master')?.updated).toBe(1);
+    // The drift holds back the worker pool only: the master was given B's config. The verdict comes once the worker's
+    // NodeDegraded has held for 15 s, which on a loaded machine can be before the master has finished rebooting, so
+    // its rollout is asserted, not its completion.
+    expect(report.pools.find((p) => p.name === 'master')?.rolloutOrder).toEqual(['master-0']);
   });
 
   it('--fault operator-never-updates=dns: Stalled (exit 5) on ClusterVersion Failing=Unknown SlowClusterOperator naming dns', async () => {
