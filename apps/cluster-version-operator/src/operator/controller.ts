@@ -16,24 +16,33 @@ import {
   type Logger,
   type ResourceDescriptor,
 } from '@keelson/kube';
-import { type Manifest, type ReleasePayload } from '@keelson/release-payload';
-import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
+import type { ReleasePayload } from '@keelson/release-payload';
+import { FeatureGateWatcher, readFeatureGateRetrying, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import type { PayloadRetriever } from '../payload/retrieve.js';
 import { acceptTarget } from './acceptance.js';
-import { statusFor } from './status-input.js';
+import { newestCv, statusFor } from './status-input.js';
 import { ClusterFactsState } from './cluster-facts.js';
 import {
+  autoUpdateTarget,
   decideMode,
   goArchName,
   keepTargetDuringInstall,
   pickTarget,
   releaseFor,
   type LoadedRelease,
+  type Work,
 } from './release-choice.js';
+
+export type { Work } from './release-choice.js';
 import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
-import { SIGNATURES_CONFIG_MAP, type ConfigMapBody, type SignaturePersister } from '../payload/persist.js';
+import {
+  runSignaturePersister,
+  SIGNATURES_CONFIG_MAP,
+  type ConfigMapBody,
+  type SignaturePersister,
+} from '../payload/persist.js';
 import {
   ADMIN_ACKS,
   ADMIN_GATES,
@@ -50,19 +59,6 @@ import { StatusWriter } from '../status/writer.js';
 import { runPayload, type RunPayloadResult, type SyncMode } from '../sync/run-payload.js';
 import type { UpdatesPoller, UpdatesResult } from '../updates/poll.js';
 import type { CvoEvent } from './events.js';
-
-/** The release the worker applies. */
-export interface Work {
-  image: string;
-  version: string;
-  payload: ReleasePayload;
-  manifests: Manifest[];
-  versionHash: string;
-  verified: boolean;
-  acceptedRisks: string;
-  local: boolean;
-  force: boolean;
-}
 
 /**
  * Where the controller's informers come from: the Manager's shared cache (`mgr.informer`, started and stopped by the
@@ -249,7 +245,16 @@ export class ClusterVersionController {
         }),
       ]);
       await this.startFeatureGates(signal);
-      persisting = this.persistSignatures(signal);
+      const signatures = this.d.signatures;
+      if (signatures)
+        persisting = runSignaturePersister(signatures, {
+          client: this.d.client,
+          log: this.d.log,
+          cached: () => this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody | undefined,
+          intervalMs: 2 * this.d.intervals.updateCheckIntervalMs,
+          sleep: this.d.sleep,
+          signal,
+        });
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
@@ -274,41 +279,17 @@ export class ClusterVersionController {
     }
   }
 
-  /**
-   * Upstream `StorePersister.Run` (started while leading, every 2× the update-check interval, a final flush when
-   * leadership ends): failures are logged, never fatal.
-   */
-  private async persistSignatures(signal: AbortSignal): Promise<void> {
-    const p = this.d.signatures;
-    if (!p) return;
-    const once = async (s?: AbortSignal): Promise<void> => {
-      try {
-        const cached = (): ConfigMapBody | undefined =>
-          this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody;
-        if (await p.store(this.d.client, s, cached)) this.d.log.debug('signatures-managed ConfigMap written');
-      } catch (e) {
-        this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
-      }
-    };
-    while (!signal.aborted) {
-      await once(signal);
-      await this.d.sleep(2 * this.d.intervals.updateCheckIntervalMs, signal);
-    }
-    await once();
-  }
-
   /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
   private async startFeatureGates(signal: AbortSignal): Promise<void> {
     const version = (): string => this.work?.version ?? this.d.localPayload.metadata.version;
-    for (let attempt = 1; !signal.aborted && !this.gates; attempt++) {
-      try {
-        this.gates = await readInitialFeatureGate(this.d.client, version(), this.d.log, signal);
-      } catch (e) {
-        if (signal.aborted) return;
-        this.d.log.warn('reading FeatureGate cluster failed; retrying', { error: (e as Error).message });
-        await this.d.sleep(failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)), signal);
-      }
-    }
+    this.gates ??= await readFeatureGateRetrying({
+      client: this.d.client,
+      log: this.d.log,
+      version,
+      backoffMs: (attempt) => failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)),
+      sleep: this.d.sleep,
+      signal,
+    });
     if (!this.gates) return;
     this.gateWatcher = new FeatureGateWatcher({
       client: this.d.client,
@@ -361,19 +342,9 @@ export class ClusterVersionController {
     }
   }
 
-  /**
-   * The ClusterVersion from the informer (upstream reads it through its lister, `cvLister.Get`), or the object of this
-   * operator's last status write when that is newer than the informer's copy (its watch event is still on the way):
-   * no GET per pass. Resource versions are compared as numbers when both are, as this server's are; otherwise the
-   * informer's copy wins.
-   */
+  /** The ClusterVersion of this pass, no GET: see {@link newestCv}. */
   private cachedCv(): ClusterVersion | undefined {
-    const fromStore = this.cvs.store.getByKey(CV_NAME);
-    const own = this.cv;
-    if (!fromStore || !own || own.metadata.uid !== fromStore.metadata.uid) return fromStore;
-    const a = Number(own.metadata.resourceVersion ?? '');
-    const b = Number(fromStore.metadata.resourceVersion ?? '');
-    return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a > b ? own : fromStore;
+    return newestCv(this.cvs.store.getByKey(CV_NAME), this.cv);
   }
 
   /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
@@ -679,26 +650,14 @@ export class ClusterVersionController {
   }
   private pollKey = '';
 
-  /**
-   * Upstream autoupdate controller: when enabled and the cluster is not updating, set `spec.desiredUpdate` to the
-   * newest available update. Returns true when it wrote the spec.
-   */
+  /** Upstream autoupdate controller: sets `spec.desiredUpdate` to {@link autoUpdateTarget}; true when it wrote. */
   private async maybeAutoUpdate(cv: ClusterVersion, signal: AbortSignal): Promise<boolean> {
-    if (!this.d.enableAutoUpdate || this.worker?.completed !== true || this.worker.failure) return false;
-    const newest = this.updates?.availableUpdates?.[0];
-    if (
-      !newest?.version ||
-      !newest.image ||
-      cv.spec.desiredUpdate?.image === newest.image ||
-      this.work?.image === newest.image
-    )
-      return false;
-    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', {
-      version: newest.version,
-      image: newest.image,
-    });
+    if (!this.d.enableAutoUpdate) return false;
+    const newest = autoUpdateTarget(cv, this.worker, this.updates?.availableUpdates, this.work?.image);
+    if (!newest) return false;
+    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', newest);
     await this.d.client.request('PATCH', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}`, {
-      body: { spec: { desiredUpdate: { version: newest.version, image: newest.image, force: false } } },
+      body: { spec: { desiredUpdate: { ...newest, force: false } } },
       contentType: 'application/merge-patch+json',
       signal,
     });

@@ -3,7 +3,8 @@
  * `SyncWorker.Update` and the `State` of its work; pkg/cvo/cvo.go `currentVersion`).
  */
 import type { Logger } from '@keelson/kube';
-import type { ReleasePayload } from '@keelson/release-payload';
+import type { Manifest, ReleasePayload } from '@keelson/release-payload';
+import type { WorkerState } from '@keelson/cluster-version';
 import type { ClusterVersion, Release } from '../api-types.js';
 import type { SyncMode } from '../sync/run-payload.js';
 
@@ -13,6 +14,15 @@ export interface LoadedRelease {
   version: string;
   force: boolean;
   payload: ReleasePayload;
+}
+
+/** The release the worker applies. */
+export interface Work extends LoadedRelease {
+  manifests: Manifest[];
+  versionHash: string;
+  verified: boolean;
+  acceptedRisks: string;
+  local: boolean;
 }
 
 /** The release to run: desiredUpdate, else what status says, else the operator's own release. */
@@ -76,4 +86,21 @@ export function goArchName(): string {
     ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ??
     process.arch
   );
+}
+
+/**
+ * Upstream autoupdate controller: the newest available update when the cluster completed its release without a
+ * failure and neither asks for nor runs that update already; else undefined.
+ */
+export function autoUpdateTarget(
+  cv: ClusterVersion,
+  worker: WorkerState | undefined,
+  available: readonly Release[] | null | undefined,
+  runningImage: string | undefined,
+): { version: string; image: string } | undefined {
+  if (worker?.completed !== true || worker.failure) return undefined;
+  const newest = available?.[0];
+  if (!newest?.version || !newest.image) return undefined;
+  if (cv.spec.desiredUpdate?.image === newest.image || runningImage === newest.image) return undefined;
+  return { version: newest.version, image: newest.image };
 }

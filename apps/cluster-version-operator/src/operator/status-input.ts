@@ -64,3 +64,19 @@ function upgradeableConditions(cv: ClusterVersion, s: StatusSources): Condition[
     updateInProgress: (cv.status?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True'),
   });
 }
+
+/**
+ * The ClusterVersion from the informer (upstream reads it through its lister, `cvLister.Get`), or `own`, the object of
+ * this operator's last status write, when that is newer than the informer's copy (its watch event is still on the
+ * way). Resource versions are compared as numbers when both are, as this server's are; otherwise the informer's copy
+ * wins.
+ */
+export function newestCv(
+  fromStore: ClusterVersion | undefined,
+  own: ClusterVersion | undefined,
+): ClusterVersion | undefined {
+  if (!fromStore || !own || own.metadata.uid !== fromStore.metadata.uid) return fromStore;
+  const a = Number(own.metadata.resourceVersion ?? '');
+  const b = Number(fromStore.metadata.resourceVersion ?? '');
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a > b ? own : fromStore;
+}
