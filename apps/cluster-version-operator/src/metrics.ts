@@ -142,6 +142,22 @@ export function registerMetrics(
     const cv = view.cv();
     return cv ? ((cv.status?.history ?? []).find((h) => h.state === 'Completed')?.version ?? '') : '';
   };
+  registerVersionGauges(registry, view);
+  registerOperatorGauges(registry, view, completedVersion);
+  const transitions = registerTransitions(registry);
+  registerInstallerGauge(registry, view);
+  registerUpdateGauges(registry, view);
+  const payloadErrors = registerPayloadMetrics(registry, view);
+  return {
+    payloadErrors,
+    operatorChanged: (oldCo, newCo) => {
+      countConditionTransitions(transitions, oldCo, newCo);
+    },
+  };
+}
+
+/** The ClusterVersion's gauges: `cluster_version`, `cluster_version_available_updates`, `cluster_version_capability`. */
+function registerVersionGauges(registry: Registry, view: MetricsView): void {
   gauge(
     registry,
     'cluster_version',
@@ -185,7 +201,10 @@ export function registerMetrics(
       for (const n of caps?.knownCapabilities ?? []) if (!enabled.has(n)) emit({ name: n }, 0);
     },
   );
-  registerOperatorGauges(registry, view, completedVersion);
+}
+
+/** `cluster_operator_condition_transitions`: the counts {@link countConditionTransitions} keeps (name, condition). */
+function registerTransitions(registry: Registry): Map<string, number> {
   const transitions = new Map<string, number>();
   gauge(
     registry,
@@ -199,6 +218,11 @@ export function registerMetrics(
       }
     },
   );
+  return transitions;
+}
+
+/** `cluster_installer` from `openshift-config/openshift-install` (else `openshift-install-manifests`). */
+function registerInstallerGauge(registry: Registry, view: MetricsView): void {
   gauge(
     registry,
     'cluster_installer',
@@ -223,6 +247,13 @@ export function registerMetrics(
       );
     },
   );
+}
+
+/**
+ * The update service's gauges: `cluster_version_operator_update_retrieval_timestamp_seconds` and
+ * `cluster_version_conditional_update_condition_seconds`.
+ */
+function registerUpdateGauges(registry: Registry, view: MetricsView): void {
   gauge(
     registry,
     'cluster_version_operator_update_retrieval_timestamp_seconds',
@@ -248,6 +279,10 @@ export function registerMetrics(
             );
     },
   );
+}
+
+/** `cluster_version_payload` (applied / pending) and the `cluster_operator_payload_errors` counter. */
+function registerPayloadMetrics(registry: Registry, view: MetricsView): Counter {
   gauge(
     registry,
     'cluster_version_payload',
@@ -260,18 +295,12 @@ export function registerMetrics(
       emit({ version: p.version, type: 'pending' }, p.pending);
     },
   );
-  const payloadErrors = new Counter({
+  return new Counter({
     name: 'cluster_operator_payload_errors',
     help: 'Report the number of errors encountered applying the payload.',
     labelNames: ['version'],
     registers: [registry],
   });
-  return {
-    payloadErrors,
-    operatorChanged: (oldCo, newCo) => {
-      countConditionTransitions(transitions, oldCo, newCo);
-    },
-  };
 }
 
 /** `cluster_operator_up` and `cluster_operator_conditions` (ClusterOperators, and the ClusterVersion as `version`). */

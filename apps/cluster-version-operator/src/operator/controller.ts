@@ -12,60 +12,68 @@ import {
   type Condition,
   type EventRecorder,
   type KubeClient,
+  type KubeObject,
   type Logger,
+  type ResourceDescriptor,
 } from '@keelson/kube';
-import {
-  clusterCapabilities,
-  filterManifests,
-  implicitlyEnabledCapabilities,
-  type ClusterFacts,
-  type Manifest,
-  type ReleasePayload,
-} from '@keelson/release-payload';
-import { FeatureGateWatcher, readInitialFeatureGate, type FeatureGateState } from './featuregates.js';
+import type { ReleasePayload } from '@keelson/release-payload';
+import { FeatureGateWatcher, readFeatureGateRetrying, type FeatureGateState } from './featuregates.js';
 import type { Counter } from 'prom-client';
 import type { ClusterOperator, ClusterVersion, ClusterVersionStatus, Release } from '../api-types.js';
 import type { PayloadRetriever } from '../payload/retrieve.js';
-import { verifyTarget } from '../payload/verify.js';
+import { acceptTarget } from './acceptance.js';
+import { newestCv, statusFor } from './status-input.js';
+import { ClusterFactsState } from './cluster-facts.js';
+import {
+  autoUpdateTarget,
+  decideMode,
+  goArchName,
+  keepTargetDuringInstall,
+  pickTarget,
+  releaseFor,
+  type LoadedRelease,
+  type Work,
+} from './release-choice.js';
+
+export type { Work } from './release-choice.js';
 import { TRUSTED_CA_BUNDLE } from '../cluster/egress.js';
-import { SIGNATURES_CONFIG_MAP, type ConfigMapBody, type SignaturePersister } from '../payload/persist.js';
+import {
+  runSignaturePersister,
+  SIGNATURES_CONFIG_MAP,
+  type ConfigMapBody,
+  type SignaturePersister,
+} from '../payload/persist.js';
 import {
   ADMIN_ACKS,
   ADMIN_GATES,
-  computeStatus,
-  computeUpgradeableConditions,
   failureBackoffMs,
   interpretError,
-  preconditionsUpdateError,
   resolveDesired,
   ResourceApplier,
-  runPreconditions,
   type Intervals,
   type OwnerRef,
   type WorkerState,
 } from '@keelson/cluster-version';
 import { clusterOperatorActivity, specChanged, WakeSignal } from './wake.js';
 import { StatusWriter } from '../status/writer.js';
-import { runPayload, type SyncMode } from '../sync/run-payload.js';
+import { runPayload, type RunPayloadResult, type SyncMode } from '../sync/run-payload.js';
 import type { UpdatesPoller, UpdatesResult } from '../updates/poll.js';
 import type { CvoEvent } from './events.js';
 
-/** The release the worker applies. */
-export interface Work {
-  image: string;
-  version: string;
-  payload: ReleasePayload;
-  manifests: Manifest[];
-  versionHash: string;
-  verified: boolean;
-  acceptedRisks: string;
-  local: boolean;
-  force: boolean;
-}
+/**
+ * Where the controller's informers come from: the Manager's shared cache (`mgr.informer`, started and stopped by the
+ * Manager, as upstream's shared informer factories serve its listers), or, without one, informers of its own.
+ */
+export type InformerSource = <T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  options?: { namespace?: string },
+) => Informer<T>;
 
 /** Dependencies of the controller. */
 export interface ControllerDeps {
   client: KubeClient;
+  /** Shared informers (the Manager's); absent: the controller makes, starts and stops its own. */
+  informers?: InformerSource;
   /** Read applied objects from watches instead of a GET per manifest (default true). */
   liveObjectCache?: boolean;
   log: Logger;
@@ -106,6 +114,8 @@ export class ClusterVersionController {
   /** ConfigMaps of the admin-ack gates (`openshift-config-managed`) and acknowledgements (`openshift-config`). */
   private readonly gateConfigMaps: Informer<ConfigMap>;
   private readonly ackConfigMaps: Informer<ConfigMap>;
+  /** The informers are this controller's (no shared source): it starts and stops them. */
+  private readonly ownsInformers: boolean;
   private work: Work | undefined;
   private worker: WorkerState | undefined;
   private releaseAccepted: Condition | undefined;
@@ -128,11 +138,19 @@ export class ClusterVersionController {
   /** The enabled gates changed since the payload's manifests were filtered. */
   private gatesChanged = false;
   private lastGeneration = -1;
-  private implicit: string[] = [];
+  /** Capabilities and load-time filters. */
+  private readonly facts: ClusterFactsState;
   /** Latest ClusterVersion seen. */
   cv: ClusterVersion | undefined;
 
   constructor(private readonly d: ControllerDeps) {
+    this.facts = new ClusterFactsState({
+      clusterProfile: d.clusterProfile,
+      excludeIdentifier: d.excludeIdentifier,
+      alwaysEnableCapabilities: d.alwaysEnableCapabilities,
+      gates: () => this.gates,
+      log: d.log,
+    });
     this.applier = new ResourceApplier(d.client, d.log, {
       liveObjectCache: d.liveObjectCache !== false,
       // the ClusterOperator builder reads the informer's cache (upstream's lister) and reports its verdicts here
@@ -146,10 +164,13 @@ export class ClusterVersionController {
         },
       },
     });
-    this.operators = new Informer(d.client, ClusterOperators, { logger: d.log });
-    this.cvs = new Informer(d.client, ClusterVersions, { logger: d.log });
-    this.gateConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_GATES.namespace, logger: d.log });
-    this.ackConfigMaps = new Informer(d.client, ConfigMaps, { namespace: ADMIN_ACKS.namespace, logger: d.log });
+    const informer: InformerSource =
+      d.informers ?? ((resource, o) => new Informer(d.client, resource, { ...o, logger: d.log }));
+    this.ownsInformers = d.informers === undefined;
+    this.operators = informer(ClusterOperators);
+    this.cvs = informer(ClusterVersions);
+    this.gateConfigMaps = informer(ConfigMaps, { namespace: ADMIN_GATES.namespace });
+    this.ackConfigMaps = informer(ConfigMaps, { namespace: ADMIN_ACKS.namespace });
     // upstream adminAcksEventHandler / adminGatesEventHandler: a change of either ConfigMap re-assesses Upgradeable
     for (const [inf, name] of [
       [this.gateConfigMaps, ADMIN_GATES.name],
@@ -206,43 +227,34 @@ export class ClusterVersionController {
 
   /** Capabilities for metrics/status. */
   capabilities(): { enabled: string[]; known: string[] } {
-    const c = this.caps(this.cv, true);
+    const c = this.facts.caps(this.cv, true);
     return { enabled: [...c.enabled], known: [...c.known] };
-  }
-
-  /** The cluster's capabilities (upstream `capability.SetCapabilities`, gated capabilities by the enabled gates). */
-  private caps(cv: ClusterVersion | undefined, withImplicit: boolean): { known: string[]; enabled: string[] } {
-    const spec = cv?.spec.capabilities ?? {};
-    const c = clusterCapabilities({
-      ...spec,
-      ...(withImplicit ? { implicitlyEnabled: this.implicit } : {}),
-      enabledFeatureGates: this.gates?.enabledGates ?? [],
-    });
-    return { known: [...c.known], enabled: [...c.enabled] };
   }
 
   /** Runs until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    this.operators.start();
-    this.cvs.start();
-    this.gateConfigMaps.start();
-    this.ackConfigMaps.start();
+    const informers = [this.operators, this.cvs, this.gateConfigMaps, this.ackConfigMaps];
+    if (this.ownsInformers) for (const i of informers) i.start();
     this.status = this.statusWriter(signal);
     let persisting: Promise<void> | undefined;
     try {
       await Promise.race([
-        Promise.all([
-          this.operators.waitForSync(signal),
-          this.cvs.waitForSync(signal),
-          this.gateConfigMaps.waitForSync(signal),
-          this.ackConfigMaps.waitForSync(signal),
-        ]),
+        Promise.all(informers.map((i) => i.waitForSync(signal))),
         new Promise((r) => {
           signal.addEventListener('abort', r, { once: true });
         }),
       ]);
       await this.startFeatureGates(signal);
-      persisting = this.persistSignatures(signal);
+      const signatures = this.d.signatures;
+      if (signatures)
+        persisting = runSignaturePersister(signatures, {
+          client: this.d.client,
+          log: this.d.log,
+          cached: () => this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody | undefined,
+          intervalMs: 2 * this.d.intervals.updateCheckIntervalMs,
+          sleep: this.d.sleep,
+          signal,
+        });
       while (!signal.aborted) {
         const wait = await this.syncOnce(signal).catch((e: unknown) => {
           if (!signal.aborted) this.d.log.error('sync failed', { error: (e as Error).message });
@@ -262,49 +274,22 @@ export class ClusterVersionController {
       await this.gateWatcher?.stop();
       this.status.stop();
       await this.status.settled();
-      await this.operators.stop();
-      await this.cvs.stop();
       await this.applier.close();
-      await this.gateConfigMaps.stop();
-      await this.ackConfigMaps.stop();
+      if (this.ownsInformers) await Promise.all(informers.map((i) => i.stop()));
     }
-  }
-
-  /**
-   * Upstream `StorePersister.Run` (started while leading, every 2× the update-check interval, a final flush when
-   * leadership ends): failures are logged, never fatal.
-   */
-  private async persistSignatures(signal: AbortSignal): Promise<void> {
-    const p = this.d.signatures;
-    if (!p) return;
-    const once = async (s?: AbortSignal): Promise<void> => {
-      try {
-        const cached = (): ConfigMapBody | undefined =>
-          this.configManagedMap(SIGNATURES_CONFIG_MAP.name) as ConfigMapBody;
-        if (await p.store(this.d.client, s, cached)) this.d.log.debug('signatures-managed ConfigMap written');
-      } catch (e) {
-        this.d.log.warn(`Unable to save signatures: ${(e as Error).message}`);
-      }
-    };
-    while (!signal.aborted) {
-      await once(signal);
-      await this.d.sleep(2 * this.d.intervals.updateCheckIntervalMs, signal);
-    }
-    await once();
   }
 
   /** Reads FeatureGate `cluster` (retrying API errors) and watches it (upstream processInitialFeatureGate + ChangeStopper). */
   private async startFeatureGates(signal: AbortSignal): Promise<void> {
     const version = (): string => this.work?.version ?? this.d.localPayload.metadata.version;
-    for (let attempt = 1; !signal.aborted && !this.gates; attempt++) {
-      try {
-        this.gates = await readInitialFeatureGate(this.d.client, version(), this.d.log, signal);
-      } catch (e) {
-        if (signal.aborted) return;
-        this.d.log.warn('reading FeatureGate cluster failed; retrying', { error: (e as Error).message });
-        await this.d.sleep(failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)), signal);
-      }
-    }
+    this.gates ??= await readFeatureGateRetrying({
+      client: this.d.client,
+      log: this.d.log,
+      version,
+      backoffMs: (attempt) => failureBackoffMs(this.d.intervals.minimumReconcileIntervalMs, Math.min(attempt, 4)),
+      sleep: this.d.sleep,
+      signal,
+    });
     if (!this.gates) return;
     this.gateWatcher = new FeatureGateWatcher({
       client: this.d.client,
@@ -357,19 +342,9 @@ export class ClusterVersionController {
     }
   }
 
-  /**
-   * The ClusterVersion from the informer (upstream reads it through its lister, `cvLister.Get`), or the object of this
-   * operator's last status write when that is newer than the informer's copy (its watch event is still on the way):
-   * no GET per pass. Resource versions are compared as numbers when both are, as this server's are; otherwise the
-   * informer's copy wins.
-   */
+  /** The ClusterVersion of this pass, no GET: see {@link newestCv}. */
   private cachedCv(): ClusterVersion | undefined {
-    const fromStore = this.cvs.store.getByKey(CV_NAME);
-    const own = this.cv;
-    if (!fromStore || !own || own.metadata.uid !== fromStore.metadata.uid) return fromStore;
-    const a = Number(own.metadata.resourceVersion ?? '');
-    const b = Number(fromStore.metadata.resourceVersion ?? '');
-    return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a > b ? own : fromStore;
+    return newestCv(this.cvs.store.getByKey(CV_NAME), this.cv);
   }
 
   /** One pass: resolve, maybe load, apply, report. Returns the delay before the next pass. */
@@ -385,36 +360,58 @@ export class ClusterVersionController {
     }
     const resolution = resolveDesired(cv, this.currentArchitecture());
     this.invalid = [...resolution.invalid];
-    const { target, force } = this.keepTargetDuringInstall(
+    const own = { version: this.d.localPayload.metadata.version, image: this.d.releaseImage };
+    const { target, force } = keepTargetDuringInstall(
       cv,
-      this.pickTarget(cv, resolution.desired),
+      pickTarget(cv, resolution.desired, own),
       resolution.force,
+      this.work,
+      (w) => this.decideMode(cv, w),
+      this.d.log,
     );
     await this.ensureWork(cv, target, force, signal);
     await this.maybePollUpdates(cv, signal);
     if (await this.maybeAutoUpdate(cv, signal)) return 0;
     const work = this.work;
     if (!work) return iv.minimumReconcileIntervalMs;
-    if (this.gatesChanged) {
-      // upstream SyncWorker.Update: "Enabled feature gates changed …, forcing a payload refresh"
-      this.gatesChanged = false;
-      Object.assign(work, this.includedManifests(cv, work.payload));
-      this.d.log.info('Enabled feature gates changed, forcing a payload refresh', {
-        version: work.version,
-        manifests: work.manifests.length,
-      });
-    }
+    this.refreshForGates(cv, work);
     const mode = this.decideMode(cv, work);
     if (this.lastGeneration !== (cv.metadata.generation ?? 0) && mode !== 'reconciling') this.attempt = 0;
     this.lastGeneration = cv.metadata.generation ?? 0;
-    const facts = this.applyFacts(cv);
+    this.beginPass(cv, work, mode);
+    const writesBefore = this.writeCount();
+    const result = await this.applyPayload(cv, work, mode, signal);
+    if (signal.aborted) return 0;
+    const writes = this.writeCount() - writesBefore;
+    return result.error
+      ? this.passFailed(work, mode, result, result.error, writes)
+      : this.passSucceeded(work, mode, result, writes);
+  }
+
+  /** upstream SyncWorker.Update: "Enabled feature gates changed …, forcing a payload refresh". */
+  private refreshForGates(cv: ClusterVersion, work: Work): void {
+    if (!this.gatesChanged) return;
+    this.gatesChanged = false;
+    Object.assign(work, this.facts.includedManifests(cv, work.payload));
+    this.d.log.info('Enabled feature gates changed, forcing a payload refresh', {
+      version: work.version,
+      manifests: work.manifests.length,
+    });
+  }
+
+  private writeCount(): number {
+    return this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
+  }
+
+  /** The worker state of a new pass, reported at once. */
+  private beginPass(cv: ClusterVersion, work: Work, mode: SyncMode): void {
     // upstream statusWrapper.Report: after a failed attempt, progress reports of the next attempt that are earlier than
     // the failure ("Dropping status report from earlier in sync loop") are not shown; the status keeps the failed
     // attempt's progress until this attempt gets further, so retrying an unchanged failure writes no status
     const carried = this.worker?.failure && this.worker.desired.image === work.image ? this.worker : undefined;
     this.worker = {
       mode,
-      desired: this.releaseFor(work, cv),
+      desired: releaseFor(work, cv),
       verified: work.verified,
       acceptedRisks: work.acceptedRisks,
       local: work.local,
@@ -426,35 +423,24 @@ export class ClusterVersionController {
       versionHash: work.versionHash,
     };
     this.reportStatus(true);
-    this.d.emit({
-      type: 'syncStarted',
-      mode,
-      version: work.version,
-      total: work.manifests.length,
-      attempt: this.attempt,
-    });
-    this.d.log.info('Running sync', {
-      mode,
-      version: work.version,
-      image: work.image,
-      attempt: this.attempt,
-      total: work.manifests.length,
-    });
-    const writesBefore = this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes;
-    const result = await runPayload({
+    const total = work.manifests.length;
+    this.d.emit({ type: 'syncStarted', mode, version: work.version, total, attempt: this.attempt });
+    this.d.log.info('Running sync', { mode, version: work.version, image: work.image, attempt: this.attempt, total });
+  }
+
+  /** Applies the work's manifests in task-graph order (upstream SyncWorker.apply). */
+  private applyPayload(cv: ClusterVersion, work: Work, mode: SyncMode, signal: AbortSignal): Promise<RunPayloadResult> {
+    const iv = this.d.intervals;
+    const owner: OwnerRef | undefined = cv.metadata.uid
+      ? { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: CV_NAME, uid: cv.metadata.uid }
+      : undefined;
+    return runPayload({
       manifests: work.manifests,
       mode,
       attempt: this.attempt,
       applier: this.applier,
-      owner: cv.metadata.uid
-        ? ({
-            apiVersion: 'config.openshift.io/v1',
-            kind: 'ClusterVersion',
-            name: CV_NAME,
-            uid: cv.metadata.uid,
-          } satisfies OwnerRef)
-        : undefined,
-      facts,
+      owner,
+      facts: this.facts.applyFacts(cv),
       backoff: mode === 'initializing' ? iv.initializingTaskBackoff : iv.taskBackoff,
       operatorSince: this.operatorSince,
       signal,
@@ -478,38 +464,29 @@ export class ClusterVersionController {
         },
       },
     });
-    if (signal.aborted) return 0;
-    const writes =
-      this.applier.writes.creates + this.applier.writes.updates + this.applier.writes.deletes - writesBefore;
-    const w = this.worker;
+  }
+
+  /** A pass that failed: the failure as status reports it, and the backoff before the next attempt. */
+  private passFailed(work: Work, mode: SyncMode, result: RunPayloadResult, error: Error, writes: number): number {
+    const iv = this.d.intervals;
+    const w = this.requireWorker();
     w.done = result.done;
-    if (result.error) {
-      const interp = interpretError(result.error, mode === 'reconciling', Date.now(), this.operatorSince, iv);
-      w.failure = interp;
-      w.completed = mode === 'reconciling';
-      this.consecutiveErrors++;
-      this.attempt++;
-      this.d.emit({
-        type: 'syncFinished',
-        mode,
-        version: work.version,
-        done: result.done,
-        total: result.total,
-        error: result.error.message,
-        reason: interp.reason,
-        writes,
-      });
-      this.d.log.info('Result of work', {
-        mode,
-        version: work.version,
-        done: result.done,
-        total: result.total,
-        reason: interp.reason,
-        error: result.error.message,
-      });
-      this.reportStatus(true);
-      return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
-    }
+    const interp = interpretError(error, mode === 'reconciling', Date.now(), this.operatorSince, iv);
+    w.failure = interp;
+    w.completed = mode === 'reconciling';
+    this.consecutiveErrors++;
+    this.attempt++;
+    const counts = { mode, version: work.version, done: result.done, total: result.total };
+    this.d.emit({ type: 'syncFinished', ...counts, error: error.message, reason: interp.reason, writes });
+    this.d.log.info('Result of work', { ...counts, reason: interp.reason, error: error.message });
+    this.reportStatus(true);
+    return failureBackoffMs(iv.minimumReconcileIntervalMs, this.consecutiveErrors);
+  }
+
+  /** A pass that completed: Reconciling from now on, unused payloads cleaned, the next pass after the interval. */
+  private async passSucceeded(work: Work, mode: SyncMode, result: RunPayloadResult, writes: number): Promise<number> {
+    const w = this.requireWorker();
+    w.done = result.done;
     delete w.failure;
     w.completed = true;
     w.mode = 'reconciling';
@@ -519,109 +496,18 @@ export class ClusterVersionController {
     this.operatorSince.clear();
     this.d.emit({ type: 'syncFinished', mode, version: work.version, done: result.done, total: result.total, writes });
     this.reportStatus(true);
-    await this.d.retriever.clean(
-      new Set(
-        [work.payload.image?.digest, this.d.localPayload.image?.digest].filter((x): x is string => x !== undefined),
-      ),
-    );
-    return Math.round(iv.minimumReconcileIntervalMs * (1 + Math.random()));
+    const keep = [work.payload.image?.digest, this.d.localPayload.image?.digest];
+    await this.d.retriever.clean(new Set(keep.filter((x): x is string => x !== undefined)));
+    return Math.round(this.d.intervals.minimumReconcileIntervalMs * (1 + Math.random()));
   }
 
-  /** The release to run: desiredUpdate, else what status says, else the operator's own release. */
-  private pickTarget(cv: ClusterVersion, desired: Release | undefined): Release {
-    if (desired?.image !== undefined && desired.image !== '') return desired;
-    const st = cv.status?.desired;
-    if (st?.image !== undefined && st.image !== '') return st;
-    return { version: this.d.localPayload.metadata.version, image: this.d.releaseImage };
+  private requireWorker(): WorkerState {
+    if (!this.worker) throw new Error('no sync pass is running');
+    return this.worker;
   }
 
-  /**
-   * Upstream `SyncWorker.Update`: a new desired release while the installed one is still initializing is ignored (the
-   * install finishes first), with upstream's warning naming both `configv1.Update` values as Go prints them.
-   */
-  private keepTargetDuringInstall(
-    cv: ClusterVersion,
-    target: Release,
-    force: boolean,
-  ): { target: Release; force: boolean } {
-    const w = this.work;
-    if (!w || (target.image ?? '') === w.image || this.decideMode(cv, w) !== 'initializing') return { target, force };
-    const goUpdate = (arch: string, version: string, image: string, f: boolean): string =>
-      `{${arch} ${version} ${image} ${String(f)}}`;
-    const arch = cv.spec.desiredUpdate?.architecture ?? '';
-    this.d.log.warn(
-      `Ignoring detected version change from ${goUpdate('', w.version, w.image, w.force)} to ${goUpdate(arch, target.version ?? '', target.image ?? '', force)} during payload initialization`,
-    );
-    return { target: { version: w.version, image: w.image }, force: w.force };
-  }
-
-  private releaseFor(work: Work, cv: ClusterVersion): Release {
-    const r: Release = { version: work.version, image: work.image };
-    const url = work.payload.metadata.metadata?.['url'];
-    if (typeof url === 'string') r.url = url;
-    const match = (cv.status?.availableUpdates ?? []).find((u) => u.image === work.image || u.version === work.version);
-    if (match?.channels) r.channels = match.channels;
-    if (match?.url !== undefined && r.url === undefined) r.url = match.url;
-    return r;
-  }
-
-  /** Initializing until one release completed; Reconciling on the completed release; else Updating (upstream pkg/cvo/sync_worker.go, State). */
-  private decideMode(cv: ClusterVersion, work: Work): SyncMode {
-    const history = cv.status?.history ?? [];
-    const anyCompleted = history.some((h) => h.state === 'Completed') || this.completedImage !== undefined;
-    if (!anyCompleted) return 'initializing';
-    if (this.completedImage === work.image) return 'reconciling';
-    const top = history[0];
-    if (this.completedImage === undefined && top?.state === 'Completed' && top.image === work.image)
-      return 'reconciling';
-    return 'updating';
-  }
-
-  private clusterFacts(cv: ClusterVersion): ClusterFacts {
-    const prevEnabled: string[] = cv.status?.capabilities?.enabledCapabilities ?? [];
-    const base = this.caps(cv, false);
-    const implicit = new Set([
-      ...this.implicit,
-      ...[...prevEnabled, ...(this.d.alwaysEnableCapabilities ?? [])].filter((c) => !base.enabled.includes(c)),
-    ]);
-    this.implicit = [...implicit].sort();
-    return {
-      profile: this.d.clusterProfile,
-      capabilities: this.caps(cv, true),
-      overrides: (cv.spec.overrides ?? []).map((o) => ({
-        group: o.group,
-        kind: o.kind,
-        namespace: o.namespace,
-        name: o.name,
-        unmanaged: o.unmanaged,
-      })),
-    };
-  }
-
-  private applyFacts(cv: ClusterVersion): ClusterFacts {
-    const f = this.clusterFacts(cv);
-    return {
-      ...(f.capabilities ? { capabilities: f.capabilities } : {}),
-      ...(f.overrides ? { overrides: f.overrides } : {}),
-      enabledFeatureGates: this.gates?.enabledGates ?? [],
-    };
-  }
-
-  /** Loads the manifests to apply from a payload with the load-time filters (upstream pkg/payload/payload.go LoadUpdate). */
-  private includedManifests(
-    cv: ClusterVersion,
-    payload: ReleasePayload,
-  ): { manifests: Manifest[]; versionHash: string } {
-    const f = this.clusterFacts(cv);
-    const known = f.capabilities ? { known: f.capabilities.known, enabled: f.capabilities.known } : undefined;
-    const r = filterManifests(payload, {
-      ...(f.profile ? { profile: f.profile } : {}),
-      ...(this.d.excludeIdentifier ? { excludeIdentifier: this.d.excludeIdentifier } : {}),
-      featureSet: this.gates?.featureSet ?? '',
-      enabledFeatureGates: this.gates?.enabledGates ?? [],
-      ...(known ? { capabilities: known } : {}),
-    });
-    return { manifests: r.included, versionHash: r.versionHash };
+  private decideMode(cv: ClusterVersion, work: LoadedRelease): SyncMode {
+    return decideMode(cv, work, this.completedImage);
   }
 
   /** Makes `this.work` the target release when it can be accepted (upstream pkg/cvo/sync_worker.go syncPayload). */
@@ -629,47 +515,10 @@ export class ClusterVersionController {
     const image = target.image ?? '';
     if (this.work && this.work.image === image && this.work.force === force) return;
     if (image === this.d.releaseImage) {
-      const inc = this.includedManifests(cv, this.d.localPayload);
-      const hist = (cv.status?.history ?? []).find((h) => h.image === image);
-      this.work = {
-        image,
-        version: this.d.localPayload.metadata.version,
-        payload: this.d.localPayload,
-        ...inc,
-        verified: hist?.verified ?? false,
-        acceptedRisks: hist?.acceptedRisks ?? '',
-        local: true,
-        force,
-      };
-      this.releaseAccepted = this.accepted(this.work);
-      this.d.emit({
-        type: 'payloadLoaded',
-        version: this.work.version,
-        image,
-        verified: this.work.verified,
-        local: true,
-      });
+      this.loadLocalWork(cv, force);
       return;
     }
     const v = target.version ?? '';
-    const fail = async (reason: string, message: string): Promise<void> => {
-      this.releaseAccepted = { type: 'ReleaseAccepted', status: 'False', reason, message };
-      this.d.emit({ type: 'payloadRejected', image, reason, message });
-      this.d.log.warn('payload not accepted', { image, reason, message });
-      void this.d.recorder.warning(
-        cv,
-        reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed',
-        message,
-      );
-      if (!this.work)
-        await this.ensureWork(
-          cv,
-          { version: this.d.localPayload.metadata.version, image: this.d.releaseImage },
-          false,
-          signal,
-        );
-      this.reportStatus(true);
-    };
     this.releaseAccepted = {
       type: 'ReleaseAccepted',
       status: 'Unknown',
@@ -677,64 +526,37 @@ export class ClusterVersionController {
       message: `Retrieving and verifying payload version="${v}" image="${image}"`,
     };
     this.reportStatus(true);
-    const risks: string[] = [];
-    const currentManifests = this.work?.payload.manifests ?? this.d.localPayload.manifests;
-    const verification = await verifyTarget(this.d.client, image, currentManifests, cv, {
+    const verdict = await acceptTarget({
+      client: this.d.client,
+      retriever: this.d.retriever,
+      recorder: this.d.recorder,
+      signatures: this.d.signatures,
       trustedCABundle: () => this.configManagedMap(TRUSTED_CA_BUNDLE.name),
+      currentManifests: this.work?.payload.manifests ?? this.d.localPayload.manifests,
+      cv,
+      image,
+      version: v,
+      force,
       signal,
     });
-    if (verification.signatures)
-      this.d.signatures?.record(verification.signatures.digest, verification.signatures.data);
-    if (!verification.verified) {
-      if (!force) {
-        await fail(
-          'RetrievePayload',
-          `Retrieving payload failed version="${v}" image="${image}" failure=${verification.error ?? ''}`,
-        );
-        return;
-      }
-      const forced = `Target release version="${v}" image="${image}" cannot be verified, but continuing anyway because the update was forced: ${verification.error ?? ''}`;
-      risks.push(forced);
-      void this.d.recorder.warning(cv, 'RetrievePayload', forced);
-    }
-    let payload: ReleasePayload;
-    try {
-      payload = await this.d.retriever.retrieve({ image, version: v }, signal);
-    } catch (e) {
-      await fail(
-        'RetrievePayload',
-        `Retrieving payload failed version="${v}" image="${image}" failure=${(e as Error).message}`,
-      );
+    if (!verdict.accepted) {
+      await this.rejectTarget(cv, image, verdict.reason, verdict.message, signal);
       return;
     }
-    if (v !== '' && payload.metadata.version !== v) {
-      await fail(
-        'VerifyPayloadVersion',
-        `Verifying payload failed version="${v}" image="${image}" failure=release image version ${payload.metadata.version} does not match the expected upstream version ${v}`,
-      );
-      return;
-    }
-    const pre = preconditionsUpdateError(runPreconditions(cv, payload.metadata.version), force);
-    if (pre.blocking && pre.error) {
-      await fail(
-        'PreconditionChecks',
-        `Preconditions failed for payload loaded version="${payload.metadata.version}" image="${image}": ${pre.error.message}`,
-      );
-      return;
-    }
-    if (pre.error) {
-      risks.push(pre.error.message);
-      void this.d.recorder.warning(cv, 'PreconditionWarn', pre.error.message);
-    }
-    const inc = this.includedManifests(cv, payload);
-    this.implicitlyEnable(cv, inc.manifests);
+    const { payload } = verdict;
+    const inc = this.facts.includedManifests(cv, payload);
+    this.facts.implicitlyEnable(
+      cv,
+      inc.manifests,
+      () => this.work?.manifests ?? this.facts.includedManifests(cv, this.d.localPayload).manifests,
+    );
     this.work = {
       image,
       version: payload.metadata.version,
       payload,
       ...inc,
-      verified: verification.verified,
-      acceptedRisks: risks.join('\n'),
+      verified: verdict.verified,
+      acceptedRisks: verdict.risks.join('\n'),
       local: false,
       force,
     };
@@ -751,20 +573,54 @@ export class ClusterVersionController {
     void this.d.recorder.normal(cv, 'PayloadLoaded', this.releaseAccepted.message ?? '');
   }
 
-  /**
-   * upstream `GetImplicitlyEnabledCapabilities` when a payload loads: a resource the current payload manages under
-   * enabled capabilities that the new payload puts under a disabled one keeps being managed (that capability becomes
-   * implicitly enabled).
-   */
-  private implicitlyEnable(cv: ClusterVersion, update: readonly Manifest[]): void {
-    const caps = this.clusterFacts(cv).capabilities;
-    const current = this.work?.manifests ?? this.includedManifests(cv, this.d.localPayload).manifests;
-    if (!caps) return;
-    const next = implicitlyEnabledCapabilities(update, current, { ...caps, implicitlyEnabled: this.implicit });
-    const added = next.filter((c) => !this.implicit.includes(c));
-    if (added.length > 0)
-      this.d.log.info('capabilities implicitly enabled by the new payload', { capabilities: added });
-    this.implicit = next;
+  /** The operator's own release as the work (verified and accepted risks as its history entry says). */
+  private loadLocalWork(cv: ClusterVersion, force: boolean): void {
+    const image = this.d.releaseImage;
+    const hist = (cv.status?.history ?? []).find((h) => h.image === image);
+    this.work = {
+      image,
+      version: this.d.localPayload.metadata.version,
+      payload: this.d.localPayload,
+      ...this.facts.includedManifests(cv, this.d.localPayload),
+      verified: hist?.verified ?? false,
+      acceptedRisks: hist?.acceptedRisks ?? '',
+      local: true,
+      force,
+    };
+    this.releaseAccepted = this.accepted(this.work);
+    this.d.emit({
+      type: 'payloadLoaded',
+      version: this.work.version,
+      image,
+      verified: this.work.verified,
+      local: true,
+    });
+  }
+
+  /** A target that cannot be accepted: ReleaseAccepted=False, an Event, and the own release while nothing runs. */
+  private async rejectTarget(
+    cv: ClusterVersion,
+    image: string,
+    reason: string,
+    message: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    this.releaseAccepted = { type: 'ReleaseAccepted', status: 'False', reason, message };
+    this.d.emit({ type: 'payloadRejected', image, reason, message });
+    this.d.log.warn('payload not accepted', { image, reason, message });
+    void this.d.recorder.warning(
+      cv,
+      reason === 'PreconditionChecks' ? 'PreconditionBlock' : 'RetrievePayloadFailed',
+      message,
+    );
+    if (!this.work)
+      await this.ensureWork(
+        cv,
+        { version: this.d.localPayload.metadata.version, image: this.d.releaseImage },
+        false,
+        signal,
+      );
+    this.reportStatus(true);
   }
 
   private accepted(w: Work): Condition {
@@ -794,26 +650,14 @@ export class ClusterVersionController {
   }
   private pollKey = '';
 
-  /**
-   * Upstream autoupdate controller: when enabled and the cluster is not updating, set `spec.desiredUpdate` to the
-   * newest available update. Returns true when it wrote the spec.
-   */
+  /** Upstream autoupdate controller: sets `spec.desiredUpdate` to {@link autoUpdateTarget}; true when it wrote. */
   private async maybeAutoUpdate(cv: ClusterVersion, signal: AbortSignal): Promise<boolean> {
-    if (!this.d.enableAutoUpdate || this.worker?.completed !== true || this.worker.failure) return false;
-    const newest = this.updates?.availableUpdates?.[0];
-    if (
-      !newest?.version ||
-      !newest.image ||
-      cv.spec.desiredUpdate?.image === newest.image ||
-      this.work?.image === newest.image
-    )
-      return false;
-    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', {
-      version: newest.version,
-      image: newest.image,
-    });
+    if (!this.d.enableAutoUpdate) return false;
+    const newest = autoUpdateTarget(cv, this.worker, this.updates?.availableUpdates, this.work?.image);
+    if (!newest) return false;
+    this.d.log.info('auto-update: setting desiredUpdate to the newest available update', newest);
     await this.d.client.request('PATCH', `/apis/config.openshift.io/v1/clusterversions/${CV_NAME}`, {
-      body: { spec: { desiredUpdate: { version: newest.version, image: newest.image, force: false } } },
+      body: { spec: { desiredUpdate: { ...newest, force: false } } },
       contentType: 'application/merge-patch+json',
       signal,
     });
@@ -825,56 +669,19 @@ export class ClusterVersionController {
     this.status?.request(edge);
   }
 
-  /** upstream `setUpgradeableConditions` over the informers' caches. */
-  private upgradeableConditions(cv: ClusterVersion): Condition[] {
-    const data = (inf: Informer<ConfigMap>, ns: string, name: string): Record<string, string> | null => {
-      const cm = inf.store.getByKey(`${ns}/${name}`);
-      return cm ? { ...(cm.data ?? {}) } : null;
-    };
-    return computeUpgradeableConditions({
+  /** The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). */
+  private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
+    return statusFor(cv, {
+      worker: this.worker,
+      releaseAccepted: this.releaseAccepted,
+      updates: this.updates,
+      caps: this.facts.caps(cv, true),
+      baseEnabled: this.facts.caps(cv, false).enabled,
+      invalid: this.invalid,
       operators: this.operators.store.list(),
-      overrides: cv.spec.overrides,
       deletesInProgress: [...this.applier.deletesInProgress],
-      adminAcks: {
-        history: cv.status?.history,
-        gates: data(this.gateConfigMaps, ADMIN_GATES.namespace, ADMIN_GATES.name),
-        acks: data(this.ackConfigMaps, ADMIN_ACKS.namespace, ADMIN_ACKS.name),
-      },
-      updateInProgress: (cv.status?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True'),
+      adminGates: this.gateConfigMaps.store.getByKey(`${ADMIN_GATES.namespace}/${ADMIN_GATES.name}`),
+      adminAcks: this.ackConfigMaps.store.getByKey(`${ADMIN_ACKS.namespace}/${ADMIN_ACKS.name}`),
     });
   }
-
-  /**
-   * The status the worker's current state gives over `cv` (upstream `updateClusterVersionStatus`). Upgradeable is
-   * computed against the Progressing condition of this same status, so it never lags one write behind.
-   */
-  private computeStatusFor(cv: ClusterVersion): ClusterVersionStatus {
-    const caps = this.caps(cv, true);
-    const base = this.caps(cv, false);
-    const implicit = caps.enabled.filter((c) => !base.enabled.includes(c));
-    const input = {
-      cv,
-      now: new Date(),
-      worker: this.worker,
-      ...(this.releaseAccepted ? { releaseAccepted: this.releaseAccepted } : {}),
-      ...(this.updates
-        ? {
-            retrievedUpdates: this.updates.retrievedUpdates,
-            availableUpdates: this.updates.availableUpdates,
-            conditionalUpdates: this.updates.conditionalUpdates,
-          }
-        : {}),
-      capabilities: { enabled: caps.enabled, known: caps.known, implicit },
-      invalid: [...this.invalid],
-    };
-    const draft = computeStatus(input);
-    return computeStatus({ ...input, upgradeableConditions: this.upgradeableConditions({ ...cv, status: draft }) });
-  }
-}
-
-function goArchName(): string {
-  return (
-    ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ??
-    process.arch
-  );
 }

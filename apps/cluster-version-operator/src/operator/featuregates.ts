@@ -130,3 +130,29 @@ export class FeatureGateWatcher {
     this.o.onGatesChange(state.enabledGates);
   }
 }
+
+/** How {@link readFeatureGateRetrying} reads. */
+export interface FeatureGateReadOptions {
+  client: KubeClient;
+  log: Logger;
+  /** The version whose gates apply. */
+  version: () => string;
+  /** Delay before attempt `attempt + 1`. */
+  backoffMs: (attempt: number) => number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  signal: AbortSignal;
+}
+
+/** {@link readInitialFeatureGate}, retrying API errors until it succeeds; undefined once `signal` aborts. */
+export async function readFeatureGateRetrying(o: FeatureGateReadOptions): Promise<FeatureGateState | undefined> {
+  for (let attempt = 1; !o.signal.aborted; attempt++) {
+    try {
+      return await readInitialFeatureGate(o.client, o.version(), o.log, o.signal);
+    } catch (e) {
+      if (o.signal.aborted) return undefined;
+      o.log.warn('reading FeatureGate cluster failed; retrying', { error: (e as Error).message });
+      await o.sleep(o.backoffMs(attempt), o.signal);
+    }
+  }
+  return undefined;
+}

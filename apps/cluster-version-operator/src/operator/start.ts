@@ -40,6 +40,7 @@ import { readEgress, transportFor, TRUSTED_CA_BUNDLE } from '../cluster/egress.j
 import { leaseTimingsFor } from '../cluster/leader-election.js';
 import { ClusterVersionController } from './controller.js';
 import type { CvoEvent } from './events.js';
+import type { ReleasePayload } from '@keelson/release-payload';
 
 /** Options of {@link startClusterVersionOperator} (each mirrors a flag of `cluster-version-operator start`). */
 export interface CvoOptions {
@@ -228,25 +229,43 @@ function clientCARunnable(clientCA: ClientCAWatcher, log: Logger): Runnable {
   };
 }
 
-/** What {@link startRuntime} wires. */
+/** What {@link createRuntime} wires. */
 interface RuntimeParts {
   client: KubeClient;
   log: Logger;
   registry: Registry;
-  ctl: ClusterVersionController;
   emit: (e: CvoEvent) => void;
   identity: string;
 }
 
+/** Lease timings: upstream getLeaderElectionConfig (single-node timings on a SingleReplica control plane); explicit flags win. */
+async function leaseTimings(
+  options: CvoOptions,
+  client: KubeClient,
+  intervals: Intervals,
+  log: Logger,
+): Promise<{ leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number }> {
+  const lease = await leaseTimingsFor(client, intervals, options.timeScale ?? 1, log);
+  const explicit = options.intervals ?? {};
+  const timings = {
+    leaseDurationMs: explicit.leaseDurationMs ?? lease.leaseDurationMs,
+    renewDeadlineMs: explicit.renewDeadlineMs ?? lease.renewDeadlineMs,
+    retryPeriodMs: explicit.retryPeriodMs ?? lease.retryPeriodMs,
+  };
+  if (lease.topology === 'SingleReplica')
+    log.info('single-node control plane: leader election timings as library-go LeaderElectionSNOConfig', timings);
+  return timings;
+}
+
 /**
- * The one operator runtime (@keelson/kube Manager): the metrics server, the Lease `openshift-cluster-version/version`
- * and the sync loop as its leader runnable; the metrics client CA watch runs on every replica.
+ * The one operator runtime (@keelson/kube Manager, not started yet): the metrics server, the Lease
+ * `openshift-cluster-version/version` and the shared informers the controller takes (`mgr.informer`).
  */
-async function startRuntime(
+function createRuntime(
   options: CvoOptions,
   p: RuntimeParts,
   lease: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number },
-): Promise<Manager> {
+): { mgr: Manager; clientCA: ClientCAWatcher | undefined } {
   const { log, identity, emit } = p;
   const clientCA = clientCAWatcherFor(options, p.client, log);
   const mgr = new Manager({
@@ -265,16 +284,25 @@ async function startRuntime(
       emit({ type: 'leadershipLost', identity });
     },
   });
+  return { mgr, clientCA };
+}
+
+/** Adds the sync loop (leader runnable) and the client CA watch (every replica), then starts the Manager. */
+async function startRuntime(
+  mgr: Manager,
+  ctl: ClusterVersionController,
+  clientCA: ClientCAWatcher | undefined,
+  log: Logger,
+): Promise<void> {
   mgr.add({
     name: 'sync',
     start: (signal) =>
-      p.ctl.run(signal).catch((e: unknown) => {
+      ctl.run(signal).catch((e: unknown) => {
         log.error('sync loop ended with an error', { error: (e as Error).message });
       }),
   });
   if (clientCA) mgr.add(clientCARunnable(clientCA, log));
   await mgr.start();
-  return mgr;
 }
 
 /** A failed listen as the flag error upstream's `--listen` gives; other errors unchanged. */
@@ -329,28 +357,11 @@ function makeRetriever(options: CvoOptions, client: KubeClient, clusterProfile: 
   });
 }
 
-/** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */
-export async function startClusterVersionOperator(options: CvoOptions): Promise<RunningCvo> {
-  const log =
-    options.logger !== undefined
-      ? errorSafeLogger(options.logger)
-      : createLogger({ fields: { component: 'cluster-version-operator' } });
-  const intervals = resolveIntervals(options.timeScale ?? 1, options.intervals);
-  const clusterProfile = options.clusterProfile ?? process.env['CLUSTER_PROFILE'] ?? 'self-managed-high-availability';
-  const excludeManifests = options.excludeManifests ?? process.env['EXCLUDE_MANIFESTS'] ?? '';
-  const localPayload = await loadLocalPayload(options.payloadDir, options.releaseImage, clusterProfile);
-  for (const w of localPayload.warnings) log.warn(w);
-  const client = makeClient(options.kubeconfig);
-  const retriever = makeRetriever(options, client, clusterProfile, log);
-  const events = new EventEmitter<{ event: [CvoEvent] }>();
-  const emit = (e: CvoEvent): void => {
-    options.onEvent?.(e);
-    events.emit('event', e);
-  };
+/** The updates poller; its egress reads the controller's informers once the controller exists. */
+function makePoller(options: CvoOptions, client: KubeClient, holder: ControllerHolder): UpdatesPoller {
   const promqlTarget = resolvePromQLTarget(options);
   validatePromQLTarget(promqlTarget);
-  const holder: { controller?: ClusterVersionController } = {};
-  const poller = new UpdatesPoller({
+  return new UpdatesPoller({
     ...(options.updateService ? { updateService: options.updateService } : {}),
     promql: promqlOptions(promqlTarget, client),
     transport: async (upstream, signal) =>
@@ -367,8 +378,21 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       ),
     userAgent: 'ClusterVersionOperator/keelson',
   });
-  const registry = new Registry();
-  const { payloadErrors, operatorChanged } = registerMetrics(registry, {
+}
+
+/** The controller, once made (the poller and the metrics are made before it and read it late). */
+interface ControllerHolder {
+  controller?: ClusterVersionController;
+}
+
+/** The metrics (upstream `RegisterMetrics`) over what the controller knows. */
+function makeMetrics(
+  registry: Registry,
+  options: CvoOptions,
+  localPayload: ReleasePayload,
+  holder: ControllerHolder,
+): ReturnType<typeof registerMetrics> {
+  return registerMetrics(registry, {
     cv: () => holder.controller?.cv,
     operators: () => holder.controller?.operators.store.list() ?? [],
     current: () => ({
@@ -381,65 +405,121 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
     configMap: (name) => holder.controller?.openshiftConfigMap(name),
     updateRetrievalTimestamp: () => holder.controller?.lastRetrieval,
   });
-  const ctl = new ClusterVersionController({
+}
+
+/** The parts of {@link ControllerDeps} that come from the options and the process. */
+interface ControllerParts {
+  options: CvoOptions;
+  client: KubeClient;
+  log: Logger;
+  localPayload: ReleasePayload;
+  clusterProfile: string;
+  intervals: Intervals;
+  retriever: PayloadRetriever;
+  mgr: Manager;
+  poller: UpdatesPoller;
+  emit: (e: CvoEvent) => void;
+  metrics: ReturnType<typeof registerMetrics>;
+  /** Stops the whole operator (a changed feature set). */
+  stop: () => void;
+}
+
+function makeController(p: ControllerParts): ClusterVersionController {
+  const { options, client, log } = p;
+  const excludeManifests = options.excludeManifests ?? process.env['EXCLUDE_MANIFESTS'] ?? '';
+  return new ClusterVersionController({
     client,
+    // the Manager's shared cache (controller-runtime's cache; upstream's listers of its shared informer factories)
+    informers: (resource, o) => p.mgr.informer(resource, o),
     log,
-    intervals,
-    localPayload,
+    intervals: p.intervals,
+    localPayload: p.localPayload,
     releaseImage: options.releaseImage,
-    retriever,
-    poller,
-    emit,
-    payloadErrors,
-    clusterProfile,
+    retriever: p.retriever,
+    poller: p.poller,
+    emit: p.emit,
+    payloadErrors: p.metrics.payloadErrors,
+    clusterProfile: p.clusterProfile,
     sleep: abortableSleep,
     enableAutoUpdate: options.enableAutoUpdate === true,
     ...(excludeManifests ? { excludeIdentifier: excludeManifests } : {}),
     alwaysEnableCapabilities: options.alwaysEnableCapabilities ?? [],
     liveObjectCache: options.liveObjectCache !== false,
-    // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
-    onOperatorUpdate: operatorChanged,
+    onOperatorUpdate: p.metrics.operatorChanged,
     signatures: new SignaturePersister(),
-    onFeatureSetChange: () => {
-      void api.stop();
-    },
+    // upstream ChangeStopper: a new feature set stops the operator (the bin then exits 0 and the pod restarts)
+    onFeatureSetChange: p.stop,
     recorder: new EventRecorder(client, {
       component: 'openshift-cluster-version',
       clusterScopedNamespace: 'openshift-cluster-version',
       logger: log,
     }),
   });
-  holder.controller = ctl;
-  // upstream getLeaderElectionConfig: single-node timings on a SingleReplica control plane; explicit flags win
-  const lease = await leaseTimingsFor(client, intervals, options.timeScale ?? 1, log);
-  const explicit = options.intervals ?? {};
-  const leaseDurationMs = explicit.leaseDurationMs ?? lease.leaseDurationMs;
-  const renewDeadlineMs = explicit.renewDeadlineMs ?? lease.renewDeadlineMs;
-  const retryPeriodMs = explicit.retryPeriodMs ?? lease.retryPeriodMs;
-  if (lease.topology === 'SingleReplica')
-    log.info('single-node control plane: leader election timings as library-go LeaderElectionSNOConfig', {
-      leaseDurationMs,
-      renewDeadlineMs,
-      retryPeriodMs,
-    });
+}
+
+/** Starts the operator: loads its payload, serves metrics, campaigns for the Lease and syncs while leading. */
+export async function startClusterVersionOperator(options: CvoOptions): Promise<RunningCvo> {
+  const log =
+    options.logger !== undefined
+      ? errorSafeLogger(options.logger)
+      : createLogger({ fields: { component: 'cluster-version-operator' } });
+  const intervals = resolveIntervals(options.timeScale ?? 1, options.intervals);
+  const clusterProfile = options.clusterProfile ?? process.env['CLUSTER_PROFILE'] ?? 'self-managed-high-availability';
+  const localPayload = await loadLocalPayload(options.payloadDir, options.releaseImage, clusterProfile);
+  for (const w of localPayload.warnings) log.warn(w);
+  const client = makeClient(options.kubeconfig);
+  const retriever = makeRetriever(options, client, clusterProfile, log);
+  const events = new EventEmitter<{ event: [CvoEvent] }>();
+  const emit = (e: CvoEvent): void => {
+    options.onEvent?.(e);
+    events.emit('event', e);
+  };
+  const holder: ControllerHolder = {};
+  const poller = makePoller(options, client, holder);
+  const registry = new Registry();
+  const metrics = makeMetrics(registry, options, localPayload, holder);
+  const lease = await leaseTimings(options, client, intervals, log);
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-  let mgr: Manager;
+  let api: RunningCvo | undefined;
   try {
-    mgr = await startRuntime(
+    const { mgr, clientCA } = createRuntime(options, { client, log, registry, emit, identity }, lease);
+    const parts = {
       options,
-      { client, log, registry, ctl, emit, identity },
-      {
-        leaseDurationMs,
-        renewDeadlineMs,
-        retryPeriodMs,
-      },
-    );
+      client,
+      log,
+      localPayload,
+      clusterProfile,
+      intervals,
+      retriever,
+      mgr,
+      poller,
+      emit,
+      metrics,
+    };
+    const ctl = makeController({ ...parts, stop: () => void api?.stop() });
+    holder.controller = ctl;
+    await startRuntime(mgr, ctl, clientCA, log);
+    api = runningCvo(mgr, ctl, events, log, async () => {
+      await poller.close();
+      await client.close();
+    });
   } catch (e) {
     await client.close();
     throw listenError(e, options);
   }
+  return api;
+}
+
+/** The handle of a started operator; `stop` is idempotent. */
+function runningCvo(
+  mgr: Manager,
+  ctl: ClusterVersionController,
+  events: EventEmitter<{ event: [CvoEvent] }>,
+  log: Logger,
+  close: () => Promise<void>,
+): RunningCvo {
   let stopping: Promise<void> | undefined;
-  const api: RunningCvo = {
+  return {
     metricsUrl: mgr.healthUrl ?? '',
     events,
     writes: () => ({ ...ctl.applier.writes }),
@@ -448,11 +528,9 @@ export async function startClusterVersionOperator(options: CvoOptions): Promise<
       stopping ??= (async () => {
         log.info('stopping: finishing the current step, releasing the lease');
         await mgr.stop();
-        await poller.close();
-        await client.close();
+        await close();
       })();
       return stopping;
     },
   };
-  return api;
 }

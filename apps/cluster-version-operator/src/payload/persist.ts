@@ -6,7 +6,7 @@
  * `<algo>-<hex>-<i>` per verified digest (the 64 most recent). The next verification — also after a restart, or when
  * the stores are unreachable — finds them there. Nothing is written when the ConfigMap already holds exactly these.
  */
-import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '@keelson/kube';
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient, type Logger } from '@keelson/kube';
 import { SIGNATURES_LABEL } from './verify.js';
 
 export const SIGNATURES_CONFIG_MAP = { namespace: 'openshift-config-managed', name: 'signatures-managed' } as const;
@@ -98,4 +98,37 @@ export class SignaturePersister {
 function sameMap(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
   const ak = Object.keys(a ?? {});
   return ak.length === Object.keys(b).length && ak.every((k) => a?.[k] === b[k]);
+}
+
+/** How {@link runSignaturePersister} runs. */
+export interface PersisterRun {
+  client: KubeClient;
+  log: Logger;
+  /** The ConfigMap from the `openshift-config-managed` watch. */
+  cached: () => ConfigMapBody | undefined;
+  /** Between two stores (upstream: 2× the update-check interval). */
+  intervalMs: number;
+  /** Sleep that wakes early when aborted. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Leadership: the loop ends with one final store when it aborts. */
+  signal: AbortSignal;
+}
+
+/**
+ * Upstream `StorePersister.Run` (started while leading, every 2× the update-check interval, a final flush when
+ * leadership ends): failures are logged, never fatal.
+ */
+export async function runSignaturePersister(p: SignaturePersister, o: PersisterRun): Promise<void> {
+  const once = async (s?: AbortSignal): Promise<void> => {
+    try {
+      if (await p.store(o.client, s, o.cached)) o.log.debug('signatures-managed ConfigMap written');
+    } catch (e) {
+      o.log.warn(`Unable to save signatures: ${(e as Error).message}`);
+    }
+  };
+  while (!o.signal.aborted) {
+    await once(o.signal);
+    await o.sleep(o.intervalMs, o.signal);
+  }
+  await once();
 }

@@ -138,7 +138,10 @@ export class ResourceApplier {
       const collection = RestMapper.path(group, version, mapping, namespace, '');
       return builder.run(manifest, this.builderContext(path, collection, mode, signal));
     }
-    if (deleteRequested(annotations)) return this.applyDelete(path, id, mode, signal);
+    if (deleteRequested(annotations))
+      return this.applyDelete(path, id, mode, signal, () =>
+        this.cache.lookup(group, version, kind, mapping, namespace, name),
+      );
     const createOnlyValue = annotations?.[CREATE_ONLY_ANNOTATION];
     const createOnly = typeof createOnlyValue === 'string' && createOnlyValue.toLowerCase() === 'true';
     manifest = await modifyManifest(withOwner(manifest, owner, createOnly), group, kind, this.clusterConfig, signal);
@@ -258,14 +261,19 @@ export class ResourceApplier {
     path: string,
     id: string,
     mode: ApplyMode,
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    cached: () => JsonObject | null | undefined,
   ): Promise<{ action: ApplyAction; object: undefined }> {
-    let live: JsonObject | undefined;
-    try {
-      live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    // upstream lib/resourcedelete GETs the object on every pass; the watched cache answers the same question without a
+    // request (a pass over a payload that deletes objects would otherwise GET each of them every time)
+    const fromCache = cached();
+    let live: JsonObject | undefined = fromCache ?? undefined;
+    if (fromCache === undefined)
+      try {
+        live = await this.client.request<JsonObject>('GET', path, signal ? { signal } : {});
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
     if (live === undefined) {
       if (this.deletesInProgress.delete(id)) this.log.info(`Delete of ${id} completed`);
       return { action: 'absent', object: undefined };
@@ -273,10 +281,17 @@ export class ResourceApplier {
     if (mode !== 'updating') return { action: 'delete-pending', object: undefined };
     const meta = isObject(live['metadata']) ? live['metadata'] : {};
     if (meta['deletionTimestamp'] === undefined) {
-      await this.client.request('DELETE', path, {
-        body: { propagationPolicy: 'Background' },
-        ...(signal ? { signal } : {}),
-      });
+      try {
+        await this.client.request('DELETE', path, {
+          body: { propagationPolicy: 'Background' },
+          ...(signal ? { signal } : {}),
+        });
+      } catch (e) {
+        // the cache was behind: the object is gone already
+        if (fromCache === undefined || !isNotFound(e)) throw e;
+        if (this.deletesInProgress.delete(id)) this.log.info(`Delete of ${id} completed`);
+        return { action: 'absent', object: undefined };
+      }
       this.writes.deletes++;
       this.log.info(`Delete requested for ${id}`);
     }
