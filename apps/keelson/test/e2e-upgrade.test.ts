@@ -329,8 +329,17 @@ describe('keelson upgrade end to end (sandbox + simulated operators + CVO proces
     );
     expect(history(refused)).toEqual([`${B} Completed`, `${A} Completed`]);
     expect(refused.status?.desired).toMatchObject({ version: B, image: images[B] });
-    // what the user sees: `keelson upgrade` prints the ReleaseAccepted=False block as `oc adm upgrade` does
-    const shown = await keelson('upgrade', '--kubeconfig', kubeconfig);
+    // what the user sees: `keelson upgrade` prints the ReleaseAccepted=False block as `oc adm upgrade` does. The CVO
+    // retries the retrieval on its next sync and reports ReleaseAccepted=Unknown while it does (upstream's
+    // RetrievePayload step), so read until a failed attempt is what the status shows.
+    const shown = await waitFor(
+      async () => {
+        const r = await keelson('upgrade', '--kubeconfig', kubeconfig);
+        return r.stdout.includes('ReleaseAccepted=False') ? r : undefined;
+      },
+      30_000,
+      'keelson upgrade shows ReleaseAccepted=False',
+    );
     expect(shown.stdout).toContain(
       `ReleaseAccepted=False\n\n  Reason: RetrievePayload\n  Message: Retrieving payload failed version="" image="${imageC}" failure=The update cannot be verified:`,
     );
