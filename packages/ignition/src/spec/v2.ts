@@ -54,7 +54,22 @@ function checkExt(name: string, allowed: string[], err: Finding): Finding | null
 export function validateSemantics2(config: unknown): ReportEntry[] {
   const r = new Collector();
   const cfg = asObj(config);
-  const ign = asObj(cfg['ignition']);
+  checkIgnitionSection2(r, asObj(cfg['ignition']));
+  const storage = asObj(cfg['storage']);
+  checkNodes2(r, storage);
+  checkDisks2(r, storage);
+  checkRaid2(r, storage);
+  checkFilesystems2(r, storage);
+  checkUnits2(r, cfg);
+  checkUsers2(r, cfg);
+  checkShadowedFilesystems2(r, storage);
+  // Spec 2.x allows repeated paths, units and users (the last entry wins on the node); the MCO
+  // de-duplicates them before converting to spec 3, so they are not reported here.
+  return r.entries;
+}
+
+/** `ignition`: the version, the appended/replacing configs and the TLS certificate authorities. */
+function checkIgnitionSection2(r: Collector, ign: Obj): void {
   const v = goSemver(str(ign['version']));
   if (!v) r.err(['ignition', 'version'], finding('ErrInvalidVersion'));
   else if (!(v.major === 2 && v.minor === 2 && v.patch === 0 && v.pre === '' && v.meta === '')) {
@@ -72,37 +87,42 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
   asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).forEach((ca, i) => {
     r.err(['ignition', 'security', 'tls', 'certificateAuthorities', i, 'source'], checkURL2(asObj(ca)['source']));
   });
+}
 
-  const storage = asObj(cfg['storage']);
+const NODE_LABEL: Record<string, string> = { files: 'File', directories: 'Directory', links: 'Link' };
+
+/** The checks every file, directory and link shares: filesystem, path, mode, owner. */
+function checkNode2(r: Collector, fsNames: ReadonlySet<string>, kind: string, n: Obj, i: number): void {
+  const c: JsonPath = ['storage', kind, i];
+  if (str(n['filesystem']) === '') r.err([...c, 'filesystem'], plain('no filesystem specified'));
+  else if (!fsNames.has(str(n['filesystem']))) {
+    r.warn(
+      [...c, 'filesystem'],
+      plain(
+        `${NODE_LABEL[kind] ?? kind} ${goQuote(str(n['path']))} references nonexistent filesystem ${goQuote(str(n['filesystem']))}. (This is ok if it is defined in a referenced config)`,
+      ),
+    );
+  }
+  r.err([...c, 'path'], checkPath(str(n['path'])));
+  if (kind !== 'links') {
+    r.err([...c, 'mode'], checkMode(n['mode']));
+    if (n['mode'] === undefined || n['mode'] === null)
+      r.warn([...c, 'mode'], plain('permissions unset, defaulting to 0000'));
+  }
+  for (const o of ['user', 'group'] as const) {
+    const owner = asObj(n[o]);
+    if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '')
+      r.err([...c, o], finding('ErrBothIDAndNameSet'));
+  }
+}
+
+/** `storage.files`, `storage.directories`, `storage.links`. */
+function checkNodes2(r: Collector, storage: Obj): void {
   const fsNames = new Set(asList(storage['filesystems']).map((f) => str(asObj(f)['name'])));
   fsNames.add('root');
-  const label: Record<string, string> = { files: 'File', directories: 'Directory', links: 'Link' };
-  const nodeCheck = (kind: string, n: Obj, i: number): void => {
-    const c: JsonPath = ['storage', kind, i];
-    if (str(n['filesystem']) === '') r.err([...c, 'filesystem'], plain('no filesystem specified'));
-    else if (!fsNames.has(str(n['filesystem']))) {
-      r.warn(
-        [...c, 'filesystem'],
-        plain(
-          `${label[kind] ?? kind} ${goQuote(str(n['path']))} references nonexistent filesystem ${goQuote(str(n['filesystem']))}. (This is ok if it is defined in a referenced config)`,
-        ),
-      );
-    }
-    r.err([...c, 'path'], checkPath(str(n['path'])));
-    if (kind !== 'links') {
-      r.err([...c, 'mode'], checkMode(n['mode']));
-      if (n['mode'] === undefined || n['mode'] === null)
-        r.warn([...c, 'mode'], plain('permissions unset, defaulting to 0000'));
-    }
-    for (const o of ['user', 'group'] as const) {
-      const owner = asObj(n[o]);
-      if (owner['id'] !== undefined && owner['id'] !== null && str(owner['name']) !== '')
-        r.err([...c, o], finding('ErrBothIDAndNameSet'));
-    }
-  };
   asList(storage['files']).forEach((f, i) => {
     const file = asObj(f);
-    nodeCheck('files', file, i);
+    checkNode2(r, fsNames, 'files', file, i);
     if (file['overwrite'] === true && file['append'] === true)
       r.err(['storage', 'files', i], plain('cannot set both append and overwrite to true'));
     const contents = asObj(file['contents']);
@@ -116,12 +136,16 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     );
   });
   asList(storage['directories']).forEach((d, i) => {
-    nodeCheck('directories', asObj(d), i);
+    checkNode2(r, fsNames, 'directories', asObj(d), i);
   });
   asList(storage['links']).forEach((l, i) => {
-    nodeCheck('links', asObj(l), i);
+    checkNode2(r, fsNames, 'links', asObj(l), i);
     if (str(asObj(l)['target']) === '') r.err(['storage', 'links', i, 'target'], finding('ErrLinkTargetRequired'));
   });
+}
+
+/** `storage.disks` and their partitions. */
+function checkDisks2(r: Collector, storage: Obj): void {
   asList(storage['disks']).forEach((d, i) => {
     const disk = asObj(d);
     r.err(
@@ -136,33 +160,42 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
       r.err([...c, 'typeGuid'], checkGUID(part['typeGuid']));
     });
   });
+}
+
+const RAID_LEVELS: readonly string[] = [
+  'linear',
+  'raid0',
+  '0',
+  'stripe',
+  'raid1',
+  '1',
+  'mirror',
+  'raid4',
+  '4',
+  'raid5',
+  '5',
+  'raid6',
+  '6',
+  'raid10',
+  '10',
+];
+
+/** `storage.raid`: a known level and at least one device path. */
+function checkRaid2(r: Collector, storage: Obj): void {
   asList(storage['raid']).forEach((a, i) => {
     const raid = asObj(a);
-    const level = str(raid['level']);
-    const ok = [
-      'linear',
-      'raid0',
-      '0',
-      'stripe',
-      'raid1',
-      '1',
-      'mirror',
-      'raid4',
-      '4',
-      'raid5',
-      '5',
-      'raid6',
-      '6',
-      'raid10',
-      '10',
-    ];
-    if (!ok.includes(level)) r.err(['storage', 'raid', i, 'level'], finding('ErrUnrecognizedRaidLevel'));
+    if (!RAID_LEVELS.includes(str(raid['level'])))
+      r.err(['storage', 'raid', i, 'level'], finding('ErrUnrecognizedRaidLevel'));
     if (asList(raid['devices']).length === 0)
       r.err(['storage', 'raid', i, 'devices'], finding('ErrRaidDevicesRequired'));
     asList(raid['devices']).forEach((d, j) => {
       r.err(['storage', 'raid', i, 'devices', j], checkPath(str(d)));
     });
   });
+}
+
+/** `storage.filesystems`: mount or path, the mount's device, format, label and deprecated `create`. */
+function checkFilesystems2(r: Collector, storage: Obj): void {
   asList(storage['filesystems']).forEach((f, i) => {
     const fs = asObj(f);
     const c: JsonPath = ['storage', 'filesystems', i];
@@ -172,54 +205,38 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
     const hasPath = path !== undefined && path !== null;
     if (!hasMount && !hasPath) r.err(c, plain('filesystem is missing mount or path'));
     if (hasMount && hasPath) r.err(c, plain('filesystem has both mount and path defined'));
-    if (hasMount) {
-      const m = asObj(mount);
-      r.err([...c, 'mount', 'device'], checkPath(str(m['device'])));
-      if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format'])))
-        r.err([...c, 'mount', 'format'], finding('ErrFilesystemInvalidFormat'));
-      r.err([...c, 'mount', 'label'], checkFilesystemLabel({ label: m['label'], format: m['format'] }, 3, false));
-      const create = m['create'];
-      if (create !== undefined && create !== null) {
-        if (m['wipeFilesystem'] === true)
-          r.err([...c, 'mount', 'create'], plain('cannot use both create object and wipeFilesystem field'));
-        if (asList(m['options']).length > 0)
-          r.err([...c, 'mount', 'create'], plain('cannot use both create object and mount-level options field'));
-        r.warn(
-          [...c, 'mount', 'create'],
-          plain('the create object has been deprecated in favor of mount-level options'),
-        );
-      }
-    }
+    if (hasMount) checkMount2(r, [...c, 'mount'], asObj(mount));
     if (typeof path === 'string') r.err([...c, 'path'], checkPath(path));
   });
+}
 
-  for (const [section, exts, err] of [
-    [
-      'systemd',
-      [
-        '.service',
-        '.socket',
-        '.device',
-        '.mount',
-        '.automount',
-        '.swap',
-        '.target',
-        '.path',
-        '.timer',
-        '.snapshot',
-        '.slice',
-        '.scope',
-      ],
-      finding('ErrInvalidSystemdExt'),
-    ],
-    ['networkd', ['.link', '.netdev', '.network'], plain('invalid networkd unit extension')],
-  ] as const) {
+function checkMount2(r: Collector, c: JsonPath, m: Obj): void {
+  r.err([...c, 'device'], checkPath(str(m['device'])));
+  if (!['ext4', 'btrfs', 'xfs', 'swap', 'vfat'].includes(str(m['format'])))
+    r.err([...c, 'format'], finding('ErrFilesystemInvalidFormat'));
+  r.err([...c, 'label'], checkFilesystemLabel({ label: m['label'], format: m['format'] }, 3, false));
+  const create = m['create'];
+  if (create === undefined || create === null) return;
+  if (m['wipeFilesystem'] === true)
+    r.err([...c, 'create'], plain('cannot use both create object and wipeFilesystem field'));
+  if (asList(m['options']).length > 0)
+    r.err([...c, 'create'], plain('cannot use both create object and mount-level options field'));
+  r.warn([...c, 'create'], plain('the create object has been deprecated in favor of mount-level options'));
+}
+
+const NETWORKD_EXTS: readonly string[] = ['.link', '.netdev', '.network'];
+
+/** `systemd.units` and `networkd.units`: names, extensions, contents and drop-ins. */
+function checkUnits2(r: Collector, cfg: Obj): void {
+  for (const section of ['systemd', 'networkd'] as const) {
     asList(asObj(cfg[section])['units']).forEach((u, i) => {
       const unit = asObj(u);
       const c: JsonPath = [section, 'units', i];
       r.err(
         [...c, 'name'],
-        section === 'systemd' ? checkUnitName(str(unit['name'])) : checkExt(str(unit['name']), [...exts], err),
+        section === 'systemd'
+          ? checkUnitName(str(unit['name']))
+          : checkExt(str(unit['name']), [...NETWORKD_EXTS], plain('invalid networkd unit extension')),
       );
       r.err([...c, 'contents'], parseUnitContents(unit['contents']).err);
       asList(unit['dropins']).forEach((d, j) => {
@@ -231,6 +248,10 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
       });
     });
   }
+}
+
+/** `passwd.users`: the deprecated `create` object. */
+function checkUsers2(r: Collector, cfg: Obj): void {
   asList(asObj(cfg['passwd'])['users']).forEach((u, i) => {
     if (asObj(u)['create'] !== undefined && asObj(u)['create'] !== null) {
       r.warn(
@@ -239,6 +260,10 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
       );
     }
   });
+}
+
+/** A filesystem named like an earlier one (or `root`) shadows it. */
+function checkShadowedFilesystems2(r: Collector, storage: Obj): void {
   const seenFs = new Set<string>(['root']);
   asList(storage['filesystems']).forEach((f, i) => {
     const name = str(asObj(f)['name']);
@@ -249,8 +274,4 @@ export function validateSemantics2(config: unknown): ReportEntry[] {
       );
     seenFs.add(name);
   });
-
-  // Spec 2.x allows repeated paths, units and users (the last entry wins on the node); the MCO
-  // de-duplicates them before converting to spec 3, so they are not reported here.
-  return r.entries;
 }
