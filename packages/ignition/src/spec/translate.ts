@@ -78,6 +78,15 @@ function resources(cfg: Obj): { res: Obj; path: JsonPath }[] {
   return out;
 }
 
+/** What one down step works on: the copy being converted and the versions named in its refusals. */
+interface DownStep {
+  out: Obj;
+  storage: Obj;
+  luks: Obj[];
+  from: string;
+  to: string;
+}
+
 /** One down step 3.m → 3.(m-1), with ign-converter's refusals. */
 function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputValidated: boolean): Obj {
   const fromVersion = versionOf(cfg);
@@ -87,123 +96,8 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
   if (!inputValidated) checkValid(cfg, fromVersion, from, to, prefix);
   const out = withVersion(cfg, toVersion);
   const storage = asObj(out['storage']);
-  const luks = asList(storage['luks']).map(asObj);
-  if (fromMinor === 7) {
-    asList(storage['filesystems']).forEach((f, i) => {
-      if (asObj(f)['format'] === 'virtiofs')
-        fail('invalid input config: virtiofs filesystems are not supported in spec v3.6', from, to, [
-          'storage',
-          'filesystems',
-          i,
-          'format',
-        ]);
-    });
-  }
-  if (fromMinor === 5) {
-    luks.forEach((l, i) => {
-      if (isTrue(asObj(l['cex'])['enabled']))
-        fail("invalid input config: 'Cex' type is not supported in spec v3.4", from, to, ['storage', 'luks', i, 'cex']);
-      delete l['cex'];
-      // ign-converter's 3.5→3.4 tang translator copies only url and thumbprint
-      for (const t of asList(asObj(l['clevis'])['tang'])) delete asObj(t)['advertisement'];
-    });
-  }
-  if (fromMinor === 4) {
-    luks.forEach((l, i) => {
-      asList(asObj(l['clevis'])['tang']).forEach((t, j) => {
-        if (notEmpty(asObj(t)['advertisement'])) {
-          fail('Invalid input config: tang offline provisioning is not supported in spec v3.3', from, to, [
-            'storage',
-            'luks',
-            i,
-            'clevis',
-            'tang',
-            j,
-            'advertisement',
-          ]);
-        }
-      });
-      if (isTrue(l['discard']))
-        fail('Invalid input config: luks discard is not supported in spec v3.3', from, to, [
-          'storage',
-          'luks',
-          i,
-          'discard',
-        ]);
-      if (asList(l['openOptions']).length > 0)
-        fail('Invalid input config: luks openOptions is not supported in spec v3.3', from, to, [
-          'storage',
-          'luks',
-          i,
-          'openOptions',
-        ]);
-    });
-    for (const kind of ['files', 'directories']) {
-      asList(storage[kind]).forEach((n, i) => {
-        const m = asObj(n)['mode'];
-        if (typeof m === 'number' && (m & 0o7000) !== 0)
-          fail('Invalid input config: special mode bits are not supported in spec v3.3', from, to, [
-            'storage',
-            kind,
-            i,
-            'mode',
-          ]);
-      });
-    }
-    for (const { res, path } of resources(out)) {
-      if (notEmpty(res['source'])) {
-        const u = goParseURL(str(res['source']));
-        if (!u) fail('Invalid input config: unable to parse url', from, to, [...path, 'source']);
-        if (u.scheme === 'arn')
-          fail('Invalid input config: arn: scheme for s3 is not supported in spec v3.3', from, to, [...path, 'source']);
-      }
-    }
-  }
-  if (fromMinor === 3) {
-    const ka = asObj(out['kernelArguments']);
-    if (asList(ka['shouldExist']).length > 0 || asList(ka['shouldNotExist']).length > 0) {
-      fail('KernelArguments is not supported on 3.2', from, to, ['kernelArguments']);
-    }
-    delete out['kernelArguments'];
-    for (const r of asList(storage['raid'])) if (asObj(r)['level'] === null) delete asObj(r)['level'];
-    for (const l of luks) {
-      const clevis = asObj(l['clevis']);
-      const custom = asObj(clevis['custom']);
-      const customEmpty = !present(custom['pin']) && !present(custom['config']) && !present(custom['needsNetwork']);
-      if (customEmpty) delete clevis['custom'];
-      const clevisEmpty = Object.keys(prune(clevis)).length === 0;
-      if (clevisEmpty) delete l['clevis'];
-    }
-  }
-  if (fromMinor === 2) {
-    if (luks.length > 0) fail('LUKS is not supported on 3.1', from, to, ['storage', 'luks']);
-    delete storage['luks'];
-    const passwd = asObj(out['passwd']);
-    asList(passwd['users']).forEach((u, i) => {
-      if (asObj(u)['shouldExist'] === false)
-        fail('ShouldExist in Passwd.Users is not supported on 3.1', from, to, ['passwd', 'users', i, 'shouldExist']);
-      delete asObj(u)['shouldExist'];
-    });
-    asList(passwd['groups']).forEach((g, i) => {
-      if (asObj(g)['shouldExist'] === false)
-        fail('ShouldExist in Passwd.Groups is not supported on 3.1', from, to, ['passwd', 'groups', i, 'shouldExist']);
-      delete asObj(g)['shouldExist'];
-    });
-    asList(storage['disks']).forEach((d, i) => {
-      asList(asObj(d)['partitions']).forEach((p, j) => {
-        if (isTrue(asObj(p)['resize']))
-          fail('Resize in Storage.Disks.Partitions is not supported on 3.1', from, to, [
-            'storage',
-            'disks',
-            i,
-            'partitions',
-            j,
-            'resize',
-          ]);
-        delete asObj(p)['resize'];
-      });
-    });
-  }
+  const step: DownStep = { out, storage, luks: asList(storage['luks']).map(asObj), from, to };
+  DOWN_STEPS[fromMinor]?.(step);
   const result = prune(out);
   checkValid(
     result,
@@ -214,6 +108,146 @@ function stepDown(cfg: Obj, fromMinor: number, from: string, to: string, inputVa
   );
   return result;
 }
+
+/** 3.7 → 3.6: virtiofs filesystems cannot be expressed. */
+function down7to6({ storage, from, to }: DownStep): void {
+  asList(storage['filesystems']).forEach((f, i) => {
+    if (asObj(f)['format'] === 'virtiofs')
+      fail('invalid input config: virtiofs filesystems are not supported in spec v3.6', from, to, [
+        'storage',
+        'filesystems',
+        i,
+        'format',
+      ]);
+  });
+}
+
+/** 3.5 → 3.4: no CEX; tang keeps only url and thumbprint. */
+function down5to4({ luks, from, to }: DownStep): void {
+  luks.forEach((l, i) => {
+    if (isTrue(asObj(l['cex'])['enabled']))
+      fail("invalid input config: 'Cex' type is not supported in spec v3.4", from, to, ['storage', 'luks', i, 'cex']);
+    delete l['cex'];
+    // ign-converter's 3.5→3.4 tang translator copies only url and thumbprint
+    for (const t of asList(asObj(l['clevis'])['tang'])) delete asObj(t)['advertisement'];
+  });
+}
+
+/** 3.4 → 3.3: no tang advertisement, LUKS discard/openOptions, special mode bits or `arn:` sources. */
+function down4to3(step: DownStep): void {
+  const { luks, storage, from, to } = step;
+  luks.forEach((l, i) => {
+    asList(asObj(l['clevis'])['tang']).forEach((t, j) => {
+      if (notEmpty(asObj(t)['advertisement'])) {
+        fail('Invalid input config: tang offline provisioning is not supported in spec v3.3', from, to, [
+          'storage',
+          'luks',
+          i,
+          'clevis',
+          'tang',
+          j,
+          'advertisement',
+        ]);
+      }
+    });
+    if (isTrue(l['discard']))
+      fail('Invalid input config: luks discard is not supported in spec v3.3', from, to, [
+        'storage',
+        'luks',
+        i,
+        'discard',
+      ]);
+    if (asList(l['openOptions']).length > 0)
+      fail('Invalid input config: luks openOptions is not supported in spec v3.3', from, to, [
+        'storage',
+        'luks',
+        i,
+        'openOptions',
+      ]);
+  });
+  for (const kind of ['files', 'directories']) {
+    asList(storage[kind]).forEach((n, i) => {
+      const m = asObj(n)['mode'];
+      if (typeof m === 'number' && (m & 0o7000) !== 0)
+        fail('Invalid input config: special mode bits are not supported in spec v3.3', from, to, [
+          'storage',
+          kind,
+          i,
+          'mode',
+        ]);
+    });
+  }
+  refuseArnSources(step);
+}
+
+function refuseArnSources({ out, from, to }: DownStep): void {
+  for (const { res, path } of resources(out)) {
+    if (notEmpty(res['source'])) {
+      const u = goParseURL(str(res['source']));
+      if (!u) fail('Invalid input config: unable to parse url', from, to, [...path, 'source']);
+      if (u.scheme === 'arn')
+        fail('Invalid input config: arn: scheme for s3 is not supported in spec v3.3', from, to, [...path, 'source']);
+    }
+  }
+}
+
+/** 3.3 → 3.2: no kernel arguments; a null raid level and empty clevis parts are dropped. */
+function down3to2({ out, storage, luks, from, to }: DownStep): void {
+  const ka = asObj(out['kernelArguments']);
+  if (asList(ka['shouldExist']).length > 0 || asList(ka['shouldNotExist']).length > 0) {
+    fail('KernelArguments is not supported on 3.2', from, to, ['kernelArguments']);
+  }
+  delete out['kernelArguments'];
+  for (const r of asList(storage['raid'])) if (asObj(r)['level'] === null) delete asObj(r)['level'];
+  for (const l of luks) {
+    const clevis = asObj(l['clevis']);
+    const custom = asObj(clevis['custom']);
+    const customEmpty = !present(custom['pin']) && !present(custom['config']) && !present(custom['needsNetwork']);
+    if (customEmpty) delete clevis['custom'];
+    const clevisEmpty = Object.keys(prune(clevis)).length === 0;
+    if (clevisEmpty) delete l['clevis'];
+  }
+}
+
+/** 3.2 → 3.1: no LUKS, `shouldExist: false` users/groups or partition resize. */
+function down2to1({ out, storage, luks, from, to }: DownStep): void {
+  if (luks.length > 0) fail('LUKS is not supported on 3.1', from, to, ['storage', 'luks']);
+  delete storage['luks'];
+  const passwd = asObj(out['passwd']);
+  asList(passwd['users']).forEach((u, i) => {
+    if (asObj(u)['shouldExist'] === false)
+      fail('ShouldExist in Passwd.Users is not supported on 3.1', from, to, ['passwd', 'users', i, 'shouldExist']);
+    delete asObj(u)['shouldExist'];
+  });
+  asList(passwd['groups']).forEach((g, i) => {
+    if (asObj(g)['shouldExist'] === false)
+      fail('ShouldExist in Passwd.Groups is not supported on 3.1', from, to, ['passwd', 'groups', i, 'shouldExist']);
+    delete asObj(g)['shouldExist'];
+  });
+  asList(storage['disks']).forEach((d, i) => {
+    asList(asObj(d)['partitions']).forEach((p, j) => {
+      if (isTrue(asObj(p)['resize']))
+        fail('Resize in Storage.Disks.Partitions is not supported on 3.1', from, to, [
+          'storage',
+          'disks',
+          i,
+          'partitions',
+          j,
+          'resize',
+        ]);
+      delete asObj(p)['resize'];
+    });
+  });
+}
+
+/** The refusals and removals of each down step, by the minor version it starts from (3.6 → 3.5 has none). */
+const DOWN_STEPS: Record<number, ((step: DownStep) => void) | undefined> = {
+  7: down7to6,
+  5: down5to4,
+  4: down4to3,
+  3: down3to2,
+  2: down2to1,
+};
 
 /** 3.2 → 2.2 (ign-converter v32tov22). */
 /** Options of {@link translate}. */
