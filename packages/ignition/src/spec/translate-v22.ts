@@ -4,7 +4,7 @@
  * conflicts; both read the same field tables, so a field maps the same way in both directions.
  */
 import { goPathJoin } from './goparse.js';
-import type { IgnitionConfigV2, JsonPath } from './types.js';
+import type { IgnitionConfigV2 } from './types.js';
 import {
   asList,
   asObj,
@@ -17,6 +17,7 @@ import {
   str,
   type Obj,
 } from './translate-common.js';
+import { refuseWhat22CannotHold } from './translate-v22-refuse.js';
 
 /**
  * How a field of a record crosses between spec 2.2 (Go value fields, zero values kept) and 3.x (Go pointer fields,
@@ -68,116 +69,6 @@ function toV3Fields(o: Obj, table: FieldTable): Obj {
     out[k] = kind === 'str' ? (notEmpty(v) ? str(v) : undefined) : kind === 'bool' ? (isTrue(v) ? true : undefined) : v;
   }
   return out;
-}
-
-/** ign-converter (`translate/v32tov22`): a field spec 2.2 cannot express fails, naming its path. */
-function refuseWhat22CannotHold(cfg: Obj, from: string, to: string): void {
-  const ign = asObj(cfg['ignition']);
-  const ic = asObj(ign['config']);
-  asList(ic['merge']).forEach((r, i) => {
-    if (present(asObj(r)['compression']))
-      fail('Compression in Ignition.Config.Merge is not supported on 2.2', from, to, [
-        'ignition',
-        'config',
-        'merge',
-        i,
-        'compression',
-      ]);
-    if (asList(asObj(r)['httpHeaders']).length > 0)
-      fail('HTTPHeaders in Ignition.Config.Merge are not supported on 2.2', from, to, [
-        'ignition',
-        'config',
-        'merge',
-        i,
-        'httpHeaders',
-      ]);
-  });
-  const replace = asObj(ic['replace']);
-  if (present(replace['compression']))
-    fail('Compression in Ignition.Config.Replace is not supported on 2.2', from, to, [
-      'ignition',
-      'config',
-      'replace',
-      'compression',
-    ]);
-  if (asList(replace['httpHeaders']).length > 0)
-    fail('HTTPHeaders in Ignition.Config.Replace are not supported on 2.2', from, to, [
-      'ignition',
-      'config',
-      'replace',
-      'httpHeaders',
-    ]);
-  const cas = asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(asObj);
-  cas.forEach((r, i) => {
-    const p: JsonPath = ['ignition', 'security', 'tls', 'certificateAuthorities', i];
-    if (present(r['compression']))
-      fail('Compression in Ignition.Security.TLS.CertificateAuthorities is not supported on 2.2', from, to, [
-        ...p,
-        'compression',
-      ]);
-    if (asList(r['httpHeaders']).length > 0)
-      fail('HTTPHeaders in Ignition.Security.TLS.CertificateAuthorities are not supported on 2.2', from, to, [
-        ...p,
-        'httpHeaders',
-      ]);
-  });
-  const proxy = asObj(ign['proxy']);
-  if (present(proxy['httpProxy']) || present(proxy['httpsProxy']) || asList(proxy['noProxy']).length > 0) {
-    fail('HTTP proxies in Ignition.Proxy are not supported on 2.2', from, to, ['ignition', 'proxy']);
-  }
-  const storage = asObj(cfg['storage']);
-  if (asList(storage['luks']).length > 0) fail('LUKS is not supported on 2.2', from, to, ['storage', 'luks']);
-  const passwd = asObj(cfg['passwd']);
-  asList(passwd['users']).forEach((u, i) => {
-    if (asObj(u)['shouldExist'] === false)
-      fail('ShouldExist in Passwd.Users is not supported on 2.2', from, to, ['passwd', 'users', i, 'shouldExist']);
-  });
-  asList(passwd['groups']).forEach((g, i) => {
-    if (asObj(g)['shouldExist'] === false)
-      fail('ShouldExist in Passwd.Groups is not supported on 2.2', from, to, ['passwd', 'groups', i, 'shouldExist']);
-  });
-  asList(storage['disks']).forEach((d, i) => {
-    asList(asObj(d)['partitions']).forEach((p, j) => {
-      const part = asObj(p);
-      const pp: JsonPath = ['storage', 'disks', i, 'partitions', j];
-      if (present(part['sizeMiB']) || present(part['startMiB']))
-        fail('SizeMiB and StartMiB in Storage.Disks.Partitions is not supported on 2.2', from, to, pp);
-      if (isTrue(part['resize']))
-        fail('Resize in Storage.Disks.Partitions is not supported on 2.2', from, to, [...pp, 'resize']);
-    });
-  });
-  const filesystems = asList(storage['filesystems']).map(asObj);
-  filesystems.forEach((f, i) => {
-    if (present(f['mountOptions']))
-      fail('MountOptions in Storage.Filesystems is not supported on 2.2', from, to, [
-        'storage',
-        'filesystems',
-        i,
-        'mountOptions',
-      ]);
-  });
-  const files = asList(storage['files']).map(asObj);
-  files.forEach((f, i) => {
-    if (asList(asObj(f['contents'])['httpHeaders']).length > 0)
-      fail('HTTPHeaders in Storage.Files.Contents are not supported on 2.2', from, to, [
-        'storage',
-        'files',
-        i,
-        'contents',
-        'httpHeaders',
-      ]);
-    asList(f['append']).forEach((a, j) => {
-      if (asList(asObj(a)['httpHeaders']).length > 0)
-        fail('HTTPHeaders in Storage.Files.Append.* are not supported on 2.2', from, to, [
-          'storage',
-          'files',
-          i,
-          'append',
-          j,
-          'httpHeaders',
-        ]);
-    });
-  });
 }
 
 /** A config or CA reference: source and hash (both specs). */
@@ -545,35 +436,8 @@ export function from22(cfg: Obj, to: string): Obj {
   checkValid(cfg, '2.2.0', from, to, 'Invalid input config');
   const fsMap = new Map<string, string>([['root', '/']]);
   refuseWhat30CannotHold(cfg, fsMap, from, to);
-  const storage = asObj(cfg['storage']);
-  const strP = (v: unknown): string | undefined => (notEmpty(v) ? str(v) : undefined);
-  const boolP = (v: unknown): true | undefined => (isTrue(v) ? true : undefined);
-  const ign = asObj(cfg['ignition']);
-  const ic = asObj(ign['config']);
-  const cfgRef = (r: unknown): Obj => ({
-    source: str(asObj(r)['source']),
-    verification: { hash: asObj(asObj(r)['verification'])['hash'] },
-  });
-  const node = (n: Obj): Obj => ({
-    path: goPathJoin(fsMap.get(str(n['filesystem'])) ?? '', str(n['path'])),
-    user: { id: asObj(n['user'])['id'], name: strP(asObj(n['user'])['name']) },
-    group: { id: asObj(n['group'])['id'], name: strP(asObj(n['group'])['name']) },
-    overwrite: n['overwrite'],
-  });
   const res: Obj = {
-    ignition: {
-      version: '3.0.0',
-      config: {
-        replace: present(ic['replace']) ? cfgRef(ic['replace']) : undefined,
-        merge: asList(ic['append']).map(cfgRef),
-      },
-      security: {
-        tls: {
-          certificateAuthorities: asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(cfgRef),
-        },
-      },
-      timeouts: asObj(ign['timeouts']),
-    },
+    ignition: ignitionFrom22(asObj(cfg['ignition'])),
     passwd: {
       users: asList(asObj(cfg['passwd'])['users'])
         .map(asObj)
@@ -582,89 +446,132 @@ export function from22(cfg: Obj, to: string): Obj {
         .map(asObj)
         .map((g) => toV3Fields(g, GROUP_FIELDS)),
     },
-    systemd: {
-      units: asList(asObj(cfg['systemd'])['units'])
-        .map(asObj)
-        .map((u) => {
-          let enabled: boolean | undefined;
-          if (isTrue(u['enabled']) || isTrue(u['enable'])) enabled = true;
-          if (u['enabled'] === false) enabled = false;
-          return {
-            ...toV3Fields(u, UNIT_FIELDS),
-            enabled,
-            dropins: asList(u['dropins'])
-              .map(asObj)
-              .map((d) => toV3Fields(d, DROPIN_FIELDS)),
-          };
-        }),
-    },
-    storage: {
-      disks: asList(storage['disks'])
-        .map(asObj)
-        .map((d) => ({
-          device: d['device'],
-          wipeTable: boolP(d['wipeTable']),
-          partitions: asList(d['partitions'])
-            .map(asObj)
-            .map((p) => ({
-              label: p['label'],
-              number: p['number'],
-              sizeMiB: p['sizeMiB'] ?? p['size'],
-              startMiB: p['startMiB'] ?? p['start'],
-              typeGuid: strP(p['typeGuid']),
-              guid: strP(p['guid']),
-              wipePartitionEntry: boolP(p['wipePartitionEntry']),
-              shouldExist: p['shouldExist'],
-            })),
-        })),
-      raid: asList(storage['raid'])
-        .map(asObj)
-        .map((r) => ({
-          name: r['name'],
-          level: r['level'],
-          devices: r['devices'],
-          spares: typeof r['spares'] === 'number' && r['spares'] !== 0 ? r['spares'] : undefined,
-          options: r['options'],
-        })),
-      filesystems: asList(storage['filesystems'])
-        .map(asObj)
-        .filter((f) => str(f['name']) !== 'root')
-        .map((f) => {
-          const m = asObj(f['mount']);
-          return {
-            device: m['device'] ?? '',
-            ...toV3Fields(m, MOUNT_FIELDS),
-            path: strP(fsMap.get(str(f['name']))),
-          };
-        }),
-      files: asList(storage['files'])
-        .map(asObj)
-        .map((f) => {
-          let overwrite = f['overwrite'];
-          if (!present(overwrite)) overwrite = true;
-          if (isTrue(f['append'])) overwrite = false;
-          const contents = asObj(f['contents']);
-          const c = {
-            compression: strP(contents['compression']),
-            source: str(contents['source']),
-            verification: { hash: asObj(contents['verification'])['hash'] },
-          };
-          return {
-            ...node({ ...f, overwrite }),
-            mode: f['mode'],
-            ...(isTrue(f['append']) ? { append: [c] } : { contents: c }),
-          };
-        }),
-      directories: asList(storage['directories'])
-        .map(asObj)
-        .map((d) => ({ ...node(d), mode: d['mode'] })),
-      links: asList(storage['links'])
-        .map(asObj)
-        .map((l) => ({ ...node(l), hard: boolP(l['hard']), target: l['target'] })),
-    },
+    systemd: { units: asList(asObj(cfg['systemd'])['units']).map(asObj).map(unitFrom22) },
+    storage: storageFrom22(asObj(cfg['storage']), fsMap),
   };
   const pruned = prune(res);
   restoreStrictFields(pruned, res);
   checkValid(pruned, '3.0.0', from, to, 'Converted spec has unexpected fatal error');
   return pruned;
+}
+
+const strP = (v: unknown): string | undefined => (notEmpty(v) ? str(v) : undefined);
+const boolP = (v: unknown): true | undefined => (isTrue(v) ? true : undefined);
+
+/** A 2.2 config or CA reference as 3.0 has it. */
+function cfgRefFrom22(r: unknown): Obj {
+  return { source: str(asObj(r)['source']), verification: { hash: asObj(asObj(r)['verification'])['hash'] } };
+}
+
+/** `ignition`: `append` becomes `merge`; replace, CAs and timeouts carry over. */
+function ignitionFrom22(ign: Obj): Obj {
+  const ic = asObj(ign['config']);
+  return {
+    version: '3.0.0',
+    config: {
+      replace: present(ic['replace']) ? cfgRefFrom22(ic['replace']) : undefined,
+      merge: asList(ic['append']).map(cfgRefFrom22),
+    },
+    security: {
+      tls: {
+        certificateAuthorities: asList(asObj(asObj(ign['security'])['tls'])['certificateAuthorities']).map(
+          cfgRefFrom22,
+        ),
+      },
+    },
+    timeouts: asObj(ign['timeouts']),
+  };
+}
+
+/** A systemd unit: 2.2's deprecated `enable` folds into `enabled`. */
+function unitFrom22(u: Obj): Obj {
+  let enabled: boolean | undefined;
+  if (isTrue(u['enabled']) || isTrue(u['enable'])) enabled = true;
+  if (u['enabled'] === false) enabled = false;
+  return {
+    ...toV3Fields(u, UNIT_FIELDS),
+    enabled,
+    dropins: asList(u['dropins'])
+      .map(asObj)
+      .map((d) => toV3Fields(d, DROPIN_FIELDS)),
+  };
+}
+
+/** `storage`: disks, raid and filesystems (named → path), then the nodes under their filesystem's path. */
+function storageFrom22(storage: Obj, fsMap: ReadonlyMap<string, string>): Obj {
+  return {
+    disks: asList(storage['disks']).map(asObj).map(diskFrom22),
+    raid: asList(storage['raid'])
+      .map(asObj)
+      .map((r) => ({
+        name: r['name'],
+        level: r['level'],
+        devices: r['devices'],
+        spares: typeof r['spares'] === 'number' && r['spares'] !== 0 ? r['spares'] : undefined,
+        options: r['options'],
+      })),
+    filesystems: asList(storage['filesystems'])
+      .map(asObj)
+      .filter((f) => str(f['name']) !== 'root')
+      .map((f) => {
+        const m = asObj(f['mount']);
+        return { device: m['device'] ?? '', ...toV3Fields(m, MOUNT_FIELDS), path: strP(fsMap.get(str(f['name']))) };
+      }),
+    files: asList(storage['files'])
+      .map(asObj)
+      .map((f) => fileFrom22(f, fsMap)),
+    directories: asList(storage['directories'])
+      .map(asObj)
+      .map((d) => ({ ...nodeFrom22(d, fsMap), mode: d['mode'] })),
+    links: asList(storage['links'])
+      .map(asObj)
+      .map((l) => ({ ...nodeFrom22(l, fsMap), hard: boolP(l['hard']), target: l['target'] })),
+  };
+}
+
+function diskFrom22(d: Obj): Obj {
+  return {
+    device: d['device'],
+    wipeTable: boolP(d['wipeTable']),
+    partitions: asList(d['partitions'])
+      .map(asObj)
+      .map((p) => ({
+        label: p['label'],
+        number: p['number'],
+        sizeMiB: p['sizeMiB'] ?? p['size'],
+        startMiB: p['startMiB'] ?? p['start'],
+        typeGuid: strP(p['typeGuid']),
+        guid: strP(p['guid']),
+        wipePartitionEntry: boolP(p['wipePartitionEntry']),
+        shouldExist: p['shouldExist'],
+      })),
+  };
+}
+
+/** The fields every node shares: its path joined under its filesystem's, owner and overwrite. */
+function nodeFrom22(n: Obj, fsMap: ReadonlyMap<string, string>): Obj {
+  return {
+    path: goPathJoin(fsMap.get(str(n['filesystem'])) ?? '', str(n['path'])),
+    user: { id: asObj(n['user'])['id'], name: strP(asObj(n['user'])['name']) },
+    group: { id: asObj(n['group'])['id'], name: strP(asObj(n['group'])['name']) },
+    overwrite: n['overwrite'],
+  };
+}
+
+/** A file: overwrite defaults to true (false when appending); an appending file's contents become `append`. */
+function fileFrom22(f: Obj, fsMap: ReadonlyMap<string, string>): Obj {
+  let overwrite = f['overwrite'];
+  if (!present(overwrite)) overwrite = true;
+  if (isTrue(f['append'])) overwrite = false;
+  const contents = asObj(f['contents']);
+  const c = {
+    compression: strP(contents['compression']),
+    source: str(contents['source']),
+    verification: { hash: asObj(contents['verification'])['hash'] },
+  };
+  return {
+    ...nodeFrom22({ ...f, overwrite }, fsMap),
+    mode: f['mode'],
+    ...(isTrue(f['append']) ? { append: [c] } : { contents: c }),
+  };
 }
