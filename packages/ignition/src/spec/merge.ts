@@ -128,18 +128,7 @@ class Merger {
   mergeStruct(struct: StructName, parent: Obj, child: Obj, pp: JsonPath, cp: JsonPath, rp: JsonPath): Obj {
     const result: Obj = {};
     const fields = STRUCTS[struct];
-    // Child list entries by handle, then key (last one wins, as upstream's map does).
-    const childIndex = new Map<string, Map<string, { list: string; index: number; item: unknown }>>();
-    for (const [name, shape] of fields) {
-      if (shape.kind !== 'list' || shape.ignoreDups) continue;
-      const handle = shape.handle ?? name;
-      let byKey = childIndex.get(handle);
-      if (!byKey) childIndex.set(handle, (byKey = new Map<string, { list: string; index: number; item: unknown }>()));
-      const index = byKey;
-      asList(child[name]).forEach((item, i) => {
-        index.set(itemKey(shape.item, item), { list: name, index: i, item });
-      });
-    }
+    const childIndex = indexChildLists(fields, child);
     // Keys unknown to every 3.x version are carried over (child wins); validation reports them.
     for (const k of Object.keys(parent)) if (!fields.some(([n]) => n === k)) result[k] = parent[k];
     for (const k of Object.keys(child)) if (!fields.some(([n]) => n === k)) result[k] = child[k];
@@ -147,109 +136,170 @@ class Merger {
     for (const [name, shape] of fields) {
       const pv = parent[name];
       const cv = child[name];
-      const pf = this.at(pp, name);
-      const cf = this.at(cp, name);
-      const rf = this.at(rp, name);
+      const at: FieldPaths = { pf: this.at(pp, name), cf: this.at(cp, name), rf: this.at(rp, name) };
       switch (shape.kind) {
         case 'val':
           if (cv !== undefined && cv !== null) result[name] = cv;
-          this.transcribe(cf, rf, cv, shape);
+          this.transcribe(at.cf, at.rf, cv, shape);
           break;
         case 'ptr':
           if (cv === undefined || cv === null) {
             if (pv !== undefined && pv !== null) result[name] = pv;
-            this.transcribe(pf, rf, pv, shape);
+            this.transcribe(at.pf, at.rf, pv, shape);
           } else {
             result[name] = cv;
-            this.transcribe(cf, rf, cv, shape);
+            this.transcribe(at.cf, at.rf, cv, shape);
           }
           break;
-        case 'struct': {
-          if (this.isZeroStruct(shape.struct, cv)) {
-            if (isObj(pv) && !this.isZeroStruct(shape.struct, pv)) result[name] = pv;
-            else if (isObj(cv)) result[name] = cv;
-            else if (isObj(pv)) result[name] = pv;
-            this.transcribe(pf, rf, pv, shape);
-          } else if (this.isZeroStruct(shape.struct, pv)) {
-            result[name] = cv;
-            this.transcribe(cf, rf, cv, shape);
-          } else {
-            result[name] = this.mergeStruct(shape.struct, asObj(pv), asObj(cv), pf, cf, rf);
-            this.add(pf, rf);
-            this.add(cf, rf);
-          }
+        case 'struct':
+          this.mergeStructField(result, name, shape.struct, pv, cv, at);
           break;
-        }
         case 'list': {
-          const pl = asList(pv);
-          const cl = asList(cv);
-          if (pl.length + cl.length === 0) break;
-          const out: unknown[] = [];
-          const itemShape = { kind: 'item', item: shape.item } as const;
-          if (shape.ignoreDups) {
-            pl.forEach((item, i) => {
-              out.push(item);
-              this.transcribe(this.at(pf, i), this.at(rf, i), item, itemShape);
-            });
-            cl.forEach((item, i) => {
-              out.push(item);
-              this.transcribe(this.at(cf, i), this.at(rf, pl.length + i), item, itemShape);
-            });
-            if (pl.length > 0) this.add(pf, rf);
-            if (cl.length > 0) this.add(cf, rf);
-            result[name] = out;
-            break;
-          }
-          const hits = childIndex.get(shape.handle ?? name);
-          // Child entries whose key a parent entry of this list has were merged into it (or dropped).
-          const childKeys = new Set(cl.map((item) => itemKey(shape.item, item)));
-          const parentKeys = new Set<string>();
-          let fromParent = false;
-          let fromChild = false;
-          pl.forEach((pItem, i) => {
-            const key = itemKey(shape.item, pItem);
-            if (childKeys.has(key)) parentKeys.add(key);
-            const hit = hits?.get(key);
-            const rItem = this.at(rf, out.length);
-            if (hit) {
-              if (hit.list !== name) return; // same key in a sibling list of the same key space
-              const cItemPath = this.at(cf, hit.index);
-              fromParent = true;
-              fromChild = true;
-              if (shape.item === 'string') {
-                out.push(hit.item);
-                this.transcribe(cItemPath, rItem, hit.item, itemShape);
-              } else {
-                if (shape.item === 'HTTPHeader') {
-                  const v = asObj(hit.item)['value'];
-                  if (v === undefined || v === null) return; // header without value removes the parent's
-                }
-                out.push(this.mergeStruct(shape.item, asObj(pItem), asObj(hit.item), this.at(pf, i), cItemPath, rItem));
-                this.add(this.at(pf, i), rItem);
-                this.add(cItemPath, rItem);
-              }
-            } else {
-              out.push(pItem);
-              this.transcribe(this.at(pf, i), rItem, pItem, itemShape);
-              fromParent = true;
-            }
-          });
-          cl.forEach((cItem, i) => {
-            if (parentKeys.has(itemKey(shape.item, cItem))) return;
-            const rItem = this.at(rf, out.length);
-            out.push(cItem);
-            this.transcribe(this.at(cf, i), rItem, cItem, itemShape);
-            fromChild = true;
-          });
-          if (fromParent) this.add(pf, rf);
-          if (fromChild) this.add(cf, rf);
-          if (out.length > 0) result[name] = out; // Go's omitempty drops a list emptied by kind changes
+          const out = shape.ignoreDups
+            ? this.concatList(shape.item, asList(pv), asList(cv), at)
+            : this.mergeKeyedList(name, shape, asList(pv), asList(cv), childIndex.get(shape.handle ?? name), at);
+          // Go's omitempty drops a list emptied by kind changes
+          if (out !== undefined && (shape.ignoreDups || out.length > 0)) result[name] = out;
           break;
         }
       }
     }
     return result;
   }
+
+  /** A struct field: the non-zero side wins whole; two non-zero sides merge field by field. */
+  private mergeStructField(result: Obj, name: string, struct: StructName, pv: unknown, cv: unknown, at: FieldPaths) {
+    const shape: FieldShape = { kind: 'struct', struct };
+    if (this.isZeroStruct(struct, cv)) {
+      if (isObj(pv) && !this.isZeroStruct(struct, pv)) result[name] = pv;
+      else if (isObj(cv)) result[name] = cv;
+      else if (isObj(pv)) result[name] = pv;
+      this.transcribe(at.pf, at.rf, pv, shape);
+    } else if (this.isZeroStruct(struct, pv)) {
+      result[name] = cv;
+      this.transcribe(at.cf, at.rf, cv, shape);
+    } else {
+      result[name] = this.mergeStruct(struct, asObj(pv), asObj(cv), at.pf, at.cf, at.rf);
+      this.add(at.pf, at.rf);
+      this.add(at.cf, at.rf);
+    }
+  }
+
+  /** A list whose duplicates are kept (`ignoreDups`): the parent's entries, then the child's. */
+  private concatList(item: StructName | 'string', pl: unknown[], cl: unknown[], at: FieldPaths): unknown[] | undefined {
+    if (pl.length + cl.length === 0) return undefined;
+    const out: unknown[] = [];
+    const itemShape = { kind: 'item', item } as const;
+    pl.forEach((x, i) => {
+      out.push(x);
+      this.transcribe(this.at(at.pf, i), this.at(at.rf, i), x, itemShape);
+    });
+    cl.forEach((x, i) => {
+      out.push(x);
+      this.transcribe(this.at(at.cf, i), this.at(at.rf, pl.length + i), x, itemShape);
+    });
+    if (pl.length > 0) this.add(at.pf, at.rf);
+    if (cl.length > 0) this.add(at.cf, at.rf);
+    return out;
+  }
+
+  /**
+   * A keyed list: each parent entry in place, merged with (or replaced by) the child entry of its key; then the child
+   * entries no parent entry had.
+   */
+  private mergeKeyedList(
+    name: string,
+    shape: Extract<FieldShape, { kind: 'list' }>,
+    pl: unknown[],
+    cl: unknown[],
+    hits: Map<string, ChildEntry> | undefined,
+    at: FieldPaths,
+  ): unknown[] | undefined {
+    if (pl.length + cl.length === 0) return undefined;
+    const out: unknown[] = [];
+    const itemShape = { kind: 'item', item: shape.item } as const;
+    // Child entries whose key a parent entry of this list has were merged into it (or dropped).
+    const childKeys = new Set(cl.map((item) => itemKey(shape.item, item)));
+    const parentKeys = new Set<string>();
+    let fromParent = false;
+    let fromChild = false;
+    pl.forEach((pItem, i) => {
+      const key = itemKey(shape.item, pItem);
+      if (childKeys.has(key)) parentKeys.add(key);
+      const hit = hits?.get(key);
+      const rItem = this.at(at.rf, out.length);
+      if (!hit) {
+        out.push(pItem);
+        this.transcribe(this.at(at.pf, i), rItem, pItem, itemShape);
+        fromParent = true;
+        return;
+      }
+      if (hit.list !== name) return; // same key in a sibling list of the same key space
+      fromParent = true;
+      fromChild = true;
+      this.mergeListEntry(shape.item, pItem, hit, out, {
+        pf: this.at(at.pf, i),
+        cf: this.at(at.cf, hit.index),
+        rf: rItem,
+      });
+    });
+    cl.forEach((cItem, i) => {
+      if (parentKeys.has(itemKey(shape.item, cItem))) return;
+      const rItem = this.at(at.rf, out.length);
+      out.push(cItem);
+      this.transcribe(this.at(at.cf, i), rItem, cItem, itemShape);
+      fromChild = true;
+    });
+    if (fromParent) this.add(at.pf, at.rf);
+    if (fromChild) this.add(at.cf, at.rf);
+    return out;
+  }
+
+  /** A parent entry and the child entry of the same key: strings are replaced, structs merged. */
+  private mergeListEntry(item: StructName | 'string', pItem: unknown, hit: ChildEntry, out: unknown[], at: FieldPaths) {
+    if (item === 'string') {
+      out.push(hit.item);
+      this.transcribe(at.cf, at.rf, hit.item, { kind: 'item', item });
+      return;
+    }
+    if (item === 'HTTPHeader') {
+      const v = asObj(hit.item)['value'];
+      if (v === undefined || v === null) return; // header without value removes the parent's
+    }
+    out.push(this.mergeStruct(item, asObj(pItem), asObj(hit.item), at.pf, at.cf, at.rf));
+    this.add(at.pf, at.rf);
+    this.add(at.cf, at.rf);
+  }
+}
+
+/** The paths of one field in the parent, the child and the result (transcript only). */
+interface FieldPaths {
+  pf: JsonPath;
+  cf: JsonPath;
+  rf: JsonPath;
+}
+
+/** A child list entry: the list it is in, its index there, the entry. */
+interface ChildEntry {
+  list: string;
+  index: number;
+  item: unknown;
+}
+
+/** Child list entries by handle, then key (last one wins, as upstream's map does). */
+function indexChildLists(fields: readonly [string, FieldShape][], child: Obj): Map<string, Map<string, ChildEntry>> {
+  const childIndex = new Map<string, Map<string, ChildEntry>>();
+  for (const [name, shape] of fields) {
+    if (shape.kind !== 'list' || shape.ignoreDups) continue;
+    const handle = shape.handle ?? name;
+    let byKey = childIndex.get(handle);
+    if (!byKey) childIndex.set(handle, (byKey = new Map<string, ChildEntry>()));
+    const index = byKey;
+    asList(child[name]).forEach((item, i) => {
+      index.set(itemKey(shape.item, item), { list: name, index: i, item });
+    });
+  }
+  return childIndex;
 }
 
 function checkInput(c: unknown, which: string): Obj {
