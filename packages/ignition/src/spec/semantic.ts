@@ -3,20 +3,38 @@
  * config/v3_N/types (the `Validate()` methods, called for every node in document order, then the
  * duplicate-key pass). Version differences are gated on the spec minor version.
  */
-import { finding, MESSAGES, type Finding, type UpstreamErrorName } from './errors.js';
-import {
-  dataURLError,
-  deserializeUnit,
-  goParseURL,
-  goPathClean,
-  goPathJoin,
-  goQueryValues,
-  goSemver,
-  parseARN,
-  semverEqual,
-  type UnitOption,
-} from './goparse.js';
+import { MESSAGES, type Finding } from './errors.js';
+import { goParseURL, goPathClean, goPathJoin, goSemver, semverEqual } from './goparse.js';
 import { STRUCTS, itemKey, type StructName } from './shape.js';
+import {
+  asObj,
+  asList,
+  isStr,
+  nilOrEmpty,
+  notEmpty,
+  isTrue,
+  isFalse,
+  present,
+  str,
+  E,
+  plain,
+  checkPath,
+  checkURL,
+  checkURLNilOK,
+  checkMode,
+  checkModeSpecialBits,
+  checkPartitionLabel,
+  checkGUID,
+  checkUnitName,
+  goExt,
+  checkHash,
+  checkProxyURL,
+  parseUnitContents,
+  checkFilesystemLabel,
+  checkFilesystemFormat,
+  checkRaidLevel,
+  Collector,
+} from './semantic-checks.js';
 import type { JsonPath, ReportEntry } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -27,256 +45,6 @@ export interface RuleVersion {
   version: string;
   /** Minor version (0–7). */
   minor: number;
-}
-
-const asObj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const nilOrEmpty = (v: unknown): boolean => v === undefined || v === null || v === '';
-const notEmpty = (v: unknown): boolean => isStr(v) && v !== '';
-const isTrue = (v: unknown): boolean => v === true;
-const isFalse = (v: unknown): boolean => v === false;
-const present = (v: unknown): boolean => v !== undefined && v !== null;
-const str = (v: unknown): string => (isStr(v) ? v : '');
-
-const E = (name: UpstreamErrorName): Finding => finding(name);
-const plain = (message: string): Finding => ({ message, name: null });
-
-/** validatePath: non-empty, absolute, clean. */
-export function checkPath(p: string): Finding | null {
-  if (p === '') return E('ErrNoPath');
-  if (!p.startsWith('/')) return E('ErrPathRelative');
-  if (goPathClean(p) !== p) return E('ErrDirtyPath');
-  return null;
-}
-
-/** validateURL for a spec minor version. */
-export function checkURL(s: string, minor: number): Finding | null {
-  const u = goParseURL(s);
-  if (!u) return E('ErrInvalidUrl');
-  switch (u.scheme) {
-    case 'http':
-    case 'https':
-    case 'tftp':
-      return null;
-    case 'gs':
-      return minor >= 2 ? null : E('ErrInvalidScheme');
-    case 's3': {
-      const v = goQueryValues(u.rawQuery, 'versionId');
-      if (v !== undefined && (v.length === 0 || v[0] === '')) return E('ErrInvalidS3ObjectVersionId');
-      return null;
-    }
-    case 'arn': {
-      if (minor < 4) return E('ErrInvalidScheme');
-      const full = `${u.scheme}:${u.opaque}`;
-      const arn = parseARN(full);
-      if (!arn || arn.service !== 's3') return E('ErrInvalidS3ARN');
-      const split = full.split('/');
-      if (arn.resource.startsWith('accesspoint/') ? split.length < 3 : split.length < 2) return E('ErrInvalidS3ARN');
-      const v = goQueryValues(u.rawQuery, 'versionId');
-      if (v !== undefined && (v.length === 0 || v[0] === '')) return E('ErrInvalidS3ObjectVersionId');
-      return null;
-    }
-    case 'data': {
-      const err = dataURLError(s);
-      return err === null ? null : plain(err);
-    }
-    default:
-      return E('ErrInvalidScheme');
-  }
-}
-
-/** validateURLNilOK. */
-export function checkURLNilOK(s: unknown, minor: number): Finding | null {
-  return nilOrEmpty(s) ? null : checkURL(str(s), minor);
-}
-
-/** validateMode: 0..07777. */
-export function checkMode(m: unknown): Finding | null {
-  return typeof m === 'number' && (m < 0 || m > 0o7777) ? E('ErrFileIllegalMode') : null;
-}
-
-/** validateModeSpecialBits (a warning before 3.6.0). */
-export function checkModeSpecialBits(m: unknown): Finding | null {
-  if (typeof m !== 'number') return null;
-  return ((m >>> 0) & 0o7000) !== 0 ? E('ErrModeSpecialBits') : null;
-}
-
-/** Partition validateLabel. */
-export function checkPartitionLabel(label: unknown): Finding | null {
-  if (!isStr(label)) return null;
-  if (Buffer.byteLength(label, 'utf8') > 36) return E('ErrLabelTooLong');
-  if (label.includes(':')) return E('ErrLabelContainsColon');
-  return null;
-}
-
-/** validateGUID. */
-export function checkGUID(g: unknown): Finding | null {
-  if (!isStr(g)) return null;
-  return /^(|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/.test(g)
-    ? null
-    : E('ErrDoesntMatchGUIDRegex');
-}
-
-/** Unit validateName: known unit type suffix. */
-export function checkUnitName(name: string): Finding | null {
-  const ext = goExt(name);
-  return [
-    '.service',
-    '.socket',
-    '.device',
-    '.mount',
-    '.automount',
-    '.swap',
-    '.target',
-    '.path',
-    '.timer',
-    '.snapshot',
-    '.slice',
-    '.scope',
-  ].includes(ext)
-    ? null
-    : E('ErrInvalidSystemdExt');
-}
-
-function goExt(p: string): string {
-  for (let i = p.length - 1; i >= 0 && p[i] !== '/'; i--) if (p[i] === '.') return p.slice(i);
-  return '';
-}
-
-/** Verification.HashParts: splits `<function>-<sum>`. */
-export function hashParts(hash: string | null | undefined): { fn: string; sum: string } | Finding {
-  if (hash === null || hash === undefined) return { fn: '', sum: '' };
-  const i = hash.indexOf('-');
-  if (i < 0) return E('ErrHashMalformed');
-  return { fn: hash.slice(0, i), sum: hash.slice(i + 1) };
-}
-
-/** Verification hash check for a spec minor version (sha256 from 3.1). */
-export function checkHash(hash: unknown, minor: number): Finding | null {
-  if (!isStr(hash)) return null;
-  const parts = hashParts(hash);
-  if ('message' in parts) return parts;
-  let size: number;
-  if (parts.fn === 'sha512') size = 64;
-  else if (parts.fn === 'sha256' && minor >= 1) size = 32;
-  else return E('ErrHashUnrecognized');
-  return parts.sum.length !== size * 2 ? E('ErrHashWrongSize') : null;
-}
-
-/** HTTPHeaders.Parse: the request headers, or the first error. */
-export function parseHeaders(headers: { name?: string; value?: string | null }[]): Finding | [string, string][] {
-  const out: [string, string][] = [];
-  for (const h of headers) {
-    if (!h.name) return E('ErrEmptyHTTPHeaderName');
-    if (h.value === undefined || h.value === null || h.value === '') return E('ErrInvalidHTTPHeader');
-    out.push([h.name, h.value]);
-  }
-  return out;
-}
-
-/** Proxy URL check for one field; `httpOk` false for the https proxy field. */
-export function checkProxyURL(s: unknown, httpOk: boolean): (Finding & { kind: 'error' | 'warning' }) | null {
-  if (!isStr(s)) return null;
-  const u = goParseURL(s);
-  if (!u) return { ...E('ErrInvalidUrl'), kind: 'error' };
-  if (u.scheme !== 'https' && u.scheme !== 'http') return { ...E('ErrInvalidProxy'), kind: 'error' };
-  if (u.scheme === 'http' && !httpOk) return { ...E('ErrInsecureProxy'), kind: 'warning' };
-  return null;
-}
-
-/** ParseUnitContents: options, or the upstream "invalid unit content" error. */
-export function parseUnitContents(content: unknown): { opts: UnitOption[] | null; err: Finding | null } {
-  if (!isStr(content)) return { opts: [], err: null };
-  try {
-    return { opts: deserializeUnit(content), err: null };
-  } catch (e) {
-    return { opts: null, err: plain(`invalid unit content: ${(e as Error).message}`) };
-  }
-}
-
-/** Filesystem label length per format. */
-export function checkFilesystemLabel(fs: Obj, minor: number, experimental: boolean): Finding | null {
-  const label = fs['label'];
-  if (nilOrEmpty(label)) return null;
-  const format = fs['format'];
-  if (nilOrEmpty(format)) return E('ErrLabelNeedsFormat');
-  const len = Buffer.byteLength(str(label), 'utf8');
-  switch (format) {
-    case 'ext4':
-      return len > 16 ? E('ErrExt4LabelTooLong') : null;
-    case 'btrfs':
-      return len > 256 ? E('ErrBtrfsLabelTooLong') : null;
-    case 'xfs':
-      return len > 12 ? E('ErrXfsLabelTooLong') : null;
-    case 'swap':
-      return len > 15 ? E('ErrSwapLabelTooLong') : null;
-    case 'vfat':
-      return len > 11 ? E('ErrVfatLabelTooLong') : null;
-    case 'virtiofs':
-      return experimental && minor >= 7 ? E('ErrVirtiofsCannotHaveLabel') : null;
-  }
-  return null;
-}
-
-/** Filesystem format rules. */
-export function checkFilesystemFormat(fs: Obj, minor: number, experimental: boolean): Finding | null {
-  const format = fs['format'];
-  if (nilOrEmpty(format)) {
-    if (
-      notEmpty(fs['path']) ||
-      notEmpty(fs['label']) ||
-      notEmpty(fs['uuid']) ||
-      isTrue(fs['wipeFilesystem']) ||
-      (minor >= 1 && asList(fs['mountOptions']).length !== 0) ||
-      asList(fs['options']).length !== 0
-    ) {
-      return E('ErrFormatNilWithOthers');
-    }
-    return null;
-  }
-  const allowed = ['ext4', 'btrfs', 'xfs', 'swap', 'vfat'];
-  if (minor >= 3) allowed.push('none');
-  if (experimental) allowed.push('virtiofs');
-  return allowed.includes(str(format)) ? null : E('ErrFilesystemInvalidFormat');
-}
-
-/** Raid level check. */
-export function checkRaidLevel(raid: Obj, minor: number): Finding | null {
-  const level = raid['level'];
-  if (minor >= 3 && nilOrEmpty(level)) return E('ErrRaidLevelRequired');
-  switch (str(level)) {
-    case 'linear':
-    case 'raid0':
-    case '0':
-    case 'stripe':
-      return typeof raid['spares'] === 'number' && raid['spares'] !== 0 ? E('ErrSparesUnsupportedForLevel') : null;
-    case 'raid1':
-    case '1':
-    case 'mirror':
-    case 'raid4':
-    case '4':
-    case 'raid5':
-    case '5':
-    case 'raid6':
-    case '6':
-    case 'raid10':
-    case '10':
-      return null;
-    default:
-      return E('ErrUnrecognizedRaidLevel');
-  }
-}
-
-/** Collects report entries (errors and warnings) with paths. */
-export class Collector {
-  readonly entries: ReportEntry[] = [];
-  err(path: JsonPath, f: Finding | null): void {
-    if (f) this.entries.push({ kind: 'error', message: f.message, path: [...path], name: f.name });
-  }
-  warn(path: JsonPath, f: Finding | null): void {
-    if (f) this.entries.push({ kind: 'warning', message: f.message, path: [...path], name: f.name });
-  }
 }
 
 /** The per-node rules, by struct. */
@@ -297,15 +65,9 @@ export class Rules {
         this.config(o, c, r);
         return;
       }
-      case 'Ignition': {
-        const vp = [...c, 'version'];
-        const version = o['version'];
-        const parsed = isStr(version) ? goSemver(version) : null;
-        const want = goSemver(this.v.version);
-        if (!parsed) r.err(vp, E('ErrInvalidVersion'));
-        else if (!want || !semverEqual(parsed, want)) r.err(vp, E('ErrUnknownVersion'));
+      case 'Ignition':
+        this.ignitionVersion(o, c, r);
         return;
-      }
       case 'IgnitionConfig':
         if (minor >= 1) {
           asList(o['merge']).forEach((res, i) => {
@@ -332,14 +94,7 @@ export class Rules {
         r.err([...c, 'hash'], checkHash(o['hash'], minor));
         return;
       case 'Proxy':
-        for (const [field, httpOk] of [
-          ['httpProxy', true],
-          ['httpsProxy', false],
-        ] as const) {
-          const f = checkProxyURL(o[field], httpOk);
-          if (f?.kind === 'error') r.err([...c, field], f);
-          else if (f) r.warn([...c, field], f);
-        }
+        this.proxy(o, c, r);
         return;
       case 'File':
         r.err([...c, 'path'], checkPath(str(o['path'])));
@@ -365,24 +120,9 @@ export class Rules {
         this.disk(o, c, r);
         return;
       }
-      case 'Partition': {
-        if (
-          isFalse(o['shouldExist']) &&
-          (present(o['label']) ||
-            notEmpty(o['typeGuid']) ||
-            notEmpty(o['guid']) ||
-            present(o['startMiB']) ||
-            present(o['sizeMiB']))
-        ) {
-          r.err(c, E('ErrShouldNotExistWithOthers'));
-        }
-        if ((typeof o['number'] !== 'number' || o['number'] === 0) && !present(o['label']))
-          r.err(c, E('ErrNeedLabelOrNumber'));
-        r.err([...c, 'label'], checkPartitionLabel(o['label']));
-        r.err([...c, 'guid'], checkGUID(o['guid']));
-        r.err([...c, 'typeGuid'], checkGUID(o['typeGuid']));
+      case 'Partition':
+        this.partition(o, c, r);
         return;
-      }
       case 'Filesystem': {
         this.filesystem(o, c, r);
         return;
@@ -395,24 +135,9 @@ export class Rules {
         this.clevisCustom(o, c, r);
         return;
       }
-      case 'Tang': {
-        const u = goParseURL(str(o['url']));
-        r.err(
-          [...c, 'url'],
-          !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'),
-        );
-        if (nilOrEmpty(o['thumbprint'])) r.err([...c, 'thumbprint'], E('ErrTangThumbprintRequired'));
-        if (minor >= 4 && notEmpty(o['advertisement'])) {
-          let ok = true;
-          try {
-            JSON.parse(str(o['advertisement']));
-          } catch {
-            ok = false;
-          }
-          r.err([...c, 'advertisement'], ok ? null : E('ErrInvalidTangAdvertisement'));
-        }
+      case 'Tang':
+        this.tang(o, c, r);
         return;
-      }
       case 'Raid':
         r.err([...c, 'level'], checkRaidLevel(o, minor));
         if (asList(o['devices']).length === 0) r.err([...c, 'devices'], E('ErrRaidDevicesRequired'));
@@ -421,24 +146,9 @@ export class Rules {
         this.systemd(o, c, r);
         return;
       }
-      case 'Unit': {
-        r.err([...c, 'name'], checkUnitName(str(o['name'])));
-        const cc = [...c, 'contents'];
-        const { opts, err } = parseUnitContents(o['contents']);
-        r.err(cc, err);
-        if (
-          isTrue(o['enabled']) &&
-          !nilOrEmpty(o['contents']) &&
-          opts !== null &&
-          !opts.some((x) => x.section === 'Install')
-        ) {
-          r.warn(
-            cc,
-            plain(`unit ${goQuote(str(o['name']))} is enabled, but has no install section so enable does nothing`),
-          );
-        }
+      case 'Unit':
+        this.unit(o, c, r);
         return;
-      }
       case 'Dropin': {
         r.err([...c, 'contents'], parseUnitContents(o['contents']).err);
         if (goExt(str(o['name'])) !== '.conf') r.err([...c, 'name'], E('ErrInvalidSystemdDropinExt'));
@@ -446,6 +156,81 @@ export class Rules {
       }
       default:
         return;
+    }
+  }
+
+  /** `ignition.version` must be the version validated against. */
+  private ignitionVersion(o: Obj, c: JsonPath, r: Collector): void {
+    const vp = [...c, 'version'];
+    const version = o['version'];
+    const parsed = isStr(version) ? goSemver(version) : null;
+    const want = goSemver(this.v.version);
+    if (!parsed) r.err(vp, E('ErrInvalidVersion'));
+    else if (!want || !semverEqual(parsed, want)) r.err(vp, E('ErrUnknownVersion'));
+  }
+
+  private proxy(o: Obj, c: JsonPath, r: Collector): void {
+    for (const [field, httpOk] of [
+      ['httpProxy', true],
+      ['httpsProxy', false],
+    ] as const) {
+      const f = checkProxyURL(o[field], httpOk);
+      if (f?.kind === 'error') r.err([...c, field], f);
+      else if (f) r.warn([...c, field], f);
+    }
+  }
+
+  private partition(o: Obj, c: JsonPath, r: Collector): void {
+    if (
+      isFalse(o['shouldExist']) &&
+      (present(o['label']) ||
+        notEmpty(o['typeGuid']) ||
+        notEmpty(o['guid']) ||
+        present(o['startMiB']) ||
+        present(o['sizeMiB']))
+    ) {
+      r.err(c, E('ErrShouldNotExistWithOthers'));
+    }
+    if ((typeof o['number'] !== 'number' || o['number'] === 0) && !present(o['label']))
+      r.err(c, E('ErrNeedLabelOrNumber'));
+    r.err([...c, 'label'], checkPartitionLabel(o['label']));
+    r.err([...c, 'guid'], checkGUID(o['guid']));
+    r.err([...c, 'typeGuid'], checkGUID(o['typeGuid']));
+  }
+
+  private tang(o: Obj, c: JsonPath, r: Collector): void {
+    const u = goParseURL(str(o['url']));
+    r.err(
+      [...c, 'url'],
+      !u ? E('ErrInvalidUrl') : u.scheme === 'http' || u.scheme === 'https' ? null : E('ErrInvalidScheme'),
+    );
+    if (nilOrEmpty(o['thumbprint'])) r.err([...c, 'thumbprint'], E('ErrTangThumbprintRequired'));
+    if (this.minor >= 4 && notEmpty(o['advertisement'])) {
+      let ok = true;
+      try {
+        JSON.parse(str(o['advertisement']));
+      } catch {
+        ok = false;
+      }
+      r.err([...c, 'advertisement'], ok ? null : E('ErrInvalidTangAdvertisement'));
+    }
+  }
+
+  private unit(o: Obj, c: JsonPath, r: Collector): void {
+    r.err([...c, 'name'], checkUnitName(str(o['name'])));
+    const cc = [...c, 'contents'];
+    const { opts, err } = parseUnitContents(o['contents']);
+    r.err(cc, err);
+    if (
+      isTrue(o['enabled']) &&
+      !nilOrEmpty(o['contents']) &&
+      opts !== null &&
+      !opts.some((x) => x.section === 'Install')
+    ) {
+      r.warn(
+        cc,
+        plain(`unit ${goQuote(str(o['name']))} is enabled, but has no install section so enable does nothing`),
+      );
     }
   }
 
@@ -797,3 +582,22 @@ function dups(struct: StructName, o: Obj, c: JsonPath, r: Collector): void {
 }
 
 export { MESSAGES };
+export {
+  checkPath,
+  checkURL,
+  checkURLNilOK,
+  checkMode,
+  checkModeSpecialBits,
+  checkPartitionLabel,
+  checkGUID,
+  checkUnitName,
+  hashParts,
+  checkHash,
+  parseHeaders,
+  checkProxyURL,
+  parseUnitContents,
+  checkFilesystemLabel,
+  checkFilesystemFormat,
+  checkRaidLevel,
+  Collector,
+} from './semantic-checks.js';
