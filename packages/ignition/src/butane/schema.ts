@@ -187,6 +187,13 @@ function treeFields(p: ButaneProfile): FieldDef[] {
 
 /** The YAML keys of a struct in a given Butane version, in Go declaration order. */
 export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
+  const fields = configStructFields(name, p) ?? storageStructFields(name, p);
+  if (fields === undefined) throw new Error(`no Butane fields for struct ${name}`);
+  return fields;
+}
+
+/** The structs of the config's top, ignition, passwd and the variants' own sections. */
+function configStructFields(name: StructName, p: ButaneProfile): FieldDef[] | undefined {
   switch (name) {
     case 'Config':
       return configFields(p);
@@ -227,6 +234,30 @@ export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
         ...(p.base >= 3 ? [f('should_exist', B)] : []),
         f('system', B),
       ];
+    case 'Tree':
+      return treeFields(p);
+    case 'BootDevice':
+      return [f('layout', S), f('luks', st('BootDeviceLuks')), f('mirror', st('BootDeviceMirror'))];
+    case 'BootDeviceLuks':
+      return bootDeviceLuksFields(p);
+    case 'BootDeviceMirror':
+      return [f('devices', ls(S))];
+    case 'Grub':
+      return [f('users', ls(st('GrubUser')))];
+    case 'GrubUser':
+      return [f('name', S), f('password_hash', S)];
+    case 'Metadata':
+      return [f('name', S), f('labels', 'map')];
+    case 'OpenShift':
+      return [f('kernel_arguments', ls(S)), f('extensions', ls(S)), f('fips', B), f('kernel_type', S)];
+    default:
+      return undefined;
+  }
+}
+
+/** The structs of storage and systemd. */
+function storageStructFields(name: StructName, p: ButaneProfile): FieldDef[] | undefined {
+  switch (name) {
     case 'Storage':
       return storageFields(p);
     case 'Directory':
@@ -281,22 +312,8 @@ export function structFields(name: StructName, p: ButaneProfile): FieldDef[] {
       ];
     case 'Dropin':
       return [f('contents', S), ...(p.base >= 5 ? [f('contents_local', S, true)] : []), f('name', S)];
-    case 'Tree':
-      return treeFields(p);
-    case 'BootDevice':
-      return [f('layout', S), f('luks', st('BootDeviceLuks')), f('mirror', st('BootDeviceMirror'))];
-    case 'BootDeviceLuks':
-      return bootDeviceLuksFields(p);
-    case 'BootDeviceMirror':
-      return [f('devices', ls(S))];
-    case 'Grub':
-      return [f('users', ls(st('GrubUser')))];
-    case 'GrubUser':
-      return [f('name', S), f('password_hash', S)];
-    case 'Metadata':
-      return [f('name', S), f('labels', 'map')];
-    case 'OpenShift':
-      return [f('kernel_arguments', ls(S)), f('extensions', ls(S)), f('fips', B), f('kernel_type', S)];
+    default:
+      return undefined;
   }
 }
 
