@@ -58,6 +58,12 @@ const strs = (v: JsonValue | undefined): string[] =>
  * update, finalize-deployment) by changing deployments kept in the real JSON shape; {@link SimulatedRpmOstree.reboot}
  * models the reboot into the staged deployment. Used by the cluster simulator and `keelson rehearse`.
  */
+
+/** A command the simulated rpm-ostree refuses: `run` turns it into a failed command with this message. */
+function refuse(message: string): never {
+  throw new OstreeError('SIMULATION', `simulated: ${message}`);
+}
+
 export class SimulatedRpmOstree implements CommandRunner {
   /** Current state (mutable; call {@link SimulatedRpmOstree.save} after editing by hand). */
   state: SimulatedState;
@@ -347,71 +353,19 @@ export class SimulatedRpmOstree implements CommandRunner {
 
   #dispatch(args: readonly string[]): CommandResult {
     const [sub, ...rest] = args;
-    const bad = (m: string): never => {
-      throw new OstreeError('SIMULATION', `simulated: ${m}`);
-    };
     switch (sub) {
       case '--version':
         return ok(
           `rpm-ostree:\n Version: '${this.#version}'\n Git: simulated\n Features:\n${this.#features.map((f) => `  - ${f}\n`).join('')}`,
         );
       case 'status':
-        if (rest.includes('--json')) return ok(JSON.stringify(this.statusJson(), null, 2) + '\n');
-        return ok(
-          this.state.deployments
-            .map(
-              (d) =>
-                `${d['booted'] === true ? '●' : ' '} ${(d['container-image-reference'] as string | undefined) ?? (d['origin'] as string | undefined) ?? ''}\n    Version: ${(d['version'] as string | undefined) ?? ''}${d['staged'] === true ? ' (staged)' : ''}\n`,
-            )
-            .join('\n'),
-        );
+        return this.#status(rest);
       case 'kargs':
         return this.#kargs(rest);
-      case 'rebase': {
-        const flags = rest.filter((a) => a.startsWith('--'));
-        const pos = rest.filter(
-          (a, i) =>
-            !a.startsWith('--') &&
-            !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'),
-        );
-        const ref = pos[0] ?? bad('rebase: missing reference');
-        let image: string;
-        try {
-          const parsed = parseOstreeImageReference(ref);
-          image = parsed.imgref.name;
-        } catch (e) {
-          return bad(`rebase: ${(e as Error).message}`);
-        }
-        if (!flags.includes('--experimental') && !flags.includes('--lock-finalization'))
-          bad('rebase: container image references need --experimental');
-        this.#stage(
-          (d) => {
-            d['container-image-reference'] = ref;
-            d['container-image-reference-digest'] = pos[1]?.startsWith('sha256:')
-              ? pos[1]
-              : `sha256:${sha(`digest:${image}`)}`;
-            delete d['origin'];
-            d['version'] = `sim-${sha(image).slice(0, 8)}`;
-            delete d['base-checksum'];
-          },
-          undefined,
-          flags.includes('--lock-finalization'),
-        );
-        return ok(`Staging deployment...done\nRun "systemctl reboot" to start a reboot\n`);
-      }
-      case 'cleanup': {
-        if (rest.length === 0) bad('cleanup: at least one of -p -r -b -m is required');
-        const booted = this.#booted();
-        const bi = this.state.deployments.indexOf(booted);
-        if (rest.includes('-p'))
-          this.state.deployments = this.state.deployments.filter((d, i) => !(i < bi && d['pinned'] !== true));
-        if (rest.includes('-r')) {
-          const nb = this.state.deployments.indexOf(booted);
-          this.state.deployments = this.state.deployments.filter((d, i) => !(i > nb && d['pinned'] !== true));
-        }
-        this.#gcKargs();
-        return ok();
-      }
+      case 'rebase':
+        return this.#rebase(rest);
+      case 'cleanup':
+        return this.#cleanup(rest);
       case 'override':
       case 'update': {
         this.#stage((d) => {
@@ -424,45 +378,110 @@ export class SimulatedRpmOstree implements CommandRunner {
         });
         return ok();
       }
-      case 'deploy': {
-        const reg = rest.find((a) => a.startsWith('--register-driver='));
-        if (reg) {
-          const name = reg.slice('--register-driver='.length);
-          this.state.updateDriver = { 'driver-name': name, 'driver-sd-unit': `${name.toLowerCase()}.service` };
-        }
-        const rev = rest.find((a) => !a.startsWith('--'));
-        if (rev !== undefined && rev !== '') {
-          this.#stage(
-            (d) => {
-              if (rev.startsWith('sha256:')) d['container-image-reference-digest'] = rev;
-              else d['version'] = rev.replace(/^revision=/, '');
-            },
-            undefined,
-            rest.includes('--lock-finalization'),
-          );
-        }
-        return ok();
-      }
-      case 'finalize-deployment': {
-        const staged =
-          this.state.deployments.find((d) => d['staged'] === true) ?? bad('finalize-deployment: no staged deployment');
-        const want = rest.filter((a) => !a.startsWith('--'))[0];
-        if (
-          !rest.includes('--allow-missing-checksum') &&
-          want !== staged['checksum'] &&
-          want !== staged['container-image-reference-digest']
-        ) {
-          bad(
-            `finalize-deployment: expected staged checksum ${JSON.stringify(staged['checksum'])}, got ${JSON.stringify(want ?? null)}`,
-          );
-        }
-        delete staged['finalization-locked'];
-        this.reboot();
-        return ok();
-      }
+      case 'deploy':
+        return this.#deploy(rest);
+      case 'finalize-deployment':
+        return this.#finalizeDeployment(rest);
       default:
-        return bad(`unknown command ${JSON.stringify(sub)} (simulated rpm-ostree)`);
+        return refuse(`unknown command ${JSON.stringify(sub)} (simulated rpm-ostree)`);
     }
+  }
+
+  #status(rest: readonly string[]): CommandResult {
+    if (rest.includes('--json')) return ok(JSON.stringify(this.statusJson(), null, 2) + '\n');
+    return ok(
+      this.state.deployments
+        .map(
+          (d) =>
+            `${d['booted'] === true ? '●' : ' '} ${(d['container-image-reference'] as string | undefined) ?? (d['origin'] as string | undefined) ?? ''}\n    Version: ${(d['version'] as string | undefined) ?? ''}${d['staged'] === true ? ' (staged)' : ''}\n`,
+        )
+        .join('\n'),
+    );
+  }
+
+  #rebase(rest: readonly string[]): CommandResult {
+    const flags = rest.filter((a) => a.startsWith('--'));
+    const pos = rest.filter(
+      (a, i) =>
+        !a.startsWith('--') &&
+        !(rest[i - 1] === '--custom-origin-url' || rest[i - 1] === '--custom-origin-description'),
+    );
+    const ref = pos[0] ?? refuse('rebase: missing reference');
+    let image: string;
+    try {
+      const parsed = parseOstreeImageReference(ref);
+      image = parsed.imgref.name;
+    } catch (e) {
+      return refuse(`rebase: ${(e as Error).message}`);
+    }
+    if (!flags.includes('--experimental') && !flags.includes('--lock-finalization'))
+      refuse('rebase: container image references need --experimental');
+    this.#stage(
+      (d) => {
+        d['container-image-reference'] = ref;
+        d['container-image-reference-digest'] = pos[1]?.startsWith('sha256:')
+          ? pos[1]
+          : `sha256:${sha(`digest:${image}`)}`;
+        delete d['origin'];
+        d['version'] = `sim-${sha(image).slice(0, 8)}`;
+        delete d['base-checksum'];
+      },
+      undefined,
+      flags.includes('--lock-finalization'),
+    );
+    return ok(`Staging deployment...done\nRun "systemctl reboot" to start a reboot\n`);
+  }
+
+  #cleanup(rest: readonly string[]): CommandResult {
+    if (rest.length === 0) refuse('cleanup: at least one of -p -r -b -m is required');
+    const booted = this.#booted();
+    const bi = this.state.deployments.indexOf(booted);
+    if (rest.includes('-p'))
+      this.state.deployments = this.state.deployments.filter((d, i) => !(i < bi && d['pinned'] !== true));
+    if (rest.includes('-r')) {
+      const nb = this.state.deployments.indexOf(booted);
+      this.state.deployments = this.state.deployments.filter((d, i) => !(i > nb && d['pinned'] !== true));
+    }
+    this.#gcKargs();
+    return ok();
+  }
+
+  #deploy(rest: readonly string[]): CommandResult {
+    const reg = rest.find((a) => a.startsWith('--register-driver='));
+    if (reg) {
+      const name = reg.slice('--register-driver='.length);
+      this.state.updateDriver = { 'driver-name': name, 'driver-sd-unit': `${name.toLowerCase()}.service` };
+    }
+    const rev = rest.find((a) => !a.startsWith('--'));
+    if (rev !== undefined && rev !== '') {
+      this.#stage(
+        (d) => {
+          if (rev.startsWith('sha256:')) d['container-image-reference-digest'] = rev;
+          else d['version'] = rev.replace(/^revision=/, '');
+        },
+        undefined,
+        rest.includes('--lock-finalization'),
+      );
+    }
+    return ok();
+  }
+
+  #finalizeDeployment(rest: readonly string[]): CommandResult {
+    const staged =
+      this.state.deployments.find((d) => d['staged'] === true) ?? refuse('finalize-deployment: no staged deployment');
+    const want = rest.filter((a) => !a.startsWith('--'))[0];
+    if (
+      !rest.includes('--allow-missing-checksum') &&
+      want !== staged['checksum'] &&
+      want !== staged['container-image-reference-digest']
+    ) {
+      refuse(
+        `finalize-deployment: expected staged checksum ${JSON.stringify(staged['checksum'])}, got ${JSON.stringify(want ?? null)}`,
+      );
+    }
+    delete staged['finalization-locked'];
+    this.reboot();
+    return ok();
   }
 
   #kargs(rest: readonly string[]): CommandResult {
