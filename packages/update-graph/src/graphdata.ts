@@ -3,19 +3,18 @@
  * then the openshift-secondary-metadata-parse plugin (graph-data: version, raw/metadata.json,
  * blocked-edges, channels), then edge-add-remove, then per request channel-filter and arch-filter.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { GraphDataError } from './errors.js';
-import type { ClusterCondition, ConditionalEdgeGroup, ConditionalUpdateRisk, GraphDocument } from './graph.js';
+import type { ConditionalEdgeGroup, ConditionalUpdateRisk, GraphDocument } from './graph.js';
 import { formatSemver, parseSemver, type SemVer } from './semver.js';
-import { at, must } from './util.js';
+import { at, isObj, must } from './util.js';
+import { readGraphData } from './graphdata-read.js';
 import { compileLinearRegex, type LinearRegex } from './regex.js';
 
 const KEY = 'io.openshift.upgrades.graph';
 const ARCH_KEY = `${KEY}.release.arch`;
 const CHANNELS_KEY = `${KEY}.release.channels`;
-const MAX_GRAPH_DATA_VERSION = { major: 1, minor: 2 };
 
 /** A mutable graph as handled by graph-builder plugins. */
 export interface BuilderGraph {
@@ -56,186 +55,7 @@ export interface GraphData {
   warnings: string[];
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function yamlFiles(dir: string, warnings: string[]): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch (err) {
-    throw new GraphDataError(dir, `cannot read directory: ${(err as Error).message}`, {
-      hint: 'point --graph-data at a cincinnati-graph-data checkout',
-    });
-  }
-  const out: string[] = [];
-  for (const n of names) {
-    const full = join(dir, n);
-    if (!statSync(full).isFile()) continue;
-    const dot = n.lastIndexOf('.');
-    if (dot <= 0) {
-      warnings.push(`${full}: is missing an extension (skipped)`);
-      continue;
-    }
-    if (!/ya+ml/.test(n.slice(dot + 1))) {
-      warnings.push(`${full}: has an invalid extension ${JSON.stringify(n.slice(dot + 1))} (skipped)`);
-      continue;
-    }
-    out.push(full);
-  }
-  return out;
-}
-
-function checkRegex(file: string, re: string): void {
-  try {
-    compileLinearRegex(re);
-  } catch (err) {
-    throw new GraphDataError(file, `error parsing ${re} as Regex: ${(err as Error).message}`);
-  }
-}
-
-/** Reads a cincinnati-graph-data directory (`version`, `raw/metadata.json`, `blocked-edges/`, `channels/`). */
-export function readGraphData(dir: string): GraphData {
-  const warnings: string[] = [];
-  const versionFile = join(dir, 'version');
-  let version: string;
-  try {
-    version = readFileSync(versionFile, 'utf8');
-  } catch (err) {
-    throw new GraphDataError(versionFile, `cannot read: ${(err as Error).message}`, {
-      hint: 'a graph-data directory has a top-level "version" file',
-    });
-  }
-  let v: SemVer;
-  try {
-    v = parseSemver(version.trim());
-  } catch {
-    throw new GraphDataError(versionFile, `${version} is not a valid semver`);
-  }
-  if (v.major !== MAX_GRAPH_DATA_VERSION.major) {
-    throw new GraphDataError(
-      versionFile,
-      `unrecognized graph-data version ${version.trim()}; "1.2.0" and compatible versions are supported`,
-    );
-  }
-  if (v.minor > MAX_GRAPH_DATA_VERSION.minor)
-    warnings.push(
-      `graph-data version ${version.trim()} may have features this implementation (1.2.0) does not support`,
-    );
-
-  const rawFile = join(dir, 'raw', 'metadata.json');
-  let rawMetadata: Record<string, Record<string, string>>;
-  try {
-    const text = readFileSync(rawFile, 'utf8');
-    const parsed: unknown = JSON.parse(text);
-    if (!isObj(parsed)) throw new GraphDataError(rawFile, 'must be a JSON object {version: {key: value}}');
-    for (const [ver, md] of Object.entries(parsed)) {
-      if (!isObj(md) || !Object.values(md).every((x) => typeof x === 'string'))
-        throw new GraphDataError(rawFile, `entry ${JSON.stringify(ver)} must map metadata keys to strings`);
-    }
-    rawMetadata = parsed as Record<string, Record<string, string>>;
-  } catch (err) {
-    if (err instanceof GraphDataError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new GraphDataError(rawFile, 'missing', { hint: 'graph-data needs raw/metadata.json (use {} when empty)' });
-    throw new GraphDataError(rawFile, `Deserializing to RawMetadata: ${(err as Error).message}`);
-  }
-
-  const blockedEdges: GraphData['blockedEdges'] = [];
-  const conditionalEdges: GraphData['conditionalEdges'] = [];
-  for (const file of yamlFiles(join(dir, 'blocked-edges'), warnings)) {
-    let doc: unknown;
-    try {
-      doc = parseYaml(readFileSync(file, 'utf8'));
-    } catch (err) {
-      warnings.push(`${file}: failed to parse YAML: ${(err as Error).message}`);
-      continue;
-    }
-    if (!isObj(doc)) {
-      warnings.push(`${file}: not a mapping (skipped)`);
-      continue;
-    }
-    const keys = Object.keys(doc);
-    const to =
-      typeof doc['to'] === 'string' ? doc['to'] : typeof doc['to'] === 'number' ? String(doc['to']) : undefined;
-    const from = typeof doc['from'] === 'string' ? doc['from'] : undefined;
-    let toOk = false;
-    if (to !== undefined) {
-      try {
-        parseSemver(to);
-        toOk = true;
-      } catch {
-        /* invalid */
-      }
-    }
-    if (!toOk || from === undefined) {
-      warnings.push(`${file}: needs a SemVer "to" and a regex "from" (skipped)`);
-      continue;
-    }
-    checkRegex(file, from);
-    if (keys.length === 2 && keys.includes('to') && keys.includes('from')) {
-      blockedEdges.push({ file, to: must(to, 'to'), from });
-      continue;
-    }
-    const { url, name, message, matchingRules } = doc;
-    if (
-      typeof url === 'string' &&
-      typeof name === 'string' &&
-      typeof message === 'string' &&
-      Array.isArray(matchingRules)
-    ) {
-      const rules: ClusterCondition[] = [];
-      for (const r of matchingRules) {
-        if (!isObj(r) || typeof r['type'] !== 'string') {
-          warnings.push(`${file}: matchingRules entries need a "type" (skipped)`);
-          continue;
-        }
-        const pq = r['promql'];
-        rules.push(
-          isObj(pq) && typeof pq['promql'] === 'string'
-            ? { type: r['type'], promql: { promql: pq['promql'] } }
-            : { type: r['type'] },
-        );
-      }
-      conditionalEdges.push({ file, to: must(to, 'to'), from, risk: { url, name, message, matchingRules: rules } });
-      continue;
-    }
-    warnings.push(
-      `${file}: neither an unconditional block (exactly to/from) nor a conditional risk (url, name, message, matchingRules) (skipped)`,
-    );
-  }
-
-  const channels: GraphData['channels'] = [];
-  for (const file of yamlFiles(join(dir, 'channels'), warnings)) {
-    let doc: unknown;
-    try {
-      doc = parseYaml(readFileSync(file, 'utf8'));
-    } catch (err) {
-      warnings.push(`${file}: failed to parse YAML: ${(err as Error).message}`);
-      continue;
-    }
-    if (!isObj(doc) || typeof doc['name'] !== 'string' || !Array.isArray(doc['versions'])) {
-      warnings.push(`${file}: a channel needs "name" and "versions" (skipped)`);
-      continue;
-    }
-    const versions = (doc['versions'] as unknown[]).map((x) => String(x));
-    const bad = versions.find((x) => {
-      try {
-        parseSemver(x);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    if (bad !== undefined) {
-      warnings.push(`${file}: version ${JSON.stringify(bad)} is not SemVer (channel skipped)`);
-      continue;
-    }
-    channels.push({ file, name: doc['name'], versions });
-  }
-  return { version: version.trim(), rawMetadata, blockedEdges, conditionalEdges, channels, warnings };
-}
+export { readGraphData };
 
 function sv(v: string): SemVer | undefined {
   try {

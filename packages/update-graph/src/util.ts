@@ -12,3 +12,8 @@ export function must<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new RangeError(`internal error: missing ${what}`);
   return v;
 }
+
+/** A plain JSON object (not null, not an array). */
+export function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
