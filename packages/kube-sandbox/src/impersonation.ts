@@ -1,8 +1,9 @@
 /**
- * User impersonation (`Impersonate-User`, `Impersonate-Group`, `Impersonate-Uid` headers; `kubectl --as`), as
- * kube-apiserver's `WithImpersonation` filter (k8s.io/apiserver `pkg/endpoints/filters/impersonation.go`): the
- * requesting user must be allowed the `impersonate` verb on `users` (or `serviceaccounts` for a ServiceAccount
- * user name), `groups` and `uids.authentication.k8s.io`; the request then runs as the impersonated user.
+ * User impersonation (`Impersonate-User`, `Impersonate-Group`, `Impersonate-Uid`, `Impersonate-Extra-<key>` headers;
+ * `kubectl --as`, `--as-group`, `--as-uid`), as kube-apiserver's `WithImpersonation` filter (k8s.io/apiserver
+ * `pkg/endpoints/filters/impersonation.go`): the requesting user must be allowed the `impersonate` verb on `users`
+ * (or `serviceaccounts` for a ServiceAccount user name), `groups`, `userextras/<key>` and `uids` (the last two in API
+ * group `authentication.k8s.io`), each by name; the request then runs as the impersonated user.
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestAttributes } from './authz.js';
@@ -18,8 +19,39 @@ function headerValues(req: IncomingMessage, name: string): string[] {
   return (v ?? []).map((x) => x.trim()).filter((x) => x !== '');
 }
 
-function impersonateAttrs(resource: string, name: string, namespace = '', group = ''): RequestAttributes {
-  return { resourceRequest: true, verb: 'impersonate', path: '', group, namespace, resource, subresource: '', name };
+const EXTRA_PREFIX = 'impersonate-extra-';
+const AUTHN_GROUP = 'authentication.k8s.io';
+
+function impersonateAttrs(
+  resource: string,
+  name: string,
+  namespace = '',
+  group = '',
+  subresource = '',
+): RequestAttributes {
+  return { resourceRequest: true, verb: 'impersonate', path: '', group, namespace, resource, subresource, name };
+}
+
+/**
+ * The `Impersonate-Extra-<key>` headers as user extras: the key lower-cased and percent-decoded (upstream
+ * `unescapeExtraKey`: a key that does not decode is kept as written), every value of every occurrence kept.
+ */
+function extraHeaders(req: IncomingMessage): Map<string, string[]> {
+  const extra = new Map<string, string[]>();
+  for (const [header, values] of Object.entries(req.headersDistinct)) {
+    if (!header.startsWith(EXTRA_PREFIX) || values === undefined) continue;
+    const key = unescapeExtraKey(header.slice(EXTRA_PREFIX.length));
+    extra.set(key, [...(extra.get(key) ?? []), ...values]);
+  }
+  return extra;
+}
+
+function unescapeExtraKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
 }
 
 /** The attributes checked for impersonating `name`: a ServiceAccount by namespace and name, else a user. */
@@ -52,18 +84,28 @@ export function impersonate(cluster: Cluster, who: UserInfo, req: IncomingMessag
   const users = headerValues(req, 'impersonate-user');
   const groups = headerValues(req, 'impersonate-group');
   const uids = headerValues(req, 'impersonate-uid');
-  if (users.length === 0 && groups.length === 0 && uids.length === 0) return who;
+  const extra = extraHeaders(req);
+  if (users.length === 0 && groups.length === 0 && uids.length === 0 && extra.size === 0) return who;
   const name = users[0];
-  if (name === undefined) throw badRequest('requested impersonation of groups or a uid without impersonating a user');
+  if (name === undefined)
+    throw badRequest('requested impersonation of groups, user extras or a uid without impersonating a user');
   const checks = [
     userAttrs(name),
     ...groups.map((g) => impersonateAttrs('groups', g)),
-    ...uids.map((u) => impersonateAttrs('uids', u, '', 'authentication.k8s.io')),
+    ...[...extra].flatMap(([key, values]) =>
+      values.map((v) => impersonateAttrs('userextras', v, '', AUTHN_GROUP, key)),
+    ),
+    ...uids.map((u) => impersonateAttrs('uids', u, '', AUTHN_GROUP)),
   ];
   for (const a of checks) {
     const d = authorize(cluster, who, a);
     if (!d.allowed) throw forbiddenFor(who.name, a, d.reason);
   }
-  const out: UserInfo = { name, groups: impersonatedGroups(name, groups) };
-  return uids[0] !== undefined ? { ...out, uid: uids[0] } : out;
+  const out: UserInfo = {
+    name,
+    groups: impersonatedGroups(name, groups),
+    ...(uids[0] !== undefined ? { uid: uids[0] } : {}),
+    ...(extra.size > 0 ? { extra: Object.fromEntries(extra) } : {}),
+  };
+  return out;
 }

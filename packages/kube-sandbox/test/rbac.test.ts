@@ -394,4 +394,52 @@ describe('the RBAC authorizer in the sandbox', () => {
     const groupsOnly = await c.req('GET', '/api/v1/nodes', undefined, undefined, { 'Impersonate-Group': 'devs' });
     expect(groupsOnly.status).toBe(400);
   });
+  it('impersonates user extras (Impersonate-Extra-<key>) only with impersonate on userextras/<key> by value', async () => {
+    // a ServiceAccount allowed to impersonate users and the extra `scopes` with value user:info only
+    await rbac('/clusterroles', {
+      metadata: { name: 'impersonate-scoped' },
+      rules: [
+        { apiGroups: [''], resources: ['users'], verbs: ['impersonate'] },
+        {
+          apiGroups: ['authentication.k8s.io'],
+          resources: ['userextras/scopes.authorization.openshift.io'],
+          resourceNames: ['user:info'],
+          verbs: ['impersonate'],
+        },
+      ],
+    });
+    await rbac('/clusterrolebindings', {
+      metadata: { name: 'impersonator-scoped' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonate-scoped' },
+      subjects: [{ kind: 'ServiceAccount', name: 'impersonator', namespace: 'team' }],
+    });
+    await c.req('POST', '/api/v1/namespaces/team/serviceaccounts', { metadata: { name: 'impersonator' } });
+    const token = c.sb.serviceAccountToken('team', 'impersonator');
+    const whoami = (headers: Record<string, string>) =>
+      c.req(
+        'POST',
+        '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        undefined,
+        { Authorization: `Bearer ${token}`, 'Impersonate-User': 'alice', ...headers },
+      );
+    // the key is lower-cased and percent-decoded, as kube-apiserver's unescapeExtraKey does
+    const allowed = await whoami({ 'Impersonate-Extra-Scopes.authorization.openshift.io': 'user:info' });
+    expect(allowed.status).toBe(201);
+    expect(allowed.body.status.userInfo).toEqual({
+      username: 'alice',
+      groups: ['system:authenticated'],
+      extra: { 'scopes.authorization.openshift.io': ['user:info'] },
+    });
+    const refused = await whoami({ 'Impersonate-Extra-scopes.authorization.openshift.io': 'user:full' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      'userextras.authentication.k8s.io "user:full" is forbidden: User "system:serviceaccount:team:impersonator" cannot impersonate resource "userextras/scopes.authorization.openshift.io" in API group "authentication.k8s.io" at the cluster scope',
+    );
+    const otherKey = await whoami({ 'Impersonate-Extra-reason': 'audit' });
+    expect(otherKey.status).toBe(403);
+    // extras without a user are a bad request, as groups or a uid without one
+    const extraOnly = await c.req('GET', '/api/v1/nodes', undefined, undefined, { 'Impersonate-Extra-reason': 'x' });
+    expect(extraOnly.status).toBe(400);
+  });
 });
