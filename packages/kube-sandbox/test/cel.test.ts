@@ -364,6 +364,36 @@ describe('Kubernetes CEL library functions', () => {
       { field: 'a', type: 'FieldValueInvalid', value: 'string', detail: 'short' },
     ]);
   });
+  it('date-time and date strings are timestamps, byte strings are bytes (UnstructuredToVal)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        notBefore: { type: 'string', format: 'date-time' },
+        notAfter: { type: 'string', format: 'date-time' },
+        day: { type: 'string', format: 'date' },
+        blob: { type: 'string', format: 'byte' },
+      },
+      'x-kubernetes-validations': [
+        { rule: 'self.notBefore < self.notAfter', message: 'notBefore must precede notAfter' },
+        { rule: "self.notAfter - self.notBefore <= duration('24h')", message: 'at most a day' },
+        { rule: "self.day == timestamp('2026-11-27T00:00:00Z')", message: 'the day' },
+        { rule: 'self.blob.size() == 3', message: 'three bytes' },
+      ],
+    };
+    const ok = {
+      notBefore: '2026-11-27T10:00:00.123456789Z',
+      notAfter: '2026-11-27T12:00:00+01:00',
+      day: '2026-11-27',
+      blob: 'AQID',
+    };
+    expect(validateCelRules(schema, ok, undefined)).toEqual([]);
+    // compared as instants, not as strings: 09:00+00:00 is before 10:00+05:00 as a string, not in time
+    const bad = { ...ok, notBefore: '2026-11-27T09:00:00Z', notAfter: '2026-11-27T10:00:00+05:00', blob: 'AQIDBA==' };
+    expect(validateCelRules(schema, bad, undefined).map((e) => e.detail)).toEqual([
+      'notBefore must precede notAfter',
+      'three bytes',
+    ]);
+  });
 });
 
 describe('every rule of the shipped OpenShift CRDs', () => {

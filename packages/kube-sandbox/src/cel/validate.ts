@@ -7,6 +7,7 @@
 import type { ParseResult } from '@marcbachmann/cel-js';
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from '../types.js';
+import { formatCheck, isDate, isDateTime } from '../formats.js';
 import { isObject } from '../util.js';
 import { celEnvironment } from './library.js';
 
@@ -81,9 +82,15 @@ export function ruleCompileErrors(schema: unknown, path: string): { field: strin
   return out;
 }
 
-/** JSON value → CEL value following the schema: integers become int (BigInt), the rest stays as is. */
+/**
+ * JSON value → CEL value following the schema (apiextensions-apiserver `UnstructuredToVal`): integers become int
+ * (BigInt); strings of `format: date-time` and `format: date` become timestamps (Date) and `format: byte` bytes
+ * (Uint8Array); the rest stays as is. A string its format does not parse stays a string (value validation has
+ * refused it already).
+ */
 export function toCel(v: unknown, schema: unknown): unknown {
   const s = isObject(schema) ? schema : {};
+  if (typeof v === 'string') return typeof s['format'] === 'string' ? formattedString(v, s['format']) : v;
   if (typeof v === 'number') {
     if (s['type'] === 'number') return v;
     return Number.isInteger(v) ? BigInt(v) : v;
@@ -97,6 +104,23 @@ export function toCel(v: unknown, schema: unknown): unknown {
     return out;
   }
   return v;
+}
+
+/** A string as the CEL type its OpenAPI format names (timestamp, bytes), or the string itself. */
+function formattedString(v: string, format: string): unknown {
+  switch (format) {
+    case 'date-time': {
+      if (!isDateTime(v)) return v;
+      const t = Date.parse(v.toUpperCase());
+      return Number.isNaN(t) ? v : new Date(t);
+    }
+    case 'date':
+      return isDate(v) ? new Date(`${v}T00:00:00Z`) : v;
+    case 'byte':
+      return (formatCheck('byte')?.(v) ?? false) ? new Uint8Array(Buffer.from(v, 'base64')) : v;
+    default:
+      return v;
+  }
 }
 
 /** `self` at the root: the object with `apiVersion`, `kind` and only `metadata.name` / `metadata.generateName`. */
