@@ -51,7 +51,14 @@ export {
 export type { Descriptor, PlatformSelector, BlobReader, ImagePayload } from './oci.js';
 export { readImageArchive, unpackArchive } from './archive.js';
 export { writePayloadFiles } from './extract.js';
-export { RegistryClient, parseImageReference, readRegistryImage } from './registry.js';
+export {
+  RegistryClient,
+  parseImageReference,
+  readRegistryImage,
+  listRepositoryTags,
+  nextTagsPage,
+  MAX_TAGS,
+} from './registry.js';
 export type { RegistryOptions, ImageReference } from './registry.js';
 export { verifyRelease, parseAtomicSignature, verificationConfigFromManifests } from './verify.js';
 export { verifyTargetRelease, digestOfPullSpec } from './verify-target.js';

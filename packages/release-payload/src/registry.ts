@@ -343,6 +343,30 @@ export class RegistryClient {
     return res;
   }
 
+  /**
+   * The repository's tags (distribution API `GET /v2/<name>/tags/list`), page after page as the registry's
+   * `Link: <…>; rel="next"` header says; at most {@link MAX_TAGS} tags and 4 MiB a page.
+   */
+  async tags(pageSize = 1000): Promise<string[]> {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    let page: string | undefined = `tags/list?n=${String(pageSize)}`;
+    while (page !== undefined) {
+      if (seen.has(page)) throw new PayloadError('RegistryError', `tags/list: the registry sent page ${page} twice`);
+      seen.add(page);
+      const res = await this.get(page, 'application/json');
+      const body = await boundedJson(res, 4 * 1024 * 1024, `${this.ref.repository} tags/list`);
+      const tags = isTagList(body) ? (body.tags ?? []) : undefined;
+      if (tags === undefined)
+        throw new PayloadError('RegistryError', `${this.ref.repository} tags/list: expected {"name", "tags": [...]}`);
+      out.push(...tags);
+      if (out.length > MAX_TAGS)
+        throw new PayloadError('RegistryError', `${this.ref.repository} has more than ${String(MAX_TAGS)} tags`);
+      page = nextTagsPage(res.headers.get('link'), this.ref.repository);
+    }
+    return out;
+  }
+
   /** Fetches a manifest by tag or digest; verifies its digest. */
   async manifest(reference: string): Promise<{ bytes: Uint8Array; digest: string; mediaType?: string }> {
     const accept = [
@@ -447,6 +471,57 @@ export class RegistryClient {
       },
     };
   }
+}
+
+/** The most tags {@link RegistryClient.tags} reads from one repository. */
+export const MAX_TAGS = 100_000;
+
+function isTagList(v: unknown): v is { tags?: string[] | null } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const tags = (v as { tags?: unknown }).tags;
+  return tags === undefined || tags === null || (Array.isArray(tags) && tags.every((t) => typeof t === 'string'));
+}
+
+/** A JSON body of at most `max` bytes. */
+async function boundedJson(res: Response, max: number, what: string): Promise<unknown> {
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > max) {
+    await res.body?.cancel();
+    throw new PayloadError('RegistryError', `${what}: response larger than ${String(max)} bytes`);
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.length > max) throw new PayloadError('RegistryError', `${what}: response larger than ${String(max)} bytes`);
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+  } catch (e) {
+    throw new PayloadError('RegistryError', `${what}: invalid JSON: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The next page of a tag list from the `Link` header (RFC 5988, as distribution sends it:
+ * `</v2/<name>/tags/list?last=…&n=…>; rel="next"`), as a path below `/v2/<name>/`; undefined on the last page.
+ */
+export function nextTagsPage(link: string | null, repository: string): string | undefined {
+  if (link === null) return undefined;
+  for (const part of link.split(',')) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (!m || !/(^|;)\s*rel="?next"?\s*(;|$)/.test(m[2] ?? '')) continue;
+    const target = new URL(m[1] ?? '', 'http://registry.invalid');
+    const prefix = `/v2/${repository}/`;
+    if (!target.pathname.startsWith(prefix))
+      throw new PayloadError('RegistryError', `tags/list: next page ${m[1] ?? ''} is outside ${prefix}`);
+    return `${target.pathname.slice(prefix.length)}${target.search}`;
+  }
+  return undefined;
+}
+
+/** The tags of a registry repository (`host/repo`, with or without `docker://`). */
+export async function listRepositoryTags(repository: string, opts: RegistryOptions = {}): Promise<string[]> {
+  const name = repository.replace(/^docker:\/\//, '');
+  if (name.includes('@') || name.slice(name.lastIndexOf('/') + 1).includes(':'))
+    throw new PayloadError('RegistryError', `${repository}: name a repository, without a tag or digest`);
+  return new RegistryClient(parseImageReference(name), opts).tags();
 }
 
 type ReadRegistryOptions = RegistryOptions & {

@@ -15,9 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   filterManifests,
+  listRepositoryTags,
+  nextTagsPage,
   openPayload,
   parseImageReference,
   PayloadError,
+  RegistryClient,
   DEFAULT_CLUSTER_PROFILE,
 } from '../src/index.js';
 import { gz, payloadEntries, sha, tarBuffer, writeLayout } from './helpers.js';
@@ -255,6 +258,32 @@ describe('registry source (real docker-registry on loopback)', () => {
         platform: { architecture: 's390x' },
       }),
     ).rejects.toThrow(/no image for linux\/s390x/);
+  });
+
+  it("lists a repository's tags page by page, following the registry's Link header", async () => {
+    for (const tag of ['4.18.2', '4.18.3'])
+      await run('skopeo', [
+        '--insecure-policy',
+        'copy',
+        '--all',
+        '--quiet',
+        '--src-tls-verify=false',
+        '--dest-tls-verify=false',
+        `docker://127.0.0.1:${regPort}/ocp/release:4.18.1`,
+        `docker://127.0.0.1:${regPort}/ocp/release:${tag}`,
+      ]);
+    const repo = `127.0.0.1:${regPort}/ocp/release`;
+    expect((await listRepositoryTags(repo)).sort()).toEqual(['4.18.1', '4.18.2', '4.18.3']);
+    // two tags a page: distribution answers with a Link to the next page, twice
+    const client = new RegistryClient(parseImageReference(repo), {});
+    expect((await client.tags(2)).sort()).toEqual(['4.18.1', '4.18.2', '4.18.3']);
+    await expect(listRepositoryTags(`${repo}:4.18.1`)).rejects.toThrow(/without a tag or digest/);
+    await expect(listRepositoryTags(`127.0.0.1:${regPort}/ocp/none`)).rejects.toThrow(/HTTP 404/);
+    expect(nextTagsPage('</v2/ocp/release/tags/list?last=b&n=2>; rel="next"', 'ocp/release')).toBe(
+      'tags/list?last=b&n=2',
+    );
+    expect(nextTagsPage(null, 'ocp/release')).toBeUndefined();
+    expect(() => nextTagsPage('</v2/other/tags/list?last=b>; rel="next"', 'ocp/release')).toThrow(/outside/);
   });
 
   it('authenticates with bearer tokens from docker config.json, retries, caches and verifies digests', async () => {
