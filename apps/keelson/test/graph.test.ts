@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalRegistry } from './e2e-upgrade-payload.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const CIN = new URL('./fixtures/upstream/cincinnati/', import.meta.url);
@@ -428,6 +429,70 @@ describe(
       });
       const edges = doc.edges.map(([a, b]) => `${versions[a]}->${versions[b]}`).sort();
       expect(edges).toEqual(['4.16.0->4.16.1', '4.16.0->4.16.2', '4.16.1->4.16.2', '4.16.1->4.16.3']);
+    });
+
+    it('--repository scrapes every tag of a real docker-registry repository, like release-scrape-dockerv2', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'keelson-graph-repo-'));
+      mkdirSync(join(root, 'registry'));
+      const registry = await LocalRegistry.start(join(root, 'registry'));
+      try {
+        const push = (dir: string, tag: string): string => {
+          const layout = join(root, `layout-${tag}`);
+          layoutFrom(dir, layout);
+          return registry.push(layout, 'ocp/release', tag, join(root, `digest-${tag}`));
+        };
+        const channels = { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' };
+        const ref0 = push(payloadDir(root, '4.16.0', [], channels), '4.16.0-x86_64');
+        // a second tag of the same image is read once
+        expect(push(payloadDir(root, '4.16.0', [], channels), 'stable')).toBe(ref0);
+        const ref1 = push(payloadDir(root, '4.16.1', ['4.16.0'], channels), '4.16.1-x86_64');
+        // an image without release-metadata is skipped with a warning
+        const tools = join(root, 'tools');
+        mkdirSync(join(tools, 'manifests'), { recursive: true });
+        mkdirSync(join(tools, 'release-manifests'), { recursive: true });
+        push(tools, 'tools');
+        const repo = `${registry.host}/ocp/release`;
+        const c = spawn(process.execPath, [BIN, 'graph', 'serve', '--repository', repo, '--port', '0'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, XDG_CACHE_HOME: join(root, 'cache') },
+        });
+        try {
+          let errOut = '';
+          c.stderr.on('data', (b: Buffer) => (errOut += b.toString()));
+          const url = await new Promise<string>((resolve, reject) => {
+            let out = '';
+            c.stdout.on('data', (b: Buffer) => {
+              out += b.toString();
+              const m = /serving (\d+) releases at (http:\/\/127\.0\.0\.1:\d+\S*)\n/.exec(out);
+              if (m) resolve(m[2]!);
+            });
+            c.once('exit', (code) => reject(new Error(`serve exited ${code}: ${errOut}`)));
+          });
+          expect(errOut).toContain(`${repo}:tools: not a release image`);
+          const doc = (await (await fetch(`${url}?channel=stable-4.16`)).json()) as {
+            nodes: { version: string; payload: string; metadata: Record<string, string> }[];
+            edges: [number, number][];
+          };
+          const byVersion = new Map(doc.nodes.map((n) => [n.version, n]));
+          expect([...byVersion.keys()].sort()).toEqual(['4.16.0', '4.16.1']);
+          expect(byVersion.get('4.16.0')?.payload).toBe(ref0);
+          expect(byVersion.get('4.16.1')?.payload).toBe(ref1);
+          expect(byVersion.get('4.16.1')?.metadata['io.openshift.upgrades.graph.release.manifestref']).toBe(
+            ref1.split('@')[1],
+          );
+          expect(doc.edges.map(([a, b]) => `${doc.nodes[a]?.version}->${doc.nodes[b]?.version}`)).toEqual([
+            '4.16.0->4.16.1',
+          ]);
+        } finally {
+          c.kill('SIGTERM');
+        }
+        const missing = await run(['graph', 'serve', '--repository', `${registry.host}/ocp/none`, '--port', '0']);
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toContain(`--repository ${registry.host}/ocp/none:`);
+        expect(missing.stderr).toContain('HTTP 404');
+      } finally {
+        await registry.stop();
+      }
     });
 
     it('a version given twice or a bad payload source is an error naming the source', async () => {

@@ -24,7 +24,7 @@ import {
   type ReleaseInput,
   readReleasesDir,
 } from '@keelson/update-graph';
-import { openPayload, PayloadError, type ReleasePayload } from '@keelson/release-payload';
+import { releasesFromPayloads, releasesFromRepositories } from './graph-releases.js';
 import {
   addOutputOption,
   CliError,
@@ -38,6 +38,8 @@ import {
   type OutputFlags,
 } from '../output.js';
 import { parseDuration } from '../flags.js';
+
+export { MANIFESTREF_KEY, releaseInputFromPayload } from './graph-releases.js';
 
 interface SourceOptions {
   upstream?: string;
@@ -167,66 +169,6 @@ const collect = (v: string, prev: string[] | undefined): string[] => [
     .filter((x) => x !== ''),
 ];
 const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
-
-/** Metadata key graph-builder's release scraper adds to each node: the release image manifest digest. */
-export const MANIFESTREF_KEY = 'io.openshift.upgrades.graph.release.manifestref';
-
-/**
- * The graph node graph-builder would make from a scraped release image: version, previous and next from
- * release-metadata; payload = `<repository>@<digest>` when the image digest is known (else the source);
- * metadata = release-metadata's string values plus the manifestref key (digest) when known.
- */
-export function releaseInputFromPayload(p: ReleasePayload, warnings: string[] = []): ReleaseInput {
-  const metadata: Record<string, string> = {};
-  for (const [k, v] of Object.entries(p.metadata.metadata)) {
-    if (typeof v === 'string') metadata[k] = v;
-    else warnings.push(`${p.source}: release-metadata metadata.${k} is not a string; left out of the graph node`);
-  }
-  let payload = p.source;
-  const digest = p.image?.digest;
-  if (digest !== undefined && /^sha256:[a-f0-9]{64}$/.test(digest)) {
-    metadata[MANIFESTREF_KEY] = digest;
-    const ref = p.image?.reference ?? p.source;
-    const repo = ref
-      .replace(/^docker:\/\//, '')
-      .replace(/@sha256:[a-f0-9]{64}$/, '')
-      .replace(/:[\w][\w.-]*$/, '');
-    payload =
-      /^(oci|oci-archive|docker-archive):/.test(ref) || !repo.includes('/')
-        ? `${p.source}@${digest}`
-        : `${repo}@${digest}`;
-  }
-  const arch = p.image?.architecture;
-  return {
-    kind: p.metadata.kind,
-    version: p.metadata.version,
-    payload,
-    previous: p.metadata.previous,
-    next: p.metadata.next,
-    metadata,
-    ...(metadata['release.openshift.io/architecture'] === 'multi'
-      ? {}
-      : arch !== undefined && arch !== ''
-        ? { arch }
-        : {}),
-  };
-}
-
-async function releasesFromPayloads(sources: string[], warnings: string[]): Promise<ReleaseInput[]> {
-  const out: ReleaseInput[] = [];
-  for (const source of sources) {
-    let p: ReleasePayload;
-    try {
-      p = await openPayload(source);
-    } catch (e) {
-      if (e instanceof PayloadError) throw new CliError(`--payload ${source}: ${e.message}`);
-      throw e;
-    }
-    for (const w of p.warnings) warnings.push(`${source}: ${w}`);
-    out.push(releaseInputFromPayload(p, warnings));
-  }
-  return out;
-}
 
 /** Registers `keelson graph …`: updates, path, draw, serve (see @keelson/update-graph README). */
 export function registerGraphCommands(program: Command): void {
@@ -394,6 +336,16 @@ function registerDraw(graph: Command): void {
   );
 }
 
+/** A progress line on a TTY's stderr while a repository is scraped; nothing otherwise. */
+function scrapeProgress(): ((repository: string, done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  return (repository, done, total) => {
+    process.stderr.write(
+      `\rscraping ${repository}: ${String(done)}/${String(total)} images${done === total ? '\n' : ''}`,
+    );
+  };
+}
+
 /** `keelson graph serve`. */
 function registerServe(graph: Command): void {
   graph
@@ -407,6 +359,11 @@ function registerServe(graph: Command): void {
       'release payload (directory, OCI layout, archive or docker://image), read like graph-builder scrapes release images (repeatable)',
       repeat,
     )
+    .option(
+      '--repository <host/repo>',
+      "registry repository whose every tag is a release image, scraped like graph-builder's release-scrape-dockerv2 (repeatable)",
+      repeat,
+    )
     .option('--graph-data <dir>', 'cincinnati-graph-data directory')
     .option('--port <port>', 'port (0 = any free port)', '8080')
     .option('--host <host>', 'address to bind', '127.0.0.1')
@@ -415,6 +372,7 @@ function registerServe(graph: Command): void {
       async (o: {
         releases?: string;
         payload?: string[];
+        repository?: string[];
         graphData?: string;
         port: string;
         host: string;
@@ -423,13 +381,16 @@ function registerServe(graph: Command): void {
         const port = Number(o.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw usageError(`--port must be 0-65535, got ${o.port}`);
-        if (o.releases === undefined && (o.payload ?? []).length === 0)
-          throw usageError('a release source is required: --releases DIR and/or --payload SOURCE');
+        if (o.releases === undefined && (o.payload ?? []).length === 0 && (o.repository ?? []).length === 0)
+          throw usageError('a release source is required: --releases DIR, --payload SOURCE and/or --repository REPO');
         const warnings: string[] = [];
         let srv;
         try {
           const releases: ReleaseInput[] = o.releases !== undefined ? readReleasesDir(o.releases) : [];
-          const fromPayloads = await releasesFromPayloads(o.payload ?? [], warnings);
+          const fromPayloads = [
+            ...(await releasesFromPayloads(o.payload ?? [], warnings)),
+            ...(await releasesFromRepositories(o.repository ?? [], warnings, scrapeProgress())),
+          ];
           const seen = new Map(releases.map((r) => [r.version, r.payload]));
           for (const r of fromPayloads) {
             const other = seen.get(r.version);
