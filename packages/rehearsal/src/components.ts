@@ -217,6 +217,17 @@ export function loadComponents(requestUpgrade: UpgradeRequester = requestUpgrade
 }
 
 /**
+ * The daemons' retry of a failed sync (the MCO daemon's 1 s doubling to 60 s) on the rehearsal's clock, as every other
+ * duration: unscaled, one transient API error held a node Degraded for up to a simulated hour at time scale 60.
+ */
+export function daemonSyncBackoff(timeScale: number): { initialMs: number; maxMs: number } {
+  return {
+    initialMs: Math.max(10, Math.round(1000 / timeScale)),
+    maxMs: Math.max(10, Math.round(60_000 / timeScale)),
+  };
+}
+
+/**
  * Leader election on the compressed clock: `scaledLeaderElection` of `@keelson/kube` (the one copy of the Lease timing:
  * upstream's 137 s / 107 s / 26 s scaled, rounded up to whole seconds, floored at 15 s / 10 s / 2 s of wall time).
  */
@@ -307,6 +318,7 @@ async function startNodes(
     nodes: specs,
     ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
     rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),
+    syncBackoff: daemonSyncBackoff(ctx.timeScale),
     rootDir: `${ctx.workDir}/nodes`,
     faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
     logger: componentLogger(ctx, 'machine-config-daemon'),
