@@ -23,6 +23,7 @@ import {
   type ResourceApplier,
   type TaskBackoff,
 } from '@keelson/cluster-version';
+import { inGraphNode } from './graph-node-scope.js';
 
 /** Sync-worker state. */
 export type SyncMode = 'initializing' | 'updating' | 'reconciling';
@@ -100,10 +101,8 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
     levelRemaining.set(lvl, left);
     if (left === 0) o.observer?.runLevelFinished?.({ runLevel: lvl });
   };
-  const errs = await runGraph(
-    plan.graph,
-    { maxParallelism: plan.parallelism, signal: o.signal },
-    async (nodeTasks, ctx) => {
+  const errs = await runGraph(plan.graph, { maxParallelism: plan.parallelism, signal: o.signal }, (nodeTasks, ctx) =>
+    inGraphNode(nodeTasks[0]?.index ?? 0, async () => {
       await precreateOperators(nodeTasks, o);
       for (const t of nodeTasks) {
         if (ctx.signal.aborted) throw new Error(`update context canceled at ${done} of ${total}`);
@@ -115,7 +114,7 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
         const action = await runTask(t, o, ctx.signal);
         finishTask(t, action);
       }
-    },
+    }),
   );
   return { done, total, error: summarizeTaskGraphErrors(errs) };
 }
