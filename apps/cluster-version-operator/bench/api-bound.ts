@@ -10,12 +10,26 @@
  *   two requests' CPU overlaps: that sum is the least wall time any schedule needs).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import type { ClientRequest } from 'node:http';
 import type { KubeClient } from '@keelson/kube';
 import type { TaskNode } from '@keelson/manifest-graph';
 import type { Manifest } from '@keelson/release-payload';
 import { RestMapper, type RestMapping } from '@keelson/cluster-version';
-import { currentGraphNode } from '../src/sync/graph-node-scope.js';
+
+/**
+ * Time (ms) this process's main thread has waited on a run queue, ready to run while other processes had the CPUs
+ * (Linux `/proc/self/schedstat`, second field); undefined where the kernel does not tell. Subtracted from wall times it
+ * leaves what the run would take on an idle machine.
+ */
+export function runQueueWaitMs(): number | undefined {
+  try {
+    const waited = Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+    return Number.isFinite(waited) ? waited / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A request class: verb and whether the object is a CustomResourceDefinition (their writes compile schemas). */
 export type RequestClass = `${'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OTHER'} ${'crd' | 'obj'}`;
@@ -36,9 +50,13 @@ export class RequestRecorder {
     const req = (m as { request: ClientRequest }).request;
     const ua = req.getHeader('user-agent');
     if (typeof ua !== 'string' || !ua.startsWith(this.userAgent)) return;
-    this.seen.push({ node: currentGraphNode(), method: req.method, path: req.path });
+    this.seen.push({ node: this.currentNode(), method: req.method, path: req.path });
   };
-  constructor(private readonly userAgent: string) {
+  constructor(
+    private readonly userAgent: string,
+    /** `currentGraphNode` of the operator module under measurement. */
+    private readonly currentNode: () => number | undefined,
+  ) {
     subscribe('http.client.request.start', this.onStart);
   }
   close(): void {
@@ -53,8 +71,11 @@ function classOf(method: string, path: string): RequestClass {
   return `${verb as 'GET'} ${path.startsWith(CRD_PATH) ? 'crd' : 'obj'}`;
 }
 
-/** Mean cost per request class as a probe measured it: wall time (latency) and CPU of this process. */
-export type ClassCosts = Map<RequestClass, { ms: number; cpuMs: number; n: number }>;
+/**
+ * Mean cost per request class as a probe measured it: wall time (latency), wall time less the run-queue wait (the
+ * latency on an idle machine) and CPU of this process.
+ */
+export type ClassCosts = Map<RequestClass, { ms: number; readyMs: number; cpuMs: number; n: number }>;
 
 /** A probe copy of a manifest (renamed; CRDs get their own group) or undefined when it cannot be copied. */
 function probeCopy(m: Manifest, i: number): Record<string, unknown> | undefined {
@@ -76,11 +97,18 @@ function probeCopy(m: Manifest, i: number): Record<string, unknown> | undefined 
 
 async function timed(costs: ClassCosts, cls: RequestClass, fn: () => Promise<unknown>): Promise<unknown> {
   const t = performance.now();
+  const w = runQueueWaitMs() ?? 0;
   const c0 = process.cpuUsage();
   const r = await fn();
   const cpu = process.cpuUsage(c0);
-  const c = costs.get(cls) ?? { ms: 0, cpuMs: 0, n: 0 };
-  costs.set(cls, { ms: c.ms + performance.now() - t, cpuMs: c.cpuMs + (cpu.user + cpu.system) / 1000, n: c.n + 1 });
+  const ms = performance.now() - t;
+  const c = costs.get(cls) ?? { ms: 0, readyMs: 0, cpuMs: 0, n: 0 };
+  costs.set(cls, {
+    ms: c.ms + ms,
+    readyMs: c.readyMs + ms - ((runQueueWaitMs() ?? 0) - w),
+    cpuMs: c.cpuMs + (cpu.user + cpu.system) / 1000,
+    n: c.n + 1,
+  });
   return r;
 }
 
@@ -119,7 +147,7 @@ export async function probe(
     await timed(costs, k('DELETE'), () => client.request('DELETE', path));
   }
   const out: ClassCosts = new Map();
-  for (const [c, v] of costs) out.set(c, { ms: v.ms / v.n, cpuMs: v.cpuMs / v.n, n: v.n });
+  for (const [c, v] of costs) out.set(c, { ms: v.ms / v.n, readyMs: v.readyMs / v.n, cpuMs: v.cpuMs / v.n, n: v.n });
   return out;
 }
 
@@ -132,17 +160,17 @@ export function meanCosts(a: ClassCosts, b: ClassCosts): ClassCosts {
     out.set(
       c,
       x && y
-        ? { ms: (x.ms + y.ms) / 2, cpuMs: (x.cpuMs + y.cpuMs) / 2, n: x.n + y.n }
-        : (x ?? y ?? { ms: 0, cpuMs: 0, n: 0 }),
+        ? { ms: (x.ms + y.ms) / 2, readyMs: (x.readyMs + y.readyMs) / 2, cpuMs: (x.cpuMs + y.cpuMs) / 2, n: x.n + y.n }
+        : (x ?? y ?? { ms: 0, readyMs: 0, cpuMs: 0, n: 0 }),
     );
   }
   return out;
 }
 
-function costOf(costs: ClassCosts, cls: RequestClass): { ms: number; cpuMs: number } {
+function costOf(costs: ClassCosts, cls: RequestClass): { ms: number; readyMs: number; cpuMs: number } {
   // a class the probe did not see (PATCH, or a verb on CRDs): the same verb on other objects, else a GET
   const c = costs.get(cls) ?? costs.get(`${cls.split(' ')[0] as 'GET'} obj`) ?? costs.get('GET obj');
-  return { ms: c?.ms ?? 0, cpuMs: c?.cpuMs ?? 0 };
+  return { ms: c?.ms ?? 0, readyMs: c?.readyMs ?? 0, cpuMs: c?.cpuMs ?? 0 };
 }
 
 /** What {@link apiBound} found. */
@@ -153,12 +181,16 @@ export interface ApiBound {
   /** Requests of the operator outside any node (status writes, Lease, informer lists), watches excluded. */
   otherRequests: number;
   criticalPathRequests: number;
+  /** The critical path at the probed latency, and at the latency less run-queue waits (an idle machine). */
   criticalPathMs: number;
+  criticalPathReadyMs: number;
   /** All of the operator's requests (node work and the rest) one after another: wall and CPU. */
   serialMs: number;
   serialCpuMs: number;
   boundMs: number;
   byClass: Record<string, number>;
+  /** Requests outside any node's work, by verb and path (watches excluded). */
+  other: Record<string, number>;
 }
 
 /** Requests of a node that are its work: its manifests' object and collection paths, and discovery. */
@@ -194,8 +226,10 @@ export function apiBound(
   nodes.forEach((n, i) => byKey.set(n.tasks[0]?.index ?? 0, i));
   const paths = nodes.map((n) => nodePaths(n, mappings));
   const weight = new Array<number>(nodes.length).fill(0);
+  const readyWeight = new Array<number>(nodes.length).fill(0);
   const count = new Array<number>(nodes.length).fill(0);
   const byClass: Record<string, number> = {};
+  const other: Record<string, number> = {};
   let serialMs = 0;
   let serialCpuMs = 0;
   let nodeRequests = 0;
@@ -215,13 +249,40 @@ export function apiBound(
       ((s.method === 'POST' && p.collections.has(path)) ||
         (s.method !== 'POST' && p.objects.has(path)) ||
         (s.method === 'GET' && isDiscovery(path)));
-    if (!own || idx === undefined) continue;
+    if (!own || idx === undefined) {
+      const key = `${s.method} ${path}`;
+      other[key] = (other[key] ?? 0) + 1;
+      continue;
+    }
     nodeRequests++;
     byClass[cls] = (byClass[cls] ?? 0) + 1;
     weight[idx] = (weight[idx] ?? 0) + cost.ms;
+    readyWeight[idx] = (readyWeight[idx] ?? 0) + cost.readyMs;
     count[idx] = (count[idx] ?? 0) + 1;
   }
-  // longest path through the graph (memoized over the in-edges)
+  const cp = longestPath(nodes, weight, count);
+  const cpReady = longestPath(nodes, readyWeight, count);
+  return {
+    nodeRequests,
+    operatorRequests,
+    otherRequests: operatorRequests - nodeRequests,
+    criticalPathRequests: cp.requests,
+    criticalPathMs: cp.ms,
+    criticalPathReadyMs: cpReady.ms,
+    serialMs,
+    serialCpuMs,
+    boundMs: Math.max(cp.ms, serialCpuMs),
+    byClass,
+    other,
+  };
+}
+
+/** The heaviest path through the graph (memoized over the in-edges): its weight and its requests. */
+function longestPath(
+  nodes: readonly TaskNode<Manifest>[],
+  weight: readonly number[],
+  count: readonly number[],
+): { ms: number; requests: number } {
   const finish = new Array<number | undefined>(nodes.length);
   const reqs = new Array<number>(nodes.length).fill(0);
   const visit = (i: number): number => {
@@ -241,16 +302,5 @@ export function apiBound(
   };
   let last = 0;
   for (let i = 0; i < nodes.length; i++) if (visit(i) > (finish[last] ?? 0)) last = i;
-  const criticalPathMs = finish[last] ?? 0;
-  return {
-    nodeRequests,
-    operatorRequests,
-    otherRequests: operatorRequests - nodeRequests,
-    criticalPathRequests: reqs[last] ?? 0,
-    criticalPathMs,
-    serialMs,
-    serialCpuMs,
-    boundMs: Math.max(criticalPathMs, serialCpuMs),
-    byClass,
-  };
+  return { ms: finish[last] ?? 0, requests: reqs[last] ?? 0 };
 }

@@ -87,15 +87,17 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
   const plan = planSync(tasks, { mode: o.mode, attempt: o.attempt });
   let done = 0;
   const levelRemaining = new Map<string, number>();
+  // the run level of each task, matched once (the pattern backtracks over the component name)
+  const levelOf = new Map(tasks.map((t) => [t, runLevelOf(t.filename)]));
   for (const t of tasks) {
-    const lvl = runLevelOf(t.filename);
+    const lvl = levelOf.get(t);
     if (lvl !== undefined) levelRemaining.set(lvl, (levelRemaining.get(lvl) ?? 0) + 1);
   }
   const startedLevels = new Set<string>();
   const finishTask = (t: Task<Manifest>, action: ApplyAction | 'skipped'): void => {
     if (action !== 'skipped') done++;
     o.observer?.manifestApplied?.({ task: taskString(t), action, done, total });
-    const lvl = runLevelOf(t.filename);
+    const lvl = levelOf.get(t);
     if (lvl === undefined) return;
     const left = (levelRemaining.get(lvl) ?? 1) - 1;
     levelRemaining.set(lvl, left);
