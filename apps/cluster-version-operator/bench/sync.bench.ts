@@ -302,6 +302,10 @@ async function run(): Promise<void> {
   while (recStartIdx > 0 && events[recStartIdx]?.type !== 'syncStarted') recStartIdx--;
   const reconcileMs = (at[recIdx] ?? 0) - (at[recStartIdx] ?? 0);
   const rss = process.memoryUsage().rss;
+  // the second probe with the operator and the simulator stopped, as the first ran before they started: both measure
+  // the requests alone (the operator's own watches of what it writes count against the sync, not the bound)
+  await simulator.stop();
+  await cvo.stop();
   const after = await probe(client, sample, 2);
   const costs = meanCosts(before, after);
   const plan = planSync(tasksOf(included), { mode: 'initializing' });
@@ -355,8 +359,6 @@ async function run(): Promise<void> {
       rssDeltaMiB: Math.round((rss - rssBefore) / 1048576),
     }),
   );
-  await simulator.stop();
-  await cvo.stop();
   await sandbox.stop();
   await rm(work, { recursive: true, force: true });
 }
