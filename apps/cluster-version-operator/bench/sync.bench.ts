@@ -229,6 +229,8 @@ async function run(): Promise<void> {
     listen: '127.0.0.1:0',
     updateService: 'http://127.0.0.1:9/graph',
     timeScale: Number(process.env['CVO_BENCH_TIME_SCALE'] ?? 1),
+    // CVO_BENCH_LIVE_CACHE=0: GET each manifest instead of reading the live-object watches (upstream's resourceapply)
+    liveObjectCache: process.env['CVO_BENCH_LIVE_CACHE'] !== '0',
     intervals: {
       leaseDurationMs: 5000,
       renewDeadlineMs: 4000,
