@@ -16,6 +16,7 @@ export {
   type ApplyObserver,
   type SyncMode,
 } from './sync/run-payload.js';
+export { currentGraphNode } from './sync/graph-node-scope.js';
 export { specChanged, clusterOperatorActivity } from './operator/wake.js';
 export type * from './api-types.js';
 export {

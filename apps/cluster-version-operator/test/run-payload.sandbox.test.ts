@@ -4,13 +4,16 @@
  * only reported in Initializing (upstream UpdateEffectReport) and fails the apply otherwise; applied objects get the
  * ClusterVersion owner reference, ClusterOperators do not.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { rm } from 'node:fs/promises';
+import type { ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nullLogger, type KubeClient } from '@keelson/kube';
 import type { Sandbox } from '@keelson/kube-sandbox';
 import { parseManifestFile, type Manifest, type PayloadIssue } from '@keelson/release-payload';
 import { ResourceApplier, UpdateError } from '@keelson/cluster-version';
 import { runPayload, type SyncMode } from '../src/sync/run-payload.js';
+import { currentGraphNode } from '../src/sync/graph-node-scope.js';
 import { startCluster } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -67,9 +70,9 @@ status:
   return out;
 }
 
-function run(applier: ResourceApplier, mode: SyncMode): ReturnType<typeof runPayload> {
+function run(applier: ResourceApplier, mode: SyncMode, list = manifests()): ReturnType<typeof runPayload> {
   return runPayload({
-    manifests: manifests(),
+    manifests: list,
     mode,
     attempt: 0,
     applier,
@@ -129,5 +132,34 @@ describe('runPayload', () => {
       '/apis/config.openshift.io/v1/clusteroperators/demo',
     );
     expect(co.metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('runs each graph node in its scope: every request of a node carries the index of its first manifest', async () => {
+    const issues: PayloadIssue[] = [];
+    const cm = (ns: string, name: string): string =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n  annotations:\n${INCLUDE}\n`;
+    const list = [
+      ...parseManifestFile(cm('openshift-cluster-version', 'scope-a'), '0000_10_alpha_01_cm.yaml', 'manifests', issues),
+      ...parseManifestFile(cm('default', 'scope-b'), '0000_50_beta_01_cm.yaml', 'manifests', issues),
+    ];
+    expect(issues).toEqual([]);
+    const seen: [string, number | undefined][] = [];
+    const onStart = (m: unknown): void => {
+      const req = (m as { request: ClientRequest }).request;
+      seen.push([`${req.method} ${req.path}`, currentGraphNode()]);
+    };
+    subscribe('http.client.request.start', onStart);
+    const applier = new ResourceApplier(client, nullLogger, { liveObjectCache: false });
+    try {
+      expect((await run(applier, 'initializing', list)).error).toBeNull();
+      await client.request('GET', '/api/v1/namespaces/default/configmaps/scope-b');
+    } finally {
+      unsubscribe('http.client.request.start', onStart);
+      await applier.close();
+    }
+    expect(seen).toContainEqual(['POST /api/v1/namespaces/openshift-cluster-version/configmaps', 1]);
+    expect(seen).toContainEqual(['POST /api/v1/namespaces/default/configmaps', 2]);
+    // outside runPayload no node
+    expect(seen.at(-1)).toEqual(['GET /api/v1/namespaces/default/configmaps/scope-b', undefined]);
   });
 });

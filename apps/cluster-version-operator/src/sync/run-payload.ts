@@ -23,6 +23,7 @@ import {
   type ResourceApplier,
   type TaskBackoff,
 } from '@keelson/cluster-version';
+import { inGraphNode } from './graph-node-scope.js';
 
 /** Sync-worker state. */
 export type SyncMode = 'initializing' | 'updating' | 'reconciling';
@@ -86,24 +87,24 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
   const plan = planSync(tasks, { mode: o.mode, attempt: o.attempt });
   let done = 0;
   const levelRemaining = new Map<string, number>();
+  // the run level of each task, matched once (the pattern backtracks over the component name)
+  const levelOf = new Map(tasks.map((t) => [t, runLevelOf(t.filename)]));
   for (const t of tasks) {
-    const lvl = runLevelOf(t.filename);
+    const lvl = levelOf.get(t);
     if (lvl !== undefined) levelRemaining.set(lvl, (levelRemaining.get(lvl) ?? 0) + 1);
   }
   const startedLevels = new Set<string>();
   const finishTask = (t: Task<Manifest>, action: ApplyAction | 'skipped'): void => {
     if (action !== 'skipped') done++;
     o.observer?.manifestApplied?.({ task: taskString(t), action, done, total });
-    const lvl = runLevelOf(t.filename);
+    const lvl = levelOf.get(t);
     if (lvl === undefined) return;
     const left = (levelRemaining.get(lvl) ?? 1) - 1;
     levelRemaining.set(lvl, left);
     if (left === 0) o.observer?.runLevelFinished?.({ runLevel: lvl });
   };
-  const errs = await runGraph(
-    plan.graph,
-    { maxParallelism: plan.parallelism, signal: o.signal },
-    async (nodeTasks, ctx) => {
+  const errs = await runGraph(plan.graph, { maxParallelism: plan.parallelism, signal: o.signal }, (nodeTasks, ctx) =>
+    inGraphNode(nodeTasks[0]?.index ?? 0, async () => {
       await precreateOperators(nodeTasks, o);
       for (const t of nodeTasks) {
         if (ctx.signal.aborted) throw new Error(`update context canceled at ${done} of ${total}`);
@@ -115,7 +116,7 @@ export async function runPayload(o: RunPayloadOptions): Promise<RunPayloadResult
         const action = await runTask(t, o, ctx.signal);
         finishTask(t, action);
       }
-    },
+    }),
   );
   return { done, total, error: summarizeTaskGraphErrors(errs) };
 }
