@@ -8,8 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient, KubeConfig } from '@keelson/kube';
 import { startVirtualNodes, type VirtualNodes } from '../src/virtual/harness.js';
 import { startCountingProxy, type CountingProxy } from './helpers/counting-proxy.js';
+import { NODE_ANNOTATIONS } from '@keelson/api';
+import type { DaemonEvent } from '../src/daemon/events.js';
 import {
   DrainResponder,
+  annotation,
+  until,
   createMc,
   createPool,
   machineConfig,
@@ -27,6 +31,7 @@ describe('virtual node update requests', () => {
   let proxy: CountingProxy;
   let client: KubeClient;
   let vn: VirtualNodes;
+  const events: DaemonEvent[] = [];
 
   beforeAll(async () => {
     env = await startEnv();
@@ -43,6 +48,7 @@ describe('virtual node update requests', () => {
       rootDir: env.dir,
       rebootDurationMs: 100,
       syncBackoff: { initialMs: 50, maxMs: 400 },
+      onEvent: (e) => events.push(e),
     });
     await untilDone(env.client, NODE, 'rendered-worker-1');
   }, 60_000);
@@ -75,5 +81,24 @@ describe('virtual node update requests', () => {
       .slice(from)
       .filter((r) => r.method === 'PATCH' && r.path.startsWith(`${nodePath}/status`));
     expect(statusPatches.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('a power cycle of a Done node writes no Node annotation: state Done and its config are already there', async () => {
+    const done: DaemonEvent[] = [];
+    const m = vn.machines.get(NODE);
+    if (m === undefined) throw new Error('no machine');
+    await m.stop();
+    const from = proxy.requests.length;
+    events.length = 0;
+    await m.start();
+    await until(() => events.some((e) => e.node === NODE && e.phase === 'done'), 20_000, 'done after the boot');
+    done.push(...events);
+    const patches = proxy.requests
+      .slice(from)
+      .filter((r) => r.method === 'PATCH' && r.path.split('?')[0] === `/api/v1/nodes/${NODE}`);
+    expect(patches).toEqual([]);
+    // the boot did report: the Done path ran (its events, e.g. NodeDone, were recorded)
+    expect(done.map((e) => e.phase)).toContain('done');
+    expect(await annotation(env.client, NODE, NODE_ANNOTATIONS.state)).toBe('Done');
   }, 60_000);
 });

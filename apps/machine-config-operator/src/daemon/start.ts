@@ -163,7 +163,7 @@ export function clusterAccessFor(
   pool?: string,
 ): ClusterAccess {
   return {
-    writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
+    writer: new NodeWriter(p.client, nodeName, p.events, p.stats, source),
     source,
     configs: p.configs,
     nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client, DEFAULT_POLICY_STATUS_WAIT, p.machineConfigurations),

@@ -265,7 +265,7 @@ export class VirtualMachine {
       root: this.root,
       host: this.host,
       node: this.#o.source,
-      writer: new NodeWriter(p.client, this.name, p.events, p.stats),
+      writer: new NodeWriter(p.client, this.name, p.events, p.stats, this.#o.source),
       controllerConfigs: p.controllerConfigs,
       logger: this.#o.logger,
     });
