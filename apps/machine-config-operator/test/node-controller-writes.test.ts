@@ -62,7 +62,7 @@ describe('node controller writes', { timeout: 60_000 }, () => {
         },
       },
       spec: { taints: [{ ...UPDATE_IN_PROGRESS_TAINT }] },
-    } as Node);
+    });
     const shared = createSharedInformers(mgr, nullLogger);
     await waitFor('pool cached', () => shared.pools.store.get('worker'));
     const stillNodes = new Informer<Node>(client, Nodes);
