@@ -12,6 +12,7 @@
 //
 // Usage (build first: pnpm turbo run build --filter=keelson-cli...):
 //   node bench/overhead.mjs [--workers 3,30,100] [--extra 0,600] [--masters 3] [--time-scale 600] [--json FILE]
+//                           [--max-unavailable worker=10%]... (spec.maxUnavailable of a pool, as `keelson rehearse`)
 // Every worker count runs with the plain payload; every extra count > 0 runs with the first worker count.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     'time-scale': { type: 'string', default: '600' },
     timeout: { type: 'string', default: '1800' },
     json: { type: 'string' },
+    'max-unavailable': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -43,7 +45,7 @@ else await parent();
 /** One rehearsal in this process; prints one JSON line with what the parent needs. */
 async function child(o) {
   // the rehearsal of @keelson/rehearsal with what `keelson rehearse` passes it (its upgrade request, `mcp why`)
-  const { rehearse, parseFaults } = await import('@keelson/rehearsal');
+  const { rehearse, parseFaults, parseMaxUnavailable } = await import('@keelson/rehearsal');
   const { requestUpgradeLikeTheCli, diagnoseClusterPools } = await import(DIST);
   const work = await mkdtemp(join(tmpdir(), 'keelson-overhead-'));
   try {
@@ -54,6 +56,9 @@ async function child(o) {
       masters: o.masters,
       workers: o.workers,
       pools: {},
+      ...(o.maxUnavailable.length > 0
+        ? { maxUnavailable: parseMaxUnavailable(o.maxUnavailable, ['master', 'worker']) }
+        : {}),
       timeScale: o.timeScale,
       faults: parseFaults([], [], []),
       timeoutSeconds: o.timeout,
@@ -193,6 +198,7 @@ async function parent() {
         workers: run.workers,
         timeScale,
         timeout: Number(values.timeout),
+        maxUnavailable: values['max-unavailable'],
       });
       if (r.outcome !== 'Completed')
         throw new Error(`workers=${run.workers} extra=${run.extra}: ${r.outcome}: ${r.message}`);

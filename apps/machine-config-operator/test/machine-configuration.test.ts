@@ -5,11 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCrds, type MachineConfiguration } from '@keelson/api';
-import { ConfigMaps, MachineConfigurations, nullLogger } from '@keelson/kube';
+import { ConfigMaps, Informer, KubeClient, MachineConfigurations, nullLogger } from '@keelson/kube';
 import { startMachineConfigOperator, type Running } from '../src/index.js';
 import { machineConfigurationStatus } from '../src/operator/machine-configuration.js';
 import { nodeDisruptionPolicyReader } from '../src/daemon/start.js';
 import { startTestCluster, waitFor, type TestCluster } from './helpers/cluster.js';
+import { startCountingProxy } from './helpers/counting-proxy.js';
+
+const MCFG_PATH = '/apis/operator.openshift.io/v1/machineconfigurations';
 
 const mc = (spec: MachineConfiguration['spec'], generation = 3): MachineConfiguration => ({
   apiVersion: 'operator.openshift.io/v1',
@@ -109,5 +112,50 @@ describe('MachineConfiguration cluster on the API server', () => {
     const rv = (await mcs.get('cluster')).metadata.resourceVersion;
     await new Promise((r) => setTimeout(r, 500));
     expect((await mcs.get('cluster')).metadata.resourceVersion).toBe(rv);
+  }, 60_000);
+
+  it('a reader given a watch reads MachineConfiguration cluster from it: no GET per update, the wait re-reads the watch', async () => {
+    tc = await startTestCluster();
+    for (const crd of await loadCrds(['MachineConfiguration']))
+      await tc.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+    const mcs = tc.client.resource(MachineConfigurations);
+    await waitFor('CRD served', () => mcs.list().then(() => true));
+    const proxy = await startCountingProxy(tc.sandbox.url);
+    const client = new KubeClient(proxy.kubeConfig(tc.kubeConfig));
+    const watched = new Informer(client, MachineConfigurations, { fieldSelector: 'metadata.name=cluster' });
+    try {
+      watched.start();
+      await watched.waitForSync();
+      const read = nodeDisruptionPolicyReader(client, { intervalMs: 20, timeoutMs: 200 }, watched);
+      const gets = (): number =>
+        proxy.requests.filter((r) => r.method === 'GET' && r.path.startsWith(MCFG_PATH) && !r.path.includes('watch'))
+          .length;
+      const listed = gets(); // the informer's list
+      expect(await read()).toBeUndefined(); // no object in the watch: the defaults
+      await mcs.create(mc({ managementState: 'Managed' }));
+      await waitFor('watch sees the object', () => watched.store.get('cluster'));
+      await expect(read()).rejects.toThrow('NodeDisruptionPolicyStatus was not ready');
+      // the operator publishes the status while a daemon waits: the wait picks it up from the watch
+      const waiting = read();
+      const o = await mcs.get('cluster');
+      await mcs.updateStatus({
+        ...o,
+        status: {
+          observedGeneration: o.metadata.generation ?? 0,
+          nodeDisruptionPolicyStatus: {
+            clusterPolicies: { units: [{ name: 'my.service', actions: [{ type: 'DaemonReload' }] }] },
+          },
+        },
+      });
+      const policy = await waiting;
+      expect(policy?.units?.[0]).toEqual({ name: 'my.service', actions: [{ type: 'DaemonReload' }] });
+      expect(gets()).toBe(listed);
+      // without the watch the same reader GETs the object on every call (upstream's GET per update)
+      await nodeDisruptionPolicyReader(client, { intervalMs: 20, timeoutMs: 200 })();
+      expect(gets()).toBe(listed + 1);
+    } finally {
+      await watched.stop();
+      await proxy.stop();
+    }
   }, 60_000);
 });

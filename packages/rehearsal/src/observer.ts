@@ -14,6 +14,7 @@ import {
   type KubeObject,
 } from '@keelson/kube';
 import { mcnEvents } from './mcn.js';
+import { unsettledDaemons } from './settled.js';
 import {
   clusterOperatorEvents,
   clusterVersionEvents,
@@ -40,6 +41,8 @@ export interface Observer {
   clusterOperators(): KubeObject[];
   pools(): KubeObject[];
   nodes(): NodeView[];
+  /** Nodes whose daemon has not finished its first sync (see {@link unsettledDaemons}). */
+  unsettledDaemons(): string[];
   /** Resolves once every informer has listed. */
   synced(): Promise<void>;
   stop(): Promise<void>;
@@ -116,6 +119,7 @@ export function startObserver(
     clusterOperators: () => cos.store.list(),
     pools: () => mcps.store.list(),
     nodes: () => [...nodeViews.values()],
+    unsettledDaemons: () => unsettledDaemons(nodes.store.list(), mcns.store.list()),
     synced: async () => {
       await Promise.all(all.map((i) => i.waitForSync()));
     },

@@ -144,6 +144,7 @@ export async function update(
   direct: KubeClient,
 ): Promise<RehearsalVerdict> {
   const { opts } = s;
+  await daemonsSettled(obs);
   await requestUpdate(s, b, ctx);
   const startedAt = Date.now();
   const deadline = startedAt + opts.timeoutSeconds * 1000;
@@ -198,6 +199,20 @@ export async function update(
     await killDaemonsOnCue(s, obs, nodes, killedDaemons);
     await sleep(50);
   }
+}
+
+/** Longest wait for the daemons' first sync before the update request (a daemon that cannot finish it holds nothing). */
+const DAEMONS_SETTLE_MS = 15_000;
+
+/**
+ * Waits, at most {@link DAEMONS_SETTLE_MS}, until every daemon has finished its first sync (settled.ts
+ * unsettledDaemons): the pools count provisioned nodes as Done before their daemons have asked for the uncordon and
+ * reported the node Updated, so the update would start, and its request count begin, amid the install's last
+ * requests (~9 a node: the uncordon, its acknowledgement, events, MachineConfigNode reports).
+ */
+async function daemonsSettled(obs: Observer): Promise<void> {
+  const until = Date.now() + DAEMONS_SETTLE_MS;
+  while (obs.unsettledDaemons().length > 0 && Date.now() < until) await sleep(50);
 }
 
 /** `upgrade --to B` through the components' requester; then `--fault api-errors=N%` is armed. */

@@ -4,7 +4,7 @@
  * config its controller rendered, which can be one rendered before the payload's base MachineConfigs (run level 80)
  * were merged in; the pools then roll once more. A fault armed "after install" must wait for that roll to end.
  */
-import { labelSelectorMatches, type LabelSelector } from '@keelson/api';
+import { NODE_ANNOTATIONS, labelSelectorMatches, type LabelSelector } from '@keelson/api';
 
 /** The parts of a MachineConfig this needs. */
 export interface MachineConfigLike {
@@ -49,4 +49,34 @@ export function unsettledPools(pools: readonly PoolLike[], machineConfigs: reado
           `machineconfigpool/${p.metadata.name ?? ''} runs ${p.status?.configuration?.name ?? 'no config'} without ${missing.join(', ')}`,
         ];
   });
+}
+
+/** The parts of a Node and a MachineConfigNode {@link unsettledDaemons} needs. */
+export interface SettleObject {
+  metadata: { name?: string; annotations?: Record<string, string> };
+  status?: { conditions?: readonly { type?: string; status?: string }[] } | object;
+}
+
+/**
+ * Nodes whose daemon has not finished its first sync, sorted: a node provisioned with node-annotations.json counts as
+ * Done for its pool at once, while its daemon still asks for the uncordon (desiredDrain `uncordon-<config>`, not yet
+ * acknowledged in lastAppliedDrain) and then reports the node Updated on its MachineConfigNode. Until then the
+ * cluster is still finishing the install (its requests are the install's, not an update's). A node without a
+ * MachineConfigNode (a cluster without their CRD) is judged by its drain annotations alone.
+ */
+export function unsettledDaemons(nodes: readonly SettleObject[], mcns: readonly SettleObject[]): string[] {
+  const mcnOf = new Map(mcns.map((m) => [m.metadata.name ?? '', m]));
+  return nodes
+    .filter((n) => {
+      const a = n.metadata.annotations ?? {};
+      const desired = a[NODE_ANNOTATIONS.desiredDrain] ?? '';
+      if (desired === '' || desired !== a[NODE_ANNOTATIONS.lastAppliedDrain]) return true;
+      const mcn = mcnOf.get(n.metadata.name ?? '');
+      if (mcn === undefined) return false;
+      const conds = (mcn.status as { conditions?: readonly { type?: string; status?: string }[] } | undefined)
+        ?.conditions;
+      return conds?.find((c) => c.type === 'Updated')?.status !== 'True';
+    })
+    .map((n) => n.metadata.name ?? '')
+    .sort();
 }

@@ -1,6 +1,6 @@
 /** The rehearsal's pure verdicts on stuck updates, and the install's settle check. */
 import { describe, expect, it } from 'vitest';
-import { missingSources, unsettledPools } from '../src/settled.js';
+import { missingSources, unsettledDaemons, unsettledPools } from '../src/settled.js';
 import type { NodeView } from '../src/timeline.js';
 import { decideUpdateVerdict, explainStall, holdMs, nodeDownLimitMs, type VerdictInput } from '../src/verdict.js';
 
@@ -183,5 +183,28 @@ describe('settled pools', () => {
       'machineconfigpool/worker runs rendered-worker-1 without 01-worker-kubelet, 50-worker-release-base',
     ]);
     expect(unsettledPools([pool('master', ['00-master'])], mcs)).toEqual([]);
+  });
+});
+
+describe("unsettledDaemons (the daemons' first sync, before an update starts)", () => {
+  const DD = 'machineconfiguration.openshift.io/desiredDrain';
+  const LD = 'machineconfiguration.openshift.io/lastAppliedDrain';
+  const node = (name: string, a: Record<string, string>) => ({ metadata: { name, annotations: a } });
+  const mcn = (name: string, updated: string) => ({
+    metadata: { name },
+    status: { conditions: [{ type: 'Updated', status: updated }] },
+  });
+  const u = 'uncordon-rendered-worker-1';
+
+  it('waits for the uncordon request, its acknowledgement and the Updated report', () => {
+    const nodes = [
+      node('w-0', {}), // provisioned Done, its daemon has not asked for the uncordon yet
+      node('w-1', { [DD]: u }), // asked, not acknowledged
+      node('w-2', { [DD]: u, [LD]: u }), // acknowledged, its MCN not yet Updated
+      node('w-3', { [DD]: u, [LD]: u }), // settled
+      node('w-4', { [DD]: u, [LD]: u }), // settled, no MachineConfigNode (a cluster without their CRD)
+    ];
+    expect(unsettledDaemons(nodes, [mcn('w-2', 'False'), mcn('w-3', 'True')])).toEqual(['w-0', 'w-1', 'w-2']);
+    expect(unsettledDaemons(nodes.slice(3), [mcn('w-3', 'True')])).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ import type { DisruptionAction, NodeDisruptionPolicy } from '@keelson/machinecon
 import type {
   ControllerConfig,
   MachineConfigNode,
+  MachineConfiguration,
   Node,
   NodeDisruptionPolicy as ApiNodeDisruptionPolicy,
   NodeDisruptionPolicyAction,
@@ -68,6 +69,9 @@ export function toDisruptionPolicy(p: ApiNodeDisruptionPolicy): NodeDisruptionPo
   return out;
 }
 
+/** The MachineConfiguration the operator publishes the policies on (upstream ctrlcommon.MCOOperatorKnobsObjectName). */
+export const MACHINE_CONFIGURATION_NAME = 'cluster';
+
 /** How long the daemon waits for the operator to publish the policies (upstream: poll 5 s, up to 2 min). */
 export interface PolicyStatusWait {
   readonly intervalMs: number;
@@ -83,21 +87,31 @@ export const DEFAULT_POLICY_STATUS_WAIT: PolicyStatusWait = { intervalMs: 5_000,
  * `observedGeneration` matches the object's generation — waiting for that as upstream does, then failing with
  * "NodeDisruptionPolicyStatus was not ready: …". Without the object (a cluster with no operator, e.g. daemons started
  * by hand) the MCO's defaults apply.
+ *
+ * Upstream (pkg/daemon/update.go calculatePostConfigChangeNodeDisruptionAction) GETs the object on every update and
+ * polls it every 5 s. With `watched` (a synced informer of MachineConfigurations, e.g. the one shared by all virtual
+ * nodes of a process) the object is read from that watch instead: the same content, no request per node update, and
+ * the wait re-reads the watch's copy (no API request per poll).
  */
 export function nodeDisruptionPolicyReader(
   client: KubeClient,
   wait: PolicyStatusWait = DEFAULT_POLICY_STATUS_WAIT,
+  watched?: Informer<MachineConfiguration>,
 ): () => Promise<NodeDisruptionPolicy | undefined> {
+  const read = async (): Promise<MachineConfiguration | undefined> => {
+    if (watched?.hasSynced() === true) return watched.store.get(MACHINE_CONFIGURATION_NAME);
+    try {
+      return await client.resource(MachineConfigurations).get(MACHINE_CONFIGURATION_NAME);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
   return async () => {
     const end = Date.now() + wait.timeoutMs;
     for (;;) {
-      let mcfg;
-      try {
-        mcfg = await client.resource(MachineConfigurations).get('cluster');
-      } catch (e) {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      }
+      const mcfg = await read();
+      if (mcfg === undefined) return undefined;
       const status = mcfg.status;
       const policies = status?.nodeDisruptionPolicyStatus?.clusterPolicies;
       if (policies !== undefined && status?.observedGeneration === mcfg.metadata.generation)
@@ -129,6 +143,11 @@ export interface ClusterPlumbing {
    * writer (certificate-writer.ts) over it. Absent: no certificate writer (the real daemon starts its own).
    */
   readonly controllerConfigs?: Informer<ControllerConfig>;
+  /**
+   * MachineConfigurations as one shared watch sees them: the node disruption policies are read there instead of a
+   * GET of `cluster` on every node update (see {@link nodeDisruptionPolicyReader}). Absent: a GET per update.
+   */
+  readonly machineConfigurations?: Informer<MachineConfiguration>;
   readonly logger?: Logger;
 }
 
@@ -144,10 +163,10 @@ export function clusterAccessFor(
   pool?: string,
 ): ClusterAccess {
   return {
-    writer: new NodeWriter(p.client, nodeName, p.events, p.stats),
+    writer: new NodeWriter(p.client, nodeName, p.events, p.stats, source),
     source,
     configs: p.configs,
-    nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client),
+    nodeDisruptionPolicy: nodeDisruptionPolicyReader(p.client, DEFAULT_POLICY_STATUS_WAIT, p.machineConfigurations),
     ...(p.mcns === false
       ? {}
       : {

@@ -11,6 +11,7 @@ import {
   Informer,
   KubeClient,
   MachineConfigNodes,
+  MachineConfigurations,
   nullLogger,
   type Logger,
 } from '@keelson/kube';
@@ -19,7 +20,7 @@ import { MachineConfigCache, SharedNodeInformer } from '../daemon/cluster.js';
 import { DEFAULT_SYNC_BACKOFF, type SyncBackoff } from '../daemon/daemon.js';
 import { DEFAULT_DRAIN_TIMEOUTS, type DrainTimeouts } from '../daemon/drain.js';
 import type { DaemonEventHandler } from '../daemon/events.js';
-import type { ClusterPlumbing } from '../daemon/start.js';
+import { MACHINE_CONFIGURATION_NAME, type ClusterPlumbing } from '../daemon/start.js';
 import { buildServedConfig } from '../server/serve-config.js';
 import { markVolatileTree } from '../daemon/writer.js';
 import { fetchIgnition } from './fetch-ignition.js';
@@ -159,6 +160,12 @@ async function startPlumbing(client: KubeClient, opts: VirtualNodesOptions, logg
       ? undefined
       : new Informer(client, ControllerConfigs, { fieldSelector: 'metadata.name=machine-config-controller', logger });
   ccs?.start();
+  // the node disruption policies of every update, from one watch (not a GET of MachineConfiguration per node update)
+  const mcfgs = new Informer(client, MachineConfigurations, {
+    fieldSelector: `metadata.name=${MACHINE_CONFIGURATION_NAME}`,
+    logger,
+  });
+  mcfgs.start();
   const plumbing: ClusterPlumbing = {
     client,
     configs,
@@ -167,6 +174,7 @@ async function startPlumbing(client: KubeClient, opts: VirtualNodesOptions, logg
     mcns: mcns ?? false,
     mcnStats,
     ...(ccs ? { controllerConfigs: ccs } : {}),
+    machineConfigurations: mcfgs,
     events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
   };
   return {
@@ -179,6 +187,7 @@ async function startPlumbing(client: KubeClient, opts: VirtualNodesOptions, logg
       await informer.stop();
       await mcns?.stop();
       await ccs?.stop();
+      await mcfgs.stop();
     },
   };
 }

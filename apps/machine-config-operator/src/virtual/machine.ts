@@ -222,7 +222,13 @@ export class VirtualMachine {
     await this.#setReady(true);
   }
 
+  /**
+   * Registers the Node unless it exists. A reboot finds its Node in the shared Node watch's cache (the daemons'): no
+   * GET per boot then; a first boot, or a Node the cache does not hold (deleted meanwhile), is checked with a GET and
+   * created when missing.
+   */
   async #registerNode(): Promise<void> {
+    if (this.#o.source.current() !== undefined) return;
     const nodes = (this.#o.kubelet ?? this.#o.plumbing.client).resource(Nodes);
     try {
       await nodes.get(this.name);
@@ -259,7 +265,7 @@ export class VirtualMachine {
       root: this.root,
       host: this.host,
       node: this.#o.source,
-      writer: new NodeWriter(p.client, this.name, p.events, p.stats),
+      writer: new NodeWriter(p.client, this.name, p.events, p.stats, this.#o.source),
       controllerConfigs: p.controllerConfigs,
       logger: this.#o.logger,
     });

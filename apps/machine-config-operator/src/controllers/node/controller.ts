@@ -17,10 +17,16 @@ const Pools = MachineConfigPools;
 /** Pending desiredConfig writes not yet visible in the node cache (a restart-safe pass must not double count). */
 type Expectations = Map<string, { desired: string; until: number }>;
 
+/** Our last taint write per node: whether it added the taint, and the resourceVersion the server answered with. */
+type TaintWrites = Map<string, { add: boolean; rv: number }>;
+
+const rvOf = (n: Node): number => Number(n.metadata.resourceVersion);
+
 /** The node controller. */
 export class NodeController {
   readonly controller: Controller;
   private readonly expectations: Expectations = new Map();
+  private readonly taintWrites: TaintWrites = new Map();
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly ctx: ControllerContext) {
@@ -156,6 +162,12 @@ export class NodeController {
     }
   }
 
+  /**
+   * Adds or removes the UpdateInProgress taint (upstream setUpdateInProgressTaint / removeUpdateInProgressTaint). A
+   * pool sync that follows ours before the node watch shows our patch would decide the same write again from the
+   * stale copy (a patch answered 409, as its resourceVersion is old): a write the server already acknowledged with a
+   * later resourceVersion than the cached one is not repeated.
+   */
   private async applyTaints(d: PoolSyncDecision): Promise<void> {
     const nodes = this.ctx.client.resource(Nodes);
     for (const [names, add] of [
@@ -165,21 +177,36 @@ export class NodeController {
       for (const name of names) {
         const cur = this.ctx.informers.nodes.store.get(name);
         if (!cur) continue;
+        if (this.taintWritePending(cur, add)) continue;
         const others = (cur.spec?.taints ?? []).filter(
           (t) => !(t.key === UPDATE_IN_PROGRESS_TAINT.key && t.effect === UPDATE_IN_PROGRESS_TAINT.effect),
         );
         const taints = add ? [...others, { ...UPDATE_IN_PROGRESS_TAINT }] : others;
         try {
-          await nodes.patch(
+          const written = await nodes.patch(
             name,
             { metadata: { resourceVersion: cur.metadata.resourceVersion }, spec: { taints } },
             { type: 'merge' },
           );
+          this.taintWrites.set(name, { add, rv: rvOf(written) });
         } catch (e) {
           if (!isConflict(e) && !isNotFound(e)) throw e;
         }
       }
     }
+  }
+
+  /** Whether our own taint write `add` is acknowledged but not yet in the cached node `cur`. */
+  private taintWritePending(cur: Node, add: boolean): boolean {
+    const name = cur.metadata.name ?? '';
+    const w = this.taintWrites.get(name);
+    if (w === undefined) return false;
+    const cached = rvOf(cur);
+    if (!Number.isSafeInteger(cached) || !Number.isSafeInteger(w.rv) || cached >= w.rv) {
+      this.taintWrites.delete(name);
+      return false;
+    }
+    return w.add === add;
   }
 
   /**
