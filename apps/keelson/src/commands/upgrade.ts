@@ -12,9 +12,11 @@ import {
   getClusterVersion,
   readOcStatus,
   readUpgradeStatus,
+  requestRollback,
   requestUpgrade,
   setChannel,
 } from '../upgrade/cluster.js';
+import { ROLLBACK_GATE } from '../upgrade/rollback.js';
 import { formatUpgradeOverview, upgradeOverview } from '../upgrade/overview.js';
 import { UpgradeRequestError, type UpgradeRequestOptions } from '../upgrade/request.js';
 import { AlertsFetchError, fetchAlerts } from '../upgrade/alerts-fetch.js';
@@ -187,7 +189,33 @@ export function registerUpgradeCommands(program: Command): Command {
       }),
     );
   registerRecommend(upgrade);
+  registerRollback(upgrade);
   return upgrade;
+}
+
+/**
+ * `keelson upgrade rollback`, registered as oc registers `oc adm upgrade rollback`: only when
+ * `OC_ENABLE_CMD_UPGRADE_ROLLBACK=true`, and hidden from the help.
+ */
+function registerRollback(upgrade: Command): void {
+  if (process.env[ROLLBACK_GATE] !== 'true') return;
+  upgrade
+    .command('rollback', { hidden: true })
+    .description(
+      'Rollback the cluster to the previous release: only a patch-level step back within the same major.minor, to the release the cluster was on before its current target, and not while an update is in progress',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .action((o: { kubeconfig?: string }) =>
+      run(async () => {
+        const client = await clientFromKubeconfig(o.kubeconfig);
+        try {
+          const r = await requestRollback(client);
+          process.stdout.write(`${r.out}\n`);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
 }
 
 /** The alerts precheck: its conditions, or why it could not complete. */

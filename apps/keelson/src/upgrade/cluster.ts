@@ -24,6 +24,7 @@ import {
   type UpgradeRequestOptions,
 } from './request.js';
 import { AlertsFetchError, fetchAlerts } from './alerts-fetch.js';
+import { planRollback, type RollbackPlan } from './rollback.js';
 import { NODE_ANNOTATIONS } from './status-nodes.js';
 import { computeOcStatus, machineConfigNames, OcStatusError, type OcStatus } from './status-oc.js';
 import { computeUpgradeStatus, type UpgradeStatusSummary } from './status-summary.js';
@@ -276,4 +277,31 @@ export async function readOcStatus(client: KubeClient, now: number, previous?: O
     if (e instanceof OcStatusError) throw new UpgradeRequestError(e.message);
     throw e;
   }
+}
+
+/**
+ * `keelson upgrade rollback` as `oc adm upgrade rollback`: reads ClusterVersion `version`, decides with
+ * {@link planRollback} and writes `spec.desiredUpdate` with oc's JSON merge patch; returns the confirmation line.
+ */
+export async function requestRollback(client: KubeClient): Promise<{ out: string; plan: RollbackPlan }> {
+  let cv: ClusterVersion;
+  try {
+    cv = await client.resource(ClusterVersionsApi).get(CLUSTER_VERSION_NAME);
+  } catch (e) {
+    // oc's rollback words the missing ClusterVersion in lower case, unlike `oc adm upgrade`
+    if (isNotFound(e))
+      throw new UpgradeRequestError(
+        'no cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version',
+      );
+    throw e;
+  }
+  const plan = planRollback(cv);
+  try {
+    await client
+      .resource(ClusterVersionsApi)
+      .patch(cv.metadata.name ?? CLUSTER_VERSION_NAME, desiredUpdatePatch(plan.desiredUpdate), { type: 'merge' });
+  } catch (e) {
+    throw new UpgradeRequestError(`Unable to rollback: ${(e as Error).message}`);
+  }
+  return { out: `Requested rollback from ${plan.from} to ${plan.to}`, plan };
 }

@@ -30,6 +30,12 @@ export {
 } from './render/decide.js';
 export * from './template/status.js';
 export {
+  bundleCertificates,
+  controllerCertificates,
+  goDistinguishedName,
+  poolCertExpirys,
+} from './template/certificates.js';
+export {
   TemplateError,
   loadTemplateTree,
   platformString,

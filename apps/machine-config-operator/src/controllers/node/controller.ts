@@ -9,7 +9,7 @@ import { CONTROLLER_CONFIG_NAME, NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } fro
 import { Nodes } from '../../common/resources.js';
 import type { ControllerContext } from '../context.js';
 import { watchDelayed } from '../watch.js';
-import { decidePoolSync, getPoolsForNode, type PoolSyncDecision } from '@keelson/machineconfig';
+import { decidePoolSync, getPoolsForNode, poolCertExpirys, type PoolSyncDecision } from '@keelson/machineconfig';
 import { setMcnSpecDesired } from '../../upgrade-monitor/spec.js';
 
 const Pools = MachineConfigPools;
@@ -42,6 +42,13 @@ export class NodeController {
       watchDelayed(this.controller, inf.pools, (p) => [p.metadata.name ?? ''], 0),
       watchDelayed(this.controller, inf.nodes, (n) => this.poolsOfNode(n), d),
       watchDelayed(this.controller, inf.operatorPods, () => ['master'], d),
+      // the pools' certExpirys come from the ControllerConfig's certificates
+      watchDelayed(
+        this.controller,
+        inf.controllerConfigs,
+        () => inf.pools.store.list().map((p) => p.metadata.name ?? ''),
+        d,
+      ),
     );
   }
 
@@ -93,6 +100,7 @@ export class NodeController {
       nodes: inf.nodes.store.list(),
       now: this.ctx.now(),
       renderedOwnerPool: (name) => inf.machineConfigs.store.get(name)?.metadata.ownerReferences?.[0]?.name,
+      certExpirys: poolCertExpirys(inf.controllerConfigs.store.get(CONTROLLER_CONFIG_NAME)),
       ...this.operatorNode(),
     });
     if (!d.hasTarget) return undefined;

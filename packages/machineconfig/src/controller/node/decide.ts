@@ -2,7 +2,7 @@
  * One pass of the node controller over one pool, as a pure function (upstream pkg/controller/node/node_controller.go syncMachineConfigPool): which nodes get the pool
  * target as desiredConfig, which carry the UpdateInProgress taint, and the pool's new status.
  */
-import type { MachineConfigPool, Node } from '@keelson/api';
+import type { CertExpiry, MachineConfigPool, Node } from '@keelson/api';
 import { NodeAnnotations, UPDATE_IN_PROGRESS_TAINT } from '../constants.js';
 import type { PoolTarget } from './node-state.js';
 import { decideCustomPoolLabels, nodesNeedingTopology, type CustomPoolLabelling } from './node-labels.js';
@@ -21,6 +21,8 @@ export interface PoolSyncInput {
   operatorNodeName?: string;
   /** Infrastructure controlPlaneTopology (ControllerConfig spec.infra.status), copied onto the pool's nodes. */
   controlPlaneTopology?: string;
+  /** `status.certExpirys` of the pool (from the ControllerConfig: `poolCertExpirys`); default none. */
+  certExpirys?: readonly CertExpiry[];
   /** Pool owning a rendered MachineConfig (custom-pool births); default: from the rendered name. */
   renderedOwnerPool?: (renderedName: string) => string | undefined;
   now: Date;
@@ -103,7 +105,7 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
     customPoolLabels,
   };
   if (targetName === '') {
-    const { status } = computePoolStatus(pool, poolNodes, { config: '' }, now);
+    const { status } = computePoolStatus(pool, poolNodes, { config: '' }, now, input.certExpirys);
     return { ...base, hasTarget: false, status, statusChanged: false, completed: false };
   }
   const target: PoolTarget = { config: targetName };
@@ -136,10 +138,10 @@ export function decidePoolSync(input: PoolSyncInput): PoolSyncDecision {
     const chosen = new Set(base.setDesired);
     after = poolNodes.map((n) => (chosen.has(n.metadata.name ?? '') ? withDesired(n, targetName) : n));
   }
-  const { status, completed } = computePoolStatus(pool, after, target, now);
+  const { status, completed } = computePoolStatus(pool, after, target, now, input.certExpirys);
   const first =
     pool.metadata.generation !== pool.status?.observedGeneration && base.setDesired.length > 0
-      ? computePoolStatus(pool, poolNodes, target, now).status
+      ? computePoolStatus(pool, poolNodes, target, now, input.certExpirys).status
       : undefined;
   return {
     ...base,

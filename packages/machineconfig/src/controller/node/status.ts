@@ -1,7 +1,7 @@
 /** Pool status computation (upstream `calculateStatus`, ImageModeStatusReporting off). */
 import { MACHINE_CONFIG_POOL_CONDITIONS } from '@keelson/api';
 import type { Condition } from '@keelson/api';
-import type { MachineConfigPool, Node } from '@keelson/api';
+import type { CertExpiry, MachineConfigPool, Node } from '@keelson/api';
 import { NodeAnnotations } from '../constants.js';
 import { getCondition, setPoolCondition } from '../conditions.js';
 import { isNodeDegraded, isNodeReady, isNodeUnavailable, isNodeUpdated, type PoolTarget } from './node-state.js';
@@ -121,6 +121,7 @@ export function computePoolStatus(
   nodes: readonly Node[],
   target: PoolTarget,
   now: Date,
+  certExpirys: readonly CertExpiry[] = [],
 ): PoolStatusDecision {
   const counts = computePoolCounts(nodes, target);
   const prev = pool.status ?? {};
@@ -139,7 +140,7 @@ export function computePoolStatus(
     readyMachineCount: counts.readyMachineCount,
     unavailableMachineCount: counts.unavailableMachineCount,
     degradedMachineCount: counts.degradedMachineCount,
-    certExpirys: [],
+    certExpirys: certExpirys.map((c) => ({ ...c })),
     conditions,
   };
   if (configuration !== undefined) status.configuration = configuration;

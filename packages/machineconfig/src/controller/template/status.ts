@@ -7,6 +7,7 @@
 import type { Condition } from '@keelson/api';
 import type { ControllerConfig } from '@keelson/api';
 import { setPoolCondition } from '../conditions.js';
+import { controllerCertificates } from './certificates.js';
 
 /** ControllerConfig condition types set by the template controller. */
 export const TemplateConditions = {
@@ -43,7 +44,10 @@ export function completedByVersion(cc: ControllerConfig, version: string): boole
   );
 }
 
-/** The status after one phase of a sync by the controller of `version` (observedGeneration set to the generation). */
+/**
+ * The status after one phase of a sync by the controller of `version` (observedGeneration set to the generation,
+ * `controllerCertificates` from the spec's bundles as upstream's UpdateControllerConfigCerts lists them).
+ */
 export function computeTemplateStatus(cc: ControllerConfig, version: string, phase: Phase, now: Date): CcStatus {
   let conditions: Condition[] = cc.status?.conditions ?? [];
   const set = (type: string, status: 'True' | 'False', message: string): void => {
@@ -65,6 +69,7 @@ export function computeTemplateStatus(cc: ControllerConfig, version: string, pha
   }
   return {
     ...(cc.status ?? {}),
+    controllerCertificates: controllerCertificates(cc),
     observedGeneration: cc.metadata.generation ?? 0,
     conditions: conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? null })),
   };
