@@ -64,6 +64,9 @@ describe('daemon update flow on a virtual node', () => {
       rootDir: env.dir,
       syncBackoff: { initialMs: 50, maxMs: 400 },
       onEvent: (e) => events.push(e),
+      // one node updated a dozen times within seconds: client-go's event spam filter (25 events per node, then one
+      // per 5 minutes) would drop the later updates' Events this file reads; this clock makes 5 minutes 3 ms
+      timeScale: 100_000,
     });
     await untilDone(env.client, NODE, 'rendered-worker-a');
     // node-annotations.json already says Done; the daemon's own Done after validating the first boot sets reason ""

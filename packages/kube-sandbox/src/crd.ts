@@ -317,7 +317,9 @@ export function validateCrd(crd: KubeObject): FieldError[] {
         });
       else {
         try {
-          compileSchema(v.schema.openAPIV3Schema);
+          // the form objects are validated with (metadata left to the server's own checks), so that the first
+          // object of this CRD reuses the compiled validator instead of compiling the schema a second time
+          compileSchema(stripMetadataSchema(v.schema.openAPIV3Schema));
         } catch (e) {
           errs.push({
             field: `spec.versions[${i}].schema.openAPIV3Schema`,

@@ -109,8 +109,8 @@ export { LeaderElector, microTime, LEADER_ELECTION_JITTER } from './leaderelecti
 export type { LeaderElectionOptions } from './leaderelection.js';
 export { SCALED_LEADER_ELECTION_FLOOR, scaledLeaderElection } from './leader-timing.js';
 export type { LeaderElectionTiming } from './leader-timing.js';
-export { EventRecorder } from './events.js';
-export type { EventRecorderOptions } from './events.js';
+export { COMBINED_EVENTS_PREFIX, EVENT_CORRELATOR_DEFAULTS, EventRecorder } from './events.js';
+export type { CorrelatorLimits, EventRecorderOptions } from './events.js';
 export { startHealthServer } from './health.js';
 export type { HealthServer, HealthServerOptions, HealthServerTls, HealthCheck } from './health.js';
 export { onShutdown } from './shutdown.js';

@@ -319,6 +319,7 @@ async function startNodes(
     ...(o.serverUrl !== undefined ? { serverUrl: o.serverUrl } : {}),
     rebootDurationMs: Math.round(SIMULATED_REBOOT_MS / ctx.timeScale),
     syncBackoff: daemonSyncBackoff(ctx.timeScale),
+    timeScale: ctx.timeScale,
     rootDir: `${ctx.workDir}/nodes`,
     faults: { failBootOn: o.failBoot, onDiskDrift: o.drift },
     logger: componentLogger(ctx, 'machine-config-daemon'),

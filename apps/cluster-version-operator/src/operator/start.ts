@@ -453,6 +453,8 @@ function makeController(p: ControllerParts): ClusterVersionController {
       component: 'openshift-cluster-version',
       clusterScopedNamespace: 'openshift-cluster-version',
       logger: log,
+      // the CVO's timeScale multiplies its durations: its clock runs 1/timeScale as fast as the wall
+      clockRate: 1 / (options.timeScale ?? 1),
     }),
   });
 }

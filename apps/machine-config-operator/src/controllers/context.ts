@@ -106,8 +106,10 @@ export function createRecorder(
   client: KubeClient,
   logger: Logger,
   component = 'machineconfigcontroller',
+  timeScale = 1,
 ): EventRecorder {
-  return new EventRecorder(client, { component, logger });
+  // the spam filter and the similar-event window run on the controller's (possibly compressed) clock
+  return new EventRecorder(client, { component, logger, clockRate: timeScale });
 }
 
 function isManager(source: KubeClient | Manager): source is Manager {

@@ -63,7 +63,7 @@ export async function startMachineConfigController(opts: MachineConfigController
       client,
       informers,
       manager: mgr,
-      recorder: createRecorder(client, logger),
+      recorder: createRecorder(client, logger, 'machineconfigcontroller', opts.timeScale ?? 1),
       logger,
       registry,
       durations,

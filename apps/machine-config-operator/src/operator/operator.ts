@@ -226,6 +226,7 @@ export class MachineConfigOperator {
       component: 'machine-config-operator',
       logger: log,
       clusterScopedNamespace: MCO_NAMESPACE,
+      clockRate: o.timeScale ?? 1,
     });
     this.controller = new Controller({
       name: 'machine-config-operator',

@@ -82,6 +82,11 @@ export interface VirtualNodesOptions {
    * written to the node, one Node annotation patch per node and ControllerConfig change; one shared watch).
    */
   readonly certificateWriter?: boolean;
+  /**
+   * How many times faster than wall time the virtual cluster's clock runs (a rehearsal's time scale; default 1): the
+   * daemons' event spam filter (client-go's, 25 events per node then one per 5 minutes) refills on it.
+   */
+  readonly timeScale?: number;
   /** Machines provisioned at the same time (default 32: machine-api creates a MachineSet's machines at once; 32 keeps the server and API answering). */
   readonly concurrency?: number;
 }
@@ -175,7 +180,7 @@ async function startPlumbing(client: KubeClient, opts: VirtualNodesOptions, logg
     mcnStats,
     ...(ccs ? { controllerConfigs: ccs } : {}),
     machineConfigurations: mcfgs,
-    events: new EventRecorder(client, { component: 'machineconfigdaemon', logger }),
+    events: new EventRecorder(client, { component: 'machineconfigdaemon', logger, clockRate: opts.timeScale ?? 1 }),
   };
   return {
     plumbing,
