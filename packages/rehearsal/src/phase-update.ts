@@ -144,7 +144,6 @@ export async function update(
   direct: KubeClient,
 ): Promise<RehearsalVerdict> {
   const { opts } = s;
-  await daemonsSettled(obs);
   await requestUpdate(s, b, ctx);
   const startedAt = Date.now();
   const deadline = startedAt + opts.timeoutSeconds * 1000;
@@ -208,9 +207,10 @@ const DAEMONS_SETTLE_MS = 15_000;
  * Waits, at most {@link DAEMONS_SETTLE_MS}, until every daemon has finished its first sync (settled.ts
  * unsettledDaemons): the pools count provisioned nodes as Done before their daemons have asked for the uncordon and
  * reported the node Updated, so the update would start, and its request count begin, amid the install's last
- * requests (~9 a node: the uncordon, its acknowledgement, events, MachineConfigNode reports).
+ * requests (~9 a node: the uncordon, its acknowledgement, events, MachineConfigNode reports). Runs before the faults
+ * are armed: a fault armed earlier (e.g. an operator reporting Degraded) would make the update request itself refused.
  */
-async function daemonsSettled(obs: Observer): Promise<void> {
+export async function daemonsSettled(obs: Observer): Promise<void> {
   const until = Date.now() + DAEMONS_SETTLE_MS;
   while (obs.unsettledDaemons().length > 0 && Date.now() < until) await sleep(50);
 }

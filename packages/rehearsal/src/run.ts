@@ -15,7 +15,7 @@ import { InstallStalled, Session } from './session.js';
 import { EMPTY_API, type Release, type RehearseOptions, type RehearsalResult } from './options.js';
 import { checkFaultTargets, connectTarget, heldKubeconfig, prepareReleases, startCluster } from './phase-setup.js';
 import { armFailBoot, install, mirrorRelease } from './phase-install.js';
-import { arm, update } from './phase-update.js';
+import { arm, daemonsSettled, update } from './phase-update.js';
 
 function configName(p: unknown): string {
   const name = (p as { status?: { configuration?: { name?: unknown } } }).status?.configuration?.name;
@@ -75,6 +75,7 @@ async function runWith(
       const { nodes, operators, startCvo } = await install(s, a, cl.svc, cl.obs, cl.ctx, cl.direct);
       await mirrorRelease(s, b, cl.obs, cl.ctx, cl.direct);
       const installedConfigs = new Map(cl.obs.pools().map((p) => [p.metadata.name ?? '', configName(p)]));
+      await daemonsSettled(cl.obs);
       await arm(s, b, cl.direct, operators, cl.ctx);
       const machines = await armFailBoot(s, nodes, cl.ctx);
       verdict = await update(s, b, cl.obs, machines, startCvo, cl.ctx, installedConfigs, cl.direct);
