@@ -68,6 +68,20 @@ export async function getClusterVersion(client: KubeClient): Promise<ClusterVers
   }
 }
 
+/**
+ * GETs ClusterVersion `version` as `oc adm upgrade status` and `rollback` do: their missing-ClusterVersion error is
+ * worded in lower case, unlike `oc adm upgrade`'s ({@link NO_CLUSTER_VERSION}).
+ */
+async function getClusterVersionLowerCase(client: KubeClient): Promise<ClusterVersion> {
+  try {
+    return await client.resource(ClusterVersionsApi).get(CLUSTER_VERSION_NAME);
+  } catch (e) {
+    if (isNotFound(e))
+      throw new UpgradeRequestError(NO_CLUSTER_VERSION.charAt(0).toLowerCase() + NO_CLUSTER_VERSION.slice(1));
+    throw e;
+  }
+}
+
 /** What {@link requestUpgrade} did. */
 export interface UpgradeRequestResult {
   /** The merge patch sent, or undefined when nothing was written. */
@@ -239,16 +253,7 @@ async function listOrEmpty<T extends KubeObject>(fn: () => Promise<{ items: T[] 
  * {@link UpgradeRequestError}.
  */
 export async function readOcStatus(client: KubeClient, now: number, previous?: OcStatus): Promise<OcStatus> {
-  let cv: ClusterVersion;
-  try {
-    cv = await client.resource(ClusterVersionsApi).get(CLUSTER_VERSION_NAME);
-  } catch (e) {
-    if (isNotFound(e))
-      throw new UpgradeRequestError(
-        'no cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version',
-      );
-    throw e;
-  }
+  const cv = await getClusterVersionLowerCase(client);
   const operators = (await client.resource(ClusterOperatorsApi).listAll()).items;
   const pools = await listOrEmpty(() => client.resource(MachineConfigPoolsApi).listAll());
   const nodes = (await client.resource(NodesApi).listAll()).items;
@@ -284,17 +289,7 @@ export async function readOcStatus(client: KubeClient, now: number, previous?: O
  * {@link planRollback} and writes `spec.desiredUpdate` with oc's JSON merge patch; returns the confirmation line.
  */
 export async function requestRollback(client: KubeClient): Promise<{ out: string; plan: RollbackPlan }> {
-  let cv: ClusterVersion;
-  try {
-    cv = await client.resource(ClusterVersionsApi).get(CLUSTER_VERSION_NAME);
-  } catch (e) {
-    // oc's rollback words the missing ClusterVersion in lower case, unlike `oc adm upgrade`
-    if (isNotFound(e))
-      throw new UpgradeRequestError(
-        'no cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version',
-      );
-    throw e;
-  }
+  const cv = await getClusterVersionLowerCase(client);
   const plan = planRollback(cv);
   try {
     await client

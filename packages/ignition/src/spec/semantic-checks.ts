@@ -266,3 +266,7 @@ export class Collector {
     if (f) this.entries.push({ kind: 'warning', message: f.message, path: [...path], name: f.name });
   }
 }
+
+export function goQuote(s: string): string {
+  return JSON.stringify(s).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h}`);
+}

@@ -34,6 +34,7 @@ import {
   checkFilesystemFormat,
   checkRaidLevel,
   Collector,
+  goQuote,
 } from './semantic-checks.js';
 import type { JsonPath, ReportEntry } from './types.js';
 
@@ -495,9 +496,6 @@ function sameValue(a: Obj, b: Obj): boolean {
 }
 
 /** Go's %q for simple strings. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h}`);
-}
 
 /** Walks a 3.x config calling every node's rules in upstream order, then the duplicate pass. */
 export function validateSemantics3(config: unknown, version: RuleVersion, root: JsonPath = []): ReportEntry[] {
@@ -582,22 +580,3 @@ function dups(struct: StructName, o: Obj, c: JsonPath, r: Collector): void {
 }
 
 export { MESSAGES };
-export {
-  checkPath,
-  checkURL,
-  checkURLNilOK,
-  checkMode,
-  checkModeSpecialBits,
-  checkPartitionLabel,
-  checkGUID,
-  checkUnitName,
-  hashParts,
-  checkHash,
-  parseHeaders,
-  checkProxyURL,
-  parseUnitContents,
-  checkFilesystemLabel,
-  checkFilesystemFormat,
-  checkRaidLevel,
-  Collector,
-} from './semantic-checks.js';

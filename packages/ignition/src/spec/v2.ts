@@ -15,7 +15,7 @@ import {
   Collector,
   goQuote,
   parseUnitContents,
-} from './semantic.js';
+} from './semantic-checks.js';
 import { dataURLError, goParseURL, goSemver } from './goparse.js';
 import type { JsonPath, ReportEntry } from './types.js';
 

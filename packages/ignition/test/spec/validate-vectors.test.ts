@@ -15,9 +15,8 @@ import {
   Collector,
   hashParts,
   parseHeaders,
-  Rules,
-  validateNode3,
-} from '../../src/spec/semantic.js';
+} from '../../src/spec/semantic-checks.js';
+import { Rules, validateNode3 } from '../../src/spec/semantic.js';
 import type { ReportEntry } from '../../src/spec/types.js';
 import { ignitionVectors, type IgnVector } from './vectors.js';
 
