@@ -422,7 +422,7 @@ describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () =>
       const m0 = await mcns.get('n0');
       const written = await mcns.updateStatus({ ...m0, status: { observedGeneration: 1, conditions: [] } });
       await until(
-        async () => mcnInf.store.get('n0')?.metadata.resourceVersion === written.metadata.resourceVersion,
+        () => Promise.resolve(mcnInf.store.get('n0')?.metadata.resourceVersion === written.metadata.resourceVersion),
         10_000,
         'status write seen',
       );
