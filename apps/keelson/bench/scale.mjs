@@ -108,6 +108,8 @@ function row(r) {
     batches: ideal.batches,
     ratio: ideal.seconds > 0 ? update / ideal.seconds : 0,
     cpuS: r.cpu,
+    userS: r.user,
+    sysS: r.sys,
     cpuPerNodeS: r.cpu / r.workers,
     requests,
     rssMiB: r.rssMiB,
@@ -122,7 +124,7 @@ for (const n of sizes) {
   rows.push(r);
   console.log(
     `workers ${r.workers}: ${r.outcome}, update ${r.updateS.toFixed(1)} s vs ideal ${r.idealS.toFixed(1)} s (${r.ratio.toFixed(2)}x, ${r.batches} batches), ` +
-      `wall ${r.wallS.toFixed(1)} s, CPU ${r.cpuS.toFixed(1)} s (${r.cpuPerNodeS.toFixed(3)} s/node), ${r.requests} requests, ` +
+      `wall ${r.wallS.toFixed(1)} s, CPU ${r.cpuS.toFixed(1)} s (user ${r.userS.toFixed(1)} + sys ${r.sysS.toFixed(1)}; ${r.cpuPerNodeS.toFixed(3)} s/node), ${r.requests} requests, ` +
       `peak RSS ${r.rssMiB.toFixed(0)} MiB, load ${r.load}`,
   );
 }

@@ -3,10 +3,24 @@
  * real embedded API server (requests counted, conflicts with a second writer), and a virtual node's update seen
  * through its MCN.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Informer, MachineConfigNodes, MachineConfigPools, Registry, nullLogger, type KubeClient } from '@keelson/kube';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  Informer,
+  MachineConfigNodes,
+  MachineConfigPools,
+  Registry,
+  nullLogger,
+  type KubeClient,
+  type KubeObject,
+  type ResourceDescriptor,
+} from '@keelson/kube';
 import { NODE_ANNOTATIONS, type MachineConfigNode, type MachineConfigPool, type Node } from '@keelson/api';
-import { MachineConfigNodeSync, planMachineConfigNodes } from '../src/operator/machine-config-nodes.js';
+import {
+  MachineConfigNodeSync,
+  planMachineConfigNodes,
+  planMachineConfigNodesFor,
+} from '../src/operator/machine-config-nodes.js';
+import type { InformerSource } from '../src/operator/informers.js';
 import {
   ALL_MCN_CONDITION_TYPES,
   NOT_YET_SET,
@@ -317,6 +331,38 @@ describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () =>
     expect(inLine).toEqual({ create: [], update: [], remove: [] });
   });
 
+  it('plans the named nodes as the whole plan does, and only them', () => {
+    const w = node(
+      'w',
+      { [NODE_ANNOTATIONS.desiredConfig]: 'rendered-worker-1' },
+      { 'node-role.kubernetes.io/worker': '' },
+    );
+    const m = node('m', {}, { 'node-role.kubernetes.io/master': '' });
+    const nodes = new Map([w, m].map((n) => [n.metadata.name ?? '', n]));
+    const mcns = new Map(
+      [newMachineConfigNode(node('w'), 'worker'), newMachineConfigNode(node('gone'), 'worker')].map((x) => [
+        x.metadata.name ?? '',
+        x,
+      ]),
+    );
+    const whole = planMachineConfigNodes([...nodes.values()], [...mcns.values()], pools);
+    const named = planMachineConfigNodesFor(
+      ['m', 'w', 'gone', 'never'],
+      (n) => nodes.get(n),
+      (n) => mcns.get(n),
+      pools,
+    );
+    expect(named).toEqual(whole);
+    const one = planMachineConfigNodesFor(
+      ['m'],
+      (n) => nodes.get(n),
+      (n) => mcns.get(n),
+      pools,
+    );
+    expect(one.create.map((x) => x.metadata.name)).toEqual(['m']);
+    expect([one.update, one.remove]).toEqual([[], []]);
+  });
+
   it('against the API server: creates, follows a relabel to another pool, deletes with the node', async () => {
     const env = await startEnv();
     try {
@@ -343,6 +389,52 @@ describe("the operator's MachineConfigNode task (syncMachineConfigNodes)", () =>
       await running;
       await poolInf.stop();
     } finally {
+      await env.stop();
+    }
+  }, 60_000);
+
+  it('a pass plans only the nodes that changed: an MCN status write plans nothing, a relabel plans its node', async () => {
+    const env = await startEnv();
+    const owned: Array<Informer<MachineConfigPool | Node | MachineConfigNode>> = [];
+    try {
+      const poolInf = new Informer(env.client, MachineConfigPools);
+      for (const p of pools) await env.client.resource(MachineConfigPools).create(p);
+      poolInf.start();
+      const nodeInf = new Informer(env.client, Nodes);
+      const mcnInf = new Informer(env.client, MachineConfigNodes);
+      owned.push(poolInf, nodeInf, mcnInf);
+      const source: InformerSource = <T extends KubeObject>(d: ResourceDescriptor<T>) =>
+        (d.kind === 'Node' ? nodeInf : mcnInf) as unknown as Informer<T>;
+      const sync = new MachineConfigNodeSync({
+        client: env.client,
+        logger: nullLogger,
+        registry: new Registry(),
+        pools: poolInf,
+        source,
+      });
+      const nodes = env.client.resource(Nodes);
+      const mcns = env.client.resource(MachineConfigNodes);
+      for (const n of ['n0', 'n1', 'n2']) await nodes.create(node(n, {}, { 'node-role.kubernetes.io/worker': '' }));
+      const running = sync.run();
+      await until(async () => (await mcns.list()).items.length === 3, 10_000, 'three MCNs');
+      const list = vi.spyOn(nodeInf.store, 'list');
+      const get = vi.spyOn(nodeInf.store, 'get');
+      const m0 = await mcns.get('n0');
+      const written = await mcns.updateStatus({ ...m0, status: { observedGeneration: 1, conditions: [] } });
+      await until(
+        () => Promise.resolve(mcnInf.store.get('n0')?.metadata.resourceVersion === written.metadata.resourceVersion),
+        10_000,
+        'status write seen',
+      );
+      await nodes.patch('n1', { metadata: { labels: { 'node-role.kubernetes.io/infra': '' } } }, { type: 'merge' });
+      await until(async () => (await mcns.get('n1')).spec.pool.name === 'infra', 10_000, 'MCN n1 in infra');
+      // the relabel's pass came after the status write's event: a pass over every node would have listed them
+      expect(list).not.toHaveBeenCalled();
+      expect(new Set(get.mock.calls.map((c) => c[0]))).toEqual(new Set(['n1']));
+      await sync.stop();
+      await running;
+    } finally {
+      await Promise.all(owned.map((i) => i.stop()));
       await env.stop();
     }
   }, 60_000);

@@ -24,6 +24,7 @@ import { apiVersionOf, grKey, type KubeObject, type ObjectMeta, type ResourceTyp
 import { clone, sortedClone, deepEqual, deleteKey, isObject, must, nowTime, randomSuffix } from './util.js';
 import { validateMeta } from './validation.js';
 import { recordUpdate } from './managed.js';
+import { WatcherIndex, firstAfter } from './watcher-index.js';
 
 /** The type of a watch event. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -102,7 +103,7 @@ export class Cluster {
   /** Storage keyed by `group/plural`. */
   private readonly storage = new Map<string, Stored>();
   private readonly strategies = new Map<string, TypeStrategy>();
-  private readonly watchers = new Set<Watcher>();
+  private readonly watchers = new WatcherIndex();
   private history: ChangeEvent[] = [];
   private historyStart = 0;
   private readonly historySize: number;
@@ -288,13 +289,13 @@ export class Cluster {
         throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
       const oldest = Math.max(this.compactedRv, this.storage.get(gr)?.watchStart ?? 0);
       if (from < oldest) throw expired(`too old resource version: ${from} (${oldest})`);
-      for (const e of this.history) {
-        if (e.rv <= from || e.gr !== gr) continue;
-        this.deliver(watcher, t, e);
+      // history is in resourceVersion order: start at the first event after `from` (a binary search)
+      for (let i = firstAfter(this.history, this.historyStart, from); i < this.history.length; i++) {
+        const e = this.history[i] as ChangeEvent;
+        if (e.gr === gr) this.deliver(watcher, t, e);
       }
     }
-    this.watchers.add(watcher);
-    return () => this.watchers.delete(watcher);
+    return this.watchers.add(watcher);
   }
 
   private matches(w: Watcher, o: KubeObject): boolean {
@@ -350,8 +351,7 @@ export class Cluster {
       }
       return v;
     };
-    for (const w of this.watchers) {
-      if (w.gr !== e.gr) continue;
+    for (const w of this.watchers.candidates(e.gr, obj.metadata?.name)) {
       // watchers receive the object in their own version (CRD versions share storage); one view per version
       this.deliver(w, this.watchType(w, t), e, viewOf);
     }

@@ -133,6 +133,12 @@ export class WorkloadControllers {
   private readonly dirtyOwners = new Set<string>();
   private readonly dirtyPods = new Set<string>();
   private readonly index = new PodOwnerIndex();
+  /**
+   * The nodes a DaemonSet's nodeSelector places pods on, by selector: kept until a Node's eligibility changes (a
+   * node added, deleted, its deletion started or its labels changed), so a DaemonSet queued by its pods' events does
+   * not match every node again.
+   */
+  private readonly eligibleNodes = new Map<string, ReadonlySet<string>>();
   /** Objects synced so far, by controller. */
   readonly stats: WorkloadSyncCounts = { deployments: 0, replicaSets: 0, daemonSets: 0, pods: 0 };
 
@@ -184,6 +190,7 @@ export class WorkloadControllers {
     const owners = take(this.dirtyOwners);
     const allDaemonSets = full || this.allDaemonSets;
     this.allDaemonSets = false;
+    if (allDaemonSets) this.eligibleNodes.clear();
     this.replicaSets(full ? undefined : owners);
     this.daemonSets(allDaemonSets ? undefined : owners);
     const allPods = full || this.allPods;
@@ -334,21 +341,13 @@ export class WorkloadControllers {
     const dsType = typeOf(c, 'apps', 'daemonsets');
     const podType = typeOf(c, '', 'pods');
     const nodeType = typeOf(c, '', 'nodes');
-    let nodes: KubeObject[] | undefined;
     for (const ds of c.peekAll(dsType)) {
       if (ds.metadata?.deletionTimestamp || (only !== undefined && !only.has(ds.metadata?.uid ?? ''))) continue;
       this.stats.daemonSets++;
-      nodes ??= c.peekAll(nodeType);
       const ns = ds.metadata?.namespace ?? 'default';
       const tmplSpec = ((((ds['spec'] ?? {}) as JsonObject)['template'] ?? {}) as JsonObject)['spec'] as
         JsonObject | undefined;
-      const nodeSelector = (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>;
-      const eligible = nodes.filter(
-        (n) =>
-          !n.metadata?.deletionTimestamp &&
-          Object.entries(nodeSelector).every(([k, v]) => n.metadata?.labels?.[k] === v),
-      );
-      const eligibleNames = new Set(eligible.map((n) => n.metadata?.name ?? ''));
+      const eligibleNames = this.eligibleFor(nodeType, (tmplSpec?.['nodeSelector'] ?? {}) as Record<string, string>);
       const pods = this.owned(podType, ds.metadata?.uid ?? '').filter((p) => p.metadata?.namespace === ns);
       // by node name: a lookup per node instead of a scan of the pods (nodes x pods on every pass)
       const scheduled = new Set(pods.map((p) => podNodeName(p)));
@@ -362,17 +361,34 @@ export class WorkloadControllers {
       const ready = live.filter(podReady).length;
       const status: JsonObject = {
         currentNumberScheduled: live.length,
-        desiredNumberScheduled: eligible.length,
+        desiredNumberScheduled: eligibleNames.size,
         numberMisscheduled: 0,
         numberReady: ready,
         numberAvailable: ready,
         updatedNumberScheduled: live.length,
         observedGeneration: ds.metadata?.generation ?? 1,
       };
-      if (eligible.length - ready > 0) status['numberUnavailable'] = eligible.length - ready;
+      if (eligibleNames.size - ready > 0) status['numberUnavailable'] = eligibleNames.size - ready;
       if (ready === 0) delete status['numberAvailable'];
       setStatus(c, dsType, ds, status);
     }
+  }
+
+  /** Names of the live nodes whose labels match `nodeSelector` (cached, see {@link eligibleNodes}). */
+  private eligibleFor(nodeType: ResourceType, nodeSelector: Record<string, string>): ReadonlySet<string> {
+    const key = JSON.stringify(Object.entries(nodeSelector).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    let names = this.eligibleNodes.get(key);
+    if (names === undefined) {
+      const sel = Object.entries(nodeSelector);
+      names = new Set(
+        this.c
+          .peekAll(nodeType)
+          .filter((n) => !n.metadata?.deletionTimestamp && sel.every(([k, v]) => n.metadata?.labels?.[k] === v))
+          .map((n) => n.metadata?.name ?? ''),
+      );
+      this.eligibleNodes.set(key, names);
+    }
+    return names;
   }
 
   /**

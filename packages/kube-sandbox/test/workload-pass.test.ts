@@ -99,8 +99,12 @@ it('syncs only the DaemonSet whose pod changed; a node joining or relabelled syn
   const before = { ...w.stats };
   const again = (await c.req('GET', `/api/v1/namespaces/default/pods/${pod.metadata.name}`)).body as typeof pod;
   again.metadata.labels = { ...again.metadata.labels, touched: 'again' };
+  const peek = vi.spyOn(c.sb.cluster, 'peekAll');
   expect((await c.req('PUT', `/api/v1/namespaces/default/pods/${pod.metadata.name}`, again)).status).toBe(200);
   await settled();
+  // ds-b's nodes are those of the previous pass: no node is matched against its selector again
+  expect(peek.mock.calls.filter(([t]) => t.plural === 'nodes')).toEqual([]);
+  peek.mockRestore();
   // ds-b synced once (three DaemonSets stored: ds, ds-b, ds-c), the pod once
   expect(w.stats.daemonSets - before.daemonSets).toBe(1);
   expect(w.stats.pods - before.pods).toBe(1);

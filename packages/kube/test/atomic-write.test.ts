@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../src/index.js';
+import { atomicTempPath } from '../src/atomic-write.js';
 
 let dir = '';
 afterEach(() => {
@@ -42,5 +43,13 @@ describe('writeFileAtomic', () => {
       }),
     ).rejects.toThrow('interrupted');
     expect(readdirSync(dir)).toEqual(['a']);
+  });
+});
+
+describe('atomicTempPath', () => {
+  it('names each temporary file apart: `.<name><mark><12 hex>`, never the same twice in a process', () => {
+    const names = Array.from({ length: 5000 }, () => atomicTempPath('/d/file.conf', '.mcdtmp'));
+    for (const n of names) expect(n).toMatch(/^\/d\/\.file\.conf\.mcdtmp[0-9a-f]{12}$/);
+    expect(new Set(names).size).toBe(names.length);
   });
 });

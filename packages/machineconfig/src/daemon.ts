@@ -245,11 +245,21 @@ export interface DiffOptions {
   forceFile?: boolean;
 }
 
+/**
+ * Parsed configs by the config object of a MachineConfig: the daemons of a pool read the same MachineConfig objects
+ * (an informer's cache), and every node's update parsed and validated both configs again. Read-only results.
+ */
+const parsedConfigs = new WeakMap<object, Obj>();
+
 function parse(mc: MachineConfig, which: 'old' | 'new'): Obj {
   const c = mc.spec.config;
   const raw: JsonObject | string = c === undefined || c === null ? { ignition: { version: '3.5.0' } } : c;
+  const known = typeof raw === 'object' ? parsedConfigs.get(raw) : undefined;
+  if (known !== undefined) return known;
   try {
-    return parseMachineConfigIgnition(raw, { keepEmptyLists: true });
+    const parsed = parseMachineConfigIgnition(raw, { keepEmptyLists: true });
+    if (typeof raw === 'object' && raw === c) parsedConfigs.set(raw, parsed);
+    return parsed;
   } catch (err) {
     if (err instanceof MachineConfigIgnitionError) {
       throw new MachineConfigReconcileError(

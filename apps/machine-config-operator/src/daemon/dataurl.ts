@@ -70,10 +70,30 @@ export function decodeContents(
   contents: { source?: string | null; compression?: string | null } | undefined,
   path: string,
 ): Buffer {
-  const source = contents?.source;
+  if (contents === undefined) return Buffer.alloc(0);
+  const known = decoded.get(contents);
+  if (known !== undefined && known.source === contents.source && known.compression === contents.compression)
+    return known.data;
+  const data = decodeUncached(contents, path);
+  decoded.set(contents, { source: contents.source, compression: contents.compression, data });
+  return data;
+}
+
+/**
+ * Decoded contents by the contents object of a parsed config: the configs are parsed once per process and shared by
+ * every node of a pool (`ignitionOf`), and each update decodes every file two or three times (write, on-disk
+ * validation, drift checks). Read-only: callers write or compare the bytes, never change them.
+ */
+const decoded = new WeakMap<
+  object,
+  { source: string | null | undefined; compression: string | null | undefined; data: Buffer }
+>();
+
+function decodeUncached(contents: { source?: string | null; compression?: string | null }, path: string): Buffer {
+  const source = contents.source;
   if (source === undefined || source === null) return Buffer.alloc(0);
   const raw = decodeDataUrl(source, path);
-  const compression = contents?.compression ?? '';
+  const compression = contents.compression ?? '';
   if (compression === '') return raw;
   if (compression !== 'gzip') throw new ContentsDecodeError(path, `unsupported compression type "${compression}"`);
   try {

@@ -63,8 +63,24 @@ export async function checkFileContentsAndMode(
       path,
     );
   }
-  const actual = await fs.readFile(root.resolve(path));
-  if (!actual.equals(expected)) throw new OnDiskValidationError(`content mismatch for file ${goQuote(path)}`, path);
+  if (st.size !== expected.length || !(await sameContent(root.resolve(path), expected)))
+    throw new OnDiskValidationError(`content mismatch for file ${goQuote(path)}`, path);
+}
+
+/**
+ * Whether the regular file holds exactly `expected`: open, one read of one byte more than expected (a file that grew
+ * since its lstat reads longer; a regular file's read is short only at its end), close. No fstat and no read to
+ * the end as `readFile` does: the daemon reads back every file of a config on each validation.
+ */
+async function sameContent(file: string, expected: Buffer): Promise<boolean> {
+  const h = await fs.open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(expected.length + 1);
+    const { bytesRead } = await h.read(buf, 0, buf.length, 0);
+    return bytesRead === expected.length && buf.subarray(0, bytesRead).equals(expected);
+  } finally {
+    await h.close();
+  }
 }
 
 async function checkUnit(root: HostRoot, host: Host, u: Unit): Promise<void> {

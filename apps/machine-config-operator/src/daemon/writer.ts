@@ -58,6 +58,50 @@ export async function removeStaleTemps(target: string): Promise<void> {
   for (const n of names) if (n.startsWith(prefix)) await fs.rm(`${dir}/${n}`, { force: true });
 }
 
+/** A temp file name of an atomic write (`.<name>.mcdtmp<12 hex>`, as `atomicTempPath` makes them). */
+const STALE_TEMP = new RegExp(`^\\..+${TEMP_MARK.replace('.', '\\.')}[0-9a-f]{12}$`);
+
+/**
+ * Prepares a directory for atomic writes: an existing one is cleared of every temp file a killed write left in it
+ * (one readdir), a missing one is created with its parents (0755; new, so nothing to clear).
+ */
+async function prepareDirectory(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    return;
+  }
+  for (const n of names) if (STALE_TEMP.test(n)) await fs.rm(`${dir}/${n}`, { force: true });
+}
+
+/**
+ * The directories one update step has prepared for its atomic writes, each created and cleared of stale temps once
+ * instead of once per written file (a config writes dozens of files into a few directories; the noorig stamps go to
+ * as many more). Only temps of a killed process can be stale: this process removes its own on a failed write.
+ */
+export class PreparedDirectories {
+  readonly #done = new Map<string, Promise<void>>();
+
+  /** Prepares `dir` once (a failed preparation is tried again on the next call). */
+  prepare(dir: string): Promise<void> {
+    let p = this.#done.get(dir);
+    if (p === undefined) {
+      p = prepareDirectory(dir);
+      this.#done.set(dir, p);
+      p.catch(() => this.#done.delete(dir));
+    }
+    return p;
+  }
+
+  /** Forgets `dir` (it was removed behind this step's back: the next write prepares it again). */
+  forget(dir: string): void {
+    this.#done.delete(dir);
+  }
+}
+
 /** Options of {@link atomicWrite}. */
 export interface AtomicWriteOptions {
   readonly mode?: number;
@@ -65,6 +109,8 @@ export interface AtomicWriteOptions {
   readonly gid?: number;
   /** Count this write at the crash-test kill point `file-temp-written` (default true; the update path's writes). */
   readonly killPoint?: boolean;
+  /** The update step's prepared directories (default: the target's directory is prepared for this write alone). */
+  readonly dirs?: PreparedDirectories;
 }
 
 /**
@@ -73,8 +119,26 @@ export interface AtomicWriteOptions {
  * A reader (or a daemon restarted after SIGKILL) sees the old or the new file, never a part.
  */
 export async function atomicWrite(target: string, data: Buffer | string, opts: AtomicWriteOptions = {}): Promise<void> {
-  await fs.mkdir(dirname(target), { recursive: true, mode: 0o755 });
-  await removeStaleTemps(target);
+  const dir = dirname(target);
+  if (opts.dirs === undefined) {
+    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    await removeStaleTemps(target);
+    await writeTemped(target, data, opts);
+    return;
+  }
+  await opts.dirs.prepare(dir);
+  try {
+    await writeTemped(target, data, opts);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // the directory went away since it was prepared (a stale-data removal, another writer): prepare it again
+    opts.dirs.forget(dir);
+    await opts.dirs.prepare(dir);
+    await writeTemped(target, data, opts);
+  }
+}
+
+async function writeTemped(target: string, data: Buffer | string, opts: AtomicWriteOptions): Promise<void> {
   // @keelson/kube's one atomic write; the kill point sits between the durable temp file and the rename
   await writeFileAtomic(target, data, {
     mode: opts.mode ?? 0o644,
@@ -92,9 +156,14 @@ export async function atomicWrite(target: string, data: Buffer | string, opts: A
 }
 
 /** Copies a file atomically, keeping its mode. */
-async function atomicCopy(from: string, to: string): Promise<void> {
+async function atomicCopy(from: string, to: string, dirs?: PreparedDirectories): Promise<void> {
   const st = await fs.stat(from);
-  await atomicWrite(to, await fs.readFile(from), { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid });
+  await atomicWrite(to, await fs.readFile(from), {
+    mode: st.mode & 0o7777,
+    uid: st.uid,
+    gid: st.gid,
+    ...(dirs !== undefined ? { dirs } : {}),
+  });
 }
 
 /** Path of the `.mcdorig` backup of a host path. */
@@ -112,17 +181,22 @@ export async function isDistroFile(root: HostRoot, host: Host, path: string): Pr
  * createOrigFile: before the first write over `path`, back up a distribution file to `orig/<path>.mcdorig` (once;
  * an existing backup is kept) or write the empty `noorig` stamp. The backup is complete before the caller writes.
  */
-export async function createOrigFile(root: HostRoot, host: Host, path: string): Promise<void> {
+export async function createOrigFile(
+  root: HostRoot,
+  host: Host,
+  path: string,
+  dirs?: PreparedDirectories,
+): Promise<void> {
   const orig = origPath(root, path);
   const stamp = noOrigPath(root, path);
   if ((await exists(orig)) || (await exists(stamp))) return;
   const target = root.resolve(path);
   if ((await exists(target)) && (await isDistroFile(root, host, path))) {
-    await atomicCopy(target, orig);
+    await atomicCopy(target, orig, dirs);
     killPoint('after-orig-backup');
     return;
   }
-  await atomicWrite(stamp, '', { mode: 0o644 });
+  await atomicWrite(stamp, '', { mode: 0o644, ...(dirs !== undefined ? { dirs } : {}) });
 }
 
 function lookupId(db: string, name: string): number | undefined {
@@ -155,6 +229,7 @@ export async function writeFiles(
   files: readonly IgnFile[],
   opts: WriteFilesOptions,
 ): Promise<void> {
+  const dirs = new PreparedDirectories();
   for (const f of files) {
     const path = f.path ?? '';
     if (opts.skipCertificateWriterFiles && path === '/etc/kubernetes/kubelet-ca.crt') continue;
@@ -162,8 +237,8 @@ export async function writeFiles(
     const data = decodeContents(f.contents ?? undefined, path);
     const owner = await ownerOf(root, f);
     killPoint('before-file-write');
-    await createOrigFile(root, host, path);
-    await atomicWrite(root.resolve(path), data, { mode: f.mode ?? 0o644, ...owner });
+    await createOrigFile(root, host, path, dirs);
+    await atomicWrite(root.resolve(path), data, { mode: f.mode ?? 0o644, ...owner, dirs });
     killPoint('after-file-renamed');
   }
 }
@@ -178,6 +253,7 @@ async function isDevNullLink(p: string): Promise<boolean> {
 
 /** Writes units and dropins (only `units`), masks, then enables/disables/presets. */
 export async function writeUnits(root: HostRoot, host: Host, units: readonly Unit[]): Promise<void> {
+  const dirs = new PreparedDirectories();
   for (const u of units) {
     const name = u.name ?? '';
     const unitPath = root.resolve(`${SYSTEMD_UNIT_DIR}/${name}`);
@@ -187,8 +263,8 @@ export async function writeUnits(root: HostRoot, host: Host, units: readonly Uni
         await fs.rm(root.resolve(hostPath), { force: true });
         continue;
       }
-      await createOrigFile(root, host, hostPath);
-      await atomicWrite(root.resolve(hostPath), d.contents ?? '', { mode: 0o644 });
+      await createOrigFile(root, host, hostPath, dirs);
+      await atomicWrite(root.resolve(hostPath), d.contents ?? '', { mode: 0o644, dirs });
     }
     if (u.mask === true) {
       await fs.rm(unitPath, { force: true });
@@ -197,8 +273,8 @@ export async function writeUnits(root: HostRoot, host: Host, units: readonly Uni
       continue;
     }
     if ((u.contents ?? '') !== '') {
-      await createOrigFile(root, host, `${SYSTEMD_UNIT_DIR}/${name}`);
-      await atomicWrite(unitPath, u.contents ?? '', { mode: 0o644 });
+      await createOrigFile(root, host, `${SYSTEMD_UNIT_DIR}/${name}`, dirs);
+      await atomicWrite(unitPath, u.contents ?? '', { mode: 0o644, dirs });
     } else if (u.mask === false && (await isDevNullLink(unitPath))) {
       await fs.rm(unitPath, { force: true });
     }

@@ -47,6 +47,26 @@ const provisioning = (n: Node): boolean => {
   return phase === 'Pending' || phase === 'Provisioning';
 };
 
+/** Adds to `plan` what the MCN `have` of node `n` needs (`undefined`: none yet). */
+function planNode(plan: McnPlan, n: Node, have: MachineConfigNode | undefined, pool: string): void {
+  if (provisioning(n)) return;
+  const want = newMachineConfigNode(n, pool);
+  if (have === undefined) {
+    plan.create.push(want);
+    return;
+  }
+  // upstream ApplyMachineConfigNode: node and pool references follow the cluster; the desired config is the node
+  // controller's (a placeholder is filled in from the node, as GenerateAndApplyMachineConfigNodeSpec does)
+  const desired =
+    have.spec.configVersion.desired === NOT_YET_SET ? want.spec.configVersion.desired : have.spec.configVersion.desired;
+  if (
+    have.spec.node.name !== want.spec.node.name ||
+    have.spec.pool.name !== want.spec.pool.name ||
+    have.spec.configVersion.desired !== desired
+  )
+    plan.update.push({ ...have, spec: { ...want.spec, configVersion: { desired } } });
+}
+
 /** The writes that bring the MCNs in line with the nodes and pools. */
 export function planMachineConfigNodes(
   nodes: readonly Node[],
@@ -55,29 +75,29 @@ export function planMachineConfigNodes(
 ): McnPlan {
   const byName = new Map(mcns.map((m) => [m.metadata.name ?? '', m]));
   const plan: McnPlan = { create: [], update: [], remove: [] };
-  for (const n of nodes) {
-    if (provisioning(n)) continue;
-    const want = newMachineConfigNode(n, primaryPoolForMcn(pools, n));
-    const have = byName.get(n.metadata.name ?? '');
-    if (have === undefined) {
-      plan.create.push(want);
-      continue;
-    }
-    // upstream ApplyMachineConfigNode: node and pool references follow the cluster; the desired config is the node
-    // controller's (a placeholder is filled in from the node, as GenerateAndApplyMachineConfigNodeSpec does)
-    const desired =
-      have.spec.configVersion.desired === NOT_YET_SET
-        ? want.spec.configVersion.desired
-        : have.spec.configVersion.desired;
-    if (
-      have.spec.node.name !== want.spec.node.name ||
-      have.spec.pool.name !== want.spec.pool.name ||
-      have.spec.configVersion.desired !== desired
-    )
-      plan.update.push({ ...have, spec: { ...want.spec, configVersion: { desired } } });
-  }
+  for (const n of nodes) planNode(plan, n, byName.get(n.metadata.name ?? ''), primaryPoolForMcn(pools, n));
   const names = new Set(nodes.map((n) => n.metadata.name ?? ''));
   for (const name of byName.keys()) if (!names.has(name)) plan.remove.push(name);
+  return plan;
+}
+
+/**
+ * The same plan for the named nodes only (the nodes and MCNs whose watch events queued them): what
+ * {@link planMachineConfigNodes} would plan for them, without a pass over every node of the cluster.
+ */
+export function planMachineConfigNodesFor(
+  names: Iterable<string>,
+  node: (name: string) => Node | undefined,
+  mcn: (name: string) => MachineConfigNode | undefined,
+  pools: readonly MachineConfigPool[],
+): McnPlan {
+  const plan: McnPlan = { create: [], update: [], remove: [] };
+  for (const name of names) {
+    const n = node(name);
+    const have = mcn(name);
+    if (n !== undefined) planNode(plan, n, have, primaryPoolForMcn(pools, n));
+    else if (have !== undefined) plan.remove.push(name);
+  }
   return plan;
 }
 
@@ -123,10 +143,25 @@ function nodeChangeMatters(o: Node, n: Node): boolean {
   );
 }
 
+/** Whether an MCN change can change its plan (its spec: status writes of the daemons do not). */
+function mcnChangeMatters(o: MachineConfigNode, n: MachineConfigNode): boolean {
+  return (
+    o.spec.node.name !== n.spec.node.name ||
+    o.spec.pool.name !== n.spec.pool.name ||
+    o.spec.configVersion.desired !== n.spec.configVersion.desired
+  );
+}
+
+/** Whether a pool change can move a node to another pool (its node selector). */
+function poolChangeMatters(o: MachineConfigPool, n: MachineConfigPool): boolean {
+  return JSON.stringify(o.spec.nodeSelector ?? null) !== JSON.stringify(n.spec.nodeSelector ?? null);
+}
+
 /**
  * The MachineConfigNode task as a controller of its own in the operator process, fed by Node, MCN and pool watches:
  * upstream runs syncMachineConfigNodes in every operator sync; driven by the node watch here, a kubelet heartbeat
- * does not re-run the operator's whole sync.
+ * does not re-run the operator's whole sync. A pass plans only the nodes whose Node or MCN changed (a daemon's MCN
+ * status write queues nothing); a pool's node selector, a pool added or deleted, or the start plan every node.
  */
 export class MachineConfigNodeSync {
   readonly controller: Controller;
@@ -135,6 +170,10 @@ export class MachineConfigNodeSync {
   readonly #o: McnSyncOptions;
   readonly #unsubscribe: Array<() => void> = [];
   readonly #owned: Array<Informer<KubeObject>> = [];
+  /** Nodes to plan in the next pass; `#all`: every node (start, pools changed, a failed pass). */
+  readonly #dirty = new Set<string>();
+  #all = true;
+  readonly #stopping = new AbortController();
 
   constructor(o: McnSyncOptions) {
     this.#o = o;
@@ -150,16 +189,36 @@ export class MachineConfigNodeSync {
     const enqueue = (): void => {
       this.controller.enqueue(NODE_KEY);
     };
+    const one = (o: KubeObject): void => {
+      this.#dirty.add(o.metadata.name ?? '');
+      enqueue();
+    };
+    const all = (): void => {
+      this.#all = true;
+      enqueue();
+    };
     this.#unsubscribe.push(
       this.#nodes.addHandlers({
-        add: enqueue,
-        delete: enqueue,
+        add: one,
+        delete: one,
         update: (a, b) => {
-          if (nodeChangeMatters(a, b)) enqueue();
+          if (nodeChangeMatters(a, b)) one(b);
         },
       }),
-      this.#mcns.addHandlers({ add: enqueue, update: enqueue, delete: enqueue }),
-      o.pools.addHandlers({ add: enqueue, update: enqueue, delete: enqueue }),
+      this.#mcns.addHandlers({
+        add: one,
+        delete: one,
+        update: (a, b) => {
+          if (mcnChangeMatters(a, b)) one(b);
+        },
+      }),
+      o.pools.addHandlers({
+        add: all,
+        delete: all,
+        update: (a, b) => {
+          if (poolChangeMatters(a, b)) all();
+        },
+      }),
     );
   }
 
@@ -167,10 +226,19 @@ export class MachineConfigNodeSync {
     this.#nodes.start();
     this.#mcns.start();
     this.controller.enqueue(NODE_KEY);
+    // the first whole pass once all three caches hold their lists (a cache that lists nothing sends no event)
+    const caches = [this.#nodes, this.#mcns, this.#o.pools].map((i) => i.waitForSync(this.#stopping.signal));
+    Promise.all(caches).then(
+      () => {
+        this.controller.enqueue(NODE_KEY);
+      },
+      () => undefined,
+    );
     await this.controller.run();
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort();
     for (const u of this.#unsubscribe.splice(0)) u();
     await this.controller.stop();
     await Promise.all(this.#owned.splice(0).map((i) => i.stop()));
@@ -179,8 +247,27 @@ export class MachineConfigNodeSync {
   /** One pass (waits for the three caches; a cluster without the MCN CRD never syncs its informer: no pass). */
   async sync(): Promise<undefined> {
     if (!this.#nodes.hasSynced() || !this.#mcns.hasSynced() || !this.#o.pools.hasSynced()) return undefined;
-    const plan = planMachineConfigNodes(this.#nodes.store.list(), this.#mcns.store.list(), this.#o.pools.store.list());
-    await applyMcnPlan(this.#o.client, plan, this.#o.logger);
+    const all = this.#all;
+    const names = [...this.#dirty];
+    this.#all = false;
+    this.#dirty.clear();
+    const pools = this.#o.pools.store.list();
+    const plan = all
+      ? planMachineConfigNodes(this.#nodes.store.list(), this.#mcns.store.list(), pools)
+      : planMachineConfigNodesFor(
+          names,
+          (n) => this.#nodes.store.get(n),
+          (n) => this.#mcns.store.get(n),
+          pools,
+        );
+    try {
+      await applyMcnPlan(this.#o.client, plan, this.#o.logger);
+    } catch (e) {
+      // the controller retries with backoff: the retry plans what this pass had to
+      if (all) this.#all = true;
+      for (const n of names) this.#dirty.add(n);
+      throw e;
+    }
     return undefined;
   }
 }
