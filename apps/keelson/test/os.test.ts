@@ -43,7 +43,7 @@ describe('keelson os plan', { timeout: 60_000 }, () => {
       'rpm-ostree cleanup -p',
       `rpm-ostree rebase --experimental ostree-unverified-registry:${IMG_B}`,
       `rpm-ostree kargs --delete-if-present=nosmt --delete-if-present=hugepagesz=1G --delete-if-present=hugepages=4 --append=hugepagesz=1G --append=hugepages=8 '--append=bar="hello world"'`,
-      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
       'rpm-ostree update --install usbguard --uninstall sysstat',
       '# check the staged deployment requests every extension package: usbguard',
       '# on failure: rpm-ostree cleanup -p',
@@ -148,13 +148,14 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     expect(b && osImageUrlOf(b)).toBe(IMG_B);
     expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual([
       'kernel-rt-core',
+      'kernel-rt-kvm',
       'kernel-rt-modules',
       'kernel-rt-modules-extra',
       'usbguard',
     ]);
     expect(s.deployments[1]?.rollback).toBe(true);
     expect(keelson(['os', 'status', '--simulate', state]).stdout).toContain(
-      'LayeredPackages: kernel-rt-core kernel-rt-modules kernel-rt-modules-extra usbguard',
+      'LayeredPackages: kernel-rt-core kernel-rt-modules kernel-rt-modules-extra kernel-rt-kvm usbguard',
     );
   });
   it('real ostree node: sim-init --sysroot, apply, reboot, status', () => {
@@ -173,6 +174,7 @@ describe('keelson os status', { timeout: 60_000 }, () => {
     expect(b && osImageUrlOf(b)).toBe(IMG_B);
     expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual([
       'kernel-rt-core',
+      'kernel-rt-kvm',
       'kernel-rt-modules',
       'kernel-rt-modules-extra',
       'usbguard',

@@ -292,7 +292,7 @@ describe('daemon update flow on a virtual node', () => {
     await untilDone(env.client, NODE, 'rendered-worker-rt1');
     const os = machine().os;
     expect(os.log.map((a) => a.join(' '))).toContain(
-      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
     );
     const from = os.log.length;
     await createMc(env.client, variant('rendered-worker-rt2', 'rt-2\n'));

@@ -65,7 +65,13 @@ const STAGED = {
       id: 'rhcos-def.0',
       checksum: 'b'.repeat(64),
       staged: true,
-      'requested-packages': ['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'usbguard'],
+      'requested-packages': [
+        'kernel-rt-core',
+        'kernel-rt-modules',
+        'kernel-rt-modules-extra',
+        'kernel-rt-kvm',
+        'usbguard',
+      ],
       'requested-base-removals': [
         'kernel',
         'kernel-core',
@@ -156,7 +162,7 @@ describe('ExtensionsImage with an in-process host', () => {
       'podman kill ostree-container-pivot-u1',
     ]);
     expect(cmds).toContain(
-      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
     );
     expect(cmds).toContain('rpm-ostree update --install usbguard');
     expect(existsSync(root.resolve(EXTENSIONS_REPO_PATH))).toBe(false);
@@ -283,7 +289,7 @@ describe.skipIf(!canChroot)('extensions image through the chroot HostExec', () =
       expect.stringMatching(/^podman rm -f ostree-container-pivot-/),
       'rpm-ostree status --json',
       'rpm-ostree cleanup -p',
-      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
       'rpm-ostree update --install usbguard',
       'rpm-ostree status --json',
     ]);

@@ -1,5 +1,5 @@
 import { OstreeError } from './errors.js';
-import { KERNEL_PACKAGES, type KernelType } from './packages.js';
+import { kernelPackagesFor, type KernelType } from './packages.js';
 
 /** Options of `rpm-ostree rebase`. */
 export interface RebaseOptions {
@@ -143,10 +143,10 @@ export const rpmOstreeArgs = {
   update(extensionArgs: readonly string[]): string[] {
     return ['update', ...extensionArgs];
   },
-  /** Kernel type switch: remove the default kernel packages and install the realtime / 64k set. */
-  switchKernel(kernelType: Exclude<KernelType, 'default'>): string[] {
-    const install = KERNEL_PACKAGES[kernelType];
-    return rpmOstreeArgs.overrideRemove(KERNEL_PACKAGES.default, install);
+  /** Kernel type switch: remove the default kernel packages and install the realtime / 64k set of the release. */
+  switchKernel(kernelType: Exclude<KernelType, 'default'>, el10 = false): string[] {
+    const packages = kernelPackagesFor(el10);
+    return rpmOstreeArgs.overrideRemove(packages.default, packages[kernelType]);
   },
 } as const;
 

@@ -38,6 +38,9 @@ export {
 } from './kargs.js';
 export {
   KERNEL_PACKAGES,
+  kernelPackagesFor,
+  isEL10,
+  type KernelPackages,
   SUPPORTED_EXTENSIONS,
   canonicalizeKernelType,
   generateExtensionsArgs,

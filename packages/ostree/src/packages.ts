@@ -10,14 +10,21 @@ export function canonicalizeKernelType(kernelType: string | null | undefined): K
   return 'default';
 }
 
-/** Packages removed (default kernel) and installed (realtime / 64k) by a kernel type switch. */
-export const KERNEL_PACKAGES: Readonly<{
+/** The kernel packages of each kernel type on one OS release. */
+export type KernelPackages = Readonly<{
   default: readonly string[];
   realtime: readonly string[];
   '64k-pages': readonly string[];
-}> = Object.freeze({
+}>;
+
+/**
+ * Packages removed (default kernel) and installed (realtime / 64k) by a kernel type switch on a RHEL 9 based host
+ * (RHCOS 9, what release-4.20 ships): upstream's `getKernelPackagesForRelease` adds `kernel-rt-kvm` to the realtime
+ * set unless the host is RHEL 10 based ({@link kernelPackagesFor}).
+ */
+export const KERNEL_PACKAGES: KernelPackages = Object.freeze({
   default: Object.freeze(['kernel', 'kernel-core', 'kernel-modules', 'kernel-modules-core', 'kernel-modules-extra']),
-  realtime: Object.freeze(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra']),
+  realtime: Object.freeze(['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'kernel-rt-kvm']),
   '64k-pages': Object.freeze([
     'kernel-64k-core',
     'kernel-64k-modules',
@@ -25,6 +32,27 @@ export const KERNEL_PACKAGES: Readonly<{
     'kernel-64k-modules-extra',
   ]),
 });
+
+const EL10_KERNEL_PACKAGES: KernelPackages = Object.freeze({
+  ...KERNEL_PACKAGES,
+  realtime: Object.freeze(KERNEL_PACKAGES.realtime.filter((p) => p !== 'kernel-rt-kvm')),
+});
+
+/** The kernel packages of the host's release: RHEL 10 based hosts have no `kernel-rt-kvm` (OCPBUGS-62925). */
+export function kernelPackagesFor(el10: boolean): KernelPackages {
+  return el10 ? EL10_KERNEL_PACKAGES : KERNEL_PACKAGES;
+}
+
+/**
+ * True when an os-release file describes a RHEL 10 based CoreOS (upstream osrelease `IsEL10`): an EL family `ID`
+ * (`rhcos`, `scos`, `rhel`, `centos`) whose RHEL version (`RHEL_VERSION`, else `VERSION_ID`) has major 10.
+ */
+export function isEL10(osRelease: string): boolean {
+  const field = (k: string): string =>
+    /^"?(.*?)"?$/.exec(new RegExp(`^${k}=(.*)$`, 'm').exec(osRelease)?.[1]?.trim() ?? '')?.[1] ?? '';
+  if (!['rhcos', 'scos', 'rhel', 'centos'].includes(field('ID'))) return false;
+  return /^10(\.|$)/.test(field('RHEL_VERSION') || field('VERSION_ID'));
+}
 
 /** The RHCOS extension → package map of the machine-config-operator (`SupportedExtensions`). */
 export const SUPPORTED_EXTENSIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({

@@ -3,7 +3,7 @@ import { rpmOstreeArgs, revertKernelSwapArgs } from './commands.js';
 import { generateKargs } from './kargs.js';
 import { unverifiedRegistryReference, containersStorageReference } from './imageref.js';
 import {
-  KERNEL_PACKAGES,
+  kernelPackagesFor,
   SUPPORTED_EXTENSIONS,
   canonicalizeKernelType,
   type KernelType,
@@ -44,6 +44,8 @@ export interface OsPlanOptions {
   readonly booted?: BootedState;
   /** RHEL-family host (kernel type and extensions apply; default true). */
   readonly isEL?: boolean;
+  /** RHEL 10 based host (`isEL10` of its os-release): the realtime kernel set has no `kernel-rt-kvm`. Default false. */
+  readonly el10?: boolean;
   /** CPU architecture in Go terms (`amd64`, `arm64`; default from the process). 64k-pages needs `arm64`. */
   readonly arch?: string;
   /** rpm-ostree has the `container` feature (default true); false is refused (the in-place path is out of scope). */
@@ -129,7 +131,7 @@ export function applyOsChanges(
   const newK = canonicalizeKernelType(n.kernelType);
   const notes: string[] = [];
   let osUpdate = (o.osImageURL ?? '') !== (n.osImageURL ?? '') || options.force === true;
-  const booted: BootedState = options.booted ?? assumedBooted(o, oldK, map);
+  const booted: BootedState = options.booted ?? assumedBooted(o, oldK, map, options.el10 === true);
   if (osUpdate && booted.osImageURL !== undefined && booted.osImageURL === (n.osImageURL ?? '')) {
     notes.push(`already in desired image ${n.osImageURL ?? ''}`);
     osUpdate = false;
@@ -180,7 +182,7 @@ export function applyOsChanges(
     steps.push({
       kind: 'kernel-type',
       description: `switch to the ${newK} kernel`,
-      args: rpmOstreeArgs.switchKernel(newK),
+      args: rpmOstreeArgs.switchKernel(newK, options.el10 === true),
       retryAnyFailure: false,
     });
   }
@@ -193,12 +195,14 @@ function assumedBooted(
   o: OsConfigSpec,
   oldK: KernelType,
   map: Readonly<Record<string, readonly string[]>>,
+  el10: boolean,
 ): BootedState {
-  const layered = oldK === 'default' ? [] : [...KERNEL_PACKAGES[oldK]];
+  const kernel = kernelPackagesFor(el10);
+  const layered = oldK === 'default' ? [] : [...kernel[oldK]];
   const ext = (o.extensions ?? []).filter((e) => Object.hasOwn(map, e)).flatMap((e) => map[e] ?? []);
   return {
     requestedPackages: [...layered, ...ext],
-    requestedBaseRemovals: oldK === 'default' ? [] : [...KERNEL_PACKAGES.default],
+    requestedBaseRemovals: oldK === 'default' ? [] : [...kernel.default],
     osImageURL: o.osImageURL ?? undefined,
   };
 }

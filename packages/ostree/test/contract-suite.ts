@@ -168,7 +168,9 @@ export function planContract(nb: NodeBackend, only?: readonly string[]): void {
         const b = bootedDeployment(after);
         expect(b && osImageUrlOf(b)).toBe(sc.new.osImageURL);
         const kernelPkgs =
-          sc.new.kernelType === 'realtime' ? ['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra'] : [];
+          sc.new.kernelType === 'realtime'
+            ? ['kernel-rt-core', 'kernel-rt-modules', 'kernel-rt-modules-extra', 'kernel-rt-kvm']
+            : [];
         expect([...(b?.requestedPackages ?? [])].sort()).toStrictEqual(
           [
             ...kernelPkgs,

@@ -93,6 +93,8 @@ describe('RpmOstree driver against a stand-in rpm-ostree child process', () => {
         'kernel-rt-modules',
         '--install',
         'kernel-rt-modules-extra',
+        '--install',
+        'kernel-rt-kvm',
       ],
       [
         'override',

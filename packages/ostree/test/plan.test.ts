@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyOsChanges, executePlan, formatPlan, RpmOstree, SimulatedRpmOstree } from '../src/index.js';
+import { applyOsChanges, executePlan, formatPlan, isEL10, RpmOstree, SimulatedRpmOstree } from '../src/index.js';
 
 const A = 'quay.io/ocp/os@sha256:' + 'a'.repeat(64);
 const B = 'quay.io/ocp/os@sha256:' + 'b'.repeat(64);
@@ -33,10 +33,10 @@ describe('applyOsChanges plan builder', () => {
     ]);
     expect(formatPlan(plan)).toStrictEqual([
       'rpm-ostree cleanup -p',
-      'rpm-ostree override reset kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --uninstall kernel-rt-core --uninstall kernel-rt-modules --uninstall kernel-rt-modules-extra',
+      'rpm-ostree override reset kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --uninstall kernel-rt-core --uninstall kernel-rt-modules --uninstall kernel-rt-modules-extra --uninstall kernel-rt-kvm',
       `rpm-ostree rebase --experimental ostree-unverified-registry:${A.replace('a'.repeat(64), 'b'.repeat(64))}`,
       `rpm-ostree kargs --delete-if-present=nosmt --append=hugepages=4 '--append=x="a b"'`,
-      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
       'rpm-ostree update --install sysstat --uninstall NetworkManager-libreswan --uninstall libreswan --uninstall openvswitch3.5-ipsec',
       '# check the staged deployment requests every extension package: sysstat',
     ]);
@@ -129,5 +129,30 @@ describe('applyOsChanges plan builder', () => {
     const err = await executePlan(plan, driver).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'PLAN_STEP_FAILED', rolledBack: false });
     expect((err as Error).message).toMatch(/pull failed.*rolling back ALSO failed.*daemon crashed/s);
+  });
+});
+
+describe('the realtime kernel set of the host release (upstream getKernelPackagesForRelease)', () => {
+  const rt = { spec: { kernelType: 'realtime' } };
+  const kernelStep = (el10?: boolean): string | undefined =>
+    formatPlan(applyOsChanges({ spec: {} }, rt, el10 === undefined ? {} : { el10 })).find((l) =>
+      l.includes('override remove'),
+    );
+  it('installs kernel-rt-kvm on a RHEL 9 based host and not on a RHEL 10 based one', () => {
+    expect(kernelStep()).toBe(
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra --install kernel-rt-kvm',
+    );
+    expect(kernelStep(true)).toBe(
+      'rpm-ostree override remove kernel kernel-core kernel-modules kernel-modules-core kernel-modules-extra --install kernel-rt-core --install kernel-rt-modules --install kernel-rt-modules-extra',
+    );
+  });
+  it('tells a RHEL 10 based CoreOS from its os-release', () => {
+    expect(isEL10('NAME="Red Hat Enterprise Linux CoreOS"\nID="rhcos"\nVERSION_ID="4.20"\nRHEL_VERSION="9.6"\n')).toBe(
+      false,
+    );
+    expect(isEL10('ID="rhcos"\nVERSION_ID="10.1"\nRHEL_VERSION="10.1"\n')).toBe(true);
+    expect(isEL10('ID="scos"\nVERSION_ID="10"\n')).toBe(true);
+    expect(isEL10('ID=fedora\nVERSION_ID=10\n')).toBe(false);
+    expect(isEL10('')).toBe(false);
   });
 });

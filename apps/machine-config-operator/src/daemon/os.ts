@@ -3,7 +3,15 @@
  * an update with roll-back, cleanups). `RpmOstreeOs` drives @keelson/ostree's `RpmOstree` with any runner: the real
  * `rpm-ostree` binary, an ostree sysroot (`SysrootRpmOstree`) or the `SimulatedRpmOstree` of virtual nodes.
  */
-import { RpmOstree, applyOsChangesOnHost, bootedDeployment, osImageUrlOf, type CommandRunner } from '@keelson/ostree';
+import { readFile } from 'node:fs/promises';
+import {
+  RpmOstree,
+  applyOsChangesOnHost,
+  bootedDeployment,
+  isEL10,
+  osImageUrlOf,
+  type CommandRunner,
+} from '@keelson/ostree';
 import type { MachineConfig } from '@keelson/api';
 import { ExtensionsImage, needsExtensionsRepo } from './extensions-image.js';
 import type { HostExec } from './host-exec.js';
@@ -30,15 +38,23 @@ export class RpmOstreeOs implements OsDriver {
   readonly driver: RpmOstree;
   readonly #commands: string[] = [];
   readonly #extensions: ExtensionsImage | undefined;
+  readonly #osRelease: (() => Promise<string>) | undefined;
   /**
    * `extensions`: the extensions image puller of the host (extensions-image.ts). Without it a config naming
-   * `baseOSExtensionsContainerImage` is applied with whatever repos the host already has.
+   * `baseOSExtensionsContainerImage` is applied with whatever repos the host already has. `osRelease`: the host's
+   * os-release text (a RHEL 10 based host has no `kernel-rt-kvm` in its realtime kernel set); without it the host is
+   * taken as RHEL 9 based, as release-4.20's RHCOS is.
    */
   constructor(
     runner?: CommandRunner,
-    opts: { sleep?: (ms: number) => Promise<void>; extensions?: ExtensionsImage } = {},
+    opts: {
+      sleep?: (ms: number) => Promise<void>;
+      extensions?: ExtensionsImage;
+      osRelease?: () => Promise<string>;
+    } = {},
   ) {
     this.#extensions = opts.extensions;
+    this.#osRelease = opts.osRelease;
     this.driver = new RpmOstree({
       ...(runner ? { runner } : {}),
       ...(opts.sleep ? { sleep: opts.sleep } : {}),
@@ -60,7 +76,8 @@ export class RpmOstreeOs implements OsDriver {
     const cleanup =
       this.#extensions && needsExtensionsRepo(oldMc, newMc) ? await this.#extensions.prepare(image) : undefined;
     try {
-      await applyOsChangesOnHost(this.driver, oldMc, newMc, { force: opts.force });
+      const el10 = this.#osRelease !== undefined && isEL10(await this.#osRelease());
+      await applyOsChangesOnHost(this.driver, oldMc, newMc, { force: opts.force, el10 });
     } finally {
       await cleanup?.();
     }
@@ -76,5 +93,11 @@ export class RpmOstreeOs implements OsDriver {
 
 /** The OS driver of a real host: `rpm-ostree` and the extensions image's podman, both through the host's `HostExec`. */
 export function hostOsDriver(exec: HostExec): RpmOstreeOs {
-  return new RpmOstreeOs(exec.runner, { extensions: new ExtensionsImage({ root: exec.root, runner: exec.runner }) });
+  return new RpmOstreeOs(exec.runner, {
+    extensions: new ExtensionsImage({ root: exec.root, runner: exec.runner }),
+    osRelease: () =>
+      readFile(exec.root.resolve('/etc/os-release'), 'utf8').catch(() =>
+        readFile(exec.root.resolve('/usr/lib/os-release'), 'utf8').catch(() => ''),
+      ),
+  });
 }
