@@ -91,6 +91,53 @@ export function isDuration(s: string): boolean {
   return false;
 }
 
+const NANOS_PER: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+  d: 86_400_000_000_000n,
+  w: 604_800_000_000_000n,
+};
+
+/** Go `time.ParseDuration` in nanoseconds (a fraction is truncated to whole nanoseconds); undefined when invalid. */
+function goDurationNanos(s: string): bigint | undefined {
+  if (!isGoDuration(s)) return undefined;
+  const negative = s.startsWith('-');
+  let total = 0n;
+  for (const m of s.replace(/^[-+]/, '').matchAll(/(\d*)(?:\.(\d*))?([^\d.]+)/g)) {
+    const per = NANOS_PER[m[3] ?? ''] ?? 0n;
+    const frac = (m[2] ?? '').slice(0, 18);
+    total += BigInt(m[1] || '0') * per + (frac === '' ? 0n : (BigInt(frac) * per) / 10n ** BigInt(frac.length));
+  }
+  return negative ? -total : total;
+}
+
+/**
+ * strfmt `ParseDuration` in nanoseconds: Go syntax, else the sum of each `<n> <unit>` of the Scala-like form
+ * (`3 days`, `1 hour 30 min`); undefined when neither parses.
+ */
+export function parseDurationNanos(s: string): bigint | undefined {
+  const go = goDurationNanos(s);
+  if (go !== undefined) return go;
+  let total = 0n;
+  let ok = false;
+  for (const m of s.matchAll(/(\d+)\s*([A-Za-zµ]+)/g)) {
+    const unit = (m[2] ?? '').trim().toLowerCase();
+    for (const variants of SCALA_UNITS) {
+      const last = variants.length - 1;
+      if (!variants.some((v, i) => (i === last && unit.startsWith(v)) || v === unit)) continue;
+      ok = true;
+      total += BigInt(m[1] ?? '0') * (NANOS_PER[variants[0] ?? ''] ?? 0n);
+    }
+  }
+  return ok ? total : undefined;
+}
+
 function isIPv4(s: string): boolean {
   return !s.includes('%') && isIP(s) !== 0 && s.includes('.');
 }

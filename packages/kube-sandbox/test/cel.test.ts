@@ -364,6 +364,26 @@ describe('Kubernetes CEL library functions', () => {
       { field: 'a', type: 'FieldValueInvalid', value: 'string', detail: 'short' },
     ]);
   });
+  it("duration strings are durations, in Go and in strfmt's scala-like syntax (UnstructuredToVal)", () => {
+    const schema = {
+      type: 'object',
+      properties: { timeout: { type: 'string', format: 'duration' }, grace: { type: 'string', format: 'duration' } },
+      'x-kubernetes-validations': [
+        { rule: "self.timeout <= duration('2h')", message: 'at most two hours' },
+        { rule: 'self.grace < self.timeout', message: 'grace below timeout' },
+      ],
+    };
+    expect(validateCelRules(schema, { timeout: '1h30m', grace: '90s' }, undefined)).toEqual([]);
+    expect(validateCelRules(schema, { timeout: '1 hour', grace: '1.5m' }, undefined)).toEqual([]);
+    expect(validateCelRules(schema, { timeout: '3 hours', grace: '2h' }, undefined).map((e) => e.detail)).toEqual([
+      'at most two hours',
+    ]);
+    // 1000ms is one second: compared as lengths of time, not as strings
+    expect(validateCelRules(schema, { timeout: '1s', grace: '1000ms' }, undefined).map((e) => e.detail)).toEqual([
+      'grace below timeout',
+    ]);
+  });
+
   it('date-time and date strings are timestamps, byte strings are bytes (UnstructuredToVal)', () => {
     const schema = {
       type: 'object',

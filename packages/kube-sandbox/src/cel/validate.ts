@@ -7,7 +7,7 @@
 import type { ParseResult } from '@marcbachmann/cel-js';
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from '../types.js';
-import { formatCheck, isDate, isDateTime } from '../formats.js';
+import { formatCheck, isDate, isDateTime, parseDurationNanos } from '../formats.js';
 import { isObject } from '../util.js';
 import { celEnvironment } from './library.js';
 
@@ -85,7 +85,7 @@ export function ruleCompileErrors(schema: unknown, path: string): { field: strin
 /**
  * JSON value → CEL value following the schema (apiextensions-apiserver `UnstructuredToVal`): integers become int
  * (BigInt); strings of `format: date-time` and `format: date` become timestamps (Date) and `format: byte` bytes
- * (Uint8Array); the rest stays as is. A string its format does not parse stays a string (value validation has
+ * (Uint8Array), `format: duration` durations (strfmt ParseDuration); the rest stays as is. A string its format does not parse stays a string (value validation has
  * refused it already).
  */
 export function toCel(v: unknown, schema: unknown): unknown {
@@ -106,7 +106,19 @@ export function toCel(v: unknown, schema: unknown): unknown {
   return v;
 }
 
-/** A string as the CEL type its OpenAPI format names (timestamp, bytes), or the string itself. */
+/** The CEL library's Duration class (not exported by the package: taken from a value it makes). */
+let DurationClass: (new (seconds: bigint, nanos: number) => unknown) | undefined;
+
+/** A CEL duration of `nanos` nanoseconds. */
+function celDuration(nanos: bigint): unknown {
+  DurationClass ??= (
+    celEnvironment().evaluate('duration("0s")') as { constructor: new (s: bigint, n: number) => unknown }
+  ).constructor;
+  const seconds = nanos / 1_000_000_000n;
+  return new DurationClass(seconds, Number(nanos - seconds * 1_000_000_000n));
+}
+
+/** A string as the CEL type its OpenAPI format names (timestamp, duration, bytes), or the string itself. */
 function formattedString(v: string, format: string): unknown {
   switch (format) {
     case 'date-time': {
@@ -118,6 +130,10 @@ function formattedString(v: string, format: string): unknown {
       return isDate(v) ? new Date(`${v}T00:00:00Z`) : v;
     case 'byte':
       return (formatCheck('byte')?.(v) ?? false) ? new Uint8Array(Buffer.from(v, 'base64')) : v;
+    case 'duration': {
+      const nanos = parseDurationNanos(v);
+      return nanos === undefined ? v : celDuration(nanos);
+    }
     default:
       return v;
   }
