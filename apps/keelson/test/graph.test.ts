@@ -443,8 +443,10 @@ describe(
         };
         const channels = { 'io.openshift.upgrades.graph.release.channels': 'stable-4.16' };
         const ref0 = push(payloadDir(root, '4.16.0', [], channels), '4.16.0-x86_64');
-        // a second tag of the same image is read once
-        expect(push(payloadDir(root, '4.16.0', [], channels), 'stable')).toBe(ref0);
+        // a second tag of the same image (the same layout pushed again) is read once
+        expect(registry.push(join(root, 'layout-4.16.0-x86_64'), 'ocp/release', 'stable', join(root, 'digest-s'))).toBe(
+          ref0,
+        );
         const ref1 = push(payloadDir(root, '4.16.1', ['4.16.0'], channels), '4.16.1-x86_64');
         // an image without release-metadata is skipped with a warning
         const tools = join(root, 'tools');
